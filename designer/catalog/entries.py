@@ -1,0 +1,127 @@
+"""Typed catalog entries. Figures come from resources/catalog/*.toml, each with its source."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class PortMode:
+    count: int
+    gbps: int
+
+
+@dataclass(frozen=True)
+class _Entry:
+    id: str
+    name: str
+    source: str
+    vendor: str = ""
+    part_number: str = ""
+    notes: str = ""
+    estimates: tuple[str, ...] = ()
+    estimate_basis: str = ""
+
+    def is_estimate(self, field_name: str) -> bool:
+        """True when the figure is a labelled estimate or heuristic, not a sourced fact."""
+        return field_name in self.estimates
+
+
+@dataclass(frozen=True)
+class Switch(_Entry):
+    family: str = "infiniband"
+    generation: str = ""
+    cages: int = 0
+    cage_type: str = ""
+    port_modes: tuple[PortMode, ...] = ()
+    in_network_reduction: bool = False
+    rack_units: int = 1
+    power_w: float = 0.0
+    latency_ns: float = 0.0
+
+    def ports_at(self, gbps: float) -> int:
+        """Logical ports this switch offers at `gbps`; 0 when it has no such mode."""
+        for mode in self.port_modes:
+            if mode.gbps == gbps:
+                return mode.count
+        return 0
+
+    @property
+    def max_gbps(self) -> int:
+        return max(m.gbps for m in self.port_modes)
+
+    @property
+    def capacity_gbps(self) -> int:
+        return max(m.count * m.gbps for m in self.port_modes)
+
+    @property
+    def speeds(self) -> tuple[int, ...]:
+        return tuple(sorted(m.gbps for m in self.port_modes))
+
+    def radix_label(self) -> str:
+        return " / ".join(f"{m.count}x{_speed(m.gbps)}" for m in self.port_modes)
+
+
+@dataclass(frozen=True)
+class NicMode:
+    family: str
+    ports: int
+    gbps: int
+
+
+@dataclass(frozen=True)
+class Nic(_Entry):
+    families: tuple[str, ...] = ()
+    modes: tuple[NicMode, ...] = ()
+    form_factor: str = ""
+    host_interface: str = ""
+    power_w: float = 0.0
+
+    def mode_for(self, family: str) -> NicMode | None:
+        for mode in self.modes:
+            if mode.family == family:
+                return mode
+        return None
+
+
+@dataclass(frozen=True)
+class Server(_Entry):
+    gpu: str = ""
+    gpus: int = 8
+    nvlink_domain_gpus: int = 8
+    nvlink_GBps_per_gpu: float = 0.0
+    nvlink_sharp: bool = False
+    compute_nic: str = ""
+    compute_ports: int = 8
+    port_gbps: int = 400
+    planes_hint: int = 1
+    rack_units: int = 1
+    power_w: float = 0.0
+
+
+@dataclass(frozen=True)
+class Technology(_Entry):
+    family: str = "infiniband"
+    generation: str = ""
+    link_gbps: int = 400
+    uplink_gbps: int = 400
+    default_switch: str = ""
+    default_nic: str = ""
+    adaptive_routing: bool = False
+    in_network_reduction: bool = False
+    switch_latency_ns: float = 0.0
+    nic_latency_ns: float = 0.0
+    protocol_efficiency: float = 1.0
+    load_balance_efficiency: float = 1.0
+
+
+def _speed(gbps: float) -> str:
+    return f"{gbps / 1000:g}T" if gbps >= 1000 else f"{gbps:g}G"
+
+
+@dataclass(frozen=True)
+class CatalogSection:
+    """Entries of one kind, keyed by id, remembering which file each came from."""
+
+    entries: dict = field(default_factory=dict)
+    origins: dict = field(default_factory=dict)

@@ -1,0 +1,242 @@
+"""Load and validate the hardware catalog from TOML.
+
+The built-in catalog lives in resources/catalog/. A user catalog (same format) in the
+user's config directory adds entries or overrides built-in ones by id. Any bad entry
+raises one CatalogError naming the file, the entry and the field.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+import tomllib
+import types
+import typing
+from functools import lru_cache
+from pathlib import Path
+
+from designer.catalog.entries import Nic, NicMode, PortMode, Server, Switch, Technology
+
+RESOURCES = Path(__file__).resolve().parents[2] / "resources"
+BUILTIN_DIR = RESOURCES / "catalog"
+
+# TOML table name -> entry class and the Catalog attribute that holds them.
+_KINDS: dict[str, tuple[type, str]] = {
+    "switch": (Switch, "switches"),
+    "nic": (Nic, "nics"),
+    "server": (Server, "servers"),
+    "technology": (Technology, "technologies"),
+}
+_NESTED = {PortMode, NicMode}
+_GENERIC_SWITCH = re.compile(r"^generic-(\d+)x(\d+)g$")
+FAMILIES = ("infiniband", "ethernet")
+
+
+class CatalogError(ValueError):
+    """A catalog file or entry is malformed; the message names file, entry and field."""
+
+
+class UnknownPartError(KeyError):
+    """A design names a part id that no catalog holds."""
+
+    def __str__(self) -> str:  # KeyError quotes its message otherwise
+        return str(self.args[0])
+
+
+@dataclasses.dataclass
+class Catalog:
+    switches: dict[str, Switch] = dataclasses.field(default_factory=dict)
+    nics: dict[str, Nic] = dataclasses.field(default_factory=dict)
+    servers: dict[str, Server] = dataclasses.field(default_factory=dict)
+    technologies: dict[str, Technology] = dataclasses.field(default_factory=dict)
+    origins: dict[tuple[str, str], str] = dataclasses.field(default_factory=dict)
+
+    def switch(self, switch_id: str) -> Switch:
+        """The switch with this id; `generic-<R>x<S>g` stands for a generic R-port switch at S Gb/s."""
+        if switch_id in self.switches:
+            return self.switches[switch_id]
+        match = _GENERIC_SWITCH.match(switch_id)
+        if match:
+            radix, gbps = int(match.group(1)), int(match.group(2))
+            if radix < 2 or gbps <= 0:
+                raise UnknownPartError(f"generic switch '{switch_id}' needs at least 2 ports and a positive speed")
+            return Switch(
+                id=switch_id, vendor="Generic", name=f"Generic {radix}-port {gbps}G switch",
+                source="user-defined generic switch", family="any", generation=f"{gbps}G",
+                cages=radix, cage_type="generic", port_modes=(PortMode(radix, gbps),),
+            )
+        raise UnknownPartError(_unknown("switch", switch_id, self.switches))
+
+    def nic(self, nic_id: str) -> Nic:
+        if nic_id in self.nics:
+            return self.nics[nic_id]
+        raise UnknownPartError(_unknown("NIC", nic_id, self.nics))
+
+    def server(self, server_id: str) -> Server:
+        if server_id in self.servers:
+            return self.servers[server_id]
+        raise UnknownPartError(_unknown("server", server_id, self.servers))
+
+    def technology(self, tech_id: str) -> Technology:
+        if tech_id in self.technologies:
+            return self.technologies[tech_id]
+        raise UnknownPartError(_unknown("technology", tech_id, self.technologies))
+
+    def origin(self, kind: str, entry_id: str) -> str:
+        return self.origins.get((kind, entry_id), "")
+
+
+def _unknown(kind: str, entry_id: str, known: dict) -> str:
+    return f"unknown {kind} '{entry_id}' (known: {', '.join(sorted(known)) or 'none'})"
+
+
+def _coerce(value, annotation, where: str):
+    """Check one TOML value against a dataclass field type; return it in the field's form."""
+    origin = typing.get_origin(annotation)
+    if annotation is bool:
+        if not isinstance(value, bool):
+            raise CatalogError(f"{where}: expected true/false, got {value!r}")
+        return value
+    if annotation is int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise CatalogError(f"{where}: expected a whole number, got {value!r}")
+        return value
+    if annotation is float:
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise CatalogError(f"{where}: expected a number, got {value!r}")
+        return float(value)
+    if annotation is str:
+        if not isinstance(value, str):
+            raise CatalogError(f"{where}: expected text, got {value!r}")
+        return value
+    if origin is tuple:
+        (item_type, _ellipsis) = typing.get_args(annotation)
+        if not isinstance(value, list):
+            raise CatalogError(f"{where}: expected a list, got {value!r}")
+        return tuple(_coerce(v, item_type, f"{where}[{i}]") for i, v in enumerate(value))
+    if annotation in _NESTED:
+        return _build(annotation, value, where)
+    if origin in (types.UnionType, typing.Union):
+        raise CatalogError(f"{where}: unsupported field type")
+    raise CatalogError(f"{where}: unsupported field type {annotation!r}")
+
+
+def _build(cls: type, table, where: str):
+    if not isinstance(table, dict):
+        raise CatalogError(f"{where}: expected a table, got {table!r}")
+    hints = typing.get_type_hints(cls)
+    fields = {f.name: f for f in dataclasses.fields(cls)}
+    unknown = set(table) - set(fields)
+    if unknown:
+        raise CatalogError(f"{where}: unknown field '{sorted(unknown)[0]}'")
+    values = {}
+    for name, f in fields.items():
+        if name in table:
+            values[name] = _coerce(table[name], hints[name], f"{where}, field '{name}'")
+        elif f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
+            raise CatalogError(f"{where}: missing required field '{name}'")
+    return cls(**values)
+
+
+def _validate(entry, where: str) -> None:
+    def bad(field_name: str, why: str):
+        raise CatalogError(f"{where}, field '{field_name}': {why}")
+
+    if not re.fullmatch(r"[a-z0-9][a-z0-9.\-]*", entry.id):
+        bad("id", "use lowercase letters, digits, '-' and '.'")
+    if not entry.source.strip():
+        bad("source", "every catalog figure needs a source")
+    for name in entry.estimates:
+        if not hasattr(entry, name):
+            bad("estimates", f"names unknown field '{name}'")
+    if entry.estimates and not entry.estimate_basis.strip():
+        bad("estimate_basis", "estimates need a stated basis")
+    if isinstance(entry, Switch):
+        if entry.family not in FAMILIES:
+            bad("family", f"must be one of {FAMILIES}")
+        if not entry.port_modes:
+            bad("port_modes", "at least one port mode is needed")
+        for mode in entry.port_modes:
+            if mode.count <= 0 or mode.gbps <= 0:
+                bad("port_modes", "counts and speeds must be positive")
+        if entry.power_w < 0:
+            bad("power_w", "must not be negative")
+    elif isinstance(entry, Nic):
+        for fam in entry.families:
+            if fam not in FAMILIES:
+                bad("families", f"'{fam}' is not one of {FAMILIES}")
+        if not entry.modes:
+            bad("modes", "at least one mode is needed")
+    elif isinstance(entry, Server):
+        for name in ("gpus", "compute_ports", "port_gbps", "nvlink_domain_gpus", "planes_hint"):
+            if getattr(entry, name) <= 0:
+                bad(name, "must be positive")
+        if entry.compute_ports % entry.planes_hint:
+            bad("planes_hint", "compute_ports must divide evenly over the planes")
+    elif isinstance(entry, Technology):
+        if entry.family not in FAMILIES:
+            bad("family", f"must be one of {FAMILIES}")
+        for name in ("protocol_efficiency", "load_balance_efficiency"):
+            if not 0 < getattr(entry, name) <= 1:
+                bad(name, "must be a fraction in (0, 1]")
+
+
+def load_file(path: Path, catalog: Catalog) -> None:
+    """Merge the entries of one TOML file into `catalog`, overriding by id."""
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as exc:
+        raise CatalogError(f"{path}: not valid TOML ({exc})") from None
+    except OSError as exc:
+        raise CatalogError(f"{path}: cannot read ({exc.strerror})") from None
+    for kind, tables in data.items():
+        if kind not in _KINDS:
+            raise CatalogError(f"{path}: unknown section '[[{kind}]]' (expected one of {', '.join(_KINDS)})")
+        cls, attr = _KINDS[kind]
+        if not isinstance(tables, list):
+            raise CatalogError(f"{path}: '{kind}' must be an array of tables ([[{kind}]])")
+        for index, table in enumerate(tables):
+            label = table.get("id", f"#{index + 1}") if isinstance(table, dict) else f"#{index + 1}"
+            where = f"{path.name}: {kind} '{label}'"
+            entry = _build(cls, table, where)
+            _validate(entry, where)
+            getattr(catalog, attr)[entry.id] = entry
+            catalog.origins[(kind, entry.id)] = str(path)
+
+
+def _check_references(catalog: Catalog) -> None:
+    for server in catalog.servers.values():
+        if server.compute_nic not in catalog.nics:
+            raise CatalogError(
+                f"{Path(catalog.origin('server', server.id)).name}: server '{server.id}', field "
+                f"'compute_nic': unknown NIC '{server.compute_nic}'")
+    for tech in catalog.technologies.values():
+        where = f"{Path(catalog.origin('technology', tech.id)).name}: technology '{tech.id}'"
+        if tech.default_switch not in catalog.switches:
+            raise CatalogError(f"{where}, field 'default_switch': unknown switch '{tech.default_switch}'")
+        if tech.default_nic not in catalog.nics:
+            raise CatalogError(f"{where}, field 'default_nic': unknown NIC '{tech.default_nic}'")
+
+
+def user_catalog_dir() -> Path:
+    from platformdirs import user_config_dir
+
+    return Path(user_config_dir("fabric-designer")) / "catalog"
+
+
+def load_catalog(builtin_dir: Path = BUILTIN_DIR, user_dir: Path | None = None) -> Catalog:
+    """Built-in catalog, then the user's files on top (user entries override by id)."""
+    catalog = Catalog()
+    for path in sorted(builtin_dir.glob("*.toml")):
+        load_file(path, catalog)
+    if user_dir is not None and user_dir.is_dir():
+        for path in sorted(user_dir.glob("*.toml")):
+            load_file(path, catalog)
+    _check_references(catalog)
+    return catalog
+
+
+@lru_cache(maxsize=1)
+def default_catalog() -> Catalog:
+    """The catalog every command uses: built-in plus the user's catalog directory."""
+    return load_catalog(BUILTIN_DIR, user_catalog_dir())

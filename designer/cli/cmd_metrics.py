@@ -1,0 +1,52 @@
+"""`fabric-designer metrics`: the fabric's counts, oversubscription, bisection and findings."""
+
+from __future__ import annotations
+
+from designer.cli.common import print_json, table
+from designer.io.project import load_design
+from designer.model.derive import derive
+from designer.model.metrics import Metrics
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("metrics", help="print a design's metrics",
+                       description="Switch and link counts, ports, oversubscription, bisection, hops, "
+                                   "headroom and findings of a design.")
+    p.add_argument("file", help="project file")
+    p.add_argument("--json", action="store_true", help="machine-readable output (stable keys)")
+    p.set_defaults(run=run)
+
+
+def run(args) -> int:
+    metrics = derive(load_design(args.file)).metrics
+    if args.json:
+        print_json(metrics.to_json())
+    else:
+        print(summary(metrics))
+    return 1 if metrics.errors else 0
+
+
+def _ratio(value: float | None) -> str:
+    return "-" if value is None else f"{value:.2f}:1"
+
+
+def summary(m: Metrics) -> str:
+    head = [
+        ("Design", m.name),
+        ("Fabric", f"{m.template}, {m.tiers} tiers, {m.planes} plane(s), {m.technology}"),
+        ("GPUs / servers / endpoints", f"{m.gpus:,} / {m.servers:,} / {m.endpoints:,}"),
+        ("Bisection", f"{m.bisection_gbps / 1000:,.1f} Tb/s ({m.bisection_ratio:.0%} of full, {m.bisection_method})"),
+        ("Max switch hops", f"{m.max_hops} (same rail: {m.max_hops_same_rail})"),
+        ("Growth headroom", f"{m.headroom_gpus:,} GPUs before {m.headroom_limit}"),
+    ]
+    rows = []
+    for tier, tp in m.ports_by_tier.items():
+        rows.append((tier, tp.switches, tp.ports_used, tp.ports_free,
+                     _ratio(tp.oversubscription_worst), _ratio(tp.oversubscription_mean)))
+    links = [(tier, n) for tier, n in m.links_by_tier.items()]
+    out = [table(head), "", table(rows, ("tier", "switches", "ports used", "ports free",
+                                         "oversub worst", "oversub mean")),
+           "", table(links + [("total", m.links_total)], ("links", "count"))]
+    if m.findings:
+        out += ["", "Findings:"] + [f"  {f.severity:7} {f.message}" for f in m.findings]
+    return "\n".join(out)

@@ -1,0 +1,68 @@
+"""`fabric-designer new`: make a design file from a template."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from designer.catalog import default_catalog
+from designer.cli.common import CommandError, positive_int, speed_gbps
+from designer.io.project import save_design
+from designer.model.derive import derive
+from designer.model.presets import TEMPLATES, new_design
+from designer.model.sizing import parse_ratio
+
+
+def _ratio(text: str) -> float:
+    try:
+        return parse_ratio(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("new", help="make a new design file from a template",
+                       description="Make a design from a template and write it as a project file. "
+                                   "Nothing is written when the request cannot be built.")
+    p.add_argument("--template", required=True, choices=TEMPLATES)
+    size = p.add_mutually_exclusive_group(required=True)
+    size.add_argument("--gpus", type=positive_int, help="GPU count")
+    size.add_argument("--nodes", type=positive_int, help="server (node) count")
+    p.add_argument("--gpus-per-node", type=positive_int, help="GPUs per server (default: the server model's)")
+    p.add_argument("--server", help="server model id from the catalog (default: dgx-h100)")
+    p.add_argument("--switch", help="switch model id from the catalog")
+    p.add_argument("--radix", type=positive_int, help="a generic switch of this many ports (with --speed)")
+    p.add_argument("--speed", type=speed_gbps, help="link speed such as 400G (default: the NIC port speed)")
+    p.add_argument("--technology", help="fabric technology id, e.g. ib-ndr or roce-400g")
+    p.add_argument("--oversubscription", type=_ratio, default=1.0, help="leaf downlink:uplink, e.g. 1:1 or 3:1")
+    p.add_argument("--spine-oversubscription", type=_ratio, default=1.0,
+                   help="spine downlink:uplink in three-tier fabrics")
+    p.add_argument("--tiers", type=int, choices=(2, 3), help="fix the tier count (default: smallest that fits)")
+    p.add_argument("--nodes-per-su", type=positive_int, default=32, help="servers per scalable unit")
+    p.add_argument("--planes", type=positive_int, help="parallel fabric planes (default: the server's)")
+    p.add_argument("--name", help="design name")
+    p.add_argument("-o", "--output", required=True, help="project file to write")
+    p.set_defaults(run=run)
+
+
+def run(args) -> int:
+    if args.radix and args.switch:
+        raise CommandError("give either --switch or --radix, not both")
+    catalog = default_catalog()
+    design = new_design(
+        catalog, args.template, gpus=args.gpus, nodes=args.nodes, gpus_per_node=args.gpus_per_node,
+        server=args.server, switch=args.switch, radix=args.radix, speed=args.speed,
+        oversubscription=args.oversubscription, spine_oversubscription=args.spine_oversubscription,
+        tiers=args.tiers, nodes_per_su=args.nodes_per_su, planes=args.planes,
+        technology=args.technology, name=args.name)
+    derived = derive(design, catalog)  # raises before anything is written
+    errors = derived.metrics.errors
+    if errors:
+        raise CommandError(errors[0].message)
+    out = Path(args.output)
+    if out.parent and not out.parent.exists():
+        raise CommandError(f"folder {out.parent} does not exist")
+    save_design(design, out)
+    m = derived.metrics
+    print(f"wrote {out}: {m.gpus:,} GPUs, {m.tiers} tiers, {m.switches_total:,} switches")
+    return 0

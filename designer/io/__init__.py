@@ -1,0 +1,1 @@
+"""Reading and writing files: project files and one exporter per format."""

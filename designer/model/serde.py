@@ -1,0 +1,130 @@
+"""Dataclass <-> plain JSON-able data, with validation that names the field path.
+
+Only plain types are handled (bool, int, float, str, None, tuples, dicts with str keys,
+Literal, Optional and nested dataclasses): no pickle, no eval, nothing executable.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import types
+import typing
+from functools import lru_cache
+
+
+class DesignValidationError(ValueError):
+    """Raised when data does not fit the design schema; `path` names the field."""
+
+    def __init__(self, path: str, message: str):
+        super().__init__(f"{path or '<root>'}: {message}")
+        self.path = path
+        self.message = message
+
+
+def to_data(obj):
+    """A dataclass tree as dicts, lists and scalars, fit for json.dumps."""
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        return {f.name: to_data(getattr(obj, f.name)) for f in dataclasses.fields(obj)}
+    if isinstance(obj, (list, tuple)):
+        return [to_data(v) for v in obj]
+    if isinstance(obj, dict):
+        return {str(k): to_data(v) for k, v in obj.items()}
+    return obj
+
+
+@lru_cache(maxsize=None)
+def _hints(cls: type) -> dict:
+    return typing.get_type_hints(cls)
+
+
+def _join(path: str, name: str) -> str:
+    return f"{path}.{name}" if path else name
+
+
+def from_data(cls: type, data, path: str = ""):
+    """Build `cls` from plain data; unknown keys and wrong types raise DesignValidationError."""
+    if not isinstance(data, dict):
+        raise DesignValidationError(path, f"expected an object, got {_kind(data)}")
+    hints = _hints(cls)
+    fields = {f.name: f for f in dataclasses.fields(cls)}
+    for key in data:
+        if key not in fields:
+            raise DesignValidationError(_join(path, str(key)), "unknown field")
+    values = {}
+    for name, f in fields.items():
+        if name in data:
+            values[name] = _value(hints[name], data[name], _join(path, name))
+        elif f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
+            raise DesignValidationError(_join(path, name), "missing required field")
+    try:
+        return cls(**values)
+    except (ValueError, TypeError) as exc:
+        if isinstance(exc, DesignValidationError):
+            raise
+        raise DesignValidationError(path, str(exc)) from None
+
+
+def _kind(value) -> str:
+    if value is None:
+        return "null"
+    return {bool: "true/false", int: "a number", float: "a number", str: "text",
+            list: "a list", dict: "an object"}.get(type(value), type(value).__name__)
+
+
+def _value(annotation, value, path: str):
+    origin = typing.get_origin(annotation)
+    if origin in (types.UnionType, typing.Union):
+        options = typing.get_args(annotation)
+        if value is None:
+            if type(None) in options:
+                return None
+            raise DesignValidationError(path, "must not be null")
+        errors = []
+        for option in options:
+            if option is type(None):
+                continue
+            try:
+                return _value(option, value, path)
+            except DesignValidationError as exc:
+                errors.append(exc.message)
+        raise DesignValidationError(path, errors[0] if errors else "invalid value")
+    if origin is typing.Literal:
+        allowed = typing.get_args(annotation)
+        if value not in allowed:
+            raise DesignValidationError(path, f"must be one of {', '.join(map(repr, allowed))}, got {value!r}")
+        return value
+    if annotation is bool:
+        if not isinstance(value, bool):
+            raise DesignValidationError(path, f"expected true/false, got {_kind(value)}")
+        return value
+    if annotation is int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            if isinstance(value, float) and value.is_integer():
+                return int(value)
+            raise DesignValidationError(path, f"expected a whole number, got {_kind(value)} {value!r}")
+        return value
+    if annotation is float:
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise DesignValidationError(path, f"expected a number, got {_kind(value)}")
+        if not math.isfinite(value):
+            raise DesignValidationError(path, "must be a finite number")
+        return float(value)
+    if annotation is str:
+        if not isinstance(value, str):
+            raise DesignValidationError(path, f"expected text, got {_kind(value)}")
+        return value
+    if origin is tuple:
+        args = typing.get_args(annotation)
+        if not isinstance(value, list):
+            raise DesignValidationError(path, f"expected a list, got {_kind(value)}")
+        item = args[0]
+        return tuple(_value(item, v, f"{path}[{i}]") for i, v in enumerate(value))
+    if origin is dict:
+        key_type, val_type = typing.get_args(annotation)
+        if not isinstance(value, dict):
+            raise DesignValidationError(path, f"expected an object, got {_kind(value)}")
+        return {k: _value(val_type, v, f"{path}.{k}") for k, v in value.items()}
+    if dataclasses.is_dataclass(annotation):
+        return from_data(annotation, value, path)
+    raise DesignValidationError(path, f"unsupported schema type {annotation!r}")
