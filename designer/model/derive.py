@@ -7,25 +7,48 @@ metrics; the cache makes repeated reads (canvas, inspector, exporters) free.
 from __future__ import annotations
 
 from collections import OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import cached_property
 from threading import Lock
 
 import networkx as nx
 
 from designer.catalog import Catalog, default_catalog
-from designer.model.builders import build_graph
+from designer.model.builders import Build, build_graph
 from designer.model.design import FabricDesign
 from designer.model.metrics import Metrics, compute_metrics
 from designer.model.sizing import Plan, Resolved, plan_fabric, resolve
 
 
-@dataclass(frozen=True)
+@dataclass
 class Derived:
+    """A design with its resolved parts, sizing plan, metrics and (built on first use) graph.
+
+    Template designs get their metrics in closed form, so the device graph (large for big
+    fabrics) is built only when something asks for it; edited designs need it at once.
+    """
+
     design: FabricDesign
     resolved: Resolved
     plan: Plan
-    graph: nx.MultiGraph
-    metrics: Metrics
+    _build: Build | None = field(default=None, repr=False)
+
+    @property
+    def build(self) -> Build:
+        if self._build is None:
+            self._build = build_graph(self.design, self.resolved, self.plan)
+        return self._build
+
+    @property
+    def graph(self) -> nx.MultiGraph:
+        return self.build.graph
+
+    @cached_property
+    def metrics(self) -> Metrics:
+        if self.design.edits:
+            return compute_metrics(self.design, self.resolved, self.plan, self.graph, self.build.edit_problems)
+        return compute_metrics(self.design, self.resolved, self.plan, None)
+
 
 
 _CACHE: "OrderedDict[tuple[str, int], Derived]" = OrderedDict()
@@ -44,9 +67,8 @@ def derive(design: FabricDesign, catalog: Catalog | None = None) -> Derived:
             return hit
     resolved = resolve(design, catalog)
     plan = plan_fabric(design, resolved)
-    build = build_graph(design, resolved, plan)
-    metrics = compute_metrics(design, resolved, plan, build.graph, build.edit_problems)
-    result = Derived(design, resolved, plan, build.graph, metrics)
+    result = Derived(design, resolved, plan)
+    result.metrics  # computed now, so callers on other threads only ever read it
     with _LOCK:
         _CACHE[key] = result
         while len(_CACHE) > _CACHE_SIZE:

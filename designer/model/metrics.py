@@ -134,9 +134,10 @@ def _port_use_from_plan(plan: Plan, r: Resolved) -> dict[str, list[tuple[str, in
     return out
 
 
-def compute_metrics(design: FabricDesign, r: Resolved, plan: Plan, g: nx.MultiGraph,
+def compute_metrics(design: FabricDesign, r: Resolved, plan: Plan, g: nx.MultiGraph | None,
                     edit_problems: tuple[str, ...] = ()) -> Metrics:
-    edited = bool(design.edits)
+    """Metrics of a design: from the graph when it is edited (g given), else in closed form."""
+    edited = g is not None
     findings: list[Finding] = [Finding("warning", "edit-not-applied", p) for p in edit_problems]
     use = _port_use_from_graph(g) if edited else _port_use_from_plan(plan, r)
     switch_of = {"leaf": r.leaf_switch, "spine": r.spine_switch, "core": r.core_switch}
