@@ -71,15 +71,20 @@ def full_bisection_gbps(plan: Plan, r: Resolved) -> float:
 
 
 def max_hops(plan: Plan) -> tuple[int, int]:
-    """(switches traversed on the longest path, the same between two GPUs of one rail)."""
+    """(switches traversed on the longest path, the same between two GPUs of one rail).
+
+    0 where no such pair of endpoints exists.
+    """
+    if plan.endpoints <= 1:
+        return 0, 0
     if plan.leaves <= 1:
-        return 1, 1
+        return 1, (1 if plan.servers > 1 else 0)
     worst = 5 if plan.tiers == 3 and plan.pods > 1 else 3
+    if plan.servers <= 1:
+        return worst, 0
     if plan.rail_su_size:
-        rail = 1 if plan.sus <= 1 else worst
-    else:
-        rail = worst
-    return worst, rail
+        return worst, (1 if plan.sus <= 1 else worst)
+    return worst, worst
 
 
 def ports_per_switch(plan: Plan, r: Resolved) -> dict[str, list[tuple[int, int]]]:

@@ -8,7 +8,7 @@ case for a Clos, where all cross traffic has to climb the tiers.
 
 from __future__ import annotations
 
-from collections import defaultdict, deque
+from collections import Counter, defaultdict, deque
 
 import networkx as nx
 
@@ -92,11 +92,11 @@ def max_hops_graph(g: nx.MultiGraph) -> tuple[int, int]:
 
     Endpoints in different planes never meet in the fabric and are not compared.
     """
-    leaves_of: dict[str, set] = defaultdict(set)  # leaf -> {(plane, rail)}
+    leaves_of: dict[str, Counter] = defaultdict(Counter)  # leaf -> {(plane, rail): endpoints}
     for node, data in g.nodes(data=True):
         if data["role"] == "nic":
             for leaf in g[node]:
-                leaves_of[leaf].add((data["plane"], data["rail"]))
+                leaves_of[leaf][(data["plane"], data["rail"])] += 1
     worst = worst_rail = 0
     leaves = list(leaves_of)
     for leaf in leaves:
@@ -108,9 +108,12 @@ def max_hops_graph(g: nx.MultiGraph) -> tuple[int, int]:
             if not planes & {p for p, _ in theirs}:
                 continue
             hops = dist.get(other)
-            if hops is None:
+            if hops is None or (other == leaf and sum(mine.values()) < 2):
                 continue
             worst = max(worst, hops + 1)
-            if mine & theirs:
+            shared = mine.keys() & theirs.keys()
+            if other == leaf:
+                shared = {k for k in shared if mine[k] >= 2}
+            if shared:
                 worst_rail = max(worst_rail, hops + 1)
     return worst, worst_rail
