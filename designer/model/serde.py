@@ -39,7 +39,8 @@ def _hints(cls: type) -> dict:
 
 
 def _join(path: str, name: str) -> str:
-    return f"{path}.{name}" if path else name
+    shown = name if name.isidentifier() else repr(name)
+    return f"{path}.{shown}" if path else shown
 
 
 def from_data(cls: type, data, path: str = ""):
@@ -59,9 +60,9 @@ def from_data(cls: type, data, path: str = ""):
             raise DesignValidationError(_join(path, name), "missing required field")
     try:
         return cls(**values)
+    except DesignValidationError as exc:  # a range check in __post_init__ names only its field
+        raise DesignValidationError(_join(path, exc.path), exc.message) from None
     except (ValueError, TypeError) as exc:
-        if isinstance(exc, DesignValidationError):
-            raise
         raise DesignValidationError(path, str(exc)) from None
 
 
@@ -124,7 +125,7 @@ def _value(annotation, value, path: str):
         key_type, val_type = typing.get_args(annotation)
         if not isinstance(value, dict):
             raise DesignValidationError(path, f"expected an object, got {_kind(value)}")
-        return {k: _value(val_type, v, f"{path}.{k}") for k, v in value.items()}
+        return {k: _value(val_type, v, _join(path, k)) for k, v in value.items()}
     if dataclasses.is_dataclass(annotation):
         return from_data(annotation, value, path)
     raise DesignValidationError(path, f"unsupported schema type {annotation!r}")

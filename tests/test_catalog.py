@@ -1,0 +1,110 @@
+"""The hardware catalog: sourced entries, clear errors, user overrides."""
+
+import pytest
+
+from designer.catalog import CatalogError, UnknownPartError, load_catalog
+from designer.catalog.loader import BUILTIN_DIR, user_catalog_dir
+
+REQUIRED = {
+    "switches": {"qm8700", "qm9700", "qm9790", "q3400", "sn5600", "tomahawk5-51t", "tomahawk6-102t"},
+    "nics": {"connectx-7", "connectx-8", "bluefield-3-supernic", "thor2"},
+    "servers": {"dgx-h100", "dgx-b200", "dgx-b300-xdr", "dgx-b300-eth", "gb200-nvl72-tray", "generic-8gpu"},
+    "technologies": {"ib-hdr", "ib-ndr", "ib-xdr", "roce-400g", "roce-800g"},
+}
+
+
+@pytest.fixture(scope="module")
+def builtin():
+    return load_catalog(BUILTIN_DIR)
+
+
+def test_required_entries_are_present_and_sourced(builtin):
+    for attr, ids in REQUIRED.items():
+        section = getattr(builtin, attr)
+        assert ids <= set(section), f"{attr} lacks {ids - set(section)}"
+        for entry in section.values():
+            assert entry.source.strip()
+            assert set(entry.estimates) <= {f for f in vars(entry)}
+            assert not entry.estimates or entry.estimate_basis
+
+
+def test_reference_figures(builtin):
+    assert builtin.switch("qm8700").ports_at(200) == 40
+    assert builtin.switch("qm9700").ports_at(400) == 64 and builtin.switch("qm9700").cages == 32
+    assert builtin.switch("qm9700").ports_at(200) == 128
+    assert builtin.switch("q3400").ports_at(800) == 144
+    sn = builtin.switch("sn5600")
+    assert (sn.ports_at(800), sn.ports_at(400), sn.ports_at(200)) == (64, 128, 256)
+    assert builtin.switch("tomahawk6-102t").ports_at(1600) == 64
+    cx8 = builtin.nic("connectx-8")
+    assert cx8.mode_for("infiniband").gbps == 800
+    assert (cx8.mode_for("ethernet").ports, cx8.mode_for("ethernet").gbps) == (2, 400)
+    h100 = builtin.server("dgx-h100")
+    assert (h100.gpus, h100.compute_ports, h100.port_gbps, h100.nvlink_GBps_per_gpu) == (8, 8, 400, 450)
+    assert builtin.server("gb200-nvl72-tray").nvlink_domain_gpus == 72
+    assert builtin.server("dgx-b300-eth").compute_ports == 16
+
+
+def test_unverified_figures_are_labelled(builtin):
+    for switch in builtin.switches.values():
+        assert switch.is_estimate("power_w") and switch.is_estimate("latency_ns")
+
+
+def test_generic_switch_ids(builtin):
+    sw = builtin.switch("generic-48x100g")
+    assert sw.ports_at(100) == 48
+    with pytest.raises(UnknownPartError, match="unknown switch 'no-such-box'"):
+        builtin.switch("no-such-box")
+
+
+def _copy_builtin(tmp_path):
+    target = tmp_path / "catalog"
+    target.mkdir()
+    for path in BUILTIN_DIR.glob("*.toml"):
+        (target / path.name).write_text(path.read_text())
+    return target
+
+
+@pytest.mark.parametrize("entry, says", [
+    ('[[switch]]\nid = "x1"\nname = "X"\nfamily = "infiniband"\nport_modes = [{count = 8, gbps = 400}]\n',
+     "bad.toml: switch 'x1': missing required field 'source'"),
+    ('[[switch]]\nid = "x2"\nname = "X"\nsource = "s"\nfamily = "infiniband"\nport_modes = "64x400"\n',
+     "bad.toml: switch 'x2', field 'port_modes': expected a list"),
+    ('[[switch]]\nid = "x3"\nname = "X"\nsource = "s"\nfamily = "fibre-channel"\nport_modes = [{count=8, gbps=400}]\n',
+     "bad.toml: switch 'x3', field 'family'"),
+    ('[[nic]]\nid = "n1"\nname = "N"\nsource = "s"\npower_w = "hot"\nmodes = [{family="ethernet", ports=1, gbps=400}]\n',
+     "bad.toml: nic 'n1', field 'power_w': expected a number"),
+    ('[[server]]\nid = "s1"\nname = "S"\nsource = "s"\ncompute_nic = "connectx-99"\n',
+     "server 's1', field 'compute_nic': unknown NIC 'connectx-99'"),
+    ('[[switch]]\nid = "x4"\nname = "X"\nsource = "s"\nestimates = ["power_w"]\nport_modes = [{count=8, gbps=400}]\n',
+     "field 'estimate_basis'"),
+    ('[[router]]\nid = "r"\n', "unknown section '[[router]]'"),
+    ('[[switch]\nid=', "bad.toml: not valid TOML"),
+])
+def test_a_bad_entry_names_file_entry_and_field(tmp_path, entry, says):
+    user = tmp_path / "user"
+    user.mkdir()
+    (user / "bad.toml").write_text(entry)
+    with pytest.raises(CatalogError) as info:
+        load_catalog(BUILTIN_DIR, user)
+    assert says in str(info.value)
+
+
+def test_user_catalog_adds_and_overrides(tmp_path):
+    user = tmp_path / "user"
+    user.mkdir()
+    (user / "mine.toml").write_text(
+        '[[switch]]\nid = "qm9700"\nname = "QM9700 (site price list)"\nvendor = "NVIDIA"\nsource = "site"\n'
+        'family = "infiniband"\nport_modes = [{count = 64, gbps = 400}]\npower_w = 700.0\n'
+        '[[switch]]\nid = "lab-32x400"\nname = "Lab switch"\nsource = "lab"\nfamily = "ethernet"\n'
+        'port_modes = [{count = 32, gbps = 400}]\n')
+    cat = load_catalog(BUILTIN_DIR, user)
+    assert cat.switch("qm9700").name == "QM9700 (site price list)" and cat.switch("qm9700").power_w == 700
+    assert cat.switch("lab-32x400").ports_at(400) == 32
+    assert cat.origin("switch", "lab-32x400").endswith("mine.toml")
+    assert "sn5600" in cat.switches
+
+
+def test_user_catalog_dir_follows_the_platform_config_dir(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
+    assert user_catalog_dir() == tmp_path / "fabric-designer" / "catalog"
