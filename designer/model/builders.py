@@ -10,6 +10,7 @@ The graph is a networkx MultiGraph with one edge per physical link:
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 import networkx as nx
 
@@ -33,8 +34,16 @@ def nic_id(server: int, port: int) -> str:
     return f"srv-{server + 1}.nic-{port + 1}"
 
 
-def leaf_assignment(plan: Plan, rails: int) -> list[tuple[int, int]]:
-    """(leaf index, down port) for each endpoint of a plane, in (server, rail) order."""
+@lru_cache(maxsize=4)
+def leaf_assignment(plan: Plan, rails: int) -> tuple[tuple[int, int], ...]:
+    """(leaf index, down port) for each endpoint of a plane, in (server, rail) order.
+
+    Cached: the builder and several closed forms read it for the same plan.
+    """
+    return tuple(_assign(plan, rails))
+
+
+def _assign(plan: Plan, rails: int) -> list[tuple[int, int]]:
     out = []
     n, e = plan.servers, rails
     if plan.rail_su_size:
