@@ -1,0 +1,35 @@
+"""`fabric-designer counterpart`: the same cluster on another fabric technology."""
+
+from __future__ import annotations
+
+from designer.catalog import default_catalog
+from designer.cli.common import CommandError
+from designer.io.project import load_design, save_design
+from designer.model.counterpart import COUNTERPART_TECHNOLOGIES, make_counterpart
+from designer.model.derive import derive
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("counterpart", help="make the same cluster on another technology",
+                       description="Keep the servers, GPUs, template and oversubscription; pick switches, "
+                                   "NICs and link speeds of the target technology from the catalog.")
+    p.add_argument("file", help="project file")
+    p.add_argument("--technology", required=True, choices=COUNTERPART_TECHNOLOGIES)
+    p.add_argument("-o", "--output", required=True, help="project file to write")
+    p.set_defaults(run=run)
+
+
+def run(args) -> int:
+    catalog = default_catalog()
+    original = load_design(args.file)
+    result = make_counterpart(original, args.technology, catalog)
+    derived = derive(result.design, catalog)
+    if derived.metrics.errors:
+        raise CommandError(derived.metrics.errors[0].message)
+    save_design(result.design, args.output)
+    m = derived.metrics
+    print(f"wrote {args.output}: {m.gpus:,} GPUs on {derived.resolved.technology.name}, "
+          f"{m.switches_total:,} switches, bisection {m.bisection_ratio:.0%} of full")
+    for note in result.notes:
+        print(f"  note: {note}")
+    return 0

@@ -1,0 +1,66 @@
+"""Counterpart designs keep the cluster and its targets while the fabric changes technology."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from designer.catalog import default_catalog
+from designer.io.project import load_design
+from designer.model.counterpart import COUNTERPART_TECHNOLOGIES, make_counterpart
+from designer.model.derive import derive
+from designer.model.presets import new_design
+
+from tests.helpers import superpod
+
+CAT = default_catalog()
+
+
+@pytest.mark.parametrize("tech", COUNTERPART_TECHNOLOGIES)
+def test_superpod_counterparts_keep_gpus_and_bisection_ratio(tech):
+    original = derive(superpod(1), CAT).metrics
+    result = make_counterpart(superpod(1), tech, CAT)
+    m = derive(result.design, CAT).metrics
+    assert m.gpus == original.gpus == 256
+    assert m.bisection_ratio == pytest.approx(original.bisection_ratio)
+    assert m.technology == tech
+    assert not m.errors
+
+
+def test_ethernet_counterpart_of_one_su_uses_spectrum_and_fewer_spines():
+    result = make_counterpart(superpod(1), "roce-400g", CAT)
+    d = derive(result.design, CAT)
+    assert d.resolved.leaf_switch.id == "sn5600" and d.resolved.family == "ethernet"
+    assert d.metrics.switches_by_tier == {"leaf": 8, "spine": 2, "core": 0}  # 128 ports at 400G
+    assert d.metrics.links_by_tier["leaf-spine"] == 256
+    assert d.metrics.oversubscription("leaf") == pytest.approx(1.0)
+
+
+def test_slower_technology_splits_ports_over_planes_to_keep_server_bandwidth():
+    b300 = new_design(CAT, "rail-optimized", nodes=64, server="dgx-b300-xdr", technology="ib-xdr")
+    result = make_counterpart(b300, "roce-400g", CAT)
+    d = derive(result.design, CAT)
+    assert d.resolved.planes == 2 and d.resolved.rails == 8
+    assert d.resolved.ports_per_server * d.resolved.link_gbps == 8 * 800
+    assert any("2 planes" in n for n in result.notes)
+
+
+def test_oversubscription_target_is_kept():
+    design = new_design(CAT, "leaf-spine", gpus=1152, server="dgx-h100", switch="qm9700", oversubscription=3.0)
+    m = derive(make_counterpart(design, "roce-400g", CAT).design, CAT).metrics
+    assert m.oversubscription("leaf") == pytest.approx(3.0)
+
+
+def test_counterpart_command(tmp_path):
+    out = tmp_path / "eth.json"
+    run = subprocess.run([sys.executable, "-m", "designer.cli.main", "counterpart",
+                          "examples/dgx-h100-superpod-1su.json", "--technology", "roce-400g", "-o", str(out)],
+                         capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    assert load_design(out).fabric.technology == "roce-400g"
+    bad = subprocess.run([sys.executable, "-m", "designer.cli.main", "counterpart",
+                          "examples/dgx-h100-superpod-1su.json", "--technology", "token-ring", "-o",
+                          str(tmp_path / "x.json")], capture_output=True, text=True)
+    assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1
+    assert not (tmp_path / "x.json").exists()
