@@ -6,15 +6,14 @@ metrics; the cache makes repeated reads (canvas, inspector, exporters) free.
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from dataclasses import dataclass, field
 from functools import cached_property
-from threading import Lock
 
 import networkx as nx
 
 from designer.catalog import Catalog, default_catalog
 from designer.model.builders import Build, build_graph
+from designer.model.cache import ContentCache
 from designer.model.design import FabricDesign
 from designer.model.metrics import Metrics, compute_metrics
 from designer.model.sizing import Plan, Resolved, plan_fabric, resolve
@@ -51,29 +50,21 @@ class Derived:
 
 
 
-_CACHE: "OrderedDict[tuple[str, int], Derived]" = OrderedDict()
-_CACHE_SIZE = 8
-_LOCK = Lock()
+_CACHE: ContentCache[Derived] = ContentCache(size=8)
 
 
 def derive(design: FabricDesign, catalog: Catalog | None = None) -> Derived:
     """Resolve, size, build and measure `design`; raises SizingError or UnknownPartError."""
     catalog = catalog or default_catalog()
-    key = (design.content_key(), id(catalog))
-    with _LOCK:
-        hit = _CACHE.get(key)
-        if hit is not None:
-            _CACHE.move_to_end(key)
-            return hit
-    resolved = resolve(design, catalog)
-    plan = plan_fabric(design, resolved)
-    result = Derived(design, resolved, plan)
-    result.metrics  # computed now, so callers on other threads only ever read it
-    with _LOCK:
-        _CACHE[key] = result
-        while len(_CACHE) > _CACHE_SIZE:
-            _CACHE.popitem(last=False)
-    return result
+
+    def compute() -> Derived:
+        resolved = resolve(design, catalog)
+        plan = plan_fabric(design, resolved)
+        result = Derived(design, resolved, plan)
+        result.metrics  # computed now, so callers on other threads only ever read it
+        return result
+
+    return _CACHE.get_or_compute((design.content_key(), id(catalog)), compute)
 
 
 def plan_only(design: FabricDesign, catalog: Catalog | None = None) -> tuple[Resolved, Plan]:
