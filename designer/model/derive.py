@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
+from threading import Lock
 
 import networkx as nx
 
@@ -31,12 +32,14 @@ class Derived:
     resolved: Resolved
     plan: Plan
     _build: Build | None = field(default=None, repr=False)
+    _lock: Lock = field(default_factory=Lock, repr=False, compare=False)
 
     @property
     def build(self) -> Build:
-        if self._build is None:
-            self._build = build_graph(self.design, self.resolved, self.plan)
-        return self._build
+        with self._lock:  # the canvas worker and an exporter may ask at the same time
+            if self._build is None:
+                self._build = build_graph(self.design, self.resolved, self.plan)
+            return self._build
 
     @property
     def graph(self) -> nx.MultiGraph:
