@@ -115,6 +115,54 @@ class Technology(_Entry):
     load_balance_efficiency: float = 1.0
 
 
+@dataclass(frozen=True)
+class Transceiver(_Entry):
+    """A pluggable optical module. `port_modes` lists how many links one module serves at each
+    speed (a twin-port OSFP serves 2 x 400G, or 4 x 200G through 1:2 splitter fibers)."""
+
+    families: tuple[str, ...] = ()
+    form_factors: tuple[str, ...] = ()
+    optic: str = "sr"            # sr (multimode) | dr | fr (single-mode)
+    lane_gbps: int = 100         # optical lane rate: both ends of a link must match
+    port_modes: tuple[PortMode, ...] = ()
+    connectors: int = 1          # fiber connectors on the module
+    reach_m: float = 0.0
+    power_w: float = 0.0
+    fiber: str = ""              # cable id of the straight fiber it takes
+    split_fiber: str = ""        # cable id of the 1:2 splitter fiber ("" when none)
+
+
+@dataclass(frozen=True)
+class Cable(_Entry):
+    """A cable: copper (dac, acc), active optical (aoc) or plain fiber (fiber).
+
+    Copper and AOC cables plug a whole cage at each end: `port_modes` gives the links one cable
+    carries at each speed and `legs` the far-end connectors (1 straight, 2 or more a splitter).
+    """
+
+    kind: str = "fiber"          # dac | acc | aoc | fiber
+    families: tuple[str, ...] = ()
+    form_factors: tuple[str, ...] = ()
+    port_modes: tuple[PortMode, ...] = ()
+    legs: int = 1
+    ends: str = "any"            # any | switch-switch | switch-host
+    min_m: float = 0.0
+    reach_m: float = 0.0
+    lengths_m: tuple[float, ...] = ()
+    power_w: float = 0.0         # at the main connector (active copper, AOC)
+    leg_power_w: float = 0.0     # at each far-end connector
+    fiber_type: str = ""         # OM4, OS2 ... for fiber
+
+
+@dataclass(frozen=True)
+class HostPorts(_Entry):
+    """How a server model presents its compute NIC ports: `id` is the server id."""
+
+    ports_per_cage: int = 0      # 0: one cage per NIC card
+    cage_type: str = ""          # "" : the NIC's form factor
+    nics_included: bool = False  # the NICs come with the server and are not bought separately
+
+
 def _speed(gbps: float) -> str:
     return f"{gbps / 1000:g}T" if gbps >= 1000 else f"{gbps:g}G"
 

@@ -15,7 +15,17 @@ import typing
 from functools import lru_cache
 from pathlib import Path
 
-from designer.catalog.entries import Nic, NicMode, PortMode, Server, Switch, Technology
+from designer.catalog.entries import (
+    Cable,
+    HostPorts,
+    Nic,
+    NicMode,
+    PortMode,
+    Server,
+    Switch,
+    Technology,
+    Transceiver,
+)
 
 RESOURCES = Path(__file__).resolve().parents[2] / "resources"
 BUILTIN_DIR = RESOURCES / "catalog"
@@ -26,6 +36,9 @@ _KINDS: dict[str, tuple[type, str]] = {
     "nic": (Nic, "nics"),
     "server": (Server, "servers"),
     "technology": (Technology, "technologies"),
+    "transceiver": (Transceiver, "transceivers"),
+    "cable": (Cable, "cables"),
+    "host_ports": (HostPorts, "host_ports"),
 }
 _NESTED = {PortMode, NicMode}
 _GENERIC_SWITCH = re.compile(r"^generic-(\d+)x(\d+)g$")
@@ -49,6 +62,9 @@ class Catalog:
     nics: dict[str, Nic] = dataclasses.field(default_factory=dict)
     servers: dict[str, Server] = dataclasses.field(default_factory=dict)
     technologies: dict[str, Technology] = dataclasses.field(default_factory=dict)
+    transceivers: dict[str, Transceiver] = dataclasses.field(default_factory=dict)
+    cables: dict[str, Cable] = dataclasses.field(default_factory=dict)
+    host_ports: dict[str, HostPorts] = dataclasses.field(default_factory=dict)
     origins: dict[tuple[str, str], str] = dataclasses.field(default_factory=dict)
 
     def switch(self, switch_id: str) -> Switch:
@@ -179,6 +195,57 @@ def _validate(entry, where: str) -> None:
         for name in ("protocol_efficiency", "load_balance_efficiency"):
             if not 0 < getattr(entry, name) <= 1:
                 bad(name, "must be a fraction in (0, 1]")
+    elif isinstance(entry, (Transceiver, Cable)):
+        _validate_media(entry, bad)
+    elif isinstance(entry, HostPorts):
+        if entry.ports_per_cage < 0:
+            bad("ports_per_cage", "must not be negative")
+
+
+OPTICS = ("sr", "dr", "fr")
+CABLE_KINDS = ("dac", "acc", "aoc", "fiber")
+
+
+def _validate_media(entry, bad) -> None:
+    for fam in entry.families:
+        if fam not in FAMILIES:
+            bad("families", f"'{fam}' is not one of {FAMILIES}")
+    for mode in entry.port_modes:
+        if mode.count <= 0 or mode.gbps <= 0:
+            bad("port_modes", "counts and speeds must be positive")
+    if entry.power_w < 0:
+        bad("power_w", "must not be negative")
+    if isinstance(entry, Transceiver):
+        if entry.optic not in OPTICS:
+            bad("optic", f"must be one of {OPTICS}")
+        if not entry.port_modes:
+            bad("port_modes", "at least one port mode is needed")
+        if entry.reach_m <= 0:
+            bad("reach_m", "must be positive")
+        if entry.connectors <= 0:
+            bad("connectors", "must be positive")
+        if entry.lane_gbps <= 0:
+            bad("lane_gbps", "must be positive")
+        if not entry.fiber:
+            bad("fiber", "name the fiber cable this module takes")
+        return
+    if entry.kind not in CABLE_KINDS:
+        bad("kind", f"must be one of {CABLE_KINDS}")
+    if entry.kind != "fiber":
+        if entry.reach_m <= 0:
+            bad("reach_m", "must be positive")
+        if not entry.port_modes:
+            bad("port_modes", "at least one port mode is needed")
+    if entry.legs <= 0:
+        bad("legs", "must be positive")
+    if entry.ends not in ("any", "switch-switch", "switch-host"):
+        bad("ends", "must be one of 'any', 'switch-switch', 'switch-host'")
+    if entry.leg_power_w < 0:
+        bad("leg_power_w", "must not be negative")
+    if any(length <= 0 for length in entry.lengths_m) or list(entry.lengths_m) != sorted(entry.lengths_m):
+        bad("lengths_m", "lengths must be positive and in increasing order")
+    if entry.min_m < 0 or (entry.reach_m and entry.min_m > entry.reach_m):
+        bad("min_m", "must lie between 0 and reach_m")
 
 
 def load_file(path: Path, catalog: Catalog) -> None:
@@ -216,6 +283,12 @@ def _check_references(catalog: Catalog) -> None:
             raise CatalogError(f"{where}, field 'default_switch': unknown switch '{tech.default_switch}'")
         if tech.default_nic not in catalog.nics:
             raise CatalogError(f"{where}, field 'default_nic': unknown NIC '{tech.default_nic}'")
+    for t in catalog.transceivers.values():
+        where = f"{Path(catalog.origin('transceiver', t.id)).name}: transceiver '{t.id}'"
+        for name in ("fiber", "split_fiber"):
+            ref = getattr(t, name)
+            if ref and (ref not in catalog.cables or catalog.cables[ref].kind != "fiber"):
+                raise CatalogError(f"{where}, field '{name}': unknown fiber cable '{ref}'")
 
 
 def user_catalog_dir() -> Path:

@@ -1,0 +1,91 @@
+"""`fabric-designer bom`: the bill of materials and cabling plan of a design, as CSV or JSON."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from designer.catalog import default_catalog
+from designer.cli.common import CommandError, print_json, table
+from designer.io.bom_csv import write_bom_csv
+from designer.io.cabling_csv import write_cabling_csv
+from designer.io.project import load_design
+from designer.model.bom import CATEGORIES, Bom, build_bom
+from designer.model.derive import derive
+from designer.model.physical import physical_layer
+from designer.model.prices import load_prices
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("bom", help="bill of materials and cabling plan",
+                       description="Switches, NICs, transceivers, cables and fibers of a design, with "
+                                   "quantities, lengths, power and cost. Prices from the built-in book are "
+                                   "illustrative estimates, not quotes; your own prices.toml overrides them.")
+    p.add_argument("file", help="project file")
+    p.add_argument("-o", "--output", help="write the BOM as CSV to this file")
+    p.add_argument("--cabling", help="write the cabling plan (one row per link) as CSV to this file")
+    p.add_argument("--json", action="store_true", help="print the BOM as JSON (stable keys)")
+    p.add_argument("--prices", help="price book (TOML) whose entries override the built-in and user prices")
+    p.set_defaults(run=run)
+
+
+def _check_target(path: str | None) -> Path | None:
+    if path is None:
+        return None
+    out = Path(path)
+    if out.is_dir():
+        raise CommandError(f"{out} is a folder; give a file name")
+    if not out.parent.exists():
+        raise CommandError(f"folder {out.parent} does not exist")
+    return out
+
+
+def run(args) -> int:
+    bom_path, plan_path = _check_target(args.output), _check_target(args.cabling)
+    if bom_path and plan_path and bom_path.resolve() == plan_path.resolve():
+        raise CommandError("the BOM and the cabling plan need different files")
+    catalog = default_catalog()
+    prices = load_prices(args.prices)
+    derived = derive(load_design(args.file), catalog)
+    errors = derived.metrics.errors
+    if errors:
+        raise CommandError(f"the design has errors ({errors[0].message}); `fabric-designer metrics` lists them")
+    bom = build_bom(derived, catalog, prices)
+    if bom_path:
+        write_bom_csv(bom, bom_path)
+    if plan_path:
+        write_cabling_csv(physical_layer(derived, catalog), plan_path, catalog)
+    if args.json:
+        print_json(bom.to_json())
+    else:
+        print(summary(bom))
+    # With --json, stdout carries only the JSON document.
+    out = sys.stderr if args.json else sys.stdout
+    for path in (bom_path, plan_path):
+        if path:
+            print(f"wrote {path}", file=out)
+    for f in bom.findings:
+        if f.severity in ("error", "warning"):
+            print(f"{f.severity}: {f.message}", file=sys.stderr)
+    return 1 if any(f.severity == "error" for f in bom.findings) else 0
+
+
+def summary(bom: Bom) -> str:
+    rows = [(i.category, i.part_number or "-", i.description, i.quantity, f"{i.extended_price:,.2f}",
+             f"{i.total_power_w:,.0f}") for i in bom.items]
+    head = table(rows, ("category", "part", "description", "qty", f"extended ({bom.currency})", "power (W)"))
+    counts = bom.counts_by_category
+    lines = [
+        f"Design: {bom.name}",
+        head,
+        "",
+        table([
+            ("Total cost", f"{bom.total_cost:,.2f} {bom.currency}"
+             + (" (illustrative estimate, not a quote)" if bom.illustrative_prices else "")),
+            ("Total power", f"{bom.total_power_w:,.0f} W"),
+            ("Per GPU", f"{bom.cost_per_gpu:,.2f} {bom.currency}, {bom.power_per_gpu_w:,.1f} W ({bom.gpus:,} GPUs)"),
+            ("Counts", ", ".join(f"{c}: {counts[c]:,}" for c in CATEGORIES)),
+            ("Links", ", ".join(f"{t}: {n:,}" for t, n in bom.counts["links_by_tier"].items())),
+        ]),
+    ]
+    return "\n".join(lines)

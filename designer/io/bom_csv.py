@@ -1,0 +1,74 @@
+"""The bill of materials as CSV: what an architect sends to procurement.
+
+UTF-8 with a byte-order mark (so Excel detects the encoding; LibreOffice and Python's csv module
+with encoding="utf-8-sig" read it too), CRLF line ends, a header row, one line item per row, then
+summary rows (total, cost and power per GPU, design name, price basis, warnings). Any text cell
+that a spreadsheet could take for a formula is neutralised with a leading apostrophe.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import os
+
+from designer.io.atomic import write_atomic
+from designer.model.bom import ILLUSTRATIVE, Bom
+
+HEADER = ("Category", "Part number", "Description", "Quantity", "Unit price", "Extended price",
+          "Unit power (W)", "Total power (W)", "Notes")
+SUMMARY_LABELS = ("Total", "Cost per GPU", "Power per GPU (W)", "Design", "Prices", "Warning")
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+ENCODING = "utf-8-sig"
+
+
+def safe_cell(value) -> str:
+    """Text as a spreadsheet will show it, never as a formula (OWASP CSV-injection advice)."""
+    text = "" if value is None else str(value)
+    return "'" + text if text.startswith(_FORMULA_START) else text
+
+
+def money(value: float) -> str:
+    return f"{value:.2f}"
+
+
+def watts(value: float) -> str:
+    return f"{value:.2f}".rstrip("0").rstrip(".") if value else "0"
+
+
+def bom_rows(bom: Bom) -> list[list[str]]:
+    """Every row of the BOM sheet, header first, as the text written to each cell."""
+    cur = bom.currency
+    rows = [[h if "price" not in h else f"{h} ({cur})" for h in HEADER]]
+    for item in bom.items:
+        rows.append([safe_cell(item.category), safe_cell(item.part_number), safe_cell(item.description),
+                     str(item.quantity), money(item.unit_price), money(item.extended_price),
+                     watts(item.unit_power_w), watts(item.total_power_w), safe_cell(item.notes)])
+    note = f"prices: {ILLUSTRATIVE}" if bom.illustrative_prices else "prices from the price book"
+    rows.append(["Total", "", f"{len(bom.items)} line items", "", "", money(bom.total_cost), "",
+                 watts(bom.total_power_w), note])
+    rows.append(["Cost per GPU", "", f"{bom.gpus} GPUs", "", "", money(bom.cost_per_gpu), "", "", ""])
+    rows.append(["Power per GPU (W)", "", f"{bom.gpus} GPUs", "", "", "", "", watts(bom.power_per_gpu_w), ""])
+    rows.append(["Design", "", safe_cell(bom.name), "", "", "", "", "", ""])
+    rows.append(["Prices", "", safe_cell(note + (f" ({', '.join(bom.price_sources)})" if bom.price_sources else "")),
+                 "", "", "", "", "", ""])
+    for finding in bom.findings:
+        if finding.severity in ("error", "warning"):
+            rows.append(["Warning", "", safe_cell(finding.message), "", "", "", "", "", ""])
+    return rows
+
+
+def rows_to_csv(rows: list[list[str]]) -> str:
+    buffer = io.StringIO(newline="")
+    writer = csv.writer(buffer, dialect="excel", lineterminator="\r\n", quoting=csv.QUOTE_MINIMAL)
+    writer.writerows(rows)
+    return buffer.getvalue()
+
+
+def bom_to_csv(bom: Bom) -> str:
+    return rows_to_csv(bom_rows(bom))
+
+
+def write_bom_csv(bom: Bom, path: str | os.PathLike) -> None:
+    """Write the BOM sheet atomically (the old file stays whole until the new one is complete)."""
+    write_atomic(path, bom_to_csv(bom), encoding=ENCODING)

@@ -1,0 +1,155 @@
+"""Price books: unit prices by catalog id, editable, never presented as quotes.
+
+The built-in book (resources/prices/default.toml) holds illustrative estimates with their
+basis. The user's own `prices.toml` in the configuration folder, then a file given on the
+command line, override it entry by entry. A book marks itself (or single entries) as
+`illustrative`; the BOM says "illustrative estimate" next to every price that is.
+"""
+
+from __future__ import annotations
+
+import math
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from designer.catalog.loader import RESOURCES
+
+BUILTIN_PRICES = RESOURCES / "prices" / "default.toml"
+USER_FILE = "prices.toml"
+_ENTRY_FIELDS = {"key", "unit_price", "per_m", "basis", "illustrative"}
+
+
+class PriceBookError(ValueError):
+    """A price book is malformed; the message names the file, the entry and the field."""
+
+
+@dataclass(frozen=True)
+class Price:
+    key: str
+    unit_price: float
+    per_m: float = 0.0
+    basis: str = ""
+    illustrative: bool = True
+    origin: str = ""       # the file the price came from
+
+    def for_length(self, length_m: float | None) -> float:
+        """Unit price of one piece; cables add `per_m` for each metre."""
+        return round(self.unit_price + self.per_m * (length_m or 0.0), 2)
+
+
+@dataclass(frozen=True)
+class PriceBook:
+    currency: str = "USD"
+    prices: dict[str, Price] = field(default_factory=dict)
+    sources: tuple[str, ...] = ()
+
+    def get(self, key: str) -> Price | None:
+        return self.prices.get(key)
+
+    def merged(self, other: "PriceBook") -> "PriceBook":
+        """This book with `other`'s entries on top."""
+        if other.prices and other.currency != self.currency:
+            raise PriceBookError(f"{other.sources[-1] if other.sources else 'price book'}: currency "
+                                 f"{other.currency} differs from {self.currency}; use one currency")
+        return PriceBook(self.currency, {**self.prices, **other.prices}, self.sources + other.sources)
+
+
+def _number(value, where: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise PriceBookError(f"{where}: expected a number, got {value!r}")
+    if value < 0:
+        raise PriceBookError(f"{where}: must not be negative, got {value!r}")
+    return float(value)
+
+
+def parse_price_book(text: str, origin: str) -> PriceBook:
+    """A price book from TOML text; raises PriceBookError naming the file, entry and field."""
+    name = Path(origin).name
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise PriceBookError(f"{name}: not valid TOML ({exc})") from None
+    unknown = set(data) - {"price_book", "price"}
+    if unknown:
+        raise PriceBookError(f"{name}: unknown section '{sorted(unknown)[0]}' (expected [price_book] and [[price]])")
+    head = data.get("price_book", {})
+    if not isinstance(head, dict):
+        raise PriceBookError(f"{name}: [price_book] must be a table")
+    currency = head.get("currency", "USD")
+    book_illustrative = head.get("illustrative", False)
+    if not isinstance(currency, str) or not currency.strip():
+        raise PriceBookError(f"{name}: [price_book] currency must be text such as \"USD\"")
+    if not isinstance(book_illustrative, bool):
+        raise PriceBookError(f"{name}: [price_book] illustrative must be true or false")
+    entries = data.get("price", [])
+    if not isinstance(entries, list):
+        raise PriceBookError(f"{name}: 'price' must be an array of tables ([[price]])")
+    prices: dict[str, Price] = {}
+    for i, entry in enumerate(entries, start=1):
+        if not isinstance(entry, dict):
+            raise PriceBookError(f"{name}: price #{i} must be a table")
+        label = entry.get("key", f"#{i}")
+        where = f"{name}: price '{label}'"
+        extra = set(entry) - _ENTRY_FIELDS
+        if extra:
+            raise PriceBookError(f"{where}: unknown field '{sorted(extra)[0]}'")
+        key = entry.get("key")
+        if not isinstance(key, str) or not key.strip():
+            raise PriceBookError(f"{where}: field 'key' must name a catalog id")
+        if "unit_price" not in entry:
+            raise PriceBookError(f"{where}: missing field 'unit_price'")
+        basis = entry.get("basis", "")
+        illustrative = entry.get("illustrative", book_illustrative)
+        if not isinstance(basis, str):
+            raise PriceBookError(f"{where}, field 'basis': expected text")
+        if not isinstance(illustrative, bool):
+            raise PriceBookError(f"{where}, field 'illustrative': expected true or false")
+        prices[key] = Price(key, _number(entry["unit_price"], f"{where}, field 'unit_price'"),
+                            _number(entry.get("per_m", 0.0), f"{where}, field 'per_m'"),
+                            basis, illustrative, str(origin))
+    return PriceBook(currency.strip(), prices, (str(origin),))
+
+
+def load_price_file(path: str | Path, label: str | None = None) -> PriceBook:
+    """One price book file; `label` names it in notes (default: its path)."""
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise PriceBookError(f"{p}: no such price book") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise PriceBookError(f"{p}: cannot read ({getattr(exc, 'strerror', None) or exc})") from None
+    return parse_price_book(text, label or str(p))
+
+
+def user_price_file() -> Path:
+    from platformdirs import user_config_dir
+
+    return Path(user_config_dir("fabric-designer")) / USER_FILE
+
+
+def load_prices(extra: str | Path | None = None, user_file: Path | None | bool = True) -> PriceBook:
+    """Built-in prices, then the user's prices.toml, then `extra` (each overriding by key).
+
+    `user_file=True` looks in the user's configuration folder; False skips it.
+    """
+    book = load_price_file(BUILTIN_PRICES, "built-in price book")
+    if user_file is True:
+        user_file = user_price_file()
+    if user_file and Path(user_file).is_file():
+        book = book.merged(load_price_file(user_file))
+    if extra is not None:
+        book = book.merged(load_price_file(extra))
+    return book
+
+
+_DEFAULT: PriceBook | None = None
+
+
+def default_prices() -> PriceBook:
+    """The price book commands use when none is given (loaded once)."""
+    global _DEFAULT
+    if _DEFAULT is None:
+        _DEFAULT = load_prices()
+    return _DEFAULT
