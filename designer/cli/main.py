@@ -15,6 +15,7 @@ COMMANDS = [
     "designer.cli.cmd_metrics",
     "designer.cli.cmd_bom",
     "designer.cli.cmd_counterpart",
+    "designer.cli.cmd_collectives",
 ]
 
 

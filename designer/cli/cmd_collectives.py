@@ -1,0 +1,180 @@
+"""`fabric-designer collectives`: estimated collective times on a design, and the training-step view."""
+
+from __future__ import annotations
+
+import argparse
+import re
+
+from designer.catalog import default_catalog
+from designer.cli.common import CommandError, positive_int, print_json, size_bytes, table
+from designer.io.project import load_design
+from designer.model.collectives import ALGORITHMS, COLLECTIVES, PLACEMENTS, Sweep, normalize_collective, sweep
+from designer.model.derive import derive
+from designer.model.training import training_step
+
+_COUNT = re.compile(r"^\s*(\d+(?:\.\d+)?(?:e\d+)?)\s*([KMBT])?\s*$", re.IGNORECASE)
+_SCALE = {"": 1, "K": 1e3, "M": 1e6, "B": 1e9, "T": 1e12}
+
+
+def param_count(text: str) -> float:
+    """'70e9', '70B', '1.5T' -> parameters."""
+    match = _COUNT.match(text)
+    if not match:
+        raise argparse.ArgumentTypeError(f"malformed parameter count '{text}' (use a form like 70e9 or 70B)")
+    value = float(match.group(1)) * _SCALE[(match.group(2) or "").upper()]
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"parameter count '{text}' must be at least 1")
+    return value
+
+
+def milliseconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of milliseconds, got '{text}'") from None
+    if not value >= 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"compute time must be zero or more milliseconds, got '{text}'")
+    return value
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser(
+        "collectives", help="estimate collective times (all-reduce, all-gather...) on a design",
+        description="Estimated time, algbw and busbw (nccl-tests definitions) of a collective on the "
+                    "design, the algorithm and protocol chosen, and what limits it. With --params, the "
+                    "training-step view: gradient all-reduce per step, its share of step time, and the "
+                    "InfiniBand-vs-Ethernet rule of thumb (heuristic) applied to this design.")
+    p.add_argument("file", help="project file")
+    p.add_argument("--collective", default=None,
+                   help=f"{' | '.join(COLLECTIVES)} (default: the design's setting, allreduce)")
+    job = p.add_mutually_exclusive_group()
+    job.add_argument("--gpus", type=positive_int, help="GPUs taking part (default: all)")
+    job.add_argument("--nodes", type=positive_int, help="servers taking part (default: all)")
+    size = p.add_mutually_exclusive_group()
+    size.add_argument("--size", type=size_bytes, help="one message size, e.g. 8GiB, 64KiB, 512B")
+    size.add_argument("--sweep", action="store_true", help="8 B to 16 GiB in powers of two (the default)")
+    p.add_argument("--algorithm", choices=ALGORITHMS, default=None,
+                   help="auto picks the fastest per size (default: the design's setting)")
+    p.add_argument("--placement", choices=PLACEMENTS, default=None,
+                   help="packed fills SUs in order; spread round-robins over SUs")
+    p.add_argument("--compare", metavar="FILE2", help="a second design, shown side by side (text only)")
+    p.add_argument("--params", type=param_count, help="training-step view: model parameters, e.g. 70e9 or 70B")
+    p.add_argument("--compute-ms", type=milliseconds, help="training-step view: compute time per step")
+    p.add_argument("--dp", type=positive_int, help="training-step view: data-parallel degree (default: all GPUs)")
+    p.add_argument("--bytes-per-grad", type=positive_int, help="training-step view: bytes per gradient (default 2)")
+    p.add_argument("--json", action="store_true", help="machine-readable output (stable keys)")
+    p.set_defaults(run=run)
+
+
+def _gpus(args, derived) -> int | None:
+    if args.nodes:
+        servers = derived.plan.servers
+        if args.nodes > servers:
+            raise CommandError(f"{args.nodes:,} nodes requested but the design has {servers:,}")
+        return args.nodes * derived.resolved.gpus_per_server
+    return args.gpus
+
+
+def _human_size(n: int) -> str:
+    for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= scale and n % scale == 0:
+            return f"{n // scale} {unit}"
+    return f"{n} B"
+
+
+def _human_time(us: float) -> str:
+    if us >= 1e6:
+        return f"{us / 1e6:,.2f} s"
+    if us >= 1e3:
+        return f"{us / 1e3:,.2f} ms"
+    return f"{us:,.1f} us"
+
+
+def _bw(value: float) -> str:
+    return f"{value:,.1f}" if value >= 10 else f"{value:.2f}"
+
+
+def run(args) -> int:
+    if args.compare and args.json:
+        raise CommandError("--compare prints a side-by-side table; leave out --json")
+    if args.compare and args.params is not None:
+        raise CommandError("--compare shows collectives; run the training-step view once per design")
+    training_flags = (args.compute_ms, args.dp, args.bytes_per_grad)
+    if args.params is None and any(v is not None for v in training_flags):
+        raise CommandError("--compute-ms, --dp and --bytes-per-grad belong to the training-step view: add --params")
+    catalog = default_catalog()
+    design = load_design(args.file)
+    derived = derive(design, catalog)
+    gpus = _gpus(args, derived)
+    if args.params is not None:
+        step = training_step(derived, params=args.params, bytes_per_grad=args.bytes_per_grad,
+                             dp_degree=args.dp, compute_ms=args.compute_ms, gpus=gpus,
+                             placement=args.placement, catalog=catalog)
+        if args.json:
+            print_json(step.to_json())
+        else:
+            print(training_summary(design.meta.name, step))
+        return 0
+    settings = design.performance
+    collective = normalize_collective(args.collective or settings.collective)
+    algorithm = args.algorithm or settings.algorithm
+    sizes = [args.size] if args.size else None
+    result = sweep(derived, collective, gpus, algorithm, args.placement, sizes)
+    if args.json:
+        print_json(result.to_json())
+        return 0
+    if args.compare:
+        other_design = load_design(args.compare)
+        other = sweep(derive(other_design, catalog), collective, gpus, algorithm, args.placement, sizes)
+        print(side_by_side(design.meta.name, result, other_design.meta.name, other))
+        return 0
+    print(summary(design.meta.name, result))
+    return 0
+
+
+_LABEL = {"allreduce": "all-reduce", "allgather": "all-gather", "reducescatter": "reduce-scatter",
+          "alltoall": "all-to-all", "broadcast": "broadcast"}
+
+
+def summary(name: str, s: Sweep) -> str:
+    ctx = s.context
+    head = [f"{_LABEL[s.collective]} on {name}: {s.gpus:,} GPUs, {ctx.technology}, algorithm {s.requested}",
+            *[f"  {line}" for line in ctx.notes], ""]
+    rows = [(_human_size(r.size_bytes), _human_time(r.time_us), _bw(r.algbw_GBps), _bw(r.busbw_GBps),
+             f"{r.algorithm}/{r.protocol}", r.bottleneck) for r in s.results]
+    return "\n".join(head) + table(rows, ("size", "time", "algbw GB/s", "busbw GB/s", "algorithm", "bottleneck"))
+
+
+def side_by_side(name_a: str, a: Sweep, name_b: str, b: Sweep) -> str:
+    head = [f"{_LABEL[a.collective]}, {a.gpus:,} GPUs: A = {name_a} ({a.context.technology}), "
+            f"B = {name_b} ({b.context.technology})", ""]
+    rows = []
+    for ra, rb in zip(a.results, b.results):
+        rows.append((_human_size(ra.size_bytes), _human_time(ra.time_us), _bw(ra.busbw_GBps),
+                     ra.algorithm, ra.bottleneck, _human_time(rb.time_us), _bw(rb.busbw_GBps),
+                     rb.algorithm, rb.bottleneck))
+    return "\n".join(head) + table(rows, ("size", "A time", "A busbw", "A algorithm", "A bottleneck",
+                                          "B time", "B busbw", "B algorithm", "B bottleneck"))
+
+
+def _params(n: float) -> str:
+    for unit, scale in (("T", 1e12), ("B", 1e9), ("M", 1e6), ("K", 1e3)):
+        if n >= scale:
+            return f"{n / scale:,.4g}{unit}"
+    return f"{n:,.0f}"
+
+
+def training_summary(name: str, st) -> str:
+    head = [
+        ("Design", name),
+        ("Model", f"{_params(st.params)} parameters x {st.bytes_per_grad} B gradients"),
+        ("Parallelism", f"{st.gpus:,} GPUs, data-parallel {st.dp_degree:,} x model-parallel {st.model_parallel}"),
+        ("Gradients per GPU", f"{st.grad_bytes / 2**30:,.2f} GiB in {st.buckets:,} bucket(s) of "
+                              f"{st.bucket_bytes / 2**20:g} MiB"),
+        ("All-reduce per bucket", f"{st.algorithm}/{st.protocol}, busbw {st.busbw_GBps:,.1f} GB/s, "
+                                  f"limited by {st.bottleneck}"),
+        ("Communication per step", f"{st.comm_ms:,.1f} ms ({st.exposed_comm_ms:,.1f} ms not overlapped)"),
+        ("Step time", f"{st.step_ms:,.1f} ms = {st.compute_ms:,.1f} ms compute + communication"),
+        ("Communication share", f"{st.comm_share:.1%}"),
+    ]
+    return "\n".join([table(head), "", "Advice (heuristic):", *[f"  {line}" for line in st.advice.lines()]])
