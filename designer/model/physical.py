@@ -147,7 +147,7 @@ def _switch_cage(sw: Switch, role: str, port: int, gbps: int, r, plan) -> tuple[
 
 # ----------------------------------------------------------------------------- catalog lookups
 
-class _Media:
+class MediaIndex:
     """Catalog media indexed for the questions the physical layer asks, answers cached."""
 
     def __init__(self, catalog: Catalog, family: str):
@@ -261,7 +261,7 @@ def _build_links(derived, catalog: Catalog, layout: Layout) -> list[LinkPlan]:
     return links
 
 
-def _try_copper(links: list[LinkPlan], cages: dict, media: _Media, kinds: tuple[str, ...]):
+def _try_copper(links: list[LinkPlan], cages: dict, media: MediaIndex, kinds: tuple[str, ...]):
     """(cable, center cage) when the group of cages can be wired with one copper/AOC cable."""
     if not kinds or len({l.gbps for l in links}) != 1:
         return None
@@ -295,7 +295,7 @@ def _try_copper(links: list[LinkPlan], cages: dict, media: _Media, kinds: tuple[
     return None
 
 
-def _try_optics(links: list[LinkPlan], cages: dict, media: _Media, optics: tuple[str, ...]):
+def _try_optics(links: list[LinkPlan], cages: dict, media: MediaIndex, optics: tuple[str, ...]):
     """(optic, {cage: module}) for the first optic whose modules reach every cage's longest link."""
     need: dict = defaultdict(float)
     gbps: dict = {}
@@ -316,6 +316,42 @@ def _try_optics(links: list[LinkPlan], cages: dict, media: _Media, optics: tuple
     return None
 
 
+@dataclass(frozen=True)
+class Choice:
+    """The medium of one group of linked cages: a cable, or an optic with a module per cage."""
+
+    kind: str                      # dac | acc | aoc | mmf | smf
+    cable: Cable | None = None     # copper / AOC cable
+    optic: str = ""                # sr | dr | fr
+    modules: dict = field(default_factory=dict)   # cage key -> Transceiver
+    forced_failed: bool = False    # the forced medium could not be used
+
+
+def choose_medium(links: list[LinkPlan], media: MediaIndex, forced: str = "auto") -> Choice | None:
+    """The medium for a group of links whose cages are tied together (None: nothing fits)."""
+    cages = {}
+    for link in links:
+        cages[link.a.key], cages[link.b.key] = link.a, link.b
+    if forced == "auto":
+        copper_kinds, optics = COPPER_KINDS, OPTICS
+    elif forced in COPPER_KINDS:
+        copper_kinds, optics = (forced,), ()
+    else:
+        copper_kinds, optics = (), {"mmf": ("sr",), "smf": ("dr", "fr")}[forced]
+    for attempt in range(2):
+        copper = _try_copper(links, cages, media, copper_kinds)
+        if copper:
+            return Choice(copper[0].kind, cable=copper[0], forced_failed=attempt == 1)
+        optical = _try_optics(links, cages, media, optics)
+        if optical:
+            return Choice(MEDIUM_OF_OPTIC[optical[0]], optic=optical[0], modules=optical[1],
+                          forced_failed=attempt == 1)
+        if forced == "auto":
+            return None
+        copper_kinds, optics = COPPER_KINDS, OPTICS  # the forced medium cannot work: choose freely
+    return None
+
+
 def compute_physical(derived, catalog: Catalog | None = None) -> Physical:
     """Positions, lengths, media, transceivers and cables of every link of the design."""
     catalog = catalog or default_catalog()
@@ -324,7 +360,7 @@ def compute_physical(derived, catalog: Catalog | None = None) -> Physical:
     leaves, others = _leaf_spots(g)
     layout = lay_out(fp, derived.design.cluster.servers, leaves, others)
     links = _build_links(derived, catalog, layout)
-    media = _Media(catalog, derived.resolved.technology.family)
+    media = MediaIndex(catalog, derived.resolved.technology.family)
 
     groups = _Groups()
     for link in links:
@@ -355,29 +391,22 @@ def compute_physical(derived, catalog: Catalog | None = None) -> Physical:
             cages[link.a.key], cages[link.b.key] = link.a, link.b
         tiers = {l.tier for l in group}
         forced = fp.forced_medium(next(iter(tiers))) if len(tiers) == 1 else "auto"
-        copper_kinds = COPPER_KINDS if forced in ("auto", "mmf", "smf") else (forced,)
-        optics = {"mmf": ("sr",), "smf": ("dr", "fr")}.get(forced, OPTICS)
-        if forced in ("mmf", "smf"):
-            copper_kinds = ()
-        copper = _try_copper(group, cages, media, copper_kinds)
-        optical = None if copper else _try_optics(group, cages, media, optics)
-        if forced != "auto" and copper is None and optical is None:
+        choice = choose_medium(group, media, forced)
+        if choice is None:
+            for link in group:
+                problems[(link.tier, link.gbps)] += 1
+            continue
+        if choice.forced_failed:
             forced_failed[(next(iter(tiers)), forced)] += len(group)
-            copper = _try_copper(group, cages, media, COPPER_KINDS)
-            optical = None if copper else _try_optics(group, cages, media, OPTICS)
-        if copper:
-            cable, center = copper
+        if choice.cable:
+            cable = choice.cable
             legs_used = len(cages) - 1
             sold = add_cable(cable, max(l.length_m for l in group), 1,
                              cable.power_w + cable.leg_power_w * legs_used)
             for link in group:
                 link.medium, link.cable, link.cable_length_m = cable.kind, cable.id, sold
             continue
-        if optical is None:
-            for link in group:
-                problems[(link.tier, link.gbps)] += 1
-            continue
-        optic, modules = optical
+        optic, modules = choice.optic, choice.modules
         for key, module in modules.items():
             transceivers[(module.id, "host" if cages[key].host else "switch")] += 1
         splitters: dict = defaultdict(list)
