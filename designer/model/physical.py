@@ -132,11 +132,28 @@ def _host_cage(port: int, plane: int, rail: int, k: int, planes: int) -> tuple[i
     return divmod(port, k)
 
 
-def _switch_cage(sw: Switch, role: str, port: int, gbps: int, r, plan) -> tuple[int, int, int]:
+def _cached_switch_cage():
+    """`switch_cage`, with each switch model's cage capacity looked up once."""
+    capacity: dict = {}
+
+    def cap(sw: Switch, gbps: int) -> int:
+        key = (sw.id, gbps)
+        if key not in capacity:
+            capacity[key] = switch_cage_capacity(sw, gbps)
+        return capacity[key]
+
+    def cage(sw: Switch, role: str, port: int, gbps: int, r, plan) -> tuple[int, int, int]:
+        return switch_cage(sw, role, port, gbps, r, plan, cap)
+
+    return cage
+
+
+def switch_cage(sw: Switch, role: str, port: int, gbps: int, r, plan,
+                capacity=switch_cage_capacity) -> tuple[int, int, int]:
     """(cage, lane, capacity) of a 1-based switch port. Down ports come first, then uplinks."""
-    k = switch_cage_capacity(sw, gbps)
+    k = capacity(sw, gbps)
     if role == "leaf" and r.link_gbps != r.uplink_gbps:
-        k_down = switch_cage_capacity(sw, r.link_gbps)
+        k_down = capacity(sw, r.link_gbps)
         if port <= plan.leaf_down:
             return (port - 1) // k_down, (port - 1) % k_down, k_down
         base = -(-plan.leaf_down // k_down)
@@ -156,6 +173,7 @@ class MediaIndex:
         self.cables = [c for c in catalog.cables.values() if c.kind in COPPER_KINDS and family in c.families]
         self.fibers = catalog.cables
         self.lanes = sorted({t.lane_gbps for t in self.transceivers})
+        self.copper_reach_m = max((c.reach_m for c in self.cables), default=0.0)
         self.known_types = ({f for t in catalog.transceivers.values() for f in t.form_factors}
                             | {f for c in catalog.cables.values() for f in c.form_factors})
         self._modules: dict = {}
@@ -241,6 +259,7 @@ def _build_links(derived, catalog: Catalog, layout: Layout) -> list[LinkPlan]:
     links: list[LinkPlan] = []
     nodes = g.nodes
     pos = layout.positions
+    cage_of = _cached_switch_cage()
 
     def end(node: str, port: int, gbps: int) -> End:
         d = nodes[node]
@@ -249,7 +268,7 @@ def _build_links(derived, catalog: Catalog, layout: Layout) -> list[LinkPlan]:
             return End(server_device(d["server"]), f"nic-{d['port'] + 1}", cage, lane, True, host_type, k_host)
         model = d["model"]
         sw = switches.get(model) or switches.setdefault(model, catalog.switch(model))
-        cage, lane, k = _switch_cage(sw, d["role"], port, gbps, r, plan)
+        cage, lane, k = cage_of(sw, d["role"], port, gbps, r, plan)
         return End(node, str(port), cage, lane, False, sw.cage_type, k)
 
     for i, (u, v, d) in enumerate(g.edges(data=True)):
@@ -263,13 +282,13 @@ def _build_links(derived, catalog: Catalog, layout: Layout) -> list[LinkPlan]:
 
 def _try_copper(links: list[LinkPlan], cages: dict, media: MediaIndex, kinds: tuple[str, ...]):
     """(cable, center cage) when the group of cages can be wired with one copper/AOC cable."""
-    if not kinds or len({l.gbps for l in links}) != 1:
+    longest = max(l.length_m for l in links)
+    if not kinds or longest > media.copper_reach_m or len({l.gbps for l in links}) != 1:
         return None
     gbps = links[0].gbps
     keys = set(cages)
     centers = [k for k in keys if all(k in (l.a.key, l.b.key) for l in links)]
     centers.sort(key=lambda k: (cages[k].host, k))  # a switch cage is the better main end
-    longest = max(l.length_m for l in links)
     any_host = any(e.host for e in cages.values())
     for kind in kinds:
         options = sorted((c for c in media.cables if c.kind == kind), key=lambda c: (c.reach_m, c.id))
@@ -352,6 +371,33 @@ def choose_medium(links: list[LinkPlan], media: MediaIndex, forced: str = "auto"
     return None
 
 
+class _ChoiceMemo:
+    """`choose_medium` remembered by the shape of a group: big fabrics repeat a few shapes."""
+
+    def __init__(self, media: MediaIndex):
+        self.media = media
+        self.seen: dict = {}
+
+    def choose(self, group: list[LinkPlan], cages: dict, forced: str) -> Choice | None:
+        local = {key: i for i, key in enumerate(cages)}
+        shape = (forced,
+                 tuple((l.gbps, local[l.a.key], local[l.b.key], l.length_m) for l in group),
+                 tuple((e.host, e.cage_type, e.capacity) for e in cages.values()))
+        if shape not in self.seen:
+            choice = choose_medium(group, self.media, forced)
+            if choice is not None and choice.modules:
+                # keep modules by position in the group, to map them onto other groups' cages
+                choice = Choice(choice.kind, choice.cable, choice.optic,
+                                {local[k]: m for k, m in choice.modules.items()}, choice.forced_failed)
+            self.seen[shape] = choice
+        choice = self.seen[shape]
+        if choice is None or not choice.modules:
+            return choice
+        keys = list(cages)
+        return Choice(choice.kind, choice.cable, choice.optic,
+                      {keys[i]: m for i, m in choice.modules.items()}, choice.forced_failed)
+
+
 def compute_physical(derived, catalog: Catalog | None = None) -> Physical:
     """Positions, lengths, media, transceivers and cables of every link of the design."""
     catalog = catalog or default_catalog()
@@ -361,6 +407,7 @@ def compute_physical(derived, catalog: Catalog | None = None) -> Physical:
     layout = lay_out(fp, derived.design.cluster.servers, leaves, others)
     links = _build_links(derived, catalog, layout)
     media = MediaIndex(catalog, derived.resolved.technology.family)
+    memo = _ChoiceMemo(media)
 
     groups = _Groups()
     for link in links:
@@ -391,7 +438,7 @@ def compute_physical(derived, catalog: Catalog | None = None) -> Physical:
             cages[link.a.key], cages[link.b.key] = link.a, link.b
         tiers = {l.tier for l in group}
         forced = fp.forced_medium(next(iter(tiers))) if len(tiers) == 1 else "auto"
-        choice = choose_medium(group, media, forced)
+        choice = memo.choose(group, cages, forced)
         if choice is None:
             for link in group:
                 problems[(link.tier, link.gbps)] += 1
