@@ -367,12 +367,12 @@ def candidates(ctx: FabricContext, collective: str, algorithm: str = "auto") -> 
     if chosen:
         return chosen
     name = _NAMES[collective]
-    if algorithm == "innetwork":
+    if algorithm == "innetwork" and "innetwork" in families:
         raise CollectiveError(
             f"no in-network {name} on this design: it needs NVLink SHARP servers"
             + (" or InfiniBand switches with SHARP" if collective == "allreduce" else "")
             + " (and performance.in_network_reduction left on)")
-    if algorithm == "hierarchical":
+    if algorithm == "hierarchical" and collective != "broadcast":
         raise CollectiveError(f"a hierarchical {name} needs more than one NVLink domain with more than "
                               "one GPU each")
     offered = ", ".join(["auto"] + [f for f in families if families[f] and f in ALGORITHMS])
