@@ -21,7 +21,6 @@ from designer.model.collective_costs import CollectiveError, build_context
 from designer.model.collectives import context_for, evaluate
 from designer.model.counterpart import COUNTERPART_TECHNOLOGIES, make_counterpart
 from designer.model.derive import derive
-from designer.model.sizing import SizingError
 from designer.model.perf_settings import PerformanceSettings
 
 
@@ -111,10 +110,13 @@ def _counterpart_context(derived, settings, gpus: int, placement: str, catalog: 
     other = others[0]
     try:
         design = make_counterpart(derived.design, other.id, catalog).design
-        alt = derive(design, catalog)
-        return other, build_context(alt, gpus, placement, settings)
-    except (SizingError, UnknownPartError, CollectiveError):
+        return other, build_context(derive(design, catalog), gpus, placement, settings)
+    except (ValueError, UnknownPartError):   # SizingError, CollectiveError, a design it cannot build
+        pass
+    try:
         return other, build_context(derived, gpus, placement, settings, other, catalog)
+    except (ValueError, UnknownPartError):
+        return None
 
 
 def training_step(derived, params: float | None = None, bytes_per_grad: int | None = None,
