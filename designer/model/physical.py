@@ -20,12 +20,12 @@ reported as a finding and the automatic choice is used instead.
 from __future__ import annotations
 
 import math
-from collections import Counter, OrderedDict, defaultdict
+from collections import Counter, defaultdict
 from dataclasses import dataclass, field
-from threading import Lock
 
 from designer.catalog import Catalog, default_catalog
 from designer.catalog.entries import Cable, Switch, Transceiver
+from designer.model.cache import ContentCache
 from designer.model.floorplan import LeafSpot, Layout, cable_run_m, lay_out, server_device
 from designer.model.metrics import Finding
 
@@ -497,22 +497,11 @@ def _findings(problems: Counter, forced_failed: Counter, custom: Counter, family
     return out
 
 
-_CACHE: "OrderedDict[tuple, Physical]" = OrderedDict()
-_LOCK = Lock()
+_CACHE: ContentCache[Physical] = ContentCache(size=4)
 
 
 def physical_layer(derived, catalog: Catalog | None = None) -> Physical:
     """`compute_physical`, cached by the design's content (designs are immutable)."""
     catalog = catalog or default_catalog()
-    key = (derived.design.content_key(), id(catalog))
-    with _LOCK:
-        hit = _CACHE.get(key)
-        if hit is not None:
-            _CACHE.move_to_end(key)
-            return hit
-    result = compute_physical(derived, catalog)
-    with _LOCK:
-        _CACHE[key] = result
-        while len(_CACHE) > 4:
-            _CACHE.popitem(last=False)
-    return result
+    return _CACHE.get_or_compute((derived.design.content_key(), id(catalog)),
+                                 lambda: compute_physical(derived, catalog))
