@@ -8,24 +8,15 @@ that a spreadsheet could take for a formula is neutralised with a leading apostr
 
 from __future__ import annotations
 
-import csv
-import io
 import os
 
 from designer.io.atomic import write_atomic
+from designer.io.csv_cells import ENCODING, rows_to_csv, safe_cell
 from designer.model.bom import ILLUSTRATIVE, Bom
 
 HEADER = ("Category", "Part number", "Description", "Quantity", "Unit price", "Extended price",
           "Unit power (W)", "Total power (W)", "Notes")
 SUMMARY_LABELS = ("Total", "Cost per GPU", "Power per GPU (W)", "Design", "Prices", "Warning")
-_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
-ENCODING = "utf-8-sig"
-
-
-def safe_cell(value) -> str:
-    """Text as a spreadsheet will show it, never as a formula (OWASP CSV-injection advice)."""
-    text = "" if value is None else str(value)
-    return "'" + text if text.startswith(_FORMULA_START) else text
 
 
 def money(value: float) -> str:
@@ -56,13 +47,6 @@ def bom_rows(bom: Bom) -> list[list[str]]:
         if finding.severity in ("error", "warning"):
             rows.append(["Warning", "", safe_cell(finding.message), "", "", "", "", "", ""])
     return rows
-
-
-def rows_to_csv(rows: list[list[str]]) -> str:
-    buffer = io.StringIO(newline="")
-    writer = csv.writer(buffer, dialect="excel", lineterminator="\r\n", quoting=csv.QUOTE_MINIMAL)
-    writer.writerows(rows)
-    return buffer.getvalue()
 
 
 def bom_to_csv(bom: Bom) -> str:

@@ -11,7 +11,7 @@ import os
 
 from designer.catalog import Catalog, default_catalog
 from designer.io.atomic import write_atomic
-from designer.io.bom_csv import ENCODING, rows_to_csv, safe_cell
+from designer.io.csv_cells import ENCODING, rows_to_csv, safe_cell
 from designer.model.physical import MEDIUM_LABELS, Physical
 
 HEADER = ("Link", "Tier", "Speed (Gb/s)", "A rack", "A device", "A port", "A cage", "B rack", "B device",

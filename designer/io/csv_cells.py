@@ -1,0 +1,26 @@
+"""What every CSV this tool writes shares: spreadsheet-safe cells, CRLF rows, UTF-8 with a BOM.
+
+UTF-8 with a byte-order mark lets Excel detect the encoding; LibreOffice and Python's csv module
+(encoding="utf-8-sig") read it too.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+ENCODING = "utf-8-sig"
+
+
+def safe_cell(value) -> str:
+    """Text as a spreadsheet will show it, never as a formula (OWASP CSV-injection advice)."""
+    text = "" if value is None else str(value)
+    return "'" + text if text.startswith(_FORMULA_START) else text
+
+
+def rows_to_csv(rows: list[list[str]]) -> str:
+    buffer = io.StringIO(newline="")
+    writer = csv.writer(buffer, dialect="excel", lineterminator="\r\n", quoting=csv.QUOTE_MINIMAL)
+    writer.writerows(rows)
+    return buffer.getvalue()
