@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
@@ -15,4 +16,78 @@ def _isolated_user_dirs(tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
     monkeypatch.setenv("FABRIC_DESIGNER_DATA_DIR", str(tmp_path / "data" / "fabric-designer"))
+    monkeypatch.setenv("FABRIC_DESIGNER_CONFIG_DIR", str(tmp_path / "config" / "fabric-designer"))
     yield
+
+
+@pytest.fixture(autouse=True)
+def _nothing_left_running():
+    """After a GUI test, no compute thread, debounce timer or window timer may still run."""
+    yield
+    if "designer.ui.compute" not in sys.modules:
+        return  # not a GUI test: Qt was never loaded
+    from PySide6.QtCore import QTimer
+    from PySide6.QtWidgets import QApplication
+
+    from designer.ui.compute import running_services
+
+    assert not running_services(), "a ComputeService still runs its thread or timer"
+    app = QApplication.instance()
+    if app is not None:
+        from designer.ui.main_window import MainWindow
+
+        for widget in app.topLevelWidgets():
+            if isinstance(widget, MainWindow):
+                active = [f"{t.parent().metaObject().className()}/{t.objectName() or 'timer'}"
+                          for t in widget.findChildren(QTimer) if t.isActive()]
+                assert not active, f"timers still running after the test: {active}"
+
+
+# --- GUI tests: a window whose questions are answered by the test ------------------------------
+
+
+class ScriptedDialogs:
+    """Stands in for designer.ui.dialogs.Dialogs: answers from attributes, records what was shown."""
+
+    def __init__(self):
+        self.save_changes = "discard"
+        self.recover = True
+        self.open_answer = None
+        self.save_answer = None
+        self.errors: list[tuple[str, str, str]] = []
+        self.asked: list[str] = []
+
+    def ask_save_changes(self, name):
+        self.asked.append(f"save-changes:{name}")
+        return self.save_changes
+
+    def ask_recover(self, recovery):
+        self.asked.append(f"recover:{recovery.autosave.name}")
+        return self.recover
+
+    def show_error(self, title, text, detail=""):
+        self.errors.append((title, text, detail))
+
+    def open_path(self, directory=""):
+        return self.open_answer
+
+    def save_path(self, suggestion=""):
+        return self.save_answer
+
+
+@pytest.fixture
+def make_window(qtbot):
+    """make_window(design=None, path=None, synchronous=True, **kw) -> a shown MainWindow."""
+    from designer.ui.main_window import MainWindow
+
+    def make(design=None, path=None, synchronous=True, dialogs=None, **kwargs):
+        window = MainWindow(dialogs=dialogs or ScriptedDialogs(), synchronous=synchronous, **kwargs)
+        qtbot.addWidget(window)
+        window.resize(1400, 900)
+        if design is not None:
+            window.document.load(design, path)
+        window.show()
+        qtbot.waitExposed(window)
+        return window
+
+    return make

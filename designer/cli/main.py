@@ -13,6 +13,7 @@ from designer.cli.common import USER_ERRORS, CommandError, OneLineParser
 COMMANDS = [
     "designer.cli.cmd_new",
     "designer.cli.cmd_metrics",
+    "designer.cli.cmd_gui",
     "designer.cli.cmd_bom",
     "designer.cli.cmd_counterpart",
     "designer.cli.cmd_collectives",

@@ -1,0 +1,72 @@
+"""`fabric-designer gui`: the designer window, or a screenshot of it.
+
+Without a display (a Linux session with neither DISPLAY nor WAYLAND_DISPLAY, and no Qt
+platform chosen) the command says so in one line and prints the design's metrics instead.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from designer.cli.common import CommandError
+
+# Qt platforms that need no display server.
+HEADLESS_PLATFORMS = ("offscreen", "minimal", "vnc", "eglfs", "linuxfb")
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("gui", help="open the designer window",
+                       description="Open the designer window, optionally with a design file. With "
+                                   "--screenshot, render the window offscreen to a PNG and exit.")
+    p.add_argument("file", nargs="?", help="project file to open")
+    p.add_argument("--screenshot", metavar="PNG", help="render the window to this PNG file and exit")
+    p.add_argument("--size", default="1600x1000", help="window size for --screenshot, e.g. 1600x1000")
+    p.set_defaults(run=run)
+
+
+def display_available() -> bool:
+    """True when a window can be shown: a display server, or a Qt platform that needs none."""
+    if os.environ.get("QT_QPA_PLATFORM"):
+        return True
+    if not sys.platform.startswith("linux"):
+        return True
+    return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+
+
+def _size(text: str) -> tuple[int, int]:
+    try:
+        w, h = (int(v) for v in text.lower().split("x"))
+    except ValueError:
+        raise CommandError(f"malformed --size '{text}' (use a form like 1600x1000)") from None
+    if not (200 <= w <= 10000 and 200 <= h <= 10000):
+        raise CommandError(f"--size {text} is out of range (200 to 10000 pixels a side)")
+    return w, h
+
+
+def run(args) -> int:
+    if args.screenshot:
+        size = _size(args.size)
+        os.environ["QT_QPA_PLATFORM"] = "offscreen"  # before the QApplication exists
+        if args.file:
+            from designer.io.project import load_design
+
+            load_design(args.file)  # a bad file: one line from the caller, no window
+        from designer.ui.app import render_screenshot
+
+        render_screenshot(args.file, args.screenshot, size)
+        print(f"wrote {args.screenshot}")
+        return 0
+    if not display_available():
+        print("fabric-designer gui: no display available (DISPLAY and WAYLAND_DISPLAY are unset); "
+              + ("showing the design's metrics instead" if args.file else "give a design file to see its metrics"))
+        if args.file:
+            from designer.cli.cmd_metrics import summary
+            from designer.io.project import load_design
+            from designer.model.derive import derive
+
+            print(summary(derive(load_design(args.file)).metrics))
+        return 0
+    from designer.ui.app import run_window
+
+    return run_window(args.file)

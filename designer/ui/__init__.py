@@ -1,0 +1,1 @@
+"""The designer window (PySide6). The model never imports anything from here."""

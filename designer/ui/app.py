@@ -1,0 +1,95 @@
+"""Starting the designer window: the application object, the window, and screenshots.
+
+`fabric-designer gui` and the `fabric-designer-gui` launcher both come here. A screenshot
+run renders offscreen, waits for the metrics, writes a PNG and exits.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+from designer import __version__
+
+SCREENSHOT_SIZE = (1600, 1000)
+
+
+def create_application(argv: list[str] | None = None):
+    """The QApplication, created once, sharp on high-DPI screens and following the system theme."""
+    from PySide6.QtCore import Qt
+    from PySide6.QtGui import QGuiApplication
+    from PySide6.QtWidgets import QApplication
+
+    app = QApplication.instance()
+    if app is not None:
+        return app
+    # Fractional scale factors (1.25, 1.5) are used as they are, so nothing is blurred or rounded.
+    QGuiApplication.setHighDpiScaleFactorRoundingPolicy(Qt.HighDpiScaleFactorRoundingPolicy.PassThrough)
+    app = QApplication(argv if argv is not None else [sys.argv[0]])
+    app.setApplicationName("Fabric Designer")
+    app.setApplicationDisplayName("Fabric Designer")
+    app.setOrganizationName("fabric-designer")
+    app.setApplicationVersion(__version__)
+    app.setDesktopFileName("fabric-designer")
+    if sys.platform.startswith("linux") and app.style().name().lower() not in ("fusion", "breeze", "kvantum"):
+        app.setStyle("Fusion")  # follows the light/dark palette of the platform theme
+    return app
+
+
+def render_screenshot(path: str | None, out: str | Path, size: tuple[int, int] = SCREENSHOT_SIZE) -> None:
+    """Render the window with `path` open to a PNG at `out` (offscreen), then close it."""
+    from PySide6.QtCore import QBuffer, QByteArray, QIODevice
+
+    from designer.io.atomic import write_atomic
+    from designer.io.project import load_design
+    from designer.ui.main_window import MainWindow
+
+    design = load_design(path) if path else None  # a bad file fails here, before any window
+    app = create_application()
+    window = MainWindow(synchronous=True, persist=False)
+    try:
+        window.resize(*size)
+        if design is not None:
+            window.document.load(design, Path(path))
+        window.show()
+        for _ in range(5):
+            app.processEvents()
+        window.view.fit()
+        app.processEvents()
+        pixmap = window.grab()
+        data = QByteArray()
+        buffer = QBuffer(data)
+        buffer.open(QIODevice.OpenModeFlag.WriteOnly)
+        pixmap.save(buffer, "PNG")
+        buffer.close()
+        write_atomic(out, bytes(data))
+    finally:
+        window.shutdown()
+        window.close()
+        window.deleteLater()
+        app.processEvents()
+
+
+def run_window(path: str | None = None) -> int:
+    """Open the window (with `path` if given) and run until it closes."""
+    from designer.ui.main_window import MainWindow
+
+    app = create_application()
+    window = MainWindow()
+    window.show()
+    window.startup(path)
+    code = app.exec()
+    window.shutdown()
+    return code
+
+
+def main() -> int:
+    """The `fabric-designer-gui` launcher: an optional design file as the only argument."""
+    args = [a for a in sys.argv[1:] if not a.startswith("-")]
+    os.environ.setdefault("QT_ENABLE_HIGHDPI_SCALING", "1")
+    return run_window(args[0] if args else None)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,88 @@
+"""The palette's building blocks and what dropping one does to a design. Plain Python, no Qt.
+
+Templates make a new fabric (or replace the current one, keeping its size and technology);
+a server group adds servers; a core tier turns a two-tier fabric into three tiers.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from designer.catalog import Catalog
+from designer.model.design import FabricDesign, replace_path
+from designer.model.edits import with_tiers
+from designer.model.presets import new_design
+
+MIME_TYPE = "application/x-fabric-designer-block"
+DEFAULT_GPUS = 256
+SERVER_GROUP = 32   # servers added by one server-group block (one DGX SuperPOD SU)
+
+
+@dataclass(frozen=True)
+class BlockKind:
+    id: str
+    section: str        # "Fabric templates" or "Building blocks"
+    title: str
+    detail: str
+
+
+BLOCKS = (
+    BlockKind("template:leaf-spine", "Fabric templates", "Leaf-spine",
+              "Two tiers: leaves under spines; 256 GPUs"),
+    BlockKind("template:fat-tree", "Fabric templates", "Fat-tree",
+              "Three tiers: leaf, spine and core; 256 GPUs"),
+    BlockKind("template:rail-optimized", "Fabric templates", "Rail-optimized SU",
+              "A scalable unit: GPU i of every server on leaf i; 32 servers, 256 GPUs"),
+    BlockKind("block:servers", "Building blocks", "Server group",
+              f"Adds {SERVER_GROUP} servers to the fabric"),
+    BlockKind("block:leaf", "Building blocks", "Leaf tier", "The tier the servers connect to"),
+    BlockKind("block:spine", "Building blocks", "Spine tier", "The tier above the leaves"),
+    BlockKind("block:core", "Building blocks", "Core tier", "A third tier joining pods of leaves and spines"),
+)
+BLOCK_BY_ID = {b.id: b for b in BLOCKS}
+
+
+@dataclass(frozen=True)
+class DropOutcome:
+    design: FabricDesign | None     # None: nothing changes
+    text: str                        # the undo step's name, or why nothing changed
+    new_fabric: bool = False         # the canvas had no fabric before
+
+
+def template_design(catalog: Catalog, template: str, technology: str, gpus: int = DEFAULT_GPUS,
+                    server: str | None = None) -> FabricDesign:
+    """A template fabric of `gpus` GPUs on `technology`, with the defaults of `fabric-designer new`."""
+    tech = catalog.technology(technology)
+    tiers = 3 if template == "fat-tree" else None
+    return new_design(catalog, template, gpus=gpus, technology=tech.id, server=server, tiers=tiers,
+                      name=f"{gpus:,}-GPU {_NAMES[template]}")
+
+
+_NAMES = {"leaf-spine": "leaf-spine", "fat-tree": "fat-tree", "rail-optimized": "rail-optimized fabric"}
+
+
+def apply_block(block_id: str, design: FabricDesign | None, catalog: Catalog, technology: str,
+                current_tiers: int | None = None) -> DropOutcome:
+    """What dropping block `block_id` on a canvas showing `design` (of `current_tiers` tiers) makes of it."""
+    kind, _, name = block_id.partition(":")
+    if block_id not in BLOCK_BY_ID:
+        return DropOutcome(None, f"unknown palette item '{block_id}'")
+    if kind == "template":
+        if design is None:
+            return DropOutcome(template_design(catalog, name, technology), f"New {BLOCK_BY_ID[block_id].title} fabric",
+                               new_fabric=True)
+        gpus = design.cluster.servers * (design.cluster.gpus_per_server or catalog.server(design.cluster.server).gpus)
+        new = template_design(catalog, name, design.fabric.technology, gpus=gpus, server=design.cluster.server)
+        return DropOutcome(new, f"Replace fabric with {BLOCK_BY_ID[block_id].title}")
+    if design is None:
+        # Any building block on an empty canvas starts the smallest sensible fabric.
+        return DropOutcome(template_design(catalog, "leaf-spine", technology), "New Leaf-spine fabric",
+                           new_fabric=True)
+    if name == "servers":
+        servers = design.cluster.servers + SERVER_GROUP
+        return DropOutcome(replace_path(design, "cluster.servers", servers), f"Add {SERVER_GROUP} servers")
+    if name == "core":
+        if (current_tiers or design.fabric.tiers) == 3:
+            return DropOutcome(None, "The fabric already has a core tier")
+        return DropOutcome(with_tiers(design, 3), "Add core tier")
+    return DropOutcome(None, f"The fabric already has a {name} tier; drag its handle to add switches")

@@ -1,0 +1,185 @@
+"""The canvas scene: rows, bundles and manual links, redrawn from the design on display.
+
+The scene owns no design state. It follows the controller's `displayChanged` (the document's
+design, or a preview during a drag) and the selection, and answers questions about what lies
+where. Items read the theme, layout, selection and problems from the scene when they paint.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QPointF, QRectF, Signal
+from PySide6.QtGui import QColor
+from PySide6.QtWidgets import QGraphicsScene
+
+from designer.ui.canvas.bundle_item import BundleItem, ManualLinksItem
+from designer.ui.canvas.layout import BOX_HEIGHT, ROWS, Layout, device_id, parse_device_id
+from designer.ui.canvas.tier_item import HandleItem, TierRowItem
+from designer.ui.theme import Theme
+
+_SEVERITY_RANK = {"error": 3, "warning": 2, "info": 1}
+
+
+class FabricScene(QGraphicsScene):
+    """Draws the design the controller has on display."""
+
+    layoutChanged = Signal(object)
+    """The drawn layout changed (edit, undo, preview); carries the Layout or None."""
+
+    def __init__(self, controller, theme: Theme | None = None, parent=None):
+        super().__init__(parent)
+        self.controller = controller
+        self.theme = theme or Theme()
+        self.layout: Layout | None = None
+        self.error: str | None = None
+        self.selected: frozenset[str] = frozenset()
+        self._problems: dict[str, str] = {}
+        self.rows: dict[str, TierRowItem] = {}
+        self.handles: dict[str, HandleItem] = {}
+        self.bundles: dict[tuple[str, str], BundleItem] = {}
+        self.manual = ManualLinksItem()
+        self.addItem(self.manual)
+        self.setItemIndexMethod(QGraphicsScene.ItemIndexMethod.NoIndex)  # a handful of large items
+        controller.displayChanged.connect(self.show_display)
+        controller.selection.changed.connect(self._on_selection)
+        self.show_display(controller.display)
+
+    # --- following the controller ------------------------------------------------------------
+
+    def show_display(self, display) -> None:
+        self.layout = display.layout
+        self.error = display.error
+        layout = self.layout
+        present = set(layout.rows) if layout else set()
+        for tier in ROWS:
+            if tier in present:
+                if tier not in self.rows:
+                    item = TierRowItem(tier)
+                    handle = HandleItem(tier)
+                    self.addItem(item)
+                    self.addItem(handle)
+                    self.rows[tier], self.handles[tier] = item, handle
+                row = layout.rows[tier]
+                self.rows[tier].set_row(row)
+                self.handles[tier].setPos(QPointF(row.x1, row.y))
+            elif tier in self.rows:
+                self.removeItem(self.rows.pop(tier))
+                self.removeItem(self.handles.pop(tier))
+        pairs = set()
+        if layout:
+            tiers = layout.tiers
+            pairs = {(tiers[i + 1], tiers[i]) for i in range(len(tiers) - 1)}
+        for pair in list(self.bundles):
+            if pair not in pairs:
+                self.removeItem(self.bundles.pop(pair))
+        for pair in pairs:
+            if pair not in self.bundles:
+                self.bundles[pair] = BundleItem(*pair)
+                self.addItem(self.bundles[pair])
+            self.bundles[pair].set_layout(layout)
+        if layout is not None:
+            self.manual.set_layout(layout)
+        self.manual.setVisible(layout is not None)
+        self.setSceneRect(self.content_rect())
+        self.layoutChanged.emit(layout)
+        self.update()
+
+    def _on_selection(self) -> None:
+        self.selected = frozenset(self.controller.selection.elements)
+        self.update()
+
+    def set_findings(self, findings) -> None:
+        """Mark the elements that findings are about (worst severity wins)."""
+        problems: dict[str, str] = {}
+        for f in findings or ():
+            element = f.element
+            if not element:
+                continue
+            key = f"tier:{element}" if element in ROWS else element
+            if _SEVERITY_RANK.get(f.severity, 0) > _SEVERITY_RANK.get(problems.get(key, ""), 0):
+                problems[key] = f.severity
+            parsed = parse_device_id(element)
+            if parsed is not None:  # a device's problem also marks its tier when drawn aggregated
+                tier_key = f"tier:{parsed[0]}"
+                if _SEVERITY_RANK.get(f.severity, 0) > _SEVERITY_RANK.get(problems.get(tier_key, ""), 0):
+                    problems[tier_key] = f.severity
+        if problems != self._problems:
+            self._problems = problems
+            self.update()
+
+    def set_theme(self, theme: Theme) -> None:
+        self.theme = theme
+        self.update()
+
+    # --- what items ask --------------------------------------------------------------------
+
+    def content_rect(self) -> QRectF:
+        if self.layout is None:
+            return QRectF(0, 0, 800, 500)
+        return QRectF(0, -BOX_HEIGHT / 2, self.layout.width, self.layout.height)
+
+    def device_id(self, tier: str, index: int) -> str:
+        planes = self.layout.planes if self.layout else 1
+        return device_id(tier, index, 0, planes)
+
+    def problem_color(self, element: str) -> QColor | None:
+        severity = self._problems.get(element)
+        if severity in ("error", "warning"):
+            return self.theme.severity(severity)
+        return None
+
+    def selected_devices(self, tier: str) -> list[int]:
+        out = []
+        for element in self.selected:
+            parsed = parse_device_id(element)
+            if parsed is not None and parsed[0] == tier and parsed[2] == 0:
+                out.append(parsed[1])
+        return out
+
+    def describe(self, element: str) -> str:
+        """A tooltip for an element."""
+        return self.controller.describe(element)
+
+    # --- where things are -------------------------------------------------------------------
+
+    def row_at(self, pos: QPointF) -> TierRowItem | None:
+        for item in self.rows.values():
+            if item.contains_y(pos.y()):
+                return item
+        return None
+
+    def element_at(self, pos: QPointF, sx: float) -> str | None:
+        """The element under a scene position at horizontal scale `sx`, or None for background."""
+        if self.layout is None:
+            return None
+        edit = self.manual.edit_at(pos, 6 / max(sx, 1e-6)) if self.manual.isVisible() else None
+        if edit is not None:
+            return f"edit:{edit}"
+        row = self.row_at(pos)
+        return row.element_at(pos.x(), sx) if row is not None else None
+
+    def elements_in(self, rect: QRectF, sx: float) -> set[str]:
+        found: set[str] = set()
+        for item in self.rows.values():
+            r = item.row
+            if r is None or rect.bottom() < r.y - BOX_HEIGHT / 2 or rect.top() > r.y + BOX_HEIGHT / 2:
+                continue
+            found |= item.elements_in(rect.left(), rect.right(), sx)
+        return found
+
+    def element_position(self, element: str) -> QPointF | None:
+        """Scene position of an element (for centring the view on it)."""
+        if self.layout is None:
+            return None
+        if element.startswith("tier:"):
+            row = self.layout.rows.get(element[5:])
+            return QPointF((row.x0 + row.x1) / 2, row.y) if row else None
+        if element.startswith("block:"):
+            _, tier, k = element.split(":")
+            row = self.layout.rows.get(tier)
+            if row is None or int(k) >= len(row.blocks):
+                return None
+            return QPointF(row.blocks[int(k)].center, row.y)
+        where = self.layout.device_position(element)
+        if where is not None:
+            return QPointF(where[1], where[2])
+        return None

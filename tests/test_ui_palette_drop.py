@@ -1,0 +1,105 @@
+"""Dropping palette items on the canvas: a real drag-and-drop with the palette's MIME type."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QPoint, QPointF, Qt
+from PySide6.QtGui import QDragEnterEvent, QDragMoveEvent, QDropEvent
+from PySide6.QtWidgets import QApplication
+
+from designer.catalog import default_catalog
+from designer.model.derive import plan_only
+from designer.ui.blocks import MIME_TYPE
+
+
+def _drop(window, block_id: str) -> None:
+    """Drag the palette entry for `block_id` and drop it in the middle of the canvas."""
+    tree = window.palette_panel.tree
+    item = tree.item_for(block_id)
+    mime = tree.mimeData([item])
+    assert mime.hasFormat(MIME_TYPE)
+    viewport = window.view.viewport()
+    pos = QPointF(viewport.width() / 2, viewport.height() / 2)
+    actions = Qt.DropAction.CopyAction
+    buttons, mods = Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier
+    enter = QDragEnterEvent(pos.toPoint(), actions, mime, buttons, mods)
+    QApplication.sendEvent(viewport, enter)
+    assert enter.isAccepted()
+    QApplication.sendEvent(viewport, QDragMoveEvent(pos.toPoint(), actions, mime, buttons, mods))
+    drop = QDropEvent(pos, actions, mime, buttons, mods)
+    QApplication.sendEvent(viewport, drop)
+    assert drop.isAccepted()
+
+
+def test_dropping_a_leaf_spine_template_on_an_empty_canvas_makes_two_tiers(make_window):
+    window = make_window()
+    assert window.document.design is None
+    _drop(window, "template:leaf-spine")
+    design = window.document.design
+    _, plan = plan_only(design)
+    assert design.fabric.template == "leaf-spine"
+    assert design.fabric.technology == "ib-ndr"
+    assert design.cluster.servers * 8 == 256
+    assert plan.tiers == 2
+    assert set(window.scene.rows) == {"spine", "leaf", "servers"}
+    assert window.document.undo_stack.count() == 1
+    assert window.document.undo_stack.undoText() == "New Leaf-spine fabric"
+    # the metrics follow the drop
+    assert window.metrics.cards["gpus"].value.text() == "256"
+
+
+def test_dropping_a_fat_tree_gives_core_spine_and_leaf_rows(make_window):
+    window = make_window()
+    _drop(window, "template:fat-tree")
+    assert set(window.scene.rows) == {"core", "spine", "leaf", "servers"}
+    _, plan = plan_only(window.document.design)
+    assert plan.tiers == 3 and plan.cores > 0
+
+
+def test_a_rail_optimized_su_uses_the_technology_chosen_in_the_palette(make_window):
+    window = make_window()
+    combo = window.palette_panel.technology
+    combo.setCurrentIndex(combo.findData("roce-400g"))
+    _drop(window, "template:rail-optimized")
+    design = window.document.design
+    resolved, plan = plan_only(design)
+    assert design.fabric.template == "rail-optimized"
+    assert resolved.family == "ethernet"
+    assert plan.sus == 1 and plan.leaves == resolved.rails
+
+
+def test_building_blocks_add_servers_and_a_core_tier(make_window):
+    window = make_window()
+    _drop(window, "template:leaf-spine")
+    before = window.document.design.cluster.servers
+    _drop(window, "block:servers")
+    assert window.document.design.cluster.servers == before + 32
+    _drop(window, "block:core")
+    assert "core" in window.scene.rows
+    assert window.document.undo_stack.undoText() == "Add core tier"
+    # a tier that exists already: a message, no change, no undo step
+    count = window.document.undo_stack.count()
+    _drop(window, "block:spine")
+    assert window.document.undo_stack.count() == count
+
+
+def test_a_foreign_drag_is_refused(make_window):
+    from PySide6.QtCore import QMimeData
+
+    window = make_window()
+    mime = QMimeData()
+    mime.setText("template:leaf-spine")  # plain text, not the palette's type
+    viewport = window.view.viewport()
+    enter = QDragEnterEvent(QPoint(50, 50), Qt.DropAction.CopyAction, mime, Qt.MouseButton.LeftButton,
+                            Qt.KeyboardModifier.NoModifier)
+    enter.ignore()
+    QApplication.sendEvent(viewport, enter)
+    assert not enter.isAccepted()
+    assert window.document.design is None
+
+
+def test_double_clicking_a_palette_entry_adds_it_without_dragging(make_window):
+    window = make_window()
+    tree = window.palette_panel.tree
+    tree.itemActivated.emit(tree.item_for("template:fat-tree"), 0)
+    assert window.document.design.fabric.template == "fat-tree"
+    assert default_catalog().technology(window.document.design.fabric.technology).family == "infiniband"
