@@ -16,6 +16,7 @@ COMMANDS = [
     "designer.cli.cmd_gui",
     "designer.cli.cmd_bom",
     "designer.cli.cmd_counterpart",
+    "designer.cli.cmd_compare",
     "designer.cli.cmd_collectives",
 ]
 

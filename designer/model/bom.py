@@ -22,6 +22,8 @@ CATEGORIES = ("Switches", "NICs", "Transceivers", "Copper cables", "Fiber", "Acc
 ILLUSTRATIVE = "illustrative estimate, not a quote"
 
 
+UNPRICED_NOTE = "not priced"  # marks a part the price book lacks (not one included with a server)
+
 @dataclass(frozen=True)
 class LineItem:
     category: str
@@ -86,7 +88,7 @@ class Bom:
 
     @property
     def unpriced(self) -> list[LineItem]:
-        return [i for i in self.items if i.unit_price == 0 and "not priced" in i.notes]
+        return [i for i in self.items if i.unit_price == 0 and UNPRICED_NOTE in i.notes]
 
     def by_category(self, category: str) -> list[LineItem]:
         return [i for i in self.items if i.category == category]
@@ -122,7 +124,7 @@ class _Pricer:
         price = self.book.get(key)
         if price is None:
             self.missing.append(key)
-            return 0.0, f"not priced: add '{key}' to your price book"
+            return 0.0, f"{UNPRICED_NOTE}: add '{key}' to your price book"
         if price.illustrative:
             self.illustrative = True
             basis = f" ({price.basis})" if price.basis else ""
@@ -175,7 +177,7 @@ def _nic_items(derived, catalog: Catalog, price) -> list[LineItem]:
     qty = derived.design.cluster.servers * nic_cards_per_server(derived)
     host = catalog.host_ports.get(r.server.id)
     if host and host.nics_included and r.nic.id == r.server.compute_nic:
-        unit, price_note = 0.0, f"included with the {r.server.name}: not priced separately"
+        unit, price_note = 0.0, f"included with the {r.server.name}, so without a separate price"
     else:
         unit, price_note = price(r.nic.id)
     mode = r.nic.mode_for(r.technology.family)

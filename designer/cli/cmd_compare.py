@@ -1,0 +1,69 @@
+"""`fabric-designer compare`: two to four designs side by side, with a reasoned recommendation."""
+
+from __future__ import annotations
+
+import argparse
+
+from designer.cli.common import print_json, size_bytes, table
+from designer.io.compare_csv import write_compare_csv
+from designer.io.project import load_design
+from designer.model.comparison import CompareSettings, Comparison, compare
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("compare", help="compare 2 to 4 designs side by side",
+                       description="Cost, power, TCO, bandwidth, latency and collective time of 2 to 4 "
+                                   "designs, with deltas against the first and a recommendation.")
+    p.add_argument("files", nargs="+", metavar="FILE", help="2 to 4 project files; the first is the baseline")
+    p.add_argument("--json", action="store_true")
+    p.add_argument("--csv", metavar="OUT", help="also write the comparison as CSV")
+    p.add_argument("--years", type=int, default=CompareSettings.years, help="TCO period in years")
+    p.add_argument("--energy-price", type=float, default=CompareSettings.energy_usd_per_kwh,
+                   help="USD per kWh (an assumption: use your tariff)")
+    p.add_argument("--pue", type=float, default=CompareSettings.pue, help="power usage effectiveness")
+    p.add_argument("--size", type=size_bytes, action="append",
+                   help="message size for the collective rows (repeatable; default 1MiB and 1GiB)")
+    p.add_argument("--params", type=float, default=CompareSettings.params, help="example job: model parameters")
+    p.add_argument("--compute-ms", type=float, default=CompareSettings.compute_ms,
+                   help="example job: compute time per step in ms")
+    p.set_defaults(run=run, _parser=p)
+
+
+def run(args) -> int:
+    if not 2 <= len(args.files) <= 4:
+        args._parser.error(f"give 2 to 4 design files, not {len(args.files)}")
+    settings = CompareSettings(years=args.years, energy_usd_per_kwh=args.energy_price, pue=args.pue,
+                               sizes=tuple(args.size) if args.size else CompareSettings.sizes,
+                               params=args.params, compute_ms=args.compute_ms)
+    result = compare([load_design(f) for f in args.files], settings)
+    if args.csv:
+        write_compare_csv(result, args.csv)
+    if args.json:
+        print_json(result.to_json())
+    else:
+        print(render_text(result))
+    return 0
+
+
+def _fmt(value: float | None, unit: str) -> str:
+    if value is None:
+        return "-"
+    if unit == "USD":
+        return f"{value:,.0f}"
+    if abs(value) >= 100 or float(value).is_integer():
+        return f"{value:,.0f}"
+    return f"{value:,.2f}"
+
+
+def render_text(c: Comparison) -> str:
+    headers = ("metric", "unit", *[f"[{i + 1}]" for i in range(len(c.names))],
+               *[f"[{i + 2}] vs [1]" for i in range(len(c.names) - 1)])
+    rows = []
+    for r in c.rows:
+        deltas = ["-" if d is None else f"{d:+.1f}%" for d in r.deltas[1:]]
+        rows.append((r.label, r.unit, *[_fmt(v, r.unit) for v in r.values], *deltas))
+    legend = [f"[{i + 1}] {n} ({t})" for i, (n, t) in enumerate(zip(c.names, c.technologies))]
+    out = legend + ["", table(rows, headers), "", "Recommendation (heuristic): " + c.recommendation.verdict]
+    out += [f"  - {reason}" for reason in c.recommendation.reasons]
+    out += [f"warning: {w}" for w in c.warnings]
+    return "\n".join(out)

@@ -1,0 +1,125 @@
+"""InfiniBand vs Ethernet side by side: arithmetic, thresholds, CSV."""
+
+import csv
+import dataclasses
+import io
+import json
+import subprocess
+import sys
+
+import pytest
+
+from designer.catalog import default_catalog
+from designer.io.compare_csv import compare_to_csv, write_compare_csv
+from designer.io.project import save_design
+from designer.model.bom import build_bom
+from designer.model.comparison import HOURS_PER_YEAR, CompareSettings, compare, energy_cost_usd
+from designer.model.counterpart import make_counterpart
+from designer.model.derive import derive
+
+from tests.helpers import superpod
+
+CAT = default_catalog()
+
+
+@pytest.fixture(scope="module")
+def pair():
+    ib = superpod(1)
+    eth = make_counterpart(ib, "roce-400g", CAT).design
+    return ib, eth
+
+
+def _with_thresholds(design, **advice):
+    perf = dataclasses.replace(design.performance, **advice)
+    return dataclasses.replace(design, performance=perf)
+
+
+def test_tco_arithmetic(pair):
+    s = CompareSettings(years=4, energy_usd_per_kwh=0.2, pue=1.5)
+    c = compare(list(pair), s)
+    for i, design in enumerate(pair):
+        bom = build_bom(derive(design, CAT), CAT)
+        energy = bom.total_power_w / 1000 * 1.5 * HOURS_PER_YEAR * 4 * 0.2
+        assert c.row("opex_usd").values[i] == pytest.approx(energy)
+        assert c.row("tco_usd").values[i] == pytest.approx(bom.total_cost + energy)
+        assert c.row("tco_per_gpu_usd").values[i] == pytest.approx((bom.total_cost + energy) / 256)
+        assert c.row("capex_usd").values[i] == pytest.approx(bom.total_cost)
+    assert energy_cost_usd(1000, CompareSettings(years=1, energy_usd_per_kwh=1, pue=1)) == HOURS_PER_YEAR
+
+
+def test_deltas_are_against_the_baseline(pair):
+    c = compare(list(pair))
+    row = c.row("switches")
+    assert row.values == (12.0, 10.0)
+    assert row.deltas[0] == 0 and row.deltas[1] == pytest.approx(-100 * 2 / 12)
+    assert c.families == ("infiniband", "ethernet")
+
+
+def test_small_cluster_goes_to_ethernet_and_says_why(pair):
+    rec = compare(list(pair)).recommendation
+    assert rec.family == "ethernet" and rec.heuristic
+    text = " ".join(rec.reasons)
+    assert "256 GPUs" in text and "512" in text
+    assert "TCO over 5 years" in text and "%" in text
+
+
+def test_recommendation_changes_at_the_gpu_and_share_thresholds(pair):
+    ib, eth = pair
+    share = compare(list(pair)).row("comm_share").values[1] / 100  # Ethernet's share, about 0.6
+    # Middle band (256 GPUs above a 128-GPU Ethernet threshold): the communication share decides.
+    below = compare([_with_thresholds(ib, advice_ethernet_max_gpus=128, advice_comm_share=min(0.99, share + 0.05)),
+                     eth]).recommendation
+    above = compare([_with_thresholds(ib, advice_ethernet_max_gpus=128, advice_comm_share=share - 0.05),
+                     eth]).recommendation
+    assert below.family == "ethernet" and above.family == "infiniband"
+    assert f"{share:.0%}" in " ".join(above.reasons)
+    assert "128-2,048 band" in " ".join(above.reasons)
+    # Above the InfiniBand threshold.
+    large = compare([_with_thresholds(ib, advice_ethernet_max_gpus=64, advice_infiniband_min_gpus=128), eth])
+    assert large.recommendation.family == "infiniband"
+    assert "above about 128" in " ".join(large.recommendation.reasons)
+
+
+def test_same_family_designs_get_no_family_verdict(pair):
+    ib = pair[0]
+    xdr = make_counterpart(ib, "ib-xdr", CAT).design
+    rec = compare([ib, xdr]).recommendation
+    assert rec.family == "" and "add a counterpart" in rec.verdict
+
+
+def test_different_gpu_counts_warn_instead_of_failing(pair):
+    c = compare([superpod(1), superpod(2)])
+    assert any("different GPU counts" in w for w in c.warnings)
+    assert c.row("gpus").values == (256.0, 512.0)
+
+
+def test_csv_round_trip(pair, tmp_path):
+    ib, eth = pair
+    odd = dataclasses.replace(ib, meta=dataclasses.replace(ib.meta, name='=cmd|"calc", new\nline'))
+    c = compare([odd, eth])
+    path = tmp_path / "c.csv"
+    write_compare_csv(c, path)
+    with open(path, encoding="utf-8-sig", newline="") as fh:
+        rows = list(csv.reader(fh))
+    assert rows[0][3] == "'" + odd.meta.name  # neutralised, and the newline and quotes survive
+    for row, csv_row in zip(c.rows, rows[1:]):
+        assert csv_row[1] == row.label
+        assert [float(x) for x in csv_row[3:5]] == pytest.approx(list(row.values), rel=1e-9)
+    assert any(r[0] == "Recommendation (heuristic)" for r in rows)
+    assert compare_to_csv(c) == path.read_bytes().decode("utf-8-sig")
+
+
+def test_compare_command(pair, tmp_path):
+    paths = []
+    for i, design in enumerate(pair):
+        paths.append(tmp_path / f"d{i}.json")
+        save_design(design, paths[-1])
+    run = subprocess.run([sys.executable, "-m", "designer.cli.main", "compare", *map(str, paths), "--json",
+                          "--csv", str(tmp_path / "c.csv")], capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    data = json.loads(run.stdout)
+    assert [d["technology"] for d in data["designs"]] == ["ib-ndr", "roce-400g"]
+    assert data["recommendation"]["reasons"] and (tmp_path / "c.csv").exists()
+    one = subprocess.run([sys.executable, "-m", "designer.cli.main", "compare", str(paths[0])],
+                         capture_output=True, text=True)
+    assert one.returncode == 2 and len(one.stderr.strip().splitlines()) == 1
