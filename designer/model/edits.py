@@ -106,13 +106,12 @@ def with_technology(design: FabricDesign, catalog: Catalog, technology: str) -> 
 
 
 def with_server(design: FabricDesign, catalog: Catalog, server_id: str) -> FabricDesign:
-    """`design` with another server model; per-server overrides go back to the model's values."""
+    """`design` with another server model; per-server settings go back to the model's values,
+    including its plane count (a two-plane server such as an Ethernet DGX B300 gets two)."""
     server = catalog.server(server_id)
     cluster = dataclasses.replace(design.cluster, server=server.id, gpus_per_server=None,
                                   ports_per_server=None, port_gbps=None, nic=None)
-    fabric = design.fabric
-    if server.compute_ports % fabric.planes:
-        fabric = dataclasses.replace(fabric, planes=server.planes_hint)
+    fabric = dataclasses.replace(design.fabric, planes=server.planes_hint)
     return dataclasses.replace(design, cluster=cluster, fabric=fabric)
 
 

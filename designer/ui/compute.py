@@ -15,6 +15,7 @@ import time
 import weakref
 from dataclasses import dataclass
 
+import shiboken6
 from PySide6.QtCore import QObject, QThread, QTimer, Signal, Slot
 
 from designer.catalog import Catalog, UnknownPartError, default_catalog
@@ -143,6 +144,7 @@ class _Worker(QObject):
     @Slot(int, object, bool)
     def run(self, generation: int, design, preview: bool) -> None:
         if generation < self._service.latest_generation:
+            self._service.count_skipped()
             return  # superseded while it waited in the queue: never computed
         result = compute(design, self._catalog, generation, preview)
         self.done.emit(result)
@@ -176,7 +178,8 @@ class ComputeService(QObject):
         self._generation = 0
         self._pending: tuple[int, FabricDesign | None, bool] | None = None
         self._busy = False
-        self.dropped = 0  # stale results thrown away (a figure for the benchmark)
+        self.dropped = 0  # stale results thrown away after computing (figures for the benchmark)
+        self.skipped = 0  # stale requests never computed
         self.latest: ComputeResult | None = None
         self._lock = threading.Lock()
         self._timer = QTimer(self)
@@ -199,6 +202,10 @@ class ComputeService(QObject):
     def latest_generation(self) -> int:
         with self._lock:
             return self._generation
+
+    def count_skipped(self) -> None:
+        with self._lock:
+            self.skipped += 1
 
     @property
     def busy(self) -> bool:
@@ -261,7 +268,8 @@ class ComputeService(QObject):
 
     def is_running(self) -> bool:
         """True while the worker thread or the gathering timer is active."""
-        return self._timer.isActive() or (self._thread is not None and self._thread.isRunning())
+        thread_running = self._thread is not None and shiboken6.isValid(self._thread) and self._thread.isRunning()
+        return thread_running or (shiboken6.isValid(self._timer) and self._timer.isActive())
 
 
 def running_services() -> list[ComputeService]:

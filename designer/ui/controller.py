@@ -267,7 +267,7 @@ class DesignController(QObject):
         if edit_indexes:
             new = without_edits(new, edit_indexes)
             done.append("manual link" if len(edit_indexes) == 1 else f"{len(edit_indexes)} manual links")
-        if "core" in tiers:
+        if "core" in tiers and layout is not None and "core" in layout.rows:
             new = with_tiers(new, 2)
             done.append("core tier")
         devices = sorted(e for e in elements if parse_device_id(e) is not None)

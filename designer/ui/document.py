@@ -39,7 +39,10 @@ class Document(QObject):
         self._design = design
         self._path = Path(path) if path else None
         self.undo_stack = QUndoStack(self)
-        self.undo_stack.cleanChanged.connect(lambda clean: self.modifiedChanged.emit(not clean))
+        self.undo_stack.cleanChanged.connect(self._on_clean_changed)
+
+    def _on_clean_changed(self, clean: bool) -> None:
+        self.modifiedChanged.emit(not clean)
 
     @property
     def design(self) -> FabricDesign | None:

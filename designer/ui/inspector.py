@@ -404,7 +404,7 @@ class Inspector(QScrollArea):
             self.stack.addWidget(page)
         self.setWidget(self.stack)
         self._findings = ()
-        controller.displayChanged.connect(lambda _: self.reload())
+        controller.displayChanged.connect(self.reload)
         controller.selection.changed.connect(self.reload)
         self.reload()
 
@@ -428,7 +428,7 @@ class Inspector(QScrollArea):
         tiers = [t for t in self.controller.selection.tiers() if t != "servers"]
         return tiers[0] if len(tiers) == 1 else None
 
-    def reload(self) -> None:
+    def reload(self, *_) -> None:
         """Show the document's design (not a drag preview: the form edits the document)."""
         design = self.controller.document.design
         display = self.controller.display

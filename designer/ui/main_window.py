@@ -229,22 +229,23 @@ class MainWindow(QMainWindow):
     def _wire(self) -> None:
         doc = self.document
         doc.designChanged.connect(self._on_design)
-        doc.pathChanged.connect(lambda _: self._update_title())
-        doc.modifiedChanged.connect(lambda _: self._update_title())
-        doc.undo_stack.indexChanged.connect(lambda _: self._update_title())
+        # Bound methods only (no lambdas): Qt drops the connections when the window goes away.
+        doc.pathChanged.connect(self._update_title)
+        doc.modifiedChanged.connect(self._update_title)
+        doc.undo_stack.indexChanged.connect(self._update_title)
         self.compute.resultReady.connect(self._on_result)
         self.compute.busyChanged.connect(self._on_busy)
-        self.controller.message.connect(lambda text: self.statusBar().showMessage(text, 8000))
+        self.controller.message.connect(self._show_message)
         self.controller.selection.changed.connect(self._on_selection)
-        self.view.zoomChanged.connect(lambda sx: self.zoom_label.setText(f"Zoom {sx:.0%}"))
+        self.view.zoomChanged.connect(self._show_zoom)
         self.view.contextMenuRequested.connect(self._context_menu)
         self.palette_panel.tree.activatedBlock.connect(self.controller.drop_block)
         self.palette_panel.technologyChosen.connect(self._set_default_technology)
         self.metrics.findingActivated.connect(self._focus_finding)
         self.metrics.messageSizeChosen.connect(self._set_message_size)
-        self.inspector.editRefused.connect(lambda text: self.statusBar().showMessage(f"Not applied: {text}", 8000))
+        self.inspector.editRefused.connect(self._show_refusal)
         self.files.recentChanged.connect(self._fill_recent)
-        QGuiApplication.styleHints().colorSchemeChanged.connect(lambda _: self._apply_theme())
+        QGuiApplication.styleHints().colorSchemeChanged.connect(self._apply_theme)
 
     # --- startup and shutdown -------------------------------------------------------------------
 
@@ -330,7 +331,16 @@ class MainWindow(QMainWindow):
             self.palette_panel.set_technology(design.fabric.technology)
         self._on_selection()
 
-    def _update_title(self) -> None:
+    def _show_message(self, text: str) -> None:
+        self.statusBar().showMessage(text, 8000)
+
+    def _show_refusal(self, text: str) -> None:
+        self.statusBar().showMessage(f"Not applied: {text}", 8000)
+
+    def _show_zoom(self, sx: float) -> None:
+        self.zoom_label.setText(f"Zoom {sx:.0%}")
+
+    def _update_title(self, *_) -> None:
         design = self.document.design
         name = self.document.display_name()
         detail = f" — {design.meta.name}" if design is not None and self.document.path else ""
@@ -441,7 +451,7 @@ class MainWindow(QMainWindow):
             self._apply_theme()
         super().changeEvent(event)
 
-    def _apply_theme(self) -> None:
+    def _apply_theme(self, *_) -> None:
         if not hasattr(self, "plots"):
             return
         self.theme = Theme(QApplication.palette())

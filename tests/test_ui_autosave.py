@@ -1,0 +1,109 @@
+"""Autosave every interval, a clean exit removes it, and a crash offers recovery at the next start."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+from designer.catalog import default_catalog
+from designer.io.project import save_design
+from designer.model.presets import new_design
+from designer.ui import paths
+from designer.ui.autosave import find_recoverable
+
+CRASHING_SESSION = textwrap.dedent("""
+    import os, sys
+    from PySide6.QtCore import QCoreApplication
+    app = QCoreApplication([])
+    from designer.catalog import default_catalog
+    from designer.io.project import save_design
+    from designer.model.design import replace_path
+    from designer.model.presets import new_design
+    from designer.ui import paths
+    from designer.ui.autosave import AutosaveManager
+    from designer.ui.commands import EditFieldCommand
+    from designer.ui.document import Document
+
+    source = sys.argv[1] if len(sys.argv) > 1 else None
+    design = new_design(default_catalog(), "leaf-spine", gpus=256)
+    if source:
+        save_design(design, source)
+    doc = Document(design, source)
+    doc.push(EditFieldCommand(doc, replace_path(design, "cluster.servers", 77), "cluster.servers", "edit"))
+    saver = AutosaveManager(doc, paths.autosave_dir())
+    saver.start()
+    assert saver.autosave_now()
+    sys.stdout.flush()
+    os._exit(3)  # a crash: no cleanup at all
+""")
+
+
+def _crash(*args) -> None:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(Path(__file__).resolve().parents[1])
+    proc = subprocess.run([sys.executable, "-c", CRASHING_SESSION, *map(str, args)], env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 3, proc.stderr
+
+
+def test_the_timer_autosaves_unsaved_work_and_a_clean_exit_removes_it(make_window, qtbot):
+    window = make_window(new_design(default_catalog(), "leaf-spine", gpus=256), autosave_interval_ms=40)
+    window.startup(recover=False)
+    saver = window.autosave
+    assert saver.timer.isActive()
+    assert not saver.path.exists()  # nothing unsaved yet
+    window.inspector.fabric_page.servers.setValue(40)
+    qtbot.waitUntil(saver.path.exists, timeout=5000)
+    assert saver.path.parent == paths.autosave_dir()
+    assert str(paths.data_dir()).startswith(os.environ["FABRIC_DESIGNER_DATA_DIR"])
+    window.close()
+    assert not saver.path.exists()
+    assert not list(paths.autosave_dir().glob("*"))
+
+
+def test_after_a_crash_the_next_start_offers_recovery(make_window, tmp_path):
+    source = tmp_path / "work.json"
+    _crash(source)
+    found = find_recoverable(paths.autosave_dir())
+    assert len(found) == 1 and found[0].source == source
+    window = make_window()
+    window.dialogs.recover = True
+    window.startup(source, autosave=False)
+    assert window.dialogs.asked and window.dialogs.asked[0].startswith("recover:")
+    assert window.document.design.cluster.servers == 77  # the unsaved edit is back
+    assert window.document.path == source
+    assert window.document.modified
+    assert find_recoverable(paths.autosave_dir()) == []
+
+
+def test_declining_recovery_discards_it_and_opens_the_file(make_window, tmp_path):
+    source = tmp_path / "work.json"
+    _crash(source)
+    window = make_window()
+    window.dialogs.recover = False
+    window.startup(source, autosave=False)
+    assert window.document.design.cluster.servers == 32
+    assert not window.document.modified
+    assert find_recoverable(paths.autosave_dir()) == []
+
+
+def test_an_autosave_older_than_its_file_is_not_offered(tmp_path):
+    source = tmp_path / "work.json"
+    _crash(source)
+    time.sleep(0.05)
+    save_design(new_design(default_catalog(), "leaf-spine", gpus=512), source)  # saved afterwards
+    assert find_recoverable(paths.autosave_dir()) == []
+    assert not list(paths.autosave_dir().glob("*.json"))
+
+
+def test_a_running_window_autosave_is_not_taken_for_a_crash(make_window):
+    first = make_window(new_design(default_catalog(), "leaf-spine", gpus=256))
+    first.startup(recover=False)
+    first.inspector.fabric_page.servers.setValue(40)
+    assert first.autosave.autosave_now()
+    assert find_recoverable(paths.autosave_dir()) == []  # its lock is held by a live process
+    assert first.autosave.path.exists()

@@ -1,0 +1,88 @@
+"""Off-thread compute: bursts are gathered, stale results never arrive, nothing outlives shutdown."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from designer.catalog import default_catalog
+from designer.model.design import replace_path
+from designer.model.presets import new_design
+from designer.ui.compute import ComputeService, compute, running_services
+
+
+@pytest.fixture
+def service(qtbot):
+    svc = ComputeService(default_catalog())
+    yield svc
+    svc.shutdown()
+
+
+def _design(servers: int):
+    base = new_design(default_catalog(), "leaf-spine", gpus=256)
+    return replace_path(base, "cluster.servers", servers)
+
+
+def test_results_arrive_on_the_ui_thread_with_the_right_metrics(service, qtbot):
+    seen = []
+    service.resultReady.connect(lambda r: seen.append((r, threading.current_thread() is threading.main_thread())))
+    with qtbot.waitSignal(service.resultReady, timeout=5000):
+        service.request(_design(48))
+    result, on_main = seen[-1]
+    assert on_main
+    assert result.metrics.servers == 48
+    assert result.metrics.gpus == 384
+    assert result.metrics == compute(_design(48)).metrics
+
+
+def test_a_burst_of_requests_yields_the_newest_result_only(service, qtbot):
+    seen = []
+    service.resultReady.connect(seen.append)
+    for servers in range(20, 60):
+        service.request(_design(servers))
+    qtbot.waitUntil(lambda: not service.busy, timeout=10000)
+    assert seen, "no result at all"
+    assert seen[-1].metrics.servers == 59
+    assert len(seen) <= 3  # gathered, not 40 computations
+    assert all(r.generation == service.latest_generation for r in seen[-1:])
+
+
+def test_a_result_that_became_stale_while_computing_is_dropped(service, qtbot):
+    big = new_design(default_catalog(), "rail-optimized", gpus=16384, switch="qm9700")
+    seen = []
+    service.resultReady.connect(seen.append)
+    service.request(big)
+    qtbot.waitUntil(lambda: not service._timer.isActive(), timeout=2000)  # handed to the worker
+    service.request(_design(33))  # made while the big one computes
+    qtbot.waitUntil(lambda: not service.busy, timeout=15000)
+    assert [r.metrics.servers for r in seen] == [33]
+    # the big one was either computed and thrown away, or skipped before it started
+    assert service.dropped + service.skipped == 1
+    assert all(r.design is not big for r in seen)
+
+
+def test_shutdown_stops_the_thread_and_the_timer(qtbot):
+    svc = ComputeService(default_catalog())
+    svc.request(_design(40))
+    assert svc in running_services()
+    svc.shutdown()
+    assert svc not in running_services()
+    assert not svc.is_running()
+    svc.shutdown()  # twice is fine
+
+
+def test_synchronous_mode_computes_at_once_without_a_thread(qtbot):
+    svc = ComputeService(default_catalog(), synchronous=True)
+    seen = []
+    svc.resultReady.connect(seen.append)
+    svc.request(_design(40))
+    assert seen[0].metrics.servers == 40
+    assert not svc.is_running()
+
+
+def test_a_design_that_cannot_be_sized_gives_an_error_result_not_an_exception():
+    big = new_design(default_catalog(), "leaf-spine", gpus=16384, switch="qm9700")
+    result = compute(replace_path(big, "fabric.tiers", 2))
+    assert result.derived is None
+    assert "two tiers" in result.error

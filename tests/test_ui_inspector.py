@@ -1,0 +1,77 @@
+"""The inspector edits the selection through commands, and says inline why an edit cannot apply."""
+
+from __future__ import annotations
+
+from designer.catalog import default_catalog
+from designer.model.derive import plan_only
+from designer.model.presets import new_design
+
+
+def _design(template="leaf-spine", gpus=256, **kw):
+    return new_design(default_catalog(), template, gpus=gpus, **kw)
+
+
+def test_editing_the_server_count_updates_the_metrics(make_window):
+    window = make_window(_design())
+    page = window.inspector.fabric_page
+    assert window.metrics.cards["gpus"].value.text() == "256"
+    page.servers.setValue(64)
+    assert window.document.design.cluster.servers == 64
+    assert window.metrics.cards["gpus"].value.text() == "512"
+    assert page.total.text() == "<b>512</b>"
+    assert window.document.undo_stack.undoText() == "Set servers to 64"
+
+
+def test_selecting_a_tier_shows_its_page_and_edits_it(make_window):
+    window = make_window(_design(gpus=1024))
+    window.controller.selection.set(["tier:leaf"])
+    inspector = window.inspector
+    assert inspector.stack.currentWidget() is inspector.tier_page
+    page = inspector.tier_page
+    assert page.title.text() == "Leaf tier"
+    page.ratio.setEditText("3:1")
+    page.ratio.lineEdit().editingFinished.emit()
+    assert window.document.design.fabric.leaf.oversubscription == 3.0
+    m = window.compute.latest.metrics
+    assert m.oversubscription("leaf") > 1.5
+    assert window.metrics.cards["oversub"].value.text().endswith(":1")
+    assert window.metrics.cards["oversub"].value.text() != "1:1"
+
+
+def test_more_ports_than_the_switch_has_shows_a_red_hint(make_window):
+    window = make_window(_design(gpus=1024))
+    window.controller.selection.set(["tier:leaf"])
+    page = window.inspector.tier_page
+    page.count.setValue(8)  # 1024 endpoints on 8 leaves: 128 downlinks per leaf
+    assert window.document.design.fabric.leaf.count == 8
+    assert page.problems.isVisible()
+    assert "needs" in page.problems.text() and "ports" in page.problems.text()
+    assert "#d64545" in page.problems.text()  # red
+    assert "% of the switch" in page.split.text()
+    # the finding is also on the canvas and in the findings list
+    assert window.scene.problem_color("tier:leaf") is not None
+    assert window.metrics.findings.count() >= 1
+
+
+def test_an_edit_that_cannot_be_sized_is_refused_inline_and_changes_nothing(make_window):
+    design = _design(gpus=16384, switch="qm9700")
+    window = make_window(design)
+    page = window.inspector.fabric_page
+    page.tiers.setCurrentIndex(page.tiers.findData(2))  # 16K GPUs do not fit two tiers
+    assert window.document.design is design
+    assert window.document.undo_stack.count() == 0
+    assert page.refused.isVisible()
+    assert "two tiers" in page.refused.text()
+    assert page.tiers.currentData() is None  # the field shows the design again
+
+
+def test_changing_technology_to_ethernet_swaps_the_switches(make_window):
+    window = make_window(_design())
+    page = window.inspector.fabric_page
+    page.family.setCurrentIndex(page.family.findData("ethernet"))
+    design = window.document.design
+    resolved, _ = plan_only(design)
+    assert resolved.family == "ethernet"
+    assert resolved.leaf_switch.family in ("ethernet", "any")
+    assert window.scene.layout.resolved.family == "ethernet"
+    assert window.palette_panel.technology.currentData() == design.fabric.technology
