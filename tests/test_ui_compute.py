@@ -49,12 +49,13 @@ def test_a_burst_of_requests_yields_the_newest_result_only(service, qtbot):
 
 
 def test_a_result_that_became_stale_while_computing_is_dropped(service, qtbot):
-    big = new_design(default_catalog(), "rail-optimized", gpus=16384, switch="qm9700")
+    big = new_design(default_catalog(), "rail-optimized", gpus=16384, switch="qm9700", name="stale test")
     seen = []
     service.resultReady.connect(seen.append)
     service.request(big)
-    qtbot.waitUntil(lambda: not service._timer.isActive(), timeout=2000)  # handed to the worker
-    service.request(_design(33))  # made while the big one computes
+    service._timer.stop()
+    service._dispatch()  # what the timer does: the big design goes to the worker now
+    service.request(_design(33))  # made before the UI thread could take any result
     qtbot.waitUntil(lambda: not service.busy, timeout=15000)
     assert [r.metrics.servers for r in seen] == [33]
     # the big one was either computed and thrown away, or skipped before it started
