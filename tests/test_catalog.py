@@ -108,3 +108,8 @@ def test_user_catalog_adds_and_overrides(tmp_path):
 def test_user_catalog_dir_follows_the_platform_config_dir(tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
     assert user_catalog_dir() == tmp_path / "fabric-designer" / "catalog"
+
+
+def test_a_missing_builtin_catalog_is_one_clear_error(tmp_path):
+    with pytest.raises(CatalogError, match="built-in hardware catalog is missing"):
+        load_catalog(tmp_path / "nowhere")

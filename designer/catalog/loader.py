@@ -300,7 +300,11 @@ def user_catalog_dir() -> Path:
 def load_catalog(builtin_dir: Path = BUILTIN_DIR, user_dir: Path | None = None) -> Catalog:
     """Built-in catalog, then the user's files on top (user entries override by id)."""
     catalog = Catalog()
-    for path in sorted(builtin_dir.glob("*.toml")):
+    builtin = sorted(builtin_dir.glob("*.toml"))
+    if not builtin:
+        raise CatalogError(f"the built-in hardware catalog is missing (no *.toml in {builtin_dir}); "
+                           "reinstall Fabric Designer")
+    for path in builtin:
         load_file(path, catalog)
     if user_dir is not None and user_dir.is_dir():
         for path in sorted(user_dir.glob("*.toml")):
