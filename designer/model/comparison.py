@@ -16,7 +16,7 @@ from designer.model.collectives import estimate
 from designer.model.derive import Derived, derive
 from designer.model.design import FabricDesign
 from designer.model.serde import DesignValidationError
-from designer.model.training import training_step
+from designer.model.training import size_band, training_step
 
 HOURS_PER_YEAR = 8760
 
@@ -240,14 +240,15 @@ def recommend(cols: list[_Column], rows: list[Row], s: CompareSettings) -> Recom
     big = max(s.sizes)
     ar_i, ar_e = ci.collectives[("allreduce", big)], ce.collectives[("allreduce", big)]
     reasons = []
-    if n <= eth_max:
+    band = size_band(n, perf)
+    if band == "ethernet":
         family = "ethernet"
         reasons.append(f"{n:,} GPUs is within the up-to-{eth_max:,} band where Ethernet with RoCE is the "
                        "usual default")
         if share_e is not None and share_e > limit:
             reasons.append(f"but communication already takes {share_e:.0%} of the example step on {name_e}, "
                            f"above {limit:.0%}: check bandwidth per GPU before settling on either fabric")
-    elif n <= ib_min:
+    elif band == "middle":
         family = "infiniband" if share_e is not None and share_e > limit else "ethernet"
         reasons.append(f"{n:,} GPUs is in the {eth_max:,}-{ib_min:,} band: Ethernet stays attractive unless "
                        f"communication passes about {limit:.0%} of step time")

@@ -166,6 +166,18 @@ def training_step(derived, params: float | None = None, bytes_per_grad: int | No
 _NECK = {"NIC": "the NICs", "latency": "latency: many small all-reduces"}
 
 
+def size_band(gpus: int, s: PerformanceSettings) -> str:
+    """Which band of the literature's rule of thumb a cluster falls in (heuristic thresholds).
+
+    "ethernet": up to advice_ethernet_max_gpus, where RoCE is the usual default;
+    "middle": up to advice_infiniband_min_gpus, where the communication share decides;
+    "infiniband": beyond it, where InfiniBand's latency advantage compounds.
+    """
+    if gpus <= s.advice_ethernet_max_gpus:
+        return "ethernet"
+    return "middle" if gpus <= s.advice_infiniband_min_gpus else "infiniband"
+
+
 def _with_advice(est: StepEstimate, s: PerformanceSettings, alt) -> StepEstimate:
     eth_max, ib_min, limit = s.advice_ethernet_max_gpus, s.advice_infiniband_min_gpus, s.advice_comm_share
     n = est.gpus
@@ -179,10 +191,11 @@ def _with_advice(est: StepEstimate, s: PerformanceSettings, alt) -> StepEstimate
         reasons.append(f"communication takes {est.comm_share:.0%} of the step, above the {limit:.0%} mark: "
                        f"the limit is {_NECK.get(est.bottleneck, est.bottleneck)}; larger buckets (performance.bucket_bytes) "
                        "pay fewer latencies, and overlap with compute (performance.comm_overlap) hides some")
-    if n <= eth_max:
+    band = size_band(n, s)
+    if band == "ethernet":
         verdict = (f"Up to about {eth_max:,} GPUs, Ethernet with RoCE is the usual default "
                    "(heuristic); at this size the fabric family matters less than bandwidth per GPU.")
-    elif n <= ib_min:
+    elif band == "middle":
         if est.comm_share > limit:
             verdict = (f"Between {eth_max:,} and {ib_min:,} GPUs Ethernet stays attractive unless "
                        f"communication passes about {limit:.0%} of step time (heuristic); here it is "
