@@ -12,9 +12,9 @@ from designer.model.presets import new_design
 from designer.ui.compute import ComputeService, compute, running_services
 
 
-@pytest.fixture
-def service(qtbot):
-    svc = ComputeService(default_catalog())
+@pytest.fixture(params=["process", "thread"])
+def service(qtbot, request):
+    svc = ComputeService(default_catalog(), backend=request.param)
     yield svc
     svc.shutdown()
 
@@ -85,5 +85,40 @@ def test_synchronous_mode_computes_at_once_without_a_thread(qtbot):
 def test_a_design_that_cannot_be_sized_gives_an_error_result_not_an_exception():
     big = new_design(default_catalog(), "leaf-spine", gpus=16384, switch="qm9700")
     result = compute(replace_path(big, "fabric.tiers", 2))
-    assert result.derived is None
+    assert result.metrics is None
     assert "two tiers" in result.error
+
+
+def test_a_child_process_that_dies_is_replaced_by_a_thread(qtbot):
+    svc = ComputeService(default_catalog(), backend="process")
+    try:
+        with qtbot.waitSignal(svc.resultReady, timeout=20000):
+            svc.request(_design(40))
+        svc._channels["metrics"].process.kill()
+        qtbot.waitUntil(lambda: type(svc._channels["metrics"]).__name__ == "_ThreadChannel", timeout=10000)
+        with qtbot.waitSignal(svc.resultReady, timeout=20000) as blocker:
+            svc.request(_design(41))
+        assert blocker.args[0].metrics.servers == 41
+    finally:
+        svc.shutdown()
+    assert not svc.is_running()
+
+
+def test_the_bom_of_a_large_design_follows_the_metrics(qtbot):
+    from designer.ui.compute import has_bom
+
+    svc = ComputeService(default_catalog())
+    seen = []
+    svc.resultReady.connect(seen.append)
+    try:
+        big = new_design(default_catalog(), "rail-optimized", gpus=4096, name="bom follows")
+        svc.request(big)
+        qtbot.waitUntil(lambda: bool(seen) and not svc.busy, timeout=60000)
+    finally:
+        svc.shutdown()
+    assert has_bom()
+    assert seen[0].metrics.gpus == 4096
+    assert seen[0].bom_pending and seen[0].bom is None
+    assert seen[-1].bom is not None and not seen[-1].bom_pending
+    assert seen[-1].metrics == seen[0].metrics
+    assert seen[-1].bom.gpus == 4096

@@ -1,162 +1,227 @@
-"""Derived results (metrics, BOM, collective estimates) computed off the UI thread.
+"""Derived results (metrics, BOM, collective estimates) computed away from the UI thread.
 
 The pattern: every request gets a generation number; a short timer gathers a burst of
-requests (a drag sends one per mouse move) into one; a single worker thread computes the
-newest design, skipping requests that were superseded before it got to them; the result
-comes back to the UI thread through a queued signal and is dropped if a newer request was
-made meanwhile. The design is immutable, so the worker reads it without copying or locks.
+requests (a drag sends one per mouse move) into one; a worker computes the newest design
+only ("latest wins": a request waiting for a busy worker is replaced by the next one); the
+answer comes back to the UI thread through a queued signal and is dropped if a newer
+request was made meanwhile. The design is immutable, so it is handed over as it is.
+
+The workers are child processes, not threads: the computation is pure Python, and a thread
+would hold the interpreter lock for long stretches and make the UI thread wait for it. Two
+children run side by side, one for metrics and estimates (tens of milliseconds), one for the
+bill of materials of large designs (seconds), so a slow BOM never delays fresh metrics. If a
+child cannot be started (a frozen build, a platform without fork) the same jobs run on a
+QThread instead.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import os
+import socket
+import subprocess
+import sys
 import threading
-import time
 import weakref
-from dataclasses import dataclass
+from multiprocessing.connection import Connection
+from pathlib import Path
 
 import shiboken6
 from PySide6.QtCore import QObject, QThread, QTimer, Signal, Slot
 
-from designer.catalog import Catalog, UnknownPartError, default_catalog
-from designer.model.derive import Derived, derive
+import designer
+from designer.catalog import Catalog, default_catalog
 from designer.model.design import FabricDesign
-from designer.model.sizing import SizingError
+from designer.ui import compute_job
+from designer.ui.compute_job import ComputeResult, compute, compute_bom, has_bom, has_collectives
 
-# The BOM and collective-estimate modules are optional: the window shows their cards and
-# plots only when they are installed. This is the one place that checks.
-try:
-    from designer.model import bom as bom_module
-except ImportError:  # pragma: no cover - depends on the installed modules
-    bom_module = None
-try:
-    from designer.model import collectives as collectives_module
-except ImportError:  # pragma: no cover - depends on the installed modules
-    collectives_module = None
+__all__ = ["ComputeResult", "ComputeService", "compute", "compute_bom", "has_bom", "has_collectives",
+           "running_services"]
 
 DEBOUNCE_MS = 30
+BOM_DELAY_MS = 250   # the BOM of a large design starts once edits pause for this long
 
 _LIVE: "weakref.WeakSet[ComputeService]" = weakref.WeakSet()
 
 
-def has_bom() -> bool:
-    return bom_module is not None
+class _Reader(QThread):
+    """Waits for a child process's answers (blocking, without the interpreter lock) and passes them on."""
+
+    answered = Signal(object)
+    """A message from the child: ('ready', None) once, then (job id, ComputeResult) per job."""
+
+    def __init__(self, conn, name: str):
+        super().__init__()
+        self.conn = conn
+        self.setObjectName(name)
+
+    def run(self) -> None:
+        while True:
+            try:
+                message = self.conn.recv()
+            except (EOFError, OSError):
+                self.answered.emit(("gone", None))
+                return
+            self.answered.emit(message)
 
 
-def has_collectives() -> bool:
-    return collectives_module is not None
+class _ProcessChannel(QObject):
+    """One child process that computes one job at a time.
 
+    The child is a fresh interpreter started with subprocess (it runs
+    compute_job.child_main, and never re-imports the program that started it), joined to this
+    process by a socket pair that carries pickled jobs and results.
+    """
 
-# Designs with more links than this get their BOM in a second step, after the metrics: the
-# physical layer behind it walks every link and takes seconds on a 16K-GPU fabric, while the
-# metrics take tens of milliseconds. Drag previews of such designs skip the BOM.
-QUICK_BOM_LINKS = 6000
+    answered = Signal(int, object)
+    """A job finished; carries its id and its ComputeResult (on the UI thread)."""
 
+    failed = Signal()
+    """The child process could not start or died; jobs must go elsewhere."""
 
-@dataclass(frozen=True)
-class ComputeResult:
-    """Everything derived from one design; `error` is set when the design cannot be sized."""
-
-    generation: int
-    design: FabricDesign | None
-    preview: bool = False             # computed for a drag in progress, not the document
-    derived: Derived | None = None
-    error: str | None = None
-    bom: object | None = None         # designer.model.bom.Bom
-    bom_pending: bool = False         # the BOM follows in a second result with the same generation
-    allreduce: object | None = None   # designer.model.collectives.CollectiveResult at the chosen size
-    sweep: object | None = None       # designer.model.collectives.Sweep over message sizes
-    extras_error: str | None = None   # the BOM or collective estimate failed; metrics are still good
-    elapsed_ms: float = 0.0
+    def __init__(self, kind: str, catalog: Catalog, parent=None):
+        super().__init__(parent)
+        self.kind = kind
+        self.ready = False
+        self.in_flight: tuple[int, object] | None = None
+        self.queued: tuple[int, object] | None = None   # sent before the child was ready
+        ours, theirs = socket.socketpair()
+        root = str(Path(designer.__file__).resolve().parents[1])
+        env = dict(os.environ)
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH")) if p)
+        code = ("import sys; from designer.ui.compute_job import child_main; "
+                "child_main(int(sys.argv[1]), sys.argv[2])")
+        self.process = subprocess.Popen([sys.executable, "-c", code, str(theirs.fileno()), kind],
+                                        pass_fds=(theirs.fileno(),), env=env, stdin=subprocess.DEVNULL)
+        theirs.close()
+        self.conn = Connection(ours.detach())
+        self.conn.send(("catalog", catalog))
+        self.reader = _Reader(self.conn, f"fabric-designer-{kind}-reader")
+        self.reader.answered.connect(self._on_message)
+        self.reader.start()
 
     @property
-    def metrics(self):
-        return self.derived.metrics if self.derived is not None else None
+    def busy(self) -> bool:
+        return self.in_flight is not None
 
-
-def _collectives(derived: Derived, design: FabricDesign):
-    perf = design.performance
-    allreduce = collectives_module.estimate(derived, perf.collective, size_bytes=perf.message_size_bytes)
-    sweep = collectives_module.sweep(derived, perf.collective)
-    return allreduce, sweep
-
-
-def compute(design: FabricDesign | None, catalog: Catalog | None = None, generation: int = 0,
-            preview: bool = False, bom: str = "auto") -> ComputeResult:
-    """Derive `design` and everything shown about it; never raises for a bad design.
-
-    `bom`: "auto" builds the BOM now for small fabrics and leaves it pending for large ones
-    (see `compute_bom`), "now" always builds it, "skip" never does.
-    """
-    start = time.perf_counter()
-    if design is None:
-        return ComputeResult(generation, None, preview)
-    catalog = catalog or default_catalog()
-    try:
-        derived = derive(design, catalog)
-        metrics = derived.metrics  # computed here, off the UI thread
-    except (SizingError, UnknownPartError, ValueError) as exc:
-        return ComputeResult(generation, design, preview, error=str(exc),
-                             elapsed_ms=(time.perf_counter() - start) * 1000)
-    built = allreduce = sweep = None
-    problems = []
-    pending = False
-    if collectives_module is not None:
+    def send(self, job_id: int, job) -> None:
+        self.in_flight = (job_id, job)
+        if not self.ready:
+            self.queued = (job_id, job)
+            return
         try:
-            allreduce, sweep = _collectives(derived, design)
-        except Exception as exc:  # an estimate problem must not hide the metrics
-            problems.append(f"collective estimate: {exc}")
-    if bom_module is not None and bom != "skip":
-        if bom == "now" or metrics.links_total <= QUICK_BOM_LINKS:
+            self.conn.send((job_id, job))
+        except (BrokenPipeError, OSError):
+            self.failed.emit()
+
+    @Slot(object)
+    def _on_message(self, message) -> None:
+        tag, payload = message
+        if tag == "ready":
+            self.ready = True
+            if self.queued is not None:
+                job, self.queued = self.queued, None
+                self.send(*job)
+            return
+        if tag == "gone":
+            self.ready = False
+            if self.process is not None:
+                self.failed.emit()
+            return
+        self.in_flight = None
+        self.answered.emit(tag, payload)
+
+    def shutdown(self) -> None:
+        process, self.process = self.process, None
+        if process is None:
+            return
+        try:
+            self.conn.send(None)
+        except (BrokenPipeError, OSError):
+            pass
+        try:
+            process.wait(0.5)
+        except subprocess.TimeoutExpired:  # in the middle of a long BOM: no need to wait for it
+            process.terminate()
             try:
-                built = bom_module.build_bom(derived, catalog)
-            except Exception as exc:  # likewise for the BOM
-                problems.append(f"BOM: {exc}")
-        else:
-            pending = not preview
-    return ComputeResult(generation, design, preview, derived, None, built, pending, allreduce, sweep,
-                         "; ".join(problems) or None, (time.perf_counter() - start) * 1000)
+                process.wait(2)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+        self.reader.wait(3000)
+        self.conn.close()
+
+    def running(self) -> bool:
+        alive = self.process is not None and self.process.poll() is None
+        return alive or (shiboken6.isValid(self.reader) and self.reader.isRunning())
 
 
-def compute_bom(first: ComputeResult, catalog: Catalog | None = None) -> ComputeResult:
-    """The second step for a large design: `first` with its BOM added."""
-    start = time.perf_counter()
-    try:
-        built = bom_module.build_bom(first.derived, catalog or default_catalog())
-        problem = first.extras_error
-    except Exception as exc:
-        built, problem = None, "; ".join(p for p in (first.extras_error, f"BOM: {exc}") if p)
-    return dataclasses.replace(first, bom=built, bom_pending=False, extras_error=problem,
-                               elapsed_ms=first.elapsed_ms + (time.perf_counter() - start) * 1000)
+class _ThreadWorker(QObject):
+    """Runs jobs on a QThread (the fallback when no child process can be started)."""
 
+    done = Signal(int, object)
+    """A job finished; carries its id and its ComputeResult (delivered queued)."""
 
-class _Worker(QObject):
-    """Lives in the worker thread; computes what the service hands it."""
-
-    done = Signal(object)
-    """A computation finished; carries its ComputeResult (delivered queued to the UI thread)."""
-
-    def __init__(self, service: "ComputeService", catalog: Catalog):
+    def __init__(self, kind: str, catalog: Catalog):
         super().__init__()
-        self._service = service
-        self._catalog = catalog
+        self.kind = kind
+        self.catalog = catalog
 
-    @Slot(int, object, bool)
-    def run(self, generation: int, design, preview: bool) -> None:
-        if generation < self._service.latest_generation:
-            self._service.count_skipped()
-            return  # superseded while it waited in the queue: never computed
-        result = compute(design, self._catalog, generation, preview)
-        self.done.emit(result)
-        if result.bom_pending and generation == self._service.latest_generation:
-            self.done.emit(compute_bom(result, self._catalog))
+    @Slot(int, object)
+    def run(self, job_id: int, job) -> None:
+        self.done.emit(job_id, compute_job.run_job(self.kind, job, self.catalog))
+
+
+class _ThreadChannel(QObject):
+    answered = Signal(int, object)
+    """A job finished; carries its id and its ComputeResult (on the UI thread)."""
+
+    failed = Signal()
+    """Never emitted: a thread always starts. Here for the same interface as _ProcessChannel."""
+
+    _submit = Signal(int, object)
+    """Internal: hands a job to the worker thread."""
+
+    def __init__(self, kind: str, catalog: Catalog, parent=None):
+        super().__init__(parent)
+        self.in_flight = None
+        self.thread = QThread()
+        self.thread.setObjectName(f"fabric-designer-{kind}")
+        self.worker = _ThreadWorker(kind, catalog)
+        self.worker.moveToThread(self.thread)
+        self._submit.connect(self.worker.run)
+        self.worker.done.connect(self._on_done)
+        self.thread.start()
+
+    @property
+    def busy(self) -> bool:
+        return self.in_flight is not None
+
+    def send(self, job_id: int, job) -> None:
+        self.in_flight = (job_id, job)
+        self._submit.emit(job_id, job)
+
+    @Slot(int, object)
+    def _on_done(self, job_id: int, result) -> None:
+        self.in_flight = None
+        self.answered.emit(job_id, result)
+
+    def shutdown(self) -> None:
+        if self.thread is not None:
+            self.thread.quit()
+            self.thread.wait()
+            self.thread = None
+            self.worker = None
+
+    def running(self) -> bool:
+        return self.thread is not None and self.thread.isRunning()
 
 
 class ComputeService(QObject):
-    """Computes derived results for the newest requested design, off the UI thread.
+    """Computes derived results for the newest requested design, away from the UI thread.
 
     `synchronous=True` computes inside `request` instead (tests, screenshots): same results,
-    no thread, no timer.
+    no worker, no timer. `backend` is "process" (default) or "thread".
     """
 
     resultReady = Signal(object)
@@ -167,45 +232,58 @@ class ComputeService(QObject):
     busyChanged = Signal(bool)
     """True when a computation is pending or running, False once its (last) result has arrived."""
 
-    _submit = Signal(int, object, bool)
-    """Internal: hands one request to the worker thread (queued connection)."""
-
     def __init__(self, catalog: Catalog | None = None, synchronous: bool = False,
-                 debounce_ms: int = DEBOUNCE_MS, parent=None):
+                 debounce_ms: int = DEBOUNCE_MS, backend: str = "process", parent=None):
         super().__init__(parent)
         self.catalog = catalog or default_catalog()
         self.synchronous = synchronous
+        self.backend = backend
         self._generation = 0
-        self._pending: tuple[int, FabricDesign | None, bool] | None = None
+        self._designs: dict[int, FabricDesign | None] = {}
+        self._pending: dict[str, tuple[int, object] | None] = {"metrics": None, "bom": None}
         self._busy = False
         self.dropped = 0  # stale results thrown away after computing (figures for the benchmark)
-        self.skipped = 0  # stale requests never computed
+        self.skipped = 0  # stale requests replaced before a worker took them
         self.latest: ComputeResult | None = None
         self._lock = threading.Lock()
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.setInterval(debounce_ms)
         self._timer.timeout.connect(self._dispatch)
-        self._thread: QThread | None = None
-        self._worker: _Worker | None = None
+        self._bom_timer = QTimer(self)
+        self._bom_timer.setSingleShot(True)
+        self._bom_timer.setInterval(BOM_DELAY_MS)
+        self._bom_timer.timeout.connect(self._dispatch_bom)
+        self._channels: dict[str, object] = {}
+        if backend == "process" and not hasattr(os, "fork"):
+            backend = self.backend = "thread"  # passing a socket to a child needs POSIX
         if not synchronous:
-            self._thread = QThread()
-            self._thread.setObjectName("fabric-designer-compute")
-            self._worker = _Worker(self, self.catalog)
-            self._worker.moveToThread(self._thread)
-            self._submit.connect(self._worker.run)
-            self._worker.done.connect(self._on_done)
-            self._thread.start()
+            for kind in ("metrics", "bom"):
+                self._channels[kind] = self._open(kind, backend)
         _LIVE.add(self)
+
+    def _open(self, kind: str, backend: str):
+        channel = (_ProcessChannel if backend == "process" else _ThreadChannel)(kind, self.catalog, self)
+        channel.answered.connect(self._on_answer)
+        channel.failed.connect(self._on_channel_failed)
+        return channel
+
+    @Slot()
+    def _on_channel_failed(self) -> None:
+        """A child process died or never started: continue with a thread for that kind of job."""
+        for kind, channel in list(self._channels.items()):
+            if isinstance(channel, _ProcessChannel) and not channel.ready and channel.process is not None:
+                in_flight = channel.in_flight
+                channel.shutdown()
+                replacement = self._open(kind, "thread")
+                self._channels[kind] = replacement
+                if in_flight is not None:
+                    replacement.send(*in_flight)
 
     @property
     def latest_generation(self) -> int:
         with self._lock:
             return self._generation
-
-    def count_skipped(self) -> None:
-        with self._lock:
-            self.skipped += 1
 
     @property
     def busy(self) -> bool:
@@ -221,26 +299,44 @@ class ComputeService(QObject):
             self._generation += 1
             generation = self._generation
         if self.synchronous:
-            self._publish(compute(design, self.catalog, generation, preview, bom="skip" if preview else "now"))
+            result = compute(design, self.catalog, generation, preview)
+            if result.bom_pending:
+                result = compute_bom(result, self.catalog)
+            self._publish(result)
             return generation
-        self._pending = (generation, design, preview)
+        self._designs = {generation: design}
+        if self._pending["metrics"] is not None:
+            self.skipped += 1
+        self._pending["metrics"] = (generation, (generation, design, preview))
+        self._pending["bom"] = None
+        self._bom_timer.stop()
         self._set_busy(True)
         if not self._timer.isActive():
             self._timer.start()
         return generation
 
-    def _dispatch(self) -> None:
-        if self._pending is None or self._thread is None:
-            return
-        generation, design, preview = self._pending
-        self._pending = None
-        self._submit.emit(generation, design, preview)
+    def _dispatch(self, kinds=("metrics",)) -> None:
+        for kind in kinds:
+            channel = self._channels.get(kind)
+            job = self._pending[kind]
+            if channel is not None and job is not None and not channel.busy:
+                self._pending[kind] = None
+                channel.send(*job)
 
-    @Slot(object)
-    def _on_done(self, result: ComputeResult) -> None:
-        if result.generation != self.latest_generation:
+    def _dispatch_bom(self) -> None:
+        self._dispatch(("bom",))
+
+    @Slot(int, object)
+    def _on_answer(self, job_id: int, result: ComputeResult) -> None:
+        self._dispatch(("metrics", "bom") if not self._bom_timer.isActive() else ("metrics",))
+        if job_id != self.latest_generation:
             self.dropped += 1
             return
+        design = self._designs.get(job_id)
+        result = dataclasses.replace(result, design=design)
+        if result.bom_pending and "bom" in self._channels:
+            self._pending["bom"] = (job_id, result)
+            self._bom_timer.start()
         self._publish(result)
 
     def _publish(self, result: ComputeResult) -> None:
@@ -254,24 +350,25 @@ class ComputeService(QObject):
             self.busyChanged.emit(busy)
 
     def shutdown(self) -> None:
-        """Stop the timer and the worker thread; waits for a computation in progress. Idempotent."""
+        """Stop the timer and the workers; a long computation in progress is abandoned. Idempotent."""
         self._timer.stop()
-        self._pending = None
-        if self._thread is not None:
-            with self._lock:
-                self._generation += 1  # anything still queued is stale now
-            self._thread.quit()
-            self._thread.wait()
-            self._thread = None
-            self._worker = None  # its thread has ended; Python owns and frees it
+        self._bom_timer.stop()
+        with self._lock:
+            self._generation += 1  # anything still on its way is stale now
+        for channel in self._channels.values():
+            channel.shutdown()
+        self._channels = {}
+        self._pending = {"metrics": None, "bom": None}
         self._set_busy(False)
 
     def is_running(self) -> bool:
-        """True while the worker thread or the gathering timer is active."""
-        thread_running = self._thread is not None and shiboken6.isValid(self._thread) and self._thread.isRunning()
-        return thread_running or (shiboken6.isValid(self._timer) and self._timer.isActive())
+        """True while a worker or the gathering timer is active."""
+        for timer in (self._timer, self._bom_timer):
+            if shiboken6.isValid(timer) and timer.isActive():
+                return True
+        return any(channel.running() for channel in self._channels.values())
 
 
 def running_services() -> list[ComputeService]:
-    """Services whose thread or timer still runs (tests check that none outlive a test)."""
+    """Services whose workers or timer still run (tests check that none outlive a test)."""
     return [s for s in list(_LIVE) if s.is_running()]

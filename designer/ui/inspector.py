@@ -404,7 +404,7 @@ class Inspector(QScrollArea):
             self.stack.addWidget(page)
         self.setWidget(self.stack)
         self._findings = ()
-        controller.displayChanged.connect(self.reload)
+        controller.displayChanged.connect(self._on_display)
         controller.selection.changed.connect(self.reload)
         self.reload()
 
@@ -427,6 +427,11 @@ class Inspector(QScrollArea):
     def current_tier(self) -> str | None:
         tiers = [t for t in self.controller.selection.tiers() if t != "servers"]
         return tiers[0] if len(tiers) == 1 else None
+
+    def _on_display(self, display) -> None:
+        # A drag preview leaves the document as it is, and so the form: no rebuild per mouse move.
+        if not display.preview:
+            self.reload()
 
     def reload(self, *_) -> None:
         """Show the document's design (not a drag preview: the form edits the document)."""

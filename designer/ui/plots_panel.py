@@ -48,10 +48,13 @@ class PlotsPanel(QWidget):
         self.busbw.setLogMode(x=True, y=False)
         self.busbw.showGrid(x=True, y=True, alpha=0.25)
         self.busbw.hideButtons()
-        self.busbw_curve = self.busbw.plot([], [], symbol="o", symbolSize=4)
+        self.busbw_curve = self.busbw.plot([], [])
         self.size_marker = self.busbw.plot([], [], pen=None, symbol="d", symbolSize=12)
         box.addWidget(self.busbw, 1)
         self.busbw.setVisible(has_collectives())
+        self._used = self._free = None
+        self._family = ""
+        self._marker = None
         self.apply_theme(self.theme)
 
     def apply_theme(self, theme: Theme) -> None:
@@ -66,10 +69,7 @@ class PlotsPanel(QWidget):
         self.used_bars.setOpts(brushes=[theme.tier(t) for t in TIERS], pen=pg.mkPen(theme.muted))
         free = [theme.tier_fill(t) for t in TIERS]
         self.free_bars.setOpts(brushes=free, pen=pg.mkPen(theme.muted, style=pg.QtCore.Qt.PenStyle.DashLine))
-        link = theme.family("infiniband")
-        self.busbw_curve.setPen(pg.mkPen(link, width=2))
-        self.busbw_curve.setSymbolBrush(link)
-        self.busbw_curve.setSymbolPen(None)
+        self.busbw_curve.setPen(pg.mkPen(theme.family("infiniband"), width=2))
         self.size_marker.setSymbolBrush(theme.highlight)
         self.size_marker.setSymbolPen(pg.mkPen(theme.text))
 
@@ -82,20 +82,28 @@ class PlotsPanel(QWidget):
                 tp = m.ports_by_tier.get(tier)
                 if tp is not None:
                     used[i], free[i] = tp.ports_used, tp.ports_free
-        self.used_bars.setOpts(height=used)
-        self.free_bars.setOpts(y0=used, height=free)
-        self.ports.setYRange(0, max(1.0, float((used + free).max())) * 1.1, padding=0)
-        sweep = result.sweep if result is not None else None
-        if sweep is None:
+        # Only changed data is handed to the plots: every update repaints them.
+        if not (np.array_equal(used, self._used) and np.array_equal(free, self._free)):
+            self._used, self._free = used, free
+            self.used_bars.setOpts(height=used)
+            self.free_bars.setOpts(y0=used, height=free)
+            self.ports.setYRange(0, max(1.0, float((used + free).max())) * 1.1, padding=0)
+        curve = result.busbw_curve if result is not None else None
+        if curve is None:
             self.busbw_curve.setData([], [])
             self.size_marker.setData([], [])
+            self._marker = None
             return
-        family = result.derived.resolved.family
-        color = self.theme.family(family)
-        self.busbw_curve.setPen(pg.mkPen(color, width=2))
-        self.busbw_curve.setSymbolBrush(color)
-        x, y = sweep.curve("busbw")
-        self.busbw_curve.setData(x, y)
+        if result.family != self._family:
+            self._family = result.family
+            self.busbw_curve.setPen(pg.mkPen(self.theme.family(result.family), width=2))
+        x, y = curve
+        old_x, old_y = self.busbw_curve.getData()
+        if old_x is None or not (np.array_equal(x, old_x) and np.allclose(y, old_y)):
+            self.busbw_curve.setData(x, y)
         est = result.allreduce
         if est is not None:
-            self.size_marker.setData([est.size_bytes], [est.busbw_GBps])
+            point = ([est.size_bytes], [est.busbw_GBps])
+            if point != self._marker:
+                self._marker = point
+                self.size_marker.setData(*point)

@@ -9,22 +9,44 @@ width and drawn with one drawLines call per width, so thousands of bundles stay 
 from __future__ import annotations
 
 import math
-from collections import defaultdict
+
+import numpy as np
 
 from PySide6.QtCore import QLineF, QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QPainter, QPainterPath, QPainterPathStroker, QPen
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsObject
 
 from designer.ui.canvas.layout import BOX_HEIGHT, Layout, parse_device_id
-from designer.ui.canvas.lod import DEVICE, row_lod
+from designer.ui.canvas.lod import DEVICE, ROW, row_lod
 from designer.ui.canvas.tier_item import label_font
 
-MAX_DEVICE_LINES = 60_000   # beyond this many device pairs in reach, keep drawing block bundles
+CLUSTERS = 16        # bundles of a row drawn as one box start from at most this many points
+SMOOTH_LINES = 60    # slanted lines are antialiased up to this many per bundle
 
 
 def bundle_width(links: int) -> float:
     """Pen width in pixels for a bundle of `links` links: grows with the logarithm of the count."""
     return max(1.0, min(12.0, 0.6 + 0.95 * math.log2(1 + links)))
+
+
+def _clip_to_columns(x1, y1, x2, y2, left: float, right: float):
+    """Clip segments to left <= x <= right (numpy); returns the kept, shortened segments."""
+    dx = x2 - x1
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t_left = np.where(dx != 0, (left - x1) / dx, -np.inf)
+        t_right = np.where(dx != 0, (right - x1) / dx, np.inf)
+    t0 = np.clip(np.maximum(0.0, np.minimum(t_left, t_right)), 0.0, 1.0)
+    t1 = np.clip(np.minimum(1.0, np.maximum(t_left, t_right)), 0.0, 1.0)
+    vertical_inside = (dx == 0) & (x1 >= left) & (x1 <= right)
+    t0 = np.where(dx == 0, 0.0, t0)
+    t1 = np.where(dx == 0, 1.0, t1)
+    keep = np.where(dx == 0, vertical_inside, t1 > t0)
+    dy = y2 - y1
+    return (x1 + t0 * dx)[keep], (y1 + t0 * dy)[keep], (x1 + t1 * dx)[keep], (y1 + t1 * dy)[keep], keep
+
+
+def _lines(x1, y1, x2, y2) -> list[QLineF]:
+    return [QLineF(a, b, c, d) for a, b, c, d in zip(x1.tolist(), y1.tolist(), x2.tolist(), y2.tolist())]
 
 
 class BundleItem(QGraphicsObject):
@@ -59,72 +81,147 @@ class BundleItem(QGraphicsObject):
         if lo is None or up is None:
             return
         t = painter.worldTransform()
-        sx = t.m11()
+        sx, dx = t.m11(), t.dx()
         y_lo = t.map(QPointF(0, lo.y - BOX_HEIGHT / 2)).y()
         y_up = t.map(QPointF(0, up.y + BOX_HEIGHT / 2)).y()
-        exposed = option.exposedRect
-        groups: dict[float, list[QLineF]] = defaultdict(list)
-        stubs: list[QLineF] = []
-        done = False
-        if row_lod(lo, sx) == DEVICE and row_lod(up, sx) == DEVICE:
-            done = self._device_lines(layout, lo, up, exposed, t, y_lo, y_up, groups, stubs,
-                                      t.mapRect(exposed).width())
-        alpha = 150
-        if not done:
-            span_lo = lo.x1 - lo.x0
-            total = 0.0
-            for b in layout.bundles:
-                if b.lower != self.lower or b.upper != self.upper or not b.links:
-                    continue
-                x_a = t.map(QPointF(lo.blocks[b.lower_block].center, 0)).x()
-                x_b = t.map(QPointF(up.blocks[b.upper_block].center, 0)).x()
-                width = bundle_width(b.links)
-                total += width
-                groups[round(width, 1)].append(QLineF(x_a, y_lo, x_b, y_up))
-            # Many crossing bundles (every pod to every core group) would merge into a solid
-            # wall: thin them and let them through, so the structure stays legible.
-            room = 0.45 * max(span_lo * sx, 1.0)
-            if total > room:
-                squeeze = room / total
-                alpha = int(max(45, 150 * squeeze ** 0.5))
-                groups = {max(0.8, round(w * squeeze, 1)): lines for w, lines in groups.items()}
+        view = t.mapRect(option.exposedRect)
+        left, right = view.left() - 4, view.right() + 4
         painter.save()
         painter.resetTransform()
         painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
         family = layout.resolved.family
-        color = ctx.theme.link(family, alpha)
-        for width, lines in sorted(groups.items()):
+        if row_lod(lo, sx) == DEVICE and row_lod(up, sx) == DEVICE:
+            self._paint_devices(painter, layout, lo, up, sx, dx, y_lo, y_up, left, right, family)
+        else:
+            self._paint_blocks(painter, layout, lo, up, sx, dx, y_lo, y_up, left, right, family)
+        painter.restore()
+
+    def _paint_blocks(self, painter, layout, lo, up, sx, dx, y_lo, y_up, left, right, family) -> None:
+        # A row drawn as one box shows no pods, so its bundles need not start at every pod:
+        # they are gathered into at most CLUSTERS runs of neighbouring blocks.
+        clusters_lo = CLUSTERS if row_lod(lo, sx) == ROW and len(lo.blocks) > CLUSTERS else 0
+        clusters_up = CLUSTERS if row_lod(up, sx) == ROW and len(up.blocks) > CLUSTERS else 0
+        key = ("blocks", self.lower, self.upper, clusters_lo, clusters_up)
+        cached = layout._cache.get(key)
+        if cached is None:
+            cached = self._block_pairs(layout, lo, up, clusters_lo, clusters_up)
+            layout._cache[key] = cached
+        xa, xb, links = cached
+        self._paint_pairs(painter, xa * sx + dx, xb * sx + dx, links, 1.0, y_lo, y_up, left, right, family,
+                          squeeze_room=0.45 * max((lo.x1 - lo.x0) * sx, 1.0))
+
+    def _block_pairs(self, layout, lo, up, clusters_lo: int, clusters_up: int):
+        mine = [b for b in layout.bundles if b.lower == self.lower and b.upper == self.upper and b.links]
+        if not mine:
+            return np.zeros(0), np.zeros(0), np.zeros(0, np.int64)
+        ka = np.array([b.lower_block for b in mine])
+        kb = np.array([b.upper_block for b in mine])
+        links = np.array([b.links for b in mine], dtype=np.int64)
+
+        def anchors(row, keys, clusters):
+            centers = np.array([blk.center for blk in row.blocks])
+            if not clusters:
+                return keys, centers
+            group = keys * clusters // len(row.blocks)
+            means = np.array([centers[np.arange(len(row.blocks)) * clusters // len(row.blocks) == g].mean()
+                              for g in range(clusters)])
+            return group, means
+
+        ga, ca = anchors(lo, ka, clusters_lo)
+        gb, cb = anchors(up, kb, clusters_up)
+        pairs, inverse = np.unique(np.stack([ga, gb], axis=1), axis=0, return_inverse=True)
+        summed = np.bincount(inverse.ravel(), weights=links).astype(np.int64)
+        return ca[pairs[:, 0]], cb[pairs[:, 1]], summed
+
+    def _paint_devices(self, painter, layout, lo, up, sx, dx, y_lo, y_up, left, right, family) -> None:
+        a, b, links = layout.link_arrays(self.lower)
+        key = ("xs", self.lower)
+        if key not in layout._cache:
+            sa, sb = lo.device_xs(a), up.device_xs(b)
+            by_a, by_b = np.argsort(sa, kind="stable"), np.argsort(sb, kind="stable")
+            layout._cache[key] = (sa, sb, by_a, sa[by_a], by_b, sb[by_b])
+        sa, sb, by_a, sa_sorted, by_b, sb_sorted = layout._cache[key]
+        # Only pairs with an end in (or near) view: found by binary search, not by a full scan.
+        span = right - left
+        lo_x, hi_x = (left - span - dx) / sx, (right + span - dx) / sx
+        near_a = by_a[np.searchsorted(sa_sorted, lo_x):np.searchsorted(sa_sorted, hi_x, side="right")]
+        near_b = by_b[np.searchsorted(sb_sorted, lo_x):np.searchsorted(sb_sorted, hi_x, side="right")]
+        pick = np.union1d(near_a, near_b)
+        self._paint_pairs(painter, sa[pick] * sx + dx, sb[pick] * sx + dx, links[pick], 0.7,
+                          y_lo, y_up, left, right, family)
+
+    def _paint_pairs(self, painter, xa, xb, links, scale, y_lo, y_up, left, right, family,
+                     squeeze_room: float | None = None) -> None:
+        """Lines from x positions `xa` (lower row) to `xb` (upper row), in screen pixels.
+
+        Pairs whose ends are more than half a view apart would cross the view as long, nearly
+        flat lines that merge into a wall (every pod to every core group): they become short
+        stubs at the ends in view, one per end and direction, as wide as the links they carry.
+        """
+        if not len(xa):
+            return
+        in_a = (xa >= left) & (xa <= right)
+        in_b = (xb >= left) & (xb <= right)
+        far = np.abs(xb - xa) > 0.5 * max(right - left, 1.0)
+        crossing = ~(((xa < left) & (xb < left)) | ((xa > right) & (xb > right)))
+        near = ~far & crossing
+        alpha = 150
+        if near.any():
+            widths = np.array([bundle_width(n) for n in links[near].tolist()]) * scale
+            total = float(widths.sum())
+            if squeeze_room is not None and total > squeeze_room:
+                # Many crossing bundles would merge into a solid wall: thin them out.
+                squeeze = squeeze_room / total
+                alpha = int(max(45, 150 * squeeze ** 0.5))
+                # below 1.6 px a line is drawn 1 px wide: the raster engine's fast path
+                widths = np.where(widths * squeeze < 1.6, 1.0, widths * squeeze)
+            count = int(near.sum())
+            x1, y1, x2, y2, keep = _clip_to_columns(xa[near], np.full(count, y_lo), xb[near],
+                                                    np.full(count, y_up), left, right)
+            self._draw_by_width(painter, x1, y1, x2, y2, np.round(widths[keep], 1),
+                                ctx_color(self, family, alpha))
+        gap = y_up - y_lo
+        color = ctx_color(self, family, 120)
+        for xs, y, toward, mask in ((xa, y_lo, 1, far & in_a), (xb, y_up, -1, far & in_b)):
+            if not mask.any():
+                continue
+            direction = np.sign(xb[mask] - xa[mask]) * toward
+            ends = np.stack([xs[mask], direction], axis=1)
+            unique, inverse = np.unique(ends, axis=0, return_inverse=True)
+            counts = np.bincount(inverse.ravel(), weights=links[mask])
+            for (x, d), n in zip(unique.tolist(), counts.tolist()):
+                pen = QPen(color, max(1.0, bundle_width(int(n)) * 0.5 * scale), Qt.PenStyle.DashLine)
+                pen.setCapStyle(Qt.PenCapStyle.FlatCap)
+                painter.setPen(pen)
+                painter.drawLine(QLineF(x, y, x + d * 0.25 * abs(gap), y + 0.25 * gap * toward))
+
+    @staticmethod
+    def _draw_by_width(painter: QPainter, x1, y1, x2, y2, widths, color: QColor) -> None:
+        """Draw the segments, one pen per width.
+
+        Antialiasing costs most on many lines and shows only on slanted ones: upright lines
+        (most bundles at a fit-to-window zoom) and dense fans are drawn without it, which the
+        raster engine does several times faster.
+        """
+        if not len(x1):
+            return
+        widths = np.asarray(widths, dtype=np.float64)
+        upright = np.abs(x2 - x1) < 0.5
+        smooth_slanted = int((~upright).sum()) <= SMOOTH_LINES
+        for width in np.unique(widths).tolist():
             pen = QPen(color, width)
             pen.setCapStyle(Qt.PenCapStyle.FlatCap)
             painter.setPen(pen)
-            painter.drawLines(lines)
-        if stubs:
-            faint = ctx.theme.link(family, 110)
-            pen = QPen(faint, 1.0)
-            painter.setPen(pen)
-            painter.drawLines(stubs)
-        painter.restore()
+            for straight in (True, False):
+                sel = (widths == width) & (upright if straight else ~upright)
+                if sel.any():
+                    painter.setRenderHint(QPainter.RenderHint.Antialiasing, not straight and smooth_slanted)
+                    painter.drawLines(_lines(x1[sel], y1[sel], x2[sel], y2[sel]))
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
 
-    def _device_lines(self, layout, lo, up, exposed, t, y_lo, y_up, groups, stubs, view_width) -> bool:
-        """Lines per linked device pair; pairs far apart get short stubs pointing at each other."""
-        margin = exposed.width()
-        lower_visible = lo.devices_between(exposed.left() - margin, exposed.right() + margin)
-        upper_visible = up.devices_between(exposed.left() - margin, exposed.right() + margin)
-        devices = layout.lower_devices_in_reach(self.lower, lower_visible, upper_visible)
-        if len(devices) * 8 > MAX_DEVICE_LINES:
-            return False
-        far = 0.5 * max(view_width, 1.0)
-        for a, b, links in layout.device_links(self.lower, devices):
-            x_a = t.map(QPointF(lo.device_x(a), 0)).x()
-            x_b = t.map(QPointF(up.device_x(b), 0)).x()
-            if abs(x_b - x_a) > far:
-                # Short stubs, slanted toward the far end, say "this goes over there".
-                dx = 0.25 * abs(y_up - y_lo) * (1 if x_b > x_a else -1)
-                stubs.append(QLineF(x_a, y_lo, x_a + dx, y_lo + (y_up - y_lo) * 0.25))
-                stubs.append(QLineF(x_b, y_up, x_b - dx, y_up - (y_up - y_lo) * 0.25))
-                continue
-            groups[round(bundle_width(links) * 0.7, 1)].append(QLineF(x_a, y_lo, x_b, y_up))
-        return True
+
+def ctx_color(item: QGraphicsItem, family: str, alpha: int) -> QColor:
+    return item.scene().theme.link(family, alpha)
 
 
 class ManualLinksItem(QGraphicsObject):

@@ -8,6 +8,8 @@ readable at any zoom. Items hold no state of their own: they draw the scene's cu
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from PySide6.QtCore import QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QPen
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsObject, QStyleOptionGraphicsItem
@@ -19,11 +21,18 @@ PLANE_OFFSET_PX = 5.0   # stacked copies behind a row show further planes
 MAX_DEVICE_PX = 66.0    # a device box never gets wider than this on screen
 
 
+@lru_cache(maxsize=32)
 def label_font(point_size: float = 8.5, bold: bool = False) -> QFont:
+    """The canvas label font (cached: painting asks for it for every label)."""
     font = QFont()
     font.setPointSizeF(point_size)
     font.setBold(bold)
     return font
+
+
+@lru_cache(maxsize=32)
+def label_metrics(point_size: float = 8.5, bold: bool = False) -> QFontMetricsF:
+    return QFontMetricsF(label_font(point_size, bold))
 
 
 def _plural(tier: str, n: int) -> str:
@@ -318,7 +327,7 @@ class TierRowItem(QGraphicsObject):
     @staticmethod
     def _fitting(width: float, texts: list[str], size: float = 8.5) -> str:
         """The first text that fits `width` pixels in the bold label font, else the last."""
-        metrics = QFontMetricsF(label_font(size, True))
+        metrics = label_metrics(size, True)
         for text in texts:
             if metrics.horizontalAdvance(text) + 8 <= width:
                 return text
@@ -328,8 +337,10 @@ class TierRowItem(QGraphicsObject):
     def _text(painter: QPainter, rect: QRectF, text: str, color: QColor, *, size: float = 8.5,
               bold: bool = False, align=Qt.AlignmentFlag.AlignCenter) -> None:
         font = label_font(size, bold)
-        metrics = QFontMetricsF(font)
-        shown = metrics.elidedText(text, Qt.TextElideMode.ElideRight, max(0.0, rect.width() - 6))
+        metrics = label_metrics(size, bold)
+        room = rect.width() - 6
+        shown = text if metrics.horizontalAdvance(text) <= room else \
+            metrics.elidedText(text, Qt.TextElideMode.ElideRight, max(0.0, room))
         if not shown or shown == "…":
             return
         painter.setFont(font)

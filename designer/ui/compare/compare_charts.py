@@ -1,0 +1,237 @@
+"""Charts of a comparison (pyqtgraph): capex, power and TCO bars, and all-reduce busbw curves.
+
+The plot items are made once and updated in place (setOpts, setData): a new comparison, an
+edited assumption or another design only changes their data.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QGridLayout, QWidget
+
+from designer.model.comparison import Comparison, size_label
+from designer.ui.compare.palette import DesignStyle, soften
+from designer.ui.theme import Theme
+
+# Size ticks every 16x, from 16 B to 4 GiB: evenly spaced on the log axis.
+SIZE_TICKS = [(math.log10(1 << k), size_label(1 << k).replace(" ", "\u2009")) for k in range(4, 33, 4)]
+
+
+def money_short(value: float) -> str:
+    for factor, suffix in ((1e9, " B"), (1e6, " M"), (1e3, " k")):
+        if abs(value) >= factor:
+            return f"${value / factor:,.{2 if abs(value) / factor < 10 else 1}f}{suffix}"
+    return f"${value:,.0f}"
+
+
+def _kw(value: float) -> str:
+    return f"{value:,.{0 if value >= 100 else 1}f} kW"
+
+
+def _style(plot: pg.PlotWidget, theme: Theme) -> None:
+    plot.setBackground(theme.background)
+    for name in ("left", "bottom"):
+        axis = plot.getAxis(name)
+        axis.setPen(pg.mkPen(theme.muted))
+        axis.setTextPen(pg.mkPen(theme.text))
+    item = plot.getPlotItem()
+    item.titleLabel.setText(item.titleLabel.text, color=theme.text, size="9.5pt", bold=True)
+
+
+def _plot(name: str, title: str) -> pg.PlotWidget:
+    plot = pg.PlotWidget()
+    plot.setObjectName(name)
+    plot.setTitle(title, size="9.5pt")
+    plot.hideButtons()
+    plot.setMenuEnabled(False)
+    plot.getPlotItem().layout.setContentsMargins(4, 2, 8, 4)
+    for axis in ("left", "bottom"):
+        plot.getAxis(axis).enableAutoSIPrefix(False)
+    return plot
+
+
+class BarChart:
+    """One bar per design, its value written above it; `stacked` adds a paler second segment."""
+
+    def __init__(self, name: str, title: str, axis_label: str, fmt, stacked: bool = False):
+        self.fmt = fmt
+        self.widget = _plot(name, title)
+        self.widget.setMouseEnabled(False, False)
+        self.widget.setLabel("left", axis_label)
+        self.widget.showGrid(x=False, y=True, alpha=0.18)
+        self.widget.getAxis("left").setWidth(54)
+        self.bars = pg.BarGraphItem(x=np.zeros(0), height=np.zeros(0), width=0.62)
+        self.widget.addItem(self.bars)
+        self.top = None
+        if stacked:
+            self.top = pg.BarGraphItem(x=np.zeros(0), y0=np.zeros(0), height=np.zeros(0), width=0.62)
+            self.widget.addItem(self.top)
+        self.labels: list[pg.TextItem] = []
+        self.theme = Theme()
+
+    def _label(self, i: int) -> pg.TextItem:
+        while len(self.labels) <= i:
+            text = pg.TextItem("", anchor=(0.5, 1.0))
+            self.widget.addItem(text)
+            self.labels.append(text)
+        return self.labels[i]
+
+    def show(self, base: list[float], top: list[float] | None, styles: list[DesignStyle]) -> None:
+        n = len(base)
+        x = np.arange(n, dtype=float)
+        base_a = np.asarray(base, dtype=float)
+        top_a = np.asarray(top if top is not None else [0.0] * n, dtype=float)
+        pen = pg.mkPen(self.theme.background, width=1)
+        self.bars.setOpts(x=x, height=base_a, brushes=[s.colour for s in styles], pens=[pen] * n)
+        if self.top is not None:
+            self.top.setOpts(x=x, y0=base_a, height=top_a,
+                             brushes=[soften(s.colour, self.theme) for s in styles], pens=[pen] * n)
+        total = base_a + top_a
+        for i in range(max(n, len(self.labels))):
+            label = self._label(i)
+            if i < n:
+                label.setText(self.fmt(total[i]), color=self.theme.text)
+                label.setPos(i, total[i])
+                label.setVisible(True)
+            else:
+                label.setVisible(False)
+        self.widget.getAxis("bottom").setTicks([[(i, f"[{i + 1}] {s.tech_short}") for i, s in enumerate(styles)]])
+        self.widget.setXRange(-0.6, n - 0.4, padding=0)
+        self.widget.setYRange(0, max(1e-9, float(total.max(initial=0))) * 1.2, padding=0)
+
+    def apply_theme(self, theme: Theme) -> None:
+        self.theme = theme
+        _style(self.widget, theme)
+
+
+class BusbwChart:
+    """All-reduce bus bandwidth against message size, one curve per design, log size axis."""
+
+    def __init__(self):
+        self.widget = _plot("compareBusbwPlot", "All-reduce busbw vs message size (estimate)")
+        self.widget.setLogMode(x=True, y=False)
+        self.widget.showGrid(x=True, y=True, alpha=0.18)
+        self.widget.setLabel("left", "busbw (GB/s)")
+        self.widget.setLabel("bottom", "message size")
+        self.widget.getAxis("bottom").setTicks([SIZE_TICKS])
+        self.widget.getAxis("left").setWidth(48)
+        self.widget.setMouseEnabled(True, False)
+        self.legend = self.widget.addLegend(offset=(8, 8), labelTextSize="8.5pt")
+        self.curves: list[pg.PlotDataItem] = []
+        self._names: list[str] = []
+        self.markers: list[pg.InfiniteLine] = []
+        self.theme = Theme()
+
+    def show(self, curves, names: list[str], styles: list[DesignStyle], sizes: tuple[int, ...], gpus: int) -> None:
+        item = self.widget.getPlotItem()
+        while len(self.curves) < len(curves):
+            curve = pg.PlotDataItem([], [])
+            self.curves.append(curve)
+            self._names.append("")
+        for i, curve in enumerate(self.curves):
+            shown = curve in item.items
+            if i < len(curves):
+                x, y = curves[i]
+                style = styles[i]
+                curve.setData(x, y)
+                curve.setPen(pg.mkPen(style.colour, width=2.4 if i == 0 else 2.0,
+                                      style=Qt.PenStyle.SolidLine if i < 2 else Qt.PenStyle.DashLine))
+                label = f"[{i + 1}] {style.tech_short}"
+                if not shown:
+                    item.addItem(curve)  # also adds it to the legend
+                    self.legend.removeItem(curve)
+                    self._names[i] = ""
+                if self._names[i] != label:
+                    self.legend.removeItem(curve)
+                    self.legend.addItem(curve, label)
+                    self._names[i] = label
+            elif shown:
+                item.removeItem(curve)
+                self.legend.removeItem(curve)
+                self._names[i] = ""
+        self._show_markers(sizes)
+        item.setTitle(f"All-reduce busbw vs message size, {gpus:,} GPUs (estimate)",
+                      color=self.theme.text, size="9.5pt", bold=True)
+        ymax = max((float(np.max(y)) for _, y in curves if len(y)), default=1.0)
+        xs = [x for x, _ in curves if len(x)]
+        if xs:
+            self.widget.setXRange(math.log10(min(float(x[0]) for x in xs)), math.log10(max(float(x[-1]) for x in xs)),
+                                  padding=0.02)
+        self.widget.setYRange(0, ymax * 1.1, padding=0)
+
+    def _show_markers(self, sizes: tuple[int, ...]) -> None:
+        """A dashed line at each message size of the table's collective rows."""
+        pen = pg.mkPen(self.theme.muted, width=1, style=Qt.PenStyle.DashLine)
+        while len(self.markers) < len(sizes):
+            line = pg.InfiniteLine(angle=90, movable=False, label="", labelOpts={"position": 0.96})
+            self.widget.addItem(line)
+            self.markers.append(line)
+        for i, line in enumerate(self.markers):
+            if i < len(sizes):
+                line.setPos(math.log10(sizes[i]))
+                line.setPen(pen)
+                line.label.setFormat(size_label(sizes[i]))
+                line.label.setColor(self.theme.muted)
+                line.setVisible(True)
+            else:
+                line.setVisible(False)
+
+    def apply_theme(self, theme: Theme) -> None:
+        self.theme = theme
+        _style(self.widget, theme)
+        self.legend.setLabelTextColor(theme.text)
+        self.legend.setBrush(pg.mkBrush(theme.background))
+        self.legend.setPen(pg.mkPen(theme.grid.darker(130) if not theme.dark else theme.grid.lighter(160)))
+
+
+class CompareCharts(QWidget):
+    """Capex, power and TCO bars side by side, and the busbw curves."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        pg.setConfigOptions(antialias=True)
+        self.capex = BarChart("compareCapexPlot", "Capex (network)", "", money_short)
+        self.power = BarChart("comparePowerPlot", "Power (network)", "kW", _kw)
+        self.tco = BarChart("compareTcoPlot", "TCO", "", money_short, stacked=True)
+        self.busbw = BusbwChart()
+        for chart in (self.capex, self.tco):
+            chart.widget.getAxis("left").tickStrings = _money_ticks  # "$400k" rather than "400000"
+        grid = QGridLayout(self)
+        grid.setContentsMargins(0, 0, 0, 0)
+        grid.setSpacing(6)
+        grid.addWidget(self.capex.widget, 0, 0)
+        grid.addWidget(self.power.widget, 0, 1)
+        grid.addWidget(self.tco.widget, 0, 2)
+        grid.addWidget(self.busbw.widget, 1, 0, 1, 3)
+        grid.setRowStretch(0, 1)
+        grid.setRowStretch(1, 1)
+        self.apply_theme(Theme())
+
+    def show_comparison(self, comparison: Comparison, curves, styles: list[DesignStyle], gpus: int) -> None:
+        capex = list(comparison.row("capex_usd").values)
+        energy = list(comparison.row("opex_usd").values)
+        self.capex.show([v or 0.0 for v in capex], None, styles)
+        self.power.show([v or 0.0 for v in comparison.row("power_kw").values], None, styles)
+        self.tco.show([v or 0.0 for v in capex], [v or 0.0 for v in energy], styles)
+        years = comparison.settings.years
+        self.tco.widget.setTitle(f"TCO over {years} years (pale: energy)", color=self.tco.theme.text,
+                                 size="9.5pt", bold=True)
+        self.busbw.show(curves, list(comparison.names), styles, comparison.settings.sizes, gpus)
+
+    def apply_theme(self, theme: Theme) -> None:
+        for chart in (self.capex, self.power, self.tco, self.busbw):
+            chart.apply_theme(theme)
+
+
+def _money_ticks(values, scale, spacing):
+    out = []
+    for v in values:
+        for factor, suffix in ((1e9, "B"), (1e6, "M"), (1e3, "k"), (1, "")):
+            if abs(v) >= factor or factor == 1:
+                out.append(f"${v / factor:g}{suffix}" if v else "0")
+                break
+    return out

@@ -1,0 +1,299 @@
+"""The recommendation of a comparison, its reasons and warnings, and the assumptions behind it.
+
+The recommendation is a rule of thumb applied to the designs' own numbers, and says so. The
+assumptions (TCO period, energy price, PUE, the example training job, the message sizes of
+the collective rows) are the user's to set; a change asks for a new comparison.
+"""
+
+from __future__ import annotations
+
+import argparse
+import html
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QDoubleSpinBox,
+    QFrame,
+    QGridLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QSpinBox,
+    QTextBrowser,
+    QVBoxLayout,
+    QWidget,
+)
+
+from designer.cli.common import size_bytes
+from designer.model.comparison import CompareSettings, Comparison, size_label
+from designer.model.serde import DesignValidationError
+from designer.ui.theme import FAMILY_LABEL, Theme
+
+HEURISTIC_TIP = ("The recommendation applies the InfiniBand-vs-Ethernet rules of thumb of the literature "
+                 "(GPU-count bands, share of step time spent communicating) to these designs' estimated "
+                 "numbers. Its thresholds are editable per design (performance.advice_*). It is not a "
+                 "measurement: validate with the vendors and your own workload.")
+
+
+def parse_sizes(text: str) -> tuple[int, ...]:
+    """'1MiB, 1GiB' -> (1048576, 1073741824); raises ValueError with a user-ready message."""
+    parts = [p for p in text.replace(";", ",").replace(" ", ",").split(",") if p.strip()]
+    if not parts:
+        raise ValueError("give at least one message size, such as 1MiB or 1GiB")
+    if len(parts) > 4:
+        raise ValueError("give at most 4 message sizes")
+    sizes = []
+    for part in parts:
+        try:
+            sizes.append(size_bytes(part))
+        except argparse.ArgumentTypeError as exc:
+            raise ValueError(str(exc)) from None
+    return tuple(sorted(set(sizes)))
+
+
+def sizes_text(sizes: tuple[int, ...]) -> str:
+    return ", ".join(size_label(s).replace(" ", "") for s in sizes)
+
+
+class AssumptionsBox(QGroupBox):
+    """The editable assumptions of a comparison."""
+
+    settingsChanged = Signal(object)
+    """The user changed an assumption; carries the new, valid CompareSettings."""
+
+    def __init__(self, parent=None):
+        super().__init__("Assumptions", parent)
+        self.setObjectName("assumptionsBox")
+        self._settings = CompareSettings()
+        grid = QGridLayout(self)
+        grid.setContentsMargins(10, 8, 10, 8)
+        grid.setHorizontalSpacing(10)
+        grid.setVerticalSpacing(6)
+
+        self.years = QSpinBox()
+        self.years.setRange(1, 30)
+        self.years.setSuffix(" years")
+        self.years.setToolTip("Period of the TCO: capex plus the energy bought over this many years")
+        self.energy = QDoubleSpinBox()
+        self.energy.setRange(0.0, 2.0)
+        self.energy.setDecimals(3)
+        self.energy.setSingleStep(0.01)
+        self.energy.setPrefix("$ ")
+        self.energy.setSuffix(" /kWh")
+        self.energy.setToolTip("Energy price: an assumption, set your site's tariff")
+        self.pue = QDoubleSpinBox()
+        self.pue.setRange(1.0, 3.0)
+        self.pue.setDecimals(2)
+        self.pue.setSingleStep(0.05)
+        self.pue.setToolTip("Power usage effectiveness of the data hall: facility power / IT power")
+        self.params = QDoubleSpinBox()
+        self.params.setRange(0.001, 100_000)
+        self.params.setDecimals(1)
+        self.params.setSuffix(" B params")
+        self.params.setToolTip("Example training job: model parameters, in billions (gradients are all-reduced "
+                               "every step)")
+        self.compute_ms = QDoubleSpinBox()
+        self.compute_ms.setRange(0.0, 1e7)
+        self.compute_ms.setDecimals(0)
+        self.compute_ms.setSingleStep(100)
+        self.compute_ms.setGroupSeparatorShown(True)
+        self.compute_ms.setSuffix(" ms")
+        self.compute_ms.setToolTip("Example training job: compute time per step (illustrative)")
+        self.sizes = QLineEdit()
+        self.sizes.setToolTip("Message sizes of the collective rows, such as 1MiB, 1GiB (K, M, G are binary)")
+        for spin in (self.years, self.energy, self.pue, self.params, self.compute_ms):
+            spin.setKeyboardTracking(False)  # one recomputation per finished entry, not per keystroke
+            spin.setAlignment(Qt.AlignmentFlag.AlignRight)
+            spin.valueChanged.connect(self._edited)
+        self.sizes.editingFinished.connect(self._edited)
+        self.reset = QPushButton("Defaults")
+        self.reset.setToolTip("Back to the default assumptions")
+        self.reset.clicked.connect(self._reset)
+        self.problem = QLabel("")
+        self.problem.setObjectName("assumptionProblem")
+        self.problem.setWordWrap(True)
+        self.problem.setVisible(False)
+
+        def label(text: str) -> QLabel:
+            lab = QLabel(text)
+            lab.setObjectName("assumptionLabel")
+            return lab
+
+        grid.addWidget(label("TCO period"), 0, 0)
+        grid.addWidget(self.years, 0, 1)
+        grid.addWidget(label("Energy price"), 0, 2)
+        grid.addWidget(self.energy, 0, 3)
+        grid.addWidget(label("PUE"), 0, 4)
+        grid.addWidget(self.pue, 0, 5)
+        grid.addWidget(label("Example job"), 1, 0)
+        grid.addWidget(self.params, 1, 1)
+        grid.addWidget(label("Compute/step"), 1, 2)
+        grid.addWidget(self.compute_ms, 1, 3)
+        grid.addWidget(label("Sizes"), 1, 4)
+        grid.addWidget(self.sizes, 1, 5)
+        grid.addWidget(self.problem, 2, 0, 1, 5)
+        grid.addWidget(self.reset, 2, 5, Qt.AlignmentFlag.AlignRight)
+        for column in (1, 3, 5):
+            grid.setColumnStretch(column, 1)
+        self.set_settings(self._settings)
+
+    @property
+    def settings(self) -> CompareSettings:
+        return self._settings
+
+    def set_settings(self, s: CompareSettings) -> None:
+        """Show `s` without announcing it as an edit."""
+        self._settings = s
+        widgets = (self.years, self.energy, self.pue, self.params, self.compute_ms, self.sizes)
+        for w in widgets:
+            w.blockSignals(True)
+        self.years.setValue(s.years)
+        self.energy.setValue(s.energy_usd_per_kwh)
+        self.pue.setValue(s.pue)
+        self.params.setValue(s.params / 1e9)
+        self.compute_ms.setValue(s.compute_ms)
+        self.sizes.setText(sizes_text(s.sizes))
+        for w in widgets:
+            w.blockSignals(False)
+        self._show_problem("")
+
+    def _read(self) -> CompareSettings:
+        return CompareSettings(years=self.years.value(), energy_usd_per_kwh=round(self.energy.value(), 6),
+                               pue=round(self.pue.value(), 4), sizes=parse_sizes(self.sizes.text()),
+                               params=round(self.params.value() * 1e9), compute_ms=self.compute_ms.value())
+
+    def _edited(self, *_) -> None:
+        try:
+            settings = self._read()
+        except (ValueError, DesignValidationError) as exc:
+            self._show_problem(f"Not applied: {exc}")
+            return
+        self._show_problem("")
+        if settings != self._settings:
+            self._settings = settings
+            self.sizes.setText(sizes_text(settings.sizes))
+            self.settingsChanged.emit(settings)
+
+    def _reset(self) -> None:
+        if self._settings != CompareSettings():
+            self.set_settings(CompareSettings())
+            self.settingsChanged.emit(self._settings)
+
+    def _show_problem(self, text: str) -> None:
+        self.problem.setText(text)
+        self.problem.setVisible(bool(text))
+        self.sizes.setProperty("invalid", bool(text))
+        self.sizes.style().unpolish(self.sizes)
+        self.sizes.style().polish(self.sizes)
+
+
+class RecommendationPanel(QWidget):
+    """Verdict, reasons, warnings and counterpart notes, above the assumptions."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.theme = Theme()
+        self.title = QLabel("RECOMMENDATION")
+        self.title.setObjectName("panelTitle")
+        self.badge = QLabel("HEURISTIC")
+        self.badge.setObjectName("heuristicBadge")
+        self.badge.setToolTip(HEURISTIC_TIP)
+        head = QHBoxLayout()
+        head.setContentsMargins(0, 0, 0, 0)
+        head.addWidget(self.title)
+        head.addWidget(self.badge)
+        head.addStretch(1)
+        self.verdict = QLabel("")
+        self.verdict.setObjectName("verdict")
+        self.verdict.setWordWrap(True)
+        self.verdict.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.verdict.setToolTip(HEURISTIC_TIP)
+        self.reasons = QTextBrowser()
+        self.reasons.setObjectName("reasons")
+        self.reasons.setOpenLinks(False)
+        self.reasons.setFrameShape(QFrame.Shape.NoFrame)
+        self.assumptions = AssumptionsBox()
+        box = QVBoxLayout(self)
+        box.setContentsMargins(8, 6, 8, 8)
+        box.setSpacing(6)
+        box.addLayout(head)
+        box.addWidget(self.verdict)
+        box.addWidget(self.reasons, 1)
+        box.addWidget(self.assumptions)
+        self._comparison: Comparison | None = None
+        self._notes: dict[str, tuple[str, ...]] = {}
+        self.apply_theme(self.theme)
+        self.show_placeholder("Add a second design or a counterpart to compare.")
+
+    def apply_theme(self, theme: Theme) -> None:
+        self.theme = theme
+        self._restyle()
+        if self._comparison is not None:
+            self.show_comparison(self._comparison, self._notes)
+
+    def _restyle(self) -> None:
+        theme = self.theme
+        border = theme.grid.darker(125) if not theme.dark else theme.grid.lighter(170)
+        self.setStyleSheet(f"""
+            QLabel#panelTitle {{ color: {theme.muted.name()}; font-size: 8pt; font-weight: 600; }}
+            QLabel#heuristicBadge {{ color: {theme.warning.name()}; border: 1px solid {theme.warning.name()};
+                                     border-radius: 3px; padding: 0px 4px; font-size: 7pt; font-weight: 600; }}
+            QLabel#verdict {{ font-size: 11pt; font-weight: 700; padding: 6px 8px;
+                              background: {theme.background.name()}; border: 1px solid {border.name()};
+                              border-left: 4px solid {self._verdict_colour()}; border-radius: 3px; }}
+            QTextBrowser#reasons {{ background: {theme.background.name()}; border: 1px solid {border.name()};
+                                    border-radius: 3px; }}
+            QLabel#assumptionLabel {{ color: {theme.muted.name()}; }}
+            QLabel#assumptionProblem {{ color: {theme.error.name()}; }}
+            QLineEdit[invalid="true"] {{ border: 1px solid {theme.error.name()}; }}
+        """)
+
+    def _verdict_colour(self) -> str:
+        family = self._comparison.recommendation.family if self._comparison is not None else ""
+        return self.theme.family(family).name() if family else self.theme.muted.name()
+
+    def show_placeholder(self, text: str) -> None:
+        self._comparison = None
+        self.verdict.setText(text)
+        self.reasons.setHtml("")
+        self.badge.setText("HEURISTIC")
+        self._restyle()
+
+    def show_comparison(self, comparison: Comparison, notes: dict[str, tuple[str, ...]] | None = None) -> None:
+        """`notes`: what changed in each counterpart design, by design name."""
+        first = self._comparison is None or self._comparison.recommendation.family != comparison.recommendation.family
+        self._comparison = comparison
+        self._notes = dict(notes or {})
+        rec = comparison.recommendation
+        self.verdict.setText(rec.verdict)
+        muted = self.theme.muted.name()
+        warn = self.theme.warning.name()
+        parts = [f"<p style='margin:0 0 4px 0; color:{muted}'>Why "
+                 f"(<i>a rule of thumb applied to these estimates, not a measurement</i>):</p>",
+                 "<ul style='margin-left:-14px'>"]
+        parts += [f"<li style='margin-bottom:4px'>{html.escape(_sentence(r))}</li>" for r in rec.reasons]
+        parts.append("</ul>")
+        if comparison.warnings:
+            parts.append(f"<p style='margin:8px 0 2px 0; color:{warn}'><b>Warnings</b></p><ul style='margin-left:-14px'>")
+            parts += [f"<li style='color:{warn}'>{html.escape(_sentence(w))}</li>" for w in comparison.warnings]
+            parts.append("</ul>")
+        noted = [(name, lines) for name, lines in self._notes.items() if lines and name in comparison.names]
+        if noted:
+            parts.append(f"<p style='margin:8px 0 2px 0; color:{muted}'><b>Counterpart notes</b></p>"
+                         "<ul style='margin-left:-14px'>")
+            for name, lines in noted:
+                k = comparison.names.index(name) + 1
+                parts += [f"<li>[{k}] {html.escape(_sentence(line))}</li>" for line in lines]
+            parts.append("</ul>")
+        family = FAMILY_LABEL.get(rec.family, "")
+        self.badge.setText("HEURISTIC" + (f" · favours {family}" if family else ""))
+        self.reasons.setHtml("".join(parts))
+        if first:
+            self._restyle()  # the verdict's border takes the favoured family's colour
+
+
+def _sentence(text: str) -> str:
+    text = text.strip()
+    return (text[:1].upper() + text[1:]).rstrip(".") + "." if text else text

@@ -1,0 +1,150 @@
+"""What a report or a slide says about a design, gathered once, and how its numbers are written.
+
+Plain Python: the figures come from the model (metrics, BOM, collective estimates); this
+module only picks them and writes them with their units, marking every estimate as one.
+"""
+
+from __future__ import annotations
+
+import datetime
+from dataclasses import dataclass, field
+
+from designer.catalog import Catalog, default_catalog
+from designer.model.derive import Derived, derive
+from designer.model.design import FabricDesign
+
+CURRENCY_SYMBOL = {"USD": "$", "EUR": "€", "GBP": "£"}
+
+
+def money(value: float, currency: str = "USD", digits: int = 1) -> str:
+    symbol = CURRENCY_SYMBOL.get(currency, "")
+    for factor, suffix in ((1e9, " B"), (1e6, " M"), (1e3, " k")):
+        if abs(value) >= factor:
+            return f"{symbol}{value / factor:,.{digits}f}{suffix}" + ("" if symbol else f" {currency}")
+    return f"{symbol}{value:,.0f}" + ("" if symbol else f" {currency}")
+
+
+def money_exact(value: float, currency: str = "USD") -> str:
+    symbol = CURRENCY_SYMBOL.get(currency, "")
+    return f"{symbol}{value:,.0f}" + ("" if symbol else f" {currency}")
+
+
+def power(watts: float) -> str:
+    if abs(watts) >= 1e6:
+        return f"{watts / 1e6:,.2f} MW"
+    if abs(watts) >= 1e3:
+        return f"{watts / 1e3:,.1f} kW"
+    return f"{watts:,.0f} W"
+
+
+def ratio(value: float | None) -> str:
+    if value is None:
+        return "—"
+    return f"{value:.0f}:1" if abs(value - round(value)) < 0.005 else f"{value:.2f}:1"
+
+
+def size(n: int) -> str:
+    for factor, unit in ((1 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB")):
+        if n >= factor and n % factor == 0:
+            return f"{n // factor} {unit}"
+    return f"{n:,} B"
+
+
+def duration(us: float) -> str:
+    if us >= 1e6:
+        return f"{us / 1e6:,.2f} s"
+    if us >= 1e3:
+        return f"{us / 1e3:,.2f} ms"
+    return f"{us:,.1f} µs"
+
+
+def today() -> str:
+    return datetime.date.today().isoformat()
+
+
+@dataclass(frozen=True)
+class Card:
+    """One key figure: a title, the value with its unit, a line of detail."""
+
+    title: str
+    value: str
+    detail: str = ""
+
+
+@dataclass
+class Facts:
+    """A derived design with its BOM and collective estimate (either may be missing, with a reason)."""
+
+    design: FabricDesign
+    derived: Derived
+    bom: object | None = None
+    bom_error: str = ""
+    allreduce: object | None = None
+    collective_error: str = ""
+    extras: dict = field(default_factory=dict)
+
+    @classmethod
+    def gather(cls, design: FabricDesign, catalog: Catalog | None = None, bom: bool | object = True,
+               allreduce: bool | object = True) -> "Facts":
+        """Derive `design`; build its BOM and all-reduce estimate unless given (or False to skip).
+
+        Raises the model's SizingError / UnknownPartError when the design cannot be sized.
+        """
+        catalog = catalog or default_catalog()
+        derived = derive(design, catalog)
+        facts = cls(design, derived)
+        if bom is True:
+            try:
+                from designer.model.bom import build_bom
+
+                facts.bom = build_bom(derived, catalog)
+            except Exception as exc:  # the report still shows everything else, and says why
+                facts.bom_error = str(exc)
+        elif bom:
+            facts.bom = bom
+        if allreduce is True:
+            try:
+                from designer.model.collectives import estimate
+
+                perf = design.performance
+                facts.allreduce = estimate(derived, "allreduce", perf.message_size_bytes)
+            except Exception as exc:
+                facts.collective_error = str(exc)
+        elif allreduce:
+            facts.allreduce = allreduce
+        return facts
+
+    @property
+    def metrics(self):
+        return self.derived.metrics
+
+    @property
+    def power_is_estimate(self) -> bool:
+        return self.bom is not None and any("power is an estimate" in i.notes for i in self.bom.items)
+
+    def cards(self) -> list[Card]:
+        """The key-metrics strip."""
+        m = self.metrics
+        r = self.derived.resolved
+        tiers = [t for t in ("leaf", "spine", "core") if m.switches_by_tier.get(t)]
+        speeds = f"{m.link_gbps}G" if m.link_gbps == m.uplink_gbps else f"{m.link_gbps}G / {m.uplink_gbps}G up"
+        leaf = m.oversubscription("leaf")
+        spine = m.oversubscription("spine") if m.tiers == 3 else None
+        out = [
+            Card("GPUs", f"{m.gpus:,}", f"{m.servers:,} × {r.server.name}"),
+            Card("Switches", f"{m.switches_total:,}", " · ".join(f"{t} {m.switches_by_tier[t]:,}" for t in tiers)),
+            Card("Links", f"{m.links_total:,}", speeds + (f" · {m.planes} planes" if m.planes > 1 else "")),
+            Card("Bisection", f"{m.bisection_gbps / 1000:,.1f} Tb/s", f"{m.bisection_ratio:.0%} of full"),
+            Card("Oversubscription", ratio(leaf), "leaf" + (f" · spine {ratio(spine)}" if m.tiers == 3 else "")),
+            Card("Max hops", f"{m.max_hops}", "switch hops, any pair"),
+        ]
+        if self.bom is not None:
+            b = self.bom
+            label = "illustrative estimate" if b.illustrative_prices else "from price book"
+            out.append(Card("Network cost", money(b.total_cost, b.currency), label))
+            out.append(Card("Network power", power(b.total_power_w),
+                            "incl. estimates" if self.power_is_estimate else "network only"))
+        if self.allreduce is not None:
+            a = self.allreduce
+            out.append(Card("All-reduce busbw", f"{a.busbw_GBps:,.0f} GB/s", f"{size(a.size_bytes)} · estimate"))
+        return out
