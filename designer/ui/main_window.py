@@ -22,6 +22,7 @@ from designer.ui.autosave import AUTOSAVE_INTERVAL_MS, AutosaveManager, find_rec
 from designer.ui.blocks import BLOCKS
 from designer.ui.canvas.scene import FabricScene
 from designer.ui.canvas.view import FabricView
+from designer.ui.compare.launcher import CompareLauncher
 from designer.ui.compute import ComputeResult, ComputeService
 from designer.ui.controller import DesignController
 from designer.ui.dialogs import Dialogs
@@ -196,6 +197,8 @@ class MainWindow(QMainWindow):
         panels = view.addMenu("&Panels")
         for dock in self.docks.values():
             panels.addAction(dock.toggleViewAction())
+        self.compare_launcher = CompareLauncher(self)
+        bar.addMenu(self.compare_launcher.menu)
         help_menu = bar.addMenu("&Help")
         help_menu.addAction(a["help_canvas"])
         help_menu.addAction(a["about"])
@@ -298,6 +301,7 @@ class MainWindow(QMainWindow):
         self._closed = True
         self.view.cancel_gesture()
         self.compute.shutdown()
+        self.compare_launcher.shutdown()
         self.autosave.stop()
         self.statusBar().clearMessage()  # its timeout timer
         if self.persist:

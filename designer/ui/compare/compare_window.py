@@ -13,6 +13,7 @@ cannot be compared is refused with one message, and the window goes back to what
 from __future__ import annotations
 
 import dataclasses
+import html
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -88,6 +89,7 @@ class CompareWindow(QMainWindow):
         self.shown: list[Entry] = []            # what the views show (the last good comparison)
         self.shown_settings = CompareSettings()
         self.outcome: CompareOutcome | None = None
+        self._sized = False  # the splitters get their first sizes when the window is first shown
 
         self.table_model = CompareTableModel(self.theme, self)
         self.table = CompareTable(self.table_model)
@@ -97,16 +99,20 @@ class CompareWindow(QMainWindow):
         self.charts = CompareCharts()
         self.charts.setMinimumHeight(230)
 
-        self.top = QSplitter(Qt.Orientation.Horizontal)
-        self.top.addWidget(self._titled(self.table, "Comparison", "compareTableBox"))
-        self.top.addWidget(self.panel)
-        self.top.setStretchFactor(0, 5)
-        self.top.setStretchFactor(1, 4)
-        self.top.setChildrenCollapsible(False)
-        self.split = QSplitter(Qt.Orientation.Vertical)
-        self.split.addWidget(self.top)
-        self.split.addWidget(self.charts)
-        self.split.setStretchFactor(0, 3)
+        self.legend = QLabel("")
+        self.legend.setObjectName("designLegend")
+        self.legend.setTextFormat(Qt.TextFormat.RichText)
+        self.legend.setWordWrap(True)
+        self.right = QSplitter(Qt.Orientation.Vertical)
+        self.right.addWidget(self.panel)
+        self.right.addWidget(self.charts)
+        self.right.setStretchFactor(0, 5)
+        self.right.setStretchFactor(1, 6)
+        self.right.setChildrenCollapsible(False)
+        self.split = QSplitter(Qt.Orientation.Horizontal)
+        self.split.addWidget(self._titled([self.legend, self.table], "Comparison", "compareTableBox"))
+        self.split.addWidget(self.right)
+        self.split.setStretchFactor(0, 1)
         self.split.setStretchFactor(1, 1)
         self.split.setChildrenCollapsible(False)
         host = QWidget()
@@ -127,7 +133,7 @@ class CompareWindow(QMainWindow):
 
     # --- construction --------------------------------------------------------------------------
 
-    def _titled(self, widget: QWidget, title: str, name: str) -> QWidget:
+    def _titled(self, widgets: list[QWidget], title: str, name: str) -> QWidget:
         host = QWidget()
         host.setObjectName(name)
         box = QVBoxLayout(host)
@@ -137,7 +143,8 @@ class CompareWindow(QMainWindow):
         label.setObjectName("panelTitle")
         self.table_title = label
         box.addWidget(label)
-        box.addWidget(widget, 1)
+        for widget in widgets:
+            box.addWidget(widget, 1 if widget is widgets[-1] else 0)
         return host
 
     def _action(self, text: str, slot, tip: str, icon: QStyle.StandardPixmap | None = None, shortcut=None) -> QAction:
@@ -334,6 +341,7 @@ class CompareWindow(QMainWindow):
         comparison = outcome.comparison if outcome is not None else None
         if comparison is None:
             self.table_model.set_comparison(None, [])
+            self.legend.setText("")
             self.panel.show_placeholder("Add a second design or a counterpart to compare.")
             self.charts.setVisible(False)
             self.status.setText("")
@@ -341,17 +349,64 @@ class CompareWindow(QMainWindow):
             self._update_actions()
             return
         styles = design_styles(comparison, self.theme, self.catalog)
+        columns = self.table_model.columnCount()
         self.table_model.set_comparison(comparison, styles)
+        if self.table_model.columnCount() != columns:
+            self._fit_split()
         notes = {e.name: e.notes for e in self.shown if e.notes}
         self.panel.show_comparison(comparison, notes)
         self.charts.setVisible(True)
         self.charts.show_comparison(comparison, outcome.curves, styles, outcome.curve_gpus)
-        self.table_title.setText(f"COMPARISON  ·  changes against [1] {comparison.names[0]}")
+        self.legend.setText(self._legend_html(comparison, styles))
+        self.table_title.setText("COMPARISON  ·  changes against the baseline [1]")
         self.status.setText(f"{len(comparison.names)} designs compared in {outcome.elapsed_ms:,.0f} ms · "
                             "costs use illustrative prices unless a price book is loaded")
         self.setWindowTitle(" vs ".join(f"[{i + 1}] {n}" for i, n in enumerate(comparison.names))
                             + " — Compare — Fabric Designer")
         self._update_actions()
+
+    def _fit_split(self) -> None:
+        """Give the table the width its columns need, the rest to the recommendation and charts."""
+        need = self.table.minimum_width() + 2
+        self.table.setMinimumWidth(min(need, 700))
+        total = max(self.split.width(), self.width() - 12)
+        left = min(max(need, 640), total - 520)
+        self.split.setSizes([left, total - left])
+        height = max(self.right.height(), self.height() - 90)
+        self.right.setSizes([round(height * 0.5), height - round(height * 0.5)])
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        if not self._sized and self.comparison is not None:
+            self._fit_split()
+
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        if not self._sized:
+            self._sized = True
+            self._fit_split()
+
+    def _legend_html(self, comparison, styles) -> str:
+        """One line per design: its colour, number, name, technology and where it came from."""
+        muted = self.theme.muted.name()
+        lines = []
+        for i, (name, style) in enumerate(zip(comparison.names, styles)):
+            entry = self.shown[i] if i < len(self.shown) else None
+            tags = ["baseline"] if i == 0 else []
+            if entry is not None and entry.counterpart_of:
+                tags.append(f"counterpart of [{comparison.names.index(entry.counterpart_of) + 1}]"
+                            if entry.counterpart_of in comparison.names else "counterpart")
+            if entry is not None and entry.path is not None and not entry.unsaved:
+                tags.append(html.escape(entry.path.name))
+            elif entry is not None and entry.unsaved:
+                tags.append("not saved")
+            gpus = int(comparison.row("gpus").values[i])
+            lines.append(f"<tr><td><span style='color:{style.colour.name()}; font-size:13pt'>&#9632;</span></td>"
+                         f"<td style='padding-right:6px'><b>[{i + 1}]</b></td>"
+                         f"<td style='padding-right:10px'><b>{html.escape(name)}</b></td>"
+                         f"<td style='color:{muted}'>{html.escape(style.tech_name)} · {gpus:,} GPUs"
+                         f"{' · ' + ' · '.join(tags) if tags else ''}</td></tr>")
+        return "<table cellspacing='0' cellpadding='1'>" + "".join(lines) + "</table>"
 
     @property
     def comparison(self):

@@ -54,9 +54,10 @@ class CompareLauncher(QObject):
         self.show_action.setStatusTip("Bring the Compare window to the front")
         self.show_action.triggered.connect(lambda _=False: self.show_window())
         self.menu.aboutToShow.connect(self.update_actions)
+        main.document.designChanged.connect(self.update_actions)
         self.update_actions()
 
-    def update_actions(self) -> None:
+    def update_actions(self, *_) -> None:
         design = self.main.document.design
         for tech_id, action in self.counterpart_actions.items():
             action.setEnabled(design is not None and design.fabric.technology != tech_id)
