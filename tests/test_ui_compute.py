@@ -94,7 +94,7 @@ def test_a_child_process_that_dies_is_replaced_by_a_thread(qtbot):
     try:
         with qtbot.waitSignal(svc.resultReady, timeout=20000):
             svc.request(_design(40))
-        svc._channels["metrics"].process.kill()
+        svc._channels["metrics"].process.popen.kill()
         qtbot.waitUntil(lambda: type(svc._channels["metrics"]).__name__ == "_ThreadChannel", timeout=10000)
         with qtbot.waitSignal(svc.resultReady, timeout=20000) as blocker:
             svc.request(_design(41))

@@ -65,6 +65,64 @@ class _Reader(QThread):
             self.answered.emit(message)
 
 
+class _Child:
+    """A started child process, whichever way it was started."""
+
+    def __init__(self, popen: subprocess.Popen | None = None, process=None):
+        self.popen = popen
+        self.process = process   # a multiprocessing.Process (frozen builds)
+
+    def alive(self) -> bool:
+        return self.popen.poll() is None if self.popen is not None else self.process.is_alive()
+
+    def stop(self) -> None:
+        """Wait briefly for a clean exit; a long computation in progress is cut short."""
+        if self.popen is not None:
+            try:
+                self.popen.wait(0.5)
+            except subprocess.TimeoutExpired:
+                self.popen.terminate()
+                try:
+                    self.popen.wait(2)
+                except subprocess.TimeoutExpired:
+                    self.popen.kill()
+                    self.popen.wait()
+            return
+        self.process.join(0.5)
+        if self.process.is_alive():
+            self.process.terminate()
+            self.process.join(2)
+
+
+def _start_child(kind: str) -> tuple[_Child, Connection]:
+    """A fresh interpreter running compute_job.child_main, and our end of its connection.
+
+    From source, a plain subprocess: it imports only the compute modules, never the program
+    that started it. A frozen build has no interpreter to start, so there the child is the
+    executable itself, through multiprocessing (the launcher calls freeze_support()).
+    """
+    if getattr(sys, "frozen", False):
+        import multiprocessing
+
+        ctx = multiprocessing.get_context("spawn")
+        ours, theirs = ctx.Pipe()
+        process = ctx.Process(target=compute_job.child_run, args=(theirs, kind),
+                              name=f"fabric-designer-{kind}", daemon=True)
+        process.start()
+        theirs.close()
+        return _Child(process=process), ours
+    ours, theirs = socket.socketpair()
+    root = str(Path(designer.__file__).resolve().parents[1])
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH")) if p)
+    code = ("import sys; from designer.ui.compute_job import child_main; "
+            "child_main(int(sys.argv[1]), sys.argv[2])")
+    popen = subprocess.Popen([sys.executable, "-c", code, str(theirs.fileno()), kind],
+                             pass_fds=(theirs.fileno(),), env=env, stdin=subprocess.DEVNULL)
+    theirs.close()
+    return _Child(popen=popen), Connection(ours.detach())
+
+
 class _ProcessChannel(QObject):
     """One child process that computes one job at a time.
 
@@ -85,17 +143,11 @@ class _ProcessChannel(QObject):
         self.ready = False
         self.in_flight: tuple[int, object] | None = None
         self.queued: tuple[int, object] | None = None   # sent before the child was ready
-        ours, theirs = socket.socketpair()
-        root = str(Path(designer.__file__).resolve().parents[1])
-        env = dict(os.environ)
-        env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH")) if p)
-        code = ("import sys; from designer.ui.compute_job import child_main; "
-                "child_main(int(sys.argv[1]), sys.argv[2])")
-        self.process = subprocess.Popen([sys.executable, "-c", code, str(theirs.fileno()), kind],
-                                        pass_fds=(theirs.fileno(),), env=env, stdin=subprocess.DEVNULL)
-        theirs.close()
-        self.conn = Connection(ours.detach())
-        self.conn.send(("catalog", catalog))
+        self.process, self.conn = _start_child(kind)
+        try:
+            self.conn.send(("catalog", catalog))
+        except (BrokenPipeError, OSError):
+            pass  # the child died at once: the reader sees the pipe close and reports it
         self.reader = _Reader(self.conn, f"fabric-designer-{kind}-reader")
         self.reader.answered.connect(self._on_message)
         self.reader.start()
@@ -139,20 +191,12 @@ class _ProcessChannel(QObject):
             self.conn.send(None)
         except (BrokenPipeError, OSError):
             pass
-        try:
-            process.wait(0.5)
-        except subprocess.TimeoutExpired:  # in the middle of a long BOM: no need to wait for it
-            process.terminate()
-            try:
-                process.wait(2)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+        process.stop()
         self.reader.wait(3000)
         self.conn.close()
 
     def running(self) -> bool:
-        alive = self.process is not None and self.process.poll() is None
+        alive = self.process is not None and self.process.alive()
         return alive or (shiboken6.isValid(self.reader) and self.reader.isRunning())
 
 
@@ -255,7 +299,7 @@ class ComputeService(QObject):
         self._bom_timer.setInterval(BOM_DELAY_MS)
         self._bom_timer.timeout.connect(self._dispatch_bom)
         self._channels: dict[str, object] = {}
-        if backend == "process" and not hasattr(os, "fork"):
+        if backend == "process" and not hasattr(os, "fork") and not getattr(sys, "frozen", False):
             backend = self.backend = "thread"  # passing a socket to a child needs POSIX
         if not synchronous:
             for kind in ("metrics", "bom"):

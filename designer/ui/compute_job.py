@@ -128,7 +128,11 @@ def child_main(fd: int, kind: str) -> None:
     """Entry point of the child process: `fd` is its end of the socket pair to the window."""
     from multiprocessing.connection import Connection
 
-    conn = Connection(fd)
+    child_run(Connection(fd), kind)
+
+
+def child_run(conn, kind: str) -> None:
+    """The child's work on an open connection: the catalog first, then jobs until told to stop."""
     if kind == "bom" and hasattr(os, "nice"):
         os.nice(10)  # the slow BOM yields the processor to the window and the metrics
     try:

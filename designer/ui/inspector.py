@@ -182,7 +182,8 @@ class FabricPage(_Page):
         port = c.port_gbps or server.port_gbps
         self.fill(self.link, [(f"Auto ({_speed(port)}, the NIC port)", None)]
                   + [(_speed(s), s) for s in SPEEDS], f.link_gbps)
-        self.subtitle.setText(f"{TEMPLATE_NAMES[f.template]} on {tech.name}")
+        self.subtitle.setText(f"{TEMPLATE_NAMES[f.template]} on {tech.name}. "
+                              "Click a tier on the canvas to edit its switches.")
         self._loading = False
 
     # each handler builds the new design from the document's design

@@ -48,6 +48,11 @@ def _money(value: float, currency: str) -> str:
     return f"{symbol}{value:,.0f}" + ("" if symbol else f" {currency}")
 
 
+def _bandwidth(gbps: float) -> str:
+    tbps = gbps / 1000
+    return f"{tbps / 1000:,.2f} Pb/s" if tbps >= 1000 else f"{tbps:,.1f} Tb/s"
+
+
 def _ratio(value: float | None) -> str:
     if value is None:
         return "—"
@@ -77,7 +82,7 @@ class MetricCard(QFrame):
         self.setObjectName("metricCard")
         self.setFrameShape(QFrame.Shape.StyledPanel)
         self.setToolTip(tip)
-        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Minimum)
         self.title = QLabel(title.upper())
         self.title.setObjectName("cardTitle")
         self.value = QLabel("—")
@@ -85,6 +90,7 @@ class MetricCard(QFrame):
         self.detail = QLabel("")
         self.detail.setObjectName("cardDetail")
         self.detail.setWordWrap(True)
+        self.detail.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
         self.header = QHBoxLayout()
         self.header.setContentsMargins(0, 0, 0, 0)
         self.header.addWidget(self.title, 1)
@@ -95,6 +101,10 @@ class MetricCard(QFrame):
         box.addWidget(self.value)
         box.addWidget(self.detail)
         self.setMinimumWidth(112)
+
+    def fit_detail_lines(self, lines: int = 2) -> None:
+        """Room for `lines` lines of detail, so a wrapped detail is never cut off."""
+        self.detail.setMinimumHeight(int(self.detail.fontMetrics().lineSpacing() * lines + 2))
 
     def show_value(self, value: str, detail: str = "", tone: str | None = None) -> None:
         self.value.setText(value)
@@ -202,6 +212,11 @@ class MetricsPanel(QWidget):
 
     def apply_theme(self, theme: Theme) -> None:
         self.theme = theme
+        self._restyle(theme)
+        for card in self.cards.values():
+            card.fit_detail_lines(2)
+
+    def _restyle(self, theme: Theme) -> None:
         border = theme.grid.darker(125) if not theme.dark else theme.grid.lighter(170)
         self.setStyleSheet(f"""
             QFrame#metricCard {{ background: {theme.background.name()}; border: 1px solid {border.name()};
@@ -241,7 +256,7 @@ class MetricsPanel(QWidget):
             self._show_findings([("error", result.error or "", "")], None)
             return
         self.set_message_size(result.design.performance.message_size_bytes)
-        c["gpus"].show_value(f"{m.gpus:,}", f"{m.servers:,} servers · {m.endpoints:,} endpoints"
+        c["gpus"].show_value(f"{m.gpus:,}", f"{m.servers:,} servers · {m.endpoints:,} ports"
                              + (f" · {m.planes} planes" if m.planes > 1 else ""))
         tiers = [t for t in ("leaf", "spine", "core") if m.switches_by_tier.get(t)]
         c["switches"].show_value(f"{m.switches_total:,}", " · ".join(f"{t} {m.switches_by_tier[t]:,}" for t in tiers))
@@ -251,13 +266,15 @@ class MetricsPanel(QWidget):
         detail = f"spine {_ratio(spine)}" if m.tiers == 3 else "spine: top tier"
         c["oversub"].show_value(_ratio(leaf), f"leaf · {detail}", tone)
         ratio = m.bisection_ratio
-        c["bisection"].show_value(f"{m.bisection_gbps / 1000:,.1f} Tb/s",
-                                  f"{ratio:.0%} of full ({m.full_bisection_gbps / 1000:,.1f} Tb/s)",
+        c["bisection"].show_value(_bandwidth(m.bisection_gbps),
+                                  f"{ratio:.0%} of full ({_bandwidth(m.full_bisection_gbps)})",
                                   "warning" if ratio < 0.999 else None)
         c["hops"].show_value(f"{m.max_hops}", f"same rail {m.max_hops_same_rail} · {m.tiers} tiers")
-        names = {"node-leaf": "server", "leaf-spine": "leaf–spine", "spine-core": "spine–core", "manual": "manual"}
-        c["links"].show_value(f"{m.links_total:,}",
-                              " · ".join(f"{names.get(k, k)} {v:,}" for k, v in m.links_by_tier.items()))
+        names = {"node-leaf": "server–leaf", "leaf-spine": "leaf–spine", "spine-core": "spine–core",
+                 "manual": "manual"}
+        c["links"].show_value(f"{m.links_total:,}", " / ".join(f"{v:,}" for v in m.links_by_tier.values()))
+        c["links"].setToolTip("Fabric links by tier (all planes): " + ", ".join(
+            f"{names.get(k, k)} {v:,}" for k, v in m.links_by_tier.items()))
         self._show_bom(result)
         self._show_allreduce(result)
         parts = []

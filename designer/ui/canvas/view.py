@@ -23,7 +23,7 @@ from designer.ui.theme import Theme
 MARGIN_PX = 36.0      # around the fabric after fit
 HANDLE_PX = 48.0      # room right of the rows for the resize handles
 MAX_SCALE = 4.0
-Y_MIN, Y_MAX = 0.55, 1.5
+Y_MAX = 1.5
 WHEEL_STEP = 1.25     # zoom factor per wheel notch
 
 
@@ -85,7 +85,9 @@ class FabricView(QGraphicsView):
     def _sy_for(self, sx: float) -> float:
         height = max(self._content().height() + 2 * MARGIN_PX, 1.0)
         fit_y = max(0.05, (self.viewport().height() - 2 * MARGIN_PX) / height)
-        low = min(Y_MIN, fit_y)
+        # Zoomed out, rows spread to fill the height (up to one unit per pixel); zoomed in,
+        # both axes scale together up to Y_MAX.
+        low = min(1.0, fit_y)
         return min(max(sx, low), max(low, Y_MAX))
 
     def min_scale(self) -> float:
