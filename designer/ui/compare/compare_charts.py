@@ -21,15 +21,17 @@ from designer.ui.theme import Theme
 SIZE_TICKS = [(math.log10(1 << k), size_label(1 << k).replace(" ", "\u2009")) for k in range(4, 33, 4)]
 
 
-def money_short(value: float) -> str:
-    for factor, suffix in ((1e9, " B"), (1e6, " M"), (1e3, " k")):
+def money_short(value: float, bars: int = 2) -> str:
+    """'$1.06M'; one digit less when three or four bars share the chart."""
+    for factor, suffix in ((1e9, "B"), (1e6, "M"), (1e3, "k")):
         if abs(value) >= factor:
-            return f"${value / factor:,.{2 if abs(value) / factor < 10 else 1}f}{suffix}"
+            digits = (2 if abs(value) / factor < 10 else 1) - (1 if bars > 2 else 0)
+            return f"${value / factor:,.{max(digits, 0)}f}{suffix}"
     return f"${value:,.0f}"
 
 
-def _kw(value: float) -> str:
-    return f"{value:,.{0 if value >= 100 else 1}f} kW"
+def _kw(value: float, bars: int = 2) -> str:
+    return f"{value:,.{0 if value >= 100 else 1}f}"  # the axis says kW
 
 
 def _style(plot: pg.PlotWidget, theme: Theme) -> None:
@@ -63,7 +65,8 @@ class BarChart:
         self.widget.setMouseEnabled(False, False)
         self.widget.setLabel("left", axis_label)
         self.widget.showGrid(x=False, y=True, alpha=0.18)
-        self.widget.getAxis("left").setWidth(54)
+        self.widget.getAxis("left").setWidth(46)
+        self.widget.getAxis("bottom").setHeight(40)  # room for two lines of tick text
         self.bars = pg.BarGraphItem(x=np.zeros(0), height=np.zeros(0), width=0.62)
         self.widget.addItem(self.bars)
         self.top = None
@@ -76,6 +79,7 @@ class BarChart:
     def _label(self, i: int) -> pg.TextItem:
         while len(self.labels) <= i:
             text = pg.TextItem("", anchor=(0.5, 1.0))
+
             self.widget.addItem(text)
             self.labels.append(text)
         return self.labels[i]
@@ -91,15 +95,20 @@ class BarChart:
             self.top.setOpts(x=x, y0=base_a, height=top_a,
                              brushes=[soften(s.colour, self.theme) for s in styles], pens=[pen] * n)
         total = base_a + top_a
+        font = self.widget.font()
+        font.setPointSizeF(8.0 if n <= 2 else 7.0)
         for i in range(max(n, len(self.labels))):
             label = self._label(i)
             if i < n:
-                label.setText(self.fmt(total[i]), color=self.theme.text)
+                label.setText(self.fmt(total[i], n), color=self.theme.text)
+                label.setFont(font)
                 label.setPos(i, total[i])
                 label.setVisible(True)
             else:
                 label.setVisible(False)
-        self.widget.getAxis("bottom").setTicks([[(i, f"[{i + 1}] {s.tech_short}") for i, s in enumerate(styles)]])
+        # Technology under its number while two bars share the chart; numbers only beyond.
+        ticks = [(i, f"[{i + 1}]\n{s.tech_short}" if n <= 2 else f"[{i + 1}]") for i, s in enumerate(styles)]
+        self.widget.getAxis("bottom").setTicks([ticks])
         self.widget.setXRange(-0.6, n - 0.4, padding=0)
         self.widget.setYRange(0, max(1e-9, float(total.max(initial=0))) * 1.2, padding=0)
 
@@ -194,9 +203,12 @@ class CompareCharts(QWidget):
     def __init__(self, parent=None):
         super().__init__(parent)
         pg.setConfigOptions(antialias=True)
-        self.capex = BarChart("compareCapexPlot", "Capex (network)", "", money_short)
-        self.power = BarChart("comparePowerPlot", "Power (network)", "kW", _kw)
+        self.capex = BarChart("compareCapexPlot", "Capex", "", money_short)
+        self.capex.widget.setToolTip("Network capital cost from the bill of materials (illustrative prices)")
+        self.power = BarChart("comparePowerPlot", "Power", "kW", _kw)
+        self.power.widget.setToolTip("Network power: switches, NICs and transceivers")
         self.tco = BarChart("compareTcoPlot", "TCO", "", money_short, stacked=True)
+        self.tco.widget.setToolTip("Capex (solid) plus energy over the period (pale)")
         self.busbw = BusbwChart()
         for chart in (self.capex, self.tco):
             chart.widget.getAxis("left").tickStrings = _money_ticks  # "$400k" rather than "400000"
@@ -218,7 +230,7 @@ class CompareCharts(QWidget):
         self.power.show([v or 0.0 for v in comparison.row("power_kw").values], None, styles)
         self.tco.show([v or 0.0 for v in capex], [v or 0.0 for v in energy], styles)
         years = comparison.settings.years
-        self.tco.widget.setTitle(f"TCO over {years} years (pale: energy)", color=self.tco.theme.text,
+        self.tco.widget.setTitle(f"TCO, {years} years", color=self.tco.theme.text,
                                  size="9.5pt", bold=True)
         self.busbw.show(curves, list(comparison.names), styles, comparison.settings.sizes, gpus)
 

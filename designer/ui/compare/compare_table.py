@@ -11,10 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPoint, Qt, Signal
-from PySide6.QtGui import QBrush, QColor, QFont, QIcon, QPainter, QPixmap
+from PySide6.QtGui import QBrush, QColor, QFont, QFontMetrics, QIcon, QPainter, QPixmap
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView
 
-from designer.model.comparison import Comparison, Row
+from designer.model.comparison import Comparison, Row, size_label
 from designer.ui.compare.palette import DesignStyle, delta_colours
 from designer.ui.theme import Theme
 
@@ -48,18 +48,21 @@ TOOLTIPS = {
 }
 
 
+_COLLECTIVE_NAMES = {"allreduce": "all-reduce", "alltoall": "all-to-all", "allgather": "all-gather",
+                     "reducescatter": "reduce-scatter", "broadcast": "broadcast"}
+
+
 def metric_tooltip(row: Row) -> str:
-    key = row.key
-    if key.endswith("_time_us") and "_" in key:
-        title = row.label.rsplit(" ", 1)[0]
-        text = (f"Estimated time of one {title.lower()} over every GPU of the job (collectives model, "
-                "best algorithm for each fabric).")
-    elif key.endswith("_busbw"):
-        title = row.label.rsplit(" ", 1)[0]
-        text = (f"Estimated bus bandwidth of one {title.lower()} per GPU (the nccl-tests convention: "
-                "comparable across GPU counts).")
+    parts = row.key.split("_")
+    if len(parts) >= 3 and parts[0] in _COLLECTIVE_NAMES and parts[1].isdigit():
+        what = f"one {_COLLECTIVE_NAMES[parts[0]]} of {size_label(int(parts[1]))} over every GPU of the job"
+        if row.key.endswith("_time_us"):
+            text = f"Estimated time of {what} (collectives model, best algorithm for each fabric)."
+        else:
+            text = (f"Estimated bus bandwidth per GPU of {what} (the nccl-tests convention, comparable "
+                    "across GPU counts).")
     else:
-        text = TOOLTIPS.get(key, row.label)
+        text = TOOLTIPS.get(row.key, row.label)
     return f"{text}\n{_DIRECTION.get(row.better, '')}"
 
 
@@ -327,7 +330,7 @@ class CompareTableModel(QAbstractTableModel):
 
     def _delta_tooltip(self, row: Row, design: int, delta: float | None) -> str:
         if delta is None:
-            return f"No change can be given: a value is missing or the baseline is zero."
+            return "No change can be given: a value is missing or the baseline is zero."
         verdict = delta_verdict(delta, row.better)
         word = {"good": "an improvement", "bad": "worse", "neutral": "neither better nor worse"}[verdict]
         direction = "higher" if delta > 0 else "lower"
@@ -349,7 +352,7 @@ class CompareTableModel(QAbstractTableModel):
         style = self.styles[col.design] if col.design < len(self.styles) else None
         if col.kind == "delta":
             if role == R.DisplayRole:
-                return f"Δ vs [1]"
+                return "Δ vs [1]"
             if role == R.ToolTipRole:
                 return (f"Change of {self._name(col.design)} against the baseline {self._name(0)}, in %.\n"
                         "Green: better · red: worse · grey: no better direction.")
@@ -358,12 +361,13 @@ class CompareTableModel(QAbstractTableModel):
             return None
         if role == R.DisplayRole:
             tech = style.tech_short if style else c.technologies[col.design]
-            return f"[{col.design + 1}] {tech}\n" + ("baseline" if col.design == 0 else "")
+            return f"[{col.design + 1}]" + (" baseline" if col.design == 0 else "") + f"\n{tech}"
         if role == R.DecorationRole and style is not None:
             return _dot(style.colour)
         if role == R.ToolTipRole:
             tech = c.technologies[col.design]
-            return (f"{self._name(col.design)}\nTechnology: {style.tech_name if style else tech} ({c.families[col.design]})"
+            return (f"{self._name(col.design)}\nTechnology: {style.tech_name if style else tech} "
+                    f"({c.families[col.design]})"
                     + ("\nBaseline: the other designs' changes are against this one." if col.design == 0 else "")
                     + "\nRight-click for Save Design As, Open in Designer, Make Baseline, Remove.")
         if role == R.TextAlignmentRole:
@@ -373,10 +377,6 @@ class CompareTableModel(QAbstractTableModel):
             font.setBold(True)
             return font
         return None
-
-
-def _elide(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
 class CompareTable(QTableView):
@@ -408,7 +408,9 @@ class CompareTable(QTableView):
         self.customContextMenuRequested.connect(self._cell_menu)
         self.setHorizontalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
         self.setVerticalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
+        self._widths: dict[int, int] = {}
         model.modelReset.connect(self._relayout)
+        model.dataChanged.connect(self._grow_columns)
 
     def model(self) -> CompareTableModel:  # typed accessor
         return super().model()
@@ -419,20 +421,59 @@ class CompareTable(QTableView):
         for row in range(m.rowCount()):
             if m.is_group(row):
                 self.setSpan(row, 0, 1, m.columnCount())
+        self.fit_columns()
+        self.setCurrentIndex(QModelIndex())
+
+    def _grow_columns(self, *_) -> None:
+        """New values (an edited assumption): refit the columns only if a text no longer fits."""
+        self.fit_columns(grow_only=True)
+
+    def fit_columns(self, grow_only: bool = False) -> None:
+        """Every column as wide as its widest text; spare width goes to the value columns."""
+        m = self.model()
         header = self.horizontalHeader()
         header.setStretchLastSection(False)
-        fm = self.fontMetrics()
-        labels = [m.data(m.index(r, 0)) or "" for r in range(m.rowCount()) if not m.is_group(r)]
-        if m.columnCount():
-            header.setSectionResizeMode(0, QHeaderView.ResizeMode.Fixed)
-            header.resizeSection(0, max((fm.horizontalAdvance(t) for t in labels), default=120) + 28)
-        for col in range(1, m.columnCount()):
-            if m.column(col).kind == "value":
-                header.setSectionResizeMode(col, QHeaderView.ResizeMode.Stretch)
-            else:
-                header.setSectionResizeMode(col, QHeaderView.ResizeMode.Fixed)
-                header.resizeSection(col, fm.horizontalAdvance("+0,000.0%") + 24)
-        self.setCurrentIndex(QModelIndex())
+        bold = QFont(self.font())
+        bold.setBold(True)
+        fmb = QFontMetrics(bold)
+        hfm = header.fontMetrics()
+        rows = [r for r in range(m.rowCount()) if not m.is_group(r)]
+        widths = {}
+        for col in range(m.columnCount()):
+            texts = [m.data(m.index(r, col)) or "" for r in rows]
+            title = m.headerData(col, Qt.Orientation.Horizontal) or ""
+            head = max((hfm.horizontalAdvance(line) for line in title.split("\n")), default=0)
+            head += 18 if m.column(col).kind == "value" else 0  # the colour swatch
+            widths[col] = max([fmb.horizontalAdvance(t) for t in texts] + [head]) + 18
+        if grow_only and all(widths[c] <= self._widths.get(c, 0) for c in widths):
+            return
+        self._widths = widths
+        for col in range(m.columnCount()):
+            header.setSectionResizeMode(col, QHeaderView.ResizeMode.Interactive)
+        self._distribute()
+
+    def _distribute(self) -> None:
+        """Natural widths, and any spare width of the view shared by the value columns."""
+        m = self.model()
+        if not self._widths or m.columnCount() != len(self._widths):
+            return
+        header = self.horizontalHeader()
+        values = [c for c in self._widths if c > 0 and m.column(c).kind == "value"]
+        spare = self.viewport().width() - sum(self._widths.values())
+        extra = max(0, spare) // max(1, len(values)) if values else 0
+        extra = min(extra, 90)  # beyond this the numbers drift too far from their names
+        for col, width in self._widths.items():
+            header.resizeSection(col, width + (extra if col in values else 0))
+        if spare > extra * len(values):
+            header.resizeSection(0, self._widths[0] + spare - extra * len(values))
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self._distribute()
+
+    def minimum_width(self) -> int:
+        """Wide enough for the metric names and every value and change without clipping."""
+        return sum(self._widths.values()) + self.verticalScrollBar().sizeHint().width() + 4
 
     def selected_design(self) -> int | None:
         index = self.currentIndex()
@@ -449,16 +490,6 @@ class CompareTable(QTableView):
     def _first_metric_row(self) -> int:
         m = self.model()
         return next((r for r in range(m.rowCount()) if not m.is_group(r)), 0)
-
-    def minimum_width(self) -> int:
-        """Wide enough for the metric names and every value and change without clipping."""
-        m = self.model()
-        fm = self.fontMetrics()
-        width = self.horizontalHeader().sectionSize(0) if m.columnCount() else 0
-        for col in range(1, m.columnCount()):
-            width += (fm.horizontalAdvance("$00,000,000") + 30 if m.column(col).kind == "value"
-                      else fm.horizontalAdvance("+0,000.0%") + 24)
-        return width + self.verticalScrollBar().sizeHint().width() + 4
 
     def _header_menu(self, pos) -> None:
         section = self.horizontalHeader().logicalIndexAt(pos)

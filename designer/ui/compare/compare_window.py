@@ -13,7 +13,6 @@ cannot be compared is refused with one message, and the window goes back to what
 from __future__ import annotations
 
 import dataclasses
-import html
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -44,6 +43,7 @@ from designer.ui.compare.compare_charts import CompareCharts
 from designer.ui.compare.compare_dialogs import CompareDialogs
 from designer.ui.compare.compare_service import CompareOutcome, CompareService
 from designer.ui.compare.compare_table import CompareTable, CompareTableModel
+from designer.ui.compare.design_legend import DesignLegend
 from designer.ui.compare.palette import design_styles
 from designer.ui.compare.recommendation_panel import RecommendationPanel
 from designer.ui.theme import Theme
@@ -99,10 +99,7 @@ class CompareWindow(QMainWindow):
         self.charts = CompareCharts()
         self.charts.setMinimumHeight(230)
 
-        self.legend = QLabel("")
-        self.legend.setObjectName("designLegend")
-        self.legend.setTextFormat(Qt.TextFormat.RichText)
-        self.legend.setWordWrap(True)
+        self.legend = DesignLegend()
         self.right = QSplitter(Qt.Orientation.Vertical)
         self.right.addWidget(self.panel)
         self.right.addWidget(self.charts)
@@ -168,15 +165,15 @@ class CompareWindow(QMainWindow):
         self.counterpart_menu.setToolTip("The baseline's cluster rebuilt on another fabric technology")
         self.counterpart_menu.aboutToShow.connect(lambda: self._fill_counterpart_menu(self.counterpart_menu, 0))
         self.remove_action = self._action("Remove", self.remove_selected,
-                                          "Remove the selected design from the comparison", SP.SP_TrashIcon,
+                                          "Remove the selected design from the comparison (click its column first)", SP.SP_TrashIcon,
                                           QKeySequence.StandardKey.Delete)
         self.baseline_action = self._action("Make Baseline", self.make_selected_baseline,
-                                            "Compare the others against the selected design", SP.SP_ArrowLeft)
+                                            "Compare the others against the selected design (click its column first)", SP.SP_ArrowLeft)
         self.save_design_action = self._action("Save Design As…", self.save_selected_design,
-                                               "Save the selected design (a counterpart, say) as a project file",
+                                               "Save the selected design (a counterpart, say) as a project file (click its column first)",
                                                SP.SP_DialogSaveButton)
         self.open_action = self._action("Open in Designer", self.open_selected_in_designer,
-                                        "Open the selected design in a designer window", SP.SP_FileDialogDetailedView)
+                                        "Open the selected design in a designer window of its own (click its column first)", SP.SP_FileDialogDetailedView)
         self.open_action.setVisible(self.opener is not None)
         self.export_action = self._action("Export CSV…", self.export_csv_from_dialog,
                                           "Write the table, recommendation and assumptions as CSV",
@@ -341,7 +338,7 @@ class CompareWindow(QMainWindow):
         comparison = outcome.comparison if outcome is not None else None
         if comparison is None:
             self.table_model.set_comparison(None, [])
-            self.legend.setText("")
+            self.legend.show_designs([])
             self.panel.show_placeholder("Add a second design or a counterpart to compare.")
             self.charts.setVisible(False)
             self.status.setText("")
@@ -357,7 +354,7 @@ class CompareWindow(QMainWindow):
         self.panel.show_comparison(comparison, notes)
         self.charts.setVisible(True)
         self.charts.show_comparison(comparison, outcome.curves, styles, outcome.curve_gpus)
-        self.legend.setText(self._legend_html(comparison, styles))
+        self.legend.show_designs(self._legend_lines(comparison, styles))
         self.table_title.setText("COMPARISON  ·  changes against the baseline [1]")
         self.status.setText(f"{len(comparison.names)} designs compared in {outcome.elapsed_ms:,.0f} ms · "
                             "costs use illustrative prices unless a price book is loaded")
@@ -370,7 +367,7 @@ class CompareWindow(QMainWindow):
         need = self.table.minimum_width() + 2
         self.table.setMinimumWidth(min(need, 700))
         total = max(self.split.width(), self.width() - 12)
-        left = min(max(need, 640), total - 520)
+        left = min(max(need, 700), total - 540)
         self.split.setSizes([left, total - left])
         height = max(self.right.height(), self.height() - 90)
         self.right.setSizes([round(height * 0.5), height - round(height * 0.5)])
@@ -386,9 +383,8 @@ class CompareWindow(QMainWindow):
             self._sized = True
             self._fit_split()
 
-    def _legend_html(self, comparison, styles) -> str:
-        """One line per design: its colour, number, name, technology and where it came from."""
-        muted = self.theme.muted.name()
+    def _legend_lines(self, comparison, styles) -> list:
+        """(colour, name, detail) per design: technology, GPUs and where the design came from."""
         lines = []
         for i, (name, style) in enumerate(zip(comparison.names, styles)):
             entry = self.shown[i] if i < len(self.shown) else None
@@ -396,17 +392,13 @@ class CompareWindow(QMainWindow):
             if entry is not None and entry.counterpart_of:
                 tags.append(f"counterpart of [{comparison.names.index(entry.counterpart_of) + 1}]"
                             if entry.counterpart_of in comparison.names else "counterpart")
-            if entry is not None and entry.path is not None and not entry.unsaved:
-                tags.append(html.escape(entry.path.name))
-            elif entry is not None and entry.unsaved:
+            if entry is not None and entry.unsaved:
                 tags.append("not saved")
-            gpus = int(comparison.row("gpus").values[i])
-            lines.append(f"<tr><td><span style='color:{style.colour.name()}; font-size:13pt'>&#9632;</span></td>"
-                         f"<td style='padding-right:6px'><b>[{i + 1}]</b></td>"
-                         f"<td style='padding-right:10px'><b>{html.escape(name)}</b></td>"
-                         f"<td style='color:{muted}'>{html.escape(style.tech_name)} · {gpus:,} GPUs"
-                         f"{' · ' + ' · '.join(tags) if tags else ''}</td></tr>")
-        return "<table cellspacing='0' cellpadding='1'>" + "".join(lines) + "</table>"
+            elif entry is not None and entry.path is not None:
+                tags.append(entry.path.name)
+            tags += [f"{int(comparison.row('gpus').values[i]):,} GPUs", style.tech_name]
+            lines.append((style.colour, name, " · ".join(tags)))
+        return lines
 
     @property
     def comparison(self):
@@ -427,7 +419,7 @@ class CompareWindow(QMainWindow):
         idle = not self.service.busy
         count = len(self.shown)
         self.remove_action.setEnabled(idle and selected is not None and count > 2)
-        self.remove_action.setToolTip("Remove the selected design" if count > 2 else
+        self.remove_action.setToolTip("Remove the selected design (click its column first)" if count > 2 else
                                       "A comparison needs two designs: add one before removing another")
         self.baseline_action.setEnabled(idle and selected is not None and selected > 0)
         self.save_design_action.setEnabled(selected is not None)
@@ -534,6 +526,8 @@ class CompareWindow(QMainWindow):
             QTableView#compareTable {{ background: {t.background.name()}; border: 1px solid {border.name()};
                                       border-radius: 3px; }}
             QTableView#compareTable::item {{ padding: 0px 8px; }}
+            QLabel#legendNumber, QLabel#legendName {{ font-weight: 600; }}
+            QLabel#legendDetail {{ color: {t.muted.name()}; }}
         """)
         self.table_model.set_theme(t)
         self.panel.apply_theme(t)

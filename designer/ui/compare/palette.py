@@ -31,8 +31,10 @@ class DesignStyle:
 
 
 def short_technology(name: str) -> str:
-    """'RoCE 400GbE (Spectrum-X)' -> 'RoCE 400GbE'; 'InfiniBand NDR 400G' -> 'IB NDR 400G'."""
-    return name.split(" (")[0].replace("InfiniBand", "IB").strip()
+    """'RoCE 400GbE (Spectrum-X)' -> 'RoCE 400GbE'; 'InfiniBand NDR 400G' -> 'IB NDR 400G';
+    'RoCE 800GbE fabric, 2 x 400GbE ConnectX-8 (Spectrum-X)' -> 'RoCE 800GbE'."""
+    head = name.split(" (")[0].split(",")[0].replace(" fabric", "")
+    return head.replace("InfiniBand", "IB").strip()
 
 
 def design_styles(comparison: Comparison, theme: Theme, catalog: Catalog) -> list[DesignStyle]:

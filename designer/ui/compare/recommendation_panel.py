@@ -95,7 +95,7 @@ class AssumptionsBox(QGroupBox):
         self.params.setToolTip("Example training job: model parameters, in billions (gradients are all-reduced "
                                "every step)")
         self.compute_ms = QDoubleSpinBox()
-        self.compute_ms.setRange(0.0, 1e7)
+        self.compute_ms.setRange(0.0, 1e6)
         self.compute_ms.setDecimals(0)
         self.compute_ms.setSingleStep(100)
         self.compute_ms.setGroupSeparatorShown(True)
@@ -121,21 +121,16 @@ class AssumptionsBox(QGroupBox):
             lab.setObjectName("assumptionLabel")
             return lab
 
-        grid.addWidget(label("TCO period"), 0, 0)
-        grid.addWidget(self.years, 0, 1)
-        grid.addWidget(label("Energy price"), 0, 2)
-        grid.addWidget(self.energy, 0, 3)
-        grid.addWidget(label("PUE"), 0, 4)
-        grid.addWidget(self.pue, 0, 5)
-        grid.addWidget(label("Example job"), 1, 0)
-        grid.addWidget(self.params, 1, 1)
-        grid.addWidget(label("Compute/step"), 1, 2)
-        grid.addWidget(self.compute_ms, 1, 3)
-        grid.addWidget(label("Sizes"), 1, 4)
-        grid.addWidget(self.sizes, 1, 5)
-        grid.addWidget(self.problem, 2, 0, 1, 5)
-        grid.addWidget(self.reset, 2, 5, Qt.AlignmentFlag.AlignRight)
-        for column in (1, 3, 5):
+        rows = ((("TCO period", self.years), ("Energy price", self.energy)),
+                (("PUE", self.pue), ("Message sizes", self.sizes)),
+                (("Example job", self.params), ("Compute per step", self.compute_ms)))
+        for r, pairs in enumerate(rows):
+            for k, (text, widget) in enumerate(pairs):
+                grid.addWidget(label(text), r, 2 * k)
+                grid.addWidget(widget, r, 2 * k + 1)
+        grid.addWidget(self.problem, 3, 0, 1, 3)
+        grid.addWidget(self.reset, 3, 3, Qt.AlignmentFlag.AlignRight)
+        for column in (1, 3):
             grid.setColumnStretch(column, 1)
         self.set_settings(self._settings)
 
