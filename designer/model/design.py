@@ -15,6 +15,7 @@ from typing import Literal
 from designer.model.floorplan import FloorPlan
 from designer.model.perf_settings import PerformanceSettings
 from designer.model.serde import DesignValidationError, to_data
+from designer.model.slides import Slide
 
 Template = Literal["leaf-spine", "fat-tree", "rail-optimized"]
 TIER_NAMES = ("leaf", "spine", "core")
@@ -116,6 +117,7 @@ class FabricDesign:
     edits: tuple[Edit, ...] = ()
     floorplan: FloorPlan = field(default_factory=FloorPlan)
     performance: PerformanceSettings = field(default_factory=PerformanceSettings)
+    slides: tuple[Slide, ...] = ()     # saved views for presenting the design
 
     def content_key(self) -> str:
         """A digest of the design's content; equal designs share derived results."""

@@ -160,6 +160,11 @@ def _range_label(noun: str, a: int, b: int) -> str:
     return f"{noun} {a}" if a == b else f"{plural} {a}–{b}"
 
 
+def _short_label(label: str) -> str:
+    """'Core group 3' -> 'Group 3', 'Core groups 1–4' -> 'Groups 1–4'; others unchanged."""
+    return label.replace("Core group", "Group")
+
+
 class Diagram:
     """Draws one view of a DiagramSource into a rectangle; keeps what it drew for inspection."""
 
@@ -267,13 +272,15 @@ class Diagram:
         area = QRectF(rect.left() + gutter, rect.top(), rect.width() - gutter, rect.height())
         pad = ink.pt(6)
         p0, p1 = area.left() + pad + ink.pt(PLANE_STEP_PT * 3), area.right() - pad - ink.pt(PLANE_STEP_PT * 3)
-        pitch = rect.height() / len(tiers)
-        h = max(ink.pt(12 * ts), min(ink.pt(30 * ts), pitch * 0.34))
+        # Rows from top to bottom, the outer ones near the edges: the links get the height.
+        h = max(ink.pt(12 * ts), min(ink.pt(30 * ts), rect.height() / len(tiers) * 0.3))
+        edge = h * 0.95 + ink.pt(2)
+        pitch = (rect.height() - 2 * edge) / max(len(tiers) - 1, 1)
         ranges = self._ranges()
         self.rows = {}
         for k, tier in enumerate(tiers):
             s0, s1, d0, d1 = ranges[tier]
-            y = rect.top() + pitch * (k + 0.5)
+            y = rect.top() + edge + pitch * k
             self.rows[tier] = self._row(ink, tier, y, h, s0, s1, d0, d1, p0, p1)
         painter = ink.painter
         painter.save()
@@ -286,8 +293,9 @@ class Diagram:
             painter.fillRect(QRectF(rect.left(), r.y - r.h * 0.95, rect.width(), r.h * 1.9), band)
         painter.setClipRect(area)
         clip = self.view.kind != "su"
+        self.drawn_links = {}
         for k in range(len(tiers) - 1):
-            self._links(ink, self.rows[tiers[k + 1]], self.rows[tiers[k]], area, clip)
+            self.drawn_links[tiers[k + 1]] = self._links(ink, self.rows[tiers[k + 1]], self.rows[tiers[k]], area, clip)
         self._manual(ink)
         for tier in tiers:
             self._boxes(ink, self.rows[tier], area)
@@ -295,15 +303,17 @@ class Diagram:
         self._gutter(ink, QRectF(rect.left(), rect.top(), gutter - ink.pt(6), rect.height()), pitch)
         painter.restore()
 
-    def _links(self, ink: Ink, lo: RowDrawing, up: RowDrawing, area: QRectF, clip: bool) -> None:
+    def _links(self, ink: Ink, lo: RowDrawing, up: RowDrawing, area: QRectF, clip: bool) -> int:
+        """Draw the links between two rows as one line per pair of boxes; returns how many links."""
         layout = self.source.layout
         a, b, n = layout.link_arrays(lo.tier)
         if not len(a):
-            return
+            return 0
         ca, cb = lo.cell_of[a], up.cell_of[b]
         keep = (ca >= 0) & (cb >= 0)
         if not keep.any():
-            return
+            return 0
+        drawn = int(n[keep].sum())
         ncb = len(up.x0)
         keys, inverse = np.unique(ca[keep] * ncb + cb[keep], return_inverse=True)
         links = np.bincount(inverse.ravel(), weights=n[keep])
@@ -312,7 +322,7 @@ class Diagram:
             inside = ~(((xa < area.left()) & (xb < area.left())) | ((xa > area.right()) & (xb > area.right())))
             xa, xb, links = xa[inside], xb[inside], links[inside]
         if not len(xa):
-            return
+            return drawn
         widths = np.array([bundle_width(int(v)) for v in links.tolist()]) * ink.pt(0.42 * self.ts)
         alpha = 150
         room = 0.45 * area.width()
@@ -331,6 +341,7 @@ class Diagram:
             pen = ink.pen(color, width / ink.u)
             painter.setPen(pen)
             painter.drawLines([QLineF(float(p), y_lo, float(q), y_up) for p, q in zip(xa[sel], xb[sel])])
+        return drawn
 
     def _manual(self, ink: Ink) -> None:
         """Links added by hand: dashed, between the boxes that hold their ends."""
@@ -358,7 +369,6 @@ class Diagram:
         theme = ink.theme
         fill, border = theme.tier_fill(r.tier), theme.tier_border(r.tier)
         planes = self.source.planes if r.tier != "servers" else 1
-        ts = self.ts
         top = r.y - r.h / 2
         height = r.h if r.tier != "servers" or r.lod != DEVICE else r.h * 0.86
         if height != r.h:
@@ -368,40 +378,68 @@ class Diagram:
         step = ink.pt(PLANE_STEP_PT)
         back = QColor(fill).darker(106)
         removed = self.source.layout.removed
+        labelled: list[tuple[int, QRectF]] = []
         for c in np.nonzero(visible)[0].tolist():
             box = QRectF(float(r.x0[c]), top, float(r.x1[c] - r.x0[c]), height)
             for k in range(stacked, 0, -1):
                 ink.box(box.translated(k * step, -k * step), back, border, 0.4, 2)
             ink.box(box, fill, border, 0.6 if r.lod == DEVICE else 0.8, 2 if r.lod == DEVICE else 3)
-            whole = box.left() >= area.left() - 0.5 and box.right() <= area.right() + 0.5
-            if not whole:
-                continue
-            inner = box.adjusted(ink.pt(1.5), ink.pt(1), -ink.pt(1.5), -ink.pt(1))
-            if r.lod == DEVICE:
-                i = int(r.first[c])
-                ident = device_id(r.tier, i, self.view.plane, self.source.planes)
-                if ident in removed:
-                    ink.painter.setPen(ink.pen(theme.error, 1.0))
-                    ink.painter.drawLine(box.topLeft(), box.bottomRight())
-                    ink.painter.drawLine(box.bottomLeft(), box.topRight())
-                names = [f"{i + 1}"] if r.tier == "servers" else [ident, f"{i + 1}"]
-                ink.text(inner, names, 6.5 * ts, theme.text)
-                continue
-            count = int(r.count[c])
-            noun = {"servers": ("servers", "srv")}.get(r.tier, (r.tier, r.tier))
-            counts = [f"{count:,} × {noun[0]}", f"{count:,} × {noun[1]}", f"{count:,}"]
-            label = r.labels[c]
-            if len(r.x0) == 1 and not label:
-                counts.insert(0, f"{count:,} × {noun[0]}  ·  {r.row.model}")
-            two_lines = ink.line_height(6.5 * ts) + ink.line_height(7.5 * ts, True) <= inner.height()
-            if label and two_lines:
-                half = inner.height() / 2
-                ink.text(QRectF(inner.left(), inner.top(), inner.width(), half), label, 6.5 * ts, theme.muted,
-                         align=Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignBottom)
-                ink.text(QRectF(inner.left(), inner.top() + half, inner.width(), half), counts, 7.5 * ts,
-                         bold=True, align=Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignTop)
-            else:
-                ink.text(inner, counts, 7.5 * ts, bold=True)
+            if r.lod == DEVICE and device_id(r.tier, int(r.first[c]), self.view.plane, self.source.planes) in removed:
+                ink.painter.setPen(ink.pen(theme.error, 1.0))
+                ink.painter.drawLine(box.topLeft(), box.bottomRight())
+                ink.painter.drawLine(box.bottomLeft(), box.topRight())
+            if box.left() >= area.left() - 0.5 and box.right() <= area.right() + 0.5:
+                labelled.append((c, box.adjusted(ink.pt(1.5), ink.pt(1), -ink.pt(1.5), -ink.pt(1))))
+        if labelled:
+            self._labels(ink, r, labelled)
+
+    def _cell_texts(self, r: RowDrawing, c: int) -> tuple[list[str], list[str]]:
+        """(heading forms, count forms) of a cell, longest first; heading forms may be empty."""
+        if r.lod == DEVICE:
+            i = int(r.first[c])
+            ident = device_id(r.tier, i, self.view.plane, self.source.planes)
+            return [], ([f"{i + 1}"] if r.tier == "servers" else [ident, f"{i + 1}"])
+        count = int(r.count[c])
+        noun = {"servers": ("servers", "srv")}.get(r.tier, (r.tier, r.tier))
+        counts = [f"{count:,} × {noun[0]}", f"{count:,} × {noun[1]}", f"{count:,}"]
+        label = r.labels[c]
+        if len(r.x0) == 1 and not label:
+            counts.insert(0, f"{count:,} × {noun[0]}  ·  {r.row.model}")
+        return ([label, _short_label(label)] if label else []), counts
+
+    def _labels(self, ink: Ink, r: RowDrawing, cells: list[tuple[int, QRectF]]) -> None:
+        """Label a row's boxes with the same form of text in every box (the longest form that
+        fits all of them), so a row never mixes '8 × core' with a bare '8'."""
+        ts = self.ts
+        theme = ink.theme
+        texts = [self._cell_texts(r, c) for c, _ in cells]
+        room = min(box.width() for _, box in cells)
+        inner_h = min(box.height() for _, box in cells)
+
+        def level(forms_of, size, bold):
+            depth = max((len(f) for f in forms_of), default=0)
+            for k in range(depth):
+                if all(not f or ink.width(f[min(k, len(f) - 1)], size, bold) <= room for f in forms_of):
+                    return k
+            return None
+
+        size_head, size_count = (6.5 * ts, 6.5 * ts) if r.lod == DEVICE else (6.5 * ts, 7.5 * ts)
+        bold = r.lod != DEVICE
+        count_level = level([t[1] for t in texts], size_count, bold)
+        heads = [t[0] for t in texts]
+        two_lines = any(heads) and ink.line_height(size_head) + ink.line_height(size_count, bold) <= inner_h
+        head_level = level(heads, size_head, False) if two_lines else None
+        for (c, box), (head, counts) in zip(cells, texts):
+            count = counts[min(count_level, len(counts) - 1)] if count_level is not None else None
+            if head_level is not None and head:
+                half = box.height() / 2
+                ink.text(QRectF(box.left(), box.top(), box.width(), half), head[min(head_level, len(head) - 1)],
+                         size_head, theme.muted, align=Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignBottom)
+                if count:
+                    ink.text(QRectF(box.left(), box.top() + half, box.width(), half), count, size_count, bold=bold,
+                             align=Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignTop)
+            elif count:
+                ink.text(box, count, size_count, bold=bold)
 
     def _gutter(self, ink: Ink, rect: QRectF, pitch: float) -> None:
         """Row names with counts and models, and the link count between each pair of rows."""
@@ -416,14 +454,17 @@ class Diagram:
             row = self.rows[tier]
             lines = [(TIER_LABEL[tier], 10.0 * ts, True, theme.text)]
             drawn = self._drawn_count(tier)
+            n = row.row.count
             if tier == "servers":
-                gpus = row.row.count * r.gpus_per_server
-                lines.append((f"{drawn} · {gpus:,} GPUs" if drawn else f"{row.row.count:,} · {gpus:,} GPUs",
-                              7.5 * ts, False, theme.muted))
+                gpus = (int(drawn.replace(",", "")) if drawn else n) * r.gpus_per_server
+                lines.append((f"{drawn} of {n:,} servers" if drawn else f"{n:,} servers", 7.5 * ts, False,
+                              theme.muted))
+                lines.append((f"{gpus:,} GPUs · {row.row.model}", 7.5 * ts, False, theme.muted))
             else:
-                per = f"{row.row.count:,}" + (f" × {src.planes} planes" if src.planes > 1 else "")
+                noun = "switch" if n == 1 else "switches"
+                per = f"{n:,} {noun}" + (f" × {src.planes} planes" if src.planes > 1 else "")
                 lines.append((f"{drawn} of {per}" if drawn else per, 7.5 * ts, False, theme.muted))
-            lines.append((row.row.model, 7.5 * ts, False, theme.muted))
+                lines.append((row.row.model, 7.5 * ts, False, theme.muted))
             band = QRectF(x, row.y - pitch * 0.3, width, pitch * 0.6)
             while lines and sum(ink.line_height(s, b) for _, s, b, _ in lines) > band.height():
                 lines.pop()
@@ -443,11 +484,14 @@ class Diagram:
                 speed = r.link_gbps if key == "node-leaf" else r.uplink_gbps
                 n = src.links_per_plane(key)
                 per = " per plane" if src.planes > 1 else ""
+                sp = speed_label(speed)
+                forms = [f"{n:,} links × {sp}{per}", f"{n:,} × {sp}{per}", f"{n:,} × {sp}"]
+                shown = self.drawn_links.get(below, n)
+                if self.view.kind == "su" and shown != n:
+                    forms = [f"{shown:,} of {n:,} links × {sp}", f"{shown:,} of {n:,} × {sp}", f"{shown:,} × {sp}"]
                 mid = row.y + pitch / 2
                 color = QColor(theme.family(r.family)).darker(125)
-                ink.text(QRectF(x, mid - pitch * 0.2, width, pitch * 0.4),
-                         [f"{n:,} links × {speed_label(speed)}{per}", f"{n:,} × {speed_label(speed)}{per}",
-                          f"{n:,} × {speed_label(speed)}"], 7.0 * ts, color,
+                ink.text(QRectF(x, mid - pitch * 0.2, width, pitch * 0.4), forms, 7.0 * ts, color,
                          align=Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
 
     def _drawn_count(self, tier: str) -> str:

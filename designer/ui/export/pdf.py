@@ -1,0 +1,45 @@
+"""The diagram as a one-page vector PDF (QPdfWriter), sized to the figure."""
+
+from __future__ import annotations
+
+import os
+
+from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QMarginsF, QSizeF
+from PySide6.QtGui import QPageLayout, QPageSize, QPainter, QPdfWriter
+
+from designer import __version__
+from designer.io.atomic import write_atomic
+from designer.ui.export.figure import Figure
+
+PDF_DPI = 1200   # coordinates and text positions are written at this resolution
+
+
+def pdf_writer(buffer: QBuffer, width_in: float, height_in: float, title: str) -> QPdfWriter:
+    """A QPdfWriter on `buffer` with one page size, no margins and the document's metadata."""
+    writer = QPdfWriter(buffer)
+    writer.setResolution(PDF_DPI)
+    size = QPageSize(QSizeF(width_in, height_in), QPageSize.Unit.Inch, "",
+                     QPageSize.SizeMatchPolicy.ExactMatch)
+    writer.setPageLayout(QPageLayout(size, QPageLayout.Orientation.Portrait, QMarginsF(0, 0, 0, 0)))
+    writer.setTitle(title)
+    writer.setCreator(f"Fabric Designer {__version__}")
+    return writer
+
+
+def pdf_bytes(figure: Figure) -> bytes:
+    data = QByteArray()
+    buffer = QBuffer(data)
+    buffer.open(QIODevice.OpenModeFlag.WriteOnly)
+    writer = pdf_writer(buffer, figure.spec.width_in, figure.spec.height_in, figure.design.meta.name or "Fabric diagram")
+    painter = QPainter(writer)
+    try:
+        figure.paint(painter)
+    finally:
+        painter.end()
+    buffer.close()
+    return bytes(data.data())
+
+
+def export_pdf(figure: Figure, path: str | os.PathLike) -> None:
+    """Write the figure as a one-page PDF, atomically."""
+    write_atomic(path, pdf_bytes(figure))

@@ -1,0 +1,152 @@
+"""The design report: a multi-page vector PDF for people who will never install the tool.
+
+Pages: overview (title block, diagram, legend, key metrics); details of one SU or pod when
+the overview draws the fabric aggregated (or the design's saved slides); the metrics summary;
+the BOM by category; the collective curves; and, given a second design, the comparison.
+Every page has a running header and a footer with the page number and date.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import Callable
+
+from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QRectF
+from PySide6.QtGui import QPainter
+
+from designer.catalog import Catalog, default_catalog
+from designer.io.atomic import write_atomic
+from designer.model.design import FabricDesign
+from designer.ui.export import page
+from designer.ui.export.diagram import Diagram, DiagramSource, View
+from designer.ui.export.facts import Facts, today
+from designer.ui.export.ink import Ink
+from designer.ui.export.pdf import pdf_writer
+from designer.ui.export.report_pages import (
+    bom_page,
+    collectives_page,
+    comparison_diagrams_page,
+    comparison_page,
+    metrics_page,
+)
+
+PAGE_SIZES = {"a4": (11.69, 8.27), "letter": (11.0, 8.5)}   # landscape, inches
+MARGIN_PT = 36.0
+MAX_DETAIL_PAGES = 6
+
+
+@dataclass
+class Page:
+    section: str                     # running header, and what tests look for
+    draw: Callable[[Ink, QRectF], None]
+
+
+@dataclass
+class Report:
+    """A report about `design`, optionally compared with `other`."""
+
+    design: FabricDesign
+    other: FabricDesign | None = None
+    catalog: Catalog | None = None
+    date: str = field(default_factory=today)
+    page_size: str = "a4"
+
+    def __post_init__(self):
+        if self.page_size not in PAGE_SIZES:
+            raise ValueError(f"page size must be one of {', '.join(PAGE_SIZES)}, got '{self.page_size}'")
+        self.catalog = self.catalog or default_catalog()
+        self.facts = Facts.gather(self.design, self.catalog)
+        self.source = DiagramSource(self.design, self.catalog, self.facts.derived)
+        self.other_facts = Facts.gather(self.other, self.catalog) if self.other is not None else None
+        self.comparison = None
+        if self.other is not None:
+            from designer.model.comparison import compare
+
+            self.comparison = compare([self.design, self.other], catalog=self.catalog)
+
+    # --- pages -----------------------------------------------------------------------------
+
+    def detail_views(self) -> list[tuple[str, View]]:
+        """Extra diagram pages: the saved slides, else SU (or pod) 1 when the overview aggregates."""
+        saved = [s for s in self.design.slides if s.kind != "comparison" and not (s.kind == "fabric" and s.whole)]
+        if saved:
+            return [(s.title or Diagram(self.source, View.of(s)).title(), View.of(s)) for s in saved][:MAX_DETAIL_PAGES]
+        if self.source.columns > 1:
+            noun = self.source.column_noun
+            return [(f"{noun} 1 in detail", View("su", su=0))]
+        return []
+
+    def pages(self) -> list[Page]:
+        out = [Page("Overview", self._overview)]
+        for title, view in self.detail_views():
+            out.append(Page(f"Diagram: {title}", lambda ink, rect, v=view, t=title: self._detail(ink, rect, t, v)))
+        out.append(Page("Metrics summary", lambda ink, rect: metrics_page(ink, rect, self.facts)))
+        out.append(Page("Bill of materials", lambda ink, rect: bom_page(ink, rect, self.facts)))
+        out.append(Page("Collective performance (estimate)", lambda ink, rect: collectives_page(ink, rect, self.facts)))
+        if self.comparison is not None:
+            out.append(Page("Comparison", lambda ink, rect: comparison_page(ink, rect, self.comparison)))
+            out.append(Page("Comparison: diagrams", lambda ink, rect: comparison_diagrams_page(
+                ink, rect, self.facts, self.other_facts, self.catalog)))
+        return out
+
+    def _overview(self, ink: Ink, rect: QRectF) -> None:
+        f = self.facts
+        y = rect.top()
+        y += page.title_block(ink, rect, self.design, f.derived, self.date) + ink.pt(10)
+        cards = f.cards()
+        cards_h = page.cards_height(ink, count=len(cards), width=rect.width())
+        entries = self.source.legend_entries(ink.theme)
+        legend_h = page.legend_height(ink, rect.width(), entries)
+        bottom = rect.bottom() - cards_h - ink.pt(10) - legend_h - ink.pt(8)
+        diagram = Diagram(self.source, View())
+        diagram.paint(ink, QRectF(rect.left(), y, rect.width(), bottom - y))
+        page.legend(ink, QRectF(rect.left(), bottom + ink.pt(8), rect.width(), legend_h), entries)
+        page.cards(ink, QRectF(rect.left(), rect.bottom() - cards_h, rect.width(), cards_h), cards)
+        self.overview_lods = diagram.lods()
+
+    def _detail(self, ink: Ink, rect: QRectF, title: str, view: View) -> None:
+        y = rect.top() + page.section_title(ink, rect, title, self.design.meta.name)
+        entries = self.source.legend_entries(ink.theme)
+        legend_h = page.legend_height(ink, rect.width(), entries)
+        diagram = Diagram(self.source, view)
+        diagram.paint(ink, QRectF(rect.left(), y, rect.width(), rect.bottom() - y - legend_h - ink.pt(10)))
+        page.legend(ink, QRectF(rect.left(), rect.bottom() - legend_h, rect.width(), legend_h), entries)
+
+    # --- output ----------------------------------------------------------------------------
+
+    def render(self) -> tuple[bytes, list[Ink]]:
+        """The PDF's bytes, and the Ink of each page (what was drawn, for checks)."""
+        pages = self.pages()
+        width_in, height_in = PAGE_SIZES[self.page_size]
+        data = QByteArray()
+        buffer = QBuffer(data)
+        buffer.open(QIODevice.OpenModeFlag.WriteOnly)
+        writer = pdf_writer(buffer, width_in, height_in, f"{self.design.meta.name}: fabric design report")
+        painter = QPainter(writer)
+        inks = []
+        try:
+            for number, p in enumerate(pages, 1):
+                if number > 1:
+                    writer.newPage()
+                ink = Ink(painter)
+                painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
+                full = ink.rect(0, 0, width_in * 72, height_in * 72)
+                margin = ink.pt(MARGIN_PT)
+                page.header_footer(ink, full, margin, self.design.meta.name, p.section, number, len(pages), self.date)
+                body = full.adjusted(margin, margin * 1.05, -margin, -margin * 1.05)
+                p.draw(ink, body)
+                inks.append(ink)
+        finally:
+            painter.end()
+        buffer.close()
+        return bytes(data.data()), inks
+
+
+def export_report(design: FabricDesign, path: str | os.PathLike, other: FabricDesign | None = None,
+                  catalog: Catalog | None = None, page_size: str = "a4", date: str | None = None) -> Report:
+    """Write the report as PDF, atomically; returns the Report (its pages, for a summary)."""
+    report = Report(design, other, catalog, date or today(), page_size)
+    data, _ = report.render()
+    write_atomic(path, data)
+    return report
