@@ -83,6 +83,56 @@ def settle_memory() -> None:
     gc.freeze()
 
 
+def _watch_signals(app, window):
+    """Ctrl+C closes the window as the close button does; SIGTERM autosaves and quits.
+
+    Qt's event loop runs in C++, where Python cannot see a signal until something wakes it:
+    the signal handler writes to a socket that the event loop watches.
+    """
+    import signal
+    import socket
+
+    from PySide6.QtCore import QSocketNotifier
+
+    reader, writer = socket.socketpair()
+    reader.setblocking(False)
+    writer.setblocking(False)
+    previous = signal.set_wakeup_fd(writer.fileno())
+    received: list[int] = []
+
+    def on_signal(signum, frame):
+        received.append(signum)
+
+    def on_wake():
+        try:
+            reader.recv(64)
+        except OSError:
+            pass
+        while received:
+            signum = received.pop()
+            if signum == signal.SIGTERM:
+                window.autosave.autosave_now()  # offered for recovery at the next start
+                window.autosave.keep_on_exit = True
+                app.quit()
+            else:
+                window.close()
+
+    notifier = QSocketNotifier(reader.fileno(), QSocketNotifier.Type.Read)
+    notifier.activated.connect(on_wake)
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, on_signal)
+
+    def restore():
+        notifier.setEnabled(False)
+        signal.set_wakeup_fd(previous)
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(signum, signal.SIG_DFL)
+        reader.close()
+        writer.close()
+
+    return restore
+
+
 def run_window(path: str | None = None) -> int:
     """Open the window (with `path` if given) and run until it closes."""
     from designer.ui.main_window import MainWindow
@@ -92,8 +142,12 @@ def run_window(path: str | None = None) -> int:
     window.show()
     window.startup(path)
     settle_memory()
-    code = app.exec()
-    window.shutdown()
+    restore = _watch_signals(app, window) if sys.platform != "win32" else (lambda: None)
+    try:
+        code = app.exec()
+    finally:
+        window.shutdown()
+        restore()
     return code
 
 

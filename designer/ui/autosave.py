@@ -72,6 +72,7 @@ class AutosaveManager(QObject):
         self.path = self.directory / f"{session}{_SUFFIX}"
         self._lock: QLockFile | None = None
         self._last_key: tuple | None = None
+        self.keep_on_exit = False   # set when the program is told to end (SIGTERM): keep the work
         self.timer = QTimer(self)
         self.timer.setInterval(interval_ms)
         self.timer.timeout.connect(self.autosave_now)
@@ -114,9 +115,13 @@ class AutosaveManager(QObject):
         _remove(self.path)
 
     def stop(self) -> None:
-        """A clean exit: stop the timer, remove the autosave and release the lock."""
+        """A clean exit: stop the timer, remove the autosave and release the lock.
+
+        When the program was told to end from outside, the autosave stays (its lock goes), so
+        the next start offers it for recovery."""
         self.timer.stop()
-        self._clear_file()
+        if not self.keep_on_exit:
+            self._clear_file()
         if self._lock is not None:
             self._lock.unlock()
             self._lock = None
@@ -140,6 +145,13 @@ def find_recoverable(directory: Path) -> list[Recovery]:
     directory = Path(directory)
     if not directory.is_dir():
         return []
+    for lock_path in directory.glob("*.lock"):  # locks left by sessions that had nothing unsaved
+        autosave = lock_path.with_name(lock_path.name[: -len(".lock")] + _SUFFIX)
+        if not autosave.exists():
+            lock = QLockFile(str(lock_path))
+            lock.setStaleLockTime(0)
+            if lock.tryLock(0):
+                lock.unlock()  # removes the stale lock file
     found = []
     for path in directory.glob(f"*{_SUFFIX}"):
         lock = QLockFile(str(_lock_path(path)))
