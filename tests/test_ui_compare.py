@@ -337,3 +337,35 @@ def test_off_thread_comparison_arrives_and_stale_results_are_dropped(make_compar
     assert service.is_running()
     window.close()
     assert not service.is_running()
+
+
+def test_add_counterpart_in_the_compare_window_adds_a_column(make_compare, superpod, catalog):
+    from designer.ui.compare.compare_window import Entry
+
+    window = make_compare([Entry(superpod, SUPERPOD), Entry(make_counterpart(superpod, "roce-400g", catalog).design)])
+    menu = window.counterpart_menu
+    menu.aboutToShow.emit()
+    actions = {a.objectName(): a for a in menu.actions()}
+    assert not actions["counterpart-ib-ndr"].isEnabled()  # the baseline's own technology
+    actions["counterpart-ib-xdr"].trigger()
+    assert window.comparison.technologies == ("ib-ndr", "roce-400g", "ib-xdr")
+    assert window.shown[2].counterpart_of == superpod.meta.name and window.shown[2].unsaved
+    assert window.table_model.columnCount() == 1 + 3 + 2
+
+
+def test_a_comparison_that_fails_is_refused_and_the_window_goes_back(make_compare, superpod, catalog, monkeypatch):
+    from designer.model.sizing import SizingError
+    from designer.ui.compare import compare_service
+
+    window = make_compare(_pair(superpod, catalog))
+    before, entries = window.comparison, list(window.entries)
+
+    def failing(*args, **kwargs):
+        raise SizingError("no switch in the catalog has enough ports")
+
+    monkeypatch.setattr(compare_service, "compare", failing)
+    window.panel.assumptions.years.setValue(9)
+    assert window.dialogs.errors[-1] == ("Cannot compare", "The designs could not be compared.",
+                                         "no switch in the catalog has enough ports")
+    assert window.comparison is before and window.entries == entries
+    assert window.settings == before.settings and window.panel.assumptions.years.value() == 5
