@@ -329,6 +329,8 @@ class CompareWindow(QMainWindow):
         self._show()
 
     def _on_busy(self, busy: bool) -> None:
+        if self.outcome is None:
+            self._show()  # the placeholder says whether a first comparison is on its way
         if busy:
             self.status.setText("Comparing…")
         self._update_actions()
@@ -339,7 +341,8 @@ class CompareWindow(QMainWindow):
         if comparison is None:
             self.table_model.set_comparison(None, [])
             self.legend.show_designs([])
-            self.panel.show_placeholder("Add a second design or a counterpart to compare.")
+            self.panel.show_placeholder("Comparing the designs…" if self.service.busy else
+                                        "Add a second design or a counterpart to compare.")
             self.charts.setVisible(False)
             self.status.setText("")
             self.setWindowTitle("Compare — Fabric Designer")
