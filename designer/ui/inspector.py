@@ -260,6 +260,7 @@ class TierPage(_Page):
         self.switch = self.combo("Switch model", "This tier's switch; “Fabric switch” follows the fabric", self._switch)
         self.count = self.spin("Count", "Switches per plane; Auto sizes the tier for the servers", self._count, 0)
         self.split = QLabel()
+        self.split.setWordWrap(True)
         self.add("Port split", self.split, "Ports per switch: down to the tier below, up to the tier above")
         self.ratio = QComboBox()
         self.ratio.setEditable(True)
@@ -334,8 +335,8 @@ class TierPage(_Page):
         used = down / n_down + (up / n_up if up else 0)
         text = f"{down} down × {_speed(s_down)}"
         if up:
-            text += f", {up} up × {_speed(r.uplink_gbps)}"
-        text += f" of {n_down} ports"
+            text += f" + {up} up × {_speed(r.uplink_gbps)}"
+        text += f" of {n_down}"
         if used > 1 + 1e-9:
             return f"<span style='color:{ERROR_HUE}'><b>{text}: {used:.0%} of the switch</b></span>"
         return text
@@ -394,6 +395,7 @@ class Inspector(QScrollArea):
         self.catalog = catalog
         self.setWidgetResizable(True)
         self.setFrameShape(QFrame.Shape.NoFrame)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)  # the forms wrap instead
         self.stack = QStackedWidget()
         self.empty = QLabel("Nothing to inspect yet.\n\nDrag a fabric template from the palette onto the canvas.")
         self.empty.setWordWrap(True)
