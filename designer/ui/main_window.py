@@ -279,7 +279,8 @@ class MainWindow(QMainWindow):
         self.layout().activate()
         self.resizeDocks([self.docks["palette"], self.docks["inspector"]], [215, 380], Qt.Orientation.Horizontal)
         column = self.height() - 110
-        self.resizeDocks([self.docks["inspector"], self.docks["plots"]], [column - 440, 440],
+        plots = min(400, max(280, column - 470))  # the inspector's fabric form fits above
+        self.resizeDocks([self.docks["inspector"], self.docks["plots"]], [column - plots, plots],
                          Qt.Orientation.Vertical)
         self.resizeDocks([self.docks["metrics"]], [270], Qt.Orientation.Vertical)
 
