@@ -107,3 +107,29 @@ def test_a_running_window_autosave_is_not_taken_for_a_crash(make_window):
     assert first.autosave.autosave_now()
     assert find_recoverable(paths.autosave_dir()) == []  # its lock is held by a live process
     assert first.autosave.path.exists()
+
+
+def test_told_to_end_from_outside_keeps_the_work_for_recovery(make_window):
+    """What SIGTERM does (see designer.ui.app): autosave, keep the file, release the lock."""
+    window = make_window(new_design(default_catalog(), "leaf-spine", gpus=256))
+    window.startup(recover=False)
+    window.inspector.fabric_page.servers.setValue(44)
+    assert window.autosave.autosave_now()
+    window.autosave.keep_on_exit = True
+    window.shutdown()
+    found = find_recoverable(paths.autosave_dir())
+    assert len(found) == 1 and found[0].design.cluster.servers == 44
+
+
+def test_closing_the_window_stops_its_workers_timers_and_children(make_window, qtbot):
+    from PySide6.QtCore import QTimer
+
+    window = make_window(new_design(default_catalog(), "rail-optimized", gpus=1024), synchronous=False)
+    window.startup(recover=False)
+    qtbot.waitUntil(lambda: window.compute.latest is not None, timeout=30000)
+    children = [ch.process for ch in window.compute._channels.values() if hasattr(ch, "process")]
+    assert children and all(child.alive() for child in children)
+    window.close()
+    assert not window.compute.is_running()
+    assert not any(child.alive() for child in children)
+    assert not [t for t in window.findChildren(QTimer) if t.isActive()]
