@@ -11,7 +11,7 @@ import pytest
 
 from designer.catalog import default_catalog
 from designer.io.compare_csv import compare_to_csv, write_compare_csv
-from designer.io.project import save_design
+from designer.io.project import load_design, save_design
 from designer.model.bom import build_bom
 from designer.model.comparison import HOURS_PER_YEAR, CompareSettings, compare, energy_cost_usd
 from designer.model.counterpart import make_counterpart
@@ -55,27 +55,46 @@ def test_deltas_are_against_the_baseline(pair):
     assert c.families == ("infiniband", "ethernet")
 
 
-def test_small_cluster_goes_to_ethernet_and_says_why(pair):
-    rec = compare(list(pair)).recommendation
+@pytest.fixture(scope="module")
+def cheap_ethernet_pair():
+    """512-GPU RoCE leaf-spine and its NDR counterpart: here Ethernet has the lower TCO."""
+    eth = load_design("examples/roce-512-leaf-spine-sn5600.json")
+    return eth, make_counterpart(eth, "ib-ndr", CAT).design
+
+
+def test_small_cluster_goes_to_ethernet_when_it_is_cheaper_and_says_why(cheap_ethernet_pair):
+    c = compare(list(cheap_ethernet_pair))
+    tco = c.row("tco_usd").values
+    assert tco[0] < tco[1]  # the premise of this test
+    rec = c.recommendation
     assert rec.family == "ethernet" and rec.heuristic
     text = " ".join(rec.reasons)
-    assert "256 GPUs" in text and "512" in text
+    assert "512 GPUs" in text and "up-to-512 band" in text
     assert "TCO over 5 years" in text and "%" in text
 
 
-def test_recommendation_changes_at_the_gpu_and_share_thresholds(pair):
-    ib, eth = pair
-    share = compare(list(pair)).row("comm_share").values[1] / 100  # Ethernet's share, about 0.6
-    # Middle band (256 GPUs above a 128-GPU Ethernet threshold): the communication share decides.
-    below = compare([_with_thresholds(ib, advice_ethernet_max_gpus=128, advice_comm_share=min(0.99, share + 0.05)),
-                     eth]).recommendation
-    above = compare([_with_thresholds(ib, advice_ethernet_max_gpus=128, advice_comm_share=share - 0.05),
-                     eth]).recommendation
+def test_small_cluster_goes_to_infiniband_when_ethernet_costs_more(pair):
+    c = compare(list(pair))
+    tco = c.row("tco_usd").values
+    assert tco[1] > tco[0]  # the 1-SU RoCE counterpart's radix-128 leaves sit half empty
+    rec = c.recommendation
+    assert rec.family == "infiniband"
+    assert any("does not hold here" in r and f"{(tco[1] - tco[0]) / tco[0] * 100:+.0f}%" in r for r in rec.reasons)
+
+
+def test_recommendation_changes_at_the_gpu_and_share_thresholds(cheap_ethernet_pair):
+    eth, ib = cheap_ethernet_pair
+    share = compare([eth, ib]).row("comm_share").values[0] / 100  # Ethernet's share, about 0.6
+    # Middle band (512 GPUs above a 256-GPU Ethernet threshold): the communication share decides.
+    below = compare([_with_thresholds(eth, advice_ethernet_max_gpus=256, advice_comm_share=min(0.99, share + 0.05)),
+                     ib]).recommendation
+    above = compare([_with_thresholds(eth, advice_ethernet_max_gpus=256, advice_comm_share=share - 0.05),
+                     ib]).recommendation
     assert below.family == "ethernet" and above.family == "infiniband"
     assert f"{share:.0%}" in " ".join(above.reasons)
-    assert "128-2,048 band" in " ".join(above.reasons)
+    assert "256-2,048 band" in " ".join(above.reasons)
     # Above the InfiniBand threshold.
-    large = compare([_with_thresholds(ib, advice_ethernet_max_gpus=64, advice_infiniband_min_gpus=128), eth])
+    large = compare([_with_thresholds(eth, advice_ethernet_max_gpus=64, advice_infiniband_min_gpus=128), ib])
     assert large.recommendation.family == "infiniband"
     assert "above about 128" in " ".join(large.recommendation.reasons)
 

@@ -241,17 +241,27 @@ def recommend(cols: list[_Column], rows: list[Row], s: CompareSettings) -> Recom
     ar_i, ar_e = ci.collectives[("allreduce", big)], ce.collectives[("allreduce", big)]
     reasons = []
     band = size_band(n, perf)
+    # The literature's case for Ethernet below the InfiniBand band is its lower cost; when these
+    # designs say otherwise, the premise fails and the faster, cheaper fabric is the answer.
+    eth_cheaper = tco[eth] <= tco[ib]
+    cost_premise = (f"but the usual reason for Ethernet, lower cost, does not hold here: its TCO over "
+                    f"{s.years} years is {_money(tco[eth])} against {_money(tco[ib])} for {name_i} "
+                    f"({_pct(tco[eth], tco[ib])})")
     if band == "ethernet":
-        family = "ethernet"
+        family = "ethernet" if eth_cheaper else "infiniband"
         reasons.append(f"{n:,} GPUs is within the up-to-{eth_max:,} band where Ethernet with RoCE is the "
                        "usual default")
+        if not eth_cheaper:
+            reasons.append(cost_premise)
         if share_e is not None and share_e > limit:
-            reasons.append(f"but communication already takes {share_e:.0%} of the example step on {name_e}, "
+            reasons.append(f"communication already takes {share_e:.0%} of the example step on {name_e}, "
                            f"above {limit:.0%}: check bandwidth per GPU before settling on either fabric")
     elif band == "middle":
-        family = "infiniband" if share_e is not None and share_e > limit else "ethernet"
+        family = "infiniband" if (share_e is not None and share_e > limit) or not eth_cheaper else "ethernet"
         reasons.append(f"{n:,} GPUs is in the {eth_max:,}-{ib_min:,} band: Ethernet stays attractive unless "
                        f"communication passes about {limit:.0%} of step time")
+        if not eth_cheaper:
+            reasons.append(cost_premise)
     else:
         family = "infiniband"
         reasons.append(f"{n:,} GPUs is above about {ib_min:,}, where InfiniBand's latency advantage compounds")
