@@ -67,7 +67,7 @@ def default_slides(template: str, tiers: int, blocks: int, sus: int, planes: int
     out = [Slide("Whole fabric", "fabric")]
     noun = block_noun(template, tiers, sus)
     if noun and blocks > 1:
-        out += [Slide(f"{noun} {k}", "su", su=k) for k in range(1, min(blocks, DEFAULT_SU_SLIDES) + 1)]
+        out += [Slide(f"{noun} {k} of {blocks}", "su", su=k) for k in range(1, min(blocks, DEFAULT_SU_SLIDES) + 1)]
     if planes > 1:
         out += [Slide(f"Plane {p} of {planes}", "plane", plane=p)
                 for p in range(1, min(planes, DEFAULT_PLANE_SLIDES) + 1)]

@@ -250,7 +250,7 @@ def _value(v, unit: str) -> str:
     if v is None:
         return "—"
     if unit == "USD":
-        return money(v, "USD", 2)
+        return money_exact(v) if abs(v) < 100_000 else money(v, "USD", 2 if abs(v) >= 1e6 else 0)
     if abs(v) >= 100 or float(v).is_integer():
         return f"{v:,.0f}"
     return f"{v:,.2f}"
@@ -277,7 +277,8 @@ def comparison_page(ink: Ink, rect: QRectF, c) -> None:
             group = r.group
             rows.append((group,))
             styles.append("group")
-        rows.append((r.label, r.unit, *[_value(v, r.unit) for v in r.values], *[_delta(d) for d in r.deltas[1:]]))
+        unit = {"us": "µs"}.get(r.unit, r.unit)
+        rows.append((r.label, unit, *[_value(v, r.unit) for v in r.values], *[_delta(d) for d in r.deltas[1:]]))
         styles.append("")
     page.table(ink, QRectF(left.left(), yy, left.width(), left.bottom() - yy), cols, rows, 7.5, styles)
     # recommendation

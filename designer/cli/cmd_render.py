@@ -1,0 +1,125 @@
+"""`fabric-designer render`: the diagram of a design as SVG, PDF or PNG, without a window."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+from pathlib import Path
+
+from designer.cli.common import CommandError
+from designer.io.project import load_design
+
+FORMATS = {".svg": "svg", ".pdf": "pdf", ".png": "png"}
+_SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*[xX×]\s*(\d+(?:\.\d+)?)\s*(in)?\s*$")
+_VIEW = re.compile(r"^(fabric|su|plane|slide)(?::(\d+))?$")
+
+
+def page_size(text: str) -> tuple[float, float]:
+    """'13.333x7.5' -> (13.333, 7.5) inches."""
+    match = _SIZE.match(text)
+    if not match:
+        raise argparse.ArgumentTypeError(f"malformed size '{text}' (use WIDTHxHEIGHT in inches, e.g. 13.333x7.5)")
+    return float(match.group(1)), float(match.group(2))
+
+
+def view_spec(text: str) -> tuple[str, int | None]:
+    """'fabric', 'su:3', 'plane:2' or 'slide:1'."""
+    match = _VIEW.match(text.strip().lower())
+    if not match or (match.group(1) != "fabric" and match.group(2) is None) or match.group(2) == "0":
+        raise argparse.ArgumentTypeError(f"malformed view '{text}' (use fabric, su:N, plane:N or slide:N; N from 1)")
+    return match.group(1), int(match.group(2)) if match.group(2) else None
+
+
+def check_output(path: str, allowed: dict[str, str]) -> tuple[Path, str]:
+    """The output path and its format; refuses unknown types and unwritable places before any work."""
+    out = Path(path)
+    if out.is_dir():
+        raise CommandError(f"{out} is a folder; give a file name")
+    known = ", ".join(allowed) if len(allowed) < 3 else ", ".join(list(allowed)[:-1]) + f" or {list(allowed)[-1]}"
+    if not out.suffix:
+        raise CommandError(f"give the output file an extension: {known}")
+    kind = allowed.get(out.suffix.lower())
+    if kind is None:
+        raise CommandError(f"cannot write {out.suffix} files: use {known}")
+    parent = out.parent if str(out.parent) else Path(".")
+    if not parent.is_dir():
+        raise CommandError(f"folder {parent} does not exist")
+    if not os.access(parent, os.W_OK) or (out.exists() and not os.access(out, os.W_OK)):
+        raise CommandError(f"cannot write to {out}: permission denied")
+    return out, kind
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("render", help="draw the fabric diagram as SVG, PDF or PNG",
+                       description="Draw the design's diagram (title line, fabric, legend) as vector SVG or PDF, "
+                                   "or as PNG at a chosen DPI. Large fabrics are drawn aggregated by SU or pod. "
+                                   "Works without a display.")
+    p.add_argument("file", help="project file")
+    p.add_argument("-o", "--output", required=True, help="output file: .svg, .pdf or .png")
+    p.add_argument("--dpi", type=int, default=200, help="PNG resolution in dots per inch (default 200; PNG only)")
+    p.add_argument("--size", type=page_size, default=None, metavar="WxH",
+                   help="picture size in inches (default 13.333x7.5, a 16:9 slide)")
+    p.add_argument("--view", type=view_spec, default=("fabric", None), metavar="VIEW",
+                   help="fabric (default), su:N, plane:N, or slide:N for the design's N-th saved slide")
+    p.add_argument("--no-title", action="store_true", help="leave out the title line above the diagram")
+    p.set_defaults(run=run)
+
+
+def pick_slide(design, derived_planes: int, columns: int, noun: str, view: tuple[str, int | None]):
+    """The Slide a --view asks for; refuses SUs, planes and slides the design does not have."""
+    from designer.model.slides import Slide
+
+    kind, n = view
+    if kind == "fabric":
+        return None
+    if kind == "slide":
+        if n > len(design.slides):
+            have = f"only {len(design.slides)}" if design.slides else "none"
+            raise CommandError(f"the design has no slide {n} (it has {have})")
+        slide = design.slides[n - 1]
+        if slide.kind == "comparison":
+            raise CommandError(f"slide {n} is a comparison; render draws one design (use `fabric-designer report "
+                               "--compare`)")
+        view = ("su", slide.su) if slide.kind == "su" else ("plane", slide.plane) if slide.kind == "plane" else None
+        if view is None:
+            return slide
+        kind, n = view
+    if kind == "su" and n > columns:
+        raise CommandError(f"{noun} {n} does not exist: the fabric has {columns} {noun}{'s' if columns != 1 else ''}"
+                           if columns > 1 else "the fabric is not divided into SUs or pods")
+    if kind == "plane" and n > derived_planes:
+        raise CommandError(f"plane {n} does not exist: the fabric has {derived_planes} plane(s)")
+    return Slide(kind=kind, su=n if kind == "su" else None, plane=n if kind == "plane" else None)
+
+
+def run(args) -> int:
+    out, kind = check_output(args.output, FORMATS)
+    design = load_design(args.file)
+    from designer.ui.export.headless import ensure_gui_application
+
+    ensure_gui_application()
+    from designer.ui.export.diagram import DiagramSource
+    from designer.ui.export.figure import DEFAULT_HEIGHT_IN, DEFAULT_WIDTH_IN, Figure, FigureSpec
+
+    width, height = args.size or (DEFAULT_WIDTH_IN, DEFAULT_HEIGHT_IN)
+    source = DiagramSource(design)
+    slide = pick_slide(design, source.planes, source.columns, source.column_noun, args.view)
+    figure = Figure(design, FigureSpec(width, height, slide, not args.no_title))
+    if kind == "svg":
+        from designer.ui.export.svg import export_svg
+
+        export_svg(figure, out)
+        print(f"wrote {out} (SVG, {width:g} x {height:g} in)")
+    elif kind == "pdf":
+        from designer.ui.export.pdf import export_pdf
+
+        export_pdf(figure, out)
+        print(f"wrote {out} (PDF, {width:g} x {height:g} in)")
+    else:
+        from designer.ui.export.png import export_png, png_size
+
+        export_png(figure, out, args.dpi)
+        w, h = png_size(figure, args.dpi)
+        print(f"wrote {out} (PNG, {w:,} x {h:,} px at {args.dpi} dpi)")
+    return 0

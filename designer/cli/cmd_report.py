@@ -1,0 +1,47 @@
+"""`fabric-designer report`: a multi-page PDF about a design, for reviewers without the tool."""
+
+from __future__ import annotations
+
+from designer.catalog import default_catalog
+from designer.cli.cmd_render import check_output
+from designer.io.project import load_design
+from designer.model.counterpart import COUNTERPART_TECHNOLOGIES
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("report", help="write a PDF report: diagram, metrics, BOM, collectives, comparison",
+                       description="A multi-page PDF: overview with the diagram and key metrics, a detail "
+                                   "diagram, the metrics summary, the bill of materials, the collective "
+                                   "curves, and a comparison when given a second design. Works without a display.")
+    p.add_argument("file", help="project file")
+    p.add_argument("-o", "--output", required=True, help="PDF file to write")
+    other = p.add_mutually_exclusive_group()
+    other.add_argument("--compare", metavar="FILE2", help="compare with this second project file")
+    other.add_argument("--counterpart", choices=COUNTERPART_TECHNOLOGIES,
+                       help="compare with the same cluster built on this technology")
+    p.add_argument("--page", choices=("a4", "letter"), default="a4", help="paper size, landscape (default a4)")
+    p.set_defaults(run=run)
+
+
+def run(args) -> int:
+    out, _ = check_output(args.output, {".pdf": "pdf"})
+    catalog = default_catalog()
+    design = load_design(args.file)
+    other = load_design(args.compare) if args.compare else None
+    notes: tuple[str, ...] = ()
+    if args.counterpart:
+        from designer.model.counterpart import make_counterpart
+
+        made = make_counterpart(design, args.counterpart, catalog)
+        other, notes = made.design, made.notes
+    from designer.ui.export.headless import ensure_gui_application
+
+    ensure_gui_application()
+    from designer.ui.export.report import export_report
+
+    report = export_report(design, out, other, catalog, args.page)
+    sections = [p.section for p in report.pages()]
+    print(f"wrote {out}: {len(sections)} pages ({'; '.join(sections)})")
+    for note in notes:
+        print(f"  counterpart: {note}")
+    return 0
