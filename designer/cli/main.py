@@ -18,6 +18,8 @@ COMMANDS = [
     "designer.cli.cmd_counterpart",
     "designer.cli.cmd_compare",
     "designer.cli.cmd_collectives",
+    "designer.cli.cmd_render",
+    "designer.cli.cmd_report",
 ]
 
 
