@@ -64,3 +64,13 @@ def test_counterpart_command(tmp_path):
                           str(tmp_path / "x.json")], capture_output=True, text=True)
     assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1
     assert not (tmp_path / "x.json").exists()
+
+
+def test_counterpart_name_replaces_the_technology_tag():
+    result = make_counterpart(superpod(1), "roce-400g", CAT)
+    ib = CAT.technology("ib-ndr")
+    assert result.design.meta.name == f"{superpod(1).meta.name} \u2013 {CAT.technology('roce-400g').name}"
+    from designer.model.counterpart import counterpart_name
+    assert counterpart_name("DGX H100 SuperPOD, 1 SU (NDR)", ib, CAT.technology("roce-400g")) == \
+        "DGX H100 SuperPOD, 1 SU \u2013 RoCE 400GbE (Spectrum-X)"
+    assert counterpart_name("Lab (phase 2)", ib, CAT.technology("roce-400g")).startswith("Lab (phase 2) \u2013")

@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
-from designer.catalog import Catalog
+from designer.catalog import Catalog, Technology
 from designer.model.design import ClusterSpec, FabricDesign, FabricSpec, Meta, TierSpec
 from designer.model.sizing import SizingError, resolve, split_ports
 
@@ -24,6 +24,16 @@ COUNTERPART_TECHNOLOGIES = ("ib-ndr", "ib-xdr", "roce-400g", "roce-800g")
 class Counterpart:
     design: FabricDesign
     notes: tuple[str, ...]
+
+
+def counterpart_name(name: str, old: Technology, new: Technology) -> str:
+    """'DGX H100 SuperPOD, 1 SU (NDR)' -> 'DGX H100 SuperPOD, 1 SU - RoCE 400GbE (Spectrum-X)'."""
+    base = name.rstrip()
+    if base.endswith(")") and "(" in base:
+        tag = base[base.rindex("(") + 1:-1]
+        if any(word and word.lower() in tag.lower() for word in (old.generation, old.name, old.id)):
+            base = base[:base.rindex("(")].rstrip()
+    return f"{base} \u2013 {new.name}"
 
 
 def make_counterpart(design: FabricDesign, technology: str, catalog: Catalog) -> Counterpart:
@@ -87,7 +97,7 @@ def make_counterpart(design: FabricDesign, technology: str, catalog: Catalog) ->
         ports_per_server=ports if ports != server.compute_ports else None,
         port_gbps=link if link != server.port_gbps else None,
         nic=nic.id if nic.id != server.compute_nic else None)
-    meta = Meta(name=f"{design.meta.name} ({tech.name})", author=design.meta.author,
+    meta = Meta(name=counterpart_name(design.meta.name, source.technology, tech), author=design.meta.author,
                 notes=f"Counterpart of '{design.meta.name}' on {tech.name}.")
     counterpart = dataclasses.replace(design, meta=meta, cluster=cluster, fabric=fabric, edits=())
     return Counterpart(counterpart, tuple(notes))
