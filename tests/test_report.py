@@ -1,0 +1,182 @@
+"""The PDF report: its pages read back with pypdf, no overlapping labels, the report command."""
+
+from __future__ import annotations
+
+import dataclasses
+import io
+from pathlib import Path
+
+import pytest
+from pypdf import PdfReader
+
+from designer.catalog import default_catalog
+from designer.cli.main import main
+from designer.io.project import load_design, save_design
+from designer.model.presets import new_design
+from designer.model.slides import Slide
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+SUPERPOD = EXAMPLES / "dgx-h100-superpod-4su.json"
+
+
+@pytest.fixture(scope="module")
+def gui():
+    from designer.ui.export.headless import ensure_gui_application
+
+    return ensure_gui_application()
+
+
+def pdf_text(page) -> str:
+    text = page.extract_text().replace("\ufb01", "fi").replace("\ufb02", "fl")
+    return " ".join(text.split())
+
+
+def _read(data: bytes) -> list[str]:
+    return [pdf_text(p) for p in PdfReader(io.BytesIO(data)).pages]
+
+
+@pytest.fixture(scope="module")
+def superpod_report(gui):
+    from designer.ui.export.report import Report
+
+    report = Report(load_design(SUPERPOD), date="2025-03-01")
+    data, inks = report.render()
+    return report, data, inks
+
+
+def test_the_report_has_the_expected_pages_in_order(superpod_report):
+    report, data, _ = superpod_report
+    pages = _read(data)
+    assert len(pages) == 5
+    design = report.design
+    headings = ["Overview", "SU 1 in detail", "Metrics summary", "Bill of materials", "Collective performance (estimate)"]
+    for number, (text, heading) in enumerate(zip(pages, headings), 1):
+        assert heading in text
+        assert f"Page {number} / 5" in text
+        assert design.meta.name in text          # running header
+        assert "2025-03-01" in text               # footer date
+    overview, detail, metrics, bom, collectives = pages
+    # page 1: title block, diagram, legend and key figures
+    for word in ("Author", "Date", "Technology", "InfiniBand NDR 400G", "Spine", "Leaf", "Servers", "Legend",
+                 "GPUS", "1,024", "BISECTION", "204.8 Tb/s", "illustrative estimate", "ALL-REDUCE BUSBW"):
+        assert word in overview, word
+    assert "leaf-8" in detail and "leaf-9" not in detail and "32 of 128 servers" in detail
+    for word in ("Switches by tier", "Links", "Findings", "Bisection ratio", "Growth headroom", "2,048"):
+        assert word in metrics, word
+    for word in ("By category", "Switches", "Transceivers", "Fiber", "Line items", "MQM9700-NS2F",
+                 "Prices are illustrative estimates, not quotes", "$4,236,240"):
+        assert word in bom, word
+    for word in ("Bus bandwidth (estimate)", "Time per collective (estimate)", "All-reduce", "All-to-all",
+                 "1 GiB", "not a measurement"):
+        assert word in collectives, word
+
+
+def test_the_bom_page_totals_are_the_bom_totals(superpod_report):
+    report, data, _ = superpod_report
+    bom = report.facts.bom
+    text = _read(data)[3]
+    assert f"${bom.total_cost:,.0f}" in text
+    for category in ("Switches", "Transceivers"):
+        cost = sum(i.extended_price for i in bom.by_category(category))
+        assert f"${cost:,.0f}" in text
+
+
+def test_no_two_labels_overlap_on_any_page(superpod_report):
+    from designer.ui.export.ink import overlapping_texts
+
+    _, _, inks = superpod_report
+    for number, ink in enumerate(inks, 1):
+        assert ink.texts
+        assert overlapping_texts(ink.texts) == [], f"page {number}"
+
+
+def test_a_16k_gpu_report_draws_the_fabric_aggregated_and_stays_readable(gui):
+    from designer.ui.export.diagram import DEVICE
+    from designer.ui.export.ink import overlapping_texts
+    from designer.ui.export.report import Report
+
+    design = new_design(default_catalog(), "rail-optimized", gpus=16384, server="dgx-h100", switch="qm9700")
+    report = Report(design)
+    data, inks = report.render()
+    assert all(lod != DEVICE for lod in report.overview_lods.values())
+    for ink in inks:
+        assert overlapping_texts(ink.texts) == []
+    pages = _read(data)
+    assert "SUs 1–4" in pages[0] and "leaf-1 " not in pages[0]
+    assert "16,384" in pages[0]
+
+
+def test_a_comparison_adds_its_pages(gui):
+    from designer.ui.export.report import Report
+
+    design = load_design(SUPERPOD)
+    from designer.model.counterpart import make_counterpart
+
+    other = make_counterpart(design, "roce-400g", default_catalog()).design
+    data, _ = Report(design, other).render()
+    pages = _read(data)
+    assert len(pages) == 7
+    assert "Comparison" in pages[5] and "Recommendation (heuristic)" in pages[5]
+    assert "TCO over 5 years" in pages[5] and "RoCE 400GbE" in pages[5]
+    assert "Comparison: the two fabrics" in pages[6] and "Spectrum-4 SN5600" in pages[6]
+
+
+def test_saved_slides_become_the_detail_pages(gui):
+    from designer.ui.export.report import Report
+
+    design = dataclasses.replace(load_design(SUPERPOD), slides=(Slide("Whole fabric"), Slide("The third SU", "su", su=3),
+                                                                Slide("Spectrum-X", "comparison")))
+    pages = _read(Report(design).render()[0])
+    assert len(pages) == 5  # the whole fabric is the overview; the comparison slide needs a second design
+    assert "The third SU" in pages[1] and "leaf-17" in pages[1] and "leaf-9" not in pages[1]
+
+
+# --- the report command -------------------------------------------------------------------------
+
+
+def test_report_command_writes_the_pdf(gui, tmp_path, capsys):
+    out = tmp_path / "r.pdf"
+    assert main(["report", str(SUPERPOD), "-o", str(out)]) == 0
+    assert f"wrote {out}: 5 pages" in capsys.readouterr().out
+    assert len(PdfReader(out).pages) == 5
+    assert [p.name for p in tmp_path.iterdir()] == ["r.pdf"]
+
+
+def test_report_command_compares_with_a_file_or_a_counterpart(gui, tmp_path, capsys):
+    other = tmp_path / "other.json"
+    save_design(load_design(EXAMPLES / "roce-512-leaf-spine-sn5600.json"), other)
+    out = tmp_path / "r.pdf"
+    assert main(["report", str(SUPERPOD), "-o", str(out), "--compare", str(other), "--page", "letter"]) == 0
+    reader = PdfReader(out)
+    assert len(reader.pages) == 7
+    assert round(float(reader.pages[0].mediabox.width)) == 792  # US letter, landscape
+    assert "512-GPU RoCE leaf-spine" in pdf_text(reader.pages[5])
+    out2 = tmp_path / "r2.pdf"
+    assert main(["report", str(SUPERPOD), "-o", str(out2), "--counterpart", "roce-400g"]) == 0
+    assert "RoCE 400GbE" in pdf_text(PdfReader(out2).pages[5])
+
+
+@pytest.mark.parametrize("args, message", [
+    (["-o", "{tmp}/r.svg"], "cannot write .svg files: use .pdf"),
+    (["-o", "{tmp}/nowhere/r.pdf"], "does not exist"),
+    (["-o", "{tmp}/r.pdf", "--compare", "{tmp}/missing.json"], "no such file"),
+])
+def test_report_command_refuses_in_one_line_and_leaves_the_old_file(gui, tmp_path, capsys, args, message):
+    old = tmp_path / "r.pdf"
+    old.write_bytes(b"%PDF old report")
+    args = [a.replace("{tmp}", str(tmp_path)) for a in args]
+    assert main(["report", str(SUPERPOD), *args]) == 1
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1
+    assert old.read_bytes() == b"%PDF old report"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["r.pdf"]
+
+
+def test_report_command_refuses_a_design_that_cannot_be_sized(gui, tmp_path, capsys):
+    design = load_design(SUPERPOD)
+    broken = dataclasses.replace(design, fabric=dataclasses.replace(design.fabric, switch="no-such-switch"))
+    path = tmp_path / "broken.json"
+    save_design(broken, path)
+    assert main(["report", str(path), "-o", str(tmp_path / "r.pdf")]) == 1
+    assert "no-such-switch" in capsys.readouterr().err
+    assert not (tmp_path / "r.pdf").exists()
