@@ -94,6 +94,8 @@ class MainWindow(QMainWindow):
         self._apply_theme()
         self._restore_settings()
         self._update_title()
+        self._on_selection()
+        self.palette_panel.set_technology(self.controller.default_technology)
         self.setAcceptDrops(False)
 
     # --- construction --------------------------------------------------------------------------
