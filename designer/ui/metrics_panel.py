@@ -8,6 +8,9 @@ estimate or still being computed. Clicking a finding selects the element it is a
 
 from __future__ import annotations
 
+import html
+import re
+
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QColor, QIcon, QPainter, QPixmap
 from PySide6.QtWidgets import (
@@ -30,6 +33,7 @@ from designer.ui.theme import Theme
 MESSAGE_SIZES = [(f"{n} {u}", n * m) for u, m in (("KiB", 1 << 10), ("MiB", 1 << 20), ("GiB", 1 << 30))
                  for n in (1, 4, 16, 64, 256) if not (u == "GiB" and n > 16)]
 _ROLE_ELEMENT = Qt.ItemDataRole.UserRole + 1
+_UNIT = re.compile(r"^([kMGTP]?W|[TPG]b/s|GB/s|[kMB])$")
 
 
 def _si(value: float, unit: str) -> str:
@@ -87,6 +91,7 @@ class MetricCard(QFrame):
         self.title.setObjectName("cardTitle")
         self.value = QLabel("—")
         self.value.setObjectName("cardValue")
+        self.value.setTextFormat(Qt.TextFormat.RichText)
         self.detail = QLabel("")
         self.detail.setObjectName("cardDetail")
         self.detail.setWordWrap(True)
@@ -107,6 +112,10 @@ class MetricCard(QFrame):
         self.detail.setMinimumHeight(int(self.detail.fontMetrics().lineSpacing() * lines + 2))
 
     def show_value(self, value: str, detail: str = "", tone: str | None = None) -> None:
+        number, _, unit = value.rpartition(" ")
+        if number and _UNIT.match(unit):
+            # The unit in a smaller size keeps the figure readable in a narrow card.
+            value = f"{html.escape(number)}<span style='font-size:9.5pt'>&nbsp;{html.escape(unit)}</span>"
         self.value.setText(value)
         self.detail.setText(detail)
         self.value.setProperty("tone", tone or "")
@@ -171,6 +180,7 @@ class MetricsPanel(QWidget):
         self.size_box.setToolTip("Message size of the all-reduce estimate")
         for text, value in MESSAGE_SIZES:
             self.size_box.addItem(text, value)
+        self.size_box.setCurrentIndex(self.size_box.findData(1 << 30))
         self.size_box.activated.connect(lambda _: self.messageSizeChosen.emit(self.size_box.currentData()))
         self.cards["allreduce"].header.addWidget(self.size_box)
         self.status = QLabel("")
@@ -246,7 +256,8 @@ class MetricsPanel(QWidget):
             for card in c.values():
                 card.show_value("—", "")
             self.status.setText("No design")
-            self._show_findings([], None)
+            self.findings.clear()
+            self.findings_title.setText("FINDINGS")
             return
         if m is None:
             for card in c.values():

@@ -52,6 +52,7 @@ class PlotsPanel(QWidget):
         self.size_marker = self.busbw.plot([], [], pen=None, symbol="d", symbolSize=12)
         box.addWidget(self.busbw, 1)
         self.busbw.setVisible(has_collectives())
+        self.ports.setYRange(0, 1, padding=0)
         self._used = self._free = None
         self._family = ""
         self._marker = None

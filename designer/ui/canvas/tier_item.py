@@ -306,7 +306,8 @@ class TierRowItem(QGraphicsObject):
                 painter.drawLine(rect.topLeft(), rect.bottomRight())
                 painter.drawLine(rect.bottomLeft(), rect.topRight())
             if w_px >= LABEL_MIN_PX:
-                name = f"{i + 1}" if tier == "servers" and w_px < 60 else ident
+                # Plane 1 is the one drawn; its prefix ("p1.") would only crowd the label.
+                name = f"{i + 1}" if tier == "servers" and w_px < 60 else ident.rpartition(".")[2]
                 self._text(painter, rect, name, theme.text, size=7.5)
             elif w_px >= 18:
                 self._text(painter, rect, f"{i + 1}", theme.text, size=7.0)
