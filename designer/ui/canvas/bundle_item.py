@@ -154,15 +154,17 @@ class BundleItem(QGraphicsObject):
                      squeeze_room: float | None = None) -> None:
         """Lines from x positions `xa` (lower row) to `xb` (upper row), in screen pixels.
 
-        Pairs whose ends are more than half a view apart would cross the view as long, nearly
-        flat lines that merge into a wall (every pod to every core group): they become short
-        stubs at the ends in view, one per end and direction, as wide as the links they carry.
+        Pairs whose ends are more than half a view apart, one of them out of view, would cross
+        the view as long, nearly flat lines that merge into a wall (every pod to every core
+        group): they become short stubs at the ends in view, one per end and direction, as wide
+        as the links they carry.
         """
         if not len(xa):
             return
         in_a = (xa >= left) & (xa <= right)
         in_b = (xb >= left) & (xb <= right)
-        far = np.abs(xb - xa) > 0.5 * max(right - left, 1.0)
+        # Long pairs with an end out of view: those would cross the view nearly flat.
+        far = (np.abs(xb - xa) > 0.5 * max(right - left, 1.0)) & ~(in_a & in_b)
         crossing = ~(((xa < left) & (xb < left)) | ((xa > right) & (xb > right)))
         near = ~far & crossing
         alpha = 150
