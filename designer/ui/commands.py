@@ -88,3 +88,7 @@ class EditFieldCommand(DesignCommand):
         if self.new == self.old:
             self.setObsolete(True)
         return True
+
+
+class AddSlideCommand(DesignCommand):
+    """A view of the fabric saved with the design as a presentation slide."""

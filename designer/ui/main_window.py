@@ -32,6 +32,7 @@ from designer.ui.inspector import Inspector
 from designer.ui.metrics_panel import MetricsPanel
 from designer.ui.palette import PaletteWidget
 from designer.ui.plots_panel import PlotsPanel
+from designer.ui.present.presentation_mode import PresentationMode
 from designer.ui.theme import Theme
 
 CANVAS_HELP = """<b>Canvas</b><br>
@@ -195,6 +196,8 @@ class MainWindow(QMainWindow):
             view.addAction(a[key])
         view.addSeparator()
         view.addAction(a["legend"])
+        view.addSeparator()
+        self.presentation = PresentationMode.install(self, view)
         view.addSeparator()
         panels = view.addMenu("&Panels")
         for dock in self.docks.values():

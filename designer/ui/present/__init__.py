@@ -1,0 +1,1 @@
+"""Presentation mode: the design full screen, slide by slide."""
