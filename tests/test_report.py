@@ -19,11 +19,10 @@ EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 SUPERPOD = EXAMPLES / "dgx-h100-superpod-4su.json"
 
 
-@pytest.fixture(scope="module")
-def gui():
-    from designer.ui.export.headless import ensure_gui_application
-
-    return ensure_gui_application()
+@pytest.fixture
+def gui(qapp):
+    """Drawing needs a Qt application; pytest-qt's serves the whole session (the commands reuse it)."""
+    return qapp
 
 
 def pdf_text(page) -> str:
@@ -36,7 +35,7 @@ def _read(data: bytes) -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def superpod_report(gui):
+def superpod_report(qapp):
     from designer.ui.export.report import Report
 
     report = Report(load_design(SUPERPOD), date="2025-03-01")

@@ -7,13 +7,16 @@ import sys
 
 
 def ensure_gui_application():
-    """The running QGuiApplication, or a new one; on a Linux box without a display, offscreen."""
+    """The running Qt application, or a new QGuiApplication.
+
+    On Linux it draws offscreen unless told otherwise (QT_QPA_PLATFORM): exporting never needs
+    a display, and a DISPLAY that points nowhere would otherwise abort the process.
+    """
     from PySide6.QtGui import QGuiApplication
 
     app = QGuiApplication.instance()
     if app is not None:
         return app
-    if (sys.platform.startswith("linux") and not os.environ.get("QT_QPA_PLATFORM")
-            and not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY")):
+    if sys.platform.startswith("linux") and not os.environ.get("QT_QPA_PLATFORM"):
         os.environ["QT_QPA_PLATFORM"] = "offscreen"
     return QGuiApplication(sys.argv[:1] or ["fabric-designer"])
