@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import os
 import subprocess
@@ -234,7 +235,6 @@ def test_render_command_writes_each_format(gui, tmp_path, capsys, suffix):
 
 def test_render_command_view_option_picks_an_su_and_a_saved_slide(gui, tmp_path):
     design = load_design(EXAMPLES / "dgx-h100-superpod-4su.json")
-    import dataclasses
 
     with_slides = dataclasses.replace(design, slides=(Slide("SU three", "su", su=3),))
     path = tmp_path / "d.json"
@@ -310,3 +310,17 @@ def test_the_overlap_check_finds_overlaps_and_allows_touching_boxes():
     c = QRectF(5, 2, 10, 5)                                 # over both
     assert overlapping_texts([(a, "a"), (b, "b")]) == []
     assert sorted(map(sorted, overlapping_texts([(a, "a"), (b, "b"), (c, "c")]))) == [["a", "c"], ["b", "c"]]
+
+
+def test_a_removed_device_loses_its_links_in_the_drawing(gui):
+    from designer.model.derive import derive
+    from designer.model.design import Edit
+
+    design = load_design(EXAMPLES / "roce-512-leaf-spine-sn5600.json")
+    edited = dataclasses.replace(design, edits=(Edit("remove-device", "leaf-3"), Edit("add-links", "leaf-1", "spine-2")))
+    figure = _draw(edited, 13.333, 7.5)
+    links = derive(edited).metrics.links_by_tier
+    assert figure.diagram.drawn_links == {"servers": links["node-leaf"], "leaf": links["leaf-spine"]}
+    assert figure.diagram.drawn_links["servers"] < _draw(design, 13.333, 7.5).diagram.drawn_links["servers"]
+    labels = {text for _, text in figure.ink.texts}
+    assert "Link added by hand" in labels and "Removed device" in labels and "8 switches, 1 removed" in labels

@@ -310,7 +310,7 @@ class Diagram:
         if not len(a):
             return 0
         ca, cb = lo.cell_of[a], up.cell_of[b]
-        keep = (ca >= 0) & (cb >= 0)
+        keep = (ca >= 0) & (cb >= 0) & ~self._removed(lo)[a] & ~self._removed(up)[b]
         if not keep.any():
             return 0
         drawn = int(n[keep].sum())
@@ -342,6 +342,15 @@ class Diagram:
             painter.setPen(pen)
             painter.drawLines([QLineF(float(p), y_lo, float(q), y_up) for p, q in zip(xa[sel], xb[sel])])
         return drawn
+
+    def _removed(self, r: RowDrawing) -> np.ndarray:
+        """Which devices of a row were taken out by hand (in the plane on view): their links are gone."""
+        mask = np.zeros(r.row.count, dtype=bool)
+        for ident in self.source.layout.removed:
+            parsed = parse_device_id(ident)
+            if parsed is not None and parsed[0] == r.tier and parsed[2] == self.view.plane and parsed[1] < len(mask):
+                mask[parsed[1]] = True
+        return mask
 
     def _manual(self, ink: Ink) -> None:
         """Links added by hand: dashed, between the boxes that hold their ends."""
@@ -463,6 +472,8 @@ class Diagram:
             else:
                 noun = "switch" if n == 1 else "switches"
                 per = f"{n:,} {noun}" + (f" × {src.planes} planes" if src.planes > 1 else "")
+                gone = int(self._removed(row).sum())
+                per += f", {gone:,} removed" if gone else ""
                 lines.append((f"{drawn} of {per}" if drawn else per, 7.5 * ts, False, theme.muted))
                 lines.append((row.row.model, 7.5 * ts, False, theme.muted))
             band = QRectF(x, row.y - pitch * 0.3, width, pitch * 0.6)

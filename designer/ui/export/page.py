@@ -35,15 +35,19 @@ def describe(design: FabricDesign, derived) -> str:
 
 
 def title_block(ink: Ink, rect: QRectF, design: FabricDesign, derived, date: str, scale: float = 1.0,
-                caption: str = "") -> float:
+                caption: str = "", alert: bool = False) -> float:
     """Design name and description on the left; author, date and technology on the right."""
     t = ink.theme
     s = scale
     right_w = min(rect.width() * 0.36, ink.pt(230 * s))
     left = QRectF(rect.left(), rect.top(), rect.width() - right_w - ink.pt(12 * s), rect.height())
+    name = design.meta.name or "Untitled fabric"
+    size = 18 * s
+    while size > 13 * s and ink.width(name, size, True) > left.width():
+        size -= 0.5 * s  # a long name gets a little smaller before it is shortened
     name_h = ink.line_height(18 * s, True)
-    ink.text(QRectF(left.left(), left.top(), left.width(), name_h), design.meta.name or "Untitled fabric",
-             18 * s, t.text, bold=True, align=LEFT, elide=True)
+    ink.text(QRectF(left.left(), left.top(), left.width(), name_h), name, size, t.text, bold=True, align=LEFT,
+             elide=True)
     y = left.top() + name_h + ink.pt(2 * s)
     lh = ink.line_height(9.5 * s)
     ink.text(QRectF(left.left(), y, left.width(), lh), describe(design, derived), 9.5 * s, t.muted,
@@ -52,7 +56,7 @@ def title_block(ink: Ink, rect: QRectF, design: FabricDesign, derived, date: str
     if caption:
         ch = ink.line_height(9.5 * s, True)
         ink.text(QRectF(left.left(), y + ink.pt(2 * s), left.width(), ch), caption, 9.5 * s,
-                 ink.theme.highlight, bold=True, align=LEFT, elide=True)
+                 ink.theme.error if alert else ink.theme.highlight, bold=True, align=LEFT, elide=True)
         y += ch + ink.pt(2 * s)
     rows = [("Author", design.meta.author or "—"), ("Date", date),
             ("Technology", derived.resolved.technology.name)]
@@ -62,10 +66,13 @@ def title_block(ink: Ink, rect: QRectF, design: FabricDesign, derived, date: str
     rh = ink.line_height(9 * s)
     box = QRectF(x - ink.pt(8 * s), rect.top(), right_w + ink.pt(8 * s), len(rows) * (rh + ink.pt(2 * s)) + ink.pt(6 * s))
     ink.box(box, t.window, None, radius_pt=3 * s)
+    room = right_w - key_w - ink.pt(4 * s)
     for key, value in rows:
         ink.text(QRectF(x, ry + ink.pt(1 * s), key_w, rh), key, 8 * s, t.muted, align=LEFT)
-        ink.text(QRectF(x + key_w, ry, right_w - key_w - ink.pt(4 * s), rh), value, 9 * s, t.text, bold=True,
-                 align=LEFT, elide=True)
+        size = 9 * s
+        while size > 7 * s and ink.width(value, size, True) > room:
+            size -= 0.5 * s
+        ink.text(QRectF(x + key_w, ry, room, rh), value, size, t.text, bold=True, align=LEFT, elide=True)
         ry += rh + ink.pt(2 * s)
     return max(y, box.bottom()) - rect.top()
 

@@ -93,7 +93,11 @@ class Report:
     def _overview(self, ink: Ink, rect: QRectF) -> None:
         f = self.facts
         y = rect.top()
-        y += page.title_block(ink, rect, self.design, f.derived, self.date) + ink.pt(10)
+        errors = f.metrics.errors
+        caption = f"{len(errors)} error{'s' if len(errors) != 1 else ''} in this design: see the metrics summary" \
+            if errors else ""
+        y += page.title_block(ink, rect, self.design, f.derived, self.date, caption=caption, alert=bool(errors))
+        y += ink.pt(10)
         cards = f.cards()
         cards_h = page.cards_height(ink, count=len(cards), width=rect.width())
         entries = self.source.legend_entries(ink.theme)

@@ -17,6 +17,11 @@ from designer.ui.export.page import CENTER, LEFT, RIGHT, Column
 from designer.ui.theme import FAMILY_HUES, TIER_HUES
 
 SEVERITY_LABEL = {"error": "Error", "warning": "Warning", "info": "Note"}
+ABOUT_NUMBERS = (
+    "Counts, bandwidths, oversubscription and hops are computed from the design (in closed form for a "
+    "template fabric, by max-flow once it is edited by hand). Estimates are labelled where they appear: "
+    "power figures the catalog marks as estimates, the built-in prices (illustrative, not quotes), and "
+    "collective times and bandwidths (an NCCL-style cost model on catalog figures, not measurements).")
 KEY_SIZES = (1 << 20, 64 << 20, 1 << 30)
 ALLREDUCE_COLOR = FAMILY_HUES["infiniband"]
 ALLTOALL_COLOR = TIER_HUES["core"]
@@ -48,7 +53,8 @@ def metrics_page(ink: Ink, rect: QRectF, f: Facts) -> None:
     body = QRectF(rect.left(), y, rect.width(), rect.bottom() - y)
     left, right = _two_columns(body, ink, 0.44)
     columns = [Column("Item", 0.48), Column("Value", 0.52)]
-    structure = f"{plan.sus} SUs of {plan.rail_su_size} servers" if plan.rail_su_size else \
+    sus = f"{plan.sus} SU{'s' if plan.sus != 1 else ''}"
+    structure = f"{sus} of {plan.rail_su_size} servers" if plan.rail_su_size else \
         (f"{plan.pods} pods" if plan.tiers == 3 else "one leaf-spine block")
     rows = [
         ("Template", f"{page.TEMPLATE_LABEL.get(m.template, m.template)}, {m.tiers} tiers"),
@@ -67,7 +73,16 @@ def metrics_page(ink: Ink, rect: QRectF, f: Facts) -> None:
         ("Growth headroom", f"{m.headroom_gpus:,} GPUs before {m.headroom_limit}"),
     ]
     y = left.top() + _sub_title(ink, left, "Cluster and fabric")
-    page.table(ink, QRectF(left.left(), y, left.width(), left.bottom() - y), columns, rows, 8.5)
+    y += page.table(ink, QRectF(left.left(), y, left.width(), left.bottom() - y), columns, rows, 8.5) + ink.pt(14)
+    notes = [("About these numbers", ABOUT_NUMBERS)]
+    if f.design.meta.notes.strip():
+        notes.insert(0, ("Notes", f.design.meta.notes.strip()))
+    for title, text in notes:
+        if left.bottom() - y < ink.pt(40):
+            break
+        y += _sub_title(ink, QRectF(left.left(), y, left.width(), 20), title)
+        y += ink.paragraph(QRectF(left.left(), y, left.width(), left.bottom() - y), text, 8, ink.theme.muted) \
+            + ink.pt(12)
 
     y = right.top() + _sub_title(ink, right, "Switches by tier")
     tiers = [t for t in ("leaf", "spine", "core") if m.switches_by_tier.get(t)]
@@ -94,19 +109,28 @@ def metrics_page(ink: Ink, rect: QRectF, f: Facts) -> None:
     used = page.table(ink, QRectF(right.left(), y, right.width(), page.table_height(ink, len(rows))), cols, rows, 8.5,
                       [""] * (len(rows) - 1) + ["bold"])
     y += used + ink.pt(14)
-    y += _sub_title(ink, QRectF(right.left(), y, right.width(), 20), "Findings")
     findings = sorted(m.findings, key=lambda x: ("error", "warning", "info").index(x.severity)
                       if x.severity in ("error", "warning", "info") else 3)
+    tally = [f"{n} {label}{'s' if n != 1 else ''}" for label, n in
+             (("error", len(m.errors)), ("warning", sum(f.severity == "warning" for f in findings)),
+              ("note", sum(f.severity == "info" for f in findings))) if n]
+    y += _sub_title(ink, QRectF(right.left(), y, right.width(), 20),
+                    "Findings" + (f" · {', '.join(tally)}" if tally else ""))
     if not findings:
         ink.text(QRectF(right.left(), y, right.width(), ink.line_height(8.5)), "No problems found.", 8.5,
                  ink.theme.muted, align=LEFT)
-    for finding in findings:
+    line = ink.line_height(8.5)
+    for k, finding in enumerate(findings):
         text = f"{SEVERITY_LABEL.get(finding.severity, finding.severity)}: {finding.message}"
-        color = ink.theme.severity(finding.severity) if finding.severity != "info" else ink.theme.text
-        room = QRectF(right.left(), y, right.width(), right.bottom() - y)
-        if room.height() < ink.line_height(8.5):
+        need = ink.paragraph_height(right.width(), text, 8.5) + ink.pt(3)
+        last = k == len(findings) - 1
+        if y + need + (0 if last else line) > right.bottom():
+            ink.text(QRectF(right.left(), y, right.width(), line),
+                     f"… and {len(findings) - k} more: `fabric-designer metrics` lists them all.", 8.5,
+                     ink.theme.muted, align=LEFT, elide=True)
             break
-        y += ink.paragraph(room, text, 8.5, color) + ink.pt(3)
+        color = ink.theme.severity(finding.severity) if finding.severity != "info" else ink.theme.text
+        y += ink.paragraph(QRectF(right.left(), y, right.width(), need), text, 8.5, color) + ink.pt(3)
 
 
 def bom_page(ink: Ink, rect: QRectF, f: Facts) -> None:
