@@ -13,7 +13,7 @@ import numpy as np
 from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QPainterPath
 
-from designer.ui.export.facts import duration, size
+from designer.ui.export.facts import size
 from designer.ui.export.ink import Ink
 
 LEFT = Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter
@@ -186,6 +186,3 @@ def chart(ink: Ink, rect: QRectF, title: str, series: list[Series], y_label: str
         ink.text(QRectF(x + ink.pt(20), y, plot.width() * 0.6, th), s.label, tick, t.text, align=LEFT, elide=True)
         y += th + ink.pt(1)
     painter.restore()
-
-
-__all__ = ["Marker", "Series", "chart", "duration", "nice_step", "time_label"]

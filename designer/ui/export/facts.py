@@ -7,9 +7,11 @@ module only picks them and writes them with their units, marking every estimate 
 from __future__ import annotations
 
 import datetime
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from designer.catalog import Catalog, default_catalog
+from designer.model.bom import build_bom
+from designer.model.collectives import estimate
 from designer.model.derive import Derived, derive
 from designer.model.design import FabricDesign
 
@@ -81,7 +83,6 @@ class Facts:
     bom_error: str = ""
     allreduce: object | None = None
     collective_error: str = ""
-    extras: dict = field(default_factory=dict)
 
     @classmethod
     def gather(cls, design: FabricDesign, catalog: Catalog | None = None, bom: bool | object = True,
@@ -95,8 +96,6 @@ class Facts:
         facts = cls(design, derived)
         if bom is True:
             try:
-                from designer.model.bom import build_bom
-
                 facts.bom = build_bom(derived, catalog)
             except Exception as exc:  # the report still shows everything else, and says why
                 facts.bom_error = str(exc)
@@ -104,8 +103,6 @@ class Facts:
             facts.bom = bom
         if allreduce is True:
             try:
-                from designer.model.collectives import estimate
-
                 perf = design.performance
                 facts.allreduce = estimate(derived, "allreduce", perf.message_size_bytes)
             except Exception as exc:
