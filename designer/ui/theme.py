@@ -46,6 +46,10 @@ class Theme:
     def tier(self, tier: str) -> QColor:
         return QColor(TIER_HUES.get(tier, "#888888"))
 
+    def tint(self, tier: str, strength: float) -> QColor:
+        """The background with a touch (`strength`, 0..1) of the tier hue, opaque."""
+        return _mix(self.background, self.tier(tier), strength)
+
     def tier_fill(self, tier: str) -> QColor:
         """The box fill: the tier hue softened toward the background."""
         return _mix(self.tier(tier), self.background, 0.62 if self.dark else 0.78)
@@ -64,6 +68,10 @@ class Theme:
         color = self.family(family)
         color.setAlpha(alpha)
         return color
+
+    def link_on_background(self, family: str, alpha: int = 170) -> QColor:
+        """The link colour as if drawn at `alpha` over the canvas background, but opaque."""
+        return _mix(self.background, self.family(family), alpha / 255)
 
     def severity(self, severity: str) -> QColor:
         return QColor(SEVERITY_HUE.get(severity, INFO_HUE))

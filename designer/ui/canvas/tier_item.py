@@ -216,9 +216,8 @@ class TierRowItem(QGraphicsObject):
         spacing = (r.blocks[1].x - r.blocks[0].x) * t.m11()
         if spacing < 5:
             return
-        color = theme.tier_border(self.tier)
-        color.setAlpha(90)
-        painter.setPen(QPen(color, 1.0))
+        color = theme.tier_fill(self.tier).darker(112 if not theme.dark else 80)  # opaque: draws faster
+        painter.setPen(QPen(color, 0))
         for block in r.blocks[1:]:
             x = t.map(QPointF(block.x - BLOCK_GAP / 2, r.y)).x()
             painter.drawLine(QPointF(x, rect.top() + 6), QPointF(x, rect.bottom() - 6))

@@ -336,8 +336,7 @@ class FabricView(QGraphicsView):
         # A faint band behind each row helps the eye follow a tier across a wide fabric.
         for tier in layout.tiers:
             row = layout.rows[tier]
-            band = QColor(self.theme.tier(tier))
-            band.setAlpha(16 if not self.theme.dark else 22)
+            band = self.theme.tint(tier, 0.063 if not self.theme.dark else 0.086)  # opaque: fills faster
             painter.fillRect(QRectF(rect.left(), row.y - BOX_HEIGHT * 0.85, rect.width(), BOX_HEIGHT * 1.7), band)
 
     def drawForeground(self, painter: QPainter, rect: QRectF) -> None:
