@@ -55,3 +55,15 @@ def test_without_a_display_it_says_so_and_prints_the_metrics(tmp_path):
     assert lines[0].startswith("fabric-designer gui: no display available")
     assert any(line.startswith("Design") and "Screenshot test" in line for line in lines[1:])
     assert proc.stderr == ""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="only Linux finds its display through the environment")
+def test_an_unreachable_display_counts_as_none(tmp_path):
+    env = {k: v for k, v in os.environ.items() if k not in ("WAYLAND_DISPLAY", "QT_QPA_PLATFORM")}
+    env["DISPLAY"] = ":4321"  # no X server listens there
+    env["PYTHONPATH"] = str(ROOT)
+    proc = subprocess.run([sys.executable, "-m", "designer.cli.main", "gui", str(_example(tmp_path))],
+                          env=env, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines()[0] == ("fabric-designer gui: no display available (cannot reach display "
+                                           ":4321); showing the design's metrics instead")
