@@ -33,10 +33,9 @@ import designer
 from designer.catalog import Catalog, default_catalog
 from designer.model.design import FabricDesign
 from designer.ui import compute_job
-from designer.ui.compute_job import ComputeResult, compute, compute_bom, has_bom, has_collectives
+from designer.ui.compute_job import ComputeResult, compute, compute_bom
 
-__all__ = ["ComputeResult", "ComputeService", "compute", "compute_bom", "has_bom", "has_collectives",
-           "running_services"]
+__all__ = ["ComputeResult", "ComputeService", "compute", "compute_bom", "running_services"]
 
 DEBOUNCE_MS = 30
 BOM_DELAY_MS = 250   # the BOM of a large design starts once edits pause for this long

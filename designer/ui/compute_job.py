@@ -13,20 +13,11 @@ import time
 from dataclasses import dataclass
 
 from designer.catalog import Catalog, UnknownPartError, default_catalog
+from designer.model import bom as bom_module
+from designer.model import collectives as collectives_module
 from designer.model.derive import derive
 from designer.model.design import FabricDesign
 from designer.model.sizing import SizingError
-
-# The BOM and collective-estimate modules are optional: the window shows their cards and
-# plots only when they are installed. This is the one place that checks.
-try:
-    from designer.model import bom as bom_module
-except ImportError:  # pragma: no cover - depends on the installed modules
-    bom_module = None
-try:
-    from designer.model import collectives as collectives_module
-except ImportError:  # pragma: no cover - depends on the installed modules
-    collectives_module = None
 
 # Designs with more links than this get their BOM as a second job, after the metrics: the
 # physical layer behind it walks every link and takes seconds on a 16K-GPU fabric, while the
@@ -52,14 +43,6 @@ class ComputeResult:
     elapsed_ms: float = 0.0
 
 
-def has_bom() -> bool:
-    return bom_module is not None
-
-
-def has_collectives() -> bool:
-    return collectives_module is not None
-
-
 def compute(design: FabricDesign | None, catalog: Catalog | None = None, generation: int = 0,
             preview: bool = False, bom: str = "auto") -> ComputeResult:
     """Derive `design` and everything shown about it; never raises for a bad design.
@@ -80,14 +63,13 @@ def compute(design: FabricDesign | None, catalog: Catalog | None = None, generat
     built = allreduce = curve = None
     problems = []
     pending = False
-    if collectives_module is not None:
-        try:
-            perf = design.performance
-            allreduce = collectives_module.estimate(derived, perf.collective, size_bytes=perf.message_size_bytes)
-            curve = collectives_module.sweep(derived, perf.collective).curve("busbw")
-        except Exception as exc:  # an estimate problem must not hide the metrics
-            problems.append(f"collective estimate: {exc}")
-    if bom_module is not None and bom != "skip":
+    try:
+        perf = design.performance
+        allreduce = collectives_module.estimate(derived, perf.collective, size_bytes=perf.message_size_bytes)
+        curve = collectives_module.sweep(derived, perf.collective).curve("busbw")
+    except Exception as exc:  # an estimate problem must not hide the metrics
+        problems.append(f"collective estimate: {exc}")
+    if bom != "skip":
         if bom == "now" or metrics.links_total <= QUICK_BOM_LINKS:
             try:
                 built = bom_module.build_bom(derived, catalog)

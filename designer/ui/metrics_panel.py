@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from designer.ui.compute import ComputeResult, has_bom, has_collectives
+from designer.ui.compute import ComputeResult
 from designer.ui.theme import Theme
 
 MESSAGE_SIZES = [(f"{n} {u}", n * m) for u, m in (("KiB", 1 << 10), ("MiB", 1 << 20), ("GiB", 1 << 30))
@@ -213,10 +213,6 @@ class MetricsPanel(QWidget):
         box = QHBoxLayout(self)
         box.setContentsMargins(0, 0, 0, 0)
         box.addWidget(split)
-        self.cards["cables"].setVisible(has_bom())
-        self.cards["cost"].setVisible(has_bom())
-        self.cards["power"].setVisible(has_bom())
-        self.cards["allreduce"].setVisible(has_collectives())
         self.apply_theme(self.theme)
         self.show_result(None)
 
@@ -305,8 +301,6 @@ class MetricsPanel(QWidget):
     def _show_bom(self, result: ComputeResult) -> None:
         c = self.cards
         bom = result.bom
-        if not has_bom():
-            return
         if bom is None:
             note = "being computed…" if result.bom_pending else "shown when the drag ends" if result.preview else "—"
             for key in ("cables", "cost", "power"):
@@ -319,8 +313,6 @@ class MetricsPanel(QWidget):
         c["power"].show_value(_si(bom.total_power_w, "W"), f"{bom.power_per_gpu_w:,.0f} W per GPU (network)")
 
     def _show_allreduce(self, result: ComputeResult) -> None:
-        if not has_collectives():
-            return
         est = result.allreduce
         if est is None:
             self.cards["allreduce"].show_value("—", "")

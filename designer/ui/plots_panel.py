@@ -10,7 +10,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
-from designer.ui.compute import ComputeResult, has_collectives
+from designer.ui.compute import ComputeResult
 from designer.ui.theme import Theme
 
 TIERS = ("leaf", "spine", "core")
@@ -51,7 +51,6 @@ class PlotsPanel(QWidget):
         self.busbw_curve = self.busbw.plot([], [])
         self.size_marker = self.busbw.plot([], [], pen=None, symbol="d", symbolSize=12)
         box.addWidget(self.busbw, 1)
-        self.busbw.setVisible(has_collectives())
         self.ports.setYRange(0, 1, padding=0)
         self._used = self._free = None
         self._family = ""

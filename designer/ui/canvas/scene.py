@@ -55,6 +55,7 @@ class FabricScene(QGraphicsScene):
                 if tier not in self.rows:
                     item = TierRowItem(tier)
                     handle = HandleItem(tier)
+                    handle.hovered.connect(self._on_handle_hovered)
                     self.addItem(item)
                     self.addItem(handle)
                     self.rows[tier], self.handles[tier] = item, handle
@@ -82,6 +83,12 @@ class FabricScene(QGraphicsScene):
         self.setSceneRect(self.content_rect())
         self.layoutChanged.emit(layout)
         self.update()
+
+    def _on_handle_hovered(self, tier: str) -> None:
+        noun = "servers" if tier == "servers" else f"{tier} switches"
+        step = self.controller.count_step(tier)
+        per = f" in steps of {step}" if step > 1 else ""
+        self.controller.message.emit(f"Drag the handle to change the number of {noun}{per}; Esc cancels")
 
     def _on_selection(self) -> None:
         self.selected = frozenset(self.controller.selection.elements)
