@@ -133,3 +133,39 @@ def test_closing_the_window_stops_its_workers_timers_and_children(make_window, q
     assert not window.compute.is_running()
     assert not any(child.alive() for child in children)
     assert not [t for t in window.findChildren(QTimer) if t.isActive()]
+
+
+TERMINATED_SESSION = textwrap.dedent("""
+    import os, signal, sys
+    from designer.ui import app as gui
+
+    watch = gui._watch_signals
+
+    def watch_then_edit_and_terminate(app, window):
+        restore = watch(app, window)
+        from PySide6.QtCore import QTimer
+
+        def edit_then_term():
+            window.inspector.fabric_page.servers.setValue(48)  # unsaved work
+            os.kill(os.getpid(), signal.SIGTERM)
+
+        QTimer.singleShot(200, edit_then_term)
+        return restore
+
+    gui._watch_signals = watch_then_edit_and_terminate
+    sys.exit(gui.run_window(sys.argv[1]))
+""")
+
+
+def test_sigterm_quits_without_asking_and_the_work_is_offered_next_time(tmp_path):
+    source = tmp_path / "work.json"
+    save_design(new_design(default_catalog(), "leaf-spine", gpus=256), source)
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(Path(__file__).resolve().parents[1])
+    env["QT_QPA_PLATFORM"] = "offscreen"
+    proc = subprocess.run([sys.executable, "-c", TERMINATED_SESSION, str(source)], env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr  # a quit, not a kill and not a hang on a question
+    found = find_recoverable(paths.autosave_dir())
+    assert len(found) == 1
+    assert found[0].design.cluster.servers == 48 and found[0].source == source

@@ -113,6 +113,7 @@ def _watch_signals(app, window):
             if signum == signal.SIGTERM:
                 window.autosave.autosave_now()  # offered for recovery at the next start
                 window.autosave.keep_on_exit = True
+                window.close_without_asking()
                 app.quit()
             else:
                 window.close()

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import shiboken6
 from PySide6.QtCore import QEvent, QSettings, QSize, Qt
 from PySide6.QtGui import QAction, QGuiApplication, QIcon, QKeySequence
 from PySide6.QtWidgets import QApplication, QDockWidget, QLabel, QMainWindow, QMenu, QStyle, QToolBar
@@ -218,12 +219,29 @@ class MainWindow(QMainWindow):
         for key in ("new", "open", "save", None, "undo", "redo", None, "delete", None, "fit", "zoom_in", "zoom_out"):
             if key is None:
                 bar.addSeparator()
+            elif key in ("undo", "redo"):
+                bar.addAction(self._short_twin(a[key], "Undo" if key == "undo" else "Redo"))
             else:
                 bar.addAction(a[key])
-        for key in ("undo", "redo"):
-            a[key].setToolTip(f"{a[key].text().replace('&', '')} ({a[key].shortcut().toString(QKeySequence.SequenceFormat.NativeText)})")
         self.addToolBar(Qt.ToolBarArea.TopToolBarArea, bar)
         self.toolbar = bar
+
+    def _short_twin(self, action: QAction, label: str) -> QAction:
+        """A toolbar copy of the undo/redo action with a fixed label, so the toolbar does not
+        jump as the step's name changes; the name shows in its tooltip and in the Edit menu."""
+        twin = QAction(action.icon(), label, self)
+        twin.triggered.connect(action.trigger)
+        shortcut = action.shortcut().toString(QKeySequence.SequenceFormat.NativeText)
+
+        def follow() -> None:
+            if not (shiboken6.isValid(twin) and shiboken6.isValid(action)):
+                return  # the window is going away
+            twin.setEnabled(action.isEnabled())
+            twin.setToolTip(f"{action.text().replace('&', '')} ({shortcut})")
+
+        action.changed.connect(follow)
+        follow()
+        return twin
 
     def _make_status_bar(self) -> None:
         status = self.statusBar()
@@ -289,12 +307,17 @@ class MainWindow(QMainWindow):
                          Qt.Orientation.Vertical)
         self.resizeDocks([self.docks["metrics"]], [270], Qt.Orientation.Vertical)
 
+    def close_without_asking(self) -> None:
+        """Close when told to from outside (SIGTERM): no question; the autosave keeps the work."""
+        self._ask_on_close = False
+        self.close()
+
     def closeEvent(self, event) -> None:
         if self._closed:
             event.accept()
             return
         self.view.cancel_gesture()
-        if not self.files.maybe_save():
+        if getattr(self, "_ask_on_close", True) and not self.files.maybe_save():
             event.ignore()
             return
         self.shutdown()
