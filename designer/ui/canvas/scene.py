@@ -121,7 +121,7 @@ class FabricScene(QGraphicsScene):
 
     def content_rect(self) -> QRectF:
         if self.layout is None:
-            return QRectF(0, 0, 800, 500)
+            return QRectF(0, 0, 10, 10)  # nothing to scroll to
         return QRectF(0, -BOX_HEIGHT / 2, self.layout.width, self.layout.height)
 
     def device_id(self, tier: str, index: int) -> str:

@@ -159,7 +159,9 @@ class FabricView(QGraphicsView):
     def _on_layout(self, layout) -> None:
         self.legend.set_layout(layout)
         self._place_overlays()
-        if layout is not None and not self._fit_pending:
+        if layout is None:
+            self.setSceneRect(self.scene().content_rect())
+        elif not self._fit_pending:
             self._update_scene_rect()
         self.header.update()
         self.viewport().update()
