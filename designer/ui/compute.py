@@ -335,8 +335,9 @@ class ComputeService(QObject):
     def request(self, design: FabricDesign | None, preview: bool = False) -> int:
         """Ask for the results of `design`; returns the request's generation number.
 
-        Requests in quick succession are gathered: the timer is not restarted by later
-        requests, so a long drag still gets results every few tens of milliseconds.
+        The first request of a burst starts at once; the ones after it within DEBOUNCE_MS are
+        gathered into one (the timer is not restarted by later requests, so a long drag still
+        gets results every few tens of milliseconds).
         """
         with self._lock:
             self._generation += 1
@@ -355,6 +356,9 @@ class ComputeService(QObject):
         self._bom_timer.stop()
         self._set_busy(True)
         if not self._timer.isActive():
+            # Leading edge: an isolated edit goes to the worker at once; the timer then
+            # gathers whatever follows within DEBOUNCE_MS into one request.
+            self._dispatch()
             self._timer.start()
         return generation
 
