@@ -48,42 +48,32 @@ def _glyph(block_id: str, ratio: float) -> QPixmap:
             p.drawRoundedRect(QRectF(x - w / 2, y - h / 2, w, h), 1.2, 1.2)
         return [QPointF(x, y) for x in xs]
 
-    def mesh(lower: list[QPointF], upper: list[QPointF], rail: bool = False) -> None:
+    def mesh(lower: list[QPointF], upper: list[QPointF]) -> None:
         p.setPen(QPen(link, 0.8))
-        for i, a in enumerate(lower):
-            for j, b in enumerate(upper):
-                if rail and i % len(upper) != j:
-                    continue
+        for a in lower:
+            for b in upper:
                 p.drawLine(QPointF(a.x(), a.y() - 2.5), QPointF(b.x(), b.y() + 2.5))
 
-    kind, _, name = block_id.partition(":")
+    name = block_id.partition(":")[2]
+    # Links first, boxes on top of them.
     if name == "leaf-spine":
-        top, bottom = [], []
-        bottom = row(24, 4, "leaf")
-        top = row(9, 2, "spine")
-        mesh(bottom, top)
-        row(24, 4, "leaf")
-        row(9, 2, "spine")
+        leaves, spines = row(24, 4, "leaf"), row(9, 2, "spine")
+        mesh(leaves, spines)
+        row(24, 4, "leaf"), row(9, 2, "spine")
     elif name == "fat-tree":
-        core = row(5, 2, "core")
-        spine = row(16, 4, "spine")
-        leaf = row(27, 4, "leaf")
+        core, spine, leaf = row(5, 2, "core"), row(16, 4, "spine"), row(27, 4, "leaf")
         mesh(spine, core)
         mesh(leaf, spine)
         row(5, 2, "core"), row(16, 4, "spine"), row(27, 4, "leaf")
     elif name == "rail-optimized":
-        servers = row(28, 4, "servers", 5, 4)
-        leaves = row(14, 4, "leaf")
-        p.setPen(QPen(link, 0.8))
-        for a in servers:
-            for b in leaves:
-                p.drawLine(QPointF(a.x(), a.y() - 2), QPointF(b.x(), b.y() + 2.5))
+        servers, leaves = row(28, 4, "servers", 5, 4), row(14, 4, "leaf")
+        mesh(servers, leaves)
+        row(28, 4, "servers", 5, 4)
         rails = [QColor(TIER_HUES["leaf"]).darker(100 + 12 * k) for k in range(4)]
-        for k, b in enumerate(leaves):
+        for k, b in enumerate(leaves):  # one shade per rail
             p.setPen(QPen(rails[k].darker(130), 0.8))
             p.setBrush(rails[k])
             p.drawRoundedRect(QRectF(b.x() - 2.5, b.y() - 2.5, 5, 5), 1.2, 1.2)
-        row(28, 4, "servers", 5, 4)
     elif name == "servers":
         color = QColor(TIER_HUES["servers"])
         p.setPen(QPen(color.darker(130), 0.8))

@@ -15,7 +15,7 @@ from PySide6.QtWidgets import QFrame, QGraphicsView, QLabel
 from designer.ui.canvas.interactions import PRESS_INTERACTIONS, DropInteraction, Interaction
 from designer.ui.canvas.layout import BOX_HEIGHT, parse_device_id
 from designer.ui.canvas.legend import LegendWidget, RowHeaderWidget
-from designer.ui.canvas.lod import DEVICE_MIN_PX, row_lod
+from designer.ui.canvas.lod import DEVICE, DEVICE_MIN_PX, row_lod
 from designer.ui.canvas.scene import FabricScene
 from designer.ui.canvas.tier_item import label_font
 from designer.ui.theme import Theme
@@ -149,7 +149,7 @@ class FabricView(QGraphicsView):
         layout = self.scene().layout
         if parsed is not None and layout is not None and parsed[0] in layout.rows:
             row = layout.rows[parsed[0]]
-            if row_lod(row, self._sx) != 2:
+            if row_lod(row, self._sx) != DEVICE:
                 self.set_zoom(max(self._sx, (DEVICE_MIN_PX + 14) / row.pitch))
         self.centerOn(pos)
         self.header.update()
