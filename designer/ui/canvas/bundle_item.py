@@ -49,6 +49,28 @@ def _lines(x1, y1, x2, y2) -> list[QLineF]:
     return [QLineF(a, b, c, d) for a, b, c, d in zip(x1.tolist(), y1.tolist(), x2.tolist(), y2.tolist())]
 
 
+def _spread_over_devices(lo, up, xa, xb, links):
+    """Split each block-to-block bundle evenly over the devices of a row drawn device by device.
+
+    `lo` / `up` are the rows to spread (None keeps that end at its anchor). Link counts become
+    shares, so the pen widths still add up to what the bundle carries.
+    """
+    for row, ends in ((up, "b"), (lo, "a")):
+        if row is None or not len(xa):
+            continue
+        anchors = xb if ends == "b" else xa
+        out_a, out_b, out_n = [], [], []
+        for a, b, n, anchor in zip(xa.tolist(), xb.tolist(), links.tolist(), anchors.tolist()):
+            block = min(row.blocks, key=lambda blk: abs(blk.center - anchor))
+            k = max(1, block.count)
+            xs = [block.device_x(i) for i in range(k)]
+            out_a.extend(xs if ends == "a" else [a] * k)
+            out_b.extend(xs if ends == "b" else [b] * k)
+            out_n.extend([n / k] * k)
+        xa, xb, links = np.array(out_a), np.array(out_b), np.array(out_n)
+    return xa, xb, links
+
+
 class BundleItem(QGraphicsObject):
     """All links between row `lower` and row `upper`."""
 
@@ -101,10 +123,15 @@ class BundleItem(QGraphicsObject):
         # they are gathered into at most CLUSTERS runs of neighbouring blocks.
         clusters_lo = CLUSTERS if row_lod(lo, sx) == ROW and len(lo.blocks) > CLUSTERS else 0
         clusters_up = CLUSTERS if row_lod(up, sx) == ROW and len(up.blocks) > CLUSTERS else 0
-        key = ("blocks", self.lower, self.upper, clusters_lo, clusters_up)
+        # A row drawn switch by switch gets its bundles at its switches, not at its block centre:
+        # otherwise every aggregated leaf block seems wired to one spine.
+        spread_lo, spread_up = row_lod(lo, sx) == DEVICE, row_lod(up, sx) == DEVICE
+        key = ("blocks", self.lower, self.upper, clusters_lo, clusters_up, spread_lo, spread_up)
         cached = layout._cache.get(key)
         if cached is None:
             cached = self._block_pairs(layout, lo, up, clusters_lo, clusters_up)
+            if spread_lo or spread_up:
+                cached = _spread_over_devices(lo if spread_lo else None, up if spread_up else None, *cached)
             layout._cache[key] = cached
         xa, xb, links = cached
         self._paint_pairs(painter, xa * sx + dx, xb * sx + dx, links, 1.0, y_lo, y_up, left, right, family,
