@@ -11,6 +11,7 @@ from designer.io.project import load_design
 from designer.model.collectives import ALGORITHMS, COLLECTIVES, PLACEMENTS, Sweep, normalize_collective, sweep
 from designer.model.derive import derive
 from designer.model.training import training_step
+from designer.model.units import duration_label, size_label
 
 _COUNT = re.compile(r"^\s*(\d+(?:\.\d+)?(?:e\d+)?)\s*([KMBT])?\s*$", re.IGNORECASE)
 _SCALE = {"": 1, "K": 1e3, "M": 1e6, "B": 1e9, "T": 1e12}
@@ -75,21 +76,6 @@ def _gpus(args, derived) -> int | None:
     return args.gpus
 
 
-def _human_size(n: int) -> str:
-    for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
-        if n >= scale and n % scale == 0:
-            return f"{n // scale} {unit}"
-    return f"{n} B"
-
-
-def _human_time(us: float) -> str:
-    if us >= 1e6:
-        return f"{us / 1e6:,.2f} s"
-    if us >= 1e3:
-        return f"{us / 1e3:,.2f} ms"
-    return f"{us:,.1f} us"
-
-
 def _bw(value: float) -> str:
     return f"{value:,.1f}" if value >= 10 else f"{value:.2f}"
 
@@ -140,7 +126,7 @@ def summary(name: str, s: Sweep) -> str:
     ctx = s.context
     head = [f"{_LABEL[s.collective]} on {name}: {s.gpus:,} GPUs, {ctx.technology}, algorithm {s.requested}",
             *[f"  {line}" for line in ctx.notes], ""]
-    rows = [(_human_size(r.size_bytes), _human_time(r.time_us), _bw(r.algbw_GBps), _bw(r.busbw_GBps),
+    rows = [(size_label(r.size_bytes), _time(r.time_us), _bw(r.algbw_GBps), _bw(r.busbw_GBps),
              f"{r.algorithm}/{r.protocol}", r.bottleneck) for r in s.results]
     return "\n".join(head) + table(rows, ("size", "time", "algbw GB/s", "busbw GB/s", "algorithm", "bottleneck"))
 
@@ -150,8 +136,8 @@ def side_by_side(name_a: str, a: Sweep, name_b: str, b: Sweep) -> str:
             f"B = {name_b} ({b.context.technology})", ""]
     rows = []
     for ra, rb in zip(a.results, b.results):
-        rows.append((_human_size(ra.size_bytes), _human_time(ra.time_us), _bw(ra.busbw_GBps),
-                     ra.algorithm, ra.bottleneck, _human_time(rb.time_us), _bw(rb.busbw_GBps),
+        rows.append((size_label(ra.size_bytes), _time(ra.time_us), _bw(ra.busbw_GBps),
+                     ra.algorithm, ra.bottleneck, _time(rb.time_us), _bw(rb.busbw_GBps),
                      rb.algorithm, rb.bottleneck))
     return "\n".join(head) + table(rows, ("size", "A time", "A busbw", "A algorithm", "A bottleneck",
                                           "B time", "B busbw", "B algorithm", "B bottleneck"))
@@ -178,3 +164,7 @@ def training_summary(name: str, st) -> str:
         ("Communication share", f"{st.comm_share:.1%}"),
     ]
     return "\n".join([table(head), "", "Advice (heuristic):", *[f"  {line}" for line in st.advice.lines()]])
+
+
+def _time(us: float) -> str:
+    return duration_label(us, micro="us")  # plain ASCII for terminals and scripts

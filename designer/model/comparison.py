@@ -17,6 +17,7 @@ from designer.model.derive import Derived, derive
 from designer.model.design import FabricDesign
 from designer.model.serde import DesignValidationError
 from designer.model.training import size_band, training_step
+from designer.model.units import size_label
 
 HOURS_PER_YEAR = 8760
 
@@ -93,13 +94,6 @@ class Comparison:
                             "pue": self.settings.pue, "params": self.settings.params,
                             "compute_ms": self.settings.compute_ms, "sizes": list(self.settings.sizes)},
         }
-
-
-def size_label(n: int) -> str:
-    for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
-        if n >= scale and n % scale == 0:
-            return f"{n // scale} {unit}"
-    return f"{n} B"
 
 
 @dataclass(frozen=True)

@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from designer.model.units import duration_label, ratio_label, size_label
 from designer.ui.compute import ComputeResult
 from designer.ui.theme import Theme
 
@@ -55,27 +56,6 @@ def _money(value: float, currency: str) -> str:
 def _bandwidth(gbps: float) -> str:
     tbps = gbps / 1000
     return f"{tbps / 1000:,.2f} Pb/s" if tbps >= 1000 else f"{tbps:,.1f} Tb/s"
-
-
-def _ratio(value: float | None) -> str:
-    if value is None:
-        return "—"
-    return f"{value:.0f}:1" if abs(value - round(value)) < 0.005 else f"{value:.2f}:1"
-
-
-def _size(n: int) -> str:
-    for factor, unit in ((1 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB")):
-        if n >= factor and n % factor == 0:
-            return f"{n // factor} {unit}"
-    return f"{n:,} B"
-
-
-def _time(us: float) -> str:
-    if us >= 1e6:
-        return f"{us / 1e6:.2f} s"
-    if us >= 1e3:
-        return f"{us / 1e3:.2f} ms"
-    return f"{us:.1f} µs"
 
 
 class MetricCard(QFrame):
@@ -236,10 +216,10 @@ class MetricsPanel(QWidget):
             QLabel#metricsStatus {{ color: {theme.muted.name()}; font-size: 8.5pt; }}
         """)
 
-    def set_message_size(self, size: int) -> None:
+    def set_messagesize_label(self, size: int) -> None:
         index = self.size_box.findData(size)
         if index < 0:
-            self.size_box.addItem(_size(size), size)
+            self.size_box.addItem(size_label(size), size)
             index = self.size_box.count() - 1
         self.size_box.setCurrentIndex(index)
 
@@ -262,7 +242,7 @@ class MetricsPanel(QWidget):
             self.status.setText("")
             self._show_findings([("error", result.error or "", "")], None)
             return
-        self.set_message_size(result.design.performance.message_size_bytes)
+        self.set_messagesize_label(result.design.performance.message_size_bytes)
         c["gpus"].show_value(f"{m.gpus:,}", f"{m.servers:,} servers · {m.endpoints:,} ports"
                              + (f" · {m.planes} planes" if m.planes > 1 else ""))
         tiers = [t for t in ("leaf", "spine", "core") if m.switches_by_tier.get(t)]
@@ -270,8 +250,8 @@ class MetricsPanel(QWidget):
         leaf, spine = m.oversubscription("leaf"), m.oversubscription("spine") if m.tiers == 3 else None
         target = result.design.fabric.leaf.oversubscription
         tone = "warning" if leaf is not None and leaf > target * 1.001 else None
-        detail = f"spine {_ratio(spine)}" if m.tiers == 3 else "spine: top tier"
-        c["oversub"].show_value(_ratio(leaf), f"leaf · {detail}", tone)
+        detail = f"spine {ratio_label(spine)}" if m.tiers == 3 else "spine: top tier"
+        c["oversub"].show_value(ratio_label(leaf), f"leaf · {detail}", tone)
         ratio = m.bisection_ratio
         c["bisection"].show_value(_bandwidth(m.bisection_gbps),
                                   f"{ratio:.0%} of full ({_bandwidth(m.full_bisection_gbps)})",
@@ -318,7 +298,7 @@ class MetricsPanel(QWidget):
             self.cards["allreduce"].show_value("—", "")
             return
         self.cards["allreduce"].show_value(
-            f"{est.busbw_GBps:,.0f} GB/s", f"busbw · {_time(est.time_us)} at {_size(est.size_bytes)} · "
+            f"{est.busbw_GBps:,.0f} GB/s", f"busbw · {duration_label(est.time_us)} at {size_label(est.size_bytes)} · "
                                            f"{est.algorithm}, {est.bottleneck}-bound · estimate")
 
     def _show_findings(self, findings: list[tuple[str, str, str]], result) -> None:

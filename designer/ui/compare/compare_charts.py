@@ -13,7 +13,8 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QGridLayout, QWidget
 
-from designer.model.comparison import Comparison, size_label
+from designer.model.comparison import Comparison
+from designer.model.units import size_label
 from designer.ui.compare.palette import DesignStyle, soften
 from designer.ui.theme import Theme
 

@@ -27,7 +27,8 @@ from PySide6.QtWidgets import (
 )
 
 from designer.cli.common import size_bytes
-from designer.model.comparison import CompareSettings, Comparison, size_label
+from designer.model.comparison import CompareSettings, Comparison
+from designer.model.units import size_label
 from designer.model.serde import DesignValidationError
 from designer.ui.theme import FAMILY_LABEL, Theme
 

@@ -14,6 +14,9 @@ from designer.model.bom import build_bom
 from designer.model.collectives import estimate
 from designer.model.derive import Derived, derive
 from designer.model.design import FabricDesign
+from designer.model.units import duration_label as duration
+from designer.model.units import ratio_label as ratio
+from designer.model.units import size_label as size
 
 CURRENCY_SYMBOL = {"USD": "$", "EUR": "€", "GBP": "£"}
 
@@ -37,27 +40,6 @@ def power(watts: float) -> str:
     if abs(watts) >= 1e3:
         return f"{watts / 1e3:,.1f} kW"
     return f"{watts:,.0f} W"
-
-
-def ratio(value: float | None) -> str:
-    if value is None:
-        return "—"
-    return f"{value:.0f}:1" if abs(value - round(value)) < 0.005 else f"{value:.2f}:1"
-
-
-def size(n: int) -> str:
-    for factor, unit in ((1 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB")):
-        if n >= factor and n % factor == 0:
-            return f"{n // factor} {unit}"
-    return f"{n:,} B"
-
-
-def duration(us: float) -> str:
-    if us >= 1e6:
-        return f"{us / 1e6:,.2f} s"
-    if us >= 1e3:
-        return f"{us / 1e3:,.2f} ms"
-    return f"{us:,.1f} µs"
 
 
 def today() -> str:
