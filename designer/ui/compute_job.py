@@ -115,8 +115,10 @@ def child_main(fd: int, kind: str) -> None:
 
 def child_run(conn, kind: str) -> None:
     """The child's work on an open connection: the catalog first, then jobs until told to stop."""
-    if kind == "bom" and hasattr(os, "nice"):
-        os.nice(10)  # the slow BOM yields the processor to the window and the metrics
+    if hasattr(os, "nice"):
+        # The window comes first: on a two-core machine both children compete with it during a
+        # drag. The slow BOM yields to everything; the metrics child only to the window.
+        os.nice(10 if kind == "bom" else 3)
     try:
         tag, catalog = conn.recv()
     except (EOFError, OSError, KeyboardInterrupt):
