@@ -142,3 +142,18 @@ def test_compare_command(pair, tmp_path):
     one = subprocess.run([sys.executable, "-m", "designer.cli.main", "compare", str(paths[0])],
                          capture_output=True, text=True)
     assert one.returncode == 2 and len(one.stderr.strip().splitlines()) == 1
+
+
+def test_one_command_makes_the_counterpart_and_the_comparison():
+    run = subprocess.run([sys.executable, "-m", "designer.cli.main", "compare",
+                          "examples/dgx-h100-superpod-1su.json", "--counterpart", "roce-400g", "--json"],
+                         capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    data = json.loads(run.stdout)
+    assert [d["technology"] for d in data["designs"]] == ["ib-ndr", "roce-400g"]
+    assert any("256 GPUs" in r for r in data["recommendation"]["reasons"])
+    too_many = subprocess.run([sys.executable, "-m", "designer.cli.main", "compare",
+                               "examples/dgx-h100-superpod-1su.json", "--counterpart", "roce-400g",
+                               "--counterpart", "roce-800g", "--counterpart", "ib-xdr", "--counterpart", "ib-ndr"],
+                              capture_output=True, text=True)
+    assert too_many.returncode == 2 and "2 to 4 designs" in too_many.stderr

@@ -4,17 +4,22 @@ from __future__ import annotations
 
 import argparse
 
+from designer.catalog import default_catalog
 from designer.cli.common import print_json, size_bytes, table
 from designer.io.compare_csv import write_compare_csv
 from designer.io.project import load_design
 from designer.model.comparison import CompareSettings, Comparison, compare
+from designer.model.counterpart import COUNTERPART_TECHNOLOGIES, make_counterpart
 
 
 def add_parser(sub) -> None:
     p = sub.add_parser("compare", help="compare 2 to 4 designs side by side",
                        description="Cost, power, TCO, bandwidth, latency and collective time of 2 to 4 "
                                    "designs, with deltas against the first and a recommendation.")
-    p.add_argument("files", nargs="+", metavar="FILE", help="2 to 4 project files; the first is the baseline")
+    p.add_argument("files", nargs="+", metavar="FILE", help="project files; the first is the baseline")
+    p.add_argument("--counterpart", action="append", choices=COUNTERPART_TECHNOLOGIES, metavar="TECH",
+                   help="also compare the first design rebuilt on TECH (repeatable: "
+                        + ", ".join(COUNTERPART_TECHNOLOGIES) + ")")
     p.add_argument("--json", action="store_true")
     p.add_argument("--csv", metavar="OUT", help="also write the comparison as CSV")
     p.add_argument("--years", type=int, default=CompareSettings.years, help="TCO period in years")
@@ -30,18 +35,28 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
-    if not 2 <= len(args.files) <= 4:
-        args._parser.error(f"give 2 to 4 design files, not {len(args.files)}")
+    count = len(args.files) + len(args.counterpart or ())
+    if not 2 <= count <= 4:
+        args._parser.error(f"compare takes 2 to 4 designs (files and --counterpart), not {count}")
     settings = CompareSettings(years=args.years, energy_usd_per_kwh=args.energy_price, pue=args.pue,
                                sizes=tuple(args.size) if args.size else CompareSettings.sizes,
                                params=args.params, compute_ms=args.compute_ms)
-    result = compare([load_design(f) for f in args.files], settings)
+    designs = [load_design(f) for f in args.files]
+    catalog = default_catalog()
+    notes = []
+    for tech in args.counterpart or ():
+        made = make_counterpart(designs[0], tech, catalog)
+        designs.append(made.design)
+        notes += [f"note: {made.design.meta.name}: {n}" for n in made.notes]
+    result = compare(designs, settings, catalog)
     if args.csv:
         write_compare_csv(result, args.csv)
     if args.json:
         print_json(result.to_json())
     else:
         print(render_text(result))
+        if notes:
+            print("\n".join(notes))
     return 0
 
 
