@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import os
 
-from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QMarginsF, QSizeF
-from PySide6.QtGui import QPageLayout, QPageSize, QPainter, QPdfWriter
+from PySide6.QtCore import QBuffer, QMarginsF, QSizeF
+from PySide6.QtGui import QPageLayout, QPageSize, QPdfWriter
 
 from designer import __version__
 from designer.io.atomic import write_atomic
+from designer.ui.export.buffer import paint_to_bytes
 from designer.ui.export.figure import Figure
 
 PDF_DPI = 1200   # coordinates and text positions are written at this resolution
@@ -27,17 +28,9 @@ def pdf_writer(buffer: QBuffer, width_in: float, height_in: float, title: str) -
 
 
 def pdf_bytes(figure: Figure) -> bytes:
-    data = QByteArray()
-    buffer = QBuffer(data)
-    buffer.open(QIODevice.OpenModeFlag.WriteOnly)
-    writer = pdf_writer(buffer, figure.spec.width_in, figure.spec.height_in, figure.design.meta.name or "Fabric diagram")
-    painter = QPainter(writer)
-    try:
-        figure.paint(painter)
-    finally:
-        painter.end()
-    buffer.close()
-    return bytes(data.data())
+    title = figure.design.meta.name or "Fabric diagram"
+    return paint_to_bytes(lambda buffer: pdf_writer(buffer, figure.spec.width_in, figure.spec.height_in, title),
+                          figure)
 
 
 def export_pdf(figure: Figure, path: str | os.PathLike) -> None:
