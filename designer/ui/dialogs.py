@@ -13,6 +13,15 @@ from designer.ui.autosave import Recovery
 PROJECT_FILTER = "Fabric Designer projects (*.json);;All files (*)"
 
 
+
+def error_box(parent, title: str, text: str, detail: str, icon: QMessageBox.Icon, name: str) -> None:
+    """A modal message with an OK button; tests find it by its object name."""
+    box = QMessageBox(icon, title, text, QMessageBox.StandardButton.Ok, parent)
+    if detail:
+        box.setInformativeText(detail)
+    box.setObjectName(name)
+    box.exec()
+
 class Dialogs:
     def __init__(self, parent: QWidget | None = None):
         self.parent = parent
@@ -39,11 +48,7 @@ class Dialogs:
         return box.clickedButton() is recover
 
     def show_error(self, title: str, text: str, detail: str = "") -> None:
-        box = QMessageBox(QMessageBox.Icon.Critical, title, text, QMessageBox.StandardButton.Ok, self.parent)
-        if detail:
-            box.setInformativeText(detail)
-        box.setObjectName("errorDialog")
-        box.exec()
+        error_box(self.parent, title, text, detail, QMessageBox.Icon.Critical, "errorDialog")
 
     def open_path(self, directory: str = "") -> str | None:
         path, _ = QFileDialog.getOpenFileName(self.parent, "Open design", directory, PROJECT_FILTER)

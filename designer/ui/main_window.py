@@ -184,11 +184,7 @@ class MainWindow(QMainWindow):
         edit.addAction(a["undo"])
         edit.addAction(a["redo"])
         edit.addSeparator()
-        add = edit.addMenu("A&dd to Canvas")
-        for block in BLOCKS:
-            action = add.addAction(block.title)
-            action.setStatusTip(block.detail)
-            action.triggered.connect(lambda _=False, b=block.id: self.controller.drop_block(b))
+        self._add_blocks_menu(edit, "A&dd to Canvas")
         edit.addAction(a["delete"])
         edit.addAction(a["select_all"])
         edit.addAction(a["auto_size"])
@@ -209,6 +205,14 @@ class MainWindow(QMainWindow):
         help_menu.addAction(a["help_canvas"])
         help_menu.addAction(a["about"])
         self._fill_recent(self.files.recent())
+
+    def _add_blocks_menu(self, parent, title: str) -> None:
+        """A submenu that drops each palette building block, as the Edit and context menus offer."""
+        add = parent.addMenu(title)
+        for block in BLOCKS:
+            action = add.addAction(block.title)
+            action.setStatusTip(block.detail)
+            action.triggered.connect(lambda _=False, b=block.id: self.controller.drop_block(b))
 
     def _make_toolbar(self) -> None:
         a = self.actions_
@@ -455,10 +459,7 @@ class MainWindow(QMainWindow):
             menu.addAction(a["delete"])
             menu.addAction(a["auto_size"])
             menu.addSeparator()
-        add = menu.addMenu("Add to Canvas")
-        for block in BLOCKS:
-            action = add.addAction(block.title)
-            action.triggered.connect(lambda _=False, b=block.id: self.controller.drop_block(b))
+        self._add_blocks_menu(menu, "Add to Canvas")
         menu.addAction(a["select_all"])
         menu.addSeparator()
         for key in ("fit", "zoom_in", "zoom_out"):

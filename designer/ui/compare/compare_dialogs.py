@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
 
-from designer.ui.dialogs import PROJECT_FILTER
+from designer.ui.dialogs import PROJECT_FILTER, error_box
 
 CSV_FILTER = "CSV files (*.csv);;All files (*)"
 
@@ -36,8 +36,4 @@ class CompareDialogs:
         return _with_suffix(path, ".csv") if path else None
 
     def show_error(self, title: str, text: str, detail: str = "") -> None:
-        box = QMessageBox(QMessageBox.Icon.Warning, title, text, QMessageBox.StandardButton.Ok, self.parent)
-        if detail:
-            box.setInformativeText(detail)
-        box.setObjectName("compareErrorDialog")
-        box.exec()
+        error_box(self.parent, title, text, detail, QMessageBox.Icon.Warning, "compareErrorDialog")
