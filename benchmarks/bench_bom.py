@@ -12,10 +12,10 @@ import time
 
 from designer.catalog import default_catalog
 from designer.io.cabling_csv import cabling_to_csv
-from designer.model.bom import build_bom
-from designer.model.derive import derive
-from designer.model.physical import physical_layer
-from designer.model.presets import new_design
+from designer.model.physical.bom import build_bom
+from designer.model.physical.media import physical_layer
+from designer.model.topology.derive import derive
+from designer.model.topology.presets import new_design
 
 
 def main() -> None:

@@ -24,9 +24,9 @@ DESIGNS = [
 
 def main() -> int:
     from designer.catalog import default_catalog
-    from designer.model import collectives
-    from designer.model.derive import derive
-    from designer.model.presets import new_design
+    from designer.model.performance import collectives
+    from designer.model.topology.derive import derive
+    from designer.model.topology.presets import new_design
 
     catalog = default_catalog()
     worst = 0.0

@@ -29,10 +29,10 @@ from PySide6.QtCore import QPoint, Qt, QTimer  # noqa: E402
 from PySide6.QtTest import QTest  # noqa: E402
 
 from designer.catalog import default_catalog  # noqa: E402
-from designer.model.presets import new_design  # noqa: E402
+from designer.model.topology.presets import new_design  # noqa: E402
 from designer.ui.app import create_application, settle_memory  # noqa: E402
 from designer.ui.canvas.tier_item import HandleItem  # noqa: E402
-from designer.ui.main_window import MainWindow  # noqa: E402
+from designer.ui.shell.main_window import MainWindow  # noqa: E402
 
 STALL_TARGET_MS = 50
 RESULT_TARGET_MS = 150

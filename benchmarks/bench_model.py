@@ -26,8 +26,8 @@ def _rss_mb() -> float:
 
 def measure_designer() -> dict:
     from designer.catalog import default_catalog
-    from designer.model.derive import derive
-    from designer.model.presets import new_design
+    from designer.model.topology.derive import derive
+    from designer.model.topology.presets import new_design
 
     catalog = default_catalog()
     design = new_design(catalog, "fat-tree", gpus=K**3 // 4, gpus_per_node=1, radix=K, speed=400)

@@ -24,17 +24,17 @@ def _isolated_user_dirs(tmp_path, monkeypatch):
 def _nothing_left_running():
     """After a GUI test, no compute thread, debounce timer or window timer may still run."""
     yield
-    if "designer.ui.compute" not in sys.modules:
+    if "designer.ui.services.compute" not in sys.modules:
         return  # not a GUI test: Qt was never loaded
     from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication
 
-    from designer.ui.compute import running_services
+    from designer.ui.services.compute import running_services
 
     assert not running_services(), "a ComputeService still runs its thread or timer"
     app = QApplication.instance()
     if app is not None:
-        from designer.ui.main_window import MainWindow
+        from designer.ui.shell.main_window import MainWindow
 
         for widget in app.topLevelWidgets():
             if isinstance(widget, MainWindow):
@@ -47,7 +47,7 @@ def _nothing_left_running():
 
 
 class ScriptedDialogs:
-    """Stands in for designer.ui.dialogs.Dialogs: answers from attributes, records what was shown."""
+    """Stands in for designer.ui.shell.dialogs.Dialogs: answers from attributes, records what was shown."""
 
     def __init__(self):
         self.save_changes = "discard"
@@ -78,7 +78,7 @@ class ScriptedDialogs:
 @pytest.fixture
 def make_window(qtbot):
     """make_window(design=None, path=None, synchronous=True, **kw) -> a shown MainWindow."""
-    from designer.ui.main_window import MainWindow
+    from designer.ui.shell.main_window import MainWindow
 
     def make(design=None, path=None, synchronous=True, dialogs=None, **kwargs):
         window = MainWindow(dialogs=dialogs or ScriptedDialogs(), synchronous=synchronous, **kwargs)

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from designer.catalog import default_catalog
-from designer.model.derive import derive
-from designer.model.presets import new_design
+from designer.model.topology.derive import derive
+from designer.model.topology.presets import new_design
 
 
 def superpod(sus: int = 1, **kw):

@@ -3,17 +3,18 @@
 from __future__ import annotations
 
 import math
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from designer.catalog import default_catalog
-from designer.model.bom import CATEGORIES, ILLUSTRATIVE, build_bom
-from designer.model.derive import derive
-from designer.model.design import Edit, replace_path
-from designer.model.physical import physical_layer
-from designer.model.prices import PriceBookError, load_prices, parse_price_book, user_price_file
-from designer.model.presets import new_design
+from designer.model.intent.design import Edit, replace_path
+from designer.model.physical.bom import CATEGORIES, ILLUSTRATIVE, build_bom
+from designer.model.physical.media import physical_layer
+from designer.model.physical.prices import PriceBookError, load_prices, parse_price_book, user_price_file
+from designer.model.topology.derive import derive
+from designer.model.topology.presets import new_design
 from tests.helpers import superpod
 
 CAT = default_catalog()

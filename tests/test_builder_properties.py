@@ -7,11 +7,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from designer.catalog import default_catalog
-from designer.model import closed_form, graph_metrics
-from designer.model.derive import derive
-from designer.model.metrics import _port_use_from_graph
-from designer.model.presets import new_design
-from designer.model.sizing import SizingError
+from designer.model.topology import closed_form, graph_metrics
+from designer.model.topology.derive import derive
+from designer.model.topology.metrics import _port_use_from_graph
+from designer.model.topology.presets import new_design
+from designer.model.topology.sizing import SizingError
 
 CAT = default_catalog()
 

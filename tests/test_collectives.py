@@ -11,13 +11,13 @@ import pytest
 
 from designer.catalog import default_catalog
 from designer.io.project import design_from_json, design_to_json
-from designer.model import collectives as C
-from designer.model.collectives import CollectiveError, estimate, sweep
-from designer.model.design import replace_path
-from designer.model.derive import derive
-from designer.model.perf_settings import PerformanceSettings
-from designer.model.presets import new_design
-from designer.model.serde import DesignValidationError
+from designer.model.intent.design import replace_path
+from designer.model.intent.perf_settings import PerformanceSettings
+from designer.model.intent.serde import DesignValidationError
+from designer.model.performance import collectives as C
+from designer.model.performance.collectives import CollectiveError, estimate, sweep
+from designer.model.topology.derive import derive
+from designer.model.topology.presets import new_design
 
 CAT = default_catalog()
 LARGE = 8 << 30          # nccl-tests' usual largest size, 8 GiB

@@ -10,7 +10,7 @@ import pytest
 
 from designer.catalog import default_catalog
 from designer.io.project import save_design
-from designer.model.presets import new_design
+from designer.model.topology.presets import new_design
 
 CAT = default_catalog()
 KEYS = {"size_bytes", "time_us", "algbw_GBps", "busbw_GBps", "algorithm", "protocol", "bottleneck"}

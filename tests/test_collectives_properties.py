@@ -9,9 +9,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from designer.catalog import default_catalog
-from designer.model import collectives as C
-from designer.model.derive import derive
-from designer.model.presets import new_design
+from designer.model.performance import collectives as C
+from designer.model.topology.derive import derive
+from designer.model.topology.presets import new_design
 
 CAT = default_catalog()
 

@@ -12,11 +12,10 @@ import pytest
 from designer.catalog import default_catalog
 from designer.io.compare_csv import compare_to_csv, write_compare_csv
 from designer.io.project import load_design, save_design
-from designer.model.bom import build_bom
-from designer.model.comparison import HOURS_PER_YEAR, CompareSettings, compare, energy_cost_usd
-from designer.model.counterpart import make_counterpart
-from designer.model.derive import derive
-
+from designer.model.decisions.comparison import HOURS_PER_YEAR, CompareSettings, compare, energy_cost_usd
+from designer.model.decisions.counterpart import make_counterpart
+from designer.model.physical.bom import build_bom
+from designer.model.topology.derive import derive
 from tests.helpers import superpod
 
 CAT = default_catalog()

@@ -8,10 +8,9 @@ import pytest
 
 from designer.catalog import default_catalog
 from designer.io.project import load_design
-from designer.model.counterpart import COUNTERPART_TECHNOLOGIES, make_counterpart
-from designer.model.derive import derive
-from designer.model.presets import new_design
-
+from designer.model.decisions.counterpart import COUNTERPART_TECHNOLOGIES, make_counterpart
+from designer.model.topology.derive import derive
+from designer.model.topology.presets import new_design
 from tests.helpers import superpod
 
 CAT = default_catalog()
@@ -70,7 +69,7 @@ def test_counterpart_name_replaces_the_technology_tag():
     result = make_counterpart(superpod(1), "roce-400g", CAT)
     ib = CAT.technology("ib-ndr")
     assert result.design.meta.name == f"{superpod(1).meta.name} \u2013 {CAT.technology('roce-400g').name}"
-    from designer.model.counterpart import counterpart_name
+    from designer.model.decisions.counterpart import counterpart_name
     assert counterpart_name("DGX H100 SuperPOD, 1 SU (NDR)", ib, CAT.technology("roce-400g")) == \
         "DGX H100 SuperPOD, 1 SU \u2013 RoCE 400GbE (Spectrum-X)"
     assert counterpart_name("Lab (phase 2)", ib, CAT.technology("roce-400g")).startswith("Lab (phase 2) \u2013")

@@ -18,11 +18,11 @@ from designer.io.bom_csv import HEADER, SUMMARY_LABELS, bom_to_csv, safe_cell, w
 from designer.io.cabling_csv import HEADER as PLAN_HEADER
 from designer.io.cabling_csv import cabling_to_csv, write_cabling_csv
 from designer.io.project import save_design
-from designer.model.bom import CATEGORIES, build_bom
-from designer.model.derive import derive
-from designer.model.design import replace_path
-from designer.model.physical import physical_layer
-from designer.model.presets import new_design
+from designer.model.intent.design import replace_path
+from designer.model.physical.bom import CATEGORIES, build_bom
+from designer.model.physical.media import physical_layer
+from designer.model.topology.derive import derive
+from designer.model.topology.presets import new_design
 from tests.helpers import superpod
 
 CAT = default_catalog()

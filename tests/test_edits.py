@@ -4,8 +4,7 @@ import dataclasses
 
 import pytest
 
-from designer.model.design import Edit
-
+from designer.model.intent.design import Edit
 from tests.helpers import derived, superpod
 
 

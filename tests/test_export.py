@@ -18,8 +18,8 @@ from pypdf import PdfReader
 from designer.catalog import default_catalog
 from designer.cli.main import main
 from designer.io.project import load_design, save_design
-from designer.model.presets import new_design
-from designer.model.slides import Slide
+from designer.model.intent.slides import Slide
+from designer.model.topology.presets import new_design
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
@@ -200,10 +200,9 @@ def test_an_su_view_draws_that_su_device_by_device(gui):
        nodes=st.integers(min_value=4, max_value=3000), planes=st.sampled_from([1, 2]),
        width=st.floats(min_value=4.0, max_value=30.0), height=st.floats(min_value=3.0, max_value=12.0))
 def test_any_design_at_any_size_keeps_labels_apart_and_links_whole(gui, template, nodes, planes, width, height):
-    from designer.model.sizing import SizingError
+    from designer.model.topology.derive import plan_only
+    from designer.model.topology.sizing import SizingError
     from designer.ui.export.ink import overlapping_texts
-
-    from designer.model.derive import plan_only
 
     try:
         design = new_design(default_catalog(), template, nodes=nodes, planes=planes)
@@ -312,8 +311,8 @@ def test_the_overlap_check_finds_overlaps_and_allows_touching_boxes():
 
 
 def test_a_removed_device_loses_its_links_in_the_drawing(gui):
-    from designer.model.derive import derive
-    from designer.model.design import Edit
+    from designer.model.intent.design import Edit
+    from designer.model.topology.derive import derive
 
     design = load_design(EXAMPLES / "roce-512-leaf-spine-sn5600.json")
     edited = dataclasses.replace(design, edits=(Edit("remove-device", "leaf-3"), Edit("add-links", "leaf-1", "spine-2")))

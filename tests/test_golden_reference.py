@@ -7,10 +7,9 @@ import sys
 import pytest
 
 from designer.catalog import default_catalog
-from designer.model import graph_metrics
-from designer.model.derive import derive
-from designer.model.presets import new_design
-
+from designer.model.topology import graph_metrics
+from designer.model.topology.derive import derive
+from designer.model.topology.presets import new_design
 from tests.helpers import derived, superpod
 
 # DGX H100 SuperPOD compute fabric, 32 nodes per SU (REFERENCE.md, NVIDIA RA "network fabrics").

@@ -6,7 +6,7 @@ import subprocess
 import sys
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
-PURE_PACKAGES = ["designer/model", "designer/catalog"]
+PURE_PACKAGES = ["designer/model", "designer/catalog", "designer/io"]
 QT_NAMES = ("PySide6", "PyQt5", "PyQt6", "shiboken6", "pyqtgraph", "qtpy")
 
 

@@ -12,9 +12,10 @@ from hypothesis import strategies as st
 
 from designer.catalog import default_catalog
 from designer.io.project import ProjectFileError, design_from_json, design_to_json
-from designer.model.design import replace_path
-from designer.model.floorplan import FloorPlan
-from designer.model.physical import (
+from designer.model.intent.design import replace_path
+from designer.model.intent.floorplan import FloorPlan
+from designer.model.intent.serde import DesignValidationError
+from designer.model.physical.media import (
     COPPER_KINDS,
     End,
     LinkPlan,
@@ -22,8 +23,7 @@ from designer.model.physical import (
     choose_medium,
     compute_physical,
 )
-from designer.model.presets import new_design
-from designer.model.serde import DesignValidationError
+from designer.model.topology.presets import new_design
 from tests.helpers import derived, superpod
 
 CAT = default_catalog()

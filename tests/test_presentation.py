@@ -12,8 +12,8 @@ from PySide6.QtWidgets import QDockWidget, QToolBar
 
 from designer.catalog import default_catalog
 from designer.io.project import design_from_json, design_to_json, load_design
-from designer.model.serde import DesignValidationError
-from designer.model.slides import Slide, default_slides
+from designer.model.intent.serde import DesignValidationError
+from designer.model.intent.slides import Slide, default_slides
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 SUPERPOD = EXAMPLES / "dgx-h100-superpod-4su.json"
@@ -219,7 +219,7 @@ def test_a_comparison_open_in_the_window_becomes_a_default_slide(make_window, qt
 
 
 def test_the_other_family_counterpart_is_the_closest_speed():
-    from designer.model.presets import new_design
+    from designer.model.topology.presets import new_design
     from designer.ui.present.presentation_mode import other_family_technology
 
     catalog = default_catalog()

@@ -9,8 +9,7 @@ from hypothesis import strategies as st
 
 from designer.io import project
 from designer.io.project import ProjectFileError, design_from_json, design_to_json, load_design, save_design
-from designer.model.design import ClusterSpec, Edit, FabricDesign, FabricSpec, Meta, TierSpec
-
+from designer.model.intent.design import ClusterSpec, Edit, FabricDesign, FabricSpec, Meta, TierSpec
 from tests.helpers import superpod
 
 text = st.text(st.characters(blacklist_categories=("Cs",)), max_size=40)

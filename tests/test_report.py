@@ -12,8 +12,8 @@ from pypdf import PdfReader
 from designer.catalog import default_catalog
 from designer.cli.main import main
 from designer.io.project import load_design, save_design
-from designer.model.presets import new_design
-from designer.model.slides import Slide
+from designer.model.intent.slides import Slide
+from designer.model.topology.presets import new_design
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 SUPERPOD = EXAMPLES / "dgx-h100-superpod-4su.json"
@@ -109,7 +109,7 @@ def test_a_comparison_adds_its_pages(gui):
     from designer.ui.export.report import Report
 
     design = load_design(SUPERPOD)
-    from designer.model.counterpart import make_counterpart
+    from designer.model.decisions.counterpart import make_counterpart
 
     other = make_counterpart(design, "roce-400g", default_catalog()).design
     data, _ = Report(design, other).render()

@@ -8,12 +8,12 @@ from functools import lru_cache
 import pytest
 
 from designer.catalog import default_catalog
-from designer.model.collectives import CollectiveError, estimate
-from designer.model.design import replace_path
-from designer.model.derive import derive
-from designer.model.perf_settings import PerformanceSettings
-from designer.model.presets import new_design
-from designer.model.training import training_step
+from designer.model.decisions.advice import training_step
+from designer.model.intent.design import replace_path
+from designer.model.intent.perf_settings import PerformanceSettings
+from designer.model.performance.collectives import CollectiveError, estimate
+from designer.model.topology.derive import derive
+from designer.model.topology.presets import new_design
 
 CAT = default_catalog()
 MIB = 1 << 20

@@ -11,9 +11,9 @@ from pathlib import Path
 
 from designer.catalog import default_catalog
 from designer.io.project import save_design
-from designer.model.presets import new_design
-from designer.ui import paths
-from designer.ui.autosave import find_recoverable
+from designer.model.topology.presets import new_design
+from designer.ui.shell import paths
+from designer.ui.shell.autosave import find_recoverable
 
 CRASHING_SESSION = textwrap.dedent("""
     import os, sys
@@ -21,12 +21,12 @@ CRASHING_SESSION = textwrap.dedent("""
     app = QCoreApplication([])
     from designer.catalog import default_catalog
     from designer.io.project import save_design
-    from designer.model.design import replace_path
-    from designer.model.presets import new_design
-    from designer.ui import paths
-    from designer.ui.autosave import AutosaveManager
-    from designer.ui.commands import EditFieldCommand
-    from designer.ui.document import Document
+    from designer.model.intent.design import replace_path
+    from designer.model.topology.presets import new_design
+    from designer.ui.shell import paths
+    from designer.ui.shell.autosave import AutosaveManager
+    from designer.ui.editing.commands import EditFieldCommand
+    from designer.ui.editing.document import Document
 
     source = sys.argv[1] if len(sys.argv) > 1 else None
     design = new_design(default_catalog(), "leaf-spine", gpus=256)

@@ -6,8 +6,8 @@ from PySide6.QtCore import QPoint, QPointF, Qt
 from PySide6.QtTest import QTest
 
 from designer.catalog import default_catalog
-from designer.model.design import Edit
-from designer.model.presets import new_design
+from designer.model.intent.design import Edit
+from designer.model.topology.presets import new_design
 from designer.ui.canvas.lod import BLOCK, DEVICE, ROW, row_lod
 
 

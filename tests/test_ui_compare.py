@@ -10,11 +10,11 @@ import pytest
 from designer.catalog import default_catalog
 from designer.io.compare_csv import compare_to_csv
 from designer.io.project import load_design, save_design
-from designer.model.collectives import sweep
-from designer.model.comparison import CompareSettings, compare
-from designer.model.counterpart import make_counterpart
-from designer.model.derive import derive
-from designer.model.design import replace_path
+from designer.model.decisions.comparison import CompareSettings, compare
+from designer.model.decisions.counterpart import make_counterpart
+from designer.model.intent.design import replace_path
+from designer.model.performance.collectives import sweep
+from designer.model.topology.derive import derive
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 SUPERPOD = EXAMPLES / "dgx-h100-superpod-1su.json"
@@ -304,7 +304,7 @@ def test_a_design_that_cannot_be_sized_gets_no_counterpart_comparison(make_windo
 def test_open_in_designer_opens_a_designer_window_with_the_design(make_window, superpod):
     from PySide6.QtWidgets import QApplication
 
-    from designer.ui.main_window import MainWindow
+    from designer.ui.shell.main_window import MainWindow
 
     window = make_window(superpod, SUPERPOD)
     launcher = window.compare_launcher
@@ -354,7 +354,7 @@ def test_add_counterpart_in_the_compare_window_adds_a_column(make_compare, super
 
 
 def test_a_comparison_that_fails_is_refused_and_the_window_goes_back(make_compare, superpod, catalog, monkeypatch):
-    from designer.model.sizing import SizingError
+    from designer.model.topology.sizing import SizingError
     from designer.ui.compare import compare_service
 
     window = make_compare(_pair(superpod, catalog))

@@ -7,9 +7,9 @@ import threading
 import pytest
 
 from designer.catalog import default_catalog
-from designer.model.design import replace_path
-from designer.model.presets import new_design
-from designer.ui.compute import ComputeService, compute, running_services
+from designer.model.intent.design import replace_path
+from designer.model.topology.presets import new_design
+from designer.ui.services.compute import ComputeService, compute, running_services
 
 
 @pytest.fixture(params=["process", "thread"])

@@ -9,8 +9,8 @@ from PySide6.QtWidgets import QApplication, QMessageBox
 
 from designer.catalog import default_catalog
 from designer.io.project import load_design, save_design
-from designer.model.presets import new_design
-from designer.ui.dialogs import Dialogs
+from designer.model.topology.presets import new_design
+from designer.ui.shell.dialogs import Dialogs
 
 
 def _design(gpus=256):

@@ -13,7 +13,7 @@ from PySide6.QtGui import QImage
 from designer.catalog import default_catalog
 from designer.cli.main import main
 from designer.io.project import save_design
-from designer.model.presets import new_design
+from designer.model.topology.presets import new_design
 
 ROOT = Path(__file__).resolve().parents[1]
 

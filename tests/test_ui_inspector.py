@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from designer.catalog import default_catalog
-from designer.model.derive import plan_only
-from designer.model.presets import new_design
+from designer.model.topology.derive import plan_only
+from designer.model.topology.presets import new_design
 
 
 def _design(template="leaf-spine", gpus=256, **kw):

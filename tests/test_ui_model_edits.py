@@ -1,4 +1,4 @@
-"""The whole-design edits behind the window's gestures (designer.model.edits); no Qt needed."""
+"""The whole-design edits behind the window's gestures (designer.model.topology.edits); no Qt needed."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from designer.catalog import default_catalog
-from designer.model.derive import plan_only
-from designer.model.design import Edit
-from designer.model.edits import (
+from designer.model.intent.design import Edit
+from designer.model.topology.derive import plan_only
+from designer.model.topology.edits import (
     add_links,
     count_step,
     remove_device,
@@ -20,7 +20,7 @@ from designer.model.edits import (
     with_tiers,
     without_edits,
 )
-from designer.model.presets import new_design
+from designer.model.topology.presets import new_design
 
 CAT = default_catalog()
 

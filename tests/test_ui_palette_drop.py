@@ -7,7 +7,7 @@ from PySide6.QtGui import QDragEnterEvent, QDragMoveEvent, QDropEvent
 from PySide6.QtWidgets import QApplication
 
 from designer.catalog import default_catalog
-from designer.model.derive import plan_only
+from designer.model.topology.derive import plan_only
 from designer.ui.blocks import MIME_TYPE
 
 

@@ -6,8 +6,8 @@ from PySide6.QtCore import QPoint, Qt
 from PySide6.QtTest import QTest
 
 from designer.catalog import default_catalog
-from designer.model.derive import derive, plan_only
-from designer.model.presets import new_design
+from designer.model.topology.derive import derive, plan_only
+from designer.model.topology.presets import new_design
 from designer.ui.canvas.tier_item import HandleItem
 
 

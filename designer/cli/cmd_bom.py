@@ -10,10 +10,10 @@ from designer.cli.common import CommandError, print_json, table
 from designer.io.bom_csv import write_bom_csv
 from designer.io.cabling_csv import write_cabling_csv
 from designer.io.project import load_design
-from designer.model.bom import CATEGORIES, Bom, build_bom
-from designer.model.derive import derive
-from designer.model.physical import physical_layer
-from designer.model.prices import load_prices
+from designer.model.physical.bom import CATEGORIES, Bom, build_bom
+from designer.model.physical.media import physical_layer
+from designer.model.physical.prices import load_prices
+from designer.model.topology.derive import derive
 
 
 def add_parser(sub) -> None:

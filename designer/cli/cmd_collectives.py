@@ -8,10 +8,17 @@ import re
 from designer.catalog import default_catalog
 from designer.cli.common import CommandError, positive_int, print_json, size_bytes, table
 from designer.io.project import load_design
-from designer.model.collectives import ALGORITHMS, COLLECTIVES, PLACEMENTS, Sweep, normalize_collective, sweep
-from designer.model.derive import derive
-from designer.model.training import training_step
-from designer.model.units import duration_label, size_label
+from designer.model.common.units import duration_label, size_label
+from designer.model.decisions.advice import training_step
+from designer.model.performance.collectives import (
+    ALGORITHMS,
+    COLLECTIVES,
+    PLACEMENTS,
+    Sweep,
+    normalize_collective,
+    sweep,
+)
+from designer.model.topology.derive import derive
 
 _COUNT = re.compile(r"^\s*(\d+(?:\.\d+)?(?:e\d+)?)\s*([KMBT])?\s*$", re.IGNORECASE)
 _SCALE = {"": 1, "K": 1e3, "M": 1e6, "B": 1e9, "T": 1e12}

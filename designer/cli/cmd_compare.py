@@ -8,8 +8,8 @@ from designer.catalog import default_catalog
 from designer.cli.common import print_json, size_bytes, table
 from designer.io.compare_csv import write_compare_csv
 from designer.io.project import load_design
-from designer.model.comparison import CompareSettings, Comparison, compare
-from designer.model.counterpart import COUNTERPART_TECHNOLOGIES, make_counterpart
+from designer.model.decisions.comparison import CompareSettings, Comparison, compare
+from designer.model.decisions.counterpart import COUNTERPART_TECHNOLOGIES, make_counterpart
 
 
 def add_parser(sub) -> None:

@@ -5,8 +5,8 @@ from __future__ import annotations
 from designer.catalog import default_catalog
 from designer.cli.common import CommandError
 from designer.io.project import load_design, save_design
-from designer.model.counterpart import COUNTERPART_TECHNOLOGIES, make_counterpart
-from designer.model.derive import derive
+from designer.model.decisions.counterpart import COUNTERPART_TECHNOLOGIES, make_counterpart
+from designer.model.topology.derive import derive
 
 
 def add_parser(sub) -> None:

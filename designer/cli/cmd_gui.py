@@ -98,7 +98,7 @@ def run(args) -> int:
         if args.file:
             from designer.cli.cmd_metrics import summary
             from designer.io.project import load_design
-            from designer.model.derive import derive
+            from designer.model.topology.derive import derive
 
             print(summary(derive(load_design(args.file)).metrics))
         return 0

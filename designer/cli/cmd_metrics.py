@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from designer.cli.common import print_json, table
 from designer.io.project import load_design
-from designer.model.derive import derive
-from designer.model.metrics import Metrics
+from designer.model.topology.derive import derive
+from designer.model.topology.metrics import Metrics
 
 
 def add_parser(sub) -> None:

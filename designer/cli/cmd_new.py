@@ -8,9 +8,9 @@ from pathlib import Path
 from designer.catalog import default_catalog
 from designer.cli.common import CommandError, positive_int, speed_gbps
 from designer.io.project import save_design
-from designer.model.derive import derive
-from designer.model.presets import TEMPLATES, new_design
-from designer.model.sizing import parse_ratio
+from designer.model.topology.derive import derive
+from designer.model.topology.presets import TEMPLATES, new_design
+from designer.model.topology.sizing import parse_ratio
 
 
 def _ratio(text: str) -> float:

@@ -68,7 +68,7 @@ def add_parser(sub) -> None:
 
 def pick_slide(design, derived_planes: int, columns: int, noun: str, view: tuple[str, int | None]):
     """The Slide a --view asks for; refuses SUs, planes and slides the design does not have."""
-    from designer.model.slides import Slide
+    from designer.model.intent.slides import Slide
 
     kind, n = view
     if kind == "fabric":

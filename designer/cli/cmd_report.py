@@ -5,7 +5,7 @@ from __future__ import annotations
 from designer.catalog import default_catalog
 from designer.cli.cmd_render import check_output
 from designer.io.project import load_design
-from designer.model.counterpart import COUNTERPART_TECHNOLOGIES
+from designer.model.decisions.counterpart import COUNTERPART_TECHNOLOGIES
 
 
 def add_parser(sub) -> None:
@@ -30,7 +30,7 @@ def run(args) -> int:
     other = load_design(args.compare) if args.compare else None
     notes: tuple[str, ...] = ()
     if args.counterpart:
-        from designer.model.counterpart import make_counterpart
+        from designer.model.decisions.counterpart import make_counterpart
 
         made = make_counterpart(design, args.counterpart, catalog)
         other, notes = made.design, made.notes

@@ -9,7 +9,8 @@ import sys
 
 from designer.catalog import CatalogError, UnknownPartError
 from designer.io.project import ProjectFileError
-from designer.model.sizing import SizingError
+from designer.model.common.units import parse_size
+from designer.model.topology.sizing import SizingError
 
 # Errors a user can cause; each is printed as one line, never as a traceback.
 USER_ERRORS = (SizingError, UnknownPartError, ProjectFileError, CatalogError, ValueError, OSError)
@@ -50,20 +51,12 @@ def speed_gbps(text: str) -> int:
     return int(value)
 
 
-_SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([KMGT]i?B?|B)?\s*$", re.IGNORECASE)
-_UNITS = {"": 1, "B": 1, "K": 1024, "M": 1024**2, "G": 1024**3, "T": 1024**4}
-
-
 def size_bytes(text: str) -> int:
     """'8GiB' -> 8589934592; K, M, G, T are binary (KiB, MiB, ...), as in nccl-tests."""
-    match = _SIZE.match(text)
-    if not match:
-        raise argparse.ArgumentTypeError(f"malformed size '{text}' (use a form like 64KiB, 8MiB or 8GiB)")
-    unit = (match.group(2) or "").upper().replace("IB", "").replace("B", "") or ""
-    value = float(match.group(1)) * _UNITS[unit]
-    if value < 1 or not value.is_integer():
-        raise argparse.ArgumentTypeError(f"size '{text}' must be at least 1 byte, in whole bytes")
-    return int(value)
+    try:
+        return parse_size(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def print_json(data) -> None:

@@ -1,1 +1,6 @@
-"""Reading and writing files: project files and one exporter per format."""
+"""The one border to files: every format the tool reads or writes, one module per format.
+
+Holds project files (project), atomic writes (atomic), safe CSV cells (csv_cells) and the
+BOM, cabling-plan and comparison CSVs. Pure Python, no Qt.
+May import: designer.model and designer.catalog; never designer.ui or designer.cli.
+"""

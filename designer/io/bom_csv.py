@@ -12,7 +12,7 @@ import os
 
 from designer.io.atomic import write_atomic
 from designer.io.csv_cells import ENCODING, rows_to_csv, safe_cell
-from designer.model.bom import ILLUSTRATIVE, Bom
+from designer.model.physical.bom import ILLUSTRATIVE, Bom
 
 HEADER = ("Category", "Part number", "Description", "Quantity", "Unit price", "Extended price",
           "Unit power (W)", "Total power (W)", "Notes")

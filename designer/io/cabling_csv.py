@@ -12,7 +12,7 @@ import os
 from designer.catalog import Catalog, default_catalog
 from designer.io.atomic import write_atomic
 from designer.io.csv_cells import ENCODING, rows_to_csv, safe_cell
-from designer.model.physical import MEDIUM_LABELS, Physical
+from designer.model.physical.media import MEDIUM_LABELS, Physical
 
 HEADER = ("Link", "Tier", "Speed (Gb/s)", "A rack", "A device", "A port", "A cage", "B rack", "B device",
           "B port", "B cage", "Medium", "A-end transceiver", "B-end transceiver", "Cable or fiber part",

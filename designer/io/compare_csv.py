@@ -10,7 +10,7 @@ import os
 
 from designer.io.atomic import write_atomic
 from designer.io.csv_cells import ENCODING, rows_to_csv, safe_cell
-from designer.model.comparison import Comparison
+from designer.model.decisions.comparison import Comparison
 
 
 def _number(value: float | None) -> str:

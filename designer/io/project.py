@@ -11,8 +11,8 @@ import os
 from pathlib import Path
 
 from designer.io.atomic import write_atomic
-from designer.model.design import FabricDesign
-from designer.model.serde import DesignValidationError, from_data, to_data
+from designer.model.intent.design import FabricDesign
+from designer.model.intent.serde import DesignValidationError, from_data, to_data
 
 FORMAT = "fabric-designer"
 FORMAT_VERSION = 1

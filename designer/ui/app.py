@@ -44,7 +44,7 @@ def render_screenshot(path: str | None, out: str | Path, size: tuple[int, int] =
 
     from designer.io.atomic import write_atomic
     from designer.io.project import load_design
-    from designer.ui.main_window import MainWindow
+    from designer.ui.shell.main_window import MainWindow
 
     design = load_design(path) if path else None  # a bad file fails here, before any window
     app = create_application()
@@ -136,7 +136,7 @@ def _watch_signals(app, window):
 
 def run_window(path: str | None = None) -> int:
     """Open the window (with `path` if given) and run until it closes."""
-    from designer.ui.main_window import MainWindow
+    from designer.ui.shell.main_window import MainWindow
 
     app = create_application()
     window = MainWindow()

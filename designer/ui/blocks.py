@@ -9,9 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from designer.catalog import Catalog
-from designer.model.design import FabricDesign, replace_path
-from designer.model.edits import with_tiers
-from designer.model.presets import new_design
+from designer.model.intent.design import FabricDesign, replace_path
+from designer.model.topology.edits import with_tiers
+from designer.model.topology.presets import new_design
 
 MIME_TYPE = "application/x-fabric-designer-block"
 DEFAULT_GPUS = 256

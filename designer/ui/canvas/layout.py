@@ -16,9 +16,9 @@ from functools import cached_property
 
 import numpy as np
 
-from designer.model.builders import _spread
-from designer.model.design import FabricDesign
-from designer.model.sizing import Plan, Resolved
+from designer.model.intent.design import FabricDesign
+from designer.model.topology.builders import _spread
+from designer.model.topology.sizing import Plan, Resolved
 
 SWITCH_PITCH = 72.0    # scene units per switch inside a block
 SERVER_PITCH = 22.0    # scene units per server

@@ -13,8 +13,8 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QGridLayout, QWidget
 
-from designer.model.comparison import Comparison
-from designer.model.units import size_label
+from designer.model.common.units import size_label
+from designer.model.decisions.comparison import Comparison
 from designer.ui.compare.palette import DesignStyle, soften
 from designer.ui.theme import Theme
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
 
-from designer.ui.dialogs import PROJECT_FILTER, error_box
+from designer.ui.message_box import PROJECT_FILTER, error_box
 
 CSV_FILTER = "CSV files (*.csv);;All files (*)"
 

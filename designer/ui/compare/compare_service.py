@@ -2,7 +2,7 @@
 
 `compare()` builds every design's bill of materials, which takes a second or more for a
 fabric of several thousand GPUs. A worker thread runs it, with the pattern of
-designer.ui.compute: every request gets a generation number, a request made while the
+designer.ui.services.compute: every request gets a generation number, a request made while the
 worker is busy waits and is replaced by any newer one ("latest wins"), and a result that
 is not the newest request's is dropped on arrival. `synchronous=True` computes inside
 `request` instead (tests, screenshots): same results, no thread.
@@ -24,10 +24,10 @@ import shiboken6
 from PySide6.QtCore import QObject, QThread, Signal, Slot
 
 from designer.catalog import Catalog, CatalogError, UnknownPartError
-from designer.model.comparison import CompareSettings, Comparison, compare
-from designer.model.collectives import sweep
-from designer.model.derive import derive
-from designer.model.design import FabricDesign
+from designer.model.decisions.comparison import CompareSettings, Comparison, compare
+from designer.model.intent.design import FabricDesign
+from designer.model.performance.collectives import sweep
+from designer.model.topology.derive import derive
 
 log = logging.getLogger(__name__)
 

@@ -14,8 +14,8 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPoint, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QFont, QFontMetrics, QIcon, QPainter, QPixmap
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView
 
-from designer.model.comparison import Comparison, Row
-from designer.model.units import size_label
+from designer.model.common.units import size_label
+from designer.model.decisions.comparison import Comparison, Row
 from designer.ui.compare.palette import DesignStyle, delta_colours
 from designer.ui.theme import Theme
 

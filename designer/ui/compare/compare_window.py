@@ -34,11 +34,11 @@ from PySide6.QtWidgets import (
 from designer.catalog import Catalog, UnknownPartError, default_catalog
 from designer.io.compare_csv import write_compare_csv
 from designer.io.project import ProjectFileError, load_design, save_design
-from designer.model.comparison import CompareSettings
-from designer.model.counterpart import COUNTERPART_TECHNOLOGIES, make_counterpart
-from designer.model.derive import derive
-from designer.model.design import FabricDesign
-from designer.model.sizing import SizingError
+from designer.model.decisions.comparison import CompareSettings
+from designer.model.decisions.counterpart import COUNTERPART_TECHNOLOGIES, make_counterpart
+from designer.model.intent.design import FabricDesign
+from designer.model.topology.derive import derive
+from designer.model.topology.sizing import SizingError
 from designer.ui.compare.compare_charts import CompareCharts
 from designer.ui.compare.compare_dialogs import CompareDialogs
 from designer.ui.compare.compare_service import CompareOutcome, CompareService

@@ -3,40 +3,51 @@
 Add Counterpart (one action) rebuilds the open design on another fabric technology and
 shows both side by side; Compare With Designs asks for one to three project files to set
 beside the open design. Each designer window has at most one Compare window, closed with it.
+
+The launcher knows the window's document, catalog and compute mode, not the window itself:
+opening a compared design in a designer window of its own is asked for with
+`openDesignRequested`, which the window answers.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-import shiboken6
-from PySide6.QtCore import QObject, Qt
+from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QMenu
 
 from designer.catalog import UnknownPartError
 from designer.io.project import ProjectFileError, load_design
-from designer.model.counterpart import COUNTERPART_TECHNOLOGIES, make_counterpart
-from designer.model.sizing import SizingError
+from designer.model.decisions.counterpart import COUNTERPART_TECHNOLOGIES, make_counterpart
+from designer.model.topology.sizing import SizingError
 from designer.ui.compare.compare_dialogs import CompareDialogs
 from designer.ui.compare.compare_window import MAX_DESIGNS, CompareWindow, Entry
 
 
 class CompareLauncher(QObject):
-    """Owned by a designer window (`main`): builds its Compare menu and its Compare window."""
+    """Owned by a designer window: builds its Compare menu and its Compare window.
 
-    def __init__(self, main, dialogs=None):
-        super().__init__(main)
-        self.main = main
-        self.dialogs = dialogs or CompareDialogs(main)
+    `document` is the window's open document, `catalog` its hardware catalog and
+    `synchronous` whether it computes on the UI thread (tests); `parent` owns the menu.
+    """
+
+    openDesignRequested = Signal(object, object, bool)
+    """(design, path or None, modified): open this design in a designer window of its own."""
+
+    def __init__(self, parent, document, catalog, synchronous: bool = False, dialogs=None):
+        super().__init__(parent)
+        self.document = document
+        self.catalog = catalog
+        self.synchronous = synchronous
+        self.dialogs = dialogs or CompareDialogs(parent)
         self.window: CompareWindow | None = None
-        self.designers: list = []   # designer windows opened from the comparison, kept alive here
-        self.menu = QMenu("&Compare", main)
+        self.menu = QMenu("&Compare", parent)
         self.menu.setObjectName("compareMenu")
         self.counterpart_menu = self.menu.addMenu("Add &Counterpart")
         self.counterpart_menu.setToolTipsVisible(True)
         self.counterpart_actions = {}
         for tech_id in COUNTERPART_TECHNOLOGIES:
-            tech = main.catalog.technologies.get(tech_id)
+            tech = catalog.technologies.get(tech_id)
             if tech is None:
                 continue
             action = self.counterpart_menu.addAction(tech.name)
@@ -54,11 +65,11 @@ class CompareLauncher(QObject):
         self.show_action.setStatusTip("Bring the Compare window to the front")
         self.show_action.triggered.connect(lambda _=False: self.show_window())
         self.menu.aboutToShow.connect(self.update_actions)
-        main.document.designChanged.connect(self.update_actions)
+        document.designChanged.connect(self.update_actions)
         self.update_actions()
 
     def update_actions(self, *_) -> None:
-        design = self.main.document.design
+        design = self.document.design
         for tech_id, action in self.counterpart_actions.items():
             action.setEnabled(design is not None and design.fabric.technology != tech_id)
         self.show_action.setEnabled(self.window is not None and self.window.comparison is not None)
@@ -66,16 +77,16 @@ class CompareLauncher(QObject):
     # --- the commands ----------------------------------------------------------------------------
 
     def _current(self) -> Entry | None:
-        design = self.main.document.design
+        design = self.document.design
         if design is None:
             return None
-        doc = self.main.document
+        doc = self.document
         return Entry(design, doc.path, unsaved=doc.modified or doc.path is None)
 
     def _compare_window(self) -> CompareWindow:
         if self.window is None:
-            self.window = CompareWindow(self.main.catalog, self.dialogs,
-                                        synchronous=self.main.compute.synchronous, opener=self.open_in_designer)
+            self.window = CompareWindow(self.catalog, self.dialogs,
+                                        synchronous=self.synchronous, opener=self.open_in_designer)
         return self.window
 
     def add_counterpart(self, tech_id: str) -> bool:
@@ -84,9 +95,9 @@ class CompareLauncher(QObject):
         if current is None:
             return False
         try:
-            counterpart = make_counterpart(current.design, tech_id, self.main.catalog)
+            counterpart = make_counterpart(current.design, tech_id, self.catalog)
         except (SizingError, UnknownPartError, ValueError) as exc:
-            tech = self.main.catalog.technologies.get(tech_id)
+            tech = self.catalog.technologies.get(tech_id)
             self.dialogs.show_error("Cannot build counterpart",
                                     f"“{current.name}” cannot be rebuilt on {tech.name if tech else tech_id}.", str(exc))
             return False
@@ -97,7 +108,7 @@ class CompareLauncher(QObject):
         """Compare the open design (if any) with 1 to 3 project files (asked for unless given)."""
         current = self._current()
         if paths is None:
-            start = str(self.main.document.path.parent) if self.main.document.path else ""
+            start = str(self.document.path.parent) if self.document.path else ""
             paths = self.dialogs.open_designs(start)
             if not paths:
                 return False
@@ -135,18 +146,8 @@ class CompareLauncher(QObject):
         self.window.activateWindow()
 
     def open_in_designer(self, design, path, modified: bool) -> None:
-        """A designer window of its own for `design` (a counterpart opens as unsaved work)."""
-        from designer.ui.main_window import MainWindow  # the designer window imports this module
-
-        main = self.main
-        window = MainWindow(catalog=main.catalog, synchronous=main.compute.synchronous,
-                            settings=main.settings, persist=False)
-        window.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        window.document.load(design, path, modified=modified)
-        window.resize(main.size())
-        window.show()
-        window.startup(None, recover=False, autosave=main.autosave.timer.isActive())
-        self.designers = [w for w in self.designers if shiboken6.isValid(w)] + [window]
+        """Ask for a designer window of its own for `design` (a counterpart opens as unsaved work)."""
+        self.openDesignRequested.emit(design, path, modified)
 
     def shutdown(self) -> None:
         """Close the Compare window and stop its worker. Idempotent."""

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from PySide6.QtGui import QColor
 
 from designer.catalog import Catalog
-from designer.model.comparison import Comparison
+from designer.model.decisions.comparison import Comparison
 from designer.ui.theme import Theme
 
 GOOD_HUE = "#2f9e55"

@@ -7,7 +7,6 @@ the collective rows) are the user's to set; a change asks for a new comparison.
 
 from __future__ import annotations
 
-import argparse
 import html
 
 from PySide6.QtCore import Qt, Signal
@@ -26,10 +25,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from designer.cli.common import size_bytes
-from designer.model.comparison import CompareSettings, Comparison
-from designer.model.units import size_label
-from designer.model.serde import DesignValidationError
+from designer.model.common.units import parse_size, size_label
+from designer.model.decisions.comparison import CompareSettings, Comparison
+from designer.model.intent.serde import DesignValidationError
 from designer.ui.theme import FAMILY_LABEL, Theme
 
 HEURISTIC_TIP = ("The recommendation applies the InfiniBand-vs-Ethernet rules of thumb of the literature "
@@ -47,10 +45,7 @@ def parse_sizes(text: str) -> tuple[int, ...]:
         raise ValueError("give at most 4 message sizes")
     sizes = []
     for part in parts:
-        try:
-            sizes.append(size_bytes(part))
-        except argparse.ArgumentTypeError as exc:
-            raise ValueError(str(exc)) from None
+        sizes.append(parse_size(part))
     return tuple(sorted(set(sizes)))
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Callable
 
 from PySide6.QtCore import QBuffer, QByteArray, QIODevice
-from PySide6.QtGui import QPagedPaintDevice, QPainter, QPaintDevice
+from PySide6.QtGui import QPagedPaintDevice, QPaintDevice, QPainter
 
 
 def paint_to_bytes(make_device: Callable[[QBuffer], QPaintDevice | QPagedPaintDevice], figure) -> bytes:

@@ -20,9 +20,9 @@ from PySide6.QtCore import QLineF, QPointF, QRectF, Qt
 from PySide6.QtGui import QColor
 
 from designer.catalog import Catalog, default_catalog
-from designer.model.derive import plan_only
-from designer.model.design import FabricDesign
-from designer.model.slides import Slide, block_noun
+from designer.model.intent.design import FabricDesign
+from designer.model.intent.slides import Slide, block_noun
+from designer.model.topology.derive import plan_only
 from designer.ui.canvas.bundle_item import bundle_width
 from designer.ui.canvas.layout import TIER_LABEL, Layout, Row, compute_layout, device_id, parse_device_id
 from designer.ui.export.ink import Ink

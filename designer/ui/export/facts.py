@@ -10,13 +10,13 @@ import datetime
 from dataclasses import dataclass
 
 from designer.catalog import Catalog, default_catalog
-from designer.model.bom import build_bom
-from designer.model.collectives import estimate
-from designer.model.derive import Derived, derive
-from designer.model.design import FabricDesign
-from designer.model.units import duration_label as duration
-from designer.model.units import ratio_label as ratio
-from designer.model.units import size_label as size
+from designer.model.common.units import duration_label as duration
+from designer.model.common.units import ratio_label as ratio
+from designer.model.common.units import size_label as size
+from designer.model.intent.design import FabricDesign
+from designer.model.performance.collectives import estimate
+from designer.model.physical.bom import build_bom
+from designer.model.topology.derive import Derived, derive
 
 CURRENCY_SYMBOL = {"USD": "$", "EUR": "€", "GBP": "£"}
 

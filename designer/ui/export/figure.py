@@ -12,9 +12,9 @@ from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QPainter
 
 from designer.catalog import Catalog
-from designer.model.derive import derive
-from designer.model.design import FabricDesign
-from designer.model.slides import Slide
+from designer.model.intent.design import FabricDesign
+from designer.model.intent.slides import Slide
+from designer.model.topology.derive import derive
 from designer.ui.export import page
 from designer.ui.export.diagram import Diagram, DiagramSource, View
 from designer.ui.export.ink import Ink

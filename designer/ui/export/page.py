@@ -13,7 +13,7 @@ from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QColor
 
 from designer import __version__
-from designer.model.design import FabricDesign
+from designer.model.intent.design import FabricDesign
 from designer.ui.export.facts import Card
 from designer.ui.export.ink import Ink
 

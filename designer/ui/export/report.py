@@ -17,7 +17,7 @@ from PySide6.QtGui import QPainter
 
 from designer.catalog import Catalog, default_catalog
 from designer.io.atomic import write_atomic
-from designer.model.design import FabricDesign
+from designer.model.intent.design import FabricDesign
 from designer.ui.export import page
 from designer.ui.export.diagram import Diagram, DiagramSource, View
 from designer.ui.export.facts import Facts, today
@@ -61,7 +61,7 @@ class Report:
         self.other_facts = Facts.gather(self.other, self.catalog) if self.other is not None else None
         self.comparison = None
         if self.other is not None:
-            from designer.model.comparison import compare
+            from designer.model.decisions.comparison import compare
 
             self.comparison = compare([self.design, self.other], catalog=self.catalog)
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QRectF
 
-from designer.model.bom import CATEGORIES
+from designer.model.physical.bom import CATEGORIES
 from designer.ui.export import page
 from designer.ui.export.charts import Marker, Series, chart
 from designer.ui.export.diagram import Diagram, DiagramSource, View, speed_label
@@ -215,7 +215,7 @@ def collectives_page(ink: Ink, rect: QRectF, f: Facts) -> None:
                                         "NCCL-style cost model on catalog figures; not a measurement")
     t = ink.theme
     try:
-        from designer.model.collectives import sweep
+        from designer.model.performance.collectives import sweep
 
         ar = sweep(f.derived, "allreduce")
         a2a = sweep(f.derived, "alltoall")

@@ -19,11 +19,11 @@ from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QDockWidget, QMainWindow, QToolBar, QWidget
 
 from designer.catalog import UnknownPartError
-from designer.model.counterpart import COUNTERPART_TECHNOLOGIES, make_counterpart
-from designer.model.design import FabricDesign
-from designer.model.sizing import SizingError
-from designer.model.slides import Slide, default_slides
-from designer.ui.commands import AddSlideCommand
+from designer.model.decisions.counterpart import COUNTERPART_TECHNOLOGIES, make_counterpart
+from designer.model.intent.design import FabricDesign
+from designer.model.intent.slides import Slide, default_slides
+from designer.model.topology.sizing import SizingError
+from designer.ui.editing.commands import AddSlideCommand
 from designer.ui.export.diagram import DiagramSource
 from designer.ui.export.facts import Facts, today
 from designer.ui.present.slide_widget import SlideContent, SlideWidget
@@ -311,7 +311,7 @@ class PresentationMode(QObject):
             return
         slide = self.slides[index]
         try:
-            from designer.model.comparison import compare
+            from designer.model.decisions.comparison import compare
 
             other = self._other_design(slide)
             comparison = compare([self._facts.design, other], catalog=self.window.catalog)

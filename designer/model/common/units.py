@@ -1,0 +1,50 @@
+"""How quantities read to a person: one spelling for the command line, the window and reports."""
+
+from __future__ import annotations
+
+import re
+
+_BINARY = ((1 << 40, "TiB"), (1 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB"))
+
+
+def size_label(n: int) -> str:
+    """Message sizes in binary units, as nccl-tests prints them: 8 B, 64 KiB, 1 GiB."""
+    for factor, unit in _BINARY:
+        if n >= factor and n % factor == 0:
+            return f"{n // factor} {unit}"
+    return f"{n:,} B"
+
+
+def duration_label(us: float, micro: str = "\u00b5s") -> str:
+    """A time given in microseconds, in the largest unit that keeps it above 1."""
+    if us >= 1e6:
+        return f"{us / 1e6:,.2f} s"
+    if us >= 1e3:
+        return f"{us / 1e3:,.2f} ms"
+    return f"{us:,.1f} {micro}"
+
+
+def ratio_label(value: float | None, missing: str = "\u2014") -> str:
+    """An oversubscription ratio: 1:1, 3:1, 1.91:1."""
+    if value is None:
+        return missing
+    return f"{value:.0f}:1" if abs(value - round(value)) < 0.005 else f"{value:.2f}:1"
+
+
+_SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([KMGT]i?B?|B)?\s*$", re.IGNORECASE)
+_SIZE_UNITS = {"": 1, "B": 1, "K": 1024, "M": 1024**2, "G": 1024**3, "T": 1024**4}
+
+
+def parse_size(text: str) -> int:
+    """'8GiB' -> 8589934592; K, M, G, T are binary (KiB, MiB, ...), as in nccl-tests.
+
+    Raises ValueError with a message fit for the user.
+    """
+    match = _SIZE.match(text)
+    if not match:
+        raise ValueError(f"malformed size '{text}' (use a form like 64KiB, 8MiB or 8GiB)")
+    unit = (match.group(2) or "").upper().replace("IB", "").replace("B", "") or ""
+    value = float(match.group(1)) * _SIZE_UNITS[unit]
+    if value < 1 or not value.is_integer():
+        raise ValueError(f"size '{text}' must be at least 1 byte, in whole bytes")
+    return int(value)

@@ -1,0 +1,136 @@
+"""Rule-of-thumb advice on the fabric family, from a design's training-step estimate.
+
+The advice applies the decision framework of the InfiniBand-vs-Ethernet literature
+(REFERENCE.md), labelled as heuristics with editable thresholds, to this design's own numbers,
+and sets them beside the same cluster on the other fabric family (its counterpart).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from designer.catalog import Catalog, UnknownPartError, default_catalog
+from designer.model.decisions.counterpart import COUNTERPART_TECHNOLOGIES, make_counterpart
+from designer.model.intent.perf_settings import PerformanceSettings
+from designer.model.performance.collective_costs import build_context
+from designer.model.performance.collectives import context_for, evaluate
+from designer.model.performance.training import StepEstimate, estimate_step, gradient_comm, group_context
+from designer.model.topology.derive import derive
+
+
+@dataclass(frozen=True)
+class Advice:
+    """The rule of thumb applied to this design; `heuristic` is always True: these are not measurements."""
+
+    verdict: str
+    reasons: tuple[str, ...]
+    thresholds: dict[str, float]
+    heuristic: bool = True
+
+    def lines(self) -> list[str]:
+        return [self.verdict] + [f"- {r}" for r in self.reasons]
+
+
+def _counterpart_context(derived, settings, gpus: int, placement: str, catalog: Catalog):
+    """The same cluster on the other fabric family, for the advice; None when none fits.
+
+    Prefers a full counterpart design (switches, NICs and sizing redone, designer/model/
+    decisions/counterpart.py); when that cannot be sized, swaps the technology on this topology.
+    """
+    tech = derived.resolved.technology
+    others = [t for t in catalog.technologies.values() if t.family != tech.family]
+    if not others:
+        return None
+    others.sort(key=lambda t: (t.link_gbps != tech.link_gbps, t.id not in COUNTERPART_TECHNOLOGIES))
+    other = others[0]
+    try:
+        design = make_counterpart(derived.design, other.id, catalog).design
+        return other, build_context(derive(design, catalog), gpus, placement, settings)
+    except (ValueError, UnknownPartError):   # SizingError, CollectiveError, a design it cannot build
+        pass
+    try:
+        return other, build_context(derived, gpus, placement, settings, other, catalog)
+    except (ValueError, UnknownPartError):
+        return None
+
+
+def training_step(derived, params: float | None = None, bytes_per_grad: int | None = None,
+                  dp_degree: int | None = None, compute_ms: float | None = None, gpus: int | None = None,
+                  placement: str | None = None, settings: PerformanceSettings | None = None,
+                  catalog: Catalog | None = None) -> StepEstimate:
+    """Communication per training step and its share of the step, with the rule-of-thumb advice."""
+    settings = settings or derived.design.performance
+    est = estimate_step(derived, params, bytes_per_grad, dp_degree, compute_ms, gpus, placement, settings)
+    placement = context_for(derived, gpus, placement, settings).placement
+    alt = None
+    found = _counterpart_context(derived, settings, est.gpus, placement, catalog or default_catalog())
+    if found is not None:
+        other, alt_ctx = found
+        alt_ctx = group_context(alt_ctx, est.dp_degree, est.gpus)
+        alt_ms, _, _ = gradient_comm(alt_ctx, est.grad_bytes, settings.bucket_bytes)
+        alt_exposed = alt_ms * (1.0 - settings.comm_overlap)
+        alt_step = est.compute_ms + alt_exposed
+        alt = (other, alt_exposed / alt_step if alt_step > 0 else 0.0,
+               float(evaluate(alt_ctx, "allreduce", [8]).time_us[0]))
+    return _with_advice(est, settings, alt)
+
+
+_NECK = {"NIC": "the NICs", "latency": "latency: many small all-reduces"}
+
+
+def size_band(gpus: int, s: PerformanceSettings) -> str:
+    """Which band of the literature's rule of thumb a cluster falls in (heuristic thresholds).
+
+    "ethernet": up to advice_ethernet_max_gpus, where RoCE is the usual default;
+    "middle": up to advice_infiniband_min_gpus, where the communication share decides;
+    "infiniband": beyond it, where InfiniBand's latency advantage compounds.
+    """
+    if gpus <= s.advice_ethernet_max_gpus:
+        return "ethernet"
+    return "middle" if gpus <= s.advice_infiniband_min_gpus else "infiniband"
+
+
+def _with_advice(est: StepEstimate, s: PerformanceSettings, alt) -> StepEstimate:
+    eth_max, ib_min, limit = s.advice_ethernet_max_gpus, s.advice_infiniband_min_gpus, s.advice_comm_share
+    n = est.gpus
+    fabric = "InfiniBand" if est.family == "infiniband" else "Ethernet/RoCE"
+    numbers = (f"this job: {n:,} GPUs, data-parallel degree {est.dp_degree:,}; gradient all-reduce "
+               f"{est.comm_ms:,.1f} ms per step ({est.buckets:,} bucket(s) of up to "
+               f"{est.bucket_bytes / 2**20:g} MiB, {est.algorithm}/{est.protocol}, limited by "
+               f"{est.bottleneck}); {est.comm_share:.0%} of a {est.step_ms:,.1f} ms step on {fabric}")
+    reasons = [numbers]
+    if est.comm_share > limit:
+        reasons.append(f"communication takes {est.comm_share:.0%} of the step, above the {limit:.0%} mark: "
+                       f"the limit is {_NECK.get(est.bottleneck, est.bottleneck)}; larger buckets (performance.bucket_bytes) "
+                       "pay fewer latencies, and overlap with compute (performance.comm_overlap) hides some")
+    band = size_band(n, s)
+    if band == "ethernet":
+        verdict = (f"Up to about {eth_max:,} GPUs, Ethernet with RoCE is the usual default "
+                   "(heuristic); at this size the fabric family matters less than bandwidth per GPU.")
+    elif band == "middle":
+        if est.comm_share > limit:
+            verdict = (f"Between {eth_max:,} and {ib_min:,} GPUs Ethernet stays attractive unless "
+                       f"communication passes about {limit:.0%} of step time (heuristic); here it is "
+                       f"{est.comm_share:.0%}, so InfiniBand's latency and in-network reduction are worth pricing.")
+        else:
+            verdict = (f"Between {eth_max:,} and {ib_min:,} GPUs Ethernet stays attractive while "
+                       f"communication stays under about {limit:.0%} of step time (heuristic); here it is "
+                       f"{est.comm_share:.0%}.")
+    else:
+        verdict = (f"Beyond about {ib_min:,} GPUs InfiniBand's latency advantage compounds (heuristic): "
+                   "every all-reduce pays the network latency on each of its steps.")
+    reasons.append(f"an 8 B all-reduce on this group takes {est.small_allreduce_us:,.1f} us on this design: "
+                   "the latency floor each bucket pays")
+    if alt is not None:
+        other, alt_share, alt_small = alt
+        reasons.append(f"the same cluster on {other.name} would spend {alt_share:.0%} of the step "
+                       f"communicating, with an 8 B all-reduce at {alt_small:,.1f} us "
+                       "(catalog efficiencies and latencies, which are estimates)")
+    if est.family == "ethernet":
+        reasons.append("RoCE needs lossless or near-lossless behaviour (PFC, ECN) and validation at "
+                       "application level; InfiniBand brings SHARP and adaptive routing")
+    reasons.append(f"thresholds {eth_max:,} / {ib_min:,} GPUs and {limit:.0%} are editable heuristics "
+                   "(performance.advice_*), not measurements")
+    advice = Advice(verdict, tuple(reasons), {"ethernet_max_gpus": eth_max, "infiniband_min_gpus": ib_min,
+                                              "comm_share": limit})
+    return replace(est, advice=advice)

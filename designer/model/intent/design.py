@@ -1,0 +1,146 @@
+"""The design intent: what the architect asked for. Everything else is derived from it.
+
+All classes are frozen: an edit makes a new design (see `replace_path`), so a design can
+be shared between threads and kept on an undo stack without copying.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+from dataclasses import dataclass, field
+from typing import Literal
+
+from designer.model.intent.floorplan import FloorPlan
+from designer.model.intent.perf_settings import PerformanceSettings
+from designer.model.intent.serde import DesignValidationError, to_data
+from designer.model.intent.slides import Slide
+
+Template = Literal["leaf-spine", "fat-tree", "rail-optimized"]
+TIER_NAMES = ("leaf", "spine", "core")
+
+
+def _positive(name: str, value, allow_none: bool = False) -> None:
+    if value is None and allow_none:
+        return
+    if value is None or value <= 0:
+        raise DesignValidationError(name, f"must be a positive number, got {value!r}")
+
+
+@dataclass(frozen=True)
+class Meta:
+    name: str = "Untitled fabric"
+    author: str = ""
+    notes: str = ""
+
+
+@dataclass(frozen=True)
+class ClusterSpec:
+    """The servers that the fabric connects."""
+
+    server: str = "dgx-h100"
+    servers: int = 32
+    gpus_per_server: int | None = None   # None: the server model's GPU count
+    ports_per_server: int | None = None  # compute NIC ports; None: the server model's
+    port_gbps: int | None = None         # None: the server model's port speed
+    nic: str | None = None               # None: the server model's compute NIC
+
+    def __post_init__(self):
+        _positive("servers", self.servers)
+        _positive("gpus_per_server", self.gpus_per_server, allow_none=True)
+        _positive("ports_per_server", self.ports_per_server, allow_none=True)
+        _positive("port_gbps", self.port_gbps, allow_none=True)
+
+
+@dataclass(frozen=True)
+class TierSpec:
+    """One switch tier. `count` overrides the derived switch count when set."""
+
+    switch: str | None = None          # None: the fabric's switch
+    count: int | None = None
+    oversubscription: float = 1.0      # downlink : uplink bandwidth at this tier (leaf, spine)
+
+    def __post_init__(self):
+        _positive("count", self.count, allow_none=True)
+        _positive("oversubscription", self.oversubscription)
+
+
+@dataclass(frozen=True)
+class FabricSpec:
+    template: Template = "leaf-spine"
+    technology: str = "ib-ndr"
+    switch: str = "qm9700"
+    link_gbps: int | None = None       # server-to-leaf speed; None: the NIC port speed
+    uplink_gbps: int | None = None     # switch-to-switch speed; None: same as link_gbps
+    tiers: int | None = None           # None: smallest tier count that fits
+    nodes_per_su: int = 32             # servers per scalable unit (rail-optimized)
+    planes: int = 1
+    leaf: TierSpec = field(default_factory=TierSpec)
+    spine: TierSpec = field(default_factory=TierSpec)
+    core: TierSpec = field(default_factory=TierSpec)
+
+    def __post_init__(self):
+        if self.tiers is not None and self.tiers not in (2, 3):
+            raise DesignValidationError("tiers", f"must be 2 or 3, got {self.tiers!r}")
+        _positive("nodes_per_su", self.nodes_per_su)
+        _positive("planes", self.planes)
+        _positive("link_gbps", self.link_gbps, allow_none=True)
+        _positive("uplink_gbps", self.uplink_gbps, allow_none=True)
+
+    def tier(self, name: str) -> TierSpec:
+        return getattr(self, name)
+
+
+@dataclass(frozen=True)
+class Edit:
+    """A manual change applied on top of the template-built graph.
+
+    add-links / remove-links: `count` links between devices `a` and `b`;
+    remove-device: take device `a` (and its links) out of the fabric.
+    """
+
+    op: Literal["add-links", "remove-links", "remove-device"]
+    a: str
+    b: str = ""
+    count: int = 1
+
+    def __post_init__(self):
+        _positive("count", self.count)
+
+
+@dataclass(frozen=True)
+class FabricDesign:
+    meta: Meta = field(default_factory=Meta)
+    cluster: ClusterSpec = field(default_factory=ClusterSpec)
+    fabric: FabricSpec = field(default_factory=FabricSpec)
+    edits: tuple[Edit, ...] = ()
+    floorplan: FloorPlan = field(default_factory=FloorPlan)
+    performance: PerformanceSettings = field(default_factory=PerformanceSettings)
+    slides: tuple[Slide, ...] = ()     # saved views for presenting the design
+
+    def content_key(self) -> str:
+        """A digest of the design's content; equal designs share derived results."""
+        return content_key(self)
+
+
+def content_key(obj) -> str:
+    text = json.dumps(to_data(obj), sort_keys=True, separators=(",", ":"))
+    return hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
+
+
+def get_path(obj, path: str):
+    """The value at a dotted field path such as 'fabric.spine.count'."""
+    for part in path.split("."):
+        obj = getattr(obj, part)
+    return obj
+
+
+def replace_path(obj, path: str, value):
+    """A copy of `obj` with the field at the dotted `path` set to `value`."""
+    head, _, rest = path.partition(".")
+    if not dataclasses.is_dataclass(obj) or head not in {f.name for f in dataclasses.fields(obj)}:
+        raise DesignValidationError(path, "no such field")
+    if rest:
+        value = replace_path(getattr(obj, head), rest, value)
+    return dataclasses.replace(obj, **{head: value})

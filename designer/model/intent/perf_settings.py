@@ -1,0 +1,93 @@
+"""Per-design settings of the collective-performance estimate.
+
+Every field has a default, so a project file that says nothing about performance still loads.
+`None` means "use the catalog's figure": technology efficiencies and latencies come from
+resources/catalog/technologies.toml and switches.toml, NVLink efficiencies and NCCL constants
+from resources/perf/nccl.toml, each with its source there. A value set here overrides that
+figure for this design only.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from designer.model.intent.serde import DesignValidationError
+
+Collective = Literal["allreduce", "allgather", "reducescatter", "alltoall", "broadcast"]
+Algorithm = Literal["auto", "ring", "tree", "hierarchical", "innetwork"]
+Placement = Literal["packed", "spread"]
+
+
+def _check(name: str, value, low: float, high: float | None = None, allow_none: bool = True) -> None:
+    if value is None and allow_none:
+        return
+    if value is None or value < low or (high is not None and value > high):
+        bound = f"between {low:g} and {high:g}" if high is not None else f"at least {low:g}"
+        raise DesignValidationError(f"performance.{name}", f"must be {bound}, got {value!r}")
+
+
+@dataclass(frozen=True)
+class PerformanceSettings:
+    # What the estimate shows unless asked otherwise.
+    message_size_bytes: int = 1 << 30
+    collective: Collective = "allreduce"
+    algorithm: Algorithm = "auto"
+    placement: Placement = "packed"        # packed: fill SUs in order; spread: round-robin over SUs
+    job_gpus: int | None = None            # GPUs taking part; None: every GPU of the design
+
+    # Technology efficiencies (None: the technology's catalog figure).
+    protocol_efficiency: float | None = None      # share of line rate NCCL moves as payload
+    load_balance_efficiency: float | None = None  # share of uplink bandwidth usable by many flows
+    adaptive_routing: bool | None = None          # None: the technology's; False: static ECMP
+    # Heuristic, used when adaptive routing is off and the technology gives no lower figure:
+    # hashing k equal flows onto k paths leaves on average (1 - 1/k)^k ~ 1/e of the paths idle
+    # (balls into bins), so about 63% of the uplink bandwidth carries traffic. Not a measurement.
+    ecmp_efficiency: float = 0.63
+    in_network_reduction: bool = True   # use SHARP / NVLink SHARP where the hardware has it
+
+    # NVLink (None: NCCL's usable share for the GPU generation, resources/perf/nccl.toml).
+    nvlink_efficiency: float | None = None
+    nvls_efficiency: float | None = None
+
+    # Latency (None: the switch's and technology's catalog figures; both are labelled estimates).
+    switch_latency_ns: float | None = None
+    nic_latency_ns: float | None = None
+
+    # Training-step view.
+    params: float | None = None          # model parameters, e.g. 70e9
+    bytes_per_grad: int = 2              # bf16 / fp16 gradients
+    dp_degree: int | None = None         # data-parallel degree; None: every GPU of the job
+    compute_ms: float | None = None      # compute time per step
+    bucket_bytes: int = 25 * 1024 * 1024  # PyTorch DistributedDataParallel default bucket_cap_mb = 25
+    comm_overlap: float = 0.0            # heuristic: share of communication hidden behind compute
+
+    # Advice thresholds: heuristics from the InfiniBand-vs-Ethernet literature (REFERENCE.md),
+    # not measurements. Shown as heuristics in every output that uses them.
+    advice_ethernet_max_gpus: int = 512
+    advice_infiniband_min_gpus: int = 2048
+    advice_comm_share: float = 0.30
+
+    def __post_init__(self):
+        _check("message_size_bytes", self.message_size_bytes, 1, allow_none=False)
+        _check("job_gpus", self.job_gpus, 1)
+        _check("protocol_efficiency", self.protocol_efficiency, 0.01, 1.0)
+        _check("load_balance_efficiency", self.load_balance_efficiency, 0.01, 1.0)
+        _check("ecmp_efficiency", self.ecmp_efficiency, 0.01, 1.0, allow_none=False)
+        _check("nvlink_efficiency", self.nvlink_efficiency, 0.01, 1.0)
+        _check("nvls_efficiency", self.nvls_efficiency, 0.01, 1.0)
+        _check("switch_latency_ns", self.switch_latency_ns, 0.0)
+        _check("nic_latency_ns", self.nic_latency_ns, 0.0)
+        _check("params", self.params, 1.0)
+        _check("bytes_per_grad", self.bytes_per_grad, 1, allow_none=False)
+        _check("dp_degree", self.dp_degree, 1)
+        _check("compute_ms", self.compute_ms, 0.0)
+        _check("bucket_bytes", self.bucket_bytes, 1, allow_none=False)
+        _check("comm_overlap", self.comm_overlap, 0.0, 1.0, allow_none=False)
+        _check("advice_ethernet_max_gpus", self.advice_ethernet_max_gpus, 1, allow_none=False)
+        _check("advice_infiniband_min_gpus", self.advice_infiniband_min_gpus, 1, allow_none=False)
+        _check("advice_comm_share", self.advice_comm_share, 0.0, 1.0, allow_none=False)
+        if self.advice_infiniband_min_gpus < self.advice_ethernet_max_gpus:
+            raise DesignValidationError(
+                "performance.advice_infiniband_min_gpus",
+                f"must be at least advice_ethernet_max_gpus ({self.advice_ethernet_max_gpus})")

@@ -1,0 +1,493 @@
+"""The per-design constants of the collective estimate: bandwidths, hop latencies, tier crossing.
+
+Everything here is computed once per (design, job, placement) and is independent of message
+size, so a sweep evaluates all sizes as arrays afterwards (designer/model/performance/collectives.py).
+Only the sizing plan is used, never the device graph: a 32K-GPU fabric stays cheap.
+
+Job layout. The job is a list of NVLink domains (a DGX server, or the 18 trays of an NVL72
+rack) in rank order. "packed" takes domains in index order, which fills SUs one after the
+other; "spread" round-robins domains over the leaf groups (SUs for rail-optimized fabrics), so
+consecutive ranks sit in different SUs. Rank order is also ring order, as in NCCL, where the
+ring across nodes follows the ranks.
+
+Tier crossing. Traffic between domains follows NCCL's rail alignment (PXN): a NIC talks to the
+NIC of the same rail in other domains, so in a rail-optimized fabric ring traffic stays on one
+leaf per SU and only traffic between SUs climbs to the spines. For each communication pattern
+(ring, double binary tree, all-to-all, SHARP tree, binomial tree) the share of each leaf
+group's traffic that leaves it is counted on the actual rank order; a leaf whose uplinks carry
+less than that share of its NICs' traffic slows every NIC of the job (collectives are
+synchronous), and likewise the spine uplinks of a pod in three-tier fabrics.
+"""
+
+from __future__ import annotations
+
+import math
+import tomllib
+from dataclasses import dataclass, field, replace
+from functools import lru_cache
+
+import numpy as np
+
+from designer.catalog import Catalog, Server, Technology
+from designer.catalog.loader import RESOURCES
+from designer.model.intent.perf_settings import PerformanceSettings
+
+PROTOCOLS = ("LL", "LL128", "Simple")
+NCCL_FILE = RESOURCES / "perf" / "nccl.toml"
+PATTERNS = ("ring", "tree", "alltoall", "sharp", "binomial")
+
+
+class CollectiveError(ValueError):
+    """A collective request that cannot be estimated; the message is fit for the user."""
+
+
+# ----------------------------------------------------------------------------------------
+# Constants from resources/perf/nccl.toml
+
+
+@dataclass(frozen=True)
+class Generation:
+    id: str
+    nvlink_efficiency: float
+    nvls_efficiency: float
+    ll_max_busbw_GBps: tuple[float, float, float]
+    source: str
+    estimate: bool = False
+    match: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class NcclConstants:
+    base_ring_us: tuple[float, ...]
+    base_tree_us: tuple[float, ...]
+    nvlink_ring_step_us: tuple[float, ...]
+    nvlink_tree_step_us: tuple[float, ...]
+    net_ring_step_us: tuple[float, ...]
+    net_tree_step_us: tuple[float, ...]
+    nvls_nvlink_us: float
+    nvls_net_us: float
+    nvls_tree_net_step_us: float
+    collnet_nvlink_us: float
+    collnet_arity_us: float
+    collnet_net_us: float
+    net_overhead_us: float
+    reference_path_ns: float
+    ring_protocol_factor: tuple[float, ...]
+    tree_factor: float
+    tree_protocol_factor: tuple[float, ...]
+    tree_ll128_one_node_factor: float
+    generations: tuple[Generation, ...]
+    default_generation: Generation
+
+    def generation(self, server: Server) -> Generation:
+        """The GPU generation of a server, matched on the catalog's `gpu` text."""
+        for gen in self.generations:
+            if any(token.lower() in server.gpu.lower() for token in gen.match):
+                return gen
+        return self.default_generation
+
+
+def _triple(values, where: str) -> tuple[float, ...]:
+    if not isinstance(values, list) or len(values) != 3 or not all(isinstance(v, (int, float)) for v in values):
+        raise ValueError(f"{NCCL_FILE.name}: {where} must list three numbers (LL, LL128, Simple)")
+    return tuple(float(v) for v in values)
+
+
+def _generation(row: dict, where: str) -> Generation:
+    return Generation(
+        id=str(row["id"]), nvlink_efficiency=float(row["nvlink_efficiency"]),
+        nvls_efficiency=float(row["nvls_efficiency"]),
+        ll_max_busbw_GBps=_triple(row["ll_max_busbw_GBps"], f"{where}.ll_max_busbw_GBps"),
+        source=str(row.get("source", "")), estimate=bool(row.get("estimates")),
+        match=tuple(row.get("match", ())))
+
+
+@lru_cache(maxsize=1)
+def nccl_constants() -> NcclConstants:
+    """The model's constants, read once from resources/perf/nccl.toml."""
+    with open(NCCL_FILE, "rb") as fh:
+        data = tomllib.load(fh)
+    lat, bw = data["latency"], data["bandwidth"]
+    return NcclConstants(
+        base_ring_us=_triple(lat["base_ring_us"], "latency.base_ring_us"),
+        base_tree_us=_triple(lat["base_tree_us"], "latency.base_tree_us"),
+        nvlink_ring_step_us=_triple(lat["nvlink_ring_step_us"], "latency.nvlink_ring_step_us"),
+        nvlink_tree_step_us=_triple(lat["nvlink_tree_step_us"], "latency.nvlink_tree_step_us"),
+        net_ring_step_us=_triple(lat["net_ring_step_us"], "latency.net_ring_step_us"),
+        net_tree_step_us=_triple(lat["net_tree_step_us"], "latency.net_tree_step_us"),
+        nvls_nvlink_us=float(lat["nvls_nvlink_us"]), nvls_net_us=float(lat["nvls_net_us"]),
+        nvls_tree_net_step_us=float(lat["nvls_tree_net_step_us"]),
+        collnet_nvlink_us=float(lat["collnet_nvlink_us"]), collnet_arity_us=float(lat["collnet_arity_us"]),
+        collnet_net_us=float(lat["collnet_net_us"]), net_overhead_us=float(lat["net_overhead_us"]),
+        reference_path_ns=float(lat["reference_path_ns"]),
+        ring_protocol_factor=_triple(bw["ring_protocol_factor"], "bandwidth.ring_protocol_factor"),
+        tree_factor=float(bw["tree_factor"]),
+        tree_protocol_factor=_triple(bw["tree_protocol_factor"], "bandwidth.tree_protocol_factor"),
+        tree_ll128_one_node_factor=float(bw["tree_ll128_one_node_factor"]),
+        generations=tuple(_generation(row, f"generation[{i}]") for i, row in enumerate(data["generation"])),
+        default_generation=_generation(data["default_generation"], "default_generation"),
+    )
+
+
+# ----------------------------------------------------------------------------------------
+# The per-design context
+
+
+@dataclass(frozen=True)
+class TierLimit:
+    """What the fabric leaves one traffic pattern: a share of the NIC rate and the path length."""
+
+    factor: float       # <= 1: NIC payload rate the tier uplinks sustain for this pattern
+    name: str           # the bottleneck's name when factor < 1, else "NIC"
+    hops: int           # switch hops on the longest path the pattern takes (0: no network)
+    leaf_share: float   # worst share of a leaf group's traffic that leaves it
+    pod_share: float    # worst share of a pod's traffic that leaves it (three tiers)
+
+
+@dataclass(frozen=True)
+class FabricContext:
+    """Size-independent inputs of the cost model for one job on one design."""
+
+    gpus: int                 # ranks in the communicator
+    domains: int              # NVLink domains the job spans
+    per_domain: float         # ranks per domain (average when the last domain is partial)
+    servers: int
+    gpus_per_server: int
+    domain_gpus: int          # GPUs of one NVLink domain
+    nvlink_raw_GBps: float    # per GPU per direction, catalog
+    nvlink_GBps: float        # usable by NCCL
+    nvls: bool                # NVLink SHARP usable
+    nvls_GBps: float          # NVLink rate with NVLS (usable x NCCL nvlsEfficiency)
+    nic_raw_GBps: float       # network line rate per GPU (all NICs of the server / GPUs)
+    nic_GBps: float           # payload rate per GPU after protocol efficiency
+    sharp: bool               # SHARP in the switches and the technology, and enabled
+    limits: dict[str, TierLimit]
+    extra_us: dict[int, float]  # this fabric's path latency minus NCCL's reference, by hop count
+    ll_cap_GBps: float        # NCCL's LL bus-bandwidth cap for this node count
+    constants: NcclConstants
+    generation: Generation
+    technology: str
+    family: str
+    placement: str
+    sus_used: int
+    notes: tuple[str, ...] = field(default=(), compare=False)
+
+    def for_group(self, ranks_per_domain: int) -> "FabricContext":
+        """The same job seen by a communicator holding `ranks_per_domain` ranks of each domain.
+
+        Used for data-parallel groups under model parallelism: every group runs at once on its
+        own GPUs and NICs, so the tier shares of the whole job still apply.
+        """
+        per = max(1, min(ranks_per_domain, int(round(self.per_domain))))
+        nvls = self.nvls and per >= 2
+        return replace(self, gpus=self.domains * per, per_domain=float(per), nvls=nvls)
+
+
+def _switch_latency(switch, tech: Technology, override: float | None) -> float:
+    if override is not None:
+        return override
+    return switch.latency_ns if switch.latency_ns > 0 else tech.switch_latency_ns
+
+
+def _leaf_of_servers(plan, rails: int, servers: np.ndarray) -> np.ndarray:
+    """Leaf index of each server's first port (the builders' assignment, in closed form)."""
+    if plan.rail_su_size:
+        return (servers // plan.rail_su_size) * rails
+    per_leaf = plan.leaf_down
+    if rails <= per_leaf and per_leaf % rails == 0 and plan.leaves * (per_leaf // rails) >= plan.servers:
+        return servers * plan.leaves // plan.servers
+    return (servers * rails) * plan.leaves // (plan.servers * rails)
+
+
+def _endpoint_leaves(plan, rails: int, servers: np.ndarray) -> np.ndarray:
+    """Leaf index of every port of the given servers (one plane)."""
+    ports = np.arange(rails)
+    if plan.rail_su_size:
+        return ((servers // plan.rail_su_size) * rails)[:, None] + ports[None, :]
+    per_leaf = plan.leaf_down
+    if rails <= per_leaf and per_leaf % rails == 0 and plan.leaves * (per_leaf // rails) >= plan.servers:
+        return np.repeat((servers * plan.leaves // plan.servers)[:, None], rails, axis=1)
+    idx = servers[:, None] * rails + ports[None, :]
+    return idx * plan.leaves // (plan.servers * rails)
+
+
+def _leaf_group(plan, rails: int, leaf: np.ndarray) -> np.ndarray:
+    """Leaves that serve the same servers form a group: an SU's rail leaves, else one leaf."""
+    return leaf // rails if plan.rail_su_size else leaf
+
+
+def _pod(plan, rails: int, leaf: np.ndarray) -> np.ndarray:
+    if plan.tiers < 3:
+        return np.zeros_like(leaf)
+    if plan.rail_su_size:
+        return leaf // rails
+    return leaf // plan.leaves_per_pod
+
+
+def _btree_parent(n: int, ranks: np.ndarray) -> np.ndarray:
+    """Parent of each rank in NCCL's binary tree (ncclGetBtree); -1 for the root."""
+    r = ranks.astype(np.int64)
+    bit = r & -r
+    up = (r ^ bit) | (bit << 1)
+    up = np.where(up >= n, r ^ bit, up)
+    return np.where(r == 0, -1, up)
+
+
+def _tree_edges(n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Directed sends of NCCL's double binary tree: child->parent and parent->child, both trees."""
+    ranks = np.arange(n, dtype=np.int64)
+    p1 = _btree_parent(n, ranks)
+    if n % 2:  # odd: the second tree is the first shifted by one (ncclGetDtree)
+        shifted = (ranks - 1) % n
+        p = _btree_parent(n, shifted)
+        p2 = np.where(p < 0, -1, (p + 1) % n)
+    else:      # even: the second tree mirrors the first
+        p = _btree_parent(n, n - 1 - ranks)
+        p2 = np.where(p < 0, -1, n - 1 - p)
+    child = np.concatenate([ranks[p1 >= 0], ranks[p2 >= 0]])
+    parent = np.concatenate([p1[p1 >= 0], p2[p2 >= 0]])
+    return np.concatenate([child, parent]), np.concatenate([parent, child])
+
+
+def _binomial_edges(n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Sends of a binomial broadcast tree rooted at rank 0: parent clears the top bit."""
+    child = np.arange(1, n, dtype=np.int64)
+    top = np.left_shift(1, np.floor(np.log2(child)).astype(np.int64))
+    return child ^ top, child
+
+
+def _out_share(groups: np.ndarray, src: np.ndarray, dst: np.ndarray, n_groups: int) -> np.ndarray:
+    """Per group: share of the sends of its members that go to another group."""
+    g_src = groups[src]
+    crossing = (g_src != groups[dst]).astype(np.float64)
+    sends = np.bincount(g_src, minlength=n_groups).astype(np.float64)
+    out = np.bincount(g_src, weights=crossing, minlength=n_groups)
+    return np.divide(out, sends, out=np.zeros(n_groups), where=sends > 0)
+
+
+def _shares(pattern: str, groups: np.ndarray, n_groups: int) -> np.ndarray:
+    """Share of each group's network traffic that leaves it, for one pattern over domains."""
+    n = len(groups)
+    members = np.bincount(groups, minlength=n_groups).astype(np.float64)
+    if n < 2:
+        return np.zeros(n_groups)
+    if pattern == "alltoall":  # every domain sends the same to every other domain
+        return np.where(members > 0, (n - members) / (n - 1), 0.0)
+    if pattern == "sharp":     # the aggregation tree sends one reduced stream up per group
+        spans = np.count_nonzero(members) > 1
+        return np.divide(1.0, members, out=np.zeros(n_groups), where=members > 0) if spans else np.zeros(n_groups)
+    if pattern == "ring":
+        src = np.arange(n)
+        dst = (src + 1) % n
+    elif pattern == "tree":
+        src, dst = _tree_edges(n)
+    else:
+        src, dst = _binomial_edges(n)
+    return _out_share(groups, src, dst, n_groups)
+
+
+@dataclass(frozen=True)
+class _Layout:
+    domain_group: np.ndarray   # leaf group of each job domain, rank order (compact ids)
+    domain_pod: np.ndarray     # pod of each job domain (compact ids)
+    groups_used: int
+    pods_used: int
+    nic_domain: np.ndarray     # for every job NIC of one plane: its domain's index in rank order
+    nic_leaf: np.ndarray       # ... the leaf it plugs into
+    nic_pod: np.ndarray        # ... and that leaf's pod
+
+
+def _layout(plan, rails: int, servers_per_domain: int, job_servers: int, placement: str) -> _Layout:
+    total = plan.servers
+    n_domains = math.ceil(total / servers_per_domain)
+    first = np.arange(n_domains, dtype=np.int64) * servers_per_domain
+    group_of_domain = _leaf_group(plan, rails, _leaf_of_servers(plan, rails, first))
+    order = np.arange(n_domains)
+    _, inverse = np.unique(group_of_domain, return_inverse=True)
+    if placement == "spread" and inverse.max(initial=0) > 0:
+        # Round-robin over groups: the first domain of every group, then the second...
+        counts = np.bincount(inverse)
+        starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
+        rank_in_group = np.empty(n_domains, dtype=np.int64)
+        rank_in_group[np.argsort(inverse, kind="stable")] = np.arange(n_domains) - np.repeat(starts, counts)
+        order = np.lexsort((inverse, rank_in_group))
+    chosen = order[:math.ceil(job_servers / servers_per_domain)]
+    servers = (chosen[:, None] * servers_per_domain + np.arange(servers_per_domain)[None, :]).ravel()
+    server_domain = np.repeat(np.arange(len(chosen)), servers_per_domain)
+    keep = servers < total
+    servers, server_domain = servers[keep][:job_servers], server_domain[keep][:job_servers]
+    dom_leaf = _leaf_of_servers(plan, rails, chosen * servers_per_domain)
+    _, domain_group = np.unique(_leaf_group(plan, rails, dom_leaf), return_inverse=True)
+    _, domain_pod = np.unique(_pod(plan, rails, dom_leaf), return_inverse=True)
+    nic_leaf = _endpoint_leaves(plan, rails, servers).ravel()
+    return _Layout(domain_group, domain_pod, int(domain_group.max()) + 1, int(domain_pod.max()) + 1,
+                   np.repeat(server_domain, rails), nic_leaf, _pod(plan, rails, nic_leaf))
+
+
+def _ratio(value: float) -> str:
+    return f"{value:.3g}:1"
+
+
+def _tier_limit(pattern: str, lay: _Layout, plan, link: float, uplink_cap: float,
+                pod_cap: float, lb: float, o_leaf: float, o_spine: float) -> TierLimit:
+    n = len(lay.domain_group)
+    if n < 2:
+        return TierLimit(1.0, "NIC", 0, 0.0, 0.0)
+    g_share = _shares(pattern, lay.domain_group, lay.groups_used)[lay.domain_group]
+    leaf_share = float(g_share.max())
+    factor, name = 1.0, "NIC"
+    # Leaf uplinks: every job NIC on the leaf sends its domain's leaving share through them.
+    demand = np.bincount(lay.nic_leaf, weights=g_share[lay.nic_domain]).max(initial=0.0) * link
+    if demand > 0:
+        leaf_factor = min(1.0, uplink_cap * lb / demand)
+        if leaf_factor < factor - 1e-12:
+            factor = leaf_factor
+            name = (f"oversubscription at leaf tier ({_ratio(o_leaf)})" if o_leaf > 1.001
+                    else "leaf uplinks (load balancing)" if lb < 0.999 else "leaf uplinks")
+    pod_share = 0.0
+    if plan.tiers >= 3 and lay.pods_used > 1:
+        p_share = _shares(pattern, lay.domain_pod, lay.pods_used)[lay.domain_pod]
+        pod_share = float(p_share.max())
+        demand = np.bincount(lay.nic_pod, weights=p_share[lay.nic_domain]).max(initial=0.0) * link
+        if demand > 0:
+            pod_factor = min(1.0, pod_cap * lb / demand)
+            if pod_factor < factor - 1e-12:
+                factor = pod_factor
+                name = (f"oversubscription at spine tier ({_ratio(o_spine)})" if o_spine > 1.001
+                        else "spine uplinks (load balancing)" if lb < 0.999 else "spine uplinks")
+    hops = 5 if pod_share > 0 else 3 if leaf_share > 0 else 1
+    return TierLimit(float(factor), name, hops, leaf_share, pod_share)
+
+
+def build_context(derived, gpus: int, placement: str, settings: PerformanceSettings,
+                  technology: Technology | None = None, catalog: Catalog | None = None) -> FabricContext:
+    """The size-independent part of the estimate for `gpus` GPUs of the design.
+
+    `technology` replaces the design's technology (with its catalog switch latency and
+    SHARP support) to ask "the same topology on the other fabric" for the advice.
+    """
+    r, plan, design = derived.resolved, derived.plan, derived.design
+    consts = nccl_constants()
+    gen = consts.generation(r.server)
+    g = r.gpus_per_server
+    total_gpus = plan.servers * g
+    if gpus < 2:
+        raise CollectiveError("a collective needs at least 2 GPUs")
+    if gpus > total_gpus:
+        raise CollectiveError(f"{gpus:,} GPUs requested but the design has {total_gpus:,}")
+    if gpus > g and gpus % g:
+        raise CollectiveError(f"{gpus:,} GPUs is not a whole number of {g}-GPU servers")
+    if placement not in ("packed", "spread"):
+        raise CollectiveError(f"unknown placement '{placement}' (choose packed or spread)")
+
+    # NVLink domain: a server, or several servers sharing one NVLink fabric (NVL72).
+    domain_gpus = r.server.nvlink_domain_gpus if r.server.nvlink_domain_gpus > r.server.gpus else g
+    servers_per_domain = max(1, domain_gpus // g)
+    job_servers = max(1, math.ceil(gpus / g))
+    domains = math.ceil(job_servers / servers_per_domain)
+    per_domain = gpus / domains
+
+    tech = technology or r.technology
+    pe = settings.protocol_efficiency or tech.protocol_efficiency
+    adaptive = tech.adaptive_routing if settings.adaptive_routing is None else settings.adaptive_routing
+    lb = settings.load_balance_efficiency or tech.load_balance_efficiency
+    if not adaptive and settings.load_balance_efficiency is None:
+        lb = min(lb, settings.ecmp_efficiency)
+    nvlink_eff = settings.nvlink_efficiency or gen.nvlink_efficiency
+    nvls_eff = settings.nvls_efficiency or gen.nvls_efficiency
+    nvlink_raw = r.server.nvlink_GBps_per_gpu
+    nic_raw = r.ports_per_server * r.link_gbps / 8.0 / g
+
+    # Uplink capacity per leaf and per pod (one plane); edits that lower it show in the metrics.
+    metrics = derived.metrics
+    link, up = float(r.link_gbps), float(r.uplink_gbps)
+    uplink_cap = plan.leaf_up * up
+    o_leaf = plan.leaf_down * link / uplink_cap if uplink_cap else math.inf
+    worst = metrics.oversubscription("leaf")
+    if worst and worst > o_leaf:
+        uplink_cap *= o_leaf / worst
+        o_leaf = worst
+    pod_cap, o_spine = math.inf, 1.0
+    if plan.tiers >= 3:
+        pod_cap = plan.spines_per_pod * plan.spine_up * up
+        pod_down = plan.leaves_per_pod * plan.leaf_up * up
+        o_spine = pod_down / pod_cap if pod_cap else math.inf
+        worst = metrics.oversubscription("spine")
+        if worst and worst > o_spine:
+            pod_cap *= o_spine / worst
+            o_spine = worst
+
+    lay = _layout(plan, r.rails, servers_per_domain, job_servers, placement)
+    limits = {p: _tier_limit(p, lay, plan, link, uplink_cap, pod_cap, lb, o_leaf, o_spine) for p in PATTERNS}
+
+    # Latency of this fabric's path against the ~1 us InfiniBand path in NCCL's constants.
+    sw_ovr = settings.switch_latency_ns
+    if technology is not None:
+        leaf_ns = spine_ns = core_ns = sw_ovr if sw_ovr is not None else technology.switch_latency_ns
+    else:
+        leaf_ns = _switch_latency(r.leaf_switch, tech, sw_ovr)
+        spine_ns = _switch_latency(r.spine_switch, tech, sw_ovr)
+        core_ns = _switch_latency(r.core_switch, tech, sw_ovr)
+    nic_ns = settings.nic_latency_ns if settings.nic_latency_ns is not None else tech.nic_latency_ns
+    path_ns = {0: 0.0, 1: 2 * nic_ns + leaf_ns, 3: 2 * nic_ns + 2 * leaf_ns + spine_ns,
+               5: 2 * nic_ns + 2 * leaf_ns + 2 * spine_ns + core_ns}
+    extra_us = {h: (ns - consts.reference_path_ns) / 1000.0 if h else 0.0 for h, ns in path_ns.items()}
+
+    # In-network reduction: NVLS inside the domain; SHARP needs it in the technology and in
+    # every switch tier the job's reduction tree climbs.
+    allowed = settings.in_network_reduction
+    nvls = allowed and r.server.nvlink_sharp and nvls_eff > 0 and per_domain >= 2
+    if technology is not None and catalog is not None:
+        switches_sharp = catalog.switch(technology.default_switch).in_network_reduction
+    else:
+        tiers_used = [r.leaf_switch] + ([r.spine_switch] if limits["sharp"].hops >= 3 else []) \
+            + ([r.core_switch] if limits["sharp"].hops >= 5 else [])
+        switches_sharp = all(s.in_network_reduction for s in tiers_used)
+    sharp = allowed and domains >= 2 and tech.in_network_reduction and switches_sharp
+
+    bucket = 0 if domains == 1 else 1 if domains == 2 else 2
+    ctx = FabricContext(
+        gpus=gpus, domains=domains, per_domain=per_domain, servers=job_servers, gpus_per_server=g,
+        domain_gpus=domain_gpus, nvlink_raw_GBps=nvlink_raw, nvlink_GBps=nvlink_raw * nvlink_eff,
+        nvls=nvls, nvls_GBps=nvlink_raw * nvlink_eff * nvls_eff, nic_raw_GBps=nic_raw,
+        nic_GBps=nic_raw * pe, sharp=sharp, limits=limits, extra_us=extra_us,
+        ll_cap_GBps=gen.ll_max_busbw_GBps[bucket], constants=consts, generation=gen,
+        technology=tech.id, family=tech.family, placement=placement, sus_used=lay.groups_used)
+    notes = _notes(ctx, derived, tech, pe, lb, adaptive, nvlink_eff, nvls_eff, leaf_ns, nic_ns, o_leaf, o_spine)
+    return replace(ctx, notes=notes)
+
+
+def _notes(ctx: FabricContext, derived, tech, pe, lb, adaptive, nvlink_eff, nvls_eff,
+           leaf_ns, nic_ns, o_leaf, o_spine) -> tuple[str, ...]:
+    """Why the numbers are what they are, in the design's own figures."""
+    r, plan = derived.resolved, derived.plan
+    unit = "SU" if plan.rail_su_size else "leaf group"
+    ring = ctx.limits["ring"]
+    out = [
+        f"Job: {ctx.gpus:,} GPUs on {ctx.servers:,} {r.server.name} server(s) = {ctx.domains:,} NVLink "
+        f"domain(s) of up to {ctx.domain_gpus} GPUs, {ctx.placement} over {ctx.sus_used} {unit}(s).",
+        f"NVLink: {ctx.nvlink_GBps:.1f} GB/s usable per GPU per direction ({ctx.nvlink_raw_GBps:g} x "
+        f"{nvlink_eff:.3g}, NCCL's usable share for {ctx.generation.id}); NVLink SHARP "
+        + (f"on: {ctx.nvls_GBps:.1f} GB/s at NCCL's NVLS efficiency {nvls_eff:g}." if ctx.nvls else "off."),
+        f"Network: {r.ports_per_server} x {r.link_gbps}G per server = {ctx.nic_raw_GBps:.1f} GB/s per GPU, "
+        f"{ctx.nic_GBps:.1f} GB/s payload at {tech.name} protocol efficiency {pe:g}; SHARP "
+        + ("available." if ctx.sharp else "not available."),
+        f"Uplinks: leaf oversubscription {_ratio(o_leaf)}" + (f", spine {_ratio(o_spine)}" if plan.tiers >= 3 else "")
+        + f"; {'adaptive routing' if adaptive else 'static ECMP'} keeps {lb:.0%} of uplink bandwidth usable.",
+    ]
+    if ctx.domains > 1:
+        out.append(f"Latency: {nic_ns:g} ns per NIC, {leaf_ns:g} ns per switch; the ring's longest path is "
+                   f"{ring.hops} switch hop(s), {ctx.extra_us.get(ring.hops, 0.0):+.2f} us per network step "
+                   "against NCCL's InfiniBand-tuned constants.")
+        for pattern, label in (("ring", "Ring"), ("alltoall", "All-to-all")):
+            lim = ctx.limits[pattern]
+            if lim.leaf_share == 0:
+                out.append(f"{label} traffic stays inside its {unit}: one switch hop, no uplinks.")
+                continue
+            out.append(f"{label} traffic leaving a {unit}: up to {lim.leaf_share:.0%} of it"
+                       + (f" ({lim.pod_share:.0%} leaves its pod)" if plan.tiers >= 3 and lim.pod_share else "")
+                       + (f"; the uplinks sustain {lim.factor:.0%} of the NIC rate: {lim.name}."
+                          if lim.factor < 1 else "; the uplinks keep up."))
+    else:
+        out.append("One NVLink domain: no network traffic.")
+    return tuple(out)

@@ -1,0 +1,175 @@
+"""Builders: wire a sizing plan into the device-level graph.
+
+The graph is a networkx MultiGraph with one edge per physical link:
+- nodes: NIC ports (role "nic", level 0) and switches (role "leaf"/"spine"/"core", level 1-3),
+  with plane, pod (the SU for rail-optimized fabrics), rail and index;
+- edges: `tier` ("node-leaf", "leaf-spine", "spine-core" or "manual"), `gbps`, `a` (the lower
+  device), `pa` and `pb` (1-based port numbers on the lower and upper device).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+import networkx as nx
+
+from designer.model.intent.design import FabricDesign
+from designer.model.topology.sizing import Plan, Resolved
+
+LEVEL = {"nic": 0, "leaf": 1, "spine": 2, "core": 3}
+
+
+@dataclass(frozen=True)
+class Build:
+    graph: nx.MultiGraph
+    edit_problems: tuple[str, ...]
+
+
+def plane_prefix(plane: int, planes: int) -> str:
+    return f"p{plane + 1}." if planes > 1 else ""
+
+
+def nic_id(server: int, port: int) -> str:
+    return f"srv-{server + 1}.nic-{port + 1}"
+
+
+@lru_cache(maxsize=4)
+def leaf_assignment(plan: Plan, rails: int) -> tuple[tuple[int, int], ...]:
+    """(leaf index, down port) for each endpoint of a plane, in (server, rail) order.
+
+    Cached: the builder and several closed forms read it for the same plan.
+    """
+    return tuple(_assign(plan, rails))
+
+
+def _assign(plan: Plan, rails: int) -> list[tuple[int, int]]:
+    out = []
+    n, e = plan.servers, rails
+    if plan.rail_su_size:
+        su = plan.rail_su_size
+        for j in range(n):
+            k, m = divmod(j, su)
+            out.extend((k * e + p, m + 1) for p in range(e))
+        return out
+    per_leaf = plan.leaf_down
+    if e <= per_leaf and per_leaf % e == 0 and plan.leaves * (per_leaf // e) >= n:
+        # Keep each server's ports on one leaf, spreading servers evenly over the leaves.
+        fill = [0] * plan.leaves
+        for j in range(n):
+            leaf = j * plan.leaves // n
+            out.extend((leaf, fill[leaf] + p + 1) for p in range(e))
+            fill[leaf] += e
+        return out
+    total = n * e
+    fill = [0] * plan.leaves
+    for idx in range(total):
+        leaf = idx * plan.leaves // total
+        fill[leaf] += 1
+        out.append((leaf, fill[leaf]))
+    return out
+
+
+def _spread(count: int, targets: int, offset: int) -> list[int]:
+    """Links from one device to each of `targets` devices above it, as evenly as possible."""
+    base, rem = divmod(count, targets)
+    return [base + (1 if (t - offset) % targets < rem else 0) for t in range(targets)]
+
+
+def build_graph(design: FabricDesign, r: Resolved, plan: Plan) -> Build:
+    g = nx.MultiGraph(name=design.meta.name)
+    nodes: list[tuple[str, dict]] = []
+    edges: list[tuple[str, str, dict]] = []
+    e, planes = r.rails, r.planes
+    assignment = leaf_assignment(plan, e)
+    leaves_per_pod = plan.leaves_per_pod if plan.tiers == 3 else plan.leaves
+    s_d, s_u = r.link_gbps, r.uplink_gbps
+    for plane in range(planes):
+        pre = plane_prefix(plane, planes)
+        leaf_ids = [f"{pre}leaf-{i + 1}" for i in range(plan.leaves)]
+        spine_ids = [f"{pre}spine-{i + 1}" for i in range(plan.spines)]
+        core_ids = [f"{pre}core-{i + 1}" for i in range(plan.cores)]
+        for i, leaf in enumerate(leaf_ids):
+            pod = i // e if plan.rail_su_size else (i // leaves_per_pod if plan.tiers == 3 else 0)
+            nodes.append((leaf, {"role": "leaf", "level": 1, "plane": plane, "pod": pod, "index": i,
+                                 "rail": i % e if plan.rail_su_size else -1, "model": r.leaf_switch.id}))
+        for i, spine in enumerate(spine_ids):
+            nodes.append((spine, {"role": "spine", "level": 2, "plane": plane, "index": i,
+                                  "pod": i // plan.spines_per_pod if plan.tiers == 3 else 0,
+                                  "rail": -1, "model": r.spine_switch.id}))
+        for i, core in enumerate(core_ids):
+            nodes.append((core, {"role": "core", "level": 3, "plane": plane, "pod": -1, "index": i,
+                                 "rail": -1, "model": r.core_switch.id}))
+        for idx, (leaf, port) in enumerate(assignment):
+            server, rail = divmod(idx, e)
+            global_port = plane * e + rail
+            nic = nic_id(server, global_port)
+            pod = server // plan.rail_su_size if plan.rail_su_size else nodes_pod(leaf, plan, leaves_per_pod)
+            nodes.append((nic, {"role": "nic", "level": 0, "plane": plane, "pod": pod, "index": idx,
+                                "rail": rail, "server": server, "port": global_port}))
+            edges.append((nic, leaf_ids[leaf], {"tier": "node-leaf", "gbps": s_d, "a": nic, "pa": 1, "pb": port}))
+
+        spine_used = [0] * plan.spines
+        for i, leaf in enumerate(leaf_ids):
+            pod = i // leaves_per_pod if plan.tiers == 3 else 0
+            first = pod * plan.spines_per_pod
+            local = i - pod * leaves_per_pod
+            up_port = plan.leaf_down
+            for t, links in enumerate(_spread(plan.leaf_up, plan.spines_per_pod, local * plan.leaf_up)):
+                s = first + t
+                for _ in range(links):
+                    up_port += 1
+                    spine_used[s] += 1
+                    edges.append((leaf, spine_ids[s], {"tier": "leaf-spine", "gbps": s_u, "a": leaf,
+                                                       "pa": up_port, "pb": spine_used[s]}))
+        if plan.tiers == 3:
+            core_used = [0] * plan.cores
+            group = plan.core_groups_size
+            for s, spine in enumerate(spine_ids):
+                local = s % plan.spines_per_pod
+                pod = s // plan.spines_per_pod
+                up_port = plan.spine_down
+                for t, links in enumerate(_spread(plan.spine_up, group, pod * plan.spine_up)):
+                    c = (local * group + t) % plan.cores
+                    for _ in range(links):
+                        up_port += 1
+                        core_used[c] += 1
+                        edges.append((spine, core_ids[c], {"tier": "spine-core", "gbps": s_u, "a": spine,
+                                                           "pa": up_port, "pb": core_used[c]}))
+    g.add_nodes_from(nodes)
+    g.add_edges_from(edges)
+    problems = apply_edits(g, design, s_u)
+    return Build(g, problems)
+
+
+def nodes_pod(leaf: int, plan: Plan, leaves_per_pod: int) -> int:
+    return leaf // leaves_per_pod if plan.tiers == 3 else 0
+
+
+def _next_port(g: nx.MultiGraph, node: str) -> int:
+    used = [d["pa"] if d["a"] == node else d["pb"] for _, _, d in g.edges(node, data=True)]
+    return max(used, default=0) + 1
+
+
+def apply_edits(g: nx.MultiGraph, design: FabricDesign, gbps: int) -> tuple[str, ...]:
+    """Apply the design's manual edits in order; returns a description of each one that failed."""
+    problems = []
+    for n, edit in enumerate(design.edits, start=1):
+        missing = [x for x in (edit.a, edit.b) if x and x not in g]
+        if missing or (edit.op != "remove-device" and not edit.b):
+            problems.append(f"edit {n} ({edit.op}) names unknown device '{(missing or [''])[0]}'")
+            continue
+        if edit.op == "remove-device":
+            g.remove_node(edit.a)
+        elif edit.op == "add-links":
+            lo, hi = sorted((edit.a, edit.b), key=lambda x: g.nodes[x]["level"])
+            for _ in range(edit.count):
+                g.add_edge(lo, hi, tier="manual", gbps=gbps, a=lo, pa=_next_port(g, lo), pb=_next_port(g, hi))
+        elif edit.op == "remove-links":
+            keys = list(g[edit.a][edit.b]) if g.has_edge(edit.a, edit.b) else []
+            if len(keys) < edit.count:
+                problems.append(f"edit {n} removes {edit.count} links between {edit.a} and {edit.b}, "
+                                f"which have {len(keys)}")
+            for key in keys[-edit.count:]:
+                g.remove_edge(edit.a, edit.b, key)
+    return tuple(problems)

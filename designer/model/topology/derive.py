@@ -1,0 +1,77 @@
+"""One entry point from a design to everything derived from it, cached by content.
+
+A design is immutable, so its content key fully determines the plan, the graph and the
+metrics; the cache makes repeated reads (canvas, inspector, exporters) free.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+from threading import Lock
+
+import networkx as nx
+
+from designer.catalog import Catalog, default_catalog
+from designer.model.common.cache import ContentCache
+from designer.model.intent.design import FabricDesign
+from designer.model.topology.builders import Build, build_graph
+from designer.model.topology.metrics import Metrics, compute_metrics
+from designer.model.topology.sizing import Plan, Resolved, plan_fabric, resolve
+
+
+@dataclass
+class Derived:
+    """A design with its resolved parts, sizing plan, metrics and (built on first use) graph.
+
+    Template designs get their metrics in closed form, so the device graph (large for big
+    fabrics) is built only when something asks for it; edited designs need it at once.
+    """
+
+    design: FabricDesign
+    resolved: Resolved
+    plan: Plan
+    _build: Build | None = field(default=None, repr=False)
+    _lock: Lock = field(default_factory=Lock, repr=False, compare=False)
+
+    @property
+    def build(self) -> Build:
+        with self._lock:  # the canvas worker and an exporter may ask at the same time
+            if self._build is None:
+                self._build = build_graph(self.design, self.resolved, self.plan)
+            return self._build
+
+    @property
+    def graph(self) -> nx.MultiGraph:
+        return self.build.graph
+
+    @cached_property
+    def metrics(self) -> Metrics:
+        if self.design.edits:
+            return compute_metrics(self.design, self.resolved, self.plan, self.graph, self.build.edit_problems)
+        return compute_metrics(self.design, self.resolved, self.plan, None)
+
+
+
+_CACHE: ContentCache[Derived] = ContentCache(size=8)
+
+
+def derive(design: FabricDesign, catalog: Catalog | None = None) -> Derived:
+    """Resolve, size, build and measure `design`; raises SizingError or UnknownPartError."""
+    catalog = catalog or default_catalog()
+
+    def compute() -> Derived:
+        resolved = resolve(design, catalog)
+        plan = plan_fabric(design, resolved)
+        result = Derived(design, resolved, plan)
+        result.metrics  # computed now, so callers on other threads only ever read it
+        return result
+
+    return _CACHE.get_or_compute((design.content_key(), id(catalog)), compute)
+
+
+def plan_only(design: FabricDesign, catalog: Catalog | None = None) -> tuple[Resolved, Plan]:
+    """Sizing without building the graph: cheap enough to call on every mouse move."""
+    catalog = catalog or default_catalog()
+    resolved = resolve(design, catalog)
+    return resolved, plan_fabric(design, resolved)

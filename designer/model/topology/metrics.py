@@ -1,0 +1,250 @@
+"""The fabric's headline metrics and findings, as one serialisable record."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import asdict, dataclass, field
+
+import networkx as nx
+
+from designer.model.intent.design import FabricDesign
+from designer.model.topology import closed_form, graph_metrics
+from designer.model.topology.sizing import Plan, Resolved, capacity_servers
+
+TIERS = ("leaf", "spine", "core")
+
+
+@dataclass(frozen=True)
+class Finding:
+    severity: str          # "error" | "warning" | "info"
+    code: str              # stable machine-readable kind, e.g. "ports-beyond-radix"
+    message: str
+    element: str = ""      # device id or tier name the finding is about
+
+
+@dataclass(frozen=True)
+class TierPorts:
+    switches: int
+    ports_total: int       # logical ports at the uplink speed, all switches of the tier
+    ports_used: int
+    ports_free: int
+    oversubscription_worst: float | None
+    oversubscription_mean: float | None
+
+
+@dataclass(frozen=True)
+class Metrics:
+    name: str
+    template: str
+    technology: str
+    tiers: int
+    planes: int
+    servers: int
+    gpus: int
+    endpoints: int
+    rails: int
+    link_gbps: int
+    uplink_gbps: int
+    switches_total: int
+    switches_by_tier: dict[str, int]
+    switches_by_model: dict[str, int]
+    links_total: int
+    links_by_tier: dict[str, int]
+    ports_by_tier: dict[str, TierPorts]
+    bisection_gbps: float
+    full_bisection_gbps: float
+    bisection_ratio: float
+    bisection_method: str  # "closed-form" for templates, "max-flow" for edited graphs
+    max_hops: int
+    max_hops_same_rail: int
+    headroom_gpus: int
+    headroom_limit: str
+    findings: tuple[Finding, ...] = field(default_factory=tuple)
+
+    @property
+    def errors(self) -> list[Finding]:
+        return [f for f in self.findings if f.severity == "error"]
+
+    def oversubscription(self, tier: str) -> float | None:
+        tp = self.ports_by_tier.get(tier)
+        return tp.oversubscription_worst if tp else None
+
+    def to_json(self) -> dict:
+        """The documented JSON shape of `fabric-designer metrics --json` (keep key names stable)."""
+        return {
+            "name": self.name,
+            "template": self.template,
+            "technology": self.technology,
+            "tiers": self.tiers,
+            "planes": self.planes,
+            "servers": self.servers,
+            "gpus": self.gpus,
+            "endpoints": self.endpoints,
+            "rails": self.rails,
+            "link_gbps": self.link_gbps,
+            "uplink_gbps": self.uplink_gbps,
+            "switches": {"total": self.switches_total, "by_tier": dict(self.switches_by_tier),
+                         "by_model": dict(self.switches_by_model)},
+            "links": {"total": self.links_total, "by_tier": dict(self.links_by_tier)},
+            "ports": {t: asdict(p) for t, p in self.ports_by_tier.items()},
+            "oversubscription": {t: self.oversubscription(t) for t in ("leaf", "spine")},
+            "oversubscription_mean": {t: p.oversubscription_mean for t, p in self.ports_by_tier.items()},
+            "bisection_gbps": self.bisection_gbps,
+            "full_bisection_gbps": self.full_bisection_gbps,
+            "bisection_ratio": self.bisection_ratio,
+            "bisection_method": self.bisection_method,
+            "max_hops": self.max_hops,
+            "max_hops_same_rail": self.max_hops_same_rail,
+            "headroom": {"gpus": self.headroom_gpus, "limit": self.headroom_limit},
+            "findings": [asdict(f) for f in self.findings],
+        }
+
+
+def _port_use_from_graph(g: nx.MultiGraph) -> dict[str, list[tuple[str, int, int, float, float]]]:
+    """Per switch: (id, downlinks, uplinks, down Gb/s, up Gb/s), by tier."""
+    out: dict[str, list] = {t: [] for t in TIERS}
+    level = nx.get_node_attributes(g, "level")
+    for node, data in g.nodes(data=True):
+        role = data["role"]
+        if role == "nic":
+            continue
+        mine = level[node]
+        dn = up = 0
+        dbw = ubw = 0.0
+        for _, nbr, gbps in g.edges(node, data="gbps"):
+            if level[nbr] < mine:
+                dn += 1
+                dbw += gbps
+            else:
+                up += 1
+                ubw += gbps
+        out[role].append((node, dn, up, dbw, ubw))
+    return out
+
+
+def _port_use_from_plan(plan: Plan, r: Resolved) -> dict[str, list[tuple[str, int, int, float, float]]]:
+    out: dict[str, list] = {t: [] for t in TIERS}
+    per_plane = closed_form.ports_per_switch(plan, r)
+    for plane in range(r.planes):
+        pre = f"p{plane + 1}." if r.planes > 1 else ""
+        for tier, rows in per_plane.items():
+            s_down = r.link_gbps if tier == "leaf" else r.uplink_gbps
+            for i, (dn, up) in enumerate(rows):
+                out[tier].append((f"{pre}{tier}-{i + 1}", dn, up, dn * s_down, up * r.uplink_gbps))
+    return out
+
+
+def compute_metrics(design: FabricDesign, r: Resolved, plan: Plan, g: nx.MultiGraph | None,
+                    edit_problems: tuple[str, ...] = ()) -> Metrics:
+    """Metrics of a design: from the graph when it is edited (g given), else in closed form."""
+    edited = g is not None
+    findings: list[Finding] = [Finding("warning", "edit-not-applied", p) for p in edit_problems]
+    use = _port_use_from_graph(g) if edited else _port_use_from_plan(plan, r)
+    switch_of = {"leaf": r.leaf_switch, "spine": r.spine_switch, "core": r.core_switch}
+
+    ports_by_tier: dict[str, TierPorts] = {}
+    by_model: Counter = Counter()
+    for tier in TIERS:
+        rows = use[tier]
+        if not rows:
+            continue
+        sw = switch_of[tier]
+        by_model[sw.id] += len(rows)
+        n_up = sw.ports_at(r.uplink_gbps) or sw.ports_at(sw.max_gbps)
+        n_down = sw.ports_at(r.link_gbps if tier == "leaf" else r.uplink_gbps) or n_up
+        ratios = []
+        used_total = 0
+        free_total = 0
+        for node, dn, up, dbw, ubw in rows:
+            used_total += dn + up
+            fraction = dn / n_down + up / n_up
+            if fraction > 1 + 1e-9:
+                findings.append(Finding(
+                    "error", "ports-beyond-radix",
+                    f"{node} needs {dn + up} ports ({dn} down, {up} up) but {sw.name} has "
+                    f"{n_down if n_down == n_up else f'{n_down} at {r.link_gbps}G / {n_up} at {r.uplink_gbps}G'}",
+                    node))
+            free_total += max(0, int(round((1 - fraction) * n_up)))
+            if tier != "core" and (up or dn):
+                if ubw > 0:
+                    ratios.append(dbw / ubw)
+                elif tier == "leaf" or plan.tiers == 3:
+                    findings.append(Finding("error", "no-uplinks", f"{node} has no uplinks", node))
+        if tier == "spine" and plan.tiers == 2:
+            ratios = [1.0] * len(rows)  # the top tier has no uplinks to oversubscribe
+        worst = max(ratios) if ratios else None
+        mean = sum(ratios) / len(ratios) if ratios else None
+        ports_by_tier[tier] = TierPorts(len(rows), n_up * len(rows), used_total, free_total, worst, mean)
+        target = design.fabric.tier(tier).oversubscription if tier != "core" else 1.0
+        if worst is not None and worst > target * 1.001 and tier != "core":
+            findings.append(Finding("warning", "oversubscription-above-target",
+                                    f"{tier} oversubscription reaches {worst:.2f}:1, above the "
+                                    f"{target:g}:1 target", tier))
+
+    findings.extend(_structural_findings(design, r, plan, g, edited))
+    if edited:
+        links = Counter(t for _, _, t in g.edges(data="tier"))
+        links_by_tier = dict(links)
+        bisection = graph_metrics.bisection_maxflow(g)
+        hops, hops_rail = graph_metrics.max_hops_graph(g)
+        method = "max-flow"
+    else:
+        links_by_tier = closed_form.links_by_tier(plan, r)
+        bisection = closed_form.bisection_gbps(plan, r)
+        hops, hops_rail = closed_form.max_hops(plan)
+        method = "closed-form"
+    full = closed_form.full_bisection_gbps(plan, r)
+    gpus = design.cluster.servers * r.gpus_per_server
+    capacity = capacity_servers(design, r, plan.tiers) * r.gpus_per_server
+    limit = ("another tier" if plan.tiers == 2 else "a larger switch or another plane")
+    return Metrics(
+        name=design.meta.name, template=plan.template, technology=r.technology.id, tiers=plan.tiers,
+        planes=r.planes, servers=design.cluster.servers, gpus=gpus, endpoints=plan.endpoints * r.planes,
+        rails=r.rails, link_gbps=r.link_gbps, uplink_gbps=r.uplink_gbps,
+        switches_total=sum(tp.switches for tp in ports_by_tier.values()),
+        switches_by_tier={t: (ports_by_tier[t].switches if t in ports_by_tier else 0) for t in TIERS},
+        switches_by_model=dict(by_model), links_total=sum(links_by_tier.values()),
+        links_by_tier=links_by_tier, ports_by_tier=ports_by_tier, bisection_gbps=bisection,
+        full_bisection_gbps=full, bisection_ratio=(bisection / full if full else 0.0),
+        bisection_method=method, max_hops=hops, max_hops_same_rail=hops_rail,
+        headroom_gpus=max(0, capacity - gpus), headroom_limit=limit, findings=tuple(findings))
+
+
+def _structural_findings(design: FabricDesign, r: Resolved, plan: Plan, g: nx.MultiGraph,
+                         edited: bool) -> list[Finding]:
+    out: list[Finding] = []
+    fam = r.technology.family
+    for tier, sw in (("leaf", r.leaf_switch), ("spine", r.spine_switch), ("core", r.core_switch)):
+        if tier == "core" and plan.tiers < 3:
+            continue
+        if sw.family not in (fam, "any"):
+            out.append(Finding("error", "technology-mismatch",
+                               f"{tier} switch {sw.name} is {sw.family}, the design is {fam}", tier))
+    mode = r.nic.mode_for(fam)
+    if mode is None:
+        out.append(Finding("error", "technology-mismatch",
+                           f"NIC {r.nic.name} does not support {fam}", "servers"))
+    elif mode.gbps < r.link_gbps:
+        out.append(Finding("error", "speed-mismatch",
+                           f"NIC {r.nic.name} runs {fam} at {mode.gbps}G, below the {r.link_gbps}G server links",
+                           "servers"))
+    if r.port_gbps != r.link_gbps:
+        out.append(Finding("warning", "speed-mismatch",
+                           f"server ports run at {r.port_gbps}G but the leaf links at {r.link_gbps}G", "leaf"))
+    if plan.leaf_up and plan.spines_per_pod and plan.leaf_up % plan.spines_per_pod:
+        out.append(Finding("warning", "unequal-uplinks",
+                           f"{plan.leaf_up} leaf uplinks do not divide evenly over {plan.spines_per_pod} "
+                           "spines: some paths carry more links than others", "spine"))
+    if plan.tiers == 3 and plan.spine_up % plan.core_groups_size:
+        out.append(Finding("warning", "unequal-uplinks",
+                           f"{plan.spine_up} spine uplinks do not divide evenly over "
+                           f"{plan.core_groups_size} cores", "core"))
+    if edited:
+        for node, data in g.nodes(data=True):
+            if data["role"] == "nic" and g.degree(node) == 0:
+                out.append(Finding("error", "disconnected-endpoint", f"{node} has no link", node))
+    if plan.rail_su_size and design.cluster.servers % plan.rail_su_size:
+        out.append(Finding("info", "partial-su",
+                           f"the last SU holds {design.cluster.servers % plan.rail_su_size} of "
+                           f"{plan.rail_su_size} servers", "leaf"))
+    return out

@@ -1,0 +1,88 @@
+"""Making new designs from a few choices: shared by `fabric-designer new` and the palette."""
+
+from __future__ import annotations
+
+from designer.catalog import Catalog, UnknownPartError
+from designer.model.intent.design import ClusterSpec, FabricDesign, FabricSpec, Meta, TierSpec
+from designer.model.topology.sizing import SizingError
+
+TEMPLATES = ("leaf-spine", "fat-tree", "rail-optimized")
+DEFAULT_SERVER = "dgx-h100"
+
+
+def pick_technology(catalog: Catalog, switch_id: str, gbps: int) -> str:
+    """The technology whose default switch this is, else the first of the switch's family and speed."""
+    switch = catalog.switch(switch_id)
+    for tech in catalog.technologies.values():
+        if tech.default_switch == switch_id and tech.link_gbps == gbps:
+            return tech.id
+    family = switch.family if switch.family != "any" else "infiniband"
+    for tech in catalog.technologies.values():
+        if tech.family == family and tech.link_gbps == gbps:
+            return tech.id
+    for tech in catalog.technologies.values():
+        if tech.family == family:
+            return tech.id
+    raise UnknownPartError(f"no technology in the catalog fits switch '{switch_id}'")
+
+
+def new_design(catalog: Catalog, template: str = "leaf-spine", *, gpus: int | None = None,
+               nodes: int | None = None, gpus_per_node: int | None = None, server: str | None = None,
+               switch: str | None = None, radix: int | None = None, speed: int | None = None,
+               oversubscription: float = 1.0, spine_oversubscription: float = 1.0,
+               tiers: int | None = None, nodes_per_su: int = 32, planes: int | None = None,
+               technology: str | None = None, name: str | None = None) -> FabricDesign:
+    """A design from the choices of `fabric-designer new`; raises SizingError on impossible counts."""
+    if template not in TEMPLATES:
+        raise SizingError(f"unknown template '{template}' (choose from {', '.join(TEMPLATES)})")
+    srv = catalog.server(server or DEFAULT_SERVER)
+    per_node = gpus_per_node or srv.gpus
+    if (gpus is None) == (nodes is None):
+        raise SizingError("give either a GPU count or a node count")
+    if gpus is not None:
+        if gpus <= 0:
+            raise SizingError(f"GPU count must be positive, got {gpus}")
+        if gpus % per_node:
+            raise SizingError(f"{gpus} GPUs is not a whole number of {per_node}-GPU nodes")
+        nodes = gpus // per_node
+    if nodes is None or nodes <= 0:
+        raise SizingError(f"node count must be positive, got {nodes}")
+    ports = None
+    if gpus_per_node and gpus_per_node != srv.gpus:
+        # One NIC per GPU unless the server model says otherwise.
+        ports = max(1, round(srv.compute_ports * gpus_per_node / srv.gpus))
+    link = speed or srv.port_gbps
+    if technology:
+        tech = catalog.technology(technology)
+        switch_id = switch or (f"generic-{radix}x{link}g" if radix else tech.default_switch)
+    else:
+        switch_id = switch or (f"generic-{radix}x{link}g" if radix else None)
+        if switch_id is None:
+            tech_id = next((t.id for t in catalog.technologies.values()
+                            if t.link_gbps == link and t.family == "infiniband"), None)
+            tech_id = tech_id or next((t.id for t in catalog.technologies.values() if t.link_gbps == link), None)
+            if tech_id is None:
+                raise SizingError(f"no technology in the catalog runs at {link}G")
+            switch_id = catalog.technology(tech_id).default_switch
+        catalog.switch(switch_id)
+        technology = pick_technology(catalog, switch_id, link)
+    if radix and switch and not switch.startswith("generic-"):
+        raise SizingError("give either --switch or --radix, not both")
+    tech = catalog.technology(technology)
+    sw = catalog.switch(switch_id)
+    uplink = link if sw.ports_at(link) else None
+    if uplink is None:
+        raise SizingError(f"switch {sw.name} has no {link}G ports (it offers {sw.radix_label()})")
+    n_planes = planes or srv.planes_hint
+    label = name or f"{nodes * per_node:,} GPU {template} on {sw.name}"
+    return FabricDesign(
+        meta=Meta(name=label),
+        cluster=ClusterSpec(server=srv.id, servers=nodes,
+                            gpus_per_server=gpus_per_node if gpus_per_node != srv.gpus else None,
+                            ports_per_server=ports, port_gbps=speed if speed and speed != srv.port_gbps else None),
+        fabric=FabricSpec(template=template, technology=tech.id, switch=switch_id,
+                          link_gbps=link if link != srv.port_gbps else None, tiers=tiers,
+                          nodes_per_su=nodes_per_su, planes=n_planes,
+                          leaf=TierSpec(oversubscription=oversubscription),
+                          spine=TierSpec(oversubscription=spine_oversubscription)),
+    )

@@ -1,0 +1,246 @@
+"""Sizing: turn a design's intent into concrete switch counts and per-switch port splits.
+
+This is pure arithmetic on the design and the catalog; the builder then wires the plan.
+Conventions (see README, "How fabrics are sized"):
+- A leaf with d downlinks at s_d and u uplinks at s_u has oversubscription d*s_d / (u*s_u).
+- Uplinks spread evenly over the spines above (links per pair = u / spines), so spine counts
+  are chosen among the divisors of u: equal ECMP/adaptive-routing paths everywhere.
+- Two tiers hold at most one leaf per spine port; three tiers one pod per core port.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from designer.catalog import Catalog, Nic, Server, Switch, Technology
+from designer.model.intent.design import FabricDesign
+
+
+class SizingError(ValueError):
+    """The request cannot be built: the message states the limit that was hit."""
+
+
+@dataclass(frozen=True)
+class Resolved:
+    """The design's parts looked up in the catalog, with every default filled in."""
+
+    server: Server
+    nic: Nic
+    technology: Technology
+    leaf_switch: Switch
+    spine_switch: Switch
+    core_switch: Switch
+    gpus_per_server: int
+    ports_per_server: int
+    port_gbps: int
+    link_gbps: int
+    uplink_gbps: int
+    planes: int
+    rails: int                 # endpoints per server in one plane
+
+    @property
+    def family(self) -> str:
+        return self.technology.family
+
+
+@dataclass(frozen=True)
+class Plan:
+    """Counts for one plane; every plane is identical."""
+
+    template: str
+    tiers: int
+    servers: int
+    endpoints: int             # per plane
+    leaves: int
+    leaf_down: int             # downlink ports designed per leaf
+    leaf_up: int               # uplinks per leaf
+    pods: int                  # 1 for two tiers
+    spines_per_pod: int        # all spines for two tiers
+    spine_down: int            # designed downlinks per spine (3 tiers)
+    spine_up: int              # uplinks per spine (3 tiers)
+    core_groups_size: int      # cores per spine index (3 tiers)
+    cores: int
+    rail_su_size: int          # servers per SU for rail-optimized, else 0
+    sus: int                   # scalable units (rail-optimized), else 0
+
+    @property
+    def spines(self) -> int:
+        return self.spines_per_pod * self.pods
+
+    @property
+    def leaves_per_pod(self) -> int:
+        return math.ceil(self.leaves / self.pods)
+
+
+def resolve(design: FabricDesign, catalog: Catalog) -> Resolved:
+    """Look up every part of the design; raises UnknownPartError or SizingError."""
+    c, f = design.cluster, design.fabric
+    server = catalog.server(c.server)
+    tech = catalog.technology(f.technology)
+    nic = catalog.nic(c.nic or server.compute_nic)
+    switch = catalog.switch(f.switch)
+    tier_switch = {name: catalog.switch(f.tier(name).switch) if f.tier(name).switch else switch
+                   for name in ("leaf", "spine", "core")}
+    gpus = c.gpus_per_server or server.gpus
+    if c.ports_per_server:
+        ports = c.ports_per_server
+    elif c.gpus_per_server:
+        # Keep the server model's NIC-per-GPU ratio when only the GPU count is changed.
+        ports = max(1, round(server.compute_ports * gpus / server.gpus))
+    else:
+        ports = server.compute_ports
+    port_gbps = c.port_gbps or server.port_gbps
+    link = f.link_gbps or port_gbps
+    uplink = f.uplink_gbps or link
+    if ports % f.planes:
+        raise SizingError(
+            f"{ports} NIC ports per server cannot be split evenly over {f.planes} planes")
+    return Resolved(server, nic, tech, tier_switch["leaf"], tier_switch["spine"], tier_switch["core"],
+                    gpus, ports, port_gbps, link, uplink, f.planes, ports // f.planes)
+
+
+def _ports(switch: Switch, gbps: int, role: str) -> int:
+    n = switch.ports_at(gbps)
+    if n <= 0:
+        raise SizingError(
+            f"{role} switch {switch.name} has no {gbps}G ports (it offers {switch.radix_label()})")
+    return n
+
+
+def split_ports(n_down: int, n_up: int, s_down: int, s_up: int, ratio: float) -> tuple[int, int]:
+    """Most downlinks d, with u = ceil(d*s_down / (ratio*s_up)) uplinks, that fit one switch.
+
+    Port budgets at two speeds share the same cages, so d/n_down + u/n_up <= 1.
+    """
+    for d in range(n_down, 0, -1):
+        u = max(1, math.ceil(d * s_down / (ratio * s_up) - 1e-9))
+        if d * n_up + u * n_down <= n_down * n_up:
+            return d, u
+    raise SizingError(f"a {ratio:g}:1 oversubscription leaves no room for downlinks on this switch")
+
+
+def uplinks_for(d: int, s_down: int, s_up: int, ratio: float) -> int:
+    return max(1, math.ceil(d * s_down / (ratio * s_up) - 1e-9))
+
+
+def smallest_divisor_at_least(n: int, low: int) -> int | None:
+    """Smallest divisor of n that is >= low, or None."""
+    for k in range(max(1, low), n + 1):
+        if n % k == 0:
+            return k
+    return None
+
+
+def parse_ratio(text: str) -> float:
+    """'2:1' -> 2.0, '1.5' -> 1.5; raises ValueError with a clear message."""
+    raw = text.strip()
+    try:
+        if ":" in raw:
+            a, b = raw.split(":", 1)
+            value = float(a) / float(b)
+        else:
+            value = float(raw)
+    except (ValueError, ZeroDivisionError):
+        raise ValueError(f"malformed oversubscription ratio '{text}' (use a form like 1:1, 3:1 or 1.5)") from None
+    if not math.isfinite(value) or value <= 0:
+        raise ValueError(f"oversubscription ratio '{text}' must be positive")
+    return value
+
+
+def plan_fabric(design: FabricDesign, r: Resolved) -> Plan:
+    f = design.fabric
+    n = design.cluster.servers
+    e = r.rails
+    endpoints = n * e
+    n_leaf_down = _ports(r.leaf_switch, r.link_gbps, "leaf")
+    n_leaf_up = _ports(r.leaf_switch, r.uplink_gbps, "leaf")
+    n_spine = _ports(r.spine_switch, r.uplink_gbps, "spine")
+    d_max, u_max = split_ports(n_leaf_down, n_leaf_up, r.link_gbps, r.uplink_gbps, f.leaf.oversubscription)
+
+    rail = f.template == "rail-optimized"
+    if rail:
+        su = f.nodes_per_su
+        if su > d_max:
+            raise SizingError(
+                f"{su} nodes per SU need {su} downlinks per leaf, but {r.leaf_switch.name} has "
+                f"{d_max} at {f.leaf.oversubscription:g}:1; use at most {d_max} nodes per SU")
+        sus = math.ceil(n / su)
+        leaves = sus * e
+        leaf_down, leaf_up = su, uplinks_for(su, r.link_gbps, r.uplink_gbps, f.leaf.oversubscription)
+    else:
+        su = sus = 0
+        if f.leaf.count:
+            leaves = f.leaf.count
+            leaf_down = math.ceil(endpoints / leaves)
+        else:
+            per_leaf = (d_max // e) * e if e <= d_max else d_max
+            leaves = math.ceil(endpoints / per_leaf)
+            leaf_down = per_leaf
+        leaf_up = uplinks_for(min(leaf_down, d_max), r.link_gbps, r.uplink_gbps, f.leaf.oversubscription)
+
+    fits_two = leaves <= n_spine
+    tiers = f.tiers or (2 if fits_two else 3)
+    if tiers == 2:
+        if not fits_two and not f.spine.count:
+            cap = _capacity_text(design, r, tiers=2)
+            raise SizingError(
+                f"{_gpus(design, r):,} GPUs need {leaves} leaves, but two tiers of {r.spine_switch.name} "
+                f"hold at most {n_spine} leaves ({cap}); allow three tiers or use a larger switch")
+        spines = f.spine.count or smallest_divisor_at_least(leaf_up, math.ceil(leaves * leaf_up / n_spine))
+        return Plan(f.template, 2, n, endpoints, leaves, leaf_down, leaf_up, 1, spines, 0, 0, 0, 0, su, sus)
+
+    n_core = _ports(r.core_switch, r.uplink_gbps, "core")
+    d_s, u_s = split_ports(n_spine, n_spine, r.uplink_gbps, r.uplink_gbps, f.spine.oversubscription)
+    if rail:
+        if e > d_s:  # the pod is one SU: every SU leaf needs a port on each of its spines
+            raise SizingError(f"an SU of {e} leaves does not fit under spines with {d_s} downlinks")
+        leaves_per_pod, pods = e, sus
+    else:
+        leaves_per_pod = min(d_s, leaves)
+        pods = math.ceil(leaves / leaves_per_pod)
+        leaves_per_pod = math.ceil(leaves / pods)
+    if pods > n_core:
+        cap = _capacity_text(design, r, tiers=3)
+        raise SizingError(
+            f"{_gpus(design, r):,} GPUs need {pods} pods, but three tiers of {r.core_switch.name} "
+            f"hold at most {n_core} pods ({cap}); use a larger switch, more planes or more oversubscription")
+    if f.spine.count:
+        spines_per_pod = max(1, f.spine.count // pods)
+    else:
+        spines_per_pod = smallest_divisor_at_least(leaf_up, math.ceil(leaves_per_pod * leaf_up / d_s)) or leaf_up
+    if f.core.count:
+        group = max(1, f.core.count // spines_per_pod)
+    else:
+        group = smallest_divisor_at_least(u_s, math.ceil(pods * u_s / n_core)) or u_s
+    return Plan(f.template, 3, n, endpoints, leaves, leaf_down, leaf_up, pods, spines_per_pod,
+                d_s, u_s, group, group * spines_per_pod, su, sus)
+
+
+def _gpus(design: FabricDesign, r: Resolved) -> int:
+    return design.cluster.servers * r.gpus_per_server
+
+
+def capacity_servers(design: FabricDesign, r: Resolved, tiers: int) -> int:
+    """Most servers this design's switches and ratios can connect with `tiers` tiers."""
+    f = design.fabric
+    n_leaf_down = _ports(r.leaf_switch, r.link_gbps, "leaf")
+    n_leaf_up = _ports(r.leaf_switch, r.uplink_gbps, "leaf")
+    n_spine = _ports(r.spine_switch, r.uplink_gbps, "spine")
+    d_max, _ = split_ports(n_leaf_down, n_leaf_up, r.link_gbps, r.uplink_gbps, f.leaf.oversubscription)
+    e = r.rails
+    if f.template == "rail-optimized":
+        su = min(f.nodes_per_su, d_max)
+        if tiers == 2:
+            return (n_spine // e) * su
+        return _ports(r.core_switch, r.uplink_gbps, "core") * su
+    servers_per_leaf = d_max / e
+    if tiers == 2:
+        return math.floor(n_spine * servers_per_leaf)
+    d_s, _ = split_ports(n_spine, n_spine, r.uplink_gbps, r.uplink_gbps, f.spine.oversubscription)
+    return math.floor(_ports(r.core_switch, r.uplink_gbps, "core") * d_s * servers_per_leaf)
+
+
+def _capacity_text(design: FabricDesign, r: Resolved, tiers: int) -> str:
+    servers = capacity_servers(design, r, tiers)
+    return f"{servers * r.gpus_per_server:,} GPUs at {design.fabric.leaf.oversubscription:g}:1"

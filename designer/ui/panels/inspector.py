@@ -1,0 +1,477 @@
+"""The inspector: edits the selected tier, or the fabric when nothing is selected.
+
+Every field change builds a new design from the shown one and goes through the controller,
+which refuses designs that cannot be sized: the refusal shows inline, in red, under the
+field, and nothing changes. Problems of a valid design (more ports used than a switch has,
+oversubscription above target) come from the metrics and show in red under the form.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QComboBox,
+    QFormLayout,
+    QFrame,
+    QLabel,
+    QLineEdit,
+    QScrollArea,
+    QSpinBox,
+    QStackedWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from designer.catalog import Catalog
+from designer.model.intent.design import FabricDesign, replace_path
+from designer.model.topology.edits import tier_count, with_server, with_technology, with_tier_count, with_tiers
+from designer.model.topology.sizing import parse_ratio
+from designer.ui.canvas.layout import TIER_LABEL
+from designer.ui.theme import ERROR_HUE, FAMILY_LABEL, WARNING_HUE
+
+RATIOS = ("1:1", "1.5:1", "2:1", "3:1", "4:1")
+SPEEDS = (100, 200, 400, 800, 1600)
+TEMPLATE_NAMES = {"leaf-spine": "Leaf-spine", "fat-tree": "Fat-tree", "rail-optimized": "Rail-optimized"}
+
+
+def _speed(gbps: int) -> str:
+    return f"{gbps / 1000:g}T" if gbps >= 1000 else f"{gbps}G"
+
+
+def _ratio_text(value: float) -> str:
+    return f"{value:g}:1"
+
+
+class Hint(QLabel):
+    """A red (or amber) line under a form: why an edit was refused, or what is wrong."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.setWordWrap(True)
+        self.setTextFormat(Qt.TextFormat.RichText)
+        self.hide()
+
+    def show_lines(self, lines: list[tuple[str, str]]) -> None:
+        """`lines` of (severity, text); severity 'error' is red, anything else amber."""
+        if not lines:
+            self.clear()
+            self.hide()
+            return
+        html = "<br>".join(
+            f"<span style='color:{ERROR_HUE if sev == 'error' else WARNING_HUE}'>&#9888; {text}</span>"
+            for sev, text in lines)
+        self.setText(html)
+        self.show()
+
+
+class _Page(QWidget):
+    """A form page; subclasses fill it from a design and report edits to the inspector."""
+
+    def __init__(self, inspector: "Inspector"):
+        super().__init__()
+        self.inspector = inspector
+        self.form = QFormLayout()
+        self.form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+        self.form.setLabelAlignment(Qt.AlignmentFlag.AlignRight)
+        self.title = QLabel()
+        font = self.title.font()
+        font.setPointSizeF(font.pointSizeF() + 2)
+        font.setBold(True)
+        self.title.setFont(font)
+        self.subtitle = QLabel()
+        self.subtitle.setWordWrap(True)
+        self.subtitle.setEnabled(False)
+        self.refused = Hint()
+        self.problems = Hint()
+        box = QVBoxLayout(self)
+        box.setContentsMargins(10, 10, 10, 10)
+        box.addWidget(self.title)
+        box.addWidget(self.subtitle)
+        box.addSpacing(6)
+        box.addLayout(self.form)
+        box.addWidget(self.refused)
+        box.addWidget(self.problems)
+        box.addStretch(1)
+        self._loading = False
+
+    def add(self, label: str, widget: QWidget, tip: str) -> QWidget:
+        widget.setToolTip(tip)
+        self.form.addRow(label, widget)
+        return widget
+
+    def combo(self, label: str, tip: str, on_change) -> QComboBox:
+        box = QComboBox()
+        box.currentIndexChanged.connect(lambda _: None if self._loading else on_change())
+        return self.add(label, box, tip)
+
+    def spin(self, label: str, tip: str, on_change, low: int = 1, high: int = 1_000_000) -> QSpinBox:
+        box = QSpinBox()
+        box.setRange(low, high)
+        box.setKeyboardTracking(False)  # commit on Enter, focus out or arrows, not per keystroke
+        box.setGroupSeparatorShown(True)
+        box.setAccelerated(True)
+        box.valueChanged.connect(lambda _: None if self._loading else on_change())
+        return self.add(label, box, tip)
+
+    @staticmethod
+    def fill(box: QComboBox, items: list[tuple[str, object]], current) -> None:
+        box.clear()
+        for text, data in items:
+            box.addItem(text, data)
+        index = box.findData(current)
+        box.setCurrentIndex(index if index >= 0 else 0)
+
+    def edit(self, new: FabricDesign, field: str, text: str) -> None:
+        problem = self.inspector.commit(new, field, text)
+        self.refused.show_lines([("error", f"Not applied: {problem}")] if problem else [])
+        if problem:
+            self.inspector.reload()
+
+
+class FabricPage(_Page):
+    def __init__(self, inspector):
+        super().__init__(inspector)
+        self.title.setText("Fabric")
+        self.name = QLineEdit()
+        self.name.editingFinished.connect(self._name)
+        self.add("Name", self.name, "The design's name, shown in the title and reports")
+        self.template = self.combo("Template", "How the fabric is wired", self._template)
+        self.family = self.combo("Technology", "InfiniBand or Ethernet (RoCE)", self._family)
+        self.generation = self.combo("Generation", "Link generation and speed", self._generation)
+        self.switch = self.combo("Switch", "The switch model of every tier (a tier can override it)", self._switch)
+        self.server = self.combo("Server model", "The GPU server", self._server)
+        self.servers = self.spin("Servers", "Number of servers", self._servers)
+        self.gpus = self.spin("GPUs per server", "0 keeps the server model's GPU count", self._gpus, 0, 1024)
+        self.total = QLabel()
+        self.add("GPUs", self.total, "Servers × GPUs per server")
+        self.su = self.spin("Servers per SU", "Servers in one scalable unit (rail-optimized)", self._su, 1, 4096)
+        self.planes = self.spin("Planes", "Parallel identical fabric planes; each server's ports split over them",
+                                self._planes, 1, 16)
+        self.tiers = self.combo("Tiers", "Switch tiers: Auto picks the fewest that fit", self._tiers)
+        self.link = self.combo("Server link speed", "Speed of the server-to-leaf links", self._link)
+
+    def load(self, design: FabricDesign, catalog: Catalog, layout) -> None:
+        self._loading = True
+        f, c = design.fabric, design.cluster
+        tech = catalog.technology(f.technology)
+        self.name.setText(design.meta.name)
+        self.name.setCursorPosition(0)
+        self.fill(self.template, [(v, k) for k, v in TEMPLATE_NAMES.items()], f.template)
+        families = sorted({t.family for t in catalog.technologies.values()})
+        self.fill(self.family, [(FAMILY_LABEL.get(x, x), x) for x in families], tech.family)
+        self.fill(self.generation, [(t.name, t.id) for t in catalog.technologies.values()
+                                    if t.family == tech.family], tech.id)
+        switches = [(s.name, s.id) for s in catalog.switches.values() if s.family in (tech.family, "any")]
+        if f.switch not in dict((v, k) for k, v in switches):
+            switches.append((catalog.switch(f.switch).name, f.switch))
+        self.fill(self.switch, switches, f.switch)
+        self.fill(self.server, [(s.name, s.id) for s in catalog.servers.values()], c.server)
+        server = catalog.server(c.server)
+        self.servers.setValue(c.servers)
+        self.gpus.setSpecialValueText(f"Model default ({server.gpus})")
+        self.gpus.setValue(c.gpus_per_server or 0)
+        per = c.gpus_per_server or server.gpus
+        self.total.setText(f"<b>{c.servers * per:,}</b>")
+        self.su.setValue(f.nodes_per_su)
+        self.form.setRowVisible(self.su, f.template == "rail-optimized")
+        self.planes.setValue(f.planes)
+        auto = f"Auto ({layout.plan.tiers})" if layout is not None else "Auto"
+        self.fill(self.tiers, [(auto, None), ("2", 2), ("3", 3)], f.tiers)
+        port = c.port_gbps or server.port_gbps
+        self.fill(self.link, [(f"Auto ({_speed(port)}, the NIC port)", None)]
+                  + [(_speed(s), s) for s in SPEEDS], f.link_gbps)
+        self.subtitle.setText(f"{TEMPLATE_NAMES[f.template]} on {tech.name}. "
+                              "Click a tier on the canvas to edit its switches.")
+        self._loading = False
+
+    # each handler builds the new design from the document's design
+    def _d(self) -> FabricDesign:
+        return self.inspector.design()
+
+    def _name(self) -> None:
+        text = self.name.text().strip()
+        if text and text != self._d().meta.name:
+            self.edit(replace_path(self._d(), "meta.name", text), "meta.name", f"Rename design to “{text}”")
+
+    def _template(self) -> None:
+        value = self.template.currentData()
+        self.edit(replace_path(self._d(), "fabric.template", value), "fabric.template",
+                  f"Change template to {TEMPLATE_NAMES[value]}")
+
+    def _family(self) -> None:
+        family = self.family.currentData()
+        catalog = self.inspector.catalog
+        tech = next(t for t in catalog.technologies.values() if t.family == family)
+        self.edit(with_technology(self._d(), catalog, tech.id), "fabric.technology", f"Use {tech.name}")
+
+    def _generation(self) -> None:
+        catalog = self.inspector.catalog
+        tech = catalog.technology(self.generation.currentData())
+        self.edit(with_technology(self._d(), catalog, tech.id), "fabric.technology", f"Use {tech.name}")
+
+    def _switch(self) -> None:
+        value = self.switch.currentData()
+        name = self.inspector.catalog.switch(value).name
+        self.edit(replace_path(self._d(), "fabric.switch", value), "fabric.switch", f"Use {name} switches")
+
+    def _server(self) -> None:
+        catalog = self.inspector.catalog
+        value = self.server.currentData()
+        self.edit(with_server(self._d(), catalog, value), "cluster.server",
+                  f"Use {catalog.server(value).name} servers")
+
+    def _servers(self) -> None:
+        value = self.servers.value()
+        self.edit(replace_path(self._d(), "cluster.servers", value), "cluster.servers", f"Set servers to {value}")
+
+    def _gpus(self) -> None:
+        value = self.gpus.value() or None
+        d = self._d()
+        cluster = dataclasses.replace(d.cluster, gpus_per_server=value, ports_per_server=None)
+        text = f"Set GPUs per server to {value}" if value else "Use the server model's GPU count"
+        self.edit(dataclasses.replace(d, cluster=cluster), "cluster.gpus_per_server", text)
+
+    def _su(self) -> None:
+        value = self.su.value()
+        self.edit(replace_path(self._d(), "fabric.nodes_per_su", value), "fabric.nodes_per_su",
+                  f"Set servers per SU to {value}")
+
+    def _planes(self) -> None:
+        value = self.planes.value()
+        self.edit(replace_path(self._d(), "fabric.planes", value), "fabric.planes", f"Set planes to {value}")
+
+    def _tiers(self) -> None:
+        value = self.tiers.currentData()
+        self.edit(with_tiers(self._d(), value), "fabric.tiers",
+                  f"Use {value} tiers" if value else "Pick the tier count automatically")
+
+    def _link(self) -> None:
+        value = self.link.currentData()
+        self.edit(replace_path(self._d(), "fabric.link_gbps", value), "fabric.link_gbps",
+                  f"Set server links to {_speed(value)}" if value else "Use the NIC port speed")
+
+
+class TierPage(_Page):
+    def __init__(self, inspector):
+        super().__init__(inspector)
+        self.tier = "leaf"
+        self.switch = self.combo("Switch model", "This tier's switch; “Fabric switch” follows the fabric", self._switch)
+        self.count = self.spin("Count", "Switches per plane; Auto sizes the tier for the servers", self._count, 0)
+        self.split = QLabel()
+        self.split.setWordWrap(True)
+        self.add("Port split", self.split, "Ports per switch: down to the tier below, up to the tier above")
+        self.ratio = QComboBox()
+        self.ratio.setEditable(True)
+        self.ratio.addItems(RATIOS)
+        self.ratio.lineEdit().editingFinished.connect(self._ratio)
+        self.ratio.activated.connect(lambda _: self._ratio())
+        self.add("Oversubscription", self.ratio, "Downlink : uplink bandwidth, e.g. 1:1 (non-blocking) or 3:1")
+        self.link = self.combo("Link speed", "Speed of this tier's uplinks (switch to switch)", self._link)
+        self.planes = self.spin("Planes", "Parallel identical fabric planes (all tiers)", self._planes, 1, 16)
+        self.device = QLabel()
+        self.device.setWordWrap(True)
+        self.form.addRow(self.device)
+
+    def load(self, design: FabricDesign, catalog: Catalog, layout, tier: str, device: str | None) -> None:
+        self._loading = True
+        self.tier = tier
+        f = design.fabric
+        tech = catalog.technology(f.technology)
+        self.title.setText(f"{TIER_LABEL[tier]} tier")
+        spec = f.tier(tier)
+        fabric_switch = catalog.switch(f.switch)
+        items = [(f"Fabric switch ({fabric_switch.name})", None)]
+        items += [(s.name, s.id) for s in catalog.switches.values() if s.family in (tech.family, "any")]
+        self.fill(self.switch, items, spec.switch)
+        plan = layout.plan if layout is not None else None
+        r = layout.resolved if layout is not None else None
+        step = 1
+        if plan is not None:
+            from designer.model.topology.edits import count_step
+
+            step = count_step(design, plan, r, tier)
+            self.count.setSpecialValueText(f"Auto ({tier_count(design, plan, tier)})")
+            self.count.setSingleStep(step)
+        rail_leaf = tier == "leaf" and f.template == "rail-optimized"
+        self.count.setValue(0 if spec.count is None or rail_leaf else spec.count)
+        self.count.setEnabled(not rail_leaf)
+        self.count.setToolTip("Rail-optimized leaves are one per rail of each SU: change the servers instead"
+                              if rail_leaf else "Switches per plane; Auto sizes the tier for the servers")
+        sw = {"leaf": r.leaf_switch, "spine": r.spine_switch, "core": r.core_switch}[tier] if r else fabric_switch
+        self.split.setText(self._split_text(plan, r, sw, tier))
+        self.form.setRowVisible(self.ratio, tier != "core")
+        self.ratio.blockSignals(True)
+        self.ratio.setEditText(_ratio_text(spec.oversubscription))
+        self.ratio.blockSignals(False)
+        uplink = r.uplink_gbps if r else None
+        speeds = sorted(set(sw.speeds) | ({f.uplink_gbps} if f.uplink_gbps else set()))
+        self.fill(self.link, [(f"Auto ({_speed(uplink)})" if uplink else "Auto", None)]
+                  + [(_speed(s), s) for s in speeds], f.uplink_gbps)
+        self.planes.setValue(f.planes)
+        names = {"leaf": "the servers' leaf switches", "spine": "the spine switches", "core": "the core switches"}
+        self.subtitle.setText(f"{sw.name}: {sw.radix_label()} — {names[tier]}")
+        self.device.setText(f"<i>Selected: {self.inspector.describe(device)}</i>" if device else "")
+        self._loading = False
+
+    @staticmethod
+    def _split_text(plan, r, sw, tier) -> str:
+        if plan is None:
+            return "—"
+        if tier == "leaf":
+            down, up, s_down = plan.leaf_down, plan.leaf_up, r.link_gbps
+        elif tier == "spine":
+            if plan.tiers == 3:
+                down, up = plan.spine_down, plan.spine_up
+            else:
+                down, up = -(-plan.leaves * plan.leaf_up // max(plan.spines, 1)), 0
+            s_down = r.uplink_gbps
+        else:
+            down = -(-plan.spines * plan.spine_up // max(plan.cores, 1)) if plan.cores else 0
+            up, s_down = 0, r.uplink_gbps
+        n_down = sw.ports_at(s_down) or sw.ports_at(sw.max_gbps)
+        n_up = sw.ports_at(r.uplink_gbps) or n_down
+        used = down / n_down + (up / n_up if up else 0)
+        text = f"{down} down × {_speed(s_down)}"
+        if up:
+            text += f" + {up} up × {_speed(r.uplink_gbps)}"
+        text += f" of {n_down}"
+        if used > 1 + 1e-9:
+            return f"<span style='color:{ERROR_HUE}'><b>{text}: {used:.0%} of the switch</b></span>"
+        return text
+
+    def _d(self) -> FabricDesign:
+        return self.inspector.design()
+
+    def _switch(self) -> None:
+        value = self.switch.currentData()
+        name = self.inspector.catalog.switch(value).name if value else "the fabric switch"
+        self.edit(replace_path(self._d(), f"fabric.{self.tier}.switch", value), f"fabric.{self.tier}.switch",
+                  f"Use {name} in the {self.tier} tier")
+
+    def _count(self) -> None:
+        layout = self.inspector.layout()
+        value = self.count.value() or None
+        d = self._d()
+        new = with_tier_count(d, layout.plan, layout.resolved, self.tier, value)
+        text = f"Resize {self.tier} tier to {value}" if value else f"Size the {self.tier} tier automatically"
+        self.edit(new, f"fabric.{self.tier}.count", text)
+
+    def _ratio(self) -> None:
+        if self._loading:
+            return
+        text = self.ratio.currentText()
+        try:
+            value = parse_ratio(text)
+        except ValueError as exc:
+            self.refused.show_lines([("error", str(exc))])
+            return
+        if value == self._d().fabric.tier(self.tier).oversubscription:
+            self.refused.show_lines([])
+            return
+        self.edit(replace_path(self._d(), f"fabric.{self.tier}.oversubscription", value),
+                  f"fabric.{self.tier}.oversubscription", f"Set {self.tier} oversubscription to {value:g}:1")
+
+    def _link(self) -> None:
+        value = self.link.currentData()
+        self.edit(replace_path(self._d(), "fabric.uplink_gbps", value), "fabric.uplink_gbps",
+                  f"Set switch links to {_speed(value)}" if value else "Use the server link speed between switches")
+
+    def _planes(self) -> None:
+        value = self.planes.value()
+        self.edit(replace_path(self._d(), "fabric.planes", value), "fabric.planes", f"Set planes to {value}")
+
+
+class Inspector(QScrollArea):
+    """Shows and edits what is selected: a tier (or a device of it), else the whole fabric."""
+
+    editRefused = Signal(str)
+    """An edit was not applied because the design could not be sized; carries the reason."""
+
+    def __init__(self, controller, catalog: Catalog, parent=None):
+        super().__init__(parent)
+        self.controller = controller
+        self.catalog = catalog
+        self.setWidgetResizable(True)
+        self.setFrameShape(QFrame.Shape.NoFrame)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)  # the forms wrap instead
+        self.stack = QStackedWidget()
+        self.empty = QLabel("Nothing to inspect yet.\n\nDrag a fabric template from the palette onto the canvas.")
+        self.empty.setWordWrap(True)
+        self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.empty.setEnabled(False)
+        self.fabric_page = FabricPage(self)
+        self.tier_page = TierPage(self)
+        for page in (self.empty, self.fabric_page, self.tier_page):
+            self.stack.addWidget(page)
+        self.setWidget(self.stack)
+        self._findings = ()
+        controller.displayChanged.connect(self._on_display)
+        controller.selection.changed.connect(self.reload)
+        self.reload()
+
+    # what pages ask
+    def design(self) -> FabricDesign:
+        return self.controller.document.design
+
+    def layout(self):
+        return self.controller.display.layout
+
+    def describe(self, element: str) -> str:
+        return self.controller.describe(element)
+
+    def commit(self, new: FabricDesign, field: str, text: str) -> str | None:
+        problem = self.controller.apply_edit(new, field, text)
+        if problem:
+            self.editRefused.emit(problem)
+        return problem
+
+    def current_tier(self) -> str | None:
+        tiers = [t for t in self.controller.selection.tiers() if t != "servers"]
+        return tiers[0] if len(tiers) == 1 else None
+
+    def _on_display(self, display) -> None:
+        # A drag preview leaves the document as it is, and so the form: no rebuild per mouse move.
+        if not display.preview:
+            self.reload()
+
+    def reload(self, *_) -> None:
+        """Show the document's design (not a drag preview: the form edits the document)."""
+        design = self.controller.document.design
+        display = self.controller.display
+        layout = display.layout if display.design is design else None
+        if design is None:
+            self.stack.setCurrentWidget(self.empty)
+            return
+        tier = self.current_tier()
+        if tier is not None and (layout is None or tier in layout.rows):
+            devices = [e for e in self.controller.selection.elements if not e.startswith(("tier:", "block:", "edit:"))]
+            self.tier_page.load(design, self.catalog, layout, tier, devices[0] if len(devices) == 1 else None)
+            self.stack.setCurrentWidget(self.tier_page)
+        else:
+            self.fabric_page.load(design, self.catalog, layout)
+            self.stack.setCurrentWidget(self.fabric_page)
+        self._show_problems()
+
+    def set_findings(self, findings) -> None:
+        """Findings of the document's design, shown under the form they concern."""
+        self._findings = tuple(findings or ())
+        self._show_problems()
+
+    def _show_problems(self) -> None:
+        page = self.stack.currentWidget()
+        if not isinstance(page, _Page):
+            return
+        tier = page.tier if isinstance(page, TierPage) else None
+        lines = []
+        for f in self._findings:
+            if f.severity == "info":
+                continue
+            element = f.element or ""
+            owner = element if element in TIER_LABEL else element.split(".")[-1].rsplit("-", 1)[0]
+            if tier is None or owner == tier:
+                lines.append((f.severity, f.message))
+        more = len(lines) - 4
+        lines = lines[:4] + ([("warning", f"… and {more} more in Findings")] if more > 0 else [])
+        page.problems.show_lines(lines)

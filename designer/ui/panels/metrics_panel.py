@@ -1,0 +1,324 @@
+"""Live metrics: one card per headline figure, and the findings list.
+
+Cards show the newest computed result: the document's design, or the preview while a tier
+is being dragged (marked as such). Cost, power, cables and optics come from the BOM, the
+all-reduce card from the collective estimate; each card says so when its figure is an
+estimate or still being computed. Clicking a finding selects the element it is about.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QColor, QIcon, QPainter, QPixmap
+from PySide6.QtWidgets import (
+    QComboBox,
+    QFrame,
+    QGridLayout,
+    QHBoxLayout,
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QSizePolicy,
+    QSplitter,
+    QVBoxLayout,
+    QWidget,
+)
+
+from designer.model.common.units import duration_label, ratio_label, size_label
+from designer.ui.services.compute import ComputeResult
+from designer.ui.theme import Theme
+
+MESSAGE_SIZES = [(f"{n} {u}", n * m) for u, m in (("KiB", 1 << 10), ("MiB", 1 << 20), ("GiB", 1 << 30))
+                 for n in (1, 4, 16, 64, 256) if not (u == "GiB" and n > 16)]
+_ROLE_ELEMENT = Qt.ItemDataRole.UserRole + 1
+_UNIT = re.compile(r"^([kMGTP]?W|[TPG]b/s|GB/s|[kMB])$")
+
+
+def _si(value: float, unit: str) -> str:
+    for factor, prefix in ((1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if abs(value) >= factor:
+            scaled = value / factor
+            return f"{scaled:,.{0 if scaled >= 100 else 1}f} {prefix}{unit}"
+    return f"{value:,.0f} {unit}"
+
+
+def _money(value: float, currency: str) -> str:
+    symbol = {"USD": "$", "EUR": "€", "GBP": "£"}.get(currency, "")
+    for factor, suffix in ((1e9, " B"), (1e6, " M"), (1e3, " k")):
+        if abs(value) >= factor:
+            return f"{symbol}{value / factor:,.1f}{suffix}" + ("" if symbol else f" {currency}")
+    return f"{symbol}{value:,.0f}" + ("" if symbol else f" {currency}")
+
+
+def _bandwidth(gbps: float) -> str:
+    tbps = gbps / 1000
+    return f"{tbps / 1000:,.2f} Pb/s" if tbps >= 1000 else f"{tbps:,.1f} Tb/s"
+
+
+class MetricCard(QFrame):
+    """A title, a big value and a line or two of detail."""
+
+    def __init__(self, title: str, tip: str, parent=None):
+        super().__init__(parent)
+        self.setObjectName("metricCard")
+        self.setFrameShape(QFrame.Shape.StyledPanel)
+        self.setToolTip(tip)
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Minimum)
+        self.title = QLabel(title.upper())
+        self.title.setObjectName("cardTitle")
+        self.value = QLabel("—")
+        self.value.setObjectName("cardValue")
+        self.value.setTextFormat(Qt.TextFormat.RichText)
+        self.detail = QLabel("")
+        self.detail.setObjectName("cardDetail")
+        self.detail.setWordWrap(True)
+        self.detail.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
+        self.header = QHBoxLayout()
+        self.header.setContentsMargins(0, 0, 0, 0)
+        self.header.addWidget(self.title, 1)
+        box = QVBoxLayout(self)
+        box.setContentsMargins(10, 7, 10, 8)
+        box.setSpacing(1)
+        box.addLayout(self.header)
+        box.addWidget(self.value)
+        box.addWidget(self.detail)
+        self.setMinimumWidth(112)
+
+    def fit_detail_lines(self, lines: int = 2) -> None:
+        """Room for `lines` lines of detail, so a wrapped detail is never cut off."""
+        self.detail.setMinimumHeight(int(self.detail.fontMetrics().lineSpacing() * lines + 2))
+
+    def show_value(self, value: str, detail: str = "", tone: str | None = None) -> None:
+        number, _, unit = value.rpartition(" ")
+        if number and _UNIT.match(unit):
+            # The unit in a smaller size keeps the figure readable in a narrow card.
+            value = f"{html.escape(number)}<span style='font-size:9.5pt'>&nbsp;{html.escape(unit)}</span>"
+        self.value.setText(value)
+        self.detail.setText(detail)
+        self.value.setProperty("tone", tone or "")
+        self.value.style().unpolish(self.value)
+        self.value.style().polish(self.value)
+
+
+def _dot(color: QColor) -> QIcon:
+    pm = QPixmap(12, 12)
+    pm.fill(Qt.GlobalColor.transparent)
+    p = QPainter(pm)
+    p.setRenderHint(QPainter.RenderHint.Antialiasing, True)
+    p.setPen(Qt.PenStyle.NoPen)
+    p.setBrush(color)
+    p.drawEllipse(1, 1, 10, 10)
+    p.end()
+    return QIcon(pm)
+
+
+class MetricsPanel(QWidget):
+    """Cards and findings for the newest result."""
+
+    findingActivated = Signal(str)
+    """A finding was clicked; carries the element id it is about (a device id or a tier name)."""
+
+    messageSizeChosen = Signal(int)
+    """Another all-reduce message size was picked; carries the size in bytes."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.theme = Theme()
+        self.cards: dict[str, MetricCard] = {}
+        grid_host = QWidget()
+        grid = QGridLayout(grid_host)
+        grid.setContentsMargins(6, 6, 6, 6)
+        grid.setSpacing(6)
+        specs = [
+            ("gpus", "GPUs", "GPUs, servers and fabric endpoints"),
+            ("switches", "Switches", "Switches in all planes, by tier"),
+            ("oversub", "Oversub.", "Worst downlink : uplink bandwidth per tier (1:1 is non-blocking)"),
+            ("bisection", "Bisection", "Bandwidth across the worst halving of the fabric, and its share of full"),
+            ("hops", "Max hops", "Switches on the longest path between two GPUs"),
+            ("links", "Links", "Fabric links by tier (all planes)"),
+            ("cables", "Cables", "Cables and transceivers, from the bill of materials"),
+            ("cost", "Cost", "Network cost from the bill of materials; prices are illustrative unless a "
+                             "price book is loaded"),
+            ("power", "Power", "Network power (switches, NICs, optics) from the bill of materials"),
+            ("allreduce", "All-reduce", "Estimated bus bandwidth and time of one all-reduce over every GPU "
+                                        "(an estimate; see the collectives model)"),
+        ]
+        places = {"gpus": (0, 0, 1), "switches": (0, 1, 1), "oversub": (0, 2, 1), "bisection": (0, 3, 1),
+                  "hops": (0, 4, 1), "links": (0, 5, 1), "cables": (1, 0, 1), "cost": (1, 1, 1),
+                  "power": (1, 2, 1), "allreduce": (1, 3, 3)}
+        for key, title, tip in specs:
+            card = MetricCard(title, tip)
+            self.cards[key] = card
+            row, column, span = places[key]
+            grid.addWidget(card, row, column, 1, span)
+        for column in range(6):
+            grid.setColumnStretch(column, 1)
+        self.size_box = QComboBox()
+        self.size_box.setToolTip("Message size of the all-reduce estimate")
+        for text, value in MESSAGE_SIZES:
+            self.size_box.addItem(text, value)
+        self.size_box.setCurrentIndex(self.size_box.findData(1 << 30))
+        self.size_box.activated.connect(lambda _: self.messageSizeChosen.emit(self.size_box.currentData()))
+        self.cards["allreduce"].header.addWidget(self.size_box)
+        self.status = QLabel("")
+        self.status.setObjectName("metricsStatus")
+        grid.addWidget(self.status, 2, 0, 1, 6)
+        grid.setRowStretch(3, 1)
+
+        self.findings = QListWidget()
+        self.findings.setObjectName("findingsList")
+        self.findings.setWordWrap(True)
+        self.findings.setAlternatingRowColors(True)
+        self.findings.setToolTip("Problems and notes about the design; click one to select what it is about")
+        self.findings.itemClicked.connect(self._clicked)
+        self.findings.itemActivated.connect(self._clicked)
+        findings_box = QWidget()
+        findings_box.setMinimumWidth(210)
+        fl = QVBoxLayout(findings_box)
+        fl.setContentsMargins(6, 6, 6, 6)
+        self.findings_title = QLabel("FINDINGS")
+        self.findings_title.setObjectName("cardTitle")
+        fl.addWidget(self.findings_title)
+        fl.addWidget(self.findings, 1)
+
+        split = QSplitter(Qt.Orientation.Horizontal)
+        split.addWidget(grid_host)
+        split.addWidget(findings_box)
+        split.setStretchFactor(0, 4)
+        split.setStretchFactor(1, 1)
+        split.setChildrenCollapsible(False)
+        box = QHBoxLayout(self)
+        box.setContentsMargins(0, 0, 0, 0)
+        box.addWidget(split)
+        self.apply_theme(self.theme)
+        self.show_result(None)
+
+    def apply_theme(self, theme: Theme) -> None:
+        self.theme = theme
+        self._restyle(theme)
+        for card in self.cards.values():
+            card.fit_detail_lines(2)
+
+    def _restyle(self, theme: Theme) -> None:
+        border = theme.grid.darker(125) if not theme.dark else theme.grid.lighter(170)
+        self.setStyleSheet(f"""
+            QFrame#metricCard {{ background: {theme.background.name()}; border: 1px solid {border.name()};
+                                 border-radius: 6px; }}
+            QLabel#cardTitle {{ color: {theme.muted.name()}; font-size: 7.5pt; font-weight: 600; }}
+            QLabel#cardValue {{ font-size: 13.5pt; font-weight: 600; }}
+            QLabel#cardValue[tone="error"] {{ color: {theme.error.name()}; }}
+            QLabel#cardValue[tone="warning"] {{ color: {theme.warning.name()}; }}
+            QLabel#cardValue[tone="stale"] {{ color: {theme.muted.name()}; }}
+            QLabel#cardDetail {{ color: {theme.muted.name()}; font-size: 8pt; }}
+            QLabel#metricsStatus {{ color: {theme.muted.name()}; font-size: 8.5pt; }}
+        """)
+
+    def set_messagesize_label(self, size: int) -> None:
+        index = self.size_box.findData(size)
+        if index < 0:
+            self.size_box.addItem(size_label(size), size)
+            index = self.size_box.count() - 1
+        self.size_box.setCurrentIndex(index)
+
+    # --- results ---------------------------------------------------------------------------
+
+    def show_result(self, result: ComputeResult | None) -> None:
+        c = self.cards
+        m = result.metrics if result is not None else None
+        if result is None or result.design is None:
+            for card in c.values():
+                card.show_value("—", "")
+            self.status.setText("No design")
+            self.findings.clear()
+            self.findings_title.setText("FINDINGS")
+            return
+        if m is None:
+            for card in c.values():
+                card.show_value("—", "")
+            c["gpus"].show_value("Cannot size", result.error or "", "error")
+            self.status.setText("")
+            self._show_findings([("error", result.error or "", "")], None)
+            return
+        self.set_messagesize_label(result.design.performance.message_size_bytes)
+        c["gpus"].show_value(f"{m.gpus:,}", f"{m.servers:,} servers · {m.endpoints:,} ports"
+                             + (f" · {m.planes} planes" if m.planes > 1 else ""))
+        tiers = [t for t in ("leaf", "spine", "core") if m.switches_by_tier.get(t)]
+        c["switches"].show_value(f"{m.switches_total:,}", " · ".join(f"{t} {m.switches_by_tier[t]:,}" for t in tiers))
+        leaf, spine = m.oversubscription("leaf"), m.oversubscription("spine") if m.tiers == 3 else None
+        target = result.design.fabric.leaf.oversubscription
+        tone = "warning" if leaf is not None and leaf > target * 1.001 else None
+        detail = f"spine {ratio_label(spine)}" if m.tiers == 3 else "spine: top tier"
+        c["oversub"].show_value(ratio_label(leaf), f"leaf · {detail}", tone)
+        ratio = m.bisection_ratio
+        c["bisection"].show_value(_bandwidth(m.bisection_gbps),
+                                  f"{ratio:.0%} of full ({_bandwidth(m.full_bisection_gbps)})",
+                                  "warning" if ratio < 0.999 else None)
+        c["hops"].show_value(f"{m.max_hops}", f"same rail {m.max_hops_same_rail} · {m.tiers} tiers")
+        names = {"node-leaf": "server–leaf", "leaf-spine": "leaf–spine", "spine-core": "spine–core",
+                 "manual": "manual"}
+        c["links"].show_value(f"{m.links_total:,}", " / ".join(f"{v:,}" for v in m.links_by_tier.values()))
+        c["links"].setToolTip("Fabric links by tier (all planes): " + ", ".join(
+            f"{names.get(k, k)} {v:,}" for k, v in m.links_by_tier.items()))
+        self._show_bom(result)
+        self._show_allreduce(result)
+        parts = []
+        if result.preview:
+            parts.append("Preview while dragging")
+        parts.append(f"computed in {result.elapsed_ms:.0f} ms ({m.bisection_method} bisection)")
+        if result.bom_pending:
+            parts.append("bill of materials is being computed…")
+        if result.extras_error:
+            parts.append(f"not available: {result.extras_error}")
+        self.status.setText(" · ".join(parts))
+        findings = [(f.severity, f.message, f.element) for f in m.findings]
+        if result.bom is not None:
+            findings += [(f.severity, f.message, f.element) for f in getattr(result.bom, "findings", ())]
+        self._show_findings(findings, result)
+
+    def _show_bom(self, result: ComputeResult) -> None:
+        c = self.cards
+        bom = result.bom
+        if bom is None:
+            note = "being computed…" if result.bom_pending else "shown when the drag ends" if result.preview else "—"
+            for key in ("cables", "cost", "power"):
+                c[key].show_value("…" if result.bom_pending or result.preview else "—", note, "stale")
+            return
+        c["cables"].show_value(f"{bom.cable_count:,}", f"{bom.optics_count:,} transceivers")
+        label = "illustrative prices" if getattr(bom, "illustrative_prices", False) else "price book"
+        c["cost"].show_value(_money(bom.total_cost, bom.currency),
+                             f"{_money(bom.cost_per_gpu, bom.currency)} per GPU · {label}")
+        c["power"].show_value(_si(bom.total_power_w, "W"), f"{bom.power_per_gpu_w:,.0f} W per GPU (network)")
+
+    def _show_allreduce(self, result: ComputeResult) -> None:
+        est = result.allreduce
+        if est is None:
+            self.cards["allreduce"].show_value("—", "")
+            return
+        self.cards["allreduce"].show_value(
+            f"{est.busbw_GBps:,.0f} GB/s", f"busbw · {duration_label(est.time_us)} at {size_label(est.size_bytes)} · "
+                                           f"{est.algorithm}, {est.bottleneck}-bound · estimate")
+
+    def _show_findings(self, findings: list[tuple[str, str, str]], result) -> None:
+        self.findings.clear()
+        order = {"error": 0, "warning": 1, "info": 2}
+        findings = sorted(findings, key=lambda f: order.get(f[0], 3))
+        for severity, message, element in findings[:500]:
+            item = QListWidgetItem(_dot(self.theme.severity(severity)), message)
+            item.setData(_ROLE_ELEMENT, element)
+            item.setToolTip(f"{severity.capitalize()}: {message}" + (f"\nClick to select {element}" if element else ""))
+            self.findings.addItem(item)
+        if not findings:
+            item = QListWidgetItem(_dot(QColor("#3aa55d")), "No problems found")
+            item.setFlags(Qt.ItemFlag.ItemIsEnabled)
+            self.findings.addItem(item)
+        errors = sum(1 for f in findings if f[0] == "error")
+        warnings = sum(1 for f in findings if f[0] == "warning")
+        self.findings_title.setText(f"FINDINGS  ·  {errors} errors, {warnings} warnings" if findings else "FINDINGS")
+
+    def _clicked(self, item: QListWidgetItem) -> None:
+        element = item.data(_ROLE_ELEMENT)
+        if element:
+            self.findingActivated.emit(element)

@@ -1,0 +1,109 @@
+"""Plots (pyqtgraph): port use per tier, and all-reduce bus bandwidth against message size.
+
+The plot items are made once; each new result updates their data in place (setOpts and
+setData), which is what keeps a drag smooth.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtWidgets import QVBoxLayout, QWidget
+
+from designer.ui.services.compute import ComputeResult
+from designer.ui.theme import Theme
+
+TIERS = ("leaf", "spine", "core")
+
+
+class PlotsPanel(QWidget):
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        pg.setConfigOptions(antialias=True)
+        self.theme = Theme()
+        box = QVBoxLayout(self)
+        box.setContentsMargins(4, 4, 4, 4)
+        self.ports = pg.PlotWidget()
+        self.ports.setObjectName("portUsePlot")
+        self.ports.setTitle("Port use per tier (solid: used · pale: free)", size="9pt")
+        self.ports.setLabel("left", "ports (all switches)")
+        self.ports.getAxis("left").enableAutoSIPrefix(False)
+        self.ports.setMouseEnabled(False, False)
+        self.ports.hideButtons()
+        self.ports.setMenuEnabled(False)
+        self.used_bars = pg.BarGraphItem(x=np.arange(3), height=np.zeros(3), width=0.6, name="used")
+        self.free_bars = pg.BarGraphItem(x=np.arange(3), y0=np.zeros(3), height=np.zeros(3), width=0.6, name="free")
+        self.ports.addItem(self.used_bars)
+        self.ports.addItem(self.free_bars)
+        self.ports.getAxis("bottom").setTicks([[(i, t) for i, t in enumerate(TIERS)]])
+        box.addWidget(self.ports, 1)
+
+        self.busbw = pg.PlotWidget()
+        self.busbw.setObjectName("busbwPlot")
+        self.busbw.setTitle("All-reduce busbw (estimate)", size="9pt")
+        self.busbw.setLabel("left", "busbw (GB/s)")
+        self.busbw.setLabel("bottom", "message size (bytes)")
+        for name in ("left", "bottom"):
+            self.busbw.getAxis(name).enableAutoSIPrefix(False)  # plain bytes and GB/s on the ticks
+        self.busbw.setLogMode(x=True, y=False)
+        self.busbw.showGrid(x=True, y=True, alpha=0.25)
+        self.busbw.hideButtons()
+        self.busbw_curve = self.busbw.plot([], [])
+        self.size_marker = self.busbw.plot([], [], pen=None, symbol="d", symbolSize=12)
+        box.addWidget(self.busbw, 1)
+        self.ports.setYRange(0, 1, padding=0)
+        self._used = self._free = None
+        self._family = ""
+        self._marker = None
+        self.apply_theme(self.theme)
+
+    def apply_theme(self, theme: Theme) -> None:
+        self.theme = theme
+        for plot in (self.ports, self.busbw):
+            plot.setBackground(theme.background)
+            for name in ("left", "bottom"):
+                axis = plot.getAxis(name)
+                axis.setPen(pg.mkPen(theme.muted))
+                axis.setTextPen(pg.mkPen(theme.text))
+            plot.getPlotItem().titleLabel.setText(plot.getPlotItem().titleLabel.text, color=theme.text)
+        self.used_bars.setOpts(brushes=[theme.tier(t) for t in TIERS], pen=pg.mkPen(theme.muted))
+        free = [theme.tier_fill(t) for t in TIERS]
+        self.free_bars.setOpts(brushes=free, pen=pg.mkPen(theme.muted, style=pg.QtCore.Qt.PenStyle.DashLine))
+        self.busbw_curve.setPen(pg.mkPen(theme.family("infiniband"), width=2))
+        self.size_marker.setSymbolBrush(theme.highlight)
+        self.size_marker.setSymbolPen(pg.mkPen(theme.text))
+
+    def show_result(self, result: ComputeResult | None) -> None:
+        m = result.metrics if result is not None else None
+        used = np.zeros(3)
+        free = np.zeros(3)
+        if m is not None:
+            for i, tier in enumerate(TIERS):
+                tp = m.ports_by_tier.get(tier)
+                if tp is not None:
+                    used[i], free[i] = tp.ports_used, tp.ports_free
+        # Only changed data is handed to the plots: every update repaints them.
+        if not (np.array_equal(used, self._used) and np.array_equal(free, self._free)):
+            self._used, self._free = used, free
+            self.used_bars.setOpts(height=used)
+            self.free_bars.setOpts(y0=used, height=free)
+            self.ports.setYRange(0, max(1.0, float((used + free).max())) * 1.1, padding=0)
+        curve = result.busbw_curve if result is not None else None
+        if curve is None:
+            self.busbw_curve.setData([], [])
+            self.size_marker.setData([], [])
+            self._marker = None
+            return
+        if result.family != self._family:
+            self._family = result.family
+            self.busbw_curve.setPen(pg.mkPen(self.theme.family(result.family), width=2))
+        x, y = curve
+        old_x, old_y = self.busbw_curve.getData()
+        if old_x is None or not (np.array_equal(x, old_x) and np.allclose(y, old_y)):
+            self.busbw_curve.setData(x, y)
+        est = result.allreduce
+        if est is not None:
+            point = ([est.size_bytes], [est.busbw_GBps])
+            if point != self._marker:
+                self._marker = point
+                self.size_marker.setData(*point)

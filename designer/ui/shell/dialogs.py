@@ -1,0 +1,51 @@
+"""Every question and message box of the window, in one object.
+
+The window asks through this object only, so a test (or a headless run) can answer with a
+stand-in that has the same methods.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
+
+from designer.ui.message_box import PROJECT_FILTER, error_box
+from designer.ui.shell.autosave import Recovery
+
+
+class Dialogs:
+    def __init__(self, parent: QWidget | None = None):
+        self.parent = parent
+
+    def ask_save_changes(self, name: str) -> str:
+        """'save', 'discard' or 'cancel' for a document with unsaved changes."""
+        box = QMessageBox(QMessageBox.Icon.Warning, "Unsaved changes",
+                          f"Save the changes to “{name}” before closing it?",
+                          QMessageBox.StandardButton.Save | QMessageBox.StandardButton.Discard
+                          | QMessageBox.StandardButton.Cancel, self.parent)
+        box.setInformativeText("Your changes are lost if you don't save them.")
+        box.setDefaultButton(QMessageBox.StandardButton.Save)
+        answer = box.exec()
+        return {QMessageBox.StandardButton.Save: "save",
+                QMessageBox.StandardButton.Discard: "discard"}.get(QMessageBox.StandardButton(answer), "cancel")
+
+    def ask_recover(self, recovery: Recovery) -> bool:
+        box = QMessageBox(QMessageBox.Icon.Question, "Recover unsaved work", recovery.describe(), parent=self.parent)
+        box.setInformativeText("Recover them? If you discard them, they are gone for good.")
+        recover = box.addButton("Recover", QMessageBox.ButtonRole.AcceptRole)
+        box.addButton("Discard", QMessageBox.ButtonRole.DestructiveRole)
+        box.setDefaultButton(recover)
+        box.exec()
+        return box.clickedButton() is recover
+
+    def show_error(self, title: str, text: str, detail: str = "") -> None:
+        error_box(self.parent, title, text, detail, QMessageBox.Icon.Critical, "errorDialog")
+
+    def open_path(self, directory: str = "") -> str | None:
+        path, _ = QFileDialog.getOpenFileName(self.parent, "Open design", directory, PROJECT_FILTER)
+        return path or None
+
+    def save_path(self, suggestion: str = "") -> str | None:
+        path, _ = QFileDialog.getSaveFileName(self.parent, "Save design as", suggestion, PROJECT_FILTER)
+        if path and "." not in path.rsplit("/", 1)[-1]:
+            path += ".json"
+        return path or None

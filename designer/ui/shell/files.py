@@ -1,0 +1,112 @@
+"""File > New, Open, Save, Save As and Open Recent, with the unsaved-changes question.
+
+Opening reads and checks the whole file before anything changes: a bad file shows one
+clear message and the open design stays as it was. Saving is atomic (designer.io.atomic).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import QObject, QSettings, Signal
+
+from designer.io.project import ProjectFileError, load_design, save_design
+from designer.ui.editing.document import Document
+from designer.ui.shell.dialogs import Dialogs
+
+MAX_RECENT = 8
+
+
+class FileController(QObject):
+    recentChanged = Signal(list)
+    """The recent-files list changed; carries the paths (str), most recent first."""
+
+    def __init__(self, document: Document, dialogs: Dialogs, settings: QSettings, parent=None):
+        super().__init__(parent)
+        self.document = document
+        self.dialogs = dialogs
+        self.settings = settings
+
+    # --- recent files ------------------------------------------------------------------------
+
+    def recent(self) -> list[str]:
+        value = self.settings.value("recent_files", [])
+        if isinstance(value, str):
+            value = [value]
+        return [str(v) for v in (value or [])]
+
+    def _remember(self, path: Path) -> None:
+        text = str(Path(path).resolve())
+        items = [text] + [p for p in self.recent() if p != text]
+        self.settings.setValue("recent_files", items[:MAX_RECENT])
+        self.settings.sync()
+        self.recentChanged.emit(items[:MAX_RECENT])
+
+    def forget(self, path: str) -> None:
+        items = [p for p in self.recent() if p != path]
+        self.settings.setValue("recent_files", items)
+        self.recentChanged.emit(items)
+
+    # --- the commands -----------------------------------------------------------------------
+
+    def maybe_save(self) -> bool:
+        """True when the current document may be replaced (saved, discarded, or unchanged)."""
+        if not self.document.modified or self.document.design is None:
+            return True
+        answer = self.dialogs.ask_save_changes(self.document.display_name())
+        if answer == "save":
+            return self.save()
+        return answer == "discard"
+
+    def new(self) -> bool:
+        if not self.maybe_save():
+            return False
+        self.document.load(None)
+        return True
+
+    def open(self, path: str | Path | None = None, ask: bool = True) -> bool:
+        """Open `path` (or ask for one). On a bad file: a message, and nothing changes."""
+        if ask and not self.maybe_save():
+            return False
+        if path is None:
+            start = str(self.document.path.parent) if self.document.path else ""
+            path = self.dialogs.open_path(start)
+            if path is None:
+                return False
+        path = Path(path)
+        try:
+            design = load_design(path)
+        except ProjectFileError as exc:
+            self.dialogs.show_error("Cannot open design", f"“{path.name}” could not be opened.", str(exc))
+            return False
+        self.document.load(design, path)
+        self._remember(path)
+        return True
+
+    def save(self) -> bool:
+        if self.document.design is None:
+            return False
+        if self.document.path is None:
+            return self.save_as()
+        return self._write(self.document.path)
+
+    def save_as(self) -> bool:
+        design = self.document.design
+        if design is None:
+            return False
+        suggestion = str(self.document.path) if self.document.path else f"{design.meta.name}.json"
+        path = self.dialogs.save_path(suggestion)
+        if path is None:
+            return False
+        return self._write(Path(path))
+
+    def _write(self, path: Path) -> bool:
+        try:
+            save_design(self.document.design, path)
+        except OSError as exc:
+            self.dialogs.show_error("Cannot save design", f"“{path.name}” could not be written.",
+                                    exc.strerror or str(exc))
+            return False
+        self.document.mark_saved(path)
+        self._remember(path)
+        return True

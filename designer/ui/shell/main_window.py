@@ -1,0 +1,510 @@
+"""The designer window: menus, toolbar, status bar and the dockable panels around the canvas.
+
+The window wires parts together and owns their lifetimes; it holds no design state. The
+document holds the design, the controller turns gestures into commands, the compute
+service derives results off the UI thread, and every view follows their signals.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import shiboken6
+from PySide6.QtCore import QEvent, QSettings, QSize, Qt
+from PySide6.QtGui import QAction, QGuiApplication, QIcon, QKeySequence
+from PySide6.QtWidgets import QApplication, QDockWidget, QLabel, QMainWindow, QMenu, QStyle, QToolBar
+
+from designer import __version__
+from designer.catalog import Catalog, default_catalog
+from designer.model.intent.design import FabricDesign, replace_path
+from designer.model.topology.edits import with_tier_count
+from designer.ui.blocks import BLOCKS
+from designer.ui.canvas.scene import FabricScene
+from designer.ui.canvas.view import FabricView
+from designer.ui.compare.launcher import CompareLauncher
+from designer.ui.editing.controller import DesignController
+from designer.ui.editing.document import Document
+from designer.ui.panels.inspector import Inspector
+from designer.ui.panels.metrics_panel import MetricsPanel
+from designer.ui.panels.palette import PaletteWidget
+from designer.ui.panels.plots_panel import PlotsPanel
+from designer.ui.present.presentation_mode import PresentationMode
+from designer.ui.services.compute import ComputeResult, ComputeService
+from designer.ui.shell import paths
+from designer.ui.shell.autosave import AUTOSAVE_INTERVAL_MS, AutosaveManager, find_recoverable
+from designer.ui.shell.dialogs import Dialogs
+from designer.ui.shell.files import FileController
+from designer.ui.theme import Theme
+
+CANVAS_HELP = """<b>Canvas</b><br>
+Drag a template or building block from the palette onto the canvas.<br>
+Drag the round handle at the end of a tier to grow or shrink it.<br>
+Drag from a switch to a switch of another tier to add a link.<br>
+Click to select, Ctrl+click to add, drag on the background to select an area.<br>
+Wheel: zoom · middle button or Space+drag: pan · F: fit to window · Delete: remove."""
+
+
+def _icon(widget, theme_name: str, fallback: QStyle.StandardPixmap) -> QIcon:
+    icon = QIcon.fromTheme(theme_name)
+    return icon if not icon.isNull() else widget.style().standardIcon(fallback)
+
+
+class MainWindow(QMainWindow):
+    """One document per window."""
+
+    def __init__(self, catalog: Catalog | None = None, dialogs: Dialogs | None = None,
+                 synchronous: bool = False, autosave_interval_ms: int = AUTOSAVE_INTERVAL_MS,
+                 settings: QSettings | None = None, persist: bool = True):
+        """`persist=False` neither reads nor writes the user's settings (screenshots)."""
+        super().__init__()
+        self.persist = persist
+        self.catalog = catalog or default_catalog()
+        self.dialogs = dialogs or Dialogs(self)
+        self.settings = settings or QSettings(str(paths.settings_file()), QSettings.Format.IniFormat)
+        self.document = Document(parent=self)
+        self.compute = ComputeService(self.catalog, synchronous=synchronous, parent=self)
+        self.controller = DesignController(self.document, self.catalog, self.compute, parent=self)
+        self.files = FileController(self.document, self.dialogs, self.settings, parent=self)
+        self.autosave = AutosaveManager(self.document, paths.autosave_dir(), autosave_interval_ms, parent=self)
+        self.theme = Theme(self.palette())
+        self._closed = False
+        self.spawned_windows: list = []   # designer windows opened from this one (Compare > Open)
+
+        self.scene = FabricScene(self.controller, self.theme, parent=self)
+        self.view = FabricView(self.scene)
+        self.view.setObjectName("canvas")
+        self.setCentralWidget(self.view)
+        self.palette_panel = PaletteWidget(self.catalog)
+        self.inspector = Inspector(self.controller, self.catalog)
+        self.metrics = MetricsPanel()
+        self.plots = PlotsPanel()
+        # The side columns run the full height; the metrics sit under the canvas.
+        self.setCorner(Qt.Corner.BottomLeftCorner, Qt.DockWidgetArea.LeftDockWidgetArea)
+        self.setCorner(Qt.Corner.BottomRightCorner, Qt.DockWidgetArea.RightDockWidgetArea)
+        self.docks = {
+            "palette": self._dock("Palette", self.palette_panel, Qt.DockWidgetArea.LeftDockWidgetArea),
+            "inspector": self._dock("Inspector", self.inspector, Qt.DockWidgetArea.RightDockWidgetArea),
+            "plots": self._dock("Plots", self.plots, Qt.DockWidgetArea.RightDockWidgetArea),
+            "metrics": self._dock("Metrics", self.metrics, Qt.DockWidgetArea.BottomDockWidgetArea),
+        }
+        self._layout_pending = True
+
+        self._make_actions()
+        self._make_menus()
+        self._make_toolbar()
+        self._make_status_bar()
+        self._wire()
+        self._apply_theme()
+        self._restore_settings()
+        self._update_title()
+        self._on_selection()
+        self.palette_panel.set_technology(self.controller.default_technology)
+        self.setAcceptDrops(False)
+
+    # --- construction --------------------------------------------------------------------------
+
+    def _dock(self, title: str, widget, area) -> QDockWidget:
+        dock = QDockWidget(title, self)
+        dock.setObjectName(f"{title.lower()}Dock")
+        dock.setWidget(widget)
+        dock.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetMovable
+                         | QDockWidget.DockWidgetFeature.DockWidgetFloatable
+                         | QDockWidget.DockWidgetFeature.DockWidgetClosable)
+        self.addDockWidget(area, dock)
+        return dock
+
+    def _action(self, text: str, slot, shortcut=None, tip: str = "", icon: QIcon | None = None) -> QAction:
+        action = QAction(text, self)
+        if shortcut is not None:
+            action.setShortcut(QKeySequence(shortcut))
+        if tip:
+            action.setToolTip(tip)
+            action.setStatusTip(tip)
+        if icon is not None:
+            action.setIcon(icon)
+        action.triggered.connect(slot)
+        self.addAction(action)
+        return action
+
+    def _make_actions(self) -> None:
+        S = QKeySequence.StandardKey
+        SP = QStyle.StandardPixmap
+        a = {}
+        a["new"] = self._action("&New", self.files.new, S.New, "Start a new, empty design",
+                                _icon(self, "document-new", SP.SP_FileIcon))
+        a["open"] = self._action("&Open…", lambda: self.files.open(), S.Open, "Open a design file",
+                                 _icon(self, "document-open", SP.SP_DialogOpenButton))
+        a["save"] = self._action("&Save", self.files.save, S.Save, "Save the design",
+                                 _icon(self, "document-save", SP.SP_DialogSaveButton))
+        a["save_as"] = self._action("Save &As…", self.files.save_as, S.SaveAs, "Save the design under a new name")
+        a["quit"] = self._action("&Quit", self.close, S.Quit, "Close the window")
+        stack = self.document.undo_stack
+        a["undo"] = stack.createUndoAction(self, "&Undo")
+        a["undo"].setShortcut(QKeySequence(S.Undo))
+        a["undo"].setIcon(_icon(self, "edit-undo", SP.SP_ArrowBack))
+        a["redo"] = stack.createRedoAction(self, "&Redo")
+        a["redo"].setShortcut(QKeySequence(S.Redo))
+        a["redo"].setIcon(_icon(self, "edit-redo", SP.SP_ArrowForward))
+        for key in ("undo", "redo"):
+            self.addAction(a[key])
+        a["delete"] = self._action("&Delete", self.controller.delete_selection, S.Delete,
+                                   "Remove the selection: a core tier, switches, manual links or the fabric",
+                                   _icon(self, "edit-delete", SP.SP_TrashIcon))
+        a["select_all"] = self._action("Select &All", self.controller.select_all, S.SelectAll, "Select every tier")
+        a["fit"] = self._action("&Fit to Window", self.view.fit, "F", "Show the whole fabric",
+                                _icon(self, "zoom-fit-best", SP.SP_TitleBarMaxButton))
+        a["zoom_in"] = self._action("Zoom &In", lambda: self.view.zoom_by(1.4), S.ZoomIn, "Zoom in",
+                                    _icon(self, "zoom-in", SP.SP_ArrowUp))
+        a["zoom_out"] = self._action("Zoom &Out", lambda: self.view.zoom_by(1 / 1.4), S.ZoomOut, "Zoom out",
+                                     _icon(self, "zoom-out", SP.SP_ArrowDown))
+        a["zoom_reset"] = self._action("&Actual Size", lambda: self.view.set_zoom(1.0), "Ctrl+0",
+                                       "One scene unit per pixel: every switch drawn on its own")
+        a["legend"] = self._action("&Legend", self.view.set_legend_visible, None, "Show what the colours mean")
+        a["legend"].setCheckable(True)
+        a["legend"].setChecked(True)
+        a["auto_size"] = self._action("Size Tier &Automatically", self._auto_size_selected, None,
+                                      "Let the sizing choose this tier's switch count")
+        a["help_canvas"] = self._action("&Canvas Controls", self._show_canvas_help, S.HelpContents,
+                                        "How to work on the canvas")
+        a["about"] = self._action("&About Fabric Designer", self._show_about, None, "Version and licence")
+        self.actions_ = a
+
+    def _make_menus(self) -> None:
+        a = self.actions_
+        bar = self.menuBar()
+        file_menu = bar.addMenu("&File")
+        for key in ("new", "open"):
+            file_menu.addAction(a[key])
+        self.recent_menu = file_menu.addMenu("Open &Recent")
+        file_menu.addSeparator()
+        file_menu.addAction(a["save"])
+        file_menu.addAction(a["save_as"])
+        file_menu.addSeparator()
+        file_menu.addAction(a["quit"])
+        edit = bar.addMenu("&Edit")
+        edit.addAction(a["undo"])
+        edit.addAction(a["redo"])
+        edit.addSeparator()
+        self._add_blocks_menu(edit, "A&dd to Canvas")
+        edit.addAction(a["delete"])
+        edit.addAction(a["select_all"])
+        edit.addAction(a["auto_size"])
+        view = bar.addMenu("&View")
+        for key in ("fit", "zoom_in", "zoom_out", "zoom_reset"):
+            view.addAction(a[key])
+        view.addSeparator()
+        view.addAction(a["legend"])
+        view.addSeparator()
+        self.presentation = PresentationMode.install(self, view)
+        view.addSeparator()
+        panels = view.addMenu("&Panels")
+        for dock in self.docks.values():
+            panels.addAction(dock.toggleViewAction())
+        self.compare_launcher = CompareLauncher(self, self.document, self.catalog, self.compute.synchronous)
+        self.compare_launcher.openDesignRequested.connect(self.open_in_new_window)
+        bar.addMenu(self.compare_launcher.menu)
+        help_menu = bar.addMenu("&Help")
+        help_menu.addAction(a["help_canvas"])
+        help_menu.addAction(a["about"])
+        self._fill_recent(self.files.recent())
+
+    def _add_blocks_menu(self, parent, title: str) -> None:
+        """A submenu that drops each palette building block, as the Edit and context menus offer."""
+        add = parent.addMenu(title)
+        for block in BLOCKS:
+            action = add.addAction(block.title)
+            action.setStatusTip(block.detail)
+            action.triggered.connect(lambda _=False, b=block.id: self.controller.drop_block(b))
+
+    def _make_toolbar(self) -> None:
+        a = self.actions_
+        bar = QToolBar("Main toolbar", self)
+        bar.setObjectName("mainToolbar")
+        bar.setIconSize(QSize(20, 20))
+        bar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        for key in ("new", "open", "save", None, "undo", "redo", None, "delete", None, "fit", "zoom_in", "zoom_out"):
+            if key is None:
+                bar.addSeparator()
+            elif key in ("undo", "redo"):
+                bar.addAction(self._short_twin(a[key], "Undo" if key == "undo" else "Redo"))
+            else:
+                bar.addAction(a[key])
+        self.addToolBar(Qt.ToolBarArea.TopToolBarArea, bar)
+        self.toolbar = bar
+
+    def _short_twin(self, action: QAction, label: str) -> QAction:
+        """A toolbar copy of the undo/redo action with a fixed label, so the toolbar does not
+        jump as the step's name changes; the name shows in its tooltip and in the Edit menu."""
+        twin = QAction(action.icon(), label, self)
+        twin.triggered.connect(action.trigger)
+        shortcut = action.shortcut().toString(QKeySequence.SequenceFormat.NativeText)
+
+        def follow() -> None:
+            if not (shiboken6.isValid(twin) and shiboken6.isValid(action)):
+                return  # the window is going away
+            twin.setEnabled(action.isEnabled())
+            twin.setToolTip(f"{action.text().replace('&', '')} ({shortcut})")
+
+        action.changed.connect(follow)
+        follow()
+        return twin
+
+    def _make_status_bar(self) -> None:
+        status = self.statusBar()
+        self.compute_label = QLabel("")
+        self.compute_label.setToolTip("Metrics are computed in the background after each change")
+        self.zoom_label = QLabel("")
+        self.zoom_label.setToolTip("Horizontal zoom of the canvas")
+        status.addPermanentWidget(self.compute_label)
+        status.addPermanentWidget(self.zoom_label)
+
+    def _wire(self) -> None:
+        doc = self.document
+        doc.designChanged.connect(self._on_design)
+        # Bound methods only (no lambdas): Qt drops the connections when the window goes away.
+        doc.pathChanged.connect(self._update_title)
+        doc.modifiedChanged.connect(self._update_title)
+        doc.undo_stack.indexChanged.connect(self._update_title)
+        self.compute.resultReady.connect(self._on_result)
+        self.compute.busyChanged.connect(self._on_busy)
+        self.controller.message.connect(self._show_message)
+        self.controller.selection.changed.connect(self._on_selection)
+        self.view.zoomChanged.connect(self._show_zoom)
+        self.view.contextMenuRequested.connect(self._context_menu)
+        self.palette_panel.tree.activatedBlock.connect(self.controller.drop_block)
+        self.palette_panel.technologyChosen.connect(self._set_default_technology)
+        self.metrics.findingActivated.connect(self._focus_finding)
+        self.metrics.messageSizeChosen.connect(self._set_message_size)
+        self.inspector.editRefused.connect(self._show_refusal)
+        self.files.recentChanged.connect(self._fill_recent)
+        QGuiApplication.styleHints().colorSchemeChanged.connect(self._apply_theme)
+
+    # --- startup and shutdown -------------------------------------------------------------------
+
+    def open_in_new_window(self, design: FabricDesign, path: str | Path | None, modified: bool) -> "MainWindow":
+        """A designer window of its own for `design`, sharing this window's catalog and settings."""
+        window = MainWindow(catalog=self.catalog, synchronous=self.compute.synchronous,
+                            settings=self.settings, persist=False)
+        window.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        window.document.load(design, path, modified=modified)
+        window.resize(self.size())
+        window.show()
+        window.startup(None, recover=False, autosave=self.autosave.timer.isActive())
+        # Kept alive here: a top-level window without an owner would be collected.
+        self.spawned_windows = [w for w in self.spawned_windows if shiboken6.isValid(w)] + [window]
+        return window
+
+    def startup(self, path: str | Path | None = None, recover: bool = True, autosave: bool = True) -> None:
+        """Offer crash recovery, then open `path` (a bad file shows its message), then start autosaving."""
+        recovered = False
+        if recover:
+            for recovery in find_recoverable(paths.autosave_dir()):
+                if not recovered and self.dialogs.ask_recover(recovery):
+                    self.document.load(recovery.design, recovery.source, modified=True)
+                    recovered = True
+                    recovery.discard()
+                elif not recovered:
+                    recovery.discard()
+        if not recovered and path is not None:
+            self.files.open(path, ask=False)
+        if autosave:
+            self.autosave.start()
+
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        if self._layout_pending:
+            self._layout_pending = False
+            self._initial_dock_sizes()
+
+    def _initial_dock_sizes(self) -> None:
+        """Dock sizes for a first start (later starts restore the user's own)."""
+        self.layout().activate()
+        self.resizeDocks([self.docks["palette"], self.docks["inspector"]], [215, 380], Qt.Orientation.Horizontal)
+        column = self.height() - 110
+        plots = min(400, max(280, column - 470))  # the inspector's fabric form fits above
+        self.resizeDocks([self.docks["inspector"], self.docks["plots"]], [column - plots, plots],
+                         Qt.Orientation.Vertical)
+        self.resizeDocks([self.docks["metrics"]], [270], Qt.Orientation.Vertical)
+
+    def close_without_asking(self) -> None:
+        """Close when told to from outside (SIGTERM): no question; the autosave keeps the work."""
+        self._ask_on_close = False
+        self.close()
+
+    def closeEvent(self, event) -> None:
+        if self._closed:
+            event.accept()
+            return
+        self.view.cancel_gesture()
+        if getattr(self, "_ask_on_close", True) and not self.files.maybe_save():
+            event.ignore()
+            return
+        self.shutdown()
+        event.accept()
+
+    def shutdown(self) -> None:
+        """Stop everything that runs on its own: the compute thread, timers, the autosave. Idempotent."""
+        if self._closed:
+            return
+        self._closed = True
+        self.view.cancel_gesture()
+        self.compute.shutdown()
+        self.compare_launcher.shutdown()
+        self.autosave.stop()
+        self.statusBar().clearMessage()  # its timeout timer
+        if self.persist:
+            self.settings.setValue("geometry", self.saveGeometry())
+            self.settings.setValue("window_state", self.saveState())
+            self.settings.setValue("legend", self.actions_["legend"].isChecked())
+            self.settings.sync()
+
+    def _restore_settings(self) -> None:
+        if not self.persist:
+            self.resize(1500, 950)
+            return
+        geometry = self.settings.value("geometry")
+        if geometry is not None:
+            self.restoreGeometry(geometry)
+        else:
+            self.resize(1500, 950)
+        state = self.settings.value("window_state")
+        if state is not None and self.restoreState(state):
+            self._layout_pending = False
+        legend = self.settings.value("legend", True)
+        visible = legend not in (False, "false", "0")
+        self.actions_["legend"].setChecked(visible)
+        self.view.set_legend_visible(visible)
+
+    # --- following the document and the results -----------------------------------------------------
+
+    def _on_design(self, design: FabricDesign | None) -> None:
+        self._update_title()
+        if design is not None:
+            self.palette_panel.set_technology(design.fabric.technology)
+        self._on_selection()
+
+    def _show_message(self, text: str) -> None:
+        self.statusBar().showMessage(text, 8000)
+
+    def _show_refusal(self, text: str) -> None:
+        self.statusBar().showMessage(f"Not applied: {text}", 8000)
+
+    def _show_zoom(self, sx: float) -> None:
+        self.zoom_label.setText(f"Zoom {sx:.0%}")
+
+    def _update_title(self, *_) -> None:
+        design = self.document.design
+        name = self.document.display_name()
+        detail = f" — {design.meta.name}" if design is not None and self.document.path else ""
+        self.setWindowTitle(f"{name}[*]{detail} — Fabric Designer")
+        self.setWindowModified(self.document.modified)
+        has = design is not None
+        for key in ("save", "save_as", "select_all", "fit"):
+            self.actions_[key].setEnabled(has)
+
+    def _on_result(self, result: ComputeResult) -> None:
+        self.metrics.show_result(result)
+        self.plots.show_result(result)
+        findings = result.metrics.findings if result.metrics is not None else ()
+        self.scene.set_findings(findings)
+        if not result.preview:
+            self.inspector.set_findings(findings)
+        self.view.header.update()
+
+    def _on_busy(self, busy: bool) -> None:
+        latest = self.compute.latest
+        if busy:
+            self.compute_label.setText("Computing…")
+        elif latest is not None and latest.metrics is not None:
+            self.compute_label.setText(f"Metrics up to date ({latest.elapsed_ms:.0f} ms)")
+        else:
+            self.compute_label.setText("")
+
+    def _on_selection(self) -> None:
+        elements = self.controller.selection.elements
+        self.actions_["delete"].setEnabled(bool(elements))
+        tiers = [t for t in self.controller.selection.tiers() if t != "servers"]
+        self.actions_["auto_size"].setEnabled(len(tiers) == 1)
+
+    # --- actions -----------------------------------------------------------------------------------
+
+    def _fill_recent(self, items: list[str]) -> None:
+        self.recent_menu.clear()
+        for k, item in enumerate(items):
+            action = self.recent_menu.addAction(f"&{k + 1} {Path(item).name}")
+            action.setToolTip(item)
+            action.setStatusTip(item)
+            action.triggered.connect(lambda _=False, p=item: self.files.open(p))
+        self.recent_menu.setEnabled(bool(items))
+
+    def _set_default_technology(self, tech_id: str) -> None:
+        self.controller.default_technology = tech_id
+
+    def _set_message_size(self, size: int) -> None:
+        design = self.document.design
+        if design is None or design.performance.message_size_bytes == size:
+            return
+        text = self.metrics.size_box.currentText()
+        self.controller.apply_edit(replace_path(design, "performance.message_size_bytes", size),
+                                   "performance.message_size_bytes", f"Estimate all-reduce at {text}")
+
+    def _focus_finding(self, element: str) -> None:
+        self.controller.focus(element)
+        self.view.setFocus()
+
+    def _auto_size_selected(self) -> None:
+        tiers = [t for t in self.controller.selection.tiers() if t != "servers"]
+        layout = self.controller.display.layout
+        design = self.document.design
+        if len(tiers) != 1 or layout is None or design is None:
+            return
+        tier = tiers[0]
+        new = with_tier_count(design, layout.plan, layout.resolved, tier, None)
+        self.controller.apply_edit(new, f"fabric.{tier}.count", f"Size the {tier} tier automatically")
+
+    def _context_menu(self, element, global_pos) -> None:
+        a = self.actions_
+        menu = QMenu(self)
+        if element is not None:
+            title = menu.addAction(self.controller.describe(element).split("\n")[0])
+            title.setEnabled(False)
+            menu.addSeparator()
+            inspect = menu.addAction("Inspect")
+            inspect.triggered.connect(lambda: (self.docks["inspector"].show(), self.docks["inspector"].raise_()))
+            menu.addAction(a["delete"])
+            menu.addAction(a["auto_size"])
+            menu.addSeparator()
+        self._add_blocks_menu(menu, "Add to Canvas")
+        menu.addAction(a["select_all"])
+        menu.addSeparator()
+        for key in ("fit", "zoom_in", "zoom_out"):
+            menu.addAction(a[key])
+        menu.exec(global_pos)
+
+    def _show_canvas_help(self) -> None:
+        from PySide6.QtWidgets import QMessageBox
+
+        QMessageBox.information(self, "Canvas controls", CANVAS_HELP)
+
+    def _show_about(self) -> None:
+        from PySide6.QtWidgets import QMessageBox
+
+        QMessageBox.about(self, "About Fabric Designer",
+                          f"<b>Fabric Designer {__version__}</b><br>Design, size and compare InfiniBand and "
+                          "Ethernet compute fabrics for GPU clusters.")
+
+    # --- light and dark ----------------------------------------------------------------------------
+
+    def changeEvent(self, event) -> None:
+        if event.type() == QEvent.Type.PaletteChange:
+            self._apply_theme()
+        super().changeEvent(event)
+
+    def _apply_theme(self, *_) -> None:
+        if not hasattr(self, "plots"):
+            return
+        self.theme = Theme(QApplication.palette())
+        self.scene.set_theme(self.theme)
+        self.view.set_theme(self.theme)
+        self.metrics.apply_theme(self.theme)
+        self.plots.apply_theme(self.theme)
