@@ -10,7 +10,7 @@ DESIGNER = ROOT / "designer"
 
 MODEL_STAGES = ["common", "intent", "topology", "physical", "performance", "decisions"]
 # The window's packages from the foundations up ("" is designer/ui's own modules but app.py).
-UI_ORDER = ["", "services", "canvas", "editing", "panels", "export", "present", "compare", "shell"]
+UI_ORDER = ["", "services", "canvas", "editing", "panels", "export", "present", "compare", "explore", "shell"]
 
 
 def _module(path: pathlib.Path) -> str:

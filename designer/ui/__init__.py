@@ -11,6 +11,7 @@ Packages, from the foundations up; each may import those before it, never one af
 - export: the diagram as SVG, PDF or PNG, and the PDF report;
 - present: presentation mode and slides;
 - compare: the Compare window and the Compare menu;
+- explore: the design-space sweep with its Pareto front (Tools > Explore Design Space);
 - shell: the main window, its files, dialogs, autosave and settings paths.
 Every package may import designer.model, designer.catalog and designer.io.
 """

@@ -131,6 +131,19 @@ class CompareLauncher(QObject):
             return False
         return self._open(entries)
 
+    def compare_with_design(self, design, note: str = "") -> bool:
+        """Add `design` (made elsewhere, unsaved) to the comparison on screen, or compare it with the open design."""
+        entry = Entry(design, None, (note,) if note else (), unsaved=True)
+        shown = list(self.window.entries) if self.window is not None and self.window.isVisible() else []
+        if 2 <= len(shown) < MAX_DESIGNS:
+            return self._open(shown + [entry])   # joins the comparison on screen
+        current = self._current()
+        if current is None:
+            self.dialogs.show_error("Nothing to compare", "A comparison needs two designs.",
+                                    "Open a design first, then add this one to Compare.")
+            return False
+        return self._open([current, entry])
+
     def _open(self, entries: list[Entry]) -> bool:
         window = self._compare_window()
         if not window.set_entries(entries):

@@ -33,6 +33,7 @@ from designer.ui.services.compute import ComputeResult, ComputeService
 from designer.ui.shell import paths
 from designer.ui.shell.autosave import AUTOSAVE_INTERVAL_MS, AutosaveManager, find_recoverable
 from designer.ui.shell.dialogs import Dialogs
+from designer.ui.shell.explore_actions import ExploreActions
 from designer.ui.shell.files import FileController
 from designer.ui.theme import Theme
 
@@ -203,6 +204,8 @@ class MainWindow(QMainWindow):
         self.compare_launcher = CompareLauncher(self, self.document, self.catalog, self.compute.synchronous)
         self.compare_launcher.openDesignRequested.connect(self.open_in_new_window)
         bar.addMenu(self.compare_launcher.menu)
+        tools = bar.addMenu("&Tools")
+        self.explore = ExploreActions(self, tools)
         help_menu = bar.addMenu("&Help")
         help_menu.addAction(a["help_canvas"])
         help_menu.addAction(a["about"])
@@ -350,6 +353,7 @@ class MainWindow(QMainWindow):
         self.view.cancel_gesture()
         self.compute.shutdown()
         self.compare_launcher.shutdown()
+        self.explore.shutdown()
         self.autosave.stop()
         self.statusBar().clearMessage()  # its timeout timer
         if self.persist:

@@ -1,0 +1,472 @@
+"""Tools > Explore Design Space: sweep one cluster's fabrics and pick from the Pareto front.
+
+The form sets the axes of the sweep (technologies, oversubscriptions, planes, tiers,
+templates) and what is measured (a collective at a message size). Run sweeps off the UI
+thread with progress and cancel; the scatter shows every built design, coloured by fabric
+family, with the Pareto front of the chosen axes drawn as a line through ringed points.
+Hover a point for its figures; click it (or a table row) to select it, then open it as a
+design of its own or add it to Compare beside the open design.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QCheckBox,
+    QComboBox,
+    QFormLayout,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QMainWindow,
+    QProgressBar,
+    QPushButton,
+    QSpinBox,
+    QSplitter,
+    QTableWidget,
+    QTableWidgetItem,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from designer.catalog import Catalog
+from designer.model.common.units import duration_label, parse_size, size_label
+from designer.model.decisions.design_space import SweepPoint, SweepResult, SweepSpec, pareto
+from designer.model.intent.design import FabricDesign
+from designer.model.topology.presets import TEMPLATES
+from designer.model.topology.sizing import parse_ratio
+from designer.ui.explore.explore_service import SweepService
+from designer.ui.theme import FAMILY_LABEL, Theme
+
+# Axes a user can pick: (attribute, label, unit scale, unit). Lower is better on every one.
+X_AXES = {"capex": ("capex_usd", "Capex", 1e-6, "$M"), "tco": ("tco_usd", "TCO", 1e-6, "$M"),
+          "power": ("power_w", "Network power", 1e-3, "kW")}
+Y_AXES = {"time": ("time_us", "Collective time", 1e-3, "ms"), "power": ("power_w", "Network power", 1e-3, "kW"),
+          "tco": ("tco_usd", "TCO", 1e-6, "$M"), "switches": ("switches", "Switches", 1.0, "")}
+COLLECTIVES = ("allreduce", "allgather", "reducescatter", "alltoall", "broadcast")
+TIER_CHOICES = {"Fewest that fit": (None,), "2 tiers": (2,), "3 tiers": (3,), "2 and 3 tiers": (2, 3)}
+COLUMNS = ("#", "Front", "Technology", "Switch", "Asked", "Planes", "Tiers", "Switches", "Capex", "Power", "TCO",
+           "Time")
+
+
+def _numbers(text: str, parse, what: str) -> tuple:
+    items = [t.strip() for t in text.replace(";", ",").split(",") if t.strip()]
+    if not items:
+        raise ValueError(f"give at least one {what}")
+    try:
+        return tuple(dict.fromkeys(parse(t) for t in items))
+    except ValueError as exc:
+        raise ValueError(f"{what}: {exc}") from None
+
+
+def _planes(text: str) -> int:
+    value = int(text)
+    if not 1 <= value <= 16:
+        raise ValueError(f"planes must be 1 to 16, got {value}")
+    return value
+
+
+class ExploreWindow(QMainWindow):
+    """One per designer window; `start_design` seeds the form from the open design."""
+
+    openDesignRequested = Signal(object)
+    """A design (FabricDesign) to open in a designer window of its own."""
+
+    compareRequested = Signal(object)
+    """A design (FabricDesign) to compare beside the open design."""
+
+    def __init__(self, catalog: Catalog, synchronous: bool = False, parent=None):
+        super().__init__(parent)
+        self.setObjectName("exploreWindow")
+        self.setWindowTitle("Explore Design Space — Fabric Designer")
+        self.catalog = catalog
+        self.service = SweepService(synchronous=synchronous, parent=self)
+        self.service.progressChanged.connect(self._on_progress)
+        self.service.finished.connect(self._on_finished)
+        self.service.failed.connect(self._on_failed)
+        self.result: SweepResult | None = None
+        self.selected: SweepPoint | None = None
+        self._shown: list[SweepPoint] = []
+        self.theme = Theme(self.palette())
+        splitter = QSplitter(Qt.Orientation.Horizontal)
+        splitter.addWidget(self._make_form())
+        splitter.addWidget(self._make_results())
+        splitter.setStretchFactor(1, 1)
+        splitter.setSizes([320, 1000])
+        self.setCentralWidget(splitter)
+        self.statusBar().showMessage("Set the axes of the sweep and press Run")
+        self.resize(1320, 800)
+
+    # --- the form ----------------------------------------------------------------------------------
+
+    def _make_form(self) -> QWidget:
+        box = QWidget()
+        form = QFormLayout(box)
+        form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+        self.gpus = QSpinBox()
+        self.gpus.setRange(1, 1_000_000)
+        self.gpus.setSingleStep(256)
+        self.gpus.setValue(1024)
+        self.gpus.setGroupSeparatorShown(True)
+        form.addRow("GPUs", self.gpus)
+        self.server = QComboBox()
+        for server in self.catalog.servers.values():
+            self.server.addItem(server.name, server.id)
+        form.addRow("Server", self.server)
+        self.template_boxes = {}
+        column = QVBoxLayout()
+        for template in TEMPLATES:
+            check = QCheckBox(template.replace("-", " ").capitalize())
+            check.setChecked(template == "rail-optimized")
+            self.template_boxes[template] = check
+            column.addWidget(check)
+        form.addRow("Templates", column)
+        self.tech_boxes = {}
+        column = QVBoxLayout()
+        for tech in self.catalog.technologies.values():
+            check = QCheckBox(tech.name)
+            check.setToolTip(tech.id)
+            check.setChecked(True)
+            self.tech_boxes[tech.id] = check
+            column.addWidget(check)
+        form.addRow("Technologies", column)
+        self.ratios = QLineEdit("1:1, 2:1, 3:1")
+        self.ratios.setToolTip("Leaf oversubscriptions, comma-separated (1:1, 1.5:1, 3:1 ...)")
+        form.addRow("Oversubscription", self.ratios)
+        self.planes = QLineEdit("1, 2")
+        self.planes.setToolTip("Plane counts, comma-separated")
+        form.addRow("Planes", self.planes)
+        self.tiers = QComboBox()
+        self.tiers.addItems(list(TIER_CHOICES))
+        form.addRow("Tiers", self.tiers)
+        self.collective = QComboBox()
+        self.collective.addItems(COLLECTIVES)
+        form.addRow("Collective", self.collective)
+        self.size = QLineEdit("1GiB")
+        form.addRow("Message size", self.size)
+        self.count_label = QLabel()
+        self.count_label.setWordWrap(True)
+        form.addRow("", self.count_label)
+        buttons = QHBoxLayout()
+        self.run_button = QPushButton("&Run")
+        self.run_button.setObjectName("exploreRun")
+        self.run_button.setDefault(True)
+        self.run_button.clicked.connect(self.run)
+        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.setEnabled(False)
+        self.cancel_button.clicked.connect(self.cancel)
+        buttons.addWidget(self.run_button)
+        buttons.addWidget(self.cancel_button)
+        form.addRow(buttons)
+        self.progress = QProgressBar()
+        self.progress.setFormat("%v of %m designs")
+        self.progress.setRange(0, 1)
+        self.progress.setValue(0)
+        self.progress.setTextVisible(False)   # until a sweep runs
+        form.addRow(self.progress)
+        self.error_label = QLabel()
+        self.error_label.setWordWrap(True)
+        self.error_label.setStyleSheet(f"color: {self.theme.error.name()}")
+        form.addRow(self.error_label)
+        for widget in (self.ratios, self.planes, self.size):
+            widget.textChanged.connect(self._update_count)
+        for check in [*self.template_boxes.values(), *self.tech_boxes.values()]:
+            check.toggled.connect(self._update_count)
+        self.tiers.currentIndexChanged.connect(self._update_count)
+        self.gpus.valueChanged.connect(self._update_count)
+        self._update_count()
+        return box
+
+    def start_design(self, design: FabricDesign | None) -> None:
+        """Seed the form from the open design: its GPU count and server."""
+        if design is None:
+            return
+        self.gpus.setValue(design.cluster.servers * (design.cluster.gpus_per_server
+                                                     or self.catalog.server(design.cluster.server).gpus))
+        index = self.server.findData(design.cluster.server)
+        if index >= 0:
+            self.server.setCurrentIndex(index)
+
+    def spec(self) -> SweepSpec:
+        """The sweep the form describes; raises ValueError with a message for the form."""
+        templates = tuple(t for t, c in self.template_boxes.items() if c.isChecked())
+        techs = tuple(t for t, c in self.tech_boxes.items() if c.isChecked())
+        if not templates:
+            raise ValueError("tick at least one template")
+        if not techs:
+            raise ValueError("tick at least one technology")
+        return SweepSpec(gpus=self.gpus.value(), server=self.server.currentData(), templates=templates,
+                         technologies=techs, oversubscriptions=_numbers(self.ratios.text(), parse_ratio,
+                                                                         "oversubscription"),
+                         planes=_numbers(self.planes.text(), _planes, "planes"),
+                         tiers=TIER_CHOICES[self.tiers.currentText()], collective=self.collective.currentText(),
+                         size_bytes=parse_size(self.size.text()))
+
+    def _update_count(self, *_) -> None:
+        try:
+            spec = self.spec()
+        except ValueError as exc:
+            self.count_label.setText("")
+            self.error_label.setText(str(exc))
+            self.run_button.setEnabled(False)
+            return
+        self.error_label.setText("")
+        self.run_button.setEnabled(True)
+        self.count_label.setText(f"{spec.count:,} combinations of {spec.gpus:,} GPUs")
+
+    # --- running -------------------------------------------------------------------------------------
+
+    def run(self) -> None:
+        try:
+            spec = self.spec()
+        except ValueError as exc:
+            self.error_label.setText(str(exc))
+            return
+        self.progress.setRange(0, spec.count)
+        self.progress.setValue(0)
+        self.progress.setTextVisible(True)
+        self.run_button.setEnabled(False)
+        self.cancel_button.setEnabled(True)
+        self.statusBar().showMessage(f"Sweeping {spec.count:,} designs…")
+        self.service.start(spec)
+
+    def cancel(self) -> None:
+        self.service.cancel()
+        self.cancel_button.setEnabled(False)
+        self.statusBar().showMessage("Cancelling after the designs in progress…")
+
+    def _on_progress(self, done: int, total: int) -> None:
+        self.progress.setRange(0, total)
+        self.progress.setValue(done)
+
+    def _on_failed(self, message: str) -> None:
+        self.run_button.setEnabled(True)
+        self.cancel_button.setEnabled(False)
+        self.error_label.setText(message)
+        self.statusBar().showMessage("The sweep failed")
+
+    def _on_finished(self, result: SweepResult, cancelled: bool) -> None:
+        self.run_button.setEnabled(True)
+        self.cancel_button.setEnabled(False)
+        self.result = result
+        self.selected = None
+        built, refused = len(result.built), len(result.refused)
+        done = "Cancelled: " if cancelled else ""
+        self.statusBar().showMessage(f"{done}{len(result.points):,} of {result.spec.count:,} combinations: "
+                                     f"{built:,} built, {refused:,} refused")
+        self._fill_refused()
+        self.redraw()
+
+    # --- results -------------------------------------------------------------------------------------
+
+    def _make_results(self) -> QWidget:
+        box = QWidget()
+        layout = QVBoxLayout(box)
+        axes = QHBoxLayout()
+        self.x_axis = QComboBox()
+        for key, (_, label, _, unit) in X_AXES.items():
+            self.x_axis.addItem(f"{label} ({unit})", key)
+        self.y_axis = QComboBox()
+        for key, (_, label, _, unit) in Y_AXES.items():
+            self.y_axis.addItem(f"{label} ({unit})" if unit else label, key)
+        axes.addWidget(QLabel("Horizontal"))
+        axes.addWidget(self.x_axis)
+        axes.addWidget(QLabel("Vertical"))
+        axes.addWidget(self.y_axis)
+        axes.addStretch(1)
+        self.x_axis.currentIndexChanged.connect(self.redraw)
+        self.y_axis.currentIndexChanged.connect(self.redraw)
+        layout.addLayout(axes)
+        self.plot = pg.PlotWidget()
+        self.plot.setObjectName("explorePlot")
+        self.plot.showGrid(x=True, y=True, alpha=0.25)
+        self.plot.getViewBox().setDefaultPadding(0.06)   # points at the edges stay whole
+        self.plot.setBackground(self.theme.background)
+        self.plot.addLegend(offset=(10, 10))   # top left: cheap-but-slow designs are rare
+        self.front_line = self.plot.plot([], [], pen=pg.mkPen(self.theme.text, width=1.5,
+                                                              style=Qt.PenStyle.DashLine), name="Pareto front")
+        self.scatters = {}
+        for family in ("infiniband", "ethernet"):
+            item = pg.ScatterPlotItem(size=9, hoverable=True, hoverSize=13, tip=self._tip,
+                                      brush=pg.mkBrush(self.theme.family(family)), pen=pg.mkPen(None),
+                                      name=FAMILY_LABEL[family])
+            item.sigClicked.connect(self._on_click)
+            self.plot.addItem(item)
+            self.scatters[family] = item
+        self.front_marks = pg.ScatterPlotItem(size=15, brush=pg.mkBrush(None), pen=pg.mkPen(self.theme.text, width=2))
+        self.front_marks.sigClicked.connect(self._on_click)   # the ring lies over its point
+        self.plot.addItem(self.front_marks)
+        self.pick_mark = pg.ScatterPlotItem(size=20, symbol="+", brush=pg.mkBrush(self.theme.highlight),
+                                            pen=pg.mkPen(self.theme.highlight, width=2))
+        self.plot.addItem(self.pick_mark)
+        layout.addWidget(self.plot, 3)
+        pick = QHBoxLayout()
+        self.pick_label = QLabel("Click a point or a row to pick a design")
+        self.pick_label.setWordWrap(True)
+        self.open_button = QPushButton("Open as Design")
+        self.open_button.setObjectName("exploreOpen")
+        self.compare_button = QPushButton("Add to Compare")
+        self.compare_button.setObjectName("exploreCompare")
+        for button in (self.open_button, self.compare_button):
+            button.setEnabled(False)
+        self.open_button.clicked.connect(lambda: self._emit_design(self.openDesignRequested))
+        self.compare_button.clicked.connect(lambda: self._emit_design(self.compareRequested))
+        pick.addWidget(self.pick_label, 1)
+        pick.addWidget(self.open_button)
+        pick.addWidget(self.compare_button)
+        layout.addLayout(pick)
+        tabs = QTabWidget()
+        self.table = QTableWidget(0, len(COLUMNS))
+        self.table.setHorizontalHeaderLabels(COLUMNS)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.verticalHeader().setVisible(False)
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        self.table.horizontalHeader().setStretchLastSection(True)
+        self.table.itemSelectionChanged.connect(self._on_row)
+        tabs.addTab(self.table, "Built designs")
+        self.refused = QTableWidget(0, 2)
+        self.refused.setHorizontalHeaderLabels(("Combination", "Refused because"))
+        self.refused.verticalHeader().setVisible(False)
+        self.refused.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.refused.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
+        self.refused.horizontalHeader().setStretchLastSection(True)
+        self.refused.setWordWrap(True)
+        tabs.addTab(self.refused, "Refused")
+        self.tabs = tabs
+        layout.addWidget(tabs, 2)
+        return box
+
+    def _axes(self):
+        return X_AXES[self.x_axis.currentData()], Y_AXES[self.y_axis.currentData()]
+
+    def front(self) -> list[SweepPoint]:
+        """The Pareto front of the built designs on the chosen axes, cheapest first."""
+        if self.result is None:
+            return []
+        (x, *_), (y, *_) = self._axes()
+        ids = pareto(self.result.built, x, y)
+        return sorted((p for p in self.result.built if p.index in ids), key=lambda p: getattr(p, x))
+
+    def redraw(self, *_) -> None:
+        if self.result is None:
+            return
+        (x, xl, xs, xu), (y, yl, ys, yu) = self._axes()
+        self.plot.setLabel("bottom", xl, units="" if not xu else "")
+        self.plot.getAxis("bottom").setLabel(f"{xl} ({xu})")
+        self.plot.getAxis("left").setLabel(f"{yl} ({yu})" if yu else yl)
+        built = self.result.built
+        for family, item in self.scatters.items():
+            pts = [p for p in built if p.family == family]
+            item.setData([getattr(p, x) * xs for p in pts], [getattr(p, y) * ys for p in pts], data=pts)
+        front = self.front()
+        fx = [getattr(p, x) * xs for p in front]
+        fy = [getattr(p, y) * ys for p in front]
+        self.front_line.setData(fx, fy)
+        self.front_marks.setData(fx, fy, data=front)
+        ids = {p.index for p in front}
+        self._fill_table(sorted(built, key=lambda p: (getattr(p, x), getattr(p, y))), ids)
+        self._show_pick()
+        self.plot.enableAutoRange()
+
+    def _tip(self, x, y, data) -> str:
+        return self._describe(data) if isinstance(data, SweepPoint) else ""
+
+    def _describe(self, p: SweepPoint) -> str:
+        s = self.result.spec if self.result else None
+        what = f"{s.collective} {size_label(s.size_bytes)}" if s else "collective"
+        lines = [p.name, f"{p.switches:,} switches ({p.switch}), {p.tiers} tiers, {p.planes} plane(s)",
+                 f"capex ${p.capex_usd / 1e6:,.2f}M{' (incomplete: unpriced parts)' if p.unpriced else ''}, "
+                 f"power {p.power_w / 1000:,.0f} kW, TCO ${p.tco_usd / 1e6:,.2f}M",
+                 f"{what}: {duration_label(p.time_us)} ({p.algorithm}, estimate); "
+                 f"bisection {p.bisection_tbps:,.1f} Tb/s"]
+        if p.oversubscription:
+            lines.append(f"oversubscription {p.choice['oversubscription']:g}:1 asked, "
+                         f"{p.oversubscription:.2f}:1 achieved")
+        return "\n".join(lines)
+
+    def _fill_table(self, points: list[SweepPoint], front: set[int]) -> None:
+        self._shown = points
+        self.table.blockSignals(True)
+        self.table.setRowCount(len(points))
+        for row, p in enumerate(points):
+            values = (str(p.index + 1), "\u2605" if p.index in front else "", p.choice["technology"], p.switch,
+                      f"{p.choice['oversubscription']:g}:1", str(p.planes), str(p.tiers), f"{p.switches:,}",
+                      f"${p.capex_usd / 1e6:,.2f}M" + ("*" if p.unpriced else ""), f"{p.power_w / 1000:,.0f} kW",
+                      f"${p.tco_usd / 1e6:,.2f}M", duration_label(p.time_us))
+            for col, text in enumerate(values):
+                item = QTableWidgetItem(text)
+                if col == 1:
+                    item.setTextAlignment(Qt.AlignmentFlag.AlignCenter)
+                    item.setToolTip("On the Pareto front of the chosen axes")
+                elif col not in (2, 3):
+                    item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+                self.table.setItem(row, col, item)
+        self.table.blockSignals(False)
+
+    def _fill_refused(self) -> None:
+        refused = self.result.refused if self.result else []
+        self.refused.setRowCount(len(refused))
+        for row, p in enumerate(refused):
+            c = p.choice
+            label = (f"{c['template']}, {c['technology']}, {c['oversubscription']:g}:1"
+                     + (f", {c['planes']} plane(s)" if c["planes"] else "")
+                     + (f", {c['tiers']} tiers" if c["tiers"] else ""))
+            self.refused.setItem(row, 0, QTableWidgetItem(label))
+            self.refused.setItem(row, 1, QTableWidgetItem(p.error))
+        self.tabs.setTabText(1, f"Refused ({len(refused)})")
+        self.tabs.setTabText(0, f"Built designs ({len(self.result.built) if self.result else 0})")
+
+    # --- picking -------------------------------------------------------------------------------------
+
+    def _on_click(self, item, spots, *_) -> None:
+        if len(spots):
+            self.pick(spots[0].data())
+
+    def _on_row(self) -> None:
+        rows = self.table.selectionModel().selectedRows()
+        if rows:
+            self.pick(self._shown[rows[0].row()], from_table=True)
+
+    def pick(self, point: SweepPoint | None, from_table: bool = False) -> None:
+        self.selected = point
+        if point is not None and not from_table and point in self._shown:
+            self.table.blockSignals(True)
+            self.table.selectRow(self._shown.index(point))
+            self.table.blockSignals(False)
+        self._show_pick()
+
+    def _show_pick(self) -> None:
+        p = self.selected
+        if p is None or self.result is None:
+            self.pick_mark.setData([], [])
+            self.pick_label.setText("Click a point or a row to pick a design")
+        else:
+            (x, _, xs, _), (y, _, ys, _) = self._axes()
+            self.pick_mark.setData([getattr(p, x) * xs], [getattr(p, y) * ys])
+            self.pick_label.setText(self._describe(p).replace("\n", " · "))
+        for button in (self.open_button, self.compare_button):
+            button.setEnabled(p is not None)
+
+    def _emit_design(self, signal) -> None:
+        if self.selected is None or self.result is None:
+            return
+        signal.emit(self.result.design(self.selected, self.catalog))
+
+    def points_xy(self) -> np.ndarray:
+        """The plotted positions of the built designs (tests check them against the axes)."""
+        (x, _, xs, _), (y, _, ys, _) = self._axes()
+        return np.array([(getattr(p, x) * xs, getattr(p, y) * ys) for p in (self.result.built if self.result else [])])
+
+    def closeEvent(self, event) -> None:
+        self.service.shutdown()
+        super().closeEvent(event)
+
+    def shutdown(self) -> None:
+        self.service.shutdown()

@@ -1,0 +1,93 @@
+"""Tools > Explore Design Space: a sweep in the window, its Pareto front, and what a pick does."""
+
+import numpy as np
+import pytest
+
+from designer.catalog import default_catalog
+from designer.model.decisions.design_space import dominates
+from designer.model.topology.presets import new_design
+
+CAT = default_catalog()
+
+
+@pytest.fixture
+def window_with_design(make_window):
+    design = new_design(CAT, "rail-optimized", gpus=256, technology="ib-ndr", name="Open design")
+    return make_window(design)
+
+
+def _explore(window):
+    explore = window.explore.show()
+    for tech, box in explore.tech_boxes.items():
+        box.setChecked(tech in ("ib-ndr", "roce-400g"))
+    explore.ratios.setText("1:1, 2:1, 3:1")
+    explore.planes.setText("1")
+    return explore
+
+
+def test_tools_menu_opens_explore_seeded_from_the_open_design(window_with_design):
+    window = window_with_design
+    window.explore.action.trigger()
+    explore = window.explore.window
+    assert explore.isVisible()
+    assert explore.gpus.value() == 256 and explore.server.currentData() == "dgx-h100"
+    assert explore.count_label.text().startswith(f"{explore.spec().count:,} combinations")
+    explore.ratios.setText("1:1, 0:1")
+    assert not explore.run_button.isEnabled() and "oversubscription" in explore.error_label.text()
+
+
+def test_sweep_runs_plots_every_built_design_and_draws_the_front(window_with_design):
+    explore = _explore(window_with_design)
+    explore.run()
+    result = explore.result
+    assert result is not None and len(result.points) == 6 and len(result.built) == 6
+    assert explore.progress.value() == explore.progress.maximum() == 6
+    plotted = sum(len(item.data) for item in explore.scatters.values())
+    assert plotted == 6
+    xy = explore.points_xy()
+    assert np.allclose(xy[:, 0], [p.capex_usd / 1e6 for p in result.built])
+    front = explore.front()
+    assert front and all(not any(dominates(q, p, "capex_usd", "time_us") for q in result.built) for p in front)
+    fx, fy = explore.front_line.getData()
+    assert list(fx) == pytest.approx([p.capex_usd / 1e6 for p in front])
+    # Another vertical axis gives the front of that pair.
+    explore.y_axis.setCurrentIndex(explore.y_axis.findData("power"))
+    power_front = {p.index for p in explore.front()}
+    assert power_front == {p.index for p in result.built if p.front_cost_power}
+    assert explore.table.rowCount() == 6
+
+
+def test_refused_combinations_are_listed_with_their_reason(window_with_design):
+    explore = _explore(window_with_design)
+    explore.tech_boxes["ib-xdr"].setChecked(True)
+    explore.run()
+    refused = explore.result.refused
+    assert refused and explore.refused.rowCount() == len(refused)
+    assert explore.refused.item(0, 1).text() == refused[0].error
+    assert f"({len(refused)})" in explore.tabs.tabText(1)
+
+
+def test_a_picked_point_opens_as_a_design_or_joins_compare(window_with_design, qtbot):
+    from PySide6.QtWidgets import QApplication
+
+    from designer.ui.shell.main_window import MainWindow
+
+    window = window_with_design
+    explore = _explore(window)
+    explore.run()
+    assert not explore.open_button.isEnabled()
+    point = explore.front()[0]
+    explore.pick(point)
+    assert explore.open_button.isEnabled() and point.name in explore.pick_label.text()
+    assert explore.table.currentRow() == explore._shown.index(point)
+    explore.open_button.click()
+    opened = [w for w in QApplication.topLevelWidgets()
+              if isinstance(w, MainWindow) and w is not window and w.isVisible()]
+    assert len(opened) == 1
+    assert opened[0].document.design.meta.name == point.name and opened[0].document.modified
+    opened[0].close_without_asking()
+    explore.compare_button.click()
+    compare = window.compare_launcher.window
+    assert compare is not None and [e.design.meta.name for e in compare.entries] == ["Open design", point.name]
+    explore.close()
+    compare.close()
