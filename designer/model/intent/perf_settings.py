@@ -45,6 +45,10 @@ class PerformanceSettings:
     # (balls into bins), so about 63% of the uplink bandwidth carries traffic. Not a measurement.
     ecmp_efficiency: float = 0.63
     in_network_reduction: bool = True   # use SHARP / NVLink SHARP where the hardware has it
+    # InfiniBand SHARP (NCCL's CollNet and multi-node NVLS) needs the SHARP plugin and an
+    # aggregation manager on the fabric: it is not NCCL's out-of-the-box default, so it is off
+    # unless the design turns it on. NVLink SHARP (NVLS, NVLSTree) needs only NVSwitch servers.
+    sharp: bool = False
 
     # NVLink (None: NCCL's usable share for the GPU generation, resources/perf/nccl.toml).
     nvlink_efficiency: float | None = None
