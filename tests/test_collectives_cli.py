@@ -40,7 +40,7 @@ def test_json_sweep_lists_every_size_with_the_documented_keys(files):
     rows = json.loads(result.stdout)
     assert [r["size_bytes"] for r in rows] == [2 ** k for k in range(3, 35)]
     for r in rows:
-        assert set(r) == KEYS
+        assert set(r) >= KEYS and r["nccl_algorithm"]
         assert r["busbw_GBps"] == pytest.approx(r["algbw_GBps"] * 2 * 127 / 128)
 
 
