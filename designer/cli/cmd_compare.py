@@ -80,5 +80,8 @@ def render_text(c: Comparison) -> str:
     legend = [f"[{i + 1}] {n} ({t})" for i, (n, t) in enumerate(zip(c.names, c.technologies))]
     out = legend + ["", table(rows, headers), "", "Recommendation (heuristic): " + c.recommendation.verdict]
     out += [f"  - {reason}" for reason in c.recommendation.reasons]
+    if c.recommendation.flips:
+        out += ["When it would flip (each assumption alone; the rest held):"]
+        out += [f"  - {flip.line()}" for flip in c.recommendation.flips]
     out += [f"warning: {w}" for w in c.warnings]
     return "\n".join(out)

@@ -7,15 +7,17 @@ designs' own numbers; its thresholds are heuristics, editable per design (perfor
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from typing import Callable
 
 from designer.catalog import Catalog, default_catalog
 from designer.model.common.units import size_label
 from designer.model.decisions.advice import size_band, training_step
+from designer.model.decisions.flips import Flip, decide, price_flips, roce_flip, share_flip, sharp_flip
 from designer.model.intent.design import FabricDesign
 from designer.model.intent.serde import DesignValidationError
 from designer.model.performance.collective_costs import CollectiveError
-from designer.model.performance.collectives import estimate
+from designer.model.performance.collectives import context_for, estimate
 from designer.model.physical.bom import build_bom
 from designer.model.topology.derive import Derived, derive
 
@@ -65,6 +67,7 @@ class Recommendation:
     family: str                   # "infiniband", "ethernet" or "" when the designs do not differ
     reasons: tuple[str, ...]
     heuristic: bool = True
+    flips: tuple[Flip, ...] = ()   # break-even of each assumption behind the verdict (flips.py)
 
 
 @dataclass(frozen=True)
@@ -88,7 +91,8 @@ class Comparison:
             "rows": [{"key": r.key, "label": r.label, "unit": r.unit, "group": r.group, "better": r.better,
                       "values": list(r.values), "delta_pct": list(r.deltas)} for r in self.rows],
             "recommendation": {"verdict": self.recommendation.verdict, "family": self.recommendation.family,
-                               "reasons": list(self.recommendation.reasons), "heuristic": True},
+                               "reasons": list(self.recommendation.reasons), "heuristic": True,
+                               "flips": [f.to_json() for f in self.recommendation.flips]},
             "warnings": list(self.warnings),
             "assumptions": {"years": self.settings.years, "energy_usd_per_kwh": self.settings.energy_usd_per_kwh,
                             "pue": self.settings.pue, "params": self.settings.params,
@@ -102,6 +106,8 @@ class _Column:
     bom: object
     step: object | None
     collectives: dict
+    # The same training step under other performance settings (for the break-evens); None if none.
+    rerun: Callable | None = None
 
 
 def _column(design: FabricDesign, s: CompareSettings, catalog: Catalog, gpus: int) -> _Column:
@@ -111,11 +117,20 @@ def _column(design: FabricDesign, s: CompareSettings, catalog: Catalog, gpus: in
     for collective in ("allreduce", "alltoall"):
         for size in s.sizes:
             results[(collective, size)] = estimate(d, collective, size, gpus=gpus)
+
+    def rerun(**perf):
+        settings = replace(d.design.performance, **perf)
+        try:
+            return training_step(d, params=s.params, compute_ms=s.compute_ms, gpus=gpus, catalog=catalog,
+                                 settings=settings)
+        except CollectiveError:
+            return None
+
     try:
         step = training_step(d, params=s.params, compute_ms=s.compute_ms, gpus=gpus, catalog=catalog)
     except CollectiveError:
         step = None
-    return _Column(d, bom, step, results)
+    return _Column(d, bom, step, results, rerun)
 
 
 def compare(designs: list[FabricDesign], settings: CompareSettings | None = None,
@@ -241,8 +256,8 @@ def recommend(cols: list[_Column], rows: list[Row], s: CompareSettings) -> Recom
     cost_premise = (f"but the usual reason for Ethernet, lower cost, does not hold here: its TCO over "
                     f"{s.years} years is {_money(tco[eth])} against {_money(tco[ib])} for {name_i} "
                     f"({_pct(tco[eth], tco[ib])})")
+    family = decide(band, eth_cheaper, share_e, limit)
     if band == "ethernet":
-        family = "ethernet" if eth_cheaper else "infiniband"
         reasons.append(f"{n:,} GPUs is within the up-to-{eth_max:,} band where Ethernet with RoCE is the "
                        "usual default")
         if not eth_cheaper:
@@ -251,13 +266,11 @@ def recommend(cols: list[_Column], rows: list[Row], s: CompareSettings) -> Recom
             reasons.append(f"communication already takes {share_e:.0%} of the example step on {name_e}, "
                            f"above {limit:.0%}: check bandwidth per GPU before settling on either fabric")
     elif band == "middle":
-        family = "infiniband" if (share_e is not None and share_e > limit) or not eth_cheaper else "ethernet"
         reasons.append(f"{n:,} GPUs is in the {eth_max:,}-{ib_min:,} band: Ethernet stays attractive unless "
                        f"communication passes about {limit:.0%} of step time")
         if not eth_cheaper:
             reasons.append(cost_premise)
     else:
-        family = "infiniband"
         reasons.append(f"{n:,} GPUs is above about {ib_min:,}, where InfiniBand's latency advantage compounds")
     if share_e is not None and share_i is not None:
         side = "above" if share_e > limit else "below"
@@ -287,4 +300,33 @@ def recommend(cols: list[_Column], rows: list[Row], s: CompareSettings) -> Recom
     chosen = name_i if family == "infiniband" else name_e
     verdict = (f"{chosen} ({'InfiniBand' if family == 'infiniband' else 'Ethernet/RoCE'}) fits this "
                f"{n:,}-GPU cluster better, by the rule of thumb applied to these designs' numbers.")
-    return Recommendation(verdict, family, tuple(reasons))
+    flips = _flips(ci, ce, band, family, eth_cheaper, share_e, share_i, limit, s)
+    return Recommendation(verdict, family, tuple(reasons), flips=tuple(flips))
+
+
+def _flips(ci: _Column, ce: _Column, band: str, family: str, eth_cheaper: bool, share_e, share_i,
+           limit: float, s: CompareSettings) -> list[Flip]:
+    """The break-even of price, communication share, SHARP and RoCE efficiency (designer/model/decisions/flips.py)."""
+    tco_i = ci.bom.total_cost + energy_cost_usd(ci.bom.total_power_w, s)
+    energy_e = energy_cost_usd(ce.bom.total_power_w, s)
+    out = price_flips(band, family, share_e, limit, ce.bom.total_cost, ci.bom.total_cost, energy_e, tco_i, s.years)
+    out.append(share_flip(band, family, eth_cheaper, share_e, limit))
+    perf_i = ci.derived.design.performance
+    capable = ci.step is not None and context_for(ci.derived, ci.step.gpus).sharp_capable
+    toggled = ci.rerun(sharp=not perf_i.sharp) if ci.rerun and ci.step is not None else None
+    out.append(sharp_flip(family, perf_i.sharp, capable, share_i, toggled.comm_share if toggled else None))
+    perf_e = ce.derived.design.performance
+    current = perf_e.protocol_efficiency or ce.derived.resolved.technology.protocol_efficiency
+
+    def share_at(e: float):
+        st = ce.rerun(protocol_efficiency=e) if ce.rerun else None
+        return st.comm_share if st is not None else None
+
+    if ce.step is None:
+        out.append(Flip("roce_efficiency", current, None, "share of line rate", "no training step on the Ethernet design"))
+    elif decide(band, eth_cheaper, 0.0, limit) == decide(band, eth_cheaper, 1.0, limit):
+        out.append(Flip("roce_efficiency", current, None, "share of line rate",
+                        "the verdict does not depend on Ethernet's communication share here"))
+    else:
+        out.append(roce_flip(band, family, eth_cheaper, limit, current, share_at))
+    return out

@@ -266,6 +266,11 @@ class RecommendationPanel(QWidget):
                  "<ul style='margin-left:-14px'>"]
         parts += [f"<li style='margin-bottom:4px'>{html.escape(_sentence(r))}</li>" for r in rec.reasons]
         parts.append("</ul>")
+        if rec.flips:
+            parts.append(f"<p style='margin:8px 0 2px 0; color:{muted}'><b>When it would flip</b> "
+                         "(each assumption alone, the rest held)</p><ul style='margin-left:-14px'>")
+            parts += [f"<li style='margin-bottom:4px'>{html.escape(_sentence(f.line()))}</li>" for f in rec.flips]
+            parts.append("</ul>")
         if comparison.warnings:
             parts.append(f"<p style='margin:8px 0 2px 0; color:{warn}'><b>Warnings</b></p><ul style='margin-left:-14px'>")
             parts += [f"<li style='color:{warn}'>{html.escape(_sentence(w))}</li>" for w in comparison.warnings]
