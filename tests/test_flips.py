@@ -128,10 +128,13 @@ def test_roce_efficiency_break_even_really_flips_the_verdict(roce512):
 
 
 def test_sharp_flip_reports_what_sharp_changes(su1):
-    c = compare(list(su1))
+    # Data-parallel all-reduce across the fabric: SHARP shortens InfiniBand's step.
+    c = compare(list(su1), CompareSettings(workload=None, params=7e9, compute_ms=1000))
     flip = _flip(c, "sharp")
-    assert flip.current is False
+    assert flip.current is False and flip.flips_at is None
     assert "SHARP on moves InfiniBand's communication share" in flip.note
+    # The default workload's network traffic is reduce-scatter / all-gather: SHARP leaves it.
+    assert "leaves" in _flip(compare(list(su1)), "sharp").note
 
 
 def test_text_output_says_when_it_would_flip(su1):

@@ -33,7 +33,7 @@ def compare_rows(c: Comparison) -> list[list[str]]:
     rows.extend(line("Reason", reason) for reason in c.recommendation.reasons)
     s = c.settings
     rows.append(line("Assumptions", f"{s.years} years, energy {s.energy_usd_per_kwh:g} USD/kWh, PUE {s.pue:g}, "
-                                    f"example job {s.params:g} parameters and {s.compute_ms:g} ms compute per step; "
+                                    f"{s.job_text}; "
                                     "prices are illustrative estimates, not quotes"))
     rows.extend(line("Warning", w) for w in c.warnings)
     return rows

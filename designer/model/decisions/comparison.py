@@ -18,6 +18,7 @@ from designer.model.intent.design import FabricDesign
 from designer.model.intent.serde import DesignValidationError
 from designer.model.performance.collective_costs import CollectiveError
 from designer.model.performance.collectives import context_for, estimate
+from designer.model.performance.workload import DEFAULT_WORKLOAD, preset, presets
 from designer.model.physical.bom import build_bom
 from designer.model.topology.derive import Derived, derive
 
@@ -32,14 +33,27 @@ class CompareSettings:
     energy_usd_per_kwh: float = 0.10  # assumption: set your site's tariff
     pue: float = 1.3                  # assumption: set your data hall's power usage effectiveness
     sizes: tuple[int, ...] = (1 << 20, 1 << 30)  # 1 MiB (latency-bound) and 1 GiB (bandwidth-bound)
-    params: float = 70e9              # example training job: a 70B-parameter model ...
-    compute_ms: float = 1000.0        # ... with 1 s of compute per step (illustrative)
+    # The example training job: a named workload that fits in memory (resources/perf/workloads.toml),
+    # its compute time from FLOPs at the design's MFU. With workload None, the gradient-only
+    # view: `params` of gradients all-reduced per step with `compute_ms` of compute (illustrative).
+    params: float = 70e9
+    compute_ms: float = 1000.0
+    workload: str | None = DEFAULT_WORKLOAD
+
+    @property
+    def job_text(self) -> str:
+        if self.workload:
+            return f"example job {preset(self.workload).name}, compute from FLOPs at the designs' MFU"
+        return f"example job {self.params / 1e9:g}B parameters with {self.compute_ms:,.0f} ms compute per step"
 
     def __post_init__(self):
         for name, low in (("years", 1), ("energy_usd_per_kwh", 0), ("pue", 1), ("params", 1),
                           ("compute_ms", 0)):
             if getattr(self, name) < low:
                 raise DesignValidationError(name, f"must be at least {low:g}")
+        if self.workload is not None and self.workload not in presets():
+            raise DesignValidationError("workload", f"unknown workload '{self.workload}' (choose from "
+                                        f"{', '.join(presets())})")
         if not self.sizes or any(s < 1 for s in self.sizes):
             raise DesignValidationError("sizes", "give at least one message size of 1 byte or more")
 
@@ -79,9 +93,17 @@ class Comparison:
     recommendation: Recommendation
     warnings: tuple[str, ...] = ()
     settings: CompareSettings = field(default_factory=CompareSettings)
+    steps: tuple = ()             # each design's training step (None where it cannot run)
 
     def row(self, key: str) -> Row:
         return next(r for r in self.rows if r.key == key)
+
+    def _job(self, key: str):
+        """The example job's figure: the workload's own when one is set (the first design's step)."""
+        if self.settings.workload:
+            step = self.steps[0] if self.steps else None
+            return getattr(step, key) if step is not None else None
+        return getattr(self.settings, key)
 
     def to_json(self) -> dict:
         return {
@@ -95,8 +117,9 @@ class Comparison:
                                "flips": [f.to_json() for f in self.recommendation.flips]},
             "warnings": list(self.warnings),
             "assumptions": {"years": self.settings.years, "energy_usd_per_kwh": self.settings.energy_usd_per_kwh,
-                            "pue": self.settings.pue, "params": self.settings.params,
-                            "compute_ms": self.settings.compute_ms, "sizes": list(self.settings.sizes)},
+                            "pue": self.settings.pue, "params": self._job("params"),
+                            "compute_ms": self._job("compute_ms"), "sizes": list(self.settings.sizes),
+                            "workload": self.settings.workload},
         }
 
 
@@ -108,6 +131,7 @@ class _Column:
     collectives: dict
     # The same training step under other performance settings (for the break-evens); None if none.
     rerun: Callable | None = None
+    step_error: str = ""
 
 
 def _column(design: FabricDesign, s: CompareSettings, catalog: Catalog, gpus: int) -> _Column:
@@ -118,19 +142,21 @@ def _column(design: FabricDesign, s: CompareSettings, catalog: Catalog, gpus: in
         for size in s.sizes:
             results[(collective, size)] = estimate(d, collective, size, gpus=gpus)
 
+    job = dict(workload=s.workload) if s.workload else dict(params=s.params, compute_ms=s.compute_ms)
+
     def rerun(**perf):
         settings = replace(d.design.performance, **perf)
         try:
-            return training_step(d, params=s.params, compute_ms=s.compute_ms, gpus=gpus, catalog=catalog,
-                                 settings=settings)
+            return training_step(d, gpus=gpus, catalog=catalog, settings=settings, **job)
         except CollectiveError:
             return None
 
+    error = ""
     try:
-        step = training_step(d, params=s.params, compute_ms=s.compute_ms, gpus=gpus, catalog=catalog)
-    except CollectiveError:
-        step = None
-    return _Column(d, bom, step, results, rerun)
+        step = training_step(d, gpus=gpus, catalog=catalog, **job)
+    except CollectiveError as exc:
+        step, error = None, str(exc)
+    return _Column(d, bom, step, results, rerun, error)
 
 
 def compare(designs: list[FabricDesign], settings: CompareSettings | None = None,
@@ -151,13 +177,16 @@ def compare(designs: list[FabricDesign], settings: CompareSettings | None = None
     for name, col in zip((d.meta.name for d in designs), cols):
         for finding in col.derived.metrics.errors:
             warnings.append(f"{name}: {finding.message}")
+        if col.step_error:
+            warnings.append(f"{name}: the example job cannot run: {col.step_error}")
         if col.bom.unpriced:
             warnings.append(f"{name}: {len(col.bom.unpriced)} item(s) have no price; its cost reads low")
     rows = _rows(cols, s)
     rec = recommend(cols, rows, s)
     return Comparison(tuple(d.meta.name for d in designs),
                       tuple(c.derived.resolved.technology.id for c in cols),
-                      tuple(c.derived.resolved.family for c in cols), tuple(rows), rec, tuple(warnings), s)
+                      tuple(c.derived.resolved.family for c in cols), tuple(rows), rec, tuple(warnings), s,
+                      tuple(c.step for c in cols))
 
 
 def energy_cost_usd(power_w: float, s: CompareSettings) -> float:
@@ -274,8 +303,17 @@ def recommend(cols: list[_Column], rows: list[Row], s: CompareSettings) -> Recom
         reasons.append(f"{n:,} GPUs is above about {ib_min:,}, where InfiniBand's latency advantage compounds")
     if share_e is not None and share_i is not None:
         side = "above" if share_e > limit else "below"
-        reasons.append(f"for the example job ({s.params / 1e9:g}B parameters, {s.compute_ms:,.0f} ms compute), "
-                       f"gradient all-reduce takes {share_e:.0%} of the step on {name_e} ({side} {limit:.0%}) "
+        if ce.step.workload is not None:
+            p = ce.step.plan
+            job = (f"the example job ({ce.step.workload.name}: TP {p.tp} x PP {p.pp} x DP {p.dp}"
+                   + (f", EP {p.ep}" if p.ep > 1 else "") + f", ZeRO-{p.zero}; {ce.step.memory.total / 1e9:,.0f} of "
+                   f"{ce.step.memory.capacity / 1e9:,.0f} GB per GPU; {ce.step.compute_ms:,.0f} ms compute at "
+                   f"{ce.step.mfu:.0%} MFU, a heuristic)")
+            what = "communication not hidden behind compute"
+        else:
+            job = f"the example job ({s.params / 1e9:g}B parameters, {s.compute_ms:,.0f} ms compute)"
+            what = "gradient all-reduce"
+        reasons.append(f"for {job}, {what} takes {share_e:.0%} of the step on {name_e} ({side} {limit:.0%}) "
                        f"and {share_i:.0%} on {name_i}")
     reasons.append(f"all-reduce of {size_label(big)}: {ar_e.time_us / 1000:,.2f} ms on {name_e} "
                    f"({ar_e.algorithm}, {ar_e.busbw_GBps:,.0f} GB/s busbw) against "

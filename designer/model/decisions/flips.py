@@ -138,6 +138,10 @@ def sharp_flip(family: str, sharp_on: bool, capable: bool, share_i, share_i_togg
     if share_i is None or share_i_toggled is None:
         return Flip("sharp", sharp_on, None, "on/off", "no training step on the InfiniBand design")
     state = "off" if sharp_on else "on"
+    if abs(share_i - share_i_toggled) < 5e-4:
+        return Flip("sharp", sharp_on, None, "on/off",
+                    f"SHARP {state} leaves InfiniBand's communication share at {share_i:.1%} (this job's network "
+                    "collectives are not all-reduces SHARP would take), so the verdict holds")
     return Flip("sharp", sharp_on, None, "on/off",
                 f"SHARP {state} moves InfiniBand's communication share from {share_i:.1%} to "
                 f"{share_i_toggled:.1%}; the verdict rests on Ethernet's share and the costs, so it holds")

@@ -161,6 +161,7 @@ class FabricContext:
     nvlink_raw_GBps: float    # per GPU per direction, catalog
     nvlink_GBps: float        # usable by NCCL
     nvls: bool                # NVLink SHARP usable
+    nvls_capable: bool        # the server has NVLink SHARP and the design allows it (any group size)
     nvls_GBps: float          # NVLink rate with NVLS (usable x NCCL nvlsEfficiency)
     nic_raw_GBps: float       # network line rate per GPU (all NICs of the server / GPUs)
     nic_GBps: float           # payload rate per GPU after protocol efficiency
@@ -447,7 +448,8 @@ def build_context(derived, gpus: int, placement: str, settings: PerformanceSetti
     # In-network reduction: NVLS inside the domain; SHARP needs it in the technology and in
     # every switch tier the job's reduction tree climbs.
     allowed = settings.in_network_reduction
-    nvls = allowed and r.server.nvlink_sharp and nvls_eff > 0 and per_domain >= 2
+    nvls_capable = allowed and r.server.nvlink_sharp and nvls_eff > 0
+    nvls = nvls_capable and per_domain >= 2
     if technology is not None and catalog is not None:
         switches_sharp = catalog.switch(technology.default_switch).in_network_reduction
     else:
@@ -463,7 +465,7 @@ def build_context(derived, gpus: int, placement: str, settings: PerformanceSetti
     ctx = FabricContext(
         gpus=gpus, domains=domains, per_domain=per_domain, servers=job_servers, gpus_per_server=g,
         domain_gpus=domain_gpus, nvlink_raw_GBps=nvlink_raw, nvlink_GBps=nvlink_raw * nvlink_eff,
-        nvls=nvls, nvls_GBps=nvlink_raw * nvlink_eff * nvls_eff, nic_raw_GBps=nic_raw,
+        nvls=nvls, nvls_capable=nvls_capable, nvls_GBps=nvlink_raw * nvlink_eff * nvls_eff, nic_raw_GBps=nic_raw,
         nic_GBps=nic_raw * pe, sharp=sharp, sharp_capable=sharp_capable,
         servers_per_domain=servers_per_domain, limits=limits, extra_us=extra_us,
         ll_cap_GBps=gen.ll_max_busbw_GBps[bucket], constants=consts, generation=gen,
