@@ -30,7 +30,7 @@ class Flip:
         label = LABELS.get(self.assumption, self.assumption)
         now = _fmt(self.current, self.unit)
         at = "no value in a sane range" if self.flips_at is None else _fmt(self.flips_at, self.unit)
-        return f"{label}: now {now}; flips at {at}" + (f" ({self.note})" if self.note else "")
+        return f"{label}: now {now}; flips at {at}" + (f"; {self.note}" if self.note else "")
 
     def to_json(self) -> dict:
         return {"assumption": self.assumption, "current": self.current, "flips_at": self.flips_at,
