@@ -309,7 +309,7 @@ def comparison_page(ink: Ink, rect: QRectF, c) -> None:
     yy = right.top() + _sub_title(ink, right, "Recommendation (heuristic)")
     yy += ink.paragraph(QRectF(right.left(), yy, right.width(), right.bottom() - yy), c.recommendation.verdict, 9.5,
                         t.text, bold=True) + ink.pt(6)
-    flips = [f"Flips: {f.line()}" for f in c.recommendation.flips if f.flips_at is not None]
+    flips = [f"Flips: {f.line()}" for f in c.recommendation.flips]
     for reason in flips + list(c.recommendation.reasons):
         room = QRectF(right.left() + ink.pt(8), yy, right.width() - ink.pt(8), right.bottom() - yy)
         if room.height() < ink.line_height(8):
