@@ -168,3 +168,17 @@ def test_compare_example_job_fits_on_both_fabrics():
     assert not any("cannot run" in w for w in c.warnings)
     data = c.to_json()
     assert data["assumptions"]["workload"] == "dense-70b" and data["assumptions"]["params"] == 70e9
+
+
+def test_workload_settings_survive_a_project_file():
+    from designer.io.project import design_from_json, design_to_json
+    d = replace_path(h100().design, "performance",
+                     PerformanceSettings(workload="dense-70b", sharp=True, mfu=0.35, tp_degree=4, zero_stage=3))
+    assert design_from_json(design_to_json(d)).performance == d.performance
+    with pytest.raises(ValueError, match="zero_stage"):
+        PerformanceSettings(zero_stage=4)
+    with pytest.raises(ValueError, match="mfu"):
+        PerformanceSettings(mfu=0)
+    unknown = derive(replace_path(h100().design, "performance", PerformanceSettings(workload="gpt-9")), CAT)
+    with pytest.raises(CollectiveError, match="unknown workload 'gpt-9'"):
+        training_step(unknown)
