@@ -141,3 +141,24 @@ def test_text_output_says_when_it_would_flip(su1):
     from designer.cli.cmd_compare import render_text
     text = render_text(compare(list(su1), CompareSettings()))
     assert "When it would flip" in text and "network capex ratio" in text
+
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.floats(1e4, 1e8), st.floats(1e4, 1e8), st.floats(0, 1e7), st.floats(0, 1e7),
+       st.sampled_from(["ethernet", "middle", "infiniband"]), st.floats(0, 1))
+def test_a_price_break_even_always_sits_where_the_verdict_changes(capex_e, capex_i, energy_e, energy_i, band, share):
+    tco_i = capex_i + energy_i
+    family = decide(band, capex_e + energy_e <= tco_i, share, 0.3)
+    ratio, _ = price_flips(band, family, share, 0.3, capex_e, capex_i, energy_e, tco_i, 5)
+    if ratio.flips_at is None:
+        # No break-even: either the price does not decide, or none in range would do it.
+        at_extremes = {decide(band, r * capex_i + energy_e <= tco_i, share, 0.3) for r in (1e-9, 10.0)}
+        assert at_extremes == {family} or not 0 < (tco_i - energy_e) / capex_i <= 10
+        return
+    below = decide(band, ratio.flips_at * 0.999 * capex_i + energy_e <= tco_i, share, 0.3)
+    above = decide(band, ratio.flips_at * 1.001 * capex_i + energy_e <= tco_i, share, 0.3)
+    assert below != above and family in (below, above)

@@ -49,7 +49,9 @@ def _fmt(value, unit: str) -> str:
     if isinstance(value, bool):
         return "on" if value else "off"
     if unit == "USD":
-        return f"${value / 1e6:,.2f}M" if abs(value) >= 1e6 else f"${value:,.0f}"
+        sign = "-" if value < 0 else ""
+        value = abs(value)
+        return sign + (f"${value / 1e6:,.2f}M" if value >= 1e6 else f"${value:,.0f}")
     if unit == "%":
         return f"{value:.1f}%"
     if unit == "x":
