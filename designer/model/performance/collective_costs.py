@@ -485,7 +485,10 @@ def _notes(ctx: FabricContext, derived, tech, pe, lb, adaptive, nvlink_eff, nvls
         f"domain(s) of up to {ctx.domain_gpus} GPUs, {ctx.placement} over {ctx.sus_used} {unit}(s).",
         f"NVLink: {ctx.nvlink_GBps:.1f} GB/s usable per GPU per direction ({ctx.nvlink_raw_GBps:g} x "
         f"{nvlink_eff:.3g}, NCCL's usable share for {ctx.generation.id}); NVLink SHARP "
-        + (f"on: {ctx.nvls_GBps:.1f} GB/s at NCCL's NVLS efficiency {nvls_eff:g}." if ctx.nvls else "off."),
+        + (f"on: {ctx.nvls_GBps:.1f} GB/s at NCCL's NVLS efficiency {nvls_eff:g}"
+           + (f"; its latency is paid on each of {ctx.trays} compute trays (an estimate fitted to one NVL72 "
+              "measurement)." if ctx.trays > 1 and ctx.constants.nvls_latency_per_tray else ".")
+           if ctx.nvls else "off."),
         f"Network: {r.ports_per_server} x {r.link_gbps}G per server = {ctx.nic_raw_GBps:.1f} GB/s per GPU, "
         f"{ctx.nic_GBps:.1f} GB/s payload at {tech.name} protocol efficiency {pe:g}; InfiniBand SHARP "
         + ("on (performance.sharp)." if ctx.sharp else
