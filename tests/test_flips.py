@@ -162,3 +162,10 @@ def test_a_price_break_even_always_sits_where_the_verdict_changes(capex_e, capex
     below = decide(band, ratio.flips_at * 0.999 * capex_i + energy_e <= tco_i, share, 0.3)
     above = decide(band, ratio.flips_at * 1.001 * capex_i + energy_e <= tco_i, share, 0.3)
     assert below != above and family in (below, above)
+
+
+def test_csv_carries_the_break_evens(su1):
+    from designer.io.compare_csv import compare_rows
+    rows = compare_rows(compare(list(su1)))
+    flips = [r for r in rows if r[0] == "When it would flip"]
+    assert len(flips) == len(compare(list(su1)).recommendation.flips) and "network capex ratio" in flips[0][1]

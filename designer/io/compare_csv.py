@@ -31,6 +31,7 @@ def compare_rows(c: Comparison) -> list[list[str]]:
     rows.append(line("Technology", " | ".join(c.technologies)))
     rows.append(line("Recommendation (heuristic)", c.recommendation.verdict))
     rows.extend(line("Reason", reason) for reason in c.recommendation.reasons)
+    rows.extend(line("When it would flip", flip.line()) for flip in c.recommendation.flips)
     s = c.settings
     rows.append(line("Assumptions", f"{s.years} years, energy {s.energy_usd_per_kwh:g} USD/kWh, PUE {s.pue:g}, "
                                     f"{s.job_text}; "
