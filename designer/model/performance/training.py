@@ -219,6 +219,7 @@ def _one_domain(ctx: FabricContext, ranks: int) -> FabricContext:
     """`ranks` GPUs of one NVLink domain: no network (TP groups, small EP groups)."""
     trays = max(1, math.ceil(ranks / ctx.gpus_per_server))
     return replace(ctx, gpus=ranks, domains=1, per_domain=float(ranks), servers=trays, sharp=False,
+                   servers_per_domain=min(ctx.servers_per_domain, trays),
                    nvls=ctx.nvls_capable and ranks >= 2, ll_cap_GBps=ctx.generation.ll_max_busbw_GBps[0])
 
 
@@ -228,8 +229,16 @@ def _spanning(ctx: FabricContext, ranks: int, per_domain: int) -> FabricContext:
     if domains == 1:
         return _one_domain(ctx, ranks)
     bucket = 1 if domains == 2 else 2
+    trays = max(1, math.ceil(per_domain / ctx.gpus_per_server))   # consecutive ranks fill trays in order
     return replace(ctx, gpus=ranks, domains=domains, per_domain=float(per_domain),
+                   servers_per_domain=min(ctx.servers_per_domain, trays),
                    nvls=ctx.nvls_capable and per_domain >= 2, ll_cap_GBps=ctx.generation.ll_max_busbw_GBps[bucket])
+
+
+def _strided(ctx: FabricContext, ranks: int, stride: int) -> FabricContext:
+    """A group of `ranks` GPUs `stride` apart in rank order (Megatron: TP fastest, then DP/EP, then PP)."""
+    per = max(1, min(ranks, ctx.domain_gpus // max(1, stride)))
+    return _spanning(ctx, ranks, per)
 
 
 def _p2p_ms(ctx: FabricContext, nbytes: int, network: bool) -> float:
@@ -289,15 +298,15 @@ def workload_step(ctx: FabricContext, w: W.Workload, settings: PerformanceSettin
                   + ([("allgather", "all-gather (forward)")] if plan.zero >= 3 else []))
         for coll, text in phases:
             t, n, res = _bucketed(group, coll, nbytes, settings.bucket_bytes)
-            dp_items.append(StepCollective(f"{label} {text}", coll, where, n, settings.bucket_bytes, t, t,
-                                           res.algorithm))
+            dp_items.append(StepCollective(f"{label} {text}", coll, where, n, settings.bucket_bytes, float(t),
+                                           float(t), res.algorithm))
             if head is None:
                 head, buckets, small_ctx = res, n, group
 
-    dp_phase(group_context(ctx, plan.dp, gpus), "DP", grad_bytes, plan.dp)
+    dp_phase(_strided(ctx, plan.dp, plan.tp), "DP", grad_bytes, plan.dp)
     if w.moe:
         expert_bytes = max(1, math.ceil(w.expert_params / (plan.ep * plan.pp * plan.tp) * 2))
-        dp_phase(group_context(ctx, plan.expert_dp, gpus), "Expert DP", expert_bytes, plan.expert_dp)
+        dp_phase(_strided(ctx, plan.expert_dp, plan.tp * plan.ep), "Expert DP", expert_bytes, plan.expert_dp)
     # Data-parallel traffic may hide behind the backward pass (2/3 of the compute), by a heuristic share.
     dp_total = sum(i.time_ms for i in dp_items)
     hidden = min(dp_total * settings.comm_overlap, compute * 2.0 / 3.0)
@@ -307,8 +316,7 @@ def workload_step(ctx: FabricContext, w: W.Workload, settings: PerformanceSettin
     items += dp_items
 
     if w.moe and plan.ep > 1:
-        per = max(1, min(plan.ep, ctx.domain_gpus // plan.tp))
-        ep_ctx = _spanning(ctx, plan.ep, per)
+        ep_ctx = _strided(ctx, plan.ep, plan.tp)
         nbytes = w.seq_len * w.micro_batch * w.top_k * w.hidden * 2 // plan.tp
         r = evaluate(ep_ctx, "alltoall", [nbytes]).results[0]
         count = 4 * math.ceil(w.moe_layers / plan.pp) * plan.micro_batches
