@@ -182,3 +182,17 @@ def test_workload_settings_survive_a_project_file():
     unknown = derive(replace_path(h100().design, "performance", PerformanceSettings(workload="gpt-9")), CAT)
     with pytest.raises(CollectiveError, match="unknown workload 'gpt-9'"):
         training_step(unknown)
+
+
+def test_parallel_groups_follow_megatron_rank_order():
+    from designer.model.performance.collectives import context_for
+    from designer.model.performance.training import _one_domain, _strided
+    nvl = design(gpus=576, server="gb200-nvl72-tray", switch="qm9700", nodes_per_su=18)
+    ctx = context_for(nvl, 576)
+    dp = _strided(ctx, 18, 8)            # TP 8, PP 4 on 576 GPUs: DP 18, 8 apart, 9 to a rack
+    assert (dp.gpus, dp.domains, dp.per_domain) == (18, 2, 9)
+    tp = _one_domain(ctx, 8)             # TP 8 on 4-GPU trays: one domain, two trays
+    assert tp.domains == 1 and tp.trays == 2 and tp.nvls
+    h = context_for(h100(), 256)
+    dgx_dp = _strided(h, 8, 8)           # DGX: one rank per server
+    assert (dgx_dp.domains, dgx_dp.per_domain) == (8, 1)
