@@ -169,3 +169,15 @@ def test_csv_carries_the_break_evens(su1):
     rows = compare_rows(compare(list(su1)))
     flips = [r for r in rows if r[0] == "When it would flip"]
     assert len(flips) == len(compare(list(su1)).recommendation.flips) and "network capex ratio" in flips[0][1]
+
+
+@pytest.mark.parametrize("example", ["examples/dgx-h100-superpod-1su.json", "examples/dgx-h100-superpod-4su.json"])
+def test_superpod_examples_against_roce_are_sharp_free_and_run_a_job_that_fits(example):
+    ib = load_design(example)
+    c = compare([ib, make_counterpart(ib, "roce-400g", CAT).design])
+    assert not ib.performance.sharp
+    text = " ".join(c.recommendation.reasons)
+    assert "uses SHARP" not in text and "nvls+sharp" not in text
+    assert all(s is not None and s.memory.fits and s.workload.id == "dense-70b" for s in c.steps)
+    names = {f.assumption for f in c.recommendation.flips}
+    assert {"price_ratio", "comm_share"} <= names
