@@ -104,12 +104,15 @@ def test_small_sizes_are_latency_bound_and_large_ones_name_a_resource():
     assert sweep(one, "allreduce", algorithm="ring").bottlenecks[-1] == "NVLink"
 
 
-def test_auto_never_slower_than_any_single_algorithm():
+def test_auto_never_slower_than_any_single_nccl_algorithm():
     ib = design(nodes=16, server="dgx-h100", switch="qm9700")
     auto = sweep(ib, "allreduce")
-    for alg in ("ring", "tree", "hierarchical", "innetwork"):
+    for alg in ("ring", "tree", "innetwork"):
         other = sweep(ib, "allreduce", algorithm=alg)
         assert np.all(auto.time_us <= other.time_us * (1 + 1e-12)), alg
+    # The hierarchical reduction is not NCCL's: on request only, never picked by auto.
+    assert "hierarchical" not in auto.algorithms
+    assert set(sweep(ib, "allreduce", algorithm="hierarchical").algorithms) == {"hierarchical"}
 
 
 def test_protocol_follows_size_like_nccl():
@@ -126,8 +129,9 @@ def test_estimate_matches_the_sweep_at_the_same_size():
     k = list(s.sizes).index(1 << 20)
     assert r.time_us == pytest.approx(s.time_us[k])
     assert r.algorithm == s.algorithms[k] and r.bottleneck == s.bottlenecks[k]
-    assert set(r.to_json()) == {"size_bytes", "time_us", "algbw_GBps", "busbw_GBps", "algorithm",
+    assert set(r.to_json()) >= {"size_bytes", "time_us", "algbw_GBps", "busbw_GBps", "algorithm",
                                 "protocol", "bottleneck"}
+    assert r.to_json()["nccl_algorithm"] == C.NCCL_NAMES[r.algorithm]
 
 
 # ---- The fabric's part ------------------------------------------------------------------------
@@ -197,19 +201,29 @@ def test_ethernet_pays_more_latency_than_infiniband_on_the_same_topology():
         assert estimate(eth, "allreduce", 8, algorithm=alg).time_us > estimate(ib, "allreduce", 8, algorithm=alg).time_us
 
 
-def test_sharp_needs_infiniband_switches_that_have_it():
-    ib = C.context_for(design(nodes=16, server="dgx-h100", switch="qm9700"))
-    eth = C.context_for(design(nodes=16, server="dgx-h100", switch="sn5600", technology="roce-400g"))
+def test_sharp_needs_infiniband_switches_that_have_it_and_the_design_to_enable_it():
+    ib_d = _with(design(nodes=16, server="dgx-h100", switch="qm9700"), sharp=True)
+    eth_d = _with(design(nodes=16, server="dgx-h100", switch="sn5600", technology="roce-400g"), sharp=True)
+    ib, eth = C.context_for(ib_d), C.context_for(eth_d)
     assert ib.sharp and not eth.sharp
-    assert estimate(design(nodes=16, server="dgx-h100", switch="qm9700"), "allreduce", LARGE,
-                    algorithm="innetwork").algorithm == "nvls+sharp"
-    assert estimate(design(nodes=16, server="dgx-h100", switch="sn5600", technology="roce-400g"),
-                    "allreduce", LARGE, algorithm="innetwork").algorithm == "nvls+tree"
+    assert estimate(ib_d, "allreduce", LARGE, algorithm="innetwork").algorithm == "nvls+sharp"
+    assert estimate(eth_d, "allreduce", LARGE, algorithm="innetwork").algorithm == "nvls+tree"
     # A100 has no NVLink SHARP: SHARP alone across nodes, none inside one server.
-    a100 = design(nodes=16, server="dgx-a100", switch="qm8700", nodes_per_su=16)
+    a100 = _with(design(nodes=16, server="dgx-a100", switch="qm8700", nodes_per_su=16), sharp=True)
     assert estimate(a100, "allreduce", LARGE, algorithm="innetwork").algorithm == "sharp"
     with pytest.raises(CollectiveError, match="in-network"):
         estimate(a100, "allreduce", LARGE, gpus=8, algorithm="innetwork")
+
+
+def test_sharp_is_off_by_default_as_in_nccl_but_nvls_stays_on_both_fabrics():
+    for switch, tech in (("qm9700", None), ("sn5600", "roce-400g")):
+        d = design(nodes=16, server="dgx-h100", switch=switch, technology=tech)
+        ctx = C.context_for(d)
+        assert not ctx.sharp and ctx.nvls
+        r = estimate(d, "allreduce", LARGE)
+        assert r.algorithm == "nvls+tree" and r.nccl_algorithm == "NVLS_TREE"
+        assert "sharp" not in set(sweep(d, "allreduce").algorithms)
+    assert C.context_for(design(nodes=16, server="dgx-h100", switch="qm9700")).sharp_capable
 
 
 # ---- Per-design settings ----------------------------------------------------------------------

@@ -40,7 +40,7 @@ def test_json_sweep_lists_every_size_with_the_documented_keys(files):
     rows = json.loads(result.stdout)
     assert [r["size_bytes"] for r in rows] == [2 ** k for k in range(3, 35)]
     for r in rows:
-        assert set(r) == KEYS
+        assert set(r) >= KEYS and r["nccl_algorithm"]
         assert r["busbw_GBps"] == pytest.approx(r["algbw_GBps"] * 2 * 127 / 128)
 
 
@@ -93,7 +93,7 @@ def test_compare_prints_two_designs_side_by_side(files):
 
 def test_training_step_view(files):
     ib, _ = files
-    result = run(str(ib), "--params", "70e9", "--compute-ms", "300")
+    result = run(str(ib), "--params", "7e9", "--compute-ms", "300")
     assert result.returncode == 0, result.stderr
     assert "Communication share" in result.stdout and "Advice (heuristic)" in result.stdout
     data = json.loads(run(str(ib), "--params", "70B", "--compute-ms", "300", "--dp", "16", "--json").stdout)

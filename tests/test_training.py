@@ -71,8 +71,11 @@ def test_model_parallelism_shrinks_the_gradients_and_the_group():
     assert st.grad_bytes == math.ceil(70e9 * 2 / 8)
     # One rank per server and group: each all-reduce runs on one rail's NICs, no NVLink.
     assert st.bottleneck in ("NIC", "latency")
-    full = training_step(d, params=70e9, compute_ms=300)
+    full = training_step(d, params=7e9, compute_ms=300)
     assert full.model_parallel == 1 and full.dp_degree == 128
+    # 70B in pure data parallel cannot run on 80 GB GPUs: refused with the memory it needs.
+    with pytest.raises(CollectiveError, match=r"do not fit: they need 287 GB per GPU"):
+        training_step(d, params=70e9, compute_ms=300)
 
 
 def test_a_slower_fabric_means_a_larger_communication_share():

@@ -257,6 +257,8 @@ def load_file(path: Path, catalog: Catalog) -> None:
     except OSError as exc:
         raise CatalogError(f"{path}: cannot read ({exc.strerror})") from None
     for kind, tables in data.items():
+        if kind == "gpu":   # resources/catalog/gpus.toml: read by designer/catalog/gpus.py
+            continue
         if kind not in _KINDS:
             raise CatalogError(f"{path}: unknown section '[[{kind}]]' (expected one of {', '.join(_KINDS)})")
         cls, attr = _KINDS[kind]

@@ -10,6 +10,7 @@ from designer.cli.common import CommandError, positive_int, print_json, size_byt
 from designer.io.project import load_design
 from designer.model.common.units import duration_label, size_label
 from designer.model.decisions.advice import training_step
+from designer.model.performance.workload import presets
 from designer.model.performance.collectives import (
     ALGORITHMS,
     COLLECTIVES,
@@ -68,6 +69,9 @@ def add_parser(sub) -> None:
     p.add_argument("--compare", metavar="FILE2", help="a second design, shown side by side (text only)")
     p.add_argument("--params", type=param_count, help="training-step view: model parameters, e.g. 70e9 or 70B")
     p.add_argument("--compute-ms", type=milliseconds, help="training-step view: compute time per step")
+    p.add_argument("--workload", choices=list(presets()),
+                   help="training-step view of a named job that fits in memory (TP/PP/DP/EP plan, compute "
+                        "from FLOPs; resources/perf/workloads.toml)")
     p.add_argument("--dp", type=positive_int, help="training-step view: data-parallel degree (default: all GPUs)")
     p.add_argument("--bytes-per-grad", type=positive_int, help="training-step view: bytes per gradient (default 2)")
     p.add_argument("--json", action="store_true", help="machine-readable output (stable keys)")
@@ -90,15 +94,25 @@ def _bw(value: float) -> str:
 def run(args) -> int:
     if args.compare and args.json:
         raise CommandError("--compare prints a side-by-side table; leave out --json")
-    if args.compare and args.params is not None:
+    if args.workload and args.params is not None:
+        raise CommandError("give either --workload or --params, not both")
+    if args.compare and (args.params is not None or args.workload):
         raise CommandError("--compare shows collectives; run the training-step view once per design")
     training_flags = (args.compute_ms, args.dp, args.bytes_per_grad)
-    if args.params is None and any(v is not None for v in training_flags):
+    if args.params is None and not args.workload and any(v is not None for v in training_flags):
         raise CommandError("--compute-ms, --dp and --bytes-per-grad belong to the training-step view: add --params")
     catalog = default_catalog()
     design = load_design(args.file)
     derived = derive(design, catalog)
     gpus = _gpus(args, derived)
+    if args.workload:
+        step = training_step(derived, compute_ms=args.compute_ms, gpus=gpus, placement=args.placement,
+                             catalog=catalog, workload=args.workload)
+        if args.json:
+            print_json(step.to_json())
+        else:
+            print(training_summary(design.meta.name, step))
+        return 0
     if args.params is not None:
         step = training_step(derived, params=args.params, bytes_per_grad=args.bytes_per_grad,
                              dp_degree=args.dp, compute_ms=args.compute_ms, gpus=gpus,
@@ -158,6 +172,8 @@ def _params(n: float) -> str:
 
 
 def training_summary(name: str, st) -> str:
+    if st.workload is not None:
+        return _workload_summary(name, st)
     head = [
         ("Design", name),
         ("Model", f"{_params(st.params)} parameters x {st.bytes_per_grad} B gradients"),
@@ -171,6 +187,30 @@ def training_summary(name: str, st) -> str:
         ("Communication share", f"{st.comm_share:.1%}"),
     ]
     return "\n".join([table(head), "", "Advice (heuristic):", *[f"  {line}" for line in st.advice.lines()]])
+
+
+def _workload_summary(name: str, st) -> str:
+    w, p, m = st.workload, st.plan, st.memory
+    head = [
+        ("Design", name),
+        ("Workload", f"{w.name}: {_params(w.params)} parameters ({_params(w.active_params)} active)"),
+        ("Plan", f"{st.gpus:,} GPUs = TP {p.tp} x PP {p.pp} x DP {p.dp}" + (f", EP {p.ep}" if p.ep > 1 else "")
+                 + f"; ZeRO-{p.zero}; {p.micro_batches:,} micro-batches per step"),
+        ("Memory per GPU", f"{m.total / 1e9:,.1f} of {m.capacity / 1e9:,.0f} GB ({m.gpu}): weights "
+                           f"{m.weights / 1e9:,.1f}, gradients {m.gradients / 1e9:,.1f}, optimizer "
+                           f"{m.optimizer / 1e9:,.1f}, activations {m.activations / 1e9:,.1f}"),
+        ("Compute per step", f"{st.compute_ms:,.1f} ms (6 x active parameters x tokens at {st.mfu:.0%} MFU, "
+                             "a heuristic)"),
+    ]
+    rows = [(c.name, c.where, f"{c.count:,}", size_label(c.bytes_each), c.algorithm, f"{c.time_ms:,.1f}",
+             f"{c.time_ms - c.exposed_ms:,.1f}") for c in st.collectives]
+    tail = [("Communication per step", f"{st.comm_ms:,.1f} ms ({st.exposed_comm_ms:,.1f} ms not overlapped)"),
+            ("Step time", f"{st.step_ms:,.1f} ms = {st.compute_ms:,.1f} ms compute + exposed communication"),
+            ("Communication share", f"{st.comm_share:.1%}")]
+    return "\n".join([table(head), "", table(rows, ("collective", "where", "per step", "size", "algorithm",
+                                                    "time ms", "overlapped ms")),
+                      "", table(tail), "", "Sources: " + w.source, "Plan: " + w.plan_source, "",
+                      "Advice (heuristic):", *[f"  {line}" for line in st.advice.lines()]])
 
 
 def _time(us: float) -> str:

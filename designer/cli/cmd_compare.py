@@ -10,6 +10,7 @@ from designer.io.compare_csv import write_compare_csv
 from designer.io.project import load_design
 from designer.model.decisions.comparison import CompareSettings, Comparison, compare
 from designer.model.decisions.counterpart import COUNTERPART_TECHNOLOGIES, make_counterpart
+from designer.model.performance.workload import DEFAULT_WORKLOAD, presets
 
 
 def add_parser(sub) -> None:
@@ -28,9 +29,15 @@ def add_parser(sub) -> None:
     p.add_argument("--pue", type=float, default=CompareSettings.pue, help="power usage effectiveness")
     p.add_argument("--size", type=size_bytes, action="append",
                    help="message size for the collective rows (repeatable; default 1MiB and 1GiB)")
-    p.add_argument("--params", type=float, default=CompareSettings.params, help="example job: model parameters")
-    p.add_argument("--compute-ms", type=float, default=CompareSettings.compute_ms,
-                   help="example job: compute time per step in ms")
+    p.add_argument("--workload", choices=list(presets()),
+                   help=f"example job: a named workload that fits in memory (default {DEFAULT_WORKLOAD}; "
+                        "resources/perf/workloads.toml)")
+    p.add_argument("--params", type=float, default=None,
+                   help="example job: model parameters, gradient-only view (instead of a workload; "
+                        f"default {CompareSettings.params:g})")
+    p.add_argument("--compute-ms", type=float, default=None,
+                   help="example job: compute time per step in ms, with --params (default "
+                        f"{CompareSettings.compute_ms:g})")
     p.set_defaults(run=run, _parser=p)
 
 
@@ -38,9 +45,14 @@ def run(args) -> int:
     count = len(args.files) + len(args.counterpart or ())
     if not 2 <= count <= 4:
         args._parser.error(f"compare takes 2 to 4 designs (files and --counterpart), not {count}")
+    legacy = args.params is not None or args.compute_ms is not None
+    if legacy and args.workload:
+        args._parser.error("give either --workload or --params/--compute-ms, not both")
     settings = CompareSettings(years=args.years, energy_usd_per_kwh=args.energy_price, pue=args.pue,
                                sizes=tuple(args.size) if args.size else CompareSettings.sizes,
-                               params=args.params, compute_ms=args.compute_ms)
+                               params=args.params if args.params is not None else CompareSettings.params,
+                               compute_ms=args.compute_ms if args.compute_ms is not None else CompareSettings.compute_ms,
+                               workload=None if legacy else (args.workload or DEFAULT_WORKLOAD))
     designs = [load_design(f) for f in args.files]
     catalog = default_catalog()
     notes = []
@@ -80,5 +92,8 @@ def render_text(c: Comparison) -> str:
     legend = [f"[{i + 1}] {n} ({t})" for i, (n, t) in enumerate(zip(c.names, c.technologies))]
     out = legend + ["", table(rows, headers), "", "Recommendation (heuristic): " + c.recommendation.verdict]
     out += [f"  - {reason}" for reason in c.recommendation.reasons]
+    if c.recommendation.flips:
+        out += ["When it would flip (each assumption alone; the rest held):"]
+        out += [f"  - {flip.line()}" for flip in c.recommendation.flips]
     out += [f"warning: {w}" for w in c.warnings]
     return "\n".join(out)

@@ -31,9 +31,10 @@ def compare_rows(c: Comparison) -> list[list[str]]:
     rows.append(line("Technology", " | ".join(c.technologies)))
     rows.append(line("Recommendation (heuristic)", c.recommendation.verdict))
     rows.extend(line("Reason", reason) for reason in c.recommendation.reasons)
+    rows.extend(line("When it would flip", flip.line()) for flip in c.recommendation.flips)
     s = c.settings
     rows.append(line("Assumptions", f"{s.years} years, energy {s.energy_usd_per_kwh:g} USD/kWh, PUE {s.pue:g}, "
-                                    f"example job {s.params:g} parameters and {s.compute_ms:g} ms compute per step; "
+                                    f"{s.job_text}; "
                                     "prices are illustrative estimates, not quotes"))
     rows.extend(line("Warning", w) for w in c.warnings)
     return rows

@@ -14,7 +14,8 @@ from designer.model.decisions.counterpart import COUNTERPART_TECHNOLOGIES, make_
 from designer.model.intent.perf_settings import PerformanceSettings
 from designer.model.performance.collective_costs import build_context
 from designer.model.performance.collectives import context_for, evaluate
-from designer.model.performance.training import StepEstimate, estimate_step, gradient_comm, group_context
+from designer.model.performance.collective_costs import CollectiveError
+from designer.model.performance.training import StepEstimate, estimate_step, step_on
 from designer.model.topology.derive import derive
 
 
@@ -57,21 +58,21 @@ def _counterpart_context(derived, settings, gpus: int, placement: str, catalog: 
 def training_step(derived, params: float | None = None, bytes_per_grad: int | None = None,
                   dp_degree: int | None = None, compute_ms: float | None = None, gpus: int | None = None,
                   placement: str | None = None, settings: PerformanceSettings | None = None,
-                  catalog: Catalog | None = None) -> StepEstimate:
+                  catalog: Catalog | None = None, workload: str | None = None) -> StepEstimate:
     """Communication per training step and its share of the step, with the rule-of-thumb advice."""
     settings = settings or derived.design.performance
-    est = estimate_step(derived, params, bytes_per_grad, dp_degree, compute_ms, gpus, placement, settings)
+    est = estimate_step(derived, params, bytes_per_grad, dp_degree, compute_ms, gpus, placement, settings,
+                        workload=workload)
     placement = context_for(derived, gpus, placement, settings).placement
     alt = None
     found = _counterpart_context(derived, settings, est.gpus, placement, catalog or default_catalog())
     if found is not None:
         other, alt_ctx = found
-        alt_ctx = group_context(alt_ctx, est.dp_degree, est.gpus)
-        alt_ms, _, _ = gradient_comm(alt_ctx, est.grad_bytes, settings.bucket_bytes)
-        alt_exposed = alt_ms * (1.0 - settings.comm_overlap)
-        alt_step = est.compute_ms + alt_exposed
-        alt = (other, alt_exposed / alt_step if alt_step > 0 else 0.0,
-               float(evaluate(alt_ctx, "allreduce", [8]).time_us[0]))
+        try:
+            alt_est = step_on(alt_ctx, est, settings)
+            alt = (other, alt_est.comm_share, alt_est.small_allreduce_us)
+        except CollectiveError:
+            alt = None
     return _with_advice(est, settings, alt)
 
 
@@ -94,10 +95,17 @@ def _with_advice(est: StepEstimate, s: PerformanceSettings, alt) -> StepEstimate
     eth_max, ib_min, limit = s.advice_ethernet_max_gpus, s.advice_infiniband_min_gpus, s.advice_comm_share
     n = est.gpus
     fabric = "InfiniBand" if est.family == "infiniband" else "Ethernet/RoCE"
-    numbers = (f"this job: {n:,} GPUs, data-parallel degree {est.dp_degree:,}; gradient all-reduce "
-               f"{est.comm_ms:,.1f} ms per step ({est.buckets:,} bucket(s) of up to "
-               f"{est.bucket_bytes / 2**20:g} MiB, {est.algorithm}/{est.protocol}, limited by "
-               f"{est.bottleneck}); {est.comm_share:.0%} of a {est.step_ms:,.1f} ms step on {fabric}")
+    if est.workload is not None:
+        p = est.plan
+        numbers = (f"this job: {est.workload.name} on {n:,} GPUs, TP {p.tp} x PP {p.pp} x DP {p.dp}"
+                   + (f" (EP {p.ep})" if p.ep > 1 else "") + f", ZeRO-{p.zero}; "
+                   + "; ".join(f"{c.name} {c.exposed_ms:,.1f} ms" for c in est.collectives)
+                   + f"; {est.comm_share:.0%} of a {est.step_ms:,.1f} ms step on {fabric}")
+    else:
+        numbers = (f"this job: {n:,} GPUs, data-parallel degree {est.dp_degree:,}; gradient all-reduce "
+                   f"{est.comm_ms:,.1f} ms per step ({est.buckets:,} bucket(s) of up to "
+                   f"{est.bucket_bytes / 2**20:g} MiB, {est.algorithm}/{est.protocol}, limited by "
+                   f"{est.bottleneck}); {est.comm_share:.0%} of a {est.step_ms:,.1f} ms step on {fabric}")
     reasons = [numbers]
     if est.comm_share > limit:
         reasons.append(f"communication takes {est.comm_share:.0%} of the step, above the {limit:.0%} mark: "

@@ -7,15 +7,18 @@ designs' own numbers; its thresholds are heuristics, editable per design (perfor
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from typing import Callable
 
 from designer.catalog import Catalog, default_catalog
 from designer.model.common.units import size_label
 from designer.model.decisions.advice import size_band, training_step
+from designer.model.decisions.flips import Flip, decide, price_flips, roce_flip, share_flip, sharp_flip
 from designer.model.intent.design import FabricDesign
 from designer.model.intent.serde import DesignValidationError
 from designer.model.performance.collective_costs import CollectiveError
-from designer.model.performance.collectives import estimate
+from designer.model.performance.collectives import context_for, estimate
+from designer.model.performance.workload import DEFAULT_WORKLOAD, preset, presets
 from designer.model.physical.bom import build_bom
 from designer.model.topology.derive import Derived, derive
 
@@ -30,14 +33,27 @@ class CompareSettings:
     energy_usd_per_kwh: float = 0.10  # assumption: set your site's tariff
     pue: float = 1.3                  # assumption: set your data hall's power usage effectiveness
     sizes: tuple[int, ...] = (1 << 20, 1 << 30)  # 1 MiB (latency-bound) and 1 GiB (bandwidth-bound)
-    params: float = 70e9              # example training job: a 70B-parameter model ...
-    compute_ms: float = 1000.0        # ... with 1 s of compute per step (illustrative)
+    # The example training job: a named workload that fits in memory (resources/perf/workloads.toml),
+    # its compute time from FLOPs at the design's MFU. With workload None, the gradient-only
+    # view: `params` of gradients all-reduced per step with `compute_ms` of compute (illustrative).
+    params: float = 70e9
+    compute_ms: float = 1000.0
+    workload: str | None = DEFAULT_WORKLOAD
+
+    @property
+    def job_text(self) -> str:
+        if self.workload:
+            return f"example job {preset(self.workload).name}, compute from FLOPs at the designs' MFU"
+        return f"example job {self.params / 1e9:g}B parameters with {self.compute_ms:,.0f} ms compute per step"
 
     def __post_init__(self):
         for name, low in (("years", 1), ("energy_usd_per_kwh", 0), ("pue", 1), ("params", 1),
                           ("compute_ms", 0)):
             if getattr(self, name) < low:
                 raise DesignValidationError(name, f"must be at least {low:g}")
+        if self.workload is not None and self.workload not in presets():
+            raise DesignValidationError("workload", f"unknown workload '{self.workload}' (choose from "
+                                        f"{', '.join(presets())})")
         if not self.sizes or any(s < 1 for s in self.sizes):
             raise DesignValidationError("sizes", "give at least one message size of 1 byte or more")
 
@@ -65,6 +81,7 @@ class Recommendation:
     family: str                   # "infiniband", "ethernet" or "" when the designs do not differ
     reasons: tuple[str, ...]
     heuristic: bool = True
+    flips: tuple[Flip, ...] = ()   # break-even of each assumption behind the verdict (flips.py)
 
 
 @dataclass(frozen=True)
@@ -76,9 +93,17 @@ class Comparison:
     recommendation: Recommendation
     warnings: tuple[str, ...] = ()
     settings: CompareSettings = field(default_factory=CompareSettings)
+    steps: tuple = ()             # each design's training step (None where it cannot run)
 
     def row(self, key: str) -> Row:
         return next(r for r in self.rows if r.key == key)
+
+    def _job(self, key: str):
+        """The example job's figure: the workload's own when one is set (the first design's step)."""
+        if self.settings.workload:
+            step = self.steps[0] if self.steps else None
+            return getattr(step, key) if step is not None else None
+        return getattr(self.settings, key)
 
     def to_json(self) -> dict:
         return {
@@ -88,11 +113,13 @@ class Comparison:
             "rows": [{"key": r.key, "label": r.label, "unit": r.unit, "group": r.group, "better": r.better,
                       "values": list(r.values), "delta_pct": list(r.deltas)} for r in self.rows],
             "recommendation": {"verdict": self.recommendation.verdict, "family": self.recommendation.family,
-                               "reasons": list(self.recommendation.reasons), "heuristic": True},
+                               "reasons": list(self.recommendation.reasons), "heuristic": True,
+                               "flips": [f.to_json() for f in self.recommendation.flips]},
             "warnings": list(self.warnings),
             "assumptions": {"years": self.settings.years, "energy_usd_per_kwh": self.settings.energy_usd_per_kwh,
-                            "pue": self.settings.pue, "params": self.settings.params,
-                            "compute_ms": self.settings.compute_ms, "sizes": list(self.settings.sizes)},
+                            "pue": self.settings.pue, "params": self._job("params"),
+                            "compute_ms": self._job("compute_ms"), "sizes": list(self.settings.sizes),
+                            "workload": self.settings.workload},
         }
 
 
@@ -102,6 +129,9 @@ class _Column:
     bom: object
     step: object | None
     collectives: dict
+    # The same training step under other performance settings (for the break-evens); None if none.
+    rerun: Callable | None = None
+    step_error: str = ""
 
 
 def _column(design: FabricDesign, s: CompareSettings, catalog: Catalog, gpus: int) -> _Column:
@@ -111,11 +141,22 @@ def _column(design: FabricDesign, s: CompareSettings, catalog: Catalog, gpus: in
     for collective in ("allreduce", "alltoall"):
         for size in s.sizes:
             results[(collective, size)] = estimate(d, collective, size, gpus=gpus)
+
+    job = dict(workload=s.workload) if s.workload else dict(params=s.params, compute_ms=s.compute_ms)
+
+    def rerun(**perf):
+        settings = replace(d.design.performance, **perf)
+        try:
+            return training_step(d, gpus=gpus, catalog=catalog, settings=settings, **job)
+        except CollectiveError:
+            return None
+
+    error = ""
     try:
-        step = training_step(d, params=s.params, compute_ms=s.compute_ms, gpus=gpus, catalog=catalog)
-    except CollectiveError:
-        step = None
-    return _Column(d, bom, step, results)
+        step = training_step(d, gpus=gpus, catalog=catalog, **job)
+    except CollectiveError as exc:
+        step, error = None, str(exc)
+    return _Column(d, bom, step, results, rerun, error)
 
 
 def compare(designs: list[FabricDesign], settings: CompareSettings | None = None,
@@ -136,13 +177,16 @@ def compare(designs: list[FabricDesign], settings: CompareSettings | None = None
     for name, col in zip((d.meta.name for d in designs), cols):
         for finding in col.derived.metrics.errors:
             warnings.append(f"{name}: {finding.message}")
+        if col.step_error:
+            warnings.append(f"{name}: the example job cannot run: {col.step_error}")
         if col.bom.unpriced:
             warnings.append(f"{name}: {len(col.bom.unpriced)} item(s) have no price; its cost reads low")
     rows = _rows(cols, s)
     rec = recommend(cols, rows, s)
     return Comparison(tuple(d.meta.name for d in designs),
                       tuple(c.derived.resolved.technology.id for c in cols),
-                      tuple(c.derived.resolved.family for c in cols), tuple(rows), rec, tuple(warnings), s)
+                      tuple(c.derived.resolved.family for c in cols), tuple(rows), rec, tuple(warnings), s,
+                      tuple(c.step for c in cols))
 
 
 def energy_cost_usd(power_w: float, s: CompareSettings) -> float:
@@ -241,8 +285,8 @@ def recommend(cols: list[_Column], rows: list[Row], s: CompareSettings) -> Recom
     cost_premise = (f"but the usual reason for Ethernet, lower cost, does not hold here: its TCO over "
                     f"{s.years} years is {_money(tco[eth])} against {_money(tco[ib])} for {name_i} "
                     f"({_pct(tco[eth], tco[ib])})")
+    family = decide(band, eth_cheaper, share_e, limit)
     if band == "ethernet":
-        family = "ethernet" if eth_cheaper else "infiniband"
         reasons.append(f"{n:,} GPUs is within the up-to-{eth_max:,} band where Ethernet with RoCE is the "
                        "usual default")
         if not eth_cheaper:
@@ -251,18 +295,25 @@ def recommend(cols: list[_Column], rows: list[Row], s: CompareSettings) -> Recom
             reasons.append(f"communication already takes {share_e:.0%} of the example step on {name_e}, "
                            f"above {limit:.0%}: check bandwidth per GPU before settling on either fabric")
     elif band == "middle":
-        family = "infiniband" if (share_e is not None and share_e > limit) or not eth_cheaper else "ethernet"
         reasons.append(f"{n:,} GPUs is in the {eth_max:,}-{ib_min:,} band: Ethernet stays attractive unless "
                        f"communication passes about {limit:.0%} of step time")
         if not eth_cheaper:
             reasons.append(cost_premise)
     else:
-        family = "infiniband"
         reasons.append(f"{n:,} GPUs is above about {ib_min:,}, where InfiniBand's latency advantage compounds")
     if share_e is not None and share_i is not None:
         side = "above" if share_e > limit else "below"
-        reasons.append(f"for the example job ({s.params / 1e9:g}B parameters, {s.compute_ms:,.0f} ms compute), "
-                       f"gradient all-reduce takes {share_e:.0%} of the step on {name_e} ({side} {limit:.0%}) "
+        if ce.step.workload is not None:
+            p = ce.step.plan
+            job = (f"the example job ({ce.step.workload.name}: TP {p.tp} x PP {p.pp} x DP {p.dp}"
+                   + (f", EP {p.ep}" if p.ep > 1 else "") + f", ZeRO-{p.zero}; {ce.step.memory.total / 1e9:,.0f} of "
+                   f"{ce.step.memory.capacity / 1e9:,.0f} GB per GPU; {ce.step.compute_ms:,.0f} ms compute at "
+                   f"{ce.step.mfu:.0%} MFU, a heuristic)")
+            what = "communication not hidden behind compute"
+        else:
+            job = f"the example job ({s.params / 1e9:g}B parameters, {s.compute_ms:,.0f} ms compute)"
+            what = "gradient all-reduce"
+        reasons.append(f"for {job}, {what} takes {share_e:.0%} of the step on {name_e} ({side} {limit:.0%}) "
                        f"and {share_i:.0%} on {name_i}")
     reasons.append(f"all-reduce of {size_label(big)}: {ar_e.time_us / 1000:,.2f} ms on {name_e} "
                    f"({ar_e.algorithm}, {ar_e.busbw_GBps:,.0f} GB/s busbw) against "
@@ -287,4 +338,33 @@ def recommend(cols: list[_Column], rows: list[Row], s: CompareSettings) -> Recom
     chosen = name_i if family == "infiniband" else name_e
     verdict = (f"{chosen} ({'InfiniBand' if family == 'infiniband' else 'Ethernet/RoCE'}) fits this "
                f"{n:,}-GPU cluster better, by the rule of thumb applied to these designs' numbers.")
-    return Recommendation(verdict, family, tuple(reasons))
+    flips = _flips(ci, ce, band, family, eth_cheaper, share_e, share_i, limit, s)
+    return Recommendation(verdict, family, tuple(reasons), flips=tuple(flips))
+
+
+def _flips(ci: _Column, ce: _Column, band: str, family: str, eth_cheaper: bool, share_e, share_i,
+           limit: float, s: CompareSettings) -> list[Flip]:
+    """The break-even of price, communication share, SHARP and RoCE efficiency (designer/model/decisions/flips.py)."""
+    tco_i = ci.bom.total_cost + energy_cost_usd(ci.bom.total_power_w, s)
+    energy_e = energy_cost_usd(ce.bom.total_power_w, s)
+    out = price_flips(band, family, share_e, limit, ce.bom.total_cost, ci.bom.total_cost, energy_e, tco_i, s.years)
+    out.append(share_flip(band, family, eth_cheaper, share_e, limit))
+    perf_i = ci.derived.design.performance
+    capable = ci.step is not None and context_for(ci.derived, ci.step.gpus).sharp_capable
+    toggled = ci.rerun(sharp=not perf_i.sharp) if ci.rerun and ci.step is not None else None
+    out.append(sharp_flip(family, perf_i.sharp, capable, share_i, toggled.comm_share if toggled else None))
+    perf_e = ce.derived.design.performance
+    current = perf_e.protocol_efficiency or ce.derived.resolved.technology.protocol_efficiency
+
+    def share_at(e: float):
+        st = ce.rerun(protocol_efficiency=e) if ce.rerun else None
+        return st.comm_share if st is not None else None
+
+    if ce.step is None:
+        out.append(Flip("roce_efficiency", current, None, "share of line rate", "no training step on the Ethernet design"))
+    elif decide(band, eth_cheaper, 0.0, limit) == decide(band, eth_cheaper, 1.0, limit):
+        out.append(Flip("roce_efficiency", current, None, "share of line rate",
+                        "the verdict does not depend on Ethernet's communication share here"))
+    else:
+        out.append(roce_flip(band, family, eth_cheaper, limit, current, share_at))
+    return out

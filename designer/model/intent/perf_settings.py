@@ -45,6 +45,10 @@ class PerformanceSettings:
     # (balls into bins), so about 63% of the uplink bandwidth carries traffic. Not a measurement.
     ecmp_efficiency: float = 0.63
     in_network_reduction: bool = True   # use SHARP / NVLink SHARP where the hardware has it
+    # InfiniBand SHARP (NCCL's CollNet and multi-node NVLS) needs the SHARP plugin and an
+    # aggregation manager on the fabric: it is not NCCL's out-of-the-box default, so it is off
+    # unless the design turns it on. NVLink SHARP (NVLS, NVLSTree) needs only NVSwitch servers.
+    sharp: bool = False
 
     # NVLink (None: NCCL's usable share for the GPU generation, resources/perf/nccl.toml).
     nvlink_efficiency: float | None = None
@@ -61,6 +65,14 @@ class PerformanceSettings:
     compute_ms: float | None = None      # compute time per step
     bucket_bytes: int = 25 * 1024 * 1024  # PyTorch DistributedDataParallel default bucket_cap_mb = 25
     comm_overlap: float = 0.0            # heuristic: share of communication hidden behind compute
+    # A named workload (resources/perf/workloads.toml) models a job that fits: TP/PP/DP/EP plan,
+    # memory per GPU, compute from FLOPs. None: the gradient-only view of `params` above.
+    workload: str | None = None
+    mfu: float | None = None             # heuristic model FLOPs utilisation; None: workloads.toml's
+    tp_degree: int | None = None         # plan overrides; None: the workload's own plan
+    pp_degree: int | None = None
+    ep_degree: int | None = None
+    zero_stage: int | None = None        # 0 (DDP) .. 3 (FSDP); None: the workload's
 
     # Advice thresholds: heuristics from the InfiniBand-vs-Ethernet literature (REFERENCE.md),
     # not measurements. Shown as heuristics in every output that uses them.
@@ -84,6 +96,11 @@ class PerformanceSettings:
         _check("compute_ms", self.compute_ms, 0.0)
         _check("bucket_bytes", self.bucket_bytes, 1, allow_none=False)
         _check("comm_overlap", self.comm_overlap, 0.0, 1.0, allow_none=False)
+        _check("mfu", self.mfu, 0.01, 1.0)
+        _check("tp_degree", self.tp_degree, 1)
+        _check("pp_degree", self.pp_degree, 1)
+        _check("ep_degree", self.ep_degree, 1)
+        _check("zero_stage", self.zero_stage, 0, 3)
         _check("advice_ethernet_max_gpus", self.advice_ethernet_max_gpus, 1, allow_none=False)
         _check("advice_infiniband_min_gpus", self.advice_infiniband_min_gpus, 1, allow_none=False)
         _check("advice_comm_share", self.advice_comm_share, 0.0, 1.0, allow_none=False)

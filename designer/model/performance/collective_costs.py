@@ -76,6 +76,8 @@ class NcclConstants:
     tree_factor: float
     tree_protocol_factor: tuple[float, ...]
     tree_ll128_one_node_factor: float
+    nvls_max_bus_factor: float
+    nvls_latency_per_tray: bool
     generations: tuple[Generation, ...]
     default_generation: Generation
 
@@ -124,6 +126,8 @@ def nccl_constants() -> NcclConstants:
         tree_factor=float(bw["tree_factor"]),
         tree_protocol_factor=_triple(bw["tree_protocol_factor"], "bandwidth.tree_protocol_factor"),
         tree_ll128_one_node_factor=float(bw["tree_ll128_one_node_factor"]),
+        nvls_max_bus_factor=float(bw["nvls_max_bus_factor"]),
+        nvls_latency_per_tray=bool(lat.get("nvls_latency_per_tray", False)),
         generations=tuple(_generation(row, f"generation[{i}]") for i, row in enumerate(data["generation"])),
         default_generation=_generation(data["default_generation"], "default_generation"),
     )
@@ -157,10 +161,13 @@ class FabricContext:
     nvlink_raw_GBps: float    # per GPU per direction, catalog
     nvlink_GBps: float        # usable by NCCL
     nvls: bool                # NVLink SHARP usable
+    nvls_capable: bool        # the server has NVLink SHARP and the design allows it (any group size)
     nvls_GBps: float          # NVLink rate with NVLS (usable x NCCL nvlsEfficiency)
     nic_raw_GBps: float       # network line rate per GPU (all NICs of the server / GPUs)
     nic_GBps: float           # payload rate per GPU after protocol efficiency
     sharp: bool               # SHARP in the switches and the technology, and enabled
+    sharp_capable: bool       # the hardware has SHARP (whether or not the design enables it)
+    servers_per_domain: int   # compute trays (servers) of one NVLink domain
     limits: dict[str, TierLimit]
     extra_us: dict[int, float]  # this fabric's path latency minus NCCL's reference, by hop count
     ll_cap_GBps: float        # NCCL's LL bus-bandwidth cap for this node count
@@ -181,6 +188,11 @@ class FabricContext:
         per = max(1, min(ranks_per_domain, int(round(self.per_domain))))
         nvls = self.nvls and per >= 2
         return replace(self, gpus=self.domains * per, per_domain=float(per), nvls=nvls)
+
+    @property
+    def trays(self) -> int:
+        """Compute trays (servers) of one domain the job's ranks sit on: NVLS pays latency per tray."""
+        return max(1, min(self.servers_per_domain, math.ceil(self.per_domain)))
 
 
 def _switch_latency(switch, tech: Technology, override: float | None) -> float:
@@ -436,21 +448,26 @@ def build_context(derived, gpus: int, placement: str, settings: PerformanceSetti
     # In-network reduction: NVLS inside the domain; SHARP needs it in the technology and in
     # every switch tier the job's reduction tree climbs.
     allowed = settings.in_network_reduction
-    nvls = allowed and r.server.nvlink_sharp and nvls_eff > 0 and per_domain >= 2
+    nvls_capable = allowed and r.server.nvlink_sharp and nvls_eff > 0
+    nvls = nvls_capable and per_domain >= 2
     if technology is not None and catalog is not None:
         switches_sharp = catalog.switch(technology.default_switch).in_network_reduction
     else:
         tiers_used = [r.leaf_switch] + ([r.spine_switch] if limits["sharp"].hops >= 3 else []) \
             + ([r.core_switch] if limits["sharp"].hops >= 5 else [])
         switches_sharp = all(s.in_network_reduction for s in tiers_used)
-    sharp = allowed and domains >= 2 and tech.in_network_reduction and switches_sharp
+    # InfiniBand SHARP is off unless the design enables it (performance.sharp): NCCL uses it only
+    # with the SHARP plugin and an aggregation manager, never out of the box.
+    sharp_capable = domains >= 2 and tech.in_network_reduction and switches_sharp
+    sharp = allowed and settings.sharp and sharp_capable
 
     bucket = 0 if domains == 1 else 1 if domains == 2 else 2
     ctx = FabricContext(
         gpus=gpus, domains=domains, per_domain=per_domain, servers=job_servers, gpus_per_server=g,
         domain_gpus=domain_gpus, nvlink_raw_GBps=nvlink_raw, nvlink_GBps=nvlink_raw * nvlink_eff,
-        nvls=nvls, nvls_GBps=nvlink_raw * nvlink_eff * nvls_eff, nic_raw_GBps=nic_raw,
-        nic_GBps=nic_raw * pe, sharp=sharp, limits=limits, extra_us=extra_us,
+        nvls=nvls, nvls_capable=nvls_capable, nvls_GBps=nvlink_raw * nvlink_eff * nvls_eff, nic_raw_GBps=nic_raw,
+        nic_GBps=nic_raw * pe, sharp=sharp, sharp_capable=sharp_capable,
+        servers_per_domain=servers_per_domain, limits=limits, extra_us=extra_us,
         ll_cap_GBps=gen.ll_max_busbw_GBps[bucket], constants=consts, generation=gen,
         technology=tech.id, family=tech.family, placement=placement, sus_used=lay.groups_used)
     notes = _notes(ctx, derived, tech, pe, lb, adaptive, nvlink_eff, nvls_eff, leaf_ns, nic_ns, o_leaf, o_spine)
@@ -468,10 +485,15 @@ def _notes(ctx: FabricContext, derived, tech, pe, lb, adaptive, nvlink_eff, nvls
         f"domain(s) of up to {ctx.domain_gpus} GPUs, {ctx.placement} over {ctx.sus_used} {unit}(s).",
         f"NVLink: {ctx.nvlink_GBps:.1f} GB/s usable per GPU per direction ({ctx.nvlink_raw_GBps:g} x "
         f"{nvlink_eff:.3g}, NCCL's usable share for {ctx.generation.id}); NVLink SHARP "
-        + (f"on: {ctx.nvls_GBps:.1f} GB/s at NCCL's NVLS efficiency {nvls_eff:g}." if ctx.nvls else "off."),
+        + (f"on: {ctx.nvls_GBps:.1f} GB/s at NCCL's NVLS efficiency {nvls_eff:g}"
+           + (f"; its latency is paid on each of {ctx.trays} compute trays (an estimate fitted to one NVL72 "
+              "measurement)." if ctx.trays > 1 and ctx.constants.nvls_latency_per_tray else ".")
+           if ctx.nvls else "off."),
         f"Network: {r.ports_per_server} x {r.link_gbps}G per server = {ctx.nic_raw_GBps:.1f} GB/s per GPU, "
-        f"{ctx.nic_GBps:.1f} GB/s payload at {tech.name} protocol efficiency {pe:g}; SHARP "
-        + ("available." if ctx.sharp else "not available."),
+        f"{ctx.nic_GBps:.1f} GB/s payload at {tech.name} protocol efficiency {pe:g}; InfiniBand SHARP "
+        + ("on (performance.sharp)." if ctx.sharp else
+           "available but off, as in NCCL's defaults (performance.sharp turns it on)." if ctx.sharp_capable
+           else "not available."),
         f"Uplinks: leaf oversubscription {_ratio(o_leaf)}" + (f", spine {_ratio(o_spine)}" if plan.tiers >= 3 else "")
         + f"; {'adaptive routing' if adaptive else 'static ECMP'} keeps {lb:.0%} of uplink bandwidth usable.",
     ]

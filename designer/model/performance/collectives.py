@@ -9,6 +9,16 @@ uplinks the traffic crosses in this fabric for this placement (collective_costs.
 Phases that run pipelined take the slowest resource; phases that run one after the other add.
 The protocol (LL, LL128, Simple) is chosen per size like NCCL does: the fastest.
 
+Algorithms. `auto` picks among what NCCL itself would run on the hardware: ring and tree;
+NVLS (one NVLink domain) and NVLSTree (NVLS inside each domain, a tree across), which need
+only NVLink SHARP in the server; CollNet and multi-node NVLS only when the design enables
+InfiniBand SHARP (performance.sharp; off by default, as in NCCL); PAT for all-gather and
+reduce-scatter with one GPU per node; send/receive for all-to-all; ring for broadcast. The
+"hierarchical" reduction (NVLink phase, network phase, NVLink phase, as Horovod's
+hierarchical all-reduce) and the binomial broadcast tree are not NCCL algorithms: they are
+offered on request only, and labelled so. Each result names NCCL's algorithm
+(`nccl_algorithm`).
+
 Sizes follow nccl-tests: the buffer per rank (all-reduce, broadcast, all-to-all send buffer),
 the gathered output (all-gather) or the input (reduce-scatter). algbw = size / time and
 busbw = algbw x 2(n-1)/n (all-reduce), x (n-1)/n (all-gather, reduce-scatter, all-to-all),
@@ -41,6 +51,14 @@ SWEEP_SIZES = tuple(1 << k for k in range(3, 35))   # 8 B to 16 GiB
 IN_NETWORK = ("nvls", "nvls+sharp", "nvls+tree", "sharp", "nvls+ring")
 LATENCY = "latency"
 
+# NCCL's name for each algorithm the model runs (src/include/device.h NCCL_ALGO_*); "-" marks
+# an algorithm NCCL does not have.
+NCCL_NAMES = {"ring": "RING", "tree": "TREE", "nvls": "NVLS", "nvls+sharp": "NVLS",
+              "nvls+tree": "NVLS_TREE", "sharp": "COLLNET_DIRECT", "nvls+ring": "NVLS",
+              "pat": "PAT", "pairwise": "SEND_RECV", "hierarchical": "-", "binomial": "-"}
+NOT_NCCL = {"hierarchical": "hierarchical reduction as in Horovod, not an NCCL algorithm",
+            "binomial": "binomial tree (MPICH), not an NCCL algorithm"}
+
 __all__ = ["ALGORITHMS", "COLLECTIVES", "PLACEMENTS", "SWEEP_SIZES", "CollectiveError",
            "CollectiveResult", "Sweep", "busbw_factor", "estimate", "sweep", "context_for"]
 
@@ -51,15 +69,21 @@ class CollectiveResult:
     time_us: float
     algbw_GBps: float
     busbw_GBps: float
-    algorithm: str        # ring, tree, hierarchical, pairwise, nvls, nvls+sharp, nvls+tree, sharp, nvls+ring
+    algorithm: str        # ring, tree, pat, pairwise, nvls, nvls+sharp, nvls+tree, sharp, nvls+ring,
+                          # hierarchical, binomial (the last two on request only: not NCCL's)
     bottleneck: str       # NVLink, NIC, oversubscription at <tier> tier (r:1), <tier> uplinks, latency...
     protocol: str = "Simple"
+
+    @property
+    def nccl_algorithm(self) -> str:
+        """NCCL's name for the algorithm ("-" when NCCL has no such algorithm)."""
+        return NCCL_NAMES.get(self.algorithm, "-")
 
     def to_json(self) -> dict:
         """The documented JSON shape of `fabric-designer collectives --json` (keep key names stable)."""
         return {"size_bytes": self.size_bytes, "time_us": self.time_us, "algbw_GBps": self.algbw_GBps,
                 "busbw_GBps": self.busbw_GBps, "algorithm": self.algorithm, "protocol": self.protocol,
-                "bottleneck": self.bottleneck}
+                "bottleneck": self.bottleneck, "nccl_algorithm": self.nccl_algorithm}
 
 
 @dataclass(frozen=True)
@@ -241,6 +265,39 @@ def _hierarchical(ctx: FabricContext, collective: str) -> list[Candidate]:
     return out
 
 
+def _nvls_allreduce_load(ctx: FabricContext) -> float:
+    """NVLink bytes per user byte of an NVLS all-reduce, at the NVLS rate (ctx.nvls_GBps).
+
+    Port bound: each GPU sends its buffer and its reduced shard (1 + 1/L). Switch bound: the
+    bus bandwidth stays at the 8-GPU board's (nccl.toml nvls_max_bus_factor), so a 72-GPU
+    domain does not gain the port bound's 2(L-1)/(L+1).
+    """
+    L = ctx.per_domain
+    return max(1.0 + 1.0 / L, 2.0 * (L - 1) / L / ctx.constants.nvls_max_bus_factor)
+
+
+def _nvls_latency(ctx: FabricContext) -> float:
+    """One NVLS pass: NCCL's figure, paid per compute tray in a multi-node NVLink domain."""
+    c = ctx.constants
+    return c.nvls_nvlink_us * (ctx.trays if c.nvls_latency_per_tray else 1)
+
+
+def _pat(ctx: FabricContext, collective: str) -> list[Candidate]:
+    """NCCL's PAT all-gather / reduce-scatter (one GPU per node): log2(n) network steps, ring bandwidth."""
+    c = ctx.constants
+    n = ctx.gpus
+    lim = ctx.limits["ring"]
+    steps = math.ceil(math.log2(n))
+    out = []
+    for cand in _ring_like(ctx, collective, 1):
+        if cand.protocol != "Simple":
+            continue   # PAT runs the Simple protocol only
+        i = PROTOCOLS.index("Simple")
+        lat = c.base_ring_us[i] + steps * _net_step(ctx, c.net_ring_step_us[i], lim)
+        out.append(Candidate("pat", "Simple", lat, cand.us_per_byte, cand.bottleneck))
+    return out
+
+
 def _in_network(ctx: FabricContext, collective: str) -> list[Candidate]:
     """NVLink SHARP inside the domain and SHARP in the switches across domains (Simple only)."""
     c = ctx.constants
@@ -252,28 +309,29 @@ def _in_network(ctx: FabricContext, collective: str) -> list[Candidate]:
             return []
         if N == 1:   # multicast: each GPU takes in the (L-1)/L it lacks
             upb, neck = _time_per_byte([[((L - 1) / L, nvls, "NVLink")]])
-            return [Candidate("nvls", "Simple", c.nvls_nvlink_us, upb, neck)]
+            return [Candidate("nvls", "Simple", _nvls_latency(ctx), upb, neck)]
         lim = ctx.limits["ring"]
         rate, nic_name = _nic(ctx, lim)
-        lat = (c.nvls_nvlink_us + c.base_ring_us[simple]
+        lat = (_nvls_latency(ctx) + c.base_ring_us[simple]
                + (N - 1) * _net_step(ctx, c.net_ring_step_us[simple], lim))
         upb, neck = _time_per_byte([[((L - 1) / L, nvls, "NVLink")], [((N - 1) / N / L, rate, nic_name)]])
         return [Candidate("nvls+ring", "Simple", lat, upb, neck)]
     if collective != "allreduce":
         return []
     # NVLS all-reduce: each GPU sends its buffer and its reduced shard, receives the same.
-    nvls_load = 1.0 + 1.0 / L
+    nvls_load = _nvls_allreduce_load(ctx)
+    nvls_lat = _nvls_latency(ctx)
     if N == 1:
         if not ctx.nvls:
             return []
         upb, neck = _time_per_byte([[(nvls_load, nvls, "NVLink")]])
-        return [Candidate("nvls", "Simple", c.nvls_nvlink_us, upb, neck)]
+        return [Candidate("nvls", "Simple", nvls_lat, upb, neck)]
     if ctx.sharp:   # each GPU's NIC sends its shard up once and gets the result once
         lim = ctx.limits["sharp"]
         rate, nic_name = _nic(ctx, lim)
         extra = ctx.extra_us.get(lim.hops, 0.0)
         if ctx.nvls:
-            lat = c.nvls_nvlink_us + max(0.0, c.nvls_net_us + extra)
+            lat = nvls_lat + max(0.0, c.nvls_net_us + extra)
             upb, neck = _time_per_byte([[(nvls_load, nvls, "NVLink"), (1.0 / L, rate, nic_name)]])
             return [Candidate("nvls+sharp", "Simple", lat, upb, neck)]
         lat = (2 * (min(1.0, L - 1) * c.collnet_nvlink_us + (L - 1) * c.collnet_arity_us)
@@ -284,7 +342,7 @@ def _in_network(ctx: FabricContext, collective: str) -> list[Candidate]:
         lim = ctx.limits["tree"]
         rate, nic_name = _nic(ctx, lim)
         depth = int(math.floor(math.log2(N)))
-        lat = c.nvls_nvlink_us + 2 * depth * _net_step(ctx, c.nvls_tree_net_step_us, lim)
+        lat = nvls_lat + 2 * depth * _net_step(ctx, c.nvls_tree_net_step_us, lim)
         nic_load = (1.0 if N == 2 else 2.0) / L
         upb, neck = _time_per_byte([[(nvls_load, nvls, "NVLink"), (nic_load, rate, nic_name)]])
         return [Candidate("nvls+tree", "Simple", lat, upb, neck)]
@@ -329,7 +387,7 @@ def _binomial_broadcast(ctx: FabricContext) -> list[Candidate]:
                                     [(nvl_rounds, ctx.nvlink_GBps * f, "NVLink")]])
         if proto == "LL":
             upb, neck = _ll_cap(ctx, "broadcast", upb, neck)
-        out.append(Candidate("tree", proto, lat, upb, neck))
+        out.append(Candidate("binomial", proto, lat, upb, neck))
     return out
 
 
@@ -338,44 +396,53 @@ _NAMES = {"allreduce": "all-reduce", "allgather": "all-gather", "reducescatter":
 
 
 def candidates(ctx: FabricContext, collective: str, algorithm: str = "auto") -> list[Candidate]:
-    """Every (algorithm, protocol) the request allows; raises CollectiveError if none does."""
+    """Every (algorithm, protocol) the request allows; raises CollectiveError if none does.
+
+    `auto` takes only NCCL's own algorithms; "hierarchical" and the binomial broadcast tree
+    are there on request, to compare with other libraries.
+    """
     multi = ctx.domains > 1 and ctx.per_domain > 1
     families: dict[str, list[Candidate]] = {}
+    extra: dict[str, list[Candidate]] = {}     # not NCCL's: never chosen by auto
     if collective == "allreduce":
         families["ring"] = _ring_like(ctx, collective, 2)
         families["tree"] = _tree_allreduce(ctx)
         if multi:
-            families["hierarchical"] = _hierarchical(ctx, collective)
+            extra["hierarchical"] = _hierarchical(ctx, collective)
         families["innetwork"] = _in_network(ctx, collective)
     elif collective in ("allgather", "reducescatter"):
         families["ring"] = _ring_like(ctx, collective, 1)
+        if ctx.domains > 1 and ctx.per_domain <= 1:
+            families["pat"] = _pat(ctx, collective)
         if multi:
-            families["hierarchical"] = _hierarchical(ctx, collective)
+            extra["hierarchical"] = _hierarchical(ctx, collective)
         families["innetwork"] = _in_network(ctx, collective)
     elif collective == "alltoall":
         families["pairwise"] = _alltoall(ctx)
-        if multi:
-            families["hierarchical"] = _hierarchical(ctx, collective)
     else:
         families["ring"] = _ring_like(ctx, collective, 1)
-        families["tree"] = _binomial_broadcast(ctx)
+        extra["tree"] = _binomial_broadcast(ctx)
     if algorithm == "auto":
         return [cand for group in families.values() for cand in group]
     if algorithm not in ALGORITHMS:
         raise CollectiveError(f"unknown algorithm '{algorithm}' (choose from {', '.join(ALGORITHMS)})")
-    chosen = families.get(algorithm)
+    chosen = families.get(algorithm) or extra.get(algorithm)
     if chosen:
         return chosen
     name = _NAMES[collective]
     if algorithm == "innetwork" and "innetwork" in families:
         raise CollectiveError(
             f"no in-network {name} on this design: it needs NVLink SHARP servers"
-            + (" or InfiniBand switches with SHARP" if collective == "allreduce" else "")
+            + (" or InfiniBand switches with SHARP (performance.sharp on)" if collective == "allreduce" else "")
             + " (and performance.in_network_reduction left on)")
+    if algorithm == "hierarchical" and collective == "alltoall":
+        raise CollectiveError("NCCL has no hierarchical all-to-all: it runs send/receive pairs "
+                              "(auto, the pairwise exchange)")
     if algorithm == "hierarchical" and collective != "broadcast":
         raise CollectiveError(f"a hierarchical {name} needs more than one NVLink domain with more than "
                               "one GPU each")
-    offered = ", ".join(["auto"] + [f for f in families if families[f] and f in ALGORITHMS])
+    offered = ", ".join(["auto"] + [f for f in (*families, *extra) if (families.get(f) or extra.get(f))
+                                    and f in ALGORITHMS])
     auto = " (auto is the pairwise exchange)" if collective == "alltoall" else ""
     raise CollectiveError(f"{name} has no {algorithm} algorithm here: choose from {offered}{auto}")
 

@@ -17,7 +17,7 @@ from designer.catalog.loader import RESOURCES
 
 BUILTIN_PRICES = RESOURCES / "prices" / "default.toml"
 USER_FILE = "prices.toml"
-_ENTRY_FIELDS = {"key", "unit_price", "per_m", "basis", "illustrative"}
+_ENTRY_FIELDS = {"key", "unit_price", "per_m", "basis", "illustrative", "class"}
 
 
 class PriceBookError(ValueError):
@@ -32,6 +32,7 @@ class Price:
     basis: str = ""
     illustrative: bool = True
     origin: str = ""       # the file the price came from
+    price_class: str = ""  # like-for-like group (TOML `class`), e.g. "switch-51.2T", "optic-400G-dr4"
 
     def for_length(self, length_m: float | None) -> float:
         """Unit price of one piece; cables add `per_m` for each metre."""
@@ -43,6 +44,9 @@ class PriceBook:
     currency: str = "USD"
     prices: dict[str, Price] = field(default_factory=dict)
     sources: tuple[str, ...] = ()
+    # Prices per 400G port within one class stay within this ratio of each other (max / min),
+    # unless an entry's basis names a source; None: the book states no band.
+    class_band: float | None = None
 
     def get(self, key: str) -> Price | None:
         return self.prices.get(key)
@@ -52,7 +56,8 @@ class PriceBook:
         if other.prices and other.currency != self.currency:
             raise PriceBookError(f"{other.sources[-1] if other.sources else 'price book'}: currency "
                                  f"{other.currency} differs from {self.currency}; use one currency")
-        return PriceBook(self.currency, {**self.prices, **other.prices}, self.sources + other.sources)
+        return PriceBook(self.currency, {**self.prices, **other.prices}, self.sources + other.sources,
+                         self.class_band)
 
 
 def _number(value, where: str) -> float:
@@ -105,10 +110,16 @@ def parse_price_book(text: str, origin: str) -> PriceBook:
             raise PriceBookError(f"{where}, field 'basis': expected text")
         if not isinstance(illustrative, bool):
             raise PriceBookError(f"{where}, field 'illustrative': expected true or false")
+        price_class = entry.get("class", "")
+        if not isinstance(price_class, str):
+            raise PriceBookError(f"{where}, field 'class': expected text")
         prices[key] = Price(key, _number(entry["unit_price"], f"{where}, field 'unit_price'"),
                             _number(entry.get("per_m", 0.0), f"{where}, field 'per_m'"),
-                            basis, illustrative, str(origin))
-    return PriceBook(currency.strip(), prices, (str(origin),))
+                            basis, illustrative, str(origin), price_class)
+    band = head.get("class_band")
+    if band is not None:
+        band = _number(band, f"{name}: [price_book] class_band")
+    return PriceBook(currency.strip(), prices, (str(origin),), band)
 
 
 def load_price_file(path: str | Path, label: str | None = None) -> PriceBook:

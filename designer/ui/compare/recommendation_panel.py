@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QPushButton,
     QSpinBox,
+    QComboBox,
     QTextBrowser,
     QVBoxLayout,
     QWidget,
@@ -28,6 +29,7 @@ from PySide6.QtWidgets import (
 from designer.model.common.units import parse_size, size_label
 from designer.model.decisions.comparison import CompareSettings, Comparison
 from designer.model.intent.serde import DesignValidationError
+from designer.model.performance.workload import presets
 from designer.ui.theme import FAMILY_LABEL, Theme
 
 HEURISTIC_TIP = ("The recommendation applies the InfiniBand-vs-Ethernet rules of thumb of the literature "
@@ -97,6 +99,15 @@ class AssumptionsBox(QGroupBox):
         self.compute_ms.setGroupSeparatorShown(True)
         self.compute_ms.setSuffix(" ms")
         self.compute_ms.setToolTip("Example training job: compute time per step (illustrative)")
+        self.workload = QComboBox()
+        for wid, w in presets().items():
+            self.workload.addItem(w.name, wid)
+            self.workload.setItemData(self.workload.count() - 1, f"{w.source}\n\nPlan: {w.plan_source}",
+                                      Qt.ItemDataRole.ToolTipRole)
+        self.workload.addItem("Gradients only (parameters and compute below)", "")
+        self.workload.setToolTip("Example training job: a named workload that fits in GPU memory (TP/PP/DP/EP "
+                                 "plan, compute from FLOPs at an editable MFU), or the gradient-only view")
+        self.workload.currentIndexChanged.connect(self._edited)
         self.sizes = QLineEdit()
         self.sizes.setToolTip("Message sizes of the collective rows, such as 1MiB, 1GiB (K, M, G are binary)")
         for spin in (self.years, self.energy, self.pue, self.params, self.compute_ms):
@@ -124,8 +135,10 @@ class AssumptionsBox(QGroupBox):
             for k, (text, widget) in enumerate(pairs):
                 grid.addWidget(label(text), r, 2 * k)
                 grid.addWidget(widget, r, 2 * k + 1)
-        grid.addWidget(self.problem, 3, 0, 1, 3)
-        grid.addWidget(self.reset, 3, 3, Qt.AlignmentFlag.AlignRight)
+        grid.addWidget(label("Workload"), 3, 0)
+        grid.addWidget(self.workload, 3, 1, 1, 3)
+        grid.addWidget(self.problem, 4, 0, 1, 3)
+        grid.addWidget(self.reset, 4, 3, Qt.AlignmentFlag.AlignRight)
         for column in (1, 3):
             grid.setColumnStretch(column, 1)
         self.set_settings(self._settings)
@@ -137,9 +150,14 @@ class AssumptionsBox(QGroupBox):
     def set_settings(self, s: CompareSettings) -> None:
         """Show `s` without announcing it as an edit."""
         self._settings = s
-        widgets = (self.years, self.energy, self.pue, self.params, self.compute_ms, self.sizes)
+        widgets = (self.years, self.energy, self.pue, self.params, self.compute_ms, self.sizes, self.workload)
         for w in widgets:
             w.blockSignals(True)
+        index = self.workload.findData(s.workload or "")
+        self.workload.setCurrentIndex(max(0, index))
+        gradient_only = not s.workload
+        self.params.setEnabled(gradient_only)
+        self.compute_ms.setEnabled(gradient_only)
         self.years.setValue(s.years)
         self.energy.setValue(s.energy_usd_per_kwh)
         self.pue.setValue(s.pue)
@@ -151,9 +169,13 @@ class AssumptionsBox(QGroupBox):
         self._show_problem("")
 
     def _read(self) -> CompareSettings:
+        workload = self.workload.currentData() or None
+        self.params.setEnabled(workload is None)
+        self.compute_ms.setEnabled(workload is None)
         return CompareSettings(years=self.years.value(), energy_usd_per_kwh=round(self.energy.value(), 6),
                                pue=round(self.pue.value(), 4), sizes=parse_sizes(self.sizes.text()),
-                               params=round(self.params.value() * 1e9), compute_ms=self.compute_ms.value())
+                               params=round(self.params.value() * 1e9), compute_ms=self.compute_ms.value(),
+                               workload=workload)
 
     def _edited(self, *_) -> None:
         try:
@@ -261,7 +283,13 @@ class RecommendationPanel(QWidget):
         self.verdict.setText(rec.verdict)
         muted = self.theme.muted.name()
         warn = self.theme.warning.name()
-        parts = [f"<p style='margin:0 0 4px 0; color:{muted}'>Why "
+        parts = []
+        if rec.flips:   # first: the answer is only as firm as its break-evens
+            parts.append(f"<p style='margin:0 0 2px 0; color:{muted}'><b>When it would flip</b> "
+                         "(each assumption alone, the rest held)</p><ul style='margin-left:-14px'>")
+            parts += [f"<li style='margin-bottom:4px'>{html.escape(_sentence(f.line()))}</li>" for f in rec.flips]
+            parts.append("</ul>")
+        parts += [f"<p style='margin:0 0 4px 0; color:{muted}'>Why "
                  f"(<i>a rule of thumb applied to these estimates, not a measurement</i>):</p>",
                  "<ul style='margin-left:-14px'>"]
         parts += [f"<li style='margin-bottom:4px'>{html.escape(_sentence(r))}</li>" for r in rec.reasons]

@@ -309,15 +309,16 @@ def comparison_page(ink: Ink, rect: QRectF, c) -> None:
     yy = right.top() + _sub_title(ink, right, "Recommendation (heuristic)")
     yy += ink.paragraph(QRectF(right.left(), yy, right.width(), right.bottom() - yy), c.recommendation.verdict, 9.5,
                         t.text, bold=True) + ink.pt(6)
-    for reason in c.recommendation.reasons:
+    flips = [f"Flips: {f.line()}" for f in c.recommendation.flips]
+    for reason in flips + list(c.recommendation.reasons):
         room = QRectF(right.left() + ink.pt(8), yy, right.width() - ink.pt(8), right.bottom() - yy)
         if room.height() < ink.line_height(8):
             break
         ink.text(QRectF(right.left(), yy, ink.pt(8), ink.line_height(8)), "•", 8, t.muted, align=LEFT)
         yy += ink.paragraph(room, reason, 8, t.text) + ink.pt(3)
     s = c.settings
-    notes = [f"Assumptions: {s.years} years, {s.energy_usd_per_kwh:g} USD/kWh, PUE {s.pue:g}; example job "
-             f"{s.params / 1e9:g}B parameters with {s.compute_ms:,.0f} ms compute per step. Prices are illustrative."]
+    notes = [f"Assumptions: {s.years} years, {s.energy_usd_per_kwh:g} USD/kWh, PUE {s.pue:g}; {s.job_text}. "
+             "Prices are illustrative."]
     notes += [f"Warning: {w}" for w in c.warnings]
     for note in notes:
         room = QRectF(right.left(), yy + ink.pt(4), right.width(), right.bottom() - yy - ink.pt(4))
