@@ -89,7 +89,8 @@ def check_exportable(fmt: ExportFormat, src: ExportSource, force: bool = False) 
 
 
 def default_path(fmt: ExportFormat, stem: str) -> str:
-    return stem + (fmt.extension or "-netbox" if fmt.folder else fmt.extension)
+    """A file (or folder) name for `fmt` beside a design saved as `stem`."""
+    return stem + (f"-{fmt.name}" if fmt.folder else fmt.extension)
 
 
 def write_export(fmt: ExportFormat, src: ExportSource, path: str | os.PathLike, force: bool = False) -> list[Path]:
