@@ -28,7 +28,7 @@ def dot(src: ExportSource) -> str:
     attrs = node_attributes(src)
     lines = [f"// Device graph of \"{one_line(src.name, 120)}\" ({src.view_label}), written by Fabric Designer "
              f"{__version__}",
-             f"graph fabric {{",
+             "graph fabric {",
              f"  graph [label={dot_str(src.name)}, labelloc=t, rankdir=BT, technology={dot_str(src.technology.id)}];",
              "  node [shape=box, style=filled];"]
     by_tier: dict[int, list[str]] = defaultdict(list)

@@ -79,8 +79,8 @@ def _shapes(src: ExportSource) -> tuple[dict, dict, bool]:
             else:
                 order = (d["pod"], d["plane"], d["index"])
                 props = {"role": role, "model": d["model"], "plane": d["plane"] + 1}
-            if role != "core":
-                props["pod"] = d["pod"] + 1
+            if role in ("leaf", "server") or (role == "spine" and src.plan.tiers == 3):
+                props["pod"] = d["pod"] + 1  # two-tier spines serve every pod
             shape = shapes[key] = Shape(key, role, "", order, props)
         if role == "server":
             servers_of[key].add(d["server"])
@@ -95,7 +95,7 @@ def _shapes(src: ExportSource) -> tuple[dict, dict, bool]:
                            else f"{key[1]}\n{src.switch_model(shape.props['model']).name}")
             continue
         where = []
-        if shape.role != "core" and (src.columns > 1 or src.rail_optimized):
+        if "pod" in shape.props and (src.columns > 1 or src.rail_optimized):
             where.append(f"{noun} {shape.props['pod']}")
         if shape.role != "server" and planes > 1:
             where.append(f"plane {shape.props['plane']}")

@@ -80,6 +80,7 @@ class EcosystemExport(QObject):
             action.setStatusTip(f"Export for {fmt.purpose}" if fmt.purpose else fmt.label)
             action.triggered.connect(lambda _=False, f=fmt: self.export(f))
             self.actions[fmt.name] = action
+        menu.addSeparator()
         options = menu.addAction("Export Options…")
         options.setObjectName("export-options")
         options.setStatusTip("Node names, view and containerlab choices for these exports")
