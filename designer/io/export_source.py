@@ -264,36 +264,39 @@ class ExportSource:
         return [link for link in self.physical.links if keep[link.index]]
 
     @cached_property
-    def elevation(self) -> dict[str, tuple[str, int]]:
-        """(rack label, lowest rack unit from 1) of every device: servers from the bottom up,
-        then the switches of that rack above them."""
+    def _stacking(self) -> tuple[dict[str, tuple[str, int]], dict[str, int]]:
+        """Every device's (rack label, lowest rack unit from 1), and the units used per rack.
+
+        Servers fill each rack from the bottom up in server order; the rack's switches sit
+        above them, top tier first."""
         positions = self.physical.layout.positions
         g = self.graph
-        order: list[tuple[tuple, str, int]] = []
-        server_units = max(1, self.server_model.rack_units)
+        order: list[tuple[tuple, str]] = []
         for device, pos in positions.items():
             if device.startswith("srv-"):
-                order.append(((pos.row, pos.slot, 0, int(device[4:])), device, server_units))
+                order.append(((pos.row, pos.slot, 0, int(device[4:])), device))
             else:
                 d = g.nodes[device]
-                units = max(1, self.switch_model(d["model"]).rack_units)
-                order.append(((pos.row, pos.slot, 1, -d["level"], d["plane"], d["index"]), device, units))
+                order.append(((pos.row, pos.slot, 1, -d["level"], d["plane"], d["index"]), device))
         order.sort(key=lambda item: item[0])
         out: dict[str, tuple[str, int]] = {}
         used: dict[str, int] = {}
-        for _, device, units in order:
+        for _, device in order:
             rack = positions[device].rack
             start = used.get(rack, 0) + 1
-            used[rack] = start + units - 1
+            used[rack] = start + self.device_units(device) - 1
             out[device] = (rack, start)
-        self._rack_units_used = used
-        return out
+        return out, used
+
+    @property
+    def elevation(self) -> dict[str, tuple[str, int]]:
+        """(rack label, lowest rack unit from 1) of every device of the fabric."""
+        return self._stacking[0]
 
     @cached_property
     def rack_heights(self) -> dict[str, int]:
         """Height of every rack: the usual 42U, or what the floor plan stacks into it if more."""
-        self.elevation
-        return {rack: max(DEFAULT_RACK_UNITS, used) for rack, used in self._rack_units_used.items()}
+        return {rack: max(DEFAULT_RACK_UNITS, used) for rack, used in self._stacking[1].items()}
 
     def device_units(self, device: str) -> int:
         if device.startswith("srv-"):
