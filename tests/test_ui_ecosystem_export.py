@@ -6,6 +6,9 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
+import pytest
+
+from designer.io.export_source import ExportError
 from designer.io.exporters import FORMATS
 from designer.io.hostlist import expand
 from designer.io.project import load_design
@@ -89,3 +92,13 @@ def test_background_export_reports_back_on_the_ui_thread(make_window, qtbot, tmp
     assert "containerlab" in blocker.args[0]
     assert (tmp_path / "lab.clab.yml").exists()
     window.close()
+
+
+def test_bad_export_options_are_refused_and_the_old_ones_kept(make_window):
+    window = make_window(load_design(EXAMPLES / "dgx-h100-superpod-1su.json"))
+    exporter = window.ecosystem_export
+    before = exporter.options
+    for bad in (dataclasses.replace(before, node_pattern="{x}"), dataclasses.replace(before, view="rack:2")):
+        with pytest.raises(ExportError):
+            exporter.set_options(bad)
+        assert exporter.options == before

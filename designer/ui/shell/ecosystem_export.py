@@ -16,7 +16,8 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QDialog, QDialogButtonBox, 
                                QLineEdit, QMenu, QMessageBox)
 
 from designer.io.containerlab import PROFILES
-from designer.io.export_source import DEFAULT_NODE_PATTERN, ExportError, ExportOptions, ExportSource, parse_view
+from designer.io.export_source import (DEFAULT_NODE_PATTERN, ExportError, ExportOptions, ExportSource, NodeNamer,
+                                       parse_view)
 from designer.io.exporters import FORMATS, ExportFormat, check_exportable, default_path, write_export
 
 class _Result(QObject):
@@ -132,7 +133,8 @@ class EcosystemExport(QObject):
                              clab_servers=str(s.value("export/clab_servers", "false")).lower() == "true")
 
     def set_options(self, options: ExportOptions) -> None:
-        parse_view(options.view)  # raises ExportError on a malformed view
+        parse_view(options.view)  # each raises ExportError, so a bad choice is refused at once
+        NodeNamer(options.node_pattern, servers=2, su_size=1)
         self.options = options
         if self.window.persist:
             s = self.window.settings
