@@ -102,3 +102,18 @@ def test_bad_export_options_are_refused_and_the_old_ones_kept(make_window):
         with pytest.raises(ExportError):
             exporter.set_options(bad)
         assert exporter.options == before
+
+
+def test_a_folder_export_into_a_busy_folder_gets_its_own_folder(make_window, tmp_path):
+    window = make_window(load_design(EXAMPLES / "dgx-h100-superpod-1su.json"), path=tmp_path / "pod.json")
+    exporter = window.ecosystem_export
+    (tmp_path / "keep.txt").write_text("mine")
+    exporter.ask_path = lambda fmt, suggestion: str(tmp_path)
+    exporter.actions["netbox"].trigger()
+    assert (tmp_path / "pod-netbox" / "06-devices.csv").exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["keep.txt", "pod-netbox"]
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    exporter.ask_path = lambda fmt, suggestion: str(empty)
+    exporter.actions["netbox"].trigger()
+    assert (empty / "08-cables.csv").exists()

@@ -175,6 +175,9 @@ class EcosystemExport(QObject):
             path = self.ask_path(fmt, str(Path(stem).parent) if fmt.folder else default_path(fmt, stem))
             if path is None:
                 return
+            if fmt.folder and Path(path).is_dir() and any(Path(path).iterdir()):
+                # A folder that holds other files gets a folder of its own for the export.
+                path = str(Path(path) / Path(default_path(fmt, stem)).name)
         self.busy = True
         self.window.statusBar().showMessage(f"Exporting {fmt.label}…")
         job = (fmt, design, self.options, path, force)
