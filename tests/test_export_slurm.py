@@ -154,7 +154,7 @@ def test_a_hostile_design_name_cannot_add_configuration_lines():
 
 @pytest.mark.parametrize("pattern, message", [
     ("node", "must contain"), ("n{n.real}", "uses"), ("n {n}", "letters, digits"), ("{su}", "must contain"),
-    ("{n!r}", "use a field"), ("{n", "malformed"), ("{x}", "uses"),
+    ("{n!r}", "use a field"), ("{n", "malformed"), ("{x}", "uses"), ("leaf-{n}", "switches use"),
 ])
 def test_unusable_node_patterns_are_refused_with_one_message(pattern, message):
     design = load_design(Path(__file__).resolve().parents[1] / "examples/dgx-h100-superpod-1su.json")

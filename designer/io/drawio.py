@@ -109,6 +109,8 @@ def _place(shapes: dict, aggregated: bool) -> list[tuple[str, float, float]]:
     rows = {role: sorted((s for s in shapes.values() if s.role == role), key=lambda s: s.order)
             for role in ROW_ORDER}
     rows = {role: items for role, items in rows.items() if items}
+    if not rows:
+        return []
     widest = max(len(items) * (w + gap) for items in rows.values())
     titles = []
     for r, (role, items) in enumerate(rows.items()):

@@ -27,6 +27,7 @@ PATTERN_FIELDS = {"n": "the server's number from 1", "su": "its scalable unit fr
                   "i": "its place in the SU from 1"}
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,62}$")
 _SPEC = re.compile(r"^0?\d{0,2}d?$")
+_SWITCH_NAME = re.compile(r"^(p\d+[.-])?(leaf|spine|core)-\d+$")  # the builder's switch ids
 _VIEW = re.compile(r"^(fabric|su|pod|plane)(?::(\d+))?$")
 # NetBox creates racks 42U high unless told otherwise; a floor plan that stacks more into one
 # rack gets a taller rack and a note.
@@ -89,6 +90,9 @@ class NodeNamer:
                                   "'-' or '_' only (at most 63, starting with a letter or digit)")
         if len(set(self.names)) != len(self.names):
             raise ExportError(f"node-name pattern '{pattern}' gives two servers the same name")
+        clash = next((n for n in self.names[:1] + self.names[-1:] if _SWITCH_NAME.match(n)), None)
+        if clash:
+            raise ExportError(f"node-name pattern '{pattern}' gives '{clash}', a name the fabric's switches use")
 
     def _format(self, server: int) -> str:
         su, i = divmod(server, self.su_size)

@@ -101,8 +101,9 @@ def build_topology(src: ExportSource) -> SlurmTopology:
     all_leaves = sum(len(m) for m in level1)
     switches: list[SlurmSwitch] = []
     group_of: dict[str, str] = {}
+    taken: set[str] = set()
     for k, members in enumerate(level1):
-        name = _group_name(src, "leaf", members, k, len(level1), all_leaves)
+        name = _unique(_group_name(src, "leaf", members, k, len(level1), all_leaves), taken)
         servers = servers_of[uf.find(members[0])]
         switches.append(SlurmSwitch(name, 1, members, [src.host(s) for s in servers], first_server=servers[0]))
         for leaf in members:
@@ -135,7 +136,7 @@ def build_topology(src: ExportSource) -> SlurmTopology:
         new_groups = {}
         group_of = {}
         for k, (root, members) in enumerate(ordered):
-            name = _group_name(src, role, members, k, len(ordered), total)
+            name = _unique(_group_name(src, role, members, k, len(ordered), total), taken)
             kids = children[root]
             sw = SlurmSwitch(name, level, members, children=kids,
                              first_server=min(below_groups[c].first_server for c in kids))
@@ -145,13 +146,20 @@ def build_topology(src: ExportSource) -> SlurmTopology:
                 group_of[u] = name
         below_groups = new_groups
 
-    names = [s.name for s in switches]
-    if len(set(names)) != len(names):  # cannot happen with the naming rules; refuse rather than mislead
-        raise ExportError("two Slurm switches would get the same name")
     blocks = [(s.name, s.nodes) for s in switches if s.level == 1]
     sizes = block_sizes([len(n) for _, n in blocks])
     notes = _notes(src, switches, blocks, sizes)
     return SlurmTopology(switches, blocks, sizes, notes)
+
+
+def _unique(name: str, taken: set[str]) -> str:
+    """`name`, or `name-2`, `name-3` ... when an edited fabric gives two groups the same name."""
+    out, k = name, 1
+    while out in taken:
+        k += 1
+        out = f"{name}-{k}"
+    taken.add(out)
+    return out
 
 
 def _group_name(src: ExportSource, role: str, members: list[str], k: int, count: int, tier_total: int) -> str:
