@@ -24,7 +24,8 @@ from designer.model.intent.design import Meta
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 # NetBox InterfaceTypeChoices and CableTypeChoices that this exporter may use (netbox dcim/choices.py).
-NETBOX_INTERFACE_TYPES = {"infiniband-hdr", "infiniband-ndr", "infiniband-xdr", "100gbase-x-qsfp28",
+NETBOX_INTERFACE_TYPES = {"infiniband-hdr", "infiniband-ndr", "infiniband-xdr", "infiniband-ndr-4x",
+                          "infiniband-xdr-4x", "infiniband-ndr-2x", "100gbase-x-qsfp28",
                           "200gbase-x-qsfp56", "200gbase-x-qsfpdd", "400gbase-x-osfp", "400gbase-x-qsfp112",
                           "400gbase-x-qsfpdd", "800gbase-x-osfp", "800gbase-x-qsfpdd"}
 NETBOX_CABLE_TYPES = {"dac-passive", "dac-active", "aoc", "mmf", "mmf-om3", "mmf-om4", "mmf-om5", "smf",
@@ -59,7 +60,7 @@ def test_netbox_files_import_in_order_with_netbox_fields_and_slugs(name, slug):
     m = src.derived.metrics
     assert len(devices) == m.servers + m.switches_total
     assert len(cables) == m.links_total
-    assert {i["type"] for i in interfaces} == {slug}
+    assert {i["type"] for i in interfaces} == {slug} and slug in NETBOX_INTERFACE_TYPES
     assert {c["type"] for c in cables} <= NETBOX_CABLE_TYPES
     assert {c["side_a_type"] for c in cables} == {c["side_b_type"] for c in cables} == {"dcim.interface"}
     # every cable end is an interface of its device, and no interface carries two cables
@@ -162,3 +163,14 @@ def test_ndt_has_the_ufm_header_one_row_per_link_and_the_cabling_columns():
         assert float(r["CableLength(m)"]) >= float(r["EstimatedLength(m)"])
     ports = Counter((r["#StartDevice"], r["StartPort"]) for r in rows) + Counter((r["EndDevice"], r["EndPort"]) for r in rows)
     assert max(ports.values()) == 1
+
+
+def test_netbox_infiniband_lane_types_on_request():
+    def types(name):
+        files = netbox_files(_source(name, netbox_ib_lanes=True))
+        return {r["type"] for r in _rows(files["07-interfaces.csv"])}
+
+    assert types("dgx-h100-superpod-1su") == {"infiniband-ndr-4x"}
+    assert types("b300-xdr-4su-rail") == {"infiniband-xdr-4x"}
+    assert types("roce-512-leaf-spine-sn5600") == {"400gbase-x-osfp"}
+    assert types("dgx-h100-superpod-1su") <= NETBOX_INTERFACE_TYPES

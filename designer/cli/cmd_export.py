@@ -47,6 +47,9 @@ def add_parser(sub) -> None:
                    help="server names: {n} number from 1, {su} SU from 1, {i} place in the SU from 1 "
                         f"(default {DEFAULT_NODE_PATTERN})")
     p.add_argument("--site", default="", help="netbox: site name (default: the design's name)")
+    p.add_argument("--netbox-ib-lanes", action="store_true",
+                   help="netbox: InfiniBand ports as NetBox's 4X/2X types (infiniband-ndr-4x ...), for NetBox "
+                        "releases that have them; without it, infiniband-ndr, infiniband-xdr ...")
     p.add_argument("--clab-profile", choices=list(PROFILES), default="sonic",
                    help="clab: switch node defaults, " + "; ".join(f"{k} = {v.label}" for k, v in PROFILES.items()))
     p.add_argument("--clab-kind", default="", help="clab: containerlab kind of the switches (overrides the profile)")
@@ -59,6 +62,7 @@ def add_parser(sub) -> None:
 def run(args) -> int:
     fmt = format_named(args.format)
     options = ExportOptions(node_pattern=args.node_pattern, view=args.view, site=args.site,
+                            netbox_ib_lanes=args.netbox_ib_lanes,
                             clab_profile=args.clab_profile, clab_kind=args.clab_kind, clab_image=args.clab_image,
                             clab_servers=args.clab_servers, clab_server_image=args.clab_server_image)
     design = load_design(args.file)

@@ -48,6 +48,7 @@ class ExportOptions:
     clab_servers: bool = False        # add the servers as Linux nodes
     clab_server_image: str = ""       # overrides the Linux nodes' image
     site: str = ""                    # NetBox site; "" means the design's name
+    netbox_ib_lanes: bool = False     # NetBox: InfiniBand 4X/2X interface types (recent releases)
 
 
 def parse_view(text: str) -> tuple[str, int | None]:

@@ -6,7 +6,9 @@ Import page (sites, manufacturers, device roles, device types, racks, devices, i
 cables). Field names follow NetBox's import forms (netbox dcim/forms/bulk_import.py, v4):
 - devices: name, role, manufacturer, device_type, site, rack, position, face, status;
 - interfaces: device, name, label, type, speed (kbps), description; the type is NetBox's slug
-  (`infiniband-ndr`, `infiniband-xdr`, `400gbase-x-osfp`, `800gbase-x-osfp`, ...);
+  (`infiniband-ndr`, `infiniband-xdr`, `400gbase-x-osfp`, `800gbase-x-osfp`, ...); with
+  `netbox_ib_lanes`, InfiniBand ports get the 4X and 2X types of recent NetBox releases
+  (`infiniband-ndr-4x` for a 400G NDR port, `infiniband-ndr-2x` for NDR200);
 - cables: side_a_device, side_a_type (`dcim.interface`), side_a_name, the same for side b,
   type (`dac-passive`, `dac-active`, `aoc`, `mmf`, `smf`, or the fiber grade when the catalog
   names one, such as `mmf-om4`), status, label, length, length_unit.
@@ -29,6 +31,9 @@ FILES = ("01-sites.csv", "02-manufacturers.csv", "03-device-roles.csv", "04-devi
 ROLES = {"server": ("GPU server", "4caf50"), "leaf": ("Leaf switch", "2196f3"),
          "spine": ("Spine switch", "3f51b5"), "core": ("Core switch", "9c27b0")}
 INFINIBAND_TYPES = {"HDR": "infiniband-hdr", "NDR": "infiniband-ndr", "XDR": "infiniband-xdr"}
+# NetBox's plain InfiniBand types are labelled with the rate of one lane (NDR: 100 Gbps); recent
+# releases add 4X and 2X types for the usual 4-lane ports and 2-lane splits (netbox #23016, #23163).
+INFINIBAND_LANE_GBPS = {"HDR": 50, "NDR": 100, "XDR": 200}
 # Ethernet interface types by (speed in Gb/s, cage), NetBox InterfaceTypeChoices.
 ETHERNET_TYPES = {
     (100, "QSFP28"): "100gbase-x-qsfp28", (200, "QSFP56"): "200gbase-x-qsfp56",
@@ -48,7 +53,12 @@ def slug(text: str) -> str:
 
 def interface_type(src: ExportSource, gbps: int, cage_type: str) -> str:
     if src.family == "infiniband":
-        return INFINIBAND_TYPES.get(src.technology.generation.upper(), "other")
+        generation = src.technology.generation.upper()
+        slug = INFINIBAND_TYPES.get(generation, "other")
+        lane = INFINIBAND_LANE_GBPS.get(generation)
+        if src.options.netbox_ib_lanes and lane and gbps // lane in (2, 4) and gbps % lane == 0:
+            slug += f"-{gbps // lane}x"
+        return slug
     return ETHERNET_TYPES.get((gbps, cage_type.upper()), "other")
 
 
