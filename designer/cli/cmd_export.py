@@ -7,6 +7,7 @@ without a display; every file is written atomically.
 
 from __future__ import annotations
 
+import argparse
 import sys
 
 from designer.cli.common import CommandError
@@ -17,8 +18,6 @@ from designer.io.project import load_design
 
 
 def _view(text: str) -> str:
-    import argparse
-
     try:
         parse_view(text)
     except ExportError as exc:
@@ -27,14 +26,12 @@ def _view(text: str) -> str:
 
 
 def add_parser(sub) -> None:
-    formats = "\n".join(f"  {f.name:<12} {f.label}: {f.purpose}" for f in FORMATS.values())
-    import argparse
-
+    formats = "\n".join(f"  {f.name:<12} {f.label}\n  {'':<12} {f.purpose}" for f in FORMATS.values())
     p = sub.add_parser(
         "export", help="write the design for Slurm, NetBox, containerlab, GraphML/DOT, draw.io or UFM",
-        description="Write the design in the format of another tool: the scheduler's topology, the inventory, "
-                    "the lab, analysis tools, diagram editors or the InfiniBand fabric manager. Refuses a "
-                    "design with errors unless --force. Works without a display.",
+        description="Write the design in the format of another tool: the scheduler's topology, the inventory,\n"
+                    "the lab, analysis tools, diagram editors or the InfiniBand fabric manager.\n"
+                    "Refuses a design with errors unless --force. Works without a display.",
         epilog="formats:\n" + formats, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("file", help="project file")
     p.add_argument("--format", "-f", required=True, choices=list(FORMATS), metavar="FORMAT",
