@@ -29,7 +29,9 @@ FILL = {"core": "#fde0c5", "spine": "#d5e8d4", "leaf": "#dae8fc", "server": "#f5
 STROKE = {"core": "#d79b00", "spine": "#82b366", "leaf": "#6c8ebf", "server": "#666666"}
 LINK = {"infiniband": "#2e7d32", "ethernet": "#1565c0"}
 ROW_PITCH = 170
-SIZE = {False: (110, 44, 14), True: (170, 60, 40)}   # aggregated? -> (width, height, gap)
+# (aggregated?, server?) -> (width, height, gap): servers are drawn narrower, as on the canvas
+SIZE = {(False, False): (110, 44, 14), (False, True): (84, 36, 8), (True, False): (170, 60, 40),
+        (True, True): (170, 60, 40)}
 
 
 @dataclass
@@ -42,6 +44,8 @@ class Shape:
     count: int = 0
     x: float = 0.0
     y: float = 0.0
+    w: float = 0.0
+    h: float = 0.0
     id: str = ""
 
 
@@ -103,30 +107,35 @@ def _shapes(src: ExportSource) -> tuple[dict, dict, bool]:
     return shapes, of_node, aggregated
 
 
-def _place(shapes: dict, aggregated: bool) -> list[tuple[str, float, float]]:
-    """Give every shape its position; returns the rows' (title, x, y) for their labels."""
-    w, h, gap = SIZE[aggregated]
+def _place(shapes: dict, aggregated: bool) -> list[tuple[str, float, float, float]]:
+    """Give every shape its place and size; returns the rows' (title, x, y, height) for their labels."""
     rows = {role: sorted((s for s in shapes.values() if s.role == role), key=lambda s: s.order)
             for role in ROW_ORDER}
     rows = {role: items for role, items in rows.items() if items}
     if not rows:
         return []
-    widest = max(len(items) * (w + gap) for items in rows.values())
+
+    def pitch(role: str) -> float:
+        w, _, gap = SIZE[(aggregated, role == "server")]
+        return w + gap
+
+    widest = max(len(items) * pitch(role) for role, items in rows.items())
     titles = []
     for r, (role, items) in enumerate(rows.items()):
+        w, h, _ = SIZE[(aggregated, role == "server")]
         y = 80 + r * ROW_PITCH
-        x0 = 140 + (widest - len(items) * (w + gap)) / 2
-        titles.append((ROW_TITLES[role], 10.0, y))
+        x0 = 140 + (widest - len(items) * pitch(role)) / 2
+        titles.append((ROW_TITLES[role], 10.0, y, h))
         for i, shape in enumerate(items):
-            shape.x, shape.y = x0 + i * (w + gap), y
+            shape.x, shape.y, shape.w, shape.h = x0 + i * pitch(role), y, w, h
     return titles
 
 
 def drawio(src: ExportSource) -> str:
     shapes, of_node, aggregated = _shapes(src)
-    w, h, _ = SIZE[aggregated]
     titles = _place(shapes, aggregated)
-    for i, shape in enumerate(sorted(shapes.values(), key=lambda s: (ROW_ORDER.index(s.role), s.order))):
+    ordered = sorted(shapes.values(), key=lambda s: (ROW_ORDER.index(s.role), s.order))
+    for i, shape in enumerate(ordered):
         shape.id = f"d{i + 1}"
     bundles: dict[tuple, list] = defaultdict(lambda: [0, set(), ""])
     for lower, upper, d in src.edges():
@@ -143,17 +152,17 @@ def drawio(src: ExportSource) -> str:
              f'        <mxCell id="title" value="{xml_attr(title)}" style="text;fontSize=18;fontStyle=1;'
              'align=left;verticalAlign=middle;" vertex="1" parent="1">'
              '<mxGeometry x="10" y="10" width="900" height="40" as="geometry"/></mxCell>']
-    for k, (text, x, y) in enumerate(titles):
+    for k, (text, x, y, h) in enumerate(titles):
         cells.append(f'        <mxCell id="row{k + 1}" value="{xml_attr(text)}" style="text;fontSize=13;fontStyle=1;'
                      f'align=left;verticalAlign=middle;" vertex="1" parent="1"><mxGeometry x="{x:g}" y="{y:g}" '
                      f'width="110" height="{h}" as="geometry"/></mxCell>')
-    for shape in sorted(shapes.values(), key=lambda s: s.id):
+    for shape in ordered:
         props = "".join(f' {name}="{xml_attr(value)}"' for name, value in shape.props.items())
         style = (f"rounded=1;whiteSpace=wrap;fillColor={FILL[shape.role]};strokeColor={STROKE[shape.role]};"
-                 f"fontSize={11 if not aggregated else 12};")
+                 f"fontSize={12 if aggregated else 10 if shape.role == 'server' else 11};")
         cells.append(f'        <object id="{shape.id}" label="{xml_attr(shape.label)}"{props}>'
                      f'<mxCell style="{style}" vertex="1" parent="1"><mxGeometry x="{shape.x:g}" y="{shape.y:g}" '
-                     f'width="{w}" height="{h}" as="geometry"/></mxCell></object>')
+                     f'width="{shape.w:g}" height="{shape.h:g}" as="geometry"/></mxCell></object>')
     for k, ((a, b), (count, speeds, tier)) in enumerate(bundles.items()):
         speed = "/".join(f"{s}G" for s in sorted(speeds))
         label = f"{count:,} x {speed}" if count > 1 else ""
