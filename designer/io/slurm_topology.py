@@ -149,6 +149,9 @@ def build_topology(src: ExportSource) -> SlurmTopology:
     blocks = [(s.name, s.nodes) for s in switches if s.level == 1]
     sizes = block_sizes([len(n) for _, n in blocks])
     notes = _notes(src, switches, blocks, sizes)
+    loose = [src.host(s) for s in src.servers if s not in leaves_of_server]
+    if loose:
+        notes.append(f"Not under any switch (no link to a leaf in this design): {hostlist.compress(loose)}.")
     return SlurmTopology(switches, blocks, sizes, notes)
 
 
