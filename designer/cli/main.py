@@ -21,6 +21,7 @@ COMMANDS = [
     "designer.cli.cmd_render",
     "designer.cli.cmd_report",
     "designer.cli.cmd_sweep",
+    "designer.cli.cmd_export",
 ]
 
 

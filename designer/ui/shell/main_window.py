@@ -34,6 +34,7 @@ from designer.ui.shell import paths
 from designer.ui.shell.autosave import AUTOSAVE_INTERVAL_MS, AutosaveManager, find_recoverable
 from designer.ui.shell.dialogs import Dialogs
 from designer.ui.shell.explore_actions import ExploreActions
+from designer.ui.shell.ecosystem_export import EcosystemExport
 from designer.ui.shell.files import FileController
 from designer.ui.theme import Theme
 
@@ -180,6 +181,8 @@ class MainWindow(QMainWindow):
         file_menu.addSeparator()
         file_menu.addAction(a["save"])
         file_menu.addAction(a["save_as"])
+        file_menu.addSeparator()
+        self.ecosystem_export = EcosystemExport.install(self, file_menu)
         file_menu.addSeparator()
         file_menu.addAction(a["quit"])
         edit = bar.addMenu("&Edit")

@@ -1,0 +1,118 @@
+"""The formats a design can be handed to other tools in, and the one way every export is written.
+
+Each format names its label, its file extension (or a folder), the function that renders it
+from an ExportSource and the fabric family it needs, if any. The command line (`fabric-designer
+export`) and the window (File > Export) both list FORMATS, so a new format is one `register`
+line here, for example:
+
+    register(ExportFormat("ibnetdiscover", "ibnetdiscover text", ".txt",
+                          lambda src: ibnetdiscover.to_text(src.derived), family="infiniband"))
+
+Every export refuses a design with errors unless forced, and writes atomically: a reader sees
+the old file or the new one, never half of one (a folder's files are each written so).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+from designer.io import containerlab, dot, drawio, graphml, ndt, netbox_csv, slurm_topology
+from designer.io.atomic import write_atomic
+from designer.io.export_source import ExportError, ExportSource
+
+Rendered = str | dict[str, str]
+
+
+@dataclass(frozen=True)
+class ExportFormat:
+    name: str                                  # the --format value
+    label: str                                 # menu entry
+    extension: str                             # ".conf"; "" for a folder of files
+    render: Callable[[ExportSource], Rendered]  # text, or {file name: text} for a folder
+    family: str | None = None                  # "infiniband" or "ethernet" when only that family fits
+    purpose: str = ""
+    encoding: str = "utf-8"
+
+    @property
+    def folder(self) -> bool:
+        return not self.extension
+
+
+FORMATS: dict[str, ExportFormat] = {}
+
+
+def register(fmt: ExportFormat) -> ExportFormat:
+    FORMATS[fmt.name] = fmt
+    return fmt
+
+
+register(ExportFormat("slurm-tree", "Slurm topology.conf (tree)", ".conf", slurm_topology.topology_conf_tree,
+                      purpose="Slurm's topology/tree plugin places jobs under as few switches as possible"))
+register(ExportFormat("slurm-block", "Slurm topology.conf (block)", ".conf", slurm_topology.topology_conf_block,
+                      purpose="Slurm's topology/block plugin keeps jobs inside SUs and aligned groups of them"))
+register(ExportFormat("slurm-yaml", "Slurm topology.yaml", ".yaml", slurm_topology.topology_yaml,
+                      purpose="Slurm 25.05+: the tree and the blocks in one file (it takes precedence over "
+                              "topology.conf)"))
+register(ExportFormat("netbox", "NetBox import (CSV folder)", "", netbox_csv.netbox_files,
+                      purpose="bulk import of sites, racks, devices, interfaces and cables into NetBox"))
+register(ExportFormat("clab", "containerlab topology", ".clab.yml", containerlab.containerlab_yaml,
+                      family="ethernet", purpose="emulate an Ethernet fabric with containerlab"))
+register(ExportFormat("graphml", "GraphML device graph", ".graphml", graphml.graphml,
+                      purpose="analysis in networkx, Gephi or yEd"))
+register(ExportFormat("dot", "Graphviz DOT device graph", ".dot", dot.dot, purpose="Graphviz and DOT-reading tools"))
+register(ExportFormat("drawio", "draw.io diagram", ".drawio", drawio.drawio,
+                      purpose="an editable diagram for review decks (diagrams.net)"))
+register(ExportFormat("ndt", "UFM cabling topology (NDT CSV)", ".csv", ndt.ndt_csv, family="infiniband",
+                      purpose="UFM's NDT plugin checks the installed cabling against it"))
+
+
+def format_named(name: str) -> ExportFormat:
+    fmt = FORMATS.get(name)
+    if fmt is None:
+        raise ExportError(f"unknown export format '{name}' (use {', '.join(FORMATS)})")
+    return fmt
+
+
+def check_exportable(fmt: ExportFormat, src: ExportSource, force: bool = False) -> None:
+    """Refuse a format the design's technology cannot use, and a design with errors unless forced."""
+    if fmt.family and src.family != fmt.family:
+        need = {"infiniband": "InfiniBand", "ethernet": "Ethernet"}[fmt.family]
+        raise ExportError(f"{fmt.name} is for {need} designs; this design is {src.technology.name}")
+    errors = src.errors
+    if errors and not force:
+        more = f" and {len(errors) - 1} more" if len(errors) > 1 else ""
+        raise ExportError(f"the design has errors ({errors[0].message}{more}); fix them, or export anyway "
+                          "with --force")
+
+
+def default_path(fmt: ExportFormat, stem: str) -> str:
+    """A file (or folder) name for `fmt` beside a design saved as `stem`."""
+    return stem + (f"-{fmt.name}" if fmt.folder else fmt.extension)
+
+
+def write_export(fmt: ExportFormat, src: ExportSource, path: str | os.PathLike, force: bool = False) -> list[Path]:
+    """Render `fmt` and write it to `path` (a file, or a folder for folder formats); returns what
+    was written. Nothing is written when rendering fails."""
+    check_exportable(fmt, src, force)
+    out = Path(path)
+    if fmt.folder:
+        if out.exists() and not out.is_dir():
+            raise ExportError(f"{out} is a file; {fmt.name} writes a folder of files")
+    elif out.is_dir():
+        raise ExportError(f"{out} is a folder; give a file name")
+    parent = out.parent if str(out.parent) else Path(".")
+    if not parent.is_dir():
+        raise ExportError(f"folder {parent} does not exist")
+    rendered = fmt.render(src)
+    if isinstance(rendered, str):
+        write_atomic(out, rendered, encoding=fmt.encoding)
+        return [out]
+    out.mkdir(exist_ok=True)
+    written = []
+    for name, text in rendered.items():
+        write_atomic(out / name, text, encoding=fmt.encoding)
+        written.append(out / name)
+    return written

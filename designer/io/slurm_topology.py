@@ -1,0 +1,260 @@
+"""Slurm topology files: topology.conf for the tree or block plugin, and topology.yaml.
+
+Formats (SchedMD/slurm doc/man/man5/topology.conf.5 and topology.yaml.5):
+- tree: `SwitchName=<name> Nodes=<hostlist>` for a leaf, `SwitchName=<name> Switches=<hostlist>`
+  above it;
+- block: `BlockName=<name> Nodes=<hostlist>` and `BlockSizes=<base>,<2^k x base>,...`;
+- topology.yaml: a list of topologies, each `topology: <name>` with one of `tree: {switches:
+  [{switch, children, nodes}]}` or `block: {block_sizes, blocks: [{block, nodes}]}`. When
+  topology.yaml exists, Slurm ignores topology.conf.
+
+How the fabric becomes a tree (Slurm's topology guide: list the leaf switches with their
+nodes plus the levels above, so that every node sits under exactly one leaf):
+- Leaves that share a server are one switch to Slurm. In a rail-optimized SU every server has
+  a port on each rail leaf, so the SU's rail leaves become one switch named after the SU (every
+  node of the SU reaches every other in one hop on any rail). With several planes, the leaves
+  of all planes that serve the same servers merge the same way: one tree for the fabric.
+- Spines that serve the same leaf groups become one switch (a pod, or the spine tier of a
+  two-tier fabric), and cores likewise above them. Names never contain a period, which Slurm
+  uses to separate the levels of SLURM_TOPOLOGY_ADDR.
+- Blocks (topology/block) are the leaf groups: the SUs of a rail-optimized fabric, else the
+  servers of one leaf, in node order so that neighbouring blocks pair into larger ones.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+from designer import __version__
+from designer.io import hostlist
+from designer.io.export_source import ExportError, ExportSource, base_name, safe_id
+from designer.io.markup import one_line, yaml_str
+
+TIER_PLURAL = {"leaf": "leaves", "spine": "spines", "core": "cores"}
+
+
+@dataclass
+class SlurmSwitch:
+    name: str
+    level: int                                  # 1 leaf group, 2 spine group, 3 core group
+    members: list[str]                          # fabric switches it stands for
+    nodes: list[str] = field(default_factory=list)      # leaf groups only
+    children: list[str] = field(default_factory=list)   # names of the groups below
+    first_server: int = 0
+
+
+@dataclass
+class SlurmTopology:
+    switches: list[SlurmSwitch]                 # leaf groups first, then upwards
+    blocks: list[tuple[str, list[str]]]         # (block name, node names), in node order
+    block_sizes: list[int]
+    notes: list[str]
+
+    @property
+    def roots(self) -> list[SlurmSwitch]:
+        below = {c for s in self.switches for c in s.children}
+        return [s for s in self.switches if s.name not in below]
+
+
+class _UnionFind:
+    def __init__(self):
+        self.parent: dict = {}
+
+    def find(self, x):
+        self.parent.setdefault(x, x)
+        while self.parent[x] != x:
+            self.parent[x] = self.parent[self.parent[x]]
+            x = self.parent[x]
+        return x
+
+    def union(self, a, b) -> None:
+        ra, rb = self.find(a), self.find(b)
+        if ra != rb:
+            self.parent[max(ra, rb)] = min(ra, rb)
+
+
+def build_topology(src: ExportSource) -> SlurmTopology:
+    """The tree and blocks of the design's view."""
+    g = src.graph
+    nodes = g.nodes
+    leaves_of_server: dict[int, set[str]] = defaultdict(set)
+    for lower, upper, d in src.edges():
+        if nodes[lower]["role"] == "nic" and nodes[upper]["role"] == "leaf":
+            leaves_of_server[nodes[lower]["server"]].add(upper)
+    if not leaves_of_server:
+        raise ExportError("no server in this view is connected to a leaf; Slurm needs nodes under leaf switches")
+
+    # Level 1: leaves tied together by shared servers.
+    uf = _UnionFind()
+    for leaves in leaves_of_server.values():
+        first = min(leaves)
+        for leaf in leaves:
+            uf.union(first, leaf)
+    groups: dict[str, list[str]] = defaultdict(list)
+    for leaf in sorted({l for ls in leaves_of_server.values() for l in ls}, key=lambda v: nodes[v]["index"]):
+        groups[uf.find(leaf)].append(leaf)
+    servers_of: dict[str, list[int]] = defaultdict(list)
+    for server in sorted(leaves_of_server):
+        servers_of[uf.find(next(iter(leaves_of_server[server])))].append(server)
+    level1 = sorted(groups.values(), key=lambda members: servers_of[uf.find(members[0])][0])
+    all_leaves = sum(len(m) for m in level1)
+    switches: list[SlurmSwitch] = []
+    group_of: dict[str, str] = {}
+    taken: set[str] = set()
+    for k, members in enumerate(level1):
+        name = _unique(_group_name(src, "leaf", members, k, len(level1), all_leaves), taken)
+        servers = servers_of[uf.find(members[0])]
+        switches.append(SlurmSwitch(name, 1, members, [src.host(s) for s in servers], first_server=servers[0]))
+        for leaf in members:
+            group_of[leaf] = name
+
+    # Levels 2 and 3: switches above that serve the same groups merge into one.
+    below_groups = {s.name: s for s in switches}
+    for level, role in ((2, "spine"), (3, "core")):
+        uf = _UnionFind()
+        parents_of: dict[str, set[str]] = defaultdict(set)
+        for lower, upper, _ in src.edges():
+            if lower in group_of and nodes[upper]["role"] == role:
+                parents_of[group_of[lower]].add(upper)
+        if not parents_of:
+            break
+        for uppers in parents_of.values():
+            first = min(uppers)
+            for u in uppers:
+                uf.union(first, u)
+        up_groups: dict[str, list[str]] = defaultdict(list)
+        for u in sorted({u for us in parents_of.values() for u in us}, key=lambda v: (nodes[v]["plane"], nodes[v]["index"])):
+            up_groups[uf.find(u)].append(u)
+        children: dict[str, list[str]] = defaultdict(list)
+        for child in below_groups.values():
+            uppers = parents_of.get(child.name)
+            if uppers:
+                children[uf.find(next(iter(uppers)))].append(child.name)
+        ordered = sorted(up_groups.items(), key=lambda kv: min(below_groups[c].first_server for c in children[kv[0]]))
+        total = sum(len(m) for m in up_groups.values())
+        new_groups = {}
+        group_of = {}
+        for k, (root, members) in enumerate(ordered):
+            name = _unique(_group_name(src, role, members, k, len(ordered), total), taken)
+            kids = children[root]
+            sw = SlurmSwitch(name, level, members, children=kids,
+                             first_server=min(below_groups[c].first_server for c in kids))
+            switches.append(sw)
+            new_groups[name] = sw
+            for u in members:
+                group_of[u] = name
+        below_groups = new_groups
+
+    blocks = [(s.name, s.nodes) for s in switches if s.level == 1]
+    sizes = block_sizes([len(n) for _, n in blocks])
+    notes = _notes(src, switches, blocks, sizes)
+    loose = [src.host(s) for s in src.servers if s not in leaves_of_server]
+    if loose:
+        notes.append(f"Not under any switch (no link to a leaf in this design): {hostlist.compress(loose)}.")
+    return SlurmTopology(switches, blocks, sizes, notes)
+
+
+def _unique(name: str, taken: set[str]) -> str:
+    """`name`, or `name-2`, `name-3` ... when an edited fabric gives two groups the same name."""
+    out, k = name, 1
+    while out in taken:
+        k += 1
+        out = f"{name}-{k}"
+    taken.add(out)
+    return out
+
+
+def _group_name(src: ExportSource, role: str, members: list[str], k: int, count: int, tier_total: int) -> str:
+    nodes = src.graph.nodes
+    pods = {nodes[m]["pod"] for m in members}
+    bases = {base_name(m) for m in members}
+    if role == "leaf" and src.rail_optimized and len(pods) == 1 and len(members) > 1:
+        return f"su-{next(iter(pods)) + 1}"
+    if len(bases) == 1:
+        return safe_id(next(iter(bases)))
+    if role == "spine" and len(pods) == 1 and src.plan.tiers == 3:
+        return f"pod-{next(iter(pods)) + 1}"
+    if count == 1 and len(members) == tier_total:
+        return TIER_PLURAL[role]
+    return f"{role}-group-{k + 1}"
+
+
+def block_sizes(sizes: list[int]) -> list[int]:
+    """The planning base (the smallest block, so that every block holds at least that many
+    nodes) and each doubling of it up to the nodes of all blocks together."""
+    if not sizes:
+        return []
+    base, total = min(sizes), sum(sizes)
+    out = [base]
+    while out[-1] * 2 <= total:
+        out.append(out[-1] * 2)
+    return out
+
+
+def _notes(src: ExportSource, switches, blocks, sizes) -> list[str]:
+    notes = []
+    if src.rail_optimized:
+        notes.append("Rail-optimized: the rail leaves of each scalable unit are one switch to Slurm "
+                     "(every node of an SU reaches the others in one hop on each rail).")
+    if src.resolved.planes > 1:
+        notes.append(f"{src.resolved.planes} planes: the leaves of every plane that serve the same "
+                     "nodes are one switch, so the file describes one tree for the fabric.")
+    roots = [s for s in switches if s.name not in {c for x in switches for c in x.children}]
+    if len(roots) > 1:
+        notes.append(f"The fabric has {len(roots)} separate parts: no job spans them.")
+    small = [name for name, n in blocks if len(n) < max(len(n) for _, n in blocks)]
+    if small:
+        notes.append(f"Block(s) {', '.join(small[:4])}{' ...' if len(small) > 4 else ''} hold fewer nodes "
+                     f"than the others; the planning base block size is the smallest, {sizes[0]}.")
+    return notes
+
+
+def _header(src: ExportSource, what: str, topo: SlurmTopology) -> list[str]:
+    nodes = sum(len(s.nodes) for s in topo.switches if s.level == 1)
+    lines = [f"Slurm {what} for \"{one_line(src.name, 120)}\" ({src.view_label})",
+             f"Written by Fabric Designer {__version__}: {nodes:,} node(s) under "
+             f"{sum(1 for s in topo.switches if s.level == 1):,} leaf switch(es) as Slurm sees them.",
+             f"Node names follow the pattern {one_line(src.options.node_pattern, 80)}.",
+             *topo.notes]
+    return [f"# {line}" for line in lines]
+
+
+def topology_conf_tree(src: ExportSource) -> str:
+    topo = build_topology(src)
+    lines = _header(src, "topology.conf (TopologyPlugin=topology/tree)", topo)
+    for s in topo.switches:
+        if s.level == 1:
+            lines.append(f"SwitchName={s.name} Nodes={hostlist.compress(s.nodes)}")
+        else:
+            lines.append(f"SwitchName={s.name} Switches={hostlist.compress(s.children)}")
+    return "\n".join(lines) + "\n"
+
+
+def topology_conf_block(src: ExportSource) -> str:
+    topo = build_topology(src)
+    lines = _header(src, "topology.conf (TopologyPlugin=topology/block)", topo)
+    for name, nodes in topo.blocks:
+        lines.append(f"BlockName={name} Nodes={hostlist.compress(nodes)}")
+    lines.append("BlockSizes=" + ",".join(str(n) for n in topo.block_sizes))
+    return "\n".join(lines) + "\n"
+
+
+def topology_yaml(src: ExportSource) -> str:
+    """topology.yaml with the tree as the cluster default and the blocks as a second topology."""
+    topo = build_topology(src)
+    lines = _header(src, "topology.yaml (tree: cluster default; blocks: for partitions that name it)", topo)
+    lines += ["- topology: fabric", "  cluster_default: true", "  tree:", "    switches:"]
+    for s in topo.switches:
+        lines.append(f"      - switch: {yaml_str(s.name)}")
+        if s.level == 1:
+            lines.append(f"        nodes: {yaml_str(hostlist.compress(s.nodes))}")
+        else:
+            lines.append(f"        children: {yaml_str(hostlist.compress(s.children))}")
+    lines += ["- topology: blocks", "  cluster_default: false", "  block:", "    block_sizes:"]
+    lines += [f"      - {n}" for n in topo.block_sizes]
+    lines.append("    blocks:")
+    for name, nodes in topo.blocks:
+        lines.append(f"      - block: {yaml_str(name)}")
+        lines.append(f"        nodes: {yaml_str(hostlist.compress(nodes))}")
+    return "\n".join(lines) + "\n"

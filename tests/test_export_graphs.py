@@ -1,0 +1,148 @@
+"""GraphML reads back into networkx with the same metrics; DOT and draw.io are well formed; no user
+string can break their syntax."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+import xml.etree.ElementTree as ET
+from collections import Counter
+from pathlib import Path
+
+import networkx as nx
+import pytest
+
+from designer.catalog import default_catalog
+from designer.io.dot import dot
+from designer.io.drawio import MAX_SHAPES, drawio
+from designer.io.export_source import ExportOptions, ExportSource
+from designer.io.graphml import graphml
+from designer.io.project import load_design
+from designer.model.intent.design import Edit, Meta
+from designer.model.topology import graph_metrics
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+HOSTILE = 'a<b>&"c\' \x01\x1b]0;x\x07 \\ \n\r\u2028 \ud800 =1+2'
+
+
+def _source(name: str, **options) -> ExportSource:
+    return ExportSource(load_design(EXAMPLES / f"{name}.json"), default_catalog(), ExportOptions(**options))
+
+
+def _read_graphml(text: str, tmp_path) -> nx.MultiGraph:
+    path = tmp_path / "g.graphml"
+    path.write_text(text, encoding="utf-8")
+    return nx.read_graphml(path, force_multigraph=True)
+
+
+def _model_view(g: nx.MultiGraph) -> nx.MultiGraph:
+    """The read-back graph in the model's attribute names (GraphML calls the level 'tier')."""
+    for _, d in g.nodes(data=True):
+        d["level"] = d["tier"]
+    return g
+
+
+@pytest.mark.parametrize("name", ["dgx-h100-superpod-1su", "roce-512-leaf-spine-sn5600", "b300-roce-two-plane"])
+def test_graphml_reads_back_with_the_same_metrics(name, tmp_path):
+    src = _source(name)
+    m = src.derived.metrics
+    g = _model_view(_read_graphml(graphml(src), tmp_path))
+    roles = Counter(d["role"] for _, d in g.nodes(data=True))
+    assert {t: roles[t] for t in m.switches_by_tier} == m.switches_by_tier
+    assert roles["nic"] == m.endpoints
+    assert dict(Counter(d["tier"] for *_, d in g.edges(data=True))) == m.links_by_tier
+    assert graph_metrics.bisection_maxflow(g) == pytest.approx(m.bisection_gbps)
+    assert graph_metrics.max_hops_graph(g) == (m.max_hops, m.max_hops_same_rail)
+    assert g.graph["gpus"] == m.gpus and g.graph["name"] == src.name
+    leaf = next(d for _, d in g.nodes(data=True) if d["role"] == "leaf")
+    assert isinstance(leaf["tier"], int) and isinstance(leaf["ports"], int) and leaf["ports"] > 0
+    nic = next(d for _, d in g.nodes(data=True) if d["role"] == "nic")
+    assert nic["host"].startswith("gpu-node-") and nic["speed_gbps"] == m.link_gbps
+
+
+def test_graphml_of_an_edited_design_matches_the_max_flow_metrics(tmp_path):
+    design = load_design(EXAMPLES / "dgx-h100-superpod-1su.json")
+    design = dataclasses.replace(design, edits=(Edit("remove-links", "leaf-1", "spine-1", 2),))
+    src = ExportSource(design, default_catalog())
+    m = src.derived.metrics
+    assert m.bisection_method == "max-flow"
+    g = _model_view(_read_graphml(graphml(src), tmp_path))
+    assert g.number_of_edges() == m.links_total
+    assert graph_metrics.bisection_maxflow(g) == pytest.approx(m.bisection_gbps)
+
+
+def test_graphml_and_drawio_escape_user_strings(tmp_path):
+    design = load_design(EXAMPLES / "dgx-h100-superpod-1su.json")
+    src = ExportSource(dataclasses.replace(design, meta=Meta(name=HOSTILE)), default_catalog())
+    for text in (graphml(src), drawio(src)):
+        raw = text.encode("utf-8")
+        assert not re.search(rb"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]", raw)
+        ET.fromstring(raw)  # well formed
+    g = _read_graphml(graphml(src), tmp_path)
+    assert g.graph["name"].startswith('a<b>&"c\'') and "\x01" not in g.graph["name"]
+
+
+def test_dot_has_every_node_and_link_and_survives_quotes():
+    design = load_design(EXAMPLES / "dgx-h100-superpod-1su.json")
+    src = ExportSource(dataclasses.replace(design, meta=Meta(name=HOSTILE)), default_catalog())
+    text = dot(src)
+    m = src.derived.metrics
+    lines = text.splitlines()
+    assert lines[1] == "graph fabric {" and lines[-1] == "}"
+    edges = [l for l in lines if re.match(r'^  "[^"]+" -- "[^"]+" \[', l)]
+    assert len(edges) == m.links_total
+    nodes = [l for l in lines if re.match(r'^  "[^"]+" \[label=', l)]
+    assert len(nodes) == m.endpoints + m.switches_total
+    body = "\n".join(lines[1:])
+    unescaped = re.sub(r'\\"', "", body)
+    assert unescaped.count('"') % 2 == 0  # every string closes
+    assert not re.search(r'\\(?!")', body)  # the only backslashes escape quotes: none swallows a closing one
+    assert len([l for l in lines if l.startswith("  graph [")]) == 1
+    assert {int(x) for x in re.findall(r"gbps=(\d+)", body)} == {400}
+
+
+def _drawio_cells(text: str):
+    root = ET.fromstring(text.encode("utf-8"))
+    assert root.tag == "mxfile" and root.get("compressed") == "false"
+    diagram = root.find("diagram")
+    model = diagram.find("mxGraphModel")
+    assert model is not None and not (diagram.text or "").strip(), "the diagram must not be compressed"
+    vertices, edges = {}, []
+    for obj in model.find("root"):
+        cell = obj if obj.tag == "mxCell" else obj.find("mxCell")
+        ident = obj.get("id")
+        if cell.get("vertex") == "1":
+            vertices[ident] = obj
+        elif cell.get("edge") == "1":
+            edges.append((obj, cell))
+    return vertices, edges
+
+
+def test_drawio_small_fabric_has_a_shape_per_device_and_an_edge_per_bundle():
+    src = _source("dgx-h100-superpod-1su")
+    m = src.derived.metrics
+    vertices, edges = _drawio_cells(drawio(src))
+    devices = [v for v in vertices.values() if v.tag == "object"]
+    assert len(devices) == m.switches_total + m.servers
+    assert Counter(v.get("role") for v in devices) == {"server": 32, "leaf": 8, "spine": 4}
+    for _, cell in edges:
+        assert cell.get("source") in vertices and cell.get("target") in vertices
+    assert sum(int(obj.get("links")) for obj, _ in edges) == m.links_total
+    pairs = [(c.get("source"), c.get("target")) for _, c in edges]
+    assert len(pairs) == len(set(pairs)), "parallel links are one bundle"
+    rows = {v.get("role"): float(v.find("mxCell/mxGeometry").get("y")) for v in devices}
+    assert rows["spine"] < rows["leaf"] < rows["server"]
+
+
+def test_drawio_large_fabric_is_drawn_by_group():
+    src = _source("ndr-8k-fat-tree")
+    m = src.derived.metrics
+    assert m.switches_total + m.servers > MAX_SHAPES
+    vertices, edges = _drawio_cells(drawio(src))
+    groups = [v for v in vertices.values() if v.tag == "object"]
+    assert len(groups) < MAX_SHAPES
+    by_role = Counter()
+    for v in groups:
+        by_role[v.get("role")] += int(v.get("count"))
+    assert by_role == {"server": m.servers, **m.switches_by_tier}
+    assert sum(int(obj.get("links")) for obj, _ in edges) == m.links_total
