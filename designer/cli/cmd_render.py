@@ -7,7 +7,7 @@ import os
 import re
 from pathlib import Path
 
-from designer.cli.common import CommandError
+from designer.cli.common import CommandError, bounded_int
 from designer.io.project import load_design
 
 FORMATS = {".svg": "svg", ".pdf": "pdf", ".png": "png"}
@@ -17,17 +17,17 @@ _VIEW = re.compile(r"^(fabric|su|plane|slide)(?::(\d+))?$")
 
 def page_size(text: str) -> tuple[float, float]:
     """'13.333x7.5' -> (13.333, 7.5) inches."""
-    match = _SIZE.match(text)
+    match = _SIZE.match(text) if len(text) <= 40 else None
     if not match:
-        raise argparse.ArgumentTypeError(f"malformed size '{text}' (use WIDTHxHEIGHT in inches, e.g. 13.333x7.5)")
+        raise argparse.ArgumentTypeError(f"malformed size '{text[:40]}' (use WIDTHxHEIGHT in inches, e.g. 13.333x7.5)")
     return float(match.group(1)), float(match.group(2))
 
 
 def view_spec(text: str) -> tuple[str, int | None]:
     """'fabric', 'su:3', 'plane:2' or 'slide:1'."""
-    match = _VIEW.match(text.strip().lower())
+    match = _VIEW.match(text.strip().lower()) if len(text) <= 20 else None
     if not match or (match.group(1) != "fabric" and match.group(2) is None) or match.group(2) == "0":
-        raise argparse.ArgumentTypeError(f"malformed view '{text}' (use fabric, su:N, plane:N or slide:N; N from 1)")
+        raise argparse.ArgumentTypeError(f"malformed view '{text[:40]}' (use fabric, su:N, plane:N or slide:N; N from 1)")
     return match.group(1), int(match.group(2)) if match.group(2) else None
 
 
@@ -57,7 +57,7 @@ def add_parser(sub) -> None:
                                    "Works without a display.")
     p.add_argument("file", help="project file")
     p.add_argument("-o", "--output", required=True, help="output file: .svg, .pdf or .png")
-    p.add_argument("--dpi", type=int, default=200, help="PNG resolution in dots per inch (default 200; PNG only)")
+    p.add_argument("--dpi", type=bounded_int(36, 1200), default=200, help="PNG resolution in dots per inch (default 200; PNG only)")
     p.add_argument("--size", type=page_size, default=None, metavar="WxH",
                    help="picture size in inches (default 13.333x7.5, a 16:9 slide)")
     p.add_argument("--view", type=view_spec, default=("fabric", None), metavar="VIEW",
