@@ -74,16 +74,26 @@ def _add(flow: nx.DiGraph, u: str, v: str, cap: float) -> None:
         flow.add_edge(u, v, capacity=cap)
 
 
-def _switch_distances(g: nx.MultiGraph, start: str) -> dict[str, int]:
+def _switch_adjacency(g: nx.MultiGraph) -> dict[str, tuple[str, ...]]:
+    """Each switch's switch neighbours (NICs left out): the only paths hops are counted on."""
+    role = nx.get_node_attributes(g, "role")
+    return {n: tuple(m for m in g[n] if role[m] != "nic") for n in g if role[n] != "nic"}
+
+
+def _distances(adj: dict[str, tuple[str, ...]], start: str) -> dict[str, int]:
     """Switches reachable from `start` through switches only, by hop count."""
     dist = {start: 0}
-    queue = deque([start])
-    while queue:
-        node = queue.popleft()
-        for nbr in g[node]:
-            if nbr not in dist and g.nodes[nbr]["role"] != "nic":
-                dist[nbr] = dist[node] + 1
-                queue.append(nbr)
+    frontier = [start]
+    step = 0
+    while frontier:
+        step += 1
+        nxt = []
+        for node in frontier:
+            for nbr in adj[node]:
+                if nbr not in dist:
+                    dist[nbr] = step
+                    nxt.append(nbr)
+        frontier = nxt
     return dist
 
 
@@ -91,29 +101,56 @@ def max_hops_graph(g: nx.MultiGraph) -> tuple[int, int]:
     """(max switches traversed between two endpoints of a plane, the same for one rail).
 
     Endpoints in different planes never meet in the fabric and are not compared.
+    Leaves with the same set of switch neighbours are at the same distance from every other
+    switch, so one search per such class serves them all: a Clos of thousands of leaves has a
+    few classes per pod, which keeps an edited 65,536-GPU fabric interactive.
     """
     leaves_of: dict[str, Counter] = defaultdict(Counter)  # leaf -> {(plane, rail): endpoints}
     for node, data in g.nodes(data=True):
         if data["role"] == "nic":
             for leaf in g[node]:
                 leaves_of[leaf][(data["plane"], data["rail"])] += 1
+    adj = _switch_adjacency(g)
+    classes: dict[frozenset, list[str]] = defaultdict(list)
+    for leaf in leaves_of:
+        classes[frozenset(adj[leaf])].append(leaf)
+    # Per class: the planes and (plane, rail) keys of its leaves, and those shared by two leaves.
+    info = []
+    for nbrs, members in classes.items():
+        plane_count: Counter = Counter()
+        key_count: Counter = Counter()
+        worst_self = worst_self_rail = False
+        for leaf in members:
+            mine = leaves_of[leaf]
+            plane_count.update({p for p, _ in mine})
+            key_count.update(mine.keys())
+            if sum(mine.values()) >= 2:
+                worst_self = True
+                worst_self_rail = worst_self_rail or any(c >= 2 for c in mine.values())
+        info.append((members, nbrs, set(plane_count), set(key_count),
+                     any(c >= 2 for c in plane_count.values()), any(c >= 2 for c in key_count.values()),
+                     worst_self, worst_self_rail))
     worst = worst_rail = 0
-    leaves = list(leaves_of)
-    for leaf in leaves:
-        dist = _switch_distances(g, leaf)
-        mine = leaves_of[leaf]
-        planes = {p for p, _ in mine}
-        for other in leaves:
-            theirs = leaves_of[other]
-            if not planes & {p for p, _ in theirs}:
+    for members, nbrs, planes, keys, planes_shared, keys_shared, self_pair, self_rail in info:
+        # Two endpoints on one leaf: one switch.
+        if self_pair:
+            worst = max(worst, 1)
+        if self_rail:
+            worst_rail = max(worst_rail, 1)
+        # Two leaves of one class: through a common neighbour, three switches.
+        if len(members) >= 2 and nbrs:
+            if planes_shared:
+                worst = max(worst, 3)
+            if keys_shared:
+                worst_rail = max(worst_rail, 3)
+        dist = _distances(adj, members[0])
+        for other_members, _, other_planes, other_keys, *_ in info:
+            if other_members is members:
                 continue
-            hops = dist.get(other)
-            if hops is None or (other == leaf and sum(mine.values()) < 2):
+            hops = dist.get(other_members[0])
+            if hops is None or not planes & other_planes:
                 continue
             worst = max(worst, hops + 1)
-            shared = mine.keys() & theirs.keys()
-            if other == leaf:
-                shared = {k for k in shared if mine[k] >= 2}
-            if shared:
+            if keys & other_keys:
                 worst_rail = max(worst_rail, hops + 1)
     return worst, worst_rail
