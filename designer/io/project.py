@@ -75,4 +75,10 @@ def is_project_file(path: str | os.PathLike) -> bool:
 
 def save_design(design: FabricDesign, path: str | os.PathLike) -> None:
     """Write the design atomically; an existing file is replaced only once the new one is complete."""
-    write_atomic(path, design_to_json(design))
+    text = design_to_json(design)
+    try:
+        payload = text.encode("utf-8")
+    except UnicodeEncodeError as exc:  # a lone surrogate from somewhere: refuse before writing
+        raise ProjectFileError(f"holds a character that cannot be saved as UTF-8 (at {exc.start})",
+                               str(path)) from None
+    write_atomic(path, payload)

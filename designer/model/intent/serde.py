@@ -103,7 +103,9 @@ def _value(annotation, value, path: str):
         return value
     if annotation is int:
         if isinstance(value, bool) or not isinstance(value, int):
-            if isinstance(value, float) and value.is_integer() and abs(value) < 2**53:
+            if isinstance(value, float) and value.is_integer():
+                if abs(value) >= 2**53:  # beyond exact whole numbers, and beyond every range
+                    raise DesignValidationError(path, f"{quote(value)} is out of range")
                 return int(value)
             raise DesignValidationError(path, f"expected a whole number, got {_kind(value)} {quote(value)}")
         return value
