@@ -243,7 +243,9 @@ def parse_toml(text: str, source: str) -> dict:
 _TOML_TOKENS = re.compile(r'"(?:[^"\\\n]|\\.)*"|\'[^\'\n]*\'|#[^\n]*|[\[\]{}]')
 
 
-_TOML_LONG_NUMBER = re.compile(r'([\w.\-"]+)\s*=\s*[+-]?\d[\d_]{%d,}' % MAX_NUMBER_CHARS)
+# Anchored at a line start, so that a long run of name characters is scanned once, not once
+# per starting position.
+_TOML_LONG_NUMBER = re.compile(r'^[ \t]*([\w.\-"]+)[ \t]*=[ \t]*[+-]?\d[\d_]{%d,}' % MAX_NUMBER_CHARS, re.M)
 
 
 def check_depth_toml(text: str, source: str, limit: int = MAX_DEPTH) -> None:
