@@ -72,7 +72,7 @@ def read_capped(path: str | os.PathLike, limit: int = MAX_FILE_BYTES, what: str 
         with open(p, "rb") as fh:
             raw = fh.read(limit + 1)
     except FileNotFoundError:
-        raise InputError("no such file" + (f" ({what})" if what != "file" else ""), str(p)) from None
+        raise InputError("no such file" if what in ("file", "project file") else f"no such {what}", str(p)) from None
     except IsADirectoryError:
         raise InputError(f"is a folder, not a {what}", str(p)) from None
     except OSError as exc:

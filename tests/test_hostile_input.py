@@ -405,3 +405,33 @@ def test_a_format_version_from_the_future_names_the_field(tmp_path):
     doc["format_version"] = 10**30
     with pytest.raises(ProjectFileError, match="format_version.*newer Fabric Designer"):
         load_design(_write(tmp_path / "future.json", doc))
+
+
+# --- CSV and pictures with hostile names -------------------------------------------------------------
+
+def test_every_csv_cell_is_formula_safe_even_when_an_exporter_forgets():
+    import csv
+    import io
+
+    from designer.io.csv_cells import rows_to_csv
+
+    text = rows_to_csv([["=HYPERLINK(\"x\")", "+1", "-cmd|' /C calc'!A0", "@SUM(A1)", "\tx", "-3.5", "12", "ok"]])
+    row = next(csv.reader(io.StringIO(text)))
+    assert row[:5] == ["'=HYPERLINK(\"x\")", "'+1", "'-cmd|' /C calc'!A0", "'@SUM(A1)", "'\tx"]
+    assert row[5:] == ["-3.5", "12", "ok"]
+
+
+def test_user_catalog_part_names_are_safe_in_the_bom_csv(tmp_path):
+    from designer.io.bom_csv import bom_rows
+    from designer.model.physical.bom import build_bom
+    from designer.model.physical.prices import load_prices
+
+    user = tmp_path / "catalog"
+    user.mkdir()
+    (user / "mine.toml").write_text(_switch_toml("qm9700").replace('name = "Mine"',
+                                                                   'name = "=cmd|calc <svg> \\u202eevil"'))
+    catalog = load_catalog(BUILTIN_DIR, user)
+    design = superpod(1)
+    rows = bom_rows(build_bom(derive(design, catalog), catalog, load_prices(user_file=False)))
+    cells = [c for r in rows for c in r if "cmd|calc" in c]
+    assert cells and all(c.startswith("'") or not c.startswith(("=", "+", "-", "@")) for c in cells)
