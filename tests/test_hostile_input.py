@@ -441,3 +441,52 @@ def test_user_catalog_part_names_are_safe_in_the_bom_csv(tmp_path):
     rows = bom_rows(build_bom(derive(design, catalog), catalog, load_prices(user_file=False)))
     cells = [c for r in rows for c in r if "cmd|calc" in c]
     assert cells and all(c.startswith("'") or not c.startswith(("=", "+", "-", "@")) for c in cells)
+
+
+def _plain_maxflow(g) -> float:
+    """The reference: max-flow on the whole network, nothing folded or merged."""
+    import networkx as nx
+
+    from designer.model.topology.graph_metrics import endpoint_halves
+
+    first, second = endpoint_halves(g)
+    flow = nx.DiGraph()
+    for u, v, gbps in g.edges(data="gbps"):
+        for a, b in ((u, v), (v, u)):
+            if flow.has_edge(a, b):
+                flow[a][b]["capacity"] += gbps
+            else:
+                flow.add_edge(a, b, capacity=gbps)
+    for n in first:
+        flow.add_edge("_s", n, capacity=float("inf"))
+    for n in second:
+        flow.add_edge(n, "_t", capacity=float("inf"))
+    if "_s" not in flow or "_t" not in flow:
+        return 0.0
+    return float(nx.maximum_flow_value(flow, "_s", "_t"))
+
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["add-links", "remove-links", "remove-device"]),
+                          st.sampled_from(["leaf-1", "leaf-2", "leaf-5", "spine-1", "spine-3", "srv-1.nic-1",
+                                           "srv-9.nic-3"]),
+                          st.sampled_from(["spine-1", "spine-2", "spine-4", "leaf-3", "leaf-8"]),
+                          st.integers(1, 40)), min_size=1, max_size=4),
+       st.sampled_from(["rail", "leaf-spine", "fat-tree"]))
+def test_bisection_on_the_quotient_equals_plain_max_flow_on_edited_fabrics(edits, kind):
+    from designer.catalog import default_catalog
+    from designer.model.topology.graph_metrics import bisection_maxflow
+    from designer.model.topology.presets import new_design
+
+    if kind == "rail":
+        design = superpod(1)
+    else:
+        design = new_design(default_catalog(), kind, nodes=24, server="dgx-h100", switch="qm9700",
+                            tiers=3 if kind == "fat-tree" else None)
+    design = dataclasses.replace(design, edits=tuple(Edit(op, a, b, n) for op, a, b, n in edits))
+    g = derive(design).graph
+    assert bisection_maxflow(g) == pytest.approx(_plain_maxflow(g))
