@@ -106,8 +106,17 @@ def test_user_catalog_adds_and_overrides(tmp_path):
 
 
 def test_user_catalog_dir_follows_the_platform_config_dir(tmp_path, monkeypatch):
+    monkeypatch.delenv("FABRIC_DESIGNER_CONFIG_DIR", raising=False)
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
     assert user_catalog_dir() == tmp_path / "fabric-designer" / "catalog"
+
+
+def test_the_config_dir_variable_moves_the_user_catalog_and_price_book(tmp_path, monkeypatch):
+    from designer.model.physical.prices import user_price_file
+
+    monkeypatch.setenv("FABRIC_DESIGNER_CONFIG_DIR", str(tmp_path / "cfg"))
+    assert user_catalog_dir() == tmp_path / "cfg" / "catalog"
+    assert user_price_file() == tmp_path / "cfg" / "prices.toml"
 
 
 def test_a_missing_builtin_catalog_is_one_clear_error(tmp_path):

@@ -211,5 +211,6 @@ def test_bom_command_exits_nonzero_when_links_have_no_medium(tmp_path):
     result = run_cli("bom", str(project), "-o", str(tmp_path / "bom.csv"))
     assert result.returncode == 1
     assert "no infiniband cable or transceiver" in result.stderr
-    rows = read_rows(tmp_path / "bom.csv")
-    assert any(r[0] == "Warning" for r in rows)
+    # A command that fails writes no output file (a BOM missing links would mislead).
+    assert "no file written" in result.stderr
+    assert not (tmp_path / "bom.csv").exists()

@@ -8,8 +8,8 @@ raises one CatalogError naming the file, the entry and the field.
 from __future__ import annotations
 
 import dataclasses
+import math
 import re
-import tomllib
 import types
 import typing
 from functools import lru_cache
@@ -26,6 +26,7 @@ from designer.catalog.entries import (
     Technology,
     Transceiver,
 )
+from designer.limits import MAX_RADIX, InputError, config_dir, parse_toml, quote, read_text
 
 RESOURCES = Path(__file__).resolve().parents[2] / "resources"
 BUILTIN_DIR = RESOURCES / "catalog"
@@ -45,7 +46,33 @@ _GENERIC_SWITCH = re.compile(r"^generic-(\d+)x(\d+)g$")
 FAMILIES = ("infiniband", "ethernet")
 
 
-class CatalogError(ValueError):
+# The range of every number a catalog entry holds, by field name: (lowest, highest). A field not
+# named here may be 0 to 1e9. Speeds and counts must be positive; nothing may be negative.
+_RANGES: dict[str, tuple[float, float]] = {
+    "count": (1, MAX_RADIX), "cages": (0, MAX_RADIX), "ports": (1, MAX_RADIX),
+    "gbps": (1, 102_400), "port_gbps": (1, 102_400), "link_gbps": (1, 102_400),
+    "uplink_gbps": (1, 102_400), "lane_gbps": (1, 102_400),
+    "gpus": (1, 1024), "compute_ports": (1, 1024), "planes_hint": (1, 64),
+    "nvlink_domain_gpus": (1, 1_000_000), "nvlink_GBps_per_gpu": (0, 1_000_000),
+    "rack_units": (0, 100), "connectors": (1, 1024), "legs": (1, 64), "ports_per_cage": (0, 64),
+    "power_w": (0, 1_000_000), "leg_power_w": (0, 1_000_000),
+    "latency_ns": (0, 1e9), "switch_latency_ns": (0, 1e9), "nic_latency_ns": (0, 1e9),
+    "reach_m": (0, 100_000), "min_m": (0, 100_000), "lengths_m": (0, 100_000),
+}
+_DEFAULT_RANGE = (0, 1e9)
+
+
+def _in_range(value, where: str):
+    name = where.rsplit("'", 2)[-2] if where.endswith("'") else ""
+    low, high = _RANGES.get(name, _DEFAULT_RANGE)
+    if not math.isfinite(value):
+        raise CatalogError(f"{where}: {quote(value)} is not a finite number")
+    if not low <= value <= high:
+        raise CatalogError(f"{where}: {quote(value)} is out of range ({low:,} to {high:,})")
+    return value
+
+
+class CatalogError(InputError):
     """A catalog file or entry is malformed; the message names file, entry and field."""
 
 
@@ -73,7 +100,12 @@ class Catalog:
             return self.switches[switch_id]
         match = _GENERIC_SWITCH.match(switch_id)
         if match:
+            if len(switch_id) > 40:
+                raise UnknownPartError(f"generic switch {quote(switch_id, 40)}: radix or speed out of range")
             radix, gbps = int(match.group(1)), int(match.group(2))
+            if not 2 <= radix <= MAX_RADIX or not 0 < gbps <= 102_400:
+                raise UnknownPartError(f"generic switch '{switch_id}' needs 2 to {MAX_RADIX:,} ports and a "
+                                       "speed of 1 to 102,400 Gb/s")
             if radix < 2 or gbps <= 0:
                 raise UnknownPartError(f"generic switch '{switch_id}' needs at least 2 ports and a positive speed")
             return Switch(
@@ -103,7 +135,7 @@ class Catalog:
 
 
 def _unknown(kind: str, entry_id: str, known: dict) -> str:
-    return f"unknown {kind} '{entry_id}' (known: {', '.join(sorted(known)) or 'none'})"
+    return f"unknown {kind} {quote(entry_id, 60)} (known: {', '.join(sorted(known)) or 'none'})"
 
 
 def _coerce(value, annotation, where: str):
@@ -115,21 +147,21 @@ def _coerce(value, annotation, where: str):
         return value
     if annotation is int:
         if isinstance(value, bool) or not isinstance(value, int):
-            raise CatalogError(f"{where}: expected a whole number, got {value!r}")
-        return value
+            raise CatalogError(f"{where}: expected a whole number, got {quote(value)}")
+        return _in_range(value, where)
     if annotation is float:
         if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise CatalogError(f"{where}: expected a number, got {value!r}")
-        return float(value)
+            raise CatalogError(f"{where}: expected a number, got {quote(value)}")
+        return float(_in_range(value, where))
     if annotation is str:
         if not isinstance(value, str):
-            raise CatalogError(f"{where}: expected text, got {value!r}")
+            raise CatalogError(f"{where}: expected text, got {quote(value)}")
         return value
     if origin is tuple:
         (item_type, _ellipsis) = typing.get_args(annotation)
         if not isinstance(value, list):
-            raise CatalogError(f"{where}: expected a list, got {value!r}")
-        return tuple(_coerce(v, item_type, f"{where}[{i}]") for i, v in enumerate(value))
+            raise CatalogError(f"{where}: expected a list, got {quote(value)}")
+        return tuple(_coerce(v, item_type, where) for v in value)
     if annotation in _NESTED:
         return _build(annotation, value, where)
     if origin in (types.UnionType, typing.Union):
@@ -139,12 +171,12 @@ def _coerce(value, annotation, where: str):
 
 def _build(cls: type, table, where: str):
     if not isinstance(table, dict):
-        raise CatalogError(f"{where}: expected a table, got {table!r}")
+        raise CatalogError(f"{where}: expected a table, got {quote(table)}")
     hints = typing.get_type_hints(cls)
     fields = {f.name: f for f in dataclasses.fields(cls)}
     unknown = set(table) - set(fields)
     if unknown:
-        raise CatalogError(f"{where}: unknown field '{sorted(unknown)[0]}'")
+        raise CatalogError(f"{where}: unknown field {quote(sorted(unknown)[0], 40)}")
     values = {}
     for name, f in fields.items():
         if name in table:
@@ -249,26 +281,33 @@ def _validate_media(entry, bad) -> None:
 
 
 def load_file(path: Path, catalog: Catalog) -> None:
-    """Merge the entries of one TOML file into `catalog`, overriding by id."""
+    """Merge the entries of one TOML file into `catalog`, overriding by id.
+
+    An entry overrides one of another folder (the user's catalog over the built-in one); the
+    same id twice in one folder is refused, since the last one would win silently.
+    """
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except tomllib.TOMLDecodeError as exc:
-        raise CatalogError(f"{path}: not valid TOML ({exc})") from None
-    except OSError as exc:
-        raise CatalogError(f"{path}: cannot read ({exc.strerror})") from None
+        data = parse_toml(read_text(path, "catalog file"), str(path))
+    except InputError as exc:
+        raise CatalogError(exc.reason, exc.source, exc.field) from None
     for kind, tables in data.items():
         if kind == "gpu":   # resources/catalog/gpus.toml: read by designer/catalog/gpus.py
             continue
         if kind not in _KINDS:
-            raise CatalogError(f"{path}: unknown section '[[{kind}]]' (expected one of {', '.join(_KINDS)})")
+            raise CatalogError(f"{path}: unknown section {quote(f'[[{kind}]]', 40)} "
+                               f"(expected one of {', '.join(_KINDS)})")
         cls, attr = _KINDS[kind]
         if not isinstance(tables, list):
             raise CatalogError(f"{path}: '{kind}' must be an array of tables ([[{kind}]])")
         for index, table in enumerate(tables):
             label = table.get("id", f"#{index + 1}") if isinstance(table, dict) else f"#{index + 1}"
-            where = f"{path.name}: {kind} '{label}'"
+            where = f"{path.name}: {kind} {quote(str(label), 40)}"
             entry = _build(cls, table, where)
             _validate(entry, where)
+            before = catalog.origins.get((kind, entry.id))
+            if before and Path(before).parent == path.parent:
+                raise CatalogError(f"{where}: id {quote(entry.id, 40)} is already defined in "
+                                   f"{Path(before).name}; each id once per catalog folder")
             getattr(catalog, attr)[entry.id] = entry
             catalog.origins[(kind, entry.id)] = str(path)
 
@@ -294,9 +333,8 @@ def _check_references(catalog: Catalog) -> None:
 
 
 def user_catalog_dir() -> Path:
-    from platformdirs import user_config_dir
-
-    return Path(user_config_dir("fabric-designer")) / "catalog"
+    """`catalog/` in the user's settings folder (FABRIC_DESIGNER_CONFIG_DIR moves it)."""
+    return config_dir() / "catalog"
 
 
 def load_catalog(builtin_dir: Path = BUILTIN_DIR, user_dir: Path | None = None) -> Catalog:

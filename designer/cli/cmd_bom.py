@@ -51,6 +51,10 @@ def run(args) -> int:
     if errors:
         raise CommandError(f"the design has errors ({errors[0].message}); `fabric-designer metrics` lists them")
     bom = build_bom(derived, catalog, prices)
+    failed = any(f.severity == "error" for f in bom.findings)
+    if failed:  # a BOM or cabling plan with unfit links would mislead: write no file
+        bom_path = plan_path = None
+        print("error: the BOM has errors; no file written", file=sys.stderr)
     if bom_path:
         write_bom_csv(bom, bom_path)
     if plan_path:
@@ -67,7 +71,7 @@ def run(args) -> int:
     for f in bom.findings:
         if f.severity in ("error", "warning"):
             print(f"{f.severity}: {f.message}", file=sys.stderr)
-    return 1 if any(f.severity == "error" for f in bom.findings) else 0
+    return 1 if failed else 0
 
 
 def summary(bom: Bom) -> str:

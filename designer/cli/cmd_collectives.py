@@ -6,7 +6,7 @@ import argparse
 import re
 
 from designer.catalog import default_catalog
-from designer.cli.common import CommandError, positive_int, print_json, size_bytes, table
+from designer.cli.common import CommandError, bounded_int, positive_int, print_json, size_bytes, table
 from designer.io.project import load_design
 from designer.model.common.units import duration_label, size_label
 from designer.model.decisions.advice import training_step
@@ -23,26 +23,27 @@ from designer.model.topology.derive import derive
 
 _COUNT = re.compile(r"^\s*(\d+(?:\.\d+)?(?:e\d+)?)\s*([KMBT])?\s*$", re.IGNORECASE)
 _SCALE = {"": 1, "K": 1e3, "M": 1e6, "B": 1e9, "T": 1e12}
+MAX_PARAMS = 1e16   # ten thousand trillion parameters, far above any model
 
 
 def param_count(text: str) -> float:
     """'70e9', '70B', '1.5T' -> parameters."""
-    match = _COUNT.match(text)
+    match = _COUNT.match(text) if len(text) <= 40 else None
     if not match:
         raise argparse.ArgumentTypeError(f"malformed parameter count '{text}' (use a form like 70e9 or 70B)")
     value = float(match.group(1)) * _SCALE[(match.group(2) or "").upper()]
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"parameter count '{text}' must be at least 1")
+    if not 1 <= value <= MAX_PARAMS:  # also refuses inf (1e400)
+        raise argparse.ArgumentTypeError(f"parameter count '{text}' must be 1 to {MAX_PARAMS:g}")
     return value
 
 
 def milliseconds(text: str) -> float:
     try:
-        value = float(text)
+        value = float(text) if len(text) <= 40 else float("nan")
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected a number of milliseconds, got '{text}'") from None
-    if not value >= 0 or value == float("inf"):
-        raise argparse.ArgumentTypeError(f"compute time must be zero or more milliseconds, got '{text}'")
+    if not 0 <= value <= 1e9:  # also refuses NaN and inf
+        raise argparse.ArgumentTypeError(f"compute time must be 0 to 1e9 milliseconds, got '{text[:40]}'")
     return value
 
 
@@ -72,8 +73,8 @@ def add_parser(sub) -> None:
     p.add_argument("--workload", choices=list(presets()),
                    help="training-step view of a named job that fits in memory (TP/PP/DP/EP plan, compute "
                         "from FLOPs; resources/perf/workloads.toml)")
-    p.add_argument("--dp", type=positive_int, help="training-step view: data-parallel degree (default: all GPUs)")
-    p.add_argument("--bytes-per-grad", type=positive_int, help="training-step view: bytes per gradient (default 2)")
+    p.add_argument("--dp", type=bounded_int(1, 2**24), help="training-step view: data-parallel degree (default: all GPUs)")
+    p.add_argument("--bytes-per-grad", type=bounded_int(1, 64), help="training-step view: bytes per gradient (default 2)")
     p.add_argument("--json", action="store_true", help="machine-readable output (stable keys)")
     p.set_defaults(run=run)
 

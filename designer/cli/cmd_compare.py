@@ -5,10 +5,10 @@ from __future__ import annotations
 import argparse
 
 from designer.catalog import default_catalog
-from designer.cli.common import print_json, size_bytes, table
+from designer.cli.common import bounded_float, bounded_int, print_json, size_bytes, table
 from designer.io.compare_csv import write_compare_csv
 from designer.io.project import load_design
-from designer.model.decisions.comparison import CompareSettings, Comparison, compare
+from designer.model.decisions.comparison import SETTING_RANGES, CompareSettings, Comparison, compare
 from designer.model.decisions.counterpart import COUNTERPART_TECHNOLOGIES, make_counterpart
 from designer.model.performance.workload import DEFAULT_WORKLOAD, presets
 
@@ -23,19 +23,19 @@ def add_parser(sub) -> None:
                         + ", ".join(COUNTERPART_TECHNOLOGIES) + ")")
     p.add_argument("--json", action="store_true")
     p.add_argument("--csv", metavar="OUT", help="also write the comparison as CSV")
-    p.add_argument("--years", type=int, default=CompareSettings.years, help="TCO period in years")
-    p.add_argument("--energy-price", type=float, default=CompareSettings.energy_usd_per_kwh,
+    p.add_argument("--years", type=bounded_int(*SETTING_RANGES["years"]), default=CompareSettings.years, help="TCO period in years")
+    p.add_argument("--energy-price", type=bounded_float(*SETTING_RANGES["energy_usd_per_kwh"]), default=CompareSettings.energy_usd_per_kwh,
                    help="USD per kWh (an assumption: use your tariff)")
-    p.add_argument("--pue", type=float, default=CompareSettings.pue, help="power usage effectiveness")
+    p.add_argument("--pue", type=bounded_float(*SETTING_RANGES["pue"]), default=CompareSettings.pue, help="power usage effectiveness")
     p.add_argument("--size", type=size_bytes, action="append",
                    help="message size for the collective rows (repeatable; default 1MiB and 1GiB)")
     p.add_argument("--workload", choices=list(presets()),
                    help=f"example job: a named workload that fits in memory (default {DEFAULT_WORKLOAD}; "
                         "resources/perf/workloads.toml)")
-    p.add_argument("--params", type=float, default=None,
+    p.add_argument("--params", type=bounded_float(*SETTING_RANGES["params"]), default=None,
                    help="example job: model parameters, gradient-only view (instead of a workload; "
                         f"default {CompareSettings.params:g})")
-    p.add_argument("--compute-ms", type=float, default=None,
+    p.add_argument("--compute-ms", type=bounded_float(*SETTING_RANGES["compute_ms"]), default=None,
                    help="example job: compute time per step in ms, with --params (default "
                         f"{CompareSettings.compute_ms:g})")
     p.set_defaults(run=run, _parser=p)

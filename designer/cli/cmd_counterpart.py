@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from designer.catalog import default_catalog
-from designer.cli.common import CommandError
+from designer.cli.common import CommandError, check_project_target
 from designer.io.project import load_design, save_design
 from designer.model.decisions.counterpart import COUNTERPART_TECHNOLOGIES, make_counterpart
 from designer.model.topology.derive import derive
@@ -16,17 +16,20 @@ def add_parser(sub) -> None:
     p.add_argument("file", help="project file")
     p.add_argument("--technology", required=True, choices=COUNTERPART_TECHNOLOGIES)
     p.add_argument("-o", "--output", required=True, help="project file to write")
+    p.add_argument("--force", action="store_true",
+                   help="replace the output file even if it is not a Fabric Designer project")
     p.set_defaults(run=run)
 
 
 def run(args) -> int:
+    out = check_project_target(args.output, args.force)
     catalog = default_catalog()
     original = load_design(args.file)
     result = make_counterpart(original, args.technology, catalog)
     derived = derive(result.design, catalog)
     if derived.metrics.errors:
         raise CommandError(derived.metrics.errors[0].message)
-    save_design(result.design, args.output)
+    save_design(result.design, out)
     m = derived.metrics
     print(f"wrote {args.output}: {m.gpus:,} GPUs on {derived.resolved.technology.name}, "
           f"{m.switches_total:,} switches, bisection {m.bisection_ratio:.0%} of full")

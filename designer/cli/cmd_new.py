@@ -3,11 +3,19 @@
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
 from designer.catalog import default_catalog
-from designer.cli.common import CommandError, positive_int, speed_gbps
+from designer.cli.common import (
+    MAX_NODES,
+    CommandError,
+    bounded_int,
+    check_project_target,
+    positive_int,
+    speed_gbps,
+)
+from designer.limits import MAX_RADIX
 from designer.io.project import save_design
+from designer.model.intent.design import MAX_PER_SERVER, MAX_PLANES, MAX_RATIO, MIN_RATIO
 from designer.model.topology.derive import derive
 from designer.model.topology.presets import TEMPLATES, new_design
 from designer.model.topology.sizing import parse_ratio
@@ -15,9 +23,13 @@ from designer.model.topology.sizing import parse_ratio
 
 def _ratio(text: str) -> float:
     try:
-        return parse_ratio(text)
+        value = parse_ratio(text) if len(text) <= 40 else parse_ratio("x")
     except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
+        raise argparse.ArgumentTypeError(str(exc) if len(text) <= 40 else "malformed ratio (too long)") from None
+    if not MIN_RATIO <= value <= MAX_RATIO:
+        raise argparse.ArgumentTypeError(f"oversubscription ratio '{text}' is out of range "
+                                         f"({MIN_RATIO:g} to {MAX_RATIO:g})")
+    return value
 
 
 def add_parser(sub) -> None:
@@ -27,27 +39,30 @@ def add_parser(sub) -> None:
     p.add_argument("--template", required=True, choices=TEMPLATES)
     size = p.add_mutually_exclusive_group(required=True)
     size.add_argument("--gpus", type=positive_int, help="GPU count")
-    size.add_argument("--nodes", type=positive_int, help="server (node) count")
-    p.add_argument("--gpus-per-node", type=positive_int, help="GPUs per server (default: the server model's)")
+    size.add_argument("--nodes", type=bounded_int(1, MAX_NODES), help="server (node) count")
+    p.add_argument("--gpus-per-node", type=bounded_int(1, MAX_PER_SERVER), help="GPUs per server (default: the server model's)")
     p.add_argument("--server", help="server model id from the catalog (default: dgx-h100)")
     p.add_argument("--switch", help="switch model id from the catalog")
-    p.add_argument("--radix", type=positive_int, help="a generic switch of this many ports (with --speed)")
+    p.add_argument("--radix", type=bounded_int(2, MAX_RADIX), help="a generic switch of this many ports (with --speed)")
     p.add_argument("--speed", type=speed_gbps, help="link speed such as 400G (default: the NIC port speed)")
     p.add_argument("--technology", help="fabric technology id, e.g. ib-ndr or roce-400g")
     p.add_argument("--oversubscription", type=_ratio, default=1.0, help="leaf downlink:uplink, e.g. 1:1 or 3:1")
     p.add_argument("--spine-oversubscription", type=_ratio, default=1.0,
                    help="spine downlink:uplink in three-tier fabrics")
     p.add_argument("--tiers", type=int, choices=(2, 3), help="fix the tier count (default: smallest that fits)")
-    p.add_argument("--nodes-per-su", type=positive_int, default=32, help="servers per scalable unit")
-    p.add_argument("--planes", type=positive_int, help="parallel fabric planes (default: the server's)")
+    p.add_argument("--nodes-per-su", type=bounded_int(1, MAX_NODES), default=32, help="servers per scalable unit")
+    p.add_argument("--planes", type=bounded_int(1, MAX_PLANES), help="parallel fabric planes (default: the server's)")
     p.add_argument("--name", help="design name")
     p.add_argument("-o", "--output", required=True, help="project file to write")
+    p.add_argument("--force", action="store_true",
+                   help="replace the output file even if it is not a Fabric Designer project")
     p.set_defaults(run=run)
 
 
 def run(args) -> int:
     if args.radix and args.switch:
         raise CommandError("give either --switch or --radix, not both")
+    out = check_project_target(args.output, args.force)
     catalog = default_catalog()
     design = new_design(
         catalog, args.template, gpus=args.gpus, nodes=args.nodes, gpus_per_node=args.gpus_per_node,
@@ -59,9 +74,6 @@ def run(args) -> int:
     errors = derived.metrics.errors
     if errors:
         raise CommandError(errors[0].message)
-    out = Path(args.output)
-    if out.parent and not out.parent.exists():
-        raise CommandError(f"folder {out.parent} does not exist")
     save_design(design, out)
     m = derived.metrics
     print(f"wrote {out}: {m.gpus:,} GPUs, {m.tiers} tiers, {m.switches_total:,} switches")

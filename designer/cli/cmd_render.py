@@ -17,17 +17,17 @@ _VIEW = re.compile(r"^(fabric|su|plane|slide)(?::(\d+))?$")
 
 def page_size(text: str) -> tuple[float, float]:
     """'13.333x7.5' -> (13.333, 7.5) inches."""
-    match = _SIZE.match(text)
+    match = _SIZE.match(text) if len(text) <= 40 else None
     if not match:
-        raise argparse.ArgumentTypeError(f"malformed size '{text}' (use WIDTHxHEIGHT in inches, e.g. 13.333x7.5)")
+        raise argparse.ArgumentTypeError(f"malformed size '{text[:40]}' (use WIDTHxHEIGHT in inches, e.g. 13.333x7.5)")
     return float(match.group(1)), float(match.group(2))
 
 
 def view_spec(text: str) -> tuple[str, int | None]:
     """'fabric', 'su:3', 'plane:2' or 'slide:1'."""
-    match = _VIEW.match(text.strip().lower())
+    match = _VIEW.match(text.strip().lower()) if len(text) <= 20 else None
     if not match or (match.group(1) != "fabric" and match.group(2) is None) or match.group(2) == "0":
-        raise argparse.ArgumentTypeError(f"malformed view '{text}' (use fabric, su:N, plane:N or slide:N; N from 1)")
+        raise argparse.ArgumentTypeError(f"malformed view '{text[:40]}' (use fabric, su:N, plane:N or slide:N; N from 1)")
     return match.group(1), int(match.group(2)) if match.group(2) else None
 
 

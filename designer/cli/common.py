@@ -6,35 +6,71 @@ import argparse
 import json
 import re
 import sys
+from pathlib import Path
 
 from designer.catalog import CatalogError, UnknownPartError
-from designer.io.project import ProjectFileError
+from designer.io.project import ProjectFileError, is_project_file
+from designer.limits import InputError, cli_number, quote
 from designer.model.common.units import parse_size
 from designer.model.topology.sizing import SizingError
 
 # Errors a user can cause; each is printed as one line, never as a traceback.
-USER_ERRORS = (SizingError, UnknownPartError, ProjectFileError, CatalogError, ValueError, OSError)
+USER_ERRORS = (InputError, SizingError, UnknownPartError, ProjectFileError, CatalogError, ValueError, OSError)
+
+# Ranges of the command line's numbers, checked before any work is sized from them.
+MAX_GPUS = 2**22            # --gpus: four million; the sizing ceilings refuse far less
+MAX_NODES = 2**20           # --nodes, --nodes-per-su
+MAX_BYTES = 2**50           # a message size: 1 PiB
+MAX_GBPS = 102_400          # a link speed: 100 Tb/s
 
 
 class CommandError(Exception):
     """A subcommand's refusal, printed as one line with a non-zero exit."""
 
 
+def one_line(text: str, limit: int = 600) -> str:
+    """A message as one printable line: a value quoted from input may hold line breaks, control
+    characters, lone surrogates or a whole file; none of that reaches the terminal."""
+    out = "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in str(text))
+    return out if len(out) <= limit else out[:limit - 1] + "\u2026"
+
+
 class OneLineParser(argparse.ArgumentParser):
     """argparse, but a usage error is one line on stderr (with the command name) and exit 2."""
 
     def error(self, message: str):
-        self.exit(2, f"{self.prog}: error: {message}\n")
+        self.exit(2, f"{self.prog}: error: {one_line(message)}\n")
+
+
+def bounded_int(low: int, high: int):
+    """An argparse type: a whole number from `low` to `high`, refused before any work."""
+
+    def parse(text: str) -> int:
+        try:
+            return cli_number(text, "", low, high, whole=True)
+        except InputError as exc:
+            raise argparse.ArgumentTypeError(exc.reason) from None
+
+    parse.__name__ = "whole number"
+    return parse
+
+
+def bounded_float(low: float, high: float, low_open: bool = False):
+    """An argparse type: a finite number in [low, high] ((low, high] with low_open); no NaN or inf."""
+
+    def parse(text: str) -> float:
+        try:
+            return float(cli_number(text, "", low, high, low_open=low_open))
+        except InputError as exc:
+            raise argparse.ArgumentTypeError(exc.reason) from None
+
+    parse.__name__ = "number"
+    return parse
 
 
 def positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got '{text}'") from None
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"must be a positive whole number, got '{text}'")
-    return value
+    """A whole number from 1 to 2**22: every count the command line takes is far below that."""
+    return bounded_int(1, MAX_GPUS)(text)
 
 
 _SPEED = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([GT])?(?:b|bps|bit/s)?\s*$", re.IGNORECASE)
@@ -42,26 +78,54 @@ _SPEED = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([GT])?(?:b|bps|bit/s)?\s*$", re.IGN
 
 def speed_gbps(text: str) -> int:
     """'400G' -> 400, '1.6T' -> 1600, '800' -> 800."""
-    match = _SPEED.match(text)
+    match = _SPEED.match(text) if len(text) <= 40 else None
     if not match:
         raise argparse.ArgumentTypeError(f"malformed speed '{text}' (use a form like 400G or 1.6T)")
     value = float(match.group(1)) * (1000 if (match.group(2) or "G").upper() == "T" else 1)
-    if value <= 0 or not value.is_integer():
-        raise argparse.ArgumentTypeError(f"speed '{text}' must be a positive whole number of Gb/s")
+    if value <= 0 or not value.is_integer() or value > MAX_GBPS:
+        raise argparse.ArgumentTypeError(f"speed '{text}' must be a whole number of Gb/s from 1 to {MAX_GBPS:,}")
     return int(value)
 
 
 def size_bytes(text: str) -> int:
     """'8GiB' -> 8589934592; K, M, G, T are binary (KiB, MiB, ...), as in nccl-tests."""
+    if len(text) > 40:
+        raise argparse.ArgumentTypeError(f"size '{text[:40]}...' is too long")
     try:
-        return parse_size(text)
+        value = parse_size(text)
     except ValueError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
+    if value > MAX_BYTES:
+        raise argparse.ArgumentTypeError(f"size '{text}' is out of range (at most 1 PiB)")
+    return value
+
+
+def check_project_target(path: str, force: bool = False) -> Path:
+    """Where a command may write a project file; refused before any work.
+
+    A folder is named as the folder. An existing file that is not a Fabric Designer project is
+    not replaced unless --force is given: it may be anything the user keeps under that name.
+    """
+    out = Path(path)
+    if out.is_dir():
+        raise CommandError(f"{out} is a folder; give a file name")
+    parent = out.parent if str(out.parent) else Path(".")
+    if not parent.is_dir():
+        raise CommandError(f"folder {parent} does not exist")
+    if out.exists() and not force and not is_project_file(out):
+        raise CommandError(f"{out} exists and is not a Fabric Designer project; give --force to replace it")
+    return out
 
 
 def print_json(data) -> None:
-    json.dump(data, sys.stdout, indent=2, ensure_ascii=False)
-    sys.stdout.write("\n")
+    """JSON on stdout, all or nothing: NaN and Infinity are refused (they are not JSON), and a
+    value that cannot be encoded stops the command before a byte is written."""
+    try:
+        text = json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False)
+        text.encode("utf-8")
+    except (ValueError, UnicodeEncodeError) as exc:
+        raise CommandError(f"the result cannot be written as JSON ({quote(str(exc), 80)})") from None
+    sys.stdout.write(text + "\n")
 
 
 def table(rows: list[tuple], headers: tuple | None = None) -> str:

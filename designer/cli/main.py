@@ -7,7 +7,7 @@ import os
 import sys
 
 from designer import __version__
-from designer.cli.common import USER_ERRORS, CommandError, OneLineParser
+from designer.cli.common import USER_ERRORS, CommandError, OneLineParser, one_line
 
 # Subcommand modules, in the order `--help` lists them. Each has add_parser(subparsers).
 COMMANDS = [
@@ -42,17 +42,17 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return int(args.run(args) or 0)
     except CommandError as exc:
-        print(f"fabric-designer {args.command}: error: {exc}", file=sys.stderr)
+        print(f"fabric-designer {args.command}: error: {one_line(exc)}", file=sys.stderr)
         return 1
     except USER_ERRORS as exc:
-        print(f"fabric-designer {args.command}: error: {exc}", file=sys.stderr)
+        print(f"fabric-designer {args.command}: error: {one_line(exc)}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         return 130
     except Exception as exc:  # a bug: one line for the user, the traceback on request
         if os.environ.get("FABRIC_DESIGNER_DEBUG"):
             raise
-        print(f"fabric-designer {args.command}: internal error: {type(exc).__name__}: {exc} "
+        print(f"fabric-designer {args.command}: internal error: {type(exc).__name__}: {one_line(exc, 200)} "
               "(set FABRIC_DESIGNER_DEBUG=1 for details)", file=sys.stderr)
         return 3
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 ENCODING = "utf-8-sig"
@@ -19,7 +20,14 @@ def safe_cell(value) -> str:
     return "'" + text if text.startswith(_FORMULA_START) else text
 
 
+_PLAIN_NUMBER = re.compile(r"^-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?$")
+
+
 def rows_to_csv(rows: list[list[str]]) -> str:
+    """Rows as CSV text. Every text cell passes safe_cell here, so an exporter that forgets it
+    (or one added later) still writes no formula; a plain number such as -3.5 stays a number."""
+    rows = [[cell if isinstance(cell, (int, float)) or _PLAIN_NUMBER.match(str(cell)) else safe_cell(cell)
+             for cell in row] for row in rows]
     buffer = io.StringIO(newline="")
     writer = csv.writer(buffer, dialect="excel", lineterminator="\r\n", quoting=csv.QUOTE_MINIMAL)
     writer.writerows(rows)

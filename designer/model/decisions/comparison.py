@@ -25,6 +25,10 @@ from designer.model.topology.derive import Derived, derive
 HOURS_PER_YEAR = 8760
 
 
+SETTING_RANGES = {"years": (1, 100), "energy_usd_per_kwh": (0, 100), "pue": (1, 10), "params": (1, 1e16),
+                  "compute_ms": (0, 1e9)}
+
+
 @dataclass(frozen=True)
 class CompareSettings:
     """Assumptions of a comparison. Energy price, PUE and the example job are the user's to set."""
@@ -47,14 +51,14 @@ class CompareSettings:
         return f"example job {self.params / 1e9:g}B parameters with {self.compute_ms:,.0f} ms compute per step"
 
     def __post_init__(self):
-        for name, low in (("years", 1), ("energy_usd_per_kwh", 0), ("pue", 1), ("params", 1),
-                          ("compute_ms", 0)):
-            if getattr(self, name) < low:
-                raise DesignValidationError(name, f"must be at least {low:g}")
+        # Finite and in range: NaN fails every comparison, so `not low <= v <= high` refuses it.
+        for name, (low, high) in SETTING_RANGES.items():
+            if not low <= getattr(self, name) <= high:
+                raise DesignValidationError(name, f"must be {low:g} to {high:g}, got {getattr(self, name)!r}")
         if self.workload is not None and self.workload not in presets():
             raise DesignValidationError("workload", f"unknown workload '{self.workload}' (choose from "
                                         f"{', '.join(presets())})")
-        if not self.sizes or any(s < 1 for s in self.sizes):
+        if not self.sizes or any(not 1 <= s <= 2**50 for s in self.sizes):
             raise DesignValidationError("sizes", "give at least one message size of 1 byte or more")
 
 

@@ -14,6 +14,7 @@ from typing import Literal
 
 from designer.model.intent.floorplan import FloorPlan
 from designer.model.intent.perf_settings import PerformanceSettings
+from designer.limits import quote
 from designer.model.intent.serde import DesignValidationError, to_data
 from designer.model.intent.slides import Slide
 
@@ -21,11 +22,30 @@ Template = Literal["leaf-spine", "fat-tree", "rail-optimized"]
 TIER_NAMES = ("leaf", "spine", "core")
 
 
-def _positive(name: str, value, allow_none: bool = False) -> None:
+# The range of every number a design holds. They are far above any cluster built today (the
+# largest shipped example has 65,536 GPUs) and keep arithmetic on them exact and cheap; the
+# ceilings on the built fabric itself are in designer/model/topology/bounds.py.
+MAX_SERVERS = 2**20             # servers in one design
+MAX_PER_SERVER = 1024           # GPUs or NIC ports in one server
+MAX_GBPS = 102_400              # one link or port, Gb/s (100 Tb/s)
+MAX_SWITCHES_PER_TIER = 2**20   # an explicit tier count (per plane)
+MAX_PLANES = 64
+MAX_RATIO = 1000.0              # oversubscription, down:up
+MIN_RATIO = 0.001
+MAX_EDITS = 10_000              # manual edits in one design
+MAX_EDIT_LINKS = 1_000_000      # links one edit adds or removes
+MAX_DEVICE_ID = 200             # characters of a device id in an edit
+
+
+def _positive(name: str, value, allow_none: bool = False, high: float | None = None,
+              low: float | None = None) -> None:
     if value is None and allow_none:
         return
-    if value is None or value <= 0:
-        raise DesignValidationError(name, f"must be a positive number, got {value!r}")
+    if value is None or value <= 0 or (low is not None and value < low):
+        raise DesignValidationError(name, f"must be a positive number, got {quote(value)}"
+                                    + (f" (at least {low:g})" if low is not None else ""))
+    if high is not None and value > high:
+        raise DesignValidationError(name, f"{quote(value)} is out of range (at most {high:,})")
 
 
 @dataclass(frozen=True)
@@ -47,10 +67,10 @@ class ClusterSpec:
     nic: str | None = None               # None: the server model's compute NIC
 
     def __post_init__(self):
-        _positive("servers", self.servers)
-        _positive("gpus_per_server", self.gpus_per_server, allow_none=True)
-        _positive("ports_per_server", self.ports_per_server, allow_none=True)
-        _positive("port_gbps", self.port_gbps, allow_none=True)
+        _positive("servers", self.servers, high=MAX_SERVERS)
+        _positive("gpus_per_server", self.gpus_per_server, allow_none=True, high=MAX_PER_SERVER)
+        _positive("ports_per_server", self.ports_per_server, allow_none=True, high=MAX_PER_SERVER)
+        _positive("port_gbps", self.port_gbps, allow_none=True, high=MAX_GBPS)
 
 
 @dataclass(frozen=True)
@@ -62,8 +82,8 @@ class TierSpec:
     oversubscription: float = 1.0      # downlink : uplink bandwidth at this tier (leaf, spine)
 
     def __post_init__(self):
-        _positive("count", self.count, allow_none=True)
-        _positive("oversubscription", self.oversubscription)
+        _positive("count", self.count, allow_none=True, high=MAX_SWITCHES_PER_TIER)
+        _positive("oversubscription", self.oversubscription, high=MAX_RATIO, low=MIN_RATIO)
 
 
 @dataclass(frozen=True)
@@ -83,10 +103,10 @@ class FabricSpec:
     def __post_init__(self):
         if self.tiers is not None and self.tiers not in (2, 3):
             raise DesignValidationError("tiers", f"must be 2 or 3, got {self.tiers!r}")
-        _positive("nodes_per_su", self.nodes_per_su)
-        _positive("planes", self.planes)
-        _positive("link_gbps", self.link_gbps, allow_none=True)
-        _positive("uplink_gbps", self.uplink_gbps, allow_none=True)
+        _positive("nodes_per_su", self.nodes_per_su, high=MAX_SERVERS)
+        _positive("planes", self.planes, high=MAX_PLANES)
+        _positive("link_gbps", self.link_gbps, allow_none=True, high=MAX_GBPS)
+        _positive("uplink_gbps", self.uplink_gbps, allow_none=True, high=MAX_GBPS)
 
     def tier(self, name: str) -> TierSpec:
         return getattr(self, name)
@@ -106,7 +126,12 @@ class Edit:
     count: int = 1
 
     def __post_init__(self):
-        _positive("count", self.count)
+        _positive("count", self.count, high=MAX_EDIT_LINKS)
+        for name in ("a", "b"):
+            value = getattr(self, name)
+            if len(value) > MAX_DEVICE_ID:
+                raise DesignValidationError(name, f"a device id of {len(value):,} characters is longer "
+                                                  f"than {MAX_DEVICE_ID}")
 
 
 @dataclass(frozen=True)
@@ -118,6 +143,12 @@ class FabricDesign:
     floorplan: FloorPlan = field(default_factory=FloorPlan)
     performance: PerformanceSettings = field(default_factory=PerformanceSettings)
     slides: tuple[Slide, ...] = ()     # saved views for presenting the design
+
+    def __post_init__(self):
+        if len(self.edits) > MAX_EDITS:
+            raise DesignValidationError("edits", f"{len(self.edits):,} manual edits; at most {MAX_EDITS:,}")
+        if len(self.slides) > MAX_EDITS:
+            raise DesignValidationError("slides", f"{len(self.slides):,} slides; at most {MAX_EDITS:,}")
 
     def content_key(self) -> str:
         """A digest of the design's content; equal designs share derived results."""

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from designer.limits import quote
 from designer.model.intent.serde import DesignValidationError
 
 Collective = Literal["allreduce", "allgather", "reducescatter", "alltoall", "broadcast"]
@@ -24,7 +25,7 @@ def _check(name: str, value, low: float, high: float | None = None, allow_none: 
         return
     if value is None or value < low or (high is not None and value > high):
         bound = f"between {low:g} and {high:g}" if high is not None else f"at least {low:g}"
-        raise DesignValidationError(f"performance.{name}", f"must be {bound}, got {value!r}")
+        raise DesignValidationError(f"performance.{name}", f"must be {bound}, got {quote(value)}")
 
 
 @dataclass(frozen=True)
@@ -81,28 +82,28 @@ class PerformanceSettings:
     advice_comm_share: float = 0.30
 
     def __post_init__(self):
-        _check("message_size_bytes", self.message_size_bytes, 1, allow_none=False)
-        _check("job_gpus", self.job_gpus, 1)
+        _check("message_size_bytes", self.message_size_bytes, 1, 2**50, allow_none=False)
+        _check("job_gpus", self.job_gpus, 1, 2**24)
         _check("protocol_efficiency", self.protocol_efficiency, 0.01, 1.0)
         _check("load_balance_efficiency", self.load_balance_efficiency, 0.01, 1.0)
         _check("ecmp_efficiency", self.ecmp_efficiency, 0.01, 1.0, allow_none=False)
         _check("nvlink_efficiency", self.nvlink_efficiency, 0.01, 1.0)
         _check("nvls_efficiency", self.nvls_efficiency, 0.01, 1.0)
-        _check("switch_latency_ns", self.switch_latency_ns, 0.0)
-        _check("nic_latency_ns", self.nic_latency_ns, 0.0)
-        _check("params", self.params, 1.0)
-        _check("bytes_per_grad", self.bytes_per_grad, 1, allow_none=False)
-        _check("dp_degree", self.dp_degree, 1)
-        _check("compute_ms", self.compute_ms, 0.0)
-        _check("bucket_bytes", self.bucket_bytes, 1, allow_none=False)
+        _check("switch_latency_ns", self.switch_latency_ns, 0.0, 1e9)
+        _check("nic_latency_ns", self.nic_latency_ns, 0.0, 1e9)
+        _check("params", self.params, 1.0, 1e16)
+        _check("bytes_per_grad", self.bytes_per_grad, 1, 64, allow_none=False)
+        _check("dp_degree", self.dp_degree, 1, 2**24)
+        _check("compute_ms", self.compute_ms, 0.0, 1e9)
+        _check("bucket_bytes", self.bucket_bytes, 1, 2**40, allow_none=False)
         _check("comm_overlap", self.comm_overlap, 0.0, 1.0, allow_none=False)
         _check("mfu", self.mfu, 0.01, 1.0)
-        _check("tp_degree", self.tp_degree, 1)
-        _check("pp_degree", self.pp_degree, 1)
-        _check("ep_degree", self.ep_degree, 1)
+        _check("tp_degree", self.tp_degree, 1, 2**20)
+        _check("pp_degree", self.pp_degree, 1, 2**20)
+        _check("ep_degree", self.ep_degree, 1, 2**20)
         _check("zero_stage", self.zero_stage, 0, 3)
-        _check("advice_ethernet_max_gpus", self.advice_ethernet_max_gpus, 1, allow_none=False)
-        _check("advice_infiniband_min_gpus", self.advice_infiniband_min_gpus, 1, allow_none=False)
+        _check("advice_ethernet_max_gpus", self.advice_ethernet_max_gpus, 1, 2**30, allow_none=False)
+        _check("advice_infiniband_min_gpus", self.advice_infiniband_min_gpus, 1, 2**30, allow_none=False)
         _check("advice_comm_share", self.advice_comm_share, 0.0, 1.0, allow_none=False)
         if self.advice_infiniband_min_gpus < self.advice_ethernet_max_gpus:
             raise DesignValidationError(

@@ -12,12 +12,14 @@ import types
 import typing
 from functools import lru_cache
 
+from designer.limits import InputError, quote
 
-class DesignValidationError(ValueError):
+
+class DesignValidationError(InputError):
     """Raised when data does not fit the design schema; `path` names the field."""
 
     def __init__(self, path: str, message: str):
-        super().__init__(f"{path or '<root>'}: {message}")
+        super().__init__(message, "", path or "<root>")
         self.path = path
         self.message = message
 
@@ -39,7 +41,7 @@ def _hints(cls: type) -> dict:
 
 
 def _join(path: str, name: str) -> str:
-    shown = name if name.isidentifier() else repr(name)
+    shown = name if name.isidentifier() and len(name) <= 40 else quote(name, 40)
     return f"{path}.{shown}" if path else shown
 
 
@@ -93,7 +95,7 @@ def _value(annotation, value, path: str):
     if origin is typing.Literal:
         allowed = typing.get_args(annotation)
         if value not in allowed:
-            raise DesignValidationError(path, f"must be one of {', '.join(map(repr, allowed))}, got {value!r}")
+            raise DesignValidationError(path, f"must be one of {', '.join(map(repr, allowed))}, got {quote(value)}")
         return value
     if annotation is bool:
         if not isinstance(value, bool):
@@ -102,8 +104,10 @@ def _value(annotation, value, path: str):
     if annotation is int:
         if isinstance(value, bool) or not isinstance(value, int):
             if isinstance(value, float) and value.is_integer():
+                if abs(value) >= 2**53:  # beyond exact whole numbers, and beyond every range
+                    raise DesignValidationError(path, f"{quote(value)} is out of range")
                 return int(value)
-            raise DesignValidationError(path, f"expected a whole number, got {_kind(value)} {value!r}")
+            raise DesignValidationError(path, f"expected a whole number, got {_kind(value)} {quote(value)}")
         return value
     if annotation is float:
         if isinstance(value, bool) or not isinstance(value, (int, float)):

@@ -9,18 +9,21 @@ command line, override it entry by entry. A book marks itself (or single entries
 from __future__ import annotations
 
 import math
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from designer.catalog.loader import RESOURCES
+from designer.limits import InputError, config_dir, parse_toml, quote, read_text
 
 BUILTIN_PRICES = RESOURCES / "prices" / "default.toml"
 USER_FILE = "prices.toml"
 _ENTRY_FIELDS = {"key", "unit_price", "per_m", "basis", "illustrative", "class"}
 
 
-class PriceBookError(ValueError):
+MAX_PRICE = 1e9   # one unit, in the book's currency: far above any switch or cable
+
+
+class PriceBookError(InputError):
     """A price book is malformed; the message names the file, the entry and the field."""
 
 
@@ -62,9 +65,11 @@ class PriceBook:
 
 def _number(value, where: str) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        raise PriceBookError(f"{where}: expected a number, got {value!r}")
+        raise PriceBookError(f"{where}: expected a number (finite), got {quote(value)}")
     if value < 0:
-        raise PriceBookError(f"{where}: must not be negative, got {value!r}")
+        raise PriceBookError(f"{where}: must not be negative, got {quote(value)}")
+    if value > MAX_PRICE:
+        raise PriceBookError(f"{where}: {quote(value)} is out of range (at most {MAX_PRICE:,.0f})")
     return float(value)
 
 
@@ -72,18 +77,19 @@ def parse_price_book(text: str, origin: str) -> PriceBook:
     """A price book from TOML text; raises PriceBookError naming the file, entry and field."""
     name = Path(origin).name
     try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise PriceBookError(f"{name}: not valid TOML ({exc})") from None
+        data = parse_toml(text, name)
+    except InputError as exc:
+        raise PriceBookError(exc.reason, exc.source, exc.field) from None
     unknown = set(data) - {"price_book", "price"}
     if unknown:
-        raise PriceBookError(f"{name}: unknown section '{sorted(unknown)[0]}' (expected [price_book] and [[price]])")
+        raise PriceBookError(f"{name}: unknown section {quote(sorted(unknown)[0], 40)} "
+                             "(expected [price_book] and [[price]])")
     head = data.get("price_book", {})
     if not isinstance(head, dict):
         raise PriceBookError(f"{name}: [price_book] must be a table")
     currency = head.get("currency", "USD")
     book_illustrative = head.get("illustrative", False)
-    if not isinstance(currency, str) or not currency.strip():
+    if not isinstance(currency, str) or not currency.strip() or len(currency) > 12:
         raise PriceBookError(f"{name}: [price_book] currency must be text such as \"USD\"")
     if not isinstance(book_illustrative, bool):
         raise PriceBookError(f"{name}: [price_book] illustrative must be true or false")
@@ -95,13 +101,15 @@ def parse_price_book(text: str, origin: str) -> PriceBook:
         if not isinstance(entry, dict):
             raise PriceBookError(f"{name}: price #{i} must be a table")
         label = entry.get("key", f"#{i}")
-        where = f"{name}: price '{label}'"
+        where = f"{name}: price {quote(str(label), 40)}"
         extra = set(entry) - _ENTRY_FIELDS
         if extra:
-            raise PriceBookError(f"{where}: unknown field '{sorted(extra)[0]}'")
+            raise PriceBookError(f"{where}: unknown field {quote(sorted(extra)[0], 40)}")
         key = entry.get("key")
         if not isinstance(key, str) or not key.strip():
             raise PriceBookError(f"{where}: field 'key' must name a catalog id")
+        if key in prices:
+            raise PriceBookError(f"{where}: the key appears twice in this book; keep one")
         if "unit_price" not in entry:
             raise PriceBookError(f"{where}: missing field 'unit_price'")
         basis = entry.get("basis", "")
@@ -126,18 +134,15 @@ def load_price_file(path: str | Path, label: str | None = None) -> PriceBook:
     """One price book file; `label` names it in notes (default: its path)."""
     p = Path(path)
     try:
-        text = p.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise PriceBookError(f"{p}: no such price book") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise PriceBookError(f"{p}: cannot read ({getattr(exc, 'strerror', None) or exc})") from None
+        text = read_text(p, "price book")
+    except InputError as exc:
+        raise PriceBookError(exc.reason, exc.source, exc.field) from None
     return parse_price_book(text, label or str(p))
 
 
 def user_price_file() -> Path:
-    from platformdirs import user_config_dir
-
-    return Path(user_config_dir("fabric-designer")) / USER_FILE
+    """`prices.toml` in the user's settings folder (FABRIC_DESIGNER_CONFIG_DIR moves it)."""
+    return config_dir() / USER_FILE
 
 
 def load_prices(extra: str | Path | None = None, user_file: Path | None | bool = True) -> PriceBook:

@@ -2,6 +2,7 @@
 
 Public: sizing (plan_fabric, resolve, SizingError), builders.build_graph, presets.new_design,
 edits (with_tiers, with_server, ...), derive.derive (the cached Derived bundle), metrics
-(Metrics, Finding), closed_form and graph_metrics (the two ways to the same figures).
+(Metrics, Finding), closed_form and graph_metrics (the two ways to the same figures),
+bounds (the ceilings on devices, links and ports, checked before anything is built).
 May import: common, intent and designer.catalog.
 """

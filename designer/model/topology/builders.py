@@ -14,6 +14,8 @@ from functools import lru_cache
 
 import networkx as nx
 
+from designer.limits import quote
+
 from designer.model.intent.design import FabricDesign
 from designer.model.topology.sizing import Plan, Resolved
 
@@ -152,24 +154,41 @@ def _next_port(g: nx.MultiGraph, node: str) -> int:
 
 
 def apply_edits(g: nx.MultiGraph, design: FabricDesign, gbps: int) -> tuple[str, ...]:
-    """Apply the design's manual edits in order; returns a description of each one that failed."""
+    """Apply the design's manual edits in order; returns a description of each one that failed.
+
+    Each device's next free port number is found once (one pass over its links) and then
+    counted on, so adding n links costs O(n), not O(n x links of the device).
+    """
     problems = []
+    next_port: dict[str, int] = {}
+
+    def take_port(node: str) -> int:
+        if node not in next_port:
+            next_port[node] = _next_port(g, node)
+        next_port[node] += 1
+        return next_port[node] - 1
+
     for n, edit in enumerate(design.edits, start=1):
-        missing = [x for x in (edit.a, edit.b) if x and x not in g]
-        if missing or (edit.op != "remove-device" and not edit.b):
-            problems.append(f"edit {n} ({edit.op}) names unknown device '{(missing or [''])[0]}'")
+        names = (edit.a,) if edit.op == "remove-device" else (edit.a, edit.b)
+        missing = [x for x in names if not x or x not in g]
+        if missing:
+            problems.append(f"edit {n} ({edit.op}) names unknown device {quote(missing[0], 60)}")
             continue
         if edit.op == "remove-device":
             g.remove_node(edit.a)
+            next_port.pop(edit.a, None)
         elif edit.op == "add-links":
+            if edit.a == edit.b:
+                problems.append(f"edit {n} (add-links) links {quote(edit.a, 60)} to itself")
+                continue
             lo, hi = sorted((edit.a, edit.b), key=lambda x: g.nodes[x]["level"])
-            for _ in range(edit.count):
-                g.add_edge(lo, hi, tier="manual", gbps=gbps, a=lo, pa=_next_port(g, lo), pb=_next_port(g, hi))
+            g.add_edges_from((lo, hi, {"tier": "manual", "gbps": gbps, "a": lo, "pa": take_port(lo),
+                                       "pb": take_port(hi)}) for _ in range(edit.count))
         elif edit.op == "remove-links":
             keys = list(g[edit.a][edit.b]) if g.has_edge(edit.a, edit.b) else []
             if len(keys) < edit.count:
-                problems.append(f"edit {n} removes {edit.count} links between {edit.a} and {edit.b}, "
-                                f"which have {len(keys)}")
+                problems.append(f"edit {n} removes {edit.count} links between {quote(edit.a, 60)} and "
+                                f"{quote(edit.b, 60)}, which have {len(keys)}")
             for key in keys[-edit.count:]:
                 g.remove_edge(edit.a, edit.b, key)
     return tuple(problems)

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from designer.catalog import Catalog, Nic, Server, Switch, Technology
 from designer.model.intent.design import FabricDesign
+from designer.model.topology.bounds import bounded
 
 
 class SizingError(ValueError):
@@ -148,6 +149,7 @@ def parse_ratio(text: str) -> float:
     return value
 
 
+@bounded  # ceilings on devices, links and ports: designer/model/topology/bounds.py
 def plan_fabric(design: FabricDesign, r: Resolved) -> Plan:
     f = design.fabric
     n = design.cluster.servers

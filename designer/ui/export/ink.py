@@ -15,6 +15,7 @@ from __future__ import annotations
 from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QPalette, QPen
 
+from designer.limits import printable
 from designer.ui.theme import Theme
 
 # Colours of printed pages and of presentation mode: a light theme whatever the desktop uses.
@@ -99,7 +100,9 @@ class Ink:
         With `elide`, the last alternative is shortened with an ellipsis instead of dropped.
         Returns the box the text occupies, or None when nothing fitted (nothing is drawn).
         """
-        options = [texts] if isinstance(texts, str) else list(texts)
+        # Names come from files and users: no control characters or lone surrogates reach the
+        # picture, and a name of any length is fitted or elided like any other text.
+        options = [printable(t) for t in ([texts] if isinstance(texts, str) else list(texts))]
         fm = self.metrics(size, bold, italic)
         if fm.height() > rect.height() + 0.5:
             return None

@@ -10,7 +10,8 @@ from pathlib import Path
 
 from PySide6.QtCore import QObject, QSettings, Signal
 
-from designer.io.project import ProjectFileError, load_design, save_design
+from designer.io.project import load_design, save_design
+from designer.limits import InputError, quote
 from designer.ui.editing.document import Document
 from designer.ui.shell.dialogs import Dialogs
 
@@ -76,8 +77,12 @@ class FileController(QObject):
         path = Path(path)
         try:
             design = load_design(path)
-        except ProjectFileError as exc:
+        except InputError as exc:  # every refusal of outside input, ProjectFileError included
             self.dialogs.show_error("Cannot open design", f"“{path.name}” could not be opened.", str(exc))
+            return False
+        except Exception as exc:  # a defect must not escape the slot: the open design stays
+            self.dialogs.show_error("Cannot open design", f"“{path.name}” could not be opened.",
+                                    f"internal error: {type(exc).__name__}: {quote(str(exc))}")
             return False
         self.document.load(design, path)
         self._remember(path)
@@ -106,6 +111,10 @@ class FileController(QObject):
         except OSError as exc:
             self.dialogs.show_error("Cannot save design", f"“{path.name}” could not be written.",
                                     exc.strerror or str(exc))
+            return False
+        except ValueError as exc:  # e.g. text that cannot be encoded; nothing was written
+            self.dialogs.show_error("Cannot save design", f"“{path.name}” could not be written.",
+                                    quote(str(exc), 200))
             return False
         self.document.mark_saved(path)
         self._remember(path)

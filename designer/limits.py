@@ -1,0 +1,313 @@
+"""The one validation layer for everything read from outside: files, the user catalog, prices, numbers.
+
+Project files, the user catalog, price books and command-line numbers all pass through here.
+Every refusal is one InputError whose message names the file (or option) and the field, and
+quotes at most QUOTE_CHARS characters of the offending value. The checks run before any work
+is sized from the input: a file is read with a byte cap (never trusting st_size), nesting,
+digit counts and string lengths are bounded, and numbers must be finite and in range.
+
+This module imports nothing from designer, so the catalog, the model and io may all use it.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+from pathlib import Path
+
+# --- the stated limits (see README, "Reliability") -------------------------------------------------
+MAX_FILE_BYTES = 64 * 2**20     # a project, catalog or price file; the largest example is ~10 KiB
+MAX_DEPTH = 64                  # nesting of objects and lists; a design is at most ~6 deep
+MAX_NUMBER_CHARS = 40           # a number literal: enough for any float, far below Python's 4,300 digits
+MAX_TEXT_CHARS = 100_000        # any one string (a 10,000-character name is fine)
+MAX_RADIX = 2048                # ports of one switch; the largest switches today have 512
+QUOTE_CHARS = 80                # how much of a bad value a message quotes
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+BOM = "\ufeff"
+_INT_CEILING = 10**MAX_NUMBER_CHARS
+
+
+class InputError(ValueError):
+    """Input from outside the program is refused; the message is fit to show the user as it is.
+
+    `source` names the file or option, `field` the field path inside it (either may be empty).
+    Every loader (project files, catalog, price books) and the window raise this type or a
+    subclass of it.
+    """
+
+    def __init__(self, message: str, source: str = "", field: str = ""):
+        self.source = str(source)
+        self.field = field
+        self.reason = message
+        where = ": ".join(p for p in (self.source, field) if p)
+        super().__init__(f"{where}: {message}" if where else message)
+
+
+def quote(value, limit: int = QUOTE_CHARS) -> str:
+    """A value as a message may quote it: repr, at most `limit` characters, surrogates escaped."""
+    text = repr(value)
+    if len(text) > limit:
+        text = text[:limit - 1] + "\u2026"
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def printable(text: str) -> str:
+    """Text without control characters or lone surrogates (for XML, terminals and titles)."""
+    return _SURROGATE.sub("\ufffd", _CONTROL.sub("", text))
+
+
+# --- reading ----------------------------------------------------------------------------------------
+
+def read_capped(path: str | os.PathLike, limit: int = MAX_FILE_BYTES, what: str = "file") -> bytes:
+    """The bytes of `path`, refusing more than `limit` bytes by reading, not by trusting st_size.
+
+    A device such as /dev/zero reports size 0 and never ends; it is refused after `limit` bytes.
+    """
+    p = Path(path)
+    try:
+        with open(p, "rb") as fh:
+            raw = fh.read(limit + 1)
+    except FileNotFoundError:
+        raise InputError("no such file" if what in ("file", "project file") else f"no such {what}", str(p)) from None
+    except IsADirectoryError:
+        raise InputError(f"is a folder, not a {what}", str(p)) from None
+    except OSError as exc:
+        raise InputError(f"cannot read ({exc.strerror or exc})", str(p)) from None
+    if len(raw) > limit:
+        raise InputError(f"larger than {limit // 2**20} MiB; not a {what}", str(p))
+    return raw
+
+
+def decode_text(raw: bytes, source: str) -> str:
+    """UTF-8 text; a leading byte-order mark (Excel, Notepad) is dropped."""
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(f"not a text file (invalid UTF-8 at byte {exc.start})", source) from None
+    return text[1:] if text.startswith(BOM) else text
+
+
+def read_text(path: str | os.PathLike, what: str = "file", limit: int = MAX_FILE_BYTES) -> str:
+    return decode_text(read_capped(path, limit, what), str(path))
+
+
+# --- JSON -------------------------------------------------------------------------------------------
+
+_TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]', re.DOTALL)
+
+
+def check_depth(text: str, source: str, limit: int = MAX_DEPTH) -> None:
+    """Refuse nesting deeper than `limit` in one linear pass, before any parser recurses."""
+    depth = 0
+    for match in _TOKENS.finditer(text):
+        token = match.group()
+        if token in "[{":
+            depth += 1
+            if depth > limit:
+                line = text.count("\n", 0, match.start()) + 1
+                raise InputError(f"nested more than {limit} levels deep (line {line})", source)
+        elif token in "]}":
+            depth -= 1
+
+
+class _Bad:
+    """A marker the JSON hooks leave where a value is refused; the walk reports it with its path."""
+
+    def __init__(self, why: str):
+        self.why = why
+
+
+class _Pairs(dict):
+    duplicate: str | None = None
+
+
+def _pairs(items):
+    out = _Pairs()
+    for key, value in items:
+        if key in out and out.duplicate is None:
+            out.duplicate = key
+        out[key] = value
+    return out
+
+
+def _int(text: str):
+    if len(text.lstrip("-")) > MAX_NUMBER_CHARS:
+        return _Bad(f"a number of {len(text.lstrip('-')):,} digits is out of range")
+    return int(text)
+
+
+def _float(text: str):
+    if len(text) > MAX_NUMBER_CHARS:
+        return _Bad(f"a number literal of {len(text):,} characters is out of range")
+    value = float(text)
+    if not math.isfinite(value):
+        return _Bad(f"{quote(text)} is out of range (numbers must be finite)")
+    return value
+
+
+def _constant(text: str):
+    return _Bad(f"{text} is not a number (numbers must be finite)")
+
+
+def load_json(text: str, source: str):
+    """Parse JSON text with every outside-input bound applied; raises InputError naming the field."""
+    if text.startswith(BOM):
+        text = text[1:]
+    check_depth(text, source)
+    try:
+        doc = json.loads(text, object_pairs_hook=_pairs, parse_int=_int, parse_float=_float,
+                         parse_constant=_constant)
+    except json.JSONDecodeError as exc:
+        hint = " (the file looks truncated)" if exc.pos >= len(text.rstrip()) - 1 else ""
+        raise InputError(f"not valid JSON at line {exc.lineno}, column {exc.colno}{hint}", source) from None
+    except (RecursionError, ValueError) as exc:  # belt and braces behind check_depth and the hooks
+        raise InputError(f"cannot be read ({type(exc).__name__})", source) from None
+    check_tree(doc, source)
+    return doc
+
+
+def join(path: str, key) -> str:
+    if isinstance(key, int):
+        return f"{path}[{key}]"
+    name = str(key)
+    shown = name if name.isidentifier() else quote(name, 40)
+    return f"{path}.{shown}" if path else shown
+
+
+def check_tree(value, source: str, path: str = "") -> None:
+    """Bounds on a parsed tree (JSON or TOML): finite numbers, bounded text, no lone surrogates,
+    no duplicate keys. Depth is bounded by the parser's caller."""
+    stack = [(value, path, 0)]
+    while stack:
+        item, where, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            raise InputError(f"nested more than {MAX_DEPTH} levels deep", source, where)
+        if isinstance(item, _Bad):
+            raise InputError(item.why, source, where)
+        if isinstance(item, str):
+            check_text(item, source, where)
+        elif isinstance(item, float):
+            if not math.isfinite(item):
+                raise InputError(f"{quote(item)} is out of range (numbers must be finite)", source, where)
+        elif isinstance(item, int) and not isinstance(item, bool):
+            if abs(item) >= _INT_CEILING:
+                raise InputError(f"a number of more than {MAX_NUMBER_CHARS} digits is out of range", source, where)
+        elif isinstance(item, dict):
+            duplicate = getattr(item, "duplicate", None)
+            if duplicate is not None:
+                raise InputError("the key appears twice; keep one", source, join(where, duplicate))
+            for key, sub in item.items():
+                check_text(str(key), source, where or "<key>")
+                stack.append((sub, join(where, key), depth + 1))
+        elif isinstance(item, (list, tuple)):
+            stack.extend((sub, join(where, i), depth + 1) for i, sub in enumerate(item))
+
+
+def check_text(text: str, source: str, field: str, limit: int = MAX_TEXT_CHARS) -> str:
+    if len(text) > limit:
+        raise InputError(f"text of {len(text):,} characters is longer than {limit:,}", source, field)
+    bad = _SURROGATE.search(text)
+    if bad:
+        raise InputError(f"holds a lone surrogate (\\u{ord(bad.group()):04x}), which is not text",
+                         source, field)
+    return text
+
+
+# --- numbers ------------------------------------------------------------------------------------------
+
+def parse_toml(text: str, source: str) -> dict:
+    """TOML text with the same bounds as JSON (tomllib already refuses duplicate keys)."""
+    import tomllib
+
+    if text.startswith(BOM):
+        text = text[1:]
+    check_depth_toml(text, source)
+    long_number = _TOML_LONG_NUMBER.search(text)
+    if long_number:
+        raise InputError(f"a number of more than {MAX_NUMBER_CHARS} digits is out of range", source,
+                         long_number.group(1))
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise InputError(f"not valid TOML ({exc})", source) from None
+    except (RecursionError, ValueError) as exc:  # e.g. an integer beyond Python's digit limit
+        raise InputError(f"cannot be read ({type(exc).__name__}: {quote(str(exc), 60)})", source) from None
+    check_tree(data, source)
+    return data
+
+
+_TOML_TOKENS = re.compile(r'"(?:[^"\\\n]|\\.)*"|\'[^\'\n]*\'|#[^\n]*|[\[\]{}]')
+
+
+# Anchored at a line start, so that a long run of name characters is scanned once, not once
+# per starting position.
+_TOML_LONG_NUMBER = re.compile(r'^[ \t]*([\w.\-"]+)[ \t]*=[ \t]*[+-]?\d[\d_]{%d,}' % MAX_NUMBER_CHARS, re.M)
+
+
+def check_depth_toml(text: str, source: str, limit: int = MAX_DEPTH) -> None:
+    """Nesting of inline arrays and tables, bounded before tomllib recurses."""
+    depth = 0
+    for match in _TOML_TOKENS.finditer(text):
+        token = match.group()
+        if token in "[{":
+            depth += 1
+            if depth > limit:
+                raise InputError(f"nested more than {limit} levels deep", source)
+        elif token in "]}":
+            depth = max(0, depth - 1)
+
+
+def check_number(value, source: str, field: str, low: float, high: float, whole: bool = False,
+                 low_open: bool = False):
+    """`value` as a finite number in [low, high] (or (low, high] with low_open); whole numbers
+    when `whole`. The message states the range."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise InputError(f"expected a number, got {quote(value)}", source, field)
+    if isinstance(value, float) and not math.isfinite(value):
+        raise InputError(f"{quote(value)} is not a finite number", source, field)
+    if whole and isinstance(value, float):
+        if not value.is_integer():
+            raise InputError(f"expected a whole number, got {quote(value)}", source, field)
+    too_low = value <= low if low_open else value < low
+    if too_low and whole and low == 1:
+        raise InputError(f"must be a positive whole number, got {quote(value)}", source, field)
+    if too_low or value > high:
+        bracket = "(" if low_open else "from"
+        span = f"{bracket} {_num(low)} to {_num(high)}" if not low_open else f"above {_num(low)} and at most {_num(high)}"
+        raise InputError(f"{quote(value)} is out of range ({span})", source, field)
+    return int(value) if whole else value
+
+
+def _num(x: float) -> str:
+    if isinstance(x, int) or float(x).is_integer():
+        return f"{int(x):,}"
+    return f"{x:g}"
+
+
+def cli_number(text: str, option: str, low: float, high: float, whole: bool = False,
+               low_open: bool = False):
+    """A command-line number, bounded before any work: digits, finiteness and range."""
+    raw = text.strip()
+    if len(raw) > MAX_NUMBER_CHARS:
+        raise InputError(f"{quote(text, 40)} is too long for a number", option)
+    try:
+        value = int(raw) if whole and re.fullmatch(r"[+-]?\d+", raw) else float(raw)
+    except ValueError:
+        kind = "a whole number" if whole else "a number"
+        raise InputError(f"expected {kind}, got {quote(text, 40)}", option) from None
+    return check_number(value, option, "", low, high, whole, low_open)
+
+
+def config_dir() -> Path:
+    """The user's settings folder; FABRIC_DESIGNER_CONFIG_DIR moves it (the user catalog and price
+    book live there too)."""
+    env = os.environ.get("FABRIC_DESIGNER_CONFIG_DIR")
+    if env:
+        return Path(env)
+    from platformdirs import user_config_dir
+
+    return Path(user_config_dir("fabric-designer"))

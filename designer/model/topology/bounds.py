@@ -1,0 +1,89 @@
+"""Ceilings on the fabric a design asks for, checked by arithmetic before anything is built.
+
+The sizing plan is a handful of integers; the device graph, the metrics per switch, the BOM and
+the cabling plan grow with the counts it holds. Each is checked here first, so that a hostile or
+mistyped design ("1e9 spines", "a 10^9-port switch") is refused in microseconds instead of
+allocating gigabytes.
+
+Why these numbers: the device graph takes about 1.1 KB per link (measured on the shipped
+65,536-GPU k=64 fat tree: 196,608 links, ~210 MB). 500,000 links keep the graph of the largest
+design the tool accepts near half a gigabyte, 2.5 times the largest shipped example, and still
+cover a 1:1 three-tier fabric of about 166,000 endpoints. Switches and ports follow from the links.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import TYPE_CHECKING
+
+from designer.limits import MAX_RADIX, InputError
+
+if TYPE_CHECKING:  # sizing imports this module; only the type checker needs the names
+    from designer.model.intent.design import FabricDesign
+    from designer.model.topology.sizing import Plan, Resolved
+
+MAX_LINKS = 500_000          # physical links, all planes, manual edits included
+MAX_SWITCHES = 50_000        # switches, all planes
+MAX_ENDPOINTS = 500_000      # NIC ports attached to the fabric, all planes
+MAX_PORTS = 2_000_000        # switch ports (radix x switches), all planes
+
+
+class FabricTooLargeError(InputError):
+    """The design asks for more devices, links or ports than the stated ceilings."""
+
+
+def _refuse(what: str, count: int, ceiling: int, why: str) -> None:
+    if count > ceiling:
+        raise FabricTooLargeError(
+            f"the design needs {count:,} {what}, above the ceiling of {ceiling:,} {what} ({why}); "
+            "reduce the cluster, use fewer planes or larger switches", "", what)
+
+
+def _radix(switch) -> int:
+    return max((m.count for m in switch.port_modes), default=0)
+
+
+def check_request(design: FabricDesign, r: Resolved) -> None:
+    """Before sizing: the inputs whose loops or products the sizing would run over."""
+    for tier, switch in (("leaf", r.leaf_switch), ("spine", r.spine_switch), ("core", r.core_switch)):
+        if _radix(switch) > MAX_RADIX:
+            raise FabricTooLargeError(f"{tier} switch {switch.name[:60]} has {_radix(switch):,} ports; "
+                                      f"at most {MAX_RADIX:,} are supported", "", f"fabric.{tier}.switch")
+    endpoints = design.cluster.servers * r.rails * r.planes
+    _refuse("endpoints", endpoints, MAX_ENDPOINTS, "NIC ports attached to the fabric")
+
+
+def plan_totals(design: FabricDesign, r: Resolved, plan: Plan) -> dict[str, int]:
+    """Switches, links, endpoints and switch ports of the whole fabric, from the plan alone."""
+    planes = r.planes
+    switches = (plan.leaves + plan.spines + plan.cores) * planes
+    per_plane_links = plan.endpoints + plan.leaves * plan.leaf_up
+    if plan.tiers == 3:
+        per_plane_links += plan.spines * plan.spine_up
+    manual = sum(e.count for e in design.edits if e.op == "add-links")
+    ports = (plan.leaves * _radix(r.leaf_switch) + plan.spines * _radix(r.spine_switch)
+             + plan.cores * _radix(r.core_switch)) * planes
+    return {"switches": switches, "links": per_plane_links * planes + manual,
+            "endpoints": plan.endpoints * planes, "switch ports": ports}
+
+
+def check_plan(design: FabricDesign, r: Resolved, plan: Plan) -> None:
+    """After sizing, before anything is built or measured per device."""
+    totals = plan_totals(design, r, plan)
+    _refuse("switches", totals["switches"], MAX_SWITCHES, "each is drawn, measured and listed")
+    _refuse("links", totals["links"], MAX_LINKS, "the device graph takes about 1.1 KB per link")
+    _refuse("endpoints", totals["endpoints"], MAX_ENDPOINTS, "NIC ports attached to the fabric")
+    _refuse("switch ports", totals["switch ports"], MAX_PORTS, "each port is planned and cabled")
+
+
+def bounded(plan_fabric):
+    """Wrap the sizing entry point: inputs checked before it runs, totals before it returns."""
+
+    @functools.wraps(plan_fabric)
+    def checked(design, r):
+        check_request(design, r)
+        plan = plan_fabric(design, r)
+        check_plan(design, r, plan)
+        return plan
+
+    return checked
