@@ -1,7 +1,8 @@
 """`fabric-designer gui`: the designer window, or a screenshot of it.
 
 Without a display (a Linux session with neither DISPLAY nor WAYLAND_DISPLAY, and no Qt
-platform chosen) the command says so in one line and prints the design's metrics instead.
+platform chosen), or without the X11 libraries Qt needs, the command says so in one line and
+prints the design's metrics instead.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ import os
 import socket
 import sys
 
+from designer.cli import x11_libraries
 from designer.cli.common import CommandError
 
 # Qt platforms that need no display server.
@@ -67,6 +69,27 @@ def display_available() -> bool:
     return bool(display) and _x11_reachable(display)
 
 
+def uses_x11() -> bool:
+    """Whether Qt will pick its X11 (xcb) platform: Linux, no other platform chosen, no Wayland."""
+    chosen = os.environ.get("QT_QPA_PLATFORM", "")
+    if chosen:
+        return chosen.split(":")[0] == "xcb"
+    return sys.platform.startswith("linux") and not os.environ.get("WAYLAND_DISPLAY")
+
+
+def window_blocker() -> str | None:
+    """Why the window cannot open here (one sentence), or None when it can."""
+    if not display_available():
+        shown = os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")
+        why = "DISPLAY and WAYLAND_DISPLAY are unset" if not shown else f"cannot reach display {shown}"
+        return f"no display available ({why})"
+    if uses_x11():
+        missing = x11_libraries.missing_libraries()
+        if missing:
+            return x11_libraries.advice(missing)
+    return None
+
+
 def _size(text: str) -> tuple[int, int]:
     try:
         w, h = (int(v) for v in text.lower().split("x"))
@@ -90,10 +113,9 @@ def run(args) -> int:
         render_screenshot(args.file, args.screenshot, size)
         print(f"wrote {args.screenshot}")
         return 0
-    if not display_available():
-        why = "DISPLAY and WAYLAND_DISPLAY are unset" if not (os.environ.get("DISPLAY") or os.environ.get(
-            "WAYLAND_DISPLAY")) else f"cannot reach display {os.environ.get('DISPLAY') or os.environ.get('WAYLAND_DISPLAY')}"
-        print(f"fabric-designer gui: no display available ({why}); "
+    blocker = window_blocker()
+    if blocker:
+        print(f"fabric-designer gui: {blocker}; "
               + ("showing the design's metrics instead" if args.file else "give a design file to see its metrics"))
         if args.file:
             from designer.cli.cmd_metrics import summary

@@ -153,10 +153,15 @@ def run_window(path: str | None = None) -> int:
 
 
 def main() -> int:
-    """The `fabric-designer-gui` launcher: an optional design file as the only argument."""
+    """The `fabric-designer-gui` launcher: an optional design file as the only argument.
+
+    It goes through `fabric-designer gui`, which first checks that a window can open at all.
+    """
+    from designer.cli.main import main as cli
+
     args = [a for a in sys.argv[1:] if not a.startswith("-")]
     os.environ.setdefault("QT_ENABLE_HIGHDPI_SCALING", "1")
-    return run_window(args[0] if args else None)
+    return cli(["gui", *args[:1]])
 
 
 if __name__ == "__main__":
