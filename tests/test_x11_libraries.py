@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from designer.cli import cmd_gui, x11_libraries
+from designer.ui import display_check, x11_libraries
 from designer.cli.main import main
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -36,7 +36,7 @@ def test_the_real_plugin_is_checked_without_loading_qt():
     import subprocess
     import sys
 
-    code = ("import sys; from designer.cli import x11_libraries as x; x.missing_libraries(); "
+    code = ("import sys; from designer.ui import x11_libraries as x; x.missing_libraries(); "
             "print(any(m.startswith('PySide6.Qt') for m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
     assert out.stdout.strip() == "False"
@@ -44,10 +44,10 @@ def test_the_real_plugin_is_checked_without_loading_qt():
 
 @pytest.fixture
 def x11_without_libraries(monkeypatch):
-    monkeypatch.setattr(cmd_gui, "display_available", lambda: True)
+    monkeypatch.setattr(display_check, "display_available", lambda: True)
     monkeypatch.delenv("QT_QPA_PLATFORM", raising=False)
     monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
-    monkeypatch.setattr(cmd_gui.sys, "platform", "linux")
+    monkeypatch.setattr(display_check.sys, "platform", "linux")
     monkeypatch.setattr(x11_libraries, "missing_libraries", lambda plugin=None: ["libxcb-icccm.so.4"])
 
     def no_window(*_):
@@ -64,20 +64,21 @@ def test_gui_prints_one_line_and_the_metrics(x11_without_libraries, capsys):
     assert any(line.startswith("GPUs / servers / endpoints") and "256" in line for line in lines[1:])
 
 
-def test_the_gui_launcher_takes_the_same_path(x11_without_libraries, capsys, monkeypatch):
+def test_the_gui_launcher_says_the_same_in_one_line(x11_without_libraries, capsys, monkeypatch):
     from designer.ui import app
 
     monkeypatch.setattr(app.sys, "argv", ["fabric-designer-gui", str(EXAMPLE)])
-    assert app.main() == 0
-    assert "cannot load: libxcb-icccm.so.4" in capsys.readouterr().out
+    assert app.main() == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "cannot load: libxcb-icccm.so.4" in err
 
 
 def test_wayland_or_offscreen_need_no_xcb(monkeypatch):
-    monkeypatch.setattr(cmd_gui.sys, "platform", "linux")
+    monkeypatch.setattr(display_check.sys, "platform", "linux")
     monkeypatch.setenv("QT_QPA_PLATFORM", "offscreen")
-    assert not cmd_gui.uses_x11()
+    assert not display_check.uses_x11()
     monkeypatch.setenv("QT_QPA_PLATFORM", "xcb")
-    assert cmd_gui.uses_x11()
+    assert display_check.uses_x11()
     monkeypatch.delenv("QT_QPA_PLATFORM")
     monkeypatch.setenv("WAYLAND_DISPLAY", "wayland-0")
-    assert not cmd_gui.uses_x11()
+    assert not display_check.uses_x11()
