@@ -54,6 +54,8 @@ class ScriptedDialogs:
         self.recover = True
         self.open_answer = None
         self.save_answer = None
+        self.open_elsewhere = "read-only"
+        self.overwrite_changed = "overwrite"
         self.errors: list[tuple[str, str, str]] = []
         self.asked: list[str] = []
 
@@ -64,6 +66,14 @@ class ScriptedDialogs:
     def ask_recover(self, recovery):
         self.asked.append(f"recover:{recovery.autosave.name}")
         return self.recover
+
+    def ask_open_elsewhere(self, name):
+        self.asked.append(f"open-elsewhere:{name}")
+        return self.open_elsewhere
+
+    def ask_overwrite_changed(self, name):
+        self.asked.append(f"overwrite-changed:{name}")
+        return self.overwrite_changed
 
     def show_error(self, title, text, detail=""):
         self.errors.append((title, text, detail))

@@ -91,13 +91,25 @@ def test_declining_recovery_discards_it_and_opens_the_file(make_window, tmp_path
     assert find_recoverable(paths.autosave_dir()) == []
 
 
-def test_an_autosave_older_than_its_file_is_not_offered(tmp_path):
+def test_an_autosave_whose_work_the_file_holds_is_not_offered(tmp_path):
+    source = tmp_path / "work.json"
+    _crash(source)
+    recovery = find_recoverable(paths.autosave_dir())[0]
+    time.sleep(0.05)
+    save_design(recovery.design, source)  # the same work was saved afterwards: nothing was lost
+    assert find_recoverable(paths.autosave_dir()) == []
+    assert not list(paths.autosave_dir().glob("*.json"))
+
+
+def test_an_autosave_is_offered_even_when_another_window_saved_the_file_later(tmp_path):
+    """Window A edits and autosaves; window B saves other work to the file; A is killed."""
     source = tmp_path / "work.json"
     _crash(source)
     time.sleep(0.05)
-    save_design(new_design(default_catalog(), "leaf-spine", gpus=512), source)  # saved afterwards
-    assert find_recoverable(paths.autosave_dir()) == []
-    assert not list(paths.autosave_dir().glob("*.json"))
+    save_design(new_design(default_catalog(), "leaf-spine", gpus=512), source)  # B's save, newer
+    found = find_recoverable(paths.autosave_dir())
+    assert len(found) == 1 and found[0].design.cluster.servers == 77
+    assert found[0].file_changed_since and "saved again after them" in found[0].describe()
 
 
 def test_a_running_window_autosave_is_not_taken_for_a_crash(make_window):

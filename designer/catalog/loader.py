@@ -8,6 +8,7 @@ raises one CatalogError naming the file, the entry and the field.
 from __future__ import annotations
 
 import dataclasses
+import importlib.resources
 import math
 import re
 import types
@@ -28,7 +29,20 @@ from designer.catalog.entries import (
 )
 from designer.limits import MAX_RADIX, InputError, config_dir, parse_toml, quote, read_text
 
-RESOURCES = Path(__file__).resolve().parents[2] / "resources"
+def _data_dir(name: str) -> Path:
+    """A folder of built-in data: package data in an installed wheel, else the source tree's.
+
+    A wheel carries resources/ and examples/ under designer/_data/ (setup.py copies them); an
+    editable install, a source checkout and the packaged application read the top-level folders.
+    """
+    packaged = importlib.resources.files("designer").joinpath("_data", name)
+    if packaged.is_dir():
+        return Path(str(packaged))
+    return Path(__file__).resolve().parents[2] / name
+
+
+RESOURCES = _data_dir("resources")
+EXAMPLES = _data_dir("examples")
 BUILTIN_DIR = RESOURCES / "catalog"
 
 # TOML table name -> entry class and the Catalog attribute that holds them.

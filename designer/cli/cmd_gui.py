@@ -1,19 +1,17 @@
 """`fabric-designer gui`: the designer window, or a screenshot of it.
 
 Without a display (a Linux session with neither DISPLAY nor WAYLAND_DISPLAY, and no Qt
-platform chosen) the command says so in one line and prints the design's metrics instead.
+platform chosen), or without the X11 libraries Qt needs, the command says so in one line and
+prints the design's metrics instead.
 """
 
 from __future__ import annotations
 
 import os
-import socket
-import sys
 
 from designer.cli.common import CommandError
+from designer.ui.display_check import window_blocker
 
-# Qt platforms that need no display server.
-HEADLESS_PLATFORMS = ("offscreen", "minimal", "vnc", "eglfs", "linuxfb")
 
 
 def add_parser(sub) -> None:
@@ -24,47 +22,6 @@ def add_parser(sub) -> None:
     p.add_argument("--screenshot", metavar="PNG", help="render the window to this PNG file and exit")
     p.add_argument("--size", default="1600x1000", help="window size for --screenshot, e.g. 1600x1000")
     p.set_defaults(run=run)
-
-
-def _x11_reachable(display: str) -> bool:
-    """Whether the X server named by DISPLAY (":0", "localhost:10.0") accepts a connection.
-
-    Qt aborts the whole program when it cannot reach the display, so we ask first.
-    """
-    host, _, rest = display.rpartition(":")
-    number = rest.split(".")[0]
-    if not number.isdigit():
-        return True  # a form we do not know: let Qt decide
-    try:
-        if host in ("", "unix"):
-            for address in (f"\0/tmp/.X11-unix/X{number}", f"/tmp/.X11-unix/X{number}"):
-                with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
-                    sock.settimeout(1.0)
-                    try:
-                        sock.connect(address)
-                        return True
-                    except OSError:
-                        continue
-            return False
-        with socket.create_connection((host, 6000 + int(number)), timeout=1.0):
-            return True
-    except OSError:
-        return False
-
-
-def display_available() -> bool:
-    """True when a window can be shown: a reachable display server, or a Qt platform that needs none."""
-    if os.environ.get("QT_QPA_PLATFORM"):
-        return True
-    if not sys.platform.startswith("linux"):
-        return True
-    wayland = os.environ.get("WAYLAND_DISPLAY")
-    if wayland:
-        runtime = os.environ.get("XDG_RUNTIME_DIR", "")
-        if os.path.isabs(wayland) and os.path.exists(wayland) or os.path.exists(os.path.join(runtime, wayland)):
-            return True
-    display = os.environ.get("DISPLAY")
-    return bool(display) and _x11_reachable(display)
 
 
 def _size(text: str) -> tuple[int, int]:
@@ -90,10 +47,9 @@ def run(args) -> int:
         render_screenshot(args.file, args.screenshot, size)
         print(f"wrote {args.screenshot}")
         return 0
-    if not display_available():
-        why = "DISPLAY and WAYLAND_DISPLAY are unset" if not (os.environ.get("DISPLAY") or os.environ.get(
-            "WAYLAND_DISPLAY")) else f"cannot reach display {os.environ.get('DISPLAY') or os.environ.get('WAYLAND_DISPLAY')}"
-        print(f"fabric-designer gui: no display available ({why}); "
+    blocker = window_blocker()
+    if blocker:
+        print(f"fabric-designer gui: {blocker}; "
               + ("showing the design's metrics instead" if args.file else "give a design file to see its metrics"))
         if args.file:
             from designer.cli.cmd_metrics import summary

@@ -1,22 +1,103 @@
-"""Atomic file writes: a reader sees the old file or the new one, never half of one."""
+"""Atomic file writes: a reader sees the old file or the new one, never half of one.
+
+The new file is written beside the target under a hidden temporary name, flushed to disk,
+given the mode a normal write would give it, renamed over the target, and the folder is
+flushed so that the rename itself survives a power cut. A file that is replaced keeps its
+mode (and its group, where the user may set it), so a design on a shared drive stays readable
+to the team; a new file gets the user's umask, as `open()` would give it.
+
+A save killed half-way leaves its temporary file behind (nothing can remove it then); the
+next save to the same folder removes such leftovers once they are a minute old, when no
+other save can still be writing them.
+"""
 
 from __future__ import annotations
 
 import os
+import re
+import stat
 import tempfile
+import time
 from pathlib import Path
+
+TMP_SUFFIX = ".tmp"
+# A save takes seconds; a leftover older than this belongs to no save still running.
+STALE_AFTER_S = 60
+# What tempfile.mkstemp names our files: ".<target>.<8 random characters>.tmp".
+_OURS = re.compile(r"^\..+\.[a-z0-9_]{8}\.tmp$")
+
+
+def _umask() -> int:
+    # os.umask can only be read by setting it; set it back at once.
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def _mode_for(target: Path) -> tuple[int, int | None]:
+    """(mode, gid or None) for the new file: the replaced file's, else 0666 less the umask."""
+    try:
+        st = target.stat()
+    except FileNotFoundError:
+        return 0o666 & ~_umask(), None
+    return stat.S_IMODE(st.st_mode), st.st_gid
+
+
+def _fsync_dir(folder: Path) -> None:
+    if os.name != "posix":
+        return  # Windows has no directory handles to flush; the rename is durable there
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass  # some file systems (network shares) refuse fsync on a folder
+    finally:
+        os.close(fd)
+
+
+def remove_stale_temporaries(folder: Path, now: float | None = None) -> int:
+    """Remove the temporary files that killed saves left in `folder`; returns how many."""
+    now = time.time() if now is None else now
+    removed = 0
+    try:
+        candidates = [p for p in folder.iterdir() if _OURS.match(p.name)]
+    except OSError:
+        return 0
+    for path in candidates:
+        try:
+            if now - path.stat().st_mtime >= STALE_AFTER_S:
+                path.unlink()
+                removed += 1
+        except OSError:
+            continue
+    return removed
 
 
 def write_atomic(path: str | os.PathLike, data: bytes | str, encoding: str = "utf-8") -> None:
     """Write to a temporary file beside `path`, flush it to disk, then rename over `path`."""
     target = Path(path)
+    folder = target.parent if str(target.parent) else Path(".")
     payload = data.encode(encoding) if isinstance(data, str) else data
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent or ".")
+    mode, gid = _mode_for(target)
+    remove_stale_temporaries(folder)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=TMP_SUFFIX, dir=folder)
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(payload)
             fh.flush()
+            if hasattr(os, "fchmod"):
+                os.fchmod(fh.fileno(), mode)
+                if gid is not None and hasattr(os, "fchown"):
+                    try:
+                        os.fchown(fh.fileno(), -1, gid)
+                    except OSError:
+                        pass  # not a member of that group: the file keeps the user's
             os.fsync(fh.fileno())
+        if not hasattr(os, "fchmod"):
+            os.chmod(tmp, mode)
         os.replace(tmp, target)
     except BaseException:
         try:
@@ -24,3 +105,4 @@ def write_atomic(path: str | os.PathLike, data: bytes | str, encoding: str = "ut
         except FileNotFoundError:
             pass
         raise
+    _fsync_dir(folder)

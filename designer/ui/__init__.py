@@ -3,6 +3,7 @@
 Packages, from the foundations up; each may import those before it, never one after
 (a test enforces it):
 - the modules here: theme (colours), blocks (the palette's building blocks, plain Python),
+  display_check and x11_libraries (can a window open here; plain Python, loaded before Qt),
   message_box; app (the entry point) alone may import any package below;
 - services: derived results computed off the UI thread;
 - canvas: the scene, its items, level of detail and one class per interaction mode;

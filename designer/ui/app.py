@@ -153,8 +153,18 @@ def run_window(path: str | None = None) -> int:
 
 
 def main() -> int:
-    """The `fabric-designer-gui` launcher: an optional design file as the only argument."""
+    """The `fabric-designer-gui` launcher: an optional design file as the only argument.
+
+    Like `fabric-designer gui`, it first checks that a window can open at all, and says in one
+    line why not instead of letting Qt abort.
+    """
+    from designer.ui.display_check import window_blocker
+
     args = [a for a in sys.argv[1:] if not a.startswith("-")]
+    blocker = window_blocker()
+    if blocker:
+        print(f"fabric-designer-gui: {blocker}", file=sys.stderr)
+        return 1
     os.environ.setdefault("QT_ENABLE_HIGHDPI_SCALING", "1")
     return run_window(args[0] if args else None)
 

@@ -1,13 +1,19 @@
 """Autosave and crash recovery.
 
-Each running window owns one autosave file in the user data directory and holds a lock
-file beside it. A clean exit removes both. At the next start, an autosave whose lock is no
-longer held by a live process was left by a crash; it is offered for recovery if it is
-newer than the file it belongs to (else the work was saved after all and it is dropped).
+Each running window owns one autosave file (named for its session, so two instances never
+write the same file) in the user data directory, and holds a lock file beside it. It writes
+a few seconds after the last edit and on a 60 s timer. A clean exit removes both. At the
+next start, an autosave whose lock is no longer held by a live process was left by a crash;
+it is offered for recovery unless its file holds the same design (the work was saved after
+all), even when the file is newer: another window may have saved other work over it.
+
+A recovered autosave is not deleted: the window that recovered it takes it over (its lock
+and its name), so a second crash before the next save or autosave still leaves the work.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import uuid
@@ -18,12 +24,13 @@ from pathlib import Path
 from PySide6.QtCore import QLockFile, QObject, QTimer, Signal
 
 from designer.io.atomic import write_atomic
-from designer.io.project import ProjectFileError, design_from_json, design_to_json
+from designer.io.project import ProjectFileError, design_from_json, design_to_json, load_design
 from designer.model.intent.design import FabricDesign
 from designer.ui.editing.document import Document
 
 AUTOSAVE_FORMAT = "fabric-designer-autosave"
 AUTOSAVE_INTERVAL_MS = 60_000
+AUTOSAVE_DEBOUNCE_MS = 3_000   # after the last edit: a crash soon after an edit loses at most this
 _SUFFIX = ".autosave.json"
 
 
@@ -35,11 +42,16 @@ class Recovery:
     source: Path | None        # the project file the work belongs to, None if never saved
     saved_at: datetime
     design: FabricDesign
+    file_changed_since: bool = False   # the file was saved (by another window?) after this autosave
 
     def describe(self) -> str:
         what = f"“{self.source.name}”" if self.source else f"the unsaved design “{self.design.meta.name}”"
         when = self.saved_at.astimezone().strftime("%Y-%m-%d %H:%M")
-        return f"Unsaved changes to {what} from {when} were found after Fabric Designer closed unexpectedly."
+        text = f"Unsaved changes to {what} from {when} were found after Fabric Designer closed unexpectedly."
+        if self.file_changed_since:
+            text += (" The file was saved again after them, with other content (perhaps from another "
+                     "window): recovering opens these changes as unsaved work beside it, without touching the file.")
+        return text
 
     def discard(self) -> None:
         _remove(self.autosave)
@@ -76,13 +88,42 @@ class AutosaveManager(QObject):
         self.timer = QTimer(self)
         self.timer.setInterval(interval_ms)
         self.timer.timeout.connect(self.autosave_now)
+        self.debounce = QTimer(self)
+        self.debounce.setSingleShot(True)
+        self.debounce.setInterval(min(AUTOSAVE_DEBOUNCE_MS, interval_ms))
+        self.debounce.timeout.connect(self.autosave_now)
+        document.designChanged.connect(self._edited)
+        document.modifiedChanged.connect(self._modified_changed)
 
-    def start(self) -> None:
-        """Take this session's lock and start the periodic autosave."""
+    def _edited(self, *_) -> None:
+        if self.timer.isActive():
+            self.debounce.start()   # restarted by every edit: writes once the edits pause
+
+    def _modified_changed(self, modified: bool) -> None:
+        if not modified and self._lock is not None:
+            self._clear_file()   # saved (or undone back to the file): the autosave holds nothing more
+
+    def _take_lock(self) -> None:
+        if self._lock is not None:
+            return
         self.directory.mkdir(parents=True, exist_ok=True)
         self._lock = QLockFile(str(_lock_path(self.path)))
         self._lock.setStaleLockTime(0)  # stale only when its process is gone, never by age
         self._lock.tryLock(0)
+
+    def adopt(self, recovery: Recovery) -> None:
+        """Take over a recovered autosave: it stays on disk, under this session's lock, until the
+        recovered work is saved (then removed) or autosaved again (then rewritten)."""
+        if self._lock is not None:
+            self._lock.unlock()
+            self._lock = None
+        self.path = recovery.autosave
+        self._take_lock()
+        self._last_key = (recovery.design.content_key(), str(recovery.source))
+
+    def start(self) -> None:
+        """Take this session's lock and start the periodic autosave."""
+        self._take_lock()
         self.timer.start()
 
     def autosave_now(self) -> bool:
@@ -120,6 +161,7 @@ class AutosaveManager(QObject):
         When the program was told to end from outside, the autosave stays (its lock goes), so
         the next start offers it for recovery."""
         self.timer.stop()
+        self.debounce.stop()
         if not self.keep_on_exit:
             self._clear_file()
         if self._lock is not None:
@@ -138,6 +180,13 @@ def _read(path: Path) -> Recovery | None:
     except (OSError, ValueError, KeyError, TypeError, AttributeError, ProjectFileError):
         return None
     return Recovery(path, source, saved_at, design)
+
+
+def _design_in(path: Path) -> FabricDesign | None:
+    try:
+        return load_design(path)
+    except (ProjectFileError, OSError, ValueError):
+        return None
 
 
 def find_recoverable(directory: Path) -> list[Recovery]:
@@ -165,8 +214,13 @@ def find_recoverable(directory: Path) -> list[Recovery]:
             continue
         if recovery.source is not None and recovery.source.exists() \
                 and os.path.getmtime(recovery.source) >= os.path.getmtime(path):
-            recovery.discard()  # the file was saved after the last autosave: nothing was lost
-            continue
+            on_disk = _design_in(recovery.source)
+            if on_disk is not None and on_disk.content_key() == recovery.design.content_key():
+                recovery.discard()  # the file holds this very work: nothing was lost
+                continue
+            # Saved later with other content (another window, another tool): the autosave holds
+            # work no file holds, so it is offered, never dropped without asking.
+            recovery = dataclasses.replace(recovery, file_changed_since=True)
         found.append(recovery)
     found.sort(key=lambda r: r.saved_at, reverse=True)
     return found

@@ -37,6 +37,32 @@ class Dialogs:
         box.exec()
         return box.clickedButton() is recover
 
+    def ask_open_elsewhere(self, name: str) -> str:
+        """'read-only', 'open-anyway' or 'cancel' for a file another window has open."""
+        box = QMessageBox(QMessageBox.Icon.Warning, "Open in another window",
+                          f"“{name}” is open in another Fabric Designer window.", parent=self.parent)
+        box.setInformativeText("Open it read-only (Save then asks for a new name), or open it anyway: "
+                               "whichever window saves last overwrites the other's work.")
+        read_only = box.addButton("Open Read-Only", QMessageBox.ButtonRole.AcceptRole)
+        anyway = box.addButton("Open Anyway", QMessageBox.ButtonRole.DestructiveRole)
+        box.addButton(QMessageBox.StandardButton.Cancel)
+        box.setDefaultButton(read_only)
+        box.exec()
+        return {read_only: "read-only", anyway: "open-anyway"}.get(box.clickedButton(), "cancel")
+
+    def ask_overwrite_changed(self, name: str) -> str:
+        """'overwrite', 'save-as' or 'cancel' when the file changed on disk since it was read."""
+        box = QMessageBox(QMessageBox.Icon.Warning, "File changed on disk",
+                          f"“{name}” was changed on disk after this window opened or saved it.",
+                          parent=self.parent)
+        box.setInformativeText("Saving overwrites that change. Save under another name to keep both.")
+        save_as = box.addButton("Save As…", QMessageBox.ButtonRole.AcceptRole)
+        overwrite = box.addButton("Overwrite", QMessageBox.ButtonRole.DestructiveRole)
+        box.addButton(QMessageBox.StandardButton.Cancel)
+        box.setDefaultButton(save_as)
+        box.exec()
+        return {save_as: "save-as", overwrite: "overwrite"}.get(box.clickedButton(), "cancel")
+
     def show_error(self, title: str, text: str, detail: str = "") -> None:
         error_box(self.parent, title, text, detail, QMessageBox.Icon.Critical, "errorDialog")
 

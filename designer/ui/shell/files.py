@@ -2,6 +2,8 @@
 
 Opening reads and checks the whole file before anything changes: a bad file shows one
 clear message and the open design stays as it was. Saving is atomic (designer.io.atomic).
+A file open in another window is opened read-only or anyway, as the user chooses; Save asks
+before it overwrites a change made on disk since this window read the file (file_guard).
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from designer.io.project import load_design, save_design
 from designer.limits import InputError, quote
 from designer.ui.editing.document import Document
 from designer.ui.shell.dialogs import Dialogs
+from designer.ui.shell.file_guard import FileGuard
 
 MAX_RECENT = 8
 
@@ -22,11 +25,34 @@ class FileController(QObject):
     recentChanged = Signal(list)
     """The recent-files list changed; carries the paths (str), most recent first."""
 
-    def __init__(self, document: Document, dialogs: Dialogs, settings: QSettings, parent=None):
+    readOnlyChanged = Signal(bool)
+    """The open file became read-only here (open in another window) or writable again."""
+
+    def __init__(self, document: Document, dialogs: Dialogs, settings: QSettings, parent=None,
+                 guard: FileGuard | None = None):
         super().__init__(parent)
         self.document = document
         self.dialogs = dialogs
         self.settings = settings
+        self.guard = guard
+        self.read_only = False
+        document.pathChanged.connect(self._path_changed)
+
+    def _path_changed(self, path) -> None:
+        if self.guard is not None and path != self.guard.path:
+            self.guard.track(path)
+
+    def _set_read_only(self, value: bool) -> None:
+        if value != self.read_only:
+            self.read_only = value
+            self.readOnlyChanged.emit(value)
+
+    def _claim(self, path: Path) -> str:
+        """'ok', 'read-only' or 'cancel' for opening `path` here."""
+        if self.guard is None or self.guard.claim(path):
+            return "ok"
+        answer = self.dialogs.ask_open_elsewhere(path.name)
+        return answer if answer in ("read-only", "cancel") else "ok"
 
     # --- recent files ------------------------------------------------------------------------
 
@@ -62,6 +88,9 @@ class FileController(QObject):
     def new(self) -> bool:
         if not self.maybe_save():
             return False
+        if self.guard is not None:
+            self.guard.release()
+        self._set_read_only(False)
         self.document.load(None)
         return True
 
@@ -84,15 +113,27 @@ class FileController(QObject):
             self.dialogs.show_error("Cannot open design", f"“{path.name}” could not be opened.",
                                     f"internal error: {type(exc).__name__}: {quote(str(exc))}")
             return False
+        how = self._claim(path)
+        if how == "cancel":
+            return False
         self.document.load(design, path)
+        if self.guard is not None:
+            self.guard.track(path)
+        self._set_read_only(how == "read-only")
         self._remember(path)
         return True
 
     def save(self) -> bool:
         if self.document.design is None:
             return False
-        if self.document.path is None:
+        if self.document.path is None or self.read_only:
             return self.save_as()
+        if self.guard is not None and self.guard.changed_since_known():
+            answer = self.dialogs.ask_overwrite_changed(self.document.path.name)
+            if answer == "save-as":
+                return self.save_as()
+            if answer != "overwrite":
+                return False
         return self._write(self.document.path)
 
     def save_as(self) -> bool:
@@ -106,6 +147,10 @@ class FileController(QObject):
         return self._write(Path(path))
 
     def _write(self, path: Path) -> bool:
+        if self.guard is not None and path != self.document.path and not self.guard.claim(path):
+            answer = self.dialogs.ask_open_elsewhere(path.name)
+            if answer != "open-anyway":
+                return False
         try:
             save_design(self.document.design, path)
         except OSError as exc:
@@ -117,5 +162,8 @@ class FileController(QObject):
                                     quote(str(exc), 200))
             return False
         self.document.mark_saved(path)
+        if self.guard is not None:
+            self.guard.track(path)
+        self._set_read_only(False)
         self._remember(path)
         return True

@@ -35,6 +35,7 @@ from designer.ui.shell.autosave import AUTOSAVE_INTERVAL_MS, AutosaveManager, fi
 from designer.ui.shell.dialogs import Dialogs
 from designer.ui.shell.explore_actions import ExploreActions
 from designer.ui.shell.ecosystem_export import EcosystemExport
+from designer.ui.shell.file_guard import FileGuard
 from designer.ui.shell.files import FileController
 from designer.ui.theme import Theme
 
@@ -66,7 +67,8 @@ class MainWindow(QMainWindow):
         self.document = Document(parent=self)
         self.compute = ComputeService(self.catalog, synchronous=synchronous, parent=self)
         self.controller = DesignController(self.document, self.catalog, self.compute, parent=self)
-        self.files = FileController(self.document, self.dialogs, self.settings, parent=self)
+        self.file_guard = FileGuard(paths.data_dir() / "open-files", parent=self)
+        self.files = FileController(self.document, self.dialogs, self.settings, parent=self, guard=self.file_guard)
         self.autosave = AutosaveManager(self.document, paths.autosave_dir(), autosave_interval_ms, parent=self)
         self.theme = Theme(self.palette())
         self._closed = False
@@ -283,6 +285,8 @@ class MainWindow(QMainWindow):
         self.metrics.messageSizeChosen.connect(self._set_message_size)
         self.inspector.editRefused.connect(self._show_refusal)
         self.files.recentChanged.connect(self._fill_recent)
+        self.files.readOnlyChanged.connect(self._update_title)
+        self.file_guard.changedOnDisk.connect(self._changed_on_disk)
         QGuiApplication.styleHints().colorSchemeChanged.connect(self._apply_theme)
 
     # --- startup and shutdown -------------------------------------------------------------------
@@ -308,7 +312,7 @@ class MainWindow(QMainWindow):
                 if not recovered and self.dialogs.ask_recover(recovery):
                     self.document.load(recovery.design, recovery.source, modified=True)
                     recovered = True
-                    recovery.discard()
+                    self.autosave.adopt(recovery)  # kept until this work is saved or autosaved again
                 elif not recovered:
                     recovery.discard()
         if not recovered and path is not None:
@@ -358,6 +362,7 @@ class MainWindow(QMainWindow):
         self.compare_launcher.shutdown()
         self.explore.shutdown()
         self.autosave.stop()
+        self.file_guard.release()
         self.statusBar().clearMessage()  # its timeout timer
         if self.persist:
             self.settings.setValue("geometry", self.saveGeometry())
@@ -399,11 +404,16 @@ class MainWindow(QMainWindow):
     def _show_zoom(self, sx: float) -> None:
         self.zoom_label.setText(f"Zoom {sx:.0%}")
 
+    def _changed_on_disk(self, path) -> None:
+        self.statusBar().showMessage(f"“{path.name}” was changed on disk by someone else; Save will ask "
+                                     "before overwriting it")
+
     def _update_title(self, *_) -> None:
         design = self.document.design
         name = self.document.display_name()
         detail = f" — {design.meta.name}" if design is not None and self.document.path else ""
-        self.setWindowTitle(f"{name}[*]{detail} — Fabric Designer")
+        read_only = " (read-only)" if self.files.read_only else ""
+        self.setWindowTitle(f"{name}[*]{read_only}{detail} — Fabric Designer")
         self.setWindowModified(self.document.modified)
         has = design is not None
         for key in ("save", "save_as", "select_all", "fit"):
