@@ -175,3 +175,18 @@ def test_bad_captures_get_one_line(tmp_path, content, message):
         run = _cli(*command)
         assert run.returncode == 1 and run.stderr.count("\n") == 1 and message in run.stderr
     assert not (tmp_path / "x.json").exists()
+
+
+def test_a_capture_no_catalog_design_fits_is_still_audited_on_its_own(tmp_path):
+    capture = tmp_path / "real.topo"
+    capture.write_text(REAL_STYLE)
+    run = _cli("audit", capture, "--json")
+    assert run.returncode == 0, run.stderr
+    import json
+    data = json.loads(run.stdout)
+    assert data["inferred"]["design"] is None and "MQM9701" not in str(data["inferred"]["facts"][3]["value"])
+    assert [d["label"] for d in data["degraded_links"]] == ["1xSDR"]
+    assert len(data["extra_links"]) == 1 and data["extra_links"][0]["why"] == "a switch cabled to itself"
+    assert [d["description"] for d in data["unnamed_devices"]] == ["MT4129 ConnectX7   Mellanox Technologies"]
+    refused = _cli("import", capture, "-o", tmp_path / "x.json")
+    assert refused.returncode == 1 and "nothing written" in refused.stderr and not (tmp_path / "x.json").exists()

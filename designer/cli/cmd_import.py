@@ -16,8 +16,8 @@ from designer.io import ibnetdiscover
 from designer.io.atomic import write_atomic
 from designer.io.csv_cells import ENCODING, rows_to_csv
 from designer.io.project import load_design, save_design
-from designer.model.decisions.audit import DEFAULT_PATTERN, Audit, audit
-from designer.model.topology.as_built import infer
+from designer.model.decisions.audit import DEFAULT_PATTERN, Audit, audit, audit_without_design
+from designer.model.topology.as_built import InferenceError, infer
 
 
 def add_parser(sub) -> None:
@@ -53,8 +53,12 @@ def _audit(args) -> Audit:
     else:
         try:
             inference = infer(asb, catalog)
-        except ValueError as exc:
-            raise CommandError(str(exc)) from None
+        except InferenceError as exc:
+            if getattr(args, "output", None):
+                raise CommandError(f"{exc}; nothing written") from None
+            result = audit_without_design(asb, exc.facts, str(exc))
+            result.notes = list(asb.notes) + result.notes
+            return result
         design, inferred = inference.design, inference.to_json()
     result = audit(design, asb, catalog, args.node_pattern, inferred)
     result.notes = list(asb.notes) + result.notes

@@ -198,3 +198,34 @@ def _impact(design: FabricDesign, derived, result: Audit, back: dict, catalog: C
     except CollectiveError:
         pass
     return built, impact
+
+
+def audit_without_design(asb: AsBuilt, facts=(), reason: str = "") -> Audit:
+    """What a capture shows on its own when no design fits it: links slower than the fabric's
+    usual rate for their kind, unnamed devices, and the notes of the import."""
+    from designer.model.topology.as_built import roles_of
+
+    roles = roles_of(asb)
+    result = Audit({"design": None, "reason": reason,
+                    "facts": [{"what": w, "value": v, "confidence": c, "why": y} for w, v, c, y in facts]})
+    kind = {}
+    for link in asb.links:
+        if link.a == link.b:
+            result.extra_links.append({"a": {"device": link.a, "port": link.pa, "place": {"tier": roles.get(link.a)}},
+                                       "b": {"device": link.b, "port": link.pb, "place": {"tier": roles.get(link.b)}},
+                                       "count": 1, "why": "a switch cabled to itself"})
+            continue
+        kind.setdefault(tuple(sorted((roles.get(link.a, "?"), roles.get(link.b, "?")))), []).append(link)
+    for links in kind.values():
+        counts = Counter(l.gbps for l in links)
+        usual = max(counts, key=lambda rate: (counts[rate], rate))   # the commonest rate; on a tie the faster
+        for link in links:
+            if link.gbps + 1e-9 < usual:
+                result.degraded_links.append({"a": {"device": link.a, "port": link.pa, "place": {"tier": roles.get(link.a)}},
+                                              "b": {"device": link.b, "port": link.pb, "place": {"tier": roles.get(link.b)}},
+                                              "designed_gbps": usual, "built_gbps": link.gbps, "label": link.label,
+                                              "basis": "the usual rate of this kind of link in the capture"})
+    result.unnamed_devices = [{"device": n, "description": d.description} for n, d in asb.devices.items()
+                              if d.default_named]
+    result.notes.append("no catalog design fits this capture, so only what it shows on its own is reported")
+    return result

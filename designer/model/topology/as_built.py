@@ -68,6 +68,14 @@ SWITCH_DESC = re.compile(r"^MF0;(?P<host>[^:]+):(?P<model>[^/]+)(?:/U\d+)?$")
 HOST_PORT = re.compile(r"^(?P<host>\S+)\s+(?:mlx5_|HCA-)(?P<n>\d+)$")
 
 
+class InferenceError(ValueError):
+    """No catalog design fits the capture; `facts` holds what was inferred on the way."""
+
+    def __init__(self, message: str, facts=()):
+        super().__init__(message)
+        self.facts = tuple(facts)
+
+
 @dataclass(frozen=True)
 class Inference:
     design: FabricDesign
@@ -151,7 +159,7 @@ def infer(asb: AsBuilt, catalog: Catalog) -> Inference:
     up = [sum(g.number_of_edges(leaf, u) for u in g[leaf] if roles.get(u) == "spine") for leaf in leaves]
     down = [sum(g.number_of_edges(leaf, u) for u in g[leaf] if roles.get(u) == "nic") for leaf in leaves]
     if not switch or server is None:
-        raise ValueError(f"{asb.source}: cannot infer a design ({why if not switch else facts[2][3]})")
+        raise InferenceError(f"{asb.source}: no catalog design fits ({why if not switch else facts[2][3]})", facts)
     observed_switches = Counter(r for r in roles.values() if r != "nic")
     observed_links = Counter(tuple(sorted((roles.get(l.a, "?"), roles.get(l.b, "?")))) for l in asb.links)
     observed = sum(down) / sum(up) if up and sum(up) else 1.0
@@ -186,7 +194,8 @@ def infer(asb: AsBuilt, catalog: Catalog) -> Inference:
         if best and best[0] == 0:
             break
     if best is None:
-        raise ValueError(f"{asb.source}: no design of {len(hosts)} {server.name} on {switch} fits this capture")
+        raise InferenceError(f"{asb.source}: no design of {len(hosts)} {server.name} on {switch} fits this capture",
+                             facts)
     miss, ratio, su, design = best
     facts.append(("oversubscription", f"{ratio:g}:1", "high" if miss == 0 else "low",
                   f"{sum(down)} host links over {sum(up)} uplinks on {len(leaves)} leaves; the design that "
