@@ -1,0 +1,658 @@
+"""The physical layer's counts for a template design, by class of link instead of link by link.
+
+A template fabric repeats a few kinds of link many times. This module generates the links as
+numpy arrays straight from the sizing plan (the port assignment and spreads of
+designer/model/topology/builders.py, no device graph), places devices by the floor plan's rules
+(designer/model/physical/floor_layout.py), finds the groups of cages that must share a medium
+with a vectorized connected-components pass, and asks `choose_medium` once per distinct group
+shape. Every count is then the per-group result times the number of groups of that class.
+
+The result equals the link-by-link computation (designer/model/physical/media.py
+`compute_physical`) exactly: same groups, same representative group per shape, same float sums
+(power is added in the same order), same findings. tests/test_closed_form_bom.py checks this
+on random designs. Edited designs and the cabling plan, which needs every link, use the
+link-by-link path.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from designer.catalog import Catalog, default_catalog
+from designer.model.common.cache import ContentCache
+from designer.model.physical.floor_layout import Layout, server_device
+from designer.model.physical.media import (
+    MEDIUM_OF_OPTIC, End, LinkPlan, MediaIndex, _findings, choose_medium, host_ports_per_cage,
+    sold_length, switch_cage_capacity,
+)
+from designer.model.topology.builders import plane_prefix
+from designer.model.topology.metrics import Finding
+
+TIERS = ("node-leaf", "leaf-spine", "spine-core")
+MEDIA_CODES = ("none", "dac", "acc", "aoc", "mmf", "smf")
+FORCED_CODES = ("auto", "dac", "acc", "aoc", "mmf", "smf")
+
+
+@dataclass
+class PhysicalCounts:
+    """What the bill of materials reads from the physical layer, without the per-link list."""
+
+    layout: Layout
+    transceivers: Counter
+    transceiver_ends: Counter
+    cables: Counter
+    cable_power_w: dict = field(default_factory=dict)
+    custom_lengths: Counter = field(default_factory=Counter)
+    findings: list[Finding] = field(default_factory=list)
+    tier_counts: dict = field(default_factory=dict)      # tier -> links, in link order
+    media_counts: dict = field(default_factory=dict)     # tier -> {medium: links}, in link order
+
+    @property
+    def links_total(self) -> int:
+        return sum(self.tier_counts.values())
+
+    def links_by_tier(self) -> dict[str, int]:
+        return dict(self.tier_counts)
+
+    def media_by_tier(self) -> dict[str, dict[str, int]]:
+        return {t: dict(m) for t, m in self.media_counts.items()}
+
+
+# ----------------------------------------------------------------------------- links from the plan
+
+def _assignment(plan, e: int) -> tuple[np.ndarray, np.ndarray]:
+    """(leaf, down port) per endpoint of a plane, as `builders.leaf_assignment` gives them."""
+    n = plan.servers
+    if plan.rail_su_size:
+        su = plan.rail_su_size
+        j = np.repeat(np.arange(n, dtype=np.int64), e)
+        p = np.tile(np.arange(e, dtype=np.int64), n)
+        return (j // su) * e + p, j % su + 1
+    per_leaf = plan.leaf_down
+    if e <= per_leaf and per_leaf % e == 0 and plan.leaves * (per_leaf // e) >= n:
+        j = np.arange(n, dtype=np.int64)
+        leaf_s = j * plan.leaves // n
+        first = np.searchsorted(leaf_s, leaf_s, side="left")
+        fill = (j - first) * e
+        p = np.tile(np.arange(e, dtype=np.int64), n)
+        return np.repeat(leaf_s, e), np.repeat(fill, e) + p + 1
+    total = n * e
+    idx = np.arange(total, dtype=np.int64)
+    leaf = idx * plan.leaves // total
+    first = np.searchsorted(leaf, leaf, side="left")
+    return leaf, idx - first + 1
+
+
+def _spread_links(owners: int, count: int, targets: int, offsets: np.ndarray):
+    """Per owner, `_spread(count, targets, offset)` expanded to one entry per link: (owner, t)."""
+    base, rem = divmod(count, targets)
+    t = np.arange(targets, dtype=np.int64)
+    per = base + (((t[None, :] - offsets[:, None]) % targets) < rem).astype(np.int64)
+    owner = np.repeat(np.arange(owners, dtype=np.int64), targets)
+    tt = np.tile(t, owners)
+    flat = per.ravel()
+    return np.repeat(owner, flat), np.repeat(tt, flat)
+
+
+def _rank_within(keys: np.ndarray) -> np.ndarray:
+    """0-based running count of each key among the entries before it with the same key."""
+    order = np.argsort(keys, kind="stable")
+    sk = keys[order]
+    start = np.r_[0, np.flatnonzero(sk[1:] != sk[:-1]) + 1]
+    runs = np.diff(np.r_[start, len(sk)])
+    rank_sorted = np.arange(len(sk)) - np.repeat(start, runs)
+    out = np.empty_like(rank_sorted)
+    out[order] = rank_sorted
+    return out
+
+
+@dataclass
+class _Links:
+    """Every link of the fabric as parallel arrays, in the device graph's edge order."""
+
+    tier: np.ndarray       # index into TIERS
+    gbps: np.ndarray
+    a_dev: np.ndarray      # device code (see _Devices)
+    a_port: np.ndarray
+    b_dev: np.ndarray
+    b_port: np.ndarray
+
+
+class _Devices:
+    """Integer codes for devices: servers first, then per plane leaves, spines and cores."""
+
+    def __init__(self, servers: int, plan, planes: int):
+        self.servers, self.plan, self.planes = servers, plan, planes
+        self.per_plane = plan.leaves + plan.spines + plan.cores
+        self.total = servers + planes * self.per_plane
+
+    def leaf(self, plane, i):
+        return self.servers + plane * self.per_plane + i
+
+    def spine(self, plane, i):
+        return self.servers + plane * self.per_plane + self.plan.leaves + i
+
+    def core(self, plane, i):
+        return self.servers + plane * self.per_plane + self.plan.leaves + self.plan.spines + i
+
+    def describe(self, code: int) -> tuple[str, int, int]:
+        """(role, plane, index) of a device code."""
+        if code < self.servers:
+            return "nic", -1, code
+        plane, local = divmod(code - self.servers, self.per_plane)
+        if local < self.plan.leaves:
+            return "leaf", plane, local
+        local -= self.plan.leaves
+        if local < self.plan.spines:
+            return "spine", plane, local
+        return "core", plane, local - self.plan.spines
+
+    def name(self, code: int) -> str:
+        role, plane, i = self.describe(code)
+        if role == "nic":
+            return server_device(i)
+        return f"{plane_prefix(plane, self.planes)}{role}-{i + 1}"
+
+
+def _generate(r, plan, dev: _Devices) -> tuple[_Links, np.ndarray, np.ndarray]:
+    """The links, plus per node-leaf link its server and rail (for host cages and placement)."""
+    e, planes = r.rails, r.planes
+    leaf_of, port_of = _assignment(plan, e)
+    endpoints = len(leaf_of)
+    server = np.arange(endpoints, dtype=np.int64) // e
+    rail = np.arange(endpoints, dtype=np.int64) % e
+    leaves_per_pod = plan.leaves_per_pod if plan.tiers == 3 else plan.leaves
+
+    # leaf-spine, one plane
+    li = np.arange(plan.leaves, dtype=np.int64)
+    pod = li // leaves_per_pod if plan.tiers == 3 else np.zeros_like(li)
+    local = li - pod * leaves_per_pod
+    ls_leaf, ls_t = _spread_links(plan.leaves, plan.leaf_up, plan.spines_per_pod, local * plan.leaf_up)
+    ls_spine = pod[ls_leaf] * plan.spines_per_pod + ls_t
+    ls_pa = plan.leaf_down + 1 + _rank_within(ls_leaf)
+    ls_pb = 1 + _rank_within(ls_spine)
+
+    # spine-core, one plane
+    if plan.tiers == 3:
+        si = np.arange(plan.spines, dtype=np.int64)
+        s_local, s_pod = si % plan.spines_per_pod, si // plan.spines_per_pod
+        sc_spine, sc_t = _spread_links(plan.spines, plan.spine_up, plan.core_groups_size, s_pod * plan.spine_up)
+        sc_core = (s_local[sc_spine] * plan.core_groups_size + sc_t) % plan.cores
+        sc_pa = plan.spine_down + 1 + _rank_within(sc_spine)
+        sc_pb = 1 + _rank_within(sc_core)
+    else:
+        sc_spine = sc_core = sc_pa = sc_pb = np.zeros(0, dtype=np.int64)
+
+    # Edge order of the graph: per plane, each leaf's server links then its uplinks, then each
+    # spine's uplinks (networkx walks nodes in insertion order and skips edges already seen).
+    nl_order = np.argsort(leaf_of, kind="stable")
+    ls_order = np.argsort(ls_leaf, kind="stable")
+    owner = np.concatenate([leaf_of[nl_order], ls_leaf[ls_order], plan.leaves + sc_spine])
+    sub = np.concatenate([np.zeros(endpoints, np.int64), np.ones(len(ls_leaf), np.int64),
+                          np.zeros(len(sc_spine), np.int64)])
+    order = np.lexsort((sub, owner))  # stable: keeps generation order inside each block
+
+    n_nl, n_ls, n_sc = endpoints, len(ls_leaf), len(sc_spine)
+    tier1 = np.concatenate([np.zeros(n_nl, np.int64), np.ones(n_ls, np.int64), np.full(n_sc, 2, np.int64)])[order]
+    gbps1 = np.concatenate([np.full(n_nl, r.link_gbps, np.int64), np.full(n_ls + n_sc, r.uplink_gbps, np.int64)])[order]
+    nl_srv, nl_rail = server[nl_order], rail[nl_order]
+
+    parts = []
+    for plane in range(planes):
+        a_dev = np.concatenate([nl_srv, dev.leaf(plane, ls_leaf[ls_order]), dev.spine(plane, sc_spine)])[order]
+        a_port = np.concatenate([plane * e + nl_rail, ls_pa[ls_order], sc_pa])[order]
+        b_dev = np.concatenate([dev.leaf(plane, leaf_of[nl_order]), dev.spine(plane, ls_spine[ls_order]),
+                                dev.core(plane, sc_core)])[order]
+        b_port = np.concatenate([port_of[nl_order], ls_pb[ls_order], sc_pb])[order]
+        parts.append((a_dev, a_port, b_dev, b_port))
+    links = _Links(np.tile(tier1, planes), np.tile(gbps1, planes),
+                   *(np.concatenate([p[k] for p in parts]) for k in range(4)))
+    return links, server, leaf_of
+
+
+# ----------------------------------------------------------------------------- placement
+
+def _py_round(values: np.ndarray, digits: int) -> np.ndarray:
+    """Python's `round` (correctly rounded) on each value: few distinct values, so look them up."""
+    uniq, inv = np.unique(values, return_inverse=True)
+    return np.array([round(float(v), digits) for v in uniq], dtype=np.float64)[inv.reshape(-1)]
+
+
+def _layout(fp, servers: int, plan, planes: int, rails: int, dev: _Devices,
+            leaf_of: np.ndarray, server_of_ep: np.ndarray):
+    """(row, slot) per device code, and the Layout counts, by `floor_layout.lay_out`'s rules."""
+    per_rack, per_row, per_net = fp.servers_per_rack, fp.racks_per_row, fp.switches_per_network_rack
+    n_racks = max(1, -(-servers // per_rack))
+    server_rows = -(-n_racks // per_row)
+    n_leaves_all = plan.leaves * planes
+
+    def rack_of(s):
+        return np.minimum(s, servers - 1) // per_rack if servers else np.zeros_like(s)
+
+    def racks_in_row(row):
+        return np.minimum(per_row, n_racks - row * per_row)
+
+    # Each leaf serves the same servers in every plane: its sorted served list, median and racks.
+    L = plan.leaves
+    li = np.arange(L, dtype=np.int64)
+    order = np.lexsort((server_of_ep, leaf_of))
+    s_leaf, s_srv = leaf_of[order], server_of_ep[order]
+    counts = np.bincount(s_leaf, minlength=L)
+    starts = np.r_[0, np.cumsum(counts)[:-1]]
+    spread = (li % rails) if plan.rail_su_size else li
+    homes = []
+    for plane in range(planes):
+        fallback = (plane * 0 + li) * servers // n_leaves_all
+        med = np.where(counts > 0, s_srv[np.minimum(starts + counts // 2, max(len(s_srv) - 1, 0))]
+                       if len(s_srv) else fallback, fallback)
+        homes.append(med)
+    home = np.concatenate(homes)                    # per leaf over all planes, node order
+    leaf_codes = np.concatenate([dev.leaf(p, li) for p in range(planes)])
+
+    block = {}
+    leaf_row = leaf_slot_local = None
+    if fp.placement == "middle-of-row":
+        row_of_leaf = rack_of(home) // per_row
+        j = _rank_within(row_of_leaf)
+        rows_present, n_in_row = np.unique(row_of_leaf, return_counts=True)
+        block = {int(rw): -(-int(n) // per_net) for rw, n in zip(rows_present, n_in_row)}
+        leaf_row = row_of_leaf
+        leaf_slot_local = j // per_net
+    block_arr = np.zeros(server_rows, dtype=np.int64)
+    for rw, b in block.items():
+        block_arr[rw] = b
+
+    others = []
+    for p in range(planes):
+        others.append(dev.spine(p, np.arange(plan.spines, dtype=np.int64)))
+        others.append(dev.core(p, np.arange(plan.cores, dtype=np.int64)))
+    others = np.concatenate(others) if others else np.zeros(0, np.int64)
+    net = np.concatenate([leaf_codes, others]) if fp.placement == "network-row" else others
+    net_racks = -(-len(net) // per_net)
+    net_rows = -(-net_racks // per_row)
+    mid = server_rows // 2
+
+    def floor_row(server_row):
+        return np.where(server_row < mid, server_row, server_row + net_rows)
+
+    def slot_of(rack):
+        row, loc = rack // per_row, rack % per_row
+        half = racks_in_row(row) // 2
+        return row, np.where(loc < half, loc, loc + block_arr[row])
+
+    row = np.zeros(dev.total, dtype=np.int64)
+    slot = np.zeros(dev.total, dtype=np.int64)
+    srv = np.arange(servers, dtype=np.int64)
+    sr, ss = slot_of(rack_of(srv))
+    row[:servers], slot[:servers] = floor_row(sr), ss
+
+    if fp.placement == "su-racks":
+        # racks = sorted distinct racks of the leaf's servers; pick racks[spread % len(racks)]
+        lr = rack_of(s_srv)
+        key = np.unique(s_leaf * (n_racks + 1) + lr)
+        u_leaf, u_rack = key // (n_racks + 1), key % (n_racks + 1)
+        u_counts = np.bincount(u_leaf, minlength=L)
+        u_starts = np.r_[0, np.cumsum(u_counts)[:-1]]
+        for p in range(planes):
+            fallback_rack = rack_of(li * servers // n_leaves_all)
+            pick = np.where(u_counts > 0, u_rack[np.minimum(u_starts + spread % np.maximum(u_counts, 1),
+                                                             max(len(u_rack) - 1, 0))] if len(u_rack)
+                            else fallback_rack, fallback_rack)
+            lrow, lslot = slot_of(pick)
+            codes = dev.leaf(p, li)
+            row[codes], slot[codes] = floor_row(lrow), lslot
+    elif fp.placement == "middle-of-row":
+        half = racks_in_row(leaf_row) // 2
+        row[leaf_codes] = floor_row(leaf_row)
+        slot[leaf_codes] = half + leaf_slot_local
+
+    widest = int(max(racks_in_row(np.arange(server_rows)) + block_arr))
+    i = np.arange(len(net), dtype=np.int64)
+    rack = i // per_net
+    net_row, loc = rack // per_row, rack % per_row
+    in_this_row = np.minimum(per_row, net_racks - net_row * per_row)
+    start = np.maximum(0, (widest - in_this_row) // 2)
+    row[net], slot[net] = mid + net_row, start + loc
+
+    layout = Layout({}, n_racks, sum(block.values()) + net_racks, server_rows + net_rows)
+    return row, slot, layout
+
+
+# ----------------------------------------------------------------------------- cages and groups
+
+def _components(a: np.ndarray, b: np.ndarray, n: int) -> np.ndarray:
+    """Connected-component label (smallest member) of each of n nodes joined by edges a-b."""
+    label = np.arange(n, dtype=np.int64)
+    while True:
+        m = np.minimum(label[a], label[b])
+        new = label.copy()
+        np.minimum.at(new, a, m)
+        np.minimum.at(new, b, m)
+        new = new[new]
+        while True:  # pointer jumping
+            nxt = new[new]
+            if np.array_equal(nxt, new):
+                break
+            new = nxt
+        if np.array_equal(new, label):
+            return label
+        label = new
+
+
+_MIX = np.array([0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9, 0xD6E8FEB86659FD93,
+                 0xFF51AFD7ED558CCD, 0xC4CEB9FE1A85EC53, 0x94D049BB133111EB, 0xBF58476D1CE4E5B9],
+                dtype=np.uint64)
+
+
+def _mix(x: np.ndarray) -> np.ndarray:
+    """splitmix64 finalizer, elementwise on uint64."""
+    x = x.astype(np.uint64)
+    with np.errstate(over="ignore"):
+        x = (x ^ (x >> np.uint64(30))) * _MIX[6]
+        x = (x ^ (x >> np.uint64(27))) * _MIX[7]
+        return x ^ (x >> np.uint64(31))
+
+
+def _token_hash(fields: list[np.ndarray], position: np.ndarray) -> np.ndarray:
+    with np.errstate(over="ignore"):
+        h = _mix(position.astype(np.uint64) + _MIX[0])
+        for k, f in enumerate(fields):
+            h = _mix(h ^ (f.astype(np.int64).astype(np.uint64) * _MIX[1 + k % 5] + np.uint64(k)))
+        return h
+
+
+def _group_sum(h: np.ndarray, group_sorted: np.ndarray, n_groups: int) -> np.ndarray:
+    """Wrap-around sum of token hashes per group (tokens sorted by group)."""
+    starts = np.r_[0, np.flatnonzero(group_sorted[1:] != group_sorted[:-1]) + 1]
+    out = np.zeros(n_groups, dtype=np.uint64)
+    with np.errstate(over="ignore"):
+        out[group_sorted[starts]] = np.add.reduceat(h, starts)
+    return out
+
+
+def closed_form_physical(derived, catalog: Catalog | None = None) -> PhysicalCounts:
+    """The physical layer's counts for a template (unedited) design; see the module docstring."""
+    catalog = catalog or default_catalog()
+    r, plan, design = derived.resolved, derived.plan, derived.design
+    fp = design.floorplan
+    servers, planes, e = design.cluster.servers, r.planes, r.rails
+    dev = _Devices(servers, plan, planes)
+    links, server_of_ep, leaf_of = _generate(r, plan, dev)
+    n_links = len(links.tier)
+    row, slot, layout = _layout(fp, servers, plan, planes, e, dev, leaf_of, server_of_ep)
+
+    # lengths, as cable_run_m computes them (same float operations, Python's rounding)
+    xs = np.array([round(s * fp.rack_width_m, 3) for s in range(int(slot.max(initial=0)) + 1)])
+    ys = np.array([round(w * fp.row_pitch_m, 3) for w in range(int(row.max(initial=0)) + 1)])
+    ra, sa, rb, sb = row[links.a_dev], slot[links.a_dev], row[links.b_dev], slot[links.b_dev]
+    raw = np.abs(xs[sa] - xs[sb]) + np.abs(ys[ra] - ys[rb]) + 2 * fp.vertical_run_m + fp.slack_m
+    same = (ra == rb) & (sa == sb)
+    length = np.where(same, round(fp.in_rack_m, 2), _py_round(raw, 2) if n_links else raw)
+
+    # cages: hosts by _host_cage, switches by switch_cage
+    k_host, host_type = host_ports_per_cage(catalog, derived)
+    is_nl = links.tier == 0
+    a_cage = np.zeros(n_links, np.int64)
+    a_lane = np.zeros(n_links, np.int64)
+    b_cage = np.zeros(n_links, np.int64)
+    b_lane = np.zeros(n_links, np.int64)
+    a_cap = np.zeros(n_links, np.int64)
+    b_cap = np.zeros(n_links, np.int64)
+    a_type = np.zeros(n_links, np.int64)
+    b_type = np.zeros(n_links, np.int64)
+    type_names = [host_type]
+
+    def type_code(name):
+        if name not in type_names:
+            type_names.append(name)
+        return type_names.index(name)
+
+    gp = links.a_port[is_nl]
+    if k_host <= 1:
+        hc, hl = gp, np.zeros_like(gp)
+    elif planes > 1 and planes % k_host == 0:
+        plane_, rail_ = gp // e, gp % e
+        hc, hl = rail_ * (planes // k_host) + plane_ // k_host, plane_ % k_host
+    else:
+        hc, hl = gp // k_host, gp % k_host
+    a_cage[is_nl], a_lane[is_nl], a_cap[is_nl], a_type[is_nl] = hc, hl, k_host, 0
+
+    def switch_ends(mask, ports, role, sw, gbps, cage_out, lane_out, cap_out, type_out):
+        k = switch_cage_capacity(sw, gbps)
+        p = ports[mask]
+        if role == "leaf" and r.link_gbps != r.uplink_gbps:
+            k_down = switch_cage_capacity(sw, r.link_gbps)
+            base = -(-plan.leaf_down // k_down)
+            off = p - plan.leaf_down - 1
+            down = p <= plan.leaf_down
+            cage = np.where(down, (p - 1) // k_down, base + off // k)
+            lane = np.where(down, (p - 1) % k_down, off % k)
+            cap = np.where(down, k_down, k)
+        else:
+            cage, lane, cap = (p - 1) // k, (p - 1) % k, np.full(len(p), k)
+        cage_out[mask], lane_out[mask], cap_out[mask], type_out[mask] = cage, lane, cap, type_code(sw.cage_type)
+
+    t_ls, t_sc = links.tier == 1, links.tier == 2
+    switch_ends(is_nl, links.b_port, "leaf", r.leaf_switch, r.link_gbps, b_cage, b_lane, b_cap, b_type)
+    switch_ends(t_ls, links.a_port, "leaf", r.leaf_switch, r.uplink_gbps, a_cage, a_lane, a_cap, a_type)
+    switch_ends(t_ls, links.b_port, "spine", r.spine_switch, r.uplink_gbps, b_cage, b_lane, b_cap, b_type)
+    switch_ends(t_sc, links.a_port, "spine", r.spine_switch, r.uplink_gbps, a_cage, a_lane, a_cap, a_type)
+    switch_ends(t_sc, links.b_port, "core", r.core_switch, r.uplink_gbps, b_cage, b_lane, b_cap, b_type)
+
+    width = int(max(a_cage.max(initial=0), b_cage.max(initial=0))) + 1
+    a_key = links.a_dev * width + a_cage
+    b_key = links.b_dev * width + b_cage
+    keys, inv = np.unique(np.concatenate([a_key, b_key]), return_inverse=True)
+    inv = inv.reshape(-1)
+    ca, cb = inv[:n_links], inv[n_links:]
+    n_cages = len(keys)
+    comp = _components(ca, cb, n_cages)
+
+    # groups in the order of their first link; links of each group in link order
+    g_raw = comp[ca]
+    uniq_g, first_link = np.unique(g_raw, return_index=True)
+    group_rank = np.empty(len(uniq_g), np.int64)
+    group_rank[np.argsort(first_link, kind="stable")] = np.arange(len(uniq_g))
+    group = group_rank[np.searchsorted(uniq_g, g_raw)]
+    n_groups = len(uniq_g)
+    lorder = np.argsort(group, kind="stable")             # links grouped, link order inside
+    lpos = np.empty(n_links, np.int64)
+    lpos[lorder] = np.arange(n_links)
+    g_sorted = group[lorder]
+    g_start = np.r_[0, np.flatnonzero(g_sorted[1:] != g_sorted[:-1]) + 1]
+    g_nlinks = np.diff(np.r_[g_start, n_links])
+    link_rank = lpos - g_start[group]                     # position of each link in its group
+
+    # cage local index: order of first appearance (a then b) in the group's links
+    firstpos = np.full(n_cages, np.iinfo(np.int64).max)
+    np.minimum.at(firstpos, ca, 2 * lpos)
+    np.minimum.at(firstpos, cb, 2 * lpos + 1)
+    corder = np.argsort(firstpos, kind="stable")
+    cage_group = np.empty(n_cages, np.int64)
+    cage_group[ca], cage_group[cb] = group, group
+    cg_sorted = cage_group[corder]
+    c_start = np.r_[0, np.flatnonzero(cg_sorted[1:] != cg_sorted[:-1]) + 1]
+    c_counts = np.diff(np.r_[c_start, n_cages])
+    local = np.empty(n_cages, np.int64)
+    local[corder] = np.arange(n_cages) - np.repeat(c_start, c_counts)
+    g_ncages = np.zeros(n_groups, np.int64)
+    g_ncages[cg_sorted[c_start]] = c_counts
+
+    cage_host = np.zeros(n_cages, np.int64)
+    cage_type = np.zeros(n_cages, np.int64)
+    cage_cap = np.zeros(n_cages, np.int64)
+    cage_host[ca] = is_nl.astype(np.int64)
+    cage_type[ca], cage_type[cb] = a_type, b_type
+    cage_cap[ca], cage_cap[cb] = a_cap, b_cap
+
+    # group tiers: a single tier gives its forced medium, mixed tiers "auto"
+    g_tmin = np.full(n_groups, 9, np.int64)
+    g_tmax = np.full(n_groups, -1, np.int64)
+    np.minimum.at(g_tmin, group, links.tier)
+    np.maximum.at(g_tmax, group, links.tier)
+    forced_of_tier = np.array([FORCED_CODES.index(fp.forced_medium(t)) for t in TIERS])
+    g_forced = np.where(g_tmin == g_tmax, forced_of_tier[np.clip(g_tmin, 0, 2)], 0)
+
+    # shape (what _ChoiceMemo keys on) and class (shape plus what the accounting reads)
+    len_codes, len_inv = np.unique(length, return_inverse=True)
+    len_inv = len_inv.reshape(-1)
+    ltok = _token_hash([links.gbps, local[ca], local[cb], len_inv], link_rank)
+    ctok = _token_hash([cage_host, cage_type, cage_cap], local + (1 << 40))
+    shape_h = _group_sum(ltok[lorder], g_sorted, n_groups)
+    with np.errstate(over="ignore"):
+        shape_h = _mix(shape_h + _group_sum(ctok[corder], cg_sorted, n_groups)
+                       + _mix(g_forced.astype(np.uint64) * _MIX[2] + g_nlinks.astype(np.uint64) * _MIX[3]
+                              + g_ncages.astype(np.uint64) * _MIX[4]))
+        xtok = _token_hash([links.tier, b_lane], link_rank + (1 << 41))
+        class_h = _mix(shape_h ^ _group_sum(xtok[lorder], g_sorted, n_groups))
+    _, shape_first = np.unique(shape_h, return_index=True)     # first group of each shape
+    shape_rep = {int(shape_h[g]): int(g) for g in shape_first}
+    class_keys, class_first, class_of_group, class_count = np.unique(
+        class_h, return_index=True, return_inverse=True, return_counts=True)
+    class_of_group = class_of_group.reshape(-1)
+
+    # ---- per representative group: real links (names, cages), then the reference accounting
+
+    def group_links(g: int) -> list[LinkPlan]:
+        out = []
+        for li_ in lorder[g_start[g]:g_start[g] + g_nlinks[g]]:
+            li_ = int(li_)
+            tier = TIERS[int(links.tier[li_])]
+            ad, bd = int(links.a_dev[li_]), int(links.b_dev[li_])
+            if tier == "node-leaf":
+                a = End(server_device(ad), f"nic-{int(links.a_port[li_]) + 1}", int(a_cage[li_]),
+                        int(a_lane[li_]), True, host_type, int(a_cap[li_]))
+            else:
+                a = End(dev.name(ad), str(int(links.a_port[li_])), int(a_cage[li_]), int(a_lane[li_]), False,
+                        type_names[int(a_type[li_])], int(a_cap[li_]))
+            b = End(dev.name(bd), str(int(links.b_port[li_])), int(b_cage[li_]), int(b_lane[li_]), False,
+                    type_names[int(b_type[li_])], int(b_cap[li_]))
+            out.append(LinkPlan(li_, tier, int(links.gbps[li_]), a, b, float(length[li_])))
+        return out
+
+    media = MediaIndex(catalog, r.technology.family)
+    shape_choice: dict = {}
+
+    def choice_for(g: int):
+        h = int(shape_h[g])
+        if h not in shape_choice:
+            rep = group_links(shape_rep[h])
+            cages = {}
+            for link in rep:
+                cages[link.a.key], cages[link.b.key] = link.a, link.b
+            choice = choose_medium(rep, media, FORCED_CODES[int(g_forced[g])])
+            if choice is not None and choice.modules:
+                pos = {k: i for i, k in enumerate(cages)}
+                choice = type(choice)(choice.kind, choice.cable, choice.optic,
+                                      {pos[k]: m for k, m in choice.modules.items()}, choice.forced_failed)
+            shape_choice[h] = choice
+        return shape_choice[h]
+
+    transceivers: Counter = Counter()
+    ends: Counter = Counter()
+    cables: Counter = Counter()
+    custom: Counter = Counter()
+    problems: Counter = Counter()
+    forced_failed: Counter = Counter()
+    watts_of_class: dict = {}                      # class -> ((cable id, sold), watts)
+    fiber_buckets: set = set()
+    max_links = int(g_nlinks.max(initial=1))
+    class_medium = np.zeros((len(class_keys), max_links), np.int64)
+
+    for c, g in enumerate(class_first):
+        g, mult = int(g), int(class_count[c])
+        group_ = group_links(g)
+        choice = choice_for(g)
+        cages = {}
+        for link in group_:
+            cages[link.a.key], cages[link.b.key] = link.a, link.b
+        tiers = {l.tier for l in group_}
+        if choice is None:
+            for link in group_:
+                problems[(link.tier, link.gbps)] += mult
+            continue
+        if choice.forced_failed:
+            forced_failed[(next(iter(tiers)), FORCED_CODES[int(g_forced[g])])] += len(group_) * mult
+        if choice.cable:
+            cable = choice.cable
+            sold, made = sold_length(cable, max(l.length_m for l in group_))
+            cables[(cable.id, sold)] += mult
+            if made:
+                custom[(cable.id, sold)] += mult
+            watts_of_class[c] = ((cable.id, sold), cable.power_w + cable.leg_power_w * (len(cages) - 1))
+            class_medium[c, :len(group_)] = MEDIA_CODES.index(cable.kind)
+            continue
+        keys_ = list(cages)
+        modules = {keys_[i]: m for i, m in choice.modules.items()}
+        optic = choice.optic
+        class_medium[c, :len(group_)] = MEDIA_CODES.index(MEDIUM_OF_OPTIC[optic])
+        for key, module in modules.items():
+            transceivers[(module.id, "host" if cages[key].host else "switch")] += mult
+        splitters: dict = defaultdict(list)
+        for link in group_:
+            a_part, b_part = modules[link.a.key].id, modules[link.b.key].id
+            ends[(a_part, "host" if link.a.host else "switch")] += mult
+            ends[(b_part, "host" if link.b.host else "switch")] += mult
+            main = modules[link.b.key]
+            k, cn = link.b.capacity, main.connectors
+            if k > cn and main.split_fiber:
+                splitters[(link.b.key, link.b.lane // (k // cn))].append(link)
+                continue
+            fiber = catalog.cables[main.fiber]
+            sold, made = sold_length(fiber, link.length_m)
+            pieces = max(1, cn // k)
+            cables[(fiber.id, sold)] += pieces * mult
+            if made:
+                custom[(fiber.id, sold)] += pieces * mult
+            fiber_buckets.add((fiber.id, sold))
+        for (key, _slot), shared in splitters.items():
+            fiber = catalog.cables[modules[key].split_fiber]
+            sold, made = sold_length(fiber, max(l.length_m for l in shared))
+            cables[(fiber.id, sold)] += mult
+            if made:
+                custom[(fiber.id, sold)] += mult
+            fiber_buckets.add((fiber.id, sold))
+
+    # power: the same float additions, in the same (group) order, as the link-by-link path
+    power: dict = {bucket: 0.0 for bucket in fiber_buckets}
+    by_bucket: dict = defaultdict(list)
+    for c, (bucket, w) in watts_of_class.items():
+        by_bucket[bucket].append((c, w))
+    for bucket, entries in by_bucket.items():
+        w_of = np.zeros(len(class_keys))
+        member = np.zeros(len(class_keys), bool)
+        for c, w in entries:
+            w_of[c], member[c] = w, True
+        seq = w_of[class_of_group[member[class_of_group]]]
+        power[bucket] = float(np.cumsum(seq)[-1])
+
+    # per link medium, then counts by tier in order of first appearance
+    medium = class_medium[class_of_group[group], link_rank]
+    tier_first = {}
+    tiers_present, t_first, t_n = np.unique(links.tier, return_index=True, return_counts=True)
+    for k in np.argsort(t_first):
+        tier_first[TIERS[int(tiers_present[k])]] = int(t_n[k])
+    code = links.tier * len(MEDIA_CODES) + medium
+    codes, c_first, c_n = np.unique(code, return_index=True, return_counts=True)
+    media_counts: dict = {}
+    for k in np.argsort(c_first):
+        t, m = divmod(int(codes[k]), len(MEDIA_CODES))
+        media_counts.setdefault(TIERS[t], {})[MEDIA_CODES[m]] = int(c_n[k])
+    media_counts = {t: media_counts[t] for t in tier_first}
+
+    findings = _findings(problems, forced_failed, custom, r.technology.family)
+    return PhysicalCounts(layout, transceivers, ends, cables, power, custom, findings, tier_first, media_counts)
+
+
+_CACHE: ContentCache[PhysicalCounts] = ContentCache(size=4)
+
+
+def physical_counts(derived, catalog: Catalog | None = None) -> PhysicalCounts:
+    """`closed_form_physical`, cached by the design's content (designs are immutable)."""
+    catalog = catalog or default_catalog()
+    return _CACHE.get_or_compute((derived.design.content_key(), id(catalog)),
+                                 lambda: closed_form_physical(derived, catalog))
