@@ -385,13 +385,32 @@ def closed_form_physical(derived, catalog: Catalog | None = None) -> PhysicalCou
     n_links = len(links.tier)
     row, slot, layout = _layout(fp, servers, plan, planes, e, dev, leaf_of, server_of_ep)
 
-    # lengths, as cable_run_m computes them (same float operations, Python's rounding)
-    xs = np.array([round(s * fp.rack_width_m, 3) for s in range(int(slot.max(initial=0)) + 1)])
-    ys = np.array([round(w * fp.row_pitch_m, 3) for w in range(int(row.max(initial=0)) + 1)])
+    # lengths, as cable_run_m computes them (same float operations, Python's rounding, which
+    # is looked up per distinct value: a floor plan has few distinct runs)
+    xs = [round(s * fp.rack_width_m, 3) for s in range(int(slot.max(initial=0)) + 1)]
+    ys = [round(w * fp.row_pitch_m, 3) for w in range(int(row.max(initial=0)) + 1)]
+    dx_u, dx_tab = np.unique(np.abs(np.subtract.outer(xs, xs)), return_inverse=True)
+    dy_u, dy_tab = np.unique(np.abs(np.subtract.outer(ys, ys)), return_inverse=True)
+    dx_tab, dy_tab = dx_tab.reshape(len(xs), len(xs)), dy_tab.reshape(len(ys), len(ys))
     ra, sa, rb, sb = row[links.a_dev], slot[links.a_dev], row[links.b_dev], slot[links.b_dev]
-    raw = np.abs(xs[sa] - xs[sb]) + np.abs(ys[ra] - ys[rb]) + 2 * fp.vertical_run_m + fp.slack_m
-    same = (ra == rb) & (sa == sb)
-    length = np.where(same, round(fp.in_rack_m, 2), _py_round(raw, 2) if n_links else raw)
+    combo = dx_tab[sa, sb] * (len(dy_u) + 1) + dy_tab[ra, rb]
+    in_rack = len(dx_u) * (len(dy_u) + 1)
+    combo[(ra == rb) & (sa == sb)] = in_rack
+    present = np.flatnonzero(np.bincount(combo, minlength=in_rack + 1))
+    run = {}
+    for c in present.tolist():
+        if c == in_rack:
+            run[c] = round(fp.in_rack_m, 2)
+        else:
+            ix, iy = divmod(c, len(dy_u) + 1)
+            run[c] = round(float(dx_u[ix]) + float(dy_u[iy]) + 2 * fp.vertical_run_m + fp.slack_m, 2)
+    len_values = np.array(sorted(set(run.values())), dtype=np.float64)
+    code_of_combo = np.zeros(in_rack + 1, np.int64)
+    for c, v in run.items():
+        code_of_combo[c] = int(np.searchsorted(len_values, v))
+    len_inv = code_of_combo[combo]
+    length = len_values[len_inv]
+    del combo, ra, sa, rb, sb
 
     # cages: hosts by _host_cage, switches by switch_cage
     k_host, host_type = host_ports_per_cage(catalog, derived)
@@ -443,22 +462,23 @@ def closed_form_physical(derived, catalog: Catalog | None = None) -> PhysicalCou
     switch_ends(t_sc, links.a_port, "spine", r.spine_switch, r.uplink_gbps, a_cage, a_lane, a_cap, a_type)
     switch_ends(t_sc, links.b_port, "core", r.core_switch, r.uplink_gbps, b_cage, b_lane, b_cap, b_type)
 
+    # cage ids: dense over (device, cage); unused ids are isolated and never read
     width = int(max(a_cage.max(initial=0), b_cage.max(initial=0))) + 1
-    a_key = links.a_dev * width + a_cage
-    b_key = links.b_dev * width + b_cage
-    keys, inv = np.unique(np.concatenate([a_key, b_key]), return_inverse=True)
-    inv = inv.reshape(-1)
-    ca, cb = inv[:n_links], inv[n_links:]
-    n_cages = len(keys)
+    ca = links.a_dev * width + a_cage
+    cb = links.b_dev * width + b_cage
+    n_cages = dev.total * width
     comp = _components(ca, cb, n_cages)
 
     # groups in the order of their first link; links of each group in link order
     g_raw = comp[ca]
-    uniq_g, first_link = np.unique(g_raw, return_index=True)
-    group_rank = np.empty(len(uniq_g), np.int64)
-    group_rank[np.argsort(first_link, kind="stable")] = np.arange(len(uniq_g))
-    group = group_rank[np.searchsorted(uniq_g, g_raw)]
-    n_groups = len(uniq_g)
+    first_link = np.full(n_cages, n_links, np.int64)
+    np.minimum.at(first_link, g_raw, np.arange(n_links))
+    is_first = first_link[g_raw] == np.arange(n_links)
+    n_groups = int(is_first.sum())
+    group_of_label = np.zeros(n_cages, np.int64)
+    group_of_label[g_raw[is_first]] = np.arange(n_groups)
+    group = group_of_label[g_raw]
+    del g_raw, first_link, group_of_label, comp
     lorder = np.argsort(group, kind="stable")             # links grouped, link order inside
     lpos = np.empty(n_links, np.int64)
     lpos[lorder] = np.arange(n_links)
@@ -468,24 +488,25 @@ def closed_form_physical(derived, catalog: Catalog | None = None) -> PhysicalCou
     link_rank = lpos - g_start[group]                     # position of each link in its group
 
     # cage local index: order of first appearance (a then b) in the group's links
-    firstpos = np.full(n_cages, np.iinfo(np.int64).max)
-    np.minimum.at(firstpos, ca, 2 * lpos)
-    np.minimum.at(firstpos, cb, 2 * lpos + 1)
-    corder = np.argsort(firstpos, kind="stable")
-    cage_group = np.empty(n_cages, np.int64)
-    cage_group[ca], cage_group[cb] = group, group
-    cg_sorted = cage_group[corder]
-    c_start = np.r_[0, np.flatnonzero(cg_sorted[1:] != cg_sorted[:-1]) + 1]
-    c_counts = np.diff(np.r_[c_start, n_cages])
-    local = np.empty(n_cages, np.int64)
-    local[corder] = np.arange(n_cages) - np.repeat(c_start, c_counts)
-    g_ncages = np.zeros(n_groups, np.int64)
-    g_ncages[cg_sorted[c_start]] = c_counts
+    ends_seq = np.empty(2 * n_links, np.int64)
+    ends_seq[0::2], ends_seq[1::2] = ca[lorder], cb[lorder]
+    firstpos = np.full(n_cages, 2 * n_links, np.int64)
+    np.minimum.at(firstpos, ends_seq, np.arange(2 * n_links))
+    first_occ = firstpos[ends_seq] == np.arange(2 * n_links)
+    seen = np.cumsum(first_occ)                           # distinct cages up to each end
+    before_group = np.r_[0, seen][2 * g_start]            # distinct cages before each group
+    local = np.zeros(n_cages, np.int64)
+    occ_pos = np.flatnonzero(first_occ)
+    occ_cage = ends_seq[occ_pos]
+    occ_group = g_sorted[occ_pos // 2]
+    local[occ_cage] = seen[occ_pos] - 1 - before_group[occ_group]
+    g_ncages = np.bincount(occ_group, minlength=n_groups)
+    del ends_seq, firstpos, first_occ, seen
 
-    cage_host = np.zeros(n_cages, np.int64)
-    cage_type = np.zeros(n_cages, np.int64)
-    cage_cap = np.zeros(n_cages, np.int64)
-    cage_host[ca] = is_nl.astype(np.int64)
+    cage_host = np.zeros(n_cages, np.int8)
+    cage_type = np.zeros(n_cages, np.int8)
+    cage_cap = np.zeros(n_cages, np.int16)
+    cage_host[ca] = is_nl
     cage_type[ca], cage_type[cb] = a_type, b_type
     cage_cap[ca], cage_cap[cb] = a_cap, b_cap
 
@@ -498,40 +519,49 @@ def closed_form_physical(derived, catalog: Catalog | None = None) -> PhysicalCou
     g_forced = np.where(g_tmin == g_tmax, forced_of_tier[np.clip(g_tmin, 0, 2)], 0)
 
     # shape (what _ChoiceMemo keys on) and class (shape plus what the accounting reads)
-    len_codes, len_inv = np.unique(length, return_inverse=True)
-    len_inv = len_inv.reshape(-1)
     ltok = _token_hash([links.gbps, local[ca], local[cb], len_inv], link_rank)
-    ctok = _token_hash([cage_host, cage_type, cage_cap], local + (1 << 40))
+    ctok = _token_hash([cage_host[occ_cage], cage_type[occ_cage], cage_cap[occ_cage]],
+                       local[occ_cage] + (1 << 40))
     shape_h = _group_sum(ltok[lorder], g_sorted, n_groups)
     with np.errstate(over="ignore"):
-        shape_h = _mix(shape_h + _group_sum(ctok[corder], cg_sorted, n_groups)
+        shape_h = _mix(shape_h + _group_sum(ctok, occ_group, n_groups)
                        + _mix(g_forced.astype(np.uint64) * _MIX[2] + g_nlinks.astype(np.uint64) * _MIX[3]
                               + g_ncages.astype(np.uint64) * _MIX[4]))
         xtok = _token_hash([links.tier, b_lane], link_rank + (1 << 41))
         class_h = _mix(shape_h ^ _group_sum(xtok[lorder], g_sorted, n_groups))
-    _, shape_first = np.unique(shape_h, return_index=True)     # first group of each shape
-    shape_rep = {int(shape_h[g]): int(g) for g in shape_first}
     class_keys, class_first, class_of_group, class_count = np.unique(
         class_h, return_index=True, return_inverse=True, return_counts=True)
     class_of_group = class_of_group.reshape(-1)
+    shape_rep: dict = {}                                  # first group of each shape
+    for g in np.sort(class_first).tolist():
+        shape_rep.setdefault(int(shape_h[g]), g)
 
     # ---- per representative group: real links (names, cages), then the reference accounting
 
+    built: dict = {}
+    names: dict = {}
+
+    def name(code: int) -> str:
+        if code not in names:
+            names[code] = dev.name(code)
+        return names[code]
+
     def group_links(g: int) -> list[LinkPlan]:
+        if g in built:
+            return built[g]
+        ids = lorder[g_start[g]:g_start[g] + g_nlinks[g]]
+        cols = zip(ids.tolist(), *(arr[ids].tolist() for arr in (
+            links.tier, links.gbps, links.a_dev, links.a_port, a_cage, a_lane, a_type, a_cap,
+            links.b_dev, links.b_port, b_cage, b_lane, b_type, b_cap, length)))
         out = []
-        for li_ in lorder[g_start[g]:g_start[g] + g_nlinks[g]]:
-            li_ = int(li_)
-            tier = TIERS[int(links.tier[li_])]
-            ad, bd = int(links.a_dev[li_]), int(links.b_dev[li_])
-            if tier == "node-leaf":
-                a = End(server_device(ad), f"nic-{int(links.a_port[li_]) + 1}", int(a_cage[li_]),
-                        int(a_lane[li_]), True, host_type, int(a_cap[li_]))
+        for li_, t, gb, ad, ap, ac, al, at, acp, bd, bp, bc, bl, bt, bcp, ln in cols:
+            if t == 0:
+                a = End(server_device(ad), f"nic-{ap + 1}", ac, al, True, host_type, acp)
             else:
-                a = End(dev.name(ad), str(int(links.a_port[li_])), int(a_cage[li_]), int(a_lane[li_]), False,
-                        type_names[int(a_type[li_])], int(a_cap[li_]))
-            b = End(dev.name(bd), str(int(links.b_port[li_])), int(b_cage[li_]), int(b_lane[li_]), False,
-                    type_names[int(b_type[li_])], int(b_cap[li_]))
-            out.append(LinkPlan(li_, tier, int(links.gbps[li_]), a, b, float(length[li_])))
+                a = End(name(ad), str(ap), ac, al, False, type_names[at], acp)
+            b = End(name(bd), str(bp), bc, bl, False, type_names[bt], bcp)
+            out.append(LinkPlan(li_, TIERS[t], gb, a, b, ln))
+        built[g] = out
         return out
 
     media = MediaIndex(catalog, r.technology.family)
