@@ -26,7 +26,7 @@ from designer.catalog import Catalog, default_catalog
 from designer.model.common.cache import ContentCache
 from designer.model.physical.floor_layout import Layout, server_device
 from designer.model.physical.media import (
-    MEDIUM_OF_OPTIC, End, LinkPlan, MediaIndex, _findings, choose_medium, host_ports_per_cage,
+    MEDIUM_OF_OPTIC, End, LinkPlan, MediaIndex, _findings, _try_copper, choose_medium, host_ports_per_cage,
     sold_length, switch_cage_capacity,
 )
 from designer.model.topology.builders import plane_prefix
@@ -201,16 +201,21 @@ def _generate(r, plan, dev: _Devices) -> tuple[_Links, np.ndarray, np.ndarray]:
     gbps1 = np.concatenate([np.full(n_nl, r.link_gbps, np.int64), np.full(n_ls + n_sc, r.uplink_gbps, np.int64)])[order]
     nl_srv, nl_rail = server[nl_order], rail[nl_order]
 
-    parts = []
-    for plane in range(planes):
-        a_dev = np.concatenate([nl_srv, dev.leaf(plane, ls_leaf[ls_order]), dev.spine(plane, sc_spine)])[order]
-        a_port = np.concatenate([plane * e + nl_rail, ls_pa[ls_order], sc_pa])[order]
-        b_dev = np.concatenate([dev.leaf(plane, leaf_of[nl_order]), dev.spine(plane, ls_spine[ls_order]),
-                                dev.core(plane, sc_core)])[order]
-        b_port = np.concatenate([port_of[nl_order], ls_pb[ls_order], sc_pb])[order]
-        parts.append((a_dev, a_port, b_dev, b_port))
+    a_dev0 = np.concatenate([nl_srv, dev.leaf(0, ls_leaf[ls_order]), dev.spine(0, sc_spine)])[order]
+    a_port0 = np.concatenate([nl_rail, ls_pa[ls_order], sc_pa])[order]
+    b_dev0 = np.concatenate([dev.leaf(0, leaf_of[nl_order]), dev.spine(0, ls_spine[ls_order]),
+                             dev.core(0, sc_core)])[order]
+    b_port0 = np.concatenate([port_of[nl_order], ls_pb[ls_order], sc_pb])[order]
+    host = tier1 == 0
+    # every plane is the first one with its switches (and the NICs' global ports) shifted
+    a_shift = np.where(host, 0, dev.per_plane)
+    port_shift = np.where(host, e, 0)
+    plane_no = np.repeat(np.arange(planes, dtype=np.int64), len(tier1))
     links = _Links(np.tile(tier1, planes), np.tile(gbps1, planes),
-                   *(np.concatenate([p[k] for p in parts]) for k in range(4)))
+                   np.tile(a_dev0, planes) + plane_no * np.tile(a_shift, planes),
+                   np.tile(a_port0, planes) + plane_no * np.tile(port_shift, planes),
+                   np.tile(b_dev0, planes) + plane_no * dev.per_plane,
+                   np.tile(b_port0, planes))
     return links, server, leaf_of
 
 
@@ -389,11 +394,23 @@ def closed_form_physical(derived, catalog: Catalog | None = None) -> PhysicalCou
     # is looked up per distinct value: a floor plan has few distinct runs)
     xs = [round(s * fp.rack_width_m, 3) for s in range(int(slot.max(initial=0)) + 1)]
     ys = [round(w * fp.row_pitch_m, 3) for w in range(int(row.max(initial=0)) + 1)]
-    dx_u, dx_tab = np.unique(np.abs(np.subtract.outer(xs, xs)), return_inverse=True)
-    dy_u, dy_tab = np.unique(np.abs(np.subtract.outer(ys, ys)), return_inverse=True)
-    dx_tab, dy_tab = dx_tab.reshape(len(xs), len(xs)), dy_tab.reshape(len(ys), len(ys))
     ra, sa, rb, sb = row[links.a_dev], slot[links.a_dev], row[links.b_dev], slot[links.b_dev]
-    combo = dx_tab[sa, sb] * (len(dy_u) + 1) + dy_tab[ra, rb]
+
+    def distance_codes(ca_, cb_, coords):
+        """Code of |coords[a] - coords[b]| per link, from the pairs that occur."""
+        n = len(coords)
+        pair = ca_ * n + cb_
+        present_ = np.flatnonzero(np.bincount(pair, minlength=n * n))
+        dist = {int(p_): abs(coords[p_ // n] - coords[p_ % n]) for p_ in present_.tolist()}
+        values = sorted(set(dist.values()))
+        code = {v: i for i, v in enumerate(values)}
+        table = np.zeros(n * n, np.int64)
+        table[present_] = [code[dist[p_]] for p_ in present_.tolist()]
+        return table[pair], values
+
+    dx_code, dx_u = distance_codes(sa, sb, xs)
+    dy_code, dy_u = distance_codes(ra, rb, ys)
+    combo = dx_code * (len(dy_u) + 1) + dy_code
     in_rack = len(dx_u) * (len(dy_u) + 1)
     combo[(ra == rb) & (sa == sb)] = in_rack
     present = np.flatnonzero(np.bincount(combo, minlength=in_rack + 1))
@@ -403,11 +420,11 @@ def closed_form_physical(derived, catalog: Catalog | None = None) -> PhysicalCou
             run[c] = round(fp.in_rack_m, 2)
         else:
             ix, iy = divmod(c, len(dy_u) + 1)
-            run[c] = round(float(dx_u[ix]) + float(dy_u[iy]) + 2 * fp.vertical_run_m + fp.slack_m, 2)
+            run[c] = round(dx_u[ix] + dy_u[iy] + 2 * fp.vertical_run_m + fp.slack_m, 2)
     len_values = np.array(sorted(set(run.values())), dtype=np.float64)
     code_of_combo = np.zeros(in_rack + 1, np.int64)
-    for c, v in run.items():
-        code_of_combo[c] = int(np.searchsorted(len_values, v))
+    value_code = {v: i for i, v in enumerate(len_values.tolist())}
+    code_of_combo[list(run)] = [value_code[v] for v in run.values()]
     len_inv = code_of_combo[combo]
     length = len_values[len_inv]
     del combo, ra, sa, rb, sb
@@ -462,11 +479,16 @@ def closed_form_physical(derived, catalog: Catalog | None = None) -> PhysicalCou
     switch_ends(t_sc, links.a_port, "spine", r.spine_switch, r.uplink_gbps, a_cage, a_lane, a_cap, a_type)
     switch_ends(t_sc, links.b_port, "core", r.core_switch, r.uplink_gbps, b_cage, b_lane, b_cap, b_type)
 
-    # cage ids: dense over (device, cage); unused ids are isolated and never read
+    # cage ids: (device, cage) numbered densely over the cages in use (no sort needed)
     width = int(max(a_cage.max(initial=0), b_cage.max(initial=0))) + 1
     ca = links.a_dev * width + a_cage
     cb = links.b_dev * width + b_cage
-    n_cages = dev.total * width
+    used = np.zeros(dev.total * width, bool)
+    used[ca], used[cb] = True, True
+    renumber = np.cumsum(used) - 1
+    ca, cb = renumber[ca], renumber[cb]
+    n_cages = int(used.sum())
+    del used, renumber
     comp = _components(ca, cb, n_cages)
 
     # groups in the order of their first link; links of each group in link order
@@ -518,25 +540,34 @@ def closed_form_physical(derived, catalog: Catalog | None = None) -> PhysicalCou
     forced_of_tier = np.array([FORCED_CODES.index(fp.forced_medium(t)) for t in TIERS])
     g_forced = np.where(g_tmin == g_tmax, forced_of_tier[np.clip(g_tmin, 0, 2)], 0)
 
-    # shape (what _ChoiceMemo keys on) and class (shape plus what the accounting reads)
-    ltok = _token_hash([links.gbps, local[ca], local[cb], len_inv], link_rank)
-    ctok = _token_hash([cage_host[occ_cage], cage_type[occ_cage], cage_cap[occ_cage]],
-                       local[occ_cage] + (1 << 40))
-    shape_h = _group_sum(ltok[lorder], g_sorted, n_groups)
-    with np.errstate(over="ignore"):
-        shape_h = _mix(shape_h + _group_sum(ctok, occ_group, n_groups)
-                       + _mix(g_forced.astype(np.uint64) * _MIX[2] + g_nlinks.astype(np.uint64) * _MIX[3]
-                              + g_ncages.astype(np.uint64) * _MIX[4]))
-        xtok = _token_hash([links.tier, b_lane], link_rank + (1 << 41))
-        class_h = _mix(shape_h ^ _group_sum(xtok[lorder], g_sorted, n_groups))
-    class_keys, class_first, class_of_group, class_count = np.unique(
-        class_h, return_index=True, return_inverse=True, return_counts=True)
-    class_of_group = class_of_group.reshape(-1)
-    shape_rep: dict = {}                                  # first group of each shape
-    for g in np.sort(class_first).tolist():
-        shape_rep.setdefault(int(shape_h[g]), g)
+    media = MediaIndex(catalog, r.technology.family)
+    # choose_medium reads a length only through "longer than this reach" tests, so a length's
+    # bin among those cut points decides the medium as well as the length does
+    cuts = sorted({media.copper_reach_m} | {c.reach_m + 1e-9 for c in media.cables}
+                  | {t.reach_m + 1e-9 for t in media.transceivers})
+    bin_of_len = np.searchsorted(np.array(cuts, dtype=np.float64), len_values, side="left")
+    len_bin = bin_of_len[len_inv]
 
-    # ---- per representative group: real links (names, cages), then the reference accounting
+    # shape (what _ChoiceMemo keys on: exact lengths) and class (shape plus what the accounting
+    # reads), each also with lengths binned
+    u = np.uint64
+    ctok = _mix((local[occ_cage].astype(u) << u(32)) | (cage_cap[occ_cage].astype(u) << u(16))
+                | (cage_type[occ_cage].astype(u) << u(8)) | cage_host[occ_cage].astype(u))
+    rank_gbps = (link_rank.astype(u) << u(16)) | links.gbps.astype(u)
+    ends_local = (local[ca].astype(u) << u(20)) | local[cb].astype(u)
+    with np.errstate(over="ignore"):
+        common = _group_sum(ctok, occ_group, n_groups) + _mix(
+            g_forced.astype(u) * _MIX[2] + g_nlinks.astype(u) * _MIX[3] + g_ncages.astype(u) * _MIX[4])
+        xtok = _mix((link_rank.astype(u) << u(24)) | (b_lane.astype(u) << u(4)) | links.tier.astype(u))
+        extra = _group_sum(xtok[lorder], g_sorted, n_groups)
+
+        def shape_and_class(lcode):
+            ltok = _mix(_mix((lcode.astype(u) << u(40)) | ends_local) ^ rank_gbps)
+            shape = _mix(_group_sum(ltok[lorder], g_sorted, n_groups) + common)
+            return shape, _mix(shape ^ extra)
+
+        shape_x, class_x = shape_and_class(len_inv)
+        shape_b, class_b = shape_and_class(len_bin)
 
     built: dict = {}
     names: dict = {}
@@ -564,23 +595,49 @@ def closed_form_physical(derived, catalog: Catalog | None = None) -> PhysicalCou
         built[g] = out
         return out
 
-    media = MediaIndex(catalog, r.technology.family)
-    shape_choice: dict = {}
+    def choose(g: int):
+        """(choice by local cage index, whether another group of the same binned shape could get
+        another cable because copper centers are tried in device-name order)."""
+        group_ = group_links(g)
+        cages = {}
+        for link in group_:
+            cages[link.a.key], cages[link.b.key] = link.a, link.b
+        choice = choose_medium(group_, media, FORCED_CODES[int(g_forced[g])])
+        by_name = False
+        if choice is not None and choice.cable is not None:
+            _, center = _try_copper(group_, cages, media, (choice.kind,))
+            centers = [k for k in cages if all(k in (l.a.key, l.b.key) for l in group_)]
+            by_name = sum(cages[k].host == cages[center].host for k in centers) > 1 or (
+                cages[center].host and any(not cages[k].host for k in centers))
+        if choice is not None and choice.modules:
+            pos = {k: i for i, k in enumerate(cages)}
+            choice = type(choice)(choice.kind, choice.cable, choice.optic,
+                                  {pos[k]: m for k, m in choice.modules.items()}, choice.forced_failed)
+        return choice, by_name
 
-    def choice_for(g: int):
-        h = int(shape_h[g])
-        if h not in shape_choice:
-            rep = group_links(shape_rep[h])
-            cages = {}
-            for link in rep:
-                cages[link.a.key], cages[link.b.key] = link.a, link.b
-            choice = choose_medium(rep, media, FORCED_CODES[int(g_forced[g])])
-            if choice is not None and choice.modules:
-                pos = {k: i for i, k in enumerate(cages)}
-                choice = type(choice)(choice.kind, choice.cable, choice.optic,
-                                      {pos[k]: m for k, m in choice.modules.items()}, choice.forced_failed)
-            shape_choice[h] = choice
-        return shape_choice[h]
+    # one choice per binned shape, from its first group; where device names could change the
+    # cable, fall back to the exact shapes, as the link-by-link path remembers them
+    binned_first = np.unique(shape_b, return_index=True)[1]
+    choice_of: dict = {}
+    by_name_shapes = []
+    for g in np.sort(binned_first).tolist():
+        choice, by_name = choose(g)
+        if by_name:
+            by_name_shapes.append(shape_b[g])
+        else:
+            choice_of[("b", int(shape_b[g]))] = choice
+    exact = np.isin(shape_b, np.array(by_name_shapes, dtype=np.uint64)) if by_name_shapes else None
+    if exact is not None and exact.any():
+        with np.errstate(over="ignore"):
+            class_h = np.where(exact, class_x ^ _MIX[5], class_b)
+        for g in np.flatnonzero(exact)[np.unique(shape_x[exact], return_index=True)[1]].tolist():
+            choice_of[("x", int(shape_x[g]))] = choose(g)[0]
+    else:
+        class_h = class_b
+    class_keys, class_first, class_of_group, class_count = np.unique(
+        class_h, return_index=True, return_inverse=True, return_counts=True)
+    class_of_group = class_of_group.reshape(-1)
+    n_classes = len(class_keys)
 
     transceivers: Counter = Counter()
     ends: Counter = Counter()
@@ -588,77 +645,115 @@ def closed_form_physical(derived, catalog: Catalog | None = None) -> PhysicalCou
     custom: Counter = Counter()
     problems: Counter = Counter()
     forced_failed: Counter = Counter()
-    watts_of_class: dict = {}                      # class -> ((cable id, sold), watts)
-    fiber_buckets: set = set()
     max_links = int(g_nlinks.max(initial=1))
-    class_medium = np.zeros((len(class_keys), max_links), np.int64)
+    class_medium = np.zeros((n_classes, max_links), np.int64)
+    # per class and link position: fiber (index into fibers, -1 none), pieces, splitter (-1 none)
+    class_fiber = np.full((n_classes, max_links), -1, np.int64)
+    class_pieces = np.zeros((n_classes, max_links), np.int64)
+    class_split = np.full((n_classes, max_links), -1, np.int64)
+    class_cable = np.full(n_classes, -1, np.int64)
+    class_watts = np.zeros(n_classes)
+    fibers: list = []                                      # catalog cables by index
+    split_fiber: dict = {}                                 # (class, splitter) -> fibers index
 
-    for c, g in enumerate(class_first):
-        g, mult = int(g), int(class_count[c])
+    def fiber_index(cable) -> int:
+        if cable not in fibers:
+            fibers.append(cable)
+        return fibers.index(cable)
+
+    for c, g in enumerate(class_first.tolist()):
+        mult = int(class_count[c])
         group_ = group_links(g)
-        choice = choice_for(g)
+        choice = choice_of[("x", int(shape_x[g]))] if exact is not None and exact[g] else choice_of[("b", int(shape_b[g]))]
         cages = {}
         for link in group_:
             cages[link.a.key], cages[link.b.key] = link.a, link.b
-        tiers = {l.tier for l in group_}
         if choice is None:
             for link in group_:
                 problems[(link.tier, link.gbps)] += mult
             continue
         if choice.forced_failed:
-            forced_failed[(next(iter(tiers)), FORCED_CODES[int(g_forced[g])])] += len(group_) * mult
+            forced_failed[(group_[0].tier, FORCED_CODES[int(g_forced[g])])] += len(group_) * mult
         if choice.cable:
             cable = choice.cable
-            sold, made = sold_length(cable, max(l.length_m for l in group_))
-            cables[(cable.id, sold)] += mult
-            if made:
-                custom[(cable.id, sold)] += mult
-            watts_of_class[c] = ((cable.id, sold), cable.power_w + cable.leg_power_w * (len(cages) - 1))
+            class_cable[c] = fiber_index(cable)
+            class_watts[c] = cable.power_w + cable.leg_power_w * (len(cages) - 1)
             class_medium[c, :len(group_)] = MEDIA_CODES.index(cable.kind)
             continue
         keys_ = list(cages)
         modules = {keys_[i]: m for i, m in choice.modules.items()}
-        optic = choice.optic
-        class_medium[c, :len(group_)] = MEDIA_CODES.index(MEDIUM_OF_OPTIC[optic])
+        class_medium[c, :len(group_)] = MEDIA_CODES.index(MEDIUM_OF_OPTIC[choice.optic])
         for key, module in modules.items():
             transceivers[(module.id, "host" if cages[key].host else "switch")] += mult
-        splitters: dict = defaultdict(list)
-        for link in group_:
+        slots: dict = {}
+        for j, link in enumerate(group_):
             a_part, b_part = modules[link.a.key].id, modules[link.b.key].id
             ends[(a_part, "host" if link.a.host else "switch")] += mult
             ends[(b_part, "host" if link.b.host else "switch")] += mult
             main = modules[link.b.key]
             k, cn = link.b.capacity, main.connectors
             if k > cn and main.split_fiber:
-                splitters[(link.b.key, link.b.lane // (k // cn))].append(link)
+                slot_key = (link.b.key, link.b.lane // (k // cn))
+                if slot_key not in slots:
+                    slots[slot_key] = len(slots)
+                    split_fiber[(c, slots[slot_key])] = fiber_index(catalog.cables[main.split_fiber])
+                class_split[c, j] = slots[slot_key]
                 continue
-            fiber = catalog.cables[main.fiber]
-            sold, made = sold_length(fiber, link.length_m)
-            pieces = max(1, cn // k)
-            cables[(fiber.id, sold)] += pieces * mult
-            if made:
-                custom[(fiber.id, sold)] += pieces * mult
-            fiber_buckets.add((fiber.id, sold))
-        for (key, _slot), shared in splitters.items():
-            fiber = catalog.cables[modules[key].split_fiber]
-            sold, made = sold_length(fiber, max(l.length_m for l in shared))
-            cables[(fiber.id, sold)] += mult
-            if made:
-                custom[(fiber.id, sold)] += mult
-            fiber_buckets.add((fiber.id, sold))
+            class_fiber[c, j] = fiber_index(catalog.cables[main.fiber])
+            class_pieces[c, j] = max(1, cn // k)
 
-    # power: the same float additions, in the same (group) order, as the link-by-link path
-    power: dict = {bucket: 0.0 for bucket in fiber_buckets}
-    by_bucket: dict = defaultdict(list)
-    for c, (bucket, w) in watts_of_class.items():
-        by_bucket[bucket].append((c, w))
-    for bucket, entries in by_bucket.items():
-        w_of = np.zeros(len(class_keys))
-        member = np.zeros(len(class_keys), bool)
-        for c, w in entries:
-            w_of[c], member[c] = w, True
-        seq = w_of[class_of_group[member[class_of_group]]]
-        power[bucket] = float(np.cumsum(seq)[-1])
+    # exact lengths: sold lengths per link, per splitter and per cable, counted in numpy
+    n_len = len(len_values)
+    link_class = class_of_group[group]
+    power: dict = {}
+
+    def add(fiber_codes, len_codes, weights=None):
+        """cables[(id, sold)] += weight for each (fiber, length) pair; returns sold per pair key."""
+        key = fiber_codes * n_len + len_codes
+        counts = np.bincount(key, weights=weights, minlength=0)
+        out = {}
+        for k in np.flatnonzero(counts).tolist():
+            cable = fibers[k // n_len]
+            sold, made = sold_length(cable, float(len_values[k % n_len]))
+            n = int(counts[k])
+            cables[(cable.id, sold)] += n
+            if made:
+                custom[(cable.id, sold)] += n
+            power.setdefault((cable.id, sold), 0.0)
+            out[k] = sold
+        return out
+
+    lf = class_fiber[link_class, link_rank]
+    has = lf >= 0
+    if has.any():
+        add(lf[has], len_inv[has], class_pieces[link_class, link_rank][has].astype(np.float64))
+    ls = class_split[link_class, link_rank]
+    has = ls >= 0
+    if has.any():
+        width_s = int(ls.max()) + 1
+        sid = group[has] * width_s + ls[has]
+        uniq_s, inv_s = np.unique(sid, return_inverse=True)
+        longest = np.zeros(len(uniq_s), np.int64)
+        np.maximum.at(longest, inv_s.reshape(-1), len_inv[has])
+        s_group, s_local = uniq_s // width_s, uniq_s % width_s
+        s_class = class_of_group[s_group]
+        s_fiber = np.array([split_fiber[(c_, l_)] for c_, l_ in zip(s_class.tolist(), s_local.tolist())], np.int64)
+        add(s_fiber, longest)
+    g_cable = class_cable[class_of_group]
+    cabled = np.flatnonzero(g_cable >= 0)                  # groups in group order
+    if len(cabled):
+        g_longest = np.zeros(n_groups, np.int64)
+        np.maximum.at(g_longest, group, len_inv)
+        sold_of = add(g_cable[cabled], g_longest[cabled])
+        bucket_key = g_cable[cabled] * n_len + g_longest[cabled]
+        # power: the same float additions, in the same (group) order, as the link-by-link path
+        keys_u, inv_u = np.unique(bucket_key, return_inverse=True)
+        sold_bucket = [(fibers[k // n_len].id, sold_of[k]) for k in keys_u.tolist()]
+        bucket_ids = {b: i for i, b in enumerate(dict.fromkeys(sold_bucket))}
+        b_of_group = np.array([bucket_ids[b] for b in sold_bucket], np.int64)[inv_u.reshape(-1)]
+        watts = class_watts[class_of_group[cabled]]
+        for b_key, i in bucket_ids.items():
+            power[b_key] = float(np.cumsum(watts[b_of_group == i])[-1])
 
     # per link medium, then counts by tier in order of first appearance
     medium = class_medium[class_of_group[group], link_rank]
