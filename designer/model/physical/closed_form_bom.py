@@ -189,14 +189,22 @@ def _generate(r, plan, dev: _Devices) -> tuple[_Links, np.ndarray, np.ndarray]:
 
     # Edge order of the graph: per plane, each leaf's server links then its uplinks, then each
     # spine's uplinks (networkx walks nodes in insertion order and skips edges already seen).
+    # (uplinks and spine uplinks are generated owner by owner already)
     nl_order = np.argsort(leaf_of, kind="stable")
-    ls_order = np.argsort(ls_leaf, kind="stable")
-    owner = np.concatenate([leaf_of[nl_order], ls_leaf[ls_order], plan.leaves + sc_spine])
-    sub = np.concatenate([np.zeros(endpoints, np.int64), np.ones(len(ls_leaf), np.int64),
-                          np.zeros(len(sc_spine), np.int64)])
-    order = np.lexsort((sub, owner))  # stable: keeps generation order inside each block
-
+    ls_order = np.arange(len(ls_leaf))
     n_nl, n_ls, n_sc = endpoints, len(ls_leaf), len(sc_spine)
+    nl_cnt = np.bincount(leaf_of, minlength=plan.leaves)
+    ls_cnt = np.bincount(ls_leaf, minlength=plan.leaves)
+    block = np.r_[0, np.cumsum(nl_cnt + ls_cnt)[:-1]]
+    nl_first = np.r_[0, np.cumsum(nl_cnt)[:-1]]
+    ls_first = np.r_[0, np.cumsum(ls_cnt)[:-1]]
+    nl_leaf = leaf_of[nl_order]
+    pos = np.concatenate([block[nl_leaf] + np.arange(n_nl) - nl_first[nl_leaf],
+                          block[ls_leaf] + nl_cnt[ls_leaf] + np.arange(n_ls) - ls_first[ls_leaf],
+                          n_nl + n_ls + np.arange(n_sc)])
+    order = np.empty_like(pos)
+    order[pos] = np.arange(len(pos))
+
     tier1 = np.concatenate([np.zeros(n_nl, np.int64), np.ones(n_ls, np.int64), np.full(n_sc, 2, np.int64)])[order]
     gbps1 = np.concatenate([np.full(n_nl, r.link_gbps, np.int64), np.full(n_ls + n_sc, r.uplink_gbps, np.int64)])[order]
     nl_srv, nl_rail = server[nl_order], rail[nl_order]
@@ -330,22 +338,20 @@ def _layout(fp, servers: int, plan, planes: int, rails: int, dev: _Devices,
 # ----------------------------------------------------------------------------- cages and groups
 
 def _components(a: np.ndarray, b: np.ndarray, n: int) -> np.ndarray:
-    """Connected-component label (smallest member) of each of n nodes joined by edges a-b."""
+    """A connected-component label of each of n nodes joined by edges a-b (one label per component)."""
     label = np.arange(n, dtype=np.int64)
     while True:
-        m = np.minimum(label[a], label[b])
-        new = label.copy()
-        np.minimum.at(new, a, m)
-        np.minimum.at(new, b, m)
-        new = new[new]
-        while True:  # pointer jumping
-            nxt = new[new]
-            if np.array_equal(nxt, new):
-                break
-            new = nxt
-        if np.array_equal(new, label):
+        la, lb = label[a], label[b]
+        if np.array_equal(la, lb):  # every edge inside one label: the labels are the components
             return label
-        label = new
+        m = np.minimum(la, lb)
+        np.minimum.at(label, a, m)
+        np.minimum.at(label, b, m)
+        while True:  # pointer jumping
+            nxt = label[label]
+            if np.array_equal(nxt, label):
+                break
+            label = nxt
 
 
 _MIX = np.array([0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9, 0xD6E8FEB86659FD93,
@@ -566,7 +572,6 @@ def closed_form_physical(derived, catalog: Catalog | None = None) -> PhysicalCou
             shape = _mix(_group_sum(ltok[lorder], g_sorted, n_groups) + common)
             return shape, _mix(shape ^ extra)
 
-        shape_x, class_x = shape_and_class(len_inv)
         shape_b, class_b = shape_and_class(len_bin)
 
     built: dict = {}
@@ -629,6 +634,7 @@ def closed_form_physical(derived, catalog: Catalog | None = None) -> PhysicalCou
     exact = np.isin(shape_b, np.array(by_name_shapes, dtype=np.uint64)) if by_name_shapes else None
     if exact is not None and exact.any():
         with np.errstate(over="ignore"):
+            shape_x, class_x = shape_and_class(len_inv)
             class_h = np.where(exact, class_x ^ _MIX[5], class_b)
         for g in np.flatnonzero(exact)[np.unique(shape_x[exact], return_index=True)[1]].tolist():
             choice_of[("x", int(shape_x[g]))] = choose(g)[0]
@@ -704,7 +710,7 @@ def closed_form_physical(derived, catalog: Catalog | None = None) -> PhysicalCou
 
     # exact lengths: sold lengths per link, per splitter and per cable, counted in numpy
     n_len = len(len_values)
-    link_class = class_of_group[group]
+    flat = class_of_group[group] * max_links + link_rank     # (class, position in group) per link
     power: dict = {}
 
     def add(fiber_codes, len_codes, weights=None):
@@ -723,11 +729,11 @@ def closed_form_physical(derived, catalog: Catalog | None = None) -> PhysicalCou
             out[k] = sold
         return out
 
-    lf = class_fiber[link_class, link_rank]
+    lf = class_fiber.ravel()[flat]
     has = lf >= 0
     if has.any():
-        add(lf[has], len_inv[has], class_pieces[link_class, link_rank][has].astype(np.float64))
-    ls = class_split[link_class, link_rank]
+        add(lf[has], len_inv[has], class_pieces.ravel()[flat][has].astype(np.float64))
+    ls = class_split.ravel()[flat]
     has = ls >= 0
     if has.any():
         width_s = int(ls.max()) + 1
@@ -756,17 +762,19 @@ def closed_form_physical(derived, catalog: Catalog | None = None) -> PhysicalCou
             power[b_key] = float(np.cumsum(watts[b_of_group == i])[-1])
 
     # per link medium, then counts by tier in order of first appearance
-    medium = class_medium[class_of_group[group], link_rank]
-    tier_first = {}
-    tiers_present, t_first, t_n = np.unique(links.tier, return_index=True, return_counts=True)
-    for k in np.argsort(t_first):
-        tier_first[TIERS[int(tiers_present[k])]] = int(t_n[k])
-    code = links.tier * len(MEDIA_CODES) + medium
-    codes, c_first, c_n = np.unique(code, return_index=True, return_counts=True)
+    n_media = len(MEDIA_CODES)
+    code = links.tier * n_media + class_medium.ravel()[flat]
+    c_n = np.bincount(code, minlength=3 * n_media)
+    c_first = np.full(3 * n_media, n_links, np.int64)
+    np.minimum.at(c_first, code, np.arange(n_links))
+    t_n = c_n.reshape(3, n_media).sum(axis=1)
+    t_first = c_first.reshape(3, n_media).min(axis=1)
+    tier_first = {TIERS[t]: int(t_n[t]) for t in np.argsort(t_first, kind="stable").tolist() if t_n[t]}
     media_counts: dict = {}
-    for k in np.argsort(c_first):
-        t, m = divmod(int(codes[k]), len(MEDIA_CODES))
-        media_counts.setdefault(TIERS[t], {})[MEDIA_CODES[m]] = int(c_n[k])
+    for k in np.argsort(c_first, kind="stable").tolist():
+        if c_n[k]:
+            t, m = divmod(k, n_media)
+            media_counts.setdefault(TIERS[t], {})[MEDIA_CODES[m]] = int(c_n[k])
     media_counts = {t: media_counts[t] for t in tier_first}
 
     findings = _findings(problems, forced_failed, custom, r.technology.family)
