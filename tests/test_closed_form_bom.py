@@ -51,6 +51,9 @@ def template_designs(draw):
         design = new_design(CAT, template, **kw)
         if draw(st.booleans()):
             design = replace_path(design, "fabric.uplink_gbps", draw(st.sampled_from([200, 400, 800])))
+        for tier in ("leaf", "spine", "core"):  # explicit switch counts: leaves without servers
+            if draw(st.integers(0, 5)) == 0:
+                design = replace_path(design, f"fabric.{tier}.count", draw(st.integers(1, 60)))
         fp = [("floorplan.placement", draw(st.sampled_from(["middle-of-row", "su-racks", "network-row"]))),
               ("floorplan.servers_per_rack", draw(st.integers(1, 8))),
               ("floorplan.racks_per_row", draw(st.integers(1, 12))),
