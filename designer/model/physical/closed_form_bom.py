@@ -229,12 +229,6 @@ def _generate(r, plan, dev: _Devices) -> tuple[_Links, np.ndarray, np.ndarray]:
 
 # ----------------------------------------------------------------------------- placement
 
-def _py_round(values: np.ndarray, digits: int) -> np.ndarray:
-    """Python's `round` (correctly rounded) on each value: few distinct values, so look them up."""
-    uniq, inv = np.unique(values, return_inverse=True)
-    return np.array([round(float(v), digits) for v in uniq], dtype=np.float64)[inv.reshape(-1)]
-
-
 def _layout(fp, servers: int, plan, planes: int, rails: int, dev: _Devices,
             leaf_of: np.ndarray, server_of_ep: np.ndarray):
     """(row, slot) per device code, and the Layout counts, by `floor_layout.lay_out`'s rules."""
@@ -368,14 +362,6 @@ def _mix(x: np.ndarray) -> np.ndarray:
         return x ^ (x >> np.uint64(31))
 
 
-def _token_hash(fields: list[np.ndarray], position: np.ndarray) -> np.ndarray:
-    with np.errstate(over="ignore"):
-        h = _mix(position.astype(np.uint64) + _MIX[0])
-        for k, f in enumerate(fields):
-            h = _mix(h ^ (f.astype(np.int64).astype(np.uint64) * _MIX[1 + k % 5] + np.uint64(k)))
-        return h
-
-
 def _group_sum(h: np.ndarray, group_sorted: np.ndarray, n_groups: int) -> np.ndarray:
     """Wrap-around sum of token hashes per group (tokens sorted by group)."""
     starts = np.r_[0, np.flatnonzero(group_sorted[1:] != group_sorted[:-1]) + 1]
@@ -438,30 +424,16 @@ def closed_form_physical(derived, catalog: Catalog | None = None) -> PhysicalCou
     # cages: hosts by _host_cage, switches by switch_cage
     k_host, host_type = host_ports_per_cage(catalog, derived)
     is_nl = links.tier == 0
-    a_cage = np.zeros(n_links, np.int64)
-    a_lane = np.zeros(n_links, np.int64)
-    b_cage = np.zeros(n_links, np.int64)
-    b_lane = np.zeros(n_links, np.int64)
-    a_cap = np.zeros(n_links, np.int64)
-    b_cap = np.zeros(n_links, np.int64)
-    a_type = np.zeros(n_links, np.int64)
-    b_type = np.zeros(n_links, np.int64)
+    # switch ports are the same in every plane: work out the first plane's cages, then repeat
+    n0 = n_links // planes
+    tier0, a_port0, b_port0 = links.tier[:n0], links.a_port[:n0], links.b_port[:n0]
+    a_cage, a_lane, a_cap, a_type, b_cage, b_lane, b_cap, b_type = (np.zeros(n0, np.int64) for _ in range(8))
     type_names = [host_type]
 
     def type_code(name):
         if name not in type_names:
             type_names.append(name)
         return type_names.index(name)
-
-    gp = links.a_port[is_nl]
-    if k_host <= 1:
-        hc, hl = gp, np.zeros_like(gp)
-    elif planes > 1 and planes % k_host == 0:
-        plane_, rail_ = gp // e, gp % e
-        hc, hl = rail_ * (planes // k_host) + plane_ // k_host, plane_ % k_host
-    else:
-        hc, hl = gp // k_host, gp % k_host
-    a_cage[is_nl], a_lane[is_nl], a_cap[is_nl], a_type[is_nl] = hc, hl, k_host, 0
 
     def switch_ends(mask, ports, role, sw, gbps, cage_out, lane_out, cap_out, type_out):
         k = switch_cage_capacity(sw, gbps)
@@ -478,12 +450,27 @@ def closed_form_physical(derived, catalog: Catalog | None = None) -> PhysicalCou
             cage, lane, cap = (p - 1) // k, (p - 1) % k, np.full(len(p), k)
         cage_out[mask], lane_out[mask], cap_out[mask], type_out[mask] = cage, lane, cap, type_code(sw.cage_type)
 
-    t_ls, t_sc = links.tier == 1, links.tier == 2
-    switch_ends(is_nl, links.b_port, "leaf", r.leaf_switch, r.link_gbps, b_cage, b_lane, b_cap, b_type)
-    switch_ends(t_ls, links.a_port, "leaf", r.leaf_switch, r.uplink_gbps, a_cage, a_lane, a_cap, a_type)
-    switch_ends(t_ls, links.b_port, "spine", r.spine_switch, r.uplink_gbps, b_cage, b_lane, b_cap, b_type)
-    switch_ends(t_sc, links.a_port, "spine", r.spine_switch, r.uplink_gbps, a_cage, a_lane, a_cap, a_type)
-    switch_ends(t_sc, links.b_port, "core", r.core_switch, r.uplink_gbps, b_cage, b_lane, b_cap, b_type)
+    nl0, t_ls, t_sc = tier0 == 0, tier0 == 1, tier0 == 2
+    switch_ends(nl0, b_port0, "leaf", r.leaf_switch, r.link_gbps, b_cage, b_lane, b_cap, b_type)
+    switch_ends(t_ls, a_port0, "leaf", r.leaf_switch, r.uplink_gbps, a_cage, a_lane, a_cap, a_type)
+    switch_ends(t_ls, b_port0, "spine", r.spine_switch, r.uplink_gbps, b_cage, b_lane, b_cap, b_type)
+    switch_ends(t_sc, a_port0, "spine", r.spine_switch, r.uplink_gbps, a_cage, a_lane, a_cap, a_type)
+    switch_ends(t_sc, b_port0, "core", r.core_switch, r.uplink_gbps, b_cage, b_lane, b_cap, b_type)
+    a_cap[nl0], a_type[nl0] = k_host, 0
+    if planes > 1:
+        a_cage, a_lane, a_cap, a_type, b_cage, b_lane, b_cap, b_type = (
+            np.tile(x, planes) for x in (a_cage, a_lane, a_cap, a_type, b_cage, b_lane, b_cap, b_type))
+
+    # host cages (the NIC's global port depends on the plane), by _host_cage
+    gp = links.a_port[is_nl]
+    if k_host <= 1:
+        hc, hl = gp, np.zeros_like(gp)
+    elif planes > 1 and planes % k_host == 0:
+        plane_, rail_ = gp // e, gp % e
+        hc, hl = rail_ * (planes // k_host) + plane_ // k_host, plane_ % k_host
+    else:
+        hc, hl = gp // k_host, gp % k_host
+    a_cage[is_nl], a_lane[is_nl] = hc, hl
 
     # cage ids: (device, cage) numbered densely over the cages in use (no sort needed)
     width = int(max(a_cage.max(initial=0), b_cage.max(initial=0))) + 1
