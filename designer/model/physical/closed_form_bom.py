@@ -98,6 +98,11 @@ def _spread_links(owners: int, count: int, targets: int, offsets: np.ndarray):
     return np.repeat(owner, flat), np.repeat(tt, flat)
 
 
+def _repeat(x: np.ndarray, times: int) -> np.ndarray:
+    """x, x, ... (`times` copies end to end); faster than np.tile for one dimension."""
+    return np.concatenate([x] * times) if times > 1 else x
+
+
 def _rank_within(keys: np.ndarray) -> np.ndarray:
     """0-based running count of each key among the entries before it with the same key."""
     order = np.argsort(keys, kind="stable")
@@ -219,11 +224,11 @@ def _generate(r, plan, dev: _Devices) -> tuple[_Links, np.ndarray, np.ndarray]:
     a_shift = np.where(host, 0, dev.per_plane)
     port_shift = np.where(host, e, 0)
     plane_no = np.repeat(np.arange(planes, dtype=np.int64), len(tier1))
-    links = _Links(np.tile(tier1, planes), np.tile(gbps1, planes),
-                   np.tile(a_dev0, planes) + plane_no * np.tile(a_shift, planes),
-                   np.tile(a_port0, planes) + plane_no * np.tile(port_shift, planes),
-                   np.tile(b_dev0, planes) + plane_no * dev.per_plane,
-                   np.tile(b_port0, planes))
+    links = _Links(_repeat(tier1, planes), _repeat(gbps1, planes),
+                   _repeat(a_dev0, planes) + plane_no * _repeat(a_shift, planes),
+                   _repeat(a_port0, planes) + plane_no * _repeat(port_shift, planes),
+                   _repeat(b_dev0, planes) + plane_no * dev.per_plane,
+                   _repeat(b_port0, planes))
     return links, server, leaf_of
 
 
@@ -459,7 +464,7 @@ def closed_form_physical(derived, catalog: Catalog | None = None) -> PhysicalCou
     a_cap[nl0], a_type[nl0] = k_host, 0
     if planes > 1:
         a_cage, a_lane, a_cap, a_type, b_cage, b_lane, b_cap, b_type = (
-            np.tile(x, planes) for x in (a_cage, a_lane, a_cap, a_type, b_cage, b_lane, b_cap, b_type))
+            _repeat(x, planes) for x in (a_cage, a_lane, a_cap, a_type, b_cage, b_lane, b_cap, b_type))
 
     # host cages (the NIC's global port depends on the plane), by _host_cage
     gp = links.a_port[is_nl]
