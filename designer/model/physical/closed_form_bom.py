@@ -662,7 +662,10 @@ def closed_form_physical(derived, catalog: Catalog | None = None) -> PhysicalCou
     for c, g in enumerate(class_first.tolist()):
         mult = int(class_count[c])
         group_ = group_links(g)
-        choice = choice_of[("x", int(shape_x[g]))] if exact is not None and exact[g] else choice_of[("b", int(shape_b[g]))]
+        if exact is not None and exact[g]:
+            choice = choice_of[("x", int(shape_x[g]))]
+        else:
+            choice = choice_of[("b", int(shape_b[g]))]
         cages = {}
         for link in group_:
             cages[link.a.key], cages[link.b.key] = link.a, link.b
