@@ -654,10 +654,13 @@ def closed_form_physical(derived, catalog: Catalog | None = None) -> PhysicalCou
     fibers: list = []                                      # catalog cables by index
     split_fiber: dict = {}                                 # (class, splitter) -> fibers index
 
+    fiber_ids: dict = {}                                   # cable id -> index into fibers
+
     def fiber_index(cable) -> int:
-        if cable not in fibers:
+        if cable.id not in fiber_ids:
+            fiber_ids[cable.id] = len(fibers)
             fibers.append(cable)
-        return fibers.index(cable)
+        return fiber_ids[cable.id]
 
     for c, g in enumerate(class_first.tolist()):
         mult = int(class_count[c])
