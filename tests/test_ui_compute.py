@@ -7,7 +7,7 @@ import threading
 import pytest
 
 from designer.catalog import default_catalog
-from designer.model.intent.design import replace_path
+from designer.model.intent.design import Edit, replace_path
 from designer.model.topology.presets import new_design
 from designer.ui.services.compute import ComputeService, compute, running_services
 
@@ -104,12 +104,20 @@ def test_a_child_process_that_dies_is_replaced_by_a_thread(qtbot):
     assert not svc.is_running()
 
 
-def test_the_bom_of_a_large_design_follows_the_metrics(qtbot):
+def test_a_large_template_design_gets_its_bom_with_the_metrics():
+    big = new_design(default_catalog(), "rail-optimized", gpus=16384, name="closed form")
+    result = compute(big, default_catalog())
+    assert not result.bom_pending and result.bom is not None
+    assert result.bom.gpus == 16384 and result.bom.total_cost > 0
+
+
+def test_the_bom_of_a_large_edited_design_follows_the_metrics(qtbot):
     svc = ComputeService(default_catalog())
     seen = []
     svc.resultReady.connect(seen.append)
     try:
         big = new_design(default_catalog(), "rail-optimized", gpus=4096, name="bom follows")
+        big = replace_path(big, "edits", (Edit("add-links", "leaf-1", "spine-1", 1),))
         svc.request(big)
         qtbot.waitUntil(lambda: bool(seen) and not svc.busy, timeout=60000)
     finally:

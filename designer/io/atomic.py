@@ -13,11 +13,13 @@ other save can still be writing them.
 
 from __future__ import annotations
 
+import codecs
 import os
 import re
 import stat
 import tempfile
 import time
+from collections.abc import Iterable
 from pathlib import Path
 
 TMP_SUFFIX = ".tmp"
@@ -76,8 +78,20 @@ def remove_stale_temporaries(folder: Path, now: float | None = None) -> int:
     return removed
 
 
-def write_atomic(path: str | os.PathLike, data: bytes | str, encoding: str = "utf-8") -> None:
-    """Write to a temporary file beside `path`, flush it to disk, then rename over `path`."""
+def _write_chunks(fh, chunks: Iterable[str], encoding: str) -> None:
+    """Encode text chunks as they come (a large file never sits whole in memory)."""
+    encoder = codecs.getincrementalencoder(encoding)()
+    for chunk in chunks:
+        fh.write(encoder.encode(chunk))
+    fh.write(encoder.encode("", final=True))
+
+
+def write_atomic(path: str | os.PathLike, data: bytes | str | Iterable[str], encoding: str = "utf-8") -> None:
+    """Write to a temporary file beside `path`, flush it to disk, then rename over `path`.
+
+    `data` may be an iterable of str chunks, written as they are produced; if producing them
+    fails, the temporary file is removed and `path` is left as it was.
+    """
     target = Path(path)
     folder = target.parent if str(target.parent) else Path(".")
     payload = data.encode(encoding) if isinstance(data, str) else data
@@ -86,7 +100,10 @@ def write_atomic(path: str | os.PathLike, data: bytes | str, encoding: str = "ut
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=TMP_SUFFIX, dir=folder)
     try:
         with os.fdopen(fd, "wb") as fh:
-            fh.write(payload)
+            if isinstance(payload, (bytes, bytearray, memoryview)):
+                fh.write(payload)
+            else:
+                _write_chunks(fh, payload, encoding)
             fh.flush()
             if hasattr(os, "fchmod"):
                 os.fchmod(fh.fileno(), mode)

@@ -14,6 +14,7 @@ from collections import Counter
 from dataclasses import asdict, dataclass, field
 
 from designer.catalog import Catalog, default_catalog
+from designer.model.physical.closed_form_bom import physical_counts
 from designer.model.physical.media import Physical, physical_layer
 from designer.model.physical.prices import PriceBook, default_prices
 from designer.model.topology.metrics import Finding
@@ -214,11 +215,19 @@ def _cable_items(phys: Physical, catalog: Catalog, price) -> list[LineItem]:
     return out
 
 
-def build_bom(derived, catalog: Catalog | None = None, prices: PriceBook | None = None) -> Bom:
-    """The design's bill of materials, with totals and counts that reconcile with its metrics."""
+def build_bom(derived, catalog: Catalog | None = None, prices: PriceBook | None = None,
+              link_by_link: bool = False) -> Bom:
+    """The design's bill of materials, with totals and counts that reconcile with its metrics.
+
+    A template design's counts come in closed form (closed_form_bom.py, equal to the link-by-link
+    result); an edited design, or `link_by_link=True`, walks every link.
+    """
     catalog = catalog or default_catalog()
     price = _Pricer(prices or default_prices())
-    phys = physical_layer(derived, catalog)
+    if derived.design.edits or link_by_link:
+        phys = physical_layer(derived, catalog)
+    else:
+        phys = physical_counts(derived, catalog)
     items = (_switch_items(derived, catalog, price) + _nic_items(derived, catalog, price)
              + _transceiver_items(phys, catalog, price) + _cable_items(phys, catalog, price))
     if phys.layout.network_racks:
@@ -235,7 +244,7 @@ def build_bom(derived, catalog: Catalog | None = None, prices: PriceBook | None 
         sides[side] += n
     counts = {
         "links_by_tier": phys.links_by_tier(),
-        "links_total": len(phys.links),
+        "links_total": sum(phys.links_by_tier().values()),
         "switches_by_tier": dict(m.switches_by_tier),
         "switches_total": m.switches_total,
         "nics": sum(i.quantity for i in items if i.category == "NICs"),

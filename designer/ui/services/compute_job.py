@@ -19,9 +19,10 @@ from designer.model.physical import bom as bom_module
 from designer.model.topology.derive import derive
 from designer.model.topology.sizing import SizingError
 
-# Designs with more links than this get their BOM as a second job, after the metrics: the
-# physical layer behind it walks every link and takes seconds on a 16K-GPU fabric, while the
-# metrics take tens of milliseconds. Drag previews of such designs skip the BOM.
+# Edited designs with more links than this get their BOM as a second job, after the metrics:
+# their physical layer walks every link and takes seconds on a 16K-GPU fabric, while the metrics
+# take tens of milliseconds. Template designs get it in closed form, so with the metrics (drag
+# previews of large ones skip it). Drag previews of large edited designs skip the BOM.
 QUICK_BOM_LINKS = 6000
 
 
@@ -70,7 +71,8 @@ def compute(design: FabricDesign | None, catalog: Catalog | None = None, generat
     except Exception as exc:  # an estimate problem must not hide the metrics
         problems.append(f"collective estimate: {exc}")
     if bom != "skip":
-        if bom == "now" or metrics.links_total <= QUICK_BOM_LINKS:
+        closed_form = not design.edits and not preview
+        if bom == "now" or metrics.links_total <= QUICK_BOM_LINKS or closed_form:
             try:
                 built = bom_module.build_bom(derived, catalog)
             except Exception as exc:  # likewise for the BOM

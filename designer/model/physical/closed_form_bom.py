@@ -1,0 +1,789 @@
+"""The physical layer's counts for a template design, by class of link instead of link by link.
+
+A template fabric repeats a few kinds of link many times. This module generates the links as
+numpy arrays straight from the sizing plan (the port assignment and spreads of
+designer/model/topology/builders.py, no device graph), places devices by the floor plan's rules
+(designer/model/physical/floor_layout.py), finds the groups of cages that must share a medium
+with a vectorized connected-components pass, and asks `choose_medium` once per distinct group
+shape. Every count is then the per-group result times the number of groups of that class.
+
+The result equals the link-by-link computation (designer/model/physical/media.py
+`compute_physical`) exactly: same groups, same representative group per shape, same float sums
+(power is added in the same order), same findings. tests/test_closed_form_bom.py checks this
+on random designs. Edited designs and the cabling plan, which needs every link, use the
+link-by-link path.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from designer.catalog import Catalog, default_catalog
+from designer.model.common.cache import ContentCache
+from designer.model.physical.floor_layout import Layout, server_device
+from designer.model.physical.media import (
+    MEDIUM_OF_OPTIC, End, LinkPlan, MediaIndex, _findings, _try_copper, choose_medium, host_ports_per_cage,
+    sold_length, switch_cage_capacity,
+)
+from designer.model.topology.builders import plane_prefix
+from designer.model.topology.metrics import Finding
+
+TIERS = ("node-leaf", "leaf-spine", "spine-core")
+MEDIA_CODES = ("none", "dac", "acc", "aoc", "mmf", "smf")
+FORCED_CODES = ("auto", "dac", "acc", "aoc", "mmf", "smf")
+
+
+@dataclass
+class PhysicalCounts:
+    """What the bill of materials reads from the physical layer, without the per-link list."""
+
+    layout: Layout
+    transceivers: Counter
+    transceiver_ends: Counter
+    cables: Counter
+    cable_power_w: dict = field(default_factory=dict)
+    custom_lengths: Counter = field(default_factory=Counter)
+    findings: list[Finding] = field(default_factory=list)
+    tier_counts: dict = field(default_factory=dict)      # tier -> links, in link order
+    media_counts: dict = field(default_factory=dict)     # tier -> {medium: links}, in link order
+
+    @property
+    def links_total(self) -> int:
+        return sum(self.tier_counts.values())
+
+    def links_by_tier(self) -> dict[str, int]:
+        return dict(self.tier_counts)
+
+    def media_by_tier(self) -> dict[str, dict[str, int]]:
+        return {t: dict(m) for t, m in self.media_counts.items()}
+
+
+# ----------------------------------------------------------------------------- links from the plan
+
+def _assignment(plan, e: int) -> tuple[np.ndarray, np.ndarray]:
+    """(leaf, down port) per endpoint of a plane, as `builders.leaf_assignment` gives them."""
+    n = plan.servers
+    if plan.rail_su_size:
+        su = plan.rail_su_size
+        j = np.repeat(np.arange(n, dtype=np.int64), e)
+        p = np.tile(np.arange(e, dtype=np.int64), n)
+        return (j // su) * e + p, j % su + 1
+    per_leaf = plan.leaf_down
+    if e <= per_leaf and per_leaf % e == 0 and plan.leaves * (per_leaf // e) >= n:
+        j = np.arange(n, dtype=np.int64)
+        leaf_s = j * plan.leaves // n
+        first = np.searchsorted(leaf_s, leaf_s, side="left")
+        fill = (j - first) * e
+        p = np.tile(np.arange(e, dtype=np.int64), n)
+        return np.repeat(leaf_s, e), np.repeat(fill, e) + p + 1
+    total = n * e
+    idx = np.arange(total, dtype=np.int64)
+    leaf = idx * plan.leaves // total
+    first = np.searchsorted(leaf, leaf, side="left")
+    return leaf, idx - first + 1
+
+
+def _spread_links(owners: int, count: int, targets: int, offsets: np.ndarray):
+    """Per owner, `_spread(count, targets, offset)` expanded to one entry per link: (owner, t)."""
+    base, rem = divmod(count, targets)
+    t = np.arange(targets, dtype=np.int64)
+    per = base + (((t[None, :] - offsets[:, None]) % targets) < rem).astype(np.int64)
+    owner = np.repeat(np.arange(owners, dtype=np.int64), targets)
+    tt = np.tile(t, owners)
+    flat = per.ravel()
+    return np.repeat(owner, flat), np.repeat(tt, flat)
+
+
+def _repeat(x: np.ndarray, times: int) -> np.ndarray:
+    """x, x, ... (`times` copies end to end); faster than np.tile for one dimension."""
+    return np.concatenate([x] * times) if times > 1 else x
+
+
+def _rank_within(keys: np.ndarray) -> np.ndarray:
+    """0-based running count of each key among the entries before it with the same key."""
+    order = np.argsort(keys, kind="stable")
+    sk = keys[order]
+    start = np.r_[0, np.flatnonzero(sk[1:] != sk[:-1]) + 1]
+    runs = np.diff(np.r_[start, len(sk)])
+    rank_sorted = np.arange(len(sk)) - np.repeat(start, runs)
+    out = np.empty_like(rank_sorted)
+    out[order] = rank_sorted
+    return out
+
+
+@dataclass
+class _Links:
+    """Every link of the fabric as parallel arrays, in the device graph's edge order."""
+
+    tier: np.ndarray       # index into TIERS
+    gbps: np.ndarray
+    a_dev: np.ndarray      # device code (see _Devices)
+    a_port: np.ndarray
+    b_dev: np.ndarray
+    b_port: np.ndarray
+
+
+class _Devices:
+    """Integer codes for devices: servers first, then per plane leaves, spines and cores."""
+
+    def __init__(self, servers: int, plan, planes: int):
+        self.servers, self.plan, self.planes = servers, plan, planes
+        self.per_plane = plan.leaves + plan.spines + plan.cores
+        self.total = servers + planes * self.per_plane
+
+    def leaf(self, plane, i):
+        return self.servers + plane * self.per_plane + i
+
+    def spine(self, plane, i):
+        return self.servers + plane * self.per_plane + self.plan.leaves + i
+
+    def core(self, plane, i):
+        return self.servers + plane * self.per_plane + self.plan.leaves + self.plan.spines + i
+
+    def describe(self, code: int) -> tuple[str, int, int]:
+        """(role, plane, index) of a device code."""
+        if code < self.servers:
+            return "nic", -1, code
+        plane, local = divmod(code - self.servers, self.per_plane)
+        if local < self.plan.leaves:
+            return "leaf", plane, local
+        local -= self.plan.leaves
+        if local < self.plan.spines:
+            return "spine", plane, local
+        return "core", plane, local - self.plan.spines
+
+    def name(self, code: int) -> str:
+        role, plane, i = self.describe(code)
+        if role == "nic":
+            return server_device(i)
+        return f"{plane_prefix(plane, self.planes)}{role}-{i + 1}"
+
+
+def _generate(r, plan, dev: _Devices) -> tuple[_Links, np.ndarray, np.ndarray]:
+    """The links, plus per node-leaf link its server and rail (for host cages and placement)."""
+    e, planes = r.rails, r.planes
+    leaf_of, port_of = _assignment(plan, e)
+    endpoints = len(leaf_of)
+    server = np.arange(endpoints, dtype=np.int64) // e
+    rail = np.arange(endpoints, dtype=np.int64) % e
+    leaves_per_pod = plan.leaves_per_pod if plan.tiers == 3 else plan.leaves
+
+    # leaf-spine, one plane
+    li = np.arange(plan.leaves, dtype=np.int64)
+    pod = li // leaves_per_pod if plan.tiers == 3 else np.zeros_like(li)
+    local = li - pod * leaves_per_pod
+    ls_leaf, ls_t = _spread_links(plan.leaves, plan.leaf_up, plan.spines_per_pod, local * plan.leaf_up)
+    ls_spine = pod[ls_leaf] * plan.spines_per_pod + ls_t
+    ls_pa = plan.leaf_down + 1 + _rank_within(ls_leaf)
+    ls_pb = 1 + _rank_within(ls_spine)
+
+    # spine-core, one plane
+    if plan.tiers == 3:
+        si = np.arange(plan.spines, dtype=np.int64)
+        s_local, s_pod = si % plan.spines_per_pod, si // plan.spines_per_pod
+        sc_spine, sc_t = _spread_links(plan.spines, plan.spine_up, plan.core_groups_size, s_pod * plan.spine_up)
+        sc_core = (s_local[sc_spine] * plan.core_groups_size + sc_t) % plan.cores
+        sc_pa = plan.spine_down + 1 + _rank_within(sc_spine)
+        sc_pb = 1 + _rank_within(sc_core)
+    else:
+        sc_spine = sc_core = sc_pa = sc_pb = np.zeros(0, dtype=np.int64)
+
+    # Edge order of the graph: per plane, each leaf's server links then its uplinks, then each
+    # spine's uplinks (networkx walks nodes in insertion order and skips edges already seen).
+    # (uplinks and spine uplinks are generated owner by owner already)
+    nl_order = np.argsort(leaf_of, kind="stable")
+    ls_order = np.arange(len(ls_leaf))
+    n_nl, n_ls, n_sc = endpoints, len(ls_leaf), len(sc_spine)
+    nl_cnt = np.bincount(leaf_of, minlength=plan.leaves)
+    ls_cnt = np.bincount(ls_leaf, minlength=plan.leaves)
+    block = np.r_[0, np.cumsum(nl_cnt + ls_cnt)[:-1]]
+    nl_first = np.r_[0, np.cumsum(nl_cnt)[:-1]]
+    ls_first = np.r_[0, np.cumsum(ls_cnt)[:-1]]
+    nl_leaf = leaf_of[nl_order]
+    pos = np.concatenate([block[nl_leaf] + np.arange(n_nl) - nl_first[nl_leaf],
+                          block[ls_leaf] + nl_cnt[ls_leaf] + np.arange(n_ls) - ls_first[ls_leaf],
+                          n_nl + n_ls + np.arange(n_sc)])
+    order = np.empty_like(pos)
+    order[pos] = np.arange(len(pos))
+
+    tier1 = np.concatenate([np.zeros(n_nl, np.int64), np.ones(n_ls, np.int64), np.full(n_sc, 2, np.int64)])[order]
+    gbps1 = np.concatenate([np.full(n_nl, r.link_gbps, np.int64), np.full(n_ls + n_sc, r.uplink_gbps, np.int64)])[order]
+    nl_srv, nl_rail = server[nl_order], rail[nl_order]
+
+    a_dev0 = np.concatenate([nl_srv, dev.leaf(0, ls_leaf[ls_order]), dev.spine(0, sc_spine)])[order]
+    a_port0 = np.concatenate([nl_rail, ls_pa[ls_order], sc_pa])[order]
+    b_dev0 = np.concatenate([dev.leaf(0, leaf_of[nl_order]), dev.spine(0, ls_spine[ls_order]),
+                             dev.core(0, sc_core)])[order]
+    b_port0 = np.concatenate([port_of[nl_order], ls_pb[ls_order], sc_pb])[order]
+    host = tier1 == 0
+    # every plane is the first one with its switches (and the NICs' global ports) shifted
+    a_shift = np.where(host, 0, dev.per_plane)
+    port_shift = np.where(host, e, 0)
+    plane_no = np.repeat(np.arange(planes, dtype=np.int64), len(tier1))
+    links = _Links(_repeat(tier1, planes), _repeat(gbps1, planes),
+                   _repeat(a_dev0, planes) + plane_no * _repeat(a_shift, planes),
+                   _repeat(a_port0, planes) + plane_no * _repeat(port_shift, planes),
+                   _repeat(b_dev0, planes) + plane_no * dev.per_plane,
+                   _repeat(b_port0, planes))
+    return links, server, leaf_of
+
+
+# ----------------------------------------------------------------------------- placement
+
+def _layout(fp, servers: int, plan, planes: int, rails: int, dev: _Devices,
+            leaf_of: np.ndarray, server_of_ep: np.ndarray):
+    """(row, slot) per device code, and the Layout counts, by `floor_layout.lay_out`'s rules."""
+    per_rack, per_row, per_net = fp.servers_per_rack, fp.racks_per_row, fp.switches_per_network_rack
+    n_racks = max(1, -(-servers // per_rack))
+    server_rows = -(-n_racks // per_row)
+    n_leaves_all = plan.leaves * planes
+
+    def rack_of(s):
+        return np.minimum(s, servers - 1) // per_rack if servers else np.zeros_like(s)
+
+    def racks_in_row(row):
+        return np.minimum(per_row, n_racks - row * per_row)
+
+    # Each leaf serves the same servers in every plane: its sorted served list, median and racks.
+    L = plan.leaves
+    li = np.arange(L, dtype=np.int64)
+    order = np.lexsort((server_of_ep, leaf_of))
+    s_leaf, s_srv = leaf_of[order], server_of_ep[order]
+    counts = np.bincount(s_leaf, minlength=L)
+    starts = np.r_[0, np.cumsum(counts)[:-1]]
+    spread = (li % rails) if plan.rail_su_size else li
+    homes = []
+    for plane in range(planes):
+        fallback = (plane * 0 + li) * servers // n_leaves_all
+        med = np.where(counts > 0, s_srv[np.minimum(starts + counts // 2, max(len(s_srv) - 1, 0))]
+                       if len(s_srv) else fallback, fallback)
+        homes.append(med)
+    home = np.concatenate(homes)                    # per leaf over all planes, node order
+    leaf_codes = np.concatenate([dev.leaf(p, li) for p in range(planes)])
+
+    block = {}
+    leaf_row = leaf_slot_local = None
+    if fp.placement == "middle-of-row":
+        row_of_leaf = rack_of(home) // per_row
+        j = _rank_within(row_of_leaf)
+        rows_present, n_in_row = np.unique(row_of_leaf, return_counts=True)
+        block = {int(rw): -(-int(n) // per_net) for rw, n in zip(rows_present, n_in_row)}
+        leaf_row = row_of_leaf
+        leaf_slot_local = j // per_net
+    block_arr = np.zeros(server_rows, dtype=np.int64)
+    for rw, b in block.items():
+        block_arr[rw] = b
+
+    others = []
+    for p in range(planes):
+        others.append(dev.spine(p, np.arange(plan.spines, dtype=np.int64)))
+        others.append(dev.core(p, np.arange(plan.cores, dtype=np.int64)))
+    others = np.concatenate(others) if others else np.zeros(0, np.int64)
+    net = np.concatenate([leaf_codes, others]) if fp.placement == "network-row" else others
+    net_racks = -(-len(net) // per_net)
+    net_rows = -(-net_racks // per_row)
+    mid = server_rows // 2
+
+    def floor_row(server_row):
+        return np.where(server_row < mid, server_row, server_row + net_rows)
+
+    def slot_of(rack):
+        row, loc = rack // per_row, rack % per_row
+        half = racks_in_row(row) // 2
+        return row, np.where(loc < half, loc, loc + block_arr[row])
+
+    row = np.zeros(dev.total, dtype=np.int64)
+    slot = np.zeros(dev.total, dtype=np.int64)
+    srv = np.arange(servers, dtype=np.int64)
+    sr, ss = slot_of(rack_of(srv))
+    row[:servers], slot[:servers] = floor_row(sr), ss
+
+    if fp.placement == "su-racks":
+        # racks = sorted distinct racks of the leaf's servers; pick racks[spread % len(racks)]
+        lr = rack_of(s_srv)
+        key = np.unique(s_leaf * (n_racks + 1) + lr)
+        u_leaf, u_rack = key // (n_racks + 1), key % (n_racks + 1)
+        u_counts = np.bincount(u_leaf, minlength=L)
+        u_starts = np.r_[0, np.cumsum(u_counts)[:-1]]
+        for p in range(planes):
+            fallback_rack = rack_of(li * servers // n_leaves_all)
+            pick = np.where(u_counts > 0, u_rack[np.minimum(u_starts + spread % np.maximum(u_counts, 1),
+                                                             max(len(u_rack) - 1, 0))] if len(u_rack)
+                            else fallback_rack, fallback_rack)
+            lrow, lslot = slot_of(pick)
+            codes = dev.leaf(p, li)
+            row[codes], slot[codes] = floor_row(lrow), lslot
+    elif fp.placement == "middle-of-row":
+        half = racks_in_row(leaf_row) // 2
+        row[leaf_codes] = floor_row(leaf_row)
+        slot[leaf_codes] = half + leaf_slot_local
+
+    widest = int(max(racks_in_row(np.arange(server_rows)) + block_arr))
+    i = np.arange(len(net), dtype=np.int64)
+    rack = i // per_net
+    net_row, loc = rack // per_row, rack % per_row
+    in_this_row = np.minimum(per_row, net_racks - net_row * per_row)
+    start = np.maximum(0, (widest - in_this_row) // 2)
+    row[net], slot[net] = mid + net_row, start + loc
+
+    layout = Layout({}, n_racks, sum(block.values()) + net_racks, server_rows + net_rows)
+    return row, slot, layout
+
+
+# ----------------------------------------------------------------------------- cages and groups
+
+def _components(a: np.ndarray, b: np.ndarray, n: int) -> np.ndarray:
+    """A connected-component label of each of n nodes joined by edges a-b (one label per component)."""
+    label = np.arange(n, dtype=np.int64)
+    while True:
+        la, lb = label[a], label[b]
+        if np.array_equal(la, lb):  # every edge inside one label: the labels are the components
+            return label
+        m = np.minimum(la, lb)
+        np.minimum.at(label, a, m)
+        np.minimum.at(label, b, m)
+        while True:  # pointer jumping
+            nxt = label[label]
+            if np.array_equal(nxt, label):
+                break
+            label = nxt
+
+
+_MIX = np.array([0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9, 0xD6E8FEB86659FD93,
+                 0xFF51AFD7ED558CCD, 0xC4CEB9FE1A85EC53, 0x94D049BB133111EB, 0xBF58476D1CE4E5B9],
+                dtype=np.uint64)
+
+
+def _mix(x: np.ndarray) -> np.ndarray:
+    """splitmix64 finalizer, elementwise on uint64."""
+    x = x.astype(np.uint64)
+    with np.errstate(over="ignore"):
+        x = (x ^ (x >> np.uint64(30))) * _MIX[6]
+        x = (x ^ (x >> np.uint64(27))) * _MIX[7]
+        return x ^ (x >> np.uint64(31))
+
+
+def _group_sum(h: np.ndarray, group_sorted: np.ndarray, n_groups: int) -> np.ndarray:
+    """Wrap-around sum of token hashes per group (tokens sorted by group)."""
+    starts = np.r_[0, np.flatnonzero(group_sorted[1:] != group_sorted[:-1]) + 1]
+    out = np.zeros(n_groups, dtype=np.uint64)
+    with np.errstate(over="ignore"):
+        out[group_sorted[starts]] = np.add.reduceat(h, starts)
+    return out
+
+
+def closed_form_physical(derived, catalog: Catalog | None = None) -> PhysicalCounts:
+    """The physical layer's counts for a template (unedited) design; see the module docstring."""
+    catalog = catalog or default_catalog()
+    r, plan, design = derived.resolved, derived.plan, derived.design
+    fp = design.floorplan
+    servers, planes, e = design.cluster.servers, r.planes, r.rails
+    dev = _Devices(servers, plan, planes)
+    links, server_of_ep, leaf_of = _generate(r, plan, dev)
+    n_links = len(links.tier)
+    row, slot, layout = _layout(fp, servers, plan, planes, e, dev, leaf_of, server_of_ep)
+
+    # lengths, as cable_run_m computes them (same float operations, Python's rounding, which
+    # is looked up per distinct value: a floor plan has few distinct runs)
+    xs = [round(s * fp.rack_width_m, 3) for s in range(int(slot.max(initial=0)) + 1)]
+    ys = [round(w * fp.row_pitch_m, 3) for w in range(int(row.max(initial=0)) + 1)]
+    ra, sa, rb, sb = row[links.a_dev], slot[links.a_dev], row[links.b_dev], slot[links.b_dev]
+
+    def distance_codes(ca_, cb_, coords):
+        """Code of |coords[a] - coords[b]| per link, from the pairs that occur."""
+        n = len(coords)
+        pair = ca_ * n + cb_
+        present_ = np.flatnonzero(np.bincount(pair, minlength=n * n))
+        dist = {int(p_): abs(coords[p_ // n] - coords[p_ % n]) for p_ in present_.tolist()}
+        values = sorted(set(dist.values()))
+        code = {v: i for i, v in enumerate(values)}
+        table = np.zeros(n * n, np.int64)
+        table[present_] = [code[dist[p_]] for p_ in present_.tolist()]
+        return table[pair], values
+
+    dx_code, dx_u = distance_codes(sa, sb, xs)
+    dy_code, dy_u = distance_codes(ra, rb, ys)
+    combo = dx_code * (len(dy_u) + 1) + dy_code
+    in_rack = len(dx_u) * (len(dy_u) + 1)
+    combo[(ra == rb) & (sa == sb)] = in_rack
+    present = np.flatnonzero(np.bincount(combo, minlength=in_rack + 1))
+    run = {}
+    for c in present.tolist():
+        if c == in_rack:
+            run[c] = round(fp.in_rack_m, 2)
+        else:
+            ix, iy = divmod(c, len(dy_u) + 1)
+            run[c] = round(dx_u[ix] + dy_u[iy] + 2 * fp.vertical_run_m + fp.slack_m, 2)
+    len_values = np.array(sorted(set(run.values())), dtype=np.float64)
+    code_of_combo = np.zeros(in_rack + 1, np.int64)
+    value_code = {v: i for i, v in enumerate(len_values.tolist())}
+    code_of_combo[list(run)] = [value_code[v] for v in run.values()]
+    len_inv = code_of_combo[combo]
+    length = len_values[len_inv]
+    del combo, ra, sa, rb, sb
+
+    # cages: hosts by _host_cage, switches by switch_cage
+    k_host, host_type = host_ports_per_cage(catalog, derived)
+    is_nl = links.tier == 0
+    # switch ports are the same in every plane: work out the first plane's cages, then repeat
+    n0 = n_links // planes
+    tier0, a_port0, b_port0 = links.tier[:n0], links.a_port[:n0], links.b_port[:n0]
+    a_cage, a_lane, a_cap, a_type, b_cage, b_lane, b_cap, b_type = (np.zeros(n0, np.int64) for _ in range(8))
+    type_names = [host_type]
+
+    def type_code(name):
+        if name not in type_names:
+            type_names.append(name)
+        return type_names.index(name)
+
+    def switch_ends(mask, ports, role, sw, gbps, cage_out, lane_out, cap_out, type_out):
+        k = switch_cage_capacity(sw, gbps)
+        p = ports[mask]
+        if role == "leaf" and r.link_gbps != r.uplink_gbps:
+            k_down = switch_cage_capacity(sw, r.link_gbps)
+            base = -(-plan.leaf_down // k_down)
+            off = p - plan.leaf_down - 1
+            down = p <= plan.leaf_down
+            cage = np.where(down, (p - 1) // k_down, base + off // k)
+            lane = np.where(down, (p - 1) % k_down, off % k)
+            cap = np.where(down, k_down, k)
+        else:
+            cage, lane, cap = (p - 1) // k, (p - 1) % k, np.full(len(p), k)
+        cage_out[mask], lane_out[mask], cap_out[mask], type_out[mask] = cage, lane, cap, type_code(sw.cage_type)
+
+    nl0, t_ls, t_sc = tier0 == 0, tier0 == 1, tier0 == 2
+    switch_ends(nl0, b_port0, "leaf", r.leaf_switch, r.link_gbps, b_cage, b_lane, b_cap, b_type)
+    switch_ends(t_ls, a_port0, "leaf", r.leaf_switch, r.uplink_gbps, a_cage, a_lane, a_cap, a_type)
+    switch_ends(t_ls, b_port0, "spine", r.spine_switch, r.uplink_gbps, b_cage, b_lane, b_cap, b_type)
+    switch_ends(t_sc, a_port0, "spine", r.spine_switch, r.uplink_gbps, a_cage, a_lane, a_cap, a_type)
+    switch_ends(t_sc, b_port0, "core", r.core_switch, r.uplink_gbps, b_cage, b_lane, b_cap, b_type)
+    a_cap[nl0], a_type[nl0] = k_host, 0
+    if planes > 1:
+        a_cage, a_lane, a_cap, a_type, b_cage, b_lane, b_cap, b_type = (
+            _repeat(x, planes) for x in (a_cage, a_lane, a_cap, a_type, b_cage, b_lane, b_cap, b_type))
+
+    # host cages (the NIC's global port depends on the plane), by _host_cage
+    gp = links.a_port[is_nl]
+    if k_host <= 1:
+        hc, hl = gp, np.zeros_like(gp)
+    elif planes > 1 and planes % k_host == 0:
+        plane_, rail_ = gp // e, gp % e
+        hc, hl = rail_ * (planes // k_host) + plane_ // k_host, plane_ % k_host
+    else:
+        hc, hl = gp // k_host, gp % k_host
+    a_cage[is_nl], a_lane[is_nl] = hc, hl
+
+    # cage ids: (device, cage) numbered densely over the cages in use (no sort needed)
+    width = int(max(a_cage.max(initial=0), b_cage.max(initial=0))) + 1
+    ca = links.a_dev * width + a_cage
+    cb = links.b_dev * width + b_cage
+    used = np.zeros(dev.total * width, bool)
+    used[ca], used[cb] = True, True
+    renumber = np.cumsum(used) - 1
+    ca, cb = renumber[ca], renumber[cb]
+    n_cages = int(used.sum())
+    del used, renumber
+    comp = _components(ca, cb, n_cages)
+
+    # groups in the order of their first link; links of each group in link order
+    g_raw = comp[ca]
+    first_link = np.full(n_cages, n_links, np.int64)
+    np.minimum.at(first_link, g_raw, np.arange(n_links))
+    is_first = first_link[g_raw] == np.arange(n_links)
+    n_groups = int(is_first.sum())
+    group_of_label = np.zeros(n_cages, np.int64)
+    group_of_label[g_raw[is_first]] = np.arange(n_groups)
+    group = group_of_label[g_raw]
+    del g_raw, first_link, group_of_label, comp
+    lorder = np.argsort(group, kind="stable")             # links grouped, link order inside
+    lpos = np.empty(n_links, np.int64)
+    lpos[lorder] = np.arange(n_links)
+    g_sorted = group[lorder]
+    g_start = np.r_[0, np.flatnonzero(g_sorted[1:] != g_sorted[:-1]) + 1]
+    g_nlinks = np.diff(np.r_[g_start, n_links])
+    link_rank = lpos - g_start[group]                     # position of each link in its group
+
+    # cage local index: order of first appearance (a then b) in the group's links
+    ends_seq = np.empty(2 * n_links, np.int64)
+    ends_seq[0::2], ends_seq[1::2] = ca[lorder], cb[lorder]
+    firstpos = np.full(n_cages, 2 * n_links, np.int64)
+    np.minimum.at(firstpos, ends_seq, np.arange(2 * n_links))
+    first_occ = firstpos[ends_seq] == np.arange(2 * n_links)
+    seen = np.cumsum(first_occ)                           # distinct cages up to each end
+    before_group = np.r_[0, seen][2 * g_start]            # distinct cages before each group
+    local = np.zeros(n_cages, np.int64)
+    occ_pos = np.flatnonzero(first_occ)
+    occ_cage = ends_seq[occ_pos]
+    occ_group = g_sorted[occ_pos // 2]
+    local[occ_cage] = seen[occ_pos] - 1 - before_group[occ_group]
+    g_ncages = np.bincount(occ_group, minlength=n_groups)
+    del ends_seq, firstpos, first_occ, seen
+
+    cage_host = np.zeros(n_cages, np.int8)
+    cage_type = np.zeros(n_cages, np.int8)
+    cage_cap = np.zeros(n_cages, np.int16)
+    cage_host[ca] = is_nl
+    cage_type[ca], cage_type[cb] = a_type, b_type
+    cage_cap[ca], cage_cap[cb] = a_cap, b_cap
+
+    # group tiers: a single tier gives its forced medium, mixed tiers "auto"
+    g_tmin = np.full(n_groups, 9, np.int64)
+    g_tmax = np.full(n_groups, -1, np.int64)
+    np.minimum.at(g_tmin, group, links.tier)
+    np.maximum.at(g_tmax, group, links.tier)
+    forced_of_tier = np.array([FORCED_CODES.index(fp.forced_medium(t)) for t in TIERS])
+    g_forced = np.where(g_tmin == g_tmax, forced_of_tier[np.clip(g_tmin, 0, 2)], 0)
+
+    media = MediaIndex(catalog, r.technology.family)
+    # choose_medium reads a length only through "longer than this reach" tests, so a length's
+    # bin among those cut points decides the medium as well as the length does
+    cuts = sorted({media.copper_reach_m} | {c.reach_m + 1e-9 for c in media.cables}
+                  | {t.reach_m + 1e-9 for t in media.transceivers})
+    bin_of_len = np.searchsorted(np.array(cuts, dtype=np.float64), len_values, side="left")
+    len_bin = bin_of_len[len_inv]
+
+    # shape (what _ChoiceMemo keys on: exact lengths) and class (shape plus what the accounting
+    # reads), each also with lengths binned
+    u = np.uint64
+    ctok = _mix((local[occ_cage].astype(u) << u(32)) | (cage_cap[occ_cage].astype(u) << u(16))
+                | (cage_type[occ_cage].astype(u) << u(8)) | cage_host[occ_cage].astype(u))
+    rank_gbps = (link_rank.astype(u) << u(16)) | links.gbps.astype(u)
+    ends_local = (local[ca].astype(u) << u(20)) | local[cb].astype(u)
+    with np.errstate(over="ignore"):
+        common = _group_sum(ctok, occ_group, n_groups) + _mix(
+            g_forced.astype(u) * _MIX[2] + g_nlinks.astype(u) * _MIX[3] + g_ncages.astype(u) * _MIX[4])
+        xtok = _mix((link_rank.astype(u) << u(24)) | (b_lane.astype(u) << u(4)) | links.tier.astype(u))
+        extra = _group_sum(xtok[lorder], g_sorted, n_groups)
+
+        def shape_and_class(lcode):
+            ltok = _mix(_mix((lcode.astype(u) << u(40)) | ends_local) ^ rank_gbps)
+            shape = _mix(_group_sum(ltok[lorder], g_sorted, n_groups) + common)
+            return shape, _mix(shape ^ extra)
+
+        shape_b, class_b = shape_and_class(len_bin)
+
+    built: dict = {}
+    names: dict = {}
+
+    def name(code: int) -> str:
+        if code not in names:
+            names[code] = dev.name(code)
+        return names[code]
+
+    def group_links(g: int) -> list[LinkPlan]:
+        if g in built:
+            return built[g]
+        ids = lorder[g_start[g]:g_start[g] + g_nlinks[g]]
+        cols = zip(ids.tolist(), *(arr[ids].tolist() for arr in (
+            links.tier, links.gbps, links.a_dev, links.a_port, a_cage, a_lane, a_type, a_cap,
+            links.b_dev, links.b_port, b_cage, b_lane, b_type, b_cap, length)))
+        out = []
+        for li_, t, gb, ad, ap, ac, al, at, acp, bd, bp, bc, bl, bt, bcp, ln in cols:
+            if t == 0:
+                a = End(server_device(ad), f"nic-{ap + 1}", ac, al, True, host_type, acp)
+            else:
+                a = End(name(ad), str(ap), ac, al, False, type_names[at], acp)
+            b = End(name(bd), str(bp), bc, bl, False, type_names[bt], bcp)
+            out.append(LinkPlan(li_, TIERS[t], gb, a, b, ln))
+        built[g] = out
+        return out
+
+    def choose(g: int):
+        """(choice by local cage index, whether another group of the same binned shape could get
+        another cable because copper centers are tried in device-name order)."""
+        group_ = group_links(g)
+        cages = {}
+        for link in group_:
+            cages[link.a.key], cages[link.b.key] = link.a, link.b
+        choice = choose_medium(group_, media, FORCED_CODES[int(g_forced[g])])
+        by_name = False
+        if choice is not None and choice.cable is not None:
+            _, center = _try_copper(group_, cages, media, (choice.kind,))
+            centers = [k for k in cages if all(k in (l.a.key, l.b.key) for l in group_)]
+            by_name = sum(cages[k].host == cages[center].host for k in centers) > 1 or (
+                cages[center].host and any(not cages[k].host for k in centers))
+        if choice is not None and choice.modules:
+            pos = {k: i for i, k in enumerate(cages)}
+            choice = type(choice)(choice.kind, choice.cable, choice.optic,
+                                  {pos[k]: m for k, m in choice.modules.items()}, choice.forced_failed)
+        return choice, by_name
+
+    # one choice per binned shape, from its first group; where device names could change the
+    # cable, fall back to the exact shapes, as the link-by-link path remembers them
+    binned_first = np.unique(shape_b, return_index=True)[1]
+    choice_of: dict = {}
+    by_name_shapes = []
+    for g in np.sort(binned_first).tolist():
+        choice, by_name = choose(g)
+        if by_name:
+            by_name_shapes.append(shape_b[g])
+        else:
+            choice_of[("b", int(shape_b[g]))] = choice
+    exact = np.isin(shape_b, np.array(by_name_shapes, dtype=np.uint64)) if by_name_shapes else None
+    if exact is not None and exact.any():
+        with np.errstate(over="ignore"):
+            shape_x, class_x = shape_and_class(len_inv)
+            class_h = np.where(exact, class_x ^ _MIX[5], class_b)
+        for g in np.flatnonzero(exact)[np.unique(shape_x[exact], return_index=True)[1]].tolist():
+            choice_of[("x", int(shape_x[g]))] = choose(g)[0]
+    else:
+        class_h = class_b
+    class_keys, class_first, class_of_group, class_count = np.unique(
+        class_h, return_index=True, return_inverse=True, return_counts=True)
+    class_of_group = class_of_group.reshape(-1)
+    n_classes = len(class_keys)
+
+    transceivers: Counter = Counter()
+    ends: Counter = Counter()
+    cables: Counter = Counter()
+    custom: Counter = Counter()
+    problems: Counter = Counter()
+    forced_failed: Counter = Counter()
+    max_links = int(g_nlinks.max(initial=1))
+    class_medium = np.zeros((n_classes, max_links), np.int64)
+    # per class and link position: fiber (index into fibers, -1 none), pieces, splitter (-1 none)
+    class_fiber = np.full((n_classes, max_links), -1, np.int64)
+    class_pieces = np.zeros((n_classes, max_links), np.int64)
+    class_split = np.full((n_classes, max_links), -1, np.int64)
+    class_cable = np.full(n_classes, -1, np.int64)
+    class_watts = np.zeros(n_classes)
+    fibers: list = []                                      # catalog cables by index
+    split_fiber: dict = {}                                 # (class, splitter) -> fibers index
+
+    fiber_ids: dict = {}                                   # cable id -> index into fibers
+
+    def fiber_index(cable) -> int:
+        if cable.id not in fiber_ids:
+            fiber_ids[cable.id] = len(fibers)
+            fibers.append(cable)
+        return fiber_ids[cable.id]
+
+    for c, g in enumerate(class_first.tolist()):
+        mult = int(class_count[c])
+        group_ = group_links(g)
+        if exact is not None and exact[g]:
+            choice = choice_of[("x", int(shape_x[g]))]
+        else:
+            choice = choice_of[("b", int(shape_b[g]))]
+        cages = {}
+        for link in group_:
+            cages[link.a.key], cages[link.b.key] = link.a, link.b
+        if choice is None:
+            for link in group_:
+                problems[(link.tier, link.gbps)] += mult
+            continue
+        if choice.forced_failed:
+            forced_failed[(group_[0].tier, FORCED_CODES[int(g_forced[g])])] += len(group_) * mult
+        if choice.cable:
+            cable = choice.cable
+            class_cable[c] = fiber_index(cable)
+            class_watts[c] = cable.power_w + cable.leg_power_w * (len(cages) - 1)
+            class_medium[c, :len(group_)] = MEDIA_CODES.index(cable.kind)
+            continue
+        keys_ = list(cages)
+        modules = {keys_[i]: m for i, m in choice.modules.items()}
+        class_medium[c, :len(group_)] = MEDIA_CODES.index(MEDIUM_OF_OPTIC[choice.optic])
+        for key, module in modules.items():
+            transceivers[(module.id, "host" if cages[key].host else "switch")] += mult
+        slots: dict = {}
+        for j, link in enumerate(group_):
+            a_part, b_part = modules[link.a.key].id, modules[link.b.key].id
+            ends[(a_part, "host" if link.a.host else "switch")] += mult
+            ends[(b_part, "host" if link.b.host else "switch")] += mult
+            main = modules[link.b.key]
+            k, cn = link.b.capacity, main.connectors
+            if k > cn and main.split_fiber:
+                slot_key = (link.b.key, link.b.lane // (k // cn))
+                if slot_key not in slots:
+                    slots[slot_key] = len(slots)
+                    split_fiber[(c, slots[slot_key])] = fiber_index(catalog.cables[main.split_fiber])
+                class_split[c, j] = slots[slot_key]
+                continue
+            class_fiber[c, j] = fiber_index(catalog.cables[main.fiber])
+            class_pieces[c, j] = max(1, cn // k)
+
+    # exact lengths: sold lengths per link, per splitter and per cable, counted in numpy
+    n_len = len(len_values)
+    flat = class_of_group[group] * max_links + link_rank     # (class, position in group) per link
+    power: dict = {}
+
+    def add(fiber_codes, len_codes, weights=None):
+        """cables[(id, sold)] += weight for each (fiber, length) pair; returns sold per pair key."""
+        key = fiber_codes * n_len + len_codes
+        counts = np.bincount(key, weights=weights, minlength=0)
+        out = {}
+        for k in np.flatnonzero(counts).tolist():
+            cable = fibers[k // n_len]
+            sold, made = sold_length(cable, float(len_values[k % n_len]))
+            n = int(counts[k])
+            cables[(cable.id, sold)] += n
+            if made:
+                custom[(cable.id, sold)] += n
+            power.setdefault((cable.id, sold), 0.0)
+            out[k] = sold
+        return out
+
+    lf = class_fiber.ravel()[flat]
+    has = lf >= 0
+    if has.any():
+        add(lf[has], len_inv[has], class_pieces.ravel()[flat][has].astype(np.float64))
+    ls = class_split.ravel()[flat]
+    has = ls >= 0
+    if has.any():
+        width_s = int(ls.max()) + 1
+        sid = group[has] * width_s + ls[has]
+        uniq_s, inv_s = np.unique(sid, return_inverse=True)
+        longest = np.zeros(len(uniq_s), np.int64)
+        np.maximum.at(longest, inv_s.reshape(-1), len_inv[has])
+        s_group, s_local = uniq_s // width_s, uniq_s % width_s
+        s_class = class_of_group[s_group]
+        s_fiber = np.array([split_fiber[(c_, l_)] for c_, l_ in zip(s_class.tolist(), s_local.tolist())], np.int64)
+        add(s_fiber, longest)
+    g_cable = class_cable[class_of_group]
+    cabled = np.flatnonzero(g_cable >= 0)                  # groups in group order
+    if len(cabled):
+        g_longest = np.zeros(n_groups, np.int64)
+        np.maximum.at(g_longest, group, len_inv)
+        sold_of = add(g_cable[cabled], g_longest[cabled])
+        bucket_key = g_cable[cabled] * n_len + g_longest[cabled]
+        # power: the same float additions, in the same (group) order, as the link-by-link path
+        keys_u, inv_u = np.unique(bucket_key, return_inverse=True)
+        sold_bucket = [(fibers[k // n_len].id, sold_of[k]) for k in keys_u.tolist()]
+        bucket_ids = {b: i for i, b in enumerate(dict.fromkeys(sold_bucket))}
+        b_of_group = np.array([bucket_ids[b] for b in sold_bucket], np.int64)[inv_u.reshape(-1)]
+        watts = class_watts[class_of_group[cabled]]
+        for b_key, i in bucket_ids.items():
+            power[b_key] = float(np.cumsum(watts[b_of_group == i])[-1])
+
+    # per link medium, then counts by tier in order of first appearance
+    n_media = len(MEDIA_CODES)
+    code = links.tier * n_media + class_medium.ravel()[flat]
+    c_n = np.bincount(code, minlength=3 * n_media)
+    c_first = np.full(3 * n_media, n_links, np.int64)
+    np.minimum.at(c_first, code, np.arange(n_links))
+    t_n = c_n.reshape(3, n_media).sum(axis=1)
+    t_first = c_first.reshape(3, n_media).min(axis=1)
+    tier_first = {TIERS[t]: int(t_n[t]) for t in np.argsort(t_first, kind="stable").tolist() if t_n[t]}
+    media_counts: dict = {}
+    for k in np.argsort(c_first, kind="stable").tolist():
+        if c_n[k]:
+            t, m = divmod(k, n_media)
+            media_counts.setdefault(TIERS[t], {})[MEDIA_CODES[m]] = int(c_n[k])
+    media_counts = {t: media_counts[t] for t in tier_first}
+
+    findings = _findings(problems, forced_failed, custom, r.technology.family)
+    return PhysicalCounts(layout, transceivers, ends, cables, power, custom, findings, tier_first, media_counts)
+
+
+_CACHE: ContentCache[PhysicalCounts] = ContentCache(size=4)
+
+
+def physical_counts(derived, catalog: Catalog | None = None) -> PhysicalCounts:
+    """`closed_form_physical`, cached by the design's content (designs are immutable)."""
+    catalog = catalog or default_catalog()
+    return _CACHE.get_or_compute((derived.design.content_key(), id(catalog)),
+                                 lambda: closed_form_physical(derived, catalog))
