@@ -22,7 +22,6 @@ COMMANDS = [
     "designer.cli.cmd_report",
     "designer.cli.cmd_sweep",
     "designer.cli.cmd_export",
-    "designer.cli.cmd_import",
 ]
 
 
