@@ -100,8 +100,8 @@ def test_recommendation_changes_at_the_gpu_and_share_thresholds(cheap_ethernet_p
 
 def test_same_family_designs_get_no_family_verdict(pair):
     ib = pair[0]
-    hdr = make_counterpart(ib, "ib-hdr", CAT).design   # DGX H100 has no XDR variant: HDR, same family
-    rec = compare([ib, hdr]).recommendation
+    xdr = make_counterpart(ib, "ib-xdr", CAT).design
+    rec = compare([ib, xdr]).recommendation
     assert rec.family == "" and "add a counterpart" in rec.verdict
 
 

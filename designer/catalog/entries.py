@@ -86,10 +86,6 @@ class Nic(_Entry):
 
 @dataclass(frozen=True)
 class Server(_Entry):
-    # Servers with the same chassis are network variants of one system (DGX B300 ships with
-    # 8 x 800G XDR or 2 x 400GbE per GPU): a counterpart may switch between them, never to
-    # another system, and never changes a server's NICs.
-    chassis: str = ""
     gpu: str = ""
     gpus: int = 8
     nvlink_domain_gpus: int = 8

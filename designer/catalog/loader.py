@@ -109,16 +109,10 @@ class Catalog:
     origins: dict[tuple[str, str], str] = dataclasses.field(default_factory=dict)
 
     def switch(self, switch_id: str) -> Switch:
-        """The switch with this id; `generic-<R>x<S>g` stands for a generic R-port switch at S Gb/s.
-
-        Ids match without regard to case, and the vendor's model name or part number works too
-        (`QM9700`, `MQM9700-NS2F`, `Q3400`): see `find`."""
+        """The switch with this id; `generic-<R>x<S>g` stands for a generic R-port switch at S Gb/s."""
         if switch_id in self.switches:
             return self.switches[switch_id]
-        found = find(self.switches, switch_id)
-        if found is not None:
-            return found
-        match = _GENERIC_SWITCH.match(switch_id.lower())
+        match = _GENERIC_SWITCH.match(switch_id)
         if match:
             if len(switch_id) > 40:
                 raise UnknownPartError(f"generic switch {quote(switch_id, 40)}: radix or speed out of range")
@@ -138,62 +132,20 @@ class Catalog:
     def nic(self, nic_id: str) -> Nic:
         if nic_id in self.nics:
             return self.nics[nic_id]
-        found = find(self.nics, nic_id)
-        if found is not None:
-            return found
         raise UnknownPartError(_unknown("NIC", nic_id, self.nics))
 
     def server(self, server_id: str) -> Server:
         if server_id in self.servers:
             return self.servers[server_id]
-        found = find(self.servers, server_id)
-        if found is not None:
-            return found
         raise UnknownPartError(_unknown("server", server_id, self.servers))
 
     def technology(self, tech_id: str) -> Technology:
         if tech_id in self.technologies:
             return self.technologies[tech_id]
-        found = find(self.technologies, tech_id, names=False)
-        if found is not None:
-            return found
         raise UnknownPartError(_unknown("technology", tech_id, self.technologies))
 
     def origin(self, kind: str, entry_id: str) -> str:
         return self.origins.get((kind, entry_id), "")
-
-
-def _model_names(entry) -> set[str]:
-    """How people write an entry's model: its part number, and each word of its name with and
-    without a suffix after a dash ("Quantum-X800 Q3400-RA" gives "q3400-ra" and "q3400")."""
-    names = set()
-    part = getattr(entry, "part_number", "") or ""
-    if part:
-        names.add(part.lower())
-    for word in (getattr(entry, "name", "") or "").replace(",", " ").split():
-        word = word.strip("()").lower()
-        if len(word) >= 4 and any(ch.isdigit() for ch in word):   # model words carry a number
-            names.add(word)
-            names.add(word.split("-")[0])
-    return names
-
-
-def find(entries: dict, query: str, names: bool = True):
-    """The entry an id names without regard to case, or whose model name or part number it is.
-
-    None when nothing matches, or when a model name fits several entries (the caller then lists
-    the ids). An exact id always wins, so a user catalog's ids stay unambiguous.
-    """
-    key = query.strip().lower()
-    if not key:
-        return None
-    by_id = [e for i, e in entries.items() if i.lower() == key]
-    if len(by_id) == 1:
-        return by_id[0]
-    if not names:
-        return None
-    by_name = [e for e in entries.values() if key in _model_names(e)]
-    return by_name[0] if len(by_name) == 1 else None
 
 
 def _unknown(kind: str, entry_id: str, known: dict) -> str:

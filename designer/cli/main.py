@@ -41,11 +41,6 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         return int(args.run(args) or 0)
-    except BrokenPipeError:
-        # The reader went away (`metrics FILE | head`): end quietly, as Unix tools do.
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        return 0
     except CommandError as exc:
         print(f"fabric-designer {args.command}: error: {one_line(exc)}", file=sys.stderr)
         return 1

@@ -1,13 +1,10 @@
 """Counterpart designs: the same cluster on another fabric technology.
 
-The servers, GPU count, template and oversubscription targets stay; the switches and link
-speeds come from the target technology. A server's NICs never change: they are built in. Where
-the same system ships with another network (the catalog lists such servers with one
-`chassis`: DGX B300 with 8 x 800G XDR, or with 2 x 400GbE per GPU on two planes), the variant
-that runs the target technology at its native speed is used. Where no variant can run it, the
-counterpart is refused with the reason. Otherwise per-server injection bandwidth is kept where
-the NIC allows it: a slower technology splits each port over parallel planes when the NIC has
-the ports for it.
+The servers, GPU count, template and oversubscription targets stay; the switches, NICs and link
+speeds come from the target technology. Per-server injection bandwidth is kept where the NIC
+allows it: a faster NIC port count shrinks onto fewer, faster ports only when the rail count
+stays, and a slower technology splits each port over parallel planes (as DGX B300 does with
+2 x 400GbE per GPU).
 """
 
 from __future__ import annotations
@@ -15,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
-from designer.catalog import Catalog, Server, Technology
+from designer.catalog import Catalog, Technology
 from designer.model.intent.design import ClusterSpec, FabricDesign, FabricSpec, Meta, TierSpec
 from designer.model.topology.sizing import SizingError, resolve, split_ports
 
@@ -39,57 +36,30 @@ def counterpart_name(name: str, old: Technology, new: Technology) -> str:
     return f"{base} \u2013 {new.name}"
 
 
-def _native(server: Server, catalog: Catalog, tech: Technology) -> bool:
-    """Whether `server` as shipped runs `tech` at the technology's own port speed."""
-    mode = catalog.nic(server.compute_nic).mode_for(tech.family)
-    # The NIC's own port speed in that family is the server's: a DGX B300 built for 2 x 400GbE
-    # is not an 8 x 400G InfiniBand server, though its ConnectX-8 could run InfiniBand.
-    return mode is not None and mode.gbps == server.port_gbps == tech.link_gbps
-
-
-def _variant(source, catalog: Catalog, tech: Technology) -> Server | None:
-    """The variant of the source's system that runs `tech` natively, when the source does not."""
-    own = source.server
-    if not own.chassis or _native(own, catalog, tech) and source.nic.id == own.compute_nic:
-        return None
-    for other in catalog.servers.values():
-        if other.chassis == own.chassis and other.id != own.id and _native(other, catalog, tech):
-            return other
-    return None
-
-
 def make_counterpart(design: FabricDesign, technology: str, catalog: Catalog) -> Counterpart:
     """The same cluster built on `technology`; raises UnknownPartError or SizingError."""
     tech = catalog.technology(technology)
     source = resolve(design, catalog)
     server = source.server
     notes: list[str] = []
-    switch = catalog.switch(tech.default_switch)
-
-    variant = _variant(source, catalog, tech)
-    if variant is not None:
-        server, nic = variant, catalog.nic(variant.compute_nic)
-        mode = nic.mode_for(tech.family)
-        link, ports, planes = variant.port_gbps, variant.compute_ports, variant.planes_hint
-        notes.append(f"servers become {variant.name}, the variant of {source.server.name} that runs "
-                     f"{tech.name}: {ports} x {link}G per server on {planes} plane{'s' if planes > 1 else ''}")
-        return _build(design, source, tech, switch, server, nic, link, ports, planes, notes)
 
     nic = source.nic
     mode = nic.mode_for(tech.family)
+    if mode is None or mode.gbps < tech.link_gbps and nic.id != tech.default_nic:
+        new_nic = catalog.nic(tech.default_nic)
+        notes.append(f"NICs change from {nic.name} to {new_nic.name}"
+                     + ("" if mode else f" ({nic.name} does not run {tech.family})"))
+        nic = new_nic
+        mode = nic.mode_for(tech.family)
     if mode is None:
-        raise SizingError(f"{server.name}'s {nic.name} does not run {tech.family}; {tech.name} needs servers "
-                          f"with {catalog.nic(tech.default_nic).name} or another {tech.family} NIC")
+        raise SizingError(f"no NIC in the catalog runs {tech.name}")
     link = min(tech.link_gbps, mode.gbps)
-    if link < tech.link_gbps and not switch.ports_at(link):
-        raise SizingError(f"{server.name}'s {nic.name} runs at most {mode.gbps}G; {tech.name} needs "
-                          f"{tech.link_gbps}G ports (servers with {catalog.nic(tech.default_nic).name})")
 
     old_bw = source.ports_per_server * source.link_gbps
     ports, planes = source.ports_per_server, source.planes
     if link < source.link_gbps and source.link_gbps % link == 0:
         factor = source.link_gbps // link
-        if mode.ports >= factor:
+        if mode.ports >= factor or nic.id != source.nic.id:
             ports, planes = ports * factor, planes * factor
             notes.append(f"each {source.link_gbps}G port becomes {factor} x {link}G on {planes} planes, "
                          f"keeping {old_bw:,} Gb/s per server")
@@ -100,11 +70,7 @@ def make_counterpart(design: FabricDesign, technology: str, catalog: Catalog) ->
         notes.append(f"ports run at {link}G instead of {source.link_gbps}G: "
                      f"{ports * link:,} Gb/s per server instead of {old_bw:,}")
 
-    return _build(design, source, tech, switch, server, nic, link, ports, planes, notes)
-
-
-def _build(design: FabricDesign, source, tech: Technology, switch, server: Server, nic, link: int, ports: int,
-           planes: int, notes: list[str]) -> Counterpart:
+    switch = catalog.switch(tech.default_switch)
     uplink = tech.uplink_gbps if switch.ports_at(tech.uplink_gbps) else link
     nodes_per_su = design.fabric.nodes_per_su
     if design.fabric.template == "rail-optimized":

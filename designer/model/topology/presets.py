@@ -35,11 +35,7 @@ def new_design(catalog: Catalog, template: str = "leaf-spine", *, gpus: int | No
     """A design from the choices of `fabric-designer new`; raises SizingError on impossible counts."""
     if template not in TEMPLATES:
         raise SizingError(f"unknown template '{template}' (choose from {', '.join(TEMPLATES)})")
-    srv = catalog.server(server or DEFAULT_SERVER)   # "DGX-H100" and "dgx-h100" name the same server
-    if switch and not radix:
-        switch = catalog.switch(switch).id             # "QM9700", "MQM9700-NS2F": the catalog's id
-    if technology:
-        technology = catalog.technology(technology).id
+    srv = catalog.server(server or DEFAULT_SERVER)
     per_node = gpus_per_node or srv.gpus
     if (gpus is None) == (nodes is None):
         raise SizingError("give either a GPU count or a node count")
@@ -56,12 +52,6 @@ def new_design(catalog: Catalog, template: str = "leaf-spine", *, gpus: int | No
         # One NIC per GPU unless the server model says otherwise.
         ports = max(1, round(srv.compute_ports * gpus_per_node / srv.gpus))
     link = speed or srv.port_gbps
-    if not speed and switch and not radix:
-        chosen = catalog.switch(switch)
-        if not chosen.ports_at(link):
-            # A switch without ports at the NIC's speed runs at its own: the NIC mismatch, if any,
-            # is then a finding of the design rather than a refusal here.
-            link = max(m.gbps for m in chosen.port_modes)
     if technology:
         tech = catalog.technology(technology)
         switch_id = switch or (f"generic-{radix}x{link}g" if radix else tech.default_switch)
