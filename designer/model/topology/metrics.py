@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 from collections import Counter
 from dataclasses import asdict, dataclass, field
 
@@ -26,10 +28,12 @@ class Finding:
 class TierPorts:
     switches: int
     ports_total: int       # logical ports at the uplink speed, all switches of the tier
+    # ports_used / ports_free count in the same unit: a slower port takes its share of a cage
     ports_used: int
     ports_free: int
     oversubscription_worst: float | None
     oversubscription_mean: float | None
+    port_gbps: int = 0     # the speed ports are counted at (the tier's uplink speed)
 
 
 @dataclass(frozen=True)
@@ -156,8 +160,10 @@ def compute_metrics(design: FabricDesign, r: Resolved, plan: Plan, g: nx.MultiGr
         used_total = 0
         free_total = 0
         for node, dn, up, dbw, ubw in rows:
-            used_total += dn + up
             fraction = dn / n_down + up / n_up
+            # Counted in ports at the uplink speed, so mixed speeds share the same cages:
+            # two 400G downlinks take one 800G port's lanes. A switch never uses more than it has.
+            used_total += min(n_up, math.ceil(fraction * n_up - 1e-9))
             if fraction > 1 + 1e-9:
                 findings.append(Finding(
                     "error", "ports-beyond-radix",
@@ -174,7 +180,8 @@ def compute_metrics(design: FabricDesign, r: Resolved, plan: Plan, g: nx.MultiGr
             ratios = [1.0] * len(rows)  # the top tier has no uplinks to oversubscribe
         worst = max(ratios) if ratios else None
         mean = sum(ratios) / len(ratios) if ratios else None
-        ports_by_tier[tier] = TierPorts(len(rows), n_up * len(rows), used_total, free_total, worst, mean)
+        unit = r.uplink_gbps if sw.ports_at(r.uplink_gbps) else sw.max_gbps
+        ports_by_tier[tier] = TierPorts(len(rows), n_up * len(rows), used_total, free_total, worst, mean, unit)
         target = design.fabric.tier(tier).oversubscription if tier != "core" else 1.0
         if worst is not None and worst > target * 1.001 and tier != "core":
             findings.append(Finding("warning", "oversubscription-above-target",
