@@ -163,14 +163,15 @@ def compute_metrics(design: FabricDesign, r: Resolved, plan: Plan, g: nx.MultiGr
             fraction = dn / n_down + up / n_up
             # Counted in ports at the uplink speed, so mixed speeds share the same cages:
             # two 400G downlinks take one 800G port's lanes. A switch never uses more than it has.
-            used_total += min(n_up, math.ceil(fraction * n_up - 1e-9))
+            used = min(n_up, math.ceil(fraction * n_up - 1e-9))
+            used_total += used
             if fraction > 1 + 1e-9:
                 findings.append(Finding(
                     "error", "ports-beyond-radix",
                     f"{node} needs {dn + up} ports ({dn} down, {up} up) but {sw.name} has "
                     f"{n_down if n_down == n_up else f'{n_down} at {r.link_gbps}G / {n_up} at {r.uplink_gbps}G'}",
                     node))
-            free_total += max(0, int(round((1 - fraction) * n_up)))
+            free_total += n_up - used
             if tier != "core" and (up or dn):
                 if ubw > 0:
                     ratios.append(dbw / ubw)
