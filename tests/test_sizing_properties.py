@@ -67,3 +67,36 @@ def test_a_closed_pipe_ends_the_command_quietly():
     finally:
         os.close(write)
     assert run.returncode == 0 and run.stderr == ""
+
+
+two_tier_requests = st.fixed_dictionaries({
+    "template": st.sampled_from(["leaf-spine", "rail-optimized"]),
+    "nodes": st.integers(1, 200),
+    "switch": st.sampled_from(["qm9700", "q3400", "sn5600", "sn5400", "generic-48x400g", "generic-36x400g"]),
+    "oversubscription": st.sampled_from([1.0, 1.5, 2.0, 2.5, 3.0, 4.0]),
+    "nodes_per_su": st.sampled_from([8, 16, 24, 32]),
+})
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(two_tier_requests)
+def test_no_two_tier_fabric_with_fewer_spines_meets_the_request(req):
+    try:
+        design = new_design(CAT, req["template"], nodes=req["nodes"], server="dgx-b200", switch=req["switch"],
+                            speed=400, oversubscription=req["oversubscription"],
+                            nodes_per_su=req["nodes_per_su"], tiers=2)
+        d = derive(design, CAT)
+    except (SizingError, UnknownPartError):
+        return
+    plan, r = d.plan, d.resolved
+    ratio = req["oversubscription"]
+    assert plan.leaf_down * r.link_gbps <= ratio * plan.leaf_up * r.uplink_gbps * (1 + 1e-9)
+    n_down, n_up = r.leaf_switch.ports_at(r.link_gbps), r.leaf_switch.ports_at(r.uplink_gbps)
+    n_spine = r.spine_switch.ports_at(r.uplink_gbps)
+    u_min = math.ceil(plan.leaf_down * r.link_gbps / (ratio * r.uplink_gbps) - 1e-9)
+    # Brute force: any uplink count the leaf can hold, spread evenly over fewer spines.
+    for u in range(u_min, n_up + 1):
+        if plan.leaf_down * n_up + u * n_down > n_down * n_up:
+            break
+        for s in range(1, plan.spines):
+            assert not (u % s == 0 and plan.leaves * u <= s * n_spine), (u, s, plan)
