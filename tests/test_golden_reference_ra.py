@@ -75,3 +75,20 @@ def test_switch_without_speed_runs_at_its_native_speed():
     m = derive(design, CAT).metrics
     assert design.cluster.server == "dgx-b300-xdr" and m.link_gbps == 800
     assert m.switches_by_tier == {"leaf": 8, "spine": 4, "core": 0}
+
+
+def test_gb200_nvl72_su_is_whole_racks_by_default():
+    # 8 NVL72 racks (144 compute trays, 576 GPUs): each leaf takes one rack's trays on its rail.
+    design = new_design(CAT, "rail-optimized", nodes=144, server="gb200-nvl72-tray")
+    assert design.fabric.nodes_per_su % 18 == 0
+    m = derive(design, CAT).metrics
+    assert m.gpus == 576
+    assert not [f for f in m.findings if f.code in ("partial-rack", "split-rack")]
+
+
+def test_partial_and_split_racks_are_findings():
+    design = new_design(CAT, "rail-optimized", nodes=100, nodes_per_su=32, server="gb200-nvl72-tray")
+    codes = {f.code for f in derive(design, CAT).metrics.findings}
+    assert {"partial-rack", "split-rack"} <= codes
+    whole = new_design(CAT, "rail-optimized", nodes=144, nodes_per_su=18, server="gb200-nvl72-tray")
+    assert not {"partial-rack", "split-rack"} & {f.code for f in derive(whole, CAT).metrics.findings}

@@ -40,7 +40,9 @@ def add_parser(sub) -> None:
     p.add_argument("--spine-oversubscription", type=_ratio, default=1.0,
                    help="spine downlink:uplink in three-tier fabrics")
     p.add_argument("--tiers", type=int, choices=(2, 3), help="fix the tier count (default: smallest that fits)")
-    p.add_argument("--nodes-per-su", type=positive_int, default=32, help="servers per scalable unit")
+    p.add_argument("--nodes-per-su", type=positive_int,
+                   help="servers per scalable unit (default: 32; for rack-scale systems such as GB200 "
+                        "NVL72, whole racks)")
     p.add_argument("--planes", type=positive_int, help="parallel fabric planes (default: the server's)")
     p.add_argument("--name", help="design name")
     p.add_argument("-o", "--output", required=True, help="project file to write")

@@ -218,9 +218,39 @@ def compute_metrics(design: FabricDesign, r: Resolved, plan: Plan, g: nx.MultiGr
         headroom_gpus=max(0, capacity - gpus), headroom_limit=limit, findings=tuple(findings))
 
 
+def trays_per_rack(server) -> int:
+    """Servers (compute trays) per rack-scale NVLink domain, e.g. 18 for GB200 NVL72; 0 otherwise."""
+    domain, gpus = server.nvlink_domain_gpus, server.gpus
+    if gpus and domain > gpus and domain % gpus == 0:
+        return domain // gpus
+    return 0
+
+
+def rack_findings(design: FabricDesign, r: Resolved) -> list[Finding]:
+    """A partial rack, or an SU boundary through a rack, of a rack-scale system is a finding:
+    the reference architectures build SUs of whole racks (8 NVL72 racks for GB200)."""
+    per_rack = trays_per_rack(r.server)
+    if not per_rack or design.cluster.gpus_per_server not in (None, r.server.gpus):
+        return []
+    out: list[Finding] = []
+    servers = design.cluster.servers
+    domain = r.server.nvlink_domain_gpus
+    if servers % per_rack:
+        out.append(Finding("warning", "partial-rack",
+                           f"{servers} {r.server.name}s are {servers / per_rack:.2f} racks of {per_rack}: "
+                           f"the last NVLink domain of {domain} GPUs is partial", "servers"))
+    su = design.fabric.nodes_per_su
+    if design.fabric.template == "rail-optimized" and su % per_rack:
+        out.append(Finding("warning", "split-rack",
+                           f"SUs of {su} servers split the {per_rack}-tray racks across SUs; use a "
+                           f"multiple of {per_rack} servers per SU", "servers"))
+    return out
+
+
 def _structural_findings(design: FabricDesign, r: Resolved, plan: Plan, g: nx.MultiGraph,
                          edited: bool) -> list[Finding]:
     out: list[Finding] = []
+    out.extend(rack_findings(design, r))
     fam = r.technology.family
     for tier, sw in (("leaf", r.leaf_switch), ("spine", r.spine_switch), ("core", r.core_switch)):
         if tier == "core" and plan.tiers < 3:

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from designer.catalog import Catalog, UnknownPartError
 from designer.model.intent.design import ClusterSpec, FabricDesign, FabricSpec, Meta, TierSpec
-from designer.model.topology.sizing import SizingError
+from designer.model.topology.sizing import SizingError, split_ports
 
 TEMPLATES = ("leaf-spine", "fat-tree", "rail-optimized")
 DEFAULT_SERVER = "dgx-h100"
+DEFAULT_NODES_PER_SU = 32
 
 
 def pick_technology(catalog: Catalog, switch_id: str, gbps: int) -> str:
@@ -48,11 +49,25 @@ def _server_for_speed(catalog: Catalog, srv, asked: str | None, switch, gbps: in
                       f"has only {gbps}G ports (it offers {switch.radix_label()})")
 
 
+def default_nodes_per_su(srv, sw, link: int, uplink: int, oversubscription: float) -> int:
+    """32 servers per SU (the DGX SuperPOD SU); for a rack-scale system, the most whole racks
+    whose trays one leaf can take at the requested ratio (at least one rack)."""
+    domain = srv.nvlink_domain_gpus
+    if not (srv.gpus and domain > srv.gpus and domain % srv.gpus == 0):
+        return DEFAULT_NODES_PER_SU
+    per_rack = domain // srv.gpus
+    try:
+        d_max, _ = split_ports(sw.ports_at(link), sw.ports_at(uplink), link, uplink, oversubscription)
+    except SizingError:
+        return per_rack
+    return per_rack * max(1, d_max // per_rack)
+
+
 def new_design(catalog: Catalog, template: str = "leaf-spine", *, gpus: int | None = None,
                nodes: int | None = None, gpus_per_node: int | None = None, server: str | None = None,
                switch: str | None = None, radix: int | None = None, speed: int | None = None,
                oversubscription: float = 1.0, spine_oversubscription: float = 1.0,
-               tiers: int | None = None, nodes_per_su: int = 32, planes: int | None = None,
+               tiers: int | None = None, nodes_per_su: int | None = None, planes: int | None = None,
                technology: str | None = None, name: str | None = None) -> FabricDesign:
     """A design from the choices of `fabric-designer new`; raises SizingError on impossible counts."""
     if template not in TEMPLATES:
@@ -112,6 +127,8 @@ def new_design(catalog: Catalog, template: str = "leaf-spine", *, gpus: int | No
     # Switch-to-switch links run at the technology's uplink speed where the switch offers it
     # (800G leaf-spine for RoCE 800G), exactly as a counterpart does.
     uplink = tech.uplink_gbps if tech.uplink_gbps > link and sw.ports_at(tech.uplink_gbps) else link
+    if nodes_per_su is None:
+        nodes_per_su = default_nodes_per_su(srv, sw, link, uplink, oversubscription)
     n_planes = planes or srv.planes_hint
     label = name or f"{nodes * per_node:,} GPU {template} on {sw.name}"
     return FabricDesign(
