@@ -92,3 +92,13 @@ def test_partial_and_split_racks_are_findings():
     assert {"partial-rack", "split-rack"} <= codes
     whole = new_design(CAT, "rail-optimized", nodes=144, nodes_per_su=18, server="gb200-nvl72-tray")
     assert not {"partial-rack", "split-rack"} & {f.code for f in derive(whole, CAT).metrics.findings}
+
+
+def test_three_tier_spines_split_ports_by_their_achieved_downlinks():
+    # 32 NVL72 racks (576 trays): each spine has 24 leaf links, so 24 uplinks, and 36 cores carry them.
+    m = derive(new_design(CAT, "rail-optimized", nodes=576, server="gb200-nvl72-tray"), CAT).metrics
+    assert m.tiers == 3
+    assert m.oversubscription("spine") == pytest.approx(1.0)
+    assert m.switches_by_tier["core"] == 36
+    assert m.links_by_tier["spine-core"] == m.links_by_tier["leaf-spine"] == 2304
+    assert m.ports_by_tier["core"].ports_free == 0
