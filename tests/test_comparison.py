@@ -99,9 +99,9 @@ def test_recommendation_changes_at_the_gpu_and_share_thresholds(cheap_ethernet_p
 
 
 def test_same_family_designs_get_no_family_verdict(pair):
-    ib = pair[0]
-    xdr = make_counterpart(ib, "ib-xdr", CAT).design
-    rec = compare([ib, xdr]).recommendation
+    eth = pair[1]
+    eth800 = make_counterpart(eth, "roce-800g", CAT).design
+    rec = compare([eth, eth800]).recommendation
     assert rec.family == "" and "add a counterpart" in rec.verdict
 
 

@@ -5,18 +5,21 @@ import subprocess
 import sys
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from designer.catalog import default_catalog
+from designer.catalog import UnknownPartError, default_catalog
 from designer.io.project import load_design
 from designer.model.decisions.counterpart import COUNTERPART_TECHNOLOGIES, make_counterpart
 from designer.model.topology.derive import derive
 from designer.model.topology.presets import new_design
+from designer.model.topology.sizing import SizingError
 from tests.helpers import superpod
 
 CAT = default_catalog()
 
 
-@pytest.mark.parametrize("tech", COUNTERPART_TECHNOLOGIES)
+@pytest.mark.parametrize("tech", [t for t in COUNTERPART_TECHNOLOGIES if t != "ib-xdr"])
 def test_superpod_counterparts_keep_gpus_and_bisection_ratio(tech):
     original = derive(superpod(1), CAT).metrics
     result = make_counterpart(superpod(1), tech, CAT)
@@ -73,3 +76,49 @@ def test_counterpart_name_replaces_the_technology_tag():
     assert counterpart_name("DGX H100 SuperPOD, 1 SU (NDR)", ib, CAT.technology("roce-400g")) == \
         "DGX H100 SuperPOD, 1 SU \u2013 RoCE 400GbE (Spectrum-X)"
     assert counterpart_name("Lab (phase 2)", ib, CAT.technology("roce-400g")).startswith("Lab (phase 2) \u2013")
+
+
+def test_h100_xdr_counterpart_is_refused_in_one_line():
+    with pytest.raises(SizingError) as err:
+        make_counterpart(superpod(1), "ib-xdr", CAT)
+    assert str(err.value) == "DGX H100's ConnectX-7 runs at most 400G; InfiniBand XDR 800G needs ConnectX-8 servers"
+
+
+def test_b300_spectrum_counterpart_on_xdr_uses_the_xdr_variant():
+    eth = new_design(CAT, "rail-optimized", nodes=256, server="dgx-b300-eth", technology="roce-800g",
+                     nodes_per_su=64)
+    result = make_counterpart(eth, "ib-xdr", CAT)
+    d = derive(result.design, CAT)
+    assert d.resolved.server.id == "dgx-b300-xdr"
+    assert (d.resolved.ports_per_server, d.resolved.link_gbps, d.resolved.planes) == (8, 800, 1)
+    assert any("network variant" in n for n in result.notes)
+    back = derive(make_counterpart(result.design, "roce-400g", CAT).design, CAT).resolved
+    assert (back.server.id, back.ports_per_server, back.link_gbps, back.planes) == ("dgx-b300-eth", 16, 400, 2)
+
+
+@settings(max_examples=30, deadline=None)
+@given(server=st.sampled_from(sorted(CAT.servers)), tech=st.sampled_from(COUNTERPART_TECHNOLOGIES),
+       target=st.sampled_from(COUNTERPART_TECHNOLOGIES), sus=st.integers(1, 3))
+def test_counterparts_never_change_builtin_nics(server, tech, target, sus):
+    """A counterpart keeps the server's NIC, ports and speed, or moves to a catalog variant."""
+    srv = CAT.server(server)
+    try:
+        design = new_design(CAT, "rail-optimized", nodes=16 * sus, server=server, technology=tech,
+                            nodes_per_su=16)
+        derive(design, CAT)
+        result = make_counterpart(design, target, CAT)
+    except (SizingError, UnknownPartError):
+        return
+    new = derive(result.design, CAT).resolved
+    if new.server.id == srv.id:
+        assert new.nic.id == srv.compute_nic
+        old = derive(design, CAT).resolved
+        mode = new.nic.mode_for(new.family)
+        # Same NIC: its ports only split into the NIC's own sub-ports, never beyond what it offers.
+        assert mode is not None and new.link_gbps <= mode.gbps
+        assert new.ports_per_server <= old.ports_per_server * mode.ports
+    else:
+        assert new.server.chassis and new.server.chassis == srv.chassis
+        assert new.nic.id == new.server.compute_nic
+        assert new.ports_per_server == new.server.compute_ports
+        assert new.port_gbps <= new.server.port_gbps

@@ -347,8 +347,8 @@ def test_add_counterpart_in_the_compare_window_adds_a_column(make_compare, super
     menu.aboutToShow.emit()
     actions = {a.objectName(): a for a in menu.actions()}
     assert not actions["counterpart-ib-ndr"].isEnabled()  # the baseline's own technology
-    actions["counterpart-ib-xdr"].trigger()
-    assert window.comparison.technologies == ("ib-ndr", "roce-400g", "ib-xdr")
+    actions["counterpart-roce-800g"].trigger()
+    assert window.comparison.technologies == ("ib-ndr", "roce-400g", "roce-800g")
     assert window.shown[2].counterpart_of == superpod.meta.name and window.shown[2].unsaved
     assert window.table_model.columnCount() == 1 + 3 + 2
 

@@ -47,12 +47,21 @@ def test_dropping_a_leaf_spine_template_on_an_empty_canvas_makes_two_tiers(make_
     assert window.metrics.cards["gpus"].value.text() == "256"
 
 
-def test_dropping_a_fat_tree_gives_core_spine_and_leaf_rows(make_window):
+def test_dropping_a_fat_tree_sizes_it_as_the_new_command_does(make_window):
+    from designer.catalog import default_catalog
+    from designer.model.topology.presets import new_design
+
     window = make_window()
     _drop(window, "template:fat-tree")
-    assert set(window.scene.rows) == {"core", "spine", "leaf", "servers"}
-    _, plan = plan_only(window.document.design)
-    assert plan.tiers == 3 and plan.cores > 0
+    design = window.document.design
+    same = new_design(default_catalog(), "fat-tree", gpus=256, technology=design.fabric.technology)
+    _, plan = plan_only(design)
+    _, expected = plan_only(same)
+    assert (plan.tiers, plan.leaves, plan.spines, plan.cores) == \
+        (expected.tiers, expected.leaves, expected.spines, expected.cores) == (2, 8, 4, 0)
+    assert set(window.scene.rows) == {"spine", "leaf", "servers"}
+    _drop(window, "block:core")  # the core-tier block still makes three tiers
+    assert plan_only(window.document.design)[1].tiers == 3
 
 
 def test_a_rail_optimized_su_uses_the_technology_chosen_in_the_palette(make_window):

@@ -97,6 +97,11 @@ class Server(_Entry):
     planes_hint: int = 1
     rack_units: int = 1
     power_w: float = 0.0
+    # Network options of one chassis: servers with the same `chassis` are variants of each other
+    # (e.g. DGX B300 with 8 x 800G XDR, or 2 x 400GbE per GPU on two planes).
+    chassis: str = ""
+    # Fabric families this variant's compute network is built for; empty means any its NIC runs.
+    fabric_families: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -127,25 +127,65 @@ class Catalog:
                 source="user-defined generic switch", family="any", generation=f"{gbps}G",
                 cages=radix, cage_type="generic", port_modes=(PortMode(radix, gbps),),
             )
+        found = _lookup(switch_id, self.switches)
+        if found is not None:
+            return found
         raise UnknownPartError(_unknown("switch", switch_id, self.switches))
 
     def nic(self, nic_id: str) -> Nic:
         if nic_id in self.nics:
             return self.nics[nic_id]
+        found = _lookup(nic_id, self.nics)
+        if found is not None:
+            return found
         raise UnknownPartError(_unknown("NIC", nic_id, self.nics))
 
     def server(self, server_id: str) -> Server:
         if server_id in self.servers:
             return self.servers[server_id]
+        found = _lookup(server_id, self.servers)
+        if found is not None:
+            return found
         raise UnknownPartError(_unknown("server", server_id, self.servers))
 
     def technology(self, tech_id: str) -> Technology:
         if tech_id in self.technologies:
             return self.technologies[tech_id]
+        found = _lookup(tech_id, self.technologies, model_names=False)
+        if found is not None:
+            return found
         raise UnknownPartError(_unknown("technology", tech_id, self.technologies))
 
     def origin(self, kind: str, entry_id: str) -> str:
         return self.origins.get((kind, entry_id), "")
+
+
+def _lookup(key: str, table: dict, model_names: bool = True):
+    """The entry named as people type it: the id in any case, the vendor's part number, or a
+    model name taken from the entry's name (`QM9700`, `Q3400-RA`, `MQM9700-NS2F`).
+
+    A name shared by two entries is no alias; the caller then reports the part as unknown.
+    """
+    wanted = str(key).strip().lower()
+    if not wanted:
+        return None
+    matches = {}
+    for entry in table.values():
+        if wanted in _aliases(entry, model_names):
+            matches[entry.id] = entry
+    return next(iter(matches.values())) if len(matches) == 1 else None
+
+
+def _aliases(entry, model_names: bool) -> set[str]:
+    names = {entry.id.lower()}
+    part = getattr(entry, "part_number", "") or ""
+    if part:
+        names.add(part.lower())
+    # Model names inside the display name: words with a digit, e.g. "QM9700", "Q3400-RA".
+    for word in re.split(r"[\s(),/]+", getattr(entry, "name", "") if model_names else ""):
+        if any(ch.isdigit() for ch in word) and any(ch.isalpha() for ch in word) and len(word) >= 4:
+            names.add(word.lower())
+    return names
 
 
 def _unknown(kind: str, entry_id: str, known: dict) -> str:

@@ -42,15 +42,19 @@ def add_parser(sub) -> None:
     size.add_argument("--nodes", type=bounded_int(1, MAX_NODES), help="server (node) count")
     p.add_argument("--gpus-per-node", type=bounded_int(1, MAX_PER_SERVER), help="GPUs per server (default: the server model's)")
     p.add_argument("--server", help="server model id from the catalog (default: dgx-h100)")
-    p.add_argument("--switch", help="switch model id from the catalog")
+    p.add_argument("--switch", help="switch from the catalog: its id or the vendor's model name or part "
+                                    "number, in any case (e.g. QM9700, MQM9700-NS2F, q3400)")
     p.add_argument("--radix", type=bounded_int(2, MAX_RADIX), help="a generic switch of this many ports (with --speed)")
-    p.add_argument("--speed", type=speed_gbps, help="link speed such as 400G (default: the NIC port speed)")
+    p.add_argument("--speed", type=speed_gbps, help="link speed such as 400G (default: the NIC port speed, or the "
+                                                     "switch's own speed where it has no ports at that speed)")
     p.add_argument("--technology", help="fabric technology id, e.g. ib-ndr or roce-400g")
     p.add_argument("--oversubscription", type=_ratio, default=1.0, help="leaf downlink:uplink, e.g. 1:1 or 3:1")
     p.add_argument("--spine-oversubscription", type=_ratio, default=1.0,
                    help="spine downlink:uplink in three-tier fabrics")
     p.add_argument("--tiers", type=int, choices=(2, 3), help="fix the tier count (default: smallest that fits)")
-    p.add_argument("--nodes-per-su", type=bounded_int(1, MAX_NODES), default=32, help="servers per scalable unit")
+    p.add_argument("--nodes-per-su", type=bounded_int(1, MAX_NODES),
+                   help="servers per scalable unit (default: 32; for rack-scale systems such as GB200 "
+                        "NVL72, whole racks)")
     p.add_argument("--planes", type=bounded_int(1, MAX_PLANES), help="parallel fabric planes (default: the server's)")
     p.add_argument("--name", help="design name")
     p.add_argument("-o", "--output", required=True, help="project file to write")
@@ -77,4 +81,9 @@ def run(args) -> int:
     save_design(design, out)
     m = derived.metrics
     print(f"wrote {out}: {m.gpus:,} GPUs, {m.tiers} tiers, {m.switches_total:,} switches")
+    for tier, asked in (("leaf", args.oversubscription), ("spine", args.spine_oversubscription)):
+        got = m.oversubscription(tier)
+        if got is not None and (tier == "leaf" or m.tiers == 3) and abs(got - asked) > 1e-6:
+            # Sizing never exceeds the request; fewer, fuller spines can land below it.
+            print(f"  {tier} oversubscription {got:.2f}:1 (asked {asked:g}:1)")
     return 0

@@ -40,7 +40,18 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        return int(args.run(args) or 0)
+        code = int(args.run(args) or 0)
+        sys.stdout.flush()  # a closed pipe shows here, not in the interpreter's last flush
+        return code
+    except BrokenPipeError:
+        # The reader went away (`metrics FILE | head`): end quietly. Point stdout at devnull so
+        # the interpreter's final flush does not complain about the closed pipe either.
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+        except (OSError, ValueError):
+            pass
+        return 0
     except CommandError as exc:
         print(f"fabric-designer {args.command}: error: {one_line(exc)}", file=sys.stderr)
         return 1

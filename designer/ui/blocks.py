@@ -30,7 +30,7 @@ BLOCKS = (
     BlockKind("template:leaf-spine", "Fabric templates", "Leaf-spine",
               "Two tiers: leaves under spines; 256 GPUs"),
     BlockKind("template:fat-tree", "Fabric templates", "Fat-tree",
-              "Three tiers: leaf, spine and core; 256 GPUs"),
+              "Leaf and spine, with a core tier once the size needs one; 256 GPUs"),
     BlockKind("template:rail-optimized", "Fabric templates", "Rail-optimized SU",
               "A scalable unit: GPU i of every server on leaf i; 32 servers, 256 GPUs"),
     BlockKind("block:servers", "Building blocks", "Server group",
@@ -53,8 +53,8 @@ def template_design(catalog: Catalog, template: str, technology: str, gpus: int 
                     server: str | None = None) -> FabricDesign:
     """A template fabric of `gpus` GPUs on `technology`, with the defaults of `fabric-designer new`."""
     tech = catalog.technology(technology)
-    tiers = 3 if template == "fat-tree" else None
-    return new_design(catalog, template, gpus=gpus, technology=tech.id, server=server, tiers=tiers,
+    # The same sizing as `fabric-designer new`: the fewest tiers that fit (the core-tier block adds one).
+    return new_design(catalog, template, gpus=gpus, technology=tech.id, server=server,
                       name=f"{gpus:,}-GPU {_NAMES[template]}")
 
 

@@ -1,10 +1,11 @@
 """Counterpart designs: the same cluster on another fabric technology.
 
-The servers, GPU count, template and oversubscription targets stay; the switches, NICs and link
-speeds come from the target technology. Per-server injection bandwidth is kept where the NIC
-allows it: a faster NIC port count shrinks onto fewer, faster ports only when the rail count
-stays, and a slower technology splits each port over parallel planes (as DGX B300 does with
-2 x 400GbE per GPU).
+The servers, GPU count, template and oversubscription targets stay; the switches and link speeds
+come from the target technology. A server's built-in NICs never change: where the catalog lists a
+network variant of the same chassis for the target technology (DGX B300 with XDR or with
+2 x 400GbE per GPU) the counterpart uses it, and where none runs the technology it is refused.
+Per-server injection bandwidth is kept where the NIC allows it: a slower technology splits each
+port over parallel planes when the NIC has the ports for it.
 """
 
 from __future__ import annotations
@@ -36,30 +37,69 @@ def counterpart_name(name: str, old: Technology, new: Technology) -> str:
     return f"{base} \u2013 {new.name}"
 
 
+def _short(nic) -> str:
+    """'ConnectX-7 VPI NDR' -> 'ConnectX-7': the name people use for the card."""
+    return nic.name.split(" ")[0] if nic.name else nic.id
+
+
+def _runs(server, nic, tech: Technology) -> bool:
+    """The server variant's built-in NIC runs `tech` at its full NIC-facing speed."""
+    if server.fabric_families and tech.family not in server.fabric_families:
+        return False
+    mode = nic.mode_for(tech.family)
+    return mode is not None and mode.gbps >= tech.link_gbps
+
+
+def pick_server(design: FabricDesign, source, tech: Technology, catalog: Catalog):
+    """The server (or its catalog variant) that runs `tech` with its own NICs; raises SizingError.
+
+    A server's built-in NICs never change: a counterpart uses the same server if its NIC runs the
+    target technology, else the variant of the same chassis built for it, else it is refused.
+    """
+    server, nic = source.server, source.nic
+    if _runs(server, nic, tech):
+        return server, nic
+    if server.chassis:
+        for other in catalog.servers.values():
+            if other.chassis == server.chassis and other.id != server.id:
+                other_nic = catalog.nic(other.compute_nic)
+                if _runs(other, other_nic, tech):
+                    return other, other_nic
+    mode = nic.mode_for(tech.family)
+    wanted = catalog.nic(tech.default_nic) if tech.default_nic in catalog.nics else None
+    needs = f"; {tech.name} needs {_short(wanted)} servers" if wanted else ""
+    if mode is None:
+        raise SizingError(f"{server.name}'s {_short(nic)} does not run {tech.family}{needs}")
+    if mode.gbps < tech.link_gbps:
+        raise SizingError(f"{server.name}'s {_short(nic)} runs at most {mode.gbps}G{needs}")
+    raise SizingError(f"{server.name} is built for {', '.join(server.fabric_families)} and the catalog "
+                      f"lists no variant of it for {tech.name}")
+
+
 def make_counterpart(design: FabricDesign, technology: str, catalog: Catalog) -> Counterpart:
     """The same cluster built on `technology`; raises UnknownPartError or SizingError."""
     tech = catalog.technology(technology)
     source = resolve(design, catalog)
-    server = source.server
     notes: list[str] = []
 
-    nic = source.nic
+    server, nic = pick_server(design, source, tech, catalog)
+    if server.id != source.server.id:
+        notes.append(f"servers change from {source.server.name} to {server.name}, the same chassis's "
+                     f"network variant for {tech.family}: {server.compute_ports} x {server.port_gbps}G "
+                     f"on {server.planes_hint} plane{'s' if server.planes_hint > 1 else ''}")
+        gpus = source.gpus_per_server
+        source = dataclasses.replace(
+            source, server=server, nic=nic, ports_per_server=server.compute_ports,
+            port_gbps=server.port_gbps, link_gbps=server.port_gbps, planes=server.planes_hint,
+            rails=server.compute_ports // server.planes_hint, gpus_per_server=gpus)
     mode = nic.mode_for(tech.family)
-    if mode is None or mode.gbps < tech.link_gbps and nic.id != tech.default_nic:
-        new_nic = catalog.nic(tech.default_nic)
-        notes.append(f"NICs change from {nic.name} to {new_nic.name}"
-                     + ("" if mode else f" ({nic.name} does not run {tech.family})"))
-        nic = new_nic
-        mode = nic.mode_for(tech.family)
-    if mode is None:
-        raise SizingError(f"no NIC in the catalog runs {tech.name}")
     link = min(tech.link_gbps, mode.gbps)
 
     old_bw = source.ports_per_server * source.link_gbps
     ports, planes = source.ports_per_server, source.planes
     if link < source.link_gbps and source.link_gbps % link == 0:
         factor = source.link_gbps // link
-        if mode.ports >= factor or nic.id != source.nic.id:
+        if mode.ports >= factor:
             ports, planes = ports * factor, planes * factor
             notes.append(f"each {source.link_gbps}G port becomes {factor} x {link}G on {planes} planes, "
                          f"keeping {old_bw:,} Gb/s per server")
@@ -97,6 +137,11 @@ def make_counterpart(design: FabricDesign, technology: str, catalog: Catalog) ->
         ports_per_server=ports if ports != server.compute_ports else None,
         port_gbps=link if link != server.port_gbps else None,
         nic=nic.id if nic.id != server.compute_nic else None)
+    if cluster.server != design.cluster.server:
+        # A variant brings its own GPU count; keep an explicit GPU override only where it differs.
+        cluster = dataclasses.replace(
+            cluster, gpus_per_server=design.cluster.gpus_per_server
+            if design.cluster.gpus_per_server not in (None, server.gpus) else None)
     meta = Meta(name=counterpart_name(design.meta.name, source.technology, tech), author=design.meta.author,
                 notes=f"Counterpart of '{design.meta.name}' on {tech.name}.")
     counterpart = dataclasses.replace(design, meta=meta, cluster=cluster, fabric=fabric, edits=())

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 from collections import Counter
 from dataclasses import asdict, dataclass, field
 
@@ -26,10 +28,12 @@ class Finding:
 class TierPorts:
     switches: int
     ports_total: int       # logical ports at the uplink speed, all switches of the tier
+    # ports_used / ports_free count in the same unit: a slower port takes its share of a cage
     ports_used: int
     ports_free: int
     oversubscription_worst: float | None
     oversubscription_mean: float | None
+    port_gbps: int = 0     # the speed ports are counted at (the tier's uplink speed)
 
 
 @dataclass(frozen=True)
@@ -156,15 +160,18 @@ def compute_metrics(design: FabricDesign, r: Resolved, plan: Plan, g: nx.MultiGr
         used_total = 0
         free_total = 0
         for node, dn, up, dbw, ubw in rows:
-            used_total += dn + up
             fraction = dn / n_down + up / n_up
+            # Counted in ports at the uplink speed, so mixed speeds share the same cages:
+            # two 400G downlinks take one 800G port's lanes. A switch never uses more than it has.
+            used = min(n_up, math.ceil(fraction * n_up - 1e-9))
+            used_total += used
             if fraction > 1 + 1e-9:
                 findings.append(Finding(
                     "error", "ports-beyond-radix",
                     f"{node} needs {dn + up} ports ({dn} down, {up} up) but {sw.name} has "
                     f"{n_down if n_down == n_up else f'{n_down} at {r.link_gbps}G / {n_up} at {r.uplink_gbps}G'}",
                     node))
-            free_total += max(0, int(round((1 - fraction) * n_up)))
+            free_total += n_up - used
             if tier != "core" and (up or dn):
                 if ubw > 0:
                     ratios.append(dbw / ubw)
@@ -174,7 +181,8 @@ def compute_metrics(design: FabricDesign, r: Resolved, plan: Plan, g: nx.MultiGr
             ratios = [1.0] * len(rows)  # the top tier has no uplinks to oversubscribe
         worst = max(ratios) if ratios else None
         mean = sum(ratios) / len(ratios) if ratios else None
-        ports_by_tier[tier] = TierPorts(len(rows), n_up * len(rows), used_total, free_total, worst, mean)
+        unit = r.uplink_gbps if sw.ports_at(r.uplink_gbps) else sw.max_gbps
+        ports_by_tier[tier] = TierPorts(len(rows), n_up * len(rows), used_total, free_total, worst, mean, unit)
         target = design.fabric.tier(tier).oversubscription if tier != "core" else 1.0
         if worst is not None and worst > target * 1.001 and tier != "core":
             findings.append(Finding("warning", "oversubscription-above-target",
@@ -210,9 +218,39 @@ def compute_metrics(design: FabricDesign, r: Resolved, plan: Plan, g: nx.MultiGr
         headroom_gpus=max(0, capacity - gpus), headroom_limit=limit, findings=tuple(findings))
 
 
+def trays_per_rack(server) -> int:
+    """Servers (compute trays) per rack-scale NVLink domain, e.g. 18 for GB200 NVL72; 0 otherwise."""
+    domain, gpus = server.nvlink_domain_gpus, server.gpus
+    if gpus and domain > gpus and domain % gpus == 0:
+        return domain // gpus
+    return 0
+
+
+def rack_findings(design: FabricDesign, r: Resolved) -> list[Finding]:
+    """A partial rack, or an SU boundary through a rack, of a rack-scale system is a finding:
+    the reference architectures build SUs of whole racks (8 NVL72 racks for GB200)."""
+    per_rack = trays_per_rack(r.server)
+    if not per_rack or design.cluster.gpus_per_server not in (None, r.server.gpus):
+        return []
+    out: list[Finding] = []
+    servers = design.cluster.servers
+    domain = r.server.nvlink_domain_gpus
+    if servers % per_rack:
+        out.append(Finding("warning", "partial-rack",
+                           f"{servers} {r.server.name}s are {servers / per_rack:.2f} racks of {per_rack}: "
+                           f"the last NVLink domain of {domain} GPUs is partial", "servers"))
+    su = design.fabric.nodes_per_su
+    if design.fabric.template == "rail-optimized" and su % per_rack:
+        out.append(Finding("warning", "split-rack",
+                           f"SUs of {su} servers split the {per_rack}-tray racks across SUs; use a "
+                           f"multiple of {per_rack} servers per SU", "servers"))
+    return out
+
+
 def _structural_findings(design: FabricDesign, r: Resolved, plan: Plan, g: nx.MultiGraph,
                          edited: bool) -> list[Finding]:
     out: list[Finding] = []
+    out.extend(rack_findings(design, r))
     fam = r.technology.family
     for tier, sw in (("leaf", r.leaf_switch), ("spine", r.spine_switch), ("core", r.core_switch)):
         if tier == "core" and plan.tiers < 3:

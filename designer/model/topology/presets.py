@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from designer.catalog import Catalog, UnknownPartError
 from designer.model.intent.design import ClusterSpec, FabricDesign, FabricSpec, Meta, TierSpec
-from designer.model.topology.sizing import SizingError
+from designer.model.topology.sizing import SizingError, split_ports
 
 TEMPLATES = ("leaf-spine", "fat-tree", "rail-optimized")
 DEFAULT_SERVER = "dgx-h100"
+DEFAULT_NODES_PER_SU = 32
 
 
 def pick_technology(catalog: Catalog, switch_id: str, gbps: int) -> str:
@@ -26,11 +27,47 @@ def pick_technology(catalog: Catalog, switch_id: str, gbps: int) -> str:
     raise UnknownPartError(f"no technology in the catalog fits switch '{switch_id}'")
 
 
+def _server_for_speed(catalog: Catalog, srv, asked: str | None, switch, gbps: int):
+    """The server to pair with a switch that runs only `gbps`: the one asked for if its NIC can,
+    else (when none was asked for) the first catalog server built for that speed."""
+    family = switch.family if switch.family != "any" else None
+
+    def runs(s) -> bool:
+        nic = catalog.nic(s.compute_nic)
+        return any(m.gbps >= gbps and (family is None or m.family == family) for m in nic.modes)
+
+    if runs(srv):
+        return srv
+    if asked is None:
+        for other in catalog.servers.values():
+            if other.port_gbps == gbps and runs(other) and (
+                    family is None or not other.fabric_families or family in other.fabric_families):
+                return other
+    nic = catalog.nic(srv.compute_nic)
+    top = max((m.gbps for m in nic.modes), default=0)
+    raise SizingError(f"{srv.name}'s {nic.name.split(' ')[0]} runs at most {top}G; {switch.name} "
+                      f"has only {gbps}G ports (it offers {switch.radix_label()})")
+
+
+def default_nodes_per_su(srv, sw, link: int, uplink: int, oversubscription: float) -> int:
+    """32 servers per SU (the DGX SuperPOD SU); for a rack-scale system, the most whole racks
+    whose trays one leaf can take at the requested ratio (at least one rack)."""
+    domain = srv.nvlink_domain_gpus
+    if not (srv.gpus and domain > srv.gpus and domain % srv.gpus == 0):
+        return DEFAULT_NODES_PER_SU
+    per_rack = domain // srv.gpus
+    try:
+        d_max, _ = split_ports(sw.ports_at(link), sw.ports_at(uplink), link, uplink, oversubscription)
+    except SizingError:
+        return per_rack
+    return per_rack * max(1, d_max // per_rack)
+
+
 def new_design(catalog: Catalog, template: str = "leaf-spine", *, gpus: int | None = None,
                nodes: int | None = None, gpus_per_node: int | None = None, server: str | None = None,
                switch: str | None = None, radix: int | None = None, speed: int | None = None,
                oversubscription: float = 1.0, spine_oversubscription: float = 1.0,
-               tiers: int | None = None, nodes_per_su: int = 32, planes: int | None = None,
+               tiers: int | None = None, nodes_per_su: int | None = None, planes: int | None = None,
                technology: str | None = None, name: str | None = None) -> FabricDesign:
     """A design from the choices of `fabric-designer new`; raises SizingError on impossible counts."""
     if template not in TEMPLATES:
@@ -51,15 +88,30 @@ def new_design(catalog: Catalog, template: str = "leaf-spine", *, gpus: int | No
     if gpus_per_node and gpus_per_node != srv.gpus:
         # One NIC per GPU unless the server model says otherwise.
         ports = max(1, round(srv.compute_ports * gpus_per_node / srv.gpus))
+    if switch and not radix:
+        switch = catalog.switch(switch).id  # the vendor's spelling names the catalog entry
+    if technology:
+        technology = catalog.technology(technology).id
     link = speed or srv.port_gbps
+    if switch and not speed and not catalog.switch(switch).ports_at(link):
+        # Without --speed the switch's native speed is the default, on a server that runs it.
+        sw0 = catalog.switch(switch)
+        link = max(m.gbps for m in sw0.port_modes)
+        srv = _server_for_speed(catalog, srv, server, sw0, link)
+        per_node = gpus_per_node or srv.gpus
+        if gpus is not None:
+            if gpus % per_node:
+                raise SizingError(f"{gpus} GPUs is not a whole number of {per_node}-GPU nodes")
+            nodes = gpus // per_node
     if technology:
         tech = catalog.technology(technology)
         switch_id = switch or (f"generic-{radix}x{link}g" if radix else tech.default_switch)
     else:
         switch_id = switch or (f"generic-{radix}x{link}g" if radix else None)
         if switch_id is None:
-            tech_id = next((t.id for t in catalog.technologies.values()
-                            if t.link_gbps == link and t.family == "infiniband"), None)
+            families = srv.fabric_families or ("infiniband", "ethernet")
+            tech_id = next((t.id for fam in families for t in catalog.technologies.values()
+                            if t.link_gbps == link and t.family == fam), None)
             tech_id = tech_id or next((t.id for t in catalog.technologies.values() if t.link_gbps == link), None)
             if tech_id is None:
                 raise SizingError(f"no technology in the catalog runs at {link}G")
@@ -70,18 +122,23 @@ def new_design(catalog: Catalog, template: str = "leaf-spine", *, gpus: int | No
         raise SizingError("give either --switch or --radix, not both")
     tech = catalog.technology(technology)
     sw = catalog.switch(switch_id)
-    uplink = link if sw.ports_at(link) else None
-    if uplink is None:
+    if not sw.ports_at(link):
         raise SizingError(f"switch {sw.name} has no {link}G ports (it offers {sw.radix_label()})")
+    # Switch-to-switch links run at the technology's uplink speed where the switch offers it
+    # (800G leaf-spine for RoCE 800G), exactly as a counterpart does.
+    uplink = tech.uplink_gbps if tech.uplink_gbps > link and sw.ports_at(tech.uplink_gbps) else link
+    if nodes_per_su is None:
+        nodes_per_su = default_nodes_per_su(srv, sw, link, uplink, oversubscription)
     n_planes = planes or srv.planes_hint
     label = name or f"{nodes * per_node:,} GPU {template} on {sw.name}"
     return FabricDesign(
         meta=Meta(name=label),
         cluster=ClusterSpec(server=srv.id, servers=nodes,
                             gpus_per_server=gpus_per_node if gpus_per_node != srv.gpus else None,
-                            ports_per_server=ports, port_gbps=speed if speed and speed != srv.port_gbps else None),
+                            ports_per_server=ports, port_gbps=link if link != srv.port_gbps else None),
         fabric=FabricSpec(template=template, technology=tech.id, switch=switch_id,
-                          link_gbps=link if link != srv.port_gbps else None, tiers=tiers,
+                          link_gbps=link if link != srv.port_gbps else None,
+                          uplink_gbps=uplink if uplink != link else None, tiers=tiers,
                           nodes_per_su=nodes_per_su, planes=n_planes,
                           leaf=TierSpec(oversubscription=oversubscription),
                           spine=TierSpec(oversubscription=spine_oversubscription)),

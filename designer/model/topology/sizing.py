@@ -125,6 +125,33 @@ def uplinks_for(d: int, s_down: int, s_up: int, ratio: float) -> int:
     return max(1, math.ceil(d * s_down / (ratio * s_up) - 1e-9))
 
 
+def _uplink_cap(leaf_down: int, d_max: int, n_down: int, n_up: int, leaf_up: int) -> int:
+    """Most uplinks a leaf with `leaf_down` downlinks can hold (ports at two speeds share cages)."""
+    if leaf_down > d_max:
+        return leaf_up
+    return max(leaf_up, (n_down * n_up - leaf_down * n_up) // n_down)
+
+
+def fewest_spines(u_min: int, u_max: int, leaves: int, spine_ports: int) -> tuple[int, int]:
+    """(spines, uplinks per leaf) with the fewest spines, then the fewest uplinks.
+
+    Uplinks may rise above the `u_min` the ratio needs (which only lowers oversubscription) when
+    that lets them spread evenly over fewer spines: 12 uplinks over 6 spines beat 11 over 11.
+    Spines divide the uplinks (equal paths) and hold `leaves * uplinks` on `spine_ports` each.
+    """
+    best: tuple[int, int] | None = None
+    for u in range(u_min, max(u_min, u_max) + 1):
+        low = math.ceil(leaves * u / spine_ports)
+        if best is not None and low >= best[0]:
+            continue  # cannot beat the best spine count already found
+        s = smallest_divisor_at_least(u, low)
+        if s is not None and (best is None or s < best[0]):
+            best = (s, u)
+    if best is None:
+        return smallest_divisor_at_least(u_min, math.ceil(leaves * u_min / spine_ports)) or u_min, u_min
+    return best
+
+
 def smallest_divisor_at_least(n: int, low: int) -> int | None:
     """Smallest divisor of n that is >= low, or None."""
     for k in range(max(1, low), n + 1):
@@ -189,7 +216,11 @@ def plan_fabric(design: FabricDesign, r: Resolved) -> Plan:
             raise SizingError(
                 f"{_gpus(design, r):,} GPUs need {leaves} leaves, but two tiers of {r.spine_switch.name} "
                 f"hold at most {n_spine} leaves ({cap}); allow three tiers or use a larger switch")
-        spines = f.spine.count or smallest_divisor_at_least(leaf_up, math.ceil(leaves * leaf_up / n_spine))
+        if f.spine.count:
+            spines = f.spine.count
+        else:
+            cap = _uplink_cap(leaf_down, d_max, n_leaf_down, n_leaf_up, leaf_up)
+            spines, leaf_up = fewest_spines(leaf_up, cap, leaves, n_spine)
         return Plan(f.template, 2, n, endpoints, leaves, leaf_down, leaf_up, 1, spines, 0, 0, 0, 0, su, sus)
 
     n_core = _ports(r.core_switch, r.uplink_gbps, "core")
@@ -210,7 +241,14 @@ def plan_fabric(design: FabricDesign, r: Resolved) -> Plan:
     if f.spine.count:
         spines_per_pod = max(1, f.spine.count // pods)
     else:
-        spines_per_pod = smallest_divisor_at_least(leaf_up, math.ceil(leaves_per_pod * leaf_up / d_s)) or leaf_up
+        cap = _uplink_cap(leaf_down, d_max, n_leaf_down, n_leaf_up, leaf_up)
+        spines_per_pod, leaf_up = fewest_spines(leaf_up, cap, leaves_per_pod, d_s)
+    # Each spine splits its ports by the downlinks it actually has, not half and half: a spine
+    # with 24 leaf links at 1:1 needs 24 uplinks, and the core tier is sized for those.
+    achieved_down = math.ceil(leaves_per_pod * leaf_up / spines_per_pod)
+    if achieved_down <= d_s:
+        d_s = achieved_down
+        u_s = min(uplinks_for(d_s, r.uplink_gbps, r.uplink_gbps, f.spine.oversubscription), n_spine - d_s)
     if f.core.count:
         group = max(1, f.core.count // spines_per_pod)
     else:
