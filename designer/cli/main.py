@@ -20,6 +20,8 @@ COMMANDS = [
     "designer.cli.cmd_collectives",
     "designer.cli.cmd_render",
     "designer.cli.cmd_report",
+    "designer.cli.cmd_import",
+    "designer.cli.cmd_audit",
 ]
 
 

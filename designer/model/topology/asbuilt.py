@@ -52,7 +52,7 @@ class Link:
 
     @property
     def label(self) -> str:
-        return f"{self.width}x{self.speed}" if self.speed else f"{self.gbps:g}G"
+        return f"{self.width}x{self.speed}" if self.speed and self.width else (self.speed or f"{self.gbps:g}G")
 
 
 @dataclass
