@@ -139,8 +139,14 @@ def audit(fabric: AsBuilt, design: FabricDesign | None = None, inference: Infere
                                         "reason": _reason(g, other, mapping.get(built_other))})
                 break
     named = {node: devs[dev].name for dev, node in mapping.items() if dev in devs}
+    present = set(mapping.values())
+    absent = Counter()
     for i, (pair, d, have, want) in enumerate(missing):
         if i in used_missing:
+            continue
+        gone = [n for n in pair if n not in present]
+        if gone:                    # reported once, with its device
+            absent[gone[0]] += 1
             continue
         lo, hi = d["a"], next(iter(pair - {d["a"]}), d["a"])
         report.missing_links.append({"a": {"device": named.get(lo, lo), "port": d["pa"], **_place(g, lo)},
@@ -149,8 +155,7 @@ def audit(fabric: AsBuilt, design: FabricDesign | None = None, inference: Infere
     for j, l in enumerate(extra):
         if j not in used_extra:
             report.extra_links.append({"a": end(l.a, l.pa), "b": end(l.b, l.pb), "as_built": l.label})
-    present = set(mapping.values())
-    report.missing_devices = [{"device": n, **_place(g, n)} for n in g.nodes if n not in present]
+    report.missing_devices = [{"device": n, **_place(g, n), "links": absent[n]} for n in g.nodes if n not in present]
     report.edits = _edits(report, mapping, fabric)
     report.impact = _impact(derived, report.edits, catalog)
     return report

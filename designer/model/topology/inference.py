@@ -104,7 +104,8 @@ def infer_design(fabric: AsBuilt, catalog: Catalog | None = None, name: str = "A
     for d in named:
         hosts[d.host].append(d)
     ports = _mode(len(v) for v in hosts.values()) if hosts else 1
-    servers = len(hosts) + (len(nics) - len(named) + ports - 1) // ports
+    # Default-named HCAs first fill the hosts that lack one, then make up whole servers.
+    servers = max(len(hosts), (len(nics) + ports - 1) // ports)
     why = f"{len(hosts)} host names with {ports} HCAs each most often"
     if len(named) < len(nics):
         why += f"; {len(nics) - len(named)} default-named HCAs counted as {ports} per server"
@@ -156,9 +157,10 @@ def infer_design(fabric: AsBuilt, catalog: Catalog | None = None, name: str = "A
     ratios = sorted({1.0, ratio, 1.5, 2.0, 3.0, 4.0}, key=lambda x: abs(x - ratio))
     best = None
     for template in templates:
-        for r in ratios:
-            for counts in (False, True):
-                cand = _candidate(name, server, ports, link, uplink, switch_id, template, tiers, nodes_per_su,
+        for r, nps, counts in [(r, n, c) for r in ratios for c in (False, True)
+                               for n in dict.fromkeys((nodes_per_su, int(up * r * uplink // link) or 1))]:
+            if True:
+                cand = _candidate(name, server, ports, link, uplink, switch_id, template, tiers, nps,
                                   r, servers, counts, by_tier)
                 try:
                     der = derive(cand, catalog)
@@ -248,7 +250,11 @@ def map_devices(fabric: AsBuilt, roles: dict[str, str], derived: Derived) -> dic
         built = sorted((d for d in devs.values() if roles.get(d.id) == role), key=lambda d: natural_key(d.name))
         design = sorted((n for n, d in g.nodes(data=True) if d["role"] == role),
                         key=lambda n: (g.nodes[n]["plane"], g.nodes[n]["index"]))
-        mapping.update(zip((d.id for d in built), design))
+        # A device named as a design device is that device; the rest pair up in name order.
+        same = {d.id: d.name for d in built if d.name in g and g.nodes[d.name]["role"] == role}
+        mapping.update(same)
+        rest = [n for n in design if n not in set(same.values())]
+        mapping.update(zip((d.id for d in built if d.id not in same), rest))
     hosts = sorted({d.host for d in fabric.endpoints() if d.host}, key=natural_key)
     server_of = {h: i for i, h in enumerate(hosts)}
     for d in fabric.endpoints():
