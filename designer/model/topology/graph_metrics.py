@@ -74,14 +74,14 @@ def _add(flow: nx.DiGraph, u: str, v: str, cap: float) -> None:
         flow.add_edge(u, v, capacity=cap)
 
 
-def _switch_distances(g: nx.MultiGraph, start: str) -> dict[str, int]:
+def _switch_distances(adj: dict[str, list[str]], start: str) -> dict[str, int]:
     """Switches reachable from `start` through switches only, by hop count."""
     dist = {start: 0}
     queue = deque([start])
     while queue:
         node = queue.popleft()
-        for nbr in g[node]:
-            if nbr not in dist and g.nodes[nbr]["role"] != "nic":
+        for nbr in adj[node]:
+            if nbr not in dist:
                 dist[nbr] = dist[node] + 1
                 queue.append(nbr)
     return dist
@@ -99,8 +99,11 @@ def max_hops_graph(g: nx.MultiGraph) -> tuple[int, int]:
                 leaves_of[leaf][(data["plane"], data["rail"])] += 1
     worst = worst_rail = 0
     leaves = list(leaves_of)
+    # Switch-to-switch adjacency, built once: the searches below never step onto a NIC.
+    role = g.nodes.data("role")
+    adj = {n: [m for m in g[n] if role[m] != "nic"] for n, r in role if r != "nic"}
     for leaf in leaves:
-        dist = _switch_distances(g, leaf)
+        dist = _switch_distances(adj, leaf)
         mine = leaves_of[leaf]
         planes = {p for p, _ in mine}
         for other in leaves:
