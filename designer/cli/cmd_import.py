@@ -6,13 +6,8 @@ graph is the fabric as built.
 
 from __future__ import annotations
 
-import dataclasses
-
-from designer.cli.common import CommandError
-from designer.io.fabric_capture import load_capture
+from designer.io.fabric_capture import import_capture
 from designer.io.project import save_design
-from designer.model.decisions.audit import audit
-from designer.model.topology.inference import infer_design
 
 
 def add_parser(sub) -> None:
@@ -22,17 +17,6 @@ def add_parser(sub) -> None:
     p.add_argument("file", help="capture file")
     p.add_argument("-o", "--output", required=True, help="project file to write")
     p.set_defaults(run=run)
-
-
-def import_capture(path: str):
-    """(as-built design, inference, audit report) of a capture; raises CommandError when no design fits."""
-    fabric = load_capture(path)
-    inference = infer_design(fabric, name=f"As built: {path.rsplit('/', 1)[-1]}")
-    if inference.design is None:
-        raise CommandError(f"{path}: {inference.problems[0] if inference.problems else 'no design fits'}")
-    report = audit(fabric, inference=inference)
-    design = dataclasses.replace(inference.design, edits=inference.design.edits + report.edits)
-    return design, inference, report
 
 
 def run(args) -> int:

@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from pathlib import Path
 
 from designer.io.ibnetdiscover import CaptureError, looks_like_ibnetdiscover, parse_ibnetdiscover
 from designer.io.lldp import looks_like_lldp_csv, looks_like_lldp_json, parse_lldp_csv, parse_lldp_json
+from designer.model.decisions.audit import audit
 from designer.model.topology.asbuilt import AsBuilt
+from designer.model.topology.inference import infer_design
 
 MAX_BYTES = 512 * 1024 * 1024
 
-__all__ = ["CaptureError", "load_capture", "parse_capture"]
+__all__ = ["CaptureError", "load_capture", "parse_capture", "import_capture"]
 
 
 def parse_capture(text: str, source: str = "<text>") -> AsBuilt:
@@ -48,3 +51,18 @@ def load_capture(path: str | os.PathLike) -> AsBuilt:
     except UnicodeDecodeError:
         raise CaptureError(f"{p}: not a text file (invalid UTF-8)") from None
     return parse_capture(text, str(p))
+
+
+def import_capture(path: str | os.PathLike, catalog=None):
+    """(as-built design, inference, audit report) of a capture file.
+
+    The design is the inferred one plus the capture's differences as edits, so its graph is the
+    fabric as built. Raises CaptureError when no design can be inferred.
+    """
+    fabric = load_capture(path)
+    inference = infer_design(fabric, catalog, name=f"As built: {Path(path).name}")
+    if inference.design is None:
+        raise CaptureError(f"{path}: {inference.problems[0] if inference.problems else 'no design fits'}")
+    report = audit(fabric, inference=inference, catalog=catalog)
+    design = dataclasses.replace(inference.design, edits=inference.design.edits + report.edits)
+    return design, inference, report
