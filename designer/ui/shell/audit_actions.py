@@ -71,14 +71,18 @@ class AuditOverlay(QGraphicsItem):
                 pen.setStyle(Qt.PenStyle.DashLine)
             painter.setPen(pen)
             painter.drawLine(pa, pb)
-        pen = QPen(GREY, 2, Qt.PenStyle.DashLine)
+        # A missing device: the designed box washed out, outlined dashed, marked "missing".
+        pen = QPen(RED, 2, Qt.PenStyle.DashLine)
         pen.setCosmetic(True)
-        painter.setPen(pen)
-        painter.setBrush(QColor(200, 200, 200, 80))
         for ghost in self.ghosts:
             p = self._pos(ghost)
             if p is not None:
-                painter.drawRect(QRectF(p.x() - 14, p.y() - 10, 28, 20))
+                box = QRectF(p.x() - 32, p.y() - 22, 64, 44)
+                painter.setPen(pen)
+                painter.setBrush(QColor(255, 255, 255, 190))
+                painter.drawRect(box)
+                painter.setPen(GREY)
+                painter.drawText(box, Qt.AlignmentFlag.AlignCenter, "missing")
 
 
 class _Relay(QObject):
@@ -100,6 +104,8 @@ class AuditActions(QObject):
         self.dock.setObjectName("dock-audit")
         self.dock.setWidget(self.findings)
         window.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.dock)
+        if "metrics" in getattr(window, "docks", {}):
+            window.tabifyDockWidget(window.docks["metrics"], self.dock)
         self.dock.hide()
         self._relay = _Relay()
         self._relay.done.connect(self._show)
@@ -168,6 +174,7 @@ class AuditActions(QObject):
         if not report.rows():
             self.findings.addItem("The fabric is built as designed: no findings.")
         self.dock.show()
+        self.dock.raise_()
         self.window.statusBar().showMessage(f"Audit: {len(report.rows())} finding(s)", 5000)
 
     def _select(self, item: QListWidgetItem) -> None:
