@@ -166,3 +166,24 @@ def test_lldp_csv_and_json():
     fabric = parse_capture(json0, "spine01_lldp.json")
     assert [(l.a, l.b) for l in fabric.links] == [("spine01", "leaf01")]
     assert fabric.devices["leaf01"].kind == "switch"
+
+
+def test_site_names_and_storage_hca_gaps_are_understood():
+    """SuperPOD-style names: leaves 'A09-P1-IBLEAF-<su>-<rail>', compute HCAs mlx5_0-3 and mlx5_6-9."""
+    import re
+    design = _rail_design()
+    text = export_ibnetdiscover(derive(design))
+    text = re.sub(r"srv-(\d+) mlx5_(\d)",
+                  lambda m: f"dgx-{int(m.group(1)):02d}-c01 mlx5_{int(m.group(2)) + (2 if int(m.group(2)) >= 4 else 0)}", text)
+    text = re.sub(r"MF0;leaf-(\d+):MQM9700",
+                  lambda m: f"MF0;A09-P1-IBLEAF-{(int(m.group(1)) - 1) // 8 + 1:02d}-{(int(m.group(1)) - 1) % 8 + 1:02d}:MQM9701", text)
+    # swap two cables on dgx-01: mlx5_6 and mlx5_7 trade leaves
+    text = text.replace('"dgx-01-c01 mlx5_6"', '"X"').replace('"dgx-01-c01 mlx5_7"', '"dgx-01-c01 mlx5_6"').replace('"X"', '"dgx-01-c01 mlx5_7"')
+    fabric = parse_ibnetdiscover(text)
+    inference = infer_design(fabric)
+    assert inference.exact
+    facts = {f.subject: f for f in inference.facts}
+    assert facts["switch model"].value == "qm9700" and facts["switch model"].confidence == "medium"
+    report = audit(fabric, inference=inference)
+    assert len(report.miswired) == 2 and all("wrong rail" in m["reason"] for m in report.miswired)
+    assert {m["a"]["device"] for m in report.miswired} == {"dgx-01-c01 mlx5_6", "dgx-01-c01 mlx5_7"}

@@ -21,6 +21,7 @@ from designer.model.topology.asbuilt import AsBuilt
 from designer.model.topology.derive import Derived, derive
 from designer.model.topology.inference import Inference, assign_roles, map_devices
 
+_LEVEL = {"nic": 0, "leaf": 1, "spine": 2, "core": 3}
 KEYS = ("inferred", "missing_devices", "missing_links", "extra_links", "miswired", "degraded_links",
         "unnamed_devices", "impact")
 
@@ -123,7 +124,8 @@ def audit(fabric: AsBuilt, design: FabricDesign | None = None, inference: Infere
             open_ends[n].append(i)
     used_missing, used_extra = set(), set()
     for j, l in enumerate(extra):
-        for dev in (l.a, l.b):
+        # Name the cable by its lower end (the HCA of a host link): that is the end to move.
+        for dev in sorted((l.a, l.b), key=lambda x: _LEVEL.get(roles.get(x), 9)):
             node = mapping.get(dev)
             cands = [i for i in open_ends.get(node, []) if i not in used_missing]
             if node and cands:

@@ -127,7 +127,9 @@ def infer_design(fabric: AsBuilt, catalog: Catalog | None = None, name: str = "A
         nic, leaf = (l.a, l.b) if roles.get(l.a) == "nic" else (l.b, l.a)
         if devs[nic].hca >= 0 and leaf in leaf_ids:
             rail_of_leaf[leaf].add(devs[nic].hca)
-    rails_clean = ports > 1 and rail_of_leaf and all(len(v) == 1 for v in rail_of_leaf.values())
+    # Rail-optimized when nearly every leaf serves one HCA index (a few miswired cables allowed).
+    single = sum(1 for v in rail_of_leaf.values() if len(v) == 1)
+    rails_clean = ports > 1 and rail_of_leaf and single >= 0.75 * len(rail_of_leaf)
     hosts_per_leaf = Counter()
     for l in host_links:
         leaf = l.b if roles.get(l.a) == "nic" else l.a
@@ -136,7 +138,8 @@ def infer_design(fabric: AsBuilt, catalog: Catalog | None = None, name: str = "A
     templates = ["rail-optimized"] if rails_clean else []
     templates += ["fat-tree", "leaf-spine"] if tiers == 3 else ["leaf-spine", "fat-tree"]
     if rails_clean:
-        facts.append(Inferred("rails", str(ports), "high", "every leaf serves one HCA index (mlx5_N) only"))
+        facts.append(Inferred("rails", str(ports), "high" if single == len(rail_of_leaf) else "medium",
+                              f"{single} of {len(rail_of_leaf)} leaves serve one HCA index (mlx5_N) only"))
         facts.append(Inferred("nodes per SU", str(nodes_per_su), "medium", "most hosts on one leaf"))
 
     if switch_id is None:
@@ -246,8 +249,25 @@ def map_devices(fabric: AsBuilt, roles: dict[str, str], derived: Derived) -> dic
     g = derived.graph
     mapping: dict[str, str] = {}
     devs = fabric.devices
+    hosts = sorted({d.host for d in fabric.endpoints() if d.host}, key=natural_key)
+    server_of = {h: i for i, h in enumerate(hosts)}
+    # HCA indices ranked, so that a server whose compute HCAs are mlx5_0-3 and mlx5_6-9 (the
+    # others serve storage) still has NIC ports 1-8.
+    rank = {h: i for i, h in enumerate(sorted({d.hca for d in fabric.endpoints() if d.hca >= 0}))}
+    # Leaves sort by the first server and HCA they serve (SU, then rail), then by name.
+    first_server: dict[str, int] = {}
+    rails: dict[str, Counter] = defaultdict(Counter)
+    for link in fabric.links:
+        for nic, sw in ((link.a, link.b), (link.b, link.a)):
+            d = devs.get(nic)
+            if d is not None and d.host and roles.get(nic) == "nic":
+                first_server[sw] = min(first_server.get(sw, 1 << 30), server_of[d.host])
+                rails[sw][rank.get(d.hca, 0)] += 1
+    # A miswired cable or two do not move a leaf: its rail is the one most of its hosts use.
+    served = {sw: (first_server[sw], rails[sw].most_common(1)[0][0]) for sw in first_server}
     for role in ROLES:
-        built = sorted((d for d in devs.values() if roles.get(d.id) == role), key=lambda d: natural_key(d.name))
+        built = sorted((d for d in devs.values() if roles.get(d.id) == role),
+                       key=lambda d: (served.get(d.id, (1 << 30,)), natural_key(d.name)))
         design = sorted((n for n, d in g.nodes(data=True) if d["role"] == role),
                         key=lambda n: (g.nodes[n]["plane"], g.nodes[n]["index"]))
         # A device named as a design device is that device; the rest pair up in name order.
@@ -255,11 +275,9 @@ def map_devices(fabric: AsBuilt, roles: dict[str, str], derived: Derived) -> dic
         mapping.update(same)
         rest = [n for n in design if n not in set(same.values())]
         mapping.update(zip((d.id for d in built if d.id not in same), rest))
-    hosts = sorted({d.host for d in fabric.endpoints() if d.host}, key=natural_key)
-    server_of = {h: i for i, h in enumerate(hosts)}
     for d in fabric.endpoints():
         if d.host and d.hca >= 0:
-            nid = f"srv-{server_of[d.host] + 1}.nic-{d.hca + 1}"
+            nid = f"srv-{server_of[d.host] + 1}.nic-{rank[d.hca] + 1}"
             if nid in g:
                 mapping[d.id] = nid
     # Default-named NICs: the designed NIC at the leaf port they use.
