@@ -11,7 +11,7 @@ from __future__ import annotations
 import threading
 
 from PySide6.QtCore import QObject, QPointF, QRectF, Qt, Signal
-from PySide6.QtGui import QColor, QPen
+from PySide6.QtGui import QColor, QPainterPath, QPen
 from PySide6.QtWidgets import QDockWidget, QFileDialog, QGraphicsItem, QListWidget, QListWidgetItem
 
 from designer.io.fabric_capture import CaptureError, import_capture, load_capture
@@ -56,6 +56,10 @@ class AuditOverlay(QGraphicsItem):
     def _pos(self, design_id) -> QPointF | None:
         element = _canvas_id(design_id)
         return self._scene.element_position(element) if element else None
+
+    def shape(self) -> QPainterPath:
+        # Empty: the overlay is never the item under the pointer, so canvas gestures pass through.
+        return QPainterPath()
 
     def boundingRect(self) -> QRectF:
         return self._scene.content_rect().adjusted(-40, -40, 40, 40)
