@@ -7,6 +7,9 @@ Hand counts on public captures (checked outside these tests, which never read th
 - ibtopotool 3.topo: 8 devices, 10 links, 3 self-cabled (miswired), 4 degraded (one 4xFDR uplink,
   two 4xQDR and one 4xSDR host link under a 4xEDR/4xFDR fabric), 1 unnamed switch.
 - topograph example-bad.out: one GB200 HCA and no links: refused with one line.
+- Cumulus lldp.output (suzieq): 10 switches and 22 links from the switches' json0 tables (the
+  servers' records hold no JSON); 2 miswired: exit01 and exit02 each have swp3 cabled to their
+  own swp4. No hosts, so no design is inferred.
 """
 
 from __future__ import annotations
