@@ -22,6 +22,8 @@ COMMANDS = [
     "designer.cli.cmd_report",
     "designer.cli.cmd_sweep",
     "designer.cli.cmd_export",
+    "designer.cli.cmd_import",
+    "designer.cli.cmd_audit",
 ]
 
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from designer.io import containerlab, dot, drawio, graphml, ndt, netbox_csv, slurm_topology
+from designer.io import containerlab, dot, drawio, graphml, ibnetdiscover, ndt, netbox_csv, slurm_topology
 from designer.io.atomic import write_atomic
 from designer.io.export_source import ExportError, ExportSource
 
@@ -65,6 +65,9 @@ register(ExportFormat("graphml", "GraphML device graph", ".graphml", graphml.gra
 register(ExportFormat("dot", "Graphviz DOT device graph", ".dot", dot.dot, purpose="Graphviz and DOT-reading tools"))
 register(ExportFormat("drawio", "draw.io diagram", ".drawio", drawio.drawio,
                       purpose="an editable diagram for review decks (diagrams.net)"))
+register(ExportFormat("ibnetdiscover", "ibnetdiscover text", ".txt",
+                      lambda src: ibnetdiscover.export_ibnetdiscover(src.derived), family="infiniband",
+                      purpose="the fabric as ibnetdiscover would print it: diff it against a capture, or audit it"))
 register(ExportFormat("ndt", "UFM cabling topology (NDT CSV)", ".csv", ndt.ndt_csv, family="infiniband",
                       purpose="UFM's NDT plugin checks the installed cabling against it"))
 

@@ -30,7 +30,7 @@ from designer.ui.panels.palette import PaletteWidget
 from designer.ui.panels.plots_panel import PlotsPanel
 from designer.ui.present.presentation_mode import PresentationMode
 from designer.ui.services.compute import ComputeResult, ComputeService
-from designer.ui.shell import paths
+from designer.ui.shell import audit_actions, paths
 from designer.ui.shell.autosave import AUTOSAVE_INTERVAL_MS, AutosaveManager, find_recoverable
 from designer.ui.shell.dialogs import Dialogs
 from designer.ui.shell.explore_actions import ExploreActions
@@ -185,8 +185,6 @@ class MainWindow(QMainWindow):
         file_menu.addAction(a["save_as"])
         file_menu.addSeparator()
         self.ecosystem_export = EcosystemExport.install(self, file_menu)
-        file_menu.addSeparator()
-        file_menu.addAction(a["quit"])
         edit = bar.addMenu("&Edit")
         edit.addAction(a["undo"])
         edit.addAction(a["redo"])
@@ -210,7 +208,10 @@ class MainWindow(QMainWindow):
         self.compare_launcher.openDesignRequested.connect(self.open_in_new_window)
         bar.addMenu(self.compare_launcher.menu)
         tools = bar.addMenu("&Tools")
+        self.audit = audit_actions.install(self, file_menu, tools)
         self.explore = ExploreActions(self, tools)
+        file_menu.addSeparator()
+        file_menu.addAction(a["quit"])
         help_menu = bar.addMenu("&Help")
         help_menu.addAction(a["help_canvas"])
         help_menu.addAction(a["about"])

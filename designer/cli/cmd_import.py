@@ -1,0 +1,29 @@
+"""`fabric-designer import`: a fabric capture (ibnetdiscover, LLDP) as a project file.
+
+The project holds the inferred design plus the differences of the capture as edits, so its
+graph is the fabric as built.
+"""
+
+from __future__ import annotations
+
+from designer.io.fabric_capture import import_capture
+from designer.io.project import save_design
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("import", help="read a fabric capture into a project file",
+                       description="Read ibnetdiscover output, lldpctl/Cumulus LLDP JSON or an LLDP CSV, "
+                                   "infer the design and write it with the differences as edits.")
+    p.add_argument("file", help="capture file")
+    p.add_argument("-o", "--output", required=True, help="project file to write")
+    p.set_defaults(run=run)
+
+
+def run(args) -> int:
+    design, inference, report = import_capture(args.file)
+    save_design(design, args.output)
+    counts = ", ".join(f"{len(getattr(report, k))} {k.replace('_', ' ')}" for k in
+                       ("missing_devices", "missing_links", "extra_links", "miswired", "degraded_links"))
+    print(f"{args.output}: {design.fabric.template}, {design.cluster.servers} servers, "
+          f"{len(report.edits)} edit(s) ({counts})")
+    return 0

@@ -1,0 +1,68 @@
+"""Fabric captures: pick the reader by content (ibnetdiscover, LLDP JSON, LLDP CSV)."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from pathlib import Path
+
+from designer.io.ibnetdiscover import CaptureError, looks_like_ibnetdiscover, parse_ibnetdiscover
+from designer.io.lldp import looks_like_lldp_csv, looks_like_lldp_json, parse_lldp_csv, parse_lldp_json
+from designer.model.decisions.audit import audit
+from designer.model.topology.asbuilt import AsBuilt
+from designer.model.topology.inference import infer_design
+
+MAX_BYTES = 512 * 1024 * 1024
+
+__all__ = ["CaptureError", "load_capture", "parse_capture", "import_capture"]
+
+
+def parse_capture(text: str, source: str = "<text>") -> AsBuilt:
+    if "\x00" in text[:65536]:
+        raise CaptureError(f"{source}: binary data, not a fabric capture")
+    if looks_like_ibnetdiscover(text):
+        return parse_ibnetdiscover(text, source)
+    if looks_like_lldp_json(text):
+        return parse_lldp_json(text, source)
+    if looks_like_lldp_csv(text):
+        return parse_lldp_csv(text, source)
+    if text.lstrip().startswith("{") and '"format"' in text[:200]:
+        raise CaptureError(f"{source}: a project file, not a fabric capture (use --against for designs)")
+    raise CaptureError(f"{source}: not a fabric capture: expected ibnetdiscover output, "
+                       "lldpctl -f json, Cumulus 'net show lldp json' or an LLDP CSV")
+
+
+def load_capture(path: str | os.PathLike) -> AsBuilt:
+    p = Path(path)
+    try:
+        if p.stat().st_size > MAX_BYTES:
+            raise CaptureError(f"{p}: larger than {MAX_BYTES // 2**20} MiB")
+        raw = p.read_bytes()
+    except FileNotFoundError:
+        raise CaptureError(f"{p}: no such file") from None
+    except IsADirectoryError:
+        raise CaptureError(f"{p}: is a folder, not a capture") from None
+    except OSError as exc:
+        raise CaptureError(f"{p}: cannot read ({exc.strerror})") from None
+    if b"\x00" in raw[:65536]:
+        raise CaptureError(f"{p}: binary data, not a fabric capture")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise CaptureError(f"{p}: not a text file (invalid UTF-8)") from None
+    return parse_capture(text, str(p))
+
+
+def import_capture(path: str | os.PathLike, catalog=None):
+    """(as-built design, inference, audit report) of a capture file.
+
+    The design is the inferred one plus the capture's differences as edits, so its graph is the
+    fabric as built. Raises CaptureError when no design can be inferred.
+    """
+    fabric = load_capture(path)
+    inference = infer_design(fabric, catalog, name=f"As built: {Path(path).name}")
+    if inference.design is None:
+        raise CaptureError(f"{path}: {inference.problems[0] if inference.problems else 'no design fits'}")
+    report = audit(fabric, inference=inference, catalog=catalog)
+    design = dataclasses.replace(inference.design, edits=inference.design.edits + report.edits)
+    return design, inference, report

@@ -1,0 +1,175 @@
+"""LLDP neighbour tables: `lldpctl -f json`, the json0 layout of Cumulus `net show lldp json`
+(every value in a list), collections of per-host records ({hostname, data}), and a plain CSV
+(local device, local port, remote device, remote port[, speed]).
+
+A device that reports neighbours, or that announces the Bridge or Router capability, is a
+switch; the others are hosts. LLDP carries no link rate, so links read from JSON have speed 0
+(unknown) unless the neighbour announces its MAU type.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+from pathlib import PurePath
+
+from designer.io.ibnetdiscover import CaptureError
+from designer.model.topology.asbuilt import AsBuilt, Device, Link, parse_host_description
+
+_PORT_NUM = re.compile(r"(\d+)(?!.*\d)")
+_SPEED = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([GMT]?)", re.IGNORECASE)
+
+
+def looks_like_lldp_json(text: str) -> bool:
+    head = text.lstrip()[:4096]
+    return head[:1] in "[{" and ('"lldp"' in text[:1000000] or '"interface"' in head
+                                 or ('"hostname"' in head and '"data"' in head))
+
+
+def looks_like_lldp_csv(text: str) -> bool:
+    first = text.lstrip().splitlines()[0] if text.strip() else ""
+    return first.count(",") >= 3 and "local" in first.lower() and "remote" in first.lower()
+
+
+def _first(value):
+    """json0 puts every value in a list; plain lldpctl json does not."""
+    while isinstance(value, list):
+        value = value[0] if value else None
+    if isinstance(value, dict) and "value" in value and len(value) <= 2:
+        return value["value"]
+    return value
+
+
+def _port_number(name: str) -> int:
+    m = _PORT_NUM.search(name or "")
+    return int(m.group(1)) if m else 0
+
+
+class _Builder:
+    def __init__(self, fmt: str):
+        self.fabric = AsBuilt(fmt)
+        self.seen: set[frozenset] = set()
+        self.reporters: set[str] = set()
+        self.bridges: set[str] = set()
+
+    def device(self, name: str) -> None:
+        if name not in self.fabric.devices:
+            self.fabric.devices[name] = Device(name, name, "host")
+
+    def link(self, a: str, pa: str, b: str, pb: str, gbps: float = 0.0) -> None:
+        self.device(a)
+        self.device(b)
+        key = frozenset(((a, pa), (b, pb)))
+        if key in self.seen:
+            return
+        self.seen.add(key)
+        self.fabric.links.append(Link(a, _port_number(pa), b, _port_number(pb), gbps, 0, f"{gbps:g}G" if gbps else ""))
+
+    def finish(self, source: str) -> AsBuilt:
+        if not self.fabric.links:
+            raise CaptureError(f"{source}: the LLDP capture holds no neighbours")
+        for name in self.reporters | self.bridges:
+            d = self.fabric.devices[name]
+            self.fabric.devices[name] = Device(d.id, d.name, "switch", d.description)
+        for name, d in list(self.fabric.devices.items()):
+            if d.kind == "host":
+                host, hca, default = parse_host_description(name)
+                self.fabric.devices[name] = Device(d.id, name, "host", name, host=name, hca=0,
+                                                   default_named=name.lower().startswith("localhost"))
+        return self.fabric
+
+
+def _interfaces(lldp) -> list[tuple[str, dict]]:
+    lldp = lldp.get("lldp", lldp) if isinstance(lldp, dict) else lldp
+    if isinstance(lldp, list):
+        lldp = lldp[0] if lldp else {}
+    ifaces = lldp.get("interface", []) if isinstance(lldp, dict) else []
+    out = []
+    if isinstance(ifaces, dict):           # lldpctl -f json: {"eth0": {...}} or list of those
+        ifaces = [ifaces]
+    for item in ifaces:
+        if isinstance(item, dict) and "name" in item:
+            out.append((str(_first(item["name"])), item))
+        elif isinstance(item, dict):
+            out += [(k, v) for k, v in item.items() if isinstance(v, dict)]
+    return out
+
+
+def _read_table(b: _Builder, local: str, data) -> None:
+    b.reporters.add(local)
+    b.device(local)
+    for port, entry in _interfaces(data):
+        chassis = entry.get("chassis", {})
+        chassis = chassis[0] if isinstance(chassis, list) and chassis else chassis
+        if isinstance(chassis, dict) and "name" not in chassis and len(chassis) == 1:
+            chassis = next(iter(chassis.values())) | {"name": next(iter(chassis))}
+        remote = _first(chassis.get("name")) if isinstance(chassis, dict) else None
+        caps = chassis.get("capability", []) if isinstance(chassis, dict) else []
+        pinfo = entry.get("port", {})
+        pinfo = pinfo[0] if isinstance(pinfo, list) and pinfo else pinfo
+        rport = _first(pinfo.get("id")) if isinstance(pinfo, dict) else None
+        if isinstance(rport, dict):
+            rport = rport.get("value")
+        if not remote or not rport:
+            continue
+        b.link(local, port, str(remote), str(rport))
+        caps = caps if isinstance(caps, list) else [caps]
+        if any(isinstance(c, dict) and c.get("type") in ("Bridge", "Router") and c.get("enabled") for c in caps):
+            b.bridges.add(str(remote))
+
+
+def parse_lldp_json(text: str, source: str = "<text>") -> AsBuilt:
+    docs = []
+    decoder = json.JSONDecoder()
+    pos, text = 0, text.strip()
+    try:
+        while pos < len(text):
+            doc, end = decoder.raw_decode(text, pos)
+            docs.append(doc)
+            pos = end
+            while pos < len(text) and text[pos].isspace():
+                pos += 1
+    except json.JSONDecodeError as exc:
+        raise CaptureError(f"{source}: the LLDP JSON is not valid at line {exc.lineno} "
+                           "(truncated or damaged)") from None
+    b = _Builder("lldp")
+    local_default = PurePath(source).stem.split("_")[0] or "local"
+    for doc in docs:
+        records = doc if isinstance(doc, list) else [doc]
+        for rec in records:
+            if isinstance(rec, dict) and "hostname" in rec and "data" in rec:
+                data = rec["data"]
+                if isinstance(data, str):
+                    try:
+                        data = json.loads(data) if data.strip().startswith(("{", "[")) else None
+                    except json.JSONDecodeError:
+                        data = None
+                if data:
+                    _read_table(b, str(rec["hostname"]), data)
+            elif isinstance(rec, dict) and "lldp" in rec:
+                _read_table(b, local_default, rec)
+    return b.finish(source)
+
+
+def parse_lldp_csv(text: str, source: str = "<text>") -> AsBuilt:
+    b = _Builder("lldp-csv")
+    rows = list(csv.reader(io.StringIO(text)))
+    for n, row in enumerate(rows[1:], start=2):
+        if not row or not "".join(row).strip():
+            continue
+        if len(row) < 4:
+            raise CaptureError(f"{source}: line {n} has {len(row)} fields; expected local device, local port, "
+                               "remote device, remote port[, speed]")
+        gbps = 0.0
+        if len(row) > 4 and row[4].strip():
+            m = _SPEED.match(row[4])
+            if not m:
+                raise CaptureError(f"{source}: line {n}: malformed speed '{row[4]}'")
+            gbps = float(m.group(1)) * {"T": 1000, "M": 0.001}.get(m.group(2).upper(), 1)
+        local, remote = row[0].strip(), row[2].strip()
+        b.reporters.add(local)
+        b.link(local, row[1].strip(), remote, row[3].strip(), gbps)
+    # In a CSV, a device listed as local is a switch only if something else hangs below it.
+    return b.finish(source)

@@ -1,0 +1,245 @@
+"""Audit: the fabric as built against a design (the inferred one or the user's).
+
+Links are compared as multisets of device pairs after mapping as-built devices onto design
+devices (inference.map_devices). A designed pair with fewer links than designed gives missing
+links; a pair that is not designed gives extra links; an extra link that shares one end with a
+missing link is a miswired cable (wrong rail, wrong SU, wrong switch). Degraded links run below
+the designed rate or width. The impact is measured on the as-built graph: the design plus the
+differences as edits.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+
+from designer.catalog import Catalog, default_catalog
+from designer.model.intent.design import Edit, FabricDesign
+from designer.model.performance.collectives import estimate
+from designer.model.topology.asbuilt import AsBuilt
+from designer.model.topology.derive import Derived, derive
+from designer.model.topology.inference import Inference, assign_roles, map_devices
+
+_LEVEL = {"nic": 0, "leaf": 1, "spine": 2, "core": 3}
+KEYS = ("inferred", "missing_devices", "missing_links", "extra_links", "miswired", "degraded_links",
+        "unnamed_devices", "impact")
+
+
+@dataclass
+class AuditReport:
+    inferred: dict
+    missing_devices: list[dict] = field(default_factory=list)
+    missing_links: list[dict] = field(default_factory=list)
+    extra_links: list[dict] = field(default_factory=list)
+    miswired: list[dict] = field(default_factory=list)
+    degraded_links: list[dict] = field(default_factory=list)
+    unnamed_devices: list[dict] = field(default_factory=list)
+    impact: dict = field(default_factory=dict)
+    edits: tuple[Edit, ...] = ()          # the differences, as design edits
+
+    def to_json(self) -> dict:
+        return {k: getattr(self, k) for k in KEYS}
+
+    def rows(self) -> list[tuple[str, dict]]:
+        """(kind, entry) for every finding, in report order."""
+        out = []
+        for key in KEYS[1:-1]:
+            out += [(key, e) for e in getattr(self, key)]
+        return out
+
+
+def _place(g, node: str | None) -> dict:
+    if node is None or node not in g:
+        return {"design_id": None, "tier": None, "su": None, "rail": None}
+    d = g.nodes[node]
+    role = d["role"]
+    return {"design_id": node, "tier": "server" if role == "nic" else role,
+            "su": d.get("pod") + 1 if d.get("pod", -1) >= 0 and role in ("nic", "leaf") else None,
+            "rail": d.get("rail") + 1 if d.get("rail", -1) >= 0 else None}
+
+
+def audit(fabric: AsBuilt, design: FabricDesign | None = None, inference: Inference | None = None,
+          catalog: Catalog | None = None) -> AuditReport:
+    """Compare `fabric` with `design` (or with the inference's design when none is given)."""
+    catalog = catalog or default_catalog()
+    devs = fabric.devices
+    if design is not None:
+        derived: Derived | None = derive(design, catalog)
+        roles = inference.roles if inference else assign_roles(fabric)
+        mapping = map_devices(fabric, roles, derived)
+    else:
+        derived = inference.derived if inference else None
+        roles = inference.roles if inference else assign_roles(fabric)
+        mapping = inference.mapping if inference else {}
+    report = AuditReport(inference.to_json() if inference else {"template": None, "facts": [], "problems": []})
+    report.unnamed_devices = [{"device": d.name, "description": d.description, "id": d.id,
+                               "tier": "server" if roles.get(d.id) == "nic" else roles.get(d.id)}
+                              for d in devs.values() if d.default_named]
+    g = derived.graph if derived else None
+
+    def end(dev: str, port: int, node: str | None = None) -> dict:
+        node = node if node is not None else mapping.get(dev)
+        name = devs[dev].name if dev in devs else dev
+        return {"device": name, "port": port, **_place(g, node)}
+
+    built_links = [l for l in fabric.links if roles.get(l.a) != "aggregation" and roles.get(l.b) != "aggregation"]
+    for l in built_links:
+        if l.a == l.b:
+            report.miswired.append({"a": end(l.a, l.pa), "b": end(l.b, l.pb), "reason": "switch cabled to itself"})
+    if g is None:
+        _degraded_by_mode(report, built_links, roles, end)
+        return report
+
+    designed: dict[frozenset, list] = defaultdict(list)
+    for u, v, d in g.edges(data=True):
+        designed[frozenset((u, v))].append(d)
+    built: dict[frozenset, list] = defaultdict(list)
+    unmapped = []
+    for l in built_links:
+        if l.a == l.b:
+            continue
+        a, b = mapping.get(l.a), mapping.get(l.b)
+        if a is None or b is None:
+            unmapped.append(l)
+        else:
+            built[frozenset((a, b))].append(l)
+    missing, extra = [], list(unmapped)
+    for pair, want in designed.items():
+        have = built.get(pair, [])
+        for l, d in zip(have, want):
+            if l.gbps and l.gbps < d["gbps"] or 0 < l.width < 4:
+                report.degraded_links.append({"a": end(l.a, l.pa), "b": end(l.b, l.pb), "as_built": l.label,
+                                              "designed": f"{d['gbps']}G", "gbps": l.gbps})
+        if len(have) < len(want):
+            for d in want[len(have):]:
+                missing.append((pair, d, len(have), len(want)))
+    for pair, have in built.items():
+        want = len(designed.get(pair, ()))
+        extra += have[want:]
+    # An extra link that shares a device with a missing link is one cable in the wrong place.
+    open_ends: dict[str, list[int]] = defaultdict(list)
+    for i, (pair, d, _, _) in enumerate(missing):
+        for n in pair:
+            open_ends[n].append(i)
+    used_missing, used_extra = set(), set()
+    for j, l in enumerate(extra):
+        # Name the cable by its lower end (the HCA of a host link): that is the end to move.
+        for dev in sorted((l.a, l.b), key=lambda x: _LEVEL.get(roles.get(x), 9)):
+            node = mapping.get(dev)
+            cands = [i for i in open_ends.get(node, []) if i not in used_missing]
+            if node and cands:
+                i = cands[0]
+                used_missing.add(i)
+                used_extra.add(j)
+                pair, d, _, _ = missing[i]
+                other = next(iter(pair - {node}), node)
+                built_other = l.b if dev == l.a else l.a
+                report.miswired.append({"a": end(dev, l.pa if dev == l.a else l.pb),
+                                        "b": end(built_other, l.pb if dev == l.a else l.pa),
+                                        "designed_peer": {"device": other, **_place(g, other)},
+                                        "reason": _reason(g, other, mapping.get(built_other))})
+                break
+    named = {node: devs[dev].name for dev, node in mapping.items() if dev in devs}
+    present = set(mapping.values())
+    absent = Counter()
+    for i, (pair, d, have, want) in enumerate(missing):
+        if i in used_missing:
+            continue
+        gone = [n for n in pair if n not in present]
+        if gone:                    # reported once, with its device
+            absent[gone[0]] += 1
+            continue
+        lo, hi = d["a"], next(iter(pair - {d["a"]}), d["a"])
+        report.missing_links.append({"a": {"device": named.get(lo, lo), "port": d["pa"], **_place(g, lo)},
+                                     "b": {"device": named.get(hi, hi), "port": d["pb"], **_place(g, hi)},
+                                     "tier": d["tier"], "pair_links": f"{have} of {want}"})
+    for j, l in enumerate(extra):
+        if j not in used_extra:
+            report.extra_links.append({"a": end(l.a, l.pa), "b": end(l.b, l.pb), "as_built": l.label})
+    report.missing_devices = [{"device": n, **_place(g, n), "links": absent[n]} for n in g.nodes if n not in present]
+    report.edits = _edits(report, mapping, fabric)
+    report.impact = _impact(derived, report.edits, catalog)
+    return report
+
+
+def _reason(g, designed: str, built: str | None) -> str:
+    if built is None or built not in g:
+        return "cabled to a device that is not in the design"
+    a, b = g.nodes[designed], g.nodes[built]
+    if a["role"] != b["role"]:
+        return f"wrong tier: cabled to a {b['role']} instead of a {a['role']}"
+    if a.get("rail", -1) >= 0 and a.get("rail") != b.get("rail"):
+        return f"wrong rail: rail {b['rail'] + 1} instead of rail {a['rail'] + 1}"
+    if a.get("pod", -1) != b.get("pod", -1):
+        return f"wrong SU: SU {b['pod'] + 1} instead of SU {a['pod'] + 1}"
+    return f"wrong switch: {built} instead of {designed}"
+
+
+def _degraded_by_mode(report, links, roles, end) -> None:
+    """Without a design, a link is degraded when it runs below the most common rate of its tier."""
+    tier_of = lambda l: tuple(sorted((roles.get(l.a, ""), roles.get(l.b, ""))))  # noqa: E731
+    best = defaultdict(Counter)
+    for l in links:
+        best[tier_of(l)][l.gbps] += 1
+    for l in links:
+        mode = best[tier_of(l)].most_common(1)[0][0]
+        if l.gbps < mode or 0 < l.width < 4:
+            report.degraded_links.append({"a": end(l.a, l.pa), "b": end(l.b, l.pb), "as_built": l.label,
+                                          "designed": f"{mode:g}G (most common in this tier)", "gbps": l.gbps})
+
+
+def _edits(report: AuditReport, mapping: dict, fabric: AsBuilt) -> tuple[Edit, ...]:
+    """The as-built fabric as edits on the design: removed devices and links, added links."""
+    edits = [Edit("remove-device", d["device"]) for d in report.missing_devices]
+    gone = {d["device"] for d in report.missing_devices}
+    removed = Counter()
+    for m in report.missing_links:
+        a, b = m["a"]["device"], m["b"]["device"]
+        a, b = m["a"]["design_id"], m["b"]["design_id"]
+        if a not in gone and b not in gone:
+            removed[(a, b)] += 1
+    for m in report.miswired:
+        if "designed_peer" in m and m["a"]["design_id"] and m["designed_peer"]["design_id"]:
+            removed[(m["a"]["design_id"], m["designed_peer"]["design_id"])] += 1
+    edits += [Edit("remove-links", a, b, n) for (a, b), n in removed.items()]
+    added = Counter()
+    for m in report.extra_links + [m for m in report.miswired if "designed_peer" in m]:
+        a, b = m["a"]["design_id"], m["b"]["design_id"]
+        if a and b and a != b:
+            added[(a, b)] += 1
+    edits += [Edit("add-links", a, b, n) for (a, b), n in added.items()]
+    return tuple(edits)
+
+
+def _impact(derived: Derived, edits: tuple[Edit, ...], catalog: Catalog) -> dict:
+    design = derived.design
+    as_built = derive(dataclasses.replace(design, edits=design.edits + edits), catalog)
+    out = {}
+    for label, d in (("designed", derived), ("as_built", as_built)):
+        m = d.metrics
+        out[label] = {"bisection_gbps": m.bisection_gbps,
+                      "oversubscription_leaf": m.oversubscription("leaf"),
+                      "links": m.links_total}
+    worst = _worst_leaf(as_built)
+    out["as_built"]["oversubscription_by_leaf"] = worst
+    try:
+        for label, d in (("designed", derived), ("as_built", as_built)):
+            out[label]["allreduce_1GiB_us"] = estimate(d, "allreduce", 1 << 30).time_us
+    except (ValueError, KeyError, ZeroDivisionError) as exc:  # reported, not fatal
+        out["collective_note"] = f"no collective estimate: {exc}"
+    return out
+
+
+def _worst_leaf(derived: Derived) -> dict:
+    """Downlink:uplink bandwidth per leaf, as built, for the leaves that differ from the design."""
+    g = derived.graph
+    ratio = {}
+    for n, d in g.nodes(data=True):
+        if d["role"] != "leaf":
+            continue
+        down = sum(e["gbps"] for _, p, e in g.edges(n, data=True) if g.nodes[p]["level"] < 1)
+        up = sum(e["gbps"] for _, p, e in g.edges(n, data=True) if g.nodes[p]["level"] > 1)
+        ratio[n] = round(down / up, 3) if up else None
+    common = Counter(ratio.values()).most_common(1)[0][0] if ratio else None
+    return {n: r for n, r in ratio.items() if r != common}

@@ -1,0 +1,209 @@
+"""File > Import Fabric Capture... and Tools > Audit Against...: the fabric as built in the window.
+
+Import opens a capture (ibnetdiscover, LLDP) as a new, unsaved design: the inferred design with
+the capture's differences as edits. Audit compares a capture with the open design, off the UI
+thread, then overlays the findings on the canvas (missing links dashed red, degraded links
+amber, missing devices as ghost boxes) and lists them in a dock; clicking one selects its device.
+"""
+
+from __future__ import annotations
+
+import threading
+
+from PySide6.QtCore import QObject, QPointF, QRectF, Qt, Signal
+from PySide6.QtGui import QColor, QPainterPath, QPen
+from PySide6.QtWidgets import QDockWidget, QFileDialog, QGraphicsItem, QListWidget, QListWidgetItem
+
+from designer.io.fabric_capture import CaptureError, import_capture, load_capture
+from designer.model.decisions.audit import AuditReport, audit
+from designer.model.topology.inference import infer_design
+
+RED, AMBER, GREY = QColor(200, 40, 40), QColor(230, 150, 20), QColor(140, 140, 140)
+CAPTURE_FILTER = "Fabric captures (*.topo *.out *.txt *.json *.csv);;All files (*)"
+
+
+def _canvas_id(design_id: str | None) -> str | None:
+    """The canvas element of a design device: NIC ports are drawn as their server."""
+    if not design_id:
+        return None
+    return design_id.split(".nic-")[0] if ".nic-" in design_id else design_id
+
+
+class AuditOverlay(QGraphicsItem):
+    """Lines and ghost boxes drawn over the fabric; it takes no clicks."""
+
+    def __init__(self, scene):
+        super().__init__()
+        self._scene = scene
+        self.lines: list[tuple[str, str, QColor, bool]] = []
+        self.ghosts: list[str] = []
+        self.setZValue(50)
+        self.setAcceptedMouseButtons(Qt.MouseButton.NoButton)
+
+    def set_report(self, report: AuditReport | None) -> None:
+        self.prepareGeometryChange()
+        self.lines, self.ghosts = [], []
+        if report is not None:
+            for e in report.missing_links:
+                self.lines.append((e["a"]["design_id"], e["b"]["design_id"], RED, True))
+            for e in report.degraded_links:
+                self.lines.append((e["a"].get("design_id"), e["b"].get("design_id"), AMBER, False))
+            for e in report.miswired:
+                self.lines.append((e["a"].get("design_id"), e["b"].get("design_id"), RED, False))
+            self.ghosts = [e["device"] for e in report.missing_devices]
+        self.update()
+
+    def _pos(self, design_id) -> QPointF | None:
+        element = _canvas_id(design_id)
+        return self._scene.element_position(element) if element else None
+
+    def shape(self) -> QPainterPath:
+        # Empty: the overlay is never the item under the pointer, so canvas gestures pass through.
+        return QPainterPath()
+
+    def boundingRect(self) -> QRectF:
+        return self._scene.content_rect().adjusted(-40, -40, 40, 40)
+
+    def paint(self, painter, option, widget=None) -> None:
+        for a, b, color, dashed in self.lines:
+            pa, pb = self._pos(a), self._pos(b)
+            if pa is None or pb is None:
+                continue
+            pen = QPen(color, 3)
+            pen.setCosmetic(True)
+            if dashed:
+                pen.setStyle(Qt.PenStyle.DashLine)
+            painter.setPen(pen)
+            painter.drawLine(pa, pb)
+        # A missing device: the designed box washed out, outlined dashed, marked "missing".
+        pen = QPen(RED, 2, Qt.PenStyle.DashLine)
+        pen.setCosmetic(True)
+        for ghost in self.ghosts:
+            p = self._pos(ghost)
+            if p is not None:
+                box = QRectF(p.x() - 32, p.y() - 22, 64, 44)
+                painter.setPen(pen)
+                painter.setBrush(QColor(255, 255, 255, 190))
+                painter.drawRect(box)
+                painter.setPen(GREY)
+                painter.drawText(box, Qt.AlignmentFlag.AlignCenter, "missing")
+
+
+class _Relay(QObject):
+    done = Signal(object, str)   # report or None, error text
+
+
+class AuditActions(QObject):
+    def __init__(self, window):
+        super().__init__(window)
+        self.window = window
+        self.report: AuditReport | None = None
+        self.overlay = AuditOverlay(window.scene)
+        window.scene.addItem(self.overlay)
+        self.findings = QListWidget()
+        self.findings.setObjectName("auditFindings")
+        self.findings.itemActivated.connect(self._select)
+        self.findings.itemClicked.connect(self._select)
+        self.dock = QDockWidget("Audit", window)
+        self.dock.setObjectName("dock-audit")
+        self.dock.setWidget(self.findings)
+        window.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.dock)
+        if "metrics" in getattr(window, "docks", {}):
+            window.tabifyDockWidget(window.docks["metrics"], self.dock)
+        self.dock.hide()
+        self._relay = _Relay()
+        self._relay.done.connect(self._show)
+        self._generation = 0
+
+    # --- File > Import ---------------------------------------------------------------------
+
+    def import_file(self, path: str | None = None) -> bool:
+        """Open a capture as a new unsaved design; a bad file gets one message and changes nothing."""
+        if path is None:
+            path, _ = QFileDialog.getOpenFileName(self.window, "Import Fabric Capture", "", CAPTURE_FILTER)
+            if not path:
+                return False
+        if not self.window.files.maybe_save():
+            return False
+        try:
+            design, _, _ = import_capture(path, self.window.catalog)
+        except (CaptureError, ValueError, KeyError, OSError) as exc:
+            self.window.dialogs.show_error("Cannot import capture", "The capture could not be imported.", str(exc))
+            return False
+        self.window.document.load(design, None, modified=True)
+        return True
+
+    # --- Tools > Audit Against... ----------------------------------------------------------
+
+    def audit_file(self, path: str | None = None) -> None:
+        design = self.window.document.design
+        if design is None:
+            self.window.dialogs.show_error("Nothing to audit", "Open or import a design first.")
+            return
+        if path is None:
+            path, _ = QFileDialog.getOpenFileName(self.window, "Audit Against Capture", "", CAPTURE_FILTER)
+            if not path:
+                return
+        self._generation += 1
+        generation, catalog = self._generation, self.window.catalog
+
+        def work() -> None:
+            try:
+                fabric = load_capture(path)
+                report = audit(fabric, design=design, inference=infer_design(fabric, catalog), catalog=catalog)
+                error = ""
+            except (CaptureError, ValueError, KeyError, OSError) as exc:
+                report, error = None, str(exc)
+            if generation == self._generation:   # a newer audit supersedes this one
+                self._relay.done.emit(report, error)
+
+        if self.window.compute.synchronous:
+            work()
+        else:
+            threading.Thread(target=work, daemon=True).start()
+        self.window.statusBar().showMessage("Auditing...", 2000)
+
+    def _show(self, report: AuditReport | None, error: str) -> None:
+        if report is None:
+            self.window.dialogs.show_error("Cannot audit", "The capture could not be audited.", error)
+            return
+        self.report = report
+        self.overlay.set_report(report)
+        self.findings.clear()
+        for kind, entry in report.rows():
+            item = QListWidgetItem(_text(kind, entry))
+            target = entry.get("a", entry).get("design_id") or entry.get("device")
+            item.setData(Qt.ItemDataRole.UserRole, _canvas_id(target))
+            self.findings.addItem(item)
+        if not report.rows():
+            self.findings.addItem("The fabric is built as designed: no findings.")
+        self.dock.show()
+        self.dock.raise_()
+        self.window.statusBar().showMessage(f"Audit: {len(report.rows())} finding(s)", 5000)
+
+    def _select(self, item: QListWidgetItem) -> None:
+        element = item.data(Qt.ItemDataRole.UserRole)
+        if element:
+            self.window.controller.focus(element)
+
+    def clear(self) -> None:
+        self.report = None
+        self.overlay.set_report(None)
+        self.findings.clear()
+
+
+def _text(kind: str, e: dict) -> str:
+    label = kind.replace("_", " ").rstrip("s")
+    if "a" in e:
+        a, b = e["a"], e["b"]
+        extra = e.get("reason") or e.get("as_built") or e.get("pair_links") or ""
+        return f"{label}: {a['device']}:{a['port']} – {b['device']}:{b['port']}" + (f" ({extra})" if extra else "")
+    return f"{label}: {e['device']}"
+
+
+def install(window, file_menu, tools_menu) -> AuditActions:
+    actions = AuditActions(window)
+    file_menu.addAction("&Import Fabric Capture...", lambda: actions.import_file())
+    tools_menu.addAction("&Audit Against...", lambda: actions.audit_file())
+    tools_menu.addAction("&Clear Audit", actions.clear)
+    return actions

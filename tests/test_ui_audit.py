@@ -1,0 +1,50 @@
+"""File > Import Fabric Capture and Tools > Audit Against... in the window."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from PySide6.QtCore import Qt
+
+from designer.io.ibnetdiscover import write_ibnetdiscover
+from designer.model.intent.design import ClusterSpec, Edit, FabricDesign, FabricSpec
+
+
+def _design():
+    return FabricDesign(cluster=ClusterSpec(servers=64), fabric=FabricSpec(template="rail-optimized"))
+
+
+def test_import_opens_the_capture_as_an_unsaved_design(make_window, tmp_path):
+    write_ibnetdiscover(_design(), tmp_path / "f.topo")
+    window = make_window()
+    assert window.audit.import_file(str(tmp_path / "f.topo"))
+    design = window.document.design
+    assert design.fabric.template == "rail-optimized" and design.cluster.servers == 64
+    assert window.document.modified and window.document.path is None
+
+
+def test_bad_capture_changes_nothing(make_window, tmp_path):
+    (tmp_path / "bad.topo").write_bytes(b"\x00\x01binary")
+    window = make_window(_design())
+    before = window.document.design
+    assert not window.audit.import_file(str(tmp_path / "bad.topo"))
+    assert window.document.design is before
+    assert window.dialogs.errors and "binary" in window.dialogs.errors[-1][-1]
+
+
+def test_audit_overlays_findings_and_the_list_selects(make_window, tmp_path):
+    design = _design()
+    write_ibnetdiscover(dataclasses.replace(design, edits=(Edit("remove-links", "leaf-2", "spine-3", 1),
+                                                           Edit("remove-device", "spine-8"))), tmp_path / "f.topo")
+    window = make_window(design)
+    window.audit.audit_file(str(tmp_path / "f.topo"))
+    report = window.audit.report
+    assert report is not None and len(report.missing_links) == 1 and len(report.missing_devices) == 1
+    overlay = window.audit.overlay
+    assert any(dashed and color == overlay.lines[0][2] for *_, color, dashed in overlay.lines)
+    assert overlay.ghosts == ["spine-8"]
+    items = window.audit.findings
+    assert items.count() == 2 and window.audit.dock.isVisible()
+    row = next(i for i in range(items.count()) if "missing link" in items.item(i).text())
+    items.itemClicked.emit(items.item(row))
+    assert window.controller.selection.elements == frozenset({items.item(row).data(Qt.ItemDataRole.UserRole)})
