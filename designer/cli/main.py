@@ -20,6 +20,8 @@ COMMANDS = [
     "designer.cli.cmd_collectives",
     "designer.cli.cmd_render",
     "designer.cli.cmd_report",
+    "designer.cli.cmd_whatif",
+    "designer.cli.cmd_grow",
 ]
 
 
