@@ -6,6 +6,7 @@ from designer.cli.common import CommandError, print_json, table
 from designer.io.project import load_design
 from designer.model.decisions.whatif import (NMinusOne, WhatIf, WhatIfError, n_minus_one, parse_failure,
                                              performance_impact, what_if)
+from designer.model.decisions.interruptions import Interruptions, interruptions, load_rates
 from designer.model.topology.derive import derive
 
 
@@ -20,6 +21,9 @@ def add_parser(sub) -> None:
                       help="switch ids (spine-3, p2.leaf-1), globs (spine-*), plane:N, or a cable A--B")
     mode.add_argument("--n-1", dest="n1", action="store_true",
                       help="fail every switch in turn; report the worst of each tier")
+    mode.add_argument("--interruptions", action="store_true",
+                      help="expected link failures and interruptions from the failure-rate table")
+    p.add_argument("--rates", metavar="FILE", help="failure-rate table (TOML) instead of the built-in one")
     p.add_argument("--json", action="store_true", help="machine-readable output (stable keys)")
     p.set_defaults(run=run)
 
@@ -27,6 +31,13 @@ def add_parser(sub) -> None:
 def run(args) -> int:
     derived = derive(load_design(args.file))
     try:
+        if args.interruptions:
+            report = interruptions(derived, load_rates(args.rates) if args.rates else None)
+            if args.json:
+                print_json(report.to_json())
+            else:
+                print(interruptions_text(report))
+            return 0
         if args.n1:
             report = n_minus_one(derived)
             if args.json:
@@ -96,3 +107,27 @@ def n1_text(report: NMinusOne) -> str:
     head = ("tier", "switches", "evaluated", "worst", "GPUs cut", "bisection", "leaf oversub", "job")
     return (f"N-1: every single switch failure, worst of each tier (computed, {report.method})\n"
             + table(rows, head))
+
+
+def _rate(v: float | None) -> str:
+    return "no published rate" if v is None else f"{v:.3g}"
+
+
+def interruptions_text(report: Interruptions) -> str:
+    rows = [(e.rate.label, f"{e.units:,} {e.rate.applies_to}", _rate(e.per_day), _rate(e.per_month))
+            for e in report.expected]
+    out = ["Expected failures (estimated: computed counts x published rates, extrapolated)",
+           table(rows, ("kind", "of", "per day", "per month"))]
+    for e in report.expected:
+        if e.per_day is not None:
+            out.append(f"  {e.rate.label}: measured: {e.rate.measured} ({e.rate.source}); "
+                       f"extrapolated: {e.rate.extrapolated}")
+    for share in (report.design_share, report.other_share):
+        if share is None:
+            continue
+        stops = ", ".join(k for k, v in share.stops_by_kind.items() if v) or "none"
+        value = "-" if share.share is None else f"{share.share:.0%}"
+        out.append(f"{share.label} ({share.planes} plane(s)): {value} of link and NIC failures stop a job "
+                   f"(single failures that cut a GPU off: {stops})")
+    out += [f"Note: {n}" for n in report.notes]
+    return "\n".join(out)

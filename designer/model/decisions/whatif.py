@@ -187,35 +187,41 @@ def _closed_form_applies(derived: Derived, failure: Failure) -> bool:
                for (p, role), n in list(lost.items()) if role == "spine")
 
 
-def _gpu_of_port(derived: Derived):
-    r = derived.resolved
-    g, rails = r.gpus_per_server, r.rails
+def _gpus_of_port(derived: Derived):
+    """GPUs served by a NIC port (plane, rail), and NIC ports per GPU.
 
-    def gpus(rail: int) -> range:
-        # NIC rail k serves GPUs [k*g/rails, (k+1)*g/rails): one GPU per rail on 8+8 servers.
-        lo, hi = rail * g // rails, max(rail * g // rails + 1, (rail + 1) * g // rails)
-        return range(lo, min(hi, g))
-    return gpus
+    Where every plane reaches every GPU (rails >= GPUs, as on twin-plane B300 servers), rail
+    k of each plane serves the same GPUs; otherwise each port serves its own GPUs.
+    """
+    r = derived.resolved
+    g, rails, ports = r.gpus_per_server, r.rails, r.ports_per_server
+
+    def span(k: int, n: int) -> range:
+        lo = k * g // n
+        return range(lo, max(lo + 1, (k + 1) * g // n))
+    if rails >= g:
+        return (lambda plane, rail: span(rail, rails)), r.planes * (rails // g)
+    return (lambda plane, rail: span(plane * rails + rail, ports)), max(1, ports // g)
 
 
 def _summarise(derived: Derived, failure: Failure, method: str, cut_nics: set[tuple[int, int, int]],
                bisection: float, oversub: dict[str, float | None], degraded_pods: set[int]) -> WhatIf:
     """Shared bookkeeping: cut NICs as (plane, server, rail) -> GPUs and SUs cut or degraded."""
     r, plan, m = derived.resolved, derived.plan, derived.metrics
-    gpus_of = _gpu_of_port(derived)
+    gpus_of, per_gpu = _gpus_of_port(derived)
     lost: dict[tuple[int, int], int] = defaultdict(int)    # (server, gpu) -> NICs lost
     sus, rails = set(), set()
     for plane, server, rail in cut_nics:
-        for gpu in gpus_of(rail):
+        for gpu in gpus_of(plane, rail):
             lost[(server, gpu)] += 1
-    per_gpu = r.planes * max(1, r.rails // r.gpus_per_server) if r.rails >= r.gpus_per_server else r.planes
     cut = degraded = 0
     share = 1.0
     for (server, gpu), n in lost.items():
         if n >= per_gpu:
             cut += 1
             sus.add(server // plan.rail_su_size + 1 if plan.rail_su_size else 1)
-            rails.add(gpu * r.rails // r.gpus_per_server + 1)
+            rails.add(gpu * r.rails // r.gpus_per_server % r.rails + 1 if r.rails >= r.gpus_per_server
+                      else gpu * r.ports_per_server // r.gpus_per_server % r.rails + 1)
         else:
             degraded += 1
             share = min(share, 1.0 - n / per_gpu)
@@ -327,7 +333,7 @@ def failed_graph(derived: Derived, failure: Failure) -> nx.MultiGraph:
     return g
 
 
-def _graph_method(derived: Derived, failure: Failure) -> WhatIf:
+def _graph_method(derived: Derived, failure: Failure, flow: bool = True) -> WhatIf:
     intact = derived.graph
     first, second = graph_metrics.endpoint_halves(intact)
     g = failed_graph(derived, failure)
@@ -345,7 +351,7 @@ def _graph_method(derived: Derived, failure: Failure) -> WhatIf:
         if n not in main:
             d = intact.nodes[n]
             cut.add((d["plane"], d["server"], d["port"] % derived.resolved.rails))
-    bisection = _maxflow(g, first & main, second & main)
+    bisection = _maxflow(g, first & main, second & main) if flow else float("nan")
     level = nx.get_node_attributes(g, "level")
     oversub: dict[str, float | None] = {}
     degraded_pods: set[int] = set()
@@ -365,13 +371,17 @@ def _graph_method(derived: Derived, failure: Failure) -> WhatIf:
     return _summarise(derived, failure, "max-flow", cut, bisection, oversub, degraded_pods)
 
 
-def what_if(derived: Derived, failure: Failure, method: str = "auto") -> WhatIf:
-    """The fabric after `failure`; method "auto" picks the closed form where it is exact."""
+def what_if(derived: Derived, failure: Failure, method: str = "auto", flow: bool = True) -> WhatIf:
+    """The fabric after `failure`; method "auto" picks the closed form where it is exact.
+
+    flow=False skips the max-flow on the graph method (bisection is then NaN) for callers
+    that only need what is cut off.
+    """
     if method == "closed-form" or (method == "auto" and _closed_form_applies(derived, failure)):
         if not _closed_form_applies(derived, failure):
             raise WhatIfError("the closed form covers unedited two-tier templates losing whole switches")
         return _closed_form(derived, failure)
-    return _graph_method(derived, failure)
+    return _graph_method(derived, failure, flow)
 
 
 # ----------------------------------------------------------------------------------------
