@@ -75,6 +75,7 @@ class WhatIf:
     rails_cut: tuple[int, ...] = ()   # 1-based rails with GPUs cut off
     sus_degraded: tuple[int, ...] = ()  # SUs (pods) whose leaves lost uplinks
     servers_cut: int = 0              # servers with at least one GPU cut off
+    cut_servers: tuple[int, ...] = ()  # their 0-based indices (for drawing)
 
     @property
     def ratio_before(self) -> float:
@@ -229,11 +230,11 @@ def _summarise(derived: Derived, failure: Failure, method: str, cut_nics: set[tu
     values = list(oversub.values())
     worst = None if not values or any(v is None for v in values) else max(values)
     changed = {k: v for k, v in oversub.items() if v is None or before is None or abs(v - before) > 1e-9}
-    servers_hit = len({server for server, _ in lost if lost[(server, _)] >= per_gpu})
+    hit = sorted({server for (server, gpu), n in lost.items() if n >= per_gpu})
     return WhatIf(failure, method, plan.endpoints * r.planes, len(cut_nics), plan.servers * r.gpus_per_server,
                   cut, degraded, share, m.bisection_gbps, bisection, m.full_bisection_gbps, before, worst,
                   changed, tuple(sorted(sus)) if plan.rail_su_size else (), tuple(sorted(rails)),
-                  tuple(sorted(p + 1 for p in degraded_pods)) if plan.rail_su_size else (), servers_hit)
+                  tuple(sorted(p + 1 for p in degraded_pods)) if plan.rail_su_size else (), len(hit), tuple(hit))
 
 
 def _closed_form(derived: Derived, failure: Failure) -> WhatIf:

@@ -34,6 +34,7 @@ from designer.ui.shell import paths
 from designer.ui.shell.autosave import AUTOSAVE_INTERVAL_MS, AutosaveManager, find_recoverable
 from designer.ui.shell.dialogs import Dialogs
 from designer.ui.shell.files import FileController
+from designer.ui.shell.whatif_actions import FailMode, install_phases
 from designer.ui.theme import Theme
 
 CANVAS_HELP = """<b>Canvas</b><br>
@@ -203,6 +204,8 @@ class MainWindow(QMainWindow):
         self.compare_launcher = CompareLauncher(self, self.document, self.catalog, self.compute.synchronous)
         self.compare_launcher.openDesignRequested.connect(self.open_in_new_window)
         bar.addMenu(self.compare_launcher.menu)
+        self.fail_mode = FailMode.install(self, bar)
+        self.phases = install_phases(self, self.catalog, self.compute.synchronous)
         help_menu = bar.addMenu("&Help")
         help_menu.addAction(a["help_canvas"])
         help_menu.addAction(a["about"])
@@ -473,6 +476,7 @@ class MainWindow(QMainWindow):
             inspect.triggered.connect(lambda: (self.docks["inspector"].show(), self.docks["inspector"].raise_()))
             menu.addAction(a["delete"])
             menu.addAction(a["auto_size"])
+            self.fail_mode.add_to_context_menu(menu)
             menu.addSeparator()
         self._add_blocks_menu(menu, "Add to Canvas")
         menu.addAction(a["select_all"])
