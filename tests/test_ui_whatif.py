@@ -2,7 +2,6 @@
 
 from pathlib import Path
 
-import pytest
 from PySide6.QtCore import Qt
 
 from designer.io.project import load_design

@@ -29,7 +29,7 @@ from designer.model.performance.collective_costs import CollectiveError
 from designer.model.performance.collectives import context_for, evaluate
 from designer.model.performance.training import estimate_step, gradient_comm, group_context
 from designer.model.topology import graph_metrics
-from designer.model.topology.builders import _spread, leaf_assignment
+from designer.model.topology.builders import leaf_assignment
 from designer.model.topology.derive import Derived, derive
 
 TIER_ROLES = ("leaf", "spine", "core")

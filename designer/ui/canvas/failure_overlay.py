@@ -8,7 +8,7 @@ scene's layout and draws nothing when nothing is shown.
 from __future__ import annotations
 
 from PySide6.QtCore import QRectF, Qt
-from PySide6.QtGui import QColor, QPainter, QPen
+from PySide6.QtGui import QColor, QPainter, QPainterPath, QPen
 from PySide6.QtWidgets import QGraphicsItem
 
 from designer.ui.canvas.layout import BOX_HEIGHT, SERVER_PITCH, SWITCH_PITCH, parse_device_id
@@ -21,8 +21,9 @@ class FailureOverlay(QGraphicsItem):
         self.failed: tuple[str, ...] = ()
         self.cut_servers: tuple[int, ...] = ()
         self.ghost = False          # True: later-phase parts, drawn pale and not crossed out
-        self.setZValue(50)
+        self.setZValue(25)          # over the rows and links, under the resize handles
         self.setAcceptedMouseButtons(Qt.MouseButton.NoButton)
+        self.setVisible(False)      # hidden, it is never the item under the pointer
         scene.addItem(self)
         scene.layoutChanged.connect(self._relayout)
 
@@ -31,6 +32,7 @@ class FailureOverlay(QGraphicsItem):
         self.ghost = ghost
         self.failed = tuple(failed)
         self.cut_servers = tuple(cut_servers)
+        self.setVisible(self.active)
         self.update()
 
     def clear(self) -> None:
@@ -46,6 +48,12 @@ class FailureOverlay(QGraphicsItem):
 
     def boundingRect(self) -> QRectF:
         return self._scene.content_rect().adjusted(-SWITCH_PITCH, -BOX_HEIGHT, SWITCH_PITCH, BOX_HEIGHT)
+
+    def shape(self) -> QPainterPath:
+        path = QPainterPath()      # only the greyed boxes, so the canvas stays usable around them
+        for rect, _ in self._boxes():
+            path.addRect(rect)
+        return path
 
     def _boxes(self):
         layout = self._scene.layout

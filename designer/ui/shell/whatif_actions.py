@@ -185,9 +185,9 @@ class FailMode(QObject):
     def _show_cards(self, w, impact) -> None:
         cards = self.window.metrics.cards
         tone = None if w.job_continues else "error"
-        cards["gpus"].show_value(f"{w.gpus - w.gpus_cut:,} of {w.gpus:,}",
-                                 f"{w.gpus_cut:,} cut off · {w.gpus_degraded:,} at {w.nic_share:.0%} NIC bandwidth "
-                                 f"(computed)", tone)
+        cards["gpus"].show_value(f"{w.gpus - w.gpus_cut:,}",
+                                 f"of {w.gpus:,} · {w.gpus_cut:,} cut off · {w.gpus_degraded:,} at "
+                                 f"{w.nic_share:.0%} NIC bandwidth (computed)", tone)
         cards["bisection"].show_value(f"{w.ratio_after:.1%}", f"before {w.ratio_before:.0%} of full · "
                                       f"{w.method} (computed)", "warning" if w.ratio_after < w.ratio_before else None)
         cards["oversub"].show_value(_ratio(w.leaf_oversub_after), f"leaf, before {_ratio(w.leaf_oversub_before)} · "
