@@ -46,15 +46,15 @@ def superpod_report(qapp):
 def test_the_report_has_the_expected_pages_in_order(superpod_report):
     report, data, _ = superpod_report
     pages = _read(data)
-    assert len(pages) == 5
+    assert len(pages) == 6
     design = report.design
     headings = ["Overview", "SU 1 in detail", "Metrics summary", "Bill of materials", "Collective performance (estimate)"]
     for number, (text, heading) in enumerate(zip(pages, headings), 1):
         assert heading in text
-        assert f"Page {number} / 5" in text
+        assert f"Page {number} / 6" in text
         assert design.meta.name in text          # running header
         assert "2025-03-01" in text               # footer date
-    overview, detail, metrics, bom, collectives = pages
+    overview, detail, metrics, bom, collectives = pages[:5]
     # page 1: title block, diagram, legend and key figures
     for word in ("Author", "Date", "Technology", "InfiniBand NDR 400G", "Spine", "Leaf", "Servers", "Legend",
                  "GPUS", "1,024", "BISECTION", "204.8 Tb/s", "illustrative estimate", "ALL-REDUCE BUSBW"):
@@ -114,7 +114,7 @@ def test_a_comparison_adds_its_pages(gui):
     other = make_counterpart(design, "roce-400g", default_catalog()).design
     data, _ = Report(design, other).render()
     pages = _read(data)
-    assert len(pages) == 7
+    assert len(pages) == 8
     assert "Comparison" in pages[5] and "Recommendation (heuristic)" in pages[5]
     assert "TCO over 5 years" in pages[5] and "RoCE 400GbE" in pages[5]
     assert "Comparison: the two fabrics" in pages[6] and "Spectrum-4 SN5600" in pages[6]
@@ -126,7 +126,7 @@ def test_saved_slides_become_the_detail_pages(gui):
     design = dataclasses.replace(load_design(SUPERPOD), slides=(Slide("Whole fabric"), Slide("The third SU", "su", su=3),
                                                                 Slide("Spectrum-X", "comparison")))
     pages = _read(Report(design).render()[0])
-    assert len(pages) == 5  # the whole fabric is the overview; the comparison slide needs a second design
+    assert len(pages) == 6  # the whole fabric is the overview; the comparison slide needs a second design
     assert "The third SU" in pages[1] and "leaf-17" in pages[1] and "leaf-9" not in pages[1]
 
 
@@ -136,8 +136,8 @@ def test_saved_slides_become_the_detail_pages(gui):
 def test_report_command_writes_the_pdf(gui, tmp_path, capsys):
     out = tmp_path / "r.pdf"
     assert main(["report", str(SUPERPOD), "-o", str(out)]) == 0
-    assert f"wrote {out}: 5 pages" in capsys.readouterr().out
-    assert len(PdfReader(out).pages) == 5
+    assert f"wrote {out}: 6 pages" in capsys.readouterr().out
+    assert len(PdfReader(out).pages) == 6
     assert [p.name for p in tmp_path.iterdir()] == ["r.pdf"]
 
 
@@ -147,7 +147,7 @@ def test_report_command_compares_with_a_file_or_a_counterpart(gui, tmp_path, cap
     out = tmp_path / "r.pdf"
     assert main(["report", str(SUPERPOD), "-o", str(out), "--compare", str(other), "--page", "letter"]) == 0
     reader = PdfReader(out)
-    assert len(reader.pages) == 7
+    assert len(reader.pages) == 8
     assert round(float(reader.pages[0].mediabox.width)) == 792  # US letter, landscape
     assert "512-GPU RoCE leaf-spine" in pdf_text(reader.pages[5])
     out2 = tmp_path / "r2.pdf"
@@ -179,3 +179,12 @@ def test_report_command_refuses_a_design_that_cannot_be_sized(gui, tmp_path, cap
     assert main(["report", str(path), "-o", str(tmp_path / "r.pdf")]) == 1
     assert "no-such-switch" in capsys.readouterr().err
     assert not (tmp_path / "r.pdf").exists()
+
+
+def test_the_last_page_answers_what_if_it_fails_grows_and_how_often(superpod_report):
+    _, data, _ = superpod_report
+    last = _read(data)[-1]
+    for word in ("Resilience and growth", "What if it fails", "leaf-1", "32 of 1,024", "93.8%", "How often",
+                 "Alibaba HPN", "Llama 3", "no published rate", "What if it grows", "needs recabling",
+                 "no recabling", "core"):
+        assert word in last, word

@@ -24,6 +24,8 @@ COMMANDS = [
     "designer.cli.cmd_export",
     "designer.cli.cmd_import",
     "designer.cli.cmd_audit",
+    "designer.cli.cmd_whatif",
+    "designer.cli.cmd_grow",
 ]
 
 

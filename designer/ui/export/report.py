@@ -29,6 +29,7 @@ from designer.ui.export.report_pages import (
     comparison_diagrams_page,
     comparison_page,
     metrics_page,
+    resilience_page,
 )
 
 PAGE_SIZES = {"a4": (11.69, 8.27), "letter": (11.0, 8.5)}   # landscape, inches
@@ -88,6 +89,7 @@ class Report:
             out.append(Page("Comparison", lambda ink, rect: comparison_page(ink, rect, self.comparison)))
             out.append(Page("Comparison: diagrams", lambda ink, rect: comparison_diagrams_page(
                 ink, rect, self.facts, self.other_facts, self.catalog)))
+        out.append(Page("Resilience and growth", lambda ink, rect: resilience_page(ink, rect, self.facts)))
         return out
 
     def _overview(self, ink: Ink, rect: QRectF) -> None:

@@ -352,3 +352,81 @@ def side_by_side(ink: Ink, rect: QRectF, a: Facts, b: Facts, catalog, scale: flo
         diagram = Diagram(source, View(), text_scale=0.85 * scale)
         diagram.paint(ink, QRectF(box.left(), top, box.width(), box.bottom() - top - cards_h - ink.pt(10 * scale)))
         page.cards(ink, QRectF(box.left(), box.bottom() - cards_h, box.width(), cards_h), cards, 0.85 * scale)
+
+
+def resilience_page(ink: Ink, rect: QRectF, f: Facts, growth_limit_gpus: int = 16384) -> None:
+    """What if it fails (N-1, computed), how often (estimated from sourced rates), what if it grows."""
+    from designer.model.decisions.growth import GrowthError, grow
+    from designer.model.decisions.interruptions import RateTableError, interruptions
+    from designer.model.decisions.whatif import n_minus_one
+
+    t = ink.theme
+    d = f.derived
+    y = rect.top() + page.section_title(ink, rect, "Resilience and growth",
+                                        "failures and growth computed; failure rates and prices estimated")
+    y += _sub_title(ink, QRectF(rect.left(), y, rect.width(), 20), "What if it fails: any one switch (computed)")
+    report = n_minus_one(d)
+    rows = [(tier, f"{report.switches[tier]:,}", w.failure.label, f"{w.gpus_cut:,} of {w.gpus:,}",
+             f"{w.ratio_after:.1%}", ratio(w.leaf_oversub_after) if w.leaf_oversub_after else "no uplinks",
+             "continues" + (f" at {w.nic_share:.0%} NIC bandwidth" if w.nic_share < 1 else "")
+             if w.job_continues else "stops")
+            for tier, w in report.worst.items()]
+    cols = [Column("Tier", 0.6), Column("Switches", 0.7, RIGHT), Column("Worst failure", 1.0),
+            Column("GPUs cut off", 1.0, RIGHT), Column("Bisection after", 0.9, RIGHT),
+            Column("Leaf oversub.", 0.9, RIGHT), Column("A job on every GPU", 1.6)]
+    y += page.table(ink, QRectF(rect.left(), y, rect.width(), rect.bottom() - y), cols, rows, 8.5) + ink.pt(4)
+    y += ink.paragraph(QRectF(rect.left(), y, rect.width(), rect.bottom() - y),
+                       f"Method: {report.method}. Bisection is stated against the intact fabric's full bisection.",
+                       7.5, t.muted) + ink.pt(10)
+
+    y += _sub_title(ink, QRectF(rect.left(), y, rect.width(), 20), "How often (estimated: counts x published rates)")
+    try:
+        intr = interruptions(d)
+    except RateTableError as exc:
+        y += ink.paragraph(QRectF(rect.left(), y, rect.width(), rect.bottom() - y), str(exc), 8.5, t.error)
+        intr = None
+    if intr is not None:
+        rows = [(e.rate.label, f"{e.units:,} {e.rate.applies_to}",
+                 "no published rate" if e.per_month is None else f"{e.per_month:.3g}",
+                 e.rate.source.split(":")[0] or "—") for e in intr.expected]
+        cols = [Column("Kind", 1.6), Column("Of", 1.0, RIGHT), Column("Per month", 0.8, RIGHT), Column("Source", 2.0)]
+        y += page.table(ink, QRectF(rect.left(), y, rect.width(), rect.bottom() - y), cols, rows, 8) + ink.pt(4)
+        lines = []
+        for share in (intr.design_share, intr.other_share):
+            if share is not None and share.share is not None:
+                lines.append(f"{share.label} ({share.planes} plane{'s' if share.planes > 1 else ''}): "
+                             f"{share.share:.0%} of link and NIC failures stop a job")
+        lines.append("Measured figures come from other fleets (Alibaba HPN, SIGCOMM 2024; Meta Llama 3, 2024) "
+                     "and are extrapolated to this design by link or GPU count.")
+        for line in lines:
+            y += ink.paragraph(QRectF(rect.left(), y, rect.width(), rect.bottom() - y), line, 7.5, t.text)
+        y += ink.pt(10)
+
+    target = f.metrics.gpus * 4
+    y += _sub_title(ink, QRectF(rect.left(), y, rect.width(), 20),
+                    f"What if it grows: to {target:,} GPUs in doubling phases")
+    if target > growth_limit_gpus:
+        ink.paragraph(QRectF(rect.left(), y, rect.width(), rect.bottom() - y),
+                      f"Not drawn here for {target:,} GPUs: run `fabric-designer grow FILE --to-gpus N`.", 8.5, t.muted)
+        return
+    try:
+        g = grow(f.design, target)
+    except (GrowthError, ValueError) as exc:
+        ink.paragraph(QRectF(rect.left(), y, rect.width(), rect.bottom() - y), f"No growth path: {exc}", 8.5, t.muted)
+        return
+    rows, styles = [], []
+    for path in (g.path, g.alternative):
+        if path is None:
+            continue
+        rows.append((f"{path.label}: {'needs recabling' if path.needs_recabling else 'no recabling'}",))
+        styles.append("group")
+        for p in path.phases:
+            rows.append((str(p.number), f"{p.gpus:,}", "/".join(str(p.switches.get(k, 0)) for k in ("leaf", "spine", "core")),
+                         ", ".join(f"{n:,} {k}" for k, n in p.reserved_ports.items()) or "—",
+                         money(p.cost_delta, g.currency), f"{p.recabled_links:,}"))
+            styles.append("")
+    cols = [Column("Phase", 0.5), Column("GPUs", 0.7, RIGHT), Column("Leaf/spine/core", 1.0),
+            Column("Ports reserved", 1.2), Column("Bought (estimate)", 1.0, RIGHT), Column("Links moved", 0.8, RIGHT)]
+    y += page.table(ink, QRectF(rect.left(), y, rect.width(), rect.bottom() - y), cols, rows, 8, styles) + ink.pt(4)
+    for note in [r for p in g.path.phases for r in p.recabling][:3] + list(g.notes):
+        y += ink.paragraph(QRectF(rect.left(), y, rect.width(), rect.bottom() - y), note, 7.5, t.muted)

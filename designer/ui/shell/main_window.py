@@ -37,6 +37,7 @@ from designer.ui.shell.explore_actions import ExploreActions
 from designer.ui.shell.ecosystem_export import EcosystemExport
 from designer.ui.shell.file_guard import FileGuard
 from designer.ui.shell.files import FileController
+from designer.ui.shell.whatif_actions import FailMode, install_phases
 from designer.ui.theme import Theme
 
 CANVAS_HELP = """<b>Canvas</b><br>
@@ -212,6 +213,8 @@ class MainWindow(QMainWindow):
         self.explore = ExploreActions(self, tools)
         file_menu.addSeparator()
         file_menu.addAction(a["quit"])
+        self.fail_mode = FailMode.install(self, bar)
+        self.phases = install_phases(self, self.catalog, self.compute.synchronous)
         help_menu = bar.addMenu("&Help")
         help_menu.addAction(a["help_canvas"])
         help_menu.addAction(a["about"])
@@ -491,6 +494,7 @@ class MainWindow(QMainWindow):
             inspect.triggered.connect(lambda: (self.docks["inspector"].show(), self.docks["inspector"].raise_()))
             menu.addAction(a["delete"])
             menu.addAction(a["auto_size"])
+            self.fail_mode.add_to_context_menu(menu)
             menu.addSeparator()
         self._add_blocks_menu(menu, "Add to Canvas")
         menu.addAction(a["select_all"])

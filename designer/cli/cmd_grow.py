@@ -1,0 +1,76 @@
+"""`fabric-designer grow`: the phases of a build-out, their BOM deltas, and where recabling begins."""
+
+from __future__ import annotations
+
+import argparse
+
+from designer.cli.common import CommandError, positive_int, print_json, table
+from designer.io.project import load_design
+from designer.model.decisions.growth import Growth, GrowthError, GrowthPath, grow
+
+
+def _phase_list(text: str) -> list[int]:
+    try:
+        values = [int(v) for v in text.split(",") if v.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected whole numbers separated by commas, got '{text}'") from None
+    if not values:
+        raise argparse.ArgumentTypeError("give at least one phase, e.g. 4,8,16")
+    return values
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("grow", help="plan a phased build-out to a target size",
+                       description="Size the design for each phase, list what each phase buys and cables, "
+                                   "which spine and core ports are reserved, whether the path needs "
+                                   "recabling and where, and the alternative that avoids it, priced.")
+    p.add_argument("file", help="project file")
+    p.add_argument("--to-gpus", type=positive_int, required=True, metavar="N", help="final GPU count")
+    p.add_argument("--phases", type=_phase_list, metavar="A,B,C",
+                   help="phase sizes: SUs for rail-optimized designs, GPUs otherwise "
+                        "(default: the design's size, doubling up to the target)")
+    p.add_argument("--json", action="store_true", help="machine-readable output (stable keys)")
+    p.set_defaults(run=run)
+
+
+def run(args) -> int:
+    design = load_design(args.file)
+    try:
+        result = grow(design, args.to_gpus, args.phases)
+    except GrowthError as exc:
+        raise CommandError(str(exc)) from None
+    if args.json:
+        print_json(result.to_json())
+    else:
+        print(growth_text(result))
+    return 0
+
+
+def _money(value: float, currency: str) -> str:
+    return f"{currency} {value:,.0f}"
+
+
+def path_text(path: GrowthPath, unit: str, currency: str) -> str:
+    rows = []
+    for p in path.phases:
+        size = f"{p.sus} SU" if unit == "SU" else f"{p.gpus:,} GPUs"
+        sw = "/".join(str(p.switches.get(t, 0)) for t in ("leaf", "spine", "core"))
+        reserved = ", ".join(f"{n:,} {t}" for t, n in p.reserved_ports.items()) or "-"
+        rows.append((p.number, size, p.gpus, p.tiers, sw, sum(p.links.values()), reserved,
+                     _money(p.cost_delta, currency), p.recabled_links))
+    head = ("phase", "size", "GPUs", "tiers", "leaf/spine/core", "links cabled", "ports reserved",
+            "bought (est.)", "links moved")
+    out = [f"{path.label}: " + ("needs recabling" if path.needs_recabling else "no recabling"),
+           table(rows, head)]
+    out += [f"  {reason}" for p in path.phases for reason in p.recabling]
+    out.append(f"  day one {_money(path.day_one_cost, currency)}, all phases {_money(path.final_cost, currency)}")
+    return "\n".join(out)
+
+
+def growth_text(g: Growth) -> str:
+    out = [f"Growth to {g.target_gpus:,} GPUs (counts and recabling computed; prices: {g.prices_note})", "",
+           path_text(g.path, g.unit, g.currency)]
+    if g.alternative:
+        out += ["", "Alternative: " + path_text(g.alternative, g.unit, g.currency)]
+    out += [""] + [f"Note: {n}" for n in g.notes]
+    return "\n".join(out)

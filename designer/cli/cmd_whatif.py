@@ -1,0 +1,133 @@
+"""`fabric-designer whatif`: the fabric after switches, a plane or cables fail, or the worst N-1."""
+
+from __future__ import annotations
+
+from designer.cli.common import CommandError, print_json, table
+from designer.io.project import load_design
+from designer.model.decisions.whatif import (NMinusOne, WhatIf, WhatIfError, n_minus_one, parse_failure,
+                                             performance_impact, what_if)
+from designer.model.decisions.interruptions import Interruptions, interruptions, load_rates
+from designer.model.topology.derive import derive
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("whatif", help="what a failure does to the fabric",
+                       description="Fail devices or links (or every switch in turn with --n-1) and show "
+                                   "the GPUs cut off, bisection, leaf oversubscription, the SUs and rails "
+                                   "hurt, and the estimated collective time before and after.")
+    p.add_argument("file", help="project file")
+    mode = p.add_mutually_exclusive_group(required=True)
+    mode.add_argument("--fail", nargs="+", metavar="DEVICE_OR_LINK",
+                      help="switch ids (spine-3, p2.leaf-1), globs (spine-*), plane:N, or a cable A--B")
+    mode.add_argument("--n-1", dest="n1", action="store_true",
+                      help="fail every switch in turn; report the worst of each tier")
+    mode.add_argument("--interruptions", action="store_true",
+                      help="expected link failures and interruptions from the failure-rate table")
+    p.add_argument("--rates", metavar="FILE", help="failure-rate table (TOML) instead of the built-in one")
+    p.add_argument("--json", action="store_true", help="machine-readable output (stable keys)")
+    p.set_defaults(run=run)
+
+
+def run(args) -> int:
+    derived = derive(load_design(args.file))
+    try:
+        if args.interruptions:
+            report = interruptions(derived, load_rates(args.rates) if args.rates else None)
+            if args.json:
+                print_json(report.to_json())
+            else:
+                print(interruptions_text(report))
+            return 0
+        if args.n1:
+            report = n_minus_one(derived)
+            if args.json:
+                print_json(report.to_json())
+            else:
+                print(n1_text(report))
+            return 0
+        result = what_if(derived, parse_failure(derived, args.fail))
+    except WhatIfError as exc:
+        raise CommandError(str(exc)) from None
+    impact = performance_impact(derived, result)
+    if args.json:
+        data = result.to_json()
+        data["performance"] = impact
+        print_json(data)
+    else:
+        print(whatif_text(result, impact))
+    return 0
+
+
+def _ratio(v: float | None) -> str:
+    return "no uplinks" if v is None else f"{v:.2f}:1"
+
+
+def _time(us: float | None) -> str:
+    if us is None:
+        return "-"
+    return f"{us / 1000:.2f} ms" if us >= 1000 else f"{us:.1f} us"
+
+
+def whatif_text(w: WhatIf, impact: dict | None = None) -> str:
+    verdict = ("the job continues" + (f" at {w.nic_share:.0%} of NIC bandwidth" if w.nic_share < 1 else "")
+               if w.job_continues else "a job on every GPU stops")
+    rows = [
+        ("Failed", w.failure.label),
+        ("Result", verdict),
+        ("GPUs cut off", f"{w.gpus_cut:,} of {w.gpus:,} (endpoints cut off: {w.endpoints_cut:,})"),
+        ("GPUs degraded", f"{w.gpus_degraded:,} (keep {w.nic_share:.0%} of their NIC bandwidth)"),
+        ("Bisection", f"{w.ratio_before:.2%} -> {w.ratio_after:.2%} of full "
+                      f"({w.bisection_before_gbps / 1000:,.1f} -> {w.bisection_after_gbps / 1000:,.1f} Tb/s)"),
+        ("Leaf oversubscription", f"{_ratio(w.leaf_oversub_before)} -> {_ratio(w.leaf_oversub_after)} worst, "
+                                  f"{len(w.leaf_oversub)} leaves changed"),
+    ]
+    if w.sus_cut or w.rails_cut:
+        rows.append(("Hurt", f"SU {', '.join(map(str, w.sus_cut)) or '-'}; rail {', '.join(map(str, w.rails_cut)) or '-'}"))
+    if w.sus_degraded:
+        rows.append(("SUs with fewer uplinks", ", ".join(map(str, w.sus_degraded))))
+    rows.append(("Method", f"computed ({w.method})"))
+    if impact and "before_us" in impact:
+        rows.append((f"{impact['collective']} (estimated)",
+                     f"{_time(impact['before_us'])} -> {_time(impact.get('after_us'))}"))
+        if impact.get("step_before_ms") is not None:
+            after = impact.get("step_after_ms")
+            rows.append(("Training step (estimated)",
+                         f"{impact['step_before_ms']:.1f} ms -> {'-' if after is None else f'{after:.1f} ms'}"))
+    if impact and impact.get("note"):
+        rows.append(("Note", impact["note"]))
+    return table(rows)
+
+
+def n1_text(report: NMinusOne) -> str:
+    rows = []
+    for tier, w in report.worst.items():
+        rows.append((tier, report.switches[tier], report.evaluated[tier], w.failure.label, w.gpus_cut,
+                     f"{w.ratio_after:.2%}", _ratio(w.leaf_oversub_after),
+                     "continues" if w.job_continues else "stops"))
+    head = ("tier", "switches", "evaluated", "worst", "GPUs cut", "bisection", "leaf oversub", "job")
+    return (f"N-1: every single switch failure, worst of each tier (computed, {report.method})\n"
+            + table(rows, head))
+
+
+def _rate(v: float | None) -> str:
+    return "no published rate" if v is None else f"{v:.3g}"
+
+
+def interruptions_text(report: Interruptions) -> str:
+    rows = [(e.rate.label, f"{e.units:,} {e.rate.applies_to}", _rate(e.per_day), _rate(e.per_month))
+            for e in report.expected]
+    out = ["Expected failures (estimated: computed counts x published rates, extrapolated)",
+           table(rows, ("kind", "of", "per day", "per month"))]
+    for e in report.expected:
+        if e.per_day is not None:
+            out.append(f"  {e.rate.label}: measured: {e.rate.measured} ({e.rate.source}); "
+                       f"extrapolated: {e.rate.extrapolated}")
+    for share in (report.design_share, report.other_share):
+        if share is None:
+            continue
+        stops = ", ".join(k for k, v in share.stops_by_kind.items() if v) or "none"
+        value = "-" if share.share is None else f"{share.share:.0%}"
+        out.append(f"{share.label} ({share.planes} plane(s)): {value} of link and NIC failures stop a job "
+                   f"(single failures that cut a GPU off: {stops})")
+    out += [f"Note: {n}" for n in report.notes]
+    return "\n".join(out)

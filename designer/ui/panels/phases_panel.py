@@ -1,0 +1,175 @@
+"""The Phases panel: a build-out in phases, what each buys, where recabling begins, and the
+alternative that avoids it. Computed off the UI thread; each phase can be drawn (later parts
+ghosted) or exported as the BOM it buys.
+"""
+
+from __future__ import annotations
+
+import threading
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QLabel, QLineEdit, QPushButton, QSpinBox,
+                               QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
+
+from designer.model.decisions.growth import GrowthError, grow
+from designer.model.topology.sizing import SizingError
+
+COLUMNS = ("Path", "Phase", "Size", "Leaf/spine/core", "Links", "Ports reserved", "Bought (est.)", "Links moved")
+
+
+class PhasesPanel(QWidget):
+    drawRequested = Signal(object, object)      # (Growth path, phase number)
+    exportRequested = Signal(object, str)       # (Phase, currency)
+    _finished = Signal(int, object)
+
+    def __init__(self, catalog=None, synchronous: bool = False, parent=None):
+        super().__init__(parent)
+        self.catalog = catalog
+        self.synchronous = synchronous
+        self.design = None
+        self.growth = None
+        self._generation = 0
+        self._rows: list[tuple] = []          # (path, phase) per table row
+        self.target = QSpinBox()
+        self.target.setRange(1, 10_000_000)
+        self.target.setSingleStep(256)
+        self.target.setToolTip("GPUs at the end of the build-out")
+        self.phases = QLineEdit()
+        self.phases.setPlaceholderText("e.g. 4,8,16 (SUs; GPUs for other templates)")
+        self.phases.setToolTip("Phase sizes: SUs for rail-optimized designs, GPUs otherwise")
+        self.compute_button = QPushButton("Plan")
+        self.compute_button.clicked.connect(self.compute)
+        top = QHBoxLayout()
+        top.addWidget(QLabel("Target GPUs"))
+        top.addWidget(self.target)
+        top.addWidget(QLabel("Phases"))
+        top.addWidget(self.phases, 1)
+        top.addWidget(self.compute_button)
+        self.table = QTableWidget(0, len(COLUMNS))
+        self.table.setHorizontalHeaderLabels(COLUMNS)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.verticalHeader().setVisible(False)
+        self.summary = QLabel("")
+        self.summary.setWordWrap(True)
+        self.draw_button = QPushButton("Draw Phase")
+        self.draw_button.setToolTip("Open the final fabric with the parts of later phases ghosted")
+        self.draw_button.clicked.connect(self._draw)
+        self.export_button = QPushButton("Export Phase BOM…")
+        self.export_button.clicked.connect(self._export)
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.draw_button)
+        buttons.addWidget(self.export_button)
+        buttons.addStretch(1)
+        box = QVBoxLayout(self)
+        box.addLayout(top)
+        box.addWidget(self.table, 1)
+        box.addWidget(self.summary)
+        box.addLayout(buttons)
+        self._finished.connect(self._on_finished)
+        self._enable()
+
+    def set_design(self, design) -> None:
+        """Follow the open design; a plan for an older design is dropped."""
+        first = self.design is None
+        self.design = design
+        self._generation += 1
+        self.growth = None
+        self._fill()
+        if design is not None and first:
+            self.target.setValue(design.cluster.servers * (design.cluster.gpus_per_server or 8) * 4)
+
+    def compute(self) -> None:
+        if self.design is None:
+            return
+        try:
+            phases = [int(v) for v in self.phases.text().split(",") if v.strip()] or None
+        except ValueError:
+            self.summary.setText("Phases are whole numbers separated by commas, e.g. 4,8,16")
+            return
+        design, target = self.design, self.target.value()
+        self._generation += 1
+        generation = self._generation
+        self.summary.setText("Planning the build-out…")
+
+        def work():
+            try:
+                payload = grow(design, target, phases, self.catalog)
+            except (GrowthError, SizingError, ValueError) as exc:
+                payload = str(exc)
+            self._finished.emit(generation, payload)
+        if self.synchronous:
+            work()
+        else:
+            threading.Thread(target=work, daemon=True, name="phases").start()
+
+    def _on_finished(self, generation: int, payload) -> None:
+        if generation != self._generation:
+            return
+        if isinstance(payload, str):
+            self.growth = None
+            self._fill()
+            self.summary.setText(f"Cannot plan: {payload}")
+            return
+        self.growth = payload
+        self._fill()
+
+    def _fill(self) -> None:
+        g = self.growth
+        self._rows = []
+        self.table.setRowCount(0)
+        if g is None:
+            self.summary.setText("")
+            self._enable()
+            return
+        for path in (g.path, g.alternative):
+            if path is None:
+                continue
+            for p in path.phases:
+                self._rows.append((path, p))
+                size = f"{p.sus} SU" if g.unit == "SU" else f"{p.gpus:,} GPUs"
+                cells = ["as sized" if path is g.path else "alternative", str(p.number), size,
+                         "/".join(str(p.switches.get(t, 0)) for t in ("leaf", "spine", "core")),
+                         f"{sum(p.links.values()):,}",
+                         ", ".join(f"{n:,} {t}" for t, n in p.reserved_ports.items()) or "—",
+                         f"{g.currency} {p.cost_delta:,.0f}", f"{p.recabled_links:,}"]
+                row = self.table.rowCount()
+                self.table.insertRow(row)
+                for column, text in enumerate(cells):
+                    item = QTableWidgetItem(text)
+                    if column == 7 and p.recabling:
+                        item.setToolTip("\n".join(p.recabling))
+                    self.table.setItem(row, column, item)
+        self.table.resizeColumnsToContents()
+        lines = [f"As sized: {'needs recabling' if g.path.needs_recabling else 'no recabling'}, "
+                 f"day one {g.currency} {g.path.day_one_cost:,.0f}."]
+        lines += [r for p in g.path.phases for r in p.recabling]
+        if g.alternative:
+            lines.append(f"Alternative ({g.alternative.label}): "
+                         f"{'needs recabling' if g.alternative.needs_recabling else 'no recabling'}, "
+                         f"day one {g.currency} {g.alternative.day_one_cost:,.0f}.")
+        lines.append(f"Counts and recabling computed; prices {g.prices_note}. " + " ".join(g.notes))
+        self.summary.setText("\n".join(lines))
+        self._enable()
+
+    def _selected(self):
+        rows = self.table.selectionModel().selectedRows() if self.table.selectionModel() else []
+        if rows and rows[0].row() < len(self._rows):
+            return self._rows[rows[0].row()]
+        return self._rows[0] if self._rows else None
+
+    def _enable(self) -> None:
+        has = bool(self._rows)
+        self.draw_button.setEnabled(has)
+        self.export_button.setEnabled(has)
+
+    def _draw(self) -> None:
+        chosen = self._selected()
+        if chosen is not None:
+            self.drawRequested.emit(chosen[0], chosen[1].number)
+
+    def _export(self) -> None:
+        chosen = self._selected()
+        if chosen is not None and self.growth is not None:
+            self.exportRequested.emit(chosen[1], self.growth.currency)

@@ -1,0 +1,288 @@
+"""The What If menu: fail the selection, fail any one switch (N-1), expected interruptions.
+
+Failing never edits the design: the analysis runs off the UI thread on a snapshot of the
+design, the canvas greys what is lost and the metric cards show before -> after. Esc, Undo
+(while a failure is shown) or any edit restores the normal view.
+"""
+
+from __future__ import annotations
+
+import threading
+
+from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtGui import QAction, QKeySequence
+
+from designer.model.decisions.interruptions import interruptions
+from designer.model.decisions.whatif import WhatIfError, n_minus_one, parse_failure, performance_impact, what_if
+from designer.model.topology.derive import derive
+from designer.ui.canvas.failure_overlay import FailureOverlay
+from designer.ui.canvas.layout import parse_device_id
+
+FAIL_KEY = "X"
+
+
+def _ratio(v) -> str:
+    return "no uplinks" if v is None else f"{v:.2f}:1"
+
+
+def _ms(us) -> str:
+    return "—" if us is None else f"{us / 1000:.2f} ms"
+
+
+def tokens_for(elements, design, layout) -> list[str]:
+    """Failure tokens for selected canvas elements (switches, tiers, blocks, manual links)."""
+    planes = layout.planes if layout is not None else design.fabric.planes
+    out: list[str] = []
+    for element in sorted(elements):
+        if element.startswith("tier:"):
+            tier = element[5:]
+            if tier != "servers":
+                out.append(f"{tier}-*" if planes == 1 else f"p*.{tier}-*")
+        elif element.startswith("block:") and layout is not None:
+            _, tier, k = element.split(":")
+            row = layout.rows.get(tier)
+            if tier != "servers" and row is not None and int(k) < len(row.blocks):
+                block = row.blocks[int(k)]
+                for plane in range(planes):
+                    pre = f"p{plane + 1}." if planes > 1 else ""
+                    out += [f"{pre}{tier}-{i + 1}" for i in range(block.first, block.first + block.count)]
+        elif element.startswith("edit:"):
+            i = int(element[5:])
+            if i < len(design.edits) and design.edits[i].op == "add-links":
+                out.append(f"{design.edits[i].a}--{design.edits[i].b}")
+        else:
+            parsed = parse_device_id(element)
+            if parsed is not None and parsed[0] != "servers":
+                out.append(element)
+    return out
+
+
+class FailMode(QObject):
+    """One interaction mode: a failure shown over the design until it is restored."""
+
+    finished = Signal(int, object)     # generation, (kind, payload) from the worker
+    shown = Signal(object)             # the WhatIf (or NMinusOne) now shown; None when restored
+
+    @classmethod
+    def install(cls, window, menu_bar) -> "FailMode":
+        mode = cls(window)
+        menu = menu_bar.addMenu("&What If")
+        for action in (mode.fail_action, mode.n1_action, mode.restore_action, None, mode.interruptions_action):
+            if action is None:
+                menu.addSeparator()
+            else:
+                menu.addAction(action)
+        mode.menu = menu
+        return mode
+
+    def __init__(self, window):
+        super().__init__(window)
+        self.window = window
+        self.overlay = FailureOverlay(window.scene)
+        self.result = None
+        self._generation = 0
+        self._undo_shortcut = QKeySequence()
+        self.fail_action = self._action("&Fail Selection", self.fail_selection, FAIL_KEY,
+                                        "Fail the selected switches, tiers, blocks or links and show what is lost")
+        self.n1_action = self._action("Fail Any &One Switch (N-1)", self.fail_worst, None,
+                                      "Fail every switch in turn and show the worst single failure")
+        self.restore_action = self._action("&Restore", self.restore, None, "Leave the failure view")
+        self.restore_action.setShortcuts([QKeySequence(Qt.Key.Key_Escape)])
+        self.restore_action.setEnabled(False)
+        self.interruptions_action = self._action("Expected &Interruptions", self.show_interruptions, None,
+                                                 "Expected link failures and interruptions from sourced rates")
+        self.finished.connect(self._on_finished)
+        window.document.designChanged.connect(self._on_design_changed)
+
+    def _action(self, text, slot, shortcut, tip) -> QAction:
+        action = QAction(text, self.window)
+        if shortcut:
+            action.setShortcut(QKeySequence(shortcut))
+        action.setStatusTip(tip)
+        action.setToolTip(tip)
+        action.triggered.connect(slot)
+        self.window.addAction(action)
+        return action
+
+    def add_to_context_menu(self, menu) -> None:
+        menu.addAction(self.fail_action)
+        if self.overlay.active:
+            menu.addAction(self.restore_action)
+
+    # --- running the analysis off the UI thread -----------------------------------------------
+
+    def _run(self, kind: str, job) -> None:
+        self._generation += 1
+        generation = self._generation
+        self.window.statusBar().showMessage("Computing the failure…")
+
+        def work():
+            try:
+                payload = (kind, job())
+            except (WhatIfError, ValueError) as exc:
+                payload = ("error", str(exc))
+            self.finished.emit(generation, payload)
+        if self.window.compute.synchronous:
+            work()
+        else:
+            threading.Thread(target=work, daemon=True, name="whatif").start()
+
+    def fail_selection(self) -> None:
+        design = self.window.document.design
+        if design is None:
+            return
+        tokens = tokens_for(self.window.controller.selection.elements, design, self.window.scene.layout)
+        if not tokens:
+            self.window.statusBar().showMessage(
+                "Select switches, a tier, a block or a manual link, then choose What If > Fail Selection", 6000)
+            return
+
+        def job():
+            d = derive(design, self.window.catalog)
+            result = what_if(d, parse_failure(d, tokens))
+            return result, performance_impact(d, result)
+        self._run("fail", job)
+
+    def fail_worst(self) -> None:
+        design = self.window.document.design
+        if design is None:
+            return
+
+        def job():
+            d = derive(design, self.window.catalog)
+            report = n_minus_one(d)
+            worst = max(report.worst.values(), key=lambda w: (w.gpus_cut, -w.bisection_after_gbps))
+            return worst, performance_impact(d, worst), report
+        self._run("n1", job)
+
+    def show_interruptions(self) -> None:
+        design = self.window.document.design
+        if design is None:
+            return
+        self._run("interruptions", lambda: interruptions(derive(design, self.window.catalog)))
+
+    def _on_finished(self, generation: int, payload) -> None:
+        if generation != self._generation:
+            return      # a newer request or a restore came in meanwhile
+        kind, data = payload
+        status = self.window.statusBar()
+        if kind == "error":
+            status.showMessage(f"Cannot fail that: {data}", 8000)
+            return
+        if kind == "interruptions":
+            self._show_interruptions(data)
+            return
+        result, impact = data[0], data[1]
+        self.result = result
+        self.overlay.show_failure(result.failure.devices, result.cut_servers)
+        self._show_cards(result, impact)
+        self._enter()
+        prefix = "Worst single failure (N-1): " if kind == "n1" else "Failed: "
+        verdict = "the job continues" if result.job_continues else "a job on every GPU stops"
+        status.showMessage(f"{prefix}{result.failure.label} — {verdict}; Esc restores")
+        self.shown.emit(result)
+
+    def _show_cards(self, w, impact) -> None:
+        cards = self.window.metrics.cards
+        tone = None if w.job_continues else "error"
+        cards["gpus"].show_value(f"{w.gpus - w.gpus_cut:,}",
+                                 f"of {w.gpus:,} · {w.gpus_cut:,} cut off · {w.gpus_degraded:,} at "
+                                 f"{w.nic_share:.0%} NIC bandwidth (computed)", tone)
+        cards["bisection"].show_value(f"{w.ratio_after:.1%}", f"before {w.ratio_before:.0%} of full · "
+                                      f"{w.method} (computed)", "warning" if w.ratio_after < w.ratio_before else None)
+        cards["oversub"].show_value(_ratio(w.leaf_oversub_after), f"leaf, before {_ratio(w.leaf_oversub_before)} · "
+                                    f"{len(w.leaf_oversub)} leaves changed")
+        hurt = []
+        if w.sus_cut:
+            hurt.append("SU " + ", ".join(map(str, w.sus_cut)))
+        if w.rails_cut:
+            hurt.append("rail " + ", ".join(map(str, w.rails_cut)))
+        cards["switches"].show_value(f"{len(w.failure.devices):,} failed",
+                                     "hurt: " + ("; ".join(hurt) if hurt else "no GPU cut off"), tone)
+        if "before_us" in impact:
+            cards["allreduce"].show_value(f"{_ms(impact['before_us'])} → {_ms(impact.get('after_us'))}",
+                                          "estimated · " + (impact.get("note") or "same job after the failure"))
+
+    def _show_interruptions(self, report) -> None:
+        lines = []
+        for e in report.expected:
+            value = "no published rate" if e.per_day is None else f"{e.per_month:.3g} per month"
+            lines.append(f"{e.rate.label}: {value}")
+        share = report.design_share.share
+        text = "; ".join(lines[:3])
+        if share is not None:
+            text += f"; {share:.0%} stop a job on this design (estimated)"
+        self.window.statusBar().showMessage(text, 15000)
+        self.last_interruptions = report
+
+    # --- entering and leaving the failure view ------------------------------------------------
+
+    def _enter(self) -> None:
+        if self.restore_action.isEnabled():
+            return
+        undo = self.window.actions_["undo"]
+        self._undo_shortcut = undo.shortcut()
+        undo.setShortcut(QKeySequence())   # while a failure shows, Undo restores the view
+        self.restore_action.setShortcuts([QKeySequence(Qt.Key.Key_Escape), self._undo_shortcut])
+        self.restore_action.setEnabled(True)
+
+    def restore(self) -> None:
+        self._generation += 1       # drop any result still on its way
+        was_shown = self.overlay.active
+        self.overlay.clear()
+        self.result = None
+        if self.restore_action.isEnabled():
+            self.window.actions_["undo"].setShortcut(self._undo_shortcut)
+            self.restore_action.setEnabled(False)
+        latest = self.window.compute.latest
+        if was_shown and latest is not None:
+            self.window.metrics.show_result(latest)
+        if was_shown:
+            self.window.statusBar().showMessage("Failure view closed", 3000)
+            self.shown.emit(None)
+
+    def _on_design_changed(self, _design) -> None:
+        if self.overlay.active or self.restore_action.isEnabled():
+            self.restore()
+
+
+def install_phases(window, catalog, synchronous: bool):
+    """The Phases dock: plans the build-out of the open design; draws and exports a phase."""
+    from designer.io.phase_bom_csv import write_phase_bom_csv
+    from designer.model.decisions.whatif import switch_ids
+    from designer.ui.panels.phases_panel import PhasesPanel
+
+    panel = PhasesPanel(catalog, synchronous)
+    dock = window._dock("Phases", panel, Qt.DockWidgetArea.RightDockWidgetArea)
+    window.docks["phases"] = dock
+    dock.hide()       # shown from View > Panels or What If > Phases
+    window.document.designChanged.connect(panel.set_design)
+    panel.set_design(window.document.design)
+
+    def draw(path, number) -> None:
+        final = path.phases[-1]
+        phase = path.phases[number - 1]
+        later = sorted(set(switch_ids(derive(final.design, catalog))) - set(switch_ids(derive(phase.design, catalog))))
+        other = window.open_in_new_window(final.design, None, modified=False)
+        other.fail_mode.overlay.show_failure(later, range(phase.servers, final.servers), ghost=True)
+        other.statusBar().showMessage(f"Phase {number} of {len(path.phases)} ({path.label}): "
+                                      "the pale parts come in later phases")
+
+    def export(phase, currency) -> None:
+        target = window.dialogs.save_path(f"phase-{phase.number}-bom.csv")
+        if not target:
+            return
+        try:
+            write_phase_bom_csv(phase, currency, target)
+        except OSError as exc:
+            window.dialogs.show_error("Export failed", f"Could not write {target}", str(exc))
+            return
+        window.statusBar().showMessage(f"Wrote {target}", 5000)
+
+    panel.drawRequested.connect(draw)
+    panel.exportRequested.connect(export)
+    show = QAction("&Phases…", window)
+    show.setStatusTip("Plan a phased build-out: BOM per phase, reserved ports, recabling")
+    show.triggered.connect(lambda: (dock.show(), dock.raise_()))
+    window.fail_mode.menu.addAction(show)
+    return panel
