@@ -33,6 +33,7 @@ from designer.ui.services.compute import ComputeResult, ComputeService
 from designer.ui.shell import paths
 from designer.ui.shell.autosave import AUTOSAVE_INTERVAL_MS, AutosaveManager, find_recoverable
 from designer.ui.shell.dialogs import Dialogs
+from designer.ui.shell.export_actions import ExportActions
 from designer.ui.shell.files import FileController
 from designer.ui.theme import Theme
 
@@ -143,7 +144,9 @@ class MainWindow(QMainWindow):
         a["undo"].setShortcut(QKeySequence(S.Undo))
         a["undo"].setIcon(_icon(self, "edit-undo", SP.SP_ArrowBack))
         a["redo"] = stack.createRedoAction(self, "&Redo")
-        a["redo"].setShortcut(QKeySequence(S.Redo))
+        # Ctrl+Y and Ctrl+Shift+Z both redo, whatever the platform's own key is.
+        redo_keys = [QKeySequence(S.Redo), QKeySequence("Ctrl+Y"), QKeySequence("Ctrl+Shift+Z")]
+        a["redo"].setShortcuts([k for i, k in enumerate(redo_keys) if k not in redo_keys[:i]])
         a["redo"].setIcon(_icon(self, "edit-redo", SP.SP_ArrowForward))
         for key in ("undo", "redo"):
             self.addAction(a[key])
@@ -189,6 +192,7 @@ class MainWindow(QMainWindow):
         edit.addAction(a["delete"])
         edit.addAction(a["select_all"])
         edit.addAction(a["auto_size"])
+        self.exports = ExportActions.install(self, file_menu, edit, before=a["quit"])
         view = bar.addMenu("&View")
         for key in ("fit", "zoom_in", "zoom_out", "zoom_reset"):
             view.addAction(a[key])
@@ -350,6 +354,7 @@ class MainWindow(QMainWindow):
         self.view.cancel_gesture()
         self.compute.shutdown()
         self.compare_launcher.shutdown()
+        self.exports.cancel()
         self.autosave.stop()
         self.statusBar().clearMessage()  # its timeout timer
         if self.persist:
@@ -384,7 +389,10 @@ class MainWindow(QMainWindow):
         self._on_selection()
 
     def _show_message(self, text: str) -> None:
-        self.statusBar().showMessage(text, 8000)
+        if text:
+            self.statusBar().showMessage(text, 8000)
+        else:
+            self.statusBar().clearMessage()
 
     def _show_refusal(self, text: str) -> None:
         self.statusBar().showMessage(f"Not applied: {text}", 8000)
