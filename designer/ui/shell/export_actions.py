@@ -344,9 +344,10 @@ class ExportActions(QObject):
         progress.setObjectName("exportProgress")
         progress.setWindowTitle("Export")
         progress.setWindowModality(Qt.WindowModality.NonModal)
-        progress.setMinimumDuration(400)   # quick exports finish before it would show
         progress.setAutoClose(False)
         progress.setAutoReset(False)
+        progress.setValue(0)               # arms the timer that shows the dialog
+        progress.setMinimumDuration(400)   # quick exports finish before it would show
         progress.canceled.connect(self.cancel)
         self.progress = progress
         self.window.statusBar().showMessage(label)
