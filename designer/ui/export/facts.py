@@ -120,7 +120,10 @@ class Facts:
         if self.bom is not None:
             b = self.bom
             label = "illustrative estimate" if b.illustrative_prices else "from price book"
-            out.append(Card("Network cost", money(b.total_cost, b.currency), label))
+            if b.incomplete:
+                label = b.incomplete_note()
+            out.append(Card("Network cost", money(b.total_cost, b.currency) + (" (incomplete)" if b.incomplete else ""),
+                            label))
             out.append(Card("Network power", power(b.total_power_w),
                             "incl. estimates" if self.power_is_estimate else "network only"))
         if self.allreduce is not None:

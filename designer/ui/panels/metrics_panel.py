@@ -91,7 +91,17 @@ class MetricCard(QFrame):
         """Room for `lines` lines of detail, so a wrapped detail is never cut off."""
         self.detail.setMinimumHeight(int(self.detail.fontMetrics().lineSpacing() * lines + 2))
 
+    def mark_invalid(self, reason: str) -> None:
+        """The design has errors: grey the figure and say why it cannot be trusted."""
+        self.detail.setText(f"invalid design: {reason}")
+        self.detail.setToolTip(reason)
+        self.invalid = True
+        self.value.setProperty("tone", "stale")
+        self.value.style().unpolish(self.value)
+        self.value.style().polish(self.value)
+
     def show_value(self, value: str, detail: str = "", tone: str | None = None) -> None:
+        self.invalid = False
         number, _, unit = value.rpartition(" ")
         if number and _UNIT.match(unit):
             # The unit in a smaller size keeps the figure readable in a narrow card.
@@ -193,6 +203,7 @@ class MetricsPanel(QWidget):
         box = QHBoxLayout(self)
         box.setContentsMargins(0, 0, 0, 0)
         box.addWidget(split)
+        self._cost_tip = self.cards["cost"].toolTip()
         self.apply_theme(self.theme)
         self.show_result(None)
 
@@ -264,6 +275,10 @@ class MetricsPanel(QWidget):
             f"{names.get(k, k)} {v:,}" for k, v in m.links_by_tier.items()))
         self._show_bom(result)
         self._show_allreduce(result)
+        if m.errors:
+            reason = m.errors[0].message
+            for key in ("oversub", "bisection", "hops", "cables", "cost", "power", "allreduce"):
+                c[key].mark_invalid(reason)
         parts = []
         if result.preview:
             parts.append("Preview while dragging")
@@ -288,6 +303,14 @@ class MetricsPanel(QWidget):
             return
         c["cables"].show_value(f"{bom.cable_count:,}", f"{bom.optics_count:,} transceivers")
         label = "illustrative prices" if getattr(bom, "illustrative_prices", False) else "price book"
+        incomplete = bom.incomplete_note() if hasattr(bom, "incomplete_note") else ""
+        if incomplete:
+            # Unpriced parts count as 0: the figure is a lower bound and must not read as a total.
+            c["cost"].show_value(_money(bom.total_cost, bom.currency), incomplete, "warning")
+            c["cost"].setToolTip(f"Network cost without the unpriced parts ({incomplete}); add their prices "
+                                 "to your price book")
+            return
+        c["cost"].setToolTip(self._cost_tip)
         c["cost"].show_value(_money(bom.total_cost, bom.currency),
                              f"{_money(bom.cost_per_gpu, bom.currency)} per GPU · {label}")
         c["power"].show_value(_si(bom.total_power_w, "W"), f"{bom.power_per_gpu_w:,.0f} W per GPU (network)")

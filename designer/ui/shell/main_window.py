@@ -398,7 +398,9 @@ class MainWindow(QMainWindow):
         self.statusBar().showMessage(f"Not applied: {text}", 8000)
 
     def _show_zoom(self, sx: float) -> None:
-        self.zoom_label.setText(f"Zoom {sx:.0%}")
+        # A fitted large fabric is drawn well under 1%: keep two significant digits, never "0%".
+        pct = sx * 100
+        self.zoom_label.setText(f"Zoom {pct:.0f}%" if pct >= 10 else f"Zoom {pct:.2g}%")
 
     def _update_title(self, *_) -> None:
         design = self.document.design

@@ -1,0 +1,94 @@
+"""Nothing on screen disagrees with the design: unpriced parts make every total "incomplete",
+and a design with errors shows its figures as invalid, with the reason."""
+
+from __future__ import annotations
+
+import csv
+import dataclasses
+import io
+
+from designer.catalog import default_catalog
+from designer.io.bom_csv import bom_to_csv
+from designer.model.intent.design import Edit
+from designer.model.physical.bom import build_bom
+from designer.model.physical.prices import parse_price_book
+from designer.model.topology.derive import derive
+from designer.ui.services.compute import compute
+from tests.helpers import superpod
+
+CAT = default_catalog()
+ONLY_SWITCHES = parse_price_book('[[price]]\nkey = "qm9700"\nunit_price = 100\n', "mine.toml")
+
+
+def _bom_missing_prices():
+    return build_bom(derive(superpod(1), CAT), CAT, ONLY_SWITCHES)
+
+
+def test_bom_names_its_unpriced_parts():
+    bom = _bom_missing_prices()
+    assert bom.incomplete
+    parts = bom.unpriced_parts
+    assert parts and all(p for p in parts)
+    assert "qm9700" not in " ".join(parts).lower()   # the one priced part is not named
+    note = bom.incomplete_note()
+    assert note.startswith("incomplete: no price for ") and parts[0] in note
+    assert bom.to_json()["unpriced_parts"] == parts and bom.to_json()["incomplete"] is True
+    complete = build_bom(derive(superpod(1), CAT), CAT)
+    assert not complete.incomplete and complete.incomplete_note() == ""
+
+
+def test_csv_totals_say_incomplete_and_name_the_parts():
+    bom = _bom_missing_prices()
+    rows = list(csv.reader(io.StringIO(bom_to_csv(bom).lstrip("\ufeff"))))
+    by_label = {r[0]: r for r in rows}
+    for label in ("Total", "Cost per GPU"):
+        assert by_label[label][-1].startswith("incomplete: no price for"), by_label[label]
+        assert bom.unpriced_parts[0] in by_label[label][-1]
+    complete = build_bom(derive(superpod(1), CAT), CAT)
+    rows = {r[0]: r for r in csv.reader(io.StringIO(bom_to_csv(complete).lstrip("\ufeff")))}
+    assert "incomplete" not in rows["Total"][-1] and rows["Cost per GPU"][-1] == ""
+
+
+def test_report_cost_card_says_incomplete(qtbot):
+    from designer.ui.export.facts import Facts
+
+    facts = Facts.gather(superpod(1), CAT)
+    facts.bom = _bom_missing_prices()
+    (cost,) = [c for c in facts.cards() if c.title == "Network cost"]
+    assert "incomplete" in str(cost)
+
+
+def test_cost_card_says_incomplete_and_names_the_parts(qtbot):
+    from designer.ui.panels.metrics_panel import MetricsPanel
+
+    panel = MetricsPanel()
+    qtbot.addWidget(panel)
+    result = compute(superpod(1), CAT, bom="now")
+    panel.show_result(result)
+    assert "incomplete" not in panel.cards["cost"].detail.text()
+    panel.show_result(dataclasses.replace(result, bom=_bom_missing_prices()))
+    card = panel.cards["cost"]
+    assert card.detail.text().startswith("incomplete: no price for")
+    assert card.value.property("tone") == "warning"
+
+
+def test_a_design_with_errors_shows_its_figures_as_invalid(qtbot):
+    from designer.ui.panels.metrics_panel import MetricsPanel
+
+    panel = MetricsPanel()
+    qtbot.addWidget(panel)
+    good = compute(superpod(1), CAT, bom="now")
+    panel.show_result(good)
+    assert not any(getattr(c, "invalid", False) for c in panel.cards.values())
+    broken = dataclasses.replace(superpod(1), edits=(Edit("add-links", "leaf-1", "spine-2", 4),))
+    result = compute(broken, CAT, bom="now")
+    assert result.metrics.errors
+    panel.show_result(result)
+    for key in ("bisection", "oversub", "hops", "cost", "power", "allreduce"):
+        card = panel.cards[key]
+        assert card.invalid and card.value.property("tone") == "stale", key
+        assert card.detail.text().startswith("invalid design: "), key
+        assert result.metrics.errors[0].message in card.detail.text()
+    assert not panel.cards["gpus"].invalid
+    panel.show_result(good)
+    assert not panel.cards["bisection"].invalid
