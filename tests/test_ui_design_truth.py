@@ -92,3 +92,61 @@ def test_a_design_with_errors_shows_its_figures_as_invalid(qtbot):
     assert not panel.cards["gpus"].invalid
     panel.show_result(good)
     assert not panel.cards["bisection"].invalid
+
+
+# --- the generated name and the Tiers choice follow the design ---------------------------------
+
+
+def test_generated_name_follows_the_gpu_count_until_the_user_types_one(make_window):
+    window = make_window()
+    assert window.controller.drop_block("template:fat-tree")
+    design = window.document.design
+    assert design.meta.name == "256-GPU fat-tree"
+    page = window.inspector.fabric_page
+    page.servers.setValue(128)
+    assert window.document.design.meta.name == "1,024-GPU fat-tree"
+    assert "1,024-GPU fat-tree" in window.exports.request().design.meta.name
+    window.document.undo_stack.undo()
+    assert window.document.design.meta.name == "256-GPU fat-tree"
+    window.document.undo_stack.redo()
+    page.name.setText("Hall B")
+    page.name.editingFinished.emit()
+    assert window.document.design.meta.name == "Hall B"
+    page.servers.setValue(64)
+    assert window.document.design.meta.name == "Hall B"
+
+
+def test_generated_name_follows_a_drag_resize_and_the_switch():
+    from designer.model.intent.design import replace_path
+    from designer.model.topology.presets import new_design
+    from designer.ui.editing.generated_name import follow_generated_name
+
+    old = new_design(CAT, "fat-tree", gpus=1024, switch="qm9700")
+    assert old.meta.name == "1,024 GPU fat-tree on Quantum-2 QM9700"
+    grown = replace_path(old, "cluster.servers", old.cluster.servers * 2)
+    assert follow_generated_name(old, grown, CAT).meta.name == "2,048 GPU fat-tree on Quantum-2 QM9700"
+    other_switch = replace_path(old, "fabric.switch", "generic-64x400g")
+    assert follow_generated_name(old, other_switch, CAT).meta.name.endswith(
+        f" on {CAT.switch('generic-64x400g').name}")
+    mine = replace_path(old, "meta.name", "1,024 GPUs for team A")
+    assert follow_generated_name(mine, replace_path(mine, "cluster.servers", 2), CAT).meta.name == \
+        "1,024 GPUs for team A"
+
+
+def test_tiers_auto_says_what_auto_builds(make_window):
+    from designer.model.intent.design import replace_path
+    from designer.model.topology.derive import plan_only
+    from designer.model.topology.presets import new_design
+
+    design = new_design(CAT, "leaf-spine", gpus=256)
+    fixed = replace_path(design, "fabric.tiers", 3)
+    window = make_window(fixed)
+    box = window.inspector.fabric_page.tiers
+    _, auto_plan = plan_only(design, CAT)
+    assert auto_plan.tiers == 2
+    assert box.itemText(0) == "Auto (2)"
+    box.setCurrentIndex(0)
+    box.activated.emit(0)
+    assert window.document.design.fabric.tiers is None
+    assert window.controller.display.layout.plan.tiers == 2
+    assert box.itemText(0) == "Auto (2)"

@@ -24,10 +24,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from designer.catalog import Catalog
+from designer.catalog import Catalog, UnknownPartError
 from designer.model.intent.design import FabricDesign, replace_path
 from designer.model.topology.edits import tier_count, with_server, with_technology, with_tier_count, with_tiers
-from designer.model.topology.sizing import parse_ratio
+from designer.model.topology.derive import plan_only
+from designer.model.topology.sizing import SizingError, parse_ratio
 from designer.ui.canvas.layout import TIER_LABEL
 from designer.ui.theme import ERROR_HUE, FAMILY_LABEL, WARNING_HUE
 
@@ -177,7 +178,7 @@ class FabricPage(_Page):
         self.su.setValue(f.nodes_per_su)
         self.form.setRowVisible(self.su, f.template == "rail-optimized")
         self.planes.setValue(f.planes)
-        auto = f"Auto ({layout.plan.tiers})" if layout is not None else "Auto"
+        auto = self._auto_tiers_label(design, catalog, layout)
         self.fill(self.tiers, [(auto, None), ("2", 2), ("3", 3)], f.tiers)
         port = c.port_gbps or server.port_gbps
         self.fill(self.link, [(f"Auto ({_speed(port)}, the NIC port)", None)]
@@ -185,6 +186,18 @@ class FabricPage(_Page):
         self.subtitle.setText(f"{TEMPLATE_NAMES[f.template]} on {tech.name}. "
                               "Click a tier on the canvas to edit its switches.")
         self._loading = False
+
+    @staticmethod
+    def _auto_tiers_label(design: FabricDesign, catalog: Catalog, layout) -> str:
+        """'Auto (N)' with the N that choosing Auto builds, which differs from the drawn plan
+        when the tiers are fixed: the sizing is asked with the tier count left open."""
+        if design.fabric.tiers is None:
+            return f"Auto ({layout.plan.tiers})" if layout is not None else "Auto"
+        try:
+            _, plan = plan_only(with_tiers(design, None), catalog)
+        except (SizingError, UnknownPartError, ValueError):
+            return "Auto (cannot size)"
+        return f"Auto ({plan.tiers})"
 
     # each handler builds the new design from the document's design
     def _d(self) -> FabricDesign:
