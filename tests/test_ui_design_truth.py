@@ -150,3 +150,24 @@ def test_tiers_auto_says_what_auto_builds(make_window):
     assert window.document.design.fabric.tiers is None
     assert window.controller.display.layout.plan.tiers == 2
     assert box.itemText(0) == "Auto (2)"
+
+
+# --- the view follows a growing fabric unless the user zoomed ------------------------------------
+
+
+def test_view_refits_when_the_fabric_outgrows_it_unless_zoomed(make_window):
+    from designer.model.topology.presets import new_design
+
+    window = make_window(new_design(CAT, "leaf-spine", gpus=256))
+    view = window.view
+    view.fit()
+    fitted = view.sx
+    window.inspector.fabric_page.servers.setValue(1024)
+    assert view.sx < fitted
+    assert not view._outgrown()
+    view.zoom_by(2.0)
+    zoomed = view.sx
+    window.inspector.fabric_page.servers.setValue(2048)
+    assert view.sx == zoomed   # the user's zoom is kept
+    view.fit()
+    assert not view._outgrown()
