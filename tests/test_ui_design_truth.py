@@ -171,3 +171,20 @@ def test_view_refits_when_the_fabric_outgrows_it_unless_zoomed(make_window):
     assert view.sx == zoomed   # the user's zoom is kept
     view.fit()
     assert not view._outgrown()
+
+
+def test_bandwidth_and_power_read_the_same_in_the_window_and_the_report(qtbot):
+    from designer.model.common.units import bandwidth_label, power_label
+    from designer.ui.export.facts import Facts
+    from designer.ui.panels.metrics_panel import MetricsPanel
+
+    assert bandwidth_label(26_051_200) == "26.05 Pb/s" and bandwidth_label(409_600) == "409.6 Tb/s"
+    assert power_label(5_571_000) == "5.57 MW"
+    panel = MetricsPanel()
+    qtbot.addWidget(panel)
+    result = compute(superpod(1), CAT, bom="now")
+    panel.show_result(result)
+    cards = {c.title: c for c in Facts.gather(superpod(1), CAT).cards()}
+    plain = panel.cards["bisection"].value.text().replace("&nbsp;", " ")
+    assert cards["Bisection"].value.split(" ")[0] in plain
+    assert cards["Network power"].value.split(" ")[0] in panel.cards["power"].value.text()

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QRectF
 
+from designer.model.common.units import bandwidth_label
 from designer.model.physical.bom import CATEGORIES
 from designer.ui.export import page
 from designer.ui.export.charts import Marker, Series, chart
@@ -66,8 +67,8 @@ def metrics_page(ink: Ink, rect: QRectF, f: Facts) -> None:
         ("Endpoints (NIC ports)", f"{m.endpoints:,} ({m.rails} rails per plane)"),
         ("Server links", f"{speed_label(m.link_gbps)} per port"),
         ("Switch-to-switch links", f"{speed_label(m.uplink_gbps)}"),
-        ("Bisection bandwidth", f"{m.bisection_gbps / 1000:,.1f} Tb/s"),
-        ("Bisection ratio", f"{m.bisection_ratio:.0%} of full ({m.full_bisection_gbps / 1000:,.1f} Tb/s), "
+        ("Bisection bandwidth", bandwidth_label(m.bisection_gbps)),
+        ("Bisection ratio", f"{m.bisection_ratio:.0%} of full ({bandwidth_label(m.full_bisection_gbps)}), "
                             f"{m.bisection_method}"),
         ("Max switch hops", f"{m.max_hops} (same rail: {m.max_hops_same_rail})"),
         ("Growth headroom", f"{m.headroom_gpus:,} GPUs before {m.headroom_limit}"),

@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from designer.model.common.units import duration_label, ratio_label, size_label
+from designer.model.common.units import bandwidth_label, duration_label, power_label, ratio_label, size_label
 from designer.ui.services.compute import ComputeResult
 from designer.ui.theme import Theme
 
@@ -35,14 +35,6 @@ MESSAGE_SIZES = [(f"{n} {u}", n * m) for u, m in (("KiB", 1 << 10), ("MiB", 1 <<
                  for n in (1, 4, 16, 64, 256) if not (u == "GiB" and n > 16)]
 _ROLE_ELEMENT = Qt.ItemDataRole.UserRole + 1
 _UNIT = re.compile(r"^([kMGTP]?W|[TPG]b/s|GB/s|[kMB])$")
-
-
-def _si(value: float, unit: str) -> str:
-    for factor, prefix in ((1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")):
-        if abs(value) >= factor:
-            scaled = value / factor
-            return f"{scaled:,.{0 if scaled >= 100 else 1}f} {prefix}{unit}"
-    return f"{value:,.0f} {unit}"
 
 
 def _money(value: float, currency: str) -> str:
@@ -54,8 +46,7 @@ def _money(value: float, currency: str) -> str:
 
 
 def _bandwidth(gbps: float) -> str:
-    tbps = gbps / 1000
-    return f"{tbps / 1000:,.2f} Pb/s" if tbps >= 1000 else f"{tbps:,.1f} Tb/s"
+    return bandwidth_label(gbps)
 
 
 class MetricCard(QFrame):
@@ -313,7 +304,7 @@ class MetricsPanel(QWidget):
         c["cost"].setToolTip(self._cost_tip)
         c["cost"].show_value(_money(bom.total_cost, bom.currency),
                              f"{_money(bom.cost_per_gpu, bom.currency)} per GPU · {label}")
-        c["power"].show_value(_si(bom.total_power_w, "W"), f"{bom.power_per_gpu_w:,.0f} W per GPU (network)")
+        c["power"].show_value(power_label(bom.total_power_w), f"{bom.power_per_gpu_w:,.0f} W per GPU (network)")
 
     def _show_allreduce(self, result: ComputeResult) -> None:
         est = result.allreduce
