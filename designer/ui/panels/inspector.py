@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QSize, Qt, Signal
 from PySide6.QtWidgets import (
     QComboBox,
     QFormLayout,
@@ -20,6 +20,8 @@ from PySide6.QtWidgets import (
     QScrollArea,
     QSpinBox,
     QStackedWidget,
+    QStyle,
+    QStyleOptionComboBox,
     QVBoxLayout,
     QWidget,
 )
@@ -67,6 +69,18 @@ class Hint(QLabel):
         self.show()
 
 
+class _WholeCombo(QComboBox):
+    """A choice that asks for room for its whole text, so the form wraps it under its label
+    rather than cutting it off."""
+
+    def minimumSizeHint(self):
+        option = QStyleOptionComboBox()
+        self.initStyleOption(option)
+        text = QSize(self.fontMetrics().horizontalAdvance(self.currentText()) + 4, self.fontMetrics().height())
+        size = self.style().sizeFromContents(QStyle.ContentsType.CT_ComboBox, option, text, self)
+        return QSize(size.width(), super().minimumSizeHint().height())
+
+
 class _Page(QWidget):
     """A form page; subclasses fill it from a design and report edits to the inspector."""
 
@@ -76,6 +90,8 @@ class _Page(QWidget):
         self.form = QFormLayout()
         self.form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
         self.form.setLabelAlignment(Qt.AlignmentFlag.AlignRight)
+        # A choice too long for the column beside its label goes under it, whole, never cut off.
+        self.form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)
         self.title = QLabel()
         font = self.title.font()
         font.setPointSizeF(font.pointSizeF() + 2)
@@ -103,7 +119,9 @@ class _Page(QWidget):
         return widget
 
     def combo(self, label: str, tip: str, on_change) -> QComboBox:
-        box = QComboBox()
+        box = _WholeCombo()
+        box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+        box.currentIndexChanged.connect(lambda _: box.updateGeometry())
         box.currentIndexChanged.connect(lambda _: None if self._loading else on_change())
         return self.add(label, box, tip)
 

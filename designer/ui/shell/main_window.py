@@ -79,8 +79,9 @@ class MainWindow(QMainWindow):
         self.inspector = Inspector(self.controller, self.catalog)
         self.metrics = MetricsPanel()
         self.plots = PlotsPanel()
-        # The side columns run the full height; the metrics sit under the canvas.
-        self.setCorner(Qt.Corner.BottomLeftCorner, Qt.DockWidgetArea.LeftDockWidgetArea)
+        # The inspector column runs the full height; the metrics run under the canvas and the
+        # (short) palette, so that their cards have room at 1280 pixels wide.
+        self.setCorner(Qt.Corner.BottomLeftCorner, Qt.DockWidgetArea.BottomDockWidgetArea)
         self.setCorner(Qt.Corner.BottomRightCorner, Qt.DockWidgetArea.RightDockWidgetArea)
         self.docks = {
             "palette": self._dock("Palette", self.palette_panel, Qt.DockWidgetArea.LeftDockWidgetArea),
