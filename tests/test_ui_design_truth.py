@@ -70,6 +70,7 @@ def test_cost_card_says_incomplete_and_names_the_parts(qtbot):
     card = panel.cards["cost"]
     assert card.detail.text().startswith("incomplete: no price for")
     assert card.value.property("tone") == "warning"
+    assert "W" in panel.cards["power"].value.text()   # power is known even where a price is not
 
 
 def test_a_design_with_errors_shows_its_figures_as_invalid(qtbot):

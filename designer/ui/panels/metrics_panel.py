@@ -300,10 +300,10 @@ class MetricsPanel(QWidget):
             c["cost"].show_value(_money(bom.total_cost, bom.currency), incomplete, "warning")
             c["cost"].setToolTip(f"Network cost without the unpriced parts ({incomplete}); add their prices "
                                  "to your price book")
-            return
-        c["cost"].setToolTip(self._cost_tip)
-        c["cost"].show_value(_money(bom.total_cost, bom.currency),
-                             f"{_money(bom.cost_per_gpu, bom.currency)} per GPU · {label}")
+        else:
+            c["cost"].setToolTip(self._cost_tip)
+            c["cost"].show_value(_money(bom.total_cost, bom.currency),
+                                 f"{_money(bom.cost_per_gpu, bom.currency)} per GPU · {label}")
         c["power"].show_value(power_label(bom.total_power_w), f"{bom.power_per_gpu_w:,.0f} W per GPU (network)")
 
     def _show_allreduce(self, result: ComputeResult) -> None:
