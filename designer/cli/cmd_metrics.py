@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from designer.cli.common import print_json, table
 from designer.io.project import load_design
+from designer.model.common.units import bandwidth_label
 from designer.model.topology.derive import derive
 from designer.model.topology.metrics import Metrics
 
@@ -35,7 +36,7 @@ def summary(m: Metrics) -> str:
         ("Design", m.name),
         ("Fabric", f"{m.template}, {m.tiers} tiers, {m.planes} plane(s), {m.technology}"),
         ("GPUs / servers / endpoints", f"{m.gpus:,} / {m.servers:,} / {m.endpoints:,}"),
-        ("Bisection", f"{m.bisection_gbps / 1000:,.1f} Tb/s ({m.bisection_ratio:.0%} of full, {m.bisection_method})"),
+        ("Bisection", f"{bandwidth_label(m.bisection_gbps)} ({m.bisection_ratio:.0%} of full, {m.bisection_method})"),
         ("Max switch hops", f"{m.max_hops} (same rail: {m.max_hops_same_rail})"),
         ("Growth headroom", f"{m.headroom_gpus:,} GPUs before {m.headroom_limit}"),
     ]

@@ -36,9 +36,13 @@ def bom_rows(bom: Bom) -> list[list[str]]:
                      str(item.quantity), money(item.unit_price), money(item.extended_price),
                      watts(item.unit_power_w), watts(item.total_power_w), safe_cell(item.notes)])
     note = f"prices: {ILLUSTRATIVE}" if bom.illustrative_prices else "prices from the price book"
+    # Unpriced parts count as 0 in the totals: every cost total says so, and names them.
+    incomplete = bom.incomplete_note()
+    total_note = f"{incomplete}; {note}" if incomplete else note
     rows.append(["Total", "", f"{len(bom.items)} line items", "", "", money(bom.total_cost), "",
-                 watts(bom.total_power_w), note])
-    rows.append(["Cost per GPU", "", f"{bom.gpus} GPUs", "", "", money(bom.cost_per_gpu), "", "", ""])
+                 watts(bom.total_power_w), safe_cell(total_note)])
+    rows.append(["Cost per GPU", "", f"{bom.gpus} GPUs", "", "", money(bom.cost_per_gpu), "", "",
+                 safe_cell(incomplete)])
     rows.append(["Power per GPU (W)", "", f"{bom.gpus} GPUs", "", "", "", "", watts(bom.power_per_gpu_w), ""])
     rows.append(["Design", "", safe_cell(bom.name), "", "", "", "", "", ""])
     rows.append(["Prices", "", safe_cell(note + (f" ({', '.join(bom.price_sources)})" if bom.price_sources else "")),

@@ -48,3 +48,18 @@ def parse_size(text: str) -> int:
     if value < 1 or not value.is_integer():
         raise ValueError(f"size '{text}' must be at least 1 byte, in whole bytes")
     return int(value)
+
+
+def bandwidth_label(gbps: float) -> str:
+    """One way to write an aggregate bandwidth everywhere: '409.6 Tb/s', '26.05 Pb/s'."""
+    tbps = gbps / 1000
+    return f"{tbps / 1000:,.2f} Pb/s" if tbps >= 1000 else f"{tbps:,.1f} Tb/s"
+
+
+def power_label(watts: float) -> str:
+    """One way to write a power everywhere: '850 W', '12.3 kW', '5.57 MW'."""
+    if abs(watts) >= 1e6:
+        return f"{watts / 1e6:,.2f} MW"
+    if abs(watts) >= 1e3:
+        return f"{watts / 1e3:,.1f} kW"
+    return f"{watts:,.0f} W"

@@ -91,6 +91,24 @@ class Bom:
     def unpriced(self) -> list[LineItem]:
         return [i for i in self.items if i.unit_price == 0 and UNPRICED_NOTE in i.notes]
 
+    @property
+    def unpriced_parts(self) -> list[str]:
+        """The parts the price book lacks, by part number (else description): the totals leave them out."""
+        return sorted({i.part_number or i.description for i in self.unpriced})
+
+    @property
+    def incomplete(self) -> bool:
+        """True when some part has no price, so the cost totals are lower bounds."""
+        return bool(self.unpriced)
+
+    def incomplete_note(self) -> str:
+        """'' or 'incomplete: no price for A, B' for every cost total."""
+        parts = self.unpriced_parts
+        if not parts:
+            return ""
+        shown = ", ".join(parts[:4]) + (f" and {len(parts) - 4} more" if len(parts) > 4 else "")
+        return f"incomplete: no price for {shown}"
+
     def by_category(self, category: str) -> list[LineItem]:
         return [i for i in self.items if i.category == category]
 
@@ -110,6 +128,8 @@ class Bom:
             "counts_by_category": self.counts_by_category,
             "counts": self.counts,
             "findings": [asdict(f) for f in self.findings],
+            "incomplete": self.incomplete,
+            "unpriced_parts": self.unpriced_parts,
         }
 
 

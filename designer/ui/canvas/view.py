@@ -54,6 +54,7 @@ class FabricView(QGraphicsView):
         self.theme = scene.theme
         self._sx = 1.0
         self._fit_pending = True
+        self._zoomed = False   # the user zoomed since the last fit: the view stays as they left it
         self.space_held = False
         self._active: Interaction | None = None
         self._drop = DropInteraction(self)
@@ -96,6 +97,10 @@ class FabricView(QGraphicsView):
 
     def set_zoom(self, sx: float, anchor: QPointF | None = None) -> None:
         """Set the horizontal scale, keeping the scene point under `anchor` (viewport pixels) still."""
+        self._zoomed = True
+        self._apply_zoom(sx, anchor)
+
+    def _apply_zoom(self, sx: float, anchor: QPointF | None = None) -> None:
         sx = max(self.min_scale(), min(MAX_SCALE, sx))
         if anchor is None:
             anchor = QPointF(self.viewport().width() / 2, self.viewport().height() / 2)
@@ -125,6 +130,7 @@ class FabricView(QGraphicsView):
         self._update_scene_rect()
         self.centerOn(QPointF(content.center().x() + HANDLE_PX / 2 / sx, content.center().y()))
         self._fit_pending = False
+        self._zoomed = False
         self.header.update()
         self.zoomChanged.emit(sx)
 
@@ -171,6 +177,14 @@ class FabricView(QGraphicsView):
             self._fit_pending = True
         if self._fit_pending and display.layout is not None and self.isVisible():
             self.fit()
+        elif (not display.preview and not self._zoomed and display.layout is not None and self.isVisible()
+              and self._outgrown()):
+            # The fabric grew past the window (an edit, not a drag in progress): show it whole again.
+            self.fit()
+
+    def _outgrown(self) -> bool:
+        room = self.viewport().width() - 2 * MARGIN_PX - HANDLE_PX
+        return self._content().width() * self._sx > room + 1
 
     def set_theme(self, theme: Theme) -> None:
         self.theme = theme
@@ -191,7 +205,7 @@ class FabricView(QGraphicsView):
         if self._fit_pending and self.scene().layout is not None:
             self.fit()
         else:
-            self.set_zoom(self._sx)
+            self._apply_zoom(self._sx)
 
     def showEvent(self, event) -> None:
         super().showEvent(event)

@@ -27,6 +27,7 @@ from designer.model.topology.edits import (
 from designer.model.topology.sizing import SizingError
 from designer.ui.blocks import apply_block
 from designer.ui.canvas.layout import ROWS, Layout, compute_layout, parse_device_id
+from designer.ui.editing.generated_name import follow_generated_name
 from designer.ui.editing.commands import (
     ConnectCommand,
     DeleteCommand,
@@ -199,6 +200,7 @@ class DesignController(QObject):
             return False
         if design == base:
             return False
+        design = follow_generated_name(base, design, self.catalog)
         self.document.push(ResizeTierCommand(self.document, design, tier, actual, old=base))
         return True
 
@@ -306,6 +308,7 @@ class DesignController(QObject):
         problem = check(new, self.catalog)
         if problem:
             return problem
+        new = follow_generated_name(design, new, self.catalog)
         self.document.push(EditFieldCommand(self.document, new, field, text))
         return None
 

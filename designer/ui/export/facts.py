@@ -10,6 +10,7 @@ import datetime
 from dataclasses import dataclass
 
 from designer.catalog import Catalog, default_catalog
+from designer.model.common.units import bandwidth_label, power_label
 from designer.model.common.units import duration_label as duration
 from designer.model.common.units import ratio_label as ratio
 from designer.model.common.units import size_label as size
@@ -35,11 +36,7 @@ def money_exact(value: float, currency: str = "USD") -> str:
 
 
 def power(watts: float) -> str:
-    if abs(watts) >= 1e6:
-        return f"{watts / 1e6:,.2f} MW"
-    if abs(watts) >= 1e3:
-        return f"{watts / 1e3:,.1f} kW"
-    return f"{watts:,.0f} W"
+    return power_label(watts)
 
 
 def today() -> str:
@@ -113,14 +110,17 @@ class Facts:
             Card("GPUs", f"{m.gpus:,}", f"{m.servers:,} × {r.server.name}"),
             Card("Switches", f"{m.switches_total:,}", " · ".join(f"{t} {m.switches_by_tier[t]:,}" for t in tiers)),
             Card("Links", f"{m.links_total:,}", speeds + (f" · {m.planes} planes" if m.planes > 1 else "")),
-            Card("Bisection", f"{m.bisection_gbps / 1000:,.1f} Tb/s", f"{m.bisection_ratio:.0%} of full"),
+            Card("Bisection", bandwidth_label(m.bisection_gbps), f"{m.bisection_ratio:.0%} of full"),
             Card("Oversubscription", ratio(leaf), "leaf" + (f" · spine {ratio(spine)}" if m.tiers == 3 else "")),
             Card("Max hops", f"{m.max_hops}", "switch hops, any pair"),
         ]
         if self.bom is not None:
             b = self.bom
             label = "illustrative estimate" if b.illustrative_prices else "from price book"
-            out.append(Card("Network cost", money(b.total_cost, b.currency), label))
+            if b.incomplete:
+                label = b.incomplete_note()
+            out.append(Card("Network cost", money(b.total_cost, b.currency) + (" (incomplete)" if b.incomplete else ""),
+                            label))
             out.append(Card("Network power", power(b.total_power_w),
                             "incl. estimates" if self.power_is_estimate else "network only"))
         if self.allreduce is not None:

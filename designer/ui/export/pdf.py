@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import os
+import uuid
 
-from PySide6.QtCore import QBuffer, QMarginsF, QSizeF
+from PySide6.QtCore import QBuffer, QMarginsF, QSizeF, QUuid
 from PySide6.QtGui import QPageLayout, QPageSize, QPdfWriter
 
 from designer import __version__
@@ -24,6 +25,9 @@ def pdf_writer(buffer: QBuffer, width_in: float, height_in: float, title: str) -
     writer.setPageLayout(QPageLayout(size, QPageLayout.Orientation.Portrait, QMarginsF(0, 0, 0, 0)))
     writer.setTitle(title)
     writer.setCreator(f"Fabric Designer {__version__}")
+    # Qt would pick a random document id; one derived from the title makes the window's file and
+    # the command line's the same bytes (only the creation time, to the second, can differ).
+    writer.setDocumentId(QUuid(str(uuid.uuid5(uuid.NAMESPACE_URL, f"fabric-designer:{title}"))))
     return writer
 
 

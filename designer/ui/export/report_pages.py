@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QRectF
 
+from designer.model.common.units import bandwidth_label
 from designer.model.physical.bom import CATEGORIES
 from designer.ui.export import page
 from designer.ui.export.charts import Marker, Series, chart
@@ -66,8 +67,8 @@ def metrics_page(ink: Ink, rect: QRectF, f: Facts) -> None:
         ("Endpoints (NIC ports)", f"{m.endpoints:,} ({m.rails} rails per plane)"),
         ("Server links", f"{speed_label(m.link_gbps)} per port"),
         ("Switch-to-switch links", f"{speed_label(m.uplink_gbps)}"),
-        ("Bisection bandwidth", f"{m.bisection_gbps / 1000:,.1f} Tb/s"),
-        ("Bisection ratio", f"{m.bisection_ratio:.0%} of full ({m.full_bisection_gbps / 1000:,.1f} Tb/s), "
+        ("Bisection bandwidth", bandwidth_label(m.bisection_gbps)),
+        ("Bisection ratio", f"{m.bisection_ratio:.0%} of full ({bandwidth_label(m.full_bisection_gbps)}), "
                             f"{m.bisection_method}"),
         ("Max switch hops", f"{m.max_hops} (same rail: {m.max_hops_same_rail})"),
         ("Growth headroom", f"{m.headroom_gpus:,} GPUs before {m.headroom_limit}"),
@@ -148,6 +149,13 @@ def bom_page(ink: Ink, rect: QRectF, f: Facts) -> None:
     ink.text(QRectF(rect.left(), y, rect.width(), lh), label, 9, t.warning if b.illustrative_prices else t.text,
              bold=True, align=LEFT, elide=True)
     y += lh + ink.pt(8)
+    incomplete = b.incomplete_note()
+    if incomplete:
+        # Unpriced parts count as 0: the totals are lower bounds, and the report says so up front.
+        ink.text(QRectF(rect.left(), y, rect.width(), lh), f"Cost totals are {incomplete}.", 9, t.error,
+                 bold=True, align=LEFT, elide=True)
+        y += lh + ink.pt(8)
+    mark = " (incomplete)" if incomplete else ""
     # Top: the summary by category, and the totals per GPU.
     cats = [c for c in CATEGORIES if b.by_category(c)]
     top_h = _sub_title_height(ink) + page.table_height(ink, len(cats) + 1)
@@ -163,12 +171,13 @@ def bom_page(ink: Ink, rect: QRectF, f: Facts) -> None:
         watts = sum(i.total_power_w for i in items)
         rows.append((cat, f"{sum(i.quantity for i in items):,}", money_exact(cost, b.currency),
                      f"{cost / total:.0%}", power(watts) if watts else "—"))
-    rows.append(("Total", "", money_exact(b.total_cost, b.currency), "100%", power(b.total_power_w)))
+    rows.append(("Total", "", money_exact(b.total_cost, b.currency) + mark, "100%", power(b.total_power_w)))
     page.table(ink, QRectF(left.left(), yy, left.width(), left.bottom() - yy), cols, rows, 8.5,
                [""] * (len(rows) - 1) + ["bold"])
     yy = right.top() + _sub_title(ink, right, "Totals")
     counts = b.counts or {}
-    rows = [("Network cost", f"{money_exact(b.total_cost, b.currency)}, {money_exact(b.cost_per_gpu, b.currency)} per GPU"),
+    rows = [("Network cost", f"{money_exact(b.total_cost, b.currency)}, {money_exact(b.cost_per_gpu, b.currency)} per GPU"
+             + mark),
             ("Network power", f"{power(b.total_power_w)}, {b.power_per_gpu_w:,.1f} W per GPU"
              + (" (includes estimates)" if f.power_is_estimate else "")),
             ("Transceivers", f"{b.optics_count:,} modules"),

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QSize, Qt, Signal
 from PySide6.QtWidgets import (
     QComboBox,
     QFormLayout,
@@ -20,14 +20,17 @@ from PySide6.QtWidgets import (
     QScrollArea,
     QSpinBox,
     QStackedWidget,
+    QStyle,
+    QStyleOptionComboBox,
     QVBoxLayout,
     QWidget,
 )
 
-from designer.catalog import Catalog
+from designer.catalog import Catalog, UnknownPartError
 from designer.model.intent.design import FabricDesign, replace_path
 from designer.model.topology.edits import tier_count, with_server, with_technology, with_tier_count, with_tiers
-from designer.model.topology.sizing import parse_ratio
+from designer.model.topology.derive import plan_only
+from designer.model.topology.sizing import SizingError, parse_ratio
 from designer.ui.canvas.layout import TIER_LABEL
 from designer.ui.theme import ERROR_HUE, FAMILY_LABEL, WARNING_HUE
 
@@ -66,6 +69,18 @@ class Hint(QLabel):
         self.show()
 
 
+class _WholeCombo(QComboBox):
+    """A choice that asks for room for its whole text, so the form wraps it under its label
+    rather than cutting it off."""
+
+    def minimumSizeHint(self):
+        option = QStyleOptionComboBox()
+        self.initStyleOption(option)
+        text = QSize(self.fontMetrics().horizontalAdvance(self.currentText()) + 4, self.fontMetrics().height())
+        size = self.style().sizeFromContents(QStyle.ContentsType.CT_ComboBox, option, text, self)
+        return QSize(size.width(), super().minimumSizeHint().height())
+
+
 class _Page(QWidget):
     """A form page; subclasses fill it from a design and report edits to the inspector."""
 
@@ -75,6 +90,8 @@ class _Page(QWidget):
         self.form = QFormLayout()
         self.form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
         self.form.setLabelAlignment(Qt.AlignmentFlag.AlignRight)
+        # A choice too long for the column beside its label goes under it, whole, never cut off.
+        self.form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)
         self.title = QLabel()
         font = self.title.font()
         font.setPointSizeF(font.pointSizeF() + 2)
@@ -102,7 +119,9 @@ class _Page(QWidget):
         return widget
 
     def combo(self, label: str, tip: str, on_change) -> QComboBox:
-        box = QComboBox()
+        box = _WholeCombo()
+        box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+        box.currentIndexChanged.connect(lambda _: box.updateGeometry())
         box.currentIndexChanged.connect(lambda _: None if self._loading else on_change())
         return self.add(label, box, tip)
 
@@ -177,7 +196,7 @@ class FabricPage(_Page):
         self.su.setValue(f.nodes_per_su)
         self.form.setRowVisible(self.su, f.template == "rail-optimized")
         self.planes.setValue(f.planes)
-        auto = f"Auto ({layout.plan.tiers})" if layout is not None else "Auto"
+        auto = self._auto_tiers_label(design, catalog, layout)
         self.fill(self.tiers, [(auto, None), ("2", 2), ("3", 3)], f.tiers)
         port = c.port_gbps or server.port_gbps
         self.fill(self.link, [(f"Auto ({_speed(port)}, the NIC port)", None)]
@@ -185,6 +204,18 @@ class FabricPage(_Page):
         self.subtitle.setText(f"{TEMPLATE_NAMES[f.template]} on {tech.name}. "
                               "Click a tier on the canvas to edit its switches.")
         self._loading = False
+
+    @staticmethod
+    def _auto_tiers_label(design: FabricDesign, catalog: Catalog, layout) -> str:
+        """'Auto (N)' with the N that choosing Auto builds, which differs from the drawn plan
+        when the tiers are fixed: the sizing is asked with the tier count left open."""
+        if design.fabric.tiers is None:
+            return f"Auto ({layout.plan.tiers})" if layout is not None else "Auto"
+        try:
+            _, plan = plan_only(with_tiers(design, None), catalog)
+        except (SizingError, UnknownPartError, ValueError):
+            return "Auto (cannot size)"
+        return f"Auto ({plan.tiers})"
 
     # each handler builds the new design from the document's design
     def _d(self) -> FabricDesign:

@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from designer.model.common.units import duration_label, ratio_label, size_label
+from designer.model.common.units import bandwidth_label, duration_label, power_label, ratio_label, size_label
 from designer.ui.services.compute import ComputeResult
 from designer.ui.theme import Theme
 
@@ -35,14 +35,6 @@ MESSAGE_SIZES = [(f"{n} {u}", n * m) for u, m in (("KiB", 1 << 10), ("MiB", 1 <<
                  for n in (1, 4, 16, 64, 256) if not (u == "GiB" and n > 16)]
 _ROLE_ELEMENT = Qt.ItemDataRole.UserRole + 1
 _UNIT = re.compile(r"^([kMGTP]?W|[TPG]b/s|GB/s|[kMB])$")
-
-
-def _si(value: float, unit: str) -> str:
-    for factor, prefix in ((1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")):
-        if abs(value) >= factor:
-            scaled = value / factor
-            return f"{scaled:,.{0 if scaled >= 100 else 1}f} {prefix}{unit}"
-    return f"{value:,.0f} {unit}"
 
 
 def _money(value: float, currency: str) -> str:
@@ -54,8 +46,7 @@ def _money(value: float, currency: str) -> str:
 
 
 def _bandwidth(gbps: float) -> str:
-    tbps = gbps / 1000
-    return f"{tbps / 1000:,.2f} Pb/s" if tbps >= 1000 else f"{tbps:,.1f} Tb/s"
+    return bandwidth_label(gbps)
 
 
 class MetricCard(QFrame):
@@ -80,7 +71,7 @@ class MetricCard(QFrame):
         self.header.setContentsMargins(0, 0, 0, 0)
         self.header.addWidget(self.title, 1)
         box = QVBoxLayout(self)
-        box.setContentsMargins(10, 7, 10, 8)
+        box.setContentsMargins(8, 7, 8, 8)   # room for "13.11 Pb/s" at 1280 px wide
         box.setSpacing(1)
         box.addLayout(self.header)
         box.addWidget(self.value)
@@ -91,7 +82,17 @@ class MetricCard(QFrame):
         """Room for `lines` lines of detail, so a wrapped detail is never cut off."""
         self.detail.setMinimumHeight(int(self.detail.fontMetrics().lineSpacing() * lines + 2))
 
+    def mark_invalid(self, reason: str) -> None:
+        """The design has errors: grey the figure and say why it cannot be trusted."""
+        self.detail.setText(f"invalid design: {reason}")
+        self.detail.setToolTip(reason)
+        self.invalid = True
+        self.value.setProperty("tone", "stale")
+        self.value.style().unpolish(self.value)
+        self.value.style().polish(self.value)
+
     def show_value(self, value: str, detail: str = "", tone: str | None = None) -> None:
+        self.invalid = False
         number, _, unit = value.rpartition(" ")
         if number and _UNIT.match(unit):
             # The unit in a smaller size keeps the figure readable in a narrow card.
@@ -193,6 +194,7 @@ class MetricsPanel(QWidget):
         box = QHBoxLayout(self)
         box.setContentsMargins(0, 0, 0, 0)
         box.addWidget(split)
+        self._cost_tip = self.cards["cost"].toolTip()
         self.apply_theme(self.theme)
         self.show_result(None)
 
@@ -264,6 +266,10 @@ class MetricsPanel(QWidget):
             f"{names.get(k, k)} {v:,}" for k, v in m.links_by_tier.items()))
         self._show_bom(result)
         self._show_allreduce(result)
+        if m.errors:
+            reason = m.errors[0].message
+            for key in ("oversub", "bisection", "hops", "cables", "cost", "power", "allreduce"):
+                c[key].mark_invalid(reason)
         parts = []
         if result.preview:
             parts.append("Preview while dragging")
@@ -288,9 +294,17 @@ class MetricsPanel(QWidget):
             return
         c["cables"].show_value(f"{bom.cable_count:,}", f"{bom.optics_count:,} transceivers")
         label = "illustrative prices" if getattr(bom, "illustrative_prices", False) else "price book"
-        c["cost"].show_value(_money(bom.total_cost, bom.currency),
-                             f"{_money(bom.cost_per_gpu, bom.currency)} per GPU · {label}")
-        c["power"].show_value(_si(bom.total_power_w, "W"), f"{bom.power_per_gpu_w:,.0f} W per GPU (network)")
+        incomplete = bom.incomplete_note() if hasattr(bom, "incomplete_note") else ""
+        if incomplete:
+            # Unpriced parts count as 0: the figure is a lower bound and must not read as a total.
+            c["cost"].show_value(_money(bom.total_cost, bom.currency), incomplete, "warning")
+            c["cost"].setToolTip(f"Network cost without the unpriced parts ({incomplete}); add their prices "
+                                 "to your price book")
+        else:
+            c["cost"].setToolTip(self._cost_tip)
+            c["cost"].show_value(_money(bom.total_cost, bom.currency),
+                                 f"{_money(bom.cost_per_gpu, bom.currency)} per GPU · {label}")
+        c["power"].show_value(power_label(bom.total_power_w), f"{bom.power_per_gpu_w:,.0f} W per GPU (network)")
 
     def _show_allreduce(self, result: ComputeResult) -> None:
         est = result.allreduce

@@ -19,7 +19,7 @@ class ExploreActions:
         self.window: ExploreWindow | None = None
         self.action = menu.addAction("&Explore Design Space…")
         self.action.setObjectName("exploreAction")
-        self.action.setShortcut(QKeySequence("Ctrl+Shift+E"))
+        self.action.setShortcut(QKeySequence("Ctrl+Alt+E"))
         self.action.setStatusTip("Sweep technologies, oversubscription, planes and tiers for this cluster, "
                                  "and pick from the Pareto front")
         self.action.triggered.connect(lambda _=False: self.show())

@@ -36,6 +36,7 @@ from designer.ui.shell.dialogs import Dialogs
 from designer.ui.shell.explore_actions import ExploreActions
 from designer.ui.shell.ecosystem_export import EcosystemExport
 from designer.ui.shell.file_guard import FileGuard
+from designer.ui.shell.export_actions import ExportActions
 from designer.ui.shell.files import FileController
 from designer.ui.shell.whatif_actions import FailMode, install_phases
 from designer.ui.theme import Theme
@@ -83,8 +84,9 @@ class MainWindow(QMainWindow):
         self.inspector = Inspector(self.controller, self.catalog)
         self.metrics = MetricsPanel()
         self.plots = PlotsPanel()
-        # The side columns run the full height; the metrics sit under the canvas.
-        self.setCorner(Qt.Corner.BottomLeftCorner, Qt.DockWidgetArea.LeftDockWidgetArea)
+        # The inspector column runs the full height; the metrics run under the canvas and the
+        # (short) palette, so that their cards have room at 1280 pixels wide.
+        self.setCorner(Qt.Corner.BottomLeftCorner, Qt.DockWidgetArea.BottomDockWidgetArea)
         self.setCorner(Qt.Corner.BottomRightCorner, Qt.DockWidgetArea.RightDockWidgetArea)
         self.docks = {
             "palette": self._dock("Palette", self.palette_panel, Qt.DockWidgetArea.LeftDockWidgetArea),
@@ -148,7 +150,9 @@ class MainWindow(QMainWindow):
         a["undo"].setShortcut(QKeySequence(S.Undo))
         a["undo"].setIcon(_icon(self, "edit-undo", SP.SP_ArrowBack))
         a["redo"] = stack.createRedoAction(self, "&Redo")
-        a["redo"].setShortcut(QKeySequence(S.Redo))
+        # Ctrl+Y and Ctrl+Shift+Z both redo, whatever the platform's own key is.
+        redo_keys = [QKeySequence(S.Redo), QKeySequence("Ctrl+Y"), QKeySequence("Ctrl+Shift+Z")]
+        a["redo"].setShortcuts([k for i, k in enumerate(redo_keys) if k not in redo_keys[:i]])
         a["redo"].setIcon(_icon(self, "edit-redo", SP.SP_ArrowForward))
         for key in ("undo", "redo"):
             self.addAction(a[key])
@@ -185,7 +189,6 @@ class MainWindow(QMainWindow):
         file_menu.addAction(a["save"])
         file_menu.addAction(a["save_as"])
         file_menu.addSeparator()
-        self.ecosystem_export = EcosystemExport.install(self, file_menu)
         edit = bar.addMenu("&Edit")
         edit.addAction(a["undo"])
         edit.addAction(a["redo"])
@@ -194,6 +197,9 @@ class MainWindow(QMainWindow):
         edit.addAction(a["delete"])
         edit.addAction(a["select_all"])
         edit.addAction(a["auto_size"])
+        # File > Export: the mission outputs first, then the formats of the tools around the fabric.
+        self.exports = ExportActions.install(self, file_menu, edit)
+        self.ecosystem_export = EcosystemExport.install(self, file_menu)
         view = bar.addMenu("&View")
         for key in ("fit", "zoom_in", "zoom_out", "zoom_reset"):
             view.addAction(a[key])
@@ -365,6 +371,7 @@ class MainWindow(QMainWindow):
         self.compute.shutdown()
         self.compare_launcher.shutdown()
         self.explore.shutdown()
+        self.exports.cancel()
         self.autosave.stop()
         self.file_guard.release()
         self.statusBar().clearMessage()  # its timeout timer
@@ -400,13 +407,18 @@ class MainWindow(QMainWindow):
         self._on_selection()
 
     def _show_message(self, text: str) -> None:
-        self.statusBar().showMessage(text, 8000)
+        if text:
+            self.statusBar().showMessage(text, 8000)
+        else:
+            self.statusBar().clearMessage()
 
     def _show_refusal(self, text: str) -> None:
         self.statusBar().showMessage(f"Not applied: {text}", 8000)
 
     def _show_zoom(self, sx: float) -> None:
-        self.zoom_label.setText(f"Zoom {sx:.0%}")
+        # A fitted large fabric is drawn well under 1%: keep two significant digits, never "0%".
+        pct = sx * 100
+        self.zoom_label.setText(f"Zoom {pct:.0f}%" if pct >= 10 else f"Zoom {pct:.2g}%")
 
     def _changed_on_disk(self, path) -> None:
         self.statusBar().showMessage(f"“{path.name}” was changed on disk by someone else; Save will ask "

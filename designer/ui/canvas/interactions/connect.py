@@ -89,3 +89,5 @@ class ConnectInteraction(Interaction):
         if self.line is not None:
             self.view.scene().removeItem(self.line)
             self.line = None
+            # The "release to add a link" hint described the drag; it must not outlive it.
+            self.view.controller.message.emit("")
