@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import re
 import tempfile
+import gc
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -133,6 +134,29 @@ def file_stem(design: FabricDesign, path: Path | None) -> str:
 
 
 # --- running an export off the UI thread ----------------------------------------------------------
+
+_gc_lock = threading.Lock()
+_gc_pauses = 0
+
+
+def _pause_gc() -> None:
+    """Painting off the UI thread makes Qt objects there; a cyclic collection started by the UI
+    thread meanwhile could delete them under the painter (a crash). Collection waits until the
+    export is done, and the worker then collects its own garbage."""
+    global _gc_pauses
+    with _gc_lock:
+        _gc_pauses += 1
+        gc.disable()
+
+
+def _resume_gc() -> None:
+    global _gc_pauses
+    gc.collect()
+    with _gc_lock:
+        _gc_pauses -= 1
+        if _gc_pauses == 0:
+            gc.enable()
+
 
 
 class _Relay(QObject):
@@ -355,12 +379,15 @@ class ExportActions(QObject):
 
         def run() -> None:
             error = None
+            _pause_gc()
             try:
                 job.result = job.work()
             except ExportRefused as exc:
                 error = str(exc)
             except (OSError, ValueError, RuntimeError) as exc:
                 error = getattr(exc, "strerror", None) or str(exc)
+            finally:
+                _resume_gc()
             relay.done.emit(job, error)
 
         threading.Thread(target=run, name="export", daemon=True).start()
