@@ -78,7 +78,8 @@ def read_capped(path: str | os.PathLike, limit: int = MAX_FILE_BYTES, what: str 
     except OSError as exc:
         raise InputError(f"cannot read ({exc.strerror or exc})", str(p)) from None
     if len(raw) > limit:
-        raise InputError(f"larger than {limit // 2**20} MiB; not a {what}", str(p))
+        size = f"{limit // 2**20} MiB" if limit >= 2**20 else f"{limit:,} bytes"
+        raise InputError(f"larger than {size}; not a {what}", str(p))
     return raw
 
 

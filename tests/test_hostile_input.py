@@ -242,11 +242,22 @@ def test_an_absurd_dpi_is_refused_before_rendering(tmp_path, capsys):
     assert not (tmp_path / "o.png").exists()
 
 
-def test_a_device_file_is_refused_by_reading_not_by_st_size(capsys):
-    if not Path("/dev/zero").exists():
-        pytest.skip("no /dev/zero on this system")
-    code, _, err = cli(capsys, "metrics", "/dev/zero")
-    assert code == 1 and "larger than 64 MiB" in one_line(err)
+def test_a_device_file_is_refused_by_reading_not_by_st_size(capsys, tmp_path, monkeypatch):
+    import os
+
+    from designer.limits import read_capped
+
+    # A device reports size 0 and never ends: the cap must come from the bytes read.
+    endless = tmp_path / "endless"
+    endless.write_bytes(b"\0" * 5000)
+    monkeypatch.setattr(os, "stat", lambda *a, **k: os.stat_result((0,) * 10))
+    monkeypatch.setattr(os, "fstat", lambda *a, **k: os.stat_result((0,) * 10))
+    with pytest.raises(InputError, match="larger than"):
+        read_capped(endless, limit=4096)
+    monkeypatch.undo()
+    if Path("/dev/zero").exists():   # the real case, where the system has it
+        code, _, err = cli(capsys, "metrics", "/dev/zero")
+        assert code == 1 and "larger than 64 MiB" in one_line(err)
 
 
 @pytest.mark.parametrize("count", [10_000, 100_000])

@@ -41,6 +41,7 @@ from designer.model.intent.design import FabricDesign
 from designer.model.topology.presets import TEMPLATES
 from designer.model.topology.sizing import parse_ratio
 from designer.ui.explore.explore_service import SweepService
+from designer.ui.panels.tables import pick_table
 from designer.ui.theme import FAMILY_LABEL, Theme
 
 # Axes a user can pick: (attribute, label, unit scale, unit). Lower is better on every one.
@@ -321,12 +322,7 @@ class ExploreWindow(QMainWindow):
         pick.addWidget(self.compare_button)
         layout.addLayout(pick)
         tabs = QTabWidget()
-        self.table = QTableWidget(0, len(COLUMNS))
-        self.table.setHorizontalHeaderLabels(COLUMNS)
-        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.table.verticalHeader().setVisible(False)
+        self.table = pick_table(COLUMNS)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         self.table.horizontalHeader().setStretchLastSection(True)
         self.table.itemSelectionChanged.connect(self._on_row)

@@ -8,11 +8,12 @@ from __future__ import annotations
 import threading
 
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QLabel, QLineEdit, QPushButton, QSpinBox,
-                               QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QHBoxLayout, QLabel, QLineEdit, QPushButton, QSpinBox, QTableWidgetItem,
+                               QVBoxLayout, QWidget)
 
 from designer.model.decisions.growth import GrowthError, grow
 from designer.model.topology.sizing import SizingError
+from designer.ui.panels.tables import pick_table
 
 COLUMNS = ("Path", "Phase", "Size", "Leaf/spine/core", "Links", "Ports reserved", "Bought (est.)", "Links moved")
 
@@ -45,12 +46,7 @@ class PhasesPanel(QWidget):
         top.addWidget(QLabel("Phases"))
         top.addWidget(self.phases, 1)
         top.addWidget(self.compute_button)
-        self.table = QTableWidget(0, len(COLUMNS))
-        self.table.setHorizontalHeaderLabels(COLUMNS)
-        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.table.verticalHeader().setVisible(False)
+        self.table = pick_table(COLUMNS)
         self.summary = QLabel("")
         self.summary.setWordWrap(True)
         self.draw_button = QPushButton("Draw Phase")
