@@ -5,8 +5,6 @@ ghosted) or exported as the BOM it buys.
 
 from __future__ import annotations
 
-import threading
-
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (QHBoxLayout, QLabel, QLineEdit, QPushButton, QSpinBox, QTableWidgetItem,
                                QVBoxLayout, QWidget)
@@ -14,6 +12,7 @@ from PySide6.QtWidgets import (QHBoxLayout, QLabel, QLineEdit, QPushButton, QSpi
 from designer.model.decisions.growth import GrowthError, grow
 from designer.model.topology.sizing import SizingError
 from designer.ui.panels.tables import pick_table
+from designer.ui.services.background import background
 
 COLUMNS = ("Path", "Phase", "Size", "Leaf/spine/core", "Links", "Ports reserved", "Bought (est.)", "Links moved")
 
@@ -91,14 +90,13 @@ class PhasesPanel(QWidget):
 
         def work():
             try:
-                payload = grow(design, target, phases, self.catalog)
+                return grow(design, target, phases, self.catalog)
             except (GrowthError, SizingError, ValueError) as exc:
-                payload = str(exc)
-            self._finished.emit(generation, payload)
+                return str(exc)
         if self.synchronous:
-            work()
+            self._finished.emit(generation, work())
         else:
-            threading.Thread(target=work, daemon=True, name="phases").start()
+            background().start(self, work, lambda payload: self._finished.emit(generation, payload), name="phases")
 
     def _on_finished(self, generation: int, payload) -> None:
         if generation != self._generation:

@@ -8,15 +8,14 @@ amber, missing devices as ghost boxes) and lists them in a dock; clicking one se
 
 from __future__ import annotations
 
-import threading
-
-from PySide6.QtCore import QObject, QPointF, QRectF, Qt, Signal
+from PySide6.QtCore import QObject, QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QPainterPath, QPen
 from PySide6.QtWidgets import QDockWidget, QFileDialog, QGraphicsItem, QListWidget, QListWidgetItem
 
 from designer.io.fabric_capture import CaptureError, import_capture, load_capture
 from designer.model.decisions.audit import AuditReport, audit
 from designer.model.topology.inference import infer_design
+from designer.ui.services.background import background
 
 RED, AMBER, GREY = QColor(200, 40, 40), QColor(230, 150, 20), QColor(140, 140, 140)
 CAPTURE_FILTER = "Fabric captures (*.topo *.out *.txt *.json *.csv);;All files (*)"
@@ -89,10 +88,6 @@ class AuditOverlay(QGraphicsItem):
                 painter.drawText(box, Qt.AlignmentFlag.AlignCenter, "missing")
 
 
-class _Relay(QObject):
-    done = Signal(object, str)   # report or None, error text
-
-
 class AuditActions(QObject):
     def __init__(self, window):
         super().__init__(window)
@@ -111,8 +106,6 @@ class AuditActions(QObject):
         if "metrics" in getattr(window, "docks", {}):
             window.tabifyDockWidget(window.docks["metrics"], self.dock)
         self.dock.hide()
-        self._relay = _Relay()
-        self._relay.done.connect(self._show)
         self._generation = 0
 
     # --- File > Import ---------------------------------------------------------------------
@@ -147,20 +140,21 @@ class AuditActions(QObject):
         self._generation += 1
         generation, catalog = self._generation, self.window.catalog
 
-        def work() -> None:
+        def work():
             try:
                 fabric = load_capture(path)
-                report = audit(fabric, design=design, inference=infer_design(fabric, catalog), catalog=catalog)
-                error = ""
+                return audit(fabric, design=design, inference=infer_design(fabric, catalog), catalog=catalog), ""
             except (CaptureError, ValueError, KeyError, OSError) as exc:
-                report, error = None, str(exc)
+                return None, str(exc)
+
+        def done(outcome) -> None:
             if generation == self._generation:   # a newer audit supersedes this one
-                self._relay.done.emit(report, error)
+                self._show(*outcome)
 
         if self.window.compute.synchronous:
-            work()
+            done(work())
         else:
-            threading.Thread(target=work, daemon=True).start()
+            background().start(self, work, done, name="audit")
         self.window.statusBar().showMessage("Auditing...", 2000)
 
     def _show(self, report: AuditReport | None, error: str) -> None:

@@ -8,7 +8,6 @@ Options (node-name pattern, view, containerlab profile) are kept in the settings
 
 from __future__ import annotations
 
-import threading
 from pathlib import Path
 
 from PySide6.QtCore import QObject, Signal
@@ -19,11 +18,7 @@ from designer.io.containerlab import PROFILES
 from designer.io.export_source import (DEFAULT_NODE_PATTERN, ExportError, ExportOptions, ExportSource, NodeNamer,
                                        parse_view)
 from designer.io.exporters import FORMATS, ExportFormat, check_exportable, default_path, write_export
-
-class _Result(QObject):
-    """Carries a finished export back to the UI thread (a queued signal)."""
-
-    done = Signal(object)
+from designer.ui.services.background import background
 
 
 class ExportOptionsDialog(QDialog):
@@ -71,8 +66,6 @@ class EcosystemExport(QObject):
         self.menu = menu
         self.actions: dict[str, object] = {}
         self.busy = False
-        self._result = _Result(self)
-        self._result.done.connect(self._on_done)
         self.options = self._load_options()
         menu.addSeparator()
         for fmt in FORMATS.values():
@@ -182,16 +175,9 @@ class EcosystemExport(QObject):
         self.window.statusBar().showMessage(f"Exporting {fmt.label}…")
         job = (fmt, design, self.options, path, force)
         if self.window.compute.synchronous:
-            self._result.done.emit(self._run(job))
+            self._on_done(self._run(job))
         else:
-            threading.Thread(target=self._run_and_report, args=(job,), daemon=True, name="ecosystem-export").start()
-
-    def _run_and_report(self, job) -> None:
-        outcome = self._run(job)
-        try:
-            self._result.done.emit(outcome)
-        except RuntimeError:
-            pass  # the window closed while the file was written; nothing is left to tell
+            background().start(self, lambda: self._run(job), self._on_done, name="ecosystem-export")
 
     def _run(self, job) -> dict:
         """Off the UI thread: derive, check, render and write. Returns plain data only."""

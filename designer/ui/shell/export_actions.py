@@ -14,8 +14,6 @@ from __future__ import annotations
 import os
 import re
 import tempfile
-import gc
-import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -27,6 +25,7 @@ from PySide6.QtWidgets import QFileDialog, QMenu, QProgressDialog
 from designer.catalog import Catalog
 from designer.model.intent.design import FabricDesign
 from designer.model.intent.slides import Slide
+from designer.ui.services.background import background
 
 PNG_DPI = 200          # as `fabric-designer render` writes by default
 CLIPBOARD_DPI = 150    # a slide-sized picture that pastes at a sensible size
@@ -135,36 +134,6 @@ def file_stem(design: FabricDesign, path: Path | None) -> str:
 
 # --- running an export off the UI thread ----------------------------------------------------------
 
-_gc_lock = threading.Lock()
-_gc_pauses = 0
-
-
-def _pause_gc() -> None:
-    """Painting off the UI thread makes Qt objects there; a cyclic collection started by the UI
-    thread meanwhile could delete them under the painter (a crash). Collection waits until the
-    export is done, and the worker then collects its own garbage."""
-    global _gc_pauses
-    with _gc_lock:
-        _gc_pauses += 1
-        gc.disable()
-
-
-def _resume_gc() -> None:
-    global _gc_pauses
-    gc.collect()
-    with _gc_lock:
-        _gc_pauses -= 1
-        if _gc_pauses == 0:
-            gc.enable()
-
-
-
-class _Relay(QObject):
-    """Carries a worker's outcome to the UI thread (a queued signal)."""
-
-    done = Signal(object, object)   # (job, error text or None)
-
-
 class ExportJob:
     def __init__(self, title: str, target: Path | None, work: Callable[[], object]):
         self.title = title
@@ -188,8 +157,6 @@ class ExportActions(QObject):
         self.actions: dict[str, QAction] = {}
         self.job: ExportJob | None = None
         self.progress: QProgressDialog | None = None
-        self._relay = _Relay(self)
-        self._relay.done.connect(self._on_done)
 
     @classmethod
     def install(cls, window, file_menu: QMenu, edit_menu: QMenu, before: QAction | None = None) -> "ExportActions":
@@ -375,22 +342,17 @@ class ExportActions(QObject):
         progress.canceled.connect(self.cancel)
         self.progress = progress
         self.window.statusBar().showMessage(label)
-        relay = self._relay
 
-        def run() -> None:
-            error = None
-            _pause_gc()
+        def run() -> str | None:
             try:
                 job.result = job.work()
             except ExportRefused as exc:
-                error = str(exc)
+                return str(exc)
             except (OSError, ValueError, RuntimeError) as exc:
-                error = getattr(exc, "strerror", None) or str(exc)
-            finally:
-                _resume_gc()
-            relay.done.emit(job, error)
+                return getattr(exc, "strerror", None) or str(exc)
+            return None
 
-        threading.Thread(target=run, name="export", daemon=True).start()
+        background().start(self, run, lambda error: self._on_done(job, error), name="export")
 
     def cancel(self) -> None:
         """Stop waiting: the window is free at once, and the file is not written."""

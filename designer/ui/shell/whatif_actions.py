@@ -7,8 +7,6 @@ design, the canvas greys what is lost and the metric cards show before -> after.
 
 from __future__ import annotations
 
-import threading
-
 from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtGui import QAction, QKeySequence
 
@@ -17,6 +15,7 @@ from designer.model.decisions.whatif import WhatIfError, n_minus_one, parse_fail
 from designer.model.topology.derive import derive
 from designer.ui.canvas.failure_overlay import FailureOverlay
 from designer.ui.canvas.layout import parse_device_id
+from designer.ui.services.background import background
 
 FAIL_KEY = "X"
 
@@ -118,14 +117,13 @@ class FailMode(QObject):
 
         def work():
             try:
-                payload = (kind, job())
+                return kind, job()
             except (WhatIfError, ValueError) as exc:
-                payload = ("error", str(exc))
-            self.finished.emit(generation, payload)
+                return "error", str(exc)
         if self.window.compute.synchronous:
-            work()
+            self.finished.emit(generation, work())
         else:
-            threading.Thread(target=work, daemon=True, name="whatif").start()
+            background().start(self, work, lambda payload: self.finished.emit(generation, payload), name="whatif")
 
     def fail_selection(self) -> None:
         design = self.window.document.design
