@@ -20,6 +20,15 @@ def _isolated_user_dirs(tmp_path, monkeypatch):
     yield
 
 
+@pytest.fixture(scope="session")
+def qapp(qapp):
+    """pytest-qt's application, collecting garbage on the UI thread only, as the window does."""
+    from designer.ui.services.collector import install_collector
+
+    install_collector(qapp)
+    return qapp
+
+
 @pytest.fixture(autouse=True)
 def _nothing_left_running():
     """After a GUI test, no compute thread, debounce timer or window timer may still run."""

@@ -35,6 +35,9 @@ def create_application(argv: list[str] | None = None):
     app.setDesktopFileName("fabric-designer")
     if sys.platform.startswith("linux") and app.style().name().lower() not in ("fusion", "breeze", "kvantum"):
         app.setStyle("Fusion")  # follows the light/dark palette of the platform theme
+    from designer.ui.services.collector import install_collector
+
+    install_collector(app)
     return app
 
 

@@ -1,11 +1,9 @@
 """Work on a plain Python thread whose outcome comes back on the UI thread.
 
-Why one helper instead of a `threading.Thread` at each call site: a cyclic garbage collection
-runs in whichever thread happens to allocate. Started from a worker, it can destroy widgets and
-other Qt objects that belong to the UI thread, which crashes Qt; started from the UI thread while
-a worker paints, it can collect the worker's Qt objects. So automatic collection is paused from
-the moment a worker starts until its outcome has reached the UI thread, and it is paused and
-resumed only on the UI thread. The worker never collects.
+One helper instead of a `threading.Thread` at each call site, so that every worker follows the
+same rules: the worker never touches widgets and never collects garbage (the UI thread does that,
+see `collector`), its outcome arrives through a queued signal, an owner deleted meanwhile gets
+nothing, and a bug in the work is printed instead of leaving the caller waiting.
 
     background().start(owner, work, on_done, name="export")
 
@@ -16,7 +14,6 @@ unexpected exception in `work` is printed and `on_done` is not called.
 
 from __future__ import annotations
 
-import gc
 import sys
 import threading
 import traceback
@@ -25,28 +22,12 @@ from typing import Any, Callable
 import shiboken6
 from PySide6.QtCore import QCoreApplication, QObject, Signal
 
-_pauses = 0
-
-
-def pause_collection() -> None:
-    """Stop automatic cyclic collection (UI thread only); pairs with `resume_collection`."""
-    global _pauses
-    _pauses += 1
-    gc.disable()
-
-
-def resume_collection() -> None:
-    """Undo one `pause_collection`; the last one collects what the workers left (UI thread)."""
-    global _pauses
-    _pauses = max(0, _pauses - 1)
-    if _pauses == 0:
-        gc.enable()
-        gc.collect()
+_running = 0
 
 
 def workers_running() -> int:
     """How many workers started through `background()` have not yet delivered."""
-    return _pauses
+    return _running
 
 
 class _NoResult:
@@ -64,12 +45,13 @@ class Background(QObject):
 
     def start(self, owner: QObject, work: Callable[[], Any], on_done: Callable[[Any], None],
               name: str = "worker") -> None:
-        pause_collection()
+        global _running
+        _running += 1
 
         def run() -> None:
             try:
                 result = work()
-            except Exception:   # a bug in the work: say so, and still resume collection
+            except Exception:   # a bug in the work: say so; the caller is still told the worker ended
                 traceback.print_exc(file=sys.stderr)
                 result = _NoResult
             self._delivered.emit(owner, on_done, result)
@@ -77,7 +59,8 @@ class Background(QObject):
         threading.Thread(target=run, name=name, daemon=True).start()
 
     def _deliver(self, owner: QObject, on_done: Callable[[Any], None], result: Any) -> None:
-        resume_collection()
+        global _running
+        _running -= 1
         if result is _NoResult or not shiboken6.isValid(owner):
             return
         on_done(result)
