@@ -16,7 +16,8 @@ from designer.catalog import Catalog, default_catalog
 from designer.model.common.cache import ContentCache
 from designer.model.intent.design import FabricDesign
 from designer.model.topology.builders import Build, build_graph
-from designer.model.topology.metrics import Metrics, compute_metrics
+from designer.model.topology.edited_fabric import measure_edits
+from designer.model.topology.metrics import Metrics, assemble, compute_metrics
 from designer.model.topology.sizing import Plan, Resolved, plan_fabric, resolve
 
 
@@ -24,8 +25,9 @@ from designer.model.topology.sizing import Plan, Resolved, plan_fabric, resolve
 class Derived:
     """A design with its resolved parts, sizing plan, metrics and (built on first use) graph.
 
-    Template designs get their metrics in closed form, so the device graph (large for big
-    fabrics) is built only when something asks for it; edited designs need it at once.
+    Template designs get their metrics in closed form, and designs with switch edits from the
+    plan and the edits, so the device graph (large for big fabrics) is built only when
+    something asks for it.
     """
 
     design: FabricDesign
@@ -48,6 +50,11 @@ class Derived:
     @cached_property
     def metrics(self) -> Metrics:
         if self.design.edits:
+            # Switch edits are measured from the plan (edited_fabric.py); the graph is built only
+            # for edits that name endpoints, or when something else asks for it.
+            measured = measure_edits(self.design, self.resolved, self.plan)
+            if measured is not None:
+                return assemble(self.design, self.resolved, self.plan, measured)
             return compute_metrics(self.design, self.resolved, self.plan, self.graph, self.build.edit_problems)
         return compute_metrics(self.design, self.resolved, self.plan, None)
 

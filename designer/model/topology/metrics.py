@@ -138,12 +138,41 @@ def _port_use_from_plan(plan: Plan, r: Resolved) -> dict[str, list[tuple[str, in
     return out
 
 
+@dataclass(frozen=True)
+class EditedFabric:
+    """What an edited fabric's metrics are read from, however it was measured (see `assemble`)."""
+
+    use: dict[str, list[tuple[str, int, int, float, float]]]   # `_port_use_from_graph` rows
+    links_by_tier: dict[str, int]
+    bisection_gbps: float
+    max_hops: tuple[int, int]
+    disconnected: list[str]          # endpoints left without a link, in graph order
+    problems: tuple[str, ...] = ()   # edits that could not be applied
+
+
+def measure_graph(g: nx.MultiGraph, problems: tuple[str, ...] = ()) -> EditedFabric:
+    """An edited fabric measured on its device graph (the reference for faster methods)."""
+    return EditedFabric(
+        use=_port_use_from_graph(g),
+        links_by_tier=dict(Counter(t for _, _, t in g.edges(data="tier"))),
+        bisection_gbps=graph_metrics.bisection_maxflow(g),
+        max_hops=graph_metrics.max_hops_graph(g),
+        disconnected=[n for n, data in g.nodes(data=True) if data["role"] == "nic" and g.degree(n) == 0],
+        problems=problems)
+
+
 def compute_metrics(design: FabricDesign, r: Resolved, plan: Plan, g: nx.MultiGraph | None,
                     edit_problems: tuple[str, ...] = ()) -> Metrics:
     """Metrics of a design: from the graph when it is edited (g given), else in closed form."""
-    edited = g is not None
-    findings: list[Finding] = [Finding("warning", "edit-not-applied", p) for p in edit_problems]
-    use = _port_use_from_graph(g) if edited else _port_use_from_plan(plan, r)
+    return assemble(design, r, plan, measure_graph(g, edit_problems) if g is not None else None)
+
+
+def assemble(design: FabricDesign, r: Resolved, plan: Plan, edited_fabric: EditedFabric | None) -> Metrics:
+    """Metrics from a measured edited fabric, or in closed form from the plan (None)."""
+    edited = edited_fabric is not None
+    problems = edited_fabric.problems if edited else ()
+    findings: list[Finding] = [Finding("warning", "edit-not-applied", p) for p in problems]
+    use = edited_fabric.use if edited else _port_use_from_plan(plan, r)
     switch_of = {"leaf": r.leaf_switch, "spine": r.spine_switch, "core": r.core_switch}
 
     ports_by_tier: dict[str, TierPorts] = {}
@@ -189,12 +218,11 @@ def compute_metrics(design: FabricDesign, r: Resolved, plan: Plan, g: nx.MultiGr
                                     f"{tier} oversubscription reaches {worst:.2f}:1, above the "
                                     f"{target:g}:1 target", tier))
 
-    findings.extend(_structural_findings(design, r, plan, g, edited))
+    findings.extend(_structural_findings(design, r, plan, edited_fabric.disconnected if edited else ()))
     if edited:
-        links = Counter(t for _, _, t in g.edges(data="tier"))
-        links_by_tier = dict(links)
-        bisection = graph_metrics.bisection_maxflow(g)
-        hops, hops_rail = graph_metrics.max_hops_graph(g)
+        links_by_tier = dict(edited_fabric.links_by_tier)
+        bisection = edited_fabric.bisection_gbps
+        hops, hops_rail = edited_fabric.max_hops
         method = "max-flow"
     else:
         links_by_tier = closed_form.links_by_tier(plan, r)
@@ -247,8 +275,7 @@ def rack_findings(design: FabricDesign, r: Resolved) -> list[Finding]:
     return out
 
 
-def _structural_findings(design: FabricDesign, r: Resolved, plan: Plan, g: nx.MultiGraph,
-                         edited: bool) -> list[Finding]:
+def _structural_findings(design: FabricDesign, r: Resolved, plan: Plan, disconnected) -> list[Finding]:
     out: list[Finding] = []
     out.extend(rack_findings(design, r))
     fam = r.technology.family
@@ -277,10 +304,8 @@ def _structural_findings(design: FabricDesign, r: Resolved, plan: Plan, g: nx.Mu
         out.append(Finding("warning", "unequal-uplinks",
                            f"{plan.spine_up} spine uplinks do not divide evenly over "
                            f"{plan.core_groups_size} cores", "core"))
-    if edited:
-        for node, data in g.nodes(data=True):
-            if data["role"] == "nic" and g.degree(node) == 0:
-                out.append(Finding("error", "disconnected-endpoint", f"{node} has no link", node))
+    for node in disconnected:
+        out.append(Finding("error", "disconnected-endpoint", f"{node} has no link", node))
     if plan.rail_su_size and design.cluster.servers % plan.rail_su_size:
         out.append(Finding("info", "partial-su",
                            f"the last SU holds {design.cluster.servers % plan.rail_su_size} of "

@@ -1,0 +1,433 @@
+"""An edited template fabric measured without its device graph.
+
+Manual edits (add links, remove links, remove a switch) change a handful of switch pairs of a
+fabric that is otherwise the template. Building the device graph of a 65,536-GPU fabric and
+running max-flow on it takes seconds; an edit in the window must not. So this module keeps the
+template's switch-to-switch links as numpy arrays generated from the sizing plan (the same
+wiring as designer/model/topology/builders.py), replays the edits on the few pairs they touch,
+and measures:
+
+- ports per switch, links per tier and endpoints left without a link, by counting;
+- bisection as the max-flow of designer/model/topology/graph_metrics.py, with endpoints folded
+  into their leaves and the network reduced by its coarsest equitable partition, refined with
+  numpy on exact integer signatures;
+- the longest path on the quotient by "twins" (switches with the same neighbours), where
+  distances equal those between the switches themselves.
+
+The result equals `metrics.measure_graph` on the built graph exactly; tests/test_edited_fabric.py
+checks that on random designs and edits. An edit that names an endpoint (a NIC) is not handled
+here: `measure_edits` returns None and the caller builds the graph.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter, defaultdict
+
+import networkx as nx
+import numpy as np
+
+from designer.limits import quote
+from designer.model.intent.design import FabricDesign
+from designer.model.topology.builders import leaf_assignment, plane_prefix
+from designer.model.topology.metrics import TIERS, EditedFabric
+from designer.model.topology.sizing import Plan, Resolved
+
+_SWITCH_ID = re.compile(r"(?:p(\d+)\.)?(leaf|spine|core)-(\d+)")
+_NIC_ID = re.compile(r"srv-(\d+)\.nic-(\d+)")
+_LEVEL = {"leaf": 1, "spine": 2, "core": 3}
+
+
+class _Fabric:
+    """Switch numbering: plane by plane, leaves then spines then cores, as the builder adds them."""
+
+    def __init__(self, plan: Plan, r: Resolved):
+        self.plan, self.r = plan, r
+        self.planes = r.planes
+        self.counts = {"leaf": plan.leaves, "spine": plan.spines, "core": plan.cores if plan.tiers == 3 else 0}
+        self.per_plane = sum(self.counts.values())
+        self.n = self.per_plane * self.planes
+        self.first = {"leaf": 0, "spine": plan.leaves, "core": plan.leaves + plan.spines}
+        level = np.empty(self.per_plane, dtype=np.int8)
+        for tier, start in self.first.items():
+            level[start:start + self.counts[tier]] = _LEVEL[tier]
+        self.level = np.tile(level, self.planes)
+
+    def index(self, device: str) -> int | None:
+        """The switch's number, or None when `device` is not a switch of this fabric."""
+        m = _SWITCH_ID.fullmatch(device)
+        if not m:
+            return None
+        plane = int(m.group(1)) - 1 if m.group(1) else 0
+        tier, number = m.group(2), int(m.group(3))
+        if not (0 <= plane < self.planes and 1 <= number <= self.counts[tier]):
+            return None
+        if f"{plane_prefix(plane, self.planes)}{tier}-{number}" != device:
+            return None   # "leaf-01", or a plane prefix on a one-plane fabric: not a device name
+        return plane * self.per_plane + self.first[tier] + number - 1
+
+    def is_nic(self, device: str) -> bool:
+        m = _NIC_ID.fullmatch(device)
+        if not m:
+            return False
+        server, port = int(m.group(1)), int(m.group(2))
+        return (f"srv-{server}.nic-{port}" == device and 1 <= server <= self.plan.servers
+                and 1 <= port <= self.r.rails * self.planes)
+
+    def name(self, node: int) -> str:
+        plane, local = divmod(node, self.per_plane)
+        for tier in ("core", "spine", "leaf"):
+            if local >= self.first[tier] and self.counts[tier]:
+                return f"{plane_prefix(plane, self.planes)}{tier}-{local - self.first[tier] + 1}"
+        raise ValueError(node)
+
+    def template_pairs(self) -> tuple[np.ndarray, np.ndarray]:
+        """Sorted pair keys (u * n + v, u < v) of the template's switch links, and link counts."""
+        plan = self.plan
+        us, vs, cs = [], [], []
+        leaves, sp = plan.leaves, plan.spines_per_pod
+        lpp = plan.leaves_per_pod if plan.tiers == 3 else plan.leaves
+        i = np.arange(leaves, dtype=np.int64)
+        pod = i // lpp if plan.tiers == 3 else np.zeros_like(i)
+        local = i - pod * lpp
+        t = np.arange(sp, dtype=np.int64)
+        base, rem = divmod(plan.leaf_up, sp)
+        count = base + (((t[None, :] - (local * plan.leaf_up)[:, None]) % sp) < rem)
+        us.append(np.repeat(i, sp))
+        vs.append((self.first["spine"] + pod[:, None] * sp + t[None, :]).ravel())
+        cs.append(count.ravel())
+        if plan.tiers == 3:
+            s = np.arange(plan.spines, dtype=np.int64)
+            group = plan.core_groups_size
+            g = np.arange(group, dtype=np.int64)
+            base, rem = divmod(plan.spine_up, group)
+            count = base + (((g[None, :] - ((s // sp) * plan.spine_up)[:, None]) % group) < rem)
+            core = ((s % sp)[:, None] * group + g[None, :]) % plan.cores
+            us.append(np.repeat(self.first["spine"] + s, group))
+            vs.append((self.first["core"] + core).ravel())
+            cs.append(count.ravel())
+        u, v, c = np.concatenate(us), np.concatenate(vs), np.concatenate(cs)
+        keep = c > 0
+        u, v, c = u[keep], v[keep], c[keep]
+        offsets = np.arange(self.planes, dtype=np.int64)[:, None] * self.per_plane
+        keys = ((u[None, :] + offsets) * self.n + (v[None, :] + offsets)).ravel()
+        counts = np.tile(c, self.planes)
+        keys, inverse = np.unique(keys, return_inverse=True)
+        return keys, np.bincount(inverse, weights=counts).astype(np.int64)
+
+
+def measure_edits(design: FabricDesign, r: Resolved, plan: Plan) -> EditedFabric | None:
+    """The edited fabric measured from the plan and the edits; None if an edit names an endpoint."""
+    f = _Fabric(plan, r)
+    for edit in design.edits:
+        if any(f.is_nic(x) for x in (edit.a, edit.b) if x):
+            return None
+    keys, template = f.template_pairs()
+    replay = _replay(design, f, keys, template)
+    if replay is None:
+        return None
+    removed, touched, problems = replay
+    return _measure(f, keys, template, removed, touched, problems)
+
+
+def _replay(design: FabricDesign, f: _Fabric, keys: np.ndarray, template: np.ndarray):
+    """Apply the edits in order, as builders.apply_edits does, on the pairs they touch.
+
+    Each pair holds (template links, manual links); removing links takes the newest first,
+    so manual links go before template ones.
+    """
+    removed: set[int] = set()
+    touched: dict[int, list[int]] = {}
+    problems: list[str] = []
+
+    def pair(a: int, b: int) -> list[int]:
+        key = min(a, b) * f.n + max(a, b)
+        if key not in touched:
+            at = int(np.searchsorted(keys, key))
+            base = int(template[at]) if at < len(keys) and keys[at] == key else 0
+            touched[key] = [base, 0]
+        return touched[key]
+
+    for n, edit in enumerate(design.edits, start=1):
+        names = (edit.a,) if edit.op == "remove-device" else (edit.a, edit.b)
+        nodes = [f.index(x) if x else None for x in names]
+        missing = [x for x, node in zip(names, nodes) if node is None or node in removed]
+        if missing:
+            problems.append(f"edit {n} ({edit.op}) names unknown device {quote(missing[0], 60)}")
+            continue
+        if edit.op == "remove-device":
+            removed.add(nodes[0])
+        elif edit.op == "add-links":
+            if edit.a == edit.b:
+                problems.append(f"edit {n} (add-links) links {quote(edit.a, 60)} to itself")
+                continue
+            pair(*nodes)[1] += edit.count
+        elif edit.op == "remove-links":
+            links = pair(*nodes)
+            have = links[0] + links[1]
+            if have < edit.count:
+                problems.append(f"edit {n} removes {edit.count} links between {quote(edit.a, 60)} and "
+                                f"{quote(edit.b, 60)}, which have {have}")
+            take = min(edit.count, have)
+            manual = min(take, links[1])
+            links[1] -= manual
+            links[0] -= take - manual
+    return removed, touched, tuple(problems)
+
+
+def _measure(f: _Fabric, keys, template, removed, touched, problems) -> EditedFabric:
+    plan, r = f.plan, f.r
+    n = f.n
+    manual = np.zeros(len(keys), dtype=np.int64)
+    counts = template.copy()
+    extra_keys, extra_template, extra_manual = [], [], []
+    for key, (base, added) in touched.items():
+        at = int(np.searchsorted(keys, key))
+        if at < len(keys) and keys[at] == key:
+            counts[at], manual[at] = base, added
+        else:
+            extra_keys.append(key)
+            extra_template.append(base)
+            extra_manual.append(added)
+    if extra_keys:
+        keys = np.concatenate([keys, np.array(extra_keys, dtype=np.int64)])
+        counts = np.concatenate([counts, np.array(extra_template, dtype=np.int64)])
+        manual = np.concatenate([manual, np.array(extra_manual, dtype=np.int64)])
+    u, v = keys // n, keys % n
+    alive = np.ones(n, dtype=bool)
+    if removed:
+        alive[list(removed)] = False
+    keep = alive[u] & alive[v] & ((counts + manual) > 0)
+    u, v, counts, manual = u[keep], v[keep], counts[keep], manual[keep]
+    total = counts + manual
+
+    # Endpoints: the same assignment in every plane; a removed leaf leaves its endpoints unlinked.
+    assignment = leaf_assignment(plan, r.rails)
+    leaf_of = np.fromiter((leaf for leaf, _ in assignment), dtype=np.int64, count=len(assignment))
+    nics_per_leaf = np.bincount(leaf_of, minlength=plan.leaves)
+    leaf_nodes = (np.arange(f.planes)[:, None] * f.per_plane + np.arange(plan.leaves)[None, :]).ravel()
+    nics = np.zeros(n, dtype=np.int64)
+    nics[leaf_nodes] = np.tile(nics_per_leaf, f.planes)
+    nics[~alive] = 0
+
+    tier_of_pair = np.where(f.level[u] == 1, 0, 1)   # template pairs: leaf-spine or spine-core
+    links = {"node-leaf": int(nics.sum()),
+             "leaf-spine": int(counts[tier_of_pair == 0].sum()),
+             "spine-core": int(counts[tier_of_pair == 1].sum()),
+             "manual": int(manual.sum())}
+    links = {k: v for k, v in links.items() if v}
+
+    disconnected = _disconnected(f, assignment, alive)
+    use = _port_use(f, u, v, total, nics, alive)
+    bisection = _bisection(f, assignment, u, v, total, alive)
+    hops = _max_hops(f, assignment, u, v, alive, nics)
+    return EditedFabric(use, links, bisection, hops, disconnected, problems)
+
+
+def _disconnected(f: _Fabric, assignment, alive) -> list[str]:
+    out = []
+    e = f.r.rails
+    for plane in range(f.planes):
+        base = plane * f.per_plane
+        dead = {i for i in range(f.plan.leaves) if not alive[base + i]}
+        if not dead:
+            continue
+        for idx, (leaf, _) in enumerate(assignment):
+            if leaf in dead:
+                server, rail = divmod(idx, e)
+                out.append(f"srv-{server + 1}.nic-{plane * e + rail + 1}")
+    return out
+
+
+def _port_use(f: _Fabric, u, v, total, nics, alive) -> dict[str, list[tuple[str, int, int, float, float]]]:
+    """Per switch: (id, downlinks, uplinks, down Gb/s, up Gb/s), by tier, in the builder's order."""
+    s_d, s_u = f.r.link_gbps, f.r.uplink_gbps
+    lu, lv = f.level[u], f.level[v]
+    # A link counts as down for the higher end, up for the lower end and for both ends of a link
+    # between equals (as measure_graph counts it).
+    down = (np.bincount(u, weights=total * (lv < lu), minlength=f.n)
+            + np.bincount(v, weights=total * (lu < lv), minlength=f.n)).astype(np.int64)
+    up = (np.bincount(u, weights=total * (lv >= lu), minlength=f.n)
+          + np.bincount(v, weights=total * (lu >= lv), minlength=f.n)).astype(np.int64)
+    out: dict[str, list] = {t: [] for t in TIERS}
+    down_list, up_list, nic_list, levels = down.tolist(), up.tolist(), nics.tolist(), f.level.tolist()
+    for node in np.flatnonzero(alive).tolist():
+        dn_switch, up_links, nic = down_list[node], up_list[node], nic_list[node]
+        tier = ("leaf", "spine", "core")[levels[node] - 1]
+        out[tier].append((f.name(node), nic + dn_switch, up_links,
+                          float(nic * s_d + dn_switch * s_u), float(up_links * s_u)))
+    return out
+
+
+def _bisection(f: _Fabric, assignment, u, v, total, alive) -> float:
+    """graph_metrics.bisection_maxflow without the graph (same partition, same reduction)."""
+    s_d, s_u = f.r.link_gbps, f.r.uplink_gbps
+    supply = np.zeros(f.n, dtype=np.int64)   # from the source: endpoints of the first half
+    demand = np.zeros(f.n, dtype=np.int64)   # to the sink: endpoints of the second half
+    leaf = np.fromiter((a for a, _ in assignment), dtype=np.int64, count=len(assignment))
+    port = np.fromiter((b for _, b in assignment), dtype=np.int64, count=len(assignment))
+    idx = np.arange(len(assignment), dtype=np.int64)
+    half = len(assignment) // 2
+    for plane in range(f.planes):
+        base = plane * f.per_plane
+        linked = alive[base + leaf]
+        # Endpoints sorted by (leaf, port), those without a link last, as endpoint_halves does.
+        order = np.lexsort((idx, np.where(linked, port, 0), np.where(linked, leaf, 1 << 30)))
+        first, second = order[:half], order[half:2 * half]
+        first, second = first[linked[first]], second[linked[second]]
+        supply += np.bincount(base + leaf[first], minlength=f.n) * s_d
+        demand += np.bincount(base + leaf[second], minlength=f.n) * s_d
+    if not supply.any() or not demand.any():
+        return 0.0
+    cap = total * s_u
+    src = np.concatenate([u, v])
+    dst = np.concatenate([v, u])
+    caps = np.concatenate([cap, cap])
+    cell = _equitable_cells(f.n, src, dst, caps, supply, demand)
+    quotient = nx.DiGraph()
+    cs, cd = cell[src], cell[dst]
+    between = cs != cd   # flow inside one cell cancels out by symmetry
+    sums: dict[tuple[int, int], int] = defaultdict(int)
+    for a, b, c in zip(cs[between].tolist(), cd[between].tolist(), caps[between].tolist()):
+        sums[(a, b)] += c
+    for (a, b), c in sums.items():
+        quotient.add_edge(a, b, capacity=c)
+    source_cap = np.bincount(cell, weights=supply).astype(np.int64)
+    sink_cap = np.bincount(cell, weights=demand).astype(np.int64)
+    for a in np.flatnonzero(source_cap).tolist():
+        quotient.add_edge("_source", a, capacity=int(source_cap[a]))
+    for a in np.flatnonzero(sink_cap).tolist():
+        quotient.add_edge(a, "_sink", capacity=int(sink_cap[a]))
+    return float(nx.maximum_flow_value(quotient, "_source", "_sink"))
+
+
+def _equitable_cells(n: int, src, dst, caps, supply, demand) -> np.ndarray:
+    """The coarsest equitable partition of the switches (source and sink kept apart): every switch
+    of a cell has the same supply and demand and the same capacity into each cell.
+
+    Refined round by round on exact signatures, rows of integers compared by np.unique: no hashing,
+    so no two different signatures can ever be taken for one.
+    """
+    cell = np.zeros(n, dtype=np.int64)
+    cells = 1
+    order = np.argsort(src, kind="stable")
+    src, dst, caps = src[order], dst[order], caps[order]
+    while True:
+        key = src * (cells + 1) + cell[dst]
+        uniq, inverse = np.unique(key, return_inverse=True)
+        capsum = np.bincount(inverse, weights=caps).astype(np.int64)
+        node = uniq // (cells + 1)
+        neighbour_cell = uniq % (cells + 1)
+        per_node = np.bincount(node, minlength=n)
+        width = int(per_node.max()) if len(per_node) else 0
+        starts = np.concatenate([[0], np.cumsum(per_node)[:-1]])
+        rank = np.arange(len(uniq)) - starts[node]
+        rows = np.full((n, 3 + 2 * width), -1, dtype=np.int64)
+        rows[:, 0], rows[:, 1], rows[:, 2] = cell, supply, demand
+        rows[node, 3 + 2 * rank] = neighbour_cell
+        rows[node, 4 + 2 * rank] = capsum
+        _, refined = np.unique(rows, axis=0, return_inverse=True)
+        refined = refined.ravel()
+        count = int(refined.max()) + 1
+        cell = refined
+        if count == cells:
+            return cell
+        cells = count
+
+
+def _max_hops(f: _Fabric, assignment, u, v, alive, nics) -> tuple[int, int]:
+    """graph_metrics.max_hops_graph on the quotient by twins (switches with the same neighbours).
+
+    Two switches with the same neighbours are at the same distance from every other switch, and
+    a path between classes runs through any member of each, so distances between classes are
+    the distances between their members. Classes are searched together, one bit per class.
+    """
+    e = f.r.rails
+    neighbours: dict[int, list[int]] = defaultdict(list)
+    for a, b in zip(u.tolist(), v.tolist()):
+        neighbours[a].append(b)
+        neighbours[b].append(a)
+    twin: dict[tuple, int] = {}
+    class_of: dict[int, int] = {}
+    for node in np.flatnonzero(alive).tolist():
+        class_of[node] = twin.setdefault(tuple(sorted(neighbours.get(node, ()))), len(twin))
+    quotient: list[set[int]] = [set() for _ in twin]
+    for members, c in twin.items():
+        quotient[c].update(class_of[m] for m in members)
+    # Leaves with endpoints, by twin class: (plane, rail) counts, as max_hops_graph keeps them.
+    keys_per_leaf = [Counter() for _ in range(f.plan.leaves)]
+    for idx, (leaf, _) in enumerate(assignment):
+        keys_per_leaf[leaf][idx % e] += 1
+    info: dict[int, dict] = {}
+    for plane in range(f.planes):
+        base = plane * f.per_plane
+        for leaf in range(f.plan.leaves):
+            node = base + leaf
+            if not alive[node] or not nics[node]:
+                continue
+            c = class_of[node]
+            entry = info.setdefault(c, {"members": 0, "planes": Counter(), "keys": Counter(),
+                                        "self": False, "self_rail": False,
+                                        "has_neighbours": bool(neighbours.get(node))})
+            mine = {(plane, rail): k for rail, k in keys_per_leaf[leaf].items()}
+            entry["members"] += 1
+            entry["planes"].update({p for p, _ in mine})
+            entry["keys"].update(mine.keys())
+            if sum(mine.values()) >= 2:
+                entry["self"] = True
+                entry["self_rail"] = entry["self_rail"] or any(k >= 2 for k in mine.values())
+    sources = list(info)
+    bit = {c: 1 << i for i, c in enumerate(sources)}
+    plane_mask: dict[int, int] = defaultdict(int)
+    key_mask: dict[tuple, int] = defaultdict(int)
+    for c, x in info.items():
+        for p in x["planes"]:
+            plane_mask[p] |= bit[c]
+        for k in x["keys"]:
+            key_mask[k] |= bit[c]
+    worst = worst_rail = 0
+    for c, x in info.items():
+        if x["self"]:
+            worst = max(worst, 1)
+        if x["self_rail"]:
+            worst_rail = max(worst_rail, 1)
+        if x["members"] >= 2 and x["has_neighbours"]:
+            if any(k >= 2 for k in x["planes"].values()):
+                worst = max(worst, 3)
+            if any(k >= 2 for k in x["keys"].values()):
+                worst_rail = max(worst_rail, 3)
+    # Breadth-first from every class at once: bit i of a class's mask says that source class i
+    # has reached it. A pair counts when the two share a plane (a rail for the rail figure).
+    shares_plane = {c: _or(plane_mask[p] for p in x["planes"]) for c, x in info.items()}
+    shares_key = {c: _or(key_mask[k] for k in x["keys"]) for c, x in info.items()}
+    reached = [0] * len(quotient)
+    for c, b in bit.items():
+        reached[c] = b
+    frontier = dict(bit)
+    step = 0
+    while frontier:
+        step += 1
+        incoming: dict[int, int] = defaultdict(int)
+        for node, mask in frontier.items():
+            for nbr in quotient[node]:
+                incoming[nbr] |= mask
+        frontier = {}
+        for node, mask in incoming.items():
+            new = mask & ~reached[node]
+            if not new:
+                continue
+            reached[node] |= new
+            frontier[node] = new
+            if node in info:
+                if new & shares_plane[node]:
+                    worst = max(worst, step + 1)
+                if new & shares_key[node]:
+                    worst_rail = max(worst_rail, step + 1)
+    return worst, worst_rail
+
+
+def _or(masks) -> int:
+    out = 0
+    for m in masks:
+        out |= m
+    return out
