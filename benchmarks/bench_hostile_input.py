@@ -2,7 +2,7 @@
 
 Targets (README, "Reliability"): every hostile case ends within a second and a few hundred MB;
 `add-links` of 10^5 links is linear; one edit on the k=64 example should cost at most about
-twice the unedited metrics (this one is printed against its target, not yet met: see README).
+twice the unedited metrics (printed with its ratio).
 Each case runs in a child process so that its peak memory (max RSS) is its own.
 """
 
