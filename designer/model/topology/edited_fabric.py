@@ -22,6 +22,7 @@ here: `measure_edits` returns None and the caller builds the graph.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from collections import Counter, defaultdict
 
 import networkx as nx
@@ -431,3 +432,51 @@ def _or(masks) -> int:
     for m in masks:
         out |= m
     return out
+
+
+@dataclass(frozen=True)
+class PlaneEdits:
+    """What the edits leave of one plane, for drawing it: removed switches and edited pairs."""
+
+    removed: dict[str, frozenset[int]]                      # tier -> removed switches (0-based)
+    pairs: dict[tuple[str, int, str, int], tuple[int, int]]  # (lower tier, i, upper tier, j) -> (template, manual) links
+
+    def __bool__(self) -> bool:
+        return any(self.removed.values()) or bool(self.pairs)
+
+
+def plane_edits(design: FabricDesign, r: Resolved, plan: Plan, plane: int) -> PlaneEdits:
+    """The switch edits that fall in `plane`, replayed as `measure_edits` replays them."""
+    f = _Fabric(plan, r)
+    keys, template = f.template_pairs()
+    removed, touched, _ = _replay(design, f, keys, template)
+
+    def local(node: int) -> tuple[int, str, int]:
+        p, rest = divmod(node, f.per_plane)
+        tier = ("leaf", "spine", "core")[int(f.level[node]) - 1]
+        return p, tier, rest - f.first[tier]
+
+    gone: dict[str, set[int]] = {"leaf": set(), "spine": set(), "core": set()}
+    for node in removed:
+        p, tier, i = local(node)
+        if p == plane:
+            gone[tier].add(i)
+    pairs = {}
+    for key, (base, added) in touched.items():
+        (pa, ta, ia), (pb, tb, ib) = local(key // f.n), local(key % f.n)
+        if pa == pb == plane:
+            if _LEVEL[ta] > _LEVEL[tb]:
+                ta, ia, tb, ib = tb, ib, ta, ia
+            pairs[(ta, ia, tb, ib)] = (base, added)
+    return PlaneEdits({t: frozenset(s) for t, s in gone.items()}, pairs)
+
+
+def edited_planes(design: FabricDesign, planes: int) -> list[int]:
+    """The planes (0-based) that switch edits touch, so that they differ from the template."""
+    out = set()
+    for edit in design.edits:
+        for name in (edit.a, edit.b):
+            m = _SWITCH_ID.fullmatch(name or "")
+            if m:
+                out.add(int(m.group(1)) - 1 if m.group(1) else 0)
+    return sorted(p for p in out if p < planes)

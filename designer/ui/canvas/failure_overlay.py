@@ -62,8 +62,8 @@ class FailureOverlay(QGraphicsItem):
         for device in self.failed:
             parsed = parse_device_id(device)
             row = layout.rows.get(parsed[0]) if parsed else None
-            if row is None or parsed[1] >= row.count:
-                continue
+            if row is None or parsed[1] >= row.count or parsed[2] != layout.plane:
+                continue   # not a device of the plane drawn
             w = min(row.block_of(parsed[1]).pitch * 0.9, SWITCH_PITCH * 0.84)
             yield QRectF(row.device_x(parsed[1]) - w / 2, row.y - BOX_HEIGHT / 2, w, BOX_HEIGHT), True
         row = layout.rows.get("servers")

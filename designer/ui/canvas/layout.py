@@ -10,6 +10,7 @@ to draw at the current zoom (one box per row, one per block, or every device).
 from __future__ import annotations
 
 import bisect
+import dataclasses
 import math
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -18,6 +19,7 @@ import numpy as np
 
 from designer.model.intent.design import FabricDesign
 from designer.model.topology.builders import _spread
+from designer.model.topology.edited_fabric import PlaneEdits, edited_planes, plane_edits
 from designer.model.topology.sizing import Plan, Resolved
 
 SWITCH_PITCH = 72.0    # scene units per switch inside a block
@@ -188,8 +190,11 @@ class Layout:
     bundles: tuple[BlockBundle, ...]
     width: float
     height: float
-    manual_links: tuple = field(default=())   # (edit index, a id, b id, count)
+    manual_links: tuple = field(default=())   # (edit index, a id, b id, count), in the plane drawn
     removed: frozenset = field(default=frozenset())
+    plane: int = 0                            # the plane drawn (0-based)
+    edits: PlaneEdits | None = None           # what the switch edits leave of that plane
+    differing: tuple[int, ...] = ()           # planes that edits make differ from the template
     _cache: dict = field(default_factory=dict, compare=False, repr=False)
 
     @property
@@ -254,15 +259,28 @@ class Layout:
         return out
 
     def link_arrays(self, lower: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Every linked device pair from row `lower` upwards as numpy arrays (lower, upper, links).
+        """Every linked device pair from row `lower` upwards as numpy arrays (lower, upper, links),
+        in the plane drawn, after its edits (removed switches and links; manual links are drawn
+        apart).
 
-        The same pairs as `device_links`, computed in a few vectorised steps so that even a
-        32K-GPU fabric's hundred thousand pairs take a millisecond or two; cached per layout.
+        The template's pairs are those of `device_links`, computed in a few vectorised steps so
+        that even a 32K-GPU fabric's hundred thousand pairs take a millisecond or two; cached.
         """
         key = ("links", lower)
         if key not in self._cache:
-            self._cache[key] = self._link_arrays(lower)
+            arrays = self._link_arrays(lower)
+            if self.edits:
+                arrays = _apply_plane_edits(arrays, lower, self.upper_of(lower), self.edits)
+            self._cache[key] = arrays
         return self._cache[key]
+
+    def upper_of(self, lower: str) -> str:
+        tiers = self.tiers
+        return tiers[tiers.index(lower) - 1]
+
+    def removed_in(self, tier: str) -> int:
+        """Switches of row `tier` removed in the plane drawn."""
+        return len(self.edits.removed.get(tier, ())) if self.edits else 0
 
     def _link_arrays(self, lower: str):
         plan, r = self.plan, self.resolved
@@ -323,6 +341,47 @@ class Layout:
         return sorted(found)
 
 
+def _apply_plane_edits(arrays, lower: str, upper: str, edits: PlaneEdits):
+    """Template pairs without removed switches, with the links that remove-links edits left."""
+    a, b, links = arrays
+    keep = np.ones(len(a), dtype=bool)
+    gone_lower, gone_upper = edits.removed.get(lower, ()), edits.removed.get(upper, ())
+    if gone_lower:
+        keep &= ~np.isin(a, np.fromiter(gone_lower, dtype=np.int64))
+    if gone_upper:
+        keep &= ~np.isin(b, np.fromiter(gone_upper, dtype=np.int64))
+    links = links.copy()
+    touched = {(i, j): left for (tl, i, tu, j), (left, _) in edits.pairs.items() if tl == lower and tu == upper}
+    if touched:
+        index = {(i, j): k for k, (i, j) in enumerate(zip(a.tolist(), b.tolist()))}
+        for pair, left in touched.items():
+            k = index.get(pair)
+            if k is not None:
+                links[k] = left
+    keep &= links > 0
+    return a[keep], b[keep], links[keep]
+
+
+def _edited_bundles(layout_rows: dict, link_arrays) -> list[BlockBundle]:
+    """Bundles summed from the edited pairs of each row, block by block."""
+    out: list[BlockBundle] = []
+    tiers = [t for t in ROWS if t in layout_rows]
+    for k in range(len(tiers) - 1, 0, -1):
+        lower, upper = tiers[k], tiers[k - 1]
+        a, b, links = link_arrays(lower)
+        lo_first = np.array([blk.first for blk in layout_rows[lower].blocks], dtype=np.int64)
+        up_first = np.array([blk.first for blk in layout_rows[upper].blocks], dtype=np.int64)
+        ka = np.searchsorted(lo_first, a, side="right") - 1
+        kb = np.searchsorted(up_first, b, side="right") - 1
+        if not len(ka):
+            continue
+        pairs, inverse = np.unique(np.stack([ka, kb], axis=1), axis=0, return_inverse=True)
+        summed = np.bincount(inverse.ravel(), weights=links).astype(np.int64)
+        out.extend(BlockBundle(lower, int(x), upper, int(y), int(n))
+                   for (x, y), n in zip(pairs.tolist(), summed.tolist()))
+    return out
+
+
 def _leaf_blocks(plan: Plan, rails: int) -> list[tuple[int, int, str]]:
     """(first leaf, leaves, label) of each leaf block."""
     if plan.tiers == 3:
@@ -348,8 +407,9 @@ def _servers_of_leaves(plan: Plan, first_leaf: int, leaves: int, block_index: in
     return lo, max(0, min(hi, n) - lo)
 
 
-def compute_layout(design: FabricDesign, resolved: Resolved, plan: Plan) -> Layout:
-    """Positions of every row, block and bundle of one plane of the fabric."""
+def compute_layout(design: FabricDesign, resolved: Resolved, plan: Plan, plane: int = 0) -> Layout:
+    """Positions of every row, block and bundle of one plane of the fabric (`plane`, 0-based),
+    following the edits made in that plane."""
     leaf_blocks = _leaf_blocks(plan, resolved.rails)
     three = plan.tiers == 3
     # Width of each column (pod / SU): wide enough for its leaves, its spines and its servers.
@@ -403,11 +463,21 @@ def compute_layout(design: FabricDesign, resolved: Resolved, plan: Plan) -> Layo
             for g in range(len(rows["core"].blocks)):
                 bundles.append(BlockBundle("spine", k, "core", g, plan.spine_up))
 
+    planes = resolved.planes
+    plane = min(max(plane, 0), planes - 1)
+    edits = plane_edits(design, resolved, plan, plane) if design.edits else None
     manual, removed = [], set()
     for i, edit in enumerate(design.edits):
         if edit.op == "add-links":
-            manual.append((i, edit.a, edit.b, edit.count))
+            ends = [parse_device_id(x) for x in (edit.a, edit.b)]
+            if all(e is not None and e[2] == plane for e in ends):
+                if edits is None or not any(e[1] in edits.removed.get(e[0], ()) for e in ends):
+                    manual.append((i, edit.a, edit.b, edit.count))
         elif edit.op == "remove-device":
             removed.add(edit.a)
-    return Layout(design, resolved, plan, rows, tuple(bundles), total, y + BOX_HEIGHT,
-                  tuple(manual), frozenset(removed))
+    layout = Layout(design, resolved, plan, rows, tuple(bundles), total, y + BOX_HEIGHT,
+                    tuple(manual), frozenset(removed), plane, edits if edits else None,
+                    tuple(edited_planes(design, planes)))
+    if layout.edits:
+        return dataclasses.replace(layout, bundles=tuple(_edited_bundles(rows, layout.link_arrays)), _cache={})
+    return layout

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QPointF, QRectF, QSize, Qt
+from PySide6.QtCore import QPointF, QRectF, QSize, Qt, Signal
 from PySide6.QtGui import QColor, QFontMetricsF, QPainter, QPen
-from PySide6.QtWidgets import QWidget
+from PySide6.QtWidgets import QComboBox, QWidget
 
 from designer.ui.canvas.layout import BOX_HEIGHT, TIER_LABEL, Layout
 from designer.ui.canvas.tier_item import label_font
@@ -16,49 +16,157 @@ def _speed(gbps: int) -> str:
 
 
 class LegendWidget(QWidget):
-    """What the colours mean: one swatch per tier present, the link technology, manual links."""
+    """What the colours mean: one swatch per tier present, the link technology, manual links;
+    for a multi-plane fabric, which plane is drawn, with a box to draw another."""
+
+    planeChosen = Signal(int)
+    """The user picked a plane to draw (0-based)."""
 
     def __init__(self, parent=None):
         super().__init__(parent)
         self.theme = Theme()
         self.layout_: Layout | None = None
         self.setToolTip("What the colours on the canvas mean")
+        self.plane_box = QComboBox(self)
+        self.plane_box.setObjectName("planeBox")
+        self.plane_box.setToolTip("The plane drawn on the canvas; edits in other planes show when you pick them")
+        self.plane_box.setFocusPolicy(Qt.FocusPolicy.TabFocus)
+        self.plane_box.hide()
+        self.plane_box.activated.connect(self.planeChosen.emit)
+        self._shown: list[tuple[str, str, QColor, float]] = []
+        self.hidden: list[str] = []
 
     def set_layout(self, layout: Layout | None) -> None:
         self.layout_ = layout
+        planes = layout.planes if layout is not None else 1
+        box = self.plane_box
+        box.blockSignals(True)
+        if box.count() != planes or planes < 2:
+            box.clear()
+            if planes > 1:
+                edited = set(layout.differing)
+                box.addItems([f"Plane {p + 1}" + (" (edited)" if p in edited else "") for p in range(planes)])
+        elif planes > 1:
+            edited = set(layout.differing)
+            for p in range(planes):
+                box.setItemText(p, f"Plane {p + 1}" + (" (edited)" if p in edited else ""))
+        if planes > 1:
+            box.setCurrentIndex(layout.plane)
+        box.blockSignals(False)
+        box.setVisible(planes > 1)
+        self._place_box()
         self.update()
 
     def set_theme(self, theme: Theme) -> None:
         self.theme = theme
         self.update()
 
-    def entries(self) -> list[tuple[str, str, QColor]]:
-        """(kind, label, colour) rows: kind is 'box', 'line', 'dash' or 'cross'."""
+    def resizeEvent(self, event) -> None:
+        self._place_box()
+        super().resizeEvent(event)
+
+    def _place_box(self) -> None:
+        box = self.plane_box
+        hint = box.sizeHint()
+        box.setGeometry(self.width() - hint.width() - 8, (self.HEIGHT - min(hint.height(), self.HEIGHT - 4)) // 2,
+                        hint.width(), min(hint.height(), self.HEIGHT - 4))
+
+    def entries(self) -> list[tuple[str, list[str], QColor]]:
+        """(kind, label and its shorter forms, colour) rows: kind is 'box', 'line', 'dash', 'cross',
+        'stack' or 'problem'."""
         layout = self.layout_
         if layout is None:
             return []
         t = self.theme
         r = layout.resolved
-        rows = [("box", TIER_LABEL[tier], t.tier(tier)) for tier in layout.tiers]
+        rows = [("box", [TIER_LABEL[tier]], t.tier(tier)) for tier in layout.tiers]
         family = r.family
         tech = r.technology
-        speeds = _speed(r.link_gbps) if r.link_gbps == r.uplink_gbps else \
-            f"{_speed(r.link_gbps)} to servers, {_speed(r.uplink_gbps)} between switches"
-        rows.append(("line", f"{FAMILY_LABEL.get(family, family)} {tech.generation} links, {speeds}",
-                     t.family(family)))
+        label = f"{FAMILY_LABEL.get(family, family)} {tech.generation}"
+        if r.link_gbps == r.uplink_gbps:
+            texts = [f"{label} links, {_speed(r.link_gbps)}", f"{_speed(r.link_gbps)} links"]
+        else:
+            texts = [f"{label} links, {_speed(r.link_gbps)} to servers, {_speed(r.uplink_gbps)} between switches",
+                     f"{label} links, {_speed(r.link_gbps)} / {_speed(r.uplink_gbps)}",
+                     f"{_speed(r.link_gbps)} / {_speed(r.uplink_gbps)} links"]
+        rows.append(("line", texts, t.family(family)))
         if layout.manual_links:
-            rows.append(("dash", "Manual link", t.manual))
-        if layout.removed:
-            rows.append(("cross", "Removed device", t.error))
+            rows.append(("dash", ["Manual link", "Manual"], t.manual))
+        if layout.edits and any(layout.edits.removed.values()):
+            rows.append(("cross", ["Removed device", "Removed"], t.error))
         if r.planes > 1:
-            rows.append(("stack", f"{r.planes} identical planes (plane 1 drawn)", t.muted))
-        rows.append(("problem", "Has a problem (see Findings)", t.error))
+            drawn = layout.plane + 1
+            if layout.differing:
+                others = [p + 1 for p in layout.differing]
+                which = ", ".join(str(p) for p in others)
+                rows.append(("stack", [f"{r.planes} planes, plane {drawn} drawn; edits in plane {which}",
+                                       f"{r.planes} planes; edits in plane {which}"], t.muted))
+            else:
+                rows.append(("stack", [f"{r.planes} identical planes (plane {drawn} drawn)",
+                                       f"{r.planes} identical planes"], t.muted))
+        rows.append(("problem", ["Has a problem (see Findings)", "Problem"], t.error))
         return rows
 
-    HEIGHT = 28
+    HEIGHT = 28   # one line; a narrow canvas gets a second line rather than a cut entry
 
     def sizeHint(self) -> QSize:
         return QSize(400, self.HEIGHT)
+
+    def needed_height(self, width: int) -> int:
+        return self.HEIGHT * (1 + max(line for *_, line in self.arrange(width))) if self.entries() else self.HEIGHT
+
+    def _fit_line(self, rows, x0: float, right: float, fm):
+        """Entries on one line from x0: each takes its longest form that leaves room for the rest in
+        their shortest; what cannot fit at all is returned as hidden (for a "+N more")."""
+        step = lambda text: 30 + fm.horizontalAdvance(text) + 2 + 22   # swatch, text, gap
+        more = lambda n: fm.horizontalAdvance(f"+{n} more") + 8
+        room = right - x0
+        chosen: list[str] = []
+        hidden: list[str] = []
+        for k, (_, texts, _) in enumerate(rows):
+            rest = sum(step(t[-1]) for _, t, _ in rows[k + 1:])
+            fits = [t for t in texts if step(t) + rest <= room]
+            if fits:
+                pick = fits[0]
+            elif step(texts[-1]) + more(len(rows) - k - 1) <= room:
+                pick = texts[-1]
+            else:
+                hidden = [t[0] for _, t, _ in rows[k:]]
+                break
+            chosen.append(pick)
+            room -= step(pick)
+        placed, x = [], x0
+        for (kind, _, color), text in zip(rows, chosen):
+            placed.append((kind, text, color, x))
+            x += step(text)
+        return placed, hidden
+
+    def arrange(self, width: int | None = None) -> list[tuple[str, str, QColor, float, int]]:
+        """(kind, text, colour, x, line) of each entry drawn. One line if every entry fits, in its
+        full or a shorter form; else two, the first filled with full forms. Whatever still cannot
+        fit is counted in a last "+N more" entry, whose tooltip names it. Nothing is cut off."""
+        rows = self.entries()
+        width = self.width() if width is None else width
+        fm = QFontMetricsF(label_font(8.5))
+        box = self.plane_box.sizeHint().width() + 16 if self.plane_box.isVisibleTo(self) or (
+            self.layout_ is not None and self.layout_.planes > 1) else 8
+        first_right = width - box
+        placed, hidden = self._fit_line(rows, 74.0, first_right, fm)
+        if not hidden:
+            self.hidden = []
+            out = [(*p, 0) for p in placed]
+        else:
+            x, k = 74.0, 0
+            while k < len(rows) and x + 30 + fm.horizontalAdvance(rows[k][1][0]) + 2 <= first_right:
+                x += 30 + fm.horizontalAdvance(rows[k][1][0]) + 2 + 22
+                k += 1
+            line1, _ = self._fit_line(rows[:k], 74.0, first_right, fm)
+            line2, hidden = self._fit_line(rows[k:], 74.0, width - 8, fm)
+            self.hidden = hidden
+            out = [(*p, 0) for p in line1] + [(*p, 1) for p in line2]
+        self.setToolTip("What the colours on the canvas mean" +
+                        ("; also: " + "; ".join(self.hidden) if self.hidden else ""))
+        return out
 
     def paintEvent(self, event) -> None:
         t = self.theme
@@ -66,28 +174,28 @@ class LegendWidget(QWidget):
         p.fillRect(self.rect(), t.window)
         p.setPen(QPen(t.grid.darker(115) if not t.dark else t.grid.lighter(150), 1))
         p.drawLine(0, 0, self.width(), 0)
-        rows = self.entries()
-        if not rows:
+        placed = self.arrange()
+        if not placed:
             return
         p.setRenderHint(QPainter.RenderHint.Antialiasing, True)
         font = label_font(8.5)
         fm = QFontMetricsF(font)
         p.setFont(label_font(8.5, True))
         p.setPen(t.muted)
-        x = 12.0
-        p.drawText(QRectF(x, 0, 60, self.height()), int(Qt.AlignmentFlag.AlignVCenter), "Legend")
-        x += 62
+        p.drawText(QRectF(12, 0, 60, self.HEIGHT), int(Qt.AlignmentFlag.AlignVCenter), "Legend")
         p.setFont(font)
-        mid = self.height() / 2
-        for kind, text, color in rows:
-            if x > self.width() - 40:
-                break
-            swatch = QRectF(x, mid - 5.5, 24, 11)
-            self._swatch(p, kind, swatch, color)
+        for kind, text, color, x, line in placed:
+            top = line * self.HEIGHT
+            self._swatch(p, kind, QRectF(x, top + self.HEIGHT / 2 - 5.5, 24, 11), color)
             p.setPen(t.text)
-            width = fm.horizontalAdvance(text) + 2
-            p.drawText(QRectF(x + 30, 0, width, self.height()), int(Qt.AlignmentFlag.AlignVCenter), text)
-            x += 30 + width + 22
+            p.drawText(QRectF(x + 30, top, fm.horizontalAdvance(text) + 2, self.HEIGHT),
+                       int(Qt.AlignmentFlag.AlignVCenter), text)
+        if self.hidden:
+            kind, text, color, x, line = placed[-1]
+            x += 30 + fm.horizontalAdvance(text) + 2 + 22
+            p.setPen(t.muted)
+            p.drawText(QRectF(x, line * self.HEIGHT, fm.horizontalAdvance(f"+{len(self.hidden)} more") + 4,
+                              self.HEIGHT), int(Qt.AlignmentFlag.AlignVCenter), f"+{len(self.hidden)} more")
 
     @staticmethod
     def _swatch(p: QPainter, kind: str, swatch: QRectF, color: QColor) -> None:
@@ -117,6 +225,16 @@ class LegendWidget(QWidget):
             p.setPen(QPen(color, 2))
             p.setBrush(Qt.BrushStyle.NoBrush)
             p.drawRoundedRect(swatch, 3, 3)
+
+
+def manual_between(layout: Layout, upper: str, lower: str) -> int:
+    """Manual links drawn between two rows (in the plane drawn)."""
+    total = 0
+    for _, a, b, count in layout.manual_links:
+        tiers = {a.rpartition(".")[2].rpartition("-")[0], b.rpartition(".")[2].rpartition("-")[0]}
+        if tiers == {upper, lower}:
+            total += count
+    return total
 
 
 class RowHeaderWidget(QWidget):
@@ -169,6 +287,12 @@ class RowHeaderWidget(QWidget):
             elif tier == "servers":
                 count += f" · {row.count * r.gpus_per_server:,} GPUs"
             p.drawText(QRectF(22, y - 1, self.WIDTH - 26, 16), int(Qt.AlignmentFlag.AlignLeft), count)
+            gone = layout.removed_in(tier)
+            if gone:
+                where = f" in plane {layout.plane + 1}" if r.planes > 1 else ""
+                p.setPen(t.error)
+                p.drawText(QRectF(22, y + 13, self.WIDTH - 26, 16), int(Qt.AlignmentFlag.AlignLeft),
+                           f"{gone:,} removed{where}")
             if k + 1 < len(tiers):
                 below = layout.rows[tiers[k + 1]]
                 y2 = self.view.mapFromScene(QPointF(below.x0, below.y)).y() + viewport_top
@@ -176,9 +300,14 @@ class RowHeaderWidget(QWidget):
                 if y2 - y > 3 * BOX_HEIGHT * 0.6:
                     key = {"spine": "spine-core", "leaf": "leaf-spine", "servers": "node-leaf"}[tiers[k + 1]]
                     speed = r.link_gbps if key == "node-leaf" else r.uplink_gbps
-                    text = f"{_speed(speed)} links"
+                    texts = [f"{_speed(speed)} links"]
                     if links and key in links:
-                        text = f"{links[key]:,} × {_speed(speed)}"
+                        texts = [f"{links[key]:,} × {_speed(speed)}"]
+                        manual = manual_between(layout, tiers[k], tiers[k + 1])
+                        if manual:
+                            texts = [f"{texts[0]} + {manual:,} manual", f"{texts[0]} + {manual:,}", texts[0]]
+                    fm = QFontMetricsF(label_font(8))
+                    text = next((x for x in texts if fm.horizontalAdvance(x) <= self.WIDTH - 28), texts[-1])
                     p.setFont(label_font(8))
                     p.setPen(t.family(r.family).darker(110) if not t.dark else t.family(r.family).lighter(120))
                     p.drawText(QRectF(22, mid - 8, self.WIDTH - 26, 16),

@@ -33,6 +33,7 @@ class FabricScene(QGraphicsScene):
         self.error: str | None = None
         self.selected: frozenset[str] = frozenset()
         self._problems: dict[str, str] = {}
+        self._findings = ()
         self.rows: dict[str, TierRowItem] = {}
         self.handles: dict[str, HandleItem] = {}
         self.bundles: dict[tuple[str, str], BundleItem] = {}
@@ -46,7 +47,10 @@ class FabricScene(QGraphicsScene):
     # --- following the controller ------------------------------------------------------------
 
     def show_display(self, display) -> None:
+        plane_before = self.layout.plane if self.layout is not None else 0
         self.layout = display.layout
+        if self.layout is not None and self.layout.plane != plane_before:
+            self.set_findings(self._findings)   # tier marks follow the plane drawn
         self.error = display.error
         layout = self.layout
         present = set(layout.rows) if layout else set()
@@ -96,6 +100,7 @@ class FabricScene(QGraphicsScene):
 
     def set_findings(self, findings) -> None:
         """Mark the elements that findings are about (worst severity wins)."""
+        self._findings = findings
         problems: dict[str, str] = {}
         for f in findings or ():
             element = f.element
@@ -105,7 +110,9 @@ class FabricScene(QGraphicsScene):
             if _SEVERITY_RANK.get(f.severity, 0) > _SEVERITY_RANK.get(problems.get(key, ""), 0):
                 problems[key] = f.severity
             parsed = parse_device_id(element)
-            if parsed is not None:  # a device's problem also marks its tier when drawn aggregated
+            drawn = self.layout.plane if self.layout is not None else 0
+            if parsed is not None and (parsed[2] == drawn or parsed[0] == "servers"):
+                # A device's problem also marks its tier when drawn aggregated (in its own plane).
                 tier_key = f"tier:{parsed[0]}"
                 if _SEVERITY_RANK.get(f.severity, 0) > _SEVERITY_RANK.get(problems.get(tier_key, ""), 0):
                     problems[tier_key] = f.severity
@@ -125,8 +132,9 @@ class FabricScene(QGraphicsScene):
         return QRectF(0, -BOX_HEIGHT / 2, self.layout.width, self.layout.height)
 
     def device_id(self, tier: str, index: int) -> str:
-        planes = self.layout.planes if self.layout else 1
-        return device_id(tier, index, 0, planes)
+        if self.layout is None:
+            return device_id(tier, index)
+        return device_id(tier, index, self.layout.plane, self.layout.planes)
 
     def problem_color(self, element: str) -> QColor | None:
         severity = self._problems.get(element)
@@ -138,7 +146,8 @@ class FabricScene(QGraphicsScene):
         out = []
         for element in self.selected:
             parsed = parse_device_id(element)
-            if parsed is not None and parsed[0] == tier and parsed[2] == 0:
+            plane = self.layout.plane if self.layout else 0
+            if parsed is not None and parsed[0] == tier and (parsed[2] == plane or tier == "servers"):
                 out.append(parsed[1])
         return out
 

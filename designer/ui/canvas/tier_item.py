@@ -237,7 +237,8 @@ class TierRowItem(QGraphicsObject):
             unit = {"SU": "SUs", "Pod": "pods", "Core": "core groups"}.get(unit, "groups")
             detail = f"  ·  {blocks} {unit} × {r.blocks[0].count}" if len({b.count for b in r.blocks}) == 1 \
                 else f"  ·  {blocks} {unit}"
-        text = f"{r.count:,} × {kind}  ·  {name}{detail}"
+        text = [f"{r.count:,} × {kind}  ·  {name}{detail}", f"{r.count:,} × {kind}  ·  {name}",
+                f"{r.count:,} × {kind}", f"{r.count:,}"]
         self._text(painter, visible, text, theme.text, bold=True, size=9.0)
 
     def _block_label(self, painter: QPainter, rect: QRectF, block, theme) -> None:
@@ -249,7 +250,7 @@ class TierRowItem(QGraphicsObject):
         if block.label and rect.height() >= 30:
             top = QRectF(rect.left(), rect.top() + 2, rect.width(), rect.height() / 2 - 1)
             bottom = QRectF(rect.left(), rect.center().y() - 1, rect.width(), rect.height() / 2 - 1)
-            self._text(painter, top, block.label, theme.muted, size=7.5)
+            self._text(painter, top, short_block_label(block.label), theme.muted, size=7.5)
             self._text(painter, bottom, count, theme.text, bold=True, size=8.5)
         else:
             self._text(painter, rect, count, theme.text, bold=True, size=8.5)
@@ -273,7 +274,8 @@ class TierRowItem(QGraphicsObject):
                 painter.drawRoundedRect(rect, 6, 6)
                 if block.label:
                     self._text(painter, QRectF(rect.left() + 4, rect.top() - 15, rect.width() - 8, 14),
-                               block.label, theme.muted, size=7.5, align=Qt.AlignmentFlag.AlignLeft)
+                               short_block_label(block.label), theme.muted, size=7.5,
+                               align=Qt.AlignmentFlag.AlignLeft)
         tier_selected = f"tier:{tier}" in selected
         devices = r.devices_between(exposed.left(), exposed.right())
         removed = ctx.layout.removed if ctx.layout else frozenset()
@@ -307,7 +309,7 @@ class TierRowItem(QGraphicsObject):
             if w_px >= LABEL_MIN_PX:
                 # Plane 1 is the one drawn; its prefix ("p1.") would only crowd the label.
                 name = f"{i + 1}" if tier == "servers" and w_px < 60 else ident.rpartition(".")[2]
-                self._text(painter, rect, name, theme.text, size=7.5)
+                self._text(painter, rect, [name, f"{i + 1}"], theme.text, size=7.5)
             elif w_px >= 18:
                 self._text(painter, rect, f"{i + 1}", theme.text, size=7.0)
 
@@ -334,18 +336,34 @@ class TierRowItem(QGraphicsObject):
         return texts[-1]
 
     @staticmethod
-    def _text(painter: QPainter, rect: QRectF, text: str, color: QColor, *, size: float = 8.5,
+    def _text(painter: QPainter, rect: QRectF, text: str | list[str], color: QColor, *, size: float = 8.5,
               bold: bool = False, align=Qt.AlignmentFlag.AlignCenter) -> None:
-        font = label_font(size, bold)
+        """The first of `text`'s variants (longest first) that fits `rect` whole; none if none fits.
+
+        A label is never cut short ("Core grou…"): a shorter form says the same, or nothing is
+        drawn and the tooltip still tells.
+        """
         metrics = label_metrics(size, bold)
         room = rect.width() - 6
-        shown = text if metrics.horizontalAdvance(text) <= room else \
-            metrics.elidedText(text, Qt.TextElideMode.ElideRight, max(0.0, room))
-        if not shown or shown == "…":
+        shown = next((t for t in ([text] if isinstance(text, str) else text)
+                      if t and metrics.horizontalAdvance(t) <= room), None)
+        if shown is None:
             return
-        painter.setFont(font)
+        painter.setFont(label_font(size, bold))
         painter.setPen(color)
         painter.drawText(rect, int(align | Qt.AlignmentFlag.AlignVCenter), shown)
+
+
+def short_block_label(label: str) -> list[str]:
+    """A block's label and its shorter forms: "Core group 3", "Group 3", "G3"."""
+    words = label.split()
+    if len(words) < 2 or not words[-1].isdigit():
+        return [label]
+    out = [label]
+    if len(words) > 2:
+        out.append(f"{words[-2].capitalize()} {words[-1]}")
+    out.append(f"{words[-2][0].upper()}{words[-1]}" if words[0] != "SU" else f"SU{words[-1]}")
+    return out
 
 
 class HandleItem(QGraphicsObject):

@@ -61,6 +61,7 @@ class FabricView(QGraphicsView):
         self._drop_hint: str | None = None
         self.header = RowHeaderWidget(self)
         self.legend = LegendWidget(self)
+        self.legend.planeChosen.connect(lambda plane: self.scene().controller.set_plane(plane))
         self._legend_wanted = True
         self.setViewportMargins(RowHeaderWidget.WIDTH, 0, 0, LegendWidget.HEIGHT)
         self.drag_label = QLabel(self.viewport())
@@ -147,11 +148,15 @@ class FabricView(QGraphicsView):
         v.setValue(v.value() + round(dy))
 
     def focus_element(self, element: str) -> None:
-        """Bring an element into view, zooming in far enough to see it on its own if it is a device."""
+        """Bring an element into view, zooming in far enough to see it on its own if it is a device;
+        a switch of another plane brings its plane up first."""
+        parsed = parse_device_id(element)
+        layout = self.scene().layout
+        if parsed is not None and layout is not None and parsed[0] != "servers" and parsed[2] != layout.plane:
+            self.scene().controller.set_plane(parsed[2])
         pos = self.scene().element_position(element)
         if pos is None:
             return
-        parsed = parse_device_id(element)
         layout = self.scene().layout
         if parsed is not None and layout is not None and parsed[0] in layout.rows:
             row = layout.rows[parsed[0]]
@@ -196,7 +201,6 @@ class FabricView(QGraphicsView):
     def set_legend_visible(self, visible: bool) -> None:
         self._legend_wanted = visible
         self.legend.setVisible(visible)
-        self.setViewportMargins(RowHeaderWidget.WIDTH, 0, 0, LegendWidget.HEIGHT if visible else 0)
         self._place_overlays()
 
     def resizeEvent(self, event) -> None:
@@ -214,9 +218,15 @@ class FabricView(QGraphicsView):
 
     def _place_overlays(self) -> None:
         vp = self.viewport()
+        width = vp.width() + RowHeaderWidget.WIDTH
+        # The legend takes a second line on a narrow canvas rather than cut an entry short.
+        height = self.legend.needed_height(width) if self._legend_wanted else 0
+        if self.viewportMargins().bottom() != height:
+            self.setViewportMargins(RowHeaderWidget.WIDTH, 0, 0, height)
+            vp = self.viewport()
         self.header.setGeometry(vp.x() - RowHeaderWidget.WIDTH, vp.y(), RowHeaderWidget.WIDTH, vp.height())
-        self.legend.setGeometry(vp.x() - RowHeaderWidget.WIDTH, vp.y() + vp.height(),
-                                vp.width() + RowHeaderWidget.WIDTH, LegendWidget.HEIGHT)
+        self.legend.setGeometry(vp.x() - RowHeaderWidget.WIDTH, vp.y() + vp.height(), width, max(height, 1))
+        self.legend._place_box()
 
     # --- hit testing used by interactions -----------------------------------------------------------
 

@@ -54,14 +54,14 @@ class Display:
 
 
 def make_display(design: FabricDesign | None, catalog: Catalog, preview: bool = False,
-                 reset_view: bool = False) -> Display:
+                 reset_view: bool = False, plane: int = 0) -> Display:
     if design is None:
         return Display(None, reset_view=reset_view)
     try:
         resolved, plan = plan_only(design, catalog)
     except SIZING_ERRORS as exc:
         return Display(design, None, str(exc), preview, reset_view)
-    return Display(design, compute_layout(design, resolved, plan), None, preview, reset_view)
+    return Display(design, compute_layout(design, resolved, plan, plane), None, preview, reset_view)
 
 
 def check(design: FabricDesign, catalog: Catalog) -> str | None:
@@ -95,6 +95,7 @@ class DesignController(QObject):
         self.default_technology = "ib-ndr"
         self._preview: FabricDesign | None = None
         self._previewing = False
+        self.plane = 0   # the plane the canvas draws (0-based); a view setting, not an edit
         self.display = make_display(document.design, catalog, reset_view=True)
         document.designChanged.connect(self._on_design_changed)
         document.loaded.connect(self._reset_next)
@@ -110,8 +111,18 @@ class DesignController(QObject):
         self._reset = False
         if design is not None:
             self.default_technology = design.fabric.technology
-        self._show(make_display(design, self.catalog, reset_view=reset))
+        if reset:
+            self.plane = 0
+        self._show(make_display(design, self.catalog, reset_view=reset, plane=self.plane))
         self.compute.request(design)
+
+    def set_plane(self, plane: int) -> None:
+        """Draw another plane of a multi-plane fabric (no edit, nothing recomputed)."""
+        layout = self.display.layout
+        if layout is None or plane == layout.plane or not 0 <= plane < layout.planes:
+            return
+        self.plane = plane
+        self._show(make_display(self.display.design, self.catalog, self.display.preview, plane=plane))
 
     def _show(self, display: Display) -> None:
         self.display = display
@@ -155,7 +166,7 @@ class DesignController(QObject):
         """Show `design` on the canvas and in the metrics without touching the document."""
         self._preview = design
         self._previewing = True
-        self._show(make_display(design, self.catalog, preview=True))
+        self._show(make_display(design, self.catalog, preview=True, plane=self.plane))
         self.compute.request(design, preview=True)
 
     def end_preview(self) -> None:
@@ -164,7 +175,7 @@ class DesignController(QObject):
             return
         self._previewing = False
         self._preview = None
-        self._show(make_display(self.document.design, self.catalog))
+        self._show(make_display(self.document.design, self.catalog, plane=self.plane))
         self.compute.request(self.document.design)
 
     # --- tier sizes ------------------------------------------------------------------------

@@ -77,6 +77,8 @@ class MetricCard(QFrame):
         box.addWidget(self.value)
         box.addWidget(self.detail)
         self.setMinimumWidth(112)
+        self.invalid = False
+        self._reason: str | None = None
 
     def fit_detail_lines(self, lines: int = 2) -> None:
         """Room for `lines` lines of detail, so a wrapped detail is never cut off."""
@@ -84,15 +86,37 @@ class MetricCard(QFrame):
 
     def mark_invalid(self, reason: str) -> None:
         """The design has errors: grey the figure and say why it cannot be trusted."""
-        self.detail.setText(f"invalid design: {reason}")
+        self._reason = reason
+        self._fit_invalid_note()
         self.detail.setToolTip(reason)
         self.invalid = True
         self.value.setProperty("tone", "stale")
         self.value.style().unpolish(self.value)
         self.value.style().polish(self.value)
 
+    def _fit_invalid_note(self) -> None:
+        """The reason in full where the card has room for it, else a pointer to the Findings
+        (which lists it in full): a note is never cut off mid-sentence."""
+        reason = self._reason
+        if reason is None:
+            return
+        fm = self.detail.fontMetrics()
+        width = max(self.detail.width(), 40)
+        lines = max(2, self.detail.height() // max(fm.lineSpacing(), 1))
+        for text in (f"invalid design: {reason}", "invalid design: see Findings", "invalid"):
+            rect = fm.boundingRect(0, 0, width, 10_000, int(Qt.TextFlag.TextWordWrap), text)
+            if rect.height() <= lines * fm.lineSpacing() and rect.width() <= width:
+                break
+        self.detail.setText(text)
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        if self.invalid:
+            self._fit_invalid_note()
+
     def show_value(self, value: str, detail: str = "", tone: str | None = None) -> None:
         self.invalid = False
+        self._reason = None
         number, _, unit = value.rpartition(" ")
         if number and _UNIT.match(unit):
             # The unit in a smaller size keeps the figure readable in a narrow card.
@@ -330,7 +354,8 @@ class MetricsPanel(QWidget):
             self.findings.addItem(item)
         errors = sum(1 for f in findings if f[0] == "error")
         warnings = sum(1 for f in findings if f[0] == "warning")
-        self.findings_title.setText(f"FINDINGS  ·  {errors} errors, {warnings} warnings" if findings else "FINDINGS")
+        counts = [f"{n} {word}{'' if n == 1 else 's'}" for n, word in ((errors, "error"), (warnings, "warning")) if n]
+        self.findings_title.setText("  ·  ".join(["FINDINGS", ", ".join(counts)]) if counts else "FINDINGS")
 
     def _clicked(self, item: QListWidgetItem) -> None:
         element = item.data(_ROLE_ELEMENT)

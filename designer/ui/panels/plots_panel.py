@@ -25,8 +25,9 @@ class PlotsPanel(QWidget):
         box.setContentsMargins(4, 4, 4, 4)
         self.ports = pg.PlotWidget()
         self.ports.setObjectName("portUsePlot")
-        self.ports.setTitle("Port use per tier (solid: used · pale: free)", size="9pt")
-        self.ports.setLabel("left", "ports (all switches)")
+        self._titles = {}
+        self._set_titles(self.ports, ["Port use per tier (solid: used · pale: free)", "Port use per tier", "Port use"])
+        self.ports.setLabel("left", "ports")
         self.ports.getAxis("left").enableAutoSIPrefix(False)
         self.ports.setMouseEnabled(False, False)
         self.ports.hideButtons()
@@ -40,8 +41,9 @@ class PlotsPanel(QWidget):
 
         self.busbw = pg.PlotWidget()
         self.busbw.setObjectName("busbwPlot")
-        self.busbw.setTitle("All-reduce busbw (estimate)", size="9pt")
-        self.busbw.setLabel("left", "busbw (GB/s)")
+        self._set_titles(self.busbw, ["All-reduce busbw (estimate)", "All-reduce busbw", "busbw"])
+        self.busbw.getPlotItem().layout.setContentsMargins(0, 0, 16, 0)   # room for the last tick label
+        self.busbw.setLabel("left", "GB/s")
         self.busbw.setLabel("bottom", "message size (bytes)")
         for name in ("left", "bottom"):
             self.busbw.getAxis(name).enableAutoSIPrefix(False)  # plain bytes and GB/s on the ticks
@@ -56,6 +58,28 @@ class PlotsPanel(QWidget):
         self._family = ""
         self._marker = None
         self.apply_theme(self.theme)
+
+    def _set_titles(self, plot, variants: list[str]) -> None:
+        """A plot's title and its shorter forms; the longest that fits the plot is shown."""
+        self._titles[plot] = variants
+        plot.setTitle(variants[0], size="9pt")
+
+    def _fit_titles(self) -> None:
+        from PySide6.QtGui import QFont, QFontMetrics
+
+        font = QFont(self.font())
+        font.setPointSizeF(9)
+        fm = QFontMetrics(font)
+        for plot, variants in self._titles.items():
+            room = plot.width() - 16
+            text = next((v for v in variants if fm.horizontalAdvance(v) <= room), variants[-1])
+            label = plot.getPlotItem().titleLabel
+            if label.text != text:
+                plot.setTitle(text, size="9pt", color=self.theme.text)
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self._fit_titles()
 
     def apply_theme(self, theme: Theme) -> None:
         self.theme = theme

@@ -381,6 +381,18 @@ class MainWindow(QMainWindow):
             self.settings.setValue("legend", self.actions_["legend"].isChecked())
             self.settings.sync()
 
+    def _default_size(self) -> None:
+        """1500x950, or the screen's free area where that is smaller (a 1280x800 laptop), so that
+        no panel starts beyond the edge of the screen."""
+        screen = self.screen() or QGuiApplication.primaryScreen()
+        free = screen.availableGeometry() if screen is not None else None
+        if free is None or free.width() >= 1540 and free.height() >= 1000:
+            self.resize(1500, 950)
+            return
+        frame = 40   # the window manager's title bar and borders
+        self.resize(min(1500, free.width()), min(950, free.height() - frame))
+        self.move(free.topLeft())
+
     def _restore_settings(self) -> None:
         if not self.persist:
             self.resize(1500, 950)
@@ -389,7 +401,7 @@ class MainWindow(QMainWindow):
         if geometry is not None:
             self.restoreGeometry(geometry)
         else:
-            self.resize(1500, 950)
+            self._default_size()
         state = self.settings.value("window_state")
         if state is not None and self.restoreState(state):
             self._layout_pending = False

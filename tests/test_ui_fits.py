@@ -1,0 +1,72 @@
+"""Nothing in the window is cut off at 1280x800: invalid-card notes, plot titles, the findings
+count; and a first start fits the screen."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QFont, QFontMetrics
+
+from designer.io.project import load_design
+from designer.model.intent.design import Edit
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+TWO_PLANES = EXAMPLES / "b300-roce-two-plane.json"
+
+
+def _invalid_window(make_window, qtbot):
+    # Two extra links on a full spine: a ports-beyond-radix error, so every card is invalid.
+    design = dataclasses.replace(load_design(TWO_PLANES), edits=(Edit("add-links", "p2.leaf-1", "p2.spine-3", 2),))
+    window = make_window(design, TWO_PLANES)
+    window.resize(1280, 800)
+    window._initial_dock_sizes()
+    qtbot.wait(50)
+    return window
+
+
+def test_invalid_notes_are_whole_or_point_to_the_findings(make_window, qtbot):
+    window = _invalid_window(make_window, qtbot)
+    invalid = [card for card in window.metrics.cards.values() if card.invalid]
+    assert len(invalid) >= 5
+    for card in invalid:
+        label = card.detail
+        fm = label.fontMetrics()
+        need = fm.boundingRect(0, 0, label.width(), 10_000, int(Qt.TextFlag.TextWordWrap), label.text()).height()
+        assert need <= max(label.height(), 2 * fm.lineSpacing()) + 1, f"'{label.text()}' is cut in {card.title.text()}"
+        assert label.text().startswith("invalid")
+        assert "needs 130 ports" in label.toolTip()
+    assert any("needs 130 ports" in card.detail.text() for card in invalid), "a wide card shows the reason in full"
+
+
+def test_findings_count_and_plot_titles_fit(make_window, qtbot):
+    window = _invalid_window(make_window, qtbot)
+    assert window.metrics.findings_title.text() == "FINDINGS  ·  2 errors"
+    one = dataclasses.replace(load_design(TWO_PLANES), edits=(Edit("remove-device", "p2.spine-1"),
+                                                                  Edit("add-links", "p2.leaf-1", "p2.spine-3", 2)))
+    window.document.load(one, TWO_PLANES)
+    qtbot.wait(20)
+    title = window.metrics.findings_title.text()
+    assert title == "FINDINGS  ·  1 error, 1 warning"
+    font = QFont(window.plots.font())
+    font.setPointSizeF(9)
+    fm = QFontMetrics(font)
+    for plot in (window.plots.ports, window.plots.busbw):
+        text = plot.getPlotItem().titleLabel.text
+        assert fm.horizontalAdvance(text) <= plot.width() - 16, f"plot title '{text}' is wider than its plot"
+    window.resize(1800, 1000)
+    qtbot.wait(50)
+    assert window.plots.ports.getPlotItem().titleLabel.text.startswith("Port use per tier (solid")
+
+
+def test_a_first_start_fits_a_small_screen(qtbot):
+    from designer.ui.shell.main_window import MainWindow
+
+    window = MainWindow(synchronous=True)
+    qtbot.addWidget(window)
+    free = window.screen().availableGeometry()
+    assert window.width() <= max(free.width(), 1500) and window.height() <= max(free.height(), 950)
+    if free.width() < 1540 or free.height() < 1000:
+        assert window.width() <= free.width() and window.height() <= free.height()
+    window.shutdown()
