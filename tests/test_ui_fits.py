@@ -70,3 +70,13 @@ def test_a_first_start_fits_a_small_screen(qtbot):
     if free.width() < 1540 or free.height() < 1000:
         assert window.width() <= free.width() and window.height() <= free.height()
     window.shutdown()
+
+
+def test_ratios_read_the_same_everywhere():
+    from designer.model.common.units import ratio_label
+
+    assert [ratio_label(x) for x in (1.0, 1.5, 2.666666, 1.14, 3.0, None)] == ["1:1", "1.5:1", "2.67:1", "1.14:1",
+                                                                               "3:1", "\u2014"]
+    from designer.ui.shell.whatif_actions import _ratio
+
+    assert _ratio(1.0) == "1:1" and _ratio(None) == "no uplinks"

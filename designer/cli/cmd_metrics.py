@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from designer.model.common.units import ratio_label
 from designer.cli.common import print_json, table
 from designer.io.project import load_design
 from designer.model.common.units import bandwidth_label
@@ -28,7 +29,7 @@ def run(args) -> int:
 
 
 def _ratio(value: float | None) -> str:
-    return "-" if value is None else f"{value:.2f}:1"
+    return ratio_label(value, "-")
 
 
 def summary(m: Metrics) -> str:

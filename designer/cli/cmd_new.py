@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from designer.model.common.units import ratio_label
 from designer.catalog import default_catalog
 from designer.cli.common import (
     MAX_NODES,
@@ -85,5 +86,5 @@ def run(args) -> int:
         got = m.oversubscription(tier)
         if got is not None and (tier == "leaf" or m.tiers == 3) and abs(got - asked) > 1e-6:
             # Sizing never exceeds the request; fewer, fuller spines can land below it.
-            print(f"  {tier} oversubscription {got:.2f}:1 (asked {asked:g}:1)")
+            print(f"  {tier} oversubscription {ratio_label(got)} (asked {ratio_label(asked)})")
     return 0

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import time
 
+from designer.model.common.units import ratio_label
 from designer.catalog import default_catalog
 from designer.cli.common import CommandError, positive_int, print_json, size_bytes, table
 from designer.io.sweep_csv import write_sweep_csv
@@ -115,7 +116,7 @@ def render_text(result: SweepResult, elapsed: float) -> str:
         c = p.choice
         mark = ("T" if p.front_cost_time else "") + ("P" if p.front_cost_power else "")
         rows.append((mark, p.index + 1, c["technology"], p.switch, f"{c['oversubscription']:g}:1",
-                     f"{p.oversubscription:.2f}:1" if p.oversubscription else "-", p.planes, p.tiers, p.switches,
+                     ratio_label(p.oversubscription or None, "-"), p.planes, p.tiers, p.switches,
                      _money(p.capex_usd) + ("*" if p.unpriced else ""), f"{p.power_w / 1000:,.0f}",
                      _money(p.tco_usd), f"{p.bisection_tbps:,.1f}", duration_label(p.time_us, "us"),
                      p.algorithm))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from designer.model.common.units import ratio_label
 from designer.cli.common import CommandError, print_json, table
 from designer.io.project import load_design
 from designer.model.decisions.whatif import (NMinusOne, WhatIf, WhatIfError, n_minus_one, parse_failure,
@@ -59,7 +60,7 @@ def run(args) -> int:
 
 
 def _ratio(v: float | None) -> str:
-    return "no uplinks" if v is None else f"{v:.2f}:1"
+    return ratio_label(v, "no uplinks")
 
 
 def _time(us: float | None) -> str:

@@ -25,10 +25,12 @@ def duration_label(us: float, micro: str = "\u00b5s") -> str:
 
 
 def ratio_label(value: float | None, missing: str = "\u2014") -> str:
-    """An oversubscription ratio: 1:1, 3:1, 1.91:1."""
+    """An oversubscription ratio as the window, slides, report and command line all write it:
+    1:1, 1.5:1, 1.91:1 (at most two decimals, no trailing zeros)."""
     if value is None:
         return missing
-    return f"{value:.0f}:1" if abs(value - round(value)) < 0.005 else f"{value:.2f}:1"
+    text = f"{value:.2f}".rstrip("0").rstrip(".")
+    return f"{text}:1"
 
 
 _SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([KMGT]i?B?|B)?\s*$", re.IGNORECASE)

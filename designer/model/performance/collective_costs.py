@@ -30,6 +30,7 @@ import numpy as np
 
 from designer.catalog import Catalog, Server, Technology
 from designer.catalog.loader import RESOURCES
+from designer.model.common.units import ratio_label
 from designer.model.intent.perf_settings import PerformanceSettings
 
 PROTOCOLS = ("LL", "LL128", "Simple")
@@ -337,7 +338,7 @@ def _layout(plan, rails: int, servers_per_domain: int, job_servers: int, placeme
 
 
 def _ratio(value: float) -> str:
-    return f"{value:.3g}:1"
+    return ratio_label(value)
 
 
 def _tier_limit(pattern: str, lay: _Layout, plan, link: float, uplink_cap: float,

@@ -9,6 +9,7 @@ from dataclasses import asdict, dataclass, field
 
 import networkx as nx
 
+from designer.model.common.units import ratio_label
 from designer.model.intent.design import FabricDesign
 from designer.model.topology import closed_form, graph_metrics
 from designer.model.topology.sizing import Plan, Resolved, capacity_servers
@@ -215,7 +216,7 @@ def assemble(design: FabricDesign, r: Resolved, plan: Plan, edited_fabric: Edite
         target = design.fabric.tier(tier).oversubscription if tier != "core" else 1.0
         if worst is not None and worst > target * 1.001 and tier != "core":
             findings.append(Finding("warning", "oversubscription-above-target",
-                                    f"{tier} oversubscription reaches {worst:.2f}:1, above the "
+                                    f"{tier} oversubscription reaches {ratio_label(worst)}, above the "
                                     f"{target:g}:1 target", tier))
 
     findings.extend(_structural_findings(design, r, plan, edited_fabric.disconnected if edited else ()))

@@ -34,6 +34,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from designer.model.common.units import ratio_label
 from designer.catalog import Catalog
 from designer.model.common.units import duration_label, parse_size, size_label
 from designer.model.decisions.design_space import SweepPoint, SweepResult, SweepSpec, pareto
@@ -384,7 +385,7 @@ class ExploreWindow(QMainWindow):
                  f"bisection {p.bisection_tbps:,.1f} Tb/s"]
         if p.oversubscription:
             lines.append(f"oversubscription {p.choice['oversubscription']:g}:1 asked, "
-                         f"{p.oversubscription:.2f}:1 achieved")
+                         f"{ratio_label(p.oversubscription)} achieved")
         return "\n".join(lines)
 
     def _fill_table(self, points: list[SweepPoint], front: set[int]) -> None:

@@ -438,6 +438,18 @@ class Diagram:
         heads = [t[0] for t in texts]
         two_lines = any(heads) and ink.line_height(size_head) + ink.line_height(size_count, bold) <= inner_h
         head_level = level(heads, size_head, False) if two_lines else None
+        bare = (count_level is not None and r.lod != DEVICE
+                and all(len(t[1]) > 1 and count_level >= len(t[1]) - 1 for t in texts))
+        if bare:
+            # Only the number fits in the boxes: one line above the row says what they count.
+            sizes = {int(r.count[c]) for c, _ in cells}
+            noun = {"servers": "servers"}.get(r.tier, "switches")
+            note = (f"each box: {sizes.pop():,} {noun}" if len(sizes) == 1 else f"boxes count {noun}")
+            first = min(box.left() for _, box in cells)
+            top = min(box.top() for _, box in cells)
+            lh = ink.line_height(6.5 * ts)
+            ink.text(QRectF(first, top - lh - ink.pt(1), max(box.right() for _, box in cells) - first, lh),
+                     note, 6.5 * ts, theme.muted, align=Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignBottom)
         for (c, box), (head, counts) in zip(cells, texts):
             count = counts[min(count_level, len(counts) - 1)] if count_level is not None else None
             if head_level is not None and head:
@@ -464,18 +476,25 @@ class Diagram:
             lines = [(TIER_LABEL[tier], 10.0 * ts, True, theme.text)]
             drawn = self._drawn_count(tier)
             n = row.row.count
+            # Boxes that stand for groups of devices: the heading says how many each holds, so a
+            # box whose only room is for its count ("128") still says what it counts.
+            sizes = set(row.count.tolist()) if row.lod != DEVICE and len(row.count) > 1 else set()
+            boxes = f" in {len(row.count)} boxes of {sizes.pop():,}" if len(sizes) == 1 else ""
+            models = [row.row.model, row.row.model_id]
             if tier == "servers":
                 gpus = (int(drawn.replace(",", "")) if drawn else n) * r.gpus_per_server
-                lines.append((f"{drawn} of {n:,} servers" if drawn else f"{n:,} servers", 7.5 * ts, False,
+                count = f"{drawn} of {n:,} servers" if drawn else f"{n:,} servers"
+                lines.append(([count + boxes, count], 7.5 * ts, False, theme.muted))
+                lines.append(([f"{gpus:,} GPUs · {m}" for m in models] + [f"{gpus:,} GPUs"], 7.5 * ts, False,
                               theme.muted))
-                lines.append((f"{gpus:,} GPUs · {row.row.model}", 7.5 * ts, False, theme.muted))
             else:
                 noun = "switch" if n == 1 else "switches"
                 per = f"{n:,} {noun}" + (f" × {src.planes} planes" if src.planes > 1 else "")
                 gone = int(self._removed(row).sum())
                 per += f", {gone:,} removed" if gone else ""
-                lines.append((f"{drawn} of {per}" if drawn else per, 7.5 * ts, False, theme.muted))
-                lines.append((row.row.model, 7.5 * ts, False, theme.muted))
+                count = f"{drawn} of {per}" if drawn else per
+                lines.append(([count + boxes, count], 7.5 * ts, False, theme.muted))
+                lines.append((models, 7.5 * ts, False, theme.muted))
             band = QRectF(x, row.y - pitch * 0.3, width, pitch * 0.6)
             while lines and sum(ink.line_height(s, b) for _, s, b, _ in lines) > band.height():
                 lines.pop()

@@ -49,7 +49,7 @@ class Card:
 
     title: str
     value: str
-    detail: str = ""
+    detail: str | tuple[str, ...] = ""   # a line, or its forms longest first (the first that fits is shown)
 
 
 @dataclass
@@ -107,7 +107,7 @@ class Facts:
         leaf = m.oversubscription("leaf")
         spine = m.oversubscription("spine") if m.tiers == 3 else None
         out = [
-            Card("GPUs", f"{m.gpus:,}", f"{m.servers:,} × {r.server.name}"),
+            Card("GPUs", f"{m.gpus:,}", (f"{m.servers:,} × {r.server.name}", f"{m.servers:,} servers")),
             Card("Switches", f"{m.switches_total:,}", " · ".join(f"{t} {m.switches_by_tier[t]:,}" for t in tiers)),
             Card("Links", f"{m.links_total:,}", speeds + (f" · {m.planes} planes" if m.planes > 1 else "")),
             Card("Bisection", bandwidth_label(m.bisection_gbps), f"{m.bisection_ratio:.0%} of full"),

@@ -10,6 +10,7 @@ from __future__ import annotations
 from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtGui import QAction, QKeySequence
 
+from designer.model.common.units import ratio_label
 from designer.model.decisions.interruptions import interruptions
 from designer.model.decisions.whatif import WhatIfError, n_minus_one, parse_failure, performance_impact, what_if
 from designer.model.topology.derive import derive
@@ -21,7 +22,7 @@ FAIL_KEY = "X"
 
 
 def _ratio(v) -> str:
-    return "no uplinks" if v is None else f"{v:.2f}:1"
+    return ratio_label(v, "no uplinks")
 
 
 def _ms(us) -> str:
