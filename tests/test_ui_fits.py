@@ -80,3 +80,26 @@ def test_ratios_read_the_same_everywhere():
     from designer.ui.shell.whatif_actions import _ratio
 
     assert _ratio(1.0) == "1:1" and _ratio(None) == "no uplinks"
+
+
+def test_toolbar_glyphs_follow_a_dark_palette(make_window, qtbot, qapp):
+    from PySide6.QtGui import QColor, QIcon, QPalette
+
+    before = qapp.palette()
+    dark = QPalette(before)
+    for role, color in [(QPalette.ColorRole.Window, "#2b2b2b"), (QPalette.ColorRole.Base, "#1e1e1e"),
+                        (QPalette.ColorRole.Text, "#e6e6e6"), (QPalette.ColorRole.WindowText, "#e6e6e6")]:
+        dark.setColor(role, QColor(color))
+    try:
+        qapp.setPalette(dark)
+        window = make_window()
+        assert window.theme.dark
+        for key in ("undo", "zoom_in", "fit"):
+            icon: QIcon = window.actions_[key].icon()
+            if not QIcon.fromTheme({"undo": "edit-undo", "zoom_in": "zoom-in", "fit": "zoom-fit-best"}[key]).isNull():
+                continue   # the desktop theme's own icon
+            image = icon.pixmap(22, 22).toImage()
+            ink = [QColor(image.pixel(x, y)) for x in range(22) for y in range(22) if QColor(image.pixelColor(x, y)).alpha() > 128]
+            assert ink and sum(c.lightness() for c in ink) / len(ink) > 160, f"{key} icon is dark on a dark toolbar"
+    finally:
+        qapp.setPalette(before)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import shiboken6
 from PySide6.QtCore import QEvent, QSettings, QSize, Qt
-from PySide6.QtGui import QAction, QGuiApplication, QIcon, QKeySequence
+from PySide6.QtGui import QAction, QColor, QGuiApplication, QIcon, QKeySequence, QPainter
 from PySide6.QtWidgets import QApplication, QDockWidget, QLabel, QMainWindow, QMenu, QStyle, QToolBar
 
 from designer import __version__
@@ -49,9 +49,29 @@ Click to select, Ctrl+click to add, drag on the background to select an area.<br
 Wheel: zoom · middle button or Space+drag: pan · F: fit to window · Delete: remove."""
 
 
-def _icon(widget, theme_name: str, fallback: QStyle.StandardPixmap) -> QIcon:
+MONOCHROME = {QStyle.StandardPixmap.SP_ArrowBack, QStyle.StandardPixmap.SP_ArrowForward,
+              QStyle.StandardPixmap.SP_ArrowUp, QStyle.StandardPixmap.SP_ArrowDown,
+              QStyle.StandardPixmap.SP_TitleBarMaxButton}
+
+
+def _icon(widget, theme_name: str, fallback: QStyle.StandardPixmap, color: QColor | None = None) -> QIcon:
+    """The desktop theme's icon, else the style's. The style's one-colour glyphs (arrows, the
+    fit frame) are drawn for light backgrounds: on a dark one they take the text colour."""
     icon = QIcon.fromTheme(theme_name)
-    return icon if not icon.isNull() else widget.style().standardIcon(fallback)
+    if not icon.isNull():
+        return icon
+    icon = widget.style().standardIcon(fallback)
+    if color is None or fallback not in MONOCHROME:
+        return icon
+    tinted = QIcon()
+    for size in (16, 22, 24, 32):
+        pixmap = icon.pixmap(size, size)
+        painter = QPainter(pixmap)
+        painter.setCompositionMode(QPainter.CompositionMode.CompositionMode_SourceIn)
+        painter.fillRect(pixmap.rect(), color)
+        painter.end()
+        tinted.addPixmap(pixmap)
+    return tinted
 
 
 class MainWindow(QMainWindow):
@@ -148,6 +168,9 @@ class MainWindow(QMainWindow):
         stack = self.document.undo_stack
         a["undo"] = stack.createUndoAction(self, "&Undo")
         a["undo"].setShortcut(QKeySequence(S.Undo))
+        self._glyphs = {"undo": ("edit-undo", SP.SP_ArrowBack), "redo": ("edit-redo", SP.SP_ArrowForward),
+                        "fit": ("zoom-fit-best", SP.SP_TitleBarMaxButton), "zoom_in": ("zoom-in", SP.SP_ArrowUp),
+                        "zoom_out": ("zoom-out", SP.SP_ArrowDown)}
         a["undo"].setIcon(_icon(self, "edit-undo", SP.SP_ArrowBack))
         a["redo"] = stack.createRedoAction(self, "&Redo")
         # Ctrl+Y and Ctrl+Shift+Z both redo, whatever the platform's own key is.
@@ -550,6 +573,9 @@ class MainWindow(QMainWindow):
         if not hasattr(self, "plots"):
             return
         self.theme = Theme(QApplication.palette())
+        for key, (name, fallback) in getattr(self, "_glyphs", {}).items():
+            if key in self.actions_:
+                self.actions_[key].setIcon(_icon(self, name, fallback, self.theme.text if self.theme.dark else None))
         self.scene.set_theme(self.theme)
         self.view.set_theme(self.theme)
         self.metrics.apply_theme(self.theme)
