@@ -103,3 +103,22 @@ def test_toolbar_glyphs_follow_a_dark_palette(make_window, qtbot, qapp):
             assert ink and sum(c.lightness() for c in ink) / len(ink) > 160, f"{key} icon is dark on a dark toolbar"
     finally:
         qapp.setPalette(before)
+
+
+def test_a_view_not_zoomed_stays_fitted_as_the_window_changes_size(make_window, qtbot):
+    window = make_window(load_design(EXAMPLES / "k64-fat-tree-hosts.json"), EXAMPLES / "k64-fat-tree-hosts.json")
+    view = window.view
+    view.fit()
+    content = view._content().width()
+    window.resize(1800, 1000)
+    qtbot.wait(30)
+    wide = view._sx
+    window.resize(1280, 800)
+    qtbot.wait(30)
+    assert view._sx < wide, "the fabric shrinks with the window"
+    assert content * view._sx <= view.viewport().width()
+    view.set_zoom(view._sx * 3)
+    zoomed = view._sx
+    window.resize(1500, 900)
+    qtbot.wait(30)
+    assert view._sx == zoomed, "a zoom the user chose is kept"

@@ -206,8 +206,8 @@ class FabricView(QGraphicsView):
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
         self._place_overlays()
-        if self._fit_pending and self.scene().layout is not None:
-            self.fit()
+        if (self._fit_pending or not self._zoomed) and self.scene().layout is not None:
+            self.fit()   # a view the user has not zoomed stays fitted to the window as it changes size
         else:
             self._apply_zoom(self._sx)
 
