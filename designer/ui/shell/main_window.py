@@ -209,6 +209,7 @@ class MainWindow(QMainWindow):
         self.presentation = PresentationMode.install(self, view)
         view.addSeparator()
         panels = view.addMenu("&Panels")
+        self.panels_menu = panels       # docks installed later add their toggles here too
         for dock in self.docks.values():
             panels.addAction(dock.toggleViewAction())
         self.compare_launcher = CompareLauncher(self, self.document, self.catalog, self.compute.synchronous)

@@ -7,6 +7,8 @@ design, the canvas greys what is lost and the metric cards show before -> after.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtGui import QAction, QKeySequence
 
@@ -254,8 +256,28 @@ def install_phases(window, catalog, synchronous: bool):
     dock = window._dock("Phases", panel, Qt.DockWidgetArea.RightDockWidgetArea)
     window.docks["phases"] = dock
     dock.hide()       # shown from View > Panels or What If > Phases
+    window.panels_menu.addAction(dock.toggleViewAction())
     window.document.designChanged.connect(panel.set_design)
     panel.set_design(window.document.design)
+
+    def store_plan(plan) -> None:
+        """The panel's target and phases become the design's: one undoable step per commit."""
+        design = window.document.design
+        if design is None or plan == design.growth:
+            return
+        old = design.growth
+        if plan.phases == old.phases:
+            field, text = "growth.target_gpus", f"Set build-out target to {plan.target_gpus:,} GPUs"
+        elif plan.target_gpus == old.target_gpus:
+            field = "growth.phases"
+            text = f"Set build-out phases to {plan.phases_text()}" if plan.phases else "Clear build-out phases"
+        else:
+            field = "growth"
+            text = f"Set build-out plan to {plan.target_gpus:,} GPUs" + \
+                (f" in phases {plan.phases_text()}" if plan.phases else "")
+        problem = window.controller.apply_edit(replace(design, growth=plan), field, text)
+        if problem:
+            window.statusBar().showMessage(f"Not applied: {problem}", 8000)
 
     def draw(path, number) -> None:
         final = path.phases[-1]
@@ -277,6 +299,7 @@ def install_phases(window, catalog, synchronous: bool):
             return
         window.statusBar().showMessage(f"Wrote {target}", 5000)
 
+    panel.planEdited.connect(store_plan)
     panel.drawRequested.connect(draw)
     panel.exportRequested.connect(export)
     show = QAction("&Phases…", window)
