@@ -22,6 +22,7 @@ class LegendWidget(QWidget):
         super().__init__(parent)
         self.theme = Theme()
         self.layout_: Layout | None = None
+        self.failure = None            # the LinkFailure shown on the canvas, if any
         self.setToolTip("What the colours on the canvas mean")
 
     def set_layout(self, layout: Layout | None) -> None:
@@ -32,8 +33,30 @@ class LegendWidget(QWidget):
         self.theme = theme
         self.update()
 
+    def set_failure(self, failure) -> None:
+        self.failure = failure
+        self.update()
+
+    def _failure_entries(self) -> list[tuple[str, str, QColor]]:
+        f, t = self.failure, self.theme
+        if f is None or f.layout is not self.layout_:
+            return []
+        if f.ghost:
+            return [("ghost", "Later phase (pale)", t.muted)]
+        rows = []
+        if f.devices:
+            rows.append(("cross", "Failed switch", t.error))
+        if f.any_links:
+            rows.append(("faildash", "Failed link", t.error))
+        if f.other_planes:
+            rows.append(("elsewhere", "Failed in another plane only (plane 1 drawn)", t.error))
+        if f.cut_servers:
+            rows.append(("cut", "Server with GPUs cut off", QColor(110, 110, 110)))
+        return rows
+
     def entries(self) -> list[tuple[str, str, QColor]]:
-        """(kind, label, colour) rows: kind is 'box', 'line', 'dash' or 'cross'."""
+        """(kind, label, colour) rows: kind is 'box', 'line', 'dash', 'cross', 'stack', 'problem',
+        or, while a failure is shown, 'faildash', 'elsewhere', 'cut' and 'ghost'."""
         layout = self.layout_
         if layout is None:
             return []
@@ -46,6 +69,7 @@ class LegendWidget(QWidget):
             f"{_speed(r.link_gbps)} to servers, {_speed(r.uplink_gbps)} between switches"
         rows.append(("line", f"{FAMILY_LABEL.get(family, family)} {tech.generation} links, {speeds}",
                      t.family(family)))
+        rows += self._failure_entries()
         if layout.manual_links:
             rows.append(("dash", "Manual link", t.manual))
         if layout.removed:
@@ -108,6 +132,21 @@ class LegendWidget(QWidget):
             p.setBrush(Qt.BrushStyle.NoBrush)
             p.drawRect(box)
             p.drawLine(box.topLeft(), box.bottomRight())
+        elif kind == "faildash":
+            pen = QPen(color, 2.2, Qt.PenStyle.DashLine)
+            pen.setCapStyle(Qt.PenCapStyle.FlatCap)
+            p.setPen(pen)
+            p.drawLine(QPointF(swatch.left(), swatch.center().y()), QPointF(swatch.right(), swatch.center().y()))
+        elif kind == "elsewhere":
+            p.setPen(QPen(color, 1.4, Qt.PenStyle.DashLine))
+            p.setBrush(Qt.BrushStyle.NoBrush)
+            p.drawRect(swatch.adjusted(6, 0, -6, 0))
+        elif kind in ("cut", "ghost"):
+            p.setPen(Qt.PenStyle.NoPen)
+            fill = QColor(color)
+            fill.setAlpha(150)
+            p.setBrush(fill)
+            p.drawRect(swatch.adjusted(6, 0, -6, 0))
         elif kind == "stack":
             p.setPen(QPen(color, 1))
             p.setBrush(Qt.BrushStyle.NoBrush)

@@ -174,7 +174,7 @@ class FailMode(QObject):
             return
         result, impact = data[0], data[1]
         self.result = result
-        self.overlay.show_failure(result.failure.devices, result.cut_servers)
+        self.overlay.show_failure(result.failure.devices, result.cut_servers, cables=result.failure.links)
         self._show_cards(result, impact)
         self._enter()
         prefix = "Worst single failure (N-1): " if kind == "n1" else "Failed: "
