@@ -12,7 +12,6 @@ from dataclasses import replace
 from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtGui import QAction, QKeySequence
 
-from designer.model.decisions.interruptions import interruptions
 from designer.model.decisions.whatif import WhatIfError, n_minus_one, parse_failure, performance_impact, what_if
 from designer.model.topology.derive import derive
 from designer.ui.canvas.failure_overlay import FailureOverlay
@@ -156,10 +155,15 @@ class FailMode(QObject):
         self._run("n1", job)
 
     def show_interruptions(self) -> None:
-        design = self.window.document.design
-        if design is None:
+        """The Expected Interruptions dock, estimated for the open design."""
+        if self.window.document.design is None:
             return
-        self._run("interruptions", lambda: interruptions(derive(design, self.window.catalog)))
+        dock = self.window.docks["interruptions"]
+        if dock.isVisible():
+            self.window.interruptions.compute()
+        else:
+            dock.show()       # showing it estimates for the open design
+        dock.raise_()
 
     def _on_finished(self, generation: int, payload) -> None:
         if generation != self._generation:
@@ -168,9 +172,6 @@ class FailMode(QObject):
         status = self.window.statusBar()
         if kind == "error":
             status.showMessage(f"Cannot fail that: {data}", 8000)
-            return
-        if kind == "interruptions":
-            self._show_interruptions(data)
             return
         result, impact = data[0], data[1]
         self.result = result
@@ -202,18 +203,6 @@ class FailMode(QObject):
         if "before_us" in impact:
             cards["allreduce"].show_value(f"{_ms(impact['before_us'])} → {_ms(impact.get('after_us'))}",
                                           "estimated · " + (impact.get("note") or "same job after the failure"))
-
-    def _show_interruptions(self, report) -> None:
-        lines = []
-        for e in report.expected:
-            value = "no published rate" if e.per_day is None else f"{e.per_month:.3g} per month"
-            lines.append(f"{e.rate.label}: {value}")
-        share = report.design_share.share
-        text = "; ".join(lines[:3])
-        if share is not None:
-            text += f"; {share:.0%} stop a job on this design (estimated)"
-        self.window.statusBar().showMessage(text, 15000)
-        self.last_interruptions = report
 
     # --- entering and leaving the failure view ------------------------------------------------
 
@@ -306,4 +295,38 @@ def install_phases(window, catalog, synchronous: bool):
     show.setStatusTip("Plan a phased build-out: BOM per phase, reserved ports, recabling")
     show.triggered.connect(lambda: (dock.show(), dock.raise_()))
     window.fail_mode.menu.addAction(show)
+    return panel
+
+
+def install_interruptions(window, catalog, synchronous: bool):
+    """The Expected Interruptions dock: the full estimate of the open design, exportable as CSV."""
+    from designer.io.interruptions_csv import write_interruptions_csv
+    from designer.ui.panels.interruptions_panel import InterruptionsPanel
+
+    panel = InterruptionsPanel(catalog, synchronous)
+    dock = window._dock("Interruptions", panel, Qt.DockWidgetArea.BottomDockWidgetArea)
+    dock.setWindowTitle("Expected Interruptions")
+    window.tabifyDockWidget(window.docks["metrics"], dock)    # wide, beside the metric cards
+    window.docks["interruptions"] = dock
+    dock.hide()       # shown from What If > Expected Interruptions or View > Panels
+    toggle = dock.toggleViewAction()
+    toggle.triggered.connect(lambda checked: checked and dock.raise_())   # in front of the Metrics tab
+    window.panels_menu.addAction(toggle)
+    window.document.designChanged.connect(panel.set_design)
+    panel.set_design(window.document.design)
+    dock.visibilityChanged.connect(lambda shown: shown and panel.report is None and panel.compute())
+
+    def export(report) -> None:
+        design = window.document.design
+        target = window.dialogs.save_path("expected-interruptions.csv")
+        if not target:
+            return
+        try:
+            write_interruptions_csv(report, target, design.meta.name if design is not None else "")
+        except OSError as exc:
+            window.dialogs.show_error("Export failed", f"Could not write {target}", str(exc))
+            return
+        window.statusBar().showMessage(f"Wrote {target}", 5000)
+
+    panel.exportRequested.connect(export)
     return panel
