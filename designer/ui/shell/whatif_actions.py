@@ -242,10 +242,13 @@ def install_phases(window, catalog, synchronous: bool):
     from designer.ui.panels.phases_panel import PhasesPanel
 
     panel = PhasesPanel(catalog, synchronous)
-    dock = window._dock("Phases", panel, Qt.DockWidgetArea.RightDockWidgetArea)
+    dock = window._dock("Phases", panel, Qt.DockWidgetArea.BottomDockWidgetArea)
+    window.tabifyDockWidget(window.docks["metrics"], dock)    # its table is wide: beside the metric cards
     window.docks["phases"] = dock
     dock.hide()       # shown from View > Panels or What If > Phases
-    window.panels_menu.addAction(dock.toggleViewAction())
+    toggle = dock.toggleViewAction()
+    toggle.triggered.connect(lambda checked: checked and dock.raise_())   # in front of the Metrics tab
+    window.panels_menu.addAction(toggle)
     window.document.designChanged.connect(panel.set_design)
     panel.set_design(window.document.design)
 
