@@ -188,3 +188,15 @@ def test_the_last_page_answers_what_if_it_fails_grows_and_how_often(superpod_rep
                  "Alibaba HPN", "Llama 3", "no published rate", "What if it grows", "needs recabling",
                  "no recabling", "core"):
         assert word in last, word
+
+
+def test_the_growth_section_follows_the_plan_stored_in_the_design(gui):
+    from designer.model.intent.growth_plan import GrowthPlan
+    from designer.ui.export.report import Report
+
+    design = new_design(default_catalog(), "rail-optimized", nodes=64, server="dgx-b200", switch="qm9700")
+    design = dataclasses.replace(design, growth=GrowthPlan(8 * 256, (2, 8)))
+    data, _ = Report(design, date="2025-03-01").render()
+    last = _read(data)[-1]
+    assert "What if it grows: to 2,048 GPUs in the design's phases 2,8" in last
+    assert "doubling" not in last

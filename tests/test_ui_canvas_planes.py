@@ -110,3 +110,17 @@ def test_no_legend_entry_is_cut_at_1280x800(make_window, qtbot, example):
         limit = legend.plane_box.x() if legend.plane_box.isVisible() and line == 0 else legend.width()
         assert end <= limit, f"'{text}' ends at {end:.0f}px, past {limit}px"
     assert legend.height() == legend.HEIGHT * (1 + max(line for *_, line in placed))
+
+
+def test_a_failure_is_drawn_in_the_plane_it_happened_in(make_window, qtbot):
+    window = make_window(load_design(TWO_PLANES), TWO_PLANES)
+    overlay = window.fail_mode.overlay
+    overlay.show_failure(("p2.spine-1",), ())
+    failure = window.scene.link_failure
+    assert failure.devices == {} and failure.other_planes == {"spine": frozenset({0})}
+    legend = [labels[0] for _, labels, _ in window.view.legend.entries()]
+    assert "Failed in another plane only (plane 1 drawn)" in legend
+    window.view.legend.plane_box.activated.emit(1)
+    failure = window.scene.link_failure
+    assert failure.devices == {"spine": frozenset({0})} and failure.other_planes == {}
+    assert failure.any_links

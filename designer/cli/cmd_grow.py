@@ -25,24 +25,49 @@ def add_parser(sub) -> None:
                                    "which spine and core ports are reserved, whether the path needs "
                                    "recabling and where, and the alternative that avoids it, priced.")
     p.add_argument("file", help="project file")
-    p.add_argument("--to-gpus", type=positive_int, required=True, metavar="N", help="final GPU count")
+    p.add_argument("--to-gpus", type=positive_int, metavar="N",
+                   help="final GPU count (default: the target stored in the design)")
     p.add_argument("--phases", type=_phase_list, metavar="A,B,C",
-                   help="phase sizes: SUs for rail-optimized designs, GPUs otherwise "
-                        "(default: the design's size, doubling up to the target)")
+                   help="phase sizes: SUs for rail-optimized designs, GPUs otherwise (default: the "
+                        "phases stored in the design, else the design's size doubling up to the target)")
+    p.add_argument("--ignore-stored", action="store_true",
+                   help="ignore the target and phases stored in the design")
     p.add_argument("--json", action="store_true", help="machine-readable output (stable keys)")
     p.set_defaults(run=run)
 
 
+def plan_from(design, to_gpus: int | None, phases: list[int] | None,
+              ignore_stored: bool = False) -> tuple[int, list[int] | None, dict]:
+    """The target and phases to grow: the command line's, else the ones stored in the design."""
+    stored = design.growth if not ignore_stored else None
+    source = {"target": "command line", "phases": "command line"}
+    if to_gpus is None:
+        if stored is None or stored.target_gpus is None:
+            raise CommandError("give --to-gpus N: the design stores no target size")
+        to_gpus, source["target"] = stored.target_gpus, "design"
+    if phases is None:
+        if stored is not None and stored.phases:
+            phases, source["phases"] = list(stored.phases), "design"
+        else:
+            source["phases"] = "default"
+    return to_gpus, phases, source
+
+
 def run(args) -> int:
     design = load_design(args.file)
+    to_gpus, phases, source = plan_from(design, args.to_gpus, args.phases, args.ignore_stored)
     try:
-        result = grow(design, args.to_gpus, args.phases)
+        result = grow(design, to_gpus, phases)
     except GrowthError as exc:
-        raise CommandError(str(exc)) from None
+        where = " (the phases stored in the design)" if source["phases"] == "design" else ""
+        raise CommandError(f"{exc}{where}") from None
     if args.json:
-        print_json(result.to_json())
+        print_json({**result.to_json(), "plan_source": source})
     else:
         print(growth_text(result))
+        stored = [k for k, v in source.items() if v == "design"]
+        if stored:
+            print(f"Note: {' and '.join(stored)} as stored in the design")
     return 0
 
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from designer.model.intent.floorplan import FloorPlan
+from designer.model.intent.growth_plan import GrowthPlan
 from designer.model.intent.perf_settings import PerformanceSettings
 from designer.limits import quote
 from designer.model.intent.serde import DesignValidationError, to_data
@@ -143,6 +144,7 @@ class FabricDesign:
     floorplan: FloorPlan = field(default_factory=FloorPlan)
     performance: PerformanceSettings = field(default_factory=PerformanceSettings)
     slides: tuple[Slide, ...] = ()     # saved views for presenting the design
+    growth: GrowthPlan = field(default_factory=GrowthPlan)   # target size and build-out phases
 
     def __post_init__(self):
         if len(self.edits) > MAX_EDITS:

@@ -111,7 +111,10 @@ class BundleItem(QGraphicsObject):
         painter.resetTransform()
         painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
         family = layout.resolved.family
-        if row_lod(lo, sx) == DEVICE and row_lod(up, sx) == DEVICE:
+        failure = getattr(ctx, "link_failure", None)
+        if failure is not None and failure.layout is layout and failure.touches(self.lower):
+            self._paint_failure(painter, failure, lo, up, sx, dx, y_lo, y_up, left, right, family)
+        elif row_lod(lo, sx) == DEVICE and row_lod(up, sx) == DEVICE:
             self._paint_devices(painter, layout, lo, up, sx, dx, y_lo, y_up, left, right, family)
         else:
             self._paint_blocks(painter, layout, lo, up, sx, dx, y_lo, y_up, left, right, family)
@@ -175,6 +178,52 @@ class BundleItem(QGraphicsObject):
         pick = np.union1d(near_a, near_b)
         self._paint_pairs(painter, sa[pick] * sx + dx, sb[pick] * sx + dx, links[pick], 0.7,
                           y_lo, y_up, left, right, family)
+
+    def _paint_failure(self, painter, failure, lo, up, sx, dx, y_lo, y_up, left, right, family) -> None:
+        """The bundles with a failure shown: live links as usual, failed ones dashed in the
+        error colour (pale, for the later parts of a build-out phase), at the detail each row
+        is drawn with."""
+        lod_lo, lod_up = row_lod(lo, sx), row_lod(up, sx)
+        key = ("pairs", self.lower, lod_lo, lod_up)
+        cached = failure._cache.get(key)
+        if cached is None:
+            cached = _failure_pairs(failure, self.lower, lo, up, lod_lo, lod_up)
+            failure._cache[key] = cached
+        xa, xb, live, failed = cached
+        devices = lod_lo == DEVICE and lod_up == DEVICE
+        scale = 0.7 if devices else 1.0
+        xa, xb = xa * sx + dx, xb * sx + dx
+        shown = live > 0
+        if shown.any():
+            room = None if devices else 0.45 * max((lo.x1 - lo.x0) * sx, 1.0)
+            self._paint_pairs(painter, xa[shown], xb[shown], live[shown], scale, y_lo, y_up, left, right,
+                              family, squeeze_room=room)
+        down = failed > 0
+        if not down.any():
+            return
+        count = int(down.sum())
+        x1, y1, x2, y2, keep = _clip_to_columns(xa[down], np.full(count, y_lo), xb[down], np.full(count, y_up),
+                                                left, right)
+        if not len(x1):
+            return
+        theme = self.scene().theme
+        if failure.ghost:
+            color = ctx_color(self, family, 45)
+        else:
+            color = QColor(theme.error)
+            color.setAlpha(200)
+        # Dashes wider than a few pixels merge into blots: the width tells the count up to that.
+        widths = np.minimum(np.array([bundle_width(n) for n in failed[down][keep].tolist()]) * scale, 4.0)
+        if count > SMOOTH_LINES:
+            widths = np.full(len(x1), 1.5)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing, len(x1) <= SMOOTH_LINES)
+        for width in np.unique(np.round(widths, 1)).tolist():
+            pen = QPen(color, max(1.0, width), Qt.PenStyle.DashLine)
+            pen.setCapStyle(Qt.PenCapStyle.FlatCap)
+            painter.setPen(pen)
+            sel = np.round(widths, 1) == width
+            painter.drawLines(_lines(x1[sel], y1[sel], x2[sel], y2[sel]))
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
 
     def _paint_pairs(self, painter, xa, xb, links, scale, y_lo, y_up, left, right, family,
                      squeeze_room: float | None = None) -> None:
@@ -252,6 +301,38 @@ class BundleItem(QGraphicsObject):
                     painter.setRenderHint(QPainter.RenderHint.Antialiasing, not straight and smooth_slanted)
                     painter.drawLines(_lines(x1[sel], y1[sel], x2[sel], y2[sel]))
         painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
+
+
+def _row_ends(row, devices: np.ndarray, lod: int) -> tuple[np.ndarray, np.ndarray]:
+    """(key, x) of each link end at the row's level of detail: the device itself, its block,
+    or, for a row drawn as one box with many blocks, its run of blocks (as `_block_pairs`)."""
+    if lod == DEVICE:
+        return devices, row.device_xs(devices)
+    firsts = np.array([b.first for b in row.blocks], dtype=np.int64)
+    centers = np.array([b.center for b in row.blocks])
+    k = np.clip(np.searchsorted(firsts, devices, side="right") - 1, 0, len(firsts) - 1)
+    if lod == ROW and len(row.blocks) > CLUSTERS:
+        n = len(row.blocks)
+        group = k * CLUSTERS // n
+        means = np.array([centers[np.arange(n) * CLUSTERS // n == g].mean() for g in range(CLUSTERS)])
+        return group, means[group]
+    return k, centers[k]
+
+
+def _failure_pairs(failure, lower: str, lo, up, lod_lo: int, lod_up: int):
+    """Scene x of both ends, live and failed links of each line drawn between two rows."""
+    a, b, _ = failure.layout.link_arrays(lower)
+    links, failed = failure.failed_links(lower)
+    if not len(a):
+        empty = np.zeros(0)
+        return empty, empty, empty, empty
+    ka, xa = _row_ends(lo, a, lod_lo)
+    kb, xb = _row_ends(up, b, lod_up)
+    pairs, first, inverse = np.unique(np.stack([ka, kb], axis=1), axis=0, return_index=True, return_inverse=True)
+    inverse = inverse.ravel()
+    total = np.bincount(inverse, weights=links, minlength=len(pairs))
+    down = np.bincount(inverse, weights=failed, minlength=len(pairs))
+    return xa[first], xb[first], total - down, down
 
 
 def ctx_color(item: QGraphicsItem, family: str, alpha: int) -> QColor:

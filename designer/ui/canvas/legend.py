@@ -26,6 +26,7 @@ class LegendWidget(QWidget):
         super().__init__(parent)
         self.theme = Theme()
         self.layout_: Layout | None = None
+        self.failure = None            # the LinkFailure shown on the canvas, if any
         self.setToolTip("What the colours on the canvas mean")
         self.plane_box = QComboBox(self)
         self.plane_box.setObjectName("planeBox")
@@ -61,6 +62,29 @@ class LegendWidget(QWidget):
         self.theme = theme
         self.update()
 
+    def set_failure(self, failure) -> None:
+        self.failure = failure
+        self.update()
+
+    def _failure_entries(self) -> list[tuple[str, list[str], QColor]]:
+        f, t = self.failure, self.theme
+        if f is None or f.layout is not self.layout_:
+            return []
+        if f.ghost:
+            return [("ghost", ["Later phase (pale)", "Later phase"], t.muted)]
+        rows = []
+        if f.devices:
+            rows.append(("cross", ["Failed switch", "Failed"], t.error))
+        if f.any_links:
+            rows.append(("faildash", ["Failed link", "Down"], t.error))
+        if f.other_planes:
+            drawn = self.layout_.plane + 1
+            rows.append(("elsewhere", [f"Failed in another plane only (plane {drawn} drawn)",
+                                       "Failed in another plane"], t.error))
+        if f.cut_servers:
+            rows.append(("cut", ["Server with GPUs cut off", "GPUs cut off"], QColor(110, 110, 110)))
+        return rows
+
     def resizeEvent(self, event) -> None:
         self._place_box()
         super().resizeEvent(event)
@@ -73,7 +97,7 @@ class LegendWidget(QWidget):
 
     def entries(self) -> list[tuple[str, list[str], QColor]]:
         """(kind, label and its shorter forms, colour) rows: kind is 'box', 'line', 'dash', 'cross',
-        'stack' or 'problem'."""
+        'stack', 'problem', or, while a failure is shown, 'faildash', 'elsewhere', 'cut' and 'ghost'."""
         layout = self.layout_
         if layout is None:
             return []
@@ -90,6 +114,7 @@ class LegendWidget(QWidget):
                      f"{label} links, {_speed(r.link_gbps)} / {_speed(r.uplink_gbps)}",
                      f"{_speed(r.link_gbps)} / {_speed(r.uplink_gbps)} links"]
         rows.append(("line", texts, t.family(family)))
+        rows += self._failure_entries()
         if layout.manual_links:
             rows.append(("dash", ["Manual link", "Manual"], t.manual))
         if layout.edits and any(layout.edits.removed.values()):
@@ -216,6 +241,21 @@ class LegendWidget(QWidget):
             p.setBrush(Qt.BrushStyle.NoBrush)
             p.drawRect(box)
             p.drawLine(box.topLeft(), box.bottomRight())
+        elif kind == "faildash":
+            pen = QPen(color, 2.2, Qt.PenStyle.DashLine)
+            pen.setCapStyle(Qt.PenCapStyle.FlatCap)
+            p.setPen(pen)
+            p.drawLine(QPointF(swatch.left(), swatch.center().y()), QPointF(swatch.right(), swatch.center().y()))
+        elif kind == "elsewhere":
+            p.setPen(QPen(color, 1.4, Qt.PenStyle.DashLine))
+            p.setBrush(Qt.BrushStyle.NoBrush)
+            p.drawRect(swatch.adjusted(6, 0, -6, 0))
+        elif kind in ("cut", "ghost"):
+            p.setPen(Qt.PenStyle.NoPen)
+            fill = QColor(color)
+            fill.setAlpha(150)
+            p.setBrush(fill)
+            p.drawRect(swatch.adjusted(6, 0, -6, 0))
         elif kind == "stack":
             p.setPen(QPen(color, 1))
             p.setBrush(Qt.BrushStyle.NoBrush)

@@ -25,6 +25,9 @@ class FabricScene(QGraphicsScene):
     layoutChanged = Signal(object)
     """The drawn layout changed (edit, undo, preview); carries the Layout or None."""
 
+    failureChanged = Signal(object)
+    """A failure (or a later build-out phase) is shown or cleared; carries its LinkFailure or None."""
+
     def __init__(self, controller, theme: Theme | None = None, parent=None):
         super().__init__(parent)
         self.controller = controller
@@ -34,6 +37,7 @@ class FabricScene(QGraphicsScene):
         self.selected: frozenset[str] = frozenset()
         self._problems: dict[str, str] = {}
         self._findings = ()
+        self.link_failure = None      # the failed devices and cables the bundles draw as down
         self.rows: dict[str, TierRowItem] = {}
         self.handles: dict[str, HandleItem] = {}
         self.bundles: dict[tuple[str, str], BundleItem] = {}
@@ -122,6 +126,12 @@ class FabricScene(QGraphicsScene):
 
     def set_theme(self, theme: Theme) -> None:
         self.theme = theme
+        self.update()
+
+    def set_link_failure(self, failure) -> None:
+        """Draw the links a failure takes down as failed (None: every link live again)."""
+        self.link_failure = failure
+        self.failureChanged.emit(failure)
         self.update()
 
     # --- what items ask --------------------------------------------------------------------

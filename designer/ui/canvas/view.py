@@ -69,6 +69,7 @@ class FabricView(QGraphicsView):
         self.drag_label.hide()
         self.drag_label.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents, True)
         scene.layoutChanged.connect(self._on_layout)
+        scene.failureChanged.connect(self.legend.set_failure)
         self.controller.displayChanged.connect(self._on_display)
         self.controller.focusRequested.connect(self.focus_element)
         self.horizontalScrollBar().valueChanged.connect(self.header.update)

@@ -411,15 +411,18 @@ def resilience_page(ink: Ink, rect: QRectF, f: Facts, growth_limit_gpus: int = 1
             y += ink.paragraph(QRectF(rect.left(), y, rect.width(), rect.bottom() - y), line, 7.5, t.text)
         y += ink.pt(10)
 
-    target = f.metrics.gpus * 4
+    plan = f.design.growth          # the design's own target and phases, when it stores them
+    target = plan.target_gpus if plan.stored else f.metrics.gpus * 4
+    phases = list(plan.phases) or None
+    how = f"in the design's phases {plan.phases_text()}" if phases else "in doubling phases"
     y += _sub_title(ink, QRectF(rect.left(), y, rect.width(), 20),
-                    f"What if it grows: to {target:,} GPUs in doubling phases")
+                    f"What if it grows: to {target:,} GPUs {how}")
     if target > growth_limit_gpus:
         ink.paragraph(QRectF(rect.left(), y, rect.width(), rect.bottom() - y),
                       f"Not drawn here for {target:,} GPUs: run `fabric-designer grow FILE --to-gpus N`.", 8.5, t.muted)
         return
     try:
-        g = grow(f.design, target)
+        g = grow(f.design, target, phases)
     except (GrowthError, ValueError) as exc:
         ink.paragraph(QRectF(rect.left(), y, rect.width(), rect.bottom() - y), f"No growth path: {exc}", 8.5, t.muted)
         return

@@ -1,6 +1,10 @@
 """The Phases panel: a build-out in phases, what each buys, where recabling begins, and the
 alternative that avoids it. Computed off the UI thread; each phase can be drawn (later parts
 ghosted) or exported as the BOM it buys.
+
+The target and the phases are the design's own (design.growth): the panel shows them and, when
+the user commits a change (Enter, leaving the field, or Plan), asks for it with `planEdited`;
+the window makes that an undoable edit, so the plan is saved with the project.
 """
 
 from __future__ import annotations
@@ -10,6 +14,8 @@ from PySide6.QtWidgets import (QHBoxLayout, QLabel, QLineEdit, QPushButton, QSpi
                                QVBoxLayout, QWidget)
 
 from designer.model.decisions.growth import GrowthError, grow
+from designer.model.intent.growth_plan import MAX_TARGET_GPUS, GrowthPlan
+from designer.model.intent.serde import DesignValidationError
 from designer.model.topology.sizing import SizingError
 from designer.ui.panels.tables import pick_table
 from designer.ui.services.background import background
@@ -20,6 +26,7 @@ COLUMNS = ("Path", "Phase", "Size", "Leaf/spine/core", "Links", "Ports reserved"
 class PhasesPanel(QWidget):
     drawRequested = Signal(object, object)      # (Growth path, phase number)
     exportRequested = Signal(object, str)       # (Phase, currency)
+    planEdited = Signal(object)                 # the GrowthPlan the user asks the design to hold
     _finished = Signal(int, object)
 
     def __init__(self, catalog=None, synchronous: bool = False, parent=None):
@@ -31,14 +38,18 @@ class PhasesPanel(QWidget):
         self._generation = 0
         self._rows: list[tuple] = []          # (path, phase) per table row
         self.target = QSpinBox()
-        self.target.setRange(1, 10_000_000)
+        self.target.setRange(1, MAX_TARGET_GPUS)
         self.target.setSingleStep(256)
         self.target.setToolTip("GPUs at the end of the build-out")
         self.phases = QLineEdit()
         self.phases.setPlaceholderText("e.g. 4,8,16 (SUs; GPUs for other templates)")
         self.phases.setToolTip("Phase sizes: SUs for rail-optimized designs, GPUs otherwise")
+        self.target.editingFinished.connect(self.commit)
+        self.phases.editingFinished.connect(self.commit)
         self.compute_button = QPushButton("Plan")
+        self.compute_button.setToolTip("Store the target and phases with the design and plan the build-out")
         self.compute_button.clicked.connect(self.compute)
+        self.stored_label = QLabel("")
         top = QHBoxLayout()
         top.addWidget(QLabel("Target GPUs"))
         top.addWidget(self.target)
@@ -59,6 +70,7 @@ class PhasesPanel(QWidget):
         buttons.addStretch(1)
         box = QVBoxLayout(self)
         box.addLayout(top)
+        box.addWidget(self.stored_label)
         box.addWidget(self.table, 1)
         box.addWidget(self.summary)
         box.addLayout(buttons)
@@ -66,24 +78,65 @@ class PhasesPanel(QWidget):
         self._enable()
 
     def set_design(self, design) -> None:
-        """Follow the open design; a plan for an older design is dropped."""
-        first = self.design is None
+        """Follow the open design: show its stored plan; a computed plan for an older design is dropped."""
         self.design = design
         self._generation += 1
         self.growth = None
         self._fill()
-        if design is not None and first:
-            self.target.setValue(design.cluster.servers * (design.cluster.gpus_per_server or 8) * 4)
+        self._show_plan()
+
+    def _suggested_target(self) -> int:
+        cluster = self.design.cluster
+        return min(MAX_TARGET_GPUS, cluster.servers * (cluster.gpus_per_server or 8) * 4)
+
+    def _show_plan(self) -> None:
+        """The design's stored target and phases in the fields (a suggested target when none is stored)."""
+        design = self.design
+        plan = design.growth if design is not None else GrowthPlan()
+        for widget in (self.target, self.phases):
+            widget.blockSignals(True)
+        if design is not None:
+            self.target.setValue(plan.target_gpus if plan.stored else self._suggested_target())
+        self.phases.setText(plan.phases_text())
+        for widget in (self.target, self.phases):
+            widget.blockSignals(False)
+        self.stored_label.setText("Target and phases are stored with the design" if plan.stored else
+                                  "Suggested target: Plan (or Enter) stores it with the design")
+
+    def edited_plan(self) -> GrowthPlan | str:
+        """The plan in the fields, or why it cannot be one."""
+        try:
+            phases = tuple(int(v) for v in self.phases.text().split(",") if v.strip())
+        except ValueError:
+            return "Phases are whole numbers separated by commas, e.g. 4,8,16"
+        try:
+            return GrowthPlan(self.target.value(), phases)
+        except DesignValidationError as exc:
+            return f"Not stored: {exc.message}"
+
+    def commit(self, force: bool = False) -> bool:
+        """Ask for the fields' plan to be stored with the design; False when the fields are invalid.
+
+        A suggested target the user only passed through is not stored unless `force` (Plan).
+        """
+        if self.design is None:
+            return False
+        plan = self.edited_plan()
+        if isinstance(plan, str):
+            self.summary.setText(plan)
+            return False
+        current = self.design.growth
+        untouched = (not current.stored and not plan.phases
+                     and plan.target_gpus == self._suggested_target())
+        if plan != current and (force or not untouched):
+            self.planEdited.emit(plan)
+        return True
 
     def compute(self) -> None:
-        if self.design is None:
+        if self.design is None or not self.commit(force=True):
             return
-        try:
-            phases = [int(v) for v in self.phases.text().split(",") if v.strip()] or None
-        except ValueError:
-            self.summary.setText("Phases are whole numbers separated by commas, e.g. 4,8,16")
-            return
-        design, target = self.design, self.target.value()
+        plan = self.edited_plan()      # the design holds it now, unless the edit was refused
+        design, target, phases = self.design, plan.target_gpus, list(plan.phases) or None
         self._generation += 1
         generation = self._generation
         self.summary.setText("Planning the build-out…")

@@ -38,7 +38,7 @@ from designer.ui.shell.ecosystem_export import EcosystemExport
 from designer.ui.shell.file_guard import FileGuard
 from designer.ui.shell.export_actions import ExportActions
 from designer.ui.shell.files import FileController
-from designer.ui.shell.whatif_actions import FailMode, install_phases
+from designer.ui.shell.whatif_actions import FailMode, install_interruptions, install_phases
 from designer.ui.theme import Theme
 
 CANVAS_HELP = """<b>Canvas</b><br>
@@ -232,6 +232,7 @@ class MainWindow(QMainWindow):
         self.presentation = PresentationMode.install(self, view)
         view.addSeparator()
         panels = view.addMenu("&Panels")
+        self.panels_menu = panels       # docks installed later add their toggles here too
         for dock in self.docks.values():
             panels.addAction(dock.toggleViewAction())
         self.compare_launcher = CompareLauncher(self, self.document, self.catalog, self.compute.synchronous)
@@ -244,6 +245,7 @@ class MainWindow(QMainWindow):
         file_menu.addAction(a["quit"])
         self.fail_mode = FailMode.install(self, bar)
         self.phases = install_phases(self, self.catalog, self.compute.synchronous)
+        self.interruptions = install_interruptions(self, self.catalog, self.compute.synchronous)
         help_menu = bar.addMenu("&Help")
         help_menu.addAction(a["help_canvas"])
         help_menu.addAction(a["about"])

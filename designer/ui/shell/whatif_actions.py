@@ -7,11 +7,12 @@ design, the canvas greys what is lost and the metric cards show before -> after.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtGui import QAction, QKeySequence
 
 from designer.model.common.units import ratio_label
-from designer.model.decisions.interruptions import interruptions
 from designer.model.decisions.whatif import WhatIfError, n_minus_one, parse_failure, performance_impact, what_if
 from designer.model.topology.derive import derive
 from designer.ui.canvas.failure_overlay import FailureOverlay
@@ -155,10 +156,15 @@ class FailMode(QObject):
         self._run("n1", job)
 
     def show_interruptions(self) -> None:
-        design = self.window.document.design
-        if design is None:
+        """The Expected Interruptions dock, estimated for the open design."""
+        if self.window.document.design is None:
             return
-        self._run("interruptions", lambda: interruptions(derive(design, self.window.catalog)))
+        dock = self.window.docks["interruptions"]
+        if dock.isVisible():
+            self.window.interruptions.compute()
+        else:
+            dock.show()       # showing it estimates for the open design
+        dock.raise_()
 
     def _on_finished(self, generation: int, payload) -> None:
         if generation != self._generation:
@@ -168,12 +174,9 @@ class FailMode(QObject):
         if kind == "error":
             status.showMessage(f"Cannot fail that: {data}", 8000)
             return
-        if kind == "interruptions":
-            self._show_interruptions(data)
-            return
         result, impact = data[0], data[1]
         self.result = result
-        self.overlay.show_failure(result.failure.devices, result.cut_servers)
+        self.overlay.show_failure(result.failure.devices, result.cut_servers, cables=result.failure.links)
         self._show_cards(result, impact)
         self._enter()
         prefix = "Worst single failure (N-1): " if kind == "n1" else "Failed: "
@@ -201,18 +204,6 @@ class FailMode(QObject):
         if "before_us" in impact:
             cards["allreduce"].show_value(f"{_ms(impact['before_us'])} → {_ms(impact.get('after_us'))}",
                                           "estimated · " + (impact.get("note") or "same job after the failure"))
-
-    def _show_interruptions(self, report) -> None:
-        lines = []
-        for e in report.expected:
-            value = "no published rate" if e.per_day is None else f"{e.per_month:.3g} per month"
-            lines.append(f"{e.rate.label}: {value}")
-        share = report.design_share.share
-        text = "; ".join(lines[:3])
-        if share is not None:
-            text += f"; {share:.0%} stop a job on this design (estimated)"
-        self.window.statusBar().showMessage(text, 15000)
-        self.last_interruptions = report
 
     # --- entering and leaving the failure view ------------------------------------------------
 
@@ -252,11 +243,34 @@ def install_phases(window, catalog, synchronous: bool):
     from designer.ui.panels.phases_panel import PhasesPanel
 
     panel = PhasesPanel(catalog, synchronous)
-    dock = window._dock("Phases", panel, Qt.DockWidgetArea.RightDockWidgetArea)
+    dock = window._dock("Phases", panel, Qt.DockWidgetArea.BottomDockWidgetArea)
+    window.tabifyDockWidget(window.docks["metrics"], dock)    # its table is wide: beside the metric cards
     window.docks["phases"] = dock
     dock.hide()       # shown from View > Panels or What If > Phases
+    toggle = dock.toggleViewAction()
+    toggle.triggered.connect(lambda checked: checked and dock.raise_())   # in front of the Metrics tab
+    window.panels_menu.addAction(toggle)
     window.document.designChanged.connect(panel.set_design)
     panel.set_design(window.document.design)
+
+    def store_plan(plan) -> None:
+        """The panel's target and phases become the design's: one undoable step per commit."""
+        design = window.document.design
+        if design is None or plan == design.growth:
+            return
+        old = design.growth
+        if plan.phases == old.phases:
+            field, text = "growth.target_gpus", f"Set build-out target to {plan.target_gpus:,} GPUs"
+        elif plan.target_gpus == old.target_gpus:
+            field = "growth.phases"
+            text = f"Set build-out phases to {plan.phases_text()}" if plan.phases else "Clear build-out phases"
+        else:
+            field = "growth"
+            text = f"Set build-out plan to {plan.target_gpus:,} GPUs" + \
+                (f" in phases {plan.phases_text()}" if plan.phases else "")
+        problem = window.controller.apply_edit(replace(design, growth=plan), field, text)
+        if problem:
+            window.statusBar().showMessage(f"Not applied: {problem}", 8000)
 
     def draw(path, number) -> None:
         final = path.phases[-1]
@@ -278,10 +292,45 @@ def install_phases(window, catalog, synchronous: bool):
             return
         window.statusBar().showMessage(f"Wrote {target}", 5000)
 
+    panel.planEdited.connect(store_plan)
     panel.drawRequested.connect(draw)
     panel.exportRequested.connect(export)
     show = QAction("&Phases…", window)
     show.setStatusTip("Plan a phased build-out: BOM per phase, reserved ports, recabling")
     show.triggered.connect(lambda: (dock.show(), dock.raise_()))
     window.fail_mode.menu.addAction(show)
+    return panel
+
+
+def install_interruptions(window, catalog, synchronous: bool):
+    """The Expected Interruptions dock: the full estimate of the open design, exportable as CSV."""
+    from designer.io.interruptions_csv import write_interruptions_csv
+    from designer.ui.panels.interruptions_panel import InterruptionsPanel
+
+    panel = InterruptionsPanel(catalog, synchronous)
+    dock = window._dock("Interruptions", panel, Qt.DockWidgetArea.BottomDockWidgetArea)
+    dock.setWindowTitle("Expected Interruptions")
+    window.tabifyDockWidget(window.docks["metrics"], dock)    # wide, beside the metric cards
+    window.docks["interruptions"] = dock
+    dock.hide()       # shown from What If > Expected Interruptions or View > Panels
+    toggle = dock.toggleViewAction()
+    toggle.triggered.connect(lambda checked: checked and dock.raise_())   # in front of the Metrics tab
+    window.panels_menu.addAction(toggle)
+    window.document.designChanged.connect(panel.set_design)
+    panel.set_design(window.document.design)
+    dock.visibilityChanged.connect(lambda shown: shown and panel.report is None and panel.compute())
+
+    def export(report) -> None:
+        design = window.document.design
+        target = window.dialogs.save_path("expected-interruptions.csv")
+        if not target:
+            return
+        try:
+            write_interruptions_csv(report, target, design.meta.name if design is not None else "")
+        except OSError as exc:
+            window.dialogs.show_error("Export failed", f"Could not write {target}", str(exc))
+            return
+        window.statusBar().showMessage(f"Wrote {target}", 5000)
+
+    panel.exportRequested.connect(export)
     return panel

@@ -1,0 +1,170 @@
+"""The Expected Interruptions panel: how often parts of the fabric are expected to fail, from
+computed counts and the sourced failure-rate table, and whether one failure stops a job here
+and on the same cluster with the other plane count.
+
+Every figure is the model's (designer.model.decisions.interruptions), labelled as it labels
+it: counts and "stops a job" are computed, expectations are estimates, and a kind without a
+published rate says so and is not estimated. Computed off the UI thread; a result for an
+older design is dropped.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import (QHBoxLayout, QHeaderView, QLabel, QPushButton, QTableWidgetItem, QVBoxLayout,
+                               QWidget)
+
+from designer.io.interruptions_csv import NOT_PUBLISHED, per_year
+from designer.model.decisions.interruptions import RateTableError, interruptions
+from designer.model.topology.derive import derive
+from designer.model.topology.sizing import SizingError
+from designer.ui.panels.tables import pick_table
+from designer.ui.services.background import background
+
+EXPECTED_COLUMNS = ("Kind", "Count", "Rate / unit / day", "Per day", "Per month", "Per year", "Source")
+STOP_COLUMNS = ("One failure of", "This design")
+SHARE_ROW = "Share that stops a job (estimated)"
+SHARE_TIP = ("Of the expected link and NIC failures (weighted by their rates), the share whose single "
+             "failure cuts a GPU off; the rest leave the job running at reduced bandwidth")
+
+
+def _figure(value: float | None) -> str:
+    if value is None:
+        return NOT_PUBLISHED
+    return f"{value:.3g}" if value >= 0.001 or value == 0 else f"{value:.2e}"
+
+
+class InterruptionsPanel(QWidget):
+    exportRequested = Signal(object)       # the Interruptions report shown
+    _finished = Signal(int, object)
+
+    def __init__(self, catalog=None, synchronous: bool = False, parent=None):
+        super().__init__(parent)
+        self.catalog = catalog
+        self.synchronous = synchronous
+        self.design = None
+        self.report = None
+        self._generation = 0
+        self.heading = QLabel("")
+        self.heading.setWordWrap(True)
+        self.expected = pick_table(EXPECTED_COLUMNS)
+        self.expected.horizontalHeader().setSectionResizeMode(len(EXPECTED_COLUMNS) - 1, QHeaderView.ResizeMode.Stretch)
+        self.stops = pick_table(STOP_COLUMNS)
+        for table in (self.expected, self.stops):    # compact rows: the panel is low
+            table.verticalHeader().setDefaultSectionSize(table.fontMetrics().height() + 6)
+        self.counts = QLabel("")
+        self.counts.setWordWrap(True)
+        self.notes = QLabel("")
+        self.notes.setWordWrap(True)
+        self.refresh_button = QPushButton("Refresh")
+        self.refresh_button.setToolTip("Estimate again for the open design")
+        self.refresh_button.clicked.connect(self.compute)
+        self.export_button = QPushButton("Export CSV…")
+        self.export_button.setToolTip("Save the expected failures, the stop shares and the counts as a CSV sheet")
+        self.export_button.clicked.connect(lambda: self.report is not None and self.exportRequested.emit(self.report))
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.refresh_button)
+        buttons.addWidget(self.export_button)
+        buttons.addStretch(1)
+        # Wide and low, as the bottom of the window gives it: expectations left, stops right.
+        left = QVBoxLayout()
+        left.addWidget(self.heading)
+        left.addWidget(self.expected, 1)
+        left.addWidget(self.counts)
+        right = QVBoxLayout()
+        right.addWidget(QLabel("Does one failure stop a job on every GPU? (computed on the graph)"))
+        right.addWidget(self.stops, 1)
+        right.addWidget(self.notes)
+        right.addLayout(buttons)
+        box = QHBoxLayout(self)
+        box.addLayout(left, 3)
+        box.addLayout(right, 2)
+        self._finished.connect(self._on_finished)
+        self._fill()
+
+    def set_design(self, design) -> None:
+        """Follow the open design: a report for an older design is dropped, and estimated again
+        when the panel is on screen."""
+        self.design = design
+        self._generation += 1
+        self.report = None
+        self._fill()
+        if design is not None and self.isVisible():
+            self.compute()
+
+    def compute(self) -> None:
+        if self.design is None:
+            return
+        design, catalog = self.design, self.catalog
+        self._generation += 1
+        generation = self._generation
+        self.heading.setText("Estimating expected interruptions…")
+
+        def work():
+            try:
+                return interruptions(derive(design, catalog))
+            except (RateTableError, SizingError, ValueError) as exc:
+                return str(exc)
+        if self.synchronous:
+            self._finished.emit(generation, work())
+        else:
+            background().start(self, work, lambda payload: self._finished.emit(generation, payload),
+                               name="interruptions")
+
+    def _on_finished(self, generation: int, payload) -> None:
+        if generation != self._generation:
+            return
+        if not hasattr(payload, "expected"):
+            self.report = None
+            self._fill()
+            self.heading.setText(f"Cannot estimate: {payload}")
+            return
+        self.report = payload
+        self._fill()
+
+    def _fill(self) -> None:
+        report = self.report
+        self.expected.setRowCount(0)
+        self.stops.setRowCount(0)
+        self.export_button.setEnabled(report is not None)
+        self.refresh_button.setEnabled(self.design is not None)
+        if report is None:
+            self.heading.setText("" if self.design is None else
+                                 "What If > Expected Interruptions (or Refresh) estimates them for this design.")
+            self.counts.setText("")
+            self.notes.setText("")
+            return
+        self.heading.setText("Expected failures of the whole fabric: estimated from the computed counts and "
+                             "published rates, extrapolated to this design (hover a row for what was measured).")
+        for e in report.expected:
+            r = e.rate
+            cells = [r.label, f"{e.units:,} {r.applies_to}", _figure(r.per_unit_day), _figure(e.per_day),
+                     _figure(e.per_month), _figure(per_year(e.per_day)), r.source or "—"]
+            row = self.expected.rowCount()
+            self.expected.insertRow(row)
+            tip = f"Measured: {r.measured}\nExtrapolated: {r.extrapolated}" + (f"\nSource: {r.source}" if r.source else "")
+            for column, text in enumerate(cells):
+                item = QTableWidgetItem(text)
+                item.setToolTip(tip)
+                self.expected.setItem(row, column, item)
+        self.expected.resizeColumnsToContents()
+        shares = [s for s in (report.design_share, report.other_share) if s is not None]
+        self.stops.setColumnCount(1 + len(shares))
+        self.stops.setHorizontalHeaderLabels(["One failure of"] + [
+            "This design" if s is report.design_share else s.label[:1].upper() + s.label[1:] for s in shares])
+        kinds = list(dict.fromkeys(k for s in shares for k in s.stops_by_kind))
+        lines = [(kind, [("stops a job" if s.stops_by_kind[kind] else "job continues")
+                         if kind in s.stops_by_kind else "—" for s in shares]) for kind in kinds]
+        lines.append((SHARE_ROW,
+                      ["—" if s.share is None else f"{s.share:.0%}" for s in shares]))
+        for kind, values in lines:
+            row = self.stops.rowCount()
+            self.stops.insertRow(row)
+            for column, text in enumerate([kind, *values]):
+                item = QTableWidgetItem(text)
+                if kind == SHARE_ROW:
+                    item.setToolTip(SHARE_TIP)
+                self.stops.setItem(row, column, item)
+        self.stops.resizeColumnsToContents()
+        self.counts.setText("Counted (computed): " + ", ".join(f"{n:,} {name}" for name, n in report.counts.items()))
+        self.notes.setText("\n".join(f"Note: {n}" for n in report.notes))
