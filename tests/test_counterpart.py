@@ -30,13 +30,31 @@ def test_superpod_counterparts_keep_gpus_and_bisection_ratio(tech):
     assert not m.errors
 
 
-def test_ethernet_counterpart_of_one_su_uses_spectrum_and_fewer_spines():
+def test_ethernet_counterpart_of_one_su_takes_the_cheaper_sn5400_over_half_empty_sn5600_leaves():
+    # SN5600 in 128 x 400G mode: 8 leaves with half their ports unused and 2 spines (10 boxes);
+    # SN5400 (64 x 400G): 8 full leaves and 4 spines (12 boxes), cheaper in the price book.
     result = make_counterpart(superpod(1), "roce-400g", CAT)
     d = derive(result.design, CAT)
-    assert d.resolved.leaf_switch.id == "sn5600" and d.resolved.family == "ethernet"
-    assert d.metrics.switches_by_tier == {"leaf": 8, "spine": 2, "core": 0}  # 128 ports at 400G
+    assert d.resolved.leaf_switch.id == "sn5400" and d.resolved.family == "ethernet"
+    assert d.metrics.switches_by_tier == {"leaf": 8, "spine": 4, "core": 0}
     assert d.metrics.links_by_tier["leaf-spine"] == 256
     assert d.metrics.oversubscription("leaf") == pytest.approx(1.0)
+    assert any("SN5600 in 128 x 400G mode: 10 switches" in n for n in result.notes)
+    assert any("leaf oversubscription 1.00:1 (asked 1:1)" in n for n in result.notes)
+
+
+def test_ethernet_counterpart_without_prices_takes_the_fewest_switches():
+    class NoPrices:
+        currency = "USD"
+
+        def get(self, key):
+            return None
+
+    result = make_counterpart(superpod(1), "roce-400g", CAT, prices=NoPrices())
+    d = derive(result.design, CAT)
+    assert d.resolved.leaf_switch.id == "sn5600"
+    assert d.metrics.switches_by_tier == {"leaf": 8, "spine": 2, "core": 0}  # 128 ports at 400G
+    assert any("no candidate has a price" in n for n in result.notes)
 
 
 def test_slower_technology_splits_ports_over_planes_to_keep_server_bandwidth():

@@ -111,6 +111,9 @@ class Technology(_Entry):
     link_gbps: int = 400
     uplink_gbps: int = 400
     default_switch: str = ""
+    # The catalog switches sizing may choose among for this technology (the cheapest fabric wins);
+    # the default switch is always one of them.
+    switches: tuple[str, ...] = ()
     default_nic: str = ""
     adaptive_routing: bool = False
     in_network_reduction: bool = False
@@ -118,6 +121,11 @@ class Technology(_Entry):
     nic_latency_ns: float = 0.0
     protocol_efficiency: float = 1.0
     load_balance_efficiency: float = 1.0
+
+    @property
+    def switch_options(self) -> tuple[str, ...]:
+        """The default switch, then the technology's other switches, each once."""
+        return tuple(dict.fromkeys((self.default_switch, *self.switches)))
 
 
 @dataclass(frozen=True)

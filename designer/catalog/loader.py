@@ -376,6 +376,9 @@ def _check_references(catalog: Catalog) -> None:
         where = f"{Path(catalog.origin('technology', tech.id)).name}: technology '{tech.id}'"
         if tech.default_switch not in catalog.switches:
             raise CatalogError(f"{where}, field 'default_switch': unknown switch '{tech.default_switch}'")
+        for other in tech.switches:
+            if other not in catalog.switches:
+                raise CatalogError(f"{where}, field 'switches': unknown switch {quote(other, 40)}")
         if tech.default_nic not in catalog.nics:
             raise CatalogError(f"{where}, field 'default_nic': unknown NIC '{tech.default_nic}'")
     for t in catalog.transceivers.values():
