@@ -102,6 +102,9 @@ class Server(_Entry):
     chassis: str = ""
     # Fabric families this variant's compute network is built for; empty means any its NIC runs.
     fabric_families: tuple[str, ...] = ()
+    # Servers (compute trays) per scalable unit in the vendor's reference architecture, where one
+    # is published (GB200 NVL72: 8 racks of 18 trays); 0: the SuperPOD default of 32.
+    su_servers: int = 0
 
 
 @dataclass(frozen=True)

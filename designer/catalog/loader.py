@@ -66,7 +66,7 @@ _RANGES: dict[str, tuple[float, float]] = {
     "count": (1, MAX_RADIX), "cages": (0, MAX_RADIX), "ports": (1, MAX_RADIX),
     "gbps": (1, 102_400), "port_gbps": (1, 102_400), "link_gbps": (1, 102_400),
     "uplink_gbps": (1, 102_400), "lane_gbps": (1, 102_400),
-    "gpus": (1, 1024), "compute_ports": (1, 1024), "planes_hint": (1, 64),
+    "gpus": (1, 1024), "compute_ports": (1, 1024), "planes_hint": (1, 64), "su_servers": (0, 1_000_000),
     "nvlink_domain_gpus": (1, 1_000_000), "nvlink_GBps_per_gpu": (0, 1_000_000),
     "rack_units": (0, 100), "connectors": (1, 1024), "legs": (1, 64), "ports_per_cage": (0, 64),
     "power_w": (0, 1_000_000), "leg_power_w": (0, 1_000_000),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from designer.catalog import Catalog, UnknownPartError
 from designer.model.intent.design import ClusterSpec, FabricDesign, FabricSpec, Meta, TierSpec
-from designer.model.topology.sizing import SizingError, split_ports
+from designer.model.topology.sizing import SizingError, rack_group, split_ports
 from designer.model.topology.switch_choice import PriceLookup, SwitchChoice, choose_switch
 
 TEMPLATES = ("leaf-spine", "fat-tree", "rail-optimized")
@@ -51,8 +51,17 @@ def _server_for_speed(catalog: Catalog, srv, asked: str | None, switch, gbps: in
 
 
 def default_nodes_per_su(srv, sw, link: int, uplink: int, oversubscription: float) -> int:
-    """32 servers per SU (the DGX SuperPOD SU); for a rack-scale system, the most whole racks
-    whose trays one leaf can take at the requested ratio (at least one rack)."""
+    """The server's reference-architecture SU where the catalog has one (GB200 NVL72: 8 racks,
+    each rail spread over one leaf per rack group); else 32 servers per SU (the DGX SuperPOD SU);
+    else for a rack-scale system, the most whole racks whose trays one leaf can take at the
+    requested ratio (at least one rack)."""
+    if srv.su_servers:
+        try:
+            d_max, _ = split_ports(sw.ports_at(link), sw.ports_at(uplink), link, uplink, oversubscription)
+        except SizingError:
+            d_max = 0
+        if srv.su_servers <= d_max or rack_group(srv, srv.su_servers, d_max):
+            return srv.su_servers
     domain = srv.nvlink_domain_gpus
     if not (srv.gpus and domain > srv.gpus and domain % srv.gpus == 0):
         return DEFAULT_NODES_PER_SU

@@ -223,8 +223,7 @@ class Layout:
             together = e <= per_leaf and per_leaf % e == 0 and plan.leaves * (per_leaf // e) >= n
             for j in devices if devices is not None else range(n):
                 if plan.rail_su_size:
-                    su = j // plan.rail_su_size
-                    out.extend((j, su * e + p, 1) for p in range(e))
+                    out.extend((j, plan.rail_leaf(j, p, e), 1) for p in range(e))
                 elif together:
                     out.append((j, j * plan.leaves // n, e))
                 else:
@@ -272,7 +271,7 @@ class Layout:
             j = np.arange(n, dtype=np.int64)
             if plan.rail_su_size:
                 a = np.repeat(j, e)
-                b = ((j // plan.rail_su_size) * e)[:, None] + np.arange(e)
+                b = plan.rail_leaf(j[:, None], np.arange(e)[None, :], e)
                 return a, b.ravel(), np.ones(n * e, np.int64)
             per_leaf = plan.leaf_down
             if e <= per_leaf and per_leaf % e == 0 and plan.leaves * (per_leaf // e) >= n:
@@ -325,6 +324,12 @@ class Layout:
 
 def _leaf_blocks(plan: Plan, rails: int) -> list[tuple[int, int, str]]:
     """(first leaf, leaves, label) of each leaf block."""
+    if plan.rail_su_size and plan.rail_leaves > 1:
+        # A rack-scale SU (one spine-leaf group per rail): a block is an SU's leaves.
+        per = rails * plan.rail_leaves
+        if plan.sus <= 1:
+            return [(0, plan.leaves, "SU 1" if plan.tiers == 3 else "")]
+        return [(k * per, per, f"SU {k + 1}") for k in range(plan.sus)]
     if plan.tiers == 3:
         lpp = plan.leaves_per_pod
         kind = "SU" if plan.rail_su_size else "Pod"
