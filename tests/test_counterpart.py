@@ -1,5 +1,6 @@
 """Counterpart designs keep the cluster and its targets while the fabric changes technology."""
 
+import dataclasses
 import json
 import subprocess
 import sys
@@ -11,6 +12,8 @@ from hypothesis import strategies as st
 from designer.catalog import UnknownPartError, default_catalog
 from designer.io.project import load_design
 from designer.model.decisions.counterpart import COUNTERPART_TECHNOLOGIES, make_counterpart
+from designer.model.physical.bom import build_bom
+from designer.model.physical.prices import Price, PriceBook, default_prices
 from designer.model.topology.derive import derive
 from designer.model.topology.presets import new_design
 from designer.model.topology.sizing import SizingError
@@ -30,31 +33,44 @@ def test_superpod_counterparts_keep_gpus_and_bisection_ratio(tech):
     assert not m.errors
 
 
-def test_ethernet_counterpart_of_one_su_takes_the_cheaper_sn5400_over_half_empty_sn5600_leaves():
-    # SN5600 in 128 x 400G mode: 8 leaves with half their ports unused and 2 spines (10 boxes);
-    # SN5400 (64 x 400G): 8 full leaves and 4 spines (12 boxes), cheaper in the price book.
+def test_ethernet_counterpart_of_one_su_compares_the_technologys_switches_by_cost():
+    # SN5600 in 128 x 400G mode: 8 leaves with half their ports unused and 2 spines (10 boxes) on
+    # twin-port optics; SN5400 (64 x 400G): 8 full leaves and 4 spines (12 boxes) on a module per
+    # link. Both are sized and priced; the whole bill of materials decides.
     result = make_counterpart(superpod(1), "roce-400g", CAT)
     d = derive(result.design, CAT)
-    assert d.resolved.leaf_switch.id == "sn5400" and d.resolved.family == "ethernet"
-    assert d.metrics.switches_by_tier == {"leaf": 8, "spine": 4, "core": 0}
+    (note,) = [n for n in result.notes if n.startswith("switch:")]
+    assert "SN5600 in 128 x 400G mode: 10 switches" in note and "SN5400 in 64 x 400G mode: 12 switches" in note
+    costs = {}
+    for sid in ("sn5600", "sn5400"):
+        alone = dataclasses.replace(result.design, fabric=dataclasses.replace(result.design.fabric, switch=sid))
+        costs[sid] = build_bom(derive(alone, CAT), CAT).total_cost
+    assert d.resolved.leaf_switch.id == min(costs, key=costs.get) and d.resolved.family == "ethernet"
+    expected = {"sn5600": {"leaf": 8, "spine": 2, "core": 0}, "sn5400": {"leaf": 8, "spine": 4, "core": 0}}
+    assert d.metrics.switches_by_tier == expected[d.resolved.leaf_switch.id]
     assert d.metrics.links_by_tier["leaf-spine"] == 256
     assert d.metrics.oversubscription("leaf") == pytest.approx(1.0)
-    assert any("SN5600 in 128 x 400G mode: 10 switches" in n for n in result.notes)
     assert any("leaf oversubscription 1.00:1 (asked 1:1)" in n for n in result.notes)
 
 
-def test_ethernet_counterpart_without_prices_takes_the_fewest_switches():
-    class NoPrices:
-        currency = "USD"
+def test_ethernet_counterpart_takes_the_cheaper_switch_when_the_price_book_says_so():
+    # With the SN5400 priced low, its fabric is the cheaper one; with the SN5600 low, the SN5600's.
+    for cheap, other, tiers in (("sn5400", "sn5600", {"leaf": 8, "spine": 4, "core": 0}),
+                                ("sn5600", "sn5400", {"leaf": 8, "spine": 2, "core": 0})):
+        book = default_prices().merged(PriceBook("USD", {cheap: Price(cheap, 1000.0), other: Price(other, 90000.0)}))
+        d = derive(make_counterpart(superpod(1), "roce-400g", CAT, prices=book).design, CAT)
+        assert d.resolved.leaf_switch.id == cheap and d.metrics.switches_by_tier == tiers
 
-        def get(self, key):
-            return None
 
-    result = make_counterpart(superpod(1), "roce-400g", CAT, prices=NoPrices())
-    d = derive(result.design, CAT)
-    assert d.resolved.leaf_switch.id == "sn5600"
-    assert d.metrics.switches_by_tier == {"leaf": 8, "spine": 2, "core": 0}  # 128 ports at 400G
-    assert any("no candidate has a price" in n for n in result.notes)
+def test_ethernet_counterpart_with_an_unpriced_switch_never_takes_it_as_free():
+    # The SN5400 has no price: the priced SN5600 fabric is chosen and the note says why.
+    prices = default_prices()
+    book = PriceBook(prices.currency, {k: v for k, v in prices.prices.items() if k != "sn5400"})
+    result = make_counterpart(superpod(1), "roce-400g", CAT, prices=book)
+    assert result.design.fabric.switch == "sn5600"
+    # Taken as free, its fabric would have been the cheaper one.
+    assert any(n.startswith("Spectrum-4 SN5400 was not compared by cost (incomplete: no price for")
+               for n in result.notes)
 
 
 def test_slower_technology_splits_ports_over_planes_to_keep_server_bandwidth():

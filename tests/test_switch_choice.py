@@ -8,6 +8,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from designer.catalog import UnknownPartError, default_catalog
+from designer.model.physical.bom import build_bom
+from designer.model.physical.fabric_cost import fabric_cost
 from designer.model.physical.prices import PriceBook, load_prices
 from designer.model.topology.derive import derive
 from designer.model.topology.edits import with_technology
@@ -17,6 +19,7 @@ from tests.helpers import superpod
 
 CAT = default_catalog()
 PRICES = load_prices(user_file=False)
+COST = fabric_cost(CAT, PRICES)
 
 requests = st.fixed_dictionaries({
     "template": st.sampled_from(["leaf-spine", "fat-tree", "rail-optimized"]),
@@ -26,13 +29,15 @@ requests = st.fixed_dictionaries({
 })
 
 
-def _metrics(design):
-    m = derive(design, CAT).metrics
-    return None if m.errors else m
+def _derived(design):
+    d = derive(design, CAT)
+    return None if d.metrics.errors else d
 
 
-def _cost(m, book):
-    return sum(book.get(model).unit_price * n for model, n in m.switches_by_model.items())
+def _cost(d):
+    bom = build_bom(d, CAT, PRICES)
+    assert not bom.incomplete
+    return bom.total_cost
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -41,27 +46,27 @@ def test_no_switch_of_the_technology_builds_the_request_for_less(req):
     kw = dict(nodes=req["nodes"], server=req["server"], technology="roce-400g",
               oversubscription=req["oversubscription"])
     try:
-        choice = new_design_choice(CAT, req["template"], prices=PRICES, **kw)
+        choice = new_design_choice(CAT, req["template"], cost=COST, **kw)
     except (SizingError, UnknownPartError):
         return
-    chosen = _metrics(choice.design)
+    chosen = _derived(choice.design)
     if chosen is None:
         return
     asked = req["oversubscription"]
-    assert chosen.oversubscription("leaf") <= asked + 1e-9
-    best = _cost(chosen, PRICES)
-    # Brute force: every switch of the technology, named explicitly and sized on its own.
+    assert chosen.metrics.oversubscription("leaf") <= asked + 1e-9
+    best = _cost(chosen)
+    # Brute force: every switch of the technology, named explicitly, sized and priced on its own.
     for sid in CAT.technology("roce-400g").switch_options:
         try:
-            other = _metrics(new_design(CAT, req["template"], switch=sid, **kw))
+            other = _derived(new_design(CAT, req["template"], switch=sid, **kw))
         except (SizingError, UnknownPartError):
             continue
-        if other is None or other.oversubscription("leaf") > asked + 1e-9:
+        if other is None or other.metrics.oversubscription("leaf") > asked + 1e-9:
             continue
-        cost = _cost(other, PRICES)
+        cost = _cost(other)
         assert best <= cost, (sid, best, cost)
         if best == cost:
-            assert chosen.switches_total <= other.switches_total
+            assert chosen.metrics.switches_total <= other.metrics.switches_total
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -70,7 +75,7 @@ def test_the_chosen_fabric_has_no_spine_to_spare(req):
     try:
         design = new_design(CAT, req["template"], nodes=req["nodes"], server=req["server"],
                             technology="roce-400g", oversubscription=req["oversubscription"],
-                            prices=PRICES, tiers=2)
+                            cost=COST, tiers=2)
         d = derive(design, CAT)
     except (SizingError, UnknownPartError):
         return
@@ -89,36 +94,40 @@ def test_the_chosen_fabric_has_no_spine_to_spare(req):
 
 
 def test_named_switch_wins_over_a_cheaper_one():
-    design = new_design(CAT, "rail-optimized", gpus=256, technology="roce-400g", switch="SN5600", prices=PRICES)
-    assert design.fabric.switch == "sn5600"
+    for name, sid in (("SN5600", "sn5600"), ("sn5400", "sn5400")):
+        design = new_design(CAT, "rail-optimized", gpus=256, technology="roce-400g", switch=name, cost=COST)
+        assert design.fabric.switch == sid
 
 
 def test_unpriced_switch_is_not_free():
-    # Only the SN5600 is priced: it is chosen over an SN5400 fabric that has no price, and the
-    # notes say the SN5400 could not be compared.
-    only = PriceBook("USD", {"sn5600": PRICES.get("sn5600")})
-    choice = new_design_choice(CAT, "rail-optimized", gpus=256, technology="roce-400g", prices=only)
-    assert choice.design.fabric.switch == "sn5600"
-    assert any("SN5400 has no price" in n for n in choice.notes)
-    none = PriceBook("USD", {})
-    fewest = new_design_choice(CAT, "rail-optimized", gpus=256, technology="roce-400g", prices=none)
+    # Without its price, the SN5400 fabric is not compared by cost; with no prices at all the
+    # fewest switches decide, and the notes say so.
+    book = PriceBook(PRICES.currency, {k: v for k, v in PRICES.prices.items() if k != "sn5600"})
+    choice = new_design_choice(CAT, "rail-optimized", nodes=128, technology="roce-400g",
+                               cost=fabric_cost(CAT, book))
+    assert choice.design.fabric.switch == "sn5400"
+    assert any(n.startswith("Spectrum-4 SN5600 was not compared by cost") for n in choice.notes)
+    fewest = new_design_choice(CAT, "rail-optimized", gpus=256, technology="roce-400g",
+                               cost=fabric_cost(CAT, PriceBook("USD", {})))
     assert fewest.design.fabric.switch == "sn5600"  # 10 switches against 12
-    assert any("no candidate has a price" in n for n in fewest.notes)
+    assert any("no candidate has a full price" in n for n in fewest.notes)
 
 
 def test_roce_800g_keeps_800g_leaf_spine_links():
     # The SN5400 has no 800G ports, so it is no candidate for 800G switch-to-switch links.
     choice = new_design_choice(CAT, "rail-optimized", nodes=64, nodes_per_su=64, server="dgx-b300-eth",
-                               technology="roce-800g", prices=PRICES)
+                               technology="roce-800g", cost=COST)
     assert choice.design.fabric.switch == "sn5600" and choice.design.fabric.uplink_gbps == 800
 
 
 def test_inspector_technology_change_chooses_like_new():
-    ib = superpod(1)
-    moved = with_technology(ib, CAT, "roce-400g", PRICES)
-    assert moved.fabric.switch == "sn5400"
-    kept = with_technology(new_design(CAT, "rail-optimized", nodes=32, switch="sn5600", speed=400,
-                                      technology="roce-400g"), CAT, "roce-400g", PRICES)
+    for nodes in (32, 128):
+        moved = with_technology(superpod(nodes // 32), CAT, "roce-400g", COST)
+        fresh = new_design_choice(CAT, "rail-optimized", nodes=nodes, server="dgx-h100",
+                                  technology="roce-400g", cost=COST)
+        assert moved.fabric.switch == fresh.design.fabric.switch
+    kept = with_technology(new_design(CAT, "rail-optimized", nodes=128, switch="sn5600", speed=400,
+                                      technology="roce-400g"), CAT, "roce-400g", COST)
     assert kept.fabric.switch == "sn5600"  # a switch set in the design stays
 
 

@@ -17,6 +17,7 @@ from designer.limits import MAX_RADIX
 from designer.io.project import save_design
 from designer.model.intent.design import MAX_PER_SERVER, MAX_PLANES, MAX_RATIO, MIN_RATIO
 from designer.model.topology.derive import derive
+from designer.model.physical.fabric_cost import fabric_cost
 from designer.model.physical.prices import load_prices
 from designer.model.topology.presets import TEMPLATES, new_design_choice
 from designer.model.topology.sizing import parse_ratio
@@ -79,7 +80,7 @@ def run(args) -> int:
         server=args.server, switch=args.switch, radix=args.radix, speed=args.speed,
         oversubscription=args.oversubscription, spine_oversubscription=args.spine_oversubscription,
         tiers=args.tiers, nodes_per_su=args.nodes_per_su, planes=args.planes,
-        technology=args.technology, name=args.name, prices=prices)
+        technology=args.technology, name=args.name, cost=fabric_cost(catalog, prices))
     design = choice.design
     derived = derive(design, catalog)  # raises before anything is written
     errors = derived.metrics.errors

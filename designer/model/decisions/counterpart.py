@@ -15,9 +15,10 @@ from dataclasses import dataclass
 
 from designer.catalog import Catalog, Technology
 from designer.model.intent.design import ClusterSpec, FabricDesign, FabricSpec, Meta, TierSpec
-from designer.model.physical.prices import default_prices
+from designer.model.physical.fabric_cost import fabric_cost
+from designer.model.physical.prices import PriceBook, default_prices
 from designer.model.topology.sizing import SizingError, resolve, split_ports
-from designer.model.topology.switch_choice import PriceLookup, choose_switch
+from designer.model.topology.switch_choice import choose_switch
 
 # Technology ids offered by `fabric-designer counterpart --technology`.
 COUNTERPART_TECHNOLOGIES = ("ib-ndr", "ib-xdr", "roce-400g", "roce-800g")
@@ -79,11 +80,11 @@ def pick_server(design: FabricDesign, source, tech: Technology, catalog: Catalog
 
 
 def make_counterpart(design: FabricDesign, technology: str, catalog: Catalog,
-                     prices: PriceLookup | None = None) -> Counterpart:
+                     prices: PriceBook | None = None) -> Counterpart:
     """The same cluster built on `technology`; raises UnknownPartError or SizingError.
 
-    The switch is the cheapest of the technology's switches in `prices` (default: the price
-    book commands use) that meets the original's oversubscription targets.
+    The switch is the technology's switch whose fabric costs least in `prices` (default: the
+    price book commands use) while meeting the original's oversubscription targets.
     """
     tech = catalog.technology(technology)
     source = resolve(design, catalog)
@@ -155,9 +156,7 @@ def make_counterpart(design: FabricDesign, technology: str, catalog: Catalog,
                 if design.cluster.gpus_per_server not in (None, server.gpus) else None)
         return dataclasses.replace(design, meta=meta, cluster=cluster, fabric=fabric, edits=())
 
-    if prices is None:
-        prices = default_prices()
-    choice = choose_switch(catalog, tech, build, prices)
+    choice = choose_switch(catalog, tech, build, fabric_cost(catalog, prices or default_prices()))
     counterpart = choice.design
     if counterpart.fabric.switch in su_notes:
         notes.append(su_notes[counterpart.fabric.switch])

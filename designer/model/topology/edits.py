@@ -12,7 +12,7 @@ import dataclasses
 from designer.catalog import Catalog
 from designer.model.intent.design import Edit, FabricDesign, replace_path
 from designer.model.topology.sizing import Plan, Resolved
-from designer.model.topology.switch_choice import PriceLookup, choose_switch
+from designer.model.topology.switch_choice import FabricCost, choose_switch
 
 # Rows of the drawn fabric, top-down. "servers" is the server row below the leaves.
 ROWS = ("core", "spine", "leaf", "servers")
@@ -78,11 +78,11 @@ def _switch_fits(catalog: Catalog, switch_id: str, family: str, speeds: tuple[in
 
 
 def with_technology(design: FabricDesign, catalog: Catalog, technology: str,
-                    prices: PriceLookup | None = None) -> FabricDesign:
+                    cost: FabricCost | None = None) -> FabricDesign:
     """`design` on another fabric technology, with the link speeds and switches that go with it.
 
-    A switch that cannot run the new family or speeds gives way to the cheapest of the
-    technology's switches in `prices` (as `new` and `counterpart` choose); the servers and their NICs stay as chosen, so a NIC that cannot keep up shows as a
+    A switch that cannot run the new family or speeds gives way to the technology's switch of
+    least `cost` (as `new` and `counterpart` choose); the servers and their NICs stay as chosen, so a NIC that cannot keep up shows as a
     finding rather than being swapped silently.
     """
     tech = catalog.technology(technology)
@@ -109,7 +109,7 @@ def with_technology(design: FabricDesign, catalog: Catalog, technology: str,
 
     if keep:
         return build(catalog.switch(f.switch))
-    return choose_switch(catalog, tech, build, prices).design
+    return choose_switch(catalog, tech, build, cost).design
 
 
 def with_server(design: FabricDesign, catalog: Catalog, server_id: str) -> FabricDesign:

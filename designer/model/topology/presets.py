@@ -5,7 +5,7 @@ from __future__ import annotations
 from designer.catalog import Catalog, UnknownPartError
 from designer.model.intent.design import ClusterSpec, FabricDesign, FabricSpec, Meta, TierSpec
 from designer.model.topology.sizing import SizingError, rack_group, split_ports
-from designer.model.topology.switch_choice import PriceLookup, SwitchChoice, choose_switch
+from designer.model.topology.switch_choice import FabricCost, SwitchChoice, choose_switch
 
 TEMPLATES = ("leaf-spine", "fat-tree", "rail-optimized")
 DEFAULT_SERVER = "dgx-h100"
@@ -84,12 +84,13 @@ def new_design_choice(catalog: Catalog, template: str = "leaf-spine", *, gpus: i
                       oversubscription: float = 1.0, spine_oversubscription: float = 1.0,
                       tiers: int | None = None, nodes_per_su: int | None = None, planes: int | None = None,
                       technology: str | None = None, name: str | None = None,
-                      prices: PriceLookup | None = None) -> SwitchChoice:
+                      cost: FabricCost | None = None) -> SwitchChoice:
     """`new_design`, with the switch choice and its notes.
 
-    Without a switch (or radix), the technology's switches are compared and the cheapest fabric
-    in `prices` that meets the requested oversubscription wins (see switch_choice); without a
-    price book the fewest switches win. A named switch is the only candidate.
+    Without a switch (or radix), the technology's switches are compared and the fabric of least
+    `cost` that meets the requested oversubscription wins (see switch_choice; the physical layer's
+    fabric_cost prices the bill of materials); without one the fewest switches win. A named
+    switch is the only candidate.
     """
     if template not in TEMPLATES:
         raise SizingError(f"unknown template '{template}' (choose from {', '.join(TEMPLATES)})")
@@ -171,5 +172,5 @@ def new_design_choice(catalog: Catalog, template: str = "leaf-spine", *, gpus: i
 
     if switch or radix or switch_id != tech.default_switch:
         return SwitchChoice(build(chosen))  # a named switch is not compared
-    return choose_switch(catalog, tech, build, prices)
+    return choose_switch(catalog, tech, build, cost)
 
