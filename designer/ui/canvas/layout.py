@@ -357,11 +357,13 @@ def compute_layout(design: FabricDesign, resolved: Resolved, plan: Plan) -> Layo
     """Positions of every row, block and bundle of one plane of the fabric."""
     leaf_blocks = _leaf_blocks(plan, resolved.rails)
     three = plan.tiers == 3
+    # A rack-scale SU's column holds one spine-leaf group per rail, so the spines of its pods.
+    pods_per_column = resolved.rails if (plan.rail_su_size and plan.rail_leaves > 1) else 1
     # Width of each column (pod / SU): wide enough for its leaves, its spines and its servers.
     columns = []
     for k, (first, count, label) in enumerate(leaf_blocks):
         s_first, s_count = _servers_of_leaves(plan, first, count, k)
-        spines = plan.spines_per_pod if three else 0
+        spines = plan.spines_per_pod * pods_per_column if three else 0
         width = max(count * SWITCH_PITCH, spines * SWITCH_PITCH, s_count * SERVER_PITCH, MIN_ROW_WIDTH / 2)
         columns.append((first, count, label, s_first, s_count, width))
     x = 0.0
@@ -370,7 +372,8 @@ def compute_layout(design: FabricDesign, resolved: Resolved, plan: Plan) -> Layo
         leaf_row.append(Block(k, first, count, x, width, label))
         server_row.append(Block(k, s_first, s_count, x, width, label))
         if three:
-            spine_row.append(Block(k, k * plan.spines_per_pod, plan.spines_per_pod, x, width, label))
+            per = plan.spines_per_pod * pods_per_column
+            spine_row.append(Block(k, k * per, per, x, width, label))
         x += width + BLOCK_GAP
     total = max(x - BLOCK_GAP, MIN_ROW_WIDTH)
     if not three:
