@@ -139,3 +139,16 @@ def test_new_prints_the_choice_and_the_achieved_ratio(tmp_path):
     assert run.returncode == 0, run.stderr
     assert "the cheapest fabric of 2 candidates at 3:1" in run.stdout
     assert "leaf oversubscription 2.67:1 (asked 3:1)" in run.stdout
+
+
+def test_metrics_json_gives_the_requested_ratio_beside_the_achieved_one(tmp_path):
+    import json
+    out = tmp_path / "r.json"
+    subprocess.run([sys.executable, "-m", "designer.cli.main", "new", "--template", "rail-optimized",
+                    "--nodes", "128", "--switch", "QM9700", "--oversubscription", "3:1", "-o", str(out)],
+                   check=True, capture_output=True)
+    shown = subprocess.run([sys.executable, "-m", "designer.cli.main", "metrics", str(out), "--json"],
+                           capture_output=True, text=True)
+    m = json.loads(shown.stdout)
+    assert m["oversubscription_requested"] == {"leaf": 3.0, "spine": 1.0}
+    assert m["oversubscription"]["leaf"] <= 3.0 and abs(m["oversubscription"]["leaf"] - 8 / 3) < 1e-9
