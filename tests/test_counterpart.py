@@ -156,3 +156,14 @@ def test_counterparts_never_change_builtin_nics(server, tech, target, sus):
         assert new.nic.id == new.server.compute_nic
         assert new.ports_per_server == new.server.compute_ports
         assert new.port_gbps <= new.server.port_gbps
+
+
+def test_rack_scale_counterpart_keeps_whole_rack_sus():
+    # A GB200 NVL72 SU (8 racks of 18 trays) larger than an Ethernet leaf stays whole: each rail
+    # spreads over one leaf per rack group instead of the SU shrinking through a rack.
+    gb200 = new_design(CAT, "rail-optimized", nodes=576, server="gb200-nvl72-tray")
+    result = make_counterpart(gb200, "roce-400g", CAT)
+    d = derive(result.design, CAT)
+    assert result.design.fabric.nodes_per_su == 144 and not d.metrics.errors
+    assert not {"partial-rack", "split-rack"} & {f.code for f in d.metrics.findings}
+    assert d.plan.rail_leaf_size % 18 == 0

@@ -17,7 +17,7 @@ from designer.catalog import Catalog, Technology
 from designer.model.intent.design import ClusterSpec, FabricDesign, FabricSpec, Meta, TierSpec
 from designer.model.physical.fabric_cost import fabric_cost
 from designer.model.physical.prices import PriceBook, default_prices
-from designer.model.topology.sizing import SizingError, resolve, split_ports
+from designer.model.topology.sizing import SizingError, rack_group, rack_size, resolve, split_ports
 from designer.model.topology.switch_choice import choose_switch
 
 # Technology ids offered by `fabric-designer counterpart --technology`.
@@ -133,10 +133,13 @@ def make_counterpart(design: FabricDesign, technology: str, catalog: Catalog,
         if design.fabric.template == "rail-optimized":
             d_max, _ = split_ports(switch.ports_at(link), switch.ports_at(uplink), link, uplink,
                                    design.fabric.leaf.oversubscription)
-            if nodes_per_su > d_max:
-                su_notes[switch.id] = (f"SUs shrink from {nodes_per_su} to {d_max} nodes: {switch.name} has "
+            # A rack-scale SU larger than a leaf stays: each rail spreads over one leaf per rack group.
+            if nodes_per_su > d_max and not rack_group(server, nodes_per_su, d_max):
+                per_rack = rack_size(server)
+                fit = per_rack * (d_max // per_rack) if per_rack and d_max >= per_rack else d_max
+                su_notes[switch.id] = (f"SUs shrink from {nodes_per_su} to {fit} nodes: {switch.name} has "
                                        f"{d_max} downlinks per leaf at {design.fabric.leaf.oversubscription:g}:1")
-                nodes_per_su = d_max
+                nodes_per_su = fit
         fabric = FabricSpec(
             template=design.fabric.template, technology=tech.id, switch=switch.id,
             link_gbps=link if link != server.port_gbps else None,
