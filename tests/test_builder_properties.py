@@ -116,3 +116,25 @@ def test_planes_replicate_the_fabric():
     assert m.planes == 2 and m.rails == 4 and m.endpoints == one.endpoints
     assert {n for n, d in two.graph.nodes(data=True) if d["role"] == "leaf" and d["plane"] == 1}
     assert m.bisection_gbps == pytest.approx(one.bisection_gbps)
+
+
+rack_scale_requests = st.fixed_dictionaries({
+    "template": st.just("rail-optimized"),
+    "nodes": st.integers(1, 300),
+    "server": st.just("gb200-nvl72-tray"),
+    "radix": st.sampled_from([32, 48, 64]),
+    "oversubscription": st.sampled_from([1.0, 2.0]),
+    "spine_oversubscription": st.sampled_from([1.0, 2.0]),
+    "tiers": st.sampled_from([None, 2, 3]),
+    "nodes_per_su": st.sampled_from([36, 72, 144]),
+})
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(rack_scale_requests)
+def test_rack_scale_su_spread_over_leaves_is_consistent(req):
+    # SUs of whole NVL72 racks larger than one leaf: each rail spreads over one leaf per rack group.
+    test_built_fabric_is_consistent.hypothesis.inner_test(req)
+    d = _build(req)
+    if d is not None:
+        assert d.plan.rail_leaves * d.plan.rail_leaf_size == req["nodes_per_su"] or d.plan.rail_leaves == 1

@@ -1,5 +1,6 @@
 """Counterpart designs keep the cluster and its targets while the fabric changes technology."""
 
+import dataclasses
 import json
 import subprocess
 import sys
@@ -11,6 +12,8 @@ from hypothesis import strategies as st
 from designer.catalog import UnknownPartError, default_catalog
 from designer.io.project import load_design
 from designer.model.decisions.counterpart import COUNTERPART_TECHNOLOGIES, make_counterpart
+from designer.model.physical.bom import build_bom
+from designer.model.physical.prices import Price, PriceBook, default_prices
 from designer.model.topology.derive import derive
 from designer.model.topology.presets import new_design
 from designer.model.topology.sizing import SizingError
@@ -30,13 +33,44 @@ def test_superpod_counterparts_keep_gpus_and_bisection_ratio(tech):
     assert not m.errors
 
 
-def test_ethernet_counterpart_of_one_su_uses_spectrum_and_fewer_spines():
+def test_ethernet_counterpart_of_one_su_compares_the_technologys_switches_by_cost():
+    # SN5600 in 128 x 400G mode: 8 leaves with half their ports unused and 2 spines (10 boxes) on
+    # twin-port optics; SN5400 (64 x 400G): 8 full leaves and 4 spines (12 boxes) on a module per
+    # link. Both are sized and priced; the whole bill of materials decides.
     result = make_counterpart(superpod(1), "roce-400g", CAT)
     d = derive(result.design, CAT)
-    assert d.resolved.leaf_switch.id == "sn5600" and d.resolved.family == "ethernet"
-    assert d.metrics.switches_by_tier == {"leaf": 8, "spine": 2, "core": 0}  # 128 ports at 400G
+    (note,) = [n for n in result.notes if n.startswith("switch:")]
+    assert "SN5600 in 128 x 400G mode: 10 switches" in note and "SN5400 in 64 x 400G mode: 12 switches" in note
+    costs = {}
+    for sid in ("sn5600", "sn5400"):
+        alone = dataclasses.replace(result.design, fabric=dataclasses.replace(result.design.fabric, switch=sid))
+        costs[sid] = build_bom(derive(alone, CAT), CAT).total_cost
+    assert d.resolved.leaf_switch.id == min(costs, key=costs.get) and d.resolved.family == "ethernet"
+    expected = {"sn5600": {"leaf": 8, "spine": 2, "core": 0}, "sn5400": {"leaf": 8, "spine": 4, "core": 0}}
+    assert d.metrics.switches_by_tier == expected[d.resolved.leaf_switch.id]
     assert d.metrics.links_by_tier["leaf-spine"] == 256
     assert d.metrics.oversubscription("leaf") == pytest.approx(1.0)
+    assert any("leaf oversubscription 1.00:1 (asked 1:1)" in n for n in result.notes)
+
+
+def test_ethernet_counterpart_takes_the_cheaper_switch_when_the_price_book_says_so():
+    # With the SN5400 priced low, its fabric is the cheaper one; with the SN5600 low, the SN5600's.
+    for cheap, other, tiers in (("sn5400", "sn5600", {"leaf": 8, "spine": 4, "core": 0}),
+                                ("sn5600", "sn5400", {"leaf": 8, "spine": 2, "core": 0})):
+        book = default_prices().merged(PriceBook("USD", {cheap: Price(cheap, 1000.0), other: Price(other, 90000.0)}))
+        d = derive(make_counterpart(superpod(1), "roce-400g", CAT, prices=book).design, CAT)
+        assert d.resolved.leaf_switch.id == cheap and d.metrics.switches_by_tier == tiers
+
+
+def test_ethernet_counterpart_with_an_unpriced_switch_never_takes_it_as_free():
+    # The SN5400 has no price: the priced SN5600 fabric is chosen and the note says why.
+    prices = default_prices()
+    book = PriceBook(prices.currency, {k: v for k, v in prices.prices.items() if k != "sn5400"})
+    result = make_counterpart(superpod(1), "roce-400g", CAT, prices=book)
+    assert result.design.fabric.switch == "sn5600"
+    # Taken as free, its fabric would have been the cheaper one.
+    assert any(n.startswith("Spectrum-4 SN5400 was not compared by cost (incomplete: no price for")
+               for n in result.notes)
 
 
 def test_slower_technology_splits_ports_over_planes_to_keep_server_bandwidth():
@@ -122,3 +156,14 @@ def test_counterparts_never_change_builtin_nics(server, tech, target, sus):
         assert new.nic.id == new.server.compute_nic
         assert new.ports_per_server == new.server.compute_ports
         assert new.port_gbps <= new.server.port_gbps
+
+
+def test_rack_scale_counterpart_keeps_whole_rack_sus():
+    # A GB200 NVL72 SU (8 racks of 18 trays) larger than an Ethernet leaf stays whole: each rail
+    # spreads over one leaf per rack group instead of the SU shrinking through a rack.
+    gb200 = new_design(CAT, "rail-optimized", nodes=576, server="gb200-nvl72-tray")
+    result = make_counterpart(gb200, "roce-400g", CAT)
+    d = derive(result.design, CAT)
+    assert result.design.fabric.nodes_per_su == 144 and not d.metrics.errors
+    assert not {"partial-rack", "split-rack"} & {f.code for f in d.metrics.findings}
+    assert d.plan.rail_leaf_size % 18 == 0

@@ -1,6 +1,10 @@
 """Golden tests against published NVIDIA reference-architecture tables, built as `new` builds them.
 
-Figures: DGX B300 XDR RA (Table 3), DGX B300 Spectrum-X RA, DGX B200 RA, DGX H100 SuperPOD RA.
+Figures: DGX B300 XDR RA (Table 3), DGX B300 Spectrum-X RA, DGX B200 RA, DGX H100 SuperPOD RA,
+DGX GB200 SuperPOD RA (network-fabrics page: an SU is 8 NVL72 racks of 18 compute trays; beyond
+one SU, 4 spine-leaf groups per SU, each of 8 leaves (one per rack) and 6 spines, attached to
+6 core groups; fully non-blocking; up to 16 SU). Counts that page does not state in the text
+(its Table 3 per-size totals, the 1-SU spine count, the core count) are not asserted as published.
 Switches are named as the vendor spells them, which the catalog accepts.
 """
 
@@ -102,3 +106,72 @@ def test_three_tier_spines_split_ports_by_their_achieved_downlinks():
     assert m.switches_by_tier["core"] == 36
     assert m.links_by_tier["spine-core"] == m.links_by_tier["leaf-spine"] == 2304
     assert m.ports_by_tier["core"].ports_free == 0
+
+
+# DGX GB200 SuperPOD, built as `new` builds it with the vendor's switch name.
+GB200_SU_TRAYS = 8 * 18     # 8 NVL72 racks of 18 compute trays (4 GPUs, 4 x 400G each)
+
+
+def _gb200(sus, **kw):
+    design = new_design(CAT, "rail-optimized", nodes=GB200_SU_TRAYS * sus, server="gb200-nvl72-tray",
+                        switch="QM9700", **kw)
+    d = derive(design, CAT)
+    assert not d.metrics.errors, [f.message for f in d.metrics.errors]
+    return d
+
+
+def test_gb200_nvl72_su_is_eight_racks_with_one_leaf_per_rack_and_rail():
+    d = _gb200(1)
+    m = d.metrics
+    assert d.design.fabric.nodes_per_su == GB200_SU_TRAYS and m.gpus == 576
+    assert m.switches_by_tier["leaf"] == 8 * 4        # one leaf per rack on each of the 4 rails
+    assert m.oversubscription("leaf") == pytest.approx(1.0) and m.bisection_ratio == pytest.approx(1.0)
+    assert not {"partial-rack", "split-rack", "partial-su"} & {f.code for f in m.findings}
+    # Each leaf takes the 18 trays of one rack on its rail.
+    leaves = {}
+    for n, data in d.graph.nodes(data=True):
+        if data["role"] == "nic":
+            (leaf,) = d.graph[n]
+            leaves.setdefault(leaf, set()).add((data["server"] // 18, data["rail"]))
+    assert len(leaves) == 32 and all(len(v) == 1 for v in leaves.values())
+
+
+def test_gb200_nvl72_16_su_builds_as_spine_leaf_groups():
+    d = _gb200(16)
+    m, plan = d.metrics, d.plan
+    assert m.gpus == 9216
+    assert m.tiers == 3
+    # 4 spine-leaf groups per SU, each of 8 leaves and 6 spines: 64 groups.
+    assert plan.pods == 16 * 4 and plan.leaves_per_pod == 8 and plan.spines_per_pod == 6
+    assert m.switches_by_tier["leaf"] == 16 * 4 * 8 == 512
+    assert m.switches_by_tier["spine"] == 16 * 4 * 6 == 384
+    # Every leaf of a group is one rail of one SU.
+    pods = {}
+    for n, data in d.graph.nodes(data=True):
+        if data["role"] == "nic":
+            (leaf,) = d.graph[n]
+            group = d.graph.nodes[leaf]["index"] // 8
+            pods.setdefault(group, set()).add((data["server"] // GB200_SU_TRAYS, data["rail"]))
+    assert len(pods) == 64 and all(len(v) == 1 for v in pods.values())
+    # 6 core groups (one per spine position of a group), and fully non-blocking.
+    cores_of = {}
+    for a, b, data in d.graph.edges(data=True):
+        if data["tier"] == "spine-core":
+            spine, core = (a, b) if d.graph.nodes[a]["role"] == "spine" else (b, a)
+            cores_of.setdefault(d.graph.nodes[spine]["index"] % 6, set()).add(core)
+    assert len(cores_of) == 6
+    assert sum(len(c) for c in cores_of.values()) == len(set().union(*cores_of.values()))  # disjoint
+    assert m.oversubscription("leaf") == pytest.approx(1.0) and m.oversubscription("spine") == pytest.approx(1.0)
+    assert m.links_by_tier["spine-core"] == m.links_by_tier["leaf-spine"] == m.links_by_tier["node-leaf"]
+
+
+def test_gb200_nvl72_su_of_144_trays_from_the_command_line(tmp_path):
+    out = tmp_path / "gb200.json"
+    made = subprocess.run([sys.executable, "-m", "designer.cli.main", "new", "--template", "rail-optimized",
+                           "--gpus", "9216", "--server", "gb200-nvl72-tray", "--nodes-per-su", "144",
+                           "--switch", "QM9700", "-o", str(out)], capture_output=True, text=True)
+    assert made.returncode == 0, made.stderr
+    shown = subprocess.run([sys.executable, "-m", "designer.cli.main", "metrics", str(out), "--json"],
+                           capture_output=True, text=True)
+    m = json.loads(shown.stdout)
+    assert m["switches"]["by_tier"]["leaf"] == 512 and m["switches"]["by_tier"]["spine"] == 384

@@ -102,6 +102,9 @@ class Server(_Entry):
     chassis: str = ""
     # Fabric families this variant's compute network is built for; empty means any its NIC runs.
     fabric_families: tuple[str, ...] = ()
+    # Servers (compute trays) per scalable unit in the vendor's reference architecture, where one
+    # is published (GB200 NVL72: 8 racks of 18 trays); 0: the SuperPOD default of 32.
+    su_servers: int = 0
 
 
 @dataclass(frozen=True)
@@ -111,6 +114,9 @@ class Technology(_Entry):
     link_gbps: int = 400
     uplink_gbps: int = 400
     default_switch: str = ""
+    # The catalog switches sizing may choose among for this technology (the cheapest fabric wins);
+    # the default switch is always one of them.
+    switches: tuple[str, ...] = ()
     default_nic: str = ""
     adaptive_routing: bool = False
     in_network_reduction: bool = False
@@ -118,6 +124,11 @@ class Technology(_Entry):
     nic_latency_ns: float = 0.0
     protocol_efficiency: float = 1.0
     load_balance_efficiency: float = 1.0
+
+    @property
+    def switch_options(self) -> tuple[str, ...]:
+        """The default switch, then the technology's other switches, each once."""
+        return tuple(dict.fromkeys((self.default_switch, *self.switches)))
 
 
 @dataclass(frozen=True)

@@ -66,7 +66,7 @@ _RANGES: dict[str, tuple[float, float]] = {
     "count": (1, MAX_RADIX), "cages": (0, MAX_RADIX), "ports": (1, MAX_RADIX),
     "gbps": (1, 102_400), "port_gbps": (1, 102_400), "link_gbps": (1, 102_400),
     "uplink_gbps": (1, 102_400), "lane_gbps": (1, 102_400),
-    "gpus": (1, 1024), "compute_ports": (1, 1024), "planes_hint": (1, 64),
+    "gpus": (1, 1024), "compute_ports": (1, 1024), "planes_hint": (1, 64), "su_servers": (0, 1_000_000),
     "nvlink_domain_gpus": (1, 1_000_000), "nvlink_GBps_per_gpu": (0, 1_000_000),
     "rack_units": (0, 100), "connectors": (1, 1024), "legs": (1, 64), "ports_per_cage": (0, 64),
     "power_w": (0, 1_000_000), "leg_power_w": (0, 1_000_000),
@@ -376,6 +376,9 @@ def _check_references(catalog: Catalog) -> None:
         where = f"{Path(catalog.origin('technology', tech.id)).name}: technology '{tech.id}'"
         if tech.default_switch not in catalog.switches:
             raise CatalogError(f"{where}, field 'default_switch': unknown switch '{tech.default_switch}'")
+        for other in tech.switches:
+            if other not in catalog.switches:
+                raise CatalogError(f"{where}, field 'switches': unknown switch {quote(other, 40)}")
         if tech.default_nic not in catalog.nics:
             raise CatalogError(f"{where}, field 'default_nic': unknown NIC '{tech.default_nic}'")
     for t in catalog.transceivers.values():

@@ -20,9 +20,13 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
-    metrics = derive(load_design(args.file)).metrics
+    design = load_design(args.file)
+    metrics = derive(design).metrics
     if args.json:
-        print_json(metrics.to_json())
+        out = metrics.to_json()
+        # The ratios asked for, beside the achieved ones under "oversubscription".
+        out["oversubscription_requested"] = {t: design.fabric.tier(t).oversubscription for t in ("leaf", "spine")}
+        print_json(out)
     else:
         print(summary(metrics))
     return 1 if metrics.errors else 0

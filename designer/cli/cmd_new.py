@@ -18,7 +18,9 @@ from designer.limits import MAX_RADIX
 from designer.io.project import save_design
 from designer.model.intent.design import MAX_PER_SERVER, MAX_PLANES, MAX_RATIO, MIN_RATIO
 from designer.model.topology.derive import derive
-from designer.model.topology.presets import TEMPLATES, new_design
+from designer.model.physical.fabric_cost import fabric_cost
+from designer.model.physical.prices import load_prices
+from designer.model.topology.presets import TEMPLATES, new_design_choice
 from designer.model.topology.sizing import parse_ratio
 
 
@@ -58,6 +60,8 @@ def add_parser(sub) -> None:
                         "NVL72, whole racks)")
     p.add_argument("--planes", type=bounded_int(1, MAX_PLANES), help="parallel fabric planes (default: the server's)")
     p.add_argument("--name", help="design name")
+    p.add_argument("--prices", help="price book (TOML) for choosing the cheapest switch; its entries override "
+                                    "the built-in and user prices")
     p.add_argument("-o", "--output", required=True, help="project file to write")
     p.add_argument("--force", action="store_true",
                    help="replace the output file even if it is not a Fabric Designer project")
@@ -69,12 +73,16 @@ def run(args) -> int:
         raise CommandError("give either --switch or --radix, not both")
     out = check_project_target(args.output, args.force)
     catalog = default_catalog()
-    design = new_design(
+    # Without --switch or --radix the technology's switches are compared by price (see README,
+    # "How sizing chooses"); a named switch is used as named.
+    prices = load_prices(args.prices) if not (args.switch or args.radix) else None
+    choice = new_design_choice(
         catalog, args.template, gpus=args.gpus, nodes=args.nodes, gpus_per_node=args.gpus_per_node,
         server=args.server, switch=args.switch, radix=args.radix, speed=args.speed,
         oversubscription=args.oversubscription, spine_oversubscription=args.spine_oversubscription,
         tiers=args.tiers, nodes_per_su=args.nodes_per_su, planes=args.planes,
-        technology=args.technology, name=args.name)
+        technology=args.technology, name=args.name, cost=fabric_cost(catalog, prices))
+    design = choice.design
     derived = derive(design, catalog)  # raises before anything is written
     errors = derived.metrics.errors
     if errors:
@@ -82,9 +90,11 @@ def run(args) -> int:
     save_design(design, out)
     m = derived.metrics
     print(f"wrote {out}: {m.gpus:,} GPUs, {m.tiers} tiers, {m.switches_total:,} switches")
+    for note in choice.notes:
+        print(f"  note: {note}")
     for tier, asked in (("leaf", args.oversubscription), ("spine", args.spine_oversubscription)):
         got = m.oversubscription(tier)
-        if got is not None and (tier == "leaf" or m.tiers == 3) and abs(got - asked) > 1e-6:
+        if got is not None and (tier == "leaf" or m.tiers == 3) and (abs(got - asked) > 1e-6 or choice.notes):
             # Sizing never exceeds the request; fewer, fuller spines can land below it.
             print(f"  {tier} oversubscription {ratio_label(got)} (asked {ratio_label(asked)})")
     return 0

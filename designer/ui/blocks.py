@@ -11,6 +11,8 @@ from dataclasses import dataclass
 from designer.catalog import Catalog
 from designer.model.intent.design import FabricDesign, replace_path
 from designer.model.topology.edits import with_tiers
+from designer.model.physical.fabric_cost import fabric_cost
+from designer.model.physical.prices import PriceBookError, default_prices
 from designer.model.topology.presets import new_design
 
 MIME_TYPE = "application/x-fabric-designer-block"
@@ -54,8 +56,19 @@ def template_design(catalog: Catalog, template: str, technology: str, gpus: int 
     """A template fabric of `gpus` GPUs on `technology`, with the defaults of `fabric-designer new`."""
     tech = catalog.technology(technology)
     # The same sizing as `fabric-designer new`: the fewest tiers that fit (the core-tier block adds one).
+    # and the same switch choice: the cheapest of the technology's switches in the price book.
     return new_design(catalog, template, gpus=gpus, technology=tech.id, server=server,
-                      name=f"{gpus:,}-GPU {_NAMES[template]}")
+                      name=f"{gpus:,}-GPU {_NAMES[template]}", cost=choice_cost(catalog))
+
+
+def choice_cost(catalog: Catalog):
+    """What the switch choice compares fabrics by: their bill of materials in the price book;
+    None (fewest switches) if the book cannot be read, since a malformed user price book is
+    reported where prices are shown, not on a drop."""
+    try:
+        return fabric_cost(catalog, default_prices())
+    except PriceBookError:
+        return None
 
 
 _NAMES = {"leaf-spine": "leaf-spine", "fat-tree": "fat-tree", "rail-optimized": "rail-optimized fabric"}

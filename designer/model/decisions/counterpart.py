@@ -15,7 +15,10 @@ from dataclasses import dataclass
 
 from designer.catalog import Catalog, Technology
 from designer.model.intent.design import ClusterSpec, FabricDesign, FabricSpec, Meta, TierSpec
-from designer.model.topology.sizing import SizingError, resolve, split_ports
+from designer.model.physical.fabric_cost import fabric_cost
+from designer.model.physical.prices import PriceBook, default_prices
+from designer.model.topology.sizing import SizingError, rack_group, rack_size, resolve, split_ports
+from designer.model.topology.switch_choice import choose_switch
 
 # Technology ids offered by `fabric-designer counterpart --technology`.
 COUNTERPART_TECHNOLOGIES = ("ib-ndr", "ib-xdr", "roce-400g", "roce-800g")
@@ -76,8 +79,13 @@ def pick_server(design: FabricDesign, source, tech: Technology, catalog: Catalog
                       f"lists no variant of it for {tech.name}")
 
 
-def make_counterpart(design: FabricDesign, technology: str, catalog: Catalog) -> Counterpart:
-    """The same cluster built on `technology`; raises UnknownPartError or SizingError."""
+def make_counterpart(design: FabricDesign, technology: str, catalog: Catalog,
+                     prices: PriceBook | None = None) -> Counterpart:
+    """The same cluster built on `technology`; raises UnknownPartError or SizingError.
+
+    The switch is the technology's switch whose fabric costs least in `prices` (default: the
+    price book commands use) while meeting the original's oversubscription targets.
+    """
     tech = catalog.technology(technology)
     source = resolve(design, catalog)
     notes: list[str] = []
@@ -110,39 +118,53 @@ def make_counterpart(design: FabricDesign, technology: str, catalog: Catalog) ->
         notes.append(f"ports run at {link}G instead of {source.link_gbps}G: "
                      f"{ports * link:,} Gb/s per server instead of {old_bw:,}")
 
-    switch = catalog.switch(tech.default_switch)
-    uplink = tech.uplink_gbps if switch.ports_at(tech.uplink_gbps) else link
-    nodes_per_su = design.fabric.nodes_per_su
-    if design.fabric.template == "rail-optimized":
-        d_max, _ = split_ports(switch.ports_at(link), switch.ports_at(uplink), link, uplink,
-                               design.fabric.leaf.oversubscription)
-        if nodes_per_su > d_max:
-            notes.append(f"SUs shrink from {nodes_per_su} to {d_max} nodes: {switch.name} has "
-                         f"{d_max} downlinks per leaf at {design.fabric.leaf.oversubscription:g}:1")
-            nodes_per_su = d_max
     if design.edits:
         notes.append(f"{len(design.edits)} manual edit(s) of the original are not carried over")
     if any(design.fabric.tier(t).count for t in ("leaf", "spine", "core")):
         notes.append("switch counts are derived afresh for the new switches")
-
-    fabric = FabricSpec(
-        template=design.fabric.template, technology=tech.id, switch=switch.id,
-        link_gbps=link if link != server.port_gbps else None,
-        uplink_gbps=uplink if uplink != link else None,
-        tiers=None, nodes_per_su=nodes_per_su, planes=planes,
-        leaf=TierSpec(oversubscription=design.fabric.leaf.oversubscription),
-        spine=TierSpec(oversubscription=design.fabric.spine.oversubscription))
-    cluster = ClusterSpec(
-        server=server.id, servers=design.cluster.servers, gpus_per_server=design.cluster.gpus_per_server,
-        ports_per_server=ports if ports != server.compute_ports else None,
-        port_gbps=link if link != server.port_gbps else None,
-        nic=nic.id if nic.id != server.compute_nic else None)
-    if cluster.server != design.cluster.server:
-        # A variant brings its own GPU count; keep an explicit GPU override only where it differs.
-        cluster = dataclasses.replace(
-            cluster, gpus_per_server=design.cluster.gpus_per_server
-            if design.cluster.gpus_per_server not in (None, server.gpus) else None)
     meta = Meta(name=counterpart_name(design.meta.name, source.technology, tech), author=design.meta.author,
                 notes=f"Counterpart of '{design.meta.name}' on {tech.name}.")
-    counterpart = dataclasses.replace(design, meta=meta, cluster=cluster, fabric=fabric, edits=())
+    su_notes: dict[str, str] = {}
+
+    def build(switch) -> FabricDesign:
+        """The counterpart on one of the technology's switches (sizing compares them by price)."""
+        uplink = tech.uplink_gbps if switch.ports_at(tech.uplink_gbps) else link
+        nodes_per_su = design.fabric.nodes_per_su
+        if design.fabric.template == "rail-optimized":
+            d_max, _ = split_ports(switch.ports_at(link), switch.ports_at(uplink), link, uplink,
+                                   design.fabric.leaf.oversubscription)
+            # A rack-scale SU larger than a leaf stays: each rail spreads over one leaf per rack group.
+            if nodes_per_su > d_max and not rack_group(server, nodes_per_su, d_max):
+                per_rack = rack_size(server)
+                fit = per_rack * (d_max // per_rack) if per_rack and d_max >= per_rack else d_max
+                su_notes[switch.id] = (f"SUs shrink from {nodes_per_su} to {fit} nodes: {switch.name} has "
+                                       f"{d_max} downlinks per leaf at {design.fabric.leaf.oversubscription:g}:1")
+                nodes_per_su = fit
+        fabric = FabricSpec(
+            template=design.fabric.template, technology=tech.id, switch=switch.id,
+            link_gbps=link if link != server.port_gbps else None,
+            uplink_gbps=uplink if uplink != link else None,
+            tiers=None, nodes_per_su=nodes_per_su, planes=planes,
+            leaf=TierSpec(oversubscription=design.fabric.leaf.oversubscription),
+            spine=TierSpec(oversubscription=design.fabric.spine.oversubscription))
+        cluster = ClusterSpec(
+            server=server.id, servers=design.cluster.servers, gpus_per_server=design.cluster.gpus_per_server,
+            ports_per_server=ports if ports != server.compute_ports else None,
+            port_gbps=link if link != server.port_gbps else None,
+            nic=nic.id if nic.id != server.compute_nic else None)
+        if cluster.server != design.cluster.server:
+            # A variant brings its own GPU count; keep an explicit GPU override only where it differs.
+            cluster = dataclasses.replace(
+                cluster, gpus_per_server=design.cluster.gpus_per_server
+                if design.cluster.gpus_per_server not in (None, server.gpus) else None)
+        return dataclasses.replace(design, meta=meta, cluster=cluster, fabric=fabric, edits=())
+
+    choice = choose_switch(catalog, tech, build, fabric_cost(catalog, prices or default_prices()))
+    counterpart = choice.design
+    if counterpart.fabric.switch in su_notes:
+        notes.append(su_notes[counterpart.fabric.switch])
+    notes.extend(choice.notes)
+    chosen = choice.chosen
+    if chosen is not None:
+        notes.append(f"leaf oversubscription {chosen.leaf_ratio:.2f}:1 (asked {chosen.asked_ratio:g}:1)")
     return Counterpart(counterpart, tuple(notes))

@@ -284,7 +284,7 @@ def _closed_form(derived: Derived, failure: Failure) -> WhatIf:
             pos, neg = (pos + climbed, neg) if surplus > 0 else (pos, neg + climbed)
             oversub[f"{pre}leaf-{i + 1}"] = down[i] * s_d / (up_links * s_u) if up_links else None
             if dead_spines:
-                degraded_pods.add(i // e if plan.rail_su_size else 0)
+                degraded_pods.add(plan.leaf_su(i, e) if plan.rail_su_size else 0)
         total += min(pos, neg)
     return _summarise(derived, failure, "closed-form", cut, total, oversub, degraded_pods)
 

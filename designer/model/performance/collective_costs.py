@@ -205,7 +205,7 @@ def _switch_latency(switch, tech: Technology, override: float | None) -> float:
 def _leaf_of_servers(plan, rails: int, servers: np.ndarray) -> np.ndarray:
     """Leaf index of each server's first port (the builders' assignment, in closed form)."""
     if plan.rail_su_size:
-        return (servers // plan.rail_su_size) * rails
+        return plan.rail_leaf(servers, 0, rails)
     per_leaf = plan.leaf_down
     if rails <= per_leaf and per_leaf % rails == 0 and plan.leaves * (per_leaf // rails) >= plan.servers:
         return servers * plan.leaves // plan.servers
@@ -216,7 +216,7 @@ def _endpoint_leaves(plan, rails: int, servers: np.ndarray) -> np.ndarray:
     """Leaf index of every port of the given servers (one plane)."""
     ports = np.arange(rails)
     if plan.rail_su_size:
-        return ((servers // plan.rail_su_size) * rails)[:, None] + ports[None, :]
+        return plan.rail_leaf(servers[:, None], ports[None, :], rails)
     per_leaf = plan.leaf_down
     if rails <= per_leaf and per_leaf % rails == 0 and plan.leaves * (per_leaf // rails) >= plan.servers:
         return np.repeat((servers * plan.leaves // plan.servers)[:, None], rails, axis=1)
@@ -225,14 +225,17 @@ def _endpoint_leaves(plan, rails: int, servers: np.ndarray) -> np.ndarray:
 
 
 def _leaf_group(plan, rails: int, leaf: np.ndarray) -> np.ndarray:
-    """Leaves that serve the same servers form a group: an SU's rail leaves, else one leaf."""
-    return leaf // rails if plan.rail_su_size else leaf
+    """Leaves that serve the same servers form a group: an SU's rail leaves (of one rack group
+    when a rack-scale SU spreads each rail over several leaves), else one leaf."""
+    if not plan.rail_su_size:
+        return leaf
+    return plan.leaf_su(leaf, rails) * plan.rail_leaves + leaf % plan.rail_leaves
 
 
 def _pod(plan, rails: int, leaf: np.ndarray) -> np.ndarray:
     if plan.tiers < 3:
         return np.zeros_like(leaf)
-    if plan.rail_su_size:
+    if plan.rail_su_size and plan.rail_leaves == 1:
         return leaf // rails
     return leaf // plan.leaves_per_pod
 

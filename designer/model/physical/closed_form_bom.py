@@ -68,10 +68,9 @@ def _assignment(plan, e: int) -> tuple[np.ndarray, np.ndarray]:
     """(leaf, down port) per endpoint of a plane, as `builders.leaf_assignment` gives them."""
     n = plan.servers
     if plan.rail_su_size:
-        su = plan.rail_su_size
         j = np.repeat(np.arange(n, dtype=np.int64), e)
         p = np.tile(np.arange(e, dtype=np.int64), n)
-        return (j // su) * e + p, j % su + 1
+        return plan.rail_leaf(j, p, e), plan.rail_port(j)
     per_leaf = plan.leaf_down
     if e <= per_leaf and per_leaf % e == 0 and plan.leaves * (per_leaf // e) >= n:
         j = np.arange(n, dtype=np.int64)
@@ -255,7 +254,7 @@ def _layout(fp, servers: int, plan, planes: int, rails: int, dev: _Devices,
     s_leaf, s_srv = leaf_of[order], server_of_ep[order]
     counts = np.bincount(s_leaf, minlength=L)
     starts = np.r_[0, np.cumsum(counts)[:-1]]
-    spread = (li % rails) if plan.rail_su_size else li
+    spread = plan.leaf_rail(li, rails) if plan.rail_su_size else li
     homes = []
     for plane in range(planes):
         fallback = (plane * 0 + li) * servers // n_leaves_all

@@ -49,10 +49,9 @@ def _assign(plan: Plan, rails: int) -> list[tuple[int, int]]:
     out = []
     n, e = plan.servers, rails
     if plan.rail_su_size:
-        su = plan.rail_su_size
         for j in range(n):
-            k, m = divmod(j, su)
-            out.extend((k * e + p, m + 1) for p in range(e))
+            port = plan.rail_port(j)
+            out.extend((plan.rail_leaf(j, p, e), port) for p in range(e))
         return out
     per_leaf = plan.leaf_down
     if e <= per_leaf and per_leaf % e == 0 and plan.leaves * (per_leaf // e) >= n:
@@ -92,9 +91,12 @@ def build_graph(design: FabricDesign, r: Resolved, plan: Plan) -> Build:
         spine_ids = [f"{pre}spine-{i + 1}" for i in range(plan.spines)]
         core_ids = [f"{pre}core-{i + 1}" for i in range(plan.cores)]
         for i, leaf in enumerate(leaf_ids):
-            pod = i // e if plan.rail_su_size else (i // leaves_per_pod if plan.tiers == 3 else 0)
+            # A rail-optimized leaf's pod is its SU (the same as its spine pod unless a rack-scale
+            # SU splits into one spine-leaf group per rail).
+            pod = plan.leaf_su(i, e) if plan.rail_su_size else (i // leaves_per_pod if plan.tiers == 3 else 0)
             nodes.append((leaf, {"role": "leaf", "level": 1, "plane": plane, "pod": pod, "index": i,
-                                 "rail": i % e if plan.rail_su_size else -1, "model": r.leaf_switch.id}))
+                                 "rail": plan.leaf_rail(i, e) if plan.rail_su_size else -1,
+                                 "model": r.leaf_switch.id}))
         for i, spine in enumerate(spine_ids):
             nodes.append((spine, {"role": "spine", "level": 2, "plane": plane, "index": i,
                                   "pod": i // plan.spines_per_pod if plan.tiers == 3 else 0,

@@ -83,7 +83,11 @@ def max_hops(plan: Plan) -> tuple[int, int]:
     if plan.servers <= 1:
         return worst, 0
     if plan.rail_su_size:
-        return worst, (1 if plan.sus <= 1 else worst)
+        if plan.servers <= plan.rail_leaf_size:
+            return worst, 1
+        if plan.rail_leaves > 1 and plan.sus <= 1:
+            return worst, 3  # one rail of the SU spreads over several leaves, joined by spines
+        return worst, worst
     return worst, worst
 
 

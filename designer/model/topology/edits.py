@@ -12,6 +12,7 @@ import dataclasses
 from designer.catalog import Catalog
 from designer.model.intent.design import Edit, FabricDesign, replace_path
 from designer.model.topology.sizing import Plan, Resolved
+from designer.model.topology.switch_choice import FabricCost, choose_switch
 
 # Rows of the drawn fabric, top-down. "servers" is the server row below the leaves.
 ROWS = ("core", "spine", "leaf", "servers")
@@ -76,11 +77,12 @@ def _switch_fits(catalog: Catalog, switch_id: str, family: str, speeds: tuple[in
     return switch.family in (family, "any") and all(switch.ports_at(s) for s in speeds)
 
 
-def with_technology(design: FabricDesign, catalog: Catalog, technology: str) -> FabricDesign:
+def with_technology(design: FabricDesign, catalog: Catalog, technology: str,
+                    cost: FabricCost | None = None) -> FabricDesign:
     """`design` on another fabric technology, with the link speeds and switches that go with it.
 
-    Switches that cannot run the new family or speeds give way to the technology's default
-    switch; the servers and their NICs stay as chosen, so a NIC that cannot keep up shows as a
+    A switch that cannot run the new family or speeds gives way to the technology's switch of
+    least `cost` (as `new` and `counterpart` choose); the servers and their NICs stay as chosen, so a NIC that cannot keep up shows as a
     finding rather than being swapped silently.
     """
     tech = catalog.technology(technology)
@@ -90,19 +92,24 @@ def with_technology(design: FabricDesign, catalog: Catalog, technology: str) -> 
     uplink = tech.uplink_gbps
     speeds = tuple(sorted({link, uplink}))
     f = design.fabric
-    switch = f.switch if _switch_fits(catalog, f.switch, tech.family, speeds) else tech.default_switch
+    keep = _switch_fits(catalog, f.switch, tech.family, speeds)
 
     def tier(spec):
         if spec.switch and not _switch_fits(catalog, spec.switch, tech.family, speeds):
             return dataclasses.replace(spec, switch=None)
         return spec
 
-    fabric = dataclasses.replace(
-        f, technology=tech.id, switch=switch,
-        link_gbps=None if link == port_gbps else link,
-        uplink_gbps=None if uplink == link else uplink,
-        leaf=tier(f.leaf), spine=tier(f.spine), core=tier(f.core))
-    return dataclasses.replace(design, fabric=fabric)
+    def build(switch) -> FabricDesign:
+        fabric = dataclasses.replace(
+            f, technology=tech.id, switch=switch.id,
+            link_gbps=None if link == port_gbps else link,
+            uplink_gbps=None if uplink == link else uplink,
+            leaf=tier(f.leaf), spine=tier(f.spine), core=tier(f.core))
+        return dataclasses.replace(design, fabric=fabric)
+
+    if keep:
+        return build(catalog.switch(f.switch))
+    return choose_switch(catalog, tech, build, cost).design
 
 
 def with_server(design: FabricDesign, catalog: Catalog, server_id: str) -> FabricDesign:

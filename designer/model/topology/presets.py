@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from designer.catalog import Catalog, UnknownPartError
 from designer.model.intent.design import ClusterSpec, FabricDesign, FabricSpec, Meta, TierSpec
-from designer.model.topology.sizing import SizingError, split_ports
+from designer.model.topology.sizing import SizingError, rack_group, split_ports
+from designer.model.topology.switch_choice import FabricCost, SwitchChoice, choose_switch
 
 TEMPLATES = ("leaf-spine", "fat-tree", "rail-optimized")
 DEFAULT_SERVER = "dgx-h100"
@@ -50,8 +51,17 @@ def _server_for_speed(catalog: Catalog, srv, asked: str | None, switch, gbps: in
 
 
 def default_nodes_per_su(srv, sw, link: int, uplink: int, oversubscription: float) -> int:
-    """32 servers per SU (the DGX SuperPOD SU); for a rack-scale system, the most whole racks
-    whose trays one leaf can take at the requested ratio (at least one rack)."""
+    """The server's reference-architecture SU where the catalog has one (GB200 NVL72: 8 racks,
+    each rail spread over one leaf per rack group); else 32 servers per SU (the DGX SuperPOD SU);
+    else for a rack-scale system, the most whole racks whose trays one leaf can take at the
+    requested ratio (at least one rack)."""
+    if srv.su_servers:
+        try:
+            d_max, _ = split_ports(sw.ports_at(link), sw.ports_at(uplink), link, uplink, oversubscription)
+        except SizingError:
+            d_max = 0
+        if srv.su_servers <= d_max or rack_group(srv, srv.su_servers, d_max):
+            return srv.su_servers
     domain = srv.nvlink_domain_gpus
     if not (srv.gpus and domain > srv.gpus and domain % srv.gpus == 0):
         return DEFAULT_NODES_PER_SU
@@ -63,13 +73,25 @@ def default_nodes_per_su(srv, sw, link: int, uplink: int, oversubscription: floa
     return per_rack * max(1, d_max // per_rack)
 
 
-def new_design(catalog: Catalog, template: str = "leaf-spine", *, gpus: int | None = None,
-               nodes: int | None = None, gpus_per_node: int | None = None, server: str | None = None,
-               switch: str | None = None, radix: int | None = None, speed: int | None = None,
-               oversubscription: float = 1.0, spine_oversubscription: float = 1.0,
-               tiers: int | None = None, nodes_per_su: int | None = None, planes: int | None = None,
-               technology: str | None = None, name: str | None = None) -> FabricDesign:
+def new_design(catalog: Catalog, template: str = "leaf-spine", **choices) -> FabricDesign:
     """A design from the choices of `fabric-designer new`; raises SizingError on impossible counts."""
+    return new_design_choice(catalog, template, **choices).design
+
+
+def new_design_choice(catalog: Catalog, template: str = "leaf-spine", *, gpus: int | None = None,
+                      nodes: int | None = None, gpus_per_node: int | None = None, server: str | None = None,
+                      switch: str | None = None, radix: int | None = None, speed: int | None = None,
+                      oversubscription: float = 1.0, spine_oversubscription: float = 1.0,
+                      tiers: int | None = None, nodes_per_su: int | None = None, planes: int | None = None,
+                      technology: str | None = None, name: str | None = None,
+                      cost: FabricCost | None = None) -> SwitchChoice:
+    """`new_design`, with the switch choice and its notes.
+
+    Without a switch (or radix), the technology's switches are compared and the fabric of least
+    `cost` that meets the requested oversubscription wins (see switch_choice; the physical layer's
+    fabric_cost prices the bill of materials); without one the fewest switches win. A named
+    switch is the only candidate.
+    """
     if template not in TEMPLATES:
         raise SizingError(f"unknown template '{template}' (choose from {', '.join(TEMPLATES)})")
     srv = catalog.server(server or DEFAULT_SERVER)
@@ -121,25 +143,34 @@ def new_design(catalog: Catalog, template: str = "leaf-spine", *, gpus: int | No
     if radix and switch and not switch.startswith("generic-"):
         raise SizingError("give either --switch or --radix, not both")
     tech = catalog.technology(technology)
-    sw = catalog.switch(switch_id)
-    if not sw.ports_at(link):
-        raise SizingError(f"switch {sw.name} has no {link}G ports (it offers {sw.radix_label()})")
-    # Switch-to-switch links run at the technology's uplink speed where the switch offers it
-    # (800G leaf-spine for RoCE 800G), exactly as a counterpart does.
-    uplink = tech.uplink_gbps if tech.uplink_gbps > link and sw.ports_at(tech.uplink_gbps) else link
-    if nodes_per_su is None:
-        nodes_per_su = default_nodes_per_su(srv, sw, link, uplink, oversubscription)
+    chosen = catalog.switch(switch_id)
+    if not chosen.ports_at(link):
+        raise SizingError(f"switch {chosen.name} has no {link}G ports (it offers {chosen.radix_label()})")
     n_planes = planes or srv.planes_hint
-    label = name or f"{nodes * per_node:,} GPU {template} on {sw.name}"
-    return FabricDesign(
-        meta=Meta(name=label),
-        cluster=ClusterSpec(server=srv.id, servers=nodes,
-                            gpus_per_server=gpus_per_node if gpus_per_node != srv.gpus else None,
-                            ports_per_server=ports, port_gbps=link if link != srv.port_gbps else None),
-        fabric=FabricSpec(template=template, technology=tech.id, switch=switch_id,
-                          link_gbps=link if link != srv.port_gbps else None,
-                          uplink_gbps=uplink if uplink != link else None, tiers=tiers,
-                          nodes_per_su=nodes_per_su, planes=n_planes,
-                          leaf=TierSpec(oversubscription=oversubscription),
-                          spine=TierSpec(oversubscription=spine_oversubscription)),
-    )
+
+    def build(sw) -> FabricDesign:
+        if not sw.ports_at(link):
+            raise SizingError(f"switch {sw.name} has no {link}G ports (it offers {sw.radix_label()})")
+        # Switch-to-switch links run at the technology's uplink speed where the switch offers it
+        # (800G leaf-spine for RoCE 800G), exactly as a counterpart does.
+        uplink = tech.uplink_gbps if tech.uplink_gbps > link and sw.ports_at(tech.uplink_gbps) else link
+        su = nodes_per_su if nodes_per_su is not None else \
+            default_nodes_per_su(srv, sw, link, uplink, oversubscription)
+        label = name or f"{nodes * per_node:,} GPU {template} on {sw.name}"
+        return FabricDesign(
+            meta=Meta(name=label),
+            cluster=ClusterSpec(server=srv.id, servers=nodes,
+                                gpus_per_server=gpus_per_node if gpus_per_node != srv.gpus else None,
+                                ports_per_server=ports, port_gbps=link if link != srv.port_gbps else None),
+            fabric=FabricSpec(template=template, technology=tech.id, switch=sw.id,
+                              link_gbps=link if link != srv.port_gbps else None,
+                              uplink_gbps=uplink if uplink != link else None, tiers=tiers,
+                              nodes_per_su=su, planes=n_planes,
+                              leaf=TierSpec(oversubscription=oversubscription),
+                              spine=TierSpec(oversubscription=spine_oversubscription)),
+        )
+
+    if switch or radix or switch_id != tech.default_switch:
+        return SwitchChoice(build(chosen))  # a named switch is not compared
+    return choose_switch(catalog, tech, build, cost)
+

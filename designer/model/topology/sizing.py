@@ -64,10 +64,36 @@ class Plan:
     cores: int
     rail_su_size: int          # servers per SU for rail-optimized, else 0
     sus: int                   # scalable units (rail-optimized), else 0
+    # Leaves per rail in one SU: 1, or for a rack-scale SU (GB200 NVL72: 8 racks) one leaf per
+    # whole-rack group, as the reference architecture builds it. Leaves are numbered SU by SU,
+    # rail by rail within the SU, and by rack group within the rail.
+    rail_leaves: int = 1
 
     @property
     def spines(self) -> int:
         return self.spines_per_pod * self.pods
+
+    @property
+    def rail_leaf_size(self) -> int:
+        """Servers on one rail leaf of an SU."""
+        return math.ceil(self.rail_su_size / self.rail_leaves) if self.rail_su_size else 0
+
+    def rail_leaf(self, server, rail, rails: int):
+        """Leaf of a server's rail port in a rail-optimized fabric (ints or numpy arrays)."""
+        su, m = server // self.rail_su_size, server % self.rail_su_size
+        return (su * rails + rail) * self.rail_leaves + m // self.rail_leaf_size
+
+    def rail_port(self, server):
+        """1-based down port of a server on its rail leaf."""
+        return server % self.rail_su_size % self.rail_leaf_size + 1
+
+    def leaf_su(self, leaf, rails: int):
+        """SU of a rail-optimized leaf."""
+        return leaf // (rails * self.rail_leaves)
+
+    def leaf_rail(self, leaf, rails: int):
+        """Rail of a rail-optimized leaf."""
+        return leaf // self.rail_leaves % rails
 
     @property
     def leaves_per_pod(self) -> int:
@@ -188,15 +214,22 @@ def plan_fabric(design: FabricDesign, r: Resolved) -> Plan:
     d_max, u_max = split_ports(n_leaf_down, n_leaf_up, r.link_gbps, r.uplink_gbps, f.leaf.oversubscription)
 
     rail = f.template == "rail-optimized"
+    rail_leaves = 1
     if rail:
         su = f.nodes_per_su
+        per_leaf = su
         if su > d_max:
-            raise SizingError(
-                f"{su} nodes per SU need {su} downlinks per leaf, but {r.leaf_switch.name} has "
-                f"{d_max} at {f.leaf.oversubscription:g}:1; use at most {d_max} nodes per SU")
+            per_leaf = rack_group(r.server, su, d_max)
+            if not per_leaf:
+                racks = _rack_text(r.server)
+                raise SizingError(
+                    f"{su} nodes per SU need {su} downlinks per leaf, but {r.leaf_switch.name} has "
+                    f"{d_max} at {f.leaf.oversubscription:g}:1; use at most {d_max} nodes per SU{racks}")
+            rail_leaves = su // per_leaf
         sus = math.ceil(n / su)
-        leaves = sus * e
-        leaf_down, leaf_up = su, uplinks_for(su, r.link_gbps, r.uplink_gbps, f.leaf.oversubscription)
+        leaves = sus * e * rail_leaves
+        leaf_down = per_leaf
+        leaf_up = uplinks_for(per_leaf, r.link_gbps, r.uplink_gbps, f.leaf.oversubscription)
     else:
         su = sus = 0
         if f.leaf.count:
@@ -221,11 +254,19 @@ def plan_fabric(design: FabricDesign, r: Resolved) -> Plan:
         else:
             cap = _uplink_cap(leaf_down, d_max, n_leaf_down, n_leaf_up, leaf_up)
             spines, leaf_up = fewest_spines(leaf_up, cap, leaves, n_spine)
-        return Plan(f.template, 2, n, endpoints, leaves, leaf_down, leaf_up, 1, spines, 0, 0, 0, 0, su, sus)
+        return Plan(f.template, 2, n, endpoints, leaves, leaf_down, leaf_up, 1, spines, 0, 0, 0, 0, su, sus,
+                    rail_leaves)
 
     n_core = _ports(r.core_switch, r.uplink_gbps, "core")
     d_s, u_s = split_ports(n_spine, n_spine, r.uplink_gbps, r.uplink_gbps, f.spine.oversubscription)
-    if rail:
+    if rail and rail_leaves > 1:
+        # A rack-scale SU: each rail's leaves form a spine-leaf group (SLG) with spines of their
+        # own, and the groups meet at the core (the GB200 NVL72 reference architecture).
+        if rail_leaves > d_s:
+            raise SizingError(f"a spine-leaf group of {rail_leaves} leaves does not fit under spines "
+                              f"with {d_s} downlinks")
+        leaves_per_pod, pods = rail_leaves, sus * e
+    elif rail:
         if e > d_s:  # the pod is one SU: every SU leaf needs a port on each of its spines
             raise SizingError(f"an SU of {e} leaves does not fit under spines with {d_s} downlinks")
         leaves_per_pod, pods = e, sus
@@ -241,8 +282,11 @@ def plan_fabric(design: FabricDesign, r: Resolved) -> Plan:
     if f.spine.count:
         spines_per_pod = max(1, f.spine.count // pods)
     else:
-        cap = _uplink_cap(leaf_down, d_max, n_leaf_down, n_leaf_up, leaf_up)
-        spines_per_pod, leaf_up = fewest_spines(leaf_up, cap, leaves_per_pod, d_s)
+        # Heuristic: in three tiers the leaves keep the fewest uplinks the ratio needs. An extra
+        # leaf uplink there also buys a spine uplink, a core port and the optics of two links,
+        # which outweighs the spine it may save (GB200 NVL72 RA: 18 uplinks over 6 spines per
+        # spine-leaf group, not 20 over 5). Two tiers may add uplinks to fill fewer spines.
+        spines_per_pod, leaf_up = fewest_spines(leaf_up, leaf_up, leaves_per_pod, d_s)
     # Each spine splits its ports by the downlinks it actually has, not half and half: a spine
     # with 24 leaf links at 1:1 needs 24 uplinks, and the core tier is sized for those.
     achieved_down = math.ceil(leaves_per_pod * leaf_up / spines_per_pod)
@@ -254,7 +298,31 @@ def plan_fabric(design: FabricDesign, r: Resolved) -> Plan:
     else:
         group = smallest_divisor_at_least(u_s, math.ceil(pods * u_s / n_core)) or u_s
     return Plan(f.template, 3, n, endpoints, leaves, leaf_down, leaf_up, pods, spines_per_pod,
-                d_s, u_s, group, group * spines_per_pod, su, sus)
+                d_s, u_s, group, group * spines_per_pod, su, sus, rail_leaves)
+
+
+def rack_size(server: Server) -> int:
+    """Servers (compute trays) per rack of a rack-scale system such as GB200 NVL72, else 0."""
+    domain, gpus = server.nvlink_domain_gpus, server.gpus
+    return domain // gpus if gpus and domain > gpus and domain % gpus == 0 else 0
+
+
+def rack_group(server: Server, su: int, d_max: int) -> int:
+    """Servers per leaf when an SU of whole racks spreads each rail over several leaves: the
+    most whole racks one leaf holds that divide the SU evenly; 0 when that cannot be done."""
+    per_rack = rack_size(server)
+    if not per_rack or su % per_rack or d_max < per_rack:
+        return 0
+    racks = su // per_rack
+    fit = min(racks, d_max // per_rack)
+    best = max(k for k in range(1, fit + 1) if racks % k == 0)
+    return best * per_rack
+
+
+def _rack_text(server: Server) -> str:
+    per_rack = rack_size(server)
+    return (f", or a whole number of {per_rack}-tray racks (each rail then spreads over one leaf "
+            f"per rack group)") if per_rack else ""
 
 
 def _gpus(design: FabricDesign, r: Resolved) -> int:
@@ -270,6 +338,12 @@ def capacity_servers(design: FabricDesign, r: Resolved, tiers: int) -> int:
     d_max, _ = split_ports(n_leaf_down, n_leaf_up, r.link_gbps, r.uplink_gbps, f.leaf.oversubscription)
     e = r.rails
     if f.template == "rail-optimized":
+        per_leaf = rack_group(r.server, f.nodes_per_su, d_max) if f.nodes_per_su > d_max else 0
+        if per_leaf:  # a rack-scale SU: e x k leaves per SU, one spine-leaf group per rail
+            su, k = f.nodes_per_su, f.nodes_per_su // per_leaf
+            if tiers == 2:
+                return (n_spine // (e * k)) * su
+            return (_ports(r.core_switch, r.uplink_gbps, "core") // e) * su
         su = min(f.nodes_per_su, d_max)
         if tiers == 2:
             return (n_spine // e) * su

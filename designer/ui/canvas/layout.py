@@ -228,8 +228,7 @@ class Layout:
             together = e <= per_leaf and per_leaf % e == 0 and plan.leaves * (per_leaf // e) >= n
             for j in devices if devices is not None else range(n):
                 if plan.rail_su_size:
-                    su = j // plan.rail_su_size
-                    out.extend((j, su * e + p, 1) for p in range(e))
+                    out.extend((j, plan.rail_leaf(j, p, e), 1) for p in range(e))
                 elif together:
                     out.append((j, j * plan.leaves // n, e))
                 else:
@@ -290,7 +289,7 @@ class Layout:
             j = np.arange(n, dtype=np.int64)
             if plan.rail_su_size:
                 a = np.repeat(j, e)
-                b = ((j // plan.rail_su_size) * e)[:, None] + np.arange(e)
+                b = plan.rail_leaf(j[:, None], np.arange(e)[None, :], e)
                 return a, b.ravel(), np.ones(n * e, np.int64)
             per_leaf = plan.leaf_down
             if e <= per_leaf and per_leaf % e == 0 and plan.leaves * (per_leaf // e) >= n:
@@ -384,6 +383,12 @@ def _edited_bundles(layout_rows: dict, link_arrays) -> list[BlockBundle]:
 
 def _leaf_blocks(plan: Plan, rails: int) -> list[tuple[int, int, str]]:
     """(first leaf, leaves, label) of each leaf block."""
+    if plan.rail_su_size and plan.rail_leaves > 1:
+        # A rack-scale SU (one spine-leaf group per rail): a block is an SU's leaves.
+        per = rails * plan.rail_leaves
+        if plan.sus <= 1:
+            return [(0, plan.leaves, "SU 1" if plan.tiers == 3 else "")]
+        return [(k * per, per, f"SU {k + 1}") for k in range(plan.sus)]
     if plan.tiers == 3:
         lpp = plan.leaves_per_pod
         kind = "SU" if plan.rail_su_size else "Pod"
@@ -412,11 +417,13 @@ def compute_layout(design: FabricDesign, resolved: Resolved, plan: Plan, plane: 
     following the edits made in that plane."""
     leaf_blocks = _leaf_blocks(plan, resolved.rails)
     three = plan.tiers == 3
+    # A rack-scale SU's column holds one spine-leaf group per rail, so the spines of its pods.
+    pods_per_column = resolved.rails if (plan.rail_su_size and plan.rail_leaves > 1) else 1
     # Width of each column (pod / SU): wide enough for its leaves, its spines and its servers.
     columns = []
     for k, (first, count, label) in enumerate(leaf_blocks):
         s_first, s_count = _servers_of_leaves(plan, first, count, k)
-        spines = plan.spines_per_pod if three else 0
+        spines = plan.spines_per_pod * pods_per_column if three else 0
         width = max(count * SWITCH_PITCH, spines * SWITCH_PITCH, s_count * SERVER_PITCH, MIN_ROW_WIDTH / 2)
         columns.append((first, count, label, s_first, s_count, width))
     x = 0.0
@@ -425,7 +432,8 @@ def compute_layout(design: FabricDesign, resolved: Resolved, plan: Plan, plane: 
         leaf_row.append(Block(k, first, count, x, width, label))
         server_row.append(Block(k, s_first, s_count, x, width, label))
         if three:
-            spine_row.append(Block(k, k * plan.spines_per_pod, plan.spines_per_pod, x, width, label))
+            per = plan.spines_per_pod * pods_per_column
+            spine_row.append(Block(k, k * per, per, x, width, label))
         x += width + BLOCK_GAP
     total = max(x - BLOCK_GAP, MIN_ROW_WIDTH)
     if not three:

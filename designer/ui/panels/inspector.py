@@ -31,6 +31,7 @@ from designer.model.intent.design import FabricDesign, replace_path
 from designer.model.topology.edits import tier_count, with_server, with_technology, with_tier_count, with_tiers
 from designer.model.topology.derive import plan_only
 from designer.model.topology.sizing import SizingError, parse_ratio
+from designer.ui.blocks import choice_cost
 from designer.ui.canvas.layout import TIER_LABEL
 from designer.ui.theme import ERROR_HUE, FAMILY_LABEL, WARNING_HUE
 
@@ -235,12 +236,14 @@ class FabricPage(_Page):
         family = self.family.currentData()
         catalog = self.inspector.catalog
         tech = next(t for t in catalog.technologies.values() if t.family == family)
-        self.edit(with_technology(self._d(), catalog, tech.id), "fabric.technology", f"Use {tech.name}")
+        self.edit(with_technology(self._d(), catalog, tech.id, choice_cost(catalog)), "fabric.technology",
+                  f"Use {tech.name}")
 
     def _generation(self) -> None:
         catalog = self.inspector.catalog
         tech = catalog.technology(self.generation.currentData())
-        self.edit(with_technology(self._d(), catalog, tech.id), "fabric.technology", f"Use {tech.name}")
+        self.edit(with_technology(self._d(), catalog, tech.id, choice_cost(catalog)), "fabric.technology",
+                  f"Use {tech.name}")
 
     def _switch(self) -> None:
         value = self.switch.currentData()

@@ -1,0 +1,154 @@
+"""Sizing picks the cheapest fabric among the technology's switches that meets the request."""
+
+import math
+import subprocess
+import sys
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from designer.catalog import UnknownPartError, default_catalog
+from designer.model.physical.bom import build_bom
+from designer.model.physical.fabric_cost import fabric_cost
+from designer.model.physical.prices import PriceBook, load_prices
+from designer.model.topology.derive import derive
+from designer.model.topology.edits import with_technology
+from designer.model.topology.presets import new_design, new_design_choice
+from designer.model.topology.sizing import SizingError
+from tests.helpers import superpod
+
+CAT = default_catalog()
+PRICES = load_prices(user_file=False)
+COST = fabric_cost(CAT, PRICES)
+
+requests = st.fixed_dictionaries({
+    "template": st.sampled_from(["leaf-spine", "fat-tree", "rail-optimized"]),
+    "nodes": st.integers(1, 160),
+    "server": st.sampled_from(["dgx-h100", "dgx-b200", "gb200-nvl72-tray"]),
+    "oversubscription": st.sampled_from([1.0, 1.5, 2.0, 3.0]),
+})
+
+
+def _derived(design):
+    d = derive(design, CAT)
+    return None if d.metrics.errors else d
+
+
+def _cost(d):
+    bom = build_bom(d, CAT, PRICES)
+    assert not bom.incomplete
+    return bom.total_cost
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(requests)
+def test_no_switch_of_the_technology_builds_the_request_for_less(req):
+    kw = dict(nodes=req["nodes"], server=req["server"], technology="roce-400g",
+              oversubscription=req["oversubscription"])
+    try:
+        choice = new_design_choice(CAT, req["template"], cost=COST, **kw)
+    except (SizingError, UnknownPartError):
+        return
+    chosen = _derived(choice.design)
+    if chosen is None:
+        return
+    asked = req["oversubscription"]
+    assert chosen.metrics.oversubscription("leaf") <= asked + 1e-9
+    best = _cost(chosen)
+    # Brute force: every switch of the technology, named explicitly, sized and priced on its own.
+    for sid in CAT.technology("roce-400g").switch_options:
+        try:
+            other = _derived(new_design(CAT, req["template"], switch=sid, **kw))
+        except (SizingError, UnknownPartError):
+            continue
+        if other is None or other.metrics.oversubscription("leaf") > asked + 1e-9:
+            continue
+        cost = _cost(other)
+        assert best <= cost, (sid, best, cost)
+        if best == cost:
+            assert chosen.metrics.switches_total <= other.metrics.switches_total
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(requests)
+def test_the_chosen_fabric_has_no_spine_to_spare(req):
+    try:
+        design = new_design(CAT, req["template"], nodes=req["nodes"], server=req["server"],
+                            technology="roce-400g", oversubscription=req["oversubscription"],
+                            cost=COST, tiers=2)
+        d = derive(design, CAT)
+    except (SizingError, UnknownPartError):
+        return
+    if d.metrics.errors:
+        return
+    plan, r, ratio = d.plan, d.resolved, req["oversubscription"]
+    n_down, n_up = r.leaf_switch.ports_at(r.link_gbps), r.leaf_switch.ports_at(r.uplink_gbps)
+    n_spine = r.spine_switch.ports_at(r.uplink_gbps)
+    u_min = math.ceil(plan.leaf_down * r.link_gbps / (ratio * r.uplink_gbps) - 1e-9)
+    # Fewer spines, with any uplink count the leaf holds that keeps the ratio, cannot carry the leaves.
+    for u in range(u_min, n_up + 1):
+        if plan.leaf_down * n_up + u * n_down > n_down * n_up:
+            break
+        for s in range(1, plan.spines):
+            assert not (u % s == 0 and plan.leaves * u <= s * n_spine), (u, s, plan)
+
+
+def test_named_switch_wins_over_a_cheaper_one():
+    for name, sid in (("SN5600", "sn5600"), ("sn5400", "sn5400")):
+        design = new_design(CAT, "rail-optimized", gpus=256, technology="roce-400g", switch=name, cost=COST)
+        assert design.fabric.switch == sid
+
+
+def test_unpriced_switch_is_not_free():
+    # Without its price, the SN5400 fabric is not compared by cost; with no prices at all the
+    # fewest switches decide, and the notes say so.
+    book = PriceBook(PRICES.currency, {k: v for k, v in PRICES.prices.items() if k != "sn5600"})
+    choice = new_design_choice(CAT, "rail-optimized", nodes=128, technology="roce-400g",
+                               cost=fabric_cost(CAT, book))
+    assert choice.design.fabric.switch == "sn5400"
+    assert any(n.startswith("Spectrum-4 SN5600 was not compared by cost") for n in choice.notes)
+    fewest = new_design_choice(CAT, "rail-optimized", gpus=256, technology="roce-400g",
+                               cost=fabric_cost(CAT, PriceBook("USD", {})))
+    assert fewest.design.fabric.switch == "sn5600"  # 10 switches against 12
+    assert any("no candidate has a full price" in n for n in fewest.notes)
+
+
+def test_roce_800g_keeps_800g_leaf_spine_links():
+    # The SN5400 has no 800G ports, so it is no candidate for 800G switch-to-switch links.
+    choice = new_design_choice(CAT, "rail-optimized", nodes=64, nodes_per_su=64, server="dgx-b300-eth",
+                               technology="roce-800g", cost=COST)
+    assert choice.design.fabric.switch == "sn5600" and choice.design.fabric.uplink_gbps == 800
+
+
+def test_inspector_technology_change_chooses_like_new():
+    for nodes in (32, 128):
+        moved = with_technology(superpod(nodes // 32), CAT, "roce-400g", COST)
+        fresh = new_design_choice(CAT, "rail-optimized", nodes=nodes, server="dgx-h100",
+                                  technology="roce-400g", cost=COST)
+        assert moved.fabric.switch == fresh.design.fabric.switch
+    kept = with_technology(new_design(CAT, "rail-optimized", nodes=128, switch="sn5600", speed=400,
+                                      technology="roce-400g"), CAT, "roce-400g", COST)
+    assert kept.fabric.switch == "sn5600"  # a switch set in the design stays
+
+
+def test_new_prints_the_choice_and_the_achieved_ratio(tmp_path):
+    out = tmp_path / "roce.json"
+    run = subprocess.run([sys.executable, "-m", "designer.cli.main", "new", "--template", "rail-optimized",
+                          "--nodes", "128", "--technology", "roce-400g", "--oversubscription", "3:1",
+                          "-o", str(out)], capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    assert "the cheapest fabric of 2 candidates at 3:1" in run.stdout
+    assert "leaf oversubscription 2.67:1 (asked 3:1)" in run.stdout
+
+
+def test_metrics_json_gives_the_requested_ratio_beside_the_achieved_one(tmp_path):
+    import json
+    out = tmp_path / "r.json"
+    subprocess.run([sys.executable, "-m", "designer.cli.main", "new", "--template", "rail-optimized",
+                    "--nodes", "128", "--switch", "QM9700", "--oversubscription", "3:1", "-o", str(out)],
+                   check=True, capture_output=True)
+    shown = subprocess.run([sys.executable, "-m", "designer.cli.main", "metrics", str(out), "--json"],
+                           capture_output=True, text=True)
+    m = json.loads(shown.stdout)
+    assert m["oversubscription_requested"] == {"leaf": 3.0, "spine": 1.0}
+    assert m["oversubscription"]["leaf"] <= 3.0 and abs(m["oversubscription"]["leaf"] - 8 / 3) < 1e-9
