@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from designer.model.common.units import ratio_label
+from designer.model.common.units import bandwidth_label, duration_label, ratio_label
 from designer.cli.common import CommandError, print_json, table
 from designer.io.project import load_design
 from designer.model.decisions.whatif import (NMinusOne, WhatIf, WhatIfError, n_minus_one, parse_failure,
@@ -64,9 +64,7 @@ def _ratio(v: float | None) -> str:
 
 
 def _time(us: float | None) -> str:
-    if us is None:
-        return "-"
-    return f"{us / 1000:.2f} ms" if us >= 1000 else f"{us:.1f} us"
+    return "-" if us is None else duration_label(us, "us")
 
 
 def whatif_text(w: WhatIf, impact: dict | None = None) -> str:
@@ -78,7 +76,7 @@ def whatif_text(w: WhatIf, impact: dict | None = None) -> str:
         ("GPUs cut off", f"{w.gpus_cut:,} of {w.gpus:,} (endpoints cut off: {w.endpoints_cut:,})"),
         ("GPUs degraded", f"{w.gpus_degraded:,} (keep {w.nic_share:.0%} of their NIC bandwidth)"),
         ("Bisection", f"{w.ratio_before:.2%} -> {w.ratio_after:.2%} of full "
-                      f"({w.bisection_before_gbps / 1000:,.1f} -> {w.bisection_after_gbps / 1000:,.1f} Tb/s)"),
+                      f"({bandwidth_label(w.bisection_before_gbps)} -> {bandwidth_label(w.bisection_after_gbps)})"),
         ("Leaf oversubscription", f"{_ratio(w.leaf_oversub_before)} -> {_ratio(w.leaf_oversub_after)} worst, "
                                   f"{len(w.leaf_oversub)} leaves changed"),
     ]

@@ -124,14 +124,14 @@ def measure_edits(design: FabricDesign, r: Resolved, plan: Plan) -> EditedFabric
         if any(f.is_nic(x) for x in (edit.a, edit.b) if x):
             return None
     keys, template = f.template_pairs()
-    replay = _replay(design, f, keys, template)
+    replay = _replay(design.edits, f, keys, template)
     if replay is None:
         return None
     removed, touched, problems = replay
     return _measure(f, keys, template, removed, touched, problems)
 
 
-def _replay(design: FabricDesign, f: _Fabric, keys: np.ndarray, template: np.ndarray):
+def _replay(edits, f: _Fabric, keys: np.ndarray, template: np.ndarray):
     """Apply the edits in order, as builders.apply_edits does, on the pairs they touch.
 
     Each pair holds (template links, manual links); removing links takes the newest first,
@@ -149,7 +149,7 @@ def _replay(design: FabricDesign, f: _Fabric, keys: np.ndarray, template: np.nda
             touched[key] = [base, 0]
         return touched[key]
 
-    for n, edit in enumerate(design.edits, start=1):
+    for n, edit in enumerate(edits, start=1):
         names = (edit.a,) if edit.op == "remove-device" else (edit.a, edit.b)
         nodes = [f.index(x) if x else None for x in names]
         missing = [x for x, node in zip(names, nodes) if node is None or node in removed]
@@ -176,7 +176,9 @@ def _replay(design: FabricDesign, f: _Fabric, keys: np.ndarray, template: np.nda
     return removed, touched, tuple(problems)
 
 
-def _measure(f: _Fabric, keys, template, removed, touched, problems) -> EditedFabric:
+def _state(f: _Fabric, keys, template, removed, touched):
+    """The fabric after the replayed edits: linked switch pairs (u < v) with their template and
+    manual links, the switches left, and the endpoints on each switch."""
     plan, r = f.plan, f.r
     n = f.n
     manual = np.zeros(len(keys), dtype=np.int64)
@@ -200,7 +202,6 @@ def _measure(f: _Fabric, keys, template, removed, touched, problems) -> EditedFa
         alive[list(removed)] = False
     keep = alive[u] & alive[v] & ((counts + manual) > 0)
     u, v, counts, manual = u[keep], v[keep], counts[keep], manual[keep]
-    total = counts + manual
 
     # Endpoints: the same assignment in every plane; a removed leaf leaves its endpoints unlinked.
     assignment = leaf_assignment(plan, r.rails)
@@ -210,7 +211,11 @@ def _measure(f: _Fabric, keys, template, removed, touched, problems) -> EditedFa
     nics = np.zeros(n, dtype=np.int64)
     nics[leaf_nodes] = np.tile(nics_per_leaf, f.planes)
     nics[~alive] = 0
+    return u, v, counts, manual, counts + manual, alive, nics, assignment
 
+
+def _measure(f: _Fabric, keys, template, removed, touched, problems) -> EditedFabric:
+    u, v, counts, manual, total, alive, nics, assignment = _state(f, keys, template, removed, touched)
     tier_of_pair = np.where(f.level[u] == 1, 0, 1)   # template pairs: leaf-spine or spine-core
     links = {"node-leaf": int(nics.sum()),
              "leaf-spine": int(counts[tier_of_pair == 0].sum()),
@@ -260,8 +265,14 @@ def _port_use(f: _Fabric, u, v, total, nics, alive) -> dict[str, list[tuple[str,
     return out
 
 
-def _bisection(f: _Fabric, assignment, u, v, total, alive) -> float:
-    """graph_metrics.bisection_maxflow without the graph (same partition, same reduction)."""
+def _bisection(f: _Fabric, assignment, u, v, total, alive, ordered=None, counted=None) -> float:
+    """graph_metrics.bisection_maxflow without the graph (same partition, same reduction).
+
+    `ordered` (default `alive`): the switches whose endpoints keep their place when the
+    endpoints are split into halves (a failure keeps the intact fabric's halves); `counted`
+    (default `alive`): the leaves whose endpoints take part in the flow."""
+    ordered = alive if ordered is None else ordered
+    counted = alive if counted is None else counted
     s_d, s_u = f.r.link_gbps, f.r.uplink_gbps
     supply = np.zeros(f.n, dtype=np.int64)   # from the source: endpoints of the first half
     demand = np.zeros(f.n, dtype=np.int64)   # to the sink: endpoints of the second half
@@ -271,11 +282,11 @@ def _bisection(f: _Fabric, assignment, u, v, total, alive) -> float:
     half = len(assignment) // 2
     for plane in range(f.planes):
         base = plane * f.per_plane
-        linked = alive[base + leaf]
+        linked, taking_part = ordered[base + leaf], counted[base + leaf]
         # Endpoints sorted by (leaf, port), those without a link last, as endpoint_halves does.
         order = np.lexsort((idx, np.where(linked, port, 0), np.where(linked, leaf, 1 << 30)))
         first, second = order[:half], order[half:2 * half]
-        first, second = first[linked[first]], second[linked[second]]
+        first, second = first[taking_part[first]], second[taking_part[second]]
         supply += np.bincount(base + leaf[first], minlength=f.n) * s_d
         demand += np.bincount(base + leaf[second], minlength=f.n) * s_d
     if not supply.any() or not demand.any():
@@ -449,7 +460,7 @@ def plane_edits(design: FabricDesign, r: Resolved, plan: Plan, plane: int) -> Pl
     """The switch edits that fall in `plane`, replayed as `measure_edits` replays them."""
     f = _Fabric(plan, r)
     keys, template = f.template_pairs()
-    removed, touched, _ = _replay(design, f, keys, template)
+    removed, touched, _ = _replay(design.edits, f, keys, template)
 
     def local(node: int) -> tuple[int, str, int]:
         p, rest = divmod(node, f.per_plane)

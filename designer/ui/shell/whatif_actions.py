@@ -12,7 +12,7 @@ from dataclasses import replace
 from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtGui import QAction, QKeySequence
 
-from designer.model.common.units import ratio_label
+from designer.model.common.units import duration_label, ratio_label
 from designer.model.decisions.whatif import WhatIfError, n_minus_one, parse_failure, performance_impact, what_if
 from designer.model.topology.derive import derive
 from designer.ui.canvas.failure_overlay import FailureOverlay
@@ -27,7 +27,7 @@ def _ratio(v) -> str:
 
 
 def _ms(us) -> str:
-    return "—" if us is None else f"{us / 1000:.2f} ms"
+    return "—" if us is None else duration_label(us)
 
 
 def tokens_for(elements, design, layout) -> list[str]:

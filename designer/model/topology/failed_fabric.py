@@ -1,0 +1,114 @@
+"""A failure measured without the device graph: what is cut off, bisection, oversubscription.
+
+What-if analysis of a three-tier or edited fabric used to copy the device graph, remove the
+failed switches and cables, look for connected components and run max-flow on it: seconds on a
+65,536-GPU fabric, for every failure of an N-1 sweep. Here the failure is replayed as edits on
+the template's switch pairs (designer/model/topology/edited_fabric.py), components are found on
+the switches alone, and bisection is the same reduced max-flow, between the halves of the
+intact fabric. The result equals designer/model/decisions/whatif.py's graph method exactly
+(tests/test_failed_fabric.py compares them on random designs and failures). Cables to endpoints
+and manual links between planes are left to the graph: `measure_failure` returns None.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from designer.model.intent.design import Edit, FabricDesign
+from designer.model.topology.edited_fabric import _bisection, _Fabric, _replay, _state
+from designer.model.topology.sizing import Plan, Resolved
+
+
+@dataclass(frozen=True)
+class AfterFailure:
+    cut: set[tuple[int, int, int]]          # endpoints cut off: (plane, server, rail)
+    bisection_gbps: float                   # between the intact halves, endpoints still connected
+    oversub: dict[str, float | None]        # leaf id -> down/up after the failure (None: no uplinks)
+    degraded_pods: set[int]                 # pods (SUs) with a leaf that lost a link
+
+
+def _components(n: int, u: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """Each switch's component, labelled by its smallest member (label propagation; a Clos has a
+    small diameter, so a few rounds settle it)."""
+    label = np.arange(n, dtype=np.int64)
+    while True:
+        low = np.minimum(label[u], label[v])
+        new = label.copy()
+        np.minimum.at(new, u, low)
+        np.minimum.at(new, v, low)
+        new = new[new]   # jump to the label's own label: halves the rounds on long paths
+        if np.array_equal(new, label):
+            return label
+        label = new
+
+
+def measure_failure(design: FabricDesign, r: Resolved, plan: Plan, devices, links,
+                    flow: bool = True) -> AfterFailure | None:
+    """The fabric after `devices` and cables `links` fail; None when the graph must decide."""
+    f = _Fabric(plan, r)
+    names = [x for e in design.edits for x in (e.a, e.b) if x] + list(devices) + [x for pair in links for x in pair]
+    if any(f.is_nic(x) for x in names):
+        return None
+    for edit in design.edits:
+        a, b = f.index(edit.a), f.index(edit.b) if edit.b else None
+        if edit.op == "add-links" and a is not None and b is not None and a // f.per_plane != b // f.per_plane:
+            return None   # a component could then span planes
+    keys, template = f.template_pairs()
+    removed0, touched0, _ = _replay(design.edits, f, keys, template)
+    failing = design.edits + tuple(Edit("remove-device", d) for d in devices) + \
+        tuple(Edit("remove-links", a, b, 1) for a, b in links)
+    removed1, touched1, _ = _replay(failing, f, keys, template)
+    u0, v0, _, _, total0, alive0, nics0, assignment = _state(f, keys, template, removed0, touched0)
+    u, v, _, _, total, alive, nics, _ = _state(f, keys, template, removed1, touched1)
+    e, s_d, s_u = r.rails, r.link_gbps, r.uplink_gbps
+
+    # The main component of each plane: the one with the most endpoints (ties: the lowest index).
+    label = _components(f.n, u, v)
+    leaf = np.fromiter((a for a, _ in assignment), dtype=np.int64, count=len(assignment))
+    first_index = np.full(plan.leaves, len(assignment), dtype=np.int64)
+    np.minimum.at(first_index, leaf, np.arange(len(assignment), dtype=np.int64))
+    degree = (np.bincount(u, weights=total, minlength=f.n) + np.bincount(v, weights=total, minlength=f.n))
+    main = np.zeros(f.n, dtype=bool)
+    for plane in range(f.planes):
+        base = plane * f.per_plane
+        nodes = base + np.arange(plan.leaves)
+        # A leaf left with no switch link is a component of its own with its endpoints, as in
+        # the graph; a removed leaf's endpoints reach nothing.
+        ok = alive[nodes] & (nics[nodes] > 0)
+        if not ok.any():
+            continue
+        comps: dict[int, list[int]] = {}
+        for node, lab in zip(nodes[ok].tolist(), label[nodes[ok]].tolist()):
+            comps.setdefault(lab, []).append(node)
+        best = max(comps.values(), key=lambda members: (int(nics[members].sum()),
+                                                        -int(first_index[np.array(members) - base].min())))
+        main[best] = True
+    cut: set[tuple[int, int, int]] = set()
+    for plane in range(f.planes):
+        base = plane * f.per_plane
+        lost = ~main[base + leaf]
+        for idx in np.flatnonzero(lost).tolist():
+            server, rail = divmod(idx, e)
+            cut.add((plane, server, rail))
+    bisection = (_bisection(f, assignment, u, v, total, alive, ordered=alive0, counted=main)
+                 if flow else float("nan"))
+
+    oversub: dict[str, float | None] = {}
+    degraded: set[int] = set()
+    degree0 = (np.bincount(u0, weights=total0, minlength=f.n) + np.bincount(v0, weights=total0, minlength=f.n))
+    lpp = plan.leaves_per_pod if plan.tiers == 3 else plan.leaves
+    for plane in range(f.planes):
+        base = plane * f.per_plane
+        for i in range(plan.leaves):
+            node = base + i
+            if not alive[node]:
+                continue
+            down = int(nics[node]) * s_d
+            up = int(degree[node]) * s_u
+            if down:
+                oversub[f.name(node)] = down / up if up else None
+            if int(nics0[node]) + int(degree0[node]) != int(nics[node]) + int(degree[node]):
+                degraded.add(int(plan.leaf_su(i, e)) if plan.rail_su_size else (i // lpp if plan.tiers == 3 else 0))
+    return AfterFailure(cut, bisection, oversub, degraded)
