@@ -190,3 +190,21 @@ def test_site_names_and_storage_hca_gaps_are_understood():
     report = audit(fabric, inference=inference)
     assert len(report.miswired) == 2 and all("wrong rail" in m["reason"] for m in report.miswired)
     assert {m["a"]["device"] for m in report.miswired} == {"dgx-01-c01 mlx5_6", "dgx-01-c01 mlx5_7"}
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(designs, st.sampled_from([None, 2]))
+def test_candidate_counts_from_the_plan_equal_the_metrics(design, planes):
+    """Inference ranks candidates by their sized counts; they must be the counts metrics report."""
+    from designer.model.topology.derive import plan_only
+    from designer.model.topology.inference import _planned_counts
+    if planes:
+        design = dataclasses.replace(design, fabric=dataclasses.replace(design.fabric, planes=planes))
+    try:
+        m = derive(design).metrics
+    except ValueError:
+        return
+    got = (m.switches_by_tier.get("leaf", 0), m.switches_by_tier.get("spine", 0), m.switches_by_tier.get("core", 0),
+           m.links_by_tier.get("node-leaf", 0), m.links_by_tier.get("leaf-spine", 0),
+           m.links_by_tier.get("spine-core", 0))
+    assert _planned_counts(*plan_only(design)) == got

@@ -47,45 +47,50 @@ def parse_ibnetdiscover(text: str, source: str = "<text>") -> AsBuilt:
     seen: dict[frozenset, int] = {}
     current: str | None = None
     devid = 0
-    peers: dict[str, str] = {}          # peer id -> description, for peers without a block
+    peers: set[str] = set()             # devices named (with a description) by port lines
+    rates: dict[str, tuple[int, str, float]] = {}   # '4xNDR' -> (4, 'NDR', 400.0)
     skipped = 0
+    port_match, node_match, attr_match = _PORT.match, _NODE.match, _ATTR.match
     lines = text.splitlines()
     for line in lines:
         stripped = line.strip()
-        if not stripped or stripped.startswith("#"):
+        if not stripped or stripped[0] == "#":
             continue
-        if _ATTR.match(stripped):
-            if stripped.lower().startswith("vendid="):
-                current, devid = None, 0
-            elif stripped.lower().startswith("devid="):
-                try:
-                    devid = int(stripped.split("=", 1)[1].strip(), 16)
-                except ValueError:
-                    devid = 0
-            continue
-        m = _NODE.match(stripped)
-        if m:
-            current = m.group("id")
-            fabric.devices[current] = _device(current, m.group("kind"), m.group("desc") or "",
-                                              int(m.group("ports")), devid)
-            continue
-        m = _PORT.match(stripped)
+        # Port lines are nearly all of a dump: try them first, then the rarer block lines.
+        m = port_match(stripped) if stripped[0] == "[" else None
         if m and current is not None:
             peer, rest = m.group("peer"), m.group("rest")
-            quoted = _QUOTED.findall(rest)
-            if quoted:
-                peers.setdefault(peer, quoted[-1])
-            rate = _RATE.search(rest)
-            width, speed = (int(rate.group(1)), rate.group(2).upper()) if rate else (4, "")
+            if rest.count('"') >= 2:
+                peers.add(peer)
+            found = _RATE.search(rest)
+            rate = rates.get(found.group(0) if found else "")
+            if rate is None:
+                width, speed = (int(found.group(1)), found.group(2).upper()) if found else (4, "")
+                rate = rates[found.group(0) if found else ""] = (width, speed, ib_gbps(width, speed) if speed else 0.0)
+            width, speed, gbps = rate
             port, pport = int(m.group("port")), int(m.group("pport"))
             key = frozenset(((current, port), (peer, pport)))
-            gbps = ib_gbps(width, speed) if speed else 0.0
             if key not in seen:
                 seen[key] = len(fabric.links)
                 fabric.links.append(Link(current, port, peer, pport, gbps, width, speed))
             elif gbps < fabric.links[seen[key]].gbps:
                 # The two ends disagree (one reads 1xSDR, the other 4xSDR): keep the slower.
                 fabric.links[seen[key]] = Link(current, port, peer, pport, gbps, width, speed)
+            continue
+        if m is None and attr_match(stripped):
+            if stripped[:7].lower() == "vendid=":
+                current, devid = None, 0
+            elif stripped[:6].lower() == "devid=":
+                try:
+                    devid = int(stripped.split("=", 1)[1].strip(), 16)
+                except ValueError:
+                    devid = 0
+            continue
+        n = node_match(stripped) if m is None else None
+        if n:
+            current = n.group("id")
+            fabric.devices[current] = _device(current, n.group("kind"), n.group("desc") or "",
+                                              int(n.group("ports")), devid)
             continue
         skipped += 1
     if not fabric.devices:

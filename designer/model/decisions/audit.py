@@ -214,7 +214,8 @@ def _edits(report: AuditReport, mapping: dict, fabric: AsBuilt) -> tuple[Edit, .
 
 def _impact(derived: Derived, edits: tuple[Edit, ...], catalog: Catalog) -> dict:
     design = derived.design
-    as_built = derive(dataclasses.replace(design, edits=design.edits + edits), catalog)
+    # A fabric built as designed is the design: its metrics stay the closed-form ones.
+    as_built = derive(dataclasses.replace(design, edits=design.edits + edits), catalog) if edits else derived
     out = {}
     for label, d in (("designed", derived), ("as_built", as_built)):
         m = d.metrics

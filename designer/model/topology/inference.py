@@ -16,7 +16,8 @@ from dataclasses import dataclass, field
 from designer.catalog import Catalog, default_catalog
 from designer.model.intent.design import ClusterSpec, FabricDesign, FabricSpec, Meta, TierSpec
 from designer.model.topology.asbuilt import AsBuilt, natural_key
-from designer.model.topology.derive import Derived, derive
+from designer.model.topology import closed_form
+from designer.model.topology.derive import Derived, derive, plan_only
 
 ROLES = ("leaf", "spine", "core")
 
@@ -158,30 +159,29 @@ def infer_design(fabric: AsBuilt, catalog: Catalog | None = None, name: str = "A
     up = _mode(leaf_up.values(), 1)
     ratio = round(nodes_per_su * link / (up * uplink), 3) if up else 1.0
     ratios = sorted({1.0, ratio, 1.5, 2.0, 3.0, 4.0}, key=lambda x: abs(x - ratio))
-    best = None
+    scored = []              # (score, order, candidate, template, ratio)
     for template in templates:
         for r, nps, counts in [(r, n, c) for r in ratios for c in (False, True)
                                for n in dict.fromkeys((nodes_per_su, int(up * r * uplink // link) or 1))]:
-            if True:
-                cand = _candidate(name, server, ports, link, uplink, switch_id, template, tiers, nps,
-                                  r, servers, counts, by_tier)
-                try:
-                    der = derive(cand, catalog)
-                    m = der.metrics
-                except (ValueError, KeyError):
-                    continue
-                got = (m.switches_by_tier.get("leaf", 0), m.switches_by_tier.get("spine", 0),
-                       m.switches_by_tier.get("core", 0), m.links_by_tier.get("node-leaf", 0),
-                       m.links_by_tier.get("leaf-spine", 0), m.links_by_tier.get("spine-core", 0))
-                score = sum(abs(a - b) for a, b in zip(got, observed))
-                if best is None or score < best[0]:
-                    best = (score, cand, der, template, r)
-                if score == 0:
-                    break
-            if best and best[0] == 0:
+            cand = _candidate(name, server, ports, link, uplink, switch_id, template, tiers, nps,
+                              r, servers, counts, by_tier)
+            # Sizing alone gives a candidate's counts; only the one kept is derived in full.
+            try:
+                got = _planned_counts(*plan_only(cand, catalog))
+            except (ValueError, KeyError):
+                continue
+            scored.append((sum(abs(a - b) for a, b in zip(got, observed)), len(scored), cand, template, r))
+            if scored[-1][0] == 0:
                 break
-        if best and best[0] == 0:
+        if scored and scored[-1][0] == 0:
             break
+    best = None
+    for score, _, cand, template, r in sorted(scored, key=lambda c: c[:2]):
+        try:
+            best = (score, cand, derive(cand, catalog), template, r)
+            break
+        except (ValueError, KeyError):
+            continue
     if best is None:
         inf.problems.append("no catalog design fits the capture's counts")
         return inf
@@ -194,6 +194,15 @@ def infer_design(fabric: AsBuilt, catalog: Catalog | None = None, name: str = "A
                           f"{nodes_per_su} host ports and {up} uplinks on most leaves"))
     inf.mapping = map_devices(fabric, roles, inf.derived)
     return inf
+
+
+def _planned_counts(resolved, plan) -> tuple[int, ...]:
+    """(leaves, spines, cores, host links, leaf-spine links, spine-core links) of a sized design,
+    all planes: the counts its metrics report, read off the plan without building anything."""
+    p = resolved.planes
+    links = closed_form.links_by_tier(plan, resolved)
+    return (plan.leaves * p, plan.spines * p, plan.cores * p, links.get("node-leaf", 0),
+            links.get("leaf-spine", 0), links.get("spine-core", 0))
 
 
 def _switch_model(switches, catalog: Catalog, gbps: int):
