@@ -16,6 +16,7 @@ import os
 import re
 
 from designer.catalog import Catalog, default_catalog
+from designer.catalog.device_ids import device_ids
 from designer.io.atomic import write_atomic
 from designer.model.intent.design import FabricDesign
 from designer.model.topology.asbuilt import (AsBuilt, Device, Link, ib_gbps, parse_host_description,
@@ -122,10 +123,12 @@ def _device(node_id: str, kind: str, desc: str, ports: int, devid: int) -> Devic
 # --- exporter -------------------------------------------------------------------------------
 
 _SPEED_NAME = {100: "EDR", 200: "HDR", 400: "NDR", 800: "XDR"}
-# PCI device ids: ConnectX-7 is MT4129 (0x1021), Quantum-2 MT54000 (0xd2f0), Quantum MT53000
-# (0xcf08). Others are written as 0x0000: no id is invented for them.
-_DEVID = {"qm9700": 0xD2F0, "qm9790": 0xD2F0, "qm8700": 0xCF08}
-_HCA_DEVID = {"connectx-7": 0x1021}
+
+
+def _devid(catalog_id: str, kind: str) -> int:
+    """The PCI device id a part reports (resources/ids/infiniband.toml); 0 where none is published."""
+    found = device_ids().for_part(catalog_id, kind)
+    return found.devid if found else 0
 
 
 def _guid(name: str) -> str:
@@ -159,6 +162,7 @@ def export_ibnetdiscover(derived: Derived, aggregation_nodes: bool = True) -> st
     guid = {n: _guid(f"{g.graph.get('name', '')}/{n}") for n in g.nodes}
     lid = {n: i + 1 for i, n in enumerate(sorted(g.nodes, key=lambda n: (-g.nodes[n]["level"], n)))}
     model = {"leaf": r.leaf_switch, "spine": r.spine_switch, "core": r.core_switch}
+    vendid = device_ids().vendid
     out = ["#", f"# Topology file: exported by Fabric Designer for \"{derived.design.meta.name}\"", "#", ""]
 
     def desc(n: str) -> str:
@@ -182,7 +186,7 @@ def export_ibnetdiscover(derived: Derived, aggregation_nodes: bool = True) -> st
     for n in switches:
         sw = model[g.nodes[n]["role"]]
         ports = max(sw.ports_at(r.uplink_gbps), sw.ports_at(r.link_gbps), max((p for p, *_ in ends(n)), default=0))
-        out += [f"vendid=0x2c9", f"devid=0x{_DEVID.get(sw.id, 0):04x}", f"sysimgguid=0x{guid[n]}",
+        out += [f"vendid=0x{vendid:x}", f"devid=0x{_devid(sw.id, 'switch'):04x}", f"sysimgguid=0x{guid[n]}",
                 f"switchguid=0x{guid[n]}({guid[n]})",
                 f'Switch\t{ports + 1 if aggregation_nodes and sw.in_network_reduction else ports} "S-{guid[n]}"'
                 f'\t\t# "{desc(n)}" enhanced port 0 lid {lid[n]} lmc 0']
@@ -192,21 +196,21 @@ def export_ibnetdiscover(derived: Derived, aggregation_nodes: bool = True) -> st
             out.append(f'[{own}]\t"{kind}-{guid[peer]}"[{other}]{pguid}\t\t# "{desc(peer)}" lid {lid[peer]} {_rate(gbps)}')
         if aggregation_nodes and sw.in_network_reduction:
             agg = _guid(f"sharp/{guid[n]}")
-            aggregators.append((n, ports + 1, agg))
+            aggregators.append((n, ports + 1, agg, _devid(sw.id, "aggregation")))
             out.append(f'[{ports + 1}]\t"H-{agg}"[1]({agg})\t\t# "Mellanox Technologies Aggregation Node" '
                        f'lid {len(lid) + len(aggregators)} {_rate(r.uplink_gbps)}')
         out.append("")
-    hca_devid = _HCA_DEVID.get(r.nic.id, 0)
+    hca_devid = _devid(r.nic.id, "hca")
     for n in sorted((n for n in g.nodes if g.nodes[n]["role"] == "nic"),
                     key=lambda n: (g.nodes[n]["server"], g.nodes[n]["port"])):
-        out += ["vendid=0x2c9", f"devid=0x{hca_devid:04x}", f"sysimgguid=0x{guid[n]}", f"caguid=0x{guid[n]}",
+        out += [f"vendid=0x{vendid:x}", f"devid=0x{hca_devid:04x}", f"sysimgguid=0x{guid[n]}", f"caguid=0x{guid[n]}",
                 f'Ca\t1 "H-{guid[n]}"\t\t# "{desc(n)}"']
         for own, peer, other, gbps in ends(n):
             out.append(f'[{own}]({guid[n]})\t"S-{guid[peer]}"[{other}]\t\t# lid {lid[n]} lmc 0 "{desc(peer)}" '
                        f'lid {lid[peer]} {_rate(gbps)}')
         out.append("")
-    for i, (n, port, agg) in enumerate(aggregators):
-        out += ["vendid=0x2c9", "devid=0x0000", f"sysimgguid=0x{agg}", f"caguid=0x{agg}",
+    for i, (n, port, agg, agg_devid) in enumerate(aggregators):
+        out += [f"vendid=0x{vendid:x}", f"devid=0x{agg_devid:04x}", f"sysimgguid=0x{agg}", f"caguid=0x{agg}",
                 f'Ca\t1 "H-{agg}"\t\t# "Mellanox Technologies Aggregation Node"',
                 f'[1]({agg})\t"S-{guid[n]}"[{port}]\t\t# lid {len(lid) + i + 1} lmc 0 "{desc(n)}" '
                 f'lid {lid[n]} {_rate(r.uplink_gbps)}', ""]

@@ -14,6 +14,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
 from designer.catalog import Catalog, default_catalog
+from designer.catalog.device_ids import device_ids
 from designer.model.intent.design import ClusterSpec, FabricDesign, FabricSpec, Meta, TierSpec
 from designer.model.topology.asbuilt import AsBuilt, natural_key
 from designer.model.topology import closed_form
@@ -215,6 +216,14 @@ def _switch_model(switches, catalog: Catalog, gbps: int):
                 exact = pn.split("-")[0] == part.upper()
                 return s.id, "high" if exact else "medium", (
                     f"{n} switch descriptions name part {part}" + ("" if exact else f", nearest catalog part {pn}"))
+    # Without a part number, the chip's PCI device id names the switch family.
+    ids = device_ids()
+    for devid, n in Counter(d.devid for d in switches if d.devid).most_common():
+        known = ids.by_devid(devid)
+        parts = [c for c in (known.catalog if known and known.kind == "switch" else ()) if c in getattr(catalog, "switches", {})]
+        if parts:
+            return parts[0], "medium", (f"{n} switches report devid 0x{devid:04x} ({known.name}); catalog parts "
+                                        f"on that chip: {', '.join(parts)}")
     fits = [s for s in ib if s.ports_at(gbps)]
     if fits:
         s = max(fits, key=lambda s: s.ports_at(gbps))
