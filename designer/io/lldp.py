@@ -3,8 +3,11 @@
 (local device, local port, remote device, remote port[, speed]).
 
 A device that reports neighbours, or that announces the Bridge or Router capability, is a
-switch; the others are hosts. LLDP carries no link rate, so links read from JSON have speed 0
-(unknown) unless the neighbour announces its MAU type.
+switch; the others are hosts. Each host port becomes one NIC (as an HCA does in ibnetdiscover),
+numbered by its interface name across all hosts, so `eth3` is the fourth NIC on every server.
+LLDP carries no link rate of its own: links read from JSON take the rate of the operational MAU
+type the neighbour announces (`400GbaseCR8`, `1000BaseTFD`), else 0 (unknown). A switch keeps
+the system description its neighbours report, which names its model on most systems.
 """
 
 from __future__ import annotations
@@ -16,10 +19,12 @@ import re
 from pathlib import PurePath
 
 from designer.io.ibnetdiscover import CaptureError
-from designer.model.topology.asbuilt import AsBuilt, Device, Link, parse_host_description
+from designer.model.topology.asbuilt import AsBuilt, Device, Link, natural_key
 
 _PORT_NUM = re.compile(r"(\d+)(?!.*\d)")
 _SPEED = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([GMT]?)", re.IGNORECASE)
+# IANA MAU type names as lldpd prints them: 1000BaseTFD, 10GigBaseCX4, 2p5GbaseT, 400GbaseSR8.
+_MAU = re.compile(r"^\s*(\d+)(?:p(\d+))?\s*(G|Gig)?\s*base", re.IGNORECASE)
 
 
 def looks_like_lldp_json(text: str) -> bool:
@@ -47,12 +52,23 @@ def _port_number(name: str) -> int:
     return int(m.group(1)) if m else 0
 
 
+def mau_gbps(mau) -> float:
+    """Data rate in Gb/s of an operational MAU type name; 0.0 when it names none."""
+    m = _MAU.match(str(mau or ""))
+    if not m:
+        return 0.0
+    value = float(f"{m.group(1)}.{m.group(2) or 0}")
+    return value if m.group(3) else value / 1000
+
+
 class _Builder:
     def __init__(self, fmt: str):
         self.fabric = AsBuilt(fmt)
         self.seen: set[frozenset] = set()
+        self.raw: list[tuple[str, str, str, str, float]] = []
         self.reporters: set[str] = set()
         self.bridges: set[str] = set()
+        self.descriptions: dict[str, str] = {}
 
     def device(self, name: str) -> None:
         if name not in self.fabric.devices:
@@ -65,19 +81,37 @@ class _Builder:
         if key in self.seen:
             return
         self.seen.add(key)
-        self.fabric.links.append(Link(a, _port_number(pa), b, _port_number(pb), gbps, 0, f"{gbps:g}G" if gbps else ""))
+        self.raw.append((a, pa, b, pb, gbps))
 
     def finish(self, source: str) -> AsBuilt:
-        if not self.fabric.links:
+        if not self.raw:
             raise CaptureError(f"{source}: the LLDP capture holds no neighbours")
-        for name in self.reporters | self.bridges:
-            d = self.fabric.devices[name]
-            self.fabric.devices[name] = Device(d.id, d.name, "switch", d.description)
-        for name, d in list(self.fabric.devices.items()):
-            if d.kind == "host":
-                host, hca, default = parse_host_description(name)
-                self.fabric.devices[name] = Device(d.id, name, "host", name, host=name, hca=0,
-                                                   default_named=name.lower().startswith("localhost"))
+        switches = self.reporters | self.bridges
+        devices = self.fabric.devices
+        for name in switches:
+            devices[name] = Device(name, name, "switch", self.descriptions.get(name, ""))
+        hosts = {name for name, d in devices.items() if d.kind == "host"}
+        # One NIC per host port, numbered by the port's name among all host port names.
+        names = sorted({p for a, pa, b, pb, _ in self.raw for dev, p in ((a, pa), (b, pb)) if dev in hosts},
+                       key=natural_key)
+        index = {p: i for i, p in enumerate(names)}
+        nics: dict[tuple[str, str], Device] = {}
+
+        def end(dev: str, port: str) -> str:
+            if dev not in hosts:
+                return dev
+            nic = nics.get((dev, port))
+            if nic is None:
+                nic = nics[(dev, port)] = Device(f"{dev}:{port}", dev, "host", dev, host=dev, hca=index[port],
+                                                 default_named=dev.lower().startswith("localhost"))
+            return nic.id
+
+        for a, pa, b, pb, gbps in self.raw:
+            self.fabric.links.append(Link(end(a, pa), _port_number(pa), end(b, pb), _port_number(pb), gbps, 0,
+                                          f"{gbps:g}G" if gbps else ""))
+        for name in hosts:
+            del devices[name]
+        devices.update((nic.id, nic) for nic in nics.values())
         return self.fabric
 
 
@@ -114,10 +148,22 @@ def _read_table(b: _Builder, local: str, data) -> None:
             rport = rport.get("value")
         if not remote or not rport:
             continue
-        b.link(local, port, str(remote), str(rport))
+        descr = _first(chassis.get("descr")) if isinstance(chassis, dict) else None
+        if descr:
+            b.descriptions.setdefault(str(remote), str(descr))
+        b.link(local, port, str(remote), str(rport), _port_speed(pinfo))
         caps = caps if isinstance(caps, list) else [caps]
         if any(isinstance(c, dict) and c.get("type") in ("Bridge", "Router") and c.get("enabled") for c in caps):
             b.bridges.add(str(remote))
+
+
+def _port_speed(pinfo) -> float:
+    """The rate of the operational MAU type a neighbour announces for its port (0.0 if none)."""
+    if not isinstance(pinfo, dict):
+        return 0.0
+    auto = pinfo.get("auto-negotiation")
+    auto = auto[0] if isinstance(auto, list) and auto else auto
+    return mau_gbps(_first(auto.get("current"))) if isinstance(auto, dict) else 0.0
 
 
 def parse_lldp_json(text: str, source: str = "<text>") -> AsBuilt:

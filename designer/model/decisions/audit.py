@@ -142,11 +142,16 @@ def audit(fabric: AsBuilt, design: FabricDesign | None = None, inference: Infere
                 break
     named = {node: devs[dev].name for dev, node in mapping.items() if dev in devs}
     present = set(mapping.values())
+    # A NIC port is seen only through its cable (LLDP lists no unplugged port, ibnetdiscover no
+    # unplugged HCA), so a port absent from a server that is present is a missing link.
+    nic_nodes = [n for n, role in g.nodes(data="role") if role == "nic"]
+    seen_servers = {g.nodes[n]["server"] for n in nic_nodes if n in present}
+    unplugged = {n for n in nic_nodes if n not in present and g.nodes[n]["server"] in seen_servers}
     absent = Counter()
     for i, (pair, d, have, want) in enumerate(missing):
         if i in used_missing:
             continue
-        gone = [n for n in pair if n not in present]
+        gone = [n for n in pair if n not in present and n not in unplugged]
         if gone:                    # reported once, with its device
             absent[gone[0]] += 1
             continue
@@ -157,7 +162,8 @@ def audit(fabric: AsBuilt, design: FabricDesign | None = None, inference: Infere
     for j, l in enumerate(extra):
         if j not in used_extra:
             report.extra_links.append({"a": end(l.a, l.pa), "b": end(l.b, l.pb), "as_built": l.label})
-    report.missing_devices = [{"device": n, **_place(g, n), "links": absent[n]} for n in g.nodes if n not in present]
+    report.missing_devices = [{"device": n, **_place(g, n), "links": absent[n]} for n in g.nodes
+                              if n not in present and n not in unplugged]
     report.edits = _edits(report, mapping, fabric)
     report.impact = _impact(derived, report.edits, catalog)
     return report

@@ -10,6 +10,7 @@ same switch and link counts as the capture. Every inference carries its confiden
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
@@ -93,6 +94,7 @@ def infer_design(fabric: AsBuilt, catalog: Catalog | None = None, name: str = "A
     facts = inf.facts
     devs = fabric.devices
     nics = [d for d in fabric.endpoints()]
+    family = fabric.family
     if not nics or not any(roles[d.id] == "leaf" for d in devs.values()):
         inf.problems.append("the capture holds no host connected to a switch: there is no fabric to infer")
         return inf
@@ -120,7 +122,13 @@ def infer_design(fabric: AsBuilt, catalog: Catalog | None = None, name: str = "A
     facts.append(Inferred("link speed", f"{link}G hosts, {uplink}G between switches", "high",
                           "most common rate per tier; slower links are reported as degraded"))
 
-    switch_id, conf, why = _switch_model(by_tier["leaf"] + by_tier["spine"], catalog, max(link, uplink))
+    if family == "ethernet":
+        switch_id, conf, why, unknown = _ethernet_switch_model(by_tier["leaf"] + by_tier["spine"] + by_tier["core"],
+                                                               catalog, max(link, uplink))
+        if switch_id and unknown:
+            inf.problems.append(f"switch model not recognised: {unknown}; the design assumes {switch_id}")
+    else:
+        switch_id, conf, why = _switch_model(by_tier["leaf"] + by_tier["spine"], catalog, max(link, uplink))
     facts.append(Inferred("switch model", switch_id or "unknown", conf, why))
 
     leaf_ids = {d.id for d in by_tier["leaf"]}
@@ -141,9 +149,14 @@ def infer_design(fabric: AsBuilt, catalog: Catalog | None = None, name: str = "A
     templates += ["fat-tree", "leaf-spine"] if tiers == 3 else ["leaf-spine", "fat-tree"]
     if rails_clean:
         facts.append(Inferred("rails", str(ports), "high" if single == len(rail_of_leaf) else "medium",
-                              f"{single} of {len(rail_of_leaf)} leaves serve one HCA index (mlx5_N) only"))
+                              f"{single} of {len(rail_of_leaf)} leaves serve one "
+                              + ("port name (ethN) only" if family == "ethernet" else "HCA index (mlx5_N) only")))
         facts.append(Inferred("nodes per SU", str(nodes_per_su), "medium", "most hosts on one leaf"))
 
+    if not link:
+        inf.problems.append("the capture reports no link rates (LLDP neighbours without a MAU type, or a CSV "
+                            "without speeds); the capture is audited on its own, without a design")
+        return inf
     if switch_id is None:
         inf.problems.append(f"no catalog switch runs {link}G host links and {uplink}G uplinks; "
                             "the capture is audited on its own, without a design")
@@ -160,24 +173,28 @@ def infer_design(fabric: AsBuilt, catalog: Catalog | None = None, name: str = "A
     up = _mode(leaf_up.values(), 1)
     ratio = round(nodes_per_su * link / (up * uplink), 3) if up else 1.0
     ratios = sorted({1.0, ratio, 1.5, 2.0, 3.0, 4.0}, key=lambda x: abs(x - ratio))
-    scored = []              # (score, order, candidate, template, ratio)
+    scored = []              # (score, SU size off, order, candidate, template, ratio)
     for template in templates:
         for r, nps, counts in [(r, n, c) for r in ratios for c in (False, True)
                                for n in dict.fromkeys((nodes_per_su, int(up * r * uplink // link) or 1))]:
             cand = _candidate(name, server, ports, link, uplink, switch_id, template, tiers, nps,
-                              r, servers, counts, by_tier)
+                              r, servers, counts, by_tier, family)
             # Sizing alone gives a candidate's counts; only the one kept is derived in full.
             try:
-                got = _planned_counts(*plan_only(cand, catalog))
+                resolved, plan = plan_only(cand, catalog)
             except (ValueError, KeyError):
                 continue
-            scored.append((sum(abs(a - b) for a, b in zip(got, observed)), len(scored), cand, template, r))
-            if scored[-1][0] == 0:
+            score = sum(abs(a - b) for a, b in zip(_planned_counts(resolved, plan), observed))
+            # Equal counts can come from another SU size (uplinks rounded up to spread evenly over
+            # fewer spines): the SU size seen on the leaves breaks the tie.
+            su_off = abs(plan.rail_su_size - nodes_per_su) if template == "rail-optimized" else 0
+            scored.append((score, su_off, len(scored), cand, template, r))
+            if score == 0 and su_off == 0:
                 break
-        if scored and scored[-1][0] == 0:
+        if scored and scored[-1][:2] == (0, 0):
             break
     best = None
-    for score, _, cand, template, r in sorted(scored, key=lambda c: c[:2]):
+    for score, _, _, cand, template, r in sorted(scored, key=lambda c: c[:3]):
         try:
             best = (score, cand, derive(cand, catalog), template, r)
             break
@@ -242,11 +259,11 @@ def _server(catalog: Catalog, ports: int, gbps: int) -> ClusterSpec:
 
 
 def _candidate(name, server, ports, link, uplink, switch_id, template, tiers, nodes_per_su, ratio, servers,
-               counts, by_tier) -> FabricDesign:
+               counts, by_tier, family="infiniband") -> FabricDesign:
     cluster = dataclasses.replace(server, servers=max(1, servers))
     tier = lambda r, over=1.0: TierSpec(count=len(by_tier[r]) if counts and by_tier[r] else None,  # noqa: E731
                                         oversubscription=over)
-    fabric = FabricSpec(template=template, technology=_technology(link), switch=switch_id,
+    fabric = FabricSpec(template=template, technology=_technology(link, uplink, family), switch=switch_id,
                         link_gbps=None, uplink_gbps=uplink if uplink != link else None, tiers=tiers,
                         nodes_per_su=max(1, nodes_per_su),
                         leaf=TierSpec(count=len(by_tier["leaf"]) if counts and template != "rail-optimized" else None,
@@ -257,8 +274,44 @@ def _candidate(name, server, ports, link, uplink, switch_id, template, tiers, no
     return FabricDesign(meta=Meta(name=name), cluster=cluster, fabric=fabric)
 
 
-def _technology(gbps: int) -> str:
+def _technology(gbps: int, uplink: int = 0, family: str = "infiniband") -> str:
+    if family == "ethernet":
+        return "roce-800g" if gbps == 400 and uplink == 800 else "roce-400g"
     return {800: "ib-xdr", 400: "ib-ndr", 200: "ib-ndr"}.get(gbps, "ib-ndr")
+
+
+_MODEL = re.compile(r"\b[A-Z]{1,4}\d{3,5}[A-Z]?\b")
+
+
+def _model_names(switch) -> set[str]:
+    """Model names a system description may carry for a catalog switch (SN5600, QM9700)."""
+    text = f"{switch.name} {switch.part_number or ''} {switch.id}".upper()
+    return set(_MODEL.findall(text))
+
+
+def _ethernet_switch_model(switches, catalog: Catalog, gbps: int):
+    """(catalog id, confidence, why, unrecognised descriptions) from the system descriptions that
+    LLDP neighbours report (`... running on Mellanox SN5600`, `HwSku: Mellanox-SN5600-...`)."""
+    eth = [s for s in getattr(catalog, "switches", {}).values() if s.family == "ethernet"]
+    found, unknown = Counter(), Counter()
+    for d in switches:
+        text = (d.description or "").upper()
+        hits = [s.id for s in eth for m in _model_names(s) if re.search(rf"(?<![A-Z0-9])M?{m}(?![0-9])", text)]
+        if hits:
+            found[hits[0]] += 1
+        else:
+            unknown[d.description.strip() or "no system description"] += 1
+    named = ", ".join(f"{n} x '{t[:80]}'" for t, n in unknown.most_common(3))
+    if found:
+        sid, n = found.most_common(1)[0]
+        why = f"{n} of {len(switches)} switches describe themselves as {sid} (LLDP system description)"
+        return sid, "high" if n == len(switches) else "medium", why + (f"; unrecognised: {named}" if unknown else ""), ""
+    fits = [s for s in eth if s.ports_at(gbps)]
+    if not fits:
+        return None, "low", f"no catalog Ethernet switch offers {gbps}G ports; switches report {named}", named
+    s = max(fits, key=lambda s: s.ports_at(gbps))
+    return s.id, "low", (f"no catalog model in the LLDP system descriptions ({named}); "
+                         f"assumed the largest {gbps}G catalog Ethernet switch"), named
 
 
 def map_devices(fabric: AsBuilt, roles: dict[str, str], derived: Derived) -> dict[str, str]:
