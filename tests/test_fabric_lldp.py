@@ -1,5 +1,5 @@
-"""Ethernet captures: LLDP tables made from designs (tests/lldp_capture.py), read back, inferred
-and audited.
+"""Ethernet captures: LLDP tables written from designs (designer.io.lldp.export_lldp_json), read
+back, inferred and audited.
 
 Hand counts on the public Cumulus captures (checked outside these tests, which never read them):
 - lldp.output (netenglabs/suzieq): 14 records; the 9 switch records hold `net show lldp json`
@@ -27,13 +27,12 @@ from hypothesis import strategies as st
 
 from designer.cli.main import main
 from designer.io.fabric_capture import CaptureError, parse_capture
-from designer.io.lldp import mau_gbps
+from designer.io.lldp import export_lldp_json as lldp_capture, mau_gbps
 from designer.io.project import load_design
 from designer.model.decisions.audit import KEYS, audit
 from designer.model.intent.design import ClusterSpec, Edit, FabricDesign, FabricSpec, TierSpec
 from designer.model.topology.derive import derive
 from designer.model.topology.inference import infer_design
-from lldp_capture import lldp_capture
 
 METRIC_KEYS = ("gpus", "servers", "endpoints", "switches", "links", "bisection_gbps", "oversubscription", "max_hops")
 
@@ -123,9 +122,15 @@ def test_swapped_host_cables_are_miswired_by_rail():
     assert {m["a"]["device"] for m in report.miswired} == {"srv-1"}
 
 
-def test_unknown_switch_models_are_reported_not_guessed_silently():
-    text = lldp_capture(derive(_rail(16))).replace("running on Mellanox MSN5600", "running on Acme XS-9")
-    inference = infer_design(parse_capture(text, "f.json"))
+def test_switch_models_are_read_from_system_descriptions_and_unknown_ones_reported():
+    text = lldp_capture(derive(_rail(16)))
+    # Cumulus and SONiC name the box with a prefix or inside the SKU: still the catalog SN5600
+    for descr in ("Cumulus Linux version 5.9.1 running on Mellanox Technologies Ltd. MSN5600",
+                  "SONiC Software Version: SONiC.202311 - HwSku: Mellanox-SN5600-V256 - ASIC: mellanox"):
+        inference = infer_design(parse_capture(text.replace("NVIDIA Spectrum-4 SN5600", descr), "f.json"))
+        fact = next(f for f in inference.facts if f.subject == "switch model")
+        assert (fact.value, fact.confidence) == ("sn5600", "high") and not inference.problems
+    inference = infer_design(parse_capture(text.replace("NVIDIA Spectrum-4 SN5600", "Acme XS-9"), "f.json"))
     fact = next(f for f in inference.facts if f.subject == "switch model")
     assert fact.confidence == "low" and "Acme XS-9" in fact.why
     assert any("not recognised" in p and "Acme XS-9" in p for p in inference.problems)

@@ -20,6 +20,7 @@ from pathlib import PurePath
 
 from designer.io.ibnetdiscover import CaptureError
 from designer.model.topology.asbuilt import AsBuilt, Device, Link, natural_key
+from designer.model.topology.derive import Derived
 
 _PORT_NUM = re.compile(r"(\d+)(?!.*\d)")
 _SPEED = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([GMT]?)", re.IGNORECASE)
@@ -219,3 +220,61 @@ def parse_lldp_csv(text: str, source: str = "<text>") -> AsBuilt:
         b.link(local, row[1].strip(), remote, row[3].strip(), gbps)
     # In a CSV, a device listed as local is a switch only if something else hangs below it.
     return b.finish(source)
+
+
+# --- exporter -------------------------------------------------------------------------------
+
+_MAU_NAME = {100: "100GbaseCR4", 200: "200GbaseCR4", 400: "400GbaseCR8", 800: "800GbaseCR8"}
+
+
+def _export_port(g, node: str, port: int) -> str:
+    return f"eth{g.nodes[node]['port']}" if g.nodes[node]["role"] == "nic" else f"swp{port}"
+
+
+def _export_chassis(g, node: str, model: dict) -> tuple[str, str, list]:
+    d = g.nodes[node]
+    if d["role"] == "nic":
+        return node.split(".nic-")[0], "server", [{"type": "Station", "enabled": True}]
+    return node, model[d["role"]], [{"type": "Bridge", "enabled": True}, {"type": "Router", "enabled": True}]
+
+
+def export_lldp_json(derived: Derived, degrade: dict[tuple[str, str], int] | None = None) -> str:
+    """The LLDP tables the design's switches would report, as `lldpctl -f json` inside
+    {hostname, data} records (the layout collection tools such as suzieq store).
+
+    Every switch reports each of its ports: the neighbour's name, its system description (the
+    switch's vendor and model, which inference matches against the catalog), its capabilities
+    (Bridge and Router for switches, Station for servers), its port (`swpN`, `ethN` for server
+    port N) and the operational MAU type of that port, from which the reader takes the rate.
+    Servers report nothing. `degrade` maps (lower, upper) design node pairs to the rate their
+    first link runs at instead of the designed one (for tests and what-if captures).
+    """
+    g = derived.graph
+    r = derived.resolved
+    model = {t: f"{sw.vendor} {sw.name}" for t, sw in
+             (("leaf", r.leaf_switch), ("spine", r.spine_switch), ("core", r.core_switch))}
+    degrade = dict(degrade or {})
+    slow = {}
+    for u, v, k, d in g.edges(keys=True, data=True):
+        pair = (d["a"], v if d["a"] == u else u)
+        if pair in degrade:
+            slow[(u, v, k)] = degrade.pop(pair)
+    records = []
+    for node in sorted(n for n in g if g.nodes[n]["role"] != "nic"):
+        interfaces = []
+        for u, v, k, d in sorted(g.edges(node, keys=True, data=True), key=lambda e: e[3]["pa"] if e[3]["a"] == node else e[3]["pb"]):
+            peer = v if u == node else u
+            own, other = (d["pa"], d["pb"]) if d["a"] == node else (d["pb"], d["pa"])
+            gbps = slow.get((u, v, k), slow.get((v, u, k), d["gbps"]))
+            name, descr, caps = _export_chassis(g, peer, model)
+            interfaces.append({f"swp{own}": {
+                "via": "LLDP",
+                "chassis": {name: {"id": {"type": "mac", "value": "00:00:00:00:00:00"}, "descr": descr,
+                                   "capability": caps}},
+                "port": {"id": {"type": "ifname", "value": _export_port(g, peer, other)},
+                         "auto-negotiation": {"supported": True, "enabled": True,
+                                              "current": f"{_MAU_NAME.get(gbps, f'{gbps}GbaseR')} - {gbps}G link"}},
+            }})
+        records.append({"hostname": node, "cmd": "lldpctl -f json",
+                        "data": json.dumps({"lldp": {"interface": interfaces}})})
+    return json.dumps(records)

@@ -110,7 +110,8 @@ def infer_design(fabric: AsBuilt, catalog: Catalog | None = None, name: str = "A
     ports = _mode(len(v) for v in hosts.values()) if hosts else 1
     # Default-named HCAs first fill the hosts that lack one, then make up whole servers.
     servers = max(len(hosts), (len(nics) + ports - 1) // ports)
-    why = f"{len(hosts)} host names with {ports} HCAs each most often"
+    nic_word = "NIC ports" if family == "ethernet" else "HCAs"
+    why = f"{len(hosts)} host names with {ports} {nic_word} each most often"
     if len(named) < len(nics):
         why += f"; {len(nics) - len(named)} default-named HCAs counted as {ports} per server"
     facts.append(Inferred("servers", str(servers), "high" if len(named) == len(nics) else "medium", why))
