@@ -208,3 +208,22 @@ def test_candidate_counts_from_the_plan_equal_the_metrics(design, planes):
            m.links_by_tier.get("node-leaf", 0), m.links_by_tier.get("leaf-spine", 0),
            m.links_by_tier.get("spine-core", 0))
     assert _planned_counts(*plan_only(design)) == got
+
+
+def test_a_capture_far_from_the_design_is_audited_without_an_as_built_impact(tmp_path, capsys, monkeypatch):
+    """More differences than a design holds edits: the findings are listed, the impact says why it
+    is missing and import refuses with one line."""
+    import designer.io.fabric_capture as fabric_capture
+    import designer.model.decisions.audit as audit_module
+    monkeypatch.setattr(audit_module, "MAX_EDITS", 3)
+    monkeypatch.setattr(fabric_capture, "MAX_EDITS", 3)
+    design = _rail_design(32)
+    capture = _capture(FabricDesign(cluster=ClusterSpec(servers=32), fabric=FabricSpec(template="leaf-spine")))
+    report = audit(capture, design=design)
+    assert len(report.edits) > 3 and (report.missing_links or report.miswired or report.extra_links)
+    assert "as_built" not in report.impact and "more than the 3 edits" in report.impact["as_built_note"]
+    write_ibnetdiscover(dataclasses.replace(design, edits=tuple(
+        Edit("remove-links", f"leaf-{i}", "spine-1", 1) for i in range(1, 6))), tmp_path / "f.topo")
+    assert main(["import", str(tmp_path / "f.topo"), "-o", str(tmp_path / "x.json")]) == 1
+    err = capsys.readouterr().err
+    assert "at most 3 edits" in err and err.count("\n") == 1 and not (tmp_path / "x.json").exists()

@@ -15,7 +15,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
 from designer.catalog import Catalog, default_catalog
-from designer.model.intent.design import Edit, FabricDesign
+from designer.model.intent.design import MAX_EDITS, Edit, FabricDesign
 from designer.model.performance.collectives import estimate
 from designer.model.topology.asbuilt import AsBuilt
 from designer.model.topology.derive import Derived, derive
@@ -220,6 +220,12 @@ def _edits(report: AuditReport, mapping: dict, fabric: AsBuilt) -> tuple[Edit, .
 
 def _impact(derived: Derived, edits: tuple[Edit, ...], catalog: Catalog) -> dict:
     design = derived.design
+    if len(design.edits) + len(edits) > MAX_EDITS:
+        m = derived.metrics
+        return {"designed": {"bisection_gbps": m.bisection_gbps, "oversubscription_leaf": m.oversubscription("leaf"),
+                             "links": m.links_total},
+                "as_built_note": f"not measured: the capture differs from the design in {len(edits):,} places, "
+                                 f"more than the {MAX_EDITS:,} edits a design holds"}
     # A fabric built as designed is the design: its metrics stay the closed-form ones.
     as_built = derive(dataclasses.replace(design, edits=design.edits + edits), catalog) if edits else derived
     out = {}

@@ -1,10 +1,13 @@
 """Inference: recover the intended design from a fabric as built.
 
 Tiers come from distance to the endpoints (switches with hosts are leaves, switches above them
-spines, then cores). Servers come from HCA descriptions (`host mlx5_N`). Speeds are the most
-common rate per tier, so a few degraded links do not change them. The template, oversubscription
-and tier sizes are found by building candidate designs and keeping the one whose graph has the
-same switch and link counts as the capture. Every inference carries its confidence and reason.
+spines, then cores). Servers come from HCA descriptions (`host mlx5_N`) or, in LLDP captures,
+from the host names and port names. Speeds are the most common rate per tier, so a few degraded
+links do not change them. The switch model comes from part numbers or device ids (InfiniBand)
+or from the system descriptions LLDP neighbours report (Ethernet, then a RoCE technology). The
+template, oversubscription and tier sizes are found by sizing candidate designs and keeping the
+one with the same switch and link counts as the capture. Every inference carries its
+confidence and reason.
 """
 
 from __future__ import annotations
