@@ -173,3 +173,23 @@ def test_truncated_lldp_json_gets_one_line():
     with pytest.raises(CaptureError) as exc:
         parse_capture(text[: len(text) // 2], "f.json")
     assert "truncated" in str(exc.value) and "\n" not in str(exc.value)
+
+
+def test_a_three_tier_roce_fabric_from_an_lldp_csv():
+    """A 3-tier RoCE fat-tree as the simple CSV (local device, port, remote device, port, speed):
+    no system descriptions, so the model is assumed, labelled low and noted; counts are exact."""
+    design = FabricDesign(cluster=ClusterSpec(servers=300),
+                          fabric=FabricSpec(template="fat-tree", tiers=3, technology="roce-400g", switch="sn5600"))
+    g = derive(design).graph
+    rows = ["local device,local port,remote device,remote port,speed"]
+    for u, v, d in g.edges(data=True):
+        lo, hi = d["a"], (v if d["a"] == u else u)
+        lo_port = f"eth{g.nodes[lo]['port']}" if g.nodes[lo]["role"] == "nic" else f"swp{d['pa']}"
+        rows.append(f"{hi},swp{d['pb']},{lo.split('.nic-')[0]},{lo_port},{d['gbps']}G")
+    inference = infer_design(parse_capture("\n".join(rows) + "\n", "links.csv"))
+    assert inference.exact and inference.design.fabric.tiers == 3
+    assert inference.derived.resolved.technology.family == "ethernet"
+    want, got = derive(design).metrics.to_json(), inference.derived.metrics.to_json()
+    assert all(got[k] == want[k] for k in METRIC_KEYS)
+    fact = next(f for f in inference.facts if f.subject == "switch model")
+    assert fact.confidence == "low" and any("not recognised" in p for p in inference.problems)
