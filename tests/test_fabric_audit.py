@@ -227,3 +227,19 @@ def test_a_capture_far_from_the_design_is_audited_without_an_as_built_impact(tmp
     assert main(["import", str(tmp_path / "f.topo"), "-o", str(tmp_path / "x.json")]) == 1
     err = capsys.readouterr().err
     assert "at most 3 edits" in err and err.count("\n") == 1 and not (tmp_path / "x.json").exists()
+
+
+def test_two_servers_cabled_to_each_other_are_reported_and_the_impact_is_measured():
+    """A cable between two HCAs is a finding, never a fabric link (graph metrics run leaf-up)."""
+    import re
+    text = export_ibnetdiscover(derive(_rail_design(8)))
+    peer = re.search(r'Ca\t1 "H-(\w+)"\t\t# "srv-2 mlx5_0"', text).group(1)
+    # srv-1 mlx5_0's cable runs to srv-2 mlx5_0 instead of its leaf
+    text = re.sub(r'(# "srv-1 mlx5_0"\n\[1\]\(\w+\)\t)"S-\w+"\[\d+\]', rf'\1"H-{peer}"[1]', text)
+    report = audit(parse_ibnetdiscover(text), design=_rail_design(8))
+    odd = [m for m in report.miswired + report.extra_links if m["a"]["tier"] == m["b"]["tier"] == "server"]
+    assert [{m["a"]["device"], m["b"]["device"]} for m in odd] == [{"srv-1 mlx5_0", "srv-2 mlx5_0"}]
+    # the leaf still lists its own end of the cable, so only the server-to-server link is new,
+    # and it is not drawn into the fabric whose impact is measured
+    assert not [e for e in report.edits if e.op == "add-links"]
+    assert report.impact["as_built"]["links"] == report.impact["designed"]["links"]

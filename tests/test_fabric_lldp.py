@@ -193,3 +193,39 @@ def test_a_three_tier_roce_fabric_from_an_lldp_csv():
     assert all(got[k] == want[k] for k in METRIC_KEYS)
     fact = next(f for f in inference.facts if f.subject == "switch model")
     assert fact.confidence == "low" and any("not recognised" in p for p in inference.problems)
+
+
+_leaf = st.one_of(st.none(), st.booleans(), st.integers(), st.text(max_size=6),
+                  st.sampled_from(["swp1", "eth0", "Bridge", "400GbaseCR8", "leaf1"]))
+_keys = st.sampled_from(["name", "chassis", "port", "id", "value", "descr", "capability", "type", "enabled",
+                         "auto-negotiation", "current", "interface", "lldp", "swp1", "leaf1"])
+_json = st.recursive(_leaf, lambda c: st.one_of(st.lists(c, max_size=3), st.dictionaries(_keys, c, max_size=4)),
+                     max_leaves=20)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_json, st.booleans())
+def test_any_lldp_json_shape_is_read_or_refused_with_one_line(value, records):
+    doc = [{"hostname": "sw1", "data": json.dumps({"lldp": value})}] if records else {"lldp": value}
+    try:
+        fabric = parse_capture(json.dumps(doc), "x.json")
+    except CaptureError as exc:
+        assert "\n" not in str(exc)
+        return
+    audit(fabric, inference=infer_design(fabric))
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.tuples(st.sampled_from(["leaf1", "leaf2", "spine1", "srv1", "srv2", "localhost", ""]),
+                          st.sampled_from(["swp1", "swp2", "eth0", "eth1", ""]),
+                          st.sampled_from(["leaf1", "leaf2", "spine1", "srv1", "srv2", ""]),
+                          st.sampled_from(["swp1", "swp2", "eth0", ""]),
+                          st.sampled_from(["400G", "800G", "1G", "", "0", "1T", "abc"])), max_size=25))
+def test_any_lldp_csv_table_is_read_or_refused_with_one_line(rows):
+    text = "local device,local port,remote device,remote port,speed\n" + "\n".join(",".join(r) for r in rows)
+    try:
+        fabric = parse_capture(text + "\n", "x.csv")
+    except CaptureError as exc:
+        assert "\n" not in str(exc)
+        return
+    audit(fabric, inference=infer_design(fabric))

@@ -124,11 +124,11 @@ def _interfaces(lldp) -> list[tuple[str, dict]]:
     out = []
     if isinstance(ifaces, dict):           # lldpctl -f json: {"eth0": {...}} or list of those
         ifaces = [ifaces]
-    for item in ifaces:
+    for item in ifaces if isinstance(ifaces, list) else ():
         if isinstance(item, dict) and "name" in item:
             out.append((str(_first(item["name"])), item))
         elif isinstance(item, dict):
-            out += [(k, v) for k, v in item.items() if isinstance(v, dict)]
+            out += [(str(k), v) for k, v in item.items() if isinstance(v, dict)]
     return out
 
 
@@ -139,7 +139,8 @@ def _read_table(b: _Builder, local: str, data) -> None:
         chassis = entry.get("chassis", {})
         chassis = chassis[0] if isinstance(chassis, list) and chassis else chassis
         if isinstance(chassis, dict) and "name" not in chassis and len(chassis) == 1:
-            chassis = next(iter(chassis.values())) | {"name": next(iter(chassis))}
+            name, inner = next(iter(chassis.items()))
+            chassis = (inner if isinstance(inner, dict) else {}) | {"name": name}
         remote = _first(chassis.get("name")) if isinstance(chassis, dict) else None
         caps = chassis.get("capability", []) if isinstance(chassis, dict) else []
         pinfo = entry.get("port", {})

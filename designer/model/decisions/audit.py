@@ -212,7 +212,8 @@ def _edits(report: AuditReport, mapping: dict, fabric: AsBuilt) -> tuple[Edit, .
     added = Counter()
     for m in report.extra_links + [m for m in report.miswired if "designed_peer" in m]:
         a, b = m["a"]["design_id"], m["b"]["design_id"]
-        if a and b and a != b:
+        # Two servers cabled to each other carry no fabric traffic: listed, not drawn into the fabric.
+        if a and b and a != b and not (m["a"]["tier"] == m["b"]["tier"] == "server"):
             added[(a, b)] += 1
     edits += [Edit("add-links", a, b, n) for (a, b), n in added.items()]
     return tuple(edits)

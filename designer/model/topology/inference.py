@@ -121,8 +121,9 @@ def infer_design(fabric: AsBuilt, catalog: Catalog | None = None, name: str = "A
 
     host_links = [l for l in fabric.links if roles.get(l.a) == "nic" or roles.get(l.b) == "nic"]
     up_links = [l for l in fabric.links if {roles.get(l.a), roles.get(l.b)} in ({"leaf", "spine"}, {"spine", "core"})]
-    link = int(_mode(l.gbps for l in host_links))
-    uplink = int(_mode((l.gbps for l in up_links), link))
+    # Links of unknown rate (0) say nothing about the designed speed.
+    link = int(_mode(l.gbps for l in host_links if l.gbps))
+    uplink = int(_mode((l.gbps for l in up_links if l.gbps), link))
     facts.append(Inferred("link speed", f"{link}G hosts, {uplink}G between switches", "high",
                           "most common rate per tier; slower links are reported as degraded"))
 
@@ -181,10 +182,10 @@ def infer_design(fabric: AsBuilt, catalog: Catalog | None = None, name: str = "A
     for template in templates:
         for r, nps, counts in [(r, n, c) for r in ratios for c in (False, True)
                                for n in dict.fromkeys((nodes_per_su, int(up * r * uplink // link) or 1))]:
-            cand = _candidate(name, server, ports, link, uplink, switch_id, template, tiers, nps,
-                              r, servers, counts, by_tier, family)
             # Sizing alone gives a candidate's counts; only the one kept is derived in full.
             try:
+                cand = _candidate(name, server, ports, link, uplink, switch_id, template, tiers, nps,
+                                  r, servers, counts, by_tier, family)
                 resolved, plan = plan_only(cand, catalog)
             except (ValueError, KeyError):
                 continue
