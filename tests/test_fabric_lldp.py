@@ -159,6 +159,13 @@ def test_cli_audits_an_lldp_capture_against_its_inferred_design(tmp_path, capsys
     assert data["impact"]["as_built"]["links"] == data["impact"]["designed"]["links"] - 1
     assert main(["import", str(tmp_path / "f.json"), "-o", str(tmp_path / "ab.json")]) == 0
     assert derive(load_design(tmp_path / "ab.json")).metrics.links_total == derive(design).metrics.links_total - 1
+    # An unplugged server port is a missing link, and the imported design drops the port with it,
+    # so no NIC is left without a cable.
+    unplugged = dataclasses.replace(design, edits=(Edit("remove-links", "srv-5.nic-3", "leaf-3", 1),))
+    (tmp_path / "g.json").write_text(lldp_capture(derive(unplugged)))
+    assert main(["import", str(tmp_path / "g.json"), "-o", str(tmp_path / "ab2.json")]) == 0
+    metrics = derive(load_design(tmp_path / "ab2.json")).metrics
+    assert metrics.links_total == derive(design).metrics.links_total - 1 and not metrics.errors
 
 
 @pytest.mark.parametrize("mau, gbps", [("1000BaseTFD - Four-pair Category 5 UTP, full duplex mode", 1.0),

@@ -60,7 +60,7 @@ def parse_ibnetdiscover(text: str, source: str = "<text>") -> AsBuilt:
         # Port lines are nearly all of a dump: try them first, then the rarer block lines.
         m = port_match(stripped) if stripped[0] == "[" else None
         if m and current is not None:
-            peer, rest = m.group("peer"), m.group("rest")
+            port, peer, pport, rest = m.group("port", "peer", "pport", "rest")
             if rest.count('"') >= 2:
                 peers.add(peer)
             found = _RATE.search(rest)
@@ -69,7 +69,7 @@ def parse_ibnetdiscover(text: str, source: str = "<text>") -> AsBuilt:
                 width, speed = (int(found.group(1)), found.group(2).upper()) if found else (4, "")
                 rate = rates[found.group(0) if found else ""] = (width, speed, ib_gbps(width, speed) if speed else 0.0)
             width, speed, gbps = rate
-            port, pport = int(m.group("port")), int(m.group("pport"))
+            port, pport = int(port), int(pport)
             key = frozenset(((current, port), (peer, pport)))
             if key not in seen:
                 seen[key] = len(fabric.links)

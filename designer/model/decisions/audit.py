@@ -164,7 +164,7 @@ def audit(fabric: AsBuilt, design: FabricDesign | None = None, inference: Infere
             report.extra_links.append({"a": end(l.a, l.pa), "b": end(l.b, l.pb), "as_built": l.label})
     report.missing_devices = [{"device": n, **_place(g, n), "links": absent[n]} for n in g.nodes
                               if n not in present and n not in unplugged]
-    report.edits = _edits(report, mapping, fabric)
+    report.edits = _edits(report, mapping, fabric, unplugged)
     report.impact = _impact(derived, report.edits, catalog)
     return report
 
@@ -195,13 +195,18 @@ def _degraded_by_mode(report, links, roles, end) -> None:
                                           "designed": f"{mode:g}G (most common in this tier)", "gbps": l.gbps})
 
 
-def _edits(report: AuditReport, mapping: dict, fabric: AsBuilt) -> tuple[Edit, ...]:
-    """The as-built fabric as edits on the design: removed devices and links, added links."""
+def _edits(report: AuditReport, mapping: dict, fabric: AsBuilt, unplugged: set = frozenset()) -> tuple[Edit, ...]:
+    """The as-built fabric as edits on the design: removed devices and links, added links.
+
+    A NIC port missing from its server (reported as a missing link) is removed with its link, as
+    the capture shows it: the as-built design then has no port left without a cable.
+    """
     edits = [Edit("remove-device", d["device"]) for d in report.missing_devices]
     gone = {d["device"] for d in report.missing_devices}
+    edits += [Edit("remove-device", n) for n in sorted(unplugged)]
+    gone |= set(unplugged)
     removed = Counter()
     for m in report.missing_links:
-        a, b = m["a"]["device"], m["b"]["device"]
         a, b = m["a"]["design_id"], m["b"]["design_id"]
         if a not in gone and b not in gone:
             removed[(a, b)] += 1
