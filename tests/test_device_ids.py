@@ -47,9 +47,14 @@ def test_exporter_writes_the_table_ids_and_zero_where_none_is_published():
     xdr = FabricDesign(cluster=ClusterSpec(servers=8, server="generic-8gpu", ports_per_server=8, port_gbps=800),
                        fabric=FabricSpec(template="leaf-spine", technology="ib-xdr",
                                          switch="q3400"))
-    blocks = _blocks(export_ibnetdiscover(derive(xdr)))
+    text = export_ibnetdiscover(derive(xdr))
     assert ids.for_part("q3400", "switch") is None
-    assert {v for k, v in blocks.items() if k.startswith("MF0;")} == {0}
+    assert {v for k, v in _blocks(text).items() if k.startswith("MF0;")} == {0}
+    # the dump says so in its header comment, which readers skip
+    note = next(line for line in text.splitlines() if line.startswith("# devid=0x0000"))
+    assert "Q3400-RA switch" in note and "SHARP aggregation nodes" in note
+    assert "Q3400" not in next(line for line in export_ibnetdiscover(derive(FabricDesign(
+        cluster=ClusterSpec(servers=8), fabric=FabricSpec(template="leaf-spine")))).splitlines() if "devid=0x0000" in line)
 
 
 def test_switch_model_is_read_from_the_devid_when_descriptions_name_no_part():

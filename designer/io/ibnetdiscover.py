@@ -163,7 +163,18 @@ def export_ibnetdiscover(derived: Derived, aggregation_nodes: bool = True) -> st
     lid = {n: i + 1 for i, n in enumerate(sorted(g.nodes, key=lambda n: (-g.nodes[n]["level"], n)))}
     model = {"leaf": r.leaf_switch, "spine": r.spine_switch, "core": r.core_switch}
     vendid = device_ids().vendid
-    out = ["#", f"# Topology file: exported by Fabric Designer for \"{derived.design.meta.name}\"", "#", ""]
+    out = ["#", f"# Topology file: exported by Fabric Designer for \"{derived.design.meta.name}\""]
+    # Say which parts have no published device id, rather than print a made-up one.
+    roles = {role for _, role in g.nodes(data="role")}
+    unknown = [f"{part.name} switch" for part in dict.fromkeys(m for n, m in model.items() if n in roles)
+               if not _devid(part.id, "switch")]
+    if aggregation_nodes and any(m.in_network_reduction and not _devid(m.id, "aggregation") for m in model.values()):
+        unknown.append("SHARP aggregation nodes")
+    if not _devid(r.nic.id, "hca"):
+        unknown.append(f"{r.nic.name} HCAs")
+    if unknown:
+        out.append(f"# devid=0x0000: no published PCI device id for {', '.join(unknown)}")
+    out += ["#", ""]
 
     def desc(n: str) -> str:
         d = g.nodes[n]
