@@ -8,6 +8,8 @@ numbered by its interface name across all hosts, so `eth3` is the fourth NIC on 
 LLDP carries no link rate of its own: links read from JSON take the rate of the operational MAU
 type the neighbour announces (`400GbaseCR8`, `1000BaseTFD`), else 0 (unknown). A switch keeps
 the system description its neighbours report, which names its model on most systems.
+
+`export_lldp_json` writes a design as the tables its switches would report.
 """
 
 from __future__ import annotations
@@ -263,7 +265,8 @@ def export_lldp_json(derived: Derived, degrade: dict[tuple[str, str], int] | Non
     records = []
     for node in sorted(n for n in g if g.nodes[n]["role"] != "nic"):
         interfaces = []
-        for u, v, k, d in sorted(g.edges(node, keys=True, data=True), key=lambda e: e[3]["pa"] if e[3]["a"] == node else e[3]["pb"]):
+        by_port = lambda e: e[3]["pa"] if e[3]["a"] == node else e[3]["pb"]  # noqa: E731
+        for u, v, k, d in sorted(g.edges(node, keys=True, data=True), key=by_port):
             peer = v if u == node else u
             own, other = (d["pa"], d["pb"]) if d["a"] == node else (d["pb"], d["pa"])
             gbps = slow.get((u, v, k), slow.get((v, u, k), d["gbps"]))

@@ -242,7 +242,8 @@ def _switch_model(switches, catalog: Catalog, gbps: int):
     ids = device_ids()
     for devid, n in Counter(d.devid for d in switches if d.devid).most_common():
         known = ids.by_devid(devid)
-        parts = [c for c in (known.catalog if known and known.kind == "switch" else ()) if c in getattr(catalog, "switches", {})]
+        on_chip = known.catalog if known and known.kind == "switch" else ()
+        parts = [c for c in on_chip if c in getattr(catalog, "switches", {})]
         if parts:
             return parts[0], "medium", (f"{n} switches report devid 0x{devid:04x} ({known.name}); catalog parts "
                                         f"on that chip: {', '.join(parts)}")
@@ -310,7 +311,8 @@ def _ethernet_switch_model(switches, catalog: Catalog, gbps: int):
     if found:
         sid, n = found.most_common(1)[0]
         why = f"{n} of {len(switches)} switches describe themselves as {sid} (LLDP system description)"
-        return sid, "high" if n == len(switches) else "medium", why + (f"; unrecognised: {named}" if unknown else ""), ""
+        why += f"; unrecognised: {named}" if unknown else ""
+        return sid, "high" if n == len(switches) else "medium", why, ""
     fits = [s for s in eth if s.ports_at(gbps)]
     if not fits:
         return None, "low", f"no catalog Ethernet switch offers {gbps}G ports; switches report {named}", named
