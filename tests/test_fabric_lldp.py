@@ -53,10 +53,13 @@ def _capture(design: FabricDesign, **kw):
 
 
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(ethernet_designs)
-def test_lldp_export_then_import_gives_the_same_metrics(design):
-    fabric = _capture(design)
+@given(ethernet_designs, st.booleans())
+def test_lldp_export_then_import_gives_the_same_metrics(design, servers_report):
+    """Servers running lldpd report their own ports too: they announce Station, so they stay
+    servers, and each cable is still counted once."""
+    fabric = _capture(design, servers_report=servers_report)
     assert fabric.family == "ethernet"
+    assert len(fabric.links) == derive(design).metrics.links_total
     inference = infer_design(fabric)
     assert inference.design is not None, inference.problems
     assert inference.exact and not inference.problems

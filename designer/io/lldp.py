@@ -2,8 +2,9 @@
 (every value in a list), collections of per-host records ({hostname, data}), and a plain CSV
 (local device, local port, remote device, remote port[, speed]).
 
-A device that reports neighbours, or that announces the Bridge or Router capability, is a
-switch; the others are hosts. Each host port becomes one NIC (as an HCA does in ibnetdiscover),
+A device that announces the Bridge or Router capability is a switch, and so is one that
+reports neighbours but is seen announcing neither (servers running lldpd announce Station);
+the others are hosts. Each host port becomes one NIC (as an HCA does in ibnetdiscover),
 numbered by its interface name across all hosts, so `eth3` is the fourth NIC on every server.
 LLDP carries no link rate of its own: links read from JSON take the rate of the operational MAU
 type the neighbour announces (`400GbaseCR8`, `1000BaseTFD`), else 0 (unknown). A switch keeps
@@ -71,6 +72,7 @@ class _Builder:
         self.raw: list[tuple[str, str, str, str, float]] = []
         self.reporters: set[str] = set()
         self.bridges: set[str] = set()
+        self.stations: set[str] = set()     # announce capabilities, but neither Bridge nor Router
         self.descriptions: dict[str, str] = {}
 
     def device(self, name: str) -> None:
@@ -89,7 +91,8 @@ class _Builder:
     def finish(self, source: str) -> AsBuilt:
         if not self.raw:
             raise CaptureError(f"{source}: the LLDP capture holds no neighbours")
-        switches = self.reporters | self.bridges
+        # A server that runs lldpd reports neighbours too; what it announces tells it apart.
+        switches = (self.reporters - self.stations) | self.bridges
         devices = self.fabric.devices
         for name in switches:
             devices[name] = Device(name, name, "switch", self.descriptions.get(name, ""))
@@ -156,9 +159,11 @@ def _read_table(b: _Builder, local: str, data) -> None:
         if descr:
             b.descriptions.setdefault(str(remote), str(descr))
         b.link(local, port, str(remote), str(rport), _port_speed(pinfo))
-        caps = caps if isinstance(caps, list) else [caps]
-        if any(isinstance(c, dict) and c.get("type") in ("Bridge", "Router") and c.get("enabled") for c in caps):
+        caps = [c for c in (caps if isinstance(caps, list) else [caps]) if isinstance(c, dict) and "type" in c]
+        if any(c.get("type") in ("Bridge", "Router") and c.get("enabled") for c in caps):
             b.bridges.add(str(remote))
+        elif caps:
+            b.stations.add(str(remote))
 
 
 def _port_speed(pinfo) -> float:
@@ -241,7 +246,8 @@ def _export_chassis(g, node: str, model: dict) -> tuple[str, str, list]:
     return node, model[d["role"]], [{"type": "Bridge", "enabled": True}, {"type": "Router", "enabled": True}]
 
 
-def export_lldp_json(derived: Derived, degrade: dict[tuple[str, str], int] | None = None) -> str:
+def export_lldp_json(derived: Derived, degrade: dict[tuple[str, str], int] | None = None,
+                     servers_report: bool = False) -> str:
     """The LLDP tables the design's switches would report, as `lldpctl -f json` inside
     {hostname, data} records (the layout collection tools such as suzieq store).
 
@@ -249,7 +255,8 @@ def export_lldp_json(derived: Derived, degrade: dict[tuple[str, str], int] | Non
     switch's vendor and model, which inference matches against the catalog), its capabilities
     (Bridge and Router for switches, Station for servers), its port (`swpN`, `ethN` for server
     port N) and the operational MAU type of that port, from which the reader takes the rate.
-    Servers report nothing. `degrade` maps (lower, upper) design node pairs to the rate their
+    Servers report nothing unless `servers_report`: then each also reports its own ports, as
+    hosts running lldpd do. `degrade` maps (lower, upper) design node pairs to the rate their
     first link runs at instead of the designed one (for tests and what-if captures).
     """
     g = derived.graph
@@ -263,22 +270,28 @@ def export_lldp_json(derived: Derived, degrade: dict[tuple[str, str], int] | Non
         if pair in degrade:
             slow[(u, v, k)] = degrade.pop(pair)
     records = []
-    for node in sorted(n for n in g if g.nodes[n]["role"] != "nic"):
+    reporters: dict[str, list[str]] = {}
+    for n in sorted(g):
+        if g.nodes[n]["role"] != "nic":
+            reporters[n] = [n]
+        elif servers_report:
+            reporters.setdefault(n.split(".nic-")[0], []).append(n)
+    for host, nodes in reporters.items():
         interfaces = []
-        by_port = lambda e: e[3]["pa"] if e[3]["a"] == node else e[3]["pb"]  # noqa: E731
-        for u, v, k, d in sorted(g.edges(node, keys=True, data=True), key=by_port):
-            peer = v if u == node else u
-            own, other = (d["pa"], d["pb"]) if d["a"] == node else (d["pb"], d["pa"])
+        edges = [(u, v, k, d) for node in nodes for u, v, k, d in g.edges(node, keys=True, data=True)]
+        by_port = lambda e: (e[0], e[3]["pa"] if e[3]["a"] == e[0] else e[3]["pb"])  # noqa: E731
+        for u, v, k, d in sorted(edges, key=by_port):
+            own, other = (d["pa"], d["pb"]) if d["a"] == u else (d["pb"], d["pa"])
             gbps = slow.get((u, v, k), slow.get((v, u, k), d["gbps"]))
-            name, descr, caps = _export_chassis(g, peer, model)
-            interfaces.append({f"swp{own}": {
+            name, descr, caps = _export_chassis(g, v, model)
+            interfaces.append({_export_port(g, u, own): {
                 "via": "LLDP",
                 "chassis": {name: {"id": {"type": "mac", "value": "00:00:00:00:00:00"}, "descr": descr,
                                    "capability": caps}},
-                "port": {"id": {"type": "ifname", "value": _export_port(g, peer, other)},
+                "port": {"id": {"type": "ifname", "value": _export_port(g, v, other)},
                          "auto-negotiation": {"supported": True, "enabled": True,
                                               "current": f"{_MAU_NAME.get(gbps, f'{gbps}GbaseR')} - {gbps}G link"}},
             }})
-        records.append({"hostname": node, "cmd": "lldpctl -f json",
+        records.append({"hostname": host, "cmd": "lldpctl -f json",
                         "data": json.dumps({"lldp": {"interface": interfaces}})})
     return json.dumps(records)
