@@ -190,3 +190,56 @@ def test_site_names_and_storage_hca_gaps_are_understood():
     report = audit(fabric, inference=inference)
     assert len(report.miswired) == 2 and all("wrong rail" in m["reason"] for m in report.miswired)
     assert {m["a"]["device"] for m in report.miswired} == {"dgx-01-c01 mlx5_6", "dgx-01-c01 mlx5_7"}
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(designs, st.sampled_from([None, 2]))
+def test_candidate_counts_from_the_plan_equal_the_metrics(design, planes):
+    """Inference ranks candidates by their sized counts; they must be the counts metrics report."""
+    from designer.model.topology.derive import plan_only
+    from designer.model.topology.inference import _planned_counts
+    if planes:
+        design = dataclasses.replace(design, fabric=dataclasses.replace(design.fabric, planes=planes))
+    try:
+        m = derive(design).metrics
+    except ValueError:
+        return
+    got = (m.switches_by_tier.get("leaf", 0), m.switches_by_tier.get("spine", 0), m.switches_by_tier.get("core", 0),
+           m.links_by_tier.get("node-leaf", 0), m.links_by_tier.get("leaf-spine", 0),
+           m.links_by_tier.get("spine-core", 0))
+    assert _planned_counts(*plan_only(design)) == got
+
+
+def test_a_capture_far_from_the_design_is_audited_without_an_as_built_impact(tmp_path, capsys, monkeypatch):
+    """More differences than a design holds edits: the findings are listed, the impact says why it
+    is missing and import refuses with one line."""
+    import designer.io.fabric_capture as fabric_capture
+    import designer.model.decisions.audit as audit_module
+    monkeypatch.setattr(audit_module, "MAX_EDITS", 3)
+    monkeypatch.setattr(fabric_capture, "MAX_EDITS", 3)
+    design = _rail_design(32)
+    capture = _capture(FabricDesign(cluster=ClusterSpec(servers=32), fabric=FabricSpec(template="leaf-spine")))
+    report = audit(capture, design=design)
+    assert len(report.edits) > 3 and (report.missing_links or report.miswired or report.extra_links)
+    assert "as_built" not in report.impact and "more than the 3 edits" in report.impact["as_built_note"]
+    write_ibnetdiscover(dataclasses.replace(design, edits=tuple(
+        Edit("remove-links", f"leaf-{i}", "spine-1", 1) for i in range(1, 6))), tmp_path / "f.topo")
+    assert main(["import", str(tmp_path / "f.topo"), "-o", str(tmp_path / "x.json")]) == 1
+    err = capsys.readouterr().err
+    assert "at most 3 edits" in err and err.count("\n") == 1 and not (tmp_path / "x.json").exists()
+
+
+def test_two_servers_cabled_to_each_other_are_reported_and_the_impact_is_measured():
+    """A cable between two HCAs is a finding, never a fabric link (graph metrics run leaf-up)."""
+    import re
+    text = export_ibnetdiscover(derive(_rail_design(8)))
+    peer = re.search(r'Ca\t1 "H-(\w+)"\t\t# "srv-2 mlx5_0"', text).group(1)
+    # srv-1 mlx5_0's cable runs to srv-2 mlx5_0 instead of its leaf
+    text = re.sub(r'(# "srv-1 mlx5_0"\n\[1\]\(\w+\)\t)"S-\w+"\[\d+\]', rf'\1"H-{peer}"[1]', text)
+    report = audit(parse_ibnetdiscover(text), design=_rail_design(8))
+    odd = [m for m in report.miswired + report.extra_links if m["a"]["tier"] == m["b"]["tier"] == "server"]
+    assert [{m["a"]["device"], m["b"]["device"]} for m in odd] == [{"srv-1 mlx5_0", "srv-2 mlx5_0"}]
+    # the leaf still lists its own end of the cable, so only the server-to-server link is new,
+    # and it is not drawn into the fabric whose impact is measured
+    assert not [e for e in report.edits if e.op == "add-links"]
+    assert report.impact["as_built"]["links"] == report.impact["designed"]["links"]

@@ -48,3 +48,17 @@ def test_audit_overlays_findings_and_the_list_selects(make_window, tmp_path):
     row = next(i for i in range(items.count()) if "missing link" in items.item(i).text())
     items.itemClicked.emit(items.item(row))
     assert window.controller.selection.elements == frozenset({items.item(row).data(Qt.ItemDataRole.UserRole)})
+
+
+def test_import_opens_an_lldp_capture_as_its_inferred_ethernet_design(make_window, tmp_path):
+    from designer.model.topology.derive import derive
+    from designer.io.lldp import export_lldp_json as lldp_capture
+    design = FabricDesign(cluster=ClusterSpec(servers=32),
+                          fabric=FabricSpec(template="rail-optimized", technology="roce-400g", switch="sn5600"))
+    broken = dataclasses.replace(design, edits=(Edit("remove-links", "leaf-2", "spine-2", 1),))
+    (tmp_path / "lldp.json").write_text(lldp_capture(derive(broken)))
+    window = make_window()
+    assert window.audit.import_file(str(tmp_path / "lldp.json"))
+    opened = window.document.design
+    assert (opened.fabric.template, opened.fabric.switch, opened.cluster.servers) == ("rail-optimized", "sn5600", 32)
+    assert opened.edits == (Edit("remove-links", "leaf-2", "spine-2", 1),)

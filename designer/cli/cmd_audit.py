@@ -84,6 +84,8 @@ def summary(report: AuditReport) -> str:
         d, a = report.impact.get("designed", {}), report.impact.get("as_built", {})
         out.append("\nimpact (designed -> as built):")
         for k in ("bisection_gbps", "oversubscription_leaf", "links", "allreduce_1GiB_us"):
-            if k in d:
-                out.append(f"  {k}: {d[k]:,.4g} -> {a.get(k, 0):,.4g}")
+            if d.get(k) is not None and a.get(k) is not None:
+                out.append(f"  {k}: {d[k]:,.4g} -> {a[k]:,.4g}")
+        if "as_built_note" in report.impact:
+            out.append(f"  as built: {report.impact['as_built_note']}")
     return "\n".join(out)

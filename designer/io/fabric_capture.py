@@ -9,6 +9,7 @@ from pathlib import Path
 from designer.io.ibnetdiscover import CaptureError, looks_like_ibnetdiscover, parse_ibnetdiscover
 from designer.io.lldp import looks_like_lldp_csv, looks_like_lldp_json, parse_lldp_csv, parse_lldp_json
 from designer.model.decisions.audit import audit
+from designer.model.intent.design import MAX_EDITS
 from designer.model.topology.asbuilt import AsBuilt
 from designer.model.topology.inference import infer_design
 
@@ -64,5 +65,8 @@ def import_capture(path: str | os.PathLike, catalog=None):
     if inference.design is None:
         raise CaptureError(f"{path}: {inference.problems[0] if inference.problems else 'no design fits'}")
     report = audit(fabric, inference=inference, catalog=catalog)
+    if len(inference.design.edits) + len(report.edits) > MAX_EDITS:
+        raise CaptureError(f"{path}: the capture differs from the closest design in {len(report.edits):,} places; "
+                           f"a project holds at most {MAX_EDITS:,} edits (use 'audit' to list them)")
     design = dataclasses.replace(inference.design, edits=inference.design.edits + report.edits)
     return design, inference, report

@@ -16,6 +16,7 @@ import os
 import re
 
 from designer.catalog import Catalog, default_catalog
+from designer.catalog.device_ids import device_ids
 from designer.io.atomic import write_atomic
 from designer.model.intent.design import FabricDesign
 from designer.model.topology.asbuilt import (AsBuilt, Device, Link, ib_gbps, parse_host_description,
@@ -47,45 +48,50 @@ def parse_ibnetdiscover(text: str, source: str = "<text>") -> AsBuilt:
     seen: dict[frozenset, int] = {}
     current: str | None = None
     devid = 0
-    peers: dict[str, str] = {}          # peer id -> description, for peers without a block
+    peers: set[str] = set()             # devices named (with a description) by port lines
+    rates: dict[str, tuple[int, str, float]] = {}   # '4xNDR' -> (4, 'NDR', 400.0)
     skipped = 0
+    port_match, node_match, attr_match = _PORT.match, _NODE.match, _ATTR.match
     lines = text.splitlines()
     for line in lines:
         stripped = line.strip()
-        if not stripped or stripped.startswith("#"):
+        if not stripped or stripped[0] == "#":
             continue
-        if _ATTR.match(stripped):
-            if stripped.lower().startswith("vendid="):
-                current, devid = None, 0
-            elif stripped.lower().startswith("devid="):
-                try:
-                    devid = int(stripped.split("=", 1)[1].strip(), 16)
-                except ValueError:
-                    devid = 0
-            continue
-        m = _NODE.match(stripped)
-        if m:
-            current = m.group("id")
-            fabric.devices[current] = _device(current, m.group("kind"), m.group("desc") or "",
-                                              int(m.group("ports")), devid)
-            continue
-        m = _PORT.match(stripped)
+        # Port lines are nearly all of a dump: try them first, then the rarer block lines.
+        m = port_match(stripped) if stripped[0] == "[" else None
         if m and current is not None:
-            peer, rest = m.group("peer"), m.group("rest")
-            quoted = _QUOTED.findall(rest)
-            if quoted:
-                peers.setdefault(peer, quoted[-1])
-            rate = _RATE.search(rest)
-            width, speed = (int(rate.group(1)), rate.group(2).upper()) if rate else (4, "")
-            port, pport = int(m.group("port")), int(m.group("pport"))
+            port, peer, pport, rest = m.group("port", "peer", "pport", "rest")
+            if rest.count('"') >= 2:
+                peers.add(peer)
+            found = _RATE.search(rest)
+            rate = rates.get(found.group(0) if found else "")
+            if rate is None:
+                width, speed = (int(found.group(1)), found.group(2).upper()) if found else (4, "")
+                rate = rates[found.group(0) if found else ""] = (width, speed, ib_gbps(width, speed) if speed else 0.0)
+            width, speed, gbps = rate
+            port, pport = int(port), int(pport)
             key = frozenset(((current, port), (peer, pport)))
-            gbps = ib_gbps(width, speed) if speed else 0.0
             if key not in seen:
                 seen[key] = len(fabric.links)
                 fabric.links.append(Link(current, port, peer, pport, gbps, width, speed))
             elif gbps < fabric.links[seen[key]].gbps:
                 # The two ends disagree (one reads 1xSDR, the other 4xSDR): keep the slower.
                 fabric.links[seen[key]] = Link(current, port, peer, pport, gbps, width, speed)
+            continue
+        if m is None and attr_match(stripped):
+            if stripped[:7].lower() == "vendid=":
+                current, devid = None, 0
+            elif stripped[:6].lower() == "devid=":
+                try:
+                    devid = int(stripped.split("=", 1)[1].strip(), 16)
+                except ValueError:
+                    devid = 0
+            continue
+        n = node_match(stripped) if m is None else None
+        if n:
+            current = n.group("id")
+            fabric.devices[current] = _device(current, n.group("kind"), n.group("desc") or "",
+                                              int(n.group("ports")), devid)
             continue
         skipped += 1
     if not fabric.devices:
@@ -117,10 +123,12 @@ def _device(node_id: str, kind: str, desc: str, ports: int, devid: int) -> Devic
 # --- exporter -------------------------------------------------------------------------------
 
 _SPEED_NAME = {100: "EDR", 200: "HDR", 400: "NDR", 800: "XDR"}
-# PCI device ids: ConnectX-7 is MT4129 (0x1021), Quantum-2 MT54000 (0xd2f0), Quantum MT53000
-# (0xcf08). Others are written as 0x0000: no id is invented for them.
-_DEVID = {"qm9700": 0xD2F0, "qm9790": 0xD2F0, "qm8700": 0xCF08}
-_HCA_DEVID = {"connectx-7": 0x1021}
+
+
+def _devid(catalog_id: str, kind: str) -> int:
+    """The PCI device id a part reports (resources/ids/infiniband.toml); 0 where none is published."""
+    found = device_ids().for_part(catalog_id, kind)
+    return found.devid if found else 0
 
 
 def _guid(name: str) -> str:
@@ -154,7 +162,19 @@ def export_ibnetdiscover(derived: Derived, aggregation_nodes: bool = True) -> st
     guid = {n: _guid(f"{g.graph.get('name', '')}/{n}") for n in g.nodes}
     lid = {n: i + 1 for i, n in enumerate(sorted(g.nodes, key=lambda n: (-g.nodes[n]["level"], n)))}
     model = {"leaf": r.leaf_switch, "spine": r.spine_switch, "core": r.core_switch}
-    out = ["#", f"# Topology file: exported by Fabric Designer for \"{derived.design.meta.name}\"", "#", ""]
+    vendid = device_ids().vendid
+    out = ["#", f"# Topology file: exported by Fabric Designer for \"{derived.design.meta.name}\""]
+    # Say which parts have no published device id, rather than print a made-up one.
+    roles = {role for _, role in g.nodes(data="role")}
+    unknown = [f"{part.name} switch" for part in dict.fromkeys(m for n, m in model.items() if n in roles)
+               if not _devid(part.id, "switch")]
+    if aggregation_nodes and any(m.in_network_reduction and not _devid(m.id, "aggregation") for m in model.values()):
+        unknown.append("SHARP aggregation nodes")
+    if not _devid(r.nic.id, "hca"):
+        unknown.append(f"{r.nic.name} HCAs")
+    if unknown:
+        out.append(f"# devid=0x0000: no published PCI device id for {', '.join(unknown)}")
+    out += ["#", ""]
 
     def desc(n: str) -> str:
         d = g.nodes[n]
@@ -177,7 +197,7 @@ def export_ibnetdiscover(derived: Derived, aggregation_nodes: bool = True) -> st
     for n in switches:
         sw = model[g.nodes[n]["role"]]
         ports = max(sw.ports_at(r.uplink_gbps), sw.ports_at(r.link_gbps), max((p for p, *_ in ends(n)), default=0))
-        out += [f"vendid=0x2c9", f"devid=0x{_DEVID.get(sw.id, 0):04x}", f"sysimgguid=0x{guid[n]}",
+        out += [f"vendid=0x{vendid:x}", f"devid=0x{_devid(sw.id, 'switch'):04x}", f"sysimgguid=0x{guid[n]}",
                 f"switchguid=0x{guid[n]}({guid[n]})",
                 f'Switch\t{ports + 1 if aggregation_nodes and sw.in_network_reduction else ports} "S-{guid[n]}"'
                 f'\t\t# "{desc(n)}" enhanced port 0 lid {lid[n]} lmc 0']
@@ -187,21 +207,21 @@ def export_ibnetdiscover(derived: Derived, aggregation_nodes: bool = True) -> st
             out.append(f'[{own}]\t"{kind}-{guid[peer]}"[{other}]{pguid}\t\t# "{desc(peer)}" lid {lid[peer]} {_rate(gbps)}')
         if aggregation_nodes and sw.in_network_reduction:
             agg = _guid(f"sharp/{guid[n]}")
-            aggregators.append((n, ports + 1, agg))
+            aggregators.append((n, ports + 1, agg, _devid(sw.id, "aggregation")))
             out.append(f'[{ports + 1}]\t"H-{agg}"[1]({agg})\t\t# "Mellanox Technologies Aggregation Node" '
                        f'lid {len(lid) + len(aggregators)} {_rate(r.uplink_gbps)}')
         out.append("")
-    hca_devid = _HCA_DEVID.get(r.nic.id, 0)
+    hca_devid = _devid(r.nic.id, "hca")
     for n in sorted((n for n in g.nodes if g.nodes[n]["role"] == "nic"),
                     key=lambda n: (g.nodes[n]["server"], g.nodes[n]["port"])):
-        out += ["vendid=0x2c9", f"devid=0x{hca_devid:04x}", f"sysimgguid=0x{guid[n]}", f"caguid=0x{guid[n]}",
+        out += [f"vendid=0x{vendid:x}", f"devid=0x{hca_devid:04x}", f"sysimgguid=0x{guid[n]}", f"caguid=0x{guid[n]}",
                 f'Ca\t1 "H-{guid[n]}"\t\t# "{desc(n)}"']
         for own, peer, other, gbps in ends(n):
             out.append(f'[{own}]({guid[n]})\t"S-{guid[peer]}"[{other}]\t\t# lid {lid[n]} lmc 0 "{desc(peer)}" '
                        f'lid {lid[peer]} {_rate(gbps)}')
         out.append("")
-    for i, (n, port, agg) in enumerate(aggregators):
-        out += ["vendid=0x2c9", "devid=0x0000", f"sysimgguid=0x{agg}", f"caguid=0x{agg}",
+    for i, (n, port, agg, agg_devid) in enumerate(aggregators):
+        out += [f"vendid=0x{vendid:x}", f"devid=0x{agg_devid:04x}", f"sysimgguid=0x{agg}", f"caguid=0x{agg}",
                 f'Ca\t1 "H-{agg}"\t\t# "Mellanox Technologies Aggregation Node"',
                 f'[1]({agg})\t"S-{guid[n]}"[{port}]\t\t# lid {len(lid) + i + 1} lmc 0 "{desc(n)}" '
                 f'lid {lid[n]} {_rate(r.uplink_gbps)}', ""]

@@ -2,9 +2,15 @@
 (every value in a list), collections of per-host records ({hostname, data}), and a plain CSV
 (local device, local port, remote device, remote port[, speed]).
 
-A device that reports neighbours, or that announces the Bridge or Router capability, is a
-switch; the others are hosts. LLDP carries no link rate, so links read from JSON have speed 0
-(unknown) unless the neighbour announces its MAU type.
+A device that announces the Bridge or Router capability is a switch, and so is one that
+reports neighbours but is seen announcing neither (servers running lldpd announce Station);
+the others are hosts. Each host port becomes one NIC (as an HCA does in ibnetdiscover),
+numbered by its interface name across all hosts, so `eth3` is the fourth NIC on every server.
+LLDP carries no link rate of its own: links read from JSON take the rate of the operational MAU
+type the neighbour announces (`400GbaseCR8`, `1000BaseTFD`), else 0 (unknown). A switch keeps
+the system description its neighbours report, which names its model on most systems.
+
+`export_lldp_json` writes a design as the tables its switches would report.
 """
 
 from __future__ import annotations
@@ -16,10 +22,13 @@ import re
 from pathlib import PurePath
 
 from designer.io.ibnetdiscover import CaptureError
-from designer.model.topology.asbuilt import AsBuilt, Device, Link, parse_host_description
+from designer.model.topology.asbuilt import AsBuilt, Device, Link, natural_key
+from designer.model.topology.derive import Derived
 
 _PORT_NUM = re.compile(r"(\d+)(?!.*\d)")
 _SPEED = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([GMT]?)", re.IGNORECASE)
+# IANA MAU type names as lldpd prints them: 1000BaseTFD, 10GigBaseCX4, 2p5GbaseT, 400GbaseSR8.
+_MAU = re.compile(r"^\s*(\d+)(?:p(\d+))?\s*(G|Gig)?\s*base", re.IGNORECASE)
 
 
 def looks_like_lldp_json(text: str) -> bool:
@@ -47,12 +56,24 @@ def _port_number(name: str) -> int:
     return int(m.group(1)) if m else 0
 
 
+def mau_gbps(mau) -> float:
+    """Data rate in Gb/s of an operational MAU type name; 0.0 when it names none."""
+    m = _MAU.match(str(mau or ""))
+    if not m:
+        return 0.0
+    value = float(f"{m.group(1)}.{m.group(2) or 0}")
+    return value if m.group(3) else value / 1000
+
+
 class _Builder:
     def __init__(self, fmt: str):
         self.fabric = AsBuilt(fmt)
         self.seen: set[frozenset] = set()
+        self.raw: list[tuple[str, str, str, str, float]] = []
         self.reporters: set[str] = set()
         self.bridges: set[str] = set()
+        self.stations: set[str] = set()     # announce capabilities, but neither Bridge nor Router
+        self.descriptions: dict[str, str] = {}
 
     def device(self, name: str) -> None:
         if name not in self.fabric.devices:
@@ -65,19 +86,38 @@ class _Builder:
         if key in self.seen:
             return
         self.seen.add(key)
-        self.fabric.links.append(Link(a, _port_number(pa), b, _port_number(pb), gbps, 0, f"{gbps:g}G" if gbps else ""))
+        self.raw.append((a, pa, b, pb, gbps))
 
     def finish(self, source: str) -> AsBuilt:
-        if not self.fabric.links:
+        if not self.raw:
             raise CaptureError(f"{source}: the LLDP capture holds no neighbours")
-        for name in self.reporters | self.bridges:
-            d = self.fabric.devices[name]
-            self.fabric.devices[name] = Device(d.id, d.name, "switch", d.description)
-        for name, d in list(self.fabric.devices.items()):
-            if d.kind == "host":
-                host, hca, default = parse_host_description(name)
-                self.fabric.devices[name] = Device(d.id, name, "host", name, host=name, hca=0,
-                                                   default_named=name.lower().startswith("localhost"))
+        # A server that runs lldpd reports neighbours too; what it announces tells it apart.
+        switches = (self.reporters - self.stations) | self.bridges
+        devices = self.fabric.devices
+        for name in switches:
+            devices[name] = Device(name, name, "switch", self.descriptions.get(name, ""))
+        hosts = {name for name, d in devices.items() if d.kind == "host"}
+        # One NIC per host port, numbered by the port's name among all host port names.
+        names = sorted({p for a, pa, b, pb, _ in self.raw for dev, p in ((a, pa), (b, pb)) if dev in hosts},
+                       key=natural_key)
+        index = {p: i for i, p in enumerate(names)}
+        nics: dict[tuple[str, str], Device] = {}
+
+        def end(dev: str, port: str) -> str:
+            if dev not in hosts:
+                return dev
+            nic = nics.get((dev, port))
+            if nic is None:
+                nic = nics[(dev, port)] = Device(f"{dev}:{port}", dev, "host", dev, host=dev, hca=index[port],
+                                                 default_named=dev.lower().startswith("localhost"))
+            return nic.id
+
+        for a, pa, b, pb, gbps in self.raw:
+            self.fabric.links.append(Link(end(a, pa), _port_number(pa), end(b, pb), _port_number(pb), gbps, 0,
+                                          f"{gbps:g}G" if gbps else ""))
+        for name in hosts:
+            del devices[name]
+        devices.update((nic.id, nic) for nic in nics.values())
         return self.fabric
 
 
@@ -89,11 +129,11 @@ def _interfaces(lldp) -> list[tuple[str, dict]]:
     out = []
     if isinstance(ifaces, dict):           # lldpctl -f json: {"eth0": {...}} or list of those
         ifaces = [ifaces]
-    for item in ifaces:
+    for item in ifaces if isinstance(ifaces, list) else ():
         if isinstance(item, dict) and "name" in item:
             out.append((str(_first(item["name"])), item))
         elif isinstance(item, dict):
-            out += [(k, v) for k, v in item.items() if isinstance(v, dict)]
+            out += [(str(k), v) for k, v in item.items() if isinstance(v, dict)]
     return out
 
 
@@ -104,7 +144,8 @@ def _read_table(b: _Builder, local: str, data) -> None:
         chassis = entry.get("chassis", {})
         chassis = chassis[0] if isinstance(chassis, list) and chassis else chassis
         if isinstance(chassis, dict) and "name" not in chassis and len(chassis) == 1:
-            chassis = next(iter(chassis.values())) | {"name": next(iter(chassis))}
+            name, inner = next(iter(chassis.items()))
+            chassis = (inner if isinstance(inner, dict) else {}) | {"name": name}
         remote = _first(chassis.get("name")) if isinstance(chassis, dict) else None
         caps = chassis.get("capability", []) if isinstance(chassis, dict) else []
         pinfo = entry.get("port", {})
@@ -114,10 +155,24 @@ def _read_table(b: _Builder, local: str, data) -> None:
             rport = rport.get("value")
         if not remote or not rport:
             continue
-        b.link(local, port, str(remote), str(rport))
-        caps = caps if isinstance(caps, list) else [caps]
-        if any(isinstance(c, dict) and c.get("type") in ("Bridge", "Router") and c.get("enabled") for c in caps):
+        descr = _first(chassis.get("descr")) if isinstance(chassis, dict) else None
+        if descr:
+            b.descriptions.setdefault(str(remote), str(descr))
+        b.link(local, port, str(remote), str(rport), _port_speed(pinfo))
+        caps = [c for c in (caps if isinstance(caps, list) else [caps]) if isinstance(c, dict) and "type" in c]
+        if any(c.get("type") in ("Bridge", "Router") and c.get("enabled") for c in caps):
             b.bridges.add(str(remote))
+        elif caps:
+            b.stations.add(str(remote))
+
+
+def _port_speed(pinfo) -> float:
+    """The rate of the operational MAU type a neighbour announces for its port (0.0 if none)."""
+    if not isinstance(pinfo, dict):
+        return 0.0
+    auto = pinfo.get("auto-negotiation")
+    auto = auto[0] if isinstance(auto, list) and auto else auto
+    return mau_gbps(_first(auto.get("current"))) if isinstance(auto, dict) else 0.0
 
 
 def parse_lldp_json(text: str, source: str = "<text>") -> AsBuilt:
@@ -173,3 +228,70 @@ def parse_lldp_csv(text: str, source: str = "<text>") -> AsBuilt:
         b.link(local, row[1].strip(), remote, row[3].strip(), gbps)
     # In a CSV, a device listed as local is a switch only if something else hangs below it.
     return b.finish(source)
+
+
+# --- exporter -------------------------------------------------------------------------------
+
+_MAU_NAME = {100: "100GbaseCR4", 200: "200GbaseCR4", 400: "400GbaseCR8", 800: "800GbaseCR8"}
+
+
+def _export_port(g, node: str, port: int) -> str:
+    return f"eth{g.nodes[node]['port']}" if g.nodes[node]["role"] == "nic" else f"swp{port}"
+
+
+def _export_chassis(g, node: str, model: dict) -> tuple[str, str, list]:
+    d = g.nodes[node]
+    if d["role"] == "nic":
+        return node.split(".nic-")[0], "server", [{"type": "Station", "enabled": True}]
+    return node, model[d["role"]], [{"type": "Bridge", "enabled": True}, {"type": "Router", "enabled": True}]
+
+
+def export_lldp_json(derived: Derived, degrade: dict[tuple[str, str], int] | None = None,
+                     servers_report: bool = False) -> str:
+    """The LLDP tables the design's switches would report, as `lldpctl -f json` inside
+    {hostname, data} records (the layout collection tools such as suzieq store).
+
+    Every switch reports each of its ports: the neighbour's name, its system description (the
+    switch's vendor and model, which inference matches against the catalog), its capabilities
+    (Bridge and Router for switches, Station for servers), its port (`swpN`, `ethN` for server
+    port N) and the operational MAU type of that port, from which the reader takes the rate.
+    Servers report nothing unless `servers_report`: then each also reports its own ports, as
+    hosts running lldpd do. `degrade` maps (lower, upper) design node pairs to the rate their
+    first link runs at instead of the designed one (for tests and what-if captures).
+    """
+    g = derived.graph
+    r = derived.resolved
+    model = {t: f"{sw.vendor} {sw.name}" for t, sw in
+             (("leaf", r.leaf_switch), ("spine", r.spine_switch), ("core", r.core_switch))}
+    degrade = dict(degrade or {})
+    slow = {}
+    for u, v, k, d in g.edges(keys=True, data=True):
+        pair = (d["a"], v if d["a"] == u else u)
+        if pair in degrade:
+            slow[(u, v, k)] = degrade.pop(pair)
+    records = []
+    reporters: dict[str, list[str]] = {}
+    for n in sorted(g):
+        if g.nodes[n]["role"] != "nic":
+            reporters[n] = [n]
+        elif servers_report:
+            reporters.setdefault(n.split(".nic-")[0], []).append(n)
+    for host, nodes in reporters.items():
+        interfaces = []
+        edges = [(u, v, k, d) for node in nodes for u, v, k, d in g.edges(node, keys=True, data=True)]
+        by_port = lambda e: (e[0], e[3]["pa"] if e[3]["a"] == e[0] else e[3]["pb"])  # noqa: E731
+        for u, v, k, d in sorted(edges, key=by_port):
+            own, other = (d["pa"], d["pb"]) if d["a"] == u else (d["pb"], d["pa"])
+            gbps = slow.get((u, v, k), slow.get((v, u, k), d["gbps"]))
+            name, descr, caps = _export_chassis(g, v, model)
+            interfaces.append({_export_port(g, u, own): {
+                "via": "LLDP",
+                "chassis": {name: {"id": {"type": "mac", "value": "00:00:00:00:00:00"}, "descr": descr,
+                                   "capability": caps}},
+                "port": {"id": {"type": "ifname", "value": _export_port(g, v, other)},
+                         "auto-negotiation": {"supported": True, "enabled": True,
+                                              "current": f"{_MAU_NAME.get(gbps, f'{gbps}GbaseR')} - {gbps}G link"}},
+            }})
+        records.append({"hostname": host, "cmd": "lldpctl -f json",
+                        "data": json.dumps({"lldp": {"interface": interfaces}})})
+    return json.dumps(records)

@@ -15,7 +15,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
 from designer.catalog import Catalog, default_catalog
-from designer.model.intent.design import Edit, FabricDesign
+from designer.model.intent.design import MAX_EDITS, Edit, FabricDesign
 from designer.model.performance.collectives import estimate
 from designer.model.topology.asbuilt import AsBuilt
 from designer.model.topology.derive import Derived, derive
@@ -142,11 +142,16 @@ def audit(fabric: AsBuilt, design: FabricDesign | None = None, inference: Infere
                 break
     named = {node: devs[dev].name for dev, node in mapping.items() if dev in devs}
     present = set(mapping.values())
+    # A NIC port is seen only through its cable (LLDP lists no unplugged port, ibnetdiscover no
+    # unplugged HCA), so a port absent from a server that is present is a missing link.
+    nic_nodes = [n for n, role in g.nodes(data="role") if role == "nic"]
+    seen_servers = {g.nodes[n]["server"] for n in nic_nodes if n in present}
+    unplugged = {n for n in nic_nodes if n not in present and g.nodes[n]["server"] in seen_servers}
     absent = Counter()
     for i, (pair, d, have, want) in enumerate(missing):
         if i in used_missing:
             continue
-        gone = [n for n in pair if n not in present]
+        gone = [n for n in pair if n not in present and n not in unplugged]
         if gone:                    # reported once, with its device
             absent[gone[0]] += 1
             continue
@@ -157,8 +162,9 @@ def audit(fabric: AsBuilt, design: FabricDesign | None = None, inference: Infere
     for j, l in enumerate(extra):
         if j not in used_extra:
             report.extra_links.append({"a": end(l.a, l.pa), "b": end(l.b, l.pb), "as_built": l.label})
-    report.missing_devices = [{"device": n, **_place(g, n), "links": absent[n]} for n in g.nodes if n not in present]
-    report.edits = _edits(report, mapping, fabric)
+    report.missing_devices = [{"device": n, **_place(g, n), "links": absent[n]} for n in g.nodes
+                              if n not in present and n not in unplugged]
+    report.edits = _edits(report, mapping, fabric, unplugged)
     report.impact = _impact(derived, report.edits, catalog)
     return report
 
@@ -189,13 +195,18 @@ def _degraded_by_mode(report, links, roles, end) -> None:
                                           "designed": f"{mode:g}G (most common in this tier)", "gbps": l.gbps})
 
 
-def _edits(report: AuditReport, mapping: dict, fabric: AsBuilt) -> tuple[Edit, ...]:
-    """The as-built fabric as edits on the design: removed devices and links, added links."""
+def _edits(report: AuditReport, mapping: dict, fabric: AsBuilt, unplugged: set = frozenset()) -> tuple[Edit, ...]:
+    """The as-built fabric as edits on the design: removed devices and links, added links.
+
+    A NIC port missing from its server (reported as a missing link) is removed with its link, as
+    the capture shows it: the as-built design then has no port left without a cable.
+    """
     edits = [Edit("remove-device", d["device"]) for d in report.missing_devices]
     gone = {d["device"] for d in report.missing_devices}
+    edits += [Edit("remove-device", n) for n in sorted(unplugged)]
+    gone |= set(unplugged)
     removed = Counter()
     for m in report.missing_links:
-        a, b = m["a"]["device"], m["b"]["device"]
         a, b = m["a"]["design_id"], m["b"]["design_id"]
         if a not in gone and b not in gone:
             removed[(a, b)] += 1
@@ -206,7 +217,8 @@ def _edits(report: AuditReport, mapping: dict, fabric: AsBuilt) -> tuple[Edit, .
     added = Counter()
     for m in report.extra_links + [m for m in report.miswired if "designed_peer" in m]:
         a, b = m["a"]["design_id"], m["b"]["design_id"]
-        if a and b and a != b:
+        # Two servers cabled to each other carry no fabric traffic: listed, not drawn into the fabric.
+        if a and b and a != b and not (m["a"]["tier"] == m["b"]["tier"] == "server"):
             added[(a, b)] += 1
     edits += [Edit("add-links", a, b, n) for (a, b), n in added.items()]
     return tuple(edits)
@@ -214,7 +226,14 @@ def _edits(report: AuditReport, mapping: dict, fabric: AsBuilt) -> tuple[Edit, .
 
 def _impact(derived: Derived, edits: tuple[Edit, ...], catalog: Catalog) -> dict:
     design = derived.design
-    as_built = derive(dataclasses.replace(design, edits=design.edits + edits), catalog)
+    if len(design.edits) + len(edits) > MAX_EDITS:
+        m = derived.metrics
+        return {"designed": {"bisection_gbps": m.bisection_gbps, "oversubscription_leaf": m.oversubscription("leaf"),
+                             "links": m.links_total},
+                "as_built_note": f"not measured: the capture differs from the design in {len(edits):,} places, "
+                                 f"more than the {MAX_EDITS:,} edits a design holds"}
+    # A fabric built as designed is the design: its metrics stay the closed-form ones.
+    as_built = derive(dataclasses.replace(design, edits=design.edits + edits), catalog) if edits else derived
     out = {}
     for label, d in (("designed", derived), ("as_built", as_built)):
         m = d.metrics

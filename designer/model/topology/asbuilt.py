@@ -62,6 +62,11 @@ class AsBuilt:
     links: list[Link] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)   # stray lines and other things skipped
 
+    @property
+    def family(self) -> str:
+        """"ethernet" for LLDP captures, else "infiniband"."""
+        return "ethernet" if self.source_format.startswith("lldp") else "infiniband"
+
     def endpoints(self) -> list[Device]:
         return [d for d in self.devices.values() if d.kind == "host" and not d.aggregation]
 

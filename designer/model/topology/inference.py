@@ -1,22 +1,28 @@
 """Inference: recover the intended design from a fabric as built.
 
 Tiers come from distance to the endpoints (switches with hosts are leaves, switches above them
-spines, then cores). Servers come from HCA descriptions (`host mlx5_N`). Speeds are the most
-common rate per tier, so a few degraded links do not change them. The template, oversubscription
-and tier sizes are found by building candidate designs and keeping the one whose graph has the
-same switch and link counts as the capture. Every inference carries its confidence and reason.
+spines, then cores). Servers come from HCA descriptions (`host mlx5_N`) or, in LLDP captures,
+from the host names and port names. Speeds are the most common rate per tier, so a few degraded
+links do not change them. The switch model comes from part numbers or device ids (InfiniBand)
+or from the system descriptions LLDP neighbours report (Ethernet, then a RoCE technology). The
+template, oversubscription and tier sizes are found by sizing candidate designs and keeping the
+one with the same switch and link counts as the capture. Every inference carries its
+confidence and reason.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
 from designer.catalog import Catalog, default_catalog
+from designer.catalog.device_ids import device_ids
 from designer.model.intent.design import ClusterSpec, FabricDesign, FabricSpec, Meta, TierSpec
 from designer.model.topology.asbuilt import AsBuilt, natural_key
-from designer.model.topology.derive import Derived, derive
+from designer.model.topology import closed_form
+from designer.model.topology.derive import Derived, derive, plan_only
 
 ROLES = ("leaf", "spine", "core")
 
@@ -91,6 +97,7 @@ def infer_design(fabric: AsBuilt, catalog: Catalog | None = None, name: str = "A
     facts = inf.facts
     devs = fabric.devices
     nics = [d for d in fabric.endpoints()]
+    family = fabric.family
     if not nics or not any(roles[d.id] == "leaf" for d in devs.values()):
         inf.problems.append("the capture holds no host connected to a switch: there is no fabric to infer")
         return inf
@@ -106,19 +113,27 @@ def infer_design(fabric: AsBuilt, catalog: Catalog | None = None, name: str = "A
     ports = _mode(len(v) for v in hosts.values()) if hosts else 1
     # Default-named HCAs first fill the hosts that lack one, then make up whole servers.
     servers = max(len(hosts), (len(nics) + ports - 1) // ports)
-    why = f"{len(hosts)} host names with {ports} HCAs each most often"
+    nic_word = "NIC ports" if family == "ethernet" else "HCAs"
+    why = f"{len(hosts)} host names with {ports} {nic_word} each most often"
     if len(named) < len(nics):
         why += f"; {len(nics) - len(named)} default-named HCAs counted as {ports} per server"
     facts.append(Inferred("servers", str(servers), "high" if len(named) == len(nics) else "medium", why))
 
     host_links = [l for l in fabric.links if roles.get(l.a) == "nic" or roles.get(l.b) == "nic"]
     up_links = [l for l in fabric.links if {roles.get(l.a), roles.get(l.b)} in ({"leaf", "spine"}, {"spine", "core"})]
-    link = int(_mode(l.gbps for l in host_links))
-    uplink = int(_mode((l.gbps for l in up_links), link))
+    # Links of unknown rate (0) say nothing about the designed speed.
+    link = int(_mode(l.gbps for l in host_links if l.gbps))
+    uplink = int(_mode((l.gbps for l in up_links if l.gbps), link))
     facts.append(Inferred("link speed", f"{link}G hosts, {uplink}G between switches", "high",
                           "most common rate per tier; slower links are reported as degraded"))
 
-    switch_id, conf, why = _switch_model(by_tier["leaf"] + by_tier["spine"], catalog, max(link, uplink))
+    if family == "ethernet":
+        switch_id, conf, why, unknown = _ethernet_switch_model(by_tier["leaf"] + by_tier["spine"] + by_tier["core"],
+                                                               catalog, max(link, uplink))
+        if switch_id and unknown:
+            inf.problems.append(f"switch model not recognised: {unknown}; the design assumes {switch_id}")
+    else:
+        switch_id, conf, why = _switch_model(by_tier["leaf"] + by_tier["spine"], catalog, max(link, uplink))
     facts.append(Inferred("switch model", switch_id or "unknown", conf, why))
 
     leaf_ids = {d.id for d in by_tier["leaf"]}
@@ -139,9 +154,14 @@ def infer_design(fabric: AsBuilt, catalog: Catalog | None = None, name: str = "A
     templates += ["fat-tree", "leaf-spine"] if tiers == 3 else ["leaf-spine", "fat-tree"]
     if rails_clean:
         facts.append(Inferred("rails", str(ports), "high" if single == len(rail_of_leaf) else "medium",
-                              f"{single} of {len(rail_of_leaf)} leaves serve one HCA index (mlx5_N) only"))
+                              f"{single} of {len(rail_of_leaf)} leaves serve one "
+                              + ("port name (ethN) only" if family == "ethernet" else "HCA index (mlx5_N) only")))
         facts.append(Inferred("nodes per SU", str(nodes_per_su), "medium", "most hosts on one leaf"))
 
+    if not link:
+        inf.problems.append("the capture reports no link rates (LLDP neighbours without a MAU type, or a CSV "
+                            "without speeds); the capture is audited on its own, without a design")
+        return inf
     if switch_id is None:
         inf.problems.append(f"no catalog switch runs {link}G host links and {uplink}G uplinks; "
                             "the capture is audited on its own, without a design")
@@ -158,30 +178,33 @@ def infer_design(fabric: AsBuilt, catalog: Catalog | None = None, name: str = "A
     up = _mode(leaf_up.values(), 1)
     ratio = round(nodes_per_su * link / (up * uplink), 3) if up else 1.0
     ratios = sorted({1.0, ratio, 1.5, 2.0, 3.0, 4.0}, key=lambda x: abs(x - ratio))
-    best = None
+    scored = []              # (score, SU size off, order, candidate, template, ratio)
     for template in templates:
         for r, nps, counts in [(r, n, c) for r in ratios for c in (False, True)
                                for n in dict.fromkeys((nodes_per_su, int(up * r * uplink // link) or 1))]:
-            if True:
+            # Sizing alone gives a candidate's counts; only the one kept is derived in full.
+            try:
                 cand = _candidate(name, server, ports, link, uplink, switch_id, template, tiers, nps,
-                                  r, servers, counts, by_tier)
-                try:
-                    der = derive(cand, catalog)
-                    m = der.metrics
-                except (ValueError, KeyError):
-                    continue
-                got = (m.switches_by_tier.get("leaf", 0), m.switches_by_tier.get("spine", 0),
-                       m.switches_by_tier.get("core", 0), m.links_by_tier.get("node-leaf", 0),
-                       m.links_by_tier.get("leaf-spine", 0), m.links_by_tier.get("spine-core", 0))
-                score = sum(abs(a - b) for a, b in zip(got, observed))
-                if best is None or score < best[0]:
-                    best = (score, cand, der, template, r)
-                if score == 0:
-                    break
-            if best and best[0] == 0:
+                                  r, servers, counts, by_tier, family)
+                resolved, plan = plan_only(cand, catalog)
+            except (ValueError, KeyError):
+                continue
+            score = sum(abs(a - b) for a, b in zip(_planned_counts(resolved, plan), observed))
+            # Equal counts can come from another SU size (uplinks rounded up to spread evenly over
+            # fewer spines): the SU size seen on the leaves breaks the tie.
+            su_off = abs(plan.rail_su_size - nodes_per_su) if template == "rail-optimized" else 0
+            scored.append((score, su_off, len(scored), cand, template, r))
+            if score == 0 and su_off == 0:
                 break
-        if best and best[0] == 0:
+        if scored and scored[-1][:2] == (0, 0):
             break
+    best = None
+    for score, _, _, cand, template, r in sorted(scored, key=lambda c: c[:3]):
+        try:
+            best = (score, cand, derive(cand, catalog), template, r)
+            break
+        except (ValueError, KeyError):
+            continue
     if best is None:
         inf.problems.append("no catalog design fits the capture's counts")
         return inf
@@ -196,6 +219,15 @@ def infer_design(fabric: AsBuilt, catalog: Catalog | None = None, name: str = "A
     return inf
 
 
+def _planned_counts(resolved, plan) -> tuple[int, ...]:
+    """(leaves, spines, cores, host links, leaf-spine links, spine-core links) of a sized design,
+    all planes: the counts its metrics report, read off the plan without building anything."""
+    p = resolved.planes
+    links = closed_form.links_by_tier(plan, resolved)
+    return (plan.leaves * p, plan.spines * p, plan.cores * p, links.get("node-leaf", 0),
+            links.get("leaf-spine", 0), links.get("spine-core", 0))
+
+
 def _switch_model(switches, catalog: Catalog, gbps: int):
     parts = Counter(d.part for d in switches if d.part)
     ib = [s for s in catalog.switches.values() if s.family == "infiniband"] if hasattr(catalog, "switches") else []
@@ -206,6 +238,15 @@ def _switch_model(switches, catalog: Catalog, gbps: int):
                 exact = pn.split("-")[0] == part.upper()
                 return s.id, "high" if exact else "medium", (
                     f"{n} switch descriptions name part {part}" + ("" if exact else f", nearest catalog part {pn}"))
+    # Without a part number, the chip's PCI device id names the switch family.
+    ids = device_ids()
+    for devid, n in Counter(d.devid for d in switches if d.devid).most_common():
+        known = ids.by_devid(devid)
+        on_chip = known.catalog if known and known.kind == "switch" else ()
+        parts = [c for c in on_chip if c in getattr(catalog, "switches", {})]
+        if parts:
+            return parts[0], "medium", (f"{n} switches report devid 0x{devid:04x} ({known.name}); catalog parts "
+                                        f"on that chip: {', '.join(parts)}")
     fits = [s for s in ib if s.ports_at(gbps)]
     if fits:
         s = max(fits, key=lambda s: s.ports_at(gbps))
@@ -224,11 +265,11 @@ def _server(catalog: Catalog, ports: int, gbps: int) -> ClusterSpec:
 
 
 def _candidate(name, server, ports, link, uplink, switch_id, template, tiers, nodes_per_su, ratio, servers,
-               counts, by_tier) -> FabricDesign:
+               counts, by_tier, family="infiniband") -> FabricDesign:
     cluster = dataclasses.replace(server, servers=max(1, servers))
     tier = lambda r, over=1.0: TierSpec(count=len(by_tier[r]) if counts and by_tier[r] else None,  # noqa: E731
                                         oversubscription=over)
-    fabric = FabricSpec(template=template, technology=_technology(link), switch=switch_id,
+    fabric = FabricSpec(template=template, technology=_technology(link, uplink, family), switch=switch_id,
                         link_gbps=None, uplink_gbps=uplink if uplink != link else None, tiers=tiers,
                         nodes_per_su=max(1, nodes_per_su),
                         leaf=TierSpec(count=len(by_tier["leaf"]) if counts and template != "rail-optimized" else None,
@@ -239,8 +280,45 @@ def _candidate(name, server, ports, link, uplink, switch_id, template, tiers, no
     return FabricDesign(meta=Meta(name=name), cluster=cluster, fabric=fabric)
 
 
-def _technology(gbps: int) -> str:
+def _technology(gbps: int, uplink: int = 0, family: str = "infiniband") -> str:
+    if family == "ethernet":
+        return "roce-800g" if gbps == 400 and uplink == 800 else "roce-400g"
     return {800: "ib-xdr", 400: "ib-ndr", 200: "ib-ndr"}.get(gbps, "ib-ndr")
+
+
+_MODEL = re.compile(r"\b[A-Z]{1,4}\d{3,5}[A-Z]?\b")
+
+
+def _model_names(switch) -> set[str]:
+    """Model names a system description may carry for a catalog switch (SN5600, QM9700)."""
+    text = f"{switch.name} {switch.part_number or ''} {switch.id}".upper()
+    return set(_MODEL.findall(text))
+
+
+def _ethernet_switch_model(switches, catalog: Catalog, gbps: int):
+    """(catalog id, confidence, why, unrecognised descriptions) from the system descriptions that
+    LLDP neighbours report (`... running on Mellanox SN5600`, `HwSku: Mellanox-SN5600-...`)."""
+    eth = [s for s in getattr(catalog, "switches", {}).values() if s.family == "ethernet"]
+    found, unknown = Counter(), Counter()
+    for d in switches:
+        text = (d.description or "").upper()
+        hits = [s.id for s in eth for m in _model_names(s) if re.search(rf"(?<![A-Z0-9])M?{m}(?![0-9])", text)]
+        if hits:
+            found[hits[0]] += 1
+        else:
+            unknown[d.description.strip() or "no system description"] += 1
+    named = ", ".join(f"{n} x '{t[:80]}'" for t, n in unknown.most_common(3))
+    if found:
+        sid, n = found.most_common(1)[0]
+        why = f"{n} of {len(switches)} switches describe themselves as {sid} (LLDP system description)"
+        why += f"; unrecognised: {named}" if unknown else ""
+        return sid, "high" if n == len(switches) else "medium", why, ""
+    fits = [s for s in eth if s.ports_at(gbps)]
+    if not fits:
+        return None, "low", f"no catalog Ethernet switch offers {gbps}G ports; switches report {named}", named
+    s = max(fits, key=lambda s: s.ports_at(gbps))
+    return s.id, "low", (f"no catalog model in the LLDP system descriptions ({named}); "
+                         f"assumed the largest {gbps}G catalog Ethernet switch"), named
 
 
 def map_devices(fabric: AsBuilt, roles: dict[str, str], derived: Derived) -> dict[str, str]:
