@@ -122,3 +122,17 @@ def test_a_view_not_zoomed_stays_fitted_as_the_window_changes_size(make_window, 
     window.resize(1500, 900)
     qtbot.wait(30)
     assert view._sx == zoomed, "a zoom the user chose is kept"
+
+
+def test_the_legend_grows_a_line_for_failure_entries(make_window, qtbot):
+    window = make_window(load_design(EXAMPLES / "k64-fat-tree-hosts.json"), EXAMPLES / "k64-fat-tree-hosts.json")
+    window.resize(1280, 800)
+    window._initial_dock_sizes()
+    qtbot.wait(30)
+    legend = window.view.legend
+    window.fail_mode.overlay.show_failure(("leaf-1",), (0,))
+    placed = legend.arrange()
+    assert legend.hidden == []
+    shown = [text for _, text, *_ in placed]
+    assert "Failed switch" in shown and "Failed link" in shown
+    assert legend.height() == legend.HEIGHT * (1 + max(line for *_, line in placed))
