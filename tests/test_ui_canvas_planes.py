@@ -124,3 +124,15 @@ def test_a_failure_is_drawn_in_the_plane_it_happened_in(make_window, qtbot):
     failure = window.scene.link_failure
     assert failure.devices == {"spine": frozenset({0})} and failure.other_planes == {}
     assert failure.any_links
+
+
+def test_a_link_dragged_in_plane_2_goes_into_plane_2(make_window, qtbot):
+    window = make_window(load_design(TWO_PLANES), TWO_PLANES)
+    window.view.legend.plane_box.activated.emit(1)
+    scene = window.scene
+    a, b = scene.device_id("leaf", 0), scene.device_id("spine", 2)
+    assert (a, b) == ("p2.leaf-1", "p2.spine-3")
+    assert window.controller.connect_devices(a, b)
+    assert [m[1:] for m in scene.layout.manual_links] == [("p2.leaf-1", "p2.spine-3", 1)]
+    window.view.legend.plane_box.activated.emit(0)
+    assert scene.layout.manual_links == ()
