@@ -56,6 +56,7 @@ def brute_force(plan, r, leaf_ratio: float, spine_ratio: float, fixed_uplinks: b
                     links = leaves * u + pods * s * v
                     if best is None or (switches, links) < best[:2]:
                         best = (switches, links, (u, s, v, g))
+                    break  # a larger g adds cores and no links
     return best
 
 
@@ -85,14 +86,27 @@ rack_scale = st.fixed_dictionaries({
 })
 
 
+# Catalog switches, including 400G NIC ports under 800G switch-to-switch links (roce-800g).
+catalog_switches = st.fixed_dictionaries({
+    "template": st.sampled_from(["leaf-spine", "fat-tree", "rail-optimized"]),
+    "nodes": st.integers(1, 400),
+    "server": st.sampled_from(["dgx-h100", "dgx-b300-eth"]),
+    "technology": st.sampled_from(["ib-ndr", "roce-400g", "roce-800g"]),
+    "oversubscription": st.sampled_from([1.0, 1.5, 2.0, 3.0]),
+    "spine_oversubscription": st.sampled_from([1.0, 1.5, 2.0]),
+    "nodes_per_su": st.sampled_from([8, 16, 32]),
+})
+
+
 def _sized(req):
     server = CAT.server(req["server"])
+    parts = ({"technology": req["technology"]} if "technology" in req
+             else {"radix": req["radix"], "speed": server.port_gbps})
     try:
-        design = new_design(CAT, req["template"], nodes=req["nodes"], server=req["server"],
-                            radix=req["radix"], speed=server.port_gbps, tiers=3,
+        design = new_design(CAT, req["template"], nodes=req["nodes"], server=req["server"], tiers=3,
                             oversubscription=req["oversubscription"],
                             spine_oversubscription=req["spine_oversubscription"],
-                            nodes_per_su=req["nodes_per_su"])
+                            nodes_per_su=req["nodes_per_su"], **parts)
         r = resolve(design, CAT)
         return design, r, plan_fabric(design, r)
     except SizingError:
@@ -132,6 +146,12 @@ def test_three_tier_sizing_has_no_switch_to_spare(req):
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(rack_scale)
 def test_spine_leaf_groups_have_no_switch_to_spare_under_their_rule(req):
+    _check_minimal(req)
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(catalog_switches)
+def test_three_tier_sizing_on_catalog_switches_has_no_switch_to_spare(req):
     _check_minimal(req)
 
 

@@ -6,6 +6,8 @@ Conventions (see README, "How fabrics are sized"):
 - Uplinks spread evenly over the spines above (links per pair = u / spines), so spine counts
   are chosen among the divisors of u: equal ECMP/adaptive-routing paths everywhere.
 - Two tiers hold at most one leaf per spine port; three tiers one pod per core port.
+- Three tiers take the layout with the fewest switches in total (three_tier.py), except that a
+  spine-leaf group keeps its reference-architecture layout (the rule is stated in plan_fabric).
 """
 
 from __future__ import annotations
@@ -289,7 +291,8 @@ def plan_fabric(design: FabricDesign, r: Resolved) -> Plan:
             # exactly the uplinks its ratio needs, spread in whole, equal links over the group's
             # spines: 18 down, 18 up, 3 links to each of 6 spines. Fewer switches would need
             # more uplinks (20 over 5 spines: 992 switches at 16 SU instead of 1,040, with 2,048
-            # more links), which is not the published layout, so the group keeps u_min.
+            # more links). The published layout wins over the count, so the group keeps the
+            # uplinks the ratio needs and the search runs over the other three counts only.
             u_cap = leaf_up
         layout = fewest_switches(leaves, pods, leaves_per_pod, leaf_up, u_cap, n_spine, n_core,
                                  f.spine.oversubscription, d_s)
@@ -299,6 +302,8 @@ def plan_fabric(design: FabricDesign, r: Resolved) -> Plan:
         return Plan(f.template, 3, n, endpoints, leaves, leaf_down, layout.leaf_up, pods,
                     layout.spines_per_pod, layout.spine_down, layout.spine_up, layout.core_group,
                     layout.core_group * layout.spines_per_pod, su, sus, rail_leaves)
+    # A spine or core count set in the design: leaves keep the uplinks their ratio needs, and
+    # the other tiers follow the counts given.
     if f.spine.count:
         spines_per_pod = max(1, f.spine.count // pods)
     else:
