@@ -6,6 +6,8 @@ Conventions (see README, "How fabrics are sized"):
 - Uplinks spread evenly over the spines above (links per pair = u / spines), so spine counts
   are chosen among the divisors of u: equal ECMP/adaptive-routing paths everywhere.
 - Two tiers hold at most one leaf per spine port; three tiers one pod per core port.
+- Three tiers take the layout with the fewest switches in total (three_tier.py), except that a
+  spine-leaf group keeps its reference-architecture layout (the rule is stated in plan_fabric).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from dataclasses import dataclass
 from designer.catalog import Catalog, Nic, Server, Switch, Technology
 from designer.model.intent.design import FabricDesign
 from designer.model.topology.bounds import bounded
+from designer.model.topology.three_tier import fewest_switches
 
 
 class SizingError(ValueError):
@@ -279,13 +282,31 @@ def plan_fabric(design: FabricDesign, r: Resolved) -> Plan:
         raise SizingError(
             f"{_gpus(design, r):,} GPUs need {pods} pods, but three tiers of {r.core_switch.name} "
             f"hold at most {n_core} pods ({cap}); use a larger switch, more planes or more oversubscription")
+    if not f.spine.count and not f.core.count:
+        # The fewest switches in total over uplinks per leaf, spines per pod, spine uplinks and
+        # core group size (designer/model/topology/three_tier.py).
+        u_cap = _uplink_cap(leaf_down, d_max, n_leaf_down, n_leaf_up, leaf_up)
+        if rail and rail_leaves > 1:
+            # Rule of the spine-leaf group (GB200 NVL72 reference architecture): each leaf has
+            # exactly the uplinks its ratio needs, spread in whole, equal links over the group's
+            # spines: 18 down, 18 up, 3 links to each of 6 spines. Fewer switches would need
+            # more uplinks (20 over 5 spines: 992 switches at 16 SU instead of 1,040, with 2,048
+            # more links). The published layout wins over the count, so the group keeps the
+            # uplinks the ratio needs and the search runs over the other three counts only.
+            u_cap = leaf_up
+        layout = fewest_switches(leaves, pods, leaves_per_pod, leaf_up, u_cap, n_spine, n_core,
+                                 f.spine.oversubscription, d_s)
+        if layout is None:
+            raise SizingError(f"no three-tier layout of {r.spine_switch.name} spines and "
+                              f"{r.core_switch.name} cores fits {pods} pods of {leaves_per_pod} leaves")
+        return Plan(f.template, 3, n, endpoints, leaves, leaf_down, layout.leaf_up, pods,
+                    layout.spines_per_pod, layout.spine_down, layout.spine_up, layout.core_group,
+                    layout.core_group * layout.spines_per_pod, su, sus, rail_leaves)
+    # A spine or core count set in the design: leaves keep the uplinks their ratio needs, and
+    # the other tiers follow the counts given.
     if f.spine.count:
         spines_per_pod = max(1, f.spine.count // pods)
     else:
-        # Heuristic: in three tiers the leaves keep the fewest uplinks the ratio needs. An extra
-        # leaf uplink there also buys a spine uplink, a core port and the optics of two links,
-        # which outweighs the spine it may save (GB200 NVL72 RA: 18 uplinks over 6 spines per
-        # spine-leaf group, not 20 over 5). Two tiers may add uplinks to fill fewer spines.
         spines_per_pod, leaf_up = fewest_spines(leaf_up, leaf_up, leaves_per_pod, d_s)
     # Each spine splits its ports by the downlinks it actually has, not half and half: a spine
     # with 24 leaf links at 1:1 needs 24 uplinks, and the core tier is sized for those.
