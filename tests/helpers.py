@@ -15,3 +15,36 @@ def superpod(sus: int = 1, **kw):
 
 def derived(design):
     return derive(design, default_catalog())
+
+
+def small_design_requests(max_nodes: int = 96):
+    """Hypothesis strategy: small requests over the three templates, servers and radixes."""
+    from hypothesis import strategies as st
+
+    return st.fixed_dictionaries({
+        "template": st.sampled_from(["leaf-spine", "fat-tree", "rail-optimized"]),
+        "nodes": st.integers(1, max_nodes),
+        "server": st.sampled_from(["dgx-h100", "gb200-nvl72-tray", "dgx-b300-eth"]),
+        "radix": st.sampled_from([8, 12, 16, 32]),
+        "oversubscription": st.sampled_from([1.0, 1.5, 3.0]),
+        "tiers": st.sampled_from([None, 2, 3]),
+        "nodes_per_su": st.integers(2, 16),
+    })
+
+
+def design_for(request):
+    """The design a `small_design_requests` request asks for, or None when it cannot be sized."""
+    from designer.model.topology.derive import plan_only
+    from designer.model.topology.sizing import SizingError
+
+    catalog = default_catalog()
+    server = catalog.server(request["server"])
+    try:
+        design = new_design(catalog, request["template"], nodes=request["nodes"], server=request["server"],
+                            radix=request["radix"], speed=server.port_gbps,
+                            oversubscription=request["oversubscription"], tiers=request["tiers"],
+                            nodes_per_su=request["nodes_per_su"])
+        plan_only(design, catalog)
+        return design
+    except SizingError:
+        return None

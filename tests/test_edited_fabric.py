@@ -13,35 +13,16 @@ from designer.model.topology.builders import build_graph
 from designer.model.topology.derive import derive, plan_only
 from designer.model.topology.edited_fabric import measure_edits
 from designer.model.topology.metrics import assemble, compute_metrics
-from designer.model.topology.presets import new_design
-from designer.model.topology.sizing import SizingError
+
+from helpers import design_for, small_design_requests
 
 from pathlib import Path
 
 CAT = default_catalog()
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
-requests = st.fixed_dictionaries({
-    "template": st.sampled_from(["leaf-spine", "fat-tree", "rail-optimized"]),
-    "nodes": st.integers(1, 96),
-    "server": st.sampled_from(["dgx-h100", "gb200-nvl72-tray", "dgx-b300-eth"]),
-    "radix": st.sampled_from([8, 12, 16, 32]),
-    "oversubscription": st.sampled_from([1.0, 1.5, 3.0]),
-    "tiers": st.sampled_from([None, 2, 3]),
-    "nodes_per_su": st.integers(2, 16),
-})
-
-
-def _design(req):
-    server = CAT.server(req["server"])
-    try:
-        design = new_design(CAT, req["template"], nodes=req["nodes"], server=req["server"], radix=req["radix"],
-                            speed=server.port_gbps, oversubscription=req["oversubscription"],
-                            tiers=req["tiers"], nodes_per_su=req["nodes_per_su"])
-        plan_only(design, CAT)
-        return design
-    except SizingError:
-        return None
+requests = small_design_requests(96)
+_design = design_for
 
 
 def _both(design):

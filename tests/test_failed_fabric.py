@@ -8,34 +8,16 @@ from hypothesis import strategies as st
 from designer.catalog import default_catalog
 from designer.model.decisions.whatif import Failure, _graph_measure, what_if
 from designer.model.intent.design import Edit
-from designer.model.topology.derive import derive, plan_only
+from designer.model.topology.derive import derive
 from designer.model.topology.failed_fabric import measure_failure
 from designer.model.topology.presets import new_design
-from designer.model.topology.sizing import SizingError
+
+from helpers import design_for, small_design_requests
 
 CAT = default_catalog()
 
-requests = st.fixed_dictionaries({
-    "template": st.sampled_from(["leaf-spine", "fat-tree", "rail-optimized"]),
-    "nodes": st.integers(1, 80),
-    "server": st.sampled_from(["dgx-h100", "gb200-nvl72-tray", "dgx-b300-eth"]),
-    "radix": st.sampled_from([8, 12, 16, 32]),
-    "oversubscription": st.sampled_from([1.0, 1.5, 3.0]),
-    "tiers": st.sampled_from([None, 2, 3]),
-    "nodes_per_su": st.integers(2, 16),
-})
-
-
-def _design(req):
-    server = CAT.server(req["server"])
-    try:
-        design = new_design(CAT, req["template"], nodes=req["nodes"], server=req["server"], radix=req["radix"],
-                            speed=server.port_gbps, oversubscription=req["oversubscription"],
-                            tiers=req["tiers"], nodes_per_su=req["nodes_per_su"])
-        plan_only(design, CAT)
-        return design
-    except SizingError:
-        return None
+requests = small_design_requests(80)
+_design = design_for
 
 
 @st.composite

@@ -93,3 +93,23 @@ def test_the_window_starts_no_thread_of_its_own():
     offenders = [str(p.relative_to(ROOT)) for p in (ROOT / "designer" / "ui").rglob("*.py")
                  if p.name != "background.py" and re.search(r"threading\.Thread\(|\bThread\(", p.read_text())]
     assert offenders == []
+
+
+def test_only_the_newest_request_is_delivered(qtbot):
+    from designer.ui.services.background import Latest
+
+    owner = QObject()
+    latest = Latest(owner, "t")
+    first, second = threading.Event(), threading.Event()
+    got = []
+    latest.run(lambda: first.wait(5) and "old", got.append)
+    latest.run(lambda: second.wait(5) and "new", got.append)
+    second.set()
+    qtbot.waitUntil(lambda: got == ["new"], timeout=5000)
+    first.set()
+    qtbot.waitUntil(lambda: workers_running() == 0, timeout=5000)
+    assert got == ["new"], "the older outcome arrived after the newer one and was dropped"
+    latest.run(lambda: "x", got.append)
+    latest.drop()
+    qtbot.waitUntil(lambda: workers_running() == 0, timeout=5000)
+    assert got == ["new"]

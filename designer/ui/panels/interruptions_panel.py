@@ -19,7 +19,7 @@ from designer.model.decisions.interruptions import RateTableError, interruptions
 from designer.model.topology.derive import derive
 from designer.model.topology.sizing import SizingError
 from designer.ui.panels.tables import pick_table
-from designer.ui.services.background import background
+from designer.ui.services.background import Latest
 
 EXPECTED_COLUMNS = ("Kind", "Count", "Rate / unit / day", "Per day", "Per month", "Per year", "Source")
 STOP_COLUMNS = ("One failure of", "This design")
@@ -36,15 +36,13 @@ def _figure(value: float | None) -> str:
 
 class InterruptionsPanel(QWidget):
     exportRequested = Signal(object)       # the Interruptions report shown
-    _finished = Signal(int, object)
-
     def __init__(self, catalog=None, synchronous: bool = False, parent=None):
         super().__init__(parent)
         self.catalog = catalog
         self.synchronous = synchronous
         self.design = None
         self.report = None
-        self._generation = 0
+        self._work = Latest(self, "interruptions", synchronous)
         self.heading = QLabel("")
         self.heading.setWordWrap(True)
         self.expected = pick_table(EXPECTED_COLUMNS)
@@ -79,14 +77,13 @@ class InterruptionsPanel(QWidget):
         box = QHBoxLayout(self)
         box.addLayout(left, 3)
         box.addLayout(right, 2)
-        self._finished.connect(self._on_finished)
         self._fill()
 
     def set_design(self, design) -> None:
         """Follow the open design: a report for an older design is dropped, and estimated again
         when the panel is on screen."""
         self.design = design
-        self._generation += 1
+        self._work.drop()
         self.report = None
         self._fill()
         if design is not None and self.isVisible():
@@ -96,8 +93,6 @@ class InterruptionsPanel(QWidget):
         if self.design is None:
             return
         design, catalog = self.design, self.catalog
-        self._generation += 1
-        generation = self._generation
         self.heading.setText("Estimating expected interruptions…")
 
         def work():
@@ -105,15 +100,9 @@ class InterruptionsPanel(QWidget):
                 return interruptions(derive(design, catalog))
             except (RateTableError, SizingError, ValueError) as exc:
                 return str(exc)
-        if self.synchronous:
-            self._finished.emit(generation, work())
-        else:
-            background().start(self, work, lambda payload: self._finished.emit(generation, payload),
-                               name="interruptions")
+        self._work.run(work, self._on_finished)
 
-    def _on_finished(self, generation: int, payload) -> None:
-        if generation != self._generation:
-            return
+    def _on_finished(self, payload) -> None:
         if not hasattr(payload, "expected"):
             self.report = None
             self._fill()

@@ -18,7 +18,7 @@ from designer.model.intent.growth_plan import MAX_TARGET_GPUS, GrowthPlan
 from designer.model.intent.serde import DesignValidationError
 from designer.model.topology.sizing import SizingError
 from designer.ui.panels.tables import pick_table
-from designer.ui.services.background import background
+from designer.ui.services.background import Latest
 
 COLUMNS = ("Path", "Phase", "Size", "Leaf/spine/core", "Links", "Ports reserved", "Bought (est.)", "Links moved")
 
@@ -27,15 +27,13 @@ class PhasesPanel(QWidget):
     drawRequested = Signal(object, object)      # (Growth path, phase number)
     exportRequested = Signal(object, str)       # (Phase, currency)
     planEdited = Signal(object)                 # the GrowthPlan the user asks the design to hold
-    _finished = Signal(int, object)
-
     def __init__(self, catalog=None, synchronous: bool = False, parent=None):
         super().__init__(parent)
         self.catalog = catalog
         self.synchronous = synchronous
         self.design = None
         self.growth = None
-        self._generation = 0
+        self._work = Latest(self, "phases", synchronous)
         self._rows: list[tuple] = []          # (path, phase) per table row
         self.target = QSpinBox()
         self.target.setRange(1, MAX_TARGET_GPUS)
@@ -74,13 +72,12 @@ class PhasesPanel(QWidget):
         box.addWidget(self.table, 1)
         box.addWidget(self.summary)
         box.addLayout(buttons)
-        self._finished.connect(self._on_finished)
         self._enable()
 
     def set_design(self, design) -> None:
         """Follow the open design: show its stored plan; a computed plan for an older design is dropped."""
         self.design = design
-        self._generation += 1
+        self._work.drop()
         self.growth = None
         self._fill()
         self._show_plan()
@@ -137,8 +134,6 @@ class PhasesPanel(QWidget):
             return
         plan = self.edited_plan()      # the design holds it now, unless the edit was refused
         design, target, phases = self.design, plan.target_gpus, list(plan.phases) or None
-        self._generation += 1
-        generation = self._generation
         self.summary.setText("Planning the build-out…")
 
         def work():
@@ -146,14 +141,9 @@ class PhasesPanel(QWidget):
                 return grow(design, target, phases, self.catalog)
             except (GrowthError, SizingError, ValueError) as exc:
                 return str(exc)
-        if self.synchronous:
-            self._finished.emit(generation, work())
-        else:
-            background().start(self, work, lambda payload: self._finished.emit(generation, payload), name="phases")
+        self._work.run(work, self._on_finished)
 
-    def _on_finished(self, generation: int, payload) -> None:
-        if generation != self._generation:
-            return
+    def _on_finished(self, payload) -> None:
         if isinstance(payload, str):
             self.growth = None
             self._fill()

@@ -75,3 +75,30 @@ def background() -> Background:
     if _instance is None or not shiboken6.isValid(_instance):
         _instance = Background(QCoreApplication.instance())
     return _instance
+
+
+class Latest:
+    """Work for one owner where only the newest request counts: a request, or `drop()`, makes
+    every earlier outcome stale, and a stale outcome is never delivered. `synchronous` runs the
+    work at once on the calling thread (tests, screenshots)."""
+
+    def __init__(self, owner: QObject, name: str, synchronous: bool = False):
+        self.owner = owner
+        self.name = name
+        self.synchronous = synchronous
+        self.generation = 0
+
+    def drop(self) -> None:
+        self.generation += 1
+
+    def run(self, work: Callable[[], Any], on_done: Callable[[Any], None]) -> None:
+        self.generation += 1
+        mine = self.generation
+
+        def deliver(result: Any) -> None:
+            if mine == self.generation:
+                on_done(result)
+        if self.synchronous:
+            deliver(work())
+        else:
+            background().start(self.owner, work, deliver, name=self.name)
