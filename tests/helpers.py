@@ -48,3 +48,18 @@ def design_for(request):
         return design
     except SizingError:
         return None
+
+
+def assert_no_fewer_spines(plan, r, ratio: float) -> None:
+    """No two-tier fabric with fewer spines carries the leaves at `ratio`: brute force over every
+    uplink count the leaf holds that keeps the ratio, spread evenly over fewer spines."""
+    import math
+
+    n_down, n_up = r.leaf_switch.ports_at(r.link_gbps), r.leaf_switch.ports_at(r.uplink_gbps)
+    n_spine = r.spine_switch.ports_at(r.uplink_gbps)
+    u_min = math.ceil(plan.leaf_down * r.link_gbps / (ratio * r.uplink_gbps) - 1e-9)
+    for u in range(u_min, n_up + 1):
+        if plan.leaf_down * n_up + u * n_down > n_down * n_up:
+            break
+        for s in range(1, plan.spines):
+            assert not (u % s == 0 and plan.leaves * u <= s * n_spine), (u, s, plan)

@@ -10,6 +10,8 @@ from designer.model.topology.derive import derive
 from designer.model.topology.presets import new_design
 from designer.model.topology.sizing import SizingError
 
+from helpers import assert_no_fewer_spines
+
 CAT = default_catalog()
 
 catalog_requests = st.fixed_dictionaries({
@@ -91,12 +93,4 @@ def test_no_two_tier_fabric_with_fewer_spines_meets_the_request(req):
     plan, r = d.plan, d.resolved
     ratio = req["oversubscription"]
     assert plan.leaf_down * r.link_gbps <= ratio * plan.leaf_up * r.uplink_gbps * (1 + 1e-9)
-    n_down, n_up = r.leaf_switch.ports_at(r.link_gbps), r.leaf_switch.ports_at(r.uplink_gbps)
-    n_spine = r.spine_switch.ports_at(r.uplink_gbps)
-    u_min = math.ceil(plan.leaf_down * r.link_gbps / (ratio * r.uplink_gbps) - 1e-9)
-    # Brute force: any uplink count the leaf can hold, spread evenly over fewer spines.
-    for u in range(u_min, n_up + 1):
-        if plan.leaf_down * n_up + u * n_down > n_down * n_up:
-            break
-        for s in range(1, plan.spines):
-            assert not (u % s == 0 and plan.leaves * u <= s * n_spine), (u, s, plan)
+    assert_no_fewer_spines(plan, r, ratio)

@@ -1,6 +1,5 @@
 """Sizing picks the cheapest fabric among the technology's switches that meets the request."""
 
-import math
 import subprocess
 import sys
 
@@ -15,6 +14,8 @@ from designer.model.topology.derive import derive
 from designer.model.topology.edits import with_technology
 from designer.model.topology.presets import new_design, new_design_choice
 from designer.model.topology.sizing import SizingError
+
+from helpers import assert_no_fewer_spines
 from tests.helpers import superpod
 
 CAT = default_catalog()
@@ -82,15 +83,7 @@ def test_the_chosen_fabric_has_no_spine_to_spare(req):
     if d.metrics.errors:
         return
     plan, r, ratio = d.plan, d.resolved, req["oversubscription"]
-    n_down, n_up = r.leaf_switch.ports_at(r.link_gbps), r.leaf_switch.ports_at(r.uplink_gbps)
-    n_spine = r.spine_switch.ports_at(r.uplink_gbps)
-    u_min = math.ceil(plan.leaf_down * r.link_gbps / (ratio * r.uplink_gbps) - 1e-9)
-    # Fewer spines, with any uplink count the leaf holds that keeps the ratio, cannot carry the leaves.
-    for u in range(u_min, n_up + 1):
-        if plan.leaf_down * n_up + u * n_down > n_down * n_up:
-            break
-        for s in range(1, plan.spines):
-            assert not (u % s == 0 and plan.leaves * u <= s * n_spine), (u, s, plan)
+    assert_no_fewer_spines(plan, r, ratio)
 
 
 def test_named_switch_wins_over_a_cheaper_one():
