@@ -5,6 +5,7 @@ from pathlib import Path
 
 from designer.io.project import load_design
 from designer.model.decisions.interruptions import interruptions
+from designer.ui.panels.interruptions_panel import UNIT_NAMES
 from tests.helpers import derived, superpod
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
@@ -28,7 +29,9 @@ def test_expected_interruptions_fill_a_dock_with_the_models_figures(make_window)
     table = panel.expected
     assert table.rowCount() == len(expected.expected)
     assert _column(table, "Kind") == [e.rate.label for e in expected.expected]
-    assert _column(table, "Count") == [f"{e.units:,} {e.rate.applies_to}" for e in expected.expected]
+    assert _column(table, "Count") == [f"{e.units:,} {UNIT_NAMES.get(e.rate.applies_to, e.rate.applies_to)}"
+                                       for e in expected.expected]
+    assert not any("gpus" in text or "links." in text for text in _column(table, "Count"))
     per_day = _column(table, "Per day")
     per_year = _column(table, "Per year")
     sources = _column(table, "Source")
@@ -49,7 +52,8 @@ def test_expected_interruptions_fill_a_dock_with_the_models_figures(make_window)
     assert rows["node-leaf"] == ["stops a job", "job continues"]
     share = expected.design_share.share
     assert rows["Share that stops a job (estimated)"][0] == f"{share:.0%}"
-    assert "256 gpus" in panel.counts.text() and "not estimated" in panel.notes.text()
+    assert "256 GPUs" in panel.counts.text() and "not estimated" in panel.notes.text()
+    assert "links." not in panel.counts.text()
 
 
 def test_the_estimate_follows_the_design_and_exports_as_csv(make_window, tmp_path):

@@ -28,6 +28,16 @@ SHARE_TIP = ("Of the expected link and NIC failures (weighted by their rates), t
              "failure cuts a GPU off; the rest leave the job running at reduced bandwidth")
 
 
+UNIT_NAMES = {"gpus": "GPUs", "nics": "NIC ports", "links.node-leaf": "server links",
+              "links.leaf-spine": "leaf-spine links", "links.spine-core": "spine-core links",
+              "links.manual": "manual links"}
+
+
+def _unit(key: str) -> str:
+    """A count's key as a reader says it: 'gpus' is GPUs, 'links.leaf-spine' leaf-spine links."""
+    return UNIT_NAMES.get(key, key)
+
+
 def _figure(value: float | None) -> str:
     if value is None:
         return NOT_PUBLISHED
@@ -46,8 +56,11 @@ class InterruptionsPanel(QWidget):
         self.heading = QLabel("")
         self.heading.setWordWrap(True)
         self.expected = pick_table(EXPECTED_COLUMNS)
-        self.expected.horizontalHeader().setSectionResizeMode(len(EXPECTED_COLUMNS) - 1, QHeaderView.ResizeMode.Stretch)
         self.stops = pick_table(STOP_COLUMNS)
+        # Columns as wide as their text, so no header or figure is cut; a narrow dock scrolls.
+        for table in (self.expected, self.stops):
+            table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        self.expected.horizontalHeader().setStretchLastSection(True)
         for table in (self.expected, self.stops):    # compact rows: the panel is low
             table.verticalHeader().setDefaultSectionSize(table.fontMetrics().height() + 6)
         self.counts = QLabel("")
@@ -127,7 +140,7 @@ class InterruptionsPanel(QWidget):
                              "published rates, extrapolated to this design (hover a row for what was measured).")
         for e in report.expected:
             r = e.rate
-            cells = [r.label, f"{e.units:,} {r.applies_to}", _figure(r.per_unit_day), _figure(e.per_day),
+            cells = [r.label, f"{e.units:,} {_unit(r.applies_to)}", _figure(r.per_unit_day), _figure(e.per_day),
                      _figure(e.per_month), _figure(per_year(e.per_day)), r.source or "—"]
             row = self.expected.rowCount()
             self.expected.insertRow(row)
@@ -155,5 +168,6 @@ class InterruptionsPanel(QWidget):
                     item.setToolTip(SHARE_TIP)
                 self.stops.setItem(row, column, item)
         self.stops.resizeColumnsToContents()
-        self.counts.setText("Counted (computed): " + ", ".join(f"{n:,} {name}" for name, n in report.counts.items()))
+        self.counts.setText("Counted (computed): " + ", ".join(f"{n:,} {_unit(name)}"
+                                                              for name, n in report.counts.items()))
         self.notes.setText("\n".join(f"Note: {n}" for n in report.notes))
