@@ -24,6 +24,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from collections import Counter, defaultdict
+from functools import lru_cache
 
 import networkx as nx
 import numpy as np
@@ -83,38 +84,49 @@ class _Fabric:
         raise ValueError(node)
 
     def template_pairs(self) -> tuple[np.ndarray, np.ndarray]:
-        """Sorted pair keys (u * n + v, u < v) of the template's switch links, and link counts."""
-        plan = self.plan
-        us, vs, cs = [], [], []
-        leaves, sp = plan.leaves, plan.spines_per_pod
-        lpp = plan.leaves_per_pod if plan.tiers == 3 else plan.leaves
-        i = np.arange(leaves, dtype=np.int64)
-        pod = i // lpp if plan.tiers == 3 else np.zeros_like(i)
-        local = i - pod * lpp
-        t = np.arange(sp, dtype=np.int64)
-        base, rem = divmod(plan.leaf_up, sp)
-        count = base + (((t[None, :] - (local * plan.leaf_up)[:, None]) % sp) < rem)
-        us.append(np.repeat(i, sp))
-        vs.append((self.first["spine"] + pod[:, None] * sp + t[None, :]).ravel())
+        """Sorted pair keys (u * n + v, u < v) of the template's switch links, and link counts
+        (read-only arrays, shared: the canvas asks again at every edit of a large design)."""
+        return _template_pairs(self.plan, self.planes)
+
+
+@lru_cache(maxsize=4)
+def _template_pairs(plan: Plan, planes: int) -> tuple[np.ndarray, np.ndarray]:
+    first = {"leaf": 0, "spine": plan.leaves, "core": plan.leaves + plan.spines}
+    per_plane = plan.leaves + plan.spines + (plan.cores if plan.tiers == 3 else 0)
+    n = per_plane * planes
+    us, vs, cs = [], [], []
+    leaves, sp = plan.leaves, plan.spines_per_pod
+    lpp = plan.leaves_per_pod if plan.tiers == 3 else plan.leaves
+    i = np.arange(leaves, dtype=np.int64)
+    pod = i // lpp if plan.tiers == 3 else np.zeros_like(i)
+    local = i - pod * lpp
+    t = np.arange(sp, dtype=np.int64)
+    base, rem = divmod(plan.leaf_up, sp)
+    count = base + (((t[None, :] - (local * plan.leaf_up)[:, None]) % sp) < rem)
+    us.append(np.repeat(i, sp))
+    vs.append((first["spine"] + pod[:, None] * sp + t[None, :]).ravel())
+    cs.append(count.ravel())
+    if plan.tiers == 3:
+        s = np.arange(plan.spines, dtype=np.int64)
+        group = plan.core_groups_size
+        g = np.arange(group, dtype=np.int64)
+        base, rem = divmod(plan.spine_up, group)
+        count = base + (((g[None, :] - ((s // sp) * plan.spine_up)[:, None]) % group) < rem)
+        core = ((s % sp)[:, None] * group + g[None, :]) % plan.cores
+        us.append(np.repeat(first["spine"] + s, group))
+        vs.append((first["core"] + core).ravel())
         cs.append(count.ravel())
-        if plan.tiers == 3:
-            s = np.arange(plan.spines, dtype=np.int64)
-            group = plan.core_groups_size
-            g = np.arange(group, dtype=np.int64)
-            base, rem = divmod(plan.spine_up, group)
-            count = base + (((g[None, :] - ((s // sp) * plan.spine_up)[:, None]) % group) < rem)
-            core = ((s % sp)[:, None] * group + g[None, :]) % plan.cores
-            us.append(np.repeat(self.first["spine"] + s, group))
-            vs.append((self.first["core"] + core).ravel())
-            cs.append(count.ravel())
-        u, v, c = np.concatenate(us), np.concatenate(vs), np.concatenate(cs)
-        keep = c > 0
-        u, v, c = u[keep], v[keep], c[keep]
-        offsets = np.arange(self.planes, dtype=np.int64)[:, None] * self.per_plane
-        keys = ((u[None, :] + offsets) * self.n + (v[None, :] + offsets)).ravel()
-        counts = np.tile(c, self.planes)
-        keys, inverse = np.unique(keys, return_inverse=True)
-        return keys, np.bincount(inverse, weights=counts).astype(np.int64)
+    u, v, c = np.concatenate(us), np.concatenate(vs), np.concatenate(cs)
+    keep = c > 0
+    u, v, c = u[keep], v[keep], c[keep]
+    offsets = np.arange(planes, dtype=np.int64)[:, None] * per_plane
+    keys = ((u[None, :] + offsets) * n + (v[None, :] + offsets)).ravel()
+    counts = np.tile(c, planes)
+    keys, inverse = np.unique(keys, return_inverse=True)
+    counts = np.bincount(inverse, weights=counts).astype(np.int64)
+    keys.setflags(write=False)
+    counts.setflags(write=False)
+    return keys, counts
 
 
 def measure_edits(design: FabricDesign, r: Resolved, plan: Plan) -> EditedFabric | None:

@@ -350,13 +350,9 @@ def _apply_plane_edits(arrays, lower: str, upper: str, edits: PlaneEdits):
     if gone_upper:
         keep &= ~np.isin(b, np.fromiter(gone_upper, dtype=np.int64))
     links = links.copy()
-    touched = {(i, j): left for (tl, i, tu, j), (left, _) in edits.pairs.items() if tl == lower and tu == upper}
-    if touched:
-        index = {(i, j): k for k, (i, j) in enumerate(zip(a.tolist(), b.tolist()))}
-        for pair, left in touched.items():
-            k = index.get(pair)
-            if k is not None:
-                links[k] = left
+    for (tl, i, tu, j), (left, _) in edits.pairs.items():
+        if tl == lower and tu == upper:
+            links[(a == i) & (b == j)] = left   # a few edited pairs: a scan each beats an index of all
     keep &= links > 0
     return a[keep], b[keep], links[keep]
 
@@ -374,10 +370,12 @@ def _edited_bundles(layout_rows: dict, link_arrays) -> list[BlockBundle]:
         kb = np.searchsorted(up_first, b, side="right") - 1
         if not len(ka):
             continue
-        pairs, inverse = np.unique(np.stack([ka, kb], axis=1), axis=0, return_inverse=True)
+        width = len(up_first)
+        key = ka * width + kb   # one number per block pair: summed without sorting rows
+        keys, inverse = np.unique(key, return_inverse=True)
         summed = np.bincount(inverse.ravel(), weights=links).astype(np.int64)
-        out.extend(BlockBundle(lower, int(x), upper, int(y), int(n))
-                   for (x, y), n in zip(pairs.tolist(), summed.tolist()))
+        out.extend(BlockBundle(lower, int(k // width), upper, int(k % width), int(n))
+                   for k, n in zip(keys.tolist(), summed.tolist()) if n)
     return out
 
 

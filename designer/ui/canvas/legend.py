@@ -34,7 +34,6 @@ class LegendWidget(QWidget):
         self.plane_box.setFocusPolicy(Qt.FocusPolicy.TabFocus)
         self.plane_box.hide()
         self.plane_box.activated.connect(self.planeChosen.emit)
-        self._shown: list[tuple[str, str, QColor, float]] = []
         self.hidden: list[str] = []
 
     def set_layout(self, layout: Layout | None) -> None:
@@ -42,17 +41,17 @@ class LegendWidget(QWidget):
         planes = layout.planes if layout is not None else 1
         box = self.plane_box
         box.blockSignals(True)
-        if box.count() != planes or planes < 2:
-            box.clear()
-            if planes > 1:
-                edited = set(layout.differing)
-                box.addItems([f"Plane {p + 1}" + (" (edited)" if p in edited else "") for p in range(planes)])
-        elif planes > 1:
-            edited = set(layout.differing)
-            for p in range(planes):
-                box.setItemText(p, f"Plane {p + 1}" + (" (edited)" if p in edited else ""))
         if planes > 1:
+            edited = set(layout.differing)
+            texts = [f"Plane {p + 1}" + (" (edited)" if p in edited else "") for p in range(planes)]
+            if box.count() != planes:
+                box.clear()
+                box.addItems(texts)
+            for p, text in enumerate(texts):
+                box.setItemText(p, text)
             box.setCurrentIndex(layout.plane)
+        else:
+            box.clear()
         box.blockSignals(False)
         box.setVisible(planes > 1)
         self._place_box()
