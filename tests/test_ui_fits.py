@@ -136,3 +136,21 @@ def test_the_legend_grows_a_line_for_failure_entries(make_window, qtbot):
     shown = [text for _, text, *_ in placed]
     assert "Failed switch" in shown and "Failed link" in shown
     assert legend.height() == legend.HEIGHT * (1 + max(line for *_, line in placed))
+
+
+def test_the_status_line_tells_metrics_time_from_bom_time(qtbot):
+    from designer.catalog import default_catalog
+    from designer.ui.panels.metrics_panel import MetricsPanel
+    from designer.ui.services.compute_job import compute, compute_bom
+
+    design = dataclasses.replace(load_design(TWO_PLANES), edits=(Edit("remove-device", "p2.spine-1"),))
+    first = compute(design, default_catalog(), bom="skip")
+    assert first.bom is None and first.bom_ms == 0
+    done = compute_bom(first, default_catalog())
+    assert done.bom is not None and 0 < done.bom_ms <= done.elapsed_ms
+    panel = MetricsPanel()
+    qtbot.addWidget(panel)
+    panel.show_result(done)
+    assert "metrics in" in panel.status.text() and "BOM in" in panel.status.text()
+    panel.show_result(first)
+    assert panel.status.text().startswith("computed in")

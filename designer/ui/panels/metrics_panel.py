@@ -297,7 +297,12 @@ class MetricsPanel(QWidget):
         parts = []
         if result.preview:
             parts.append("Preview while dragging")
-        parts.append(f"computed in {result.elapsed_ms:.0f} ms ({m.bisection_method} bisection)")
+        if result.bom_ms:
+            metrics_ms = result.elapsed_ms - result.bom_ms
+            parts.append(f"metrics in {metrics_ms:,.0f} ms ({m.bisection_method} bisection), "
+                         f"BOM in {result.bom_ms:,.0f} ms")
+        else:
+            parts.append(f"computed in {result.elapsed_ms:,.0f} ms ({m.bisection_method} bisection)")
         if result.bom_pending:
             parts.append("bill of materials is being computed…")
         if result.extras_error:
