@@ -26,6 +26,7 @@ def failures(draw):
     graph = derive(design, CAT).graph
     switches = sorted(n for n, role in graph.nodes(data="role") if role != "nic")
     pairs = sorted({(a, b) for a, b, t in graph.edges(data="tier") if t != "node-leaf"})
+    cables = sorted({(a, b) for a, b, t in graph.edges(data="tier") if t == "node-leaf"})
     if draw(st.booleans()):   # a design that was edited before the failure (within one plane)
         a = draw(st.sampled_from(switches))
         plane_of = lambda name: name.split(".")[0] if "." in name else ""
@@ -35,6 +36,8 @@ def failures(draw):
             Edit("add-links", a, draw(st.sampled_from(same_plane or switches)), 1)))
     devices = tuple(draw(st.lists(st.sampled_from(switches), max_size=min(6, len(switches)), unique=True)))
     links = tuple(draw(st.lists(st.sampled_from(pairs), max_size=3))) if pairs else ()
+    links += tuple(draw(st.lists(st.sampled_from(cables), max_size=3)))   # endpoint cables, either way round
+    links = tuple((b, a) if draw(st.booleans()) else (a, b) for a, b in links)
     if not devices and not links:
         devices = (switches[0],)
     return design, Failure(devices, links)
@@ -52,10 +55,46 @@ def test_failures_measure_as_the_graph_does(case):
     assert fast == reference
 
 
-def test_a_cable_to_an_endpoint_is_left_to_the_graph():
+def test_an_endpoint_cable_cuts_its_gpu_off_without_the_graph():
     design = new_design(CAT, "rail-optimized", gpus=256, switch="qm9700")
     derived = derive(design, CAT)
     nic, leaf = next((a, b) for a, b, t in derived.graph.edges(data="tier") if t == "node-leaf")
-    assert measure_failure(design, derived.resolved, derived.plan, (), ((nic, leaf),)) is None
+    after = measure_failure(design, derived.resolved, derived.plan, (), ((nic, leaf),))
+    assert after is not None and len(after.cut) == 1
     result = what_if(derived, Failure((), ((nic, leaf),)), method="max-flow")
-    assert result.endpoints_cut == 1
+    assert result.endpoints_cut == 1 and result == _graph_measure(derived, Failure((), ((nic, leaf),)))
+    # A cable the fabric does not have fails nothing.
+    other_leaf = next(n for n, role in derived.graph.nodes(data="role") if role == "leaf" and n != leaf)
+    assert measure_failure(design, derived.resolved, derived.plan, (), ((nic, other_leaf),)).cut == set()
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(failures())
+def test_switch_kinds_are_read_as_the_graph_does(case):
+    import networkx as nx
+
+    from designer.model.topology.failed_fabric import switch_signatures
+
+    design, _ = case
+    derived = derive(design, CAT)
+    g = derived.graph
+    level = nx.get_node_attributes(g, "level")
+    expected = {s: (sum(1 for _, n in g.edges(s) if level[n] < level[s]), g.degree(s))
+                for s, role in g.nodes(data="role") if role != "nic"}
+    kinds = switch_signatures(design, derived.resolved, derived.plan)
+    assert kinds == expected and list(kinds) == list(expected)
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(requests.map(_design).filter(lambda d: d is not None))
+def test_which_single_link_stops_a_job_is_answered_as_on_the_graph(design):
+    from designer.model.decisions import interruptions as module
+
+    derived = derive(design, CAT)
+    fast = module._stops(derived)
+    firsts = {}
+    for u, v, tier in derived.graph.edges(data="tier"):
+        firsts.setdefault(tier, (u, v))
+    assert {tier for tier, _ in module._first_links(derived)} == set(firsts)
+    for tier, (u, v) in firsts.items():
+        assert fast[tier] == (what_if(derived, Failure(links=((u, v),)), "max-flow", flow=False).gpus_cut > 0)

@@ -19,6 +19,7 @@ from pathlib import Path
 from designer.catalog.loader import RESOURCES
 from designer.model.decisions.whatif import Failure, what_if
 from designer.model.physical.bom import build_bom
+from designer.model.topology.builders import _spread, leaf_assignment, nic_id, plane_prefix
 from designer.model.topology.derive import Derived, derive
 from designer.model.topology.sizing import SizingError
 
@@ -141,10 +142,33 @@ def counts_of(derived: Derived) -> dict[str, int]:
             **{f"links.{t}": n for t, n in m.links_by_tier.items()}}
 
 
+def _first_links(derived: Derived) -> list[tuple[str, tuple[str, str]]] | None:
+    """The first link of each tier, as the device graph lists them, without building it: in a
+    template every link of a tier stands as every other does (the same leaf uplinks, the same
+    NICs per GPU), so the first of each is the one the graph would give. Edited designs: None."""
+    if derived.design.edits:
+        return None
+    plan, r = derived.plan, derived.resolved
+    pre = plane_prefix(0, r.planes)
+    leaf = leaf_assignment(plan, r.rails)[0][0]
+    out = [("node-leaf", (f"{pre}leaf-{leaf + 1}", nic_id(0, 0)))]
+    up = next((t for t, n in enumerate(_spread(plan.leaf_up, max(plan.spines_per_pod, 1), 0)) if n), None)
+    if up is not None and plan.spines:
+        out.append(("leaf-spine", (f"{pre}leaf-1", f"{pre}spine-{up + 1}")))
+    if plan.tiers == 3 and plan.cores:
+        up = next((t for t, n in enumerate(_spread(plan.spine_up, max(plan.core_groups_size, 1), 0)) if n), None)
+        if up is not None:
+            out.append(("spine-core", (f"{pre}spine-1", f"{pre}core-{up % plan.cores + 1}")))
+    return out
+
+
 def _stops(derived: Derived) -> dict[str, bool]:
     """Per link tier: does failing one such link cut a GPU off? (the first link of the tier)."""
     out: dict[str, bool] = {}
-    for u, v, tier in derived.graph.edges(data="tier"):
+    firsts = _first_links(derived)
+    links = (((u, v, tier) for tier, (u, v) in firsts) if firsts is not None
+             else derived.graph.edges(data="tier"))
+    for u, v, tier in links:
         if tier in out or tier == "manual":
             continue
         out[tier] = what_if(derived, Failure(links=((u, v),)), "max-flow", flow=False).gpus_cut > 0

@@ -31,7 +31,7 @@ from designer.model.performance.training import estimate_step, gradient_comm, gr
 from designer.model.topology import graph_metrics
 from designer.model.topology.builders import leaf_assignment
 from designer.model.topology.derive import Derived, derive
-from designer.model.topology.failed_fabric import measure_failure
+from designer.model.topology.failed_fabric import measure_failure, switch_signatures
 
 TIER_ROLES = ("leaf", "spine", "core")
 _SWITCH_ID = re.compile(r"^(?:p(\d+)\.)?(leaf|spine|core)-(\d+)$")
@@ -116,6 +116,9 @@ class WhatIf:
 def switch_ids(derived: Derived) -> list[str]:
     """Every switch of the design, in build order, without building the graph for templates."""
     if derived.design.edits:
+        kinds = switch_signatures(derived.design, derived.resolved, derived.plan)
+        if kinds is not None:
+            return list(kinds)
         return [n for n, d in derived.graph.nodes(data=True) if d["role"] != "nic"]
     plan, planes = derived.plan, derived.resolved.planes
     out = []
@@ -429,13 +432,15 @@ def n_minus_one(derived: Derived, method: str = "auto", limit: int = 400) -> NMi
         by_tier[s.split(".")[-1].rsplit("-", 1)[0]].append(s)
     use_graph = method == "max-flow" or (method == "auto" and not _closed_form_applies(derived, Failure(("spine-1",))))
     if use_graph and len(switches) > limit:
-        g = derived.graph
-        level = nx.get_node_attributes(g, "level")
+        kinds = switch_signatures(derived.design, derived.resolved, derived.plan)
+        if kinds is None:
+            g = derived.graph
+            level = nx.get_node_attributes(g, "level")
+            kinds = {s: (sum(1 for _, n in g.edges(s) if level[n] < level[s]), g.degree(s)) for s in switches}
         for tier, members in by_tier.items():
             seen: dict[tuple, str] = {}
             for s in members:
-                sig = (sum(1 for _, n in g.edges(s) if level[n] < level[s]), g.degree(s))
-                seen.setdefault(sig, s)
+                seen.setdefault(kinds[s], s)
             by_tier[tier] = list(seen.values())
     worst: dict[str, WhatIf] = {}
     evaluated: dict[str, int] = {}

@@ -277,7 +277,7 @@ def _port_use(f: _Fabric, u, v, total, nics, alive) -> dict[str, list[tuple[str,
     return out
 
 
-def _bisection(f: _Fabric, assignment, u, v, total, alive, ordered=None, counted=None) -> float:
+def _bisection(f: _Fabric, assignment, u, v, total, alive, ordered=None, counted=None, dropped=None) -> float:
     """graph_metrics.bisection_maxflow without the graph (same partition, same reduction).
 
     `ordered` (default `alive`): the switches whose endpoints keep their place when the
@@ -285,6 +285,7 @@ def _bisection(f: _Fabric, assignment, u, v, total, alive, ordered=None, counted
     (default `alive`): the leaves whose endpoints take part in the flow."""
     ordered = alive if ordered is None else ordered
     counted = alive if counted is None else counted
+    # dropped[plane]: endpoints whose own cable failed (they keep their place in the halves)
     s_d, s_u = f.r.link_gbps, f.r.uplink_gbps
     supply = np.zeros(f.n, dtype=np.int64)   # from the source: endpoints of the first half
     demand = np.zeros(f.n, dtype=np.int64)   # to the sink: endpoints of the second half
@@ -298,6 +299,8 @@ def _bisection(f: _Fabric, assignment, u, v, total, alive, ordered=None, counted
         # Endpoints sorted by (leaf, port), those without a link last, as endpoint_halves does.
         order = np.lexsort((idx, np.where(linked, port, 0), np.where(linked, leaf, 1 << 30)))
         first, second = order[:half], order[half:2 * half]
+        if dropped is not None:
+            taking_part = taking_part & ~dropped[plane]
         first, second = first[taking_part[first]], second[taking_part[second]]
         supply += np.bincount(base + leaf[first], minlength=f.n) * s_d
         demand += np.bincount(base + leaf[second], minlength=f.n) * s_d

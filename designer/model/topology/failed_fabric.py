@@ -6,8 +6,9 @@ failed switches and cables, look for connected components and run max-flow on it
 the template's switch pairs (designer/model/topology/edited_fabric.py), components are found on
 the switches alone, and bisection is the same reduced max-flow, between the halves of the
 intact fabric. The result equals designer/model/decisions/whatif.py's graph method exactly
-(tests/test_failed_fabric.py compares them on random designs and failures). Cables to endpoints
-and manual links between planes are left to the graph: `measure_failure` returns None.
+(tests/test_failed_fabric.py compares them on random designs and failures), cables to endpoints
+included. Designs whose edits name an endpoint, and manual links between planes, are left to
+the graph: `measure_failure` returns None.
 """
 
 from __future__ import annotations
@@ -44,31 +45,55 @@ def _components(n: int, u: np.ndarray, v: np.ndarray) -> np.ndarray:
         label = new
 
 
+def _failed_endpoint_cables(f: _Fabric, assignment, links, alive0, alive, nics) -> np.ndarray:
+    """Endpoints whose own cable (endpoint to leaf) failed, per plane; `nics` loses them.
+
+    A cable that the fabric does not have (another leaf, a removed one) fails nothing, as in the
+    graph, where such an edge is not there to remove."""
+    e = f.r.rails
+    dropped = np.zeros((f.planes, len(assignment)), dtype=bool)
+    for a, b in links:
+        nic, other = (a, b) if f.is_nic(a) else (b, a)
+        if not f.is_nic(nic):
+            continue
+        server, port = (int(x) - 1 for x in nic[4:].split(".nic-"))
+        plane, rail = divmod(port, e)
+        k = server * e + rail
+        node = plane * f.per_plane + assignment[k][0]
+        if f.index(other) != node or not alive0[node] or dropped[plane, k]:
+            continue
+        dropped[plane, k] = True
+        if alive[node]:
+            nics[node] -= 1
+    return dropped
+
+
 def measure_failure(design: FabricDesign, r: Resolved, plan: Plan, devices, links,
                     flow: bool = True) -> AfterFailure | None:
     """The fabric after `devices` and cables `links` fail; None when the graph must decide."""
     f = _Fabric(plan, r)
-    names = [x for e in design.edits for x in (e.a, e.b) if x] + list(devices) + [x for pair in links for x in pair]
+    names = [x for e in design.edits for x in (e.a, e.b) if x] + list(devices)
     if any(f.is_nic(x) for x in names):
         return None
     for edit in design.edits:
         a, b = f.index(edit.a), f.index(edit.b) if edit.b else None
         if edit.op == "add-links" and a is not None and b is not None and a // f.per_plane != b // f.per_plane:
             return None   # a component could then span planes
+    switch_links = [(a, b) for a, b in links if not f.is_nic(a) and not f.is_nic(b)]
     keys, template = f.template_pairs()
     removed0, touched0, _ = _replay(design.edits, f, keys, template)
     failing = design.edits + tuple(Edit("remove-device", d) for d in devices) + \
-        tuple(Edit("remove-links", a, b, 1) for a, b in links)
+        tuple(Edit("remove-links", a, b, 1) for a, b in switch_links)
     removed1, touched1, _ = _replay(failing, f, keys, template)
     u0, v0, _, _, total0, alive0, nics0, assignment = _state(f, keys, template, removed0, touched0)
     u, v, _, _, total, alive, nics, _ = _state(f, keys, template, removed1, touched1)
+    dropped = _failed_endpoint_cables(f, assignment, links, alive0, alive, nics)
     e, s_d, s_u = r.rails, r.link_gbps, r.uplink_gbps
 
     # The main component of each plane: the one with the most endpoints (ties: the lowest index).
     label = _components(f.n, u, v)
     leaf = np.fromiter((a for a, _ in assignment), dtype=np.int64, count=len(assignment))
-    first_index = np.full(plan.leaves, len(assignment), dtype=np.int64)
-    np.minimum.at(first_index, leaf, np.arange(len(assignment), dtype=np.int64))
+    idx = np.arange(len(assignment), dtype=np.int64)
     degree = (np.bincount(u, weights=total, minlength=f.n) + np.bincount(v, weights=total, minlength=f.n))
     main = np.zeros(f.n, dtype=bool)
     for plane in range(f.planes):
@@ -79,6 +104,8 @@ def measure_failure(design: FabricDesign, r: Resolved, plan: Plan, devices, link
         ok = alive[nodes] & (nics[nodes] > 0)
         if not ok.any():
             continue
+        first_index = np.full(plan.leaves, len(assignment), dtype=np.int64)   # lowest endpoint still cabled
+        np.minimum.at(first_index, leaf[~dropped[plane]], idx[~dropped[plane]])
         comps: dict[int, list[int]] = {}
         for node, lab in zip(nodes[ok].tolist(), label[nodes[ok]].tolist()):
             comps.setdefault(lab, []).append(node)
@@ -88,11 +115,11 @@ def measure_failure(design: FabricDesign, r: Resolved, plan: Plan, devices, link
     cut: set[tuple[int, int, int]] = set()
     for plane in range(f.planes):
         base = plane * f.per_plane
-        lost = ~main[base + leaf]
-        for idx in np.flatnonzero(lost).tolist():
-            server, rail = divmod(idx, e)
+        lost = ~main[base + leaf] | dropped[plane]
+        for k in np.flatnonzero(lost).tolist():
+            server, rail = divmod(k, e)
             cut.add((plane, server, rail))
-    bisection = (_bisection(f, assignment, u, v, total, alive, ordered=alive0, counted=main)
+    bisection = (_bisection(f, assignment, u, v, total, alive, ordered=alive0, counted=main, dropped=dropped)
                  if flow else float("nan"))
 
     oversub: dict[str, float | None] = {}
@@ -112,3 +139,21 @@ def measure_failure(design: FabricDesign, r: Resolved, plan: Plan, devices, link
             if int(nics0[node]) + int(degree0[node]) != int(nics[node]) + int(degree[node]):
                 degraded.add(int(plan.leaf_su(i, e)) if plan.rail_su_size else (i // lpp if plan.tiers == 3 else 0))
     return AfterFailure(cut, bisection, oversub, degraded)
+
+
+def switch_signatures(design: FabricDesign, r: Resolved, plan: Plan) -> dict[str, tuple[int, int]] | None:
+    """Every switch left after the design's edits, in build order, with (links to the tier below,
+    all links): the kinds of switch an N-1 sweep needs one of each. None if an edit names an
+    endpoint (the graph must tell)."""
+    f = _Fabric(plan, r)
+    if any(f.is_nic(x) for e in design.edits for x in (e.a, e.b) if x):
+        return None
+    keys, template = f.template_pairs()
+    removed, touched, _ = _replay(design.edits, f, keys, template)
+    u, v, _, _, total, alive, nics, _ = _state(f, keys, template, removed, touched)
+    lu, lv = f.level[u], f.level[v]
+    down = (np.bincount(u, weights=total * (lv < lu), minlength=f.n)
+            + np.bincount(v, weights=total * (lu < lv), minlength=f.n) + nics).astype(np.int64).tolist()
+    degree = (np.bincount(u, weights=total, minlength=f.n) + np.bincount(v, weights=total, minlength=f.n)
+              + nics).astype(np.int64).tolist()
+    return {f.name(n): (down[n], degree[n]) for n in np.flatnonzero(alive).tolist()}
