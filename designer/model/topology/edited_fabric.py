@@ -40,7 +40,7 @@ _NIC_ID = re.compile(r"srv-(\d+)\.nic-(\d+)")
 _LEVEL = {"leaf": 1, "spine": 2, "core": 3}
 
 
-class _Fabric:
+class SwitchPairs:
     """Switch numbering: plane by plane, leaves then spines then cores, as the builder adds them."""
 
     def __init__(self, plan: Plan, r: Resolved):
@@ -131,19 +131,19 @@ def _template_pairs(plan: Plan, planes: int) -> tuple[np.ndarray, np.ndarray]:
 
 def measure_edits(design: FabricDesign, r: Resolved, plan: Plan) -> EditedFabric | None:
     """The edited fabric measured from the plan and the edits; None if an edit names an endpoint."""
-    f = _Fabric(plan, r)
+    f = SwitchPairs(plan, r)
     for edit in design.edits:
         if any(f.is_nic(x) for x in (edit.a, edit.b) if x):
             return None
     keys, template = f.template_pairs()
-    replay = _replay(design.edits, f, keys, template)
+    replay = replay_edits(design.edits, f, keys, template)
     if replay is None:
         return None
     removed, touched, problems = replay
     return _measure(f, keys, template, removed, touched, problems)
 
 
-def _replay(edits, f: _Fabric, keys: np.ndarray, template: np.ndarray):
+def replay_edits(edits, f: SwitchPairs, keys: np.ndarray, template: np.ndarray):
     """Apply the edits in order, as builders.apply_edits does, on the pairs they touch.
 
     Each pair holds (template links, manual links); removing links takes the newest first,
@@ -188,7 +188,7 @@ def _replay(edits, f: _Fabric, keys: np.ndarray, template: np.ndarray):
     return removed, touched, tuple(problems)
 
 
-def _state(f: _Fabric, keys, template, removed, touched):
+def fabric_state(f: SwitchPairs, keys, template, removed, touched):
     """The fabric after the replayed edits: linked switch pairs (u < v) with their template and
     manual links, the switches left, and the endpoints on each switch."""
     plan, r = f.plan, f.r
@@ -226,8 +226,8 @@ def _state(f: _Fabric, keys, template, removed, touched):
     return u, v, counts, manual, counts + manual, alive, nics, assignment
 
 
-def _measure(f: _Fabric, keys, template, removed, touched, problems) -> EditedFabric:
-    u, v, counts, manual, total, alive, nics, assignment = _state(f, keys, template, removed, touched)
+def _measure(f: SwitchPairs, keys, template, removed, touched, problems) -> EditedFabric:
+    u, v, counts, manual, total, alive, nics, assignment = fabric_state(f, keys, template, removed, touched)
     tier_of_pair = np.where(f.level[u] == 1, 0, 1)   # template pairs: leaf-spine or spine-core
     links = {"node-leaf": int(nics.sum()),
              "leaf-spine": int(counts[tier_of_pair == 0].sum()),
@@ -237,12 +237,12 @@ def _measure(f: _Fabric, keys, template, removed, touched, problems) -> EditedFa
 
     disconnected = _disconnected(f, assignment, alive)
     use = _port_use(f, u, v, total, nics, alive)
-    bisection = _bisection(f, assignment, u, v, total, alive)
+    bisection = pair_bisection(f, assignment, u, v, total, alive)
     hops = _max_hops(f, assignment, u, v, alive, nics)
     return EditedFabric(use, links, bisection, hops, disconnected, problems)
 
 
-def _disconnected(f: _Fabric, assignment, alive) -> list[str]:
+def _disconnected(f: SwitchPairs, assignment, alive) -> list[str]:
     out = []
     e = f.r.rails
     for plane in range(f.planes):
@@ -257,16 +257,22 @@ def _disconnected(f: _Fabric, assignment, alive) -> list[str]:
     return out
 
 
-def _port_use(f: _Fabric, u, v, total, nics, alive) -> dict[str, list[tuple[str, int, int, float, float]]]:
-    """Per switch: (id, downlinks, uplinks, down Gb/s, up Gb/s), by tier, in the builder's order."""
-    s_d, s_u = f.r.link_gbps, f.r.uplink_gbps
+def switch_links(f: SwitchPairs, u, v, total) -> tuple[np.ndarray, np.ndarray]:
+    """(links down, links up) of every switch, endpoints not counted. A link counts as down for
+    its higher end, up for its lower end, and up for both ends of a link between equals (as
+    metrics.measure_graph counts it)."""
     lu, lv = f.level[u], f.level[v]
-    # A link counts as down for the higher end, up for the lower end and for both ends of a link
-    # between equals (as measure_graph counts it).
     down = (np.bincount(u, weights=total * (lv < lu), minlength=f.n)
             + np.bincount(v, weights=total * (lu < lv), minlength=f.n)).astype(np.int64)
     up = (np.bincount(u, weights=total * (lv >= lu), minlength=f.n)
           + np.bincount(v, weights=total * (lu >= lv), minlength=f.n)).astype(np.int64)
+    return down, up
+
+
+def _port_use(f: SwitchPairs, u, v, total, nics, alive) -> dict[str, list[tuple[str, int, int, float, float]]]:
+    """Per switch: (id, downlinks, uplinks, down Gb/s, up Gb/s), by tier, in the builder's order."""
+    s_d, s_u = f.r.link_gbps, f.r.uplink_gbps
+    down, up = switch_links(f, u, v, total)
     out: dict[str, list] = {t: [] for t in TIERS}
     down_list, up_list, nic_list, levels = down.tolist(), up.tolist(), nics.tolist(), f.level.tolist()
     for node in np.flatnonzero(alive).tolist():
@@ -277,7 +283,8 @@ def _port_use(f: _Fabric, u, v, total, nics, alive) -> dict[str, list[tuple[str,
     return out
 
 
-def _bisection(f: _Fabric, assignment, u, v, total, alive, ordered=None, counted=None, dropped=None) -> float:
+def pair_bisection(f: SwitchPairs, assignment, u, v, total, alive, ordered=None, counted=None,
+                   dropped=None) -> float:
     """graph_metrics.bisection_maxflow without the graph (same partition, same reduction).
 
     `ordered` (default `alive`): the switches whose endpoints keep their place when the
@@ -362,7 +369,7 @@ def _equitable_cells(n: int, src, dst, caps, supply, demand) -> np.ndarray:
         cells = count
 
 
-def _max_hops(f: _Fabric, assignment, u, v, alive, nics) -> tuple[int, int]:
+def _max_hops(f: SwitchPairs, assignment, u, v, alive, nics) -> tuple[int, int]:
     """graph_metrics.max_hops_graph on the quotient by twins (switches with the same neighbours).
 
     Two switches with the same neighbours are at the same distance from every other switch, and
@@ -464,8 +471,9 @@ def _or(masks) -> int:
 class PlaneEdits:
     """What the edits leave of one plane, for drawing it: removed switches and edited pairs."""
 
-    removed: dict[str, frozenset[int]]                      # tier -> removed switches (0-based)
-    pairs: dict[tuple[str, int, str, int], tuple[int, int]]  # (lower tier, i, upper tier, j) -> (template, manual) links
+    removed: dict[str, frozenset[int]]                       # tier -> removed switches (0-based)
+    # (lower tier, i, upper tier, j) -> (template links, manual links) left between them
+    pairs: dict[tuple[str, int, str, int], tuple[int, int]]
 
     def __bool__(self) -> bool:
         return any(self.removed.values()) or bool(self.pairs)
@@ -473,9 +481,9 @@ class PlaneEdits:
 
 def plane_edits(design: FabricDesign, r: Resolved, plan: Plan, plane: int) -> PlaneEdits:
     """The switch edits that fall in `plane`, replayed as `measure_edits` replays them."""
-    f = _Fabric(plan, r)
+    f = SwitchPairs(plan, r)
     keys, template = f.template_pairs()
-    removed, touched, _ = _replay(design.edits, f, keys, template)
+    removed, touched, _ = replay_edits(design.edits, f, keys, template)
 
     def local(node: int) -> tuple[int, str, int]:
         p, rest = divmod(node, f.per_plane)

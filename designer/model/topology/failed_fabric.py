@@ -18,7 +18,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from designer.model.intent.design import Edit, FabricDesign
-from designer.model.topology.edited_fabric import _bisection, _Fabric, _replay, _state
+from designer.model.topology.edited_fabric import (SwitchPairs, fabric_state, pair_bisection, replay_edits,
+                                                   switch_links)
 from designer.model.topology.sizing import Plan, Resolved
 
 
@@ -45,7 +46,7 @@ def _components(n: int, u: np.ndarray, v: np.ndarray) -> np.ndarray:
         label = new
 
 
-def _failed_endpoint_cables(f: _Fabric, assignment, links, alive0, alive, nics) -> np.ndarray:
+def _failed_endpoint_cables(f: SwitchPairs, assignment, links, alive0, alive, nics) -> np.ndarray:
     """Endpoints whose own cable (endpoint to leaf) failed, per plane; `nics` loses them.
 
     A cable that the fabric does not have (another leaf, a removed one) fails nothing, as in the
@@ -71,7 +72,7 @@ def _failed_endpoint_cables(f: _Fabric, assignment, links, alive0, alive, nics) 
 def measure_failure(design: FabricDesign, r: Resolved, plan: Plan, devices, links,
                     flow: bool = True) -> AfterFailure | None:
     """The fabric after `devices` and cables `links` fail; None when the graph must decide."""
-    f = _Fabric(plan, r)
+    f = SwitchPairs(plan, r)
     names = [x for e in design.edits for x in (e.a, e.b) if x] + list(devices)
     if any(f.is_nic(x) for x in names):
         return None
@@ -79,14 +80,14 @@ def measure_failure(design: FabricDesign, r: Resolved, plan: Plan, devices, link
         a, b = f.index(edit.a), f.index(edit.b) if edit.b else None
         if edit.op == "add-links" and a is not None and b is not None and a // f.per_plane != b // f.per_plane:
             return None   # a component could then span planes
-    switch_links = [(a, b) for a, b in links if not f.is_nic(a) and not f.is_nic(b)]
+    between_switches = [(a, b) for a, b in links if not f.is_nic(a) and not f.is_nic(b)]
     keys, template = f.template_pairs()
-    removed0, touched0, _ = _replay(design.edits, f, keys, template)
+    removed0, touched0, _ = replay_edits(design.edits, f, keys, template)
     failing = design.edits + tuple(Edit("remove-device", d) for d in devices) + \
-        tuple(Edit("remove-links", a, b, 1) for a, b in switch_links)
-    removed1, touched1, _ = _replay(failing, f, keys, template)
-    u0, v0, _, _, total0, alive0, nics0, assignment = _state(f, keys, template, removed0, touched0)
-    u, v, _, _, total, alive, nics, _ = _state(f, keys, template, removed1, touched1)
+        tuple(Edit("remove-links", a, b, 1) for a, b in between_switches)
+    removed1, touched1, _ = replay_edits(failing, f, keys, template)
+    u0, v0, _, _, total0, alive0, nics0, assignment = fabric_state(f, keys, template, removed0, touched0)
+    u, v, _, _, total, alive, nics, _ = fabric_state(f, keys, template, removed1, touched1)
     dropped = _failed_endpoint_cables(f, assignment, links, alive0, alive, nics)
     e, s_d, s_u = r.rails, r.link_gbps, r.uplink_gbps
 
@@ -94,7 +95,7 @@ def measure_failure(design: FabricDesign, r: Resolved, plan: Plan, devices, link
     label = _components(f.n, u, v)
     leaf = np.fromiter((a for a, _ in assignment), dtype=np.int64, count=len(assignment))
     idx = np.arange(len(assignment), dtype=np.int64)
-    degree = (np.bincount(u, weights=total, minlength=f.n) + np.bincount(v, weights=total, minlength=f.n))
+    degree = sum(switch_links(f, u, v, total))   # switch links of each switch, endpoints not counted
     main = np.zeros(f.n, dtype=bool)
     for plane in range(f.planes):
         base = plane * f.per_plane
@@ -119,12 +120,12 @@ def measure_failure(design: FabricDesign, r: Resolved, plan: Plan, devices, link
         for k in np.flatnonzero(lost).tolist():
             server, rail = divmod(k, e)
             cut.add((plane, server, rail))
-    bisection = (_bisection(f, assignment, u, v, total, alive, ordered=alive0, counted=main, dropped=dropped)
+    bisection = (pair_bisection(f, assignment, u, v, total, alive, ordered=alive0, counted=main, dropped=dropped)
                  if flow else float("nan"))
 
     oversub: dict[str, float | None] = {}
     degraded: set[int] = set()
-    degree0 = (np.bincount(u0, weights=total0, minlength=f.n) + np.bincount(v0, weights=total0, minlength=f.n))
+    degree0 = sum(switch_links(f, u0, v0, total0))
     lpp = plan.leaves_per_pod if plan.tiers == 3 else plan.leaves
     for plane in range(f.planes):
         base = plane * f.per_plane
@@ -145,15 +146,12 @@ def switch_signatures(design: FabricDesign, r: Resolved, plan: Plan) -> dict[str
     """Every switch left after the design's edits, in build order, with (links to the tier below,
     all links): the kinds of switch an N-1 sweep needs one of each. None if an edit names an
     endpoint (the graph must tell)."""
-    f = _Fabric(plan, r)
+    f = SwitchPairs(plan, r)
     if any(f.is_nic(x) for e in design.edits for x in (e.a, e.b) if x):
         return None
     keys, template = f.template_pairs()
-    removed, touched, _ = _replay(design.edits, f, keys, template)
-    u, v, _, _, total, alive, nics, _ = _state(f, keys, template, removed, touched)
-    lu, lv = f.level[u], f.level[v]
-    down = (np.bincount(u, weights=total * (lv < lu), minlength=f.n)
-            + np.bincount(v, weights=total * (lu < lv), minlength=f.n) + nics).astype(np.int64).tolist()
-    degree = (np.bincount(u, weights=total, minlength=f.n) + np.bincount(v, weights=total, minlength=f.n)
-              + nics).astype(np.int64).tolist()
+    removed, touched, _ = replay_edits(design.edits, f, keys, template)
+    u, v, _, _, total, alive, nics, _ = fabric_state(f, keys, template, removed, touched)
+    down, up = switch_links(f, u, v, total)
+    down, degree = (down + nics).tolist(), (down + up + nics).tolist()
     return {f.name(n): (down[n], degree[n]) for n in np.flatnonzero(alive).tolist()}

@@ -8,7 +8,7 @@ case for a Clos, where all cross traffic has to climb the tiers.
 
 from __future__ import annotations
 
-from collections import Counter, defaultdict, deque
+from collections import Counter, defaultdict
 
 import networkx as nx
 

@@ -54,7 +54,7 @@ class LegendWidget(QWidget):
             box.clear()
         box.blockSignals(False)
         box.setVisible(planes > 1)
-        self._place_box()
+        self.place_box()
         self.update()
 
     def set_theme(self, theme: Theme) -> None:
@@ -85,10 +85,10 @@ class LegendWidget(QWidget):
         return rows
 
     def resizeEvent(self, event) -> None:
-        self._place_box()
+        self.place_box()
         super().resizeEvent(event)
 
-    def _place_box(self) -> None:
+    def place_box(self) -> None:
         box = self.plane_box
         hint = box.sizeHint()
         box.setGeometry(self.width() - hint.width() - 8, (self.HEIGHT - min(hint.height(), self.HEIGHT - 4)) // 2,

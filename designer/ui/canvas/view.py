@@ -228,7 +228,7 @@ class FabricView(QGraphicsView):
             vp = self.viewport()
         self.header.setGeometry(vp.x() - RowHeaderWidget.WIDTH, vp.y(), RowHeaderWidget.WIDTH, vp.height())
         self.legend.setGeometry(vp.x() - RowHeaderWidget.WIDTH, vp.y() + vp.height(), width, max(height, 1))
-        self.legend._place_box()
+        self.legend.place_box()
 
     # --- hit testing used by interactions -----------------------------------------------------------
 

@@ -15,7 +15,7 @@ from PySide6.QtWidgets import QDockWidget, QFileDialog, QGraphicsItem, QListWidg
 from designer.io.fabric_capture import CaptureError, import_capture, load_capture
 from designer.model.decisions.audit import AuditReport, audit
 from designer.model.topology.inference import infer_design
-from designer.ui.services.background import background
+from designer.ui.services.background import Latest
 
 RED, AMBER, GREY = QColor(200, 40, 40), QColor(230, 150, 20), QColor(140, 140, 140)
 CAPTURE_FILTER = "Fabric captures (*.topo *.out *.txt *.json *.csv);;All files (*)"
@@ -106,7 +106,7 @@ class AuditActions(QObject):
         if "metrics" in getattr(window, "docks", {}):
             window.tabifyDockWidget(window.docks["metrics"], self.dock)
         self.dock.hide()
-        self._generation = 0
+        self._work = Latest(self, "audit", window.compute.synchronous)   # a newer audit supersedes one under way
 
     # --- File > Import ---------------------------------------------------------------------
 
@@ -137,8 +137,7 @@ class AuditActions(QObject):
             path, _ = QFileDialog.getOpenFileName(self.window, "Audit Against Capture", "", CAPTURE_FILTER)
             if not path:
                 return
-        self._generation += 1
-        generation, catalog = self._generation, self.window.catalog
+        catalog = self.window.catalog
 
         def work():
             try:
@@ -147,14 +146,7 @@ class AuditActions(QObject):
             except (CaptureError, ValueError, KeyError, OSError) as exc:
                 return None, str(exc)
 
-        def done(outcome) -> None:
-            if generation == self._generation:   # a newer audit supersedes this one
-                self._show(*outcome)
-
-        if self.window.compute.synchronous:
-            done(work())
-        else:
-            background().start(self, work, done, name="audit")
+        self._work.run(work, lambda outcome: self._show(*outcome))
         self.window.statusBar().showMessage("Auditing...", 2000)
 
     def _show(self, report: AuditReport | None, error: str) -> None:

@@ -17,7 +17,7 @@ from designer.model.decisions.whatif import WhatIfError, n_minus_one, parse_fail
 from designer.model.topology.derive import derive
 from designer.ui.canvas.failure_overlay import FailureOverlay
 from designer.ui.canvas.layout import parse_device_id
-from designer.ui.services.background import background
+from designer.ui.services.background import Latest
 
 FAIL_KEY = "X"
 
@@ -61,7 +61,6 @@ def tokens_for(elements, design, layout) -> list[str]:
 class FailMode(QObject):
     """One interaction mode: a failure shown over the design until it is restored."""
 
-    finished = Signal(int, object)     # generation, (kind, payload) from the worker
     shown = Signal(object)             # the WhatIf (or NMinusOne) now shown; None when restored
 
     @classmethod
@@ -81,7 +80,7 @@ class FailMode(QObject):
         self.window = window
         self.overlay = FailureOverlay(window.scene)
         self.result = None
-        self._generation = 0
+        self._work = Latest(self, "whatif", window.compute.synchronous)
         self._undo_shortcut = QKeySequence()
         self.fail_action = self._action("&Fail Selection", self.fail_selection, FAIL_KEY,
                                         "Fail the selected switches, tiers, blocks or links and show what is lost")
@@ -92,7 +91,6 @@ class FailMode(QObject):
         self.restore_action.setEnabled(False)
         self.interruptions_action = self._action("Expected &Interruptions", self.show_interruptions, None,
                                                  "Expected link failures and interruptions from sourced rates")
-        self.finished.connect(self._on_finished)
         window.document.designChanged.connect(self._on_design_changed)
 
     def _action(self, text, slot, shortcut, tip) -> QAction:
@@ -113,8 +111,6 @@ class FailMode(QObject):
     # --- running the analysis off the UI thread -----------------------------------------------
 
     def _run(self, kind: str, job) -> None:
-        self._generation += 1
-        generation = self._generation
         self.window.statusBar().showMessage("Computing the failure…")
 
         def work():
@@ -122,10 +118,7 @@ class FailMode(QObject):
                 return kind, job()
             except (WhatIfError, ValueError) as exc:
                 return "error", str(exc)
-        if self.window.compute.synchronous:
-            self.finished.emit(generation, work())
-        else:
-            background().start(self, work, lambda payload: self.finished.emit(generation, payload), name="whatif")
+        self._work.run(work, self._on_finished)
 
     def fail_selection(self) -> None:
         design = self.window.document.design
@@ -166,10 +159,8 @@ class FailMode(QObject):
             dock.show()       # showing it estimates for the open design
         dock.raise_()
 
-    def _on_finished(self, generation: int, payload) -> None:
-        if generation != self._generation:
-            return      # a newer request or a restore came in meanwhile
-        kind, data = payload
+    def _on_finished(self, payload) -> None:
+        kind, data = payload   # only the newest request's: a restore or a newer request drops older ones
         status = self.window.statusBar()
         if kind == "error":
             status.showMessage(f"Cannot fail that: {data}", 8000)
@@ -217,7 +208,7 @@ class FailMode(QObject):
         self.restore_action.setEnabled(True)
 
     def restore(self) -> None:
-        self._generation += 1       # drop any result still on its way
+        self._work.drop()       # a result still on its way is not shown
         was_shown = self.overlay.active
         self.overlay.clear()
         self.result = None
