@@ -8,6 +8,13 @@ import sys
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 import pytest
+from hypothesis import settings
+
+# CI replays the same examples on every run, so a red build is reproducible and a green one is
+# not luck; a developer's run explores new examples each time (the default profile).
+settings.register_profile("ci", derandomize=True, database=None)
+if os.environ.get("CI"):
+    settings.load_profile("ci")
 
 
 @pytest.fixture(autouse=True)
