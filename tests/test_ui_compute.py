@@ -8,6 +8,8 @@ import pytest
 
 from designer.catalog import default_catalog
 from designer.model.intent.design import Edit, replace_path
+from designer.model.physical.bom import build_bom
+from designer.model.topology.derive import derive
 from designer.model.topology.presets import new_design
 from designer.ui.services.compute import ComputeService, compute, running_services
 
@@ -111,13 +113,21 @@ def test_a_large_template_design_gets_its_bom_with_the_metrics():
     assert result.bom.gpus == 16384 and result.bom.total_cost > 0
 
 
-def test_the_bom_of_a_large_edited_design_follows_the_metrics(qtbot):
+def test_a_large_design_with_switch_edits_gets_its_bom_with_the_metrics():
+    big = new_design(default_catalog(), "rail-optimized", gpus=16384, name="edits replayed")
+    big = replace_path(big, "edits", (Edit("add-links", "leaf-1", "spine-1", 1), Edit("remove-device", "spine-2")))
+    result = compute(big, default_catalog())
+    assert not result.bom_pending and result.bom is not None
+    assert result.bom.to_json() == build_bom(derive(big), link_by_link=True).to_json()
+
+
+def test_the_bom_of_a_large_design_with_a_nic_edit_follows_the_metrics(qtbot):
     svc = ComputeService(default_catalog())
     seen = []
     svc.resultReady.connect(seen.append)
     try:
         big = new_design(default_catalog(), "rail-optimized", gpus=4096, name="bom follows")
-        big = replace_path(big, "edits", (Edit("add-links", "leaf-1", "spine-1", 1),))
+        big = replace_path(big, "edits", (Edit("remove-device", "srv-1.nic-1"),))
         svc.request(big)
         qtbot.waitUntil(lambda: bool(seen) and not svc.busy, timeout=60000)
     finally:

@@ -240,14 +240,14 @@ def build_bom(derived, catalog: Catalog | None = None, prices: PriceBook | None 
     """The design's bill of materials, with totals and counts that reconcile with its metrics.
 
     A template design's counts come in closed form (closed_form_bom.py, equal to the link-by-link
-    result); an edited design, or `link_by_link=True`, walks every link.
+    result), and an edited one's from the template's arrays with its edits replayed
+    (edited_bom.py); `link_by_link=True`, or an edit that names a server's NIC, walks every link.
     """
     catalog = catalog or default_catalog()
     price = _Pricer(prices or default_prices())
-    if derived.design.edits or link_by_link:
+    phys = None if link_by_link else physical_counts(derived, catalog)
+    if phys is None:
         phys = physical_layer(derived, catalog)
-    else:
-        phys = physical_counts(derived, catalog)
     items = (_switch_items(derived, catalog, price) + _nic_items(derived, catalog, price)
              + _transceiver_items(phys, catalog, price) + _cable_items(phys, catalog, price))
     if phys.layout.network_racks:

@@ -10,14 +10,14 @@ shape. Every count is then the per-group result times the number of groups of th
 The result equals the link-by-link computation (designer/model/physical/media.py
 `compute_physical`) exactly: same groups, same representative group per shape, same float sums
 (power is added in the same order), same findings. tests/test_closed_form_bom.py checks this
-on random designs. Edited designs and the cabling plan, which needs every link, use the
+on random designs. Edited designs replay their edits on these arrays first
+(designer/model/physical/edited_bom.py); the cabling plan, which needs every link, uses the
 link-by-link path.
 """
 
 from __future__ import annotations
 
-import math
-from collections import Counter, defaultdict
+from collections import Counter
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -26,13 +26,22 @@ from designer.catalog import Catalog, default_catalog
 from designer.model.common.cache import ContentCache
 from designer.model.physical.floor_layout import Layout, server_device
 from designer.model.physical.media import (
-    MEDIUM_OF_OPTIC, End, LinkPlan, MediaIndex, _findings, _try_copper, choose_medium, host_ports_per_cage,
-    sold_length, switch_cage_capacity,
+    MEDIUM_OF_OPTIC,
+    End,
+    LinkPlan,
+    MediaIndex,
+    _findings,
+    _try_copper,
+    choose_medium,
+    host_ports_per_cage,
+    sold_length,
+    switch_cage_capacity,
 )
 from designer.model.topology.builders import plane_prefix
 from designer.model.topology.metrics import Finding
 
-TIERS = ("node-leaf", "leaf-spine", "spine-core")
+# The template's tiers, then the links an edit adds (designer/model/physical/edited_bom.py).
+TIERS = ("node-leaf", "leaf-spine", "spine-core", "manual")
 MEDIA_CODES = ("none", "dac", "acc", "aoc", "mmf", "smf")
 FORCED_CODES = ("auto", "dac", "acc", "aoc", "mmf", "smf")
 
@@ -375,56 +384,41 @@ def _group_sum(h: np.ndarray, group_sorted: np.ndarray, n_groups: int) -> np.nda
     return out
 
 
+@dataclass
+class _Cages:
+    """Per link, the cage, lane, capacity and cage type (index into `type_names`) of each end."""
+
+    a_cage: np.ndarray
+    a_lane: np.ndarray
+    a_cap: np.ndarray
+    a_type: np.ndarray
+    b_cage: np.ndarray
+    b_lane: np.ndarray
+    b_cap: np.ndarray
+    b_type: np.ndarray
+    type_names: list[str]
+    host_type: str
+    k_host: int
+
+
 def closed_form_physical(derived, catalog: Catalog | None = None) -> PhysicalCounts:
     """The physical layer's counts for a template (unedited) design; see the module docstring."""
     catalog = catalog or default_catalog()
     r, plan, design = derived.resolved, derived.plan, derived.design
-    fp = design.floorplan
     servers, planes, e = design.cluster.servers, r.planes, r.rails
     dev = _Devices(servers, plan, planes)
     links, server_of_ep, leaf_of = _generate(r, plan, dev)
+    row, slot, layout = _layout(design.floorplan, servers, plan, planes, e, dev, leaf_of, server_of_ep)
+    return counts_from_links(derived, catalog, links, template_cages(derived, catalog, links), dev, row, slot,
+                             layout)
+
+
+def template_cages(derived, catalog: Catalog, links: _Links) -> _Cages:
+    """The cages of the template's links (`_generate`'s order), as `media.switch_cage` and
+    `media._host_cage` give them."""
+    r, plan = derived.resolved, derived.plan
+    planes, e = r.planes, r.rails
     n_links = len(links.tier)
-    row, slot, layout = _layout(fp, servers, plan, planes, e, dev, leaf_of, server_of_ep)
-
-    # lengths, as cable_run_m computes them (same float operations, Python's rounding, which
-    # is looked up per distinct value: a floor plan has few distinct runs)
-    xs = [round(s * fp.rack_width_m, 3) for s in range(int(slot.max(initial=0)) + 1)]
-    ys = [round(w * fp.row_pitch_m, 3) for w in range(int(row.max(initial=0)) + 1)]
-    ra, sa, rb, sb = row[links.a_dev], slot[links.a_dev], row[links.b_dev], slot[links.b_dev]
-
-    def distance_codes(ca_, cb_, coords):
-        """Code of |coords[a] - coords[b]| per link, from the pairs that occur."""
-        n = len(coords)
-        pair = ca_ * n + cb_
-        present_ = np.flatnonzero(np.bincount(pair, minlength=n * n))
-        dist = {int(p_): abs(coords[p_ // n] - coords[p_ % n]) for p_ in present_.tolist()}
-        values = sorted(set(dist.values()))
-        code = {v: i for i, v in enumerate(values)}
-        table = np.zeros(n * n, np.int64)
-        table[present_] = [code[dist[p_]] for p_ in present_.tolist()]
-        return table[pair], values
-
-    dx_code, dx_u = distance_codes(sa, sb, xs)
-    dy_code, dy_u = distance_codes(ra, rb, ys)
-    combo = dx_code * (len(dy_u) + 1) + dy_code
-    in_rack = len(dx_u) * (len(dy_u) + 1)
-    combo[(ra == rb) & (sa == sb)] = in_rack
-    present = np.flatnonzero(np.bincount(combo, minlength=in_rack + 1))
-    run = {}
-    for c in present.tolist():
-        if c == in_rack:
-            run[c] = round(fp.in_rack_m, 2)
-        else:
-            ix, iy = divmod(c, len(dy_u) + 1)
-            run[c] = round(dx_u[ix] + dy_u[iy] + 2 * fp.vertical_run_m + fp.slack_m, 2)
-    len_values = np.array(sorted(set(run.values())), dtype=np.float64)
-    code_of_combo = np.zeros(in_rack + 1, np.int64)
-    value_code = {v: i for i, v in enumerate(len_values.tolist())}
-    code_of_combo[list(run)] = [value_code[v] for v in run.values()]
-    len_inv = code_of_combo[combo]
-    length = len_values[len_inv]
-    del combo, ra, sa, rb, sb
-
     # cages: hosts by _host_cage, switches by switch_cage
     k_host, host_type = host_ports_per_cage(catalog, derived)
     is_nl = links.tier == 0
@@ -475,6 +469,63 @@ def closed_form_physical(derived, catalog: Catalog | None = None) -> PhysicalCou
     else:
         hc, hl = gp // k_host, gp % k_host
     a_cage[is_nl], a_lane[is_nl] = hc, hl
+    return _Cages(a_cage, a_lane, a_cap, a_type, b_cage, b_lane, b_cap, b_type, type_names, host_type, k_host)
+
+
+def counts_from_links(derived, catalog: Catalog, links: _Links, cages: _Cages, dev: _Devices,
+                      row: np.ndarray, slot: np.ndarray, layout: Layout) -> PhysicalCounts:
+    """Lengths, groups of cages, media, transceivers and cables of the links given, in their order.
+
+    A link end is a host (a server's NIC cage) when its device code is a server's.
+    """
+    r, design = derived.resolved, derived.design
+    fp = design.floorplan
+    servers = dev.servers
+    n_links = len(links.tier)
+    a_cage, a_lane, a_cap, a_type = cages.a_cage, cages.a_lane, cages.a_cap, cages.a_type
+    b_cage, b_lane, b_cap, b_type = cages.b_cage, cages.b_lane, cages.b_cap, cages.b_type
+    type_names, host_type = cages.type_names, cages.host_type
+    if n_links == 0:   # every link edited away
+        return PhysicalCounts(layout, Counter(), Counter(), Counter())
+
+    # lengths, as cable_run_m computes them (same float operations, Python's rounding, which
+    # is looked up per distinct value: a floor plan has few distinct runs)
+    xs = [round(s * fp.rack_width_m, 3) for s in range(int(slot.max(initial=0)) + 1)]
+    ys = [round(w * fp.row_pitch_m, 3) for w in range(int(row.max(initial=0)) + 1)]
+    ra, sa, rb, sb = row[links.a_dev], slot[links.a_dev], row[links.b_dev], slot[links.b_dev]
+
+    def distance_codes(ca_, cb_, coords):
+        """Code of |coords[a] - coords[b]| per link, from the pairs that occur."""
+        n = len(coords)
+        pair = ca_ * n + cb_
+        present_ = np.flatnonzero(np.bincount(pair, minlength=n * n))
+        dist = {int(p_): abs(coords[p_ // n] - coords[p_ % n]) for p_ in present_.tolist()}
+        values = sorted(set(dist.values()))
+        code = {v: i for i, v in enumerate(values)}
+        table = np.zeros(n * n, np.int64)
+        table[present_] = [code[dist[p_]] for p_ in present_.tolist()]
+        return table[pair], values
+
+    dx_code, dx_u = distance_codes(sa, sb, xs)
+    dy_code, dy_u = distance_codes(ra, rb, ys)
+    combo = dx_code * (len(dy_u) + 1) + dy_code
+    in_rack = len(dx_u) * (len(dy_u) + 1)
+    combo[(ra == rb) & (sa == sb)] = in_rack
+    present = np.flatnonzero(np.bincount(combo, minlength=in_rack + 1))
+    run = {}
+    for c in present.tolist():
+        if c == in_rack:
+            run[c] = round(fp.in_rack_m, 2)
+        else:
+            ix, iy = divmod(c, len(dy_u) + 1)
+            run[c] = round(dx_u[ix] + dy_u[iy] + 2 * fp.vertical_run_m + fp.slack_m, 2)
+    len_values = np.array(sorted(set(run.values())), dtype=np.float64)
+    code_of_combo = np.zeros(in_rack + 1, np.int64)
+    value_code = {v: i for i, v in enumerate(len_values.tolist())}
+    code_of_combo[list(run)] = [value_code[v] for v in run.values()]
+    len_inv = code_of_combo[combo]
+    length = len_values[len_inv]
+    del combo, ra, sa, rb, sb
 
     # cage ids: (device, cage) numbered densely over the cages in use (no sort needed)
     width = int(max(a_cage.max(initial=0), b_cage.max(initial=0))) + 1
@@ -525,7 +576,8 @@ def closed_form_physical(derived, catalog: Catalog | None = None) -> PhysicalCou
     cage_host = np.zeros(n_cages, np.int8)
     cage_type = np.zeros(n_cages, np.int8)
     cage_cap = np.zeros(n_cages, np.int16)
-    cage_host[ca] = is_nl
+    cage_host[ca] = links.a_dev < servers
+    cage_host[cb] = links.b_dev < servers
     cage_type[ca], cage_type[cb] = a_type, b_type
     cage_cap[ca], cage_cap[cb] = a_cap, b_cap
 
@@ -535,7 +587,7 @@ def closed_form_physical(derived, catalog: Catalog | None = None) -> PhysicalCou
     np.minimum.at(g_tmin, group, links.tier)
     np.maximum.at(g_tmax, group, links.tier)
     forced_of_tier = np.array([FORCED_CODES.index(fp.forced_medium(t)) for t in TIERS])
-    g_forced = np.where(g_tmin == g_tmax, forced_of_tier[np.clip(g_tmin, 0, 2)], 0)
+    g_forced = np.where(g_tmin == g_tmax, forced_of_tier[np.clip(g_tmin, 0, len(TIERS) - 1)], 0)
 
     media = MediaIndex(catalog, r.technology.family)
     # choose_medium reads a length only through "longer than this reach" tests, so a length's
@@ -582,11 +634,14 @@ def closed_form_physical(derived, catalog: Catalog | None = None) -> PhysicalCou
             links.b_dev, links.b_port, b_cage, b_lane, b_type, b_cap, length)))
         out = []
         for li_, t, gb, ad, ap, ac, al, at, acp, bd, bp, bc, bl, bt, bcp, ln in cols:
-            if t == 0:
+            if ad < servers:
                 a = End(server_device(ad), f"nic-{ap + 1}", ac, al, True, host_type, acp)
             else:
                 a = End(name(ad), str(ap), ac, al, False, type_names[at], acp)
-            b = End(name(bd), str(bp), bc, bl, False, type_names[bt], bcp)
+            if bd < servers:
+                b = End(server_device(bd), f"nic-{bp + 1}", bc, bl, True, host_type, bcp)
+            else:
+                b = End(name(bd), str(bp), bc, bl, False, type_names[bt], bcp)
             out.append(LinkPlan(li_, TIERS[t], gb, a, b, ln))
         built[g] = out
         return out
@@ -761,11 +816,12 @@ def closed_form_physical(derived, catalog: Catalog | None = None) -> PhysicalCou
     # per link medium, then counts by tier in order of first appearance
     n_media = len(MEDIA_CODES)
     code = links.tier * n_media + class_medium.ravel()[flat]
-    c_n = np.bincount(code, minlength=3 * n_media)
-    c_first = np.full(3 * n_media, n_links, np.int64)
+    n_tiers = len(TIERS)
+    c_n = np.bincount(code, minlength=n_tiers * n_media)
+    c_first = np.full(n_tiers * n_media, n_links, np.int64)
     np.minimum.at(c_first, code, np.arange(n_links))
-    t_n = c_n.reshape(3, n_media).sum(axis=1)
-    t_first = c_first.reshape(3, n_media).min(axis=1)
+    t_n = c_n.reshape(n_tiers, n_media).sum(axis=1)
+    t_first = c_first.reshape(n_tiers, n_media).min(axis=1)
     tier_first = {TIERS[t]: int(t_n[t]) for t in np.argsort(t_first, kind="stable").tolist() if t_n[t]}
     media_counts: dict = {}
     for k in np.argsort(c_first, kind="stable").tolist():
@@ -778,11 +834,20 @@ def closed_form_physical(derived, catalog: Catalog | None = None) -> PhysicalCou
     return PhysicalCounts(layout, transceivers, ends, cables, power, custom, findings, tier_first, media_counts)
 
 
-_CACHE: ContentCache[PhysicalCounts] = ContentCache(size=4)
+_CACHE: ContentCache[PhysicalCounts | None] = ContentCache(size=4)
 
 
-def physical_counts(derived, catalog: Catalog | None = None) -> PhysicalCounts:
-    """`closed_form_physical`, cached by the design's content (designs are immutable)."""
+def physical_counts(derived, catalog: Catalog | None = None) -> PhysicalCounts | None:
+    """The counts without the per-link list, cached by the design's content (designs are
+    immutable): `closed_form_physical` for a template design, `edited_bom.edited_physical` for
+    an edited one (None where an edit names a server's NIC: walk the links instead)."""
+    from designer.model.physical.edited_bom import (
+        edited_physical,  # it builds on this module
+    )
+
     catalog = catalog or default_catalog()
+    if derived.design.edits:
+        return _CACHE.get_or_compute((derived.design.content_key(), id(catalog)),
+                                     lambda: edited_physical(derived, catalog))
     return _CACHE.get_or_compute((derived.design.content_key(), id(catalog)),
                                  lambda: closed_form_physical(derived, catalog))

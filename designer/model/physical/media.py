@@ -26,7 +26,13 @@ from dataclasses import dataclass, field
 from designer.catalog import Catalog, default_catalog
 from designer.catalog.entries import Cable, Switch, Transceiver
 from designer.model.common.cache import ContentCache
-from designer.model.physical.floor_layout import Layout, LeafSpot, cable_run_m, lay_out, server_device
+from designer.model.physical.floor_layout import (
+    Layout,
+    LeafSpot,
+    cable_run_m,
+    lay_out,
+    server_device,
+)
 from designer.model.topology.metrics import Finding
 
 COPPER_KINDS = ("dac", "acc", "aoc")

@@ -22,8 +22,8 @@ here: `measure_edits` returns None and the caller builds the graph.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from collections import Counter, defaultdict
+from dataclasses import dataclass
 from functools import lru_cache
 
 import networkx as nx
@@ -67,6 +67,11 @@ class SwitchPairs:
         if f"{plane_prefix(plane, self.planes)}{tier}-{number}" != device:
             return None   # "leaf-01", or a plane prefix on a one-plane fabric: not a device name
         return plane * self.per_plane + self.first[tier] + number - 1
+
+    @staticmethod
+    def names_nic(device: str | None) -> bool:
+        """Whether `device` has the form of a NIC's name (`srv-3.nic-2`), whatever the fabric."""
+        return bool(device) and _NIC_ID.fullmatch(device) is not None
 
     def is_nic(self, device: str) -> bool:
         m = _NIC_ID.fullmatch(device)

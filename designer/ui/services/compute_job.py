@@ -16,6 +16,7 @@ from designer.catalog import Catalog, UnknownPartError, default_catalog
 from designer.model.intent.design import FabricDesign
 from designer.model.performance import collectives as collectives_module
 from designer.model.physical import bom as bom_module
+from designer.model.physical.edited_bom import counted_from_arrays
 from designer.model.topology.derive import derive
 from designer.model.topology.sizing import SizingError
 
@@ -72,7 +73,7 @@ def compute(design: FabricDesign | None, catalog: Catalog | None = None, generat
     except Exception as exc:  # an estimate problem must not hide the metrics
         problems.append(f"collective estimate: {exc}")
     if bom != "skip":
-        closed_form = not design.edits and not preview
+        closed_form = not preview and counted_from_arrays(design)
         if bom == "now" or metrics.links_total <= QUICK_BOM_LINKS or closed_form:
             try:
                 built = bom_module.build_bom(derived, catalog)
