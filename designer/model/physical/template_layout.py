@@ -1,0 +1,120 @@
+"""Where a template design's devices stand, as arrays: `floor_layout.lay_out`'s rules without a
+device graph (closed_form_bom.py uses it; the tests hold the two equal through the BOM)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from designer.model.physical.floor_layout import Layout
+
+
+def rank_within(keys: np.ndarray) -> np.ndarray:
+    """0-based running count of each key among the entries before it with the same key."""
+    order = np.argsort(keys, kind="stable")
+    sk = keys[order]
+    start = np.r_[0, np.flatnonzero(sk[1:] != sk[:-1]) + 1]
+    runs = np.diff(np.r_[start, len(sk)])
+    rank_sorted = np.arange(len(sk)) - np.repeat(start, runs)
+    out = np.empty_like(rank_sorted)
+    out[order] = rank_sorted
+    return out
+
+
+def template_positions(fp, servers: int, plan, planes: int, rails: int, dev,
+            leaf_of: np.ndarray, server_of_ep: np.ndarray):
+    """(row, slot) per device code, and the Layout counts, by `floor_layout.lay_out`'s rules."""
+    per_rack, per_row, per_net = fp.servers_per_rack, fp.racks_per_row, fp.switches_per_network_rack
+    n_racks = max(1, -(-servers // per_rack))
+    server_rows = -(-n_racks // per_row)
+    n_leaves_all = plan.leaves * planes
+
+    def rack_of(s):
+        return np.minimum(s, servers - 1) // per_rack if servers else np.zeros_like(s)
+
+    def racks_in_row(row):
+        return np.minimum(per_row, n_racks - row * per_row)
+
+    # Each leaf serves the same servers in every plane: its sorted served list, median and racks.
+    L = plan.leaves
+    li = np.arange(L, dtype=np.int64)
+    order = np.lexsort((server_of_ep, leaf_of))
+    s_leaf, s_srv = leaf_of[order], server_of_ep[order]
+    counts = np.bincount(s_leaf, minlength=L)
+    starts = np.r_[0, np.cumsum(counts)[:-1]]
+    spread = plan.leaf_rail(li, rails) if plan.rail_su_size else li
+    homes = []
+    for plane in range(planes):
+        fallback = (plane * 0 + li) * servers // n_leaves_all
+        med = np.where(counts > 0, s_srv[np.minimum(starts + counts // 2, max(len(s_srv) - 1, 0))]
+                       if len(s_srv) else fallback, fallback)
+        homes.append(med)
+    home = np.concatenate(homes)                    # per leaf over all planes, node order
+    leaf_codes = np.concatenate([dev.leaf(p, li) for p in range(planes)])
+
+    block = {}
+    leaf_row = leaf_slot_local = None
+    if fp.placement == "middle-of-row":
+        row_of_leaf = rack_of(home) // per_row
+        j = rank_within(row_of_leaf)
+        rows_present, n_in_row = np.unique(row_of_leaf, return_counts=True)
+        block = {int(rw): -(-int(n) // per_net) for rw, n in zip(rows_present, n_in_row)}
+        leaf_row = row_of_leaf
+        leaf_slot_local = j // per_net
+    block_arr = np.zeros(server_rows, dtype=np.int64)
+    for rw, b in block.items():
+        block_arr[rw] = b
+
+    others = []
+    for p in range(planes):
+        others.append(dev.spine(p, np.arange(plan.spines, dtype=np.int64)))
+        others.append(dev.core(p, np.arange(plan.cores, dtype=np.int64)))
+    others = np.concatenate(others) if others else np.zeros(0, np.int64)
+    net = np.concatenate([leaf_codes, others]) if fp.placement == "network-row" else others
+    net_racks = -(-len(net) // per_net)
+    net_rows = -(-net_racks // per_row)
+    mid = server_rows // 2
+
+    def floor_row(server_row):
+        return np.where(server_row < mid, server_row, server_row + net_rows)
+
+    def slot_of(rack):
+        row, loc = rack // per_row, rack % per_row
+        half = racks_in_row(row) // 2
+        return row, np.where(loc < half, loc, loc + block_arr[row])
+
+    row = np.zeros(dev.total, dtype=np.int64)
+    slot = np.zeros(dev.total, dtype=np.int64)
+    srv = np.arange(servers, dtype=np.int64)
+    sr, ss = slot_of(rack_of(srv))
+    row[:servers], slot[:servers] = floor_row(sr), ss
+
+    if fp.placement == "su-racks":
+        # racks = sorted distinct racks of the leaf's servers; pick racks[spread % len(racks)]
+        lr = rack_of(s_srv)
+        key = np.unique(s_leaf * (n_racks + 1) + lr)
+        u_leaf, u_rack = key // (n_racks + 1), key % (n_racks + 1)
+        u_counts = np.bincount(u_leaf, minlength=L)
+        u_starts = np.r_[0, np.cumsum(u_counts)[:-1]]
+        for p in range(planes):
+            fallback_rack = rack_of(li * servers // n_leaves_all)
+            pick = np.where(u_counts > 0, u_rack[np.minimum(u_starts + spread % np.maximum(u_counts, 1),
+                                                             max(len(u_rack) - 1, 0))] if len(u_rack)
+                            else fallback_rack, fallback_rack)
+            lrow, lslot = slot_of(pick)
+            codes = dev.leaf(p, li)
+            row[codes], slot[codes] = floor_row(lrow), lslot
+    elif fp.placement == "middle-of-row":
+        half = racks_in_row(leaf_row) // 2
+        row[leaf_codes] = floor_row(leaf_row)
+        slot[leaf_codes] = half + leaf_slot_local
+
+    widest = int(max(racks_in_row(np.arange(server_rows)) + block_arr))
+    i = np.arange(len(net), dtype=np.int64)
+    rack = i // per_net
+    net_row, loc = rack // per_row, rack % per_row
+    in_this_row = np.minimum(per_row, net_racks - net_row * per_row)
+    start = np.maximum(0, (widest - in_this_row) // 2)
+    row[net], slot[net] = mid + net_row, start + loc
+
+    layout = Layout({}, n_racks, sum(block.values()) + net_racks, server_rows + net_rows)
+    return row, slot, layout
