@@ -16,8 +16,7 @@ link-by-link path.
 
 from __future__ import annotations
 
-import math
-from collections import Counter, defaultdict
+from collections import Counter
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -26,8 +25,16 @@ from designer.catalog import Catalog, default_catalog
 from designer.model.common.cache import ContentCache
 from designer.model.physical.floor_layout import Layout, server_device
 from designer.model.physical.media import (
-    MEDIUM_OF_OPTIC, End, LinkPlan, MediaIndex, _findings, _try_copper, choose_medium, host_ports_per_cage,
-    sold_length, switch_cage_capacity,
+    MEDIUM_OF_OPTIC,
+    End,
+    LinkPlan,
+    MediaIndex,
+    _findings,
+    _try_copper,
+    choose_medium,
+    host_ports_per_cage,
+    sold_length,
+    switch_cage_capacity,
 )
 from designer.model.topology.builders import plane_prefix
 from designer.model.topology.metrics import Finding
@@ -270,7 +277,7 @@ def _layout(fp, servers: int, plan, planes: int, rails: int, dev: _Devices,
         row_of_leaf = rack_of(home) // per_row
         j = _rank_within(row_of_leaf)
         rows_present, n_in_row = np.unique(row_of_leaf, return_counts=True)
-        block = {int(rw): -(-int(n) // per_net) for rw, n in zip(rows_present, n_in_row)}
+        block = {int(rw): -(-int(n) // per_net) for rw, n in zip(rows_present, n_in_row, strict=True)}
         leaf_row = row_of_leaf
         leaf_slot_local = j // per_net
     block_arr = np.zeros(server_rows, dtype=np.int64)
@@ -579,7 +586,7 @@ def closed_form_physical(derived, catalog: Catalog | None = None) -> PhysicalCou
         ids = lorder[g_start[g]:g_start[g] + g_nlinks[g]]
         cols = zip(ids.tolist(), *(arr[ids].tolist() for arr in (
             links.tier, links.gbps, links.a_dev, links.a_port, a_cage, a_lane, a_type, a_cap,
-            links.b_dev, links.b_port, b_cage, b_lane, b_type, b_cap, length)))
+            links.b_dev, links.b_port, b_cage, b_lane, b_type, b_cap, length)), strict=True)
         out = []
         for li_, t, gb, ad, ap, ac, al, at, acp, bd, bp, bc, bl, bt, bcp, ln in cols:
             if t == 0:
@@ -602,7 +609,7 @@ def closed_form_physical(derived, catalog: Catalog | None = None) -> PhysicalCou
         by_name = False
         if choice is not None and choice.cable is not None:
             _, center = _try_copper(group_, cages, media, (choice.kind,))
-            centers = [k for k in cages if all(k in (l.a.key, l.b.key) for l in group_)]
+            centers = [k for k in cages if all(k in (link.a.key, link.b.key) for link in group_)]
             by_name = sum(cages[k].host == cages[center].host for k in centers) > 1 or (
                 cages[center].host and any(not cages[k].host for k in centers))
         if choice is not None and choice.modules:
@@ -664,10 +671,7 @@ def closed_form_physical(derived, catalog: Catalog | None = None) -> PhysicalCou
     for c, g in enumerate(class_first.tolist()):
         mult = int(class_count[c])
         group_ = group_links(g)
-        if exact is not None and exact[g]:
-            choice = choice_of[("x", int(shape_x[g]))]
-        else:
-            choice = choice_of[("b", int(shape_b[g]))]
+        choice = choice_of["x", int(shape_x[g])] if exact is not None and exact[g] else choice_of["b", int(shape_b[g])]
         cages = {}
         for link in group_:
             cages[link.a.key], cages[link.b.key] = link.a, link.b
@@ -740,7 +744,8 @@ def closed_form_physical(derived, catalog: Catalog | None = None) -> PhysicalCou
         np.maximum.at(longest, inv_s.reshape(-1), len_inv[has])
         s_group, s_local = uniq_s // width_s, uniq_s % width_s
         s_class = class_of_group[s_group]
-        s_fiber = np.array([split_fiber[(c_, l_)] for c_, l_ in zip(s_class.tolist(), s_local.tolist())], np.int64)
+        s_fiber = np.array([split_fiber[(c_, l_)] for c_, l_ in zip(s_class.tolist(), s_local.tolist(), strict=True)],
+                           np.int64)
         add(s_fiber, longest)
     g_cable = class_cable[class_of_group]
     cabled = np.flatnonzero(g_cable >= 0)                  # groups in group order

@@ -54,7 +54,7 @@ class PriceBook:
     def get(self, key: str) -> Price | None:
         return self.prices.get(key)
 
-    def merged(self, other: "PriceBook") -> "PriceBook":
+    def merged(self, other: PriceBook) -> PriceBook:
         """This book with `other`'s entries on top."""
         if other.prices and other.currency != self.currency:
             raise PriceBookError(f"{other.sources[-1] if other.sources else 'price book'}: currency "
