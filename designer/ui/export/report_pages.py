@@ -8,11 +8,12 @@ from __future__ import annotations
 from PySide6.QtCore import QRectF
 
 from designer.model.common.units import bandwidth_label
+from designer.model.common.units import duration_label as duration
 from designer.model.physical.bom import CATEGORIES
 from designer.ui.export import page
 from designer.ui.export.charts import Marker, Series, chart
 from designer.ui.export.diagram import Diagram, DiagramSource, View, speed_label
-from designer.ui.export.facts import Facts, duration, money, money_exact, power, ratio, size
+from designer.ui.export.facts import Facts, money, money_exact, power, ratio, size
 from designer.ui.export.ink import Ink
 from designer.ui.export.page import CENTER, LEFT, RIGHT, Column
 from designer.ui.theme import FAMILY_HUES, TIER_HUES
