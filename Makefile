@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 EXAMPLE ?= examples/dgx-h100-superpod-1su.json
 
-.PHONY: run test test-slow bench package clean
+.PHONY: run test test-slow lint docs bench package clean
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -16,8 +16,17 @@ $(STAMP): pyproject.toml
 run: $(STAMP)
 	$(BIN)/fabric-designer gui $(EXAMPLE)
 
-test: $(STAMP)
+test: lint docs
 	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q
+
+# The code's checks: ruff's rules and the architecture's import contracts (pyproject.toml).
+lint: $(STAMP)
+	$(BIN)/ruff check designer tests benchmarks packaging docs
+	$(BIN)/lint-imports
+
+# The user guide, built strictly: a broken link, a missing page or a failed screenshot fails.
+docs: $(STAMP)
+	$(BIN)/mkdocs build --strict --quiet
 
 test-slow: $(STAMP)
 	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q -m slow

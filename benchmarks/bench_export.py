@@ -35,10 +35,10 @@ def main() -> int:
         for family, design in designs.items():
             start = time.perf_counter()
             src = ExportSource(design, catalog)
-            src.graph
+            _ = src.graph
             graph_s = time.perf_counter() - start
             start = time.perf_counter()
-            src.physical
+            _ = src.physical
             physical_s = time.perf_counter() - start
             m = src.derived.metrics
             print(f"{design.meta.name}: {m.gpus:,} GPUs, {m.switches_total:,} switches, {m.links_total:,} links; "

@@ -2,10 +2,11 @@
 
 "Every metric" is what the tool computes for this design: counts, per-switch port use,
 oversubscription, bisection, hops, headroom and findings (closed form, exact for template
-fabrics: the tests check it against max-flow and BFS on the graph). Compared with the time plain networkx takes to build a MultiGraph with the same nodes and
-edges (ids and edge pairs prepared beforehand, no attributes). Each measurement runs in a
-fresh process so that peak memory (max RSS) is its own. Targets: at most 2x the baseline
-time and at most 1.5 GB peak.
+fabrics: the tests check it against max-flow and BFS on the graph). Compared with the time
+plain networkx takes to build a MultiGraph with the same nodes and edges (ids and edge
+pairs prepared beforehand, no attributes). Each measurement runs in a fresh process so that
+peak memory (max RSS) is its own. Targets: at most 2x the baseline time and at most 1.5 GB
+peak.
 """
 
 from __future__ import annotations

@@ -246,7 +246,7 @@ _TOML_TOKENS = re.compile(r'"(?:[^"\\\n]|\\.)*"|\'[^\'\n]*\'|#[^\n]*|[\[\]{}]')
 
 # Anchored at a line start, so that a long run of name characters is scanned once, not once
 # per starting position.
-_TOML_LONG_NUMBER = re.compile(r'^[ \t]*([\w.\-"]+)[ \t]*=[ \t]*[+-]?\d[\d_]{%d,}' % MAX_NUMBER_CHARS, re.M)
+_TOML_LONG_NUMBER = re.compile(r'^[ \t]*([\w.\-"]+)[ \t]*=[ \t]*[+-]?\d[\d_]{' + str(MAX_NUMBER_CHARS) + ',}', re.M)
 
 
 def check_depth_toml(text: str, source: str, limit: int = MAX_DEPTH) -> None:
@@ -270,15 +270,15 @@ def check_number(value, source: str, field: str, low: float, high: float, whole:
         raise InputError(f"expected a number, got {quote(value)}", source, field)
     if isinstance(value, float) and not math.isfinite(value):
         raise InputError(f"{quote(value)} is not a finite number", source, field)
-    if whole and isinstance(value, float):
-        if not value.is_integer():
-            raise InputError(f"expected a whole number, got {quote(value)}", source, field)
+    if whole and isinstance(value, float) and not value.is_integer():
+        raise InputError(f"expected a whole number, got {quote(value)}", source, field)
     too_low = value <= low if low_open else value < low
     if too_low and whole and low == 1:
         raise InputError(f"must be a positive whole number, got {quote(value)}", source, field)
     if too_low or value > high:
         bracket = "(" if low_open else "from"
-        span = f"{bracket} {_num(low)} to {_num(high)}" if not low_open else f"above {_num(low)} and at most {_num(high)}"
+        span = (f"{bracket} {_num(low)} to {_num(high)}" if not low_open
+                else f"above {_num(low)} and at most {_num(high)}")
         raise InputError(f"{quote(value)} is out of range ({span})", source, field)
     return int(value) if whole else value
 

@@ -53,8 +53,8 @@ def test_counts_reconcile_with_the_metrics(name):
     assert sum(i.quantity for i in bom.by_category("NICs")) == cards
     # Every link end is a transceiver port or a cable connector, and nothing is left out.
     phys = physical_layer(d, CAT)
-    assert all(l.medium != "none" for l in phys.links)
-    optical = sum(1 for l in phys.links if l.a_part)
+    assert all(link.medium != "none" for link in phys.links)
+    optical = sum(1 for link in phys.links if link.a_part)
     assert sum(phys.transceiver_ends.values()) == 2 * optical
     assert bom.optics_count == sum(phys.transceivers.values())
     assert bom.counts["spare_ports_by_tier"] == {t: p.ports_free for t, p in m.ports_by_tier.items()}
@@ -213,11 +213,11 @@ def test_any_small_design_reconciles(template, nodes, server, placement, per_rac
     phys = physical_layer(d, CAT)
     assert bom.counts["links_by_tier"] == d.metrics.links_by_tier
     assert sum(i.quantity for i in bom.by_category("Switches")) == d.metrics.switches_total
-    ends = [(e.device, e.port) for l in phys.links for e in (l.a, l.b)]
+    ends = [(e.device, e.port) for link in phys.links for e in (link.a, link.b)]
     assert len(ends) == len(set(ends))
-    optical = [l for l in phys.links if l.a_part]
+    optical = [link for link in phys.links if link.a_part]
     assert sum(phys.transceiver_ends.values()) == 2 * len(optical)
-    assert bom.optics_count == len({(e.key) for l in optical for e in (l.a, l.b)})
-    unresolved = [l for l in phys.links if l.medium == "none"]
+    assert bom.optics_count == len({(e.key) for link in optical for e in (link.a, link.b)})
+    unresolved = [link for link in phys.links if link.medium == "none"]
     assert bool(unresolved) == any(f.code == "no-medium" for f in bom.findings)
     assert bom.total_cost == pytest.approx(sum(i.extended_price for i in bom.items), abs=0.005)

@@ -72,7 +72,8 @@ def _copy_builtin(tmp_path):
      "bad.toml: switch 'x2', field 'port_modes': expected a list"),
     ('[[switch]]\nid = "x3"\nname = "X"\nsource = "s"\nfamily = "fibre-channel"\nport_modes = [{count=8, gbps=400}]\n',
      "bad.toml: switch 'x3', field 'family'"),
-    ('[[nic]]\nid = "n1"\nname = "N"\nsource = "s"\npower_w = "hot"\nmodes = [{family="ethernet", ports=1, gbps=400}]\n',
+    ('[[nic]]\nid = "n1"\nname = "N"\nsource = "s"\npower_w = "hot"\n'
+     'modes = [{family="ethernet", ports=1, gbps=400}]\n',
      "bad.toml: nic 'n1', field 'power_w': expected a number"),
     ('[[server]]\nid = "s1"\nname = "S"\nsource = "s"\ncompute_nic = "connectx-99"\n',
      "server 's1', field 'compute_nic': unknown NIC 'connectx-99'"),

@@ -7,8 +7,7 @@ import json
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from designer.catalog import default_catalog
-from designer.catalog import UnknownPartError
+from designer.catalog import UnknownPartError, default_catalog
 from designer.model.intent.design import Edit, replace_path
 from designer.model.physical.bom import build_bom
 from designer.model.physical.closed_form_bom import closed_form_physical

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import math
-from functools import lru_cache
+from functools import cache
 
 import numpy as np
 import pytest
@@ -24,7 +24,7 @@ LARGE = 8 << 30          # nccl-tests' usual largest size, 8 GiB
 TOL = 0.15               # the issue's validation tolerance
 
 
-@lru_cache(maxsize=None)
+@cache
 def design(template="rail-optimized", **kw):
     return derive(new_design(CAT, template, **kw), CAT)
 
@@ -198,7 +198,8 @@ def test_ethernet_pays_more_latency_than_infiniband_on_the_same_topology():
     ib = design(nodes=64, server="dgx-h100", switch="qm9700")
     eth = design(nodes=64, server="dgx-h100", switch="sn5600", technology="roce-400g")
     for alg in ("ring", "tree"):
-        assert estimate(eth, "allreduce", 8, algorithm=alg).time_us > estimate(ib, "allreduce", 8, algorithm=alg).time_us
+        assert estimate(eth, "allreduce", 8, algorithm=alg).time_us > estimate(ib, "allreduce", 8,
+                                                                               algorithm=alg).time_us
 
 
 def test_sharp_needs_infiniband_switches_that_have_it_and_the_design_to_enable_it():

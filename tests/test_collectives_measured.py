@@ -7,7 +7,7 @@ DGX H100 catalog entry stands in for them.
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 
 import pytest
 
@@ -21,7 +21,7 @@ MIB, GIB = 1 << 20, 1 << 30
 TOL = 0.15
 
 
-@lru_cache(maxsize=None)
+@cache
 def design(**kw):
     return derive(new_design(CAT, "rail-optimized", **kw), CAT)
 

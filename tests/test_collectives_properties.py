@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 
 import numpy as np
 from hypothesis import HealthCheck, given, settings
@@ -31,7 +31,7 @@ DESIGNS = {
 }
 
 
-@lru_cache(maxsize=None)
+@cache
 def derived(name: str):
     template, kw = DESIGNS[name]
     return derive(new_design(CAT, template, **kw), CAT)
@@ -44,10 +44,7 @@ def jobs(draw):
     d = derived(name)
     g = d.resolved.gpus_per_server
     servers = d.plan.servers
-    if draw(st.booleans()) or servers == 1:
-        gpus = draw(st.integers(2, g))
-    else:
-        gpus = g * draw(st.integers(1, servers))
+    gpus = draw(st.integers(2, g)) if draw(st.booleans()) or servers == 1 else g * draw(st.integers(1, servers))
     return (name, gpus, draw(st.sampled_from(C.PLACEMENTS)), draw(st.sampled_from(C.COLLECTIVES)),
             draw(st.sampled_from(C.ALGORITHMS)))
 
@@ -103,7 +100,7 @@ def test_busbw_never_exceeds_the_physical_bottleneck_except_with_in_network_redu
     if s is None:
         return
     bound = _physical_busbw_bound(derived(name), s.context, collective)
-    for busbw, alg in zip(s.busbw_GBps, s.algorithms):
+    for busbw, alg in zip(s.busbw_GBps, s.algorithms, strict=True):
         if alg in C.IN_NETWORK:
             continue
         assert busbw <= bound * (1 + 1e-9), (job, alg, busbw, bound)
@@ -116,7 +113,7 @@ def test_in_network_reduction_is_the_exception_the_bound_allows():
     assert r.busbw_GBps > d.resolved.server.nvlink_GBps_per_gpu
 
 
-@lru_cache(maxsize=None)
+@cache
 def _su_fabric(sus: int, oversubscription: float):
     return derive(new_design(CAT, "rail-optimized", nodes=32 * sus, server="dgx-h100", switch="qm9700",
                              oversubscription=oversubscription), CAT)

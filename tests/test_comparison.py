@@ -2,7 +2,6 @@
 
 import csv
 import dataclasses
-import io
 import json
 import subprocess
 import sys
@@ -120,7 +119,7 @@ def test_csv_round_trip(pair, tmp_path):
     with open(path, encoding="utf-8-sig", newline="") as fh:
         rows = list(csv.reader(fh))
     assert rows[0][3] == "'" + odd.meta.name  # neutralised, and the newline and quotes survive
-    for row, csv_row in zip(c.rows, rows[1:]):
+    for row, csv_row in zip(c.rows, rows[1:], strict=False):
         assert csv_row[1] == row.label
         assert [float(x) for x in csv_row[3:5]] == pytest.approx(list(row.values), rel=1e-9)
     assert any(r[0] == "Recommendation (heuristic)" for r in rows)

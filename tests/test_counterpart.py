@@ -1,7 +1,6 @@
 """Counterpart designs keep the cluster and its targets while the fabric changes technology."""
 
 import dataclasses
-import json
 import subprocess
 import sys
 

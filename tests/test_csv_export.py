@@ -49,7 +49,7 @@ def test_bom_csv_reads_back_equal_to_the_line_items(tmp_path):
     assert rows[0][:4] == list(HEADER[:4])
     items = line_items(rows)
     assert len(items) == len(bom.items)
-    for row, item in zip(items, bom.items):
+    for row, item in zip(items, bom.items, strict=True):
         assert row[0] == item.category
         assert row[1] == item.part_number
         assert row[2] == item.description

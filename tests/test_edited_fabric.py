@@ -1,8 +1,10 @@
 """Edited fabrics measured from the plan and the edits equal the same fabric measured on its graph."""
 
 import dataclasses
+from pathlib import Path
 
 import pytest
+from helpers import design_for, small_design_requests
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -13,10 +15,6 @@ from designer.model.topology.builders import build_graph
 from designer.model.topology.derive import derive, plan_only
 from designer.model.topology.edited_fabric import measure_edits
 from designer.model.topology.metrics import assemble, compute_metrics
-
-from helpers import design_for, small_design_requests
-
-from pathlib import Path
 
 CAT = default_catalog()
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"

@@ -315,7 +315,8 @@ def test_a_removed_device_loses_its_links_in_the_drawing(gui):
     from designer.model.topology.derive import derive
 
     design = load_design(EXAMPLES / "roce-512-leaf-spine-sn5600.json")
-    edited = dataclasses.replace(design, edits=(Edit("remove-device", "leaf-3"), Edit("add-links", "leaf-1", "spine-2")))
+    edited = dataclasses.replace(design, edits=(Edit("remove-device", "leaf-3"), Edit("add-links", "leaf-1",
+                                                                                      "spine-2")))
     figure = _draw(edited, 13.333, 7.5)
     links = derive(edited).metrics.links_by_tier
     assert figure.diagram.drawn_links == {"servers": links["node-leaf"], "leaf": links["leaf-spine"]}

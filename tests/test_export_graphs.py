@@ -89,15 +89,15 @@ def test_dot_has_every_node_and_link_and_survives_quotes():
     m = src.derived.metrics
     lines = text.splitlines()
     assert lines[1] == "graph fabric {" and lines[-1] == "}"
-    edges = [l for l in lines if re.match(r'^  "[^"]+" -- "[^"]+" \[', l)]
+    edges = [link for link in lines if re.match(r'^  "[^"]+" -- "[^"]+" \[', link)]
     assert len(edges) == m.links_total
-    nodes = [l for l in lines if re.match(r'^  "[^"]+" \[label=', l)]
+    nodes = [link for link in lines if re.match(r'^  "[^"]+" \[label=', link)]
     assert len(nodes) == m.endpoints + m.switches_total
     body = "\n".join(lines[1:])
     unescaped = re.sub(r'\\"', "", body)
     assert unescaped.count('"') % 2 == 0  # every string closes
     assert not re.search(r'\\(?!")', body)  # the only backslashes escape quotes: none swallows a closing one
-    assert len([l for l in lines if l.startswith("  graph [")]) == 1
+    assert len([link for link in lines if link.startswith("  graph [")]) == 1
     assert {int(x) for x in re.findall(r"gbps=(\d+)", body)} == {400}
 
 

@@ -156,12 +156,14 @@ def test_ndt_has_the_ufm_header_one_row_per_link_and_the_cabling_columns():
     for r in rows:
         assert re.fullmatch(r"Port \d+", r["EndPort"])
         if r["#StartDevice"].startswith("gpu-node-"):
-            assert re.fullmatch(r"gpu-node-\d{4} nic-\d", r["StartPort"]) and r["StartPort"].startswith(r["#StartDevice"])
+            assert re.fullmatch(r"gpu-node-\d{4} nic-\d",
+                                r["StartPort"]) and r["StartPort"].startswith(r["#StartDevice"])
         else:
             assert re.fullmatch(r"Port \d+", r["StartPort"])
         assert re.fullmatch(r"R\d+\.\d{2}", r["StartRack"]) and int(r["StartU"]) >= 1
         assert float(r["CableLength(m)"]) >= float(r["EstimatedLength(m)"])
-    ports = Counter((r["#StartDevice"], r["StartPort"]) for r in rows) + Counter((r["EndDevice"], r["EndPort"]) for r in rows)
+    ports = Counter((r["#StartDevice"], r["StartPort"]) for r in rows) + Counter((r["EndDevice"],
+                                                                                  r["EndPort"]) for r in rows)
     assert max(ports.values()) == 1
 
 

@@ -86,6 +86,6 @@ def test_exports_of_any_fabric_are_consistent(req):
 @given(st.text(max_size=40))
 def test_quoted_text_reads_back_exactly(text):
     assert yaml.safe_load(f"key: {yaml_str(text)}\n")["key"] == clean_text(text)
-    element = ET.fromstring(f'<a b="{xml_attr(text)}">{xml_text(text)}</a>'.encode("utf-8"))
+    element = ET.fromstring(f'<a b="{xml_attr(text)}">{xml_text(text)}</a>'.encode())
     assert element.get("b") == clean_text(text)
     assert (element.text or "") == clean_text(text).replace("\r\n", "\n").replace("\r", "\n")

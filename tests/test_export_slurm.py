@@ -4,6 +4,7 @@ switch hangs from the top; blocks partition the nodes; hostlists round-trip."""
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import re
 from collections import Counter
 from pathlib import Path
@@ -83,7 +84,7 @@ def test_blocks_partition_the_nodes_and_sizes_double(path):
     assert sorted(every) == sorted(src.host(s) for s in range(src.design.cluster.servers))
     assert len(every) == len(set(every))
     assert sizes[0] == min(len(n) for n in blocks.values())
-    for before, after in zip(sizes, sizes[1:]):
+    for before, after in itertools.pairwise(sizes):
         ratio = after // before
         assert after % before == 0 and ratio > 1 and ratio & (ratio - 1) == 0
     assert sizes[-1] <= len(every)
@@ -145,8 +146,8 @@ def test_a_hostile_design_name_cannot_add_configuration_lines():
     design = load_design(Path(__file__).resolve().parents[1] / "examples/dgx-h100-superpod-1su.json")
     design = dataclasses.replace(design, meta=Meta(name="x\nSwitchName=evil Nodes=x\r\u2028\x00y"))
     for text in (topology_conf_tree(_source(design)), topology_conf_block(_source(design))):
-        body = [l for l in text.splitlines() if not l.startswith("#")]
-        assert all(l.startswith(("SwitchName=", "BlockName=", "BlockSizes=")) for l in body)
+        body = [link for link in text.splitlines() if not link.startswith("#")]
+        assert all(link.startswith(("SwitchName=", "BlockName=", "BlockSizes=")) for link in body)
         assert "evil" not in "".join(body)
         assert "\x00" not in text
     assert yaml.safe_load(topology_yaml(_source(design)))[0]["topology"] == "fabric"

@@ -103,7 +103,8 @@ def test_miswired_host_is_named_by_rail():
     design = _rail_design()
     text = export_ibnetdiscover(derive(design))
     # srv-1's mlx5_0 and mlx5_1 swap descriptions: each sits on the other's rail
-    text = text.replace('"srv-1 mlx5_0"', '"TMP"').replace('"srv-1 mlx5_1"', '"srv-1 mlx5_0"').replace('"TMP"', '"srv-1 mlx5_1"')
+    text = text.replace('"srv-1 mlx5_0"', '"TMP"').replace('"srv-1 mlx5_1"',
+                                                           '"srv-1 mlx5_0"').replace('"TMP"', '"srv-1 mlx5_1"')
     report = audit(parse_ibnetdiscover(text), design=design)
     assert len(report.miswired) == 2
     assert all("wrong rail" in m["reason"] for m in report.miswired)
@@ -112,7 +113,8 @@ def test_miswired_host_is_named_by_rail():
 
 def test_missing_switch_and_short_pair(tmp_path):
     design = _rail_design()
-    broken = dataclasses.replace(design, edits=(Edit("remove-device", "spine-2"), Edit("remove-links", "leaf-1", "spine-1", 1)))
+    broken = dataclasses.replace(design, edits=(Edit("remove-device", "spine-2"), Edit("remove-links", "leaf-1",
+                                                                                       "spine-1", 1)))
     report = audit(_capture(broken), design=design)
     assert [d["device"] for d in report.missing_devices] == ["spine-2"]
     assert len(report.missing_links) == 1 and report.missing_links[0]["pair_links"] == "3 of 4"
@@ -181,7 +183,9 @@ def test_site_names_and_storage_hca_gaps_are_understood():
     text = re.sub(r"MF0;leaf-(\d+):MQM9700",
                   lambda m: f"MF0;A09-P1-IBLEAF-{(int(m.group(1)) - 1) // 8 + 1:02d}-{(int(m.group(1)) - 1) % 8 + 1:02d}:MQM9701", text)
     # swap two cables on dgx-01: mlx5_6 and mlx5_7 trade leaves
-    text = text.replace('"dgx-01-c01 mlx5_6"', '"X"').replace('"dgx-01-c01 mlx5_7"', '"dgx-01-c01 mlx5_6"').replace('"X"', '"dgx-01-c01 mlx5_7"')
+    text = text.replace('"dgx-01-c01 mlx5_6"', '"X"').replace('"dgx-01-c01 mlx5_7"',
+                                                              '"dgx-01-c01 mlx5_6"').replace('"X"',
+                                                                                             '"dgx-01-c01 mlx5_7"')
     fabric = parse_ibnetdiscover(text)
     inference = infer_design(fabric)
     assert inference.exact

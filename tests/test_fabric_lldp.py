@@ -27,7 +27,8 @@ from hypothesis import strategies as st
 
 from designer.cli.main import main
 from designer.io.fabric_capture import CaptureError, parse_capture
-from designer.io.lldp import export_lldp_json as lldp_capture, mau_gbps
+from designer.io.lldp import export_lldp_json as lldp_capture
+from designer.io.lldp import mau_gbps
 from designer.io.project import load_design
 from designer.model.decisions.audit import KEYS, audit
 from designer.model.intent.design import ClusterSpec, Edit, FabricDesign, FabricSpec, TierSpec
@@ -142,7 +143,7 @@ def test_switch_models_are_read_from_system_descriptions_and_unknown_ones_report
 def test_a_capture_without_rates_is_audited_without_a_design(tmp_path, capsys):
     text = _edit_neighbours(lldp_capture(derive(_rail(8))), lambda name, port: port.pop("auto-negotiation"))
     fabric = parse_capture(text, "f.json")
-    assert {l.gbps for l in fabric.links} == {0.0}
+    assert {link.gbps for link in fabric.links} == {0.0}
     inference = infer_design(fabric)
     assert inference.design is None and "no link rates" in inference.problems[0]
     (tmp_path / "f.json").write_text(text)

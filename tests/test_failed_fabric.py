@@ -2,6 +2,7 @@
 
 import dataclasses
 
+from helpers import design_for, small_design_requests
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -11,8 +12,6 @@ from designer.model.intent.design import Edit
 from designer.model.topology.derive import derive
 from designer.model.topology.failed_fabric import measure_failure
 from designer.model.topology.presets import new_design
-
-from helpers import design_for, small_design_requests
 
 CAT = default_catalog()
 
@@ -29,7 +28,8 @@ def failures(draw):
     cables = sorted({(a, b) for a, b, t in graph.edges(data="tier") if t == "node-leaf"})
     if draw(st.booleans()):   # a design that was edited before the failure (within one plane)
         a = draw(st.sampled_from(switches))
-        plane_of = lambda name: name.split(".")[0] if "." in name else ""
+        def plane_of(name):
+            return name.split(".")[0] if "." in name else ""
         same_plane = [s for s in switches if plane_of(s) == plane_of(a) and s != a]
         design = dataclasses.replace(design, edits=(
             Edit("remove-device", draw(st.sampled_from(switches))),

@@ -13,15 +13,15 @@ import os
 import tempfile
 from pathlib import Path
 
+import fuzzing
 import pytest
+from helpers import superpod
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import fuzzing
 from designer.io.project import design_to_json, save_design
 from designer.model.intent.design import Edit
 from designer.model.intent.slides import Slide
-from helpers import superpod
 
 CORPUS = Path(__file__).parent / "data" / "fuzz"
 FUZZ = settings(max_examples=int(os.environ.get("FUZZ_EXAMPLES", "120")), deadline=None, database=None,
@@ -182,7 +182,8 @@ NUMERIC_OPTIONS = {
 }
 HOSTILE_CLI = ["nan", "NaN", "inf", "-inf", "Infinity", "1e308", "1e400", "1e-308", "-1", "0", "-0", "0.0",
                str(10**30), "9" * 5000, "1:1e308", "1e308:1", "0:1", "1:0", "1:-1", "1000000000", "100000",
-               "2048", "2049", "1", "2", "3", "8", "400G", "1.6T", "0G", "1e400G", "8GiB", "0B", "1000000000000000000000000000000B",
+               "2048", "2049", "1", "2", "3", "8", "400G", "1.6T", "0G", "1e400G", "8GiB", "0B",
+               "1000000000000000000000000000000B",
                "1e400", "70B", "1e16", "1e17", "", " ", "x", "\x00", "\ud800", "1_000", "0x10", "1,000", "+5",
                "13.333x7.5", "0x0", "1e308x1", "nanxnan", "su:0", "su:99999999999999999999", "plane:1", "slide:3"]
 cli_values = st.one_of(st.sampled_from(HOSTILE_CLI), st.integers(-(10**12), 10**12).map(str),

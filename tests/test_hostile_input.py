@@ -13,6 +13,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
+from helpers import superpod
 
 from designer.catalog import CatalogError, load_catalog
 from designer.catalog.loader import BUILTIN_DIR
@@ -23,7 +24,6 @@ from designer.model.intent.design import Edit
 from designer.model.physical.prices import PriceBookError, parse_price_book
 from designer.model.topology.bounds import FabricTooLargeError
 from designer.model.topology.derive import derive
-from helpers import superpod
 
 ROOT = Path(__file__).resolve().parents[1]
 K64 = ROOT / "examples" / "k64-fat-tree-hosts.json"

@@ -1,91 +1,45 @@
-"""The package layout is the architecture: imports run one way, and no package imports in a circle."""
+"""What the import-linter contracts in pyproject.toml cannot say about the layout.
+
+The import rules themselves (the model's stages as layers, the window's rooms as layers, no Qt
+in the model, no circles) are contracts that `lint-imports` checks in `make lint` and
+`make test`. A contract only binds the packages it names, so these tests hold that every
+package is named, and that every package says what it holds and may import.
+"""
 
 import ast
 import pathlib
-
-import networkx as nx
+import tomllib
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 DESIGNER = ROOT / "designer"
 
-MODEL_STAGES = ["common", "intent", "topology", "physical", "performance", "decisions"]
-# The window's packages from the foundations up ("" is designer/ui's own modules but app.py).
-UI_ORDER = ["", "services", "canvas", "editing", "panels", "export", "present", "compare", "explore", "shell"]
+
+def _contracts() -> list[dict]:
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    return config["tool"]["importlinter"]["contracts"]
 
 
-def _module(path: pathlib.Path) -> str:
-    parts = path.relative_to(ROOT).with_suffix("").parts
-    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+def _layer_names(container: str) -> set[str]:
+    for contract in _contracts():
+        if contract["type"] == "layers" and contract.get("containers") == [container]:
+            return {name.strip() for layer in contract["layers"] for name in layer.replace(":", "|").split("|")}
+    raise AssertionError(f"no layers contract for {container}")
 
 
-def _imports(path: pathlib.Path):
-    """Every designer module a file imports, at any depth of the file (lazy imports included)."""
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.Import):
-            yield from (a.name for a in node.names if a.name.startswith("designer"))
-        elif isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("designer"):
-            for alias in node.names:
-                yield f"{node.module}.{alias.name}"
+def _children(folder: pathlib.Path) -> set[str]:
+    packages = {p.parent.name for p in folder.glob("*/__init__.py")}
+    modules = {p.stem for p in folder.glob("*.py") if p.name != "__init__.py"}
+    return packages | modules
 
 
-def _unit(module: str) -> str:
-    """The package a module belongs to, at the grain the rules speak of."""
-    parts = module.split(".")
-    if parts[:2] == ["designer", "model"]:
-        return "model." + parts[2] if len(parts) > 2 and parts[2] in MODEL_STAGES else "model"
-    if parts[:2] == ["designer", "ui"]:
-        if len(parts) > 2 and parts[2] in UI_ORDER:
-            return "ui." + parts[2]
-        return "ui.app" if len(parts) > 2 and parts[2] == "app" else "ui."
-    return parts[1] if len(parts) > 1 else "designer"
-
-
-def _edges():
-    edges = set()
-    for path in DESIGNER.rglob("*.py"):
-        source = _unit(_module(path))
-        for target in map(_unit, _imports(path)):
-            if target != source:
-                edges.add((source, target, str(path.relative_to(ROOT))))
-    return edges
-
-
-def test_every_module_sits_in_a_known_package():
+def test_every_model_module_sits_in_a_stage_that_a_contract_names():
     loose = [str(p.relative_to(ROOT)) for p in (DESIGNER / "model").glob("*.py") if p.name != "__init__.py"]
     assert loose == [], "model modules belong in a stage subpackage"
-    for stage in MODEL_STAGES:
-        assert (DESIGNER / "model" / stage / "__init__.py").is_file()
+    assert _children(DESIGNER / "model") == _layer_names("designer.model")
 
 
-def test_model_stages_import_only_the_stages_above_them():
-    rank = {f"model.{s}": i for i, s in enumerate(MODEL_STAGES)}
-    upward = [f"{where}: {src} imports {dst}" for src, dst, where in _edges()
-              if src in rank and dst in rank and rank[dst] > rank[src]]
-    assert upward == []
-
-
-def test_model_catalog_and_io_never_import_the_window_or_the_command_line():
-    pure = {"catalog", "io"} | {f"model.{s}" for s in MODEL_STAGES} | {"model"}
-    bad = [f"{where}: {src} imports {dst}" for src, dst, where in _edges()
-           if src in pure and (dst.startswith("ui") or dst == "cli")]
-    assert bad == []
-    assert [f"{where}: model imports io" for src, dst, where in _edges()
-            if src.startswith("model") and dst == "io"] == []
-    assert [f"{where}: catalog imports {dst}" for src, dst, where in _edges()
-            if src == "catalog" and dst.startswith("model")] == []
-
-
-def test_window_packages_import_only_the_ones_below_them():
-    rank = {f"ui.{name}": i for i, name in enumerate(UI_ORDER)}
-    upward = [f"{where}: {src} imports {dst}" for src, dst, where in _edges()
-              if src in rank and dst in rank and rank[dst] > rank[src]]
-    assert upward == []
-    assert [where for src, dst, where in _edges() if src.startswith("ui") and dst == "cli"] == []
-
-
-def test_no_import_circle_between_packages():
-    graph = nx.DiGraph((src, dst) for src, dst, _ in _edges())
-    assert list(nx.simple_cycles(graph)) == []
+def test_every_window_package_and_module_is_a_named_layer():
+    assert _children(DESIGNER / "ui") == _layer_names("designer.ui")
 
 
 def test_every_package_says_what_it_holds_and_may_import():

@@ -46,7 +46,7 @@ def test_superpod_every_link_has_two_ends_accounted_for():
             assert not link.a_part and not link.b_part
         else:
             assert link.a_part and link.b_part
-    optical = [l for l in p.links if l.medium not in COPPER_KINDS]
+    optical = [link for link in p.links if link.medium not in COPPER_KINDS]
     # Every optical link end is one port of one module: ends served = 2 x optical links.
     assert sum(p.transceiver_ends.values()) == 2 * len(optical)
 
@@ -69,13 +69,13 @@ def test_superpod_twin_port_transceiver_counted_once_for_its_two_ports():
     for key, n in p.transceivers.items():
         assert p.transceiver_ends[key] == 2 * n
     # The cages holding modules are exactly the distinct cages at the link ends.
-    cages = {(e.key, e.host) for l in p.links for e in (l.a, l.b)}
+    cages = {(e.key, e.host) for link in p.links for e in (link.a, link.b)}
     assert len(cages) == sides["switch"] + sides["host"]
 
 
 def test_superpod_is_multimode_with_one_fiber_per_link():
     p = phys(superpod(1))
-    assert {l.medium for l in p.links} == {"mmf"}
+    assert {link.medium for link in p.links} == {"mmf"}
     fibers = sum(n for (cid, _), n in p.cables.items() if CAT.cables[cid].kind == "fiber")
     assert fibers == len(p.links)
     for link in p.links:
@@ -88,9 +88,9 @@ def test_superpod_is_multimode_with_one_fiber_per_link():
 
 def test_no_port_is_used_twice():
     p = phys(superpod(2))
-    ends = [(e.device, e.port) for l in p.links for e in (l.a, l.b)]
+    ends = [(e.device, e.port) for link in p.links for e in (link.a, link.b)]
     assert len(ends) == len(set(ends))
-    cage_slots = [(e.device, e.cage, e.lane) for l in p.links for e in (l.a, l.b)]
+    cage_slots = [(e.device, e.cage, e.lane) for link in p.links for e in (link.a, link.b)]
     assert len(cage_slots) == len(set(cage_slots))
 
 
@@ -110,7 +110,8 @@ def _choose(family, links, forced="auto"):
 
 def _switch_pair(length, gbps=400, capacity=2):
     """Two links between one cage of each of two switches (a straight twin-port run)."""
-    return [LinkPlan(i, "leaf-spine", gbps, _switch_end("leaf-1", 0, i, capacity), _switch_end("spine-1", 0, i, capacity),
+    return [LinkPlan(i, "leaf-spine", gbps, _switch_end("leaf-1", 0, i, capacity), _switch_end("spine-1", 0, i,
+                                                                                               capacity),
                      length) for i in range(capacity)]
 
 
@@ -205,9 +206,9 @@ def test_reach_is_never_exceeded_on_a_real_design():
 def test_top_of_rack_single_port_nics_get_splitter_dacs():
     d = new_design(CAT, "leaf-spine", nodes=16, server="hgx-h100", switch="qm9700")
     p = phys(replace_path(d, "floorplan.placement", "su-racks"))
-    node_leaf = [l for l in p.links if l.tier == "node-leaf"]
-    assert {l.medium for l in node_leaf} == {"dac"}
-    assert {l.cable for l in node_leaf} == {"mcp7y00"}
+    node_leaf = [link for link in p.links if link.tier == "node-leaf"]
+    assert {link.medium for link in node_leaf} == {"dac"}
+    assert {link.cable for link in node_leaf} == {"mcp7y00"}
     # one splitter serves two NICs from one twin-port cage; no server-side optics at all
     assert p.cables[("mcp7y00", node_leaf[0].cable_length_m)] == len(node_leaf) / 2
     assert not any(side == "host" for _, side in p.transceivers)
@@ -216,15 +217,15 @@ def test_top_of_rack_single_port_nics_get_splitter_dacs():
 def test_switches_in_one_rack_use_twin_port_dacs():
     d = replace_path(superpod(1), "floorplan.placement", "network-row")
     p = phys(d)
-    ls = [l for l in p.links if l.tier == "leaf-spine"]
-    assert {l.cable for l in ls} == {"mcp4y10"}
+    ls = [link for link in p.links if link.tier == "leaf-spine"]
+    assert {link.cable for link in ls} == {"mcp4y10"}
     assert sum(n for (cid, _), n in p.cables.items() if cid == "mcp4y10") == len(ls) / 2
 
 
 def test_ndr200_uses_splitter_fibers():
     d = new_design(CAT, "leaf-spine", nodes=16, server="hgx-h100", switch="qm9700", speed=200)
     p = phys(d)
-    assert {l.cable for l in p.links} == {"mfp7e20"}
+    assert {link.cable for link in p.links} == {"mfp7e20"}
     assert sum(p.cables.values()) == len(p.links) / 2
     assert all(p.transceiver_ends[k] == 4 * n for k, n in p.transceivers.items() if k[1] == "switch")
 
@@ -244,8 +245,8 @@ def test_two_plane_server_cage_carries_one_port_per_plane():
 
 def test_forced_single_mode_on_a_tier():
     p = phys(replace_path(superpod(1), "floorplan.medium_leaf_spine", "smf"))
-    assert {l.medium for l in p.links if l.tier == "leaf-spine"} == {"smf"}
-    assert {l.medium for l in p.links if l.tier == "node-leaf"} == {"mmf"}
+    assert {link.medium for link in p.links if link.tier == "leaf-spine"} == {"smf"}
+    assert {link.medium for link in p.links if link.tier == "node-leaf"} == {"mmf"}
     assert not p.findings
 
 
@@ -253,7 +254,7 @@ def test_forced_single_mode_on_a_tier():
 def test_impossible_forced_medium_on_xdr_is_reported_and_replaced(forced):
     d = new_design(CAT, "rail-optimized", nodes=32, server="dgx-b300-xdr", technology="ib-xdr")
     p = phys(replace_path(d, "floorplan.medium_node_leaf", forced))
-    assert {l.medium for l in p.links} == {"smf"}
+    assert {link.medium for link in p.links} == {"smf"}
     assert [f.code for f in p.findings] == ["forced-medium-not-possible"]
     assert "node-leaf" in p.findings[0].message
 
@@ -262,7 +263,7 @@ def test_links_beyond_every_reach_are_errors_not_silently_dropped():
     d = new_design(CAT, "leaf-spine", nodes=16, server="hgx-h100", switch="qm9700")
     d = replace_path(d, "floorplan.placement", "network-row")
     p = phys(replace_path(d, "floorplan.row_pitch_m", 200.0))  # NICs 200 m from their leaves
-    missing = [l for l in p.links if l.medium == "none"]
+    missing = [link for link in p.links if link.medium == "none"]
     assert missing
     assert any(f.code == "no-medium" and f.severity == "error" and str(len(missing)) in f.message
                for f in p.findings)
@@ -291,8 +292,8 @@ def test_wider_row_pitch_never_shortens_a_link(pitch, extra, placement):
     base = replace_path(superpod(2), "floorplan.placement", placement)
     near = phys(replace_path(base, "floorplan.row_pitch_m", pitch))
     far = phys(replace_path(base, "floorplan.row_pitch_m", pitch + extra))
-    assert [l.index for l in near.links] == [l.index for l in far.links]
-    assert all(b.length_m >= a.length_m for a, b in zip(near.links, far.links))
+    assert [link.index for link in near.links] == [link.index for link in far.links]
+    assert all(b.length_m >= a.length_m for a, b in zip(near.links, far.links, strict=True))
 
 
 def test_top_of_rack_is_shorter_than_a_network_row_for_server_links():
@@ -300,7 +301,7 @@ def test_top_of_rack_is_shorter_than_a_network_row_for_server_links():
 
     def mean_node_leaf(placement):
         p = phys(replace_path(d, "floorplan.placement", placement))
-        lengths = [l.length_m for l in p.links if l.tier == "node-leaf"]
+        lengths = [link.length_m for link in p.links if link.tier == "node-leaf"]
         return sum(lengths) / len(lengths)
 
     assert mean_node_leaf("su-racks") < mean_node_leaf("middle-of-row") < mean_node_leaf("network-row")

@@ -48,8 +48,9 @@ def test_the_report_has_the_expected_pages_in_order(superpod_report):
     pages = _read(data)
     assert len(pages) == 6
     design = report.design
-    headings = ["Overview", "SU 1 in detail", "Metrics summary", "Bill of materials", "Collective performance (estimate)"]
-    for number, (text, heading) in enumerate(zip(pages, headings), 1):
+    headings = ["Overview", "SU 1 in detail", "Metrics summary", "Bill of materials",
+                "Collective performance (estimate)"]
+    for number, (text, heading) in enumerate(zip(pages, headings, strict=False), 1):
         assert heading in text
         assert f"Page {number} / 6" in text
         assert design.meta.name in text          # running header
@@ -123,7 +124,8 @@ def test_a_comparison_adds_its_pages(gui):
 def test_saved_slides_become_the_detail_pages(gui):
     from designer.ui.export.report import Report
 
-    design = dataclasses.replace(load_design(SUPERPOD), slides=(Slide("Whole fabric"), Slide("The third SU", "su", su=3),
+    design = dataclasses.replace(load_design(SUPERPOD), slides=(Slide("Whole fabric"), Slide("The third SU", "su",
+                                                                                             su=3),
                                                                 Slide("Spectrum-X", "comparison")))
     pages = _read(Report(design).render()[0])
     assert len(pages) == 6  # the whole fabric is the overview; the comparison slide needs a second design

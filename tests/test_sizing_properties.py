@@ -2,6 +2,7 @@
 
 import math
 
+from helpers import assert_no_fewer_spines
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -9,8 +10,6 @@ from designer.catalog import UnknownPartError, default_catalog
 from designer.model.topology.derive import derive
 from designer.model.topology.presets import new_design
 from designer.model.topology.sizing import SizingError
-
-from helpers import assert_no_fewer_spines
 
 CAT = default_catalog()
 

@@ -3,6 +3,7 @@
 import subprocess
 import sys
 
+from helpers import assert_no_fewer_spines
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -14,8 +15,6 @@ from designer.model.topology.derive import derive
 from designer.model.topology.edits import with_technology
 from designer.model.topology.presets import new_design, new_design_choice
 from designer.model.topology.sizing import SizingError
-
-from helpers import assert_no_fewer_spines
 from tests.helpers import superpod
 
 CAT = default_catalog()

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from functools import lru_cache
+from functools import cache
 
 import pytest
 
@@ -19,7 +19,7 @@ CAT = default_catalog()
 MIB = 1 << 20
 
 
-@lru_cache(maxsize=None)
+@cache
 def design(**kw):
     return derive(new_design(CAT, "rail-optimized", **kw), CAT)
 

@@ -51,8 +51,8 @@ def test_audit_overlays_findings_and_the_list_selects(make_window, tmp_path):
 
 
 def test_import_opens_an_lldp_capture_as_its_inferred_ethernet_design(make_window, tmp_path):
-    from designer.model.topology.derive import derive
     from designer.io.lldp import export_lldp_json as lldp_capture
+    from designer.model.topology.derive import derive
     design = FabricDesign(cluster=ClusterSpec(servers=32),
                           fabric=FabricSpec(template="rail-optimized", technology="roce-400g", switch="sn5600"))
     broken = dataclasses.replace(design, edits=(Edit("remove-links", "leaf-2", "spine-2", 1),))

@@ -35,7 +35,8 @@ def test_a_removed_switch_takes_its_links_in_its_own_plane_only():
     assert not (b2 == 0).any(), "spine-1 of plane 2 is gone, and so are its links"
     assert links2.sum() == links.sum() - links[b == 0].sum()
     assert plane1.link_arrays("leaf")[2].sum() == links.sum(), "plane 1 is untouched"
-    bundled = lambda lay: sum(x.links for x in lay.bundles if x.lower == "leaf")
+    def bundled(lay):
+        return sum(x.links for x in lay.bundles if x.lower == "leaf")
     assert bundled(plane2) == links2.sum() and bundled(plane1) == links.sum()
     assert plane2.removed_in("spine") == 1 and plane1.removed_in("spine") == 0
     assert plane1.differing == plane2.differing == (1,)
@@ -48,8 +49,9 @@ def test_removed_links_and_manual_links_follow_the_plane():
     edited = dataclasses.replace(design, edits=edits)
     plane1, plane2 = _layout(edited, 0), _layout(edited, 1)
     assert plane1.manual_links == () and [m[1:] for m in plane2.manual_links] == [("p2.leaf-2", "p2.spine-3", 2)]
-    before = dict(((i, j), n) for i, j, n in zip(*[x.tolist() for x in _layout(design).link_arrays("leaf")]))
-    after = dict(((i, j), n) for i, j, n in zip(*[x.tolist() for x in plane2.link_arrays("leaf")]))
+    before = dict(((i, j), n) for i, j, n in zip(*[x.tolist() for x in _layout(design).link_arrays("leaf")],
+                                                 strict=True))
+    after = dict(((i, j), n) for i, j, n in zip(*[x.tolist() for x in plane2.link_arrays("leaf")], strict=True))
     assert after.get((0, 0), 0) == before[(0, 0)] - 1
     assert {k: v for k, v in after.items() if k != (0, 0)} == {k: v for k, v in before.items() if k != (0, 0)}
 
@@ -101,11 +103,12 @@ def test_no_legend_entry_is_cut_at_1280x800(make_window, qtbot, example):
     placed = legend.arrange()
     assert legend.hidden == []
     assert len(placed) == len(legend.entries())
-    from designer.ui.canvas.tier_item import label_font
     from PySide6.QtGui import QFontMetricsF
 
+    from designer.ui.canvas.tier_item import label_font
+
     fm = QFontMetricsF(label_font(8.5))
-    for kind, text, _, x, line in placed:
+    for _kind, text, _, x, line in placed:
         end = x + 30 + fm.horizontalAdvance(text)
         limit = legend.plane_box.x() if legend.plane_box.isVisible() and line == 0 else legend.width()
         assert end <= limit, f"'{text}' ends at {end:.0f}px, past {limit}px"

@@ -9,7 +9,7 @@ import pytest
 
 from designer.catalog import default_catalog
 from designer.io.compare_csv import compare_to_csv
-from designer.io.project import load_design, save_design
+from designer.io.project import load_design
 from designer.model.decisions.comparison import CompareSettings, compare
 from designer.model.decisions.counterpart import make_counterpart
 from designer.model.intent.design import replace_path
@@ -173,7 +173,7 @@ def test_charts_have_one_curve_per_design_with_the_sweep_data(make_compare, supe
     plotted = [c for c in chart.curves if c in chart.widget.getPlotItem().items]
     assert len(plotted) == 3
     assert len(chart.legend.items) == 3
-    for curve, entry in zip(plotted, entries):
+    for curve, entry in zip(plotted, entries, strict=True):
         x, y = curve.getOriginalDataset()
         ex, ey = sweep(derive(entry.design, catalog), "allreduce", gpus=256).curve("busbw")
         assert np.allclose(x, ex) and np.allclose(y, ey)

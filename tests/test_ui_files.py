@@ -92,7 +92,7 @@ def test_bad_files_of_every_kind_are_refused(make_window, tmp_path):
     assert window.files.open(tmp_path / "missing.json") is False
     assert len(window.dialogs.errors) == 4
     assert all(name in text for (_, text, _), name in
-               zip(window.dialogs.errors, list(cases) + ["missing.json"]))
+               zip(window.dialogs.errors, list(cases) + ["missing.json"], strict=True))
     assert window.document.design is before
 
 

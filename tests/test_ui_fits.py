@@ -99,7 +99,8 @@ def test_toolbar_glyphs_follow_a_dark_palette(make_window, qtbot, qapp):
             if not QIcon.fromTheme({"undo": "edit-undo", "zoom_in": "zoom-in", "fit": "zoom-fit-best"}[key]).isNull():
                 continue   # the desktop theme's own icon
             image = icon.pixmap(22, 22).toImage()
-            ink = [QColor(image.pixel(x, y)) for x in range(22) for y in range(22) if QColor(image.pixelColor(x, y)).alpha() > 128]
+            ink = [QColor(image.pixel(x, y)) for x in range(22) for y in range(22)
+                   if QColor(image.pixelColor(x, y)).alpha() > 128]
             assert ink and sum(c.lightness() for c in ink) / len(ink) > 160, f"{key} icon is dark on a dark toolbar"
     finally:
         qapp.setPalette(before)

@@ -9,13 +9,13 @@ import sys
 import textwrap
 from pathlib import Path
 
+from test_ui_autosave import _crash
+
 from designer.catalog import default_catalog
 from designer.io.project import load_design, save_design
 from designer.model.topology.presets import new_design
 from designer.ui.shell import paths
 from designer.ui.shell.autosave import find_recoverable
-
-from test_ui_autosave import _crash
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -11,8 +11,14 @@ from hypothesis import strategies as st
 
 from designer.catalog import default_catalog
 from designer.io.project import load_design
-from designer.model.decisions.whatif import (Failure, WhatIfError, n_minus_one, parse_failure,
-                                             performance_impact, what_if)
+from designer.model.decisions.whatif import (
+    Failure,
+    WhatIfError,
+    n_minus_one,
+    parse_failure,
+    performance_impact,
+    what_if,
+)
 from designer.model.topology.presets import new_design
 from designer.model.topology.sizing import SizingError
 from tests.helpers import derived

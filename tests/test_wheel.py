@@ -70,7 +70,8 @@ def test_installed_wheel_runs_new_metrics_bom_and_render_from_root(installed, tm
     where = _run(env_dir, "--version", home=tmp_path)
     assert where.returncode == 0, where.stderr
     probe = subprocess.run([str(env_dir / "bin" / "python"), "-c",
-                            "import designer, designer.catalog.loader as l; print(designer.__file__); print(l.RESOURCES)"],
+                            "import designer, designer.catalog.loader as l; print(designer.__file__);"
+                            " print(l.RESOURCES)"],
                            cwd="/", capture_output=True, text=True, check=True)
     module_file, resources = probe.stdout.split()
     assert str(env_dir) in module_file and str(ROOT) not in module_file

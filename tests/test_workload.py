@@ -6,7 +6,7 @@ import dataclasses
 import json
 import subprocess
 import sys
-from functools import lru_cache
+from functools import cache
 
 import pytest
 from hypothesis import given, settings
@@ -25,7 +25,7 @@ from designer.model.topology.presets import new_design
 CAT = default_catalog()
 
 
-@lru_cache(maxsize=None)
+@cache
 def design(**kw):
     return derive(new_design(CAT, "rail-optimized", **kw), CAT)
 
@@ -64,7 +64,8 @@ def test_memory_counts_weights_gradients_optimizer_and_activations():
     assert mem.weights == pytest.approx(2 * local)
     assert mem.gradients == pytest.approx(2 * local)
     assert mem.optimizer == pytest.approx(12 * local / 8)             # ZeRO-1 over DP 8
-    assert mem.activations == pytest.approx(34 * 4096 * 8192 / 8 * 80)  # Korthikanti et al., all layers of one micro-batch
+    # Korthikanti et al., all layers of one micro-batch
+    assert mem.activations == pytest.approx(34 * 4096 * 8192 / 8 * 80)
     assert mem.fits
 
 
@@ -86,7 +87,9 @@ def test_a_job_that_does_not_fit_is_refused_with_the_memory_it_needs():
     d = h100()
     plain = replace_path(d.design, "performance", PerformanceSettings(workload="dense-70b", tp_degree=1, pp_degree=1,
                                                                        zero_stage=0))
-    with pytest.raises(CollectiveError, match=r"does not fit: it needs 1,211 GB per GPU \(weights 140, gradients 140, optimizer 840, activations 91\).* H100 SXM5 has 80 GB"):
+    with pytest.raises(CollectiveError,
+                       match=r"does not fit: it needs 1,211 GB per GPU \(weights 140, gradients 140, optimizer"
+                              r" 840, activations 91\).* H100 SXM5 has 80 GB"):
         training_step(derive(plain, CAT))
     with pytest.raises(CollectiveError, match="expert parallel 64 must divide"):
         training_step(d, workload="moe-deepseek-v3")

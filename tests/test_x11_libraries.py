@@ -4,8 +4,8 @@ from pathlib import Path
 
 import pytest
 
-from designer.ui import display_check, x11_libraries
 from designer.cli.main import main
+from designer.ui import display_check, x11_libraries
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "dgx-h100-superpod-1su.json"

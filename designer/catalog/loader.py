@@ -29,6 +29,7 @@ from designer.catalog.entries import (
 )
 from designer.limits import MAX_RADIX, InputError, config_dir, parse_toml, quote, read_text
 
+
 def _data_dir(name: str) -> Path:
     """A folder of built-in data: package data in an installed wheel, else the source tree's.
 
@@ -283,9 +284,8 @@ def _validate(entry, where: str) -> None:
                 bad(name, "must be a fraction in (0, 1]")
     elif isinstance(entry, (Transceiver, Cable)):
         _validate_media(entry, bad)
-    elif isinstance(entry, HostPorts):
-        if entry.ports_per_cage < 0:
-            bad("ports_per_cage", "must not be negative")
+    elif isinstance(entry, HostPorts) and entry.ports_per_cage < 0:
+        bad("ports_per_cage", "must not be negative")
 
 
 OPTICS = ("sr", "dr", "fr")

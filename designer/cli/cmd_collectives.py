@@ -10,7 +10,6 @@ from designer.cli.common import CommandError, bounded_int, positive_int, print_j
 from designer.io.project import load_design
 from designer.model.common.units import duration_label, size_label
 from designer.model.decisions.advice import training_step
-from designer.model.performance.workload import presets
 from designer.model.performance.collectives import (
     ALGORITHMS,
     COLLECTIVES,
@@ -19,6 +18,7 @@ from designer.model.performance.collectives import (
     normalize_collective,
     sweep,
 )
+from designer.model.performance.workload import presets
 from designer.model.topology.derive import derive
 
 _COUNT = re.compile(r"^\s*(\d+(?:\.\d+)?(?:e\d+)?)\s*([KMBT])?\s*$", re.IGNORECASE)
@@ -73,8 +73,10 @@ def add_parser(sub) -> None:
     p.add_argument("--workload", choices=list(presets()),
                    help="training-step view of a named job that fits in memory (TP/PP/DP/EP plan, compute "
                         "from FLOPs; resources/perf/workloads.toml)")
-    p.add_argument("--dp", type=bounded_int(1, 2**24), help="training-step view: data-parallel degree (default: all GPUs)")
-    p.add_argument("--bytes-per-grad", type=bounded_int(1, 64), help="training-step view: bytes per gradient (default 2)")
+    p.add_argument("--dp", type=bounded_int(1, 2**24),
+                   help="training-step view: data-parallel degree (default: all GPUs)")
+    p.add_argument("--bytes-per-grad", type=bounded_int(1, 64),
+                   help="training-step view: bytes per gradient (default 2)")
     p.add_argument("--json", action="store_true", help="machine-readable output (stable keys)")
     p.set_defaults(run=run)
 
@@ -157,7 +159,7 @@ def side_by_side(name_a: str, a: Sweep, name_b: str, b: Sweep) -> str:
     head = [f"{_LABEL[a.collective]}, {a.gpus:,} GPUs: A = {name_a} ({a.context.technology}), "
             f"B = {name_b} ({b.context.technology})", ""]
     rows = []
-    for ra, rb in zip(a.results, b.results):
+    for ra, rb in zip(a.results, b.results, strict=True):
         rows.append((size_label(ra.size_bytes), _time(ra.time_us), _bw(ra.busbw_GBps),
                      ra.algorithm, ra.bottleneck, _time(rb.time_us), _bw(rb.busbw_GBps),
                      rb.algorithm, rb.bottleneck))

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
-
 from designer.catalog import default_catalog
 from designer.cli.common import bounded_float, bounded_int, print_json, size_bytes, table
 from designer.io.compare_csv import write_compare_csv
@@ -23,10 +21,13 @@ def add_parser(sub) -> None:
                         + ", ".join(COUNTERPART_TECHNOLOGIES) + ")")
     p.add_argument("--json", action="store_true")
     p.add_argument("--csv", metavar="OUT", help="also write the comparison as CSV")
-    p.add_argument("--years", type=bounded_int(*SETTING_RANGES["years"]), default=CompareSettings.years, help="TCO period in years")
-    p.add_argument("--energy-price", type=bounded_float(*SETTING_RANGES["energy_usd_per_kwh"]), default=CompareSettings.energy_usd_per_kwh,
+    p.add_argument("--years", type=bounded_int(*SETTING_RANGES["years"]), default=CompareSettings.years,
+                   help="TCO period in years")
+    p.add_argument("--energy-price", type=bounded_float(*SETTING_RANGES["energy_usd_per_kwh"]),
+                   default=CompareSettings.energy_usd_per_kwh,
                    help="USD per kWh (an assumption: use your tariff)")
-    p.add_argument("--pue", type=bounded_float(*SETTING_RANGES["pue"]), default=CompareSettings.pue, help="power usage effectiveness")
+    p.add_argument("--pue", type=bounded_float(*SETTING_RANGES["pue"]), default=CompareSettings.pue,
+                   help="power usage effectiveness")
     p.add_argument("--size", type=size_bytes, action="append",
                    help="message size for the collective rows (repeatable; default 1MiB and 1GiB)")
     p.add_argument("--workload", choices=list(presets()),
@@ -51,7 +52,8 @@ def run(args) -> int:
     settings = CompareSettings(years=args.years, energy_usd_per_kwh=args.energy_price, pue=args.pue,
                                sizes=tuple(args.size) if args.size else CompareSettings.sizes,
                                params=args.params if args.params is not None else CompareSettings.params,
-                               compute_ms=args.compute_ms if args.compute_ms is not None else CompareSettings.compute_ms,
+                               compute_ms=(args.compute_ms if args.compute_ms is not None
+                                           else CompareSettings.compute_ms),
                                workload=None if legacy else (args.workload or DEFAULT_WORKLOAD))
     designs = [load_design(f) for f in args.files]
     catalog = default_catalog()
@@ -89,7 +91,7 @@ def render_text(c: Comparison) -> str:
     for r in c.rows:
         deltas = ["-" if d is None else f"{d:+.1f}%" for d in r.deltas[1:]]
         rows.append((r.label, r.unit, *[_fmt(v, r.unit) for v in r.values], *deltas))
-    legend = [f"[{i + 1}] {n} ({t})" for i, (n, t) in enumerate(zip(c.names, c.technologies))]
+    legend = [f"[{i + 1}] {n} ({t})" for i, (n, t) in enumerate(zip(c.names, c.technologies, strict=True))]
     out = legend + ["", table(rows, headers), "", "Recommendation (heuristic): " + c.recommendation.verdict]
     out += [f"  - {reason}" for reason in c.recommendation.reasons]
     if c.recommendation.flips:

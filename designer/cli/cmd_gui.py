@@ -13,7 +13,6 @@ from designer.cli.common import CommandError
 from designer.ui.display_check import window_blocker
 
 
-
 def add_parser(sub) -> None:
     p = sub.add_parser("gui", help="open the designer window",
                        description="Open the designer window, optionally with a design file. With "

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from designer.model.common.units import ratio_label
 from designer.cli.common import print_json, table
 from designer.io.project import load_design
-from designer.model.common.units import bandwidth_label
+from designer.model.common.units import bandwidth_label, ratio_label
 from designer.model.topology.derive import derive
 from designer.model.topology.metrics import Metrics
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 
-from designer.model.common.units import ratio_label
 from designer.catalog import default_catalog
 from designer.cli.common import (
     MAX_NODES,
@@ -14,12 +13,13 @@ from designer.cli.common import (
     positive_int,
     speed_gbps,
 )
-from designer.limits import MAX_RADIX
 from designer.io.project import save_design
+from designer.limits import MAX_RADIX
+from designer.model.common.units import ratio_label
 from designer.model.intent.design import MAX_PER_SERVER, MAX_PLANES, MAX_RATIO, MIN_RATIO
-from designer.model.topology.derive import derive
 from designer.model.physical.fabric_cost import fabric_cost
 from designer.model.physical.prices import load_prices
+from designer.model.topology.derive import derive
 from designer.model.topology.presets import TEMPLATES, new_design_choice
 from designer.model.topology.sizing import parse_ratio
 
@@ -43,7 +43,8 @@ def add_parser(sub) -> None:
     size = p.add_mutually_exclusive_group(required=True)
     size.add_argument("--gpus", type=positive_int, help="GPU count")
     size.add_argument("--nodes", type=bounded_int(1, MAX_NODES), help="server (node) count")
-    p.add_argument("--gpus-per-node", type=bounded_int(1, MAX_PER_SERVER), help="GPUs per server (default: the server model's)")
+    p.add_argument("--gpus-per-node", type=bounded_int(1, MAX_PER_SERVER),
+                   help="GPUs per server (default: the server model's)")
     p.add_argument("--server", help="server model id from the catalog (default: dgx-h100)")
     p.add_argument("--switch", help="switch from the catalog: its id or the vendor's model name or part "
                                     "number, in any case (e.g. QM9700, MQM9700-NS2F, q3400)")

@@ -27,7 +27,8 @@ def view_spec(text: str) -> tuple[str, int | None]:
     """'fabric', 'su:3', 'plane:2' or 'slide:1'."""
     match = _VIEW.match(text.strip().lower()) if len(text) <= 20 else None
     if not match or (match.group(1) != "fabric" and match.group(2) is None) or match.group(2) == "0":
-        raise argparse.ArgumentTypeError(f"malformed view '{text[:40]}' (use fabric, su:N, plane:N or slide:N; N from 1)")
+        raise argparse.ArgumentTypeError(f"malformed view '{text[:40]}' (use fabric, su:N, plane:N or slide:N;"
+                                         f" N from 1)")
     return match.group(1), int(match.group(2)) if match.group(2) else None
 
 

@@ -5,11 +5,10 @@ from __future__ import annotations
 import argparse
 import time
 
-from designer.model.common.units import ratio_label
 from designer.catalog import default_catalog
 from designer.cli.common import CommandError, positive_int, print_json, size_bytes, table
 from designer.io.sweep_csv import write_sweep_csv
-from designer.model.common.units import duration_label, size_label
+from designer.model.common.units import duration_label, ratio_label, size_label
 from designer.model.decisions.comparison import CompareSettings
 from designer.model.decisions.design_space import DEFAULT_TECHNOLOGIES, SweepResult, SweepSpec, run_sweep
 from designer.model.topology.presets import TEMPLATES

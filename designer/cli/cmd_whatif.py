@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
-from designer.model.common.units import bandwidth_label, duration_label, ratio_label
 from designer.cli.common import CommandError, print_json, table
 from designer.io.project import load_design
-from designer.model.decisions.whatif import (NMinusOne, WhatIf, WhatIfError, n_minus_one, parse_failure,
-                                             performance_impact, what_if)
+from designer.model.common.units import bandwidth_label, duration_label, ratio_label
 from designer.model.decisions.interruptions import Interruptions, interruptions, load_rates
+from designer.model.decisions.whatif import (
+    NMinusOne,
+    WhatIf,
+    WhatIfError,
+    n_minus_one,
+    parse_failure,
+    performance_impact,
+    what_if,
+)
 from designer.model.topology.derive import derive
 
 
@@ -81,7 +88,8 @@ def whatif_text(w: WhatIf, impact: dict | None = None) -> str:
                                   f"{len(w.leaf_oversub)} leaves changed"),
     ]
     if w.sus_cut or w.rails_cut:
-        rows.append(("Hurt", f"SU {', '.join(map(str, w.sus_cut)) or '-'}; rail {', '.join(map(str, w.rails_cut)) or '-'}"))
+        rows.append(("Hurt",
+                     f"SU {', '.join(map(str, w.sus_cut)) or '-'}; rail {', '.join(map(str, w.rails_cut)) or '-'}"))
     if w.sus_degraded:
         rows.append(("SUs with fewer uplinks", ", ".join(map(str, w.sus_degraded))))
     rows.append(("Method", f"computed ({w.method})"))

@@ -14,6 +14,7 @@ other save can still be writing them.
 from __future__ import annotations
 
 import codecs
+import contextlib
 import os
 import re
 import stat
@@ -108,18 +109,15 @@ def write_atomic(path: str | os.PathLike, data: bytes | str | Iterable[str], enc
             if hasattr(os, "fchmod"):
                 os.fchmod(fh.fileno(), mode)
                 if gid is not None and hasattr(os, "fchown"):
-                    try:
+                    # Not a member of that group: the file keeps the user's.
+                    with contextlib.suppress(OSError):
                         os.fchown(fh.fileno(), -1, gid)
-                    except OSError:
-                        pass  # not a member of that group: the file keeps the user's
             os.fsync(fh.fileno())
         if not hasattr(os, "fchmod"):
             os.chmod(tmp, mode)
         os.replace(tmp, target)
     except BaseException:
-        try:
+        with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
-        except FileNotFoundError:
-            pass
         raise
     _fsync_dir(folder)

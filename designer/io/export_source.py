@@ -211,7 +211,7 @@ class ExportSource:
 
     def edges(self):
         """(lower, upper, data) of every link in the view; lower is the NIC or lower switch."""
-        for (u, v, d), keep in zip(self.graph.edges(data=True), self.edges_in_view):
+        for (u, v, d), keep in zip(self.graph.edges(data=True), self.edges_in_view, strict=True):
             if keep:
                 lower = d["a"]
                 yield lower, (v if lower == u else u), d

@@ -15,9 +15,9 @@ the old file or the new one, never half of one (a folder's files are each writte
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 from designer.io import containerlab, dot, drawio, graphml, ibnetdiscover, ndt, netbox_csv, slurm_topology
 from designer.io.atomic import write_atomic

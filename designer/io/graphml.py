@@ -57,10 +57,7 @@ def _keys(domain: str, prefix: str, keys) -> list[str]:
 
 
 def _data(prefix: str, name: str, value) -> str:
-    if isinstance(value, bool):
-        text = "true" if value else "false"
-    else:
-        text = xml_text(value)
+    text = ("true" if value else "false") if isinstance(value, bool) else xml_text(value)
     return f'<data key="{prefix}_{name}">{text}</data>'
 
 

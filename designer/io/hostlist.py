@@ -26,7 +26,7 @@ def compress(names) -> str:
             groups[(prefix, len(digits) if padded else 0)].append(int(digits))
     # Unpadded numbers as wide as a padded run belong to it ('1000' after '0999'); width 0
     # means no padding, which Slurm reads back the same ('leaf-[9-10]').
-    for (prefix, width) in [k for k in groups if k[1] == 0]:
+    for prefix, _width in [k for k in groups if k[1] == 0]:
         for n in list(groups[(prefix, 0)]):
             if (prefix, len(str(n))) in groups:
                 groups[(prefix, len(str(n)))].append(n)

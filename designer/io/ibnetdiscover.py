@@ -19,8 +19,14 @@ from designer.catalog import Catalog, default_catalog
 from designer.catalog.device_ids import device_ids
 from designer.io.atomic import write_atomic
 from designer.model.intent.design import FabricDesign
-from designer.model.topology.asbuilt import (AsBuilt, Device, Link, ib_gbps, parse_host_description,
-                                             parse_switch_description)
+from designer.model.topology.asbuilt import (
+    AsBuilt,
+    Device,
+    Link,
+    ib_gbps,
+    parse_host_description,
+    parse_switch_description,
+)
 from designer.model.topology.derive import Derived, derive
 
 
@@ -28,7 +34,8 @@ class CaptureError(ValueError):
     """A capture cannot be read; the message is one line fit for the user."""
 
 
-_NODE = re.compile(r'^(?P<kind>Switch|Ca|Rt)\s+(?P<ports>\d+)\s+"(?P<id>[SHR]-[0-9a-fA-F]+)"\s*(?:#\s*"(?P<desc>[^"]*)")?')
+_NODE = re.compile(r'^(?P<kind>Switch|Ca|Rt)\s+(?P<ports>\d+)\s+"(?P<id>[SHR]-[0-9a-fA-F]+)"'
+                   r'\s*(?:#\s*"(?P<desc>[^"]*)")?')
 _PORT = re.compile(r'^\[(?P<port>\d+)\](?:\([0-9a-fA-F]+\))?\s+"(?P<peer>[SHR]-[0-9a-fA-F]+)"\[(?P<pport>\d+)\]'
                    r'(?:\([0-9a-fA-F]+\))?\s*#(?P<rest>.*)$')
 _RATE = re.compile(r"\b(\d+)x(SDR|DDR|QDR|FDR10|FDR|EDR|HDR|NDR|XDR)\b", re.IGNORECASE)
@@ -204,7 +211,8 @@ def export_ibnetdiscover(derived: Derived, aggregation_nodes: bool = True) -> st
         for own, peer, other, gbps in ends(n):
             kind = "H" if g.nodes[peer]["role"] == "nic" else "S"
             pguid = f"({guid[peer]})" if kind == "H" else ""
-            out.append(f'[{own}]\t"{kind}-{guid[peer]}"[{other}]{pguid}\t\t# "{desc(peer)}" lid {lid[peer]} {_rate(gbps)}')
+            out.append(f'[{own}]\t"{kind}-{guid[peer]}"[{other}]{pguid}\t\t'
+                       f'# "{desc(peer)}" lid {lid[peer]} {_rate(gbps)}')
         if aggregation_nodes and sw.in_network_reduction:
             agg = _guid(f"sharp/{guid[n]}")
             aggregators.append((n, ports + 1, agg, _devid(sw.id, "aggregation")))

@@ -146,7 +146,8 @@ def netbox_files(src: ExportSource) -> dict[str, str]:
 
 def _readme(src: ExportSource, site: str, phys, heights: dict[str, int]) -> str:
     tall = [rack for rack, h in heights.items() if h > DEFAULT_RACK_UNITS]
-    lines = [f"NetBox import of \"{one_line(src.name, 120)}\" ({src.view_label}), written by Fabric Designer {__version__}.",
+    lines = [f"NetBox import of \"{one_line(src.name, 120)}\" ({src.view_label}), written by Fabric Designer"
+             f" {__version__}.",
              "",
              "Import the files in their numbered order, each on the Import page of its object type",
              "(Organization > Sites, Devices > Manufacturers, Device Roles, Device Types, Racks > Racks,",

@@ -79,7 +79,7 @@ def build_topology(src: ExportSource) -> SlurmTopology:
     g = src.graph
     nodes = g.nodes
     leaves_of_server: dict[int, set[str]] = defaultdict(set)
-    for lower, upper, d in src.edges():
+    for lower, upper, _d in src.edges():
         if nodes[lower]["role"] == "nic" and nodes[upper]["role"] == "leaf":
             leaves_of_server[nodes[lower]["server"]].add(upper)
     if not leaves_of_server:
@@ -92,7 +92,7 @@ def build_topology(src: ExportSource) -> SlurmTopology:
         for leaf in leaves:
             uf.union(first, leaf)
     groups: dict[str, list[str]] = defaultdict(list)
-    for leaf in sorted({l for ls in leaves_of_server.values() for l in ls}, key=lambda v: nodes[v]["index"]):
+    for leaf in sorted({switch for ls in leaves_of_server.values() for switch in ls}, key=lambda v: nodes[v]["index"]):
         groups[uf.find(leaf)].append(leaf)
     servers_of: dict[str, list[int]] = defaultdict(list)
     for server in sorted(leaves_of_server):
@@ -124,7 +124,8 @@ def build_topology(src: ExportSource) -> SlurmTopology:
             for u in uppers:
                 uf.union(first, u)
         up_groups: dict[str, list[str]] = defaultdict(list)
-        for u in sorted({u for us in parents_of.values() for u in us}, key=lambda v: (nodes[v]["plane"], nodes[v]["index"])):
+        for u in sorted({u for us in parents_of.values() for u in us}, key=lambda v: (nodes[v]["plane"],
+                                                                                      nodes[v]["index"])):
             up_groups[uf.find(u)].append(u)
         children: dict[str, list[str]] = defaultdict(list)
         for child in below_groups.values():

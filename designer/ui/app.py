@@ -6,6 +6,7 @@ run renders offscreen, waits for the metrics, writes a PNG and exits.
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import os
 import sys
@@ -107,10 +108,8 @@ def _watch_signals(app, window):
         received.append(signum)
 
     def on_wake():
-        try:
+        with contextlib.suppress(OSError):
             reader.recv(64)
-        except OSError:
-            pass
         while received:
             signum = received.pop()
             if signum == signal.SIGTERM:

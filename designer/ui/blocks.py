@@ -10,9 +10,9 @@ from dataclasses import dataclass
 
 from designer.catalog import Catalog
 from designer.model.intent.design import FabricDesign, replace_path
-from designer.model.topology.edits import with_tiers
 from designer.model.physical.fabric_cost import fabric_cost
 from designer.model.physical.prices import PriceBookError, default_prices
+from designer.model.topology.edits import with_tiers
 from designer.model.topology.presets import new_design
 
 MIME_TYPE = "application/x-fabric-designer-block"

@@ -7,8 +7,9 @@ determines anything computed from it: the graph and metrics, the physical layer,
 from __future__ import annotations
 
 from collections import OrderedDict
+from collections.abc import Callable, Hashable
 from threading import Lock
-from typing import Callable, Generic, Hashable, TypeVar
+from typing import Generic, TypeVar
 
 T = TypeVar("T")
 
@@ -16,7 +17,7 @@ T = TypeVar("T")
 class ContentCache(Generic[T]):
     def __init__(self, size: int = 8):
         self._size = size
-        self._items: "OrderedDict[Hashable, T]" = OrderedDict()
+        self._items: OrderedDict[Hashable, T] = OrderedDict()
         self._lock = Lock()
 
     def get_or_compute(self, key: Hashable, compute: Callable[[], T]) -> T:

@@ -12,9 +12,8 @@ from dataclasses import dataclass, replace
 from designer.catalog import Catalog, UnknownPartError, default_catalog
 from designer.model.decisions.counterpart import COUNTERPART_TECHNOLOGIES, make_counterpart
 from designer.model.intent.perf_settings import PerformanceSettings
-from designer.model.performance.collective_costs import build_context
-from designer.model.performance.collectives import context_for, evaluate
-from designer.model.performance.collective_costs import CollectiveError
+from designer.model.performance.collective_costs import CollectiveError, build_context
+from designer.model.performance.collectives import context_for
 from designer.model.performance.training import StepEstimate, estimate_step, step_on
 from designer.model.topology.derive import derive
 
@@ -109,7 +108,8 @@ def _with_advice(est: StepEstimate, s: PerformanceSettings, alt) -> StepEstimate
     reasons = [numbers]
     if est.comm_share > limit:
         reasons.append(f"communication takes {est.comm_share:.0%} of the step, above the {limit:.0%} mark: "
-                       f"the limit is {_NECK.get(est.bottleneck, est.bottleneck)}; larger buckets (performance.bucket_bytes) "
+                       f"the limit is {_NECK.get(est.bottleneck, est.bottleneck)}; larger buckets"
+                       f" (performance.bucket_bytes) "
                        "pay fewer latencies, and overlap with compute (performance.comm_overlap) hides some")
     band = size_band(n, s)
     if band == "ethernet":

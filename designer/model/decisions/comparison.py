@@ -7,8 +7,8 @@ designs' own numbers; its thresholds are heuristics, editable per design (perfor
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import Callable
 
 from designer.catalog import Catalog, default_catalog
 from designer.model.common.units import size_label
@@ -112,7 +112,7 @@ class Comparison:
     def to_json(self) -> dict:
         return {
             "designs": [{"name": n, "technology": t, "family": f}
-                        for n, t, f in zip(self.names, self.technologies, self.families)],
+                        for n, t, f in zip(self.names, self.technologies, self.families, strict=True)],
             "baseline": self.names[0],
             "rows": [{"key": r.key, "label": r.label, "unit": r.unit, "group": r.group, "better": r.better,
                       "values": list(r.values), "delta_pct": list(r.deltas)} for r in self.rows],
@@ -178,7 +178,7 @@ def compare(designs: list[FabricDesign], settings: CompareSettings | None = None
                         + f"); collective and training figures use {min(gpu_counts):,} GPUs on each")
     job = min(gpu_counts)
     cols = [_column(d, s, catalog, job) for d in designs]
-    for name, col in zip((d.meta.name for d in designs), cols):
+    for name, col in zip((d.meta.name for d in designs), cols, strict=True):
         for finding in col.derived.metrics.errors:
             warnings.append(f"{name}: {finding.message}")
         if col.step_error:
@@ -224,7 +224,7 @@ def _rows(cols: list[_Column], s: CompareSettings) -> list[Row]:
     out += [
         row("tco_usd", f"TCO over {s.years} years", "USD", tco, "lower", "Cost"),
         row("tco_per_gpu_usd", "TCO per GPU", "USD",
-            [t / c.derived.metrics.gpus for t, c in zip(tco, cols)], "lower", "Cost"),
+            [t / c.derived.metrics.gpus for t, c in zip(tco, cols, strict=True)], "lower", "Cost"),
         row("bisection_tbps", "Bisection", "Tb/s", [c.derived.metrics.bisection_gbps / 1000 for c in cols],
             "higher", "Fabric"),
         row("bisection_ratio", "Bisection ratio", "%", [c.derived.metrics.bisection_ratio * 100 for c in cols],
@@ -271,7 +271,7 @@ def recommend(cols: list[_Column], rows: list[Row], s: CompareSettings) -> Recom
             f"All designs are {fams[0]}: add a counterpart on the other family to weigh InfiniBand "
             f"against Ethernet. Lowest TCO: {cols[cheapest].derived.design.meta.name}.", "",
             (f"TCO over {s.years} years: " + ", ".join(f"{c.derived.design.meta.name} {_money(t)}"
-                                                        for c, t in zip(cols, tco)), heuristics))
+                                                        for c, t in zip(cols, tco, strict=True)), heuristics))
     ib = min((i for i, f in enumerate(fams) if f == "infiniband"), key=lambda i: tco[i])
     eth = min((i for i, f in enumerate(fams) if f == "ethernet"), key=lambda i: tco[i])
     ci, ce = cols[ib], cols[eth]
@@ -365,7 +365,8 @@ def _flips(ci: _Column, ce: _Column, band: str, family: str, eth_cheaper: bool, 
         return st.comm_share if st is not None else None
 
     if ce.step is None:
-        out.append(Flip("roce_efficiency", current, None, "share of line rate", "no training step on the Ethernet design"))
+        out.append(Flip("roce_efficiency", current, None, "share of line rate",
+                        "no training step on the Ethernet design"))
     elif decide(band, eth_cheaper, 0.0, limit) == decide(band, eth_cheaper, 1.0, limit):
         out.append(Flip("roce_efficiency", current, None, "share of line rate",
                         "the verdict does not depend on Ethernet's communication share here"))

@@ -9,8 +9,8 @@ is None when no value in a sane range flips it, and `note` says why.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 # Sane ranges searched for a break-even.
 PRICE_RATIO_RANGE = (0.0, 10.0)          # Ethernet network capex / InfiniBand network capex

@@ -169,7 +169,7 @@ def _build_path(label: str, designs: list[FabricDesign], values: list[int], unit
     prev_items: dict = {}
     prev_cost = 0.0
     currency, note = "USD", ""
-    for n, (d, value) in enumerate(zip(derived, values), start=1):
+    for n, (d, value) in enumerate(zip(derived, values, strict=True), start=1):
         m = d.metrics
         bom = build_bom(d, catalog, prices)
         currency = bom.currency

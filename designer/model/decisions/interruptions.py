@@ -115,7 +115,8 @@ class StopShare:
     stops_by_kind: dict[str, bool]  # link tier or "nic" -> one failure cuts a GPU off
 
     def to_json(self) -> dict:
-        return {"label": self.label, "planes": self.planes, "share": self.share, "stops_by_kind": dict(self.stops_by_kind),
+        return {"label": self.label, "planes": self.planes, "share": self.share,
+                "stops_by_kind": dict(self.stops_by_kind),
                 "computed": "which failures stop a job", "estimated": "the share (from the rates)"}
 
 

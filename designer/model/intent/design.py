@@ -12,10 +12,10 @@ import json
 from dataclasses import dataclass, field
 from typing import Literal
 
+from designer.limits import quote
 from designer.model.intent.floorplan import FloorPlan
 from designer.model.intent.growth_plan import GrowthPlan
 from designer.model.intent.perf_settings import PerformanceSettings
-from designer.limits import quote
 from designer.model.intent.serde import DesignValidationError, to_data
 from designer.model.intent.slides import Slide
 

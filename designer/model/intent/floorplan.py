@@ -48,13 +48,18 @@ class FloorPlan:
     def __post_init__(self):
         for name in ("servers_per_rack", "racks_per_row", "switches_per_network_rack"):
             if not 0 < getattr(self, name) <= 100_000:
-                raise DesignValidationError(f"floorplan.{name}", f"must be a positive whole number up to 100,000, got {quote(getattr(self, name))}")
+                raise DesignValidationError(f"floorplan.{name}",
+                                            f"must be a positive whole number up to 100,000, got"
+                                            f" {quote(getattr(self, name))}")
         for name in ("rack_width_m", "row_pitch_m", "in_rack_m"):
             if not 0 < getattr(self, name) <= 100_000:
-                raise DesignValidationError(f"floorplan.{name}", f"must be a positive length up to 100,000 m, got {quote(getattr(self, name))}")
+                raise DesignValidationError(f"floorplan.{name}",
+                                            f"must be a positive length up to 100,000 m, got"
+                                            f" {quote(getattr(self, name))}")
         for name in ("vertical_run_m", "slack_m"):
             if not 0 <= getattr(self, name) <= 100_000:
-                raise DesignValidationError(f"floorplan.{name}", f"must be 0 to 100,000 m, got {quote(getattr(self, name))}")
+                raise DesignValidationError(f"floorplan.{name}",
+                                            f"must be 0 to 100,000 m, got {quote(getattr(self, name))}")
 
     def forced_medium(self, tier: str) -> str:
         """The medium the user forced on a link tier ("auto" when none)."""

@@ -10,7 +10,7 @@ import dataclasses
 import math
 import types
 import typing
-from functools import lru_cache
+from functools import cache
 
 from designer.limits import InputError, quote
 
@@ -35,7 +35,7 @@ def to_data(obj):
     return obj
 
 
-@lru_cache(maxsize=None)
+@cache
 def _hints(cls: type) -> dict:
     return typing.get_type_hints(cls)
 

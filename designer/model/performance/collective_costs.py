@@ -180,7 +180,7 @@ class FabricContext:
     sus_used: int
     notes: tuple[str, ...] = field(default=(), compare=False)
 
-    def for_group(self, ranks_per_domain: int) -> "FabricContext":
+    def for_group(self, ranks_per_domain: int) -> FabricContext:
         """The same job seen by a communicator holding `ranks_per_domain` ranks of each domain.
 
         Used for data-parallel groups under model parallelism: every group runs at once on its
@@ -382,7 +382,7 @@ def build_context(derived, gpus: int, placement: str, settings: PerformanceSetti
     `technology` replaces the design's technology (with its catalog switch latency and
     SHARP support) to ask "the same topology on the other fabric" for the advice.
     """
-    r, plan, design = derived.resolved, derived.plan, derived.design
+    r, plan, _design = derived.resolved, derived.plan, derived.design
     consts = nccl_constants()
     gen = consts.generation(r.server)
     g = r.gpus_per_server

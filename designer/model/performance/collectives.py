@@ -119,7 +119,7 @@ class Sweep:
         return [CollectiveResult(int(s), float(t), float(a), float(b), alg, neck, proto)
                 for s, t, a, b, alg, proto, neck in zip(self.sizes, self.time_us, self.algbw_GBps,
                                                          self.busbw_GBps, self.algorithms,
-                                                         self.protocols, self.bottlenecks)]
+                                                         self.protocols, self.bottlenecks, strict=True)]
 
     def curve(self, metric: str = "busbw") -> tuple[np.ndarray, np.ndarray]:
         """(x, y) float arrays: x = message size in bytes (plot with log x), y = the metric."""
@@ -451,7 +451,7 @@ def candidates(ctx: FabricContext, collective: str, algorithm: str = "auto") -> 
 # Public API
 
 
-_CTX_CACHE: "OrderedDict[tuple, tuple[weakref.ref, FabricContext]]" = OrderedDict()
+_CTX_CACHE: OrderedDict[tuple, tuple[weakref.ref, FabricContext]] = OrderedDict()
 _CTX_LOCK = Lock()
 
 
@@ -494,7 +494,7 @@ def evaluate(ctx: FabricContext, collective: str, sizes, algorithm: str = "auto"
     latency_bound = lat[best] >= upb[best] * sizes
     algorithms = [cands[i].algorithm for i in best]
     protocols = [cands[i].protocol for i in best]
-    necks = [LATENCY if lb else cands[i].bottleneck for i, lb in zip(best, latency_bound)]
+    necks = [LATENCY if lb else cands[i].bottleneck for i, lb in zip(best, latency_bound, strict=True)]
     return Sweep(collective, ctx.gpus, ctx.placement, algorithm, sizes, time_us, algbw, busbw,
                  algorithms, protocols, necks, ctx)
 

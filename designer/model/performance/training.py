@@ -30,8 +30,8 @@ from dataclasses import dataclass, field, replace
 
 from designer.catalog.gpus import GpuSpec, gpu_spec
 from designer.model.intent.perf_settings import PerformanceSettings
-from designer.model.performance.collective_costs import PROTOCOLS, CollectiveError, FabricContext
 from designer.model.performance import workload as W
+from designer.model.performance.collective_costs import PROTOCOLS, CollectiveError, FabricContext
 from designer.model.performance.collectives import context_for, evaluate
 
 

@@ -518,7 +518,7 @@ def counts_from_links(derived, catalog: Catalog, links: _Links, cages: _Cages, d
         ids = lorder[g_start[g]:g_start[g] + g_nlinks[g]]
         cols = zip(ids.tolist(), *(arr[ids].tolist() for arr in (
             links.tier, links.gbps, links.a_dev, links.a_port, a_cage, a_lane, a_type, a_cap,
-            links.b_dev, links.b_port, b_cage, b_lane, b_type, b_cap, length)))
+            links.b_dev, links.b_port, b_cage, b_lane, b_type, b_cap, length)), strict=True)
         out = []
         for li_, t, gb, ad, ap, ac, al, at, acp, bd, bp, bc, bl, bt, bcp, ln in cols:
             if ad < servers:
@@ -544,7 +544,7 @@ def counts_from_links(derived, catalog: Catalog, links: _Links, cages: _Cages, d
         by_name = False
         if choice is not None and choice.cable is not None:
             _, center = _try_copper(group_, cages, media, (choice.kind,))
-            centers = [k for k in cages if all(k in (l.a.key, l.b.key) for l in group_)]
+            centers = [k for k in cages if all(k in (link.a.key, link.b.key) for link in group_)]
             by_name = sum(cages[k].host == cages[center].host for k in centers) > 1 or (
                 cages[center].host and any(not cages[k].host for k in centers))
         if choice is not None and choice.modules:
@@ -606,10 +606,7 @@ def counts_from_links(derived, catalog: Catalog, links: _Links, cages: _Cages, d
     for c, g in enumerate(class_first.tolist()):
         mult = int(class_count[c])
         group_ = group_links(g)
-        if exact is not None and exact[g]:
-            choice = choice_of[("x", int(shape_x[g]))]
-        else:
-            choice = choice_of[("b", int(shape_b[g]))]
+        choice = choice_of["x", int(shape_x[g])] if exact is not None and exact[g] else choice_of["b", int(shape_b[g])]
         cages = {}
         for link in group_:
             cages[link.a.key], cages[link.b.key] = link.a, link.b
@@ -682,7 +679,8 @@ def counts_from_links(derived, catalog: Catalog, links: _Links, cages: _Cages, d
         np.maximum.at(longest, inv_s.reshape(-1), len_inv[has])
         s_group, s_local = uniq_s // width_s, uniq_s % width_s
         s_class = class_of_group[s_group]
-        s_fiber = np.array([split_fiber[(c_, l_)] for c_, l_ in zip(s_class.tolist(), s_local.tolist())], np.int64)
+        s_fiber = np.array([split_fiber[(c_, l_)] for c_, l_ in zip(s_class.tolist(), s_local.tolist(), strict=True)],
+                           np.int64)
         add(s_fiber, longest)
     g_cable = class_cable[class_of_group]
     cabled = np.flatnonzero(g_cable >= 0)                  # groups in group order

@@ -288,12 +288,12 @@ def _build_links(derived, catalog: Catalog, layout: Layout) -> list[LinkPlan]:
 
 def _try_copper(links: list[LinkPlan], cages: dict, media: MediaIndex, kinds: tuple[str, ...]):
     """(cable, center cage) when the group of cages can be wired with one copper/AOC cable."""
-    longest = max(l.length_m for l in links)
-    if not kinds or longest > media.copper_reach_m or len({l.gbps for l in links}) != 1:
+    longest = max(link.length_m for link in links)
+    if not kinds or longest > media.copper_reach_m or len({link.gbps for link in links}) != 1:
         return None
     gbps = links[0].gbps
     keys = set(cages)
-    centers = [k for k in keys if all(k in (l.a.key, l.b.key) for l in links)]
+    centers = [k for k in keys if all(k in (link.a.key, link.b.key) for link in links)]
     centers.sort(key=lambda k: (cages[k].host, k))  # a switch cage is the better main end
     any_host = any(e.host for e in cages.values())
     for kind in kinds:
@@ -387,7 +387,7 @@ class _ChoiceMemo:
     def choose(self, group: list[LinkPlan], cages: dict, forced: str) -> Choice | None:
         local = {key: i for i, key in enumerate(cages)}
         shape = (forced,
-                 tuple((l.gbps, local[l.a.key], local[l.b.key], l.length_m) for l in group),
+                 tuple((link.gbps, local[link.a.key], local[link.b.key], link.length_m) for link in group),
                  tuple((e.host, e.cage_type, e.capacity) for e in cages.values()))
         if shape not in self.seen:
             choice = choose_medium(group, self.media, forced)
@@ -442,7 +442,7 @@ def compute_physical(derived, catalog: Catalog | None = None) -> Physical:
         cages = {}
         for link in group:
             cages[link.a.key], cages[link.b.key] = link.a, link.b
-        tiers = {l.tier for l in group}
+        tiers = {link.tier for link in group}
         forced = fp.forced_medium(next(iter(tiers))) if len(tiers) == 1 else "auto"
         choice = memo.choose(group, cages, forced)
         if choice is None:
@@ -454,7 +454,7 @@ def compute_physical(derived, catalog: Catalog | None = None) -> Physical:
         if choice.cable:
             cable = choice.cable
             legs_used = len(cages) - 1
-            sold = add_cable(cable, max(l.length_m for l in group), 1,
+            sold = add_cable(cable, max(link.length_m for link in group), 1,
                              cable.power_w + cable.leg_power_w * legs_used)
             for link in group:
                 link.medium, link.cable, link.cable_length_m = cable.kind, cable.id, sold
@@ -478,7 +478,7 @@ def compute_physical(derived, catalog: Catalog | None = None) -> Physical:
             link.cable_length_m = add_cable(fiber, link.length_m, max(1, c // k))
         for (key, _slot), shared in splitters.items():
             fiber = catalog.cables[modules[key].split_fiber]
-            sold = add_cable(fiber, max(l.length_m for l in shared), 1)
+            sold = add_cable(fiber, max(link.length_m for link in shared), 1)
             for link in shared:
                 link.cable, link.cable_length_m = fiber.id, sold
 

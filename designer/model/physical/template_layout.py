@@ -57,7 +57,7 @@ def template_positions(fp, servers: int, plan, planes: int, rails: int, dev,
         row_of_leaf = rack_of(home) // per_row
         j = rank_within(row_of_leaf)
         rows_present, n_in_row = np.unique(row_of_leaf, return_counts=True)
-        block = {int(rw): -(-int(n) // per_net) for rw, n in zip(rows_present, n_in_row)}
+        block = {int(rw): -(-int(n) // per_net) for rw, n in zip(rows_present, n_in_row, strict=True)}
         leaf_row = row_of_leaf
         leaf_slot_local = j // per_net
     block_arr = np.zeros(server_rows, dtype=np.int64)

@@ -90,7 +90,7 @@ def parse_host_description(desc: str) -> tuple[str, int, bool]:
         if host.lower() == "localhost":
             return "", index, True
         return host, index, False
-    return "", -1, True if (not text or _DEFAULT_HOST.match(text)) else False
+    return "", -1, bool(not text or _DEFAULT_HOST.match(text))
 
 
 def parse_switch_description(desc: str) -> tuple[str, str, bool]:

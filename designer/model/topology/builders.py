@@ -15,7 +15,6 @@ from functools import lru_cache
 import networkx as nx
 
 from designer.limits import quote
-
 from designer.model.intent.design import FabricDesign
 from designer.model.topology.sizing import Plan, Resolved
 

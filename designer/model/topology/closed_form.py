@@ -54,7 +54,7 @@ def bisection_gbps(plan: Plan, r: Resolved) -> float:
         climbed = math.copysign(min(abs(surplus), up), surplus)
         pod = i // leaves_per_pod if plan.tiers == 3 else 0
         pod_surplus.setdefault(pod, []).append(climbed)
-    for pod, values in pod_surplus.items():
+    for values in pod_surplus.values():
         pos = sum(v for v in values if v > 0)
         neg = -sum(v for v in values if v < 0)
         total += min(pos, neg)

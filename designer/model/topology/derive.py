@@ -71,7 +71,7 @@ def derive(design: FabricDesign, catalog: Catalog | None = None) -> Derived:
         resolved = resolve(design, catalog)
         plan = plan_fabric(design, resolved)
         result = Derived(design, resolved, plan)
-        result.metrics  # computed now, so callers on other threads only ever read it
+        _ = result.metrics  # computed now, so callers on other threads only ever read it
         return result
 
     return _CACHE.get_or_compute((design.content_key(), id(catalog)), compute)

@@ -169,7 +169,7 @@ def replay_edits(edits, f: SwitchPairs, keys: np.ndarray, template: np.ndarray):
     for n, edit in enumerate(edits, start=1):
         names = (edit.a,) if edit.op == "remove-device" else (edit.a, edit.b)
         nodes = [f.index(x) if x else None for x in names]
-        missing = [x for x, node in zip(names, nodes) if node is None or node in removed]
+        missing = [x for x, node in zip(names, nodes, strict=True) if node is None or node in removed]
         if missing:
             problems.append(f"edit {n} ({edit.op}) names unknown device {quote(missing[0], 60)}")
             continue
@@ -327,7 +327,7 @@ def pair_bisection(f: SwitchPairs, assignment, u, v, total, alive, ordered=None,
     cs, cd = cell[src], cell[dst]
     between = cs != cd   # flow inside one cell cancels out by symmetry
     sums: dict[tuple[int, int], int] = defaultdict(int)
-    for a, b, c in zip(cs[between].tolist(), cd[between].tolist(), caps[between].tolist()):
+    for a, b, c in zip(cs[between].tolist(), cd[between].tolist(), caps[between].tolist(), strict=True):
         sums[(a, b)] += c
     for (a, b), c in sums.items():
         quotient.add_edge(a, b, capacity=c)
@@ -383,7 +383,7 @@ def _max_hops(f: SwitchPairs, assignment, u, v, alive, nics) -> tuple[int, int]:
     """
     e = f.r.rails
     neighbours: dict[int, list[int]] = defaultdict(list)
-    for a, b in zip(u.tolist(), v.tolist()):
+    for a, b in zip(u.tolist(), v.tolist(), strict=True):
         neighbours[a].append(b)
         neighbours[b].append(a)
     twin: dict[tuple, int] = {}
@@ -425,7 +425,7 @@ def _max_hops(f: SwitchPairs, assignment, u, v, alive, nics) -> tuple[int, int]:
         for k in x["keys"]:
             key_mask[k] |= bit[c]
     worst = worst_rail = 0
-    for c, x in info.items():
+    for x in info.values():
         if x["self"]:
             worst = max(worst, 1)
         if x["self_rail"]:

@@ -82,8 +82,8 @@ def with_technology(design: FabricDesign, catalog: Catalog, technology: str,
     """`design` on another fabric technology, with the link speeds and switches that go with it.
 
     A switch that cannot run the new family or speeds gives way to the technology's switch of
-    least `cost` (as `new` and `counterpart` choose); the servers and their NICs stay as chosen, so a NIC that cannot keep up shows as a
-    finding rather than being swapped silently.
+    least `cost` (as `new` and `counterpart` choose); the servers and their NICs stay as chosen,
+    so a NIC that cannot keep up shows as a finding rather than being swapped silently.
     """
     tech = catalog.technology(technology)
     server = catalog.server(design.cluster.server)

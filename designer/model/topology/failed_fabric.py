@@ -18,8 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from designer.model.intent.design import Edit, FabricDesign
-from designer.model.topology.edited_fabric import (SwitchPairs, fabric_state, pair_bisection, replay_edits,
-                                                   switch_links)
+from designer.model.topology.edited_fabric import SwitchPairs, fabric_state, pair_bisection, replay_edits, switch_links
 from designer.model.topology.sizing import Plan, Resolved
 
 
@@ -108,7 +107,7 @@ def measure_failure(design: FabricDesign, r: Resolved, plan: Plan, devices, link
         first_index = np.full(plan.leaves, len(assignment), dtype=np.int64)   # lowest endpoint still cabled
         np.minimum.at(first_index, leaf[~dropped[plane]], idx[~dropped[plane]])
         comps: dict[int, list[int]] = {}
-        for node, lab in zip(nodes[ok].tolist(), label[nodes[ok]].tolist()):
+        for node, lab in zip(nodes[ok].tolist(), label[nodes[ok]].tolist(), strict=True):
             comps.setdefault(lab, []).append(node)
         best = max(comps.values(), key=lambda members: (int(nics[members].sum()),
                                                         -int(first_index[np.array(members) - base].min())))

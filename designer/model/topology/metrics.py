@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-
 from collections import Counter
 from dataclasses import asdict, dataclass, field
 

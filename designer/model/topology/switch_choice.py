@@ -15,8 +15,8 @@ when none is priced (or no cost is given), the fewest switches win, then the few
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from designer.catalog import Catalog, Switch, Technology, UnknownPartError
 from designer.model.intent.design import FabricDesign

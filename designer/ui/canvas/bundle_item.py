@@ -45,7 +45,7 @@ def _clip_to_columns(x1, y1, x2, y2, left: float, right: float):
 
 
 def _lines(x1, y1, x2, y2) -> list[QLineF]:
-    return [QLineF(a, b, c, d) for a, b, c, d in zip(x1.tolist(), y1.tolist(), x2.tolist(), y2.tolist())]
+    return [QLineF(a, b, c, d) for a, b, c, d in zip(x1.tolist(), y1.tolist(), x2.tolist(), y2.tolist(), strict=True)]
 
 
 def _spread_over_devices(lo, up, xa, xb, links):
@@ -59,7 +59,7 @@ def _spread_over_devices(lo, up, xa, xb, links):
             continue
         anchors = xb if ends == "b" else xa
         out_a, out_b, out_n = [], [], []
-        for a, b, n, anchor in zip(xa.tolist(), xb.tolist(), links.tolist(), anchors.tolist()):
+        for a, b, n, anchor in zip(xa.tolist(), xb.tolist(), links.tolist(), anchors.tolist(), strict=True):
             block = min(row.blocks, key=lambda blk: abs(blk.center - anchor))
             k = max(1, block.count)
             xs = [block.device_x(i) for i in range(k)]
@@ -271,7 +271,7 @@ class BundleItem(QGraphicsObject):
             ends = np.stack([xs[mask], direction], axis=1)
             unique, inverse = np.unique(ends, axis=0, return_inverse=True)
             counts = np.bincount(inverse.ravel(), weights=links[mask])
-            for (x, d), n in zip(unique.tolist(), counts.tolist()):
+            for (x, d), n in zip(unique.tolist(), counts.tolist(), strict=True):
                 pen = QPen(color, max(1.0, bundle_width(int(n)) * 0.5 * scale), Qt.PenStyle.DashLine)
                 pen.setCapStyle(Qt.PenCapStyle.FlatCap)
                 painter.setPen(pen)

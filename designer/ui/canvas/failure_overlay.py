@@ -87,7 +87,8 @@ class FailureOverlay(QGraphicsItem):
             row = layout.rows[tier]
             w = min(row.block_of(index).pitch * 0.9, SWITCH_PITCH * 0.84)
             rect = QRectF(row.device_x(index) - w / 2, row.y - BOX_HEIGHT / 2, w, BOX_HEIGHT)
-            yield rect, (True if layout.plane in planes else tuple(sorted(p + 1 for p in planes))), row.block_of(index).pitch
+            shown = True if layout.plane in planes else tuple(sorted(p + 1 for p in planes))
+            yield rect, shown, row.block_of(index).pitch
         row = layout.rows.get("servers")
         if row is not None:
             for server in self.cut_servers:

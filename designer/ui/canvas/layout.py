@@ -375,7 +375,7 @@ def _edited_bundles(layout_rows: dict, link_arrays) -> list[BlockBundle]:
         keys, inverse = np.unique(key, return_inverse=True)
         summed = np.bincount(inverse.ravel(), weights=links).astype(np.int64)
         out.extend(BlockBundle(lower, int(k // width), upper, int(k % width), int(n))
-                   for k, n in zip(keys.tolist(), summed.tolist()) if n)
+                   for k, n in zip(keys.tolist(), summed.tolist(), strict=True) if n)
     return out
 
 
@@ -476,9 +476,9 @@ def compute_layout(design: FabricDesign, resolved: Resolved, plan: Plan, plane: 
     for i, edit in enumerate(design.edits):
         if edit.op == "add-links":
             ends = [parse_device_id(x) for x in (edit.a, edit.b)]
-            if all(e is not None and e[2] == plane for e in ends):
-                if edits is None or not any(e[1] in edits.removed.get(e[0], ()) for e in ends):
-                    manual.append((i, edit.a, edit.b, edit.count))
+            in_plane = all(e is not None and e[2] == plane for e in ends)
+            if in_plane and (edits is None or not any(e[1] in edits.removed.get(e[0], ()) for e in ends)):
+                manual.append((i, edit.a, edit.b, edit.count))
         elif edit.op == "remove-device":
             removed.add(edit.a)
     layout = Layout(design, resolved, plan, rows, tuple(bundles), total, y + BOX_HEIGHT,

@@ -142,8 +142,10 @@ class LegendWidget(QWidget):
     def _fit_line(self, rows, x0: float, right: float, fm):
         """Entries on one line from x0: each takes its longest form that leaves room for the rest in
         their shortest; what cannot fit at all is returned as hidden (for a "+N more")."""
-        step = lambda text: 30 + fm.horizontalAdvance(text) + 2 + 22   # swatch, text, gap
-        more = lambda n: fm.horizontalAdvance(f"+{n} more") + 8
+        def step(text):
+            return 30 + fm.horizontalAdvance(text) + 2 + 22   # swatch, text, gap
+        def more(n):
+            return fm.horizontalAdvance(f"+{n} more") + 8
         room = right - x0
         chosen: list[str] = []
         hidden: list[str] = []
@@ -160,7 +162,7 @@ class LegendWidget(QWidget):
             chosen.append(pick)
             room -= step(pick)
         placed, x = [], x0
-        for (kind, _, color), text in zip(rows, chosen):
+        for (kind, _, color), text in zip(rows, chosen, strict=False):
             placed.append((kind, text, color, x))
             x += step(text)
         return placed, hidden

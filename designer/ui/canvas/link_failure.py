@@ -37,7 +37,7 @@ class LinkFailure:
     _cache: dict = field(default_factory=dict, compare=False, repr=False)
 
     @classmethod
-    def build(cls, layout: Layout, devices, cables=(), ghost: bool = False, cut_servers=()) -> "LinkFailure":
+    def build(cls, layout: Layout, devices, cables=(), ghost: bool = False, cut_servers=()) -> LinkFailure:
         mine: dict[str, set[int]] = {}
         other: dict[str, set[int]] = {}
         for device in devices:
@@ -105,7 +105,7 @@ class LinkFailure:
         failed = np.where(down, links, 0).astype(np.int64)
         cables = self.cables.get(lower)
         if cables:
-            index = {(int(x), int(y)): k for k, (x, y) in enumerate(zip(a.tolist(), b.tolist()))}
+            index = {(int(x), int(y)): k for k, (x, y) in enumerate(zip(a.tolist(), b.tolist(), strict=True))}
             for pair, n in cables.items():
                 k = index.get(pair)
                 if k is not None:

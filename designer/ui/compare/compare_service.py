@@ -35,7 +35,7 @@ log = logging.getLogger(__name__)
 # (SizingError, CollectiveError, DesignValidationError and ProjectFileError are ValueErrors.)
 USER_ERRORS = (ValueError, UnknownPartError, CatalogError)
 
-_LIVE: "weakref.WeakSet[CompareService]" = weakref.WeakSet()
+_LIVE: weakref.WeakSet[CompareService] = weakref.WeakSet()
 
 
 @dataclass(frozen=True)

@@ -226,11 +226,11 @@ class CompareTableModel(QAbstractTableModel):
 
     # --- QAbstractTableModel ------------------------------------------------------------------
 
-    def rowCount(self, parent=QModelIndex()) -> int:
-        return 0 if parent.isValid() else len(self._lines)
+    def rowCount(self, parent: QModelIndex | None = None) -> int:
+        return 0 if parent is not None and parent.isValid() else len(self._lines)
 
-    def columnCount(self, parent=QModelIndex()) -> int:
-        return 0 if parent.isValid() else len(self._columns)
+    def columnCount(self, parent: QModelIndex | None = None) -> int:
+        return 0 if parent is not None and parent.isValid() else len(self._columns)
 
     def flags(self, index: QModelIndex):
         if not index.isValid():

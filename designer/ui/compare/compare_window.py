@@ -165,15 +165,19 @@ class CompareWindow(QMainWindow):
         self.counterpart_menu.setToolTip("The baseline's cluster rebuilt on another fabric technology")
         self.counterpart_menu.aboutToShow.connect(lambda: self._fill_counterpart_menu(self.counterpart_menu, 0))
         self.remove_action = self._action("Remove", self.remove_selected,
-                                          "Remove the selected design from the comparison (click its column first)", SP.SP_TrashIcon,
+                                          "Remove the selected design from the comparison (click its column first)",
+                                          SP.SP_TrashIcon,
                                           QKeySequence.StandardKey.Delete)
         self.baseline_action = self._action("Make Baseline", self.make_selected_baseline,
-                                            "Compare the others against the selected design (click its column first)", SP.SP_ArrowLeft)
+                                            "Compare the others against the selected design (click its column first)",
+                                            SP.SP_ArrowLeft)
         self.save_design_action = self._action("Save Design As…", self.save_selected_design,
-                                               "Save the selected design (a counterpart, say) as a project file (click its column first)",
+                                               "Save the selected design (a counterpart, say) as a project file"
+                                               " (click its column first)",
                                                SP.SP_DialogSaveButton)
         self.open_action = self._action("Open in Designer", self.open_selected_in_designer,
-                                        "Open the selected design in a designer window of its own (click its column first)", SP.SP_FileDialogDetailedView)
+                                        "Open the selected design in a designer window of its own (click its"
+                                        " column first)", SP.SP_FileDialogDetailedView)
         self.open_action.setVisible(self.opener is not None)
         self.export_action = self._action("Export CSV…", self.export_csv_from_dialog,
                                           "Write the table, recommendation and assumptions as CSV",
@@ -389,7 +393,7 @@ class CompareWindow(QMainWindow):
     def _legend_lines(self, comparison, styles) -> list:
         """(colour, name, detail) per design: technology, GPUs and where the design came from."""
         lines = []
-        for i, (name, style) in enumerate(zip(comparison.names, styles)):
+        for i, (name, style) in enumerate(zip(comparison.names, styles, strict=True)):
             entry = self.shown[i] if i < len(self.shown) else None
             tags = ["baseline"] if i == 0 else []
             if entry is not None and entry.counterpart_of:

@@ -99,7 +99,8 @@ class CompareLauncher(QObject):
         except (SizingError, UnknownPartError, ValueError) as exc:
             tech = self.catalog.technologies.get(tech_id)
             self.dialogs.show_error("Cannot build counterpart",
-                                    f"“{current.name}” cannot be rebuilt on {tech.name if tech else tech_id}.", str(exc))
+                                    f"“{current.name}” cannot be rebuilt on {tech.name if tech else tech_id}.",
+                                    str(exc))
             return False
         entry = Entry(counterpart.design, None, counterpart.notes, current.name, unsaved=True)
         return self._open([current, entry])

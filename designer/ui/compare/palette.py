@@ -40,7 +40,7 @@ def short_technology(name: str) -> str:
 def design_styles(comparison: Comparison, theme: Theme, catalog: Catalog) -> list[DesignStyle]:
     seen: dict[str, int] = {}
     styles = []
-    for tech_id, family in zip(comparison.technologies, comparison.families):
+    for tech_id, family in zip(comparison.technologies, comparison.families, strict=True):
         k = seen.get(family, 0)
         seen[family] = k + 1
         colour = theme.family(family)

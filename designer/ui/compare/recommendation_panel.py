@@ -11,6 +11,7 @@ import html
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
+    QComboBox,
     QDoubleSpinBox,
     QFrame,
     QGridLayout,
@@ -20,7 +21,6 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QPushButton,
     QSpinBox,
-    QComboBox,
     QTextBrowser,
     QVBoxLayout,
     QWidget,
@@ -295,7 +295,8 @@ class RecommendationPanel(QWidget):
         parts += [f"<li style='margin-bottom:4px'>{html.escape(_sentence(r))}</li>" for r in rec.reasons]
         parts.append("</ul>")
         if comparison.warnings:
-            parts.append(f"<p style='margin:8px 0 2px 0; color:{warn}'><b>Warnings</b></p><ul style='margin-left:-14px'>")
+            parts.append(f"<p style='margin:8px 0 2px 0; color:{warn}'><b>Warnings</b></p><ul"
+                         f" style='margin-left:-14px'>")
             parts += [f"<li style='color:{warn}'>{html.escape(_sentence(w))}</li>" for w in comparison.warnings]
             parts.append("</ul>")
         noted = [(name, lines) for name, lines in self._notes.items() if lines and name in comparison.names]

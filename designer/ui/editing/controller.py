@@ -27,7 +27,6 @@ from designer.model.topology.edits import (
 from designer.model.topology.sizing import SizingError
 from designer.ui.blocks import apply_block
 from designer.ui.canvas.layout import ROWS, Layout, compute_layout, parse_device_id
-from designer.ui.editing.generated_name import follow_generated_name
 from designer.ui.editing.commands import (
     ConnectCommand,
     DeleteCommand,
@@ -36,6 +35,7 @@ from designer.ui.editing.commands import (
     ResizeTierCommand,
 )
 from designer.ui.editing.document import Document
+from designer.ui.editing.generated_name import follow_generated_name
 from designer.ui.editing.selection import SelectionModel
 from designer.ui.services.compute import ComputeService
 

@@ -18,7 +18,7 @@ from designer.model.decisions.design_space import SweepResult, SweepSpec, run_sw
 
 log = logging.getLogger(__name__)
 
-_LIVE: "weakref.WeakSet[SweepService]" = weakref.WeakSet()
+_LIVE: weakref.WeakSet[SweepService] = weakref.WeakSet()
 
 
 class _Worker(QObject):

@@ -34,9 +34,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from designer.model.common.units import ratio_label
 from designer.catalog import Catalog
-from designer.model.common.units import duration_label, parse_size, size_label
+from designer.model.common.units import duration_label, parse_size, ratio_label, size_label
 from designer.model.decisions.design_space import SweepPoint, SweepResult, SweepSpec, pareto
 from designer.model.intent.design import FabricDesign
 from designer.model.topology.presets import TEMPLATES

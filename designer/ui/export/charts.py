@@ -145,7 +145,7 @@ def chart(ink: Ink, rect: QRectF, title: str, series: list[Series], y_label: str
     for s in series:
         path = QPainterPath()
         first = True
-        for x, y in zip(s.x.tolist(), s.y.tolist()):
+        for x, y in zip(s.x.tolist(), s.y.tolist(), strict=True):
             if not math.isfinite(y) or (log_y and y <= 0):
                 continue
             point = QPointF(px(x), py(y))

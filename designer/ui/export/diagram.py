@@ -55,7 +55,7 @@ class View:
     right: float = 1.0
 
     @classmethod
-    def of(cls, slide: Slide | None) -> "View":
+    def of(cls, slide: Slide | None) -> View:
         if slide is None or slide.kind == "comparison":
             return cls()
         if slide.kind == "su":
@@ -340,7 +340,7 @@ class Diagram:
             sel = widths == width
             pen = ink.pen(color, width / ink.u)
             painter.setPen(pen)
-            painter.drawLines([QLineF(float(p), y_lo, float(q), y_up) for p, q in zip(xa[sel], xb[sel])])
+            painter.drawLines([QLineF(float(p), y_lo, float(q), y_up) for p, q in zip(xa[sel], xb[sel], strict=True)])
         return drawn
 
     def _removed(self, r: RowDrawing) -> np.ndarray:
@@ -450,7 +450,7 @@ class Diagram:
             lh = ink.line_height(6.5 * ts)
             ink.text(QRectF(first, top - lh - ink.pt(1), max(box.right() for _, box in cells) - first, lh),
                      note, 6.5 * ts, theme.muted, align=Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignBottom)
-        for (c, box), (head, counts) in zip(cells, texts):
+        for (_c, box), (head, counts) in zip(cells, texts, strict=True):
             count = counts[min(count_level, len(counts) - 1)] if count_level is not None else None
             if head_level is not None and head:
                 half = box.height() / 2

@@ -11,7 +11,6 @@ from dataclasses import dataclass
 
 from designer.catalog import Catalog, default_catalog
 from designer.model.common.units import bandwidth_label, power_label
-from designer.model.common.units import duration_label as duration
 from designer.model.common.units import ratio_label as ratio
 from designer.model.common.units import size_label as size
 from designer.model.intent.design import FabricDesign
@@ -65,7 +64,7 @@ class Facts:
 
     @classmethod
     def gather(cls, design: FabricDesign, catalog: Catalog | None = None, bom: bool | object = True,
-               allreduce: bool | object = True) -> "Facts":
+               allreduce: bool | object = True) -> Facts:
         """Derive `design`; build its BOM and all-reduce estimate unless given (or False to skip).
 
         Raises the model's SizingError / UnknownPartError when the design cannot be sized.

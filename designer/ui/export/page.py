@@ -64,7 +64,8 @@ def title_block(ink: Ink, rect: QRectF, design: FabricDesign, derived, date: str
     ry = rect.top() + ink.pt(2 * s)
     key_w = ink.pt(62 * s)
     rh = ink.line_height(9 * s)
-    box = QRectF(x - ink.pt(8 * s), rect.top(), right_w + ink.pt(8 * s), len(rows) * (rh + ink.pt(2 * s)) + ink.pt(6 * s))
+    box = QRectF(x - ink.pt(8 * s), rect.top(), right_w + ink.pt(8 * s),
+                 len(rows) * (rh + ink.pt(2 * s)) + ink.pt(6 * s))
     ink.box(box, t.window, None, radius_pt=3 * s)
     room = right_w - key_w - ink.pt(4 * s)
     for key, value in rows:
@@ -214,7 +215,7 @@ def table(ink: Ink, rect: QRectF, columns: list[Column], rows: list[tuple], size
     y = rect.top()
     ink.box(QRectF(rect.left(), y, rect.width(), lh), t.window, None, radius_pt=0)
     x = rect.left()
-    for c, w in zip(columns, widths):
+    for c, w in zip(columns, widths, strict=True):
         ink.text(QRectF(x + pad, y, w - 2 * pad, lh), c.header, size - 0.5, t.muted, bold=True, align=c.align,
                  elide=True)
         x += w
@@ -224,7 +225,7 @@ def table(ink: Ink, rect: QRectF, columns: list[Column], rows: list[tuple], size
     stripe = QColor(t.window)
     stripe.setAlpha(120)
     shaded = False
-    for row, style in zip(rows, styles):
+    for row, style in zip(rows, styles, strict=True):
         if y + lh > rect.bottom() + 0.5:
             break
         if style == "group":
@@ -240,7 +241,7 @@ def table(ink: Ink, rect: QRectF, columns: list[Column], rows: list[tuple], size
         if style == "bold":
             ink.hline(rect.left(), rect.right(), y, t.muted, 0.6)
         x = rect.left()
-        for c, w, cell in zip(columns, widths, row):
+        for c, w, cell in zip(columns, widths, row, strict=False):
             color = t.muted if style == "muted" else t.text
             ink.text(QRectF(x + pad, y, w - 2 * pad, lh), "" if cell is None else str(cell), size, color,
                      bold=style == "bold", align=c.align, elide=True)

@@ -8,11 +8,12 @@ from __future__ import annotations
 from PySide6.QtCore import QRectF
 
 from designer.model.common.units import bandwidth_label
+from designer.model.common.units import duration_label as duration
 from designer.model.physical.bom import CATEGORIES
 from designer.ui.export import page
 from designer.ui.export.charts import Marker, Series, chart
 from designer.ui.export.diagram import Diagram, DiagramSource, View, speed_label
-from designer.ui.export.facts import Facts, duration, money, money_exact, power, ratio, size
+from designer.ui.export.facts import Facts, money, money_exact, power, ratio, size
 from designer.ui.export.ink import Ink
 from designer.ui.export.page import CENTER, LEFT, RIGHT, Column
 from designer.ui.theme import FAMILY_HUES, TIER_HUES
@@ -176,7 +177,8 @@ def bom_page(ink: Ink, rect: QRectF, f: Facts) -> None:
                [""] * (len(rows) - 1) + ["bold"])
     yy = right.top() + _sub_title(ink, right, "Totals")
     counts = b.counts or {}
-    rows = [("Network cost", f"{money_exact(b.total_cost, b.currency)}, {money_exact(b.cost_per_gpu, b.currency)} per GPU"
+    rows = [("Network cost",
+             f"{money_exact(b.total_cost, b.currency)}, {money_exact(b.cost_per_gpu, b.currency)} per GPU"
              + mark),
             ("Network power", f"{power(b.total_power_w)}, {b.power_per_gpu_w:,.1f} W per GPU"
              + (" (includes estimates)" if f.power_is_estimate else "")),
@@ -296,7 +298,7 @@ def comparison_page(ink: Ink, rect: QRectF, c) -> None:
     names = [f"[{i + 1}] {n}" for i, n in enumerate(c.names)]
     lh = ink.line_height(8.5)
     yy = left.top()
-    for name, tech in zip(names, c.technologies):
+    for name, tech in zip(names, c.technologies, strict=True):
         ink.text(QRectF(left.left(), yy, left.width(), lh), f"{name} ({tech})", 8.5, t.text, align=LEFT, elide=True)
         yy += lh
     yy += ink.pt(6)
@@ -433,7 +435,8 @@ def resilience_page(ink: Ink, rect: QRectF, f: Facts, growth_limit_gpus: int = 1
         rows.append((f"{path.label}: {'needs recabling' if path.needs_recabling else 'no recabling'}",))
         styles.append("group")
         for p in path.phases:
-            rows.append((str(p.number), f"{p.gpus:,}", "/".join(str(p.switches.get(k, 0)) for k in ("leaf", "spine", "core")),
+            rows.append((str(p.number), f"{p.gpus:,}", "/".join(str(p.switches.get(k, 0)) for k in ("leaf", "spine",
+                                                                                                    "core")),
                          ", ".join(f"{n:,} {k}" for k, n in p.reserved_ports.items()) or "—",
                          money(p.cost_delta, g.currency), f"{p.recabled_links:,}"))
             styles.append("")

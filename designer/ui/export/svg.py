@@ -13,7 +13,8 @@ from designer.limits import printable
 from designer.ui.export.buffer import paint_to_bytes
 from designer.ui.export.figure import Figure
 
-_XML_ILLEGAL = re.compile(rb"[\x00-\x08\x0b\x0c\x0e-\x1f]|&#(?:x0*[0-8bcefBCEF]|x0*1[0-9a-fA-F]|0*(?:[0-8]|1[124-9]|2[0-9]|3[01]));")
+_XML_ILLEGAL = re.compile(rb"[\x00-\x08\x0b\x0c\x0e-\x1f]"
+                          rb"|&#(?:x0*[0-8bcefBCEF]|x0*1[0-9a-fA-F]|0*(?:[0-8]|1[124-9]|2[0-9]|3[01]));")
 SVG_DPI = 96   # the CSS pixel: SVG user units are read as 1/96 inch
 
 

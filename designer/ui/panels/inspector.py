@@ -28,8 +28,8 @@ from PySide6.QtWidgets import (
 
 from designer.catalog import Catalog, UnknownPartError
 from designer.model.intent.design import FabricDesign, replace_path
-from designer.model.topology.edits import tier_count, with_server, with_technology, with_tier_count, with_tiers
 from designer.model.topology.derive import plan_only
+from designer.model.topology.edits import tier_count, with_server, with_technology, with_tier_count, with_tiers
 from designer.model.topology.sizing import SizingError, parse_ratio
 from designer.ui.blocks import choice_cost
 from designer.ui.canvas.layout import TIER_LABEL
@@ -85,7 +85,7 @@ class _WholeCombo(QComboBox):
 class _Page(QWidget):
     """A form page; subclasses fill it from a design and report edits to the inspector."""
 
-    def __init__(self, inspector: "Inspector"):
+    def __init__(self, inspector: Inspector):
         super().__init__()
         self.inspector = inspector
         self.form = QFormLayout()

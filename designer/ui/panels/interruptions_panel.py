@@ -11,8 +11,7 @@ older design is dropped.
 from __future__ import annotations
 
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import (QHBoxLayout, QHeaderView, QLabel, QPushButton, QTableWidgetItem, QVBoxLayout,
-                               QWidget)
+from PySide6.QtWidgets import QHBoxLayout, QHeaderView, QLabel, QPushButton, QTableWidgetItem, QVBoxLayout, QWidget
 
 from designer.io.interruptions_csv import NOT_PUBLISHED, per_year
 from designer.model.decisions.interruptions import RateTableError, interruptions
@@ -144,7 +143,8 @@ class InterruptionsPanel(QWidget):
                      _figure(e.per_month), _figure(per_year(e.per_day)), r.source or "—"]
             row = self.expected.rowCount()
             self.expected.insertRow(row)
-            tip = f"Measured: {r.measured}\nExtrapolated: {r.extrapolated}" + (f"\nSource: {r.source}" if r.source else "")
+            tip = f"Measured: {r.measured}\nExtrapolated: {r.extrapolated}"
+            tip += f"\nSource: {r.source}" if r.source else ""
             for column, text in enumerate(cells):
                 item = QTableWidgetItem(text)
                 item.setToolTip(tip)

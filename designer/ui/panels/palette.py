@@ -119,7 +119,8 @@ class PaletteTree(QTreeWidget):
             item = QTreeWidgetItem(section, [block.title])
             item.setData(0, _ROLE_BLOCK, block.id)
             item.setIcon(0, QIcon(_glyph(block.id, ratio)))
-            item.setToolTip(0, f"<b>{block.title}</b><br>{block.detail}<br><i>Drag onto the canvas, or double-click.</i>")
+            item.setToolTip(0,
+                            f"<b>{block.title}</b><br>{block.detail}<br><i>Drag onto the canvas, or double-click.</i>")
             item.setStatusTip(0, block.detail)
             item.setFlags(Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemIsDragEnabled)
         self.expandAll()

@@ -10,8 +10,16 @@ the window makes that an undoable edit, so the plan is saved with the project.
 from __future__ import annotations
 
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import (QHBoxLayout, QLabel, QLineEdit, QPushButton, QSpinBox, QTableWidgetItem,
-                               QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QSpinBox,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
 
 from designer.model.decisions.growth import GrowthError, grow
 from designer.model.intent.growth_plan import MAX_TARGET_GPUS, GrowthPlan

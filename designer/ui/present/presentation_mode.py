@@ -10,9 +10,9 @@ slide (no editing shortcut can change the design); Esc or F5 leaves.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 from PySide6.QtCore import QByteArray, QCoreApplication, QEvent, QObject, QRect, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QKeySequence
@@ -110,7 +110,7 @@ class PresentationMode(QObject):
     # --- the window's actions ----------------------------------------------------------------
 
     @classmethod
-    def install(cls, window: QMainWindow, menu) -> "PresentationMode":
+    def install(cls, window: QMainWindow, menu) -> PresentationMode:
         """Create the controller and put 'Present' (F5) and 'Add View as Slide' in `menu`."""
         mode = cls(window, lambda: comparison_in_window(window))
         present = QAction("&Present", window)
@@ -164,7 +164,8 @@ class PresentationMode(QObject):
         # A layout change still pending (a dock just hidden) would be saved half done.
         QCoreApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest)
         w.layout().activate()
-        self._saved = SavedWindow(w.saveGeometry(), w.geometry(), w.saveState(), w.windowState(), w.menuBar().isVisible(),
+        self._saved = SavedWindow(w.saveGeometry(), w.geometry(), w.saveState(), w.windowState(),
+                                  w.menuBar().isVisible(),
                                   w.statusBar().isVisible(), w.focusWidget())
         for dock in w.findChildren(QDockWidget):
             dock.hide()

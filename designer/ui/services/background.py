@@ -17,7 +17,8 @@ from __future__ import annotations
 import sys
 import threading
 import traceback
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import shiboken6
 from PySide6.QtCore import QCoreApplication, QObject, Signal

@@ -16,6 +16,7 @@ QThread instead.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import os
 import socket
@@ -40,7 +41,7 @@ __all__ = ["ComputeResult", "ComputeService", "compute", "compute_bom", "running
 DEBOUNCE_MS = 30
 BOM_DELAY_MS = 250   # the BOM of a large design starts once edits pause for this long
 
-_LIVE: "weakref.WeakSet[ComputeService]" = weakref.WeakSet()
+_LIVE: weakref.WeakSet[ComputeService] = weakref.WeakSet()
 
 
 class _Reader(QThread):
@@ -143,10 +144,9 @@ class _ProcessChannel(QObject):
         self.in_flight: tuple[int, object] | None = None
         self.queued: tuple[int, object] | None = None   # sent before the child was ready
         self.process, self.conn = _start_child(kind)
-        try:
+        # If the child died at once, the reader sees the pipe close and reports it.
+        with contextlib.suppress(BrokenPipeError, OSError):
             self.conn.send(("catalog", catalog))
-        except (BrokenPipeError, OSError):
-            pass  # the child died at once: the reader sees the pipe close and reports it
         self.reader = _Reader(self.conn, f"fabric-designer-{kind}-reader")
         self.reader.answered.connect(self._on_message)
         self.reader.start()
@@ -186,10 +186,8 @@ class _ProcessChannel(QObject):
         process, self.process = self.process, None
         if process is None:
             return
-        try:
+        with contextlib.suppress(BrokenPipeError, OSError):
             self.conn.send(None)
-        except (BrokenPipeError, OSError):
-            pass
         process.stop()
         self.reader.wait(3000)
         self.conn.close()

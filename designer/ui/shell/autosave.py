@@ -13,12 +13,13 @@ and its name), so a second crash before the next save or autosave still leaves t
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import os
 import uuid
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from PySide6.QtCore import QLockFile, QObject, QTimer, Signal
@@ -63,10 +64,8 @@ def _lock_path(autosave: Path) -> Path:
 
 
 def _remove(path: Path) -> None:
-    try:
+    with contextlib.suppress(FileNotFoundError):
         path.unlink()
-    except FileNotFoundError:
-        pass
 
 
 class AutosaveManager(QObject):
@@ -139,7 +138,7 @@ class AutosaveManager(QObject):
         payload = {
             "format": AUTOSAVE_FORMAT,
             "source_path": str(source) if source else None,
-            "saved_at": datetime.now(timezone.utc).isoformat(),
+            "saved_at": datetime.now(UTC).isoformat(),
             "project": design_to_json(design),
         }
         try:

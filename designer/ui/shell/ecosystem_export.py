@@ -11,12 +11,27 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtCore import QObject, Signal
-from PySide6.QtWidgets import (QCheckBox, QComboBox, QDialog, QDialogButtonBox, QFileDialog, QFormLayout,
-                               QLineEdit, QMenu, QMessageBox)
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QFileDialog,
+    QFormLayout,
+    QLineEdit,
+    QMenu,
+    QMessageBox,
+)
 
 from designer.io.containerlab import PROFILES
-from designer.io.export_source import (DEFAULT_NODE_PATTERN, ExportError, ExportOptions, ExportSource, NodeNamer,
-                                       parse_view)
+from designer.io.export_source import (
+    DEFAULT_NODE_PATTERN,
+    ExportError,
+    ExportOptions,
+    ExportSource,
+    NodeNamer,
+    parse_view,
+)
 from designer.io.exporters import FORMATS, ExportFormat, check_exportable, default_path, write_export
 from designer.ui.services.background import background
 
@@ -83,7 +98,7 @@ class EcosystemExport(QObject):
         self._update_enabled(window.document.design)
 
     @classmethod
-    def install(cls, window, file_menu: QMenu) -> "EcosystemExport":
+    def install(cls, window, file_menu: QMenu) -> EcosystemExport:
         """Add the entries to File > Export, creating that submenu when the window has none yet."""
         menu = None
         for action in file_menu.actions():

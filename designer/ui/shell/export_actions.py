@@ -14,9 +14,9 @@ from __future__ import annotations
 import os
 import re
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 from PySide6.QtCore import QByteArray, QMimeData, QObject, QSettings, Qt, Signal
 from PySide6.QtGui import QAction, QGuiApplication, QImage, QKeySequence
@@ -159,7 +159,7 @@ class ExportActions(QObject):
         self.progress: QProgressDialog | None = None
 
     @classmethod
-    def install(cls, window, file_menu: QMenu, edit_menu: QMenu, before: QAction | None = None) -> "ExportActions":
+    def install(cls, window, file_menu: QMenu, edit_menu: QMenu, before: QAction | None = None) -> ExportActions:
         """Put File > Export (before `before`) and Edit > Copy Diagram into the window's menus."""
         self = cls(window)
         self.menu = QMenu("&Export", file_menu)

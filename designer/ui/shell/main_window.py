@@ -33,10 +33,10 @@ from designer.ui.services.compute import ComputeResult, ComputeService
 from designer.ui.shell import audit_actions, paths
 from designer.ui.shell.autosave import AUTOSAVE_INTERVAL_MS, AutosaveManager, find_recoverable
 from designer.ui.shell.dialogs import Dialogs
-from designer.ui.shell.explore_actions import ExploreActions
 from designer.ui.shell.ecosystem_export import EcosystemExport
-from designer.ui.shell.file_guard import FileGuard
+from designer.ui.shell.explore_actions import ExploreActions
 from designer.ui.shell.export_actions import ExportActions
+from designer.ui.shell.file_guard import FileGuard
 from designer.ui.shell.files import FileController
 from designer.ui.shell.whatif_actions import FailMode, install_interruptions, install_phases
 from designer.ui.theme import Theme
@@ -326,7 +326,7 @@ class MainWindow(QMainWindow):
 
     # --- startup and shutdown -------------------------------------------------------------------
 
-    def open_in_new_window(self, design: FabricDesign, path: str | Path | None, modified: bool) -> "MainWindow":
+    def open_in_new_window(self, design: FabricDesign, path: str | Path | None, modified: bool) -> MainWindow:
         """A designer window of its own for `design`, sharing this window's catalog and settings."""
         window = MainWindow(catalog=self.catalog, synchronous=self.compute.synchronous,
                             settings=self.settings, persist=False)

@@ -64,7 +64,7 @@ class FailMode(QObject):
     shown = Signal(object)             # the WhatIf (or NMinusOne) now shown; None when restored
 
     @classmethod
-    def install(cls, window, menu_bar) -> "FailMode":
+    def install(cls, window, menu_bar) -> FailMode:
         mode = cls(window)
         menu = menu_bar.addMenu("&What If")
         for action in (mode.fail_action, mode.n1_action, mode.restore_action, None, mode.interruptions_action):

@@ -15,7 +15,7 @@ class Interaction:
         self.view = view
 
     @classmethod
-    def start(cls, view, event) -> "Interaction | None":
+    def start(cls, view, event) -> Interaction | None:
         return None
 
     def move(self, event) -> None:
