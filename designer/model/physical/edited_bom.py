@@ -106,15 +106,16 @@ class _Replay:
         seq = 0
         for edit in edits:
             names = (edit.a,) if edit.op == "remove-device" else (edit.a, edit.b)
-            codes: list[int | None] = []
+            codes: list[int] = []
             for name in names:
                 if self.switches.is_nic(name or ""):
                     return False
                 index = self.switches.index(name or "")
-                code = None if index is None else self.dev.servers + index
-                codes.append(None if code is None or code in self.removed else code)
-            if any(c is None for c in codes):
-                continue                         # an unknown or removed device: the edit fails
+                if index is None or self.dev.servers + index in self.removed:
+                    break                        # an unknown or removed device: the edit fails
+                codes.append(self.dev.servers + index)
+            if len(codes) < len(names):
+                continue
             if edit.op == "remove-device":
                 device = codes[0]
                 self.removed.add(device)

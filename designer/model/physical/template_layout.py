@@ -64,11 +64,11 @@ def template_positions(fp, servers: int, plan, planes: int, rails: int, dev,
     for rw, b in block.items():
         block_arr[rw] = b
 
-    others = []
+    switch_codes = []
     for p in range(planes):
-        others.append(dev.spine(p, np.arange(plan.spines, dtype=np.int64)))
-        others.append(dev.core(p, np.arange(plan.cores, dtype=np.int64)))
-    others = np.concatenate(others) if others else np.zeros(0, np.int64)
+        switch_codes.append(dev.spine(p, np.arange(plan.spines, dtype=np.int64)))
+        switch_codes.append(dev.core(p, np.arange(plan.cores, dtype=np.int64)))
+    others = np.concatenate(switch_codes) if switch_codes else np.zeros(0, np.int64)
     net = np.concatenate([leaf_codes, others]) if fp.placement == "network-row" else others
     net_racks = -(-len(net) // per_net)
     net_rows = -(-net_racks // per_row)
