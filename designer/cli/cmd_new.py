@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 
 from designer.model.common.units import ratio_label
 from designer.catalog import default_catalog
@@ -17,6 +18,7 @@ from designer.cli.common import (
 from designer.limits import MAX_RADIX
 from designer.io.project import save_design
 from designer.model.intent.design import MAX_PER_SERVER, MAX_PLANES, MAX_RATIO, MIN_RATIO
+from designer.model.networks.defaults import ra_networks
 from designer.model.topology.derive import derive
 from designer.model.physical.fabric_cost import fabric_cost
 from designer.model.physical.prices import load_prices
@@ -62,6 +64,10 @@ def add_parser(sub) -> None:
     p.add_argument("--name", help="design name")
     p.add_argument("--prices", help="price book (TOML) for choosing the cheapest switch; its entries override "
                                     "the built-in and user prices")
+    p.add_argument("--networks", choices=("ra", "compute"), default="ra",
+                   help="the cluster's other networks: 'ra' (default) adds the converged/storage, in-band "
+                        "and out-of-band networks the server's reference architecture gives it (servers "
+                        "whose catalog entry states ports per role); 'compute' makes the compute fabric only")
     p.add_argument("-o", "--output", required=True, help="project file to write")
     p.add_argument("--force", action="store_true",
                    help="replace the output file even if it is not a Fabric Designer project")
@@ -83,6 +89,8 @@ def run(args) -> int:
         tiers=args.tiers, nodes_per_su=args.nodes_per_su, planes=args.planes,
         technology=args.technology, name=args.name, cost=fabric_cost(catalog, prices))
     design = choice.design
+    if args.networks == "ra":
+        design = dataclasses.replace(design, networks=ra_networks(catalog.server(design.cluster.server)))
     derived = derive(design, catalog)  # raises before anything is written
     errors = derived.metrics.errors
     if errors:
@@ -90,6 +98,8 @@ def run(args) -> int:
     save_design(design, out)
     m = derived.metrics
     print(f"wrote {out}: {m.gpus:,} GPUs, {m.tiers} tiers, {m.switches_total:,} switches")
+    for net in design.networks:
+        print(f"  network: {net.label} ({net.technology}, {net.switch})")
     for note in choice.notes:
         print(f"  note: {note}")
     for tier, asked in (("leaf", args.oversubscription), ("spine", args.spine_oversubscription)):

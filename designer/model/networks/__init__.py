@@ -1,0 +1,6 @@
+"""The cluster's networks beside the compute fabric: sizing, bill of materials and arrangements.
+
+Each network of `FabricDesign.networks` is sized in closed form from its role, its template and
+the servers' ports for that role (catalog `role_ports`, each sourced); the compute fabric stays
+with designer/model/topology and designer/model/physical, unchanged.
+"""
