@@ -12,14 +12,23 @@ from hypothesis import strategies as st
 from designer.catalog import default_catalog
 from designer.cli.main import main
 from designer.io.network_csv import cluster_bom_rows, network_cabling_rows
-from designer.io.project import ProjectFileError, design_from_json, design_to_json, load_design
+from designer.io.project import (
+    ProjectFileError,
+    design_from_json,
+    design_to_json,
+    load_design,
+)
 from designer.model.intent.design import ClusterSpec, FabricDesign
 from designer.model.intent.networks import NetworkSpec
 from designer.model.intent.serde import DesignValidationError
 from designer.model.networks.arrangements import arrangements
 from designer.model.networks.bom import compute_switch_count, network_boms
 from designer.model.networks.defaults import ra_networks
-from designer.model.networks.sizing import checkpoint_seconds, size_network, size_networks
+from designer.model.networks.sizing import (
+    checkpoint_seconds,
+    size_network,
+    size_networks,
+)
 from designer.model.physical.bom import build_bom
 from designer.model.physical.prices import default_prices
 from designer.model.topology.derive import derive

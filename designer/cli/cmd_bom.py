@@ -12,7 +12,12 @@ from designer.io.cabling_csv import write_cabling_csv
 from designer.io.network_csv import write_cluster_bom_csv, write_network_cabling_csv
 from designer.io.project import load_design
 from designer.model.networks.arrangements import Arrangement, arrangements
-from designer.model.networks.bom import NetworkBom, cluster_bom_json, compute_switch_count, network_boms
+from designer.model.networks.bom import (
+    NetworkBom,
+    cluster_bom_json,
+    compute_switch_count,
+    network_boms,
+)
 from designer.model.physical.bom import CATEGORIES, Bom, build_bom
 from designer.model.physical.media import physical_layer
 from designer.model.physical.prices import load_prices
@@ -128,8 +133,8 @@ def networks_summary(bom: Bom, sections: tuple[NetworkBom, ...]) -> str:
                  f"{i.total_power_w:,.0f}") for i in section.items]
         lines += ["", f"Network: {section.size.label} ({section.size.template}, {section.size.technology})",
                   table(rows, ("category", "part", "description", "qty", f"extended ({bom.currency})", "power (W)")),
-                  f"  {section.size.switch_count:,} switches, {section.size.link_count:,} links; "
-                  f"{section.total_cost:,.2f} {bom.currency}, {section.total_power_w:,.0f} W"]
+                  (f"  {section.size.switch_count:,} switches, {section.size.link_count:,} links; "
+                  f"{section.total_cost:,.2f} {bom.currency}, {section.total_power_w:,.0f} W")]
         lines += [f"  note: {n}" for n in section.size.notes]
         lines += [f"  error: {e}" for e in section.size.errors]
     total = cluster_bom_json(bom, sections)["cluster_total"]

@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import dataclasses
 
-from designer.model.common.units import ratio_label
 from designer.catalog import default_catalog
 from designer.cli.common import (
     MAX_NODES,
@@ -15,13 +14,19 @@ from designer.cli.common import (
     positive_int,
     speed_gbps,
 )
-from designer.limits import MAX_RADIX
 from designer.io.project import save_design
-from designer.model.intent.design import MAX_PER_SERVER, MAX_PLANES, MAX_RATIO, MIN_RATIO
+from designer.limits import MAX_RADIX
+from designer.model.common.units import ratio_label
+from designer.model.intent.design import (
+    MAX_PER_SERVER,
+    MAX_PLANES,
+    MAX_RATIO,
+    MIN_RATIO,
+)
 from designer.model.networks.defaults import ra_networks
-from designer.model.topology.derive import derive
 from designer.model.physical.fabric_cost import fabric_cost
 from designer.model.physical.prices import load_prices
+from designer.model.topology.derive import derive
 from designer.model.topology.presets import TEMPLATES, new_design_choice
 from designer.model.topology.sizing import parse_ratio
 

@@ -86,8 +86,8 @@ def _merged(design: FabricDesign, catalog: Catalog) -> tuple[FabricDesign, tuple
     fabric = dataclasses.replace(eth.fabric, template="leaf-spine")
     nets = tuple(n for n in converged_networks(server) if n.role == "oob")
     merged = dataclasses.replace(eth, cluster=cluster, fabric=fabric, networks=nets)
-    return merged, (f"{stated.count} converged ports per server on the compute fabric's switches, "
-                    f"counted at the compute link speed (heuristic; {stated.gbps}G on the server)",)
+    return merged, ((f"{stated.count} converged ports per server on the compute fabric's switches, "
+                    f"counted at the compute link speed (heuristic; {stated.gbps}G on the server)"),)
 
 
 def arrangements(design: FabricDesign, catalog: Catalog, book: PriceBook) -> tuple[Arrangement, ...]:

@@ -16,7 +16,13 @@ from dataclasses import asdict, dataclass
 from designer.catalog import Catalog
 from designer.model.intent.design import FabricDesign
 from designer.model.networks.sizing import LinkGroup, NetworkSize, size_networks
-from designer.model.physical.bom import CATEGORIES, ILLUSTRATIVE, UNPRICED_NOTE, Bom, LineItem
+from designer.model.physical.bom import (
+    CATEGORIES,
+    ILLUSTRATIVE,
+    UNPRICED_NOTE,
+    Bom,
+    LineItem,
+)
 from designer.model.physical.prices import PriceBook
 
 # Transceiver per link speed: a catalog part where the catalog has one, else a generic part.

@@ -151,8 +151,8 @@ def _size_leaf_pairs(design: FabricDesign, net: NetworkSpec, catalog: Catalog, s
     ports, gbps, basis = server_ports(net, server)
     if not ports or not gbps:
         return NetworkSize(net.role, net.label, net.template, net.technology, errors=(
-            f"{net.label}: the server model '{server.id}' states no ports for this role; set the "
-            f"network's ports per server and port speed",))
+            (f"{net.label}: the server model '{server.id}' states no ports for this role; set the "
+            f"network's ports per server and port speed"),))
     if basis:
         notes.append(f"server ports {ports} x {gbps}G: {basis}")
     leaf = _switch(catalog, net.switch, errors)
@@ -184,7 +184,7 @@ def _size_leaf_pairs(design: FabricDesign, net: NetworkSpec, catalog: Catalog, s
     storage_ports = math.ceil(storage_gbps / net.storage_port_gbps) if storage_gbps else 0
     storage_pairs = 0
     if storage_ports:
-        s_down, s_up = _leaf_split(leaf, net.storage_port_gbps, uplink, net.oversubscription)
+        s_down, _s_up = _leaf_split(leaf, net.storage_port_gbps, uplink, net.oversubscription)
         if s_down <= 0:
             errors.append(f"{net.label}: {leaf.name} has no {net.storage_port_gbps}G ports for storage")
         else:
@@ -285,5 +285,14 @@ def checkpoint_seconds(model_state_bytes: float, storage_gbps: float) -> float |
     return model_state_bytes * 8 / (storage_gbps * 1e9)
 
 
-__all__ = ["ROLE_LABELS", "LinkGroup", "NetworkSize", "SwitchGroup", "checkpoint_seconds",
-           "size_network", "size_networks", "server_ports", "servers_per_rack"]
+__all__ = [
+    "ROLE_LABELS",
+    "LinkGroup",
+    "NetworkSize",
+    "SwitchGroup",
+    "checkpoint_seconds",
+    "server_ports",
+    "servers_per_rack",
+    "size_network",
+    "size_networks",
+]
