@@ -40,7 +40,7 @@ def cluster_bom_rows(bom: Bom, sections: tuple[NetworkBom, ...]) -> list[list[st
     return out
 
 
-def write_cluster_bom_csv(bom: Bom, sections: tuple[NetworkBom, ...], path: str | os.PathLike) -> None:
+def write_cluster_bom_csv(bom: Bom, sections: tuple[NetworkBom, ...], path: str | os.PathLike[str]) -> None:
     write_atomic(path, rows_to_csv(cluster_bom_rows(bom, sections)).encode(ENCODING))
 
 
@@ -53,5 +53,5 @@ def network_cabling_rows(sections: tuple[NetworkBom, ...]) -> list[list[str]]:
     return rows
 
 
-def write_network_cabling_csv(sections: tuple[NetworkBom, ...], path: str | os.PathLike) -> None:
+def write_network_cabling_csv(sections: tuple[NetworkBom, ...], path: str | os.PathLike[str]) -> None:
     write_atomic(path, rows_to_csv(network_cabling_rows(sections)).encode(ENCODING))

@@ -49,7 +49,7 @@ class Arrangement:
     def total_power_w(self) -> float:
         return round(self.compute_power_w + self.networks_power_w, 2)
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, object]:
         return {"key": self.key, "label": self.label, "available": self.available,
                 "compute_cost": self.compute_cost, "compute_power_w": self.compute_power_w,
                 "networks_cost": self.networks_cost, "networks_power_w": self.networks_power_w,

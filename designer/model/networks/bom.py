@@ -12,6 +12,7 @@ one copper cable; 1GbE management ports take an RJ45 patch cable.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
+from typing import Any
 
 from designer.catalog import Catalog
 from designer.model.intent.design import FabricDesign
@@ -56,7 +57,7 @@ class NetworkBom:
             out[item.category] += item.quantity
         return out
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, object]:
         s = self.size
         return {
             "role": s.role, "name": s.label, "template": s.template, "technology": s.technology,
@@ -154,7 +155,7 @@ def compute_switch_count(bom: Bom) -> int:
     return sum(i.quantity for i in bom.by_category("Switches"))
 
 
-def cluster_bom_json(bom: Bom, sections: tuple[NetworkBom, ...]) -> dict:
+def cluster_bom_json(bom: Bom, sections: tuple[NetworkBom, ...]) -> dict[str, Any]:
     """New keys beside the compute fabric's BOM JSON: one section per network and a cluster total."""
     cost = bom.total_cost + sum(s.total_cost for s in sections)
     power = bom.total_power_w + sum(s.total_power_w for s in sections)
