@@ -296,3 +296,12 @@ __all__ = [
     "size_network",
     "size_networks",
 ]
+
+
+def template_switch_count(design: FabricDesign, catalog: Catalog) -> int:
+    """The compute fabric's switches from its closed-form plan, without building the graph (cheap
+    enough for the window on every change); manual edits are not counted."""
+    from designer.model.topology.derive import plan_only
+
+    resolved, plan = plan_only(design, catalog)
+    return resolved.planes * (plan.leaves + plan.pods * plan.spines_per_pod + plan.cores)

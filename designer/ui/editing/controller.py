@@ -85,6 +85,9 @@ class DesignController(QObject):
     focusRequested = Signal(str)
     """The view should bring this element into sight (a finding was clicked); carries its id."""
 
+    networkChanged = Signal(str)
+    """The canvas shows another network of the cluster ("compute" or a role); a view setting."""
+
     def __init__(self, document: Document, catalog: Catalog, compute: ComputeService,
                  selection: SelectionModel | None = None, parent=None):
         super().__init__(parent)
@@ -96,6 +99,7 @@ class DesignController(QObject):
         self._preview: FabricDesign | None = None
         self._previewing = False
         self.plane = 0   # the plane the canvas draws (0-based); a view setting, not an edit
+        self.network = "compute"  # the network the canvas draws; a view setting, not an edit
         self.display = make_display(document.design, catalog, reset_view=True)
         document.designChanged.connect(self._on_design_changed)
         document.loaded.connect(self._reset_next)
@@ -114,7 +118,18 @@ class DesignController(QObject):
         if reset:
             self.plane = 0
         self._show(make_display(design, self.catalog, reset_view=reset, plane=self.plane))
+        if self.network != "compute" and (design is None or design.network(self.network) is None):
+            self.set_network("compute")  # the network went away (an undo, another file)
         self.compute.request(design)
+
+    def set_network(self, role: str) -> None:
+        """Draw another network of the cluster ("compute", the default, or a network's role)."""
+        design = self.display.design
+        if role != "compute" and (design is None or design.network(role) is None):
+            role = "compute"
+        if role != self.network:
+            self.network = role
+            self.networkChanged.emit(role)
 
     def set_plane(self, plane: int) -> None:
         """Draw another plane of a multi-plane fabric (no edit, nothing recomputed)."""

@@ -33,6 +33,7 @@ from designer.model.topology.derive import plan_only
 from designer.model.topology.sizing import SizingError, parse_ratio
 from designer.ui.blocks import choice_cost
 from designer.ui.canvas.layout import TIER_LABEL
+from designer.ui.panels.network_arrangements import arrangement_edit, fill_arrangements
 from designer.ui.theme import ERROR_HUE, FAMILY_LABEL, WARNING_HUE
 
 RATIOS = ("1:1", "1.5:1", "2:1", "3:1", "4:1")
@@ -150,6 +151,9 @@ class _Page(QWidget):
             self.inspector.reload()
 
 
+FormPage = _Page   # the base of every inspector form, for the forms in other modules
+
+
 class FabricPage(_Page):
     def __init__(self, inspector):
         super().__init__(inspector)
@@ -171,6 +175,9 @@ class FabricPage(_Page):
                                 self._planes, 1, 16)
         self.tiers = self.combo("Tiers", "Switch tiers: Auto picks the fewest that fit", self._tiers)
         self.link = self.combo("Server link speed", "Speed of the server-to-leaf links", self._link)
+        self.networks = self.combo("Other networks", "The cluster's networks beside the compute fabric: as the "
+                                   "reference architecture gives them, none, a hybrid (Ethernet converged/storage) "
+                                   "or merged into the compute fabric", self._networks)
 
     def load(self, design: FabricDesign, catalog: Catalog, layout) -> None:
         self._loading = True
@@ -202,6 +209,7 @@ class FabricPage(_Page):
         port = c.port_gbps or server.port_gbps
         self.fill(self.link, [(f"Auto ({_speed(port)}, the NIC port)", None)]
                   + [(_speed(s), s) for s in SPEEDS], f.link_gbps)
+        fill_arrangements(self.networks, design, catalog)
         self.subtitle.setText(f"{TEMPLATE_NAMES[f.template]} on {tech.name}. "
                               "Click a tier on the canvas to edit its switches.")
         self._loading = False
@@ -244,6 +252,12 @@ class FabricPage(_Page):
         tech = catalog.technology(self.generation.currentData())
         self.edit(with_technology(self._d(), catalog, tech.id, choice_cost(catalog)), "fabric.technology",
                   f"Use {tech.name}")
+
+    def _networks(self) -> None:
+        key = self.networks.currentData()
+        if key is not None:
+            new, text = arrangement_edit(self._d(), self.inspector.catalog, key)
+            self.edit(new, "networks", text)
 
     def _switch(self) -> None:
         value = self.switch.currentData()
@@ -437,12 +451,16 @@ class Inspector(QScrollArea):
         self.empty.setEnabled(False)
         self.fabric_page = FabricPage(self)
         self.tier_page = TierPage(self)
-        for page in (self.empty, self.fabric_page, self.tier_page):
+        from designer.ui.panels.network_page import NetworkPage  # it builds on FormPage, defined here
+
+        self.network_page = NetworkPage(self)
+        for page in (self.empty, self.fabric_page, self.tier_page, self.network_page):
             self.stack.addWidget(page)
         self.setWidget(self.stack)
         self._findings = ()
         controller.displayChanged.connect(self._on_display)
         controller.selection.changed.connect(self.reload)
+        controller.networkChanged.connect(self.reload)
         self.reload()
 
     # what pages ask
@@ -479,6 +497,11 @@ class Inspector(QScrollArea):
             self.stack.setCurrentWidget(self.empty)
             return
         tier = self.current_tier()
+        role = self.controller.network
+        if role != "compute" and design.network(role) is not None:
+            self.network_page.load(design, self.catalog, role)
+            self.stack.setCurrentWidget(self.network_page)
+            return
         if tier is not None and (layout is None or tier in layout.rows):
             devices = [e for e in self.controller.selection.elements if not e.startswith(("tier:", "block:", "edit:"))]
             self.tier_page.load(design, self.catalog, layout, tier, devices[0] if len(devices) == 1 else None)
