@@ -26,6 +26,7 @@ from designer.ui.theme import Theme
 
 ROW_GAP = 110.0
 BOX_W, BOX_H = 46.0, 26.0
+TEXT_SCALE = 1.5          # the view fits the network to the window, which scales text down
 MAX_BOXES = 24            # boxes drawn per row; the rest is said in the row's label
 WIDTH = 1100.0
 ROW_HUES = {"spine": "spine", "leaf": "leaf", "storage leaf": "core", "servers": "servers",
@@ -115,6 +116,14 @@ class NetworkScene(QGraphicsScene):
             compute = 0
         return next((s for s in size_networks(design, self.catalog, compute) if s.role == role), None)
 
+    def addText(self, text: str, font: QFont | None = None):
+        """Text a size larger than the default: the view fits the whole network, which scales it down."""
+        item = super().addText(text)
+        big = QFont(item.font())
+        big.setPointSizeF(big.pointSizeF() * TEXT_SCALE)
+        item.setFont(font or big)
+        return item
+
     def _redraw(self, *_: object) -> None:
         self.clear()
         design = self.controller.display.design
@@ -127,7 +136,7 @@ class NetworkScene(QGraphicsScene):
         title = self.addText(f"{self.size.label}  ({self.size.template}, {self.size.technology})")
         font = QFont(title.font())
         font.setBold(True)
-        font.setPointSizeF(font.pointSizeF() + 2)
+        font.setPointSizeF(font.pointSizeF() * 1.2)
         title.setFont(font)
         title.setDefaultTextColor(t.text)
         title.setPos(0, -70)
@@ -147,7 +156,7 @@ class NetworkScene(QGraphicsScene):
             more = f" (first {MAX_BOXES} drawn)" if row.count > MAX_BOXES else ""
             text = self.addText(f"{row.title}: {row.count:,}{more}" + (f" - {row.detail}" if row.detail else ""))
             text.setDefaultTextColor(t.text)
-            text.setPos(WIDTH + 20, y)
+            text.setPos(WIDTH + 20, y - 4)
         for upper, lower, text in bundles:
             y0, y1 = upper * ROW_GAP + BOX_H, lower * ROW_GAP
             pen = QPen(t.link("ethernet" if self.size.technology != "ib-ndr" else "infiniband", 140), 1.0)
