@@ -141,6 +141,10 @@ def netbox_files(src: ExportSource) -> dict[str, str]:
     out[FILES[7]] = cables
     files = {name: rows_to_csv(rows) for name, rows in out.items()}
     files["README.txt"] = _readme(src, site, phys, heights)
+    # The cluster's other networks, in files numbered after these (none for a compute-only design).
+    from designer.io.network_netbox import network_netbox_files  # it builds on this module
+
+    files.update(network_netbox_files(src))
     return files
 
 

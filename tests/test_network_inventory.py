@@ -1,0 +1,82 @@
+"""The other networks device by device: expansion and the NetBox files beside the compute fabric's."""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections import Counter
+
+from designer.catalog import default_catalog
+from designer.io.export_source import ExportSource
+from designer.io.netbox_csv import netbox_files
+from designer.io.network_netbox import FILES, network_inventory
+from designer.model.intent.design import ClusterSpec, FabricDesign
+from designer.model.networks.defaults import ra_networks
+from designer.model.networks.sizing import size_networks, template_switch_count
+
+CAT = default_catalog()
+
+
+def _design(server: str = "dgx-h100", servers: int = 128) -> FabricDesign:
+    return FabricDesign(cluster=ClusterSpec(server=server, servers=servers),
+                        networks=ra_networks(CAT.server(server)))
+
+
+def _rows(text: str) -> list[dict[str, str]]:
+    return list(csv.DictReader(io.StringIO(text.lstrip("\ufeff"))))
+
+
+def test_every_counted_switch_and_link_is_expanded_and_no_port_is_used_twice():
+    design = _design()
+    src = ExportSource(design, CAT)
+    devices, links = network_inventory(src)
+    sizes = size_networks(design, CAT, template_switch_count(design, CAT))
+    for size in sizes:
+        switches = [d for d in devices if d.network == size.role and d.switch]
+        assert len(switches) == size.switch_count, size.role
+        expected = sum(g.count for g in size.links if g.kind != "management uplink")
+        assert len([x for x in links if x.network == size.role]) == expected, size.role
+    ends = Counter((x.a, x.a_port) for x in links) + Counter((x.b, x.b_port) for x in links)
+    assert max(ends.values()) == 1
+    # no switch has more data ports in use than it has at that speed (its management port is apart)
+    data = [x for x in links if x.kind != "switch management"]
+    used = Counter(x.b for x in data) + Counter(x.a for x in data)
+    for d in devices:
+        if d.switch and d.switch != "sn2201":
+            sw = CAT.switch(d.switch)
+            speed = next(x.gbps for x in links if d.name in (x.a, x.b))
+            assert used[d.name] <= sw.ports_at(speed), d.name
+    # servers are cabled once per role: each server has its storage and in-band ports and a BMC
+    server = src.host(0)
+    kinds = Counter(x.network for x in links if x.a == server)
+    assert kinds == {"storage": 2, "inband": 2, "oob": 1}
+
+
+def test_netbox_export_adds_the_networks_in_files_after_the_compute_fabrics():
+    compute_only = FabricDesign(cluster=ClusterSpec(server="dgx-h100", servers=128))
+    plain = netbox_files(ExportSource(compute_only, CAT))
+    full = netbox_files(ExportSource(_design(), CAT))
+    for name, text in plain.items():   # the compute fabric's files are as they were
+        if name != "README.txt":
+            assert full[name].replace(_design().meta.name, "") == text.replace(compute_only.meta.name, ""), name
+    assert set(full) - set(plain) == set(FILES)
+    devices = _rows(full["12-network-devices.csv"])
+    cables = _rows(full["14-network-cables.csv"])
+    names = {d["name"] for d in devices} | {r["name"] for r in _rows(full["06-devices.csv"])}
+    for cable in cables:    # every cable end is a device NetBox has by then
+        assert cable["side_a_device"] in names and cable["side_b_device"] in names
+    assert any(c["type"] == "cat6" for c in cables)
+
+
+def test_a_compute_only_design_exports_no_network_files():
+    files = netbox_files(ExportSource(FabricDesign(), CAT))
+    assert not set(files) & set(FILES)
+
+
+def test_an_nvl72_rack_group_cables_its_switch_trays_and_pdus_to_oob():
+    design = _design("gb200-nvl72-tray", 144)
+    devices, links = network_inventory(ExportSource(design, CAT))
+    oob = [x for x in links if x.network == "oob"]
+    assert Counter(x.kind for x in oob)["rack management ports"] == 8 * 9
+    assert Counter(x.kind for x in oob)["BMC"] == 144
+    assert sum(1 for d in devices if d.tier == "PDU") == 8 * 2
