@@ -85,12 +85,12 @@ def _expand_pairs(size: NetworkSize, servers: int, server_name: Callable[[int], 
     devices += [NetDevice(s, "spine", spine.switch if spine else "", net) for s in spines]
     server_links = links["server-leaf"]
     per_server = server_links.count // servers if servers else 0
-    group = _group(size, servers)
-    compute_leaves = [d.name for d in devices if d.tier == "leaf"]
+    per_pair = _group(size, servers)
+    pair_leaves = [d.name for d in devices if d.tier == "leaf"]
     for i in range(servers):
-        pair = i // group
+        pair = i // per_pair
         for k in range(per_server):
-            leaf = compute_leaves[2 * pair + k % 2]
+            leaf = pair_leaves[2 * pair + k % 2]
             out.append(NetLink(server_name(i), f"{net}{k + 1}", leaf, ports.take(leaf), server_links.gbps,
                                server_links.medium, "server-leaf", net))
     if "storage-leaf" in links:
