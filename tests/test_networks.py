@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 
@@ -210,3 +211,41 @@ def test_network_spec_ranges():
         NetworkSpec(role="oob", template="leaf-pair-spine")
     with pytest.raises(DesignValidationError):
         NetworkSpec(storage_GBps_per_gpu=-1)
+
+
+def test_single_failures_and_expected_link_failures_per_network():
+    from designer.model.decisions.interruptions import load_rates
+    from designer.model.networks.resilience import network_resilience
+
+    design = FabricDesign(cluster=ClusterSpec(server="gb200-nvl72-tray", servers=144),
+                          networks=ra_networks(CAT.server("gb200-nvl72-tray")))
+    sizes = size_networks(design, CAT, compute_switches=41)
+    rates = load_rates()
+    link_rate = next(r for r in rates if r.id == "link")
+    for net in network_resilience(sizes, 144, rates):
+        assert net.failures and not any(f.stops_jobs for f in net.failures)  # pairs and OOB stop nothing
+        links = next(e for e in net.expected if e.rate.id == "link")
+        assert links.units == net.size.link_count
+        assert links.per_day == pytest.approx(net.size.link_count * link_rate.per_unit_day)
+    converged = next(n for n in network_resilience(sizes, 144, rates) if n.size.role == "converged")
+    leaf = next(f for f in converged.failures if f.component == "leaf")
+    assert "up to 54 servers" in leaf.effect      # a pair serves 3 racks of 18 trays
+    one_port = NetworkSpec(role="customer", ports_per_server=1, port_gbps=400)
+    size = size_network(dataclasses.replace(design, networks=(one_port,)), one_port, CAT)
+    from designer.model.networks.resilience import single_failures
+    assert any(f.stops_jobs for f in single_failures(size, 144))
+
+
+def test_whatif_interruptions_json_adds_the_networks_beside_the_compute_keys(tmp_path, capsys):
+    path = tmp_path / "ra.json"
+    assert main(["new", "--template", "rail-optimized", "--nodes", "32", "--server", "dgx-h100", "-o", str(path)]) == 0
+    plain = tmp_path / "c.json"
+    assert main(["new", "--template", "rail-optimized", "--nodes", "32", "--server", "dgx-h100",
+                 "--networks", "compute", "-o", str(plain)]) == 0
+    capsys.readouterr()
+    assert main(["whatif", str(plain), "--interruptions", "--json"]) == 0
+    before = json.loads(capsys.readouterr().out)
+    assert main(["whatif", str(path), "--interruptions", "--json"]) == 0
+    after = json.loads(capsys.readouterr().out)
+    assert {k: v for k, v in after.items() if k != "networks"} == before
+    assert [n["role"] for n in after["networks"]] == ["storage", "inband", "oob"]

@@ -9,6 +9,9 @@ from designer.model.decisions.whatif import (NMinusOne, WhatIf, WhatIfError, n_m
                                              performance_impact, what_if)
 from designer.model.decisions.interruptions import Interruptions, interruptions, load_rates
 from designer.model.topology.derive import derive
+from designer.catalog import default_catalog
+from designer.model.networks.resilience import NetworkResilience, network_resilience
+from designer.model.networks.sizing import size_networks
 
 
 def add_parser(sub) -> None:
@@ -33,11 +36,18 @@ def run(args) -> int:
     derived = derive(load_design(args.file))
     try:
         if args.interruptions:
-            report = interruptions(derived, load_rates(args.rates) if args.rates else None)
+            rates = load_rates(args.rates) if args.rates else None
+            report = interruptions(derived, rates)
+            networks = _networks_resilience(derived, rates)
             if args.json:
-                print_json(report.to_json())
+                doc = report.to_json()
+                if networks:  # the cluster's other networks, beside the compute fabric's keys
+                    doc["networks"] = [n.to_json() for n in networks]
+                print_json(doc)
             else:
                 print(interruptions_text(report))
+                if networks:
+                    print(networks_text(networks))
             return 0
         if args.n1:
             report = n_minus_one(derived)
@@ -130,3 +140,27 @@ def interruptions_text(report: Interruptions) -> str:
                    f"(single failures that cut a GPU off: {stops})")
     out += [f"Note: {n}" for n in report.notes]
     return "\n".join(out)
+
+
+def _networks_resilience(derived, rates) -> tuple[NetworkResilience, ...]:
+    design = derived.design
+    if not design.networks:
+        return ()
+    catalog = default_catalog()
+    sizes = size_networks(design, catalog, derived.metrics.switches_total)
+    return network_resilience(sizes, design.cluster.servers, rates or load_rates())
+
+
+def networks_text(networks: tuple[NetworkResilience, ...]) -> str:
+    lines: list[str] = []
+    for net in networks:
+        lines += ["", f"Network: {net.size.label}"]
+        lines += [f"  one {f.component} down ({f.units:,} of them): {f.effect}"
+                  + (" - stops jobs" if f.stops_jobs else "") for f in net.failures]
+        for e in net.expected:
+            if e.per_month is None:
+                lines.append(f"  {e.rate.label}: no published rate ({e.units:,} {e.rate.applies_to})")
+            else:
+                lines.append(f"  {e.rate.label}: {e.per_month:.2f} per month over {e.units:,} {e.rate.applies_to} "
+                             "(estimate)")
+    return "\n".join(lines)

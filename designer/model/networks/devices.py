@@ -51,7 +51,9 @@ class _Ports:
 
 
 def _group(size: NetworkSize, servers: int) -> int:
-    """Servers per leaf pair, as the sizing chose them."""
+    """Servers per leaf pair (whole racks), as the sizing chose them."""
+    if "servers_per_pair" in size.extra:
+        return max(1, int(size.extra["servers_per_pair"]))
     pairs = next((g.count for g in size.switches if g.tier == "leaf"), 0) // 2
     return math.ceil(servers / pairs) if pairs else servers
 

@@ -213,7 +213,8 @@ def _size_leaf_pairs(design: FabricDesign, net: NetworkSpec, catalog: Catalog, s
     return NetworkSize(net.role, net.label, net.template, net.technology, switches=tuple(groups),
                        links=tuple(links), oversubscription=net.oversubscription,
                        storage_ports=storage_ports, storage_gbps=storage_gbps, notes=tuple(notes),
-                       errors=tuple(errors), racks=math.ceil(servers / rack))
+                       errors=tuple(errors), racks=math.ceil(servers / rack),
+                       extra={"servers_per_pair": float(group)})
 
 
 def _size_oob(design: FabricDesign, net: NetworkSpec, catalog: Catalog, server: Server,
