@@ -249,3 +249,19 @@ def test_whatif_interruptions_json_adds_the_networks_beside_the_compute_keys(tmp
     after = json.loads(capsys.readouterr().out)
     assert {k: v for k, v in after.items() if k != "networks"} == before
     assert [n["role"] for n in after["networks"]] == ["storage", "inband", "oob"]
+
+
+def test_compare_prices_each_designs_network_arrangements_as_a_new_key(tmp_path, capsys):
+    a, b = tmp_path / "a.json", tmp_path / "b.json"
+    assert main(["new", "--template", "rail-optimized", "--nodes", "32", "--server", "dgx-h100", "-o", str(a)]) == 0
+    assert main(["new", "--template", "rail-optimized", "--nodes", "32", "--server", "dgx-h100",
+                 "--networks", "compute", "-o", str(b)]) == 0
+    capsys.readouterr()
+    assert main(["compare", str(a), str(b), "--json"]) == 0
+    plain = json.loads(capsys.readouterr().out)
+    assert main(["compare", str(a), str(b), "--json", "--arrangements"]) == 0
+    full = json.loads(capsys.readouterr().out)
+    assert {k: v for k, v in full.items() if k != "arrangements"} == plain
+    first = {o["key"]: o for o in full["arrangements"][0]["options"]}
+    assert set(first) == {"design", "hybrid", "ethernet", "merged"}
+    assert all(o["total_cost"] > 0 and o["total_power_w"] > 0 for o in first.values())
