@@ -6,25 +6,11 @@ import argparse
 
 from designer.catalog import default_catalog
 from designer.cli.cmd_bom import arrangements_table
-from designer.cli.common import (
-    bounded_float,
-    bounded_int,
-    print_json,
-    size_bytes,
-    table,
-)
+from designer.cli.common import bounded_float, bounded_int, print_json, size_bytes, table
 from designer.io.compare_csv import write_compare_csv
 from designer.io.project import load_design
-from designer.model.decisions.comparison import (
-    SETTING_RANGES,
-    CompareSettings,
-    Comparison,
-    compare,
-)
-from designer.model.decisions.counterpart import (
-    COUNTERPART_TECHNOLOGIES,
-    make_counterpart,
-)
+from designer.model.decisions.comparison import SETTING_RANGES, CompareSettings, Comparison, compare
+from designer.model.decisions.counterpart import COUNTERPART_TECHNOLOGIES, make_counterpart
 from designer.model.networks.arrangements import arrangements
 from designer.model.performance.workload import DEFAULT_WORKLOAD, presets
 from designer.model.physical.prices import load_prices
