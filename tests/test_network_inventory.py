@@ -80,3 +80,24 @@ def test_an_nvl72_rack_group_cables_its_switch_trays_and_pdus_to_oob():
     assert Counter(x.kind for x in oob)["rack management ports"] == 8 * 9
     assert Counter(x.kind for x in oob)["BMC"] == 144
     assert sum(1 for d in devices if d.tier == "PDU") == 8 * 2
+
+
+def test_graphml_adds_the_networks_with_a_network_attribute_and_leaves_compute_as_it_was():
+    import networkx as nx
+
+    from designer.io.export_source import ExportOptions
+    from designer.io.graphml import graphml
+
+    compute_only = FabricDesign(cluster=ClusterSpec(server="dgx-h100", servers=32))
+    design = _design(servers=32)
+    plain = graphml(ExportSource(compute_only, CAT))
+    assert "network" not in plain
+    g = nx.read_graphml(io.StringIO(graphml(ExportSource(design, CAT))), force_multigraph=True)
+    by_network = Counter(d.get("network", "compute") for _, _, d in g.edges(data=True))
+    _, links = network_inventory(ExportSource(design, CAT))
+    compute_edges = nx.read_graphml(io.StringIO(plain), force_multigraph=True).number_of_edges()
+    assert by_network == Counter({"compute": compute_edges, **Counter(x.network for x in links)})
+    assert g.nodes["gpu-node-0001/storage1"]["network"] == "storage"
+    # a view of one SU stays the compute fabric's
+    su = graphml(ExportSource(design, CAT, ExportOptions(view="su:1")))
+    assert 'key="e_network"' not in su
