@@ -99,5 +99,9 @@ def test_graphml_adds_the_networks_with_a_network_attribute_and_leaves_compute_a
     assert by_network == Counter({"compute": compute_edges, **Counter(x.network for x in links)})
     assert g.nodes["gpu-node-0001/storage1"]["network"] == "storage"
     # a view of one SU stays the compute fabric's
-    su = graphml(ExportSource(design, CAT, ExportOptions(view="su:1")))
+    from designer.model.intent.design import FabricSpec
+
+    rail = FabricDesign(cluster=ClusterSpec(server="dgx-h100", servers=64),
+                        fabric=FabricSpec(template="rail-optimized"), networks=design.networks)
+    su = graphml(ExportSource(rail, CAT, ExportOptions(view="su:1")))
     assert 'key="e_network"' not in su
