@@ -141,10 +141,13 @@ def test_leaf_pairs_have_room_for_every_server_port_and_respect_the_ratio(server
     assert leaves % 2 == 0
     assert links["server-leaf"] == 2 * servers
     assert leaves * (leaf.ports_at(200) - 2) >= links["server-leaf"]
+    per_pair = int(size.extra["servers_per_pair"])
+    assert math.ceil(servers / per_pair) * 2 == leaves
+    assert per_pair <= leaf.ports_at(200) - 2            # one port of each server on each leaf of its pair
     if "leaf-spine" in links:
-        up = links["leaf-spine"] / leaves
-        down = links["server-leaf"] / leaves
-        assert down * 200 <= ratio * up * 800 + 1e-6 or down * 200 / (up * 800) <= ratio + 1e-6
+        up = links["leaf-spine"] // leaves               # uplinks of each leaf, at 800G
+        assert per_pair * 200 <= ratio * up * 800 + 1e-6  # the fullest leaf keeps the asked ratio
+        assert per_pair + 2 * up <= leaf.ports_at(200) - 2  # an 800G uplink takes two 200G ports
 
 
 def test_network_bom_lists_switches_optics_and_cables_and_the_compute_bom_is_unchanged():
@@ -265,3 +268,33 @@ def test_compare_prices_each_designs_network_arrangements_as_a_new_key(tmp_path,
     first = {o["key"]: o for o in full["arrangements"][0]["options"]}
     assert set(first) == {"design", "hybrid", "ethernet", "merged"}
     assert all(o["total_cost"] > 0 and o["total_power_w"] > 0 for o in first.values())
+
+
+def test_an_nvl72_8_rack_design_prices_every_network_by_network(tmp_path, capsys):
+    import csv
+
+    path, sheet, plan = tmp_path / "nvl72.json", tmp_path / "bom.csv", tmp_path / "plan.csv"
+    assert main(["new", "--template", "rail-optimized", "--nodes", str(8 * 18), "--server", "gb200-nvl72-tray",
+                 "--nodes-per-su", "144", "-o", str(path)]) == 0
+    capsys.readouterr()
+    assert main(["bom", str(path), "--json", "-o", str(sheet), "--cabling", str(plan)]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    sections = {n["role"]: n for n in doc["networks"]}
+    assert set(sections) == {"converged", "oob"}   # in-band and storage ride on the converged network
+    for role, section in sections.items():
+        cats = section["counts_by_category"]
+        assert cats["Switches"] > 0 and cats["Transceivers"] > 0, role
+        assert cats["Copper cables"] + cats["Fiber"] > 0, role
+    oob = sections["oob"]
+    racks = {g["tier"]: g["count"] for g in oob["switches"]}
+    assert racks["management (server racks)"] >= 8
+    total = doc["cluster_total"]["counts_by_category"]
+    for cat, n in doc["counts_by_category"].items():
+        assert total[cat] == n + sum(s["counts_by_category"][cat] for s in sections.values())
+    with open(sheet, encoding="utf-8-sig") as fh:
+        rows = list(csv.reader(fh))
+    assert rows[0][-1] == "Network"
+    assert {r[-1] for r in rows[1:]} >= {"compute", "Converged / storage (north-south)", "Out-of-band management"}
+    with open(tmp_path / "plan-networks.csv", encoding="utf-8-sig") as fh:
+        kinds = {(r["Role"], r["Link"]) for r in csv.DictReader(fh)}
+    assert ("converged", "server-leaf") in kinds and ("oob", "BMC") in kinds
