@@ -105,3 +105,19 @@ def test_graphml_adds_the_networks_with_a_network_attribute_and_leaves_compute_a
                         fabric=FabricSpec(template="rail-optimized"), networks=design.networks)
     su = graphml(ExportSource(rail, CAT, ExportOptions(view="su:1")))
     assert 'key="e_network"' not in su
+
+
+def test_drawio_adds_a_page_per_network_and_leaves_a_compute_only_file_as_it_was():
+    import xml.etree.ElementTree as ET
+
+    from designer.io.drawio import drawio
+
+    compute_only = FabricDesign(cluster=ClusterSpec(server="dgx-h100", servers=32))
+    plain = ET.fromstring(drawio(ExportSource(compute_only, CAT)))
+    assert len(plain.findall("diagram")) == 1
+    root = ET.fromstring(drawio(ExportSource(_design(servers=32), CAT)))
+    pages = root.findall("diagram")
+    assert [p.get("name") for p in pages[1:]] == ["Storage", "In-band management", "Out-of-band management"]
+    storage = pages[1]
+    counts = {o.get("label").split(":")[0]: int(o.get("count")) for o in storage.iter("object") if o.get("count")}
+    assert counts == {"leaf pairs": 2, "servers": 32}     # 32 servers: one pair, no spine
