@@ -36,9 +36,9 @@ def network_pages(src: ExportSource) -> list[str]:
         rows, bundles = network_rows(size, design.cluster.servers)
         colour = "#2e7d32" if any(_family(catalog, g.switch) == "infiniband" for g in size.switches) else "#1565c0"
         cells = ['        <mxCell id="0"/>', '        <mxCell id="1" parent="0"/>',
-                 f'        <mxCell id="title" value="{xml_attr(f"{src.name}: {size.label}")}" '
+                 (f'        <mxCell id="title" value="{xml_attr(f"{src.name}: {size.label}")}" '
                  'style="text;fontSize=18;fontStyle=1;align=left;verticalAlign=middle;" vertex="1" parent="1">'
-                 '<mxGeometry x="10" y="10" width="900" height="40" as="geometry"/></mxCell>']
+                 '<mxGeometry x="10" y="10" width="900" height="40" as="geometry"/></mxCell>')]
         for k, row in enumerate(rows):
             label = f"{row.title}: {row.count:,}" + (f"\n{row.detail}" if row.detail else "")
             key = row.key if row.key in FILL else ("leaf" if "management" in row.key else "servers")
@@ -53,7 +53,7 @@ def network_pages(src: ExportSource) -> list[str]:
                          f'fontSize=10;" edge="1" parent="1" source="r{upper + 1}" target="r{lower + 1}">'
                          '<mxGeometry relative="1" as="geometry"/></mxCell></object>')
         pages += [f'  <diagram id="network-{n + 1}" name="{xml_attr(size.label)}">',
-                  '    <mxGraphModel grid="1" gridSize="10" guides="1" tooltips="1" connect="1" arrows="0" '
-                  'fold="1" page="0" pageScale="1" math="0" shadow="0">',
+                  ('    <mxGraphModel grid="1" gridSize="10" guides="1" tooltips="1" connect="1" arrows="0" '
+                  'fold="1" page="0" pageScale="1" math="0" shadow="0">'),
                   "      <root>", *cells, "      </root>", "    </mxGraphModel>", "  </diagram>"]
     return pages
