@@ -121,3 +121,27 @@ def test_drawio_adds_a_page_per_network_and_leaves_a_compute_only_file_as_it_was
     storage = pages[1]
     counts = {o.get("label").split(":")[0]: int(o.get("count")) for o in storage.iter("object") if o.get("count")}
     assert counts == {"leaf pairs": 2, "servers": 32}     # 32 servers: one pair, no spine
+
+
+def test_containerlab_adds_the_ethernet_networks_and_says_what_it_leaves_out():
+    import yaml
+
+    from designer.io.containerlab import containerlab_yaml
+    from designer.io.export_source import ExportOptions
+    from designer.model.intent.design import FabricSpec
+
+    fabric = FabricSpec(template="leaf-spine", technology="roce-400g", switch="sn5600")
+    compute_only = FabricDesign(cluster=ClusterSpec(server="hgx-h100", servers=16), fabric=fabric)
+    design = FabricDesign(cluster=ClusterSpec(server="hgx-h100", servers=16), fabric=fabric,
+                          networks=ra_networks(CAT.server("hgx-h100")))
+    options = ExportOptions(clab_servers=True)
+    plain = yaml.safe_load(containerlab_yaml(ExportSource(compute_only, CAT, options)))
+    text = containerlab_yaml(ExportSource(design, CAT, options))
+    lab = yaml.safe_load(text)
+    assert "left out of the lab" in text and "oob" in text
+    added = set(lab["topology"]["nodes"]) - set(plain["topology"]["nodes"])
+    assert added and all(name.startswith("conv-") for name in added)
+    ends = Counter(e for link in lab["topology"]["links"] for e in link["endpoints"])
+    assert max(ends.values()) == 1               # no interface is wired twice
+    compute_ports = CAT.server("hgx-h100").compute_ports
+    assert ends[f"gpu-node-0001:eth{compute_ports + 1}"] == 1   # role ports after the compute NICs
