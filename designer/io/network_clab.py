@@ -40,8 +40,8 @@ def network_lab(src: ExportSource, kind: str, image: str, interface: str) -> Net
         if d.name in switch_names:
             lab.nodes += [f"    {yaml_str(safe_id(d.name))}:", f"      kind: {yaml_str(kind)}",
                           f"      image: {yaml_str(image)}",
-                          f"      labels: {{role: {yaml_str(d.tier)}, model: {yaml_str(d.switch)}, "
-                          f"network: {yaml_str(d.network)}}}"]
+                          (f"      labels: {{role: {yaml_str(d.tier)}, model: {yaml_str(d.switch)}, "
+                          f"network: {yaml_str(d.network)}}}")]
     first_port = src.resolved.ports_per_server
     server_ports: dict[str, int] = {}
     for link in links:
