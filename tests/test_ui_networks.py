@@ -80,3 +80,23 @@ def test_the_view_falls_back_to_compute_when_the_shown_network_goes_away(make_wi
     window.controller.set_network("oob")       # no such network any more: stays on compute
     assert window.controller.network == "compute"
     assert window.canvas_stack.currentWidget() is window.view
+
+
+def test_expected_interruptions_list_each_networks_failures_after_the_compute_fabrics(make_window):
+    from designer.model.decisions.interruptions import interruptions
+    from designer.model.networks.resilience import design_resilience
+    from designer.model.topology.derive import derive
+
+    design = _superpod()
+    window = make_window(design)
+    window.fail_mode.interruptions_action.trigger()
+    panel = window.interruptions
+    compute = interruptions(derive(design, CAT))
+    networks = design_resilience(derive(design, CAT), CAT)
+    table = panel.expected
+    kinds = [table.item(r, 0).text() for r in range(table.rowCount())]
+    assert kinds[:len(compute.expected)] == [e.rate.label for e in compute.expected]
+    assert kinds[len(compute.expected):] == [f"{n.size.label}: {e.rate.label}" for n in networks for e in n.expected]
+    stops = {panel.stops.item(r, 0).text(): panel.stops.item(r, 1).text() for r in range(panel.stops.rowCount())}
+    assert stops["Storage: leaf"] == "job continues"
+    assert "Out-of-band management: one management" in panel.notes.text()

@@ -10,8 +10,7 @@ from designer.model.decisions.whatif import (NMinusOne, WhatIf, WhatIfError, n_m
 from designer.model.decisions.interruptions import Interruptions, interruptions, load_rates
 from designer.model.topology.derive import derive
 from designer.catalog import default_catalog
-from designer.model.networks.resilience import NetworkResilience, network_resilience
-from designer.model.networks.sizing import size_networks
+from designer.model.networks.resilience import NetworkResilience, design_resilience
 
 
 def add_parser(sub) -> None:
@@ -38,7 +37,7 @@ def run(args) -> int:
         if args.interruptions:
             rates = load_rates(args.rates) if args.rates else None
             report = interruptions(derived, rates)
-            networks = _networks_resilience(derived, rates)
+            networks = design_resilience(derived, default_catalog(), rates)
             if args.json:
                 doc = report.to_json()
                 if networks:  # the cluster's other networks, beside the compute fabric's keys
@@ -140,15 +139,6 @@ def interruptions_text(report: Interruptions) -> str:
                    f"(single failures that cut a GPU off: {stops})")
     out += [f"Note: {n}" for n in report.notes]
     return "\n".join(out)
-
-
-def _networks_resilience(derived, rates) -> tuple[NetworkResilience, ...]:
-    design = derived.design
-    if not design.networks:
-        return ()
-    catalog = default_catalog()
-    sizes = size_networks(design, catalog, derived.metrics.switches_total)
-    return network_resilience(sizes, design.cluster.servers, rates or load_rates())
 
 
 def networks_text(networks: tuple[NetworkResilience, ...]) -> str:

@@ -13,8 +13,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from designer.model.decisions.interruptions import Expected, Rate
-from designer.model.networks.sizing import NetworkSize
+from designer.catalog import Catalog
+from designer.model.decisions.interruptions import Expected, Rate, load_rates
+from designer.model.networks.sizing import NetworkSize, size_networks
+from designer.model.topology.derive import Derived
 
 
 @dataclass(frozen=True)
@@ -88,3 +90,13 @@ def expected_failures(size: NetworkSize, rates: tuple[Rate, ...]) -> tuple[Expec
 def network_resilience(sizes: tuple[NetworkSize, ...], servers: int,
                        rates: tuple[Rate, ...]) -> tuple[NetworkResilience, ...]:
     return tuple(NetworkResilience(s, single_failures(s, servers), expected_failures(s, rates)) for s in sizes)
+
+
+def design_resilience(derived: Derived, catalog: Catalog,
+                      rates: tuple[Rate, ...] | None = None) -> tuple[NetworkResilience, ...]:
+    """Every other network of a derived design (none for a compute-only design)."""
+    design = derived.design
+    if not design.networks:
+        return ()
+    sizes = size_networks(design, catalog, derived.metrics.switches_total)
+    return network_resilience(sizes, design.cluster.servers, rates or load_rates())
