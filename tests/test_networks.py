@@ -298,3 +298,19 @@ def test_an_nvl72_8_rack_design_prices_every_network_by_network(tmp_path, capsys
     with open(tmp_path / "plan-networks.csv", encoding="utf-8-sig") as fh:
         kinds = {(r["Role"], r["Link"]) for r in csv.DictReader(fh)}
     assert ("converged", "server-leaf") in kinds and ("oob", "BMC") in kinds
+
+
+def test_a_network_that_cannot_be_sized_writes_no_bom_and_stops_the_exports(tmp_path, capsys):
+    path = tmp_path / "bad.json"
+    design = dataclasses.replace(_h100(32), networks=(NetworkSpec(role="storage", switch="nope-9000"),
+                                                      NetworkSpec(role="inband", technology="evil"), OOB))
+    path.write_text(design_to_json(design))
+    out = tmp_path / "bom.csv"
+    assert main(["bom", str(path), "-o", str(out)]) == 1
+    err = capsys.readouterr().err
+    assert "Storage: unknown switch 'nope-9000'" in err and "unknown technology 'evil'" in err
+    assert err.count("nope-9000") == 1 and not out.exists()
+    for fmt in ("netbox", "graphml", "drawio"):   # (clab takes Ethernet designs only)
+        assert main(["export", str(path), "-f", fmt, "-o", str(tmp_path / f"x.{fmt}")]) != 0
+        assert "cannot be sized" in capsys.readouterr().err
+        assert not (tmp_path / f"x.{fmt}").exists()

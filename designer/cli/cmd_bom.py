@@ -64,7 +64,8 @@ def run(args) -> int:
     bom = build_bom(derived, catalog, prices)
     design = derived.design
     sections = network_boms(design, catalog, prices, compute_switch_count(bom)) if design.networks else ()
-    failed = any(f.severity == "error" for f in bom.findings)
+    network_errors = [e for section in sections for e in section.size.errors]
+    failed = any(f.severity == "error" for f in bom.findings) or bool(network_errors)
     if failed:  # a BOM or cabling plan with unfit links would mislead: write no file
         bom_path = plan_path = None
         print("error: the BOM has errors; no file written", file=sys.stderr)
@@ -101,6 +102,8 @@ def run(args) -> int:
     for f in bom.findings:
         if f.severity in ("error", "warning"):
             print(f"{f.severity}: {f.message}", file=sys.stderr)
+    for error in network_errors:
+        print(f"error: {error}", file=sys.stderr)
     return 1 if failed else 0
 
 

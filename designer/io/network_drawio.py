@@ -10,8 +10,8 @@ from __future__ import annotations
 from designer.catalog import Catalog
 from designer.io.export_source import ExportSource
 from designer.io.markup import xml_attr
+from designer.io.network_netbox import checked_sizes
 from designer.model.networks.diagram import network_rows
-from designer.model.networks.sizing import size_networks, template_switch_count
 
 ROW_W, ROW_H, ROW_GAP = 520.0, 50.0, 110.0
 FILL = {"spine": "#d5e8d4", "leaf": "#dae8fc", "storage leaf": "#fde0c5", "servers": "#f5f5f5",
@@ -32,7 +32,7 @@ def network_pages(src: ExportSource) -> list[str]:
     if not design.networks:
         return []
     pages: list[str] = []
-    for n, size in enumerate(size_networks(design, catalog, template_switch_count(design, catalog))):
+    for n, size in enumerate(checked_sizes(src)):
         rows, bundles = network_rows(size, design.cluster.servers)
         colour = "#2e7d32" if any(_family(catalog, g.switch) == "infiniband" for g in size.switches) else "#1565c0"
         cells = ['        <mxCell id="0"/>', '        <mxCell id="1" parent="0"/>',

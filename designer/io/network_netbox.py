@@ -9,15 +9,11 @@ cables. Servers are the compute fabric's devices, cabled once per role. Everythi
 from __future__ import annotations
 
 from designer.io.csv_cells import rows_to_csv, safe_cell
-from designer.io.export_source import ExportSource
+from designer.io.export_source import ExportError, ExportSource
 from designer.io.markup import one_line
 from designer.io.netbox_csv import slug
 from designer.model.networks.devices import NetDevice, NetLink, expand
-from designer.model.networks.sizing import (
-    servers_per_rack,
-    size_networks,
-    template_switch_count,
-)
+from designer.model.networks.sizing import NetworkSize, servers_per_rack, size_networks, template_switch_count
 
 FILES = ("09-network-manufacturers.csv", "10-network-device-roles.csv", "11-network-device-types.csv",
          "12-network-devices.csv", "13-network-interfaces.csv", "14-network-cables.csv")
@@ -25,11 +21,21 @@ CABLE_TYPES = {"optic": "mmf", "dac": "dac-passive", "copper": "cat6"}
 ENDPOINT_MAKER = ("Generic", "Endpoint")
 
 
+def checked_sizes(src: ExportSource) -> tuple[NetworkSize, ...]:
+    """The design's other networks, sized; a network that cannot be sized stops the export."""
+    design, catalog = src.design, src.catalog
+    sizes = size_networks(design, catalog, template_switch_count(design, catalog))
+    errors = [e for size in sizes for e in size.errors]
+    if errors:
+        raise ExportError(f"a network of the design cannot be sized: {errors[0]}")
+    return sizes
+
+
 def network_inventory(src: ExportSource) -> tuple[list[NetDevice], list[NetLink]]:
     """Every device and link of the design's other networks, servers named as the exports name them."""
     design, catalog = src.design, src.catalog
     compute = [n for n, d in src.graph.nodes(data=True) if d.get("role") in ("leaf", "spine", "core")]
-    sizes = size_networks(design, catalog, template_switch_count(design, catalog))
+    sizes = checked_sizes(src)
     server = catalog.server(design.cluster.server)
     rack = servers_per_rack(design, server)
     devices: list[NetDevice] = []

@@ -89,11 +89,13 @@ def server_ports(net: NetworkSpec, server: Server) -> tuple[int, int, str]:
     return count, gbps, basis
 
 
-def _switch(catalog: Catalog, switch_id: str, errors: list[str]) -> Switch | None:
+def _switch(catalog: Catalog, switch_id: str, errors: list[str], label: str) -> Switch | None:
     try:
         return catalog.switch(switch_id)
     except KeyError as exc:
-        errors.append(str(exc))
+        message = f"{label}: {exc}"
+        if message not in errors:
+            errors.append(message)
         return None
 
 
@@ -102,6 +104,10 @@ def size_network(design: FabricDesign, net: NetworkSpec, catalog: Catalog,
     """The switches and links of one network. `other_switches`: switches of every other network
     of the cluster (the compute fabric's included), for the out-of-band management ports."""
     server = catalog.server(design.cluster.server)
+    if net.technology not in catalog.technologies and net.technology not in ("ethernet", "infiniband"):
+        return NetworkSize(net.role, net.label, net.template, net.technology, errors=(
+            (f"{net.label}: unknown technology '{net.technology}' (a catalog technology id, or ethernet "
+            f"or infiniband)"),))
     if net.template == "per-rack":
         return _size_oob(design, net, catalog, server, other_switches)
     if net.template == "merged":
@@ -155,8 +161,8 @@ def _size_leaf_pairs(design: FabricDesign, net: NetworkSpec, catalog: Catalog, s
             f"network's ports per server and port speed"),))
     if basis:
         notes.append(f"server ports {ports} x {gbps}G: {basis}")
-    leaf = _switch(catalog, net.switch, errors)
-    spine = _switch(catalog, net.spine_switch or net.switch, errors)
+    leaf = _switch(catalog, net.switch, errors, net.label)
+    spine = _switch(catalog, net.spine_switch or net.switch, errors, net.label)
     if leaf is None or spine is None:
         return NetworkSize(net.role, net.label, net.template, net.technology, errors=tuple(errors))
     if not leaf.ports_at(gbps):
@@ -221,7 +227,7 @@ def _size_oob(design: FabricDesign, net: NetworkSpec, catalog: Catalog, server: 
               other_switches: int) -> NetworkSize:
     errors: list[str] = []
     notes: list[str] = []
-    switch = _switch(catalog, net.switch, errors)
+    switch = _switch(catalog, net.switch, errors, net.label)
     if switch is None:
         return NetworkSize(net.role, net.label, net.template, net.technology, errors=tuple(errors))
     bmc, gbps, basis = server_ports(net, server)

@@ -64,8 +64,8 @@ class NetworkPage(FormPage):
         self.title.setText(net.label)
         self.subtitle.setText(f"{ROLE_LABELS[role]}; template {net.template}, {net.technology}. "
                               "The compute fabric stays the default view.")
-        family = catalog.switch(net.switch).family
-        switches = [(s.name, s.id) for s in catalog.switches.values() if s.family == family]
+        family = catalog.switches[net.switch].family if net.switch in catalog.switches else None
+        switches = [(s.name, s.id) for s in catalog.switches.values() if family in (None, s.family)]
         self.fill(self.switch, switches, net.switch)
         self.fill(self.spine, switches, net.spine_switch or net.switch)
         ports, gbps, _ = server_ports(net, catalog.server(design.cluster.server))
