@@ -13,7 +13,12 @@ from designer.io.export_source import ExportError, ExportSource
 from designer.io.markup import one_line
 from designer.io.netbox_csv import slug
 from designer.model.networks.devices import NetDevice, NetLink, expand
-from designer.model.networks.sizing import NetworkSize, servers_per_rack, size_networks, template_switch_count
+from designer.model.networks.sizing import (
+    NetworkSize,
+    servers_per_rack,
+    size_networks,
+    template_switch_count,
+)
 
 FILES = ("09-network-manufacturers.csv", "10-network-device-roles.csv", "11-network-device-types.csv",
          "12-network-devices.csv", "13-network-interfaces.csv", "14-network-cables.csv")
