@@ -314,3 +314,25 @@ def test_a_network_that_cannot_be_sized_writes_no_bom_and_stops_the_exports(tmp_
         assert main(["export", str(path), "-f", fmt, "-o", str(tmp_path / f"x.{fmt}")]) != 0
         assert "cannot be sized" in capsys.readouterr().err
         assert not (tmp_path / f"x.{fmt}").exists()
+
+
+@pytest.mark.parametrize("choice, roles, template", [
+    ("hybrid", ["converged", "oob"], "leaf-pair-spine"),
+    ("merged", ["converged", "oob"], "merged"),
+])
+def test_cli_new_makes_the_hybrid_and_merged_arrangements(tmp_path, choice, roles, template):
+    path = tmp_path / f"{choice}.json"
+    assert main(["new", "--template", "rail-optimized", "--nodes", "32", "--server", "dgx-h100",
+                 "--networks", choice, "-o", str(path)]) == 0
+    design = load_design(path)
+    assert [n.role for n in design.networks] == roles
+    assert design.network("converged").template == template
+    assert design.fabric.technology == "ib-ndr"        # the compute fabric is as asked
+
+
+def test_cli_new_refuses_an_arrangement_the_server_cannot_make(tmp_path, capsys):
+    path = tmp_path / "a100.json"
+    assert main(["new", "--template", "leaf-spine", "--nodes", "8", "--server", "dgx-a100",
+                 "--networks", "hybrid", "-o", str(path)]) != 0
+    assert "states no converged or storage ports" in capsys.readouterr().err
+    assert not path.exists()

@@ -23,7 +23,7 @@ from designer.model.intent.design import (
     MAX_RATIO,
     MIN_RATIO,
 )
-from designer.model.networks.defaults import ra_networks
+from designer.model.networks.defaults import converged_networks, ra_networks
 from designer.model.physical.fabric_cost import fabric_cost
 from designer.model.physical.prices import load_prices
 from designer.model.topology.derive import derive
@@ -69,10 +69,12 @@ def add_parser(sub) -> None:
     p.add_argument("--name", help="design name")
     p.add_argument("--prices", help="price book (TOML) for choosing the cheapest switch; its entries override "
                                     "the built-in and user prices")
-    p.add_argument("--networks", choices=("ra", "compute"), default="ra",
+    p.add_argument("--networks", choices=("ra", "compute", "hybrid", "merged"), default="ra",
                    help="the cluster's other networks: 'ra' (default) adds the converged/storage, in-band "
                         "and out-of-band networks the server's reference architecture gives it (servers "
-                        "whose catalog entry states ports per role); 'compute' makes the compute fabric only")
+                        "whose catalog entry states ports per role); 'compute' makes the compute fabric only; "
+                        "'hybrid' one converged Ethernet network (storage, in-band, users) and out-of-band; "
+                        "'merged' the converged ports on the compute fabric, and out-of-band")
     p.add_argument("-o", "--output", required=True, help="project file to write")
     p.add_argument("--force", action="store_true",
                    help="replace the output file even if it is not a Fabric Designer project")
@@ -94,8 +96,14 @@ def run(args) -> int:
         tiers=args.tiers, nodes_per_su=args.nodes_per_su, planes=args.planes,
         technology=args.technology, name=args.name, cost=fabric_cost(catalog, prices))
     design = choice.design
-    if args.networks == "ra":
-        design = dataclasses.replace(design, networks=ra_networks(catalog.server(design.cluster.server)))
+    if args.networks != "compute":
+        server = catalog.server(design.cluster.server)
+        networks = (ra_networks(server) if args.networks == "ra"
+                    else converged_networks(server, merged=args.networks == "merged"))
+        if not networks and args.networks != "ra":
+            raise CommandError(f"the server model '{server.id}' states no converged or storage ports; "
+                               f"use --networks compute")
+        design = dataclasses.replace(design, networks=networks)
     derived = derive(design, catalog)  # raises before anything is written
     errors = derived.metrics.errors
     if errors:
