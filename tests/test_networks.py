@@ -316,18 +316,26 @@ def test_a_network_that_cannot_be_sized_writes_no_bom_and_stops_the_exports(tmp_
         assert not (tmp_path / f"x.{fmt}").exists()
 
 
-@pytest.mark.parametrize("choice, roles, template", [
-    ("hybrid", ["converged", "oob"], "leaf-pair-spine"),
-    ("merged", ["converged", "oob"], "merged"),
+@pytest.mark.parametrize("choice, technology, template", [
+    ("hybrid", "ib-ndr", "leaf-pair-spine"),
+    ("merged", "roce-400g", "merged"),
 ])
-def test_cli_new_makes_the_hybrid_and_merged_arrangements(tmp_path, choice, roles, template):
+def test_cli_new_makes_the_hybrid_and_merged_arrangements(tmp_path, choice, technology, template):
     path = tmp_path / f"{choice}.json"
     assert main(["new", "--template", "rail-optimized", "--nodes", "32", "--server", "dgx-h100",
-                 "--networks", choice, "-o", str(path)]) == 0
+                 "--technology", technology, "--networks", choice, "-o", str(path)]) == 0
     design = load_design(path)
-    assert [n.role for n in design.networks] == roles
+    assert [n.role for n in design.networks] == ["converged", "oob"]
     assert design.network("converged").template == template
-    assert design.fabric.technology == "ib-ndr"        # the compute fabric is as asked
+    assert design.fabric.technology == technology        # the compute fabric is as asked
+
+
+def test_merged_needs_an_ethernet_compute_fabric(tmp_path, capsys):
+    path = tmp_path / "merged.json"
+    assert main(["new", "--template", "rail-optimized", "--nodes", "32", "--server", "dgx-h100",
+                 "--networks", "merged", "-o", str(path)]) != 0
+    assert "needs an Ethernet compute fabric" in capsys.readouterr().err
+    assert not path.exists()
 
 
 def test_cli_new_refuses_an_arrangement_the_server_cannot_make(tmp_path, capsys):

@@ -66,8 +66,19 @@ def test_the_fabric_form_switches_the_arrangement_and_undo_brings_it_back(make_w
     window.document.undo_stack.undo()
     assert [n.role for n in window.document.design.networks] == ["storage", "inband", "oob"]
     box = window.inspector.fabric_page.networks
+    assert box.findData("merged") < 0          # merging needs an Ethernet compute fabric
+    box.setCurrentIndex(box.findData("hybrid"))
+    assert [n.role for n in window.document.design.networks] == ["converged", "oob"]
+
+
+def test_an_ethernet_design_offers_the_merged_arrangement(make_window):
+    design = new_design(CAT, "leaf-spine", nodes=16, server="hgx-h100", technology="roce-400g")
+    window = make_window(dataclasses.replace(design, networks=ra_networks(CAT.server("hgx-h100"))))
+    box = window.inspector.fabric_page.networks
     box.setCurrentIndex(box.findData("merged"))
     assert window.document.design.network("converged").template == "merged"
+    window.controller.set_network("converged")
+    assert window.network_scene.rows[0].title.startswith("compute fabric leaves")
 
 
 def test_the_view_falls_back_to_compute_when_the_shown_network_goes_away(make_window):

@@ -24,6 +24,7 @@ from designer.model.intent.design import (
     MIN_RATIO,
 )
 from designer.model.networks.defaults import converged_networks, ra_networks
+from designer.model.networks.sizing import size_networks
 from designer.model.physical.fabric_cost import fabric_cost
 from designer.model.physical.prices import load_prices
 from designer.model.topology.derive import derive
@@ -108,6 +109,9 @@ def run(args) -> int:
     errors = derived.metrics.errors
     if errors:
         raise CommandError(errors[0].message)
+    network_errors = [e for s in size_networks(design, catalog, derived.metrics.switches_total) for e in s.errors]
+    if network_errors:
+        raise CommandError(network_errors[0])
     save_design(design, out)
     m = derived.metrics
     print(f"wrote {out}: {m.gpus:,} GPUs, {m.tiers} tiers, {m.switches_total:,} switches")

@@ -111,6 +111,10 @@ def size_network(design: FabricDesign, net: NetworkSpec, catalog: Catalog,
     if net.template == "per-rack":
         return _size_oob(design, net, catalog, server, other_switches)
     if net.template == "merged":
+        if catalog.technology(design.fabric.technology).family != "ethernet":
+            return NetworkSize(net.role, net.label, net.template, net.technology, errors=(
+                f"{net.label}: merged into the compute fabric needs an Ethernet compute fabric "
+                f"(this one is {design.fabric.technology})",))
         return _size_merged(design, net, server)
     return _size_leaf_pairs(design, net, catalog, server)
 

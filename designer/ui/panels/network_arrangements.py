@@ -43,7 +43,10 @@ def current_arrangement(design: FabricDesign, catalog: Catalog) -> str | None:
 
 def fill_arrangements(box: QComboBox, design: FabricDesign, catalog: Catalog) -> None:
     box.clear()
+    ethernet = catalog.technology(design.fabric.technology).family == "ethernet"
     for key in WINDOW_ARRANGEMENTS:
+        if key == "merged" and not ethernet:
+            continue   # the converged ports can ride only on an Ethernet compute fabric
         if key == "compute" or arrangement_networks(design, catalog, key):
             box.addItem(ARRANGEMENT_LABELS[key].capitalize(), key)
     current = current_arrangement(design, catalog)
