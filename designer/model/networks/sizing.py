@@ -113,8 +113,8 @@ def size_network(design: FabricDesign, net: NetworkSpec, catalog: Catalog,
     if net.template == "merged":
         if catalog.technology(design.fabric.technology).family != "ethernet":
             return NetworkSize(net.role, net.label, net.template, net.technology, errors=(
-                f"{net.label}: merged into the compute fabric needs an Ethernet compute fabric "
-                f"(this one is {design.fabric.technology})",))
+                (f"{net.label}: merged into the compute fabric needs an Ethernet compute fabric "
+                f"(this one is {design.fabric.technology})"),))
         return _size_merged(design, net, server)
     return _size_leaf_pairs(design, net, catalog, server)
 
