@@ -344,3 +344,23 @@ def test_cli_new_refuses_an_arrangement_the_server_cannot_make(tmp_path, capsys)
                  "--networks", "hybrid", "-o", str(path)]) != 0
     assert "states no converged or storage ports" in capsys.readouterr().err
     assert not path.exists()
+
+
+def test_whatif_fail_names_switches_of_the_other_networks(tmp_path, capsys):
+    path = tmp_path / "ra.json"
+    assert main(["new", "--template", "rail-optimized", "--nodes", "128", "--server", "dgx-h100", "-o", str(path)]) == 0
+    capsys.readouterr()
+    assert main(["whatif", str(path), "--fail", "stor-leaf-01a", "stor-leaf-02a", "stor-leaf-02b",
+                 "inb-spine-0[12]", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    by = {f["network"]: f for f in doc["networks"]}
+    assert by["storage"]["servers_degraded"] == 32 and by["storage"]["servers_cut"] == 32
+    assert by["inband"]["failed"] == ["inb-spine-01", "inb-spine-02"]
+    # compute and network switches together: the compute keys as before, the networks beside them
+    assert main(["whatif", str(path), "--fail", "spine-1", "--json"]) == 0
+    plain = json.loads(capsys.readouterr().out)
+    assert main(["whatif", str(path), "--fail", "spine-1", "oob-r001-1", "--json"]) == 0
+    both = json.loads(capsys.readouterr().out)
+    assert {k: v for k, v in both.items() if k != "networks"} == plain
+    assert "unreachable" in both["networks"][0]["effects"][0]
+    assert main(["whatif", str(path), "--fail", "nope-1"]) != 0     # an unknown name is still refused

@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import fnmatch
+
 from designer.model.common.units import bandwidth_label, duration_label, ratio_label
 from designer.cli.common import CommandError, print_json, table
 from designer.io.project import load_design
 from designer.model.decisions.whatif import (NMinusOne, WhatIf, WhatIfError, n_minus_one, parse_failure,
-                                             performance_impact, what_if)
+                                             performance_impact, switch_ids, what_if)
 from designer.model.decisions.interruptions import Interruptions, interruptions, load_rates
 from designer.model.topology.derive import derive
 from designer.catalog import default_catalog
+from designer.model.networks.failures import NetworkFailure, match_network_switches, network_failures
 from designer.model.networks.resilience import NetworkResilience, design_resilience
+from designer.model.networks.sizing import servers_per_rack, size_networks
 
 
 def add_parser(sub) -> None:
@@ -55,17 +59,51 @@ def run(args) -> int:
             else:
                 print(n1_text(report))
             return 0
-        result = what_if(derived, parse_failure(derived, args.fail))
+        tokens, network_failed = _network_tokens(derived, args.fail)
+        if network_failed and not tokens:   # only switches of the other networks were named
+            if args.json:
+                print_json({"networks": [f.to_json() for f in network_failed]})
+            else:
+                print(network_failures_text(network_failed))
+            return 0
+        result = what_if(derived, parse_failure(derived, tokens))
     except WhatIfError as exc:
         raise CommandError(str(exc)) from None
     impact = performance_impact(derived, result)
     if args.json:
         data = result.to_json()
         data["performance"] = impact
+        if network_failed:
+            data["networks"] = [f.to_json() for f in network_failed]
         print_json(data)
     else:
         print(whatif_text(result, impact))
+        if network_failed:
+            print(network_failures_text(network_failed))
     return 0
+
+
+def _network_tokens(derived, tokens: list[str]) -> tuple[list[str], tuple[NetworkFailure, ...]]:
+    """The tokens naming compute-fabric elements, and the failures of the other networks' switches."""
+    design = derived.design
+    if not design.networks:
+        return list(tokens), ()
+    catalog = default_catalog()
+    sizes = size_networks(design, catalog, derived.metrics.switches_total)
+    rack = servers_per_rack(design, catalog.server(design.cluster.server))
+    failed, rest = match_network_switches(list(tokens), sizes, design.cluster.servers, rack)
+    # A glob may name switches of both: the compute fabric's part goes to its own failure model.
+    compute = switch_ids(derived)
+    rest += [t for t in tokens if t not in rest and any(ch in t for ch in "*?[") and fnmatch.filter(compute, t)]
+    return rest, network_failures(failed, sizes, design.cluster.servers, rack)
+
+
+def network_failures_text(failures: tuple[NetworkFailure, ...]) -> str:
+    lines: list[str] = []
+    for f in failures:
+        lines += [f"Network {f.network}: {', '.join(f.failed)} down"]
+        lines += [f"  {e}" for e in f.effects]
+    return "\n".join(lines)
 
 
 def _ratio(v: float | None) -> str:
