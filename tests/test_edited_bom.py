@@ -14,8 +14,7 @@ from designer.catalog import default_catalog
 from designer.io.project import load_design
 from designer.model.intent.design import Edit
 from designer.model.physical.bom import build_bom
-from designer.model.physical.closed_form_bom import physical_counts
-from designer.model.physical.edited_bom import edited_physical
+from designer.model.physical.edited_bom import edited_physical, physical_counts
 from designer.model.physical.media import compute_physical
 from designer.model.topology.derive import derive
 from tests.test_closed_form_bom import template_designs

@@ -169,7 +169,7 @@ def test_lldp_csv_and_json():
              '"capability": [{"type": "Bridge", "enabled": true}]}], "port": [{"id": [{"type": "ifname", '
              '"value": "swp51"}]}]}]}]}')
     fabric = parse_capture(json0, "spine01_lldp.json")
-    assert [(l.a, l.b) for l in fabric.links] == [("spine01", "leaf01")]
+    assert [(wire.a, wire.b) for wire in fabric.links] == [("spine01", "leaf01")]
     assert fabric.devices["leaf01"].kind == "switch"
 
 
@@ -179,9 +179,10 @@ def test_site_names_and_storage_hca_gaps_are_understood():
     design = _rail_design()
     text = export_ibnetdiscover(derive(design))
     text = re.sub(r"srv-(\d+) mlx5_(\d)",
-                  lambda m: f"dgx-{int(m.group(1)):02d}-c01 mlx5_{int(m.group(2)) + (2 if int(m.group(2)) >= 4 else 0)}", text)
+                  lambda m: f"dgx-{int(m.group(1)):02d}-c01 mlx5_{int(m.group(2)) + 2 * (int(m.group(2)) >= 4)}", text)
     text = re.sub(r"MF0;leaf-(\d+):MQM9700",
-                  lambda m: f"MF0;A09-P1-IBLEAF-{(int(m.group(1)) - 1) // 8 + 1:02d}-{(int(m.group(1)) - 1) % 8 + 1:02d}:MQM9701", text)
+                  lambda m: (f"MF0;A09-P1-IBLEAF-{(int(m.group(1)) - 1) // 8 + 1:02d}"
+                             f"-{(int(m.group(1)) - 1) % 8 + 1:02d}:MQM9701"), text)
     # swap two cables on dgx-01: mlx5_6 and mlx5_7 trade leaves
     text = text.replace('"dgx-01-c01 mlx5_6"', '"X"').replace('"dgx-01-c01 mlx5_7"',
                                                               '"dgx-01-c01 mlx5_6"').replace('"X"',

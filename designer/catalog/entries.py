@@ -85,6 +85,16 @@ class Nic(_Entry):
 
 
 @dataclass(frozen=True)
+class RolePorts:
+    """A server's ports on one network role (converged, storage, inband, oob), with their source."""
+
+    role: str
+    count: int
+    gbps: int
+    source: str = ""
+
+
+@dataclass(frozen=True)
 class Server(_Entry):
     gpu: str = ""
     gpus: int = 8
@@ -105,6 +115,18 @@ class Server(_Entry):
     # Servers (compute trays) per scalable unit in the vendor's reference architecture, where one
     # is published (GB200 NVL72: 8 racks of 18 trays); 0: the SuperPOD default of 32.
     su_servers: int = 0
+    # Ports per network role beside the compute fabric, as the vendor's RA gives them (each sourced).
+    role_ports: tuple[RolePorts, ...] = ()
+    # Servers (trays) per rack in the RA, 0: the floor plan's figure; management switches per rack
+    # as the RA gives them, 0: sized by port count; other management ports per rack (e.g. the
+    # NVLink switch trays of an NVL72 rack), 0: none.
+    servers_per_rack: int = 0
+    mgmt_switches_per_rack: int = 0
+    rack_mgmt_ports: int = 0
+
+    def ports_for(self, role: str) -> RolePorts | None:
+        """The server's ports on a network role, or None where the catalog states none."""
+        return next((p for p in self.role_ports if p.role == role), None)
 
 
 @dataclass(frozen=True)

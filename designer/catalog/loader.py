@@ -22,6 +22,7 @@ from designer.catalog.entries import (
     Nic,
     NicMode,
     PortMode,
+    RolePorts,
     Server,
     Switch,
     Technology,
@@ -56,7 +57,7 @@ _KINDS: dict[str, tuple[type, str]] = {
     "cable": (Cable, "cables"),
     "host_ports": (HostPorts, "host_ports"),
 }
-_NESTED = {PortMode, NicMode}
+_NESTED = {PortMode, NicMode, RolePorts}
 _GENERIC_SWITCH = re.compile(r"^generic-(\d+)x(\d+)g$")
 FAMILIES = ("infiniband", "ethernet")
 
@@ -67,7 +68,8 @@ _RANGES: dict[str, tuple[float, float]] = {
     "count": (1, MAX_RADIX), "cages": (0, MAX_RADIX), "ports": (1, MAX_RADIX),
     "gbps": (1, 102_400), "port_gbps": (1, 102_400), "link_gbps": (1, 102_400),
     "uplink_gbps": (1, 102_400), "lane_gbps": (1, 102_400),
-    "gpus": (1, 1024), "compute_ports": (1, 1024), "planes_hint": (1, 64), "su_servers": (0, 1_000_000),
+    "gpus": (1, 1024), "servers_per_rack": (0, 1024), "mgmt_switches_per_rack": (0, 64),
+    "rack_mgmt_ports": (0, 1024), "compute_ports": (1, 1024), "planes_hint": (1, 64), "su_servers": (0, 1_000_000),
     "nvlink_domain_gpus": (1, 1_000_000), "nvlink_GBps_per_gpu": (0, 1_000_000),
     "rack_units": (0, 100), "connectors": (1, 1024), "legs": (1, 64), "ports_per_cage": (0, 64),
     "power_w": (0, 1_000_000), "leg_power_w": (0, 1_000_000),

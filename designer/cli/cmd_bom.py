@@ -9,7 +9,15 @@ from designer.catalog import default_catalog
 from designer.cli.common import CommandError, print_json, table
 from designer.io.bom_csv import write_bom_csv
 from designer.io.cabling_csv import write_cabling_csv
+from designer.io.network_csv import write_cluster_bom_csv, write_network_cabling_csv
 from designer.io.project import load_design
+from designer.model.networks.arrangements import Arrangement, arrangements
+from designer.model.networks.bom import (
+    NetworkBom,
+    cluster_bom_json,
+    compute_switch_count,
+    network_boms,
+)
 from designer.model.physical.bom import CATEGORIES, Bom, build_bom
 from designer.model.physical.media import physical_layer
 from designer.model.physical.prices import load_prices
@@ -25,6 +33,9 @@ def add_parser(sub) -> None:
     p.add_argument("-o", "--output", help="write the BOM as CSV to this file")
     p.add_argument("--cabling", help="write the cabling plan (one row per link) as CSV to this file")
     p.add_argument("--json", action="store_true", help="print the BOM as JSON (stable keys)")
+    p.add_argument("--arrangements", action="store_true",
+                   help="also price the other arrangements of the cluster's networks (hybrid, all-Ethernet, "
+                        "merged) beside the design's own")
     p.add_argument("--prices", help="price book (TOML) whose entries override the built-in and user prices")
     p.set_defaults(run=run)
 
@@ -51,26 +62,48 @@ def run(args) -> int:
     if errors:
         raise CommandError(f"the design has errors ({errors[0].message}); `fabric-designer metrics` lists them")
     bom = build_bom(derived, catalog, prices)
-    failed = any(f.severity == "error" for f in bom.findings)
+    design = derived.design
+    sections = network_boms(design, catalog, prices, compute_switch_count(bom)) if design.networks else ()
+    network_errors = [e for section in sections for e in section.size.errors]
+    failed = any(f.severity == "error" for f in bom.findings) or bool(network_errors)
     if failed:  # a BOM or cabling plan with unfit links would mislead: write no file
         bom_path = plan_path = None
         print("error: the BOM has errors; no file written", file=sys.stderr)
     if bom_path:
-        write_bom_csv(bom, bom_path)
+        if sections:
+            write_cluster_bom_csv(bom, sections, bom_path)
+        else:
+            write_bom_csv(bom, bom_path)
+    networks_plan = None
     if plan_path:
         write_cabling_csv(physical_layer(derived, catalog), plan_path, catalog)
+        if sections:  # the other networks' cabling, one row per link group, beside the compute plan
+            networks_plan = plan_path.with_name(plan_path.stem + "-networks" + plan_path.suffix)
+            write_network_cabling_csv(sections, networks_plan)
+    options = arrangements(design, catalog, prices) if args.arrangements else ()
     if args.json:
-        print_json(bom.to_json())
+        doc = bom.to_json()
+        if sections:
+            doc.update(cluster_bom_json(bom, sections))
+        if options:
+            doc["arrangements"] = [a.to_json() for a in options]
+        print_json(doc)
     else:
         print(summary(bom))
+        if sections:
+            print(networks_summary(bom, sections))
+        if options:
+            print(arrangements_table(options, bom.currency))
     # With --json, stdout carries only the JSON document.
     out = sys.stderr if args.json else sys.stdout
-    for path in (bom_path, plan_path):
+    for path in (bom_path, plan_path, networks_plan):
         if path:
             print(f"wrote {path}", file=out)
     for f in bom.findings:
         if f.severity in ("error", "warning"):
             print(f"{f.severity}: {f.message}", file=sys.stderr)
+    for error in network_errors:
+        print(f"error: {error}", file=sys.stderr)
     return 1 if failed else 0
 
 
@@ -93,3 +126,28 @@ def summary(bom: Bom) -> str:
         ]),
     ]
     return "\n".join(lines)
+
+
+def networks_summary(bom: Bom, sections: tuple[NetworkBom, ...]) -> str:
+    """One block per network beside the compute fabric, then the cluster total."""
+    lines: list[str] = []
+    for section in sections:
+        rows = [(i.category, i.part_number or "-", i.description, i.quantity, f"{i.extended_price:,.2f}",
+                 f"{i.total_power_w:,.0f}") for i in section.items]
+        lines += ["", f"Network: {section.size.label} ({section.size.template}, {section.size.technology})",
+                  table(rows, ("category", "part", "description", "qty", f"extended ({bom.currency})", "power (W)")),
+                  (f"  {section.size.switch_count:,} switches, {section.size.link_count:,} links; "
+                  f"{section.total_cost:,.2f} {bom.currency}, {section.total_power_w:,.0f} W")]
+        lines += [f"  note: {n}" for n in section.size.notes]
+        lines += [f"  error: {e}" for e in section.size.errors]
+    total = cluster_bom_json(bom, sections)["cluster_total"]
+    lines += ["", table([("Cluster total (all networks)",
+                          f"{total['total_cost']:,.2f} {bom.currency}, {total['total_power_w']:,.0f} W")])]
+    return "\n".join(lines)
+
+
+def arrangements_table(options: tuple[Arrangement, ...], currency: str) -> str:
+    rows = [(a.label, f"{a.compute_cost:,.0f}", f"{a.networks_cost:,.0f}", f"{a.total_cost:,.0f}",
+             f"{a.total_power_w:,.0f}", "; ".join(a.notes)) for a in options]
+    return "\n" + table(rows, ("arrangement", f"compute ({currency})", f"other networks ({currency})",
+                               f"capex ({currency})", "power (W)", "notes"))

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from designer.catalog import default_catalog
+from designer.cli.cmd_bom import arrangements_table
 from designer.cli.common import bounded_float, bounded_int, print_json, size_bytes, table
 from designer.io.compare_csv import write_compare_csv
 from designer.io.project import load_design
 from designer.model.decisions.comparison import SETTING_RANGES, CompareSettings, Comparison, compare
 from designer.model.decisions.counterpart import COUNTERPART_TECHNOLOGIES, make_counterpart
+from designer.model.networks.arrangements import arrangements
 from designer.model.performance.workload import DEFAULT_WORKLOAD, presets
+from designer.model.physical.prices import load_prices
 
 
 def add_parser(sub) -> None:
@@ -39,6 +42,9 @@ def add_parser(sub) -> None:
     p.add_argument("--compute-ms", type=bounded_float(*SETTING_RANGES["compute_ms"]), default=None,
                    help="example job: compute time per step in ms, with --params (default "
                         f"{CompareSettings.compute_ms:g})")
+    p.add_argument("--arrangements", action="store_true",
+                   help="also price each design's network arrangements (as designed, hybrid, all-Ethernet, "
+                        "merged) with capex and power; in --json under the new key 'arrangements'")
     p.set_defaults(run=run, _parser=p)
 
 
@@ -65,13 +71,27 @@ def run(args) -> int:
     result = compare(designs, settings, catalog)
     if args.csv:
         write_compare_csv(result, args.csv)
+    options = _arrangements(designs, catalog) if args.arrangements else []
     if args.json:
-        print_json(result.to_json())
+        doc = result.to_json()
+        if options:
+            doc["arrangements"] = [{"design": d.meta.name, "options": [a.to_json() for a in opts]}
+                                   for d, opts in zip(designs, options, strict=True)]
+        print_json(doc)
     else:
         print(render_text(result))
         if notes:
             print("\n".join(notes))
+        for design, opts in zip(designs, options, strict=True):
+            print(f"\nNetwork arrangements of {design.meta.name}:")
+            print(arrangements_table(opts, "USD"))
     return 0
+
+
+def _arrangements(designs, catalog) -> list:
+    """The network arrangements of each design, priced with the price book commands use."""
+    book = load_prices()
+    return [arrangements(d, catalog, book) for d in designs]
 
 
 def _fmt(value: float | None, unit: str) -> str:

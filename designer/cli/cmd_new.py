@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 
 from designer.catalog import default_catalog
 from designer.cli.common import (
@@ -16,7 +17,14 @@ from designer.cli.common import (
 from designer.io.project import save_design
 from designer.limits import MAX_RADIX
 from designer.model.common.units import ratio_label
-from designer.model.intent.design import MAX_PER_SERVER, MAX_PLANES, MAX_RATIO, MIN_RATIO
+from designer.model.intent.design import (
+    MAX_PER_SERVER,
+    MAX_PLANES,
+    MAX_RATIO,
+    MIN_RATIO,
+)
+from designer.model.networks.defaults import converged_networks, ra_networks
+from designer.model.networks.sizing import size_networks
 from designer.model.physical.fabric_cost import fabric_cost
 from designer.model.physical.prices import load_prices
 from designer.model.topology.derive import derive
@@ -63,6 +71,12 @@ def add_parser(sub) -> None:
     p.add_argument("--name", help="design name")
     p.add_argument("--prices", help="price book (TOML) for choosing the cheapest switch; its entries override "
                                     "the built-in and user prices")
+    p.add_argument("--networks", choices=("ra", "compute", "hybrid", "merged"), default="ra",
+                   help="the cluster's other networks: 'ra' (default) adds the converged/storage, in-band "
+                        "and out-of-band networks the server's reference architecture gives it (servers "
+                        "whose catalog entry states ports per role); 'compute' makes the compute fabric only; "
+                        "'hybrid' one converged Ethernet network (storage, in-band, users) and out-of-band; "
+                        "'merged' the converged ports on the compute fabric, and out-of-band")
     p.add_argument("-o", "--output", required=True, help="project file to write")
     p.add_argument("--force", action="store_true",
                    help="replace the output file even if it is not a Fabric Designer project")
@@ -84,13 +98,26 @@ def run(args) -> int:
         tiers=args.tiers, nodes_per_su=args.nodes_per_su, planes=args.planes,
         technology=args.technology, name=args.name, cost=fabric_cost(catalog, prices))
     design = choice.design
+    if args.networks != "compute":
+        server = catalog.server(design.cluster.server)
+        networks = (ra_networks(server) if args.networks == "ra"
+                    else converged_networks(server, merged=args.networks == "merged"))
+        if not networks and args.networks != "ra":
+            raise CommandError(f"the server model '{server.id}' states no converged or storage ports; "
+                               f"use --networks compute")
+        design = dataclasses.replace(design, networks=networks)
     derived = derive(design, catalog)  # raises before anything is written
     errors = derived.metrics.errors
     if errors:
         raise CommandError(errors[0].message)
+    network_errors = [e for s in size_networks(design, catalog, derived.metrics.switches_total) for e in s.errors]
+    if network_errors:
+        raise CommandError(network_errors[0])
     save_design(design, out)
     m = derived.metrics
     print(f"wrote {out}: {m.gpus:,} GPUs, {m.tiers} tiers, {m.switches_total:,} switches")
+    for net in design.networks:
+        print(f"  network: {net.label} ({net.technology}, {net.switch})")
     for note in choice.notes:
         print(f"  note: {note}")
     for tier, asked in (("leaf", args.oversubscription), ("spine", args.spine_oversubscription)):

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import fnmatch
+
+from designer.catalog import default_catalog
 from designer.cli.common import CommandError, print_json, table
 from designer.io.project import load_design
 from designer.model.common.units import bandwidth_label, duration_label, ratio_label
@@ -13,8 +16,12 @@ from designer.model.decisions.whatif import (
     n_minus_one,
     parse_failure,
     performance_impact,
+    switch_ids,
     what_if,
 )
+from designer.model.networks.failures import NetworkFailure, match_network_switches, network_failures
+from designer.model.networks.resilience import NetworkResilience, design_resilience
+from designer.model.networks.sizing import servers_per_rack, size_networks
 from designer.model.topology.derive import derive
 
 
@@ -40,11 +47,18 @@ def run(args) -> int:
     derived = derive(load_design(args.file))
     try:
         if args.interruptions:
-            report = interruptions(derived, load_rates(args.rates) if args.rates else None)
+            rates = load_rates(args.rates) if args.rates else None
+            report = interruptions(derived, rates)
+            networks = design_resilience(derived, default_catalog(), rates)
             if args.json:
-                print_json(report.to_json())
+                doc = report.to_json()
+                if networks:  # the cluster's other networks, beside the compute fabric's keys
+                    doc["networks"] = [n.to_json() for n in networks]
+                print_json(doc)
             else:
                 print(interruptions_text(report))
+                if networks:
+                    print(networks_text(networks))
             return 0
         if args.n1:
             report = n_minus_one(derived)
@@ -53,17 +67,51 @@ def run(args) -> int:
             else:
                 print(n1_text(report))
             return 0
-        result = what_if(derived, parse_failure(derived, args.fail))
+        tokens, network_failed = _network_tokens(derived, args.fail)
+        if network_failed and not tokens:   # only switches of the other networks were named
+            if args.json:
+                print_json({"networks": [f.to_json() for f in network_failed]})
+            else:
+                print(network_failures_text(network_failed))
+            return 0
+        result = what_if(derived, parse_failure(derived, tokens))
     except WhatIfError as exc:
         raise CommandError(str(exc)) from None
     impact = performance_impact(derived, result)
     if args.json:
         data = result.to_json()
         data["performance"] = impact
+        if network_failed:
+            data["networks"] = [f.to_json() for f in network_failed]
         print_json(data)
     else:
         print(whatif_text(result, impact))
+        if network_failed:
+            print(network_failures_text(network_failed))
     return 0
+
+
+def _network_tokens(derived, tokens: list[str]) -> tuple[list[str], tuple[NetworkFailure, ...]]:
+    """The tokens naming compute-fabric elements, and the failures of the other networks' switches."""
+    design = derived.design
+    if not design.networks:
+        return list(tokens), ()
+    catalog = default_catalog()
+    sizes = size_networks(design, catalog, derived.metrics.switches_total)
+    rack = servers_per_rack(design, catalog.server(design.cluster.server))
+    failed, rest = match_network_switches(list(tokens), sizes, design.cluster.servers, rack)
+    # A glob may name switches of both: the compute fabric's part goes to its own failure model.
+    compute = switch_ids(derived)
+    rest += [t for t in tokens if t not in rest and any(ch in t for ch in "*?[") and fnmatch.filter(compute, t)]
+    return rest, network_failures(failed, sizes, design.cluster.servers, rack)
+
+
+def network_failures_text(failures: tuple[NetworkFailure, ...]) -> str:
+    lines: list[str] = []
+    for f in failures:
+        lines += [f"Network {f.network}: {', '.join(f.failed)} down"]
+        lines += [f"  {e}" for e in f.effects]
+    return "\n".join(lines)
 
 
 def _ratio(v: float | None) -> str:
@@ -138,3 +186,18 @@ def interruptions_text(report: Interruptions) -> str:
                    f"(single failures that cut a GPU off: {stops})")
     out += [f"Note: {n}" for n in report.notes]
     return "\n".join(out)
+
+
+def networks_text(networks: tuple[NetworkResilience, ...]) -> str:
+    lines: list[str] = []
+    for net in networks:
+        lines += ["", f"Network: {net.size.label}"]
+        lines += [f"  one {f.component} down ({f.units:,} of them): {f.effect}"
+                  + (" - stops jobs" if f.stops_jobs else "") for f in net.failures]
+        for e in net.expected:
+            if e.per_month is None:
+                lines.append(f"  {e.rate.label}: no published rate ({e.units:,} {e.rate.applies_to})")
+            else:
+                lines.append(f"  {e.rate.label}: {e.per_month:.2f} per month over {e.units:,} {e.rate.applies_to} "
+                             "(estimate)")
+    return "\n".join(lines)

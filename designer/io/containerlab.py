@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from designer import __version__
 from designer.io.export_source import ExportError, ExportSource, safe_id
 from designer.io.markup import one_line, yaml_str
+from designer.io.network_clab import network_lab
 
 
 @dataclass(frozen=True)
@@ -55,11 +56,13 @@ def containerlab_yaml(src: ExportSource) -> str:
     server_image = opts.clab_server_image or LINUX_IMAGE
     g = src.graph
     nodes = g.nodes
+    networks = network_lab(src, kind, image, profile.interface)   # the other networks (none: nothing)
     lines = [f"# containerlab topology of \"{one_line(src.name, 120)}\" ({src.view_label})",
              f"# Written by Fabric Designer {__version__}. Switches: {profile.label}; kind and image "
              "are parameters of the export (--clab-kind, --clab-image).",
              "# A switch's port N is its interface N, as on the cabling plan."
              + ("" if opts.clab_servers else " Servers are left out (--clab-servers adds them as Linux nodes)."),
+             *networks.comments,
              f"name: {yaml_str(lab_name(src.name))}", "", "topology:", "  nodes:"]
     switch_names = {}
     for sw, d in src.switches:
@@ -75,6 +78,7 @@ def containerlab_yaml(src: ExportSource) -> str:
             lines.append(f"      kind: {LINUX_KIND}")
             lines.append(f"      image: {yaml_str(server_image)}")
             lines.append("      labels: {role: \"server\"}")
+    lines += networks.nodes
     lines.append("")
     lines.append("  links:")
     count = 0
@@ -89,6 +93,8 @@ def containerlab_yaml(src: ExportSource) -> str:
         end_b = f"{switch_names[upper]}:{profile.interface}{d['pb']}"
         lines.append(f"    - endpoints: [{yaml_str(end_a)}, {yaml_str(end_b)}]")
         count += 1
+    lines += networks.links
+    count += len(networks.links)
     if count == 0:
         lines[-1] = "  links: []"
     return "\n".join(lines) + "\n"

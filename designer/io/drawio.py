@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from designer import __version__
 from designer.io.export_source import ExportSource
 from designer.io.markup import xml_attr
+from designer.io.network_drawio import network_pages
 
 MAX_SHAPES = 300                 # above this many devices in the view, draw one shape per group
 ROW_ORDER = ("core", "spine", "leaf", "server")
@@ -182,5 +183,6 @@ def drawio(src: ExportSource) -> str:
         "      </root>",
         "    </mxGraphModel>",
         "  </diagram>",
+        *network_pages(src),   # a page per network beside the compute fabric (none: nothing added)
         "</mxfile>",
     ]) + "\n"

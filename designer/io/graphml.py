@@ -16,6 +16,7 @@ from __future__ import annotations
 from designer import __version__
 from designer.io.export_source import ExportSource
 from designer.io.markup import xml_attr, xml_text
+from designer.io.network_graph import network_graph
 
 NODE_KEYS = (("role", "string"), ("tier", "int"), ("plane", "int"), ("pod", "int"), ("rail", "int"),
              ("index", "int"), ("model", "string"), ("speed_gbps", "int"), ("ports", "int"),
@@ -69,7 +70,10 @@ def graphml(src: ExportSource) -> str:
              'xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" '
              'xsi:schemaLocation="http://graphml.graphdrawing.org/xmlns '
              'http://graphml.graphdrawing.org/xmlns/1.0/graphml.xsd">']
+    edges = list(src.edges())
+    networks = network_graph(src, len(edges))   # the cluster's other networks (none: nothing added)
     lines += _keys("graph", "g", GRAPH_KEYS) + _keys("node", "n", NODE_KEYS) + _keys("edge", "e", EDGE_KEYS)
+    lines += networks.keys
     lines.append('  <graph id="fabric" edgedefault="undirected">')
     graph_values = {"name": src.name, "technology": src.technology.id, "template": src.design.fabric.template,
                     "view": src.view_label, "planes": m.planes, "gpus": m.gpus}
@@ -77,9 +81,10 @@ def graphml(src: ExportSource) -> str:
     for node, attrs in node_attributes(src).items():
         body = "".join(_data("n", k, v) for k, v in attrs.items())
         lines.append(f'    <node id="{xml_attr(node)}">{body}</node>')
-    for i, (lower, upper, d) in enumerate(src.edges()):
+    for i, (lower, upper, d) in enumerate(edges):
         body = "".join(_data("e", k, v) for k, v in
                        (("tier", d["tier"]), ("gbps", d["gbps"]), ("a", lower), ("pa", d["pa"]), ("pb", d["pb"])))
         lines.append(f'    <edge id="e{i}" source="{xml_attr(lower)}" target="{xml_attr(upper)}">{body}</edge>')
+    lines += networks.elements
     lines += ["  </graph>", "</graphml>"]
     return "\n".join(lines) + "\n"

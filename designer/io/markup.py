@@ -67,3 +67,9 @@ def dot_str(value) -> str:
     """
     text = one_line(value, 10_000).replace("\\", "/").replace('"', '\\"')
     return f'"{text}"'
+
+
+def slug(text: str) -> str:
+    """A NetBox slug: lower-case letters, digits, '-' and '_'."""
+    value = re.sub(r"[^a-z0-9_-]+", "-", text.lower()).strip("-")
+    return value[:100] or "fabric"

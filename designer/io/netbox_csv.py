@@ -24,7 +24,7 @@ import re
 from designer import __version__
 from designer.io.csv_cells import rows_to_csv, safe_cell
 from designer.io.export_source import DEFAULT_RACK_UNITS, ExportSource
-from designer.io.markup import one_line
+from designer.io.markup import one_line, slug
 
 FILES = ("01-sites.csv", "02-manufacturers.csv", "03-device-roles.csv", "04-device-types.csv", "05-racks.csv",
          "06-devices.csv", "07-interfaces.csv", "08-cables.csv")
@@ -43,12 +43,6 @@ ETHERNET_TYPES = {
 }
 CABLE_TYPES = {"dac": "dac-passive", "acc": "dac-active", "aoc": "aoc", "mmf": "mmf", "smf": "smf"}
 FIBER_GRADES = {"OM3": "mmf-om3", "OM4": "mmf-om4", "OM5": "mmf-om5", "OS1": "smf-os1", "OS2": "smf-os2"}
-
-
-def slug(text: str) -> str:
-    """A NetBox slug: lower-case letters, digits, '-' and '_'."""
-    value = re.sub(r"[^a-z0-9_-]+", "-", text.lower()).strip("-")
-    return value[:100] or "fabric"
 
 
 def interface_type(src: ExportSource, gbps: int, cage_type: str) -> str:
@@ -141,6 +135,10 @@ def netbox_files(src: ExportSource) -> dict[str, str]:
     out[FILES[7]] = cables
     files = {name: rows_to_csv(rows) for name, rows in out.items()}
     files["README.txt"] = _readme(src, site, phys, heights)
+    # The cluster's other networks, in files numbered after these (none for a compute-only design).
+    from designer.io.network_netbox import network_netbox_files  # it builds on this module
+
+    files.update(network_netbox_files(src))
     return files
 
 

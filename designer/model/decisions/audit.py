@@ -83,10 +83,12 @@ def audit(fabric: AsBuilt, design: FabricDesign | None = None, inference: Infere
         name = devs[dev].name if dev in devs else dev
         return {"device": name, "port": port, **_place(g, node)}
 
-    built_links = [l for l in fabric.links if roles.get(l.a) != "aggregation" and roles.get(l.b) != "aggregation"]
-    for l in built_links:
-        if l.a == l.b:
-            report.miswired.append({"a": end(l.a, l.pa), "b": end(l.b, l.pb), "reason": "switch cabled to itself"})
+    built_links = [wire for wire in fabric.links
+                   if roles.get(wire.a) != "aggregation" and roles.get(wire.b) != "aggregation"]
+    for wire in built_links:
+        if wire.a == wire.b:
+            report.miswired.append({"a": end(wire.a, wire.pa), "b": end(wire.b, wire.pb),
+                                    "reason": "switch cabled to itself"})
     if g is None:
         _degraded_by_mode(report, built_links, roles, end)
         return report
@@ -96,21 +98,22 @@ def audit(fabric: AsBuilt, design: FabricDesign | None = None, inference: Infere
         designed[frozenset((u, v))].append(d)
     built: dict[frozenset, list] = defaultdict(list)
     unmapped = []
-    for l in built_links:
-        if l.a == l.b:
+    for wire in built_links:
+        if wire.a == wire.b:
             continue
-        a, b = mapping.get(l.a), mapping.get(l.b)
+        a, b = mapping.get(wire.a), mapping.get(wire.b)
         if a is None or b is None:
-            unmapped.append(l)
+            unmapped.append(wire)
         else:
-            built[frozenset((a, b))].append(l)
+            built[frozenset((a, b))].append(wire)
     missing, extra = [], list(unmapped)
     for pair, want in designed.items():
         have = built.get(pair, [])
-        for l, d in zip(have, want):
-            if l.gbps and l.gbps < d["gbps"] or 0 < l.width < 4:
-                report.degraded_links.append({"a": end(l.a, l.pa), "b": end(l.b, l.pb), "as_built": l.label,
-                                              "designed": f"{d['gbps']}G", "gbps": l.gbps})
+        for wire, d in zip(have, want, strict=False):   # the shorter side: the rest is missing or extra
+            if wire.gbps and wire.gbps < d["gbps"] or 0 < wire.width < 4:
+                report.degraded_links.append({"a": end(wire.a, wire.pa), "b": end(wire.b, wire.pb),
+                                              "as_built": wire.label,
+                                              "designed": f"{d['gbps']}G", "gbps": wire.gbps})
         if len(have) < len(want):
             for d in want[len(have):]:
                 missing.append((pair, d, len(have), len(want)))
@@ -119,13 +122,13 @@ def audit(fabric: AsBuilt, design: FabricDesign | None = None, inference: Infere
         extra += have[want:]
     # An extra link that shares a device with a missing link is one cable in the wrong place.
     open_ends: dict[str, list[int]] = defaultdict(list)
-    for i, (pair, d, _, _) in enumerate(missing):
+    for i, (pair, _d, _, _) in enumerate(missing):
         for n in pair:
             open_ends[n].append(i)
     used_missing, used_extra = set(), set()
-    for j, l in enumerate(extra):
+    for j, wire in enumerate(extra):
         # Name the cable by its lower end (the HCA of a host link): that is the end to move.
-        for dev in sorted((l.a, l.b), key=lambda x: _LEVEL.get(roles.get(x), 9)):
+        for dev in sorted((wire.a, wire.b), key=lambda x: _LEVEL.get(roles.get(x), 9)):
             node = mapping.get(dev)
             cands = [i for i in open_ends.get(node, []) if i not in used_missing]
             if node and cands:
@@ -134,9 +137,9 @@ def audit(fabric: AsBuilt, design: FabricDesign | None = None, inference: Infere
                 used_extra.add(j)
                 pair, d, _, _ = missing[i]
                 other = next(iter(pair - {node}), node)
-                built_other = l.b if dev == l.a else l.a
-                report.miswired.append({"a": end(dev, l.pa if dev == l.a else l.pb),
-                                        "b": end(built_other, l.pb if dev == l.a else l.pa),
+                built_other = wire.b if dev == wire.a else wire.a
+                report.miswired.append({"a": end(dev, wire.pa if dev == wire.a else wire.pb),
+                                        "b": end(built_other, wire.pb if dev == wire.a else wire.pa),
                                         "designed_peer": {"device": other, **_place(g, other)},
                                         "reason": _reason(g, other, mapping.get(built_other))})
                 break
@@ -159,9 +162,9 @@ def audit(fabric: AsBuilt, design: FabricDesign | None = None, inference: Infere
         report.missing_links.append({"a": {"device": named.get(lo, lo), "port": d["pa"], **_place(g, lo)},
                                      "b": {"device": named.get(hi, hi), "port": d["pb"], **_place(g, hi)},
                                      "tier": d["tier"], "pair_links": f"{have} of {want}"})
-    for j, l in enumerate(extra):
+    for j, wire in enumerate(extra):
         if j not in used_extra:
-            report.extra_links.append({"a": end(l.a, l.pa), "b": end(l.b, l.pb), "as_built": l.label})
+            report.extra_links.append({"a": end(wire.a, wire.pa), "b": end(wire.b, wire.pb), "as_built": wire.label})
     report.missing_devices = [{"device": n, **_place(g, n), "links": absent[n]} for n in g.nodes
                               if n not in present and n not in unplugged]
     report.edits = _edits(report, mapping, fabric, unplugged)
@@ -184,15 +187,15 @@ def _reason(g, designed: str, built: str | None) -> str:
 
 def _degraded_by_mode(report, links, roles, end) -> None:
     """Without a design, a link is degraded when it runs below the most common rate of its tier."""
-    tier_of = lambda l: tuple(sorted((roles.get(l.a, ""), roles.get(l.b, ""))))  # noqa: E731
+    tier_of = lambda wire: tuple(sorted((roles.get(wire.a, ""), roles.get(wire.b, ""))))  # noqa: E731
     best = defaultdict(Counter)
-    for l in links:
-        best[tier_of(l)][l.gbps] += 1
-    for l in links:
-        mode = best[tier_of(l)].most_common(1)[0][0]
-        if l.gbps < mode or 0 < l.width < 4:
-            report.degraded_links.append({"a": end(l.a, l.pa), "b": end(l.b, l.pb), "as_built": l.label,
-                                          "designed": f"{mode:g}G (most common in this tier)", "gbps": l.gbps})
+    for wire in links:
+        best[tier_of(wire)][wire.gbps] += 1
+    for wire in links:
+        mode = best[tier_of(wire)].most_common(1)[0][0]
+        if wire.gbps < mode or 0 < wire.width < 4:
+            report.degraded_links.append({"a": end(wire.a, wire.pa), "b": end(wire.b, wire.pb), "as_built": wire.label,
+                                          "designed": f"{mode:g}G (most common in this tier)", "gbps": wire.gbps})
 
 
 def _edits(report: AuditReport, mapping: dict, fabric: AsBuilt, unplugged: set = frozenset()) -> tuple[Edit, ...]:

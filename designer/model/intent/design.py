@@ -15,6 +15,7 @@ from typing import Literal
 from designer.limits import quote
 from designer.model.intent.floorplan import FloorPlan
 from designer.model.intent.growth_plan import GrowthPlan
+from designer.model.intent.networks import NetworkSpec, check_networks
 from designer.model.intent.perf_settings import PerformanceSettings
 from designer.model.intent.serde import DesignValidationError, to_data
 from designer.model.intent.slides import Slide
@@ -145,12 +146,20 @@ class FabricDesign:
     performance: PerformanceSettings = field(default_factory=PerformanceSettings)
     slides: tuple[Slide, ...] = ()     # saved views for presenting the design
     growth: GrowthPlan = field(default_factory=GrowthPlan)   # target size and build-out phases
+    # The cluster's other networks (converged/storage, in-band, OOB, customer); empty: compute
+    # only. Left out of the file and the content key when empty, so older designs stay byte-equal.
+    networks: tuple[NetworkSpec, ...] = field(default=(), metadata={"omit_empty": True})
 
     def __post_init__(self):
         if len(self.edits) > MAX_EDITS:
             raise DesignValidationError("edits", f"{len(self.edits):,} manual edits; at most {MAX_EDITS:,}")
         if len(self.slides) > MAX_EDITS:
             raise DesignValidationError("slides", f"{len(self.slides):,} slides; at most {MAX_EDITS:,}")
+        check_networks(self.networks)
+
+    def network(self, role: str) -> NetworkSpec | None:
+        """The design's network of this role, or None."""
+        return next((n for n in self.networks if n.role == role), None)
 
     def content_key(self) -> str:
         """A digest of the design's content; equal designs share derived results."""

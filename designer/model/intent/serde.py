@@ -27,7 +27,9 @@ class DesignValidationError(InputError):
 def to_data(obj):
     """A dataclass tree as dicts, lists and scalars, fit for json.dumps."""
     if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-        return {f.name: to_data(getattr(obj, f.name)) for f in dataclasses.fields(obj)}
+        # A field marked omit_empty is left out while empty, so adding one keeps older files equal.
+        return {f.name: to_data(getattr(obj, f.name)) for f in dataclasses.fields(obj)
+                if not (f.metadata.get("omit_empty") and not getattr(obj, f.name))}
     if isinstance(obj, (list, tuple)):
         return [to_data(v) for v in obj]
     if isinstance(obj, dict):

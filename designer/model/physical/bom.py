@@ -14,7 +14,7 @@ from collections import Counter
 from dataclasses import asdict, dataclass, field
 
 from designer.catalog import Catalog, default_catalog
-from designer.model.physical.closed_form_bom import physical_counts
+from designer.model.physical.edited_bom import physical_counts
 from designer.model.physical.media import Physical, physical_layer
 from designer.model.physical.prices import PriceBook, default_prices
 from designer.model.topology.metrics import Finding

@@ -23,7 +23,6 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from designer.catalog import Catalog, default_catalog
-from designer.model.common.cache import ContentCache
 from designer.model.physical.floor_layout import Layout, server_device
 from designer.model.physical.media import (
     MEDIUM_OF_OPTIC,
@@ -717,22 +716,3 @@ def counts_from_links(derived, catalog: Catalog, links: _Links, cages: _Cages, d
 
     findings = _findings(problems, forced_failed, custom, r.technology.family)
     return PhysicalCounts(layout, transceivers, ends, cables, power, custom, findings, tier_first, media_counts)
-
-
-_CACHE: ContentCache[PhysicalCounts | None] = ContentCache(size=4)
-
-
-def physical_counts(derived, catalog: Catalog | None = None) -> PhysicalCounts | None:
-    """The counts without the per-link list, cached by the design's content (designs are
-    immutable): `closed_form_physical` for a template design, `edited_bom.edited_physical` for
-    an edited one (None where an edit names a server's NIC: walk the links instead)."""
-    from designer.model.physical.edited_bom import (
-        edited_physical,  # it builds on this module
-    )
-
-    catalog = catalog or default_catalog()
-    if derived.design.edits:
-        return _CACHE.get_or_compute((derived.design.content_key(), id(catalog)),
-                                     lambda: edited_physical(derived, catalog))
-    return _CACHE.get_or_compute((derived.design.content_key(), id(catalog)),
-                                 lambda: closed_form_physical(derived, catalog))

@@ -20,13 +20,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from designer.catalog import Catalog
+from designer.catalog import Catalog, default_catalog
+from designer.model.common.cache import ContentCache
 from designer.model.physical.closed_form_bom import (
     PhysicalCounts,
     _Cages,
     _Devices,
     _generate,
     _Links,
+    closed_form_physical,
     counts_from_links,
     template_cages,
 )
@@ -272,3 +274,18 @@ def _positions(derived, dev: _Devices, links: _Links, alive: np.ndarray, removed
             if code not in gone:
                 others.append(dev.name(code))
     return lay_out(design.floorplan, design.cluster.servers, leaves, others)
+
+
+_CACHE: ContentCache[PhysicalCounts | None] = ContentCache(size=4)
+
+
+def physical_counts(derived, catalog: Catalog | None = None) -> PhysicalCounts | None:
+    """The counts without the per-link list, cached by the design's content (designs are
+    immutable): `closed_form_physical` for a template design, `edited_physical` for an edited
+    one (None where an edit names a server's NIC: walk the links instead)."""
+    catalog = catalog or default_catalog()
+    if derived.design.edits:
+        return _CACHE.get_or_compute((derived.design.content_key(), id(catalog)),
+                                     lambda: edited_physical(derived, catalog))
+    return _CACHE.get_or_compute((derived.design.content_key(), id(catalog)),
+                                 lambda: closed_form_physical(derived, catalog))

@@ -14,13 +14,44 @@ cover a 1:1 three-tier fabric of about 166,000 endpoints. Switches and ports fol
 from __future__ import annotations
 
 import functools
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import Protocol, TypeVar
 
+from designer.catalog import Switch
 from designer.limits import MAX_RADIX, InputError
+from designer.model.intent.design import FabricDesign
 
-if TYPE_CHECKING:  # sizing imports this module; only the type checker needs the names
-    from designer.model.intent.design import FabricDesign
-    from designer.model.topology.sizing import Plan, Resolved
+
+# What the ceilings read of sizing's Resolved and Plan. Sizing imports this module, so naming
+# its classes here would make the two import each other.
+class Resolved(Protocol):
+    @property
+    def leaf_switch(self) -> Switch: ...
+    @property
+    def spine_switch(self) -> Switch: ...
+    @property
+    def core_switch(self) -> Switch: ...
+    @property
+    def rails(self) -> int: ...
+    @property
+    def planes(self) -> int: ...
+
+
+class Plan(Protocol):
+    @property
+    def leaves(self) -> int: ...
+    @property
+    def spines(self) -> int: ...
+    @property
+    def cores(self) -> int: ...
+    @property
+    def endpoints(self) -> int: ...
+    @property
+    def leaf_up(self) -> int: ...
+    @property
+    def spine_up(self) -> int: ...
+    @property
+    def tiers(self) -> int: ...
 
 MAX_LINKS = 500_000          # physical links, all planes, manual edits included
 MAX_SWITCHES = 50_000        # switches, all planes
@@ -32,6 +63,10 @@ class FabricTooLargeError(InputError):
     """The design asks for more devices, links or ports than the stated ceilings."""
 
 
+R = TypeVar("R", bound=Resolved)
+P = TypeVar("P", bound=Plan)
+
+
 def _refuse(what: str, count: int, ceiling: int, why: str) -> None:
     if count > ceiling:
         raise FabricTooLargeError(
@@ -39,7 +74,7 @@ def _refuse(what: str, count: int, ceiling: int, why: str) -> None:
             "reduce the cluster, use fewer planes or larger switches", "", what)
 
 
-def _radix(switch) -> int:
+def _radix(switch: Switch) -> int:
     return max((m.count for m in switch.port_modes), default=0)
 
 
@@ -76,11 +111,11 @@ def check_plan(design: FabricDesign, r: Resolved, plan: Plan) -> None:
     _refuse("switch ports", totals["switch ports"], MAX_PORTS, "each port is planned and cabled")
 
 
-def bounded(plan_fabric):
+def bounded(plan_fabric: Callable[[FabricDesign, R], P]) -> Callable[[FabricDesign, R], P]:
     """Wrap the sizing entry point: inputs checked before it runs, totals before it returns."""
 
     @functools.wraps(plan_fabric)
-    def checked(design, r):
+    def checked(design: FabricDesign, r: R) -> P:
         check_request(design, r)
         plan = plan_fabric(design, r)
         check_plan(design, r, plan)

@@ -119,11 +119,12 @@ def infer_design(fabric: AsBuilt, catalog: Catalog | None = None, name: str = "A
         why += f"; {len(nics) - len(named)} default-named HCAs counted as {ports} per server"
     facts.append(Inferred("servers", str(servers), "high" if len(named) == len(nics) else "medium", why))
 
-    host_links = [l for l in fabric.links if roles.get(l.a) == "nic" or roles.get(l.b) == "nic"]
-    up_links = [l for l in fabric.links if {roles.get(l.a), roles.get(l.b)} in ({"leaf", "spine"}, {"spine", "core"})]
+    host_links = [wire for wire in fabric.links if roles.get(wire.a) == "nic" or roles.get(wire.b) == "nic"]
+    up_links = [wire for wire in fabric.links
+                if {roles.get(wire.a), roles.get(wire.b)} in ({"leaf", "spine"}, {"spine", "core"})]
     # Links of unknown rate (0) say nothing about the designed speed.
-    link = int(_mode(l.gbps for l in host_links if l.gbps))
-    uplink = int(_mode((l.gbps for l in up_links if l.gbps), link))
+    link = int(_mode(wire.gbps for wire in host_links if wire.gbps))
+    uplink = int(_mode((wire.gbps for wire in up_links if wire.gbps), link))
     facts.append(Inferred("link speed", f"{link}G hosts, {uplink}G between switches", "high",
                           "most common rate per tier; slower links are reported as degraded"))
 
@@ -138,16 +139,16 @@ def infer_design(fabric: AsBuilt, catalog: Catalog | None = None, name: str = "A
 
     leaf_ids = {d.id for d in by_tier["leaf"]}
     rail_of_leaf = defaultdict(set)
-    for l in host_links:
-        nic, leaf = (l.a, l.b) if roles.get(l.a) == "nic" else (l.b, l.a)
+    for wire in host_links:
+        nic, leaf = (wire.a, wire.b) if roles.get(wire.a) == "nic" else (wire.b, wire.a)
         if devs[nic].hca >= 0 and leaf in leaf_ids:
             rail_of_leaf[leaf].add(devs[nic].hca)
     # Rail-optimized when nearly every leaf serves one HCA index (a few miswired cables allowed).
     single = sum(1 for v in rail_of_leaf.values() if len(v) == 1)
     rails_clean = ports > 1 and rail_of_leaf and single >= 0.75 * len(rail_of_leaf)
     hosts_per_leaf = Counter()
-    for l in host_links:
-        leaf = l.b if roles.get(l.a) == "nic" else l.a
+    for wire in host_links:
+        leaf = wire.b if roles.get(wire.a) == "nic" else wire.a
         hosts_per_leaf[leaf] += 1
     nodes_per_su = max(hosts_per_leaf.values(), default=1)
     templates = ["rail-optimized"] if rails_clean else []
@@ -168,11 +169,11 @@ def infer_design(fabric: AsBuilt, catalog: Catalog | None = None, name: str = "A
         return inf
     server = _server(catalog, ports, link)
     observed = (len(by_tier["leaf"]), len(by_tier["spine"]), len(by_tier["core"]),
-                len(host_links), len([l for l in up_links if "leaf" in (roles.get(l.a), roles.get(l.b))]),
-                len([l for l in up_links if "core" in (roles.get(l.a), roles.get(l.b))]))
+                len(host_links), len([wire for wire in up_links if "leaf" in (roles.get(wire.a), roles.get(wire.b))]),
+                len([wire for wire in up_links if "core" in (roles.get(wire.a), roles.get(wire.b))]))
     leaf_up = Counter()
-    for l in up_links:
-        for end in (l.a, l.b):
+    for wire in up_links:
+        for end in (wire.a, wire.b):
             if roles.get(end) == "leaf":
                 leaf_up[end] += 1
     up = _mode(leaf_up.values(), 1)
@@ -180,8 +181,8 @@ def infer_design(fabric: AsBuilt, catalog: Catalog | None = None, name: str = "A
     ratios = sorted({1.0, ratio, 1.5, 2.0, 3.0, 4.0}, key=lambda x: abs(x - ratio))
     scored = []              # (score, SU size off, order, candidate, template, ratio)
     for template in templates:
-        for r, nps, counts in [(r, n, c) for r in ratios for c in (False, True)
-                               for n in dict.fromkeys((nodes_per_su, int(up * r * uplink // link) or 1))]:
+        for r, nps, counts in [(ratio, n, c) for ratio in ratios for c in (False, True)
+                               for n in dict.fromkeys((nodes_per_su, int(up * ratio * uplink // link) or 1))]:
             # Sizing alone gives a candidate's counts; only the one kept is derived in full.
             try:
                 cand = _candidate(name, server, ports, link, uplink, switch_id, template, tiers, nps,
@@ -189,7 +190,7 @@ def infer_design(fabric: AsBuilt, catalog: Catalog | None = None, name: str = "A
                 resolved, plan = plan_only(cand, catalog)
             except (ValueError, KeyError):
                 continue
-            score = sum(abs(a - b) for a, b in zip(_planned_counts(resolved, plan), observed))
+            score = sum(abs(a - b) for a, b in zip(_planned_counts(resolved, plan), observed, strict=True))
             # Equal counts can come from another SU size (uplinks rounded up to spread evenly over
             # fewer spines): the SU size seen on the leaves breaks the tie.
             su_off = abs(plan.rail_su_size - nodes_per_su) if template == "rail-optimized" else 0
@@ -352,7 +353,7 @@ def map_devices(fabric: AsBuilt, roles: dict[str, str], derived: Derived) -> dic
         same = {d.id: d.name for d in built if d.name in g and g.nodes[d.name]["role"] == role}
         mapping.update(same)
         rest = [n for n in design if n not in set(same.values())]
-        mapping.update(zip((d.id for d in built if d.id not in same), rest))
+        mapping.update(zip((d.id for d in built if d.id not in same), rest, strict=False))
     for d in fabric.endpoints():
         if d.host and d.hca >= 0:
             nid = f"srv-{server_of[d.host] + 1}.nic-{rank[d.hca] + 1}"

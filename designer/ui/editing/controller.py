@@ -11,9 +11,8 @@ from dataclasses import dataclass
 
 from PySide6.QtCore import QObject, Signal
 
-from designer.catalog import Catalog, UnknownPartError
+from designer.catalog import Catalog
 from designer.model.intent.design import FabricDesign
-from designer.model.intent.serde import DesignValidationError
 from designer.model.topology.derive import plan_only
 from designer.model.topology.edits import (
     add_links,
@@ -24,7 +23,6 @@ from designer.model.topology.edits import (
     with_tiers,
     without_edits,
 )
-from designer.model.topology.sizing import SizingError
 from designer.ui.blocks import apply_block
 from designer.ui.canvas.layout import ROWS, Layout, compute_layout, parse_device_id
 from designer.ui.editing.commands import (
@@ -38,8 +36,7 @@ from designer.ui.editing.document import Document
 from designer.ui.editing.generated_name import follow_generated_name
 from designer.ui.editing.selection import SelectionModel
 from designer.ui.services.compute import ComputeService
-
-SIZING_ERRORS = (SizingError, UnknownPartError, DesignValidationError, ValueError)
+from designer.ui.services.compute_job import SIZING_ERRORS
 
 
 @dataclass(frozen=True)
@@ -85,6 +82,9 @@ class DesignController(QObject):
     focusRequested = Signal(str)
     """The view should bring this element into sight (a finding was clicked); carries its id."""
 
+    networkChanged = Signal(str)
+    """The canvas shows another network of the cluster ("compute" or a role); a view setting."""
+
     def __init__(self, document: Document, catalog: Catalog, compute: ComputeService,
                  selection: SelectionModel | None = None, parent=None):
         super().__init__(parent)
@@ -96,6 +96,7 @@ class DesignController(QObject):
         self._preview: FabricDesign | None = None
         self._previewing = False
         self.plane = 0   # the plane the canvas draws (0-based); a view setting, not an edit
+        self.network = "compute"  # the network the canvas draws; a view setting, not an edit
         self.display = make_display(document.design, catalog, reset_view=True)
         document.designChanged.connect(self._on_design_changed)
         document.loaded.connect(self._reset_next)
@@ -114,7 +115,18 @@ class DesignController(QObject):
         if reset:
             self.plane = 0
         self._show(make_display(design, self.catalog, reset_view=reset, plane=self.plane))
+        if self.network != "compute" and (design is None or design.network(self.network) is None):
+            self.set_network("compute")  # the network went away (an undo, another file)
         self.compute.request(design)
+
+    def set_network(self, role: str) -> None:
+        """Draw another network of the cluster ("compute", the default, or a network's role)."""
+        design = self.display.design
+        if role != "compute" and (design is None or design.network(role) is None):
+            role = "compute"
+        if role != self.network:
+            self.network = role
+            self.networkChanged.emit(role)
 
     def set_plane(self, plane: int) -> None:
         """Draw another plane of a multi-plane fabric (no edit, nothing recomputed)."""

@@ -18,10 +18,14 @@ from PySide6.QtGui import QPainter
 from designer.catalog import Catalog, default_catalog
 from designer.io.atomic import write_atomic
 from designer.model.intent.design import FabricDesign
+from designer.model.networks.arrangements import Arrangement, arrangements
+from designer.model.networks.bom import NetworkBom, compute_switch_count, network_boms
+from designer.model.physical.prices import default_prices
 from designer.ui.export import page
 from designer.ui.export.diagram import Diagram, DiagramSource, View
 from designer.ui.export.facts import Facts, today
 from designer.ui.export.ink import Ink
+from designer.ui.export.network_pages import arrangements_page, network_page
 from designer.ui.export.pdf import pdf_writer
 from designer.ui.export.report_pages import (
     bom_page,
@@ -61,6 +65,7 @@ class Report:
         self.source = DiagramSource(self.design, self.catalog, self.facts.derived)
         self.other_facts = Facts.gather(self.other, self.catalog) if self.other is not None else None
         self.comparison = None
+        self._sections: tuple[NetworkBom, ...] | None = None
         if self.other is not None:
             from designer.model.decisions.comparison import compare
 
@@ -78,12 +83,30 @@ class Report:
             return [(f"{noun} 1 in detail", View("su", su=0))]
         return []
 
+    def network_sections(self) -> tuple[NetworkBom, ...]:
+        """The BOM of every network beside the compute fabric (none for a compute-only design)."""
+        if not self.design.networks or self.facts.bom is None:
+            return ()
+        if self._sections is None:
+            self._sections = network_boms(self.design, self.catalog, default_prices(),
+                                          compute_switch_count(self.facts.bom))
+        return self._sections
+
+    def network_arrangements(self) -> tuple[Arrangement, ...]:
+        return arrangements(self.design, self.catalog, default_prices())
+
     def pages(self) -> list[Page]:
         out = [Page("Overview", self._overview)]
         for title, view in self.detail_views():
             out.append(Page(f"Diagram: {title}", lambda ink, rect, v=view, t=title: self._detail(ink, rect, t, v)))
         out.append(Page("Metrics summary", lambda ink, rect: metrics_page(ink, rect, self.facts)))
         out.append(Page("Bill of materials", lambda ink, rect: bom_page(ink, rect, self.facts)))
+        for section in self.network_sections():
+            out.append(Page(f"Network: {section.size.label}", lambda ink, rect, n=section: network_page(
+                ink, rect, n, self.facts.bom.currency)))
+        if self.design.networks and self.facts.bom is not None:
+            out.append(Page("Network arrangements", lambda ink, rect: arrangements_page(
+                ink, rect, self.network_arrangements(), self.facts.bom.currency)))
         out.append(Page("Collective performance (estimate)", lambda ink, rect: collectives_page(ink, rect, self.facts)))
         if self.comparison is not None:
             out.append(Page("Comparison", lambda ink, rect: comparison_page(ink, rect, self.comparison)))

@@ -10,20 +10,14 @@ from __future__ import annotations
 
 import dataclasses
 
-from PySide6.QtCore import QSize, Qt, Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QComboBox,
-    QFormLayout,
     QFrame,
     QLabel,
     QLineEdit,
     QScrollArea,
-    QSpinBox,
     QStackedWidget,
-    QStyle,
-    QStyleOptionComboBox,
-    QVBoxLayout,
-    QWidget,
 )
 
 from designer.catalog import Catalog, UnknownPartError
@@ -33,7 +27,10 @@ from designer.model.topology.edits import tier_count, with_server, with_technolo
 from designer.model.topology.sizing import SizingError, parse_ratio
 from designer.ui.blocks import choice_cost
 from designer.ui.canvas.layout import TIER_LABEL
-from designer.ui.theme import ERROR_HUE, FAMILY_LABEL, WARNING_HUE
+from designer.ui.panels.form_page import _Page
+from designer.ui.panels.network_arrangements import arrangement_edit, fill_arrangements
+from designer.ui.panels.network_page import NetworkPage
+from designer.ui.theme import ERROR_HUE, FAMILY_LABEL
 
 RATIOS = ("1:1", "1.5:1", "2:1", "3:1", "4:1")
 SPEEDS = (100, 200, 400, 800, 1600)
@@ -48,106 +45,6 @@ def _ratio_text(value: float) -> str:
     return f"{value:g}:1"
 
 
-class Hint(QLabel):
-    """A red (or amber) line under a form: why an edit was refused, or what is wrong."""
-
-    def __init__(self, parent=None):
-        super().__init__(parent)
-        self.setWordWrap(True)
-        self.setTextFormat(Qt.TextFormat.RichText)
-        self.hide()
-
-    def show_lines(self, lines: list[tuple[str, str]]) -> None:
-        """`lines` of (severity, text); severity 'error' is red, anything else amber."""
-        if not lines:
-            self.clear()
-            self.hide()
-            return
-        html = "<br>".join(
-            f"<span style='color:{ERROR_HUE if sev == 'error' else WARNING_HUE}'>&#9888; {text}</span>"
-            for sev, text in lines)
-        self.setText(html)
-        self.show()
-
-
-class _WholeCombo(QComboBox):
-    """A choice that asks for room for its whole text, so the form wraps it under its label
-    rather than cutting it off."""
-
-    def minimumSizeHint(self):
-        option = QStyleOptionComboBox()
-        self.initStyleOption(option)
-        text = QSize(self.fontMetrics().horizontalAdvance(self.currentText()) + 4, self.fontMetrics().height())
-        size = self.style().sizeFromContents(QStyle.ContentsType.CT_ComboBox, option, text, self)
-        return QSize(size.width(), super().minimumSizeHint().height())
-
-
-class _Page(QWidget):
-    """A form page; subclasses fill it from a design and report edits to the inspector."""
-
-    def __init__(self, inspector: Inspector):
-        super().__init__()
-        self.inspector = inspector
-        self.form = QFormLayout()
-        self.form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
-        self.form.setLabelAlignment(Qt.AlignmentFlag.AlignRight)
-        # A choice too long for the column beside its label goes under it, whole, never cut off.
-        self.form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)
-        self.title = QLabel()
-        font = self.title.font()
-        font.setPointSizeF(font.pointSizeF() + 2)
-        font.setBold(True)
-        self.title.setFont(font)
-        self.subtitle = QLabel()
-        self.subtitle.setWordWrap(True)
-        self.subtitle.setEnabled(False)
-        self.refused = Hint()
-        self.problems = Hint()
-        box = QVBoxLayout(self)
-        box.setContentsMargins(10, 10, 10, 10)
-        box.addWidget(self.title)
-        box.addWidget(self.subtitle)
-        box.addSpacing(6)
-        box.addLayout(self.form)
-        box.addWidget(self.refused)
-        box.addWidget(self.problems)
-        box.addStretch(1)
-        self._loading = False
-
-    def add(self, label: str, widget: QWidget, tip: str) -> QWidget:
-        widget.setToolTip(tip)
-        self.form.addRow(label, widget)
-        return widget
-
-    def combo(self, label: str, tip: str, on_change) -> QComboBox:
-        box = _WholeCombo()
-        box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
-        box.currentIndexChanged.connect(lambda _: box.updateGeometry())
-        box.currentIndexChanged.connect(lambda _: None if self._loading else on_change())
-        return self.add(label, box, tip)
-
-    def spin(self, label: str, tip: str, on_change, low: int = 1, high: int = 1_000_000) -> QSpinBox:
-        box = QSpinBox()
-        box.setRange(low, high)
-        box.setKeyboardTracking(False)  # commit on Enter, focus out or arrows, not per keystroke
-        box.setGroupSeparatorShown(True)
-        box.setAccelerated(True)
-        box.valueChanged.connect(lambda _: None if self._loading else on_change())
-        return self.add(label, box, tip)
-
-    @staticmethod
-    def fill(box: QComboBox, items: list[tuple[str, object]], current) -> None:
-        box.clear()
-        for text, data in items:
-            box.addItem(text, data)
-        index = box.findData(current)
-        box.setCurrentIndex(index if index >= 0 else 0)
-
-    def edit(self, new: FabricDesign, field: str, text: str) -> None:
-        problem = self.inspector.commit(new, field, text)
-        self.refused.show_lines([("error", f"Not applied: {problem}")] if problem else [])
-        if problem:
-            self.inspector.reload()
 
 
 class FabricPage(_Page):
@@ -171,6 +68,9 @@ class FabricPage(_Page):
                                 self._planes, 1, 16)
         self.tiers = self.combo("Tiers", "Switch tiers: Auto picks the fewest that fit", self._tiers)
         self.link = self.combo("Server link speed", "Speed of the server-to-leaf links", self._link)
+        self.networks = self.combo("Other networks", "The cluster's networks beside the compute fabric: as the "
+                                   "reference architecture gives them, none, a hybrid (Ethernet converged/storage) "
+                                   "or merged into the compute fabric", self._networks)
 
     def load(self, design: FabricDesign, catalog: Catalog, layout) -> None:
         self._loading = True
@@ -202,6 +102,7 @@ class FabricPage(_Page):
         port = c.port_gbps or server.port_gbps
         self.fill(self.link, [(f"Auto ({_speed(port)}, the NIC port)", None)]
                   + [(_speed(s), s) for s in SPEEDS], f.link_gbps)
+        fill_arrangements(self.networks, design, catalog)
         self.subtitle.setText(f"{TEMPLATE_NAMES[f.template]} on {tech.name}. "
                               "Click a tier on the canvas to edit its switches.")
         self._loading = False
@@ -244,6 +145,12 @@ class FabricPage(_Page):
         tech = catalog.technology(self.generation.currentData())
         self.edit(with_technology(self._d(), catalog, tech.id, choice_cost(catalog)), "fabric.technology",
                   f"Use {tech.name}")
+
+    def _networks(self) -> None:
+        key = self.networks.currentData()
+        if key is not None:
+            new, text = arrangement_edit(self._d(), self.inspector.catalog, key)
+            self.edit(new, "networks", text)
 
     def _switch(self) -> None:
         value = self.switch.currentData()
@@ -437,12 +344,15 @@ class Inspector(QScrollArea):
         self.empty.setEnabled(False)
         self.fabric_page = FabricPage(self)
         self.tier_page = TierPage(self)
-        for page in (self.empty, self.fabric_page, self.tier_page):
+
+        self.network_page = NetworkPage(self)
+        for page in (self.empty, self.fabric_page, self.tier_page, self.network_page):
             self.stack.addWidget(page)
         self.setWidget(self.stack)
         self._findings = ()
         controller.displayChanged.connect(self._on_display)
         controller.selection.changed.connect(self.reload)
+        controller.networkChanged.connect(self.reload)
         self.reload()
 
     # what pages ask
@@ -479,6 +389,11 @@ class Inspector(QScrollArea):
             self.stack.setCurrentWidget(self.empty)
             return
         tier = self.current_tier()
+        role = self.controller.network
+        if role != "compute" and design.network(role) is not None:
+            self.network_page.load(design, self.catalog, role)
+            self.stack.setCurrentWidget(self.network_page)
+            return
         if tier is not None and (layout is None or tier in layout.rows):
             devices = [e for e in self.controller.selection.elements if not e.startswith(("tier:", "block:", "edit:"))]
             self.tier_page.load(design, self.catalog, layout, tier, devices[0] if len(devices) == 1 else None)

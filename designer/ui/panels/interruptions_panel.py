@@ -13,8 +13,10 @@ from __future__ import annotations
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QHBoxLayout, QHeaderView, QLabel, QPushButton, QTableWidgetItem, QVBoxLayout, QWidget
 
+from designer.catalog import default_catalog
 from designer.io.interruptions_csv import NOT_PUBLISHED, per_year
 from designer.model.decisions.interruptions import RateTableError, interruptions
+from designer.model.networks.resilience import design_resilience
 from designer.model.topology.derive import derive
 from designer.model.topology.sizing import SizingError
 from designer.ui.panels.tables import pick_table
@@ -51,6 +53,7 @@ class InterruptionsPanel(QWidget):
         self.synchronous = synchronous
         self.design = None
         self.report = None
+        self.networks = ()   # the other networks' failures (designer/model/networks/resilience.py)
         self._work = Latest(self, "interruptions", synchronous)
         self.heading = QLabel("")
         self.heading.setWordWrap(True)
@@ -109,12 +112,15 @@ class InterruptionsPanel(QWidget):
 
         def work():
             try:
-                return interruptions(derive(design, catalog))
+                derived = derive(design, catalog)
+                report = interruptions(derived)
+                return report, design_resilience(derived, catalog or default_catalog())
             except (RateTableError, SizingError, ValueError) as exc:
                 return str(exc)
         self._work.run(work, self._on_finished)
 
     def _on_finished(self, payload) -> None:
+        payload, self.networks = payload if isinstance(payload, tuple) else (payload, ())
         if not hasattr(payload, "expected"):
             self.report = None
             self._fill()
@@ -149,6 +155,15 @@ class InterruptionsPanel(QWidget):
                 item = QTableWidgetItem(text)
                 item.setToolTip(tip)
                 self.expected.setItem(row, column, item)
+        for net in self.networks:   # the cluster's other networks, after the compute fabric's rows
+            for e in net.expected:
+                r = e.rate
+                cells = [f"{net.size.label}: {r.label}", f"{e.units:,} {_unit(r.applies_to)}", _figure(r.per_unit_day),
+                         _figure(e.per_day), _figure(e.per_month), _figure(per_year(e.per_day)), r.source or "—"]
+                row = self.expected.rowCount()
+                self.expected.insertRow(row)
+                for column, text in enumerate(cells):
+                    self.expected.setItem(row, column, QTableWidgetItem(text))
         self.expected.resizeColumnsToContents()
         shares = [s for s in (report.design_share, report.other_share) if s is not None]
         self.stops.setColumnCount(1 + len(shares))
@@ -159,6 +174,10 @@ class InterruptionsPanel(QWidget):
                          if kind in s.stops_by_kind else "—" for s in shares]) for kind in kinds]
         lines.append((SHARE_ROW,
                       ["—" if s.share is None else f"{s.share:.0%}" for s in shares]))
+        for net in self.networks:
+            lines += [(f"{net.size.label}: {f.component}",
+                       ["stops a job" if f.stops_jobs else "job continues"] + ["—"] * (len(shares) - 1))
+                      for f in net.failures]
         for kind, values in lines:
             row = self.stops.rowCount()
             self.stops.insertRow(row)
@@ -170,4 +189,7 @@ class InterruptionsPanel(QWidget):
         self.stops.resizeColumnsToContents()
         self.counts.setText("Counted (computed): " + ", ".join(f"{n:,} {_unit(name)}"
                                                               for name, n in report.counts.items()))
-        self.notes.setText("\n".join(f"Note: {n}" for n in report.notes))
+        self.notes.setText("\n".join(f"Note: {n}" for n in report.notes)
+                           + "".join(f"\n{net.size.label}: " + "; ".join(f"one {f.component} down: {f.effect}"
+                                                                          for f in net.failures)
+                                     for net in self.networks))

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from designer.catalog import Catalog, UnknownPartError, default_catalog
 from designer.model.intent.design import FabricDesign
+from designer.model.intent.serde import DesignValidationError
 from designer.model.performance import collectives as collectives_module
 from designer.model.physical import bom as bom_module
 from designer.model.physical.edited_bom import counted_from_arrays
@@ -26,6 +27,9 @@ from designer.model.topology.sizing import SizingError
 # previews of large ones skip it). Drag previews of large edited designs skip the BOM.
 QUICK_BOM_LINKS = 6000
 
+
+# What sizing a design can raise for a reason the user can fix: shown as a message, never a crash.
+SIZING_ERRORS = (SizingError, UnknownPartError, DesignValidationError, ValueError)
 
 @dataclass(frozen=True)
 class ComputeResult:

@@ -38,6 +38,7 @@ from designer.ui.shell.explore_actions import ExploreActions
 from designer.ui.shell.export_actions import ExportActions
 from designer.ui.shell.file_guard import FileGuard
 from designer.ui.shell.files import FileController
+from designer.ui.shell.network_selector import install_network_canvas
 from designer.ui.shell.whatif_actions import FailMode, install_interruptions, install_phases
 from designer.ui.theme import Theme
 
@@ -119,6 +120,7 @@ class MainWindow(QMainWindow):
         self._make_actions()
         self._make_menus()
         self._make_toolbar()
+        install_network_canvas(self, self.toolbar)
         self._make_status_bar()
         self._wire()
         self._apply_theme()
@@ -580,5 +582,6 @@ class MainWindow(QMainWindow):
                 self.actions_[key].setIcon(_icon(self, name, fallback, self.theme.text if self.theme.dark else None))
         self.scene.set_theme(self.theme)
         self.view.set_theme(self.theme)
+        self.network_scene.set_theme(self.theme)
         self.metrics.apply_theme(self.theme)
         self.plots.apply_theme(self.theme)

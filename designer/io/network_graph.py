@@ -1,0 +1,61 @@
+"""The cluster's other networks as GraphML elements, added to the compute fabric's device graph.
+
+Only for the whole fabric (a view of one SU or plane is the compute fabric's): one node per
+switch of each network and per server port or endpoint it cables (`host/role-port`, PDUs,
+storage appliances), one edge per link, each with the new `network` attribute (`compute` is
+not written: an element without it belongs to the compute fabric, as every element did before).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from designer.io.export_source import ExportSource
+from designer.io.markup import xml_attr, xml_text
+from designer.io.network_netbox import network_inventory
+
+NETWORK_NODE_KEY = '  <key id="n_network" for="node" attr.name="network" attr.type="string"/>'
+NETWORK_EDGE_KEY = '  <key id="e_network" for="edge" attr.name="network" attr.type="string"/>'
+
+
+@dataclass
+class NetworkGraph:
+    keys: list[str] = field(default_factory=list)
+    elements: list[str] = field(default_factory=list)
+
+
+def _data(key: str, value: object) -> str:
+    return f'<data key="{key}">{xml_text(value)}</data>'
+
+
+def network_graph(src: ExportSource, first_edge: int) -> NetworkGraph:
+    if not src.design.networks or src.members is not None:
+        return NetworkGraph()
+    devices, links = network_inventory(src)
+    out = NetworkGraph([NETWORK_NODE_KEY, NETWORK_EDGE_KEY])
+    by_name = {d.name: d for d in devices}
+    compute = {n for n, d in src.graph.nodes(data=True) if d.get("role") in ("leaf", "spine", "core")}
+    seen: set[str] = set()
+
+    def node(name: str, network: str, role: str, model: str = "") -> None:
+        if name in seen or name in compute:
+            return
+        seen.add(name)
+        body = _data("n_role", role) + (_data("n_model", model) if model else "") + _data("n_network", network)
+        out.elements.append(f'    <node id="{xml_attr(name)}">{body}</node>')
+
+    for d in devices:
+        node(d.name, d.network, d.tier, d.switch)
+    for k, link in enumerate(links):
+        ends = []
+        for device, port in ((link.a, link.a_port), (link.b, link.b_port)):
+            if device in by_name or device in compute:
+                ends.append(device)
+            else:  # a server's port of this role
+                name = f"{device}/{port}"
+                node(name, link.network, "host-port")
+                ends.append(name)
+        body = (_data("e_tier", link.kind) + _data("e_gbps", link.gbps) + _data("e_network", link.network))
+        out.elements.append(f'    <edge id="e{first_edge + k}" source="{xml_attr(ends[0])}" '
+                            f'target="{xml_attr(ends[1])}">{body}</edge>')
+    return out

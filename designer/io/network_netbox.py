@@ -1,0 +1,96 @@
+"""NetBox bulk-import CSV files for the cluster's other networks, beside the compute fabric's.
+
+Numbered after the compute fabric's files (designer/io/netbox_csv.py), in the order NetBox needs
+them: manufacturers, device roles and device types of the networks' switches, the devices
+(switches, PDUs, storage appliances and other management endpoints), their interfaces and the
+cables. Servers are the compute fabric's devices, cabled once per role. Everything is `planned`.
+"""
+
+from __future__ import annotations
+
+from designer.io.csv_cells import rows_to_csv, safe_cell
+from designer.io.export_source import ExportError, ExportSource
+from designer.io.markup import one_line, slug
+from designer.model.networks.devices import NetDevice, NetLink, expand
+from designer.model.networks.sizing import (
+    NetworkSize,
+    servers_per_rack,
+    size_networks,
+    template_switch_count,
+)
+
+FILES = ("09-network-manufacturers.csv", "10-network-device-roles.csv", "11-network-device-types.csv",
+         "12-network-devices.csv", "13-network-interfaces.csv", "14-network-cables.csv")
+CABLE_TYPES = {"optic": "mmf", "dac": "dac-passive", "copper": "cat6"}
+ENDPOINT_MAKER = ("Generic", "Endpoint")
+
+
+def checked_sizes(src: ExportSource) -> tuple[NetworkSize, ...]:
+    """The design's other networks, sized; a network that cannot be sized stops the export."""
+    design, catalog = src.design, src.catalog
+    sizes = size_networks(design, catalog, template_switch_count(design, catalog))
+    errors = [e for size in sizes for e in size.errors]
+    if errors:
+        raise ExportError(f"a network of the design cannot be sized: {errors[0]}")
+    return sizes
+
+
+def network_inventory(src: ExportSource) -> tuple[list[NetDevice], list[NetLink]]:
+    """Every device and link of the design's other networks, servers named as the exports name them."""
+    design, catalog = src.design, src.catalog
+    compute = [n for n, d in src.graph.nodes(data=True) if d.get("role") in ("leaf", "spine", "core")]
+    sizes = checked_sizes(src)
+    server = catalog.server(design.cluster.server)
+    rack = servers_per_rack(design, server)
+    devices: list[NetDevice] = []
+    links: list[NetLink] = []
+    for size in sizes:
+        others = compute + [d.name for d in devices if d.switch] if size.role == "oob" else []
+        new_devices, new_links = expand(size, design.cluster.servers, rack, src.host, others)
+        devices += new_devices
+        links += new_links
+    return devices, links
+
+
+def network_netbox_files(src: ExportSource) -> dict[str, str]:
+    if not src.design.networks:
+        return {}
+    site = one_line(src.options.site or src.name, 100) or "Fabric"
+    devices, links = network_inventory(src)
+    catalog = src.catalog
+
+    def maker_model(d: NetDevice) -> tuple[str, str]:
+        if not d.switch:
+            return ENDPOINT_MAKER[0], f"{d.tier} ({ENDPOINT_MAKER[1]})"
+        sw = catalog.switch(d.switch)
+        return sw.vendor or "Generic", sw.name
+
+    roles = sorted({f"{d.network} {d.tier}" for d in devices})
+    makers = sorted({maker_model(d)[0] for d in devices})
+    types = sorted({maker_model(d) for d in devices})
+    out: dict[str, list[list[str]]] = {
+        FILES[0]: [["name", "slug"]] + [[safe_cell(m), slug(m)] for m in makers],
+        FILES[1]: [["name", "slug", "color"]] + [[safe_cell(r), slug(r), "607d8b"] for r in roles],
+        FILES[2]: [["manufacturer", "model", "slug", "u_height"]] + [
+            [safe_cell(m), safe_cell(t), slug(f"{m}-{t}"), "1" if m != ENDPOINT_MAKER[0] else "0"] for m, t in types],
+    }
+    rows = [["name", "role", "manufacturer", "device_type", "site", "status"]]
+    for d in devices:
+        maker, model = maker_model(d)
+        rows.append([safe_cell(d.name), safe_cell(f"{d.network} {d.tier}"), safe_cell(maker), safe_cell(model),
+                     safe_cell(site), "planned"])
+    out[FILES[3]] = rows
+    interfaces = [["device", "name", "type", "speed", "description"]]
+    cables = [["side_a_device", "side_a_type", "side_a_name", "side_b_device", "side_b_type", "side_b_name",
+               "type", "status", "label"]]
+    for k, link in enumerate(links):
+        kind = "1000base-t" if link.medium == "copper" else "other"
+        for dev, port, other in ((link.a, link.a_port, link.b), (link.b, link.b_port, link.a)):
+            interfaces.append([safe_cell(dev), safe_cell(port), kind, str(link.gbps * 1_000_000),
+                               safe_cell(f"{link.network} {link.kind} to {other}")])
+        cables.append([safe_cell(link.a), "dcim.interface", safe_cell(link.a_port), safe_cell(link.b),
+                       "dcim.interface", safe_cell(link.b_port), CABLE_TYPES[link.medium], "planned",
+                       f"{link.network.upper()}{k + 1}"])
+    out[FILES[4]] = interfaces
+    out[FILES[5]] = cables
+    return {name: rows_to_csv(rows) for name, rows in out.items()}

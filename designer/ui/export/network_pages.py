@@ -1,0 +1,85 @@
+"""The report's pages about the cluster's other networks: one per network, and the arrangements.
+
+Each function fills the body rectangle of one page (device units) through `Ink`, as the pages of
+report_pages.py do; the figures come from designer/model/networks.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QRectF
+
+from designer.model.networks.arrangements import Arrangement
+from designer.model.networks.bom import MEDIA_RULE, NetworkBom
+from designer.ui.export import page
+from designer.ui.export.facts import money_exact, power
+from designer.ui.export.ink import Ink
+from designer.ui.export.page import LEFT, RIGHT, Column
+
+
+def _sub_title(ink: Ink, rect: QRectF, text: str) -> float:
+    h = ink.line_height(10.5, True)
+    ink.text(QRectF(rect.left(), rect.top(), rect.width(), h), text, 10.5, ink.theme.text, bold=True, align=LEFT)
+    return h + ink.pt(4)
+
+
+def network_page(ink: Ink, rect: QRectF, section: NetworkBom, currency: str) -> None:
+    s = section.size
+    y = rect.top() + page.section_title(ink, rect, f"Network: {s.label}",
+                                        f"{s.template}, {s.technology}; sized in closed form")
+    t = ink.theme
+    for error in s.errors:
+        y += ink.paragraph(QRectF(rect.left(), y, rect.width(), rect.bottom() - y), f"Error: {error}", 9, t.error)
+    gap = ink.pt(18)
+    half = (rect.width() - gap) / 2
+    left = QRectF(rect.left(), y, half, rect.bottom() - y)
+    right = QRectF(rect.left() + half + gap, y, half, rect.bottom() - y)
+    yy = left.top() + _sub_title(ink, left, "Switches")
+    rows = [(g.tier, g.switch, f"{g.count:,}") for g in s.switches] or [("none", "", "")]
+    yy += page.table(ink, QRectF(left.left(), yy, left.width(), left.bottom() - yy),
+                     [Column("Tier", 1.6), Column("Switch", 1.0), Column("Count", 0.6, RIGHT)], rows, 8.5)
+    yy += ink.pt(10)
+    yy += _sub_title(ink, QRectF(left.left(), yy, left.width(), 20), "Links")
+    rows = [(g.kind, f"{g.gbps}G", g.medium, f"{g.count:,}") for g in s.links]
+    yy += page.table(ink, QRectF(left.left(), yy, left.width(), left.bottom() - yy),
+                     [Column("Link", 1.6), Column("Speed", 0.6, RIGHT), Column("Medium", 0.7),
+                      Column("Count", 0.6, RIGHT)], rows, 8.5)
+    ry = right.top() + _sub_title(ink, right, "Totals")
+    totals = [("Cost", money_exact(section.total_cost, currency)
+               + (" (incomplete)" if section.unpriced_parts else "")),
+              ("Power", power(section.total_power_w) if section.total_power_w else "not stated"),
+              ("Switches", f"{s.switch_count:,}"), ("Links", f"{s.link_count:,}")]
+    if s.oversubscription is not None:
+        totals.append(("Leaf oversubscription", f"{s.oversubscription:g}:1"))
+    if s.storage_ports:
+        totals.append(("Storage appliance ports", f"{s.storage_ports:,} ({s.storage_gbps:,.0f} Gb/s)"))
+    ry += page.table(ink, QRectF(right.left(), ry, right.width(), right.bottom() - ry),
+                     [Column("Item", 1.0), Column("Value", 1.6, RIGHT)], totals, 8.5)
+    ry += ink.pt(10)
+    ry += _sub_title(ink, QRectF(right.left(), ry, right.width(), 20), "Line items")
+    rows = [(i.description, f"{i.quantity:,}", money_exact(i.extended_price, currency) if i.extended_price else "—")
+            for i in section.items]
+    ry += page.table(ink, QRectF(right.left(), ry, right.width(), right.bottom() - ry),
+                     [Column("Part", 2.2), Column("Qty", 0.5, RIGHT), Column("Extended", 0.9, RIGHT)], rows, 8)
+    y = max(yy, ry) + ink.pt(12)
+    for note in (*s.notes, MEDIA_RULE):
+        if y >= rect.bottom():
+            break
+        y += ink.paragraph(QRectF(rect.left(), y, rect.width(), rect.bottom() - y), note, 7.5, t.muted)
+
+
+def arrangements_page(ink: Ink, rect: QRectF, options: tuple[Arrangement, ...], currency: str) -> None:
+    y = rect.top() + page.section_title(ink, rect, "Network arrangements",
+                                        "capex and power of each arrangement; prices per the price book")
+    rows = [(a.label, money_exact(a.compute_cost, currency), money_exact(a.networks_cost, currency),
+             money_exact(a.total_cost, currency), power(a.total_power_w), f"{a.switches:,}")
+            if a.available else (a.label, "—", "—", "—", "—", "—") for a in options]
+    y += page.table(ink, QRectF(rect.left(), y, rect.width(), rect.bottom() - y),
+                    [Column("Arrangement", 3.2), Column("Compute", 1.0, RIGHT), Column("Other networks", 1.0, RIGHT),
+                     Column("Capex", 1.0, RIGHT), Column("Power", 0.8, RIGHT), Column("Switches", 0.6, RIGHT)],
+                    rows, 8.5) + ink.pt(10)
+    for a in options:
+        for note in a.notes:
+            if y >= rect.bottom():
+                return
+            y += ink.paragraph(QRectF(rect.left(), y, rect.width(), rect.bottom() - y), f"{a.label}: {note}", 7.5,
+                               ink.theme.muted)

@@ -1,0 +1,113 @@
+"""The window draws each network of the cluster and edits it through the one undo stack."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from designer.catalog import default_catalog
+from designer.model.networks.defaults import ra_networks
+from designer.model.topology.presets import new_design
+
+CAT = default_catalog()
+
+
+def _superpod():
+    design = new_design(CAT, "rail-optimized", nodes=128, server="dgx-h100")
+    return dataclasses.replace(design, networks=ra_networks(CAT.server("dgx-h100")))
+
+
+def test_the_compute_fabric_is_the_default_view_and_the_selector_lists_every_network(make_window):
+    window = make_window(_superpod())
+    selector = window.network_selector
+    assert window.controller.network == "compute"
+    assert window.canvas_stack.currentWidget() is window.view
+    roles = [selector.itemData(i) for i in range(selector.count())]
+    assert roles == ["compute", "storage", "inband", "oob"]
+
+
+def test_choosing_a_network_draws_it_and_shows_its_form(make_window):
+    window = make_window(_superpod())
+    selector = window.network_selector
+    selector.setCurrentIndex(selector.findData("storage"))
+    assert window.controller.network == "storage"
+    assert window.canvas_stack.currentWidget() is window.network_view
+    scene = window.network_scene
+    assert [r.key for r in scene.rows] == ["spine", "leaf", "servers"]
+    assert [r.count for r in scene.rows] == [4, 8, 128]
+    assert window.inspector.stack.currentWidget() is window.inspector.network_page
+    assert "8 leaf" in window.inspector.network_page.summary.text()
+    # back to the compute fabric: its canvas again, nothing pushed on the undo stack
+    selector.setCurrentIndex(0)
+    assert window.canvas_stack.currentWidget() is window.view
+    assert window.document.undo_stack.count() == 0
+
+
+def test_a_network_edit_is_one_undo_step_and_redraws_the_network(make_window):
+    window = make_window(_superpod())
+    window.controller.set_network("storage")
+    page = window.inspector.network_page
+    page.ratio.setValue(3.0)
+    assert window.document.design.network("storage").oversubscription == 3.0
+    assert window.document.undo_stack.count() == 1
+    leaves = window.network_scene.rows[1].count
+    assert leaves < 8            # fewer, fuller leaf pairs at 3:1
+    window.document.undo_stack.undo()
+    assert window.document.design.network("storage").oversubscription == 1.0
+    assert window.network_scene.rows[1].count == 8
+
+
+def test_the_fabric_form_switches_the_arrangement_and_undo_brings_it_back(make_window):
+    window = make_window(_superpod())
+    page = window.inspector.fabric_page
+    box = page.networks
+    box.setCurrentIndex(box.findData("compute"))
+    assert window.document.design.networks == ()
+    assert window.network_selector.count() == 1 and not window.network_selector.isEnabled()
+    window.document.undo_stack.undo()
+    assert [n.role for n in window.document.design.networks] == ["storage", "inband", "oob"]
+    box = window.inspector.fabric_page.networks
+    assert box.findData("merged") < 0          # merging needs an Ethernet compute fabric
+    box.setCurrentIndex(box.findData("hybrid"))
+    assert [n.role for n in window.document.design.networks] == ["converged", "oob"]
+
+
+def test_an_ethernet_design_offers_the_merged_arrangement(make_window):
+    design = new_design(CAT, "leaf-spine", nodes=16, server="hgx-h100", technology="roce-400g")
+    window = make_window(dataclasses.replace(design, networks=ra_networks(CAT.server("hgx-h100"))))
+    box = window.inspector.fabric_page.networks
+    box.setCurrentIndex(box.findData("merged"))
+    assert window.document.design.network("converged").template == "merged"
+    window.controller.set_network("converged")
+    assert window.network_scene.rows[0].title.startswith("compute fabric leaves")
+
+
+def test_the_view_falls_back_to_compute_when_the_shown_network_goes_away(make_window):
+    window = make_window(_superpod())
+    window.controller.set_network("oob")
+    assert window.network_scene.rows[-1].key == "endpoints"
+    page = window.inspector.fabric_page
+    window.controller.set_network("compute")
+    page.networks.setCurrentIndex(page.networks.findData("compute"))
+    window.controller.set_network("oob")       # no such network any more: stays on compute
+    assert window.controller.network == "compute"
+    assert window.canvas_stack.currentWidget() is window.view
+
+
+def test_expected_interruptions_list_each_networks_failures_after_the_compute_fabrics(make_window):
+    from designer.model.decisions.interruptions import interruptions
+    from designer.model.networks.resilience import design_resilience
+    from designer.model.topology.derive import derive
+
+    design = _superpod()
+    window = make_window(design)
+    window.fail_mode.interruptions_action.trigger()
+    panel = window.interruptions
+    compute = interruptions(derive(design, CAT))
+    networks = design_resilience(derive(design, CAT), CAT)
+    table = panel.expected
+    kinds = [table.item(r, 0).text() for r in range(table.rowCount())]
+    assert kinds[:len(compute.expected)] == [e.rate.label for e in compute.expected]
+    assert kinds[len(compute.expected):] == [f"{n.size.label}: {e.rate.label}" for n in networks for e in n.expected]
+    stops = {panel.stops.item(r, 0).text(): panel.stops.item(r, 1).text() for r in range(panel.stops.rowCount())}
+    assert stops["Storage: leaf"] == "job continues"
+    assert "Out-of-band management: one management" in panel.notes.text()
