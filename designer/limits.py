@@ -15,6 +15,7 @@ import json
 import math
 import os
 import re
+import stat
 from pathlib import Path
 
 # --- the stated limits (see README, "Reliability") -------------------------------------------------
@@ -62,21 +63,46 @@ def printable(text: str) -> str:
 
 # --- reading ----------------------------------------------------------------------------------------
 
-def read_capped(path: str | os.PathLike, limit: int = MAX_FILE_BYTES, what: str = "file") -> bytes:
-    """The bytes of `path`, refusing more than `limit` bytes by reading, not by trusting st_size.
+def _not_regular(mode: int) -> str | None:
+    """What a non-regular file is ("a FIFO", "a device", ...), or None for a regular file."""
+    if stat.S_ISREG(mode):
+        return None
+    if stat.S_ISDIR(mode):
+        return "a folder"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO (named pipe)"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "not a regular file"
 
-    A device such as /dev/zero reports size 0 and never ends; it is refused after `limit` bytes.
+
+def read_capped(path: str | os.PathLike, limit: int = MAX_FILE_BYTES, what: str = "file") -> bytes:
+    """The bytes of a regular file, refusing more than `limit` bytes by reading, not by trusting
+    st_size; a FIFO, a device (/dev/zero) or a socket is refused at once, without reading.
+
+    The file is opened without blocking (a FIFO with no writer would wait forever) and checked
+    through the open handle, so it cannot be swapped between the check and the read.
     """
     p = Path(path)
     try:
-        with open(p, "rb") as fh:
-            raw = fh.read(limit + 1)
+        fd = os.open(p, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
     except FileNotFoundError:
         raise InputError("no such file" if what in ("file", "project file") else f"no such {what}", str(p)) from None
     except IsADirectoryError:
         raise InputError(f"is a folder, not a {what}", str(p)) from None
     except OSError as exc:
         raise InputError(f"cannot read ({exc.strerror or exc})", str(p)) from None
+    with os.fdopen(fd, "rb") as fh:
+        kind = _not_regular(os.fstat(fd).st_mode)
+        if kind is not None:
+            raise InputError(f"is {kind}, not a {what}" if kind.startswith("a ") else f"{kind}, not a {what}",
+                             str(p))
+        try:
+            raw = fh.read(limit + 1)
+        except OSError as exc:
+            raise InputError(f"cannot read ({exc.strerror or exc})", str(p)) from None
     if len(raw) > limit:
         size = f"{limit // 2**20} MiB" if limit >= 2**20 else f"{limit:,} bytes"
         raise InputError(f"larger than {size}; not a {what}", str(p))
@@ -295,12 +321,25 @@ def cli_number(text: str, option: str, low: float, high: float, whole: bool = Fa
     raw = text.strip()
     if len(raw) > MAX_NUMBER_CHARS:
         raise InputError(f"{quote(text, 40)} is too long for a number", option)
-    try:
-        value = int(raw) if whole and re.fullmatch(r"[+-]?\d+", raw) else float(raw)
-    except ValueError:
-        kind = "a whole number" if whole else "a number"
-        raise InputError(f"expected {kind}, got {quote(text, 40)}", option) from None
+    # ASCII digits only: Python's int() and float() also take full-width digits (６４),
+    # underscores (1_000) and, for a count, an exponent (1e3), none of which a user means.
+    if whole:
+        if not _ASCII_INT.fullmatch(raw):
+            raise InputError(f"expected a whole number in plain digits (like 64), got {quote(text, 40)}",
+                             option)
+        value: float = int(raw)
+    else:
+        if not _ASCII_FLOAT.fullmatch(raw):
+            raise InputError(f"expected a number in plain digits (like 2 or 1.5), got {quote(text, 40)}",
+                             option)
+        value = float(raw)
     return check_number(value, option, "", low, high, whole, low_open)
+
+
+_ASCII_INT = re.compile(r"[+-]?[0-9]+", re.ASCII)
+# NaN and infinity spelled out are numbers here, so that the range check names them as such.
+_ASCII_FLOAT = re.compile(r"[+-]?(?:(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|nan|inf|infinity)",
+                          re.ASCII | re.IGNORECASE)
 
 
 def config_dir() -> Path:

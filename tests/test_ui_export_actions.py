@@ -165,3 +165,34 @@ def test_copy_diagram_puts_image_and_svg_on_the_clipboard(window, qtbot):
     assert svg.startswith(b"<?xml") and b"<svg" in svg
     # Leave no data on the clipboard: the offscreen platform crashes tearing down a filled one.
     QGuiApplication.clipboard().clear()
+
+
+@pytest.mark.parametrize("mask, expected", [(0o022, 0o644), (0o002, 0o664)])
+def test_every_export_gets_the_users_umask_as_the_command_line_does(window, qtbot, tmp_path, mask, expected):
+    """The window writes off the UI thread into a temporary file (mkstemp: 0600); the file the
+    user gets must have the mode a normal write gives, like the CLI's."""
+    import os
+    import stat
+
+    old = os.umask(mask)
+    try:
+        written = {key: exported(window, qtbot, key, tmp_path / f"{key}{suffix}")
+                   for key, suffix in (("bom", ".csv"), ("cabling", ".csv"), ("diagram_svg", ".svg"),
+                                       ("diagram_png", ".png"), ("diagram_pdf", ".pdf"), ("report", ".pdf"),
+                                       ("view_svg", ".svg"))}
+        assert cli(["bom", str(EXAMPLE), "-o", str(tmp_path / "cli-bom.csv")]) == 0
+    finally:
+        os.umask(old)
+    modes = {key: stat.S_IMODE(path.stat().st_mode) for key, path in written.items()}
+    assert modes == dict.fromkeys(written, expected)
+    assert stat.S_IMODE((tmp_path / "cli-bom.csv").stat().st_mode) == expected
+
+
+def test_a_replaced_export_keeps_its_mode(window, qtbot, tmp_path):
+    import stat
+
+    target = tmp_path / "shared-bom.csv"
+    target.write_text("old")
+    target.chmod(0o640)
+    exported(window, qtbot, "bom", target)
+    assert stat.S_IMODE(target.stat().st_mode) == 0o640 and target.read_text() != "old"

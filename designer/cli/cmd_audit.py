@@ -5,7 +5,7 @@ from __future__ import annotations
 import csv
 import io
 
-from designer.cli.common import print_json, table
+from designer.cli.common import output_file, print_json, table
 from designer.io.atomic import write_atomic
 from designer.io.fabric_capture import load_capture
 from designer.io.project import load_design
@@ -20,7 +20,7 @@ def add_parser(sub) -> None:
     p.add_argument("file", help="capture file (ibnetdiscover, LLDP JSON or CSV)")
     p.add_argument("--against", metavar="DESIGN", help="project file to audit against (default: the inferred design)")
     p.add_argument("--json", action="store_true", help="machine-readable output (stable keys)")
-    p.add_argument("--csv", metavar="OUT", help="write one row per finding to OUT")
+    p.add_argument("--csv", metavar="OUT", type=output_file, help="write one row per finding to OUT")
     p.set_defaults(run=run)
 
 

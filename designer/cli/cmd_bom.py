@@ -6,7 +6,7 @@ import sys
 from pathlib import Path
 
 from designer.catalog import default_catalog
-from designer.cli.common import CommandError, print_json, table
+from designer.cli.common import CommandError, output_file, print_json, table
 from designer.io.bom_csv import write_bom_csv
 from designer.io.cabling_csv import write_cabling_csv
 from designer.io.network_csv import write_cluster_bom_csv, write_network_cabling_csv
@@ -30,8 +30,8 @@ def add_parser(sub) -> None:
                                    "quantities, lengths, power and cost. Prices from the built-in book are "
                                    "illustrative estimates, not quotes; your own prices.toml overrides them.")
     p.add_argument("file", help="project file")
-    p.add_argument("-o", "--output", help="write the BOM as CSV to this file")
-    p.add_argument("--cabling", help="write the cabling plan (one row per link) as CSV to this file")
+    p.add_argument("-o", "--output", type=output_file, help="write the BOM as CSV to this file")
+    p.add_argument("--cabling", type=output_file, help="write the cabling plan (one row per link) as CSV to this file")
     p.add_argument("--json", action="store_true", help="print the BOM as JSON (stable keys)")
     p.add_argument("--arrangements", action="store_true",
                    help="also price the other arrangements of the cluster's networks (hybrid, all-Ethernet, "

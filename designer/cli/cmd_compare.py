@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from designer.catalog import default_catalog
 from designer.cli.cmd_bom import arrangements_table
-from designer.cli.common import bounded_float, bounded_int, print_json, size_bytes, table
+from designer.cli.common import bounded_float, bounded_int, output_file, print_json, size_bytes, table
 from designer.io.compare_csv import write_compare_csv
 from designer.io.project import load_design
 from designer.model.decisions.comparison import SETTING_RANGES, CompareSettings, Comparison, compare
@@ -23,7 +23,7 @@ def add_parser(sub) -> None:
                    help="also compare the first design rebuilt on TECH (repeatable: "
                         + ", ".join(COUNTERPART_TECHNOLOGIES) + ")")
     p.add_argument("--json", action="store_true")
-    p.add_argument("--csv", metavar="OUT", help="also write the comparison as CSV")
+    p.add_argument("--csv", metavar="OUT", type=output_file, help="also write the comparison as CSV")
     p.add_argument("--years", type=bounded_int(*SETTING_RANGES["years"]), default=CompareSettings.years,
                    help="TCO period in years")
     p.add_argument("--energy-price", type=bounded_float(*SETTING_RANGES["energy_usd_per_kwh"]),

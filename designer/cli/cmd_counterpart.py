@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from designer.catalog import default_catalog
-from designer.cli.common import CommandError, check_project_target
+from designer.cli.common import CommandError, check_project_target, output_file
 from designer.io.project import load_design, save_design
 from designer.model.decisions.counterpart import COUNTERPART_TECHNOLOGIES, make_counterpart
 from designer.model.topology.derive import derive
@@ -15,7 +15,7 @@ def add_parser(sub) -> None:
                                    "NICs and link speeds of the target technology from the catalog.")
     p.add_argument("file", help="project file")
     p.add_argument("--technology", required=True, choices=COUNTERPART_TECHNOLOGIES)
-    p.add_argument("-o", "--output", required=True, help="project file to write")
+    p.add_argument("-o", "--output", required=True, type=output_file, help="project file to write")
     p.add_argument("--force", action="store_true",
                    help="replace the output file even if it is not a Fabric Designer project")
     p.set_defaults(run=run)

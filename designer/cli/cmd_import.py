@@ -6,6 +6,7 @@ graph is the fabric as built.
 
 from __future__ import annotations
 
+from designer.cli.common import output_file
 from designer.io.fabric_capture import import_capture
 from designer.io.project import save_design
 
@@ -15,7 +16,7 @@ def add_parser(sub) -> None:
                        description="Read ibnetdiscover output, lldpctl/Cumulus LLDP JSON or an LLDP CSV, "
                                    "infer the design and write it with the differences as edits.")
     p.add_argument("file", help="capture file")
-    p.add_argument("-o", "--output", required=True, help="project file to write")
+    p.add_argument("-o", "--output", required=True, type=output_file, help="project file to write")
     p.set_defaults(run=run)
 
 

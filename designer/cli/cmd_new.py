@@ -11,11 +11,13 @@ from designer.cli.common import (
     CommandError,
     bounded_int,
     check_project_target,
+    non_empty,
+    output_file,
     positive_int,
     speed_gbps,
 )
 from designer.io.project import save_design
-from designer.limits import MAX_RADIX
+from designer.limits import MAX_RADIX, quote
 from designer.model.common.units import ratio_label
 from designer.model.intent.design import (
     MAX_PER_SERVER,
@@ -33,6 +35,9 @@ from designer.model.topology.sizing import parse_ratio
 
 
 def _ratio(text: str) -> float:
+    if not text.isascii():   # float() takes full-width and other scripts' digits; a user means ASCII
+        raise argparse.ArgumentTypeError(f"malformed oversubscription ratio {quote(text, 40)} "
+                                         "(use plain digits, like 1:1, 3:1 or 1.5)")
     try:
         value = parse_ratio(text) if len(text) <= 40 else parse_ratio("x")
     except ValueError as exc:
@@ -53,13 +58,14 @@ def add_parser(sub) -> None:
     size.add_argument("--nodes", type=bounded_int(1, MAX_NODES), help="server (node) count")
     p.add_argument("--gpus-per-node", type=bounded_int(1, MAX_PER_SERVER),
                    help="GPUs per server (default: the server model's)")
-    p.add_argument("--server", help="server model id from the catalog (default: dgx-h100)")
-    p.add_argument("--switch", help="switch from the catalog: its id or the vendor's model name or part "
+    p.add_argument("--server", type=non_empty, help="server model id from the catalog (default: dgx-h100)")
+    p.add_argument("--switch", type=non_empty,
+                   help="switch from the catalog: its id or the vendor's model name or part "
                                     "number, in any case (e.g. QM9700, MQM9700-NS2F, q3400)")
     p.add_argument("--radix", type=bounded_int(2, MAX_RADIX), help="a generic switch of this many ports (with --speed)")
     p.add_argument("--speed", type=speed_gbps, help="link speed such as 400G (default: the NIC port speed, or the "
                                                      "switch's own speed where it has no ports at that speed)")
-    p.add_argument("--technology", help="fabric technology id, e.g. ib-ndr or roce-400g")
+    p.add_argument("--technology", type=non_empty, help="fabric technology id, e.g. ib-ndr or roce-400g")
     p.add_argument("--oversubscription", type=_ratio, default=1.0, help="leaf downlink:uplink, e.g. 1:1 or 3:1")
     p.add_argument("--spine-oversubscription", type=_ratio, default=1.0,
                    help="spine downlink:uplink in three-tier fabrics")
@@ -77,7 +83,7 @@ def add_parser(sub) -> None:
                         "whose catalog entry states ports per role); 'compute' makes the compute fabric only; "
                         "'hybrid' one converged Ethernet network (storage, in-band, users) and out-of-band; "
                         "'merged' the converged ports on the compute fabric, and out-of-band")
-    p.add_argument("-o", "--output", required=True, help="project file to write")
+    p.add_argument("-o", "--output", required=True, type=output_file, help="project file to write")
     p.add_argument("--force", action="store_true",
                    help="replace the output file even if it is not a Fabric Designer project")
     p.set_defaults(run=run)

@@ -7,7 +7,7 @@ import os
 import re
 from pathlib import Path
 
-from designer.cli.common import CommandError
+from designer.cli.common import CommandError, output_file
 from designer.io.project import load_design
 
 FORMATS = {".svg": "svg", ".pdf": "pdf", ".png": "png"}
@@ -57,7 +57,7 @@ def add_parser(sub) -> None:
                                    "or as PNG at a chosen DPI. Large fabrics are drawn aggregated by SU or pod. "
                                    "Works without a display.")
     p.add_argument("file", help="project file")
-    p.add_argument("-o", "--output", required=True, help="output file: .svg, .pdf or .png")
+    p.add_argument("-o", "--output", required=True, type=output_file, help="output file: .svg, .pdf or .png")
     p.add_argument("--dpi", type=int, default=200, help="PNG resolution in dots per inch (default 200; PNG only)")
     p.add_argument("--size", type=page_size, default=None, metavar="WxH",
                    help="picture size in inches (default 13.333x7.5, a 16:9 slide)")

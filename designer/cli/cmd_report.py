@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from designer.catalog import default_catalog
 from designer.cli.cmd_render import check_output
+from designer.cli.common import output_file
 from designer.io.project import load_design
 from designer.model.decisions.counterpart import COUNTERPART_TECHNOLOGIES
 
@@ -14,7 +15,7 @@ def add_parser(sub) -> None:
                                    "diagram, the metrics summary, the bill of materials, the collective "
                                    "curves, and a comparison when given a second design. Works without a display.")
     p.add_argument("file", help="project file")
-    p.add_argument("-o", "--output", required=True, help="PDF file to write")
+    p.add_argument("-o", "--output", required=True, type=output_file, help="PDF file to write")
     other = p.add_mutually_exclusive_group()
     other.add_argument("--compare", metavar="FILE2", help="compare with this second project file")
     other.add_argument("--counterpart", choices=COUNTERPART_TECHNOLOGIES,

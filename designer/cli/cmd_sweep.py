@@ -6,7 +6,7 @@ import argparse
 import time
 
 from designer.catalog import default_catalog
-from designer.cli.common import CommandError, positive_int, print_json, size_bytes, table
+from designer.cli.common import CommandError, non_empty, output_file, positive_int, print_json, size_bytes, table
 from designer.io.sweep_csv import write_sweep_csv
 from designer.model.common.units import duration_label, ratio_label, size_label
 from designer.model.decisions.comparison import CompareSettings
@@ -47,7 +47,7 @@ def add_parser(sub) -> None:
                                    "time, cost against power). Combinations that cannot be built are listed "
                                    "with their reason. Lists are comma-separated.")
     p.add_argument("--gpus", type=positive_int, required=True, help="GPU count of the cluster")
-    p.add_argument("--server", help="server model id from the catalog (default: dgx-h100)")
+    p.add_argument("--server", type=non_empty, help="server model id from the catalog (default: dgx-h100)")
     p.add_argument("--template", type=_list(_template), default=("rail-optimized",),
                    help="templates (default rail-optimized)")
     p.add_argument("--technology", type=_list(str), default=DEFAULT_TECHNOLOGIES,
@@ -68,7 +68,7 @@ def add_parser(sub) -> None:
     p.add_argument("--pue", type=float, default=CompareSettings.pue, help="power usage effectiveness")
     p.add_argument("--workers", type=positive_int, help="worker processes (default: one per core)")
     p.add_argument("--json", action="store_true")
-    p.add_argument("--csv", metavar="OUT", help="also write every combination as CSV")
+    p.add_argument("--csv", metavar="OUT", type=output_file, help="also write every combination as CSV")
     p.set_defaults(run=run)
 
 

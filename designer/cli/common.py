@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 from designer.catalog import CatalogError, UnknownPartError
+from designer.io.atomic import WriteRefused, check_target
 from designer.io.project import ProjectFileError, is_project_file
 from designer.limits import InputError, cli_number, quote
 from designer.model.common.units import parse_size
@@ -68,6 +69,16 @@ def bounded_float(low: float, high: float, low_open: bool = False):
     return parse
 
 
+def non_empty(text: str) -> str:
+    """An argparse type for a catalog id or a name: an empty value is refused, not taken as unset."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("must not be empty (leave the option out for the default)")
+    return text
+
+
+non_empty.__name__ = "value"
+
+
 def positive_int(text: str) -> int:
     """A whole number from 1 to 2**22: every count the command line takes is far below that."""
     return bounded_int(1, MAX_GPUS)(text)
@@ -106,15 +117,28 @@ def check_project_target(path: str, force: bool = False) -> Path:
     A folder is named as the folder. An existing file that is not a Fabric Designer project is
     not replaced unless --force is given: it may be anything the user keeps under that name.
     """
-    out = Path(path)
-    if out.is_dir():
-        raise CommandError(f"{out} is a folder; give a file name")
-    parent = out.parent if str(out.parent) else Path(".")
-    if not parent.is_dir():
-        raise CommandError(f"folder {parent} does not exist")
+    try:
+        out = check_target(path)
+    except WriteRefused as exc:
+        raise CommandError(str(exc)) from None
     if out.exists() and not force and not is_project_file(out):
         raise CommandError(f"{out} exists and is not a Fabric Designer project; give --force to replace it")
     return out
+
+
+def output_file(text: str) -> str:
+    """An argparse type for an output file option (-o, --csv, --cabling, ...): a folder, a FIFO,
+    a device or a missing folder is refused before any work, naming it."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("must not be empty")
+    try:
+        check_target(text)
+    except WriteRefused as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return text
+
+
+output_file.__name__ = "file name"
 
 
 def print_json(data) -> None:

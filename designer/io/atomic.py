@@ -87,18 +87,60 @@ def _write_chunks(fh, chunks: Iterable[str], encoding: str) -> None:
     fh.write(encoder.encode("", final=True))
 
 
+class WriteRefused(OSError):
+    """A write that cannot be made, said in one line that names the target, never a temporary."""
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else "cannot write"
+
+
+def check_target(path: str | os.PathLike) -> Path:
+    """Refuse, before any work, a target that cannot take a file: a folder, a FIFO, a device, a
+    missing folder. Returns the path."""
+    target = Path(path)
+    folder = target.parent if str(target.parent) else Path(".")
+    try:
+        st = os.stat(target)
+    except FileNotFoundError:
+        st = None
+    except OSError as exc:
+        raise WriteRefused(f"cannot write {target}: {exc.strerror or exc}") from None
+    if st is not None and stat.S_ISDIR(st.st_mode):
+        raise WriteRefused(f"{target} is a folder; give a file name")
+    if st is not None and not stat.S_ISREG(st.st_mode):
+        kind = "a FIFO (named pipe)" if stat.S_ISFIFO(st.st_mode) else "a device or socket"
+        raise WriteRefused(f"{target} is {kind}, not a file; give a file name")
+    if not folder.is_dir():
+        raise WriteRefused(f"cannot write {target}: folder {folder} does not exist")
+    return target
+
+
+def _refusal(target: Path, folder: Path, exc: OSError) -> WriteRefused:
+    """The reason a write failed, naming the target and its folder, not the temporary file."""
+    if isinstance(exc, PermissionError):
+        return WriteRefused(f"cannot write {target}: folder {folder} is read-only or not yours")
+    if isinstance(exc, IsADirectoryError):
+        return WriteRefused(f"{target} is a folder; give a file name")
+    reason = exc.strerror or str(exc) or type(exc).__name__
+    return WriteRefused(f"cannot write {target}: {reason}")
+
+
 def write_atomic(path: str | os.PathLike, data: bytes | str | Iterable[str], encoding: str = "utf-8") -> None:
     """Write to a temporary file beside `path`, flush it to disk, then rename over `path`.
 
     `data` may be an iterable of str chunks, written as they are produced; if producing them
-    fails, the temporary file is removed and `path` is left as it was.
+    fails, the temporary file is removed and `path` is left as it was. A failure of the file
+    system is raised as WriteRefused, one line naming `path` and its folder.
     """
-    target = Path(path)
+    target = check_target(path)
     folder = target.parent if str(target.parent) else Path(".")
     payload = data.encode(encoding) if isinstance(data, str) else data
     mode, gid = _mode_for(target)
     remove_stale_temporaries(folder)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=TMP_SUFFIX, dir=folder)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=TMP_SUFFIX, dir=folder)
+    except OSError as exc:
+        raise _refusal(target, folder, exc) from None
     try:
         with os.fdopen(fd, "wb") as fh:
             if isinstance(payload, (bytes, bytearray, memoryview)):
@@ -116,8 +158,31 @@ def write_atomic(path: str | os.PathLike, data: bytes | str | Iterable[str], enc
         if not hasattr(os, "fchmod"):
             os.chmod(tmp, mode)
         os.replace(tmp, target)
-    except BaseException:
+    except BaseException as exc:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
+        if isinstance(exc, OSError) and not isinstance(exc, WriteRefused):
+            raise _refusal(target, folder, exc) from None
         raise
     _fsync_dir(folder)
+
+
+def move_into_place(temp: str | os.PathLike, path: str | os.PathLike) -> None:
+    """Rename a finished file (written beside `path`, e.g. by an export off the UI thread) over
+    `path`, with the mode a normal write gives: the replaced file's, else the user's umask. A
+    temporary made by mkstemp is 0600, which must not reach the user's file."""
+    target = check_target(path)
+    folder = target.parent if str(target.parent) else Path(".")
+    mode, gid = _mode_for(target)
+    try:
+        os.chmod(temp, mode)
+        if gid is not None and hasattr(os, "chown"):
+            with contextlib.suppress(OSError):
+                os.chown(temp, -1, gid)
+        os.replace(temp, target)
+    except OSError as exc:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(temp)
+        raise _refusal(target, folder, exc) from None
+    _fsync_dir(folder)
+

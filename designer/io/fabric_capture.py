@@ -8,12 +8,16 @@ from pathlib import Path
 
 from designer.io.ibnetdiscover import CaptureError, looks_like_ibnetdiscover, parse_ibnetdiscover
 from designer.io.lldp import looks_like_lldp_csv, looks_like_lldp_json, parse_lldp_csv, parse_lldp_json
+from designer.limits import InputError, read_capped
 from designer.model.decisions.audit import audit
 from designer.model.intent.design import MAX_EDITS
 from designer.model.topology.asbuilt import AsBuilt
 from designer.model.topology.inference import infer_design
 
-MAX_BYTES = 512 * 1024 * 1024
+# A 131,072-GPU ibnetdiscover dump is about 90 MB and an LLDP JSON of the same fabric a few
+# times that per switch report: 256 MiB holds the largest fabric anyone captures, and refuses
+# /dev/zero or a runaway file after reading at most that much.
+MAX_BYTES = 256 * 2**20
 
 __all__ = ["CaptureError", "load_capture", "parse_capture", "import_capture"]
 
@@ -34,17 +38,12 @@ def parse_capture(text: str, source: str = "<text>") -> AsBuilt:
 
 
 def load_capture(path: str | os.PathLike) -> AsBuilt:
+    """Read a capture through the one capped reader: a regular file of at most MAX_BYTES."""
     p = Path(path)
     try:
-        if p.stat().st_size > MAX_BYTES:
-            raise CaptureError(f"{p}: larger than {MAX_BYTES // 2**20} MiB")
-        raw = p.read_bytes()
-    except FileNotFoundError:
-        raise CaptureError(f"{p}: no such file") from None
-    except IsADirectoryError:
-        raise CaptureError(f"{p}: is a folder, not a capture") from None
-    except OSError as exc:
-        raise CaptureError(f"{p}: cannot read ({exc.strerror})") from None
+        raw = read_capped(p, MAX_BYTES, "fabric capture")
+    except InputError as exc:
+        raise CaptureError(str(exc)) from None
     if b"\x00" in raw[:65536]:
         raise CaptureError(f"{p}: binary data, not a fabric capture")
     try:

@@ -17,6 +17,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from designer.catalog.loader import RESOURCES
+from designer.limits import InputError, read_text
 from designer.model.decisions.whatif import Failure, what_if
 from designer.model.physical.bom import build_bom
 from designer.model.topology.builders import _spread, leaf_assignment, nic_id, plane_prefix
@@ -26,6 +27,10 @@ from designer.model.topology.sizing import SizingError
 RATES_FILE = RESOURCES / "reliability" / "failure_rates.toml"
 DAYS_PER_MONTH = 30.0
 UNITS = ("links", "gpus", "transceivers", "cables", "nics", "switches")
+
+
+# A rate table is a few KiB; a megabyte is far more than any real one.
+MAX_RATES_BYTES = 2**20
 
 
 class RateTableError(ValueError):
@@ -71,9 +76,10 @@ def load_rates(path: str | Path | None = None) -> tuple[Rate, ...]:
     """The rate table (the built-in one unless `path` names another)."""
     path = Path(path) if path else RATES_FILE
     try:
-        with open(path, "rb") as fh:
-            data = tomllib.load(fh)
-    except (OSError, tomllib.TOMLDecodeError) as exc:
+        data = tomllib.loads(read_text(path, "failure-rate table", MAX_RATES_BYTES))
+    except InputError as exc:
+        raise RateTableError(f"cannot read failure rates: {exc}") from None
+    except tomllib.TOMLDecodeError as exc:
         raise RateTableError(f"cannot read failure rates from {path}: {exc}") from None
     out = []
     for n, row in enumerate(data.get("rate", []), start=1):

@@ -50,6 +50,19 @@ def _server_for_speed(catalog: Catalog, srv, asked: str | None, switch, gbps: in
                       f"has only {gbps}G ports (it offers {switch.radix_label()})")
 
 
+def check_server_runs(catalog: Catalog, srv, tech) -> None:
+    """Refuse a server variant built for another fabric family than the technology's (the DGX
+    B300 Ethernet variant on an InfiniBand switch), naming the variant that fits if the catalog
+    has one. The counterpart and the window's inspector apply the same rule."""
+    if not srv.fabric_families or tech.family in srv.fabric_families:
+        return
+    fits = [o for o in catalog.servers.values() if srv.chassis and o.chassis == srv.chassis
+            and o.id != srv.id and (not o.fabric_families or tech.family in o.fabric_families)]
+    hint = f"; for {tech.family} use --server {fits[0].id}" if fits else ""
+    raise SizingError(f"{srv.name} ({srv.id}) is built for {', '.join(srv.fabric_families)}, and "
+                      f"{tech.name} is {tech.family}{hint}")
+
+
 def default_nodes_per_su(srv, sw, link: int, uplink: int, oversubscription: float) -> int:
     """The server's reference-architecture SU where the catalog has one (GB200 NVL72: 8 racks,
     each rail spread over one leaf per rack group); else 32 servers per SU (the DGX SuperPOD SU);
@@ -143,6 +156,7 @@ def new_design_choice(catalog: Catalog, template: str = "leaf-spine", *, gpus: i
     if radix and switch and not switch.startswith("generic-"):
         raise SizingError("give either --switch or --radix, not both")
     tech = catalog.technology(technology)
+    check_server_runs(catalog, srv, tech)
     chosen = catalog.switch(switch_id)
     if not chosen.ports_at(link):
         raise SizingError(f"switch {chosen.name} has no {link}G ports (it offers {chosen.radix_label()})")

@@ -23,6 +23,7 @@ from PySide6.QtGui import QAction, QGuiApplication, QImage, QKeySequence
 from PySide6.QtWidgets import QFileDialog, QMenu, QProgressDialog
 
 from designer.catalog import Catalog
+from designer.io.atomic import move_into_place
 from designer.model.intent.design import FabricDesign
 from designer.model.intent.slides import Slide
 from designer.ui.services.background import background
@@ -398,12 +399,10 @@ class ExportActions(QObject):
             self.finished.emit("clipboard", "")
             return
         try:
-            os.replace(job.temp, job.target)
+            move_into_place(job.temp, job.target)
         except OSError as exc:
-            job.temp.unlink(missing_ok=True)
-            self.window.dialogs.show_error("Cannot export", f"“{job.target.name}” could not be written.",
-                                           exc.strerror or str(exc))
-            self.finished.emit(str(job.target), exc.strerror or str(exc))
+            self.window.dialogs.show_error("Cannot export", f"“{job.target.name}” could not be written.", str(exc))
+            self.finished.emit(str(job.target), str(exc))
             return
         self.window.statusBar().showMessage(f"Wrote {job.target}", 8000)
         self.finished.emit(str(job.target), "")
