@@ -18,6 +18,7 @@ import re
 from designer.catalog import Catalog, default_catalog
 from designer.catalog.device_ids import device_ids
 from designer.io.atomic import write_atomic
+from designer.io.markup import one_line
 from designer.model.intent.design import FabricDesign
 from designer.model.topology.asbuilt import (
     AsBuilt,
@@ -170,7 +171,8 @@ def export_ibnetdiscover(derived: Derived, aggregation_nodes: bool = True) -> st
     lid = {n: i + 1 for i, n in enumerate(sorted(g.nodes, key=lambda n: (-g.nodes[n]["level"], n)))}
     model = {"leaf": r.leaf_switch, "spine": r.spine_switch, "core": r.core_switch}
     vendid = device_ids().vendid
-    out = ["#", f"# Topology file: exported by Fabric Designer for \"{derived.design.meta.name}\""]
+    # The design name is the user's: one line, no controls, so it cannot leave the comment.
+    out = ["#", f"# Topology file: exported by Fabric Designer for \"{one_line(derived.design.meta.name, 120)}\""]
     # Say which parts have no published device id, rather than print a made-up one.
     roles = {role for _, role in g.nodes(data="role")}
     unknown = [f"{part.name} switch" for part in dict.fromkeys(m for n, m in model.items() if n in roles)
