@@ -32,7 +32,14 @@ from designer.model.topology.derive import Derived, derive
 
 
 class CaptureError(ValueError):
-    """A capture cannot be read; the message is one line fit for the user."""
+    """A capture cannot be read; the message is one line fit for the user.
+
+    A message may quote the capture (a malformed field), so it is made one printable line here,
+    once for every reader: line breaks and control characters become spaces.
+    """
+
+    def __init__(self, message: str):
+        super().__init__(one_line(message, 600))
 
 
 _NODE = re.compile(r'^(?P<kind>Switch|Ca|Rt)\s+(?P<ports>\d+)\s+"(?P<id>[SHR]-[0-9a-fA-F]+)"'

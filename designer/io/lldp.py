@@ -25,10 +25,10 @@ from designer.io.ibnetdiscover import CaptureError
 from designer.model.topology.asbuilt import AsBuilt, Device, Link, natural_key
 from designer.model.topology.derive import Derived
 
-_PORT_NUM = re.compile(r"(\d+)(?!.*\d)")
-_SPEED = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([GMT]?)", re.IGNORECASE)
+_PORT_NUM = re.compile(r"(\d+)(?!.*\d)", re.ASCII)   # ASCII: int() takes no other digits here
+_SPEED = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([GMT]?)", re.IGNORECASE | re.ASCII)
 # IANA MAU type names as lldpd prints them: 1000BaseTFD, 10GigBaseCX4, 2p5GbaseT, 400GbaseSR8.
-_MAU = re.compile(r"^\s*(\d+)(?:p(\d+))?\s*(G|Gig)?\s*base", re.IGNORECASE)
+_MAU = re.compile(r"^\s*(\d+)(?:p(\d+))?\s*(G|Gig)?\s*base", re.IGNORECASE | re.ASCII)
 
 
 def looks_like_lldp_json(text: str) -> bool:
@@ -210,7 +210,10 @@ def parse_lldp_json(text: str, source: str = "<text>") -> AsBuilt:
 
 def parse_lldp_csv(text: str, source: str = "<text>") -> AsBuilt:
     b = _Builder("lldp-csv")
-    rows = list(csv.reader(io.StringIO(text)))
+    try:
+        rows = list(csv.reader(io.StringIO(text, newline="")))
+    except csv.Error as exc:
+        raise CaptureError(f"{source}: not a readable CSV ({exc})") from None
     for n, row in enumerate(rows[1:], start=2):
         if not row or not "".join(row).strip():
             continue

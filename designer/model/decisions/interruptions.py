@@ -12,6 +12,7 @@ away; with two planes the GPU keeps its other NIC and the job runs on at reduced
 
 from __future__ import annotations
 
+import math
 import tomllib
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -55,12 +56,15 @@ def _per_day(row: dict, where: str) -> float | None:
         if per == "gpu-day":
             if "events" not in row:
                 return None
-            return float(row["events"]) / (float(row["gpus"]) * float(row["days"]))
+            rate = float(row["events"]) / (float(row["gpus"]) * float(row["days"]))
+            if not math.isfinite(rate) or rate < 0:
+                raise RateTableError(f"{where}: events, gpus and days must give a finite rate, zero or more")
+            return rate
         if "value" not in row:
             return None
         value = float(row["value"])
-        if value < 0:
-            raise RateTableError(f"{where}: a rate cannot be negative")
+        if not math.isfinite(value) or value < 0:
+            raise RateTableError(f"{where}: a rate must be a finite number, zero or more")
         if per == "link-month":
             return value / DAYS_PER_MONTH
         if per == "unit-year":
@@ -81,8 +85,11 @@ def load_rates(path: str | Path | None = None) -> tuple[Rate, ...]:
         raise RateTableError(f"cannot read failure rates: {exc}") from None
     except tomllib.TOMLDecodeError as exc:
         raise RateTableError(f"cannot read failure rates from {path}: {exc}") from None
+    rows = data.get("rate", [])
+    if not isinstance(rows, list) or not all(isinstance(row, dict) for row in rows):
+        raise RateTableError(f"{path.name}: expected [[rate]] tables")
     out = []
-    for n, row in enumerate(data.get("rate", []), start=1):
+    for n, row in enumerate(rows, start=1):
         where = f"{path.name}, rate {row.get('id', n)}"
         if row.get("applies_to") not in UNITS:
             raise RateTableError(f"{where}: applies_to must be one of {', '.join(UNITS)}")

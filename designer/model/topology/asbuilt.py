@@ -105,9 +105,9 @@ def parse_switch_description(desc: str) -> tuple[str, str, bool]:
     return text, part.group(1) if part else "", default
 
 
-_NATURAL = re.compile(r"(\d+)")
+_NATURAL = re.compile(r"([0-9]+)")   # ASCII digits: '²' is a digit to str.isdigit() but not to int()
 
 
 def natural_key(text: str):
     """Sort key that puts 'leaf-2' before 'leaf-10'."""
-    return [int(p) if p.isdigit() else p.lower() for p in _NATURAL.split(text)]
+    return [int(p) if p.isascii() and p.isdigit() else p.lower() for p in _NATURAL.split(text)]
