@@ -112,3 +112,37 @@ def test_the_ibnetdiscover_header_keeps_the_name_in_its_comment():
     assert "\r" not in text
     assert len(parse_ibnetdiscover(text, "export").devices) == len(
         parse_ibnetdiscover(_render("infiniband", "ibnetdiscover", "plain"), "export").devices)
+
+
+def _named(family: str, name: str):
+    design = DESIGNS[family]
+    return dataclasses.replace(design, meta=dataclasses.replace(design.meta, name=name))
+
+
+@pytest.mark.parametrize("payload", PAYLOADS)
+def test_a_hostile_name_in_the_diagram_svg_stays_text(qapp, payload):
+    from designer.ui.export.figure import Figure, FigureSpec
+    from designer.ui.export.svg import svg_bytes
+
+    def tags(name: str) -> set[str]:
+        # Qt draws a text in as many runs as its fonts need, so only the kinds of element must
+        # match: a payload that broke out would add its own (an <x/>, a comment, a script).
+        return {tag for tag, _ in _xml_shape(svg_bytes(Figure(_named("infiniband", name), FigureSpec())).decode())}
+
+    assert tags(payload) == tags("plain")
+
+
+@pytest.mark.parametrize("payload", PAYLOADS)
+def test_a_hostile_name_in_the_bom_and_cabling_csv_adds_no_row_or_cell(payload):
+    from designer.io.bom_csv import bom_to_csv
+    from designer.io.cabling_csv import iter_cabling_csv
+    from designer.model.physical.bom import build_bom
+    from designer.model.physical.media import physical_layer
+    from designer.model.topology.derive import derive
+
+    def shapes(name: str):
+        derived = derive(_named("infiniband", name), CAT)
+        return (_csv_shape(bom_to_csv(build_bom(derived, CAT))),
+                _csv_shape("".join(iter_cabling_csv(physical_layer(derived, CAT), CAT))))
+
+    assert shapes(payload) == shapes("plain")
