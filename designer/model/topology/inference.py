@@ -22,6 +22,7 @@ from designer.catalog.device_ids import device_ids
 from designer.model.intent.design import ClusterSpec, FabricDesign, FabricSpec, Meta, TierSpec
 from designer.model.topology import closed_form
 from designer.model.topology.asbuilt import AsBuilt, natural_key
+from designer.model.topology.builders import leaf_assignment
 from designer.model.topology.derive import Derived, derive, plan_only
 
 ROLES = ("leaf", "spine", "core")
@@ -177,6 +178,7 @@ def infer_design(fabric: AsBuilt, catalog: Catalog | None = None, name: str = "A
             if roles.get(end) == "leaf":
                 leaf_up[end] += 1
     up = _mode(leaf_up.values(), 1)
+    seen_spread = sorted(hosts_per_leaf.get(d.id, 0) for d in by_tier["leaf"])
     ratio = round(nodes_per_su * link / (up * uplink), 3) if up else 1.0
     ratios = sorted({1.0, ratio, 1.5, 2.0, 3.0, 4.0}, key=lambda x: abs(x - ratio))
     scored = []              # (score, SU size off, order, candidate, template, ratio)
@@ -194,13 +196,16 @@ def infer_design(fabric: AsBuilt, catalog: Catalog | None = None, name: str = "A
             # Equal counts can come from another SU size (uplinks rounded up to spread evenly over
             # fewer spines): the SU size seen on the leaves breaks the tie.
             su_off = abs(plan.rail_su_size - nodes_per_su) if template == "rail-optimized" else 0
-            scored.append((score, su_off, len(scored), cand, template, r))
-            if score == 0 and su_off == 0:
+            # Equal counts can also come from another ratio that reserves more down ports per leaf
+            # and so spreads the hosts differently: the hosts seen per leaf break that tie.
+            spread_off = _spread_off(plan, resolved, seen_spread) if score == 0 else 0
+            scored.append((score, su_off, spread_off, len(scored), cand, template, r))
+            if score == 0 and su_off == 0 and spread_off == 0:
                 break
-        if scored and scored[-1][:2] == (0, 0):
+        if scored and scored[-1][:3] == (0, 0, 0):
             break
     best = None
-    for score, _, _, cand, template, r in sorted(scored, key=lambda c: c[:3]):
+    for score, _, _, _, cand, template, r in sorted(scored, key=lambda c: c[:4]):
         try:
             best = (score, cand, derive(cand, catalog), template, r)
             break
@@ -218,6 +223,15 @@ def infer_design(fabric: AsBuilt, catalog: Catalog | None = None, name: str = "A
                           f"{nodes_per_su} host ports and {up} uplinks on most leaves"))
     inf.mapping = map_devices(fabric, roles, inf.derived)
     return inf
+
+
+def _spread_off(plan, resolved, seen: list[int]) -> int:
+    """How far the candidate's hosts per leaf (sorted, all planes) are from the capture's."""
+    per_leaf = Counter(leaf for leaf, _ in leaf_assignment(plan, resolved.rails))
+    planned = sorted([per_leaf.get(i, 0) for i in range(plan.leaves)] * resolved.planes)
+    if len(planned) != len(seen):
+        return abs(len(planned) - len(seen)) * max(plan.leaf_down, 1)
+    return sum(abs(a - b) for a, b in zip(planned, seen, strict=True))
 
 
 def _planned_counts(resolved, plan) -> tuple[int, ...]:
