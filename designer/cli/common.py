@@ -29,20 +29,6 @@ class CommandError(Exception):
     """A subcommand's refusal, printed as one line with a non-zero exit."""
 
 
-def one_line(text: str, limit: int = 600) -> str:
-    """A message as one printable line: a value quoted from input may hold line breaks, control
-    characters, lone surrogates or a whole file; none of that reaches the terminal."""
-    out = "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in str(text))
-    return out if len(out) <= limit else out[:limit - 1] + "\u2026"
-
-
-class OneLineParser(argparse.ArgumentParser):
-    """argparse, but a usage error is one line on stderr (with the command name) and exit 2."""
-
-    def error(self, message: str):
-        self.exit(2, f"{self.prog}: error: {one_line(message)}\n")
-
-
 def bounded_int(low: int, high: int):
     """An argparse type: a whole number from `low` to `high`, refused before any work."""
 

@@ -7,42 +7,59 @@ import os
 import sys
 
 from designer import __version__
-from designer.cli.common import USER_ERRORS, CommandError, OneLineParser, one_line
+from designer.cli.parser import OneLineParser, one_line
 
-# Subcommand modules, in the order `--help` lists them. Each has add_parser(subparsers).
-COMMANDS = [
-    "designer.cli.cmd_new",
-    "designer.cli.cmd_metrics",
-    "designer.cli.cmd_gui",
-    "designer.cli.cmd_bom",
-    "designer.cli.cmd_counterpart",
-    "designer.cli.cmd_compare",
-    "designer.cli.cmd_collectives",
-    "designer.cli.cmd_render",
-    "designer.cli.cmd_report",
-    "designer.cli.cmd_sweep",
-    "designer.cli.cmd_export",
-    "designer.cli.cmd_import",
-    "designer.cli.cmd_audit",
-    "designer.cli.cmd_whatif",
-    "designer.cli.cmd_grow",
+# Sub-commands in the order `--help` lists them: name, module (with add_parser(subparsers)) and
+# the one-line help `--help` shows. Only the chosen command's module is imported, so a command
+# loads only what it uses; tests/test_cli_startup.py holds each line equal to its module's help.
+COMMANDS: list[tuple[str, str, str]] = [
+    ("new", "designer.cli.cmd_new", "make a new design file from a template"),
+    ("metrics", "designer.cli.cmd_metrics", "print a design's metrics"),
+    ("gui", "designer.cli.cmd_gui", "open the designer window"),
+    ("bom", "designer.cli.cmd_bom", "bill of materials and cabling plan"),
+    ("counterpart", "designer.cli.cmd_counterpart", "make the same cluster on another technology"),
+    ("compare", "designer.cli.cmd_compare", "compare 2 to 4 designs side by side"),
+    ("collectives", "designer.cli.cmd_collectives",
+     "estimate collective times (all-reduce, all-gather...) on a design"),
+    ("render", "designer.cli.cmd_render", "draw the fabric diagram as SVG, PDF or PNG"),
+    ("report", "designer.cli.cmd_report", "write a PDF report: diagram, metrics, BOM, collectives, comparison"),
+    ("sweep", "designer.cli.cmd_sweep", "explore the design space: every combination, with Pareto fronts"),
+    ("export", "designer.cli.cmd_export",
+     "write the design for Slurm, NetBox, containerlab, GraphML/DOT, draw.io or UFM"),
+    ("import", "designer.cli.cmd_import", "read a fabric capture into a project file"),
+    ("audit", "designer.cli.cmd_audit", "audit a fabric capture against a design"),
+    ("whatif", "designer.cli.cmd_whatif", "what a failure does to the fabric"),
+    ("grow", "designer.cli.cmd_grow", "plan a phased build-out to a target size"),
 ]
 
 
-def build_parser() -> OneLineParser:
+def chosen_command(argv: list[str]) -> str | None:
+    """The sub-command named on the command line (top-level options take no values)."""
+    return next((a for a in argv if not a.startswith("-")), None)
+
+
+def build_parser(only: str | None = None) -> OneLineParser:
+    """The parser; every command in full, or with `only`, that one in full and the rest as names."""
     parser = OneLineParser(prog="fabric-designer",
                            description="Design, size and compare GPU-cluster compute fabrics.")
     parser.add_argument("--version", action="version", version=f"fabric-designer {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=OneLineParser)
     sub.required = True
-    for name in COMMANDS:
-        importlib.import_module(name).add_parser(sub)
+    for name, module, summary in COMMANDS:
+        if only is None or only == name:
+            importlib.import_module(module).add_parser(sub)
+        else:
+            sub.add_parser(name, help=summary, add_help=False)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else argv
+    command = chosen_command(argv)
+    parser = build_parser(command if command in {name for name, _, _ in COMMANDS} else "")
     args = parser.parse_args(argv)
+    from designer.cli.common import USER_ERRORS, CommandError  # loaded by every command already
+
     try:
         code = int(args.run(args) or 0)
         sys.stdout.flush()  # a closed pipe shows here, not in the interpreter's last flush

@@ -11,12 +11,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
-
-import networkx as nx
+from typing import TYPE_CHECKING
 
 from designer.limits import quote
 from designer.model.intent.design import FabricDesign
 from designer.model.topology.sizing import Plan, Resolved
+
+if TYPE_CHECKING:   # networkx loads only where a graph is built or walked
+    import networkx as nx
+
 
 LEVEL = {"nic": 0, "leaf": 1, "spine": 2, "core": 3}
 
@@ -77,6 +80,7 @@ def _spread(count: int, targets: int, offset: int) -> list[int]:
 
 
 def build_graph(design: FabricDesign, r: Resolved, plan: Plan) -> Build:
+    import networkx as nx
     g = nx.MultiGraph(name=design.meta.name)
     nodes: list[tuple[str, dict]] = []
     edges: list[tuple[str, str, dict]] = []
@@ -153,6 +157,7 @@ def _fill(g: nx.MultiGraph, nodes: list, edges: list) -> None:
     The attribute dicts are fresh for every node and edge, so nothing is shared that networkx
     would copy. A graph class with other dict factories goes through the public methods.
     """
+    import networkx as nx
     plain = (type(g) is nx.MultiGraph and g.number_of_nodes() == 0 and g.node_attr_dict_factory is dict
              and g.adjlist_inner_dict_factory is dict and g.edge_key_dict_factory is dict
              and g.edge_attr_dict_factory is dict)

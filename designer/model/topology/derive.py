@@ -9,8 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import cached_property
 from threading import Lock
-
-import networkx as nx
+from typing import TYPE_CHECKING
 
 from designer.catalog import Catalog, default_catalog
 from designer.model.common.cache import ContentCache
@@ -19,6 +18,9 @@ from designer.model.topology.builders import Build, build_graph
 from designer.model.topology.edited_fabric import measure_edits
 from designer.model.topology.metrics import Metrics, assemble, compute_metrics
 from designer.model.topology.sizing import Plan, Resolved, plan_fabric, resolve
+
+if TYPE_CHECKING:   # networkx loads only where a graph is built or walked
+    import networkx as nx
 
 
 @dataclass

@@ -25,8 +25,8 @@ import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
-import networkx as nx
 import numpy as np
 
 from designer.limits import quote
@@ -34,6 +34,10 @@ from designer.model.intent.design import FabricDesign
 from designer.model.topology.builders import leaf_assignment, plane_prefix
 from designer.model.topology.metrics import TIERS, EditedFabric
 from designer.model.topology.sizing import Plan, Resolved
+
+if TYPE_CHECKING:   # networkx loads only where a graph is built or walked
+    pass
+
 
 _SWITCH_ID = re.compile(r"(?:p(\d+)\.)?(leaf|spine|core)-(\d+)")
 _NIC_ID = re.compile(r"srv-(\d+)\.nic-(\d+)")
@@ -323,6 +327,7 @@ def pair_bisection(f: SwitchPairs, assignment, u, v, total, alive, ordered=None,
     dst = np.concatenate([v, u])
     caps = np.concatenate([cap, cap])
     cell = _equitable_cells(f.n, src, dst, caps, supply, demand)
+    import networkx as nx
     quotient = nx.DiGraph()
     cs, cd = cell[src], cell[dst]
     between = cs != cd   # flow inside one cell cancels out by symmetry

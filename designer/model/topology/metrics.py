@@ -5,13 +5,16 @@ from __future__ import annotations
 import math
 from collections import Counter
 from dataclasses import asdict, dataclass, field
-
-import networkx as nx
+from typing import TYPE_CHECKING
 
 from designer.model.common.units import ratio_label
 from designer.model.intent.design import FabricDesign
-from designer.model.topology import closed_form, graph_metrics
+from designer.model.topology import closed_form
 from designer.model.topology.sizing import Plan, Resolved, capacity_servers
+
+if TYPE_CHECKING:   # networkx loads only where a graph is built or walked
+    import networkx as nx
+
 
 TIERS = ("leaf", "spine", "core")
 
@@ -107,6 +110,7 @@ class Metrics:
 def _port_use_from_graph(g: nx.MultiGraph) -> dict[str, list[tuple[str, int, int, float, float]]]:
     """Per switch: (id, downlinks, uplinks, down Gb/s, up Gb/s), by tier."""
     out: dict[str, list] = {t: [] for t in TIERS}
+    import networkx as nx
     level = nx.get_node_attributes(g, "level")
     for node, data in g.nodes(data=True):
         role = data["role"]
@@ -152,6 +156,8 @@ class EditedFabric:
 
 def measure_graph(g: nx.MultiGraph, problems: tuple[str, ...] = ()) -> EditedFabric:
     """An edited fabric measured on its device graph (the reference for faster methods)."""
+    from designer.model.topology import graph_metrics   # networkx: only where a graph is measured
+
     return EditedFabric(
         use=_port_use_from_graph(g),
         links_by_tier=dict(Counter(t for _, _, t in g.edges(data="tier"))),

@@ -1,0 +1,24 @@
+"""What the command line needs before it knows the command: the parser that refuses in one line.
+
+Kept free of the model, numpy and networkx, so that `fabric-designer --help` and the dispatch of
+a command load nothing the command does not use (designer/cli/main.py imports the chosen
+command's module only).
+"""
+
+from __future__ import annotations
+
+import argparse
+
+
+def one_line(text: str, limit: int = 600) -> str:
+    """A message as one printable line: a value quoted from input may hold line breaks, control
+    characters, lone surrogates or a whole file; none of that reaches the terminal."""
+    out = "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in str(text))
+    return out if len(out) <= limit else out[:limit - 1] + "\u2026"
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """argparse, but a usage error is one line on stderr (with the command name) and exit 2."""
+
+    def error(self, message: str):
+        self.exit(2, f"{self.prog}: error: {one_line(message)}\n")

@@ -1,0 +1,66 @@
+"""The command line starts in a blink: only the chosen command's module is imported, and numpy,
+networkx and the window load only where a command needs them."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from designer.cli.main import COMMANDS, build_parser
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLE = ROOT / "examples" / "dgx-h100-superpod-1su.json"
+PROBE = """
+import json, sys
+from designer.cli.main import main
+try:
+    main(sys.argv[1:])
+except SystemExit:
+    pass
+sys.stdout.flush()
+print("\\nLOADED " + json.dumps(sorted(m for m in sys.modules if m.split(".")[0] in
+                                      ("networkx", "numpy", "PySide6", "pyqtgraph", "designer"))))
+"""
+
+
+def _loaded(*args: str) -> set[str]:
+    done = subprocess.run([sys.executable, "-c", PROBE, *args], cwd=ROOT, capture_output=True, text=True,
+                          timeout=120, env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT)})
+    line = next(ln for ln in done.stdout.splitlines() if ln.startswith("LOADED "))
+    return set(json.loads(line[len("LOADED "):]))
+
+
+def test_help_imports_no_numpy_networkx_model_or_window():
+    loaded = _loaded("--help")
+    assert not {m for m in loaded if m.split(".")[0] in ("networkx", "numpy", "PySide6", "pyqtgraph")}
+    assert not {m for m in loaded if m.startswith(("designer.ui", "designer.model", "designer.cli.cmd_"))}
+
+
+def test_metrics_of_a_template_design_imports_neither_networkx_nor_the_window():
+    loaded = _loaded("metrics", str(EXAMPLE))
+    assert "designer.cli.cmd_metrics" in loaded
+    assert not {m for m in loaded if m.split(".")[0] in ("networkx", "PySide6", "pyqtgraph")}
+    assert not {m for m in loaded if m.startswith(("designer.ui", "designer.cli.cmd_"))} - {"designer.cli.cmd_metrics"}
+
+
+@pytest.mark.parametrize("name, module, summary", COMMANDS)
+def test_each_listed_help_line_is_its_commands_own(name, module, summary):
+    sub = argparse.ArgumentParser().add_subparsers()
+    importlib.import_module(module).add_parser(sub)
+    assert {a.dest: a.help for a in sub._choices_actions}[name] == summary
+
+
+def test_every_command_is_listed_and_parses_in_full_when_chosen():
+    full = build_parser()
+    names = [name for name, _, _ in COMMANDS]
+    assert list(full._subparsers._group_actions[0].choices) == names
+    for name in names:
+        parser = build_parser(name)
+        chosen = parser._subparsers._group_actions[0].choices[name]
+        assert any(a.option_strings == ["-h", "--help"] for a in chosen._actions), name
