@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from PySide6.QtCore import QPoint, Qt
 from PySide6.QtTest import QTest
 
@@ -113,13 +114,33 @@ def test_undo_redo_round_trip_restores_the_exact_design(make_window):
     assert layout is not None
 
 
-def test_quick_spin_box_steps_on_one_field_merge_into_one_step(make_window):
+class _Clock:
+    """A clock the test moves by hand: the merge window never depends on the machine's speed."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture
+def merge_clock(monkeypatch):
+    from designer.ui.editing import commands
+
+    fake = _Clock()
+    monkeypatch.setattr(commands, "clock", fake)
+    return fake
+
+
+def test_quick_spin_box_steps_on_one_field_merge_into_one_step(make_window, merge_clock):
     design = _leaf_spine()
     window = make_window(design)
     page = window.inspector.fabric_page
     assert window.inspector.stack.currentWidget() is page
     for _ in range(3):
         page.servers.stepUp()
+        merge_clock.now += 0.3            # three quick clicks, 0.3 s apart
     stack = window.document.undo_stack
     assert window.document.design.cluster.servers == 35
     assert stack.count() == 1
@@ -128,8 +149,20 @@ def test_quick_spin_box_steps_on_one_field_merge_into_one_step(make_window):
     assert window.document.design is design
     # stepping back to where it started leaves no step at all
     page.servers.stepUp()
+    merge_clock.now += 0.3
     page.servers.stepDown()
     assert stack.count() == 0 or window.document.design == design
+
+
+def test_slow_spin_box_steps_are_separate_undo_steps(make_window, merge_clock):
+    from designer.ui.editing.commands import FIELD_MERGE_SECONDS
+
+    window = make_window(_leaf_spine())
+    page = window.inspector.fabric_page
+    for _ in range(2):
+        page.servers.stepUp()
+        merge_clock.now += FIELD_MERGE_SECONDS + 0.5   # the user paused between the clicks
+    assert window.document.undo_stack.count() == 2
 
 
 def test_undo_text_names_inspector_edits(make_window):

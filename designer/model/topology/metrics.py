@@ -156,7 +156,7 @@ class EditedFabric:
 
 def measure_graph(g: nx.MultiGraph, problems: tuple[str, ...] = ()) -> EditedFabric:
     """An edited fabric measured on its device graph (the reference for faster methods)."""
-    from designer.model.topology import graph_metrics   # networkx: only where a graph is measured
+    from designer.model.topology import graph_metrics  # networkx: only where a graph is measured
 
     return EditedFabric(
         use=_port_use_from_graph(g),
