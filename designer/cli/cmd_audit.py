@@ -9,7 +9,7 @@ from designer.cli.common import output_file, print_json, table
 from designer.io.atomic import write_atomic
 from designer.io.fabric_capture import load_capture
 from designer.io.project import load_design
-from designer.model.decisions.audit import KEYS, AuditReport, audit
+from designer.model.decisions.audit import KEYS, AuditReport, audit, impact_lines
 from designer.model.topology.inference import infer_design
 
 
@@ -81,11 +81,6 @@ def summary(report: AuditReport) -> str:
         if len(entries) > 50:
             out.append(f"  ... and {len(entries) - 50} more (see --json or --csv)")
     if report.impact:
-        d, a = report.impact.get("designed", {}), report.impact.get("as_built", {})
         out.append("\nimpact (designed -> as built):")
-        for k in ("bisection_gbps", "oversubscription_leaf", "links", "allreduce_1GiB_us"):
-            if d.get(k) is not None and a.get(k) is not None:
-                out.append(f"  {k}: {d[k]:,.4g} -> {a[k]:,.4g}")
-        if "as_built_note" in report.impact:
-            out.append(f"  as built: {report.impact['as_built_note']}")
+        out += [f"  {line}" for line in impact_lines(report.impact)]
     return "\n".join(out)

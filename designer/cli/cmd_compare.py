@@ -7,6 +7,7 @@ from designer.cli.cmd_bom import arrangements_table
 from designer.cli.common import bounded_float, bounded_int, output_file, print_json, size_bytes, table
 from designer.io.compare_csv import write_compare_csv
 from designer.io.project import load_design
+from designer.model.common.units import figure_text
 from designer.model.decisions.comparison import SETTING_RANGES, CompareSettings, Comparison, compare
 from designer.model.decisions.counterpart import COUNTERPART_TECHNOLOGIES, make_counterpart
 from designer.model.networks.arrangements import arrangements
@@ -97,11 +98,7 @@ def _arrangements(designs, catalog) -> list:
 def _fmt(value: float | None, unit: str) -> str:
     if value is None:
         return "-"
-    if unit == "USD":
-        return f"{value:,.0f}"
-    if abs(value) >= 100 or float(value).is_integer():
-        return f"{value:,.0f}"
-    return f"{value:,.2f}"
+    return figure_text(value, unit)
 
 
 def render_text(c: Comparison) -> str:

@@ -7,7 +7,7 @@ import fnmatch
 from designer.catalog import default_catalog
 from designer.cli.common import CommandError, print_json, table
 from designer.io.project import load_design
-from designer.model.common.units import bandwidth_label, duration_label, ratio_label
+from designer.model.common.units import bandwidth_label, duration_label, rate_label, ratio_label
 from designer.model.decisions.interruptions import Interruptions, interruptions, load_rates
 from designer.model.decisions.whatif import (
     NMinusOne,
@@ -165,7 +165,7 @@ def n1_text(report: NMinusOne) -> str:
 
 
 def _rate(v: float | None) -> str:
-    return "no published rate" if v is None else f"{v:.3g}"
+    return rate_label(v)
 
 
 def interruptions_text(report: Interruptions) -> str:

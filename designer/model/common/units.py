@@ -65,3 +65,30 @@ def power_label(watts: float) -> str:
     if abs(watts) >= 1e3:
         return f"{watts / 1e3:,.1f} kW"
     return f"{watts:,.0f} W"
+
+
+def figure_text(value: float, unit: str) -> str:
+    """One way to write a comparison's figure without its unit, in the window, the report, the
+    command line and slides alike: bandwidth in Tb/s to one decimal (as `bandwidth_label`), money
+    to the dollar, whole numbers whole, and other figures to three significant digits or so."""
+    if unit == "USD" or float(value).is_integer():
+        return f"{value:,.0f}"
+    if unit == "Tb/s":
+        return f"{value:,.1f}"
+    magnitude = abs(value)
+    if magnitude >= 100:
+        return f"{value:,.0f}"
+    if magnitude >= 10:
+        return f"{value:,.1f}"
+    return f"{value:,.2f}"
+
+
+def rate_label(per_day: float | None, missing: str = "no published rate") -> str:
+    """A failure rate or an expected count as people read it: '0.65', or (a
+    per-link-day rate of 1.9e-5 is '19 per million'), never in scientific notation."""
+    if per_day is None:
+        return missing
+    if per_day == 0 or per_day >= 0.001:
+        return f"{per_day:,.3g}"
+    return f"{per_day * 1e6:,.3g} per million"
+

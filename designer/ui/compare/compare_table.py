@@ -14,7 +14,7 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPoint, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QFont, QFontMetrics, QIcon, QPainter, QPixmap
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView
 
-from designer.model.common.units import size_label
+from designer.model.common.units import figure_text, size_label
 from designer.model.decisions.comparison import Comparison, Row
 from designer.ui.compare.palette import DesignStyle, delta_colours
 from designer.ui.theme import Theme
@@ -79,9 +79,13 @@ class RowFormat:
     prefix: str = ""
     suffix: str = ""
 
+    unit: str = ""         # the row's unit before scaling; unscaled rows use the one formatter
+
     def __call__(self, value: float | None) -> str:
         if value is None:
             return "—"
+        if self.scale == 1.0 and self.unit not in ("us", "ms"):
+            return f"{self.prefix}{figure_text(value, self.unit)}{self.suffix}"
         return f"{self.prefix}{value / self.scale:,.{self.decimals}f}{self.suffix}"
 
 
@@ -100,7 +104,7 @@ def row_format(row: Row) -> RowFormat:
     largest = max((abs(v) for v in values), default=0.0)
     unit = row.unit
     if unit == "USD":
-        return RowFormat(prefix="$")
+        return RowFormat(prefix="$", unit="USD")
     scale = 1.0
     if unit == "us":
         unit = "µs"
@@ -113,7 +117,7 @@ def row_format(row: Row) -> RowFormat:
     scaled = [v / scale for v in values]
     decimals = _decimals(largest / scale, scaled)
     suffix = "" if not unit else (unit if unit == "%" else f" {unit}")
-    return RowFormat(scale, decimals, "", suffix)
+    return RowFormat(scale, decimals, "", suffix, row.unit)
 
 
 def delta_text(delta: float | None) -> str:

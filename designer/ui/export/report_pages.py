@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QRectF
 
-from designer.model.common.units import bandwidth_label
+from designer.model.common.units import bandwidth_label, figure_text, rate_label
 from designer.model.common.units import duration_label as duration
 from designer.model.physical.bom import CATEGORIES
 from designer.ui.export import page
@@ -286,9 +286,7 @@ def _value(v, unit: str) -> str:
         return "—"
     if unit == "USD":
         return money_exact(v) if abs(v) < 100_000 else money(v, "USD", 2 if abs(v) >= 1e6 else 0)
-    if abs(v) >= 100 or float(v).is_integer():
-        return f"{v:,.0f}"
-    return f"{v:,.2f}"
+    return figure_text(v, unit)
 
 
 def comparison_page(ink: Ink, rect: QRectF, c) -> None:
@@ -398,7 +396,7 @@ def resilience_page(ink: Ink, rect: QRectF, f: Facts, growth_limit_gpus: int = 1
         intr = None
     if intr is not None:
         rows = [(e.rate.label, f"{e.units:,} {e.rate.applies_to}",
-                 "no published rate" if e.per_month is None else f"{e.per_month:.3g}",
+                 rate_label(e.per_month),
                  e.rate.source.split(":")[0] or "—") for e in intr.expected]
         cols = [Column("Kind", 1.6), Column("Of", 1.0, RIGHT), Column("Per month", 0.8, RIGHT), Column("Source", 2.0)]
         y += page.table(ink, QRectF(rect.left(), y, rect.width(), rect.bottom() - y), cols, rows, 8) + ink.pt(4)

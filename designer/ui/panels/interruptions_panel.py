@@ -15,6 +15,7 @@ from PySide6.QtWidgets import QHBoxLayout, QHeaderView, QLabel, QPushButton, QTa
 
 from designer.catalog import default_catalog
 from designer.io.interruptions_csv import NOT_PUBLISHED, per_year
+from designer.model.common.units import rate_label
 from designer.model.decisions.interruptions import RateTableError, interruptions
 from designer.model.networks.resilience import design_resilience
 from designer.model.topology.derive import derive
@@ -40,9 +41,7 @@ def _unit(key: str) -> str:
 
 
 def _figure(value: float | None) -> str:
-    if value is None:
-        return NOT_PUBLISHED
-    return f"{value:.3g}" if value >= 0.001 or value == 0 else f"{value:.2e}"
+    return rate_label(value, NOT_PUBLISHED)
 
 
 class InterruptionsPanel(QWidget):
