@@ -141,3 +141,18 @@ def test_a_server_variant_must_match_its_switchs_technology(capsys, tmp_path):
     assert "is built for ethernet" in err and "use --server dgx-b300-xdr" in err
     assert cli(capsys, "new", "--template", "rail-optimized", "--nodes", "64", "--server", "dgx-b300-xdr",
                "--switch", "qm9700", "-o", tmp_path / "y.json")[0] in (0, 1)
+
+
+def test_every_file_is_read_and_written_through_the_one_helper():
+    """No module opens a file itself: reads go through limits.read_capped (regular files only,
+    capped), writes through io/atomic.py (atomic, the user's umask)."""
+    import re
+
+    direct = re.compile(r"(?<![\w.])open\(|\b(?:os|io|codecs)\.open\(|\.read_text\(|\.read_bytes\(|\.write_text\("
+                        r"|\.write_bytes\(|tomllib\.load\(")
+    allowed = {ROOT / "designer" / "limits.py", ROOT / "designer" / "io" / "atomic.py"}
+    offenders = [f"{path.relative_to(ROOT)}:{n}" for path in (ROOT / "designer").rglob("*.py") if path not in allowed
+                 for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+                 if direct.search(line) and not line.lstrip().startswith(("#", "def ")) and "QIODevice" not in line
+                 and "os.open(os.devnull" not in line and "os.open(folder" not in line]
+    assert offenders == []

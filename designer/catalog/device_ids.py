@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from designer.catalog.loader import RESOURCES
+from designer.limits import read_text
 
 
 @dataclass(frozen=True)
@@ -40,8 +41,7 @@ class DeviceIds:
 
 @lru_cache(maxsize=1)
 def device_ids() -> DeviceIds:
-    with open(RESOURCES / "ids" / "infiniband.toml", "rb") as f:
-        data = tomllib.load(f)
+    data = tomllib.loads(read_text(RESOURCES / "ids" / "infiniband.toml", "device-id file"))
     vendor = data["vendor"]
     return DeviceIds(vendor["vendid"], vendor["name"], vendor["source"], tuple(
         DeviceId(d["devid"], d["name"], d["kind"], tuple(d.get("catalog", ())), d["source"])

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from designer.catalog.loader import BUILTIN_DIR, CatalogError
+from designer.limits import InputError, read_text
 
 GPUS_FILE = BUILTIN_DIR / "gpus.toml"
 
@@ -31,8 +32,8 @@ class GpuSpec:
 @lru_cache(maxsize=1)
 def gpu_specs() -> dict[str, GpuSpec]:
     try:
-        data = tomllib.loads(GPUS_FILE.read_text(encoding="utf-8"))
-    except (OSError, tomllib.TOMLDecodeError) as exc:
+        data = tomllib.loads(read_text(GPUS_FILE, "GPU catalog file"))
+    except (InputError, tomllib.TOMLDecodeError) as exc:
         raise CatalogError(f"{GPUS_FILE.name}: cannot read ({exc})") from None
     out = {}
     for i, row in enumerate(data.get("gpu", [])):

@@ -30,6 +30,7 @@ import numpy as np
 
 from designer.catalog import Catalog, Server, Technology
 from designer.catalog.loader import RESOURCES
+from designer.limits import read_text
 from designer.model.common.units import ratio_label
 from designer.model.intent.perf_settings import PerformanceSettings
 
@@ -108,8 +109,7 @@ def _generation(row: dict, where: str) -> Generation:
 @lru_cache(maxsize=1)
 def nccl_constants() -> NcclConstants:
     """The model's constants, read once from resources/perf/nccl.toml."""
-    with open(NCCL_FILE, "rb") as fh:
-        data = tomllib.load(fh)
+    data = tomllib.loads(read_text(NCCL_FILE, "performance constants file"))
     lat, bw = data["latency"], data["bandwidth"]
     return NcclConstants(
         base_ring_us=_triple(lat["base_ring_us"], "latency.base_ring_us"),

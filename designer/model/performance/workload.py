@@ -18,6 +18,7 @@ from functools import lru_cache
 
 from designer.catalog.gpus import GpuSpec
 from designer.catalog.loader import RESOURCES
+from designer.limits import read_text
 from designer.model.performance.collective_costs import CollectiveError
 
 WORKLOADS_FILE = RESOURCES / "perf" / "workloads.toml"
@@ -69,8 +70,7 @@ class WorkloadConstants:
 
 
 def _load() -> tuple[dict[str, Workload], WorkloadConstants]:
-    with open(WORKLOADS_FILE, "rb") as fh:
-        data = tomllib.load(fh)
+    data = tomllib.loads(read_text(WORKLOADS_FILE, "workloads file"))
     out = {}
     for row in data["workload"]:
         w = Workload(id=str(row["id"]), name=str(row["name"]), params=float(row["params"]),

@@ -26,6 +26,7 @@ from PySide6.QtCore import QLockFile, QObject, QTimer, Signal
 
 from designer.io.atomic import write_atomic
 from designer.io.project import ProjectFileError, design_from_json, design_to_json, load_design
+from designer.limits import InputError, read_text
 from designer.model.intent.design import FabricDesign
 from designer.ui.editing.document import Document
 
@@ -170,13 +171,13 @@ class AutosaveManager(QObject):
 
 def _read(path: Path) -> Recovery | None:
     try:
-        payload = json.loads(path.read_text(encoding="utf-8"))
+        payload = json.loads(read_text(path, "autosave"))
         if payload.get("format") != AUTOSAVE_FORMAT:
             return None
         source = Path(payload["source_path"]) if payload.get("source_path") else None
         saved_at = datetime.fromisoformat(payload["saved_at"])
         design = design_from_json(payload["project"], str(path))
-    except (OSError, ValueError, KeyError, TypeError, AttributeError, ProjectFileError):
+    except (OSError, ValueError, KeyError, TypeError, AttributeError, ProjectFileError, InputError):
         return None
     return Recovery(path, source, saved_at, design)
 
