@@ -22,6 +22,7 @@ from designer.model.physical.bom import (
     ILLUSTRATIVE,
     UNPRICED_NOTE,
     Bom,
+    ItemTotals,
     LineItem,
 )
 from designer.model.physical.prices import PriceBook
@@ -34,17 +35,9 @@ MEDIA_RULE = ("media by a stated rule (heuristic): links between racks run optic
 
 
 @dataclass(frozen=True)
-class NetworkBom:
+class NetworkBom(ItemTotals):
     size: NetworkSize
     items: tuple[LineItem, ...]
-
-    @property
-    def total_cost(self) -> float:
-        return round(sum(i.extended_price for i in self.items), 2)
-
-    @property
-    def total_power_w(self) -> float:
-        return round(sum(i.total_power_w for i in self.items), 2)
 
     @property
     def unpriced_parts(self) -> list[str]:

@@ -42,16 +42,10 @@ class LineItem:
         return asdict(self)
 
 
-@dataclass(frozen=True)
-class Bom:
-    name: str
-    gpus: int
-    currency: str
+class ItemTotals:
+    """Totals of a list of line items: the whole BOM, or one network's."""
+
     items: tuple[LineItem, ...]
-    counts: dict = field(default_factory=dict)
-    findings: tuple[Finding, ...] = ()
-    price_sources: tuple[str, ...] = ()
-    illustrative_prices: bool = True
 
     @property
     def total_cost(self) -> float:
@@ -60,6 +54,18 @@ class Bom:
     @property
     def total_power_w(self) -> float:
         return round(sum(i.total_power_w for i in self.items), 2)
+
+
+@dataclass(frozen=True)
+class Bom(ItemTotals):
+    name: str
+    gpus: int
+    currency: str
+    items: tuple[LineItem, ...]
+    counts: dict = field(default_factory=dict)
+    findings: tuple[Finding, ...] = ()
+    price_sources: tuple[str, ...] = ()
+    illustrative_prices: bool = True
 
     @property
     def cost_per_gpu(self) -> float:
