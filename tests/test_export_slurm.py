@@ -170,3 +170,16 @@ def test_hostlists_round_trip(items):
     names = list(dict.fromkeys(f"{p}{n:0{w}d}" if w else f"{p}{n}" for p, n, w in items))
     text = hostlist.compress(names)
     assert sorted(hostlist.expand(text)) == sorted(names)
+
+
+@pytest.mark.parametrize("path", sorted((Path(__file__).resolve().parents[1] / "examples").glob("*.json")),
+                         ids=lambda p: p.stem)
+def test_every_switch_line_carries_its_link_speed(path):
+    """Without LinkSpeed, `scontrol show topology` shows LinkSpeed=1 for every switch."""
+    design = load_design(path)
+    src = ExportSource(design, default_catalog())
+    r = src.derived.resolved
+    for line in topology_conf_tree(src).splitlines():
+        if line.startswith("SwitchName="):
+            speed = int(re.search(r"\bLinkSpeed=(\d+)$", line).group(1))
+            assert speed == (r.link_gbps if " Nodes=" in line else r.uplink_gbps), line

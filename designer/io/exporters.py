@@ -66,7 +66,8 @@ register(ExportFormat("dot", "Graphviz DOT device graph", ".dot", dot.dot, purpo
 register(ExportFormat("drawio", "draw.io diagram", ".drawio", drawio.drawio,
                       purpose="an editable diagram for review decks (diagrams.net)"))
 register(ExportFormat("ibnetdiscover", "ibnetdiscover text", ".txt",
-                      lambda src: ibnetdiscover.export_ibnetdiscover(src.derived), family="infiniband",
+                      lambda src: ibnetdiscover.export_ibnetdiscover(src.derived, host_name=src.host),
+                      family="infiniband",
                       purpose="the fabric as ibnetdiscover would print it: diff it against a capture, or audit it"))
 register(ExportFormat("ndt", "UFM cabling topology (NDT CSV)", ".csv", ndt.ndt_csv, family="infiniband",
                       purpose="UFM's NDT plugin checks the installed cabling against it"))

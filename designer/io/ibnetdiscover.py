@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+from collections.abc import Callable
 
 from designer.catalog import Catalog, default_catalog
 from designer.catalog.device_ids import device_ids
@@ -162,11 +163,13 @@ def _part(switch) -> str:
     return (switch.part_number or switch.id.upper()).split("-")[0]
 
 
-def export_ibnetdiscover(derived: Derived, aggregation_nodes: bool = True) -> str:
+def export_ibnetdiscover(derived: Derived, aggregation_nodes: bool = True,
+                         host_name: Callable[[int], str] | None = None) -> str:
     """The text that ibnetdiscover would print for the design's fabric.
 
-    Switches are described `MF0;<device id>:<part>/U1`, NIC ports `srv-N mlx5_<i>` (one CA per
-    NIC port, as on DGX systems). Switches with in-network reduction get a SHARP aggregation
+    Switches are described `MF0;<device id>:<part>/U1`, NIC ports `<host> mlx5_<i>` (one CA per
+    NIC port, as on DGX systems), the host named by `host_name(server index)` (the export's node
+    pattern) or `srv-N`. Switches with in-network reduction get a SHARP aggregation
     node CA on the port after their last one. GUIDs are digests of the device ids, so the same
     design always gives the same text.
     """
@@ -196,7 +199,8 @@ def export_ibnetdiscover(derived: Derived, aggregation_nodes: bool = True) -> st
         d = g.nodes[n]
         if d["role"] == "nic":
             server, port = n.split(".nic-")
-            return f"{server} mlx5_{int(port) - 1}"
+            host = host_name(int(server[4:]) - 1) if host_name else server
+            return f"{host} mlx5_{int(port) - 1}"
         return f"MF0;{n}:{_part(model[d['role']])}/U1"
 
     def ends(n: str):

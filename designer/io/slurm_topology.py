@@ -223,12 +223,16 @@ def _header(src: ExportSource, what: str, topo: SlurmTopology) -> list[str]:
 
 def topology_conf_tree(src: ExportSource) -> str:
     topo = build_topology(src)
+    r = src.derived.resolved
     lines = _header(src, "topology.conf (TopologyPlugin=topology/tree)", topo)
+    # LinkSpeed is the speed of the links below each switch, in Gb/s (Slurm takes any unit and
+    # shows it in `scontrol show topology`; without it, it shows LinkSpeed=1).
+    lines.append(f"# LinkSpeed in Gb/s: {r.link_gbps} to the nodes, {r.uplink_gbps} between switches.")
     for s in topo.switches:
         if s.level == 1:
-            lines.append(f"SwitchName={s.name} Nodes={hostlist.compress(s.nodes)}")
+            lines.append(f"SwitchName={s.name} Nodes={hostlist.compress(s.nodes)} LinkSpeed={r.link_gbps}")
         else:
-            lines.append(f"SwitchName={s.name} Switches={hostlist.compress(s.children)}")
+            lines.append(f"SwitchName={s.name} Switches={hostlist.compress(s.children)} LinkSpeed={r.uplink_gbps}")
     return "\n".join(lines) + "\n"
 
 
