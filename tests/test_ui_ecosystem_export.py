@@ -47,7 +47,7 @@ def test_exporting_writes_the_file_with_the_chosen_options(make_window, tmp_path
     exporter.actions["slurm-tree"].trigger()
     assert asked and asked[0].endswith(".conf")
     text = target.read_text()
-    nodes = [n for line in text.splitlines() if "Nodes=" in line for n in expand(line.split("Nodes=")[1])]
+    nodes = [n for line in text.splitlines() if "Nodes=" in line for n in expand(line.split("Nodes=")[1].split()[0])]
     assert nodes == [f"h{n:03d}" for n in range(33, 65)]
     assert messages and "SU 2" in messages[0]
     assert window.dialogs.errors == []
@@ -117,3 +117,18 @@ def test_a_folder_export_into_a_busy_folder_gets_its_own_folder(make_window, tmp
     exporter.ask_path = lambda fmt, suggestion: str(empty)
     exporter.actions["netbox"].trigger()
     assert (empty / "08-cables.csv").exists()
+
+
+def test_the_window_writes_ufms_ndt_kinds_and_hca_names(make_window, tmp_path):
+    window = make_window(load_design(EXAMPLES / "dgx-h100-superpod-1su.json"))
+    exporter = window.ecosystem_export
+    target = tmp_path / "to-host.csv"
+    exporter.ask_path = lambda fmt, suggestion: str(target)
+    exporter.set_options(dataclasses.replace(exporter.options, ndt_kind="switch-to-host",
+                                             hca_names=tuple(f"mlx5_{k}" for k in (0, 3, 4, 5, 6, 9, 10, 11))))
+    exporter.actions["ndt"].trigger()
+    rows = target.read_text().splitlines()[1:]
+    assert len(rows) == 256 and all(" mlx5_" in row.split(",")[1] for row in rows)
+    assert {row.split(",")[1].split(" ")[1] for row in rows} == {"mlx5_0", "mlx5_3", "mlx5_4", "mlx5_5", "mlx5_6",
+                                                                  "mlx5_9", "mlx5_10", "mlx5_11"}
+    assert window.dialogs.errors == []

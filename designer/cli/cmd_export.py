@@ -14,6 +14,7 @@ from designer.cli.common import CommandError
 from designer.io.containerlab import PROFILES
 from designer.io.export_source import DEFAULT_NODE_PATTERN, ExportError, ExportOptions, ExportSource, parse_view
 from designer.io.exporters import FORMATS, format_named, write_export
+from designer.io.ndt import NDT_KINDS
 from designer.io.project import load_design
 
 
@@ -23,6 +24,13 @@ def _view(text: str) -> str:
     except ExportError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
     return text
+
+
+def _hca_names(text: str) -> tuple[str, ...]:
+    names = tuple(n.strip() for n in text.split(","))
+    if not all(n and len(n) <= 40 and n.isprintable() and " " not in n and "," not in n for n in names):
+        raise argparse.ArgumentTypeError("give HCA device names separated by commas, such as mlx5_0,mlx5_1")
+    return names
 
 
 def add_parser(sub) -> None:
@@ -47,6 +55,12 @@ def add_parser(sub) -> None:
     p.add_argument("--netbox-ib-lanes", action="store_true",
                    help="netbox: InfiniBand ports as NetBox's 4X/2X types (infiniband-ndr-4x ...), for NetBox "
                         "releases that have them; without it, infiniband-ndr, infiniband-xdr ...")
+    p.add_argument("--ndt-kind", choices=NDT_KINDS, default="all",
+                   help="ndt: the links UFM's NDT plugin takes as one file type: switch-to-switch, "
+                        "switch-to-host, or all (upload it as switch_to_host)")
+    p.add_argument("--hca-names", type=_hca_names, default=(), metavar="NAMES",
+                   help="ndt: the servers' HCA device names in NIC order, comma-separated, as UFM sees them "
+                        "(e.g. mlx5_0,mlx5_1,mlx5_4,mlx5_5); default mlx5_0, mlx5_1, ...")
     p.add_argument("--clab-profile", choices=list(PROFILES), default="sonic",
                    help="clab: switch node defaults, " + "; ".join(f"{k} = {v.label}" for k, v in PROFILES.items()))
     p.add_argument("--clab-kind", default="", help="clab: containerlab kind of the switches (overrides the profile)")
@@ -59,7 +73,8 @@ def add_parser(sub) -> None:
 def run(args) -> int:
     fmt = format_named(args.format)
     options = ExportOptions(node_pattern=args.node_pattern, view=args.view, site=args.site,
-                            netbox_ib_lanes=args.netbox_ib_lanes,
+                            netbox_ib_lanes=args.netbox_ib_lanes, ndt_kind=args.ndt_kind,
+                            hca_names=args.hca_names,
                             clab_profile=args.clab_profile, clab_kind=args.clab_kind, clab_image=args.clab_image,
                             clab_servers=args.clab_servers, clab_server_image=args.clab_server_image)
     design = load_design(args.file)

@@ -1,10 +1,15 @@
-"""UFM-style cabling topology (NDT) CSV of an InfiniBand design, to check the cabling against.
+r"""UFM-style cabling topology (NDT) CSV of an InfiniBand design, to check the cabling against.
 
-Format (Mellanox/ufm_sdk_3.0, UFM_NDT_Plugin): a header `#StartDevice,StartPort,EndDevice,
-EndPort,LinkType` and one row per link, the lower device first (server before leaf, leaf
-before spine). Switch ports are `Port N` (the InfiniBand port number: cage by cage, both ports
-of a twin-port cage in turn); a server port is `<node name> nic-K`, K as on the cabling plan
-(map it to the host's HCA names, such as mlx5_N, where they differ). LinkType is `Data`.
+Format (Mellanox/ufm_sdk_3.0, UFM_NDT_Plugin, topo_diff.parse_ndt_file): a header
+`#StartDevice,StartPort,EndDevice,EndPort,LinkType` and one row per link, the lower device first
+(server before leaf, leaf before spine). Switch ports are `Port N` (the InfiniBand port number:
+cage by cage, both ports of a twin-port cage in turn), which the plugin's default switch pattern
+`^Port (\d+)$` reads. A server port is the HCA's node description as UFM sees it,
+`<host> mlx5_<k>` (k from 0 in NIC order, or the names given with --hca-names for real HCA
+numbering); the plugin reads it with a host pattern set in its ndt.conf, for example
+`host_patterns: (^\S+ mlx5_\d+$)`. LinkType is `Data`. UFM takes NDTs as `switch_to_switch` or
+`switch_to_host` files: --ndt-kind writes the one or the other (a file of all the links is read
+as `switch_to_host`, which accepts switch ports too).
 
 After these columns come the cabling plan's: rack and lowest rack unit of each end, the cage
 position, speed, medium, cable or fiber part, the estimated run and the stock length. The NDT
@@ -17,7 +22,7 @@ import csv
 import io
 
 from designer.io.csv_cells import safe_cell
-from designer.io.export_source import ExportSource
+from designer.io.export_source import ExportError, ExportSource
 from designer.model.physical.media import MEDIUM_LABELS
 
 HEADER = ("#StartDevice", "StartPort", "EndDevice", "EndPort", "LinkType",
@@ -25,14 +30,35 @@ HEADER = ("#StartDevice", "StartPort", "EndDevice", "EndPort", "LinkType",
           "Speed", "Tier", "Medium", "CablePart", "EstimatedLength(m)", "CableLength(m)")
 
 
+NDT_KINDS = ("all", "switch-to-switch", "switch-to-host")
+
+
+def hca_name(src: ExportSource, nic_port: str) -> str:
+    """The HCA device name of a server's NIC port ('nic-3' -> 'mlx5_2', or the name given)."""
+    index = int(nic_port.removeprefix("nic-")) - 1
+    names = src.options.hca_names
+    if names:
+        if index >= len(names):
+            raise ExportError(f"--hca-names lists {len(names)} HCA name(s); the servers have a NIC port "
+                              f"{index + 1}")
+        return names[index]
+    return f"mlx5_{index}"
+
+
 def _port(src: ExportSource, end) -> str:
-    return f"{src.device_name(end.device)} {end.port}" if end.host else f"Port {end.port}"
+    return f"{src.device_name(end.device)} {hca_name(src, end.port)}" if end.host else f"Port {end.port}"
 
 
 def ndt_csv(src: ExportSource) -> str:
     elevation = src.elevation
     rows = [list(HEADER)]
+    kind = src.options.ndt_kind
+    if kind not in NDT_KINDS:
+        raise ExportError(f"unknown NDT kind '{kind}' (use {', '.join(NDT_KINDS)})")
     for link in src.physical_links():
+        host_link = link.a.host or link.b.host
+        if (kind == "switch-to-switch" and host_link) or (kind == "switch-to-host" and not host_link):
+            continue
         cable = src.catalog.cables.get(link.cable)
         part = (cable.part_number or cable.name) if cable else ""
         a_rack, a_u = elevation[link.a.device]

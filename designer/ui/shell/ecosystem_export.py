@@ -54,19 +54,32 @@ class ExportOptionsDialog(QDialog):
         self.profile.setCurrentIndex(max(0, self.profile.findData(options.clab_profile)))
         self.servers = QCheckBox("Add the servers as Linux nodes")
         self.servers.setChecked(options.clab_servers)
+        self.ndt_kind = QComboBox()
+        for key, label in (("all", "All links (upload as switch_to_host)"), ("switch-to-switch", "switch_to_switch"),
+                           ("switch-to-host", "switch_to_host")):
+            self.ndt_kind.addItem(label, key)
+        self.ndt_kind.setCurrentIndex(max(0, self.ndt_kind.findData(options.ndt_kind)))
+        self.hca_names = QLineEdit(",".join(options.hca_names))
+        self.hca_names.setPlaceholderText("mlx5_0, mlx5_1, … (default)")
+        self.hca_names.setToolTip("The servers' HCA device names in NIC order, as UFM sees them, "
+                                  "for example mlx5_0,mlx5_1,mlx5_4,mlx5_5")
         form.addRow("Node names", self.pattern)
         form.addRow("View", self.view)
         form.addRow("containerlab switches", self.profile)
         form.addRow("", self.servers)
+        form.addRow("UFM NDT links", self.ndt_kind)
+        form.addRow("UFM HCA names", self.hca_names)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
         form.addRow(buttons)
 
     def options(self) -> ExportOptions:
+        names = tuple(n.strip() for n in self.hca_names.text().split(",") if n.strip())
         return ExportOptions(node_pattern=self.pattern.text().strip() or DEFAULT_NODE_PATTERN,
                              view=self.view.text().strip() or "fabric",
-                             clab_profile=self.profile.currentData(), clab_servers=self.servers.isChecked())
+                             clab_profile=self.profile.currentData(), clab_servers=self.servers.isChecked(),
+                             ndt_kind=self.ndt_kind.currentData(), hca_names=names)
 
 
 class EcosystemExport(QObject):
@@ -138,7 +151,9 @@ class EcosystemExport(QObject):
         return ExportOptions(node_pattern=str(s.value("export/node_pattern", DEFAULT_NODE_PATTERN)),
                              view=str(s.value("export/view", "fabric")),
                              clab_profile=str(s.value("export/clab_profile", "sonic")),
-                             clab_servers=str(s.value("export/clab_servers", "false")).lower() == "true")
+                             clab_servers=str(s.value("export/clab_servers", "false")).lower() == "true",
+                             ndt_kind=str(s.value("export/ndt_kind", "all")),
+                             hca_names=tuple(n for n in str(s.value("export/hca_names", "")).split(",") if n))
 
     def set_options(self, options: ExportOptions) -> None:
         parse_view(options.view)  # each raises ExportError, so a bad choice is refused at once
@@ -150,6 +165,8 @@ class EcosystemExport(QObject):
             s.setValue("export/view", options.view)
             s.setValue("export/clab_profile", options.clab_profile)
             s.setValue("export/clab_servers", "true" if options.clab_servers else "false")
+            s.setValue("export/ndt_kind", options.ndt_kind)
+            s.setValue("export/hca_names", ",".join(options.hca_names))
 
     def edit_options(self) -> None:
         dialog = ExportOptionsDialog(self.options, self.window)
