@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -209,5 +210,5 @@ def _speed(gbps: float) -> str:
 class CatalogSection:
     """Entries of one kind, keyed by id, remembering which file each came from."""
 
-    entries: dict = field(default_factory=dict)
-    origins: dict = field(default_factory=dict)
+    entries: dict[str, Any] = field(default_factory=dict)
+    origins: dict[str, str] = field(default_factory=dict)

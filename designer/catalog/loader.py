@@ -13,8 +13,10 @@ import math
 import re
 import types
 import typing
+from collections.abc import Callable, Mapping
 from functools import lru_cache
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 from designer.catalog.entries import (
     Cable,
@@ -27,8 +29,12 @@ from designer.catalog.entries import (
     Switch,
     Technology,
     Transceiver,
+    _Entry,
 )
 from designer.limits import MAX_RADIX, InputError, config_dir, parse_toml, quote, read_text
+
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
 
 
 def _data_dir(name: str) -> Path:
@@ -47,8 +53,11 @@ RESOURCES = _data_dir("resources")
 EXAMPLES = _data_dir("examples")
 BUILTIN_DIR = RESOURCES / "catalog"
 
+_E = TypeVar("_E", bound=_Entry)
+_T = TypeVar("_T", bound="DataclassInstance")
+
 # TOML table name -> entry class and the Catalog attribute that holds them.
-_KINDS: dict[str, tuple[type, str]] = {
+_KINDS: dict[str, tuple[type[_Entry], str]] = {
     "switch": (Switch, "switches"),
     "nic": (Nic, "nics"),
     "server": (Server, "servers"),
@@ -79,7 +88,7 @@ _RANGES: dict[str, tuple[float, float]] = {
 _DEFAULT_RANGE = (0, 1e9)
 
 
-def _in_range(value, where: str):
+def _in_range(value: float, where: str) -> float:
     name = where.rsplit("'", 2)[-2] if where.endswith("'") else ""
     low, high = _RANGES.get(name, _DEFAULT_RANGE)
     if not math.isfinite(value):
@@ -163,7 +172,7 @@ class Catalog:
         return self.origins.get((kind, entry_id), "")
 
 
-def _lookup(key: str, table: dict, model_names: bool = True):
+def _lookup(key: str, table: Mapping[str, _E], model_names: bool = True) -> _E | None:
     """The entry named as people type it: the id in any case, the vendor's part number, or a
     model name taken from the entry's name (`QM9700`, `Q3400-RA`, `MQM9700-NS2F`).
 
@@ -172,14 +181,14 @@ def _lookup(key: str, table: dict, model_names: bool = True):
     wanted = str(key).strip().lower()
     if not wanted:
         return None
-    matches = {}
+    matches: dict[str, _E] = {}
     for entry in table.values():
         if wanted in _aliases(entry, model_names):
             matches[entry.id] = entry
     return next(iter(matches.values())) if len(matches) == 1 else None
 
 
-def _aliases(entry, model_names: bool) -> set[str]:
+def _aliases(entry: _Entry, model_names: bool) -> set[str]:
     names = {entry.id.lower()}
     part = getattr(entry, "part_number", "") or ""
     if part:
@@ -191,11 +200,11 @@ def _aliases(entry, model_names: bool) -> set[str]:
     return names
 
 
-def _unknown(kind: str, entry_id: str, known: dict) -> str:
+def _unknown(kind: str, entry_id: str, known: Mapping[str, object]) -> str:
     return f"unknown {kind} {quote(entry_id, 60)} (known: {', '.join(sorted(known)) or 'none'})"
 
 
-def _coerce(value, annotation, where: str):
+def _coerce(value: Any, annotation: Any, where: str) -> Any:
     """Check one TOML value against a dataclass field type; return it in the field's form."""
     origin = typing.get_origin(annotation)
     if annotation is bool:
@@ -226,7 +235,7 @@ def _coerce(value, annotation, where: str):
     raise CatalogError(f"{where}: unsupported field type {annotation!r}")
 
 
-def _build(cls: type, table, where: str):
+def _build(cls: type[_T], table: object, where: str) -> _T:
     if not isinstance(table, dict):
         raise CatalogError(f"{where}: expected a table, got {quote(table)}")
     hints = typing.get_type_hints(cls)
@@ -234,7 +243,7 @@ def _build(cls: type, table, where: str):
     unknown = set(table) - set(fields)
     if unknown:
         raise CatalogError(f"{where}: unknown field {quote(sorted(unknown)[0], 40)}")
-    values = {}
+    values: dict[str, Any] = {}
     for name, f in fields.items():
         if name in table:
             values[name] = _coerce(table[name], hints[name], f"{where}, field '{name}'")
@@ -243,8 +252,8 @@ def _build(cls: type, table, where: str):
     return cls(**values)
 
 
-def _validate(entry, where: str) -> None:
-    def bad(field_name: str, why: str):
+def _validate(entry: _Entry, where: str) -> None:
+    def bad(field_name: str, why: str) -> NoReturn:
         raise CatalogError(f"{where}, field '{field_name}': {why}")
 
     if not re.fullmatch(r"[a-z0-9][a-z0-9.\-]*", entry.id):
@@ -294,7 +303,7 @@ OPTICS = ("sr", "dr", "fr")
 CABLE_KINDS = ("dac", "acc", "aoc", "fiber")
 
 
-def _validate_media(entry, bad) -> None:
+def _validate_media(entry: Transceiver | Cable, bad: Callable[[str, str], NoReturn]) -> None:
     for fam in entry.families:
         if fam not in FAMILIES:
             bad("families", f"'{fam}' is not one of {FAMILIES}")
