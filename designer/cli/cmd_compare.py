@@ -2,20 +2,23 @@
 
 from __future__ import annotations
 
-from designer.catalog import default_catalog
+import argparse
+
+from designer.catalog import Catalog, default_catalog
 from designer.cli.cmd_bom import arrangements_table
-from designer.cli.common import bounded_float, bounded_int, output_file, print_json, size_bytes, table
+from designer.cli.common import SubParsers, bounded_float, bounded_int, output_file, print_json, size_bytes, table
 from designer.io.compare_csv import write_compare_csv
 from designer.io.project import load_design
 from designer.model.common.units import figure_text
 from designer.model.decisions.comparison import SETTING_RANGES, CompareSettings, Comparison, compare
 from designer.model.decisions.counterpart import COUNTERPART_TECHNOLOGIES, make_counterpart
-from designer.model.networks.arrangements import arrangements
+from designer.model.intent.design import FabricDesign
+from designer.model.networks.arrangements import Arrangement, arrangements
 from designer.model.performance.workload import DEFAULT_WORKLOAD, presets
 from designer.model.physical.prices import load_prices
 
 
-def add_parser(sub) -> None:
+def add_parser(sub: SubParsers) -> None:
     p = sub.add_parser("compare", help="compare 2 to 4 designs side by side",
                        description="Cost, power, TCO, bandwidth, latency and collective time of 2 to 4 "
                                    "designs, with deltas against the first and a recommendation.")
@@ -49,7 +52,7 @@ def add_parser(sub) -> None:
     p.set_defaults(run=run, _parser=p)
 
 
-def run(args) -> int:
+def run(args: argparse.Namespace) -> int:
     count = len(args.files) + len(args.counterpart or ())
     if not 2 <= count <= 4:
         args._parser.error(f"compare takes 2 to 4 designs (files and --counterpart), not {count}")
@@ -89,7 +92,7 @@ def run(args) -> int:
     return 0
 
 
-def _arrangements(designs, catalog) -> list:
+def _arrangements(designs: list[FabricDesign], catalog: Catalog) -> list[tuple[Arrangement, ...]]:
     """The network arrangements of each design, priced with the price book commands use."""
     book = load_prices()
     return [arrangements(d, catalog, book) for d in designs]

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-from designer.cli.common import print_json, table
+import argparse
+
+from designer.cli.common import SubParsers, print_json, table
 from designer.io.project import load_design
 from designer.model.common.units import bandwidth_label, ratio_label
 from designer.model.topology.derive import derive
 from designer.model.topology.metrics import Metrics
 
 
-def add_parser(sub) -> None:
+def add_parser(sub: SubParsers) -> None:
     p = sub.add_parser("metrics", help="print a design's metrics",
                        description="Switch and link counts, ports, oversubscription, bisection, hops, "
                                    "headroom and findings of a design.")
@@ -18,7 +20,7 @@ def add_parser(sub) -> None:
     p.set_defaults(run=run)
 
 
-def run(args) -> int:
+def run(args: argparse.Namespace) -> int:
     design = load_design(args.file)
     metrics = derive(design).metrics
     if args.json:

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import argparse
+
 from designer.catalog import default_catalog
 from designer.cli.cmd_render import check_output
-from designer.cli.common import output_file
+from designer.cli.common import SubParsers, output_file
 from designer.io.project import load_design
 from designer.model.decisions.counterpart import COUNTERPART_TECHNOLOGIES
 
 
-def add_parser(sub) -> None:
+def add_parser(sub: SubParsers) -> None:
     p = sub.add_parser("report", help="write a PDF report: diagram, metrics, BOM, collectives, comparison",
                        description="A multi-page PDF: overview with the diagram and key metrics, a detail "
                                    "diagram, the metrics summary, the bill of materials, the collective "
@@ -24,7 +26,7 @@ def add_parser(sub) -> None:
     p.set_defaults(run=run)
 
 
-def run(args) -> int:
+def run(args: argparse.Namespace) -> int:
     out, _ = check_output(args.output, {".pdf": "pdf"})
     catalog = default_catalog()
     design = load_design(args.file)

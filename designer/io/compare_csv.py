@@ -44,5 +44,5 @@ def compare_to_csv(c: Comparison) -> str:
     return rows_to_csv(compare_rows(c))
 
 
-def write_compare_csv(c: Comparison, path: str | os.PathLike) -> None:
+def write_compare_csv(c: Comparison, path: str | os.PathLike[str]) -> None:
     write_atomic(path, compare_to_csv(c), encoding=ENCODING)

@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 from dataclasses import dataclass, field
+from typing import Any
 
 from designer import __version__
 from designer.io.export_source import ExportSource
@@ -37,11 +38,11 @@ SIZE = {(False, False): (110, 44, 14), (False, True): (84, 36, 8), (True, False)
 
 @dataclass
 class Shape:
-    key: tuple
+    key: tuple[Any, ...]
     role: str
     label: str
-    order: tuple
-    props: dict = field(default_factory=dict)
+    order: tuple[Any, ...]
+    props: dict[str, Any] = field(default_factory=dict)
     count: int = 0
     x: float = 0.0
     y: float = 0.0
@@ -56,21 +57,21 @@ def _plural(role: str, n: int) -> str:
     return f"{n:,} {words[role][n != 1]}"
 
 
-def _shapes(src: ExportSource) -> tuple[dict, dict, bool]:
+def _shapes(src: ExportSource) -> tuple[dict[tuple[Any, ...], Shape], dict[str, tuple[Any, ...]], bool]:
     """Shapes by key, and the shape key of every graph node in the view."""
     aggregated = len(src.switches) + len(src.servers) > MAX_SHAPES
     g = src.graph
     planes = src.resolved.planes
     noun = src.column_noun
-    shapes: dict[tuple, Shape] = {}
-    of_node: dict[str, tuple] = {}
-    servers_of: dict[tuple, set] = defaultdict(set)
+    shapes: dict[tuple[Any, ...], Shape] = {}
+    of_node: dict[str, tuple[Any, ...]] = {}
+    servers_of: dict[tuple[Any, ...], set[int]] = defaultdict(set)
     for node, d in g.nodes(data=True):
         if not src.in_view(node):
             continue
         role = "server" if d["role"] == "nic" else d["role"]
         if role == "server":
-            key = ("server", d["pod"]) if aggregated else ("server", d["server"])
+            key: tuple[Any, ...] = ("server", d["pod"]) if aggregated else ("server", d["server"])
         elif aggregated:
             key = (role, d["plane"], d["pod"])
         else:
@@ -79,7 +80,7 @@ def _shapes(src: ExportSource) -> tuple[dict, dict, bool]:
         shape = shapes.get(key)
         if shape is None:
             if role == "server":
-                order = (d["pod"],) if aggregated else (d["server"],)
+                order: tuple[Any, ...] = (d["pod"],) if aggregated else (d["server"],)
                 props = {"role": "server", "model": src.server_model.id}
             else:
                 order = (d["pod"], d["plane"], d["index"])
@@ -108,7 +109,7 @@ def _shapes(src: ExportSource) -> tuple[dict, dict, bool]:
     return shapes, of_node, aggregated
 
 
-def _place(shapes: dict, aggregated: bool) -> list[tuple[str, float, float, float]]:
+def _place(shapes: dict[tuple[Any, ...], Shape], aggregated: bool) -> list[tuple[str, float, float, float]]:
     """Give every shape its place and size; returns the rows' (title, x, y, height) for their labels."""
     rows = {role: sorted((s for s in shapes.values() if s.role == role), key=lambda s: s.order)
             for role in ROW_ORDER}
@@ -121,7 +122,7 @@ def _place(shapes: dict, aggregated: bool) -> list[tuple[str, float, float, floa
         return w + gap
 
     widest = max(len(items) * pitch(role) for role, items in rows.items())
-    titles = []
+    titles: list[tuple[str, float, float, float]] = []
     for r, (role, items) in enumerate(rows.items()):
         w, h, _ = SIZE[(aggregated, role == "server")]
         y = 80 + r * ROW_PITCH
@@ -138,7 +139,7 @@ def drawio(src: ExportSource) -> str:
     ordered = sorted(shapes.values(), key=lambda s: (ROW_ORDER.index(s.role), s.order))
     for i, shape in enumerate(ordered):
         shape.id = f"d{i + 1}"
-    bundles: dict[tuple, list] = defaultdict(lambda: [0, set(), ""])
+    bundles: dict[tuple[tuple[Any, ...], tuple[Any, ...]], list[Any]] = defaultdict(lambda: [0, set(), ""])
     for lower, upper, d in src.edges():
         a, b = of_node[lower], of_node[upper]
         if a == b:

@@ -15,12 +15,21 @@ from __future__ import annotations
 
 import re
 import string
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cached_property
+from typing import TYPE_CHECKING, Any
 
 from designer.catalog import Catalog, default_catalog
 from designer.model.intent.design import FabricDesign
-from designer.model.topology.derive import derive
+from designer.model.topology.derive import Derived, derive
+
+if TYPE_CHECKING:
+    import networkx as nx
+
+    from designer.catalog.entries import Server, Switch
+    from designer.model.physical.media import LinkPlan, Physical
+    from designer.model.topology.metrics import Finding
 
 DEFAULT_NODE_PATTERN = "gpu-node-{n:04d}"
 PATTERN_FIELDS = {"n": "the server's number from 1", "su": "its scalable unit from 1",
@@ -65,7 +74,7 @@ def parse_view(text: str) -> tuple[str, int | None]:
 class NodeNamer:
     """Server names from the user's pattern; refuses patterns that give unusable names."""
 
-    def __init__(self, pattern: str, servers: int, su_size: int):
+    def __init__(self, pattern: str, servers: int, su_size: int) -> None:
         self.pattern = pattern
         self.su_size = max(1, su_size)
         try:
@@ -120,7 +129,7 @@ class ExportSource:
     """One design, derived once, with the names, view and rack elevation every exporter shares."""
 
     def __init__(self, design: FabricDesign, catalog: Catalog | None = None,
-                 options: ExportOptions | None = None, derived=None):
+                 options: ExportOptions | None = None, derived: Derived | None = None) -> None:
         self.design = design
         self.catalog = catalog or default_catalog()
         self.options = options or ExportOptions()
@@ -142,11 +151,11 @@ class ExportSource:
         return self.design.meta.name
 
     @property
-    def graph(self):
+    def graph(self) -> nx.MultiGraph[str]:
         return self.derived.graph
 
     @property
-    def errors(self):
+    def errors(self) -> list[Finding]:
         return self.derived.metrics.errors
 
     @property
@@ -167,6 +176,8 @@ class ExportSource:
 
     def _check_view(self) -> None:
         kind, n = self.view
+        if n is None:  # the whole fabric: nothing to check
+            return
         if kind == "su":
             if self.columns <= 1 and not self.rail_optimized:
                 raise ExportError("the fabric is not divided into SUs or pods; export the whole fabric or a plane")
@@ -183,11 +194,11 @@ class ExportSource:
         return "whole fabric" if kind == "fabric" else f"{self.column_noun} {n}" if kind == "su" else f"plane {n}"
 
     @cached_property
-    def members(self) -> frozenset | None:
+    def members(self) -> frozenset[str] | None:
         """Graph nodes in the view, or None for the whole fabric."""
         kind, n = self.view
         g = self.graph
-        if kind == "fabric":
+        if kind == "fabric" or n is None:
             return None
         if kind == "plane":
             return frozenset(v for v, d in g.nodes(data=True) if d["plane"] == n - 1)
@@ -211,7 +222,7 @@ class ExportSource:
         m = self.members
         return [u in m and v in m for u, v in self.graph.edges()]
 
-    def edges(self):
+    def edges(self) -> Iterator[tuple[str, str, dict[str, Any]]]:
         """(lower, upper, data) of every link in the view; lower is the NIC or lower switch."""
         for (u, v, d), keep in zip(self.graph.edges(data=True), self.edges_in_view, strict=True):
             if keep:
@@ -225,7 +236,7 @@ class ExportSource:
                        if d["role"] == "nic" and self.in_view(v)})
 
     @cached_property
-    def switches(self) -> list[tuple[str, dict]]:
+    def switches(self) -> list[tuple[str, dict[str, Any]]]:
         """Switches in the view, top tier first, then by plane and index."""
         found = [(v, d) for v, d in self.graph.nodes(data=True) if d["role"] != "nic" and self.in_view(v)]
         found.sort(key=lambda item: (-item[1]["level"], item[1]["plane"], item[1]["index"]))
@@ -251,21 +262,21 @@ class ExportSource:
 
     # --- hardware and the floor ----------------------------------------------------------------
 
-    def switch_model(self, model_id: str):
+    def switch_model(self, model_id: str) -> Switch:
         return self.catalog.switch(model_id)
 
     @property
-    def server_model(self):
+    def server_model(self) -> Server:
         return self.resolved.server
 
     @cached_property
-    def physical(self):
+    def physical(self) -> Physical:
         """The physical layer (positions, media, lengths), computed on first use."""
         from designer.model.physical.media import physical_layer
 
         return physical_layer(self.derived, self.catalog)
 
-    def physical_links(self):
+    def physical_links(self) -> list[LinkPlan]:
         """The physical layer's links that the view holds, in the graph's order."""
         keep = self.edges_in_view
         return [link for link in self.physical.links if keep[link.index]]
@@ -278,7 +289,7 @@ class ExportSource:
         above them, top tier first."""
         positions = self.physical.layout.positions
         g = self.graph
-        order: list[tuple[tuple, str]] = []
+        order: list[tuple[tuple[int, ...], str]] = []
         for device, pos in positions.items():
             if device.startswith("srv-"):
                 order.append(((pos.row, pos.slot, 0, int(device[4:])), device))

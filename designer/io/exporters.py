@@ -97,7 +97,7 @@ def default_path(fmt: ExportFormat, stem: str) -> str:
     return stem + (f"-{fmt.name}" if fmt.folder else fmt.extension)
 
 
-def write_export(fmt: ExportFormat, src: ExportSource, path: str | os.PathLike, force: bool = False) -> list[Path]:
+def write_export(fmt: ExportFormat, src: ExportSource, path: str | os.PathLike[str], force: bool = False) -> list[Path]:
     """Render `fmt` and write it to `path` (a file, or a folder for folder formats); returns what
     was written. Nothing is written when rendering fails."""
     check_exportable(fmt, src, force)

@@ -18,6 +18,7 @@ from collections.abc import Callable
 
 from designer.catalog import Catalog, default_catalog
 from designer.catalog.device_ids import device_ids
+from designer.catalog.entries import Switch
 from designer.io.atomic import write_atomic
 from designer.io.markup import one_line
 from designer.model.intent.design import FabricDesign
@@ -39,7 +40,7 @@ class CaptureError(ValueError):
     once for every reader: line breaks and control characters become spaces.
     """
 
-    def __init__(self, message: str):
+    def __init__(self, message: str) -> None:
         super().__init__(one_line(message, 600))
 
 
@@ -61,7 +62,7 @@ def parse_ibnetdiscover(text: str, source: str = "<text>") -> AsBuilt:
     if "\x00" in text:
         raise CaptureError(f"{source}: binary data, not an ibnetdiscover dump")
     fabric = AsBuilt("ibnetdiscover")
-    seen: dict[frozenset, int] = {}
+    seen: dict[frozenset[tuple[str, int]], int] = {}
     current: str | None = None
     devid = 0
     peers: set[str] = set()             # devices named (with a description) by port lines
@@ -159,7 +160,7 @@ def _rate(gbps: int) -> str:
     raise ValueError(f"{gbps}G links have no InfiniBand speed name")
 
 
-def _part(switch) -> str:
+def _part(switch: Switch) -> str:
     return (switch.part_number or switch.id.upper()).split("-")[0]
 
 
@@ -184,7 +185,7 @@ def export_ibnetdiscover(derived: Derived, aggregation_nodes: bool = True,
     # The design name is the user's: one line, no controls, so it cannot leave the comment.
     out = ["#", f"# Topology file: exported by Fabric Designer for \"{one_line(derived.design.meta.name, 120)}\""]
     # Say which parts have no published device id, rather than print a made-up one.
-    roles = {role for _, role in g.nodes(data="role")}
+    roles: set[str] = {d["role"] for _, d in g.nodes(data=True)}
     unknown = [f"{part.name} switch" for part in dict.fromkeys(m for n, m in model.items() if n in roles)
                if not _devid(part.id, "switch")]
     if aggregation_nodes and any(m.in_network_reduction and not _devid(m.id, "aggregation") for m in model.values()):
@@ -203,7 +204,7 @@ def export_ibnetdiscover(derived: Derived, aggregation_nodes: bool = True,
             return f"{host} mlx5_{int(port) - 1}"
         return f"MF0;{n}:{_part(model[d['role']])}/U1"
 
-    def ends(n: str):
+    def ends(n: str) -> list[tuple[int, str, int, int]]:
         """(own port, peer, peer port, gbps) of every link at node n, by own port."""
         rows = []
         for _, peer, d in g.edges(n, data=True):
@@ -249,6 +250,6 @@ def export_ibnetdiscover(derived: Derived, aggregation_nodes: bool = True,
     return "\n".join(out)
 
 
-def write_ibnetdiscover(design: FabricDesign, path: str | os.PathLike, catalog: Catalog | None = None) -> None:
+def write_ibnetdiscover(design: FabricDesign, path: str | os.PathLike[str], catalog: Catalog | None = None) -> None:
     """Write the design as an ibnetdiscover dump, atomically."""
     write_atomic(path, export_ibnetdiscover(derive(design, catalog or default_catalog())))

@@ -23,7 +23,7 @@ import io
 
 from designer.io.csv_cells import safe_cell
 from designer.io.export_source import ExportError, ExportSource
-from designer.model.physical.media import MEDIUM_LABELS
+from designer.model.physical.media import MEDIUM_LABELS, End
 
 HEADER = ("#StartDevice", "StartPort", "EndDevice", "EndPort", "LinkType",
           "StartRack", "StartU", "StartCage", "EndRack", "EndU", "EndCage",
@@ -45,7 +45,7 @@ def hca_name(src: ExportSource, nic_port: str) -> str:
     return f"mlx5_{index}"
 
 
-def _port(src: ExportSource, end) -> str:
+def _port(src: ExportSource, end: End) -> str:
     return f"{src.device_name(end.device)} {hca_name(src, end.port)}" if end.host else f"Port {end.port}"
 
 

@@ -58,17 +58,17 @@ class SlurmTopology:
 
 
 class _UnionFind:
-    def __init__(self):
-        self.parent: dict = {}
+    def __init__(self) -> None:
+        self.parent: dict[str, str] = {}
 
-    def find(self, x):
+    def find(self, x: str) -> str:
         self.parent.setdefault(x, x)
         while self.parent[x] != x:
             self.parent[x] = self.parent[self.parent[x]]
             x = self.parent[x]
         return x
 
-    def union(self, a, b) -> None:
+    def union(self, a: str, b: str) -> None:
         ra, rb = self.find(a), self.find(b)
         if ra != rb:
             self.parent[max(ra, rb)] = min(ra, rb)
@@ -129,7 +129,7 @@ def build_topology(src: ExportSource) -> SlurmTopology:
             up_groups[uf.find(u)].append(u)
         children: dict[str, list[str]] = defaultdict(list)
         for child in below_groups.values():
-            uppers = parents_of.get(child.name)
+            uppers = parents_of.get(child.name, set())
             if uppers:
                 children[uf.find(next(iter(uppers)))].append(child.name)
         ordered = sorted(up_groups.items(), key=lambda kv: min(below_groups[c].first_server for c in children[kv[0]]))
@@ -193,7 +193,8 @@ def block_sizes(sizes: list[int]) -> list[int]:
     return out
 
 
-def _notes(src: ExportSource, switches, blocks, sizes) -> list[str]:
+def _notes(src: ExportSource, switches: list[SlurmSwitch], blocks: list[tuple[str, list[str]]],
+           sizes: list[int]) -> list[str]:
     notes = []
     if src.rail_optimized:
         notes.append("Rail-optimized: the rail leaves of each scalable unit are one switch to Slurm "

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, replace
+from typing import Protocol
 
 from designer.catalog.gpus import GpuSpec, gpu_spec
 from designer.model.intent.perf_settings import PerformanceSettings
@@ -54,6 +55,18 @@ class StepCollective:
                 "overlapped_ms": self.time_ms - self.exposed_ms, "algorithm": self.algorithm}
 
 
+class StepAdvice(Protocol):
+    """What the step carries of the advice (designer.model.decisions.advice.Advice, a later stage)."""
+
+    @property
+    def verdict(self) -> str: ...
+    @property
+    def reasons(self) -> tuple[str, ...]: ...
+    @property
+    def thresholds(self) -> dict[str, float]: ...
+    def lines(self) -> list[str]: ...
+
+
 @dataclass(frozen=True)
 class StepEstimate:
     params: float
@@ -76,11 +89,11 @@ class StepEstimate:
     technology: str
     family: str
     small_allreduce_us: float  # an 8 B all-reduce on the same group: the latency floor
-    advice: object = field(default=None)   # designer.model.decisions.advice.Advice, added there
-    workload: object = None                # workload.Workload, or None for the gradient-only view
-    plan: object = None                    # workload.Plan
-    memory: object = None                  # workload.Memory
-    collectives: tuple = ()                # StepCollective, workload view
+    advice: StepAdvice | None = field(default=None)   # added by designer.model.decisions.advice
+    workload: W.Workload | None = None     # None for the gradient-only view
+    plan: W.Plan | None = None
+    memory: W.Memory | None = None
+    collectives: tuple[StepCollective, ...] = ()   # workload view
     mfu: float | None = None
     gpu: str = ""
 
@@ -288,7 +301,7 @@ def workload_step(ctx: FabricContext, w: W.Workload, settings: PerformanceSettin
     buckets = 0
     small_ctx = None
 
-    def dp_phase(group, label, nbytes, dp_size):
+    def dp_phase(group, label, nbytes, dp_size) -> None:
         nonlocal head, buckets, small_ctx
         if dp_size < 2:
             return
