@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
-from designer.catalog import Catalog, UnknownPartError
-from designer.model.intent.design import ClusterSpec, FabricDesign, FabricSpec, Meta, TierSpec
+from typing import Any, TypeGuard
+
+from designer.catalog import Catalog, Server, Switch, Technology, UnknownPartError
+from designer.model.intent.design import ClusterSpec, FabricDesign, FabricSpec, Meta, Template, TierSpec
 from designer.model.topology.sizing import SizingError, rack_group, split_ports
 from designer.model.topology.switch_choice import FabricCost, SwitchChoice, choose_switch
 
 TEMPLATES = ("leaf-spine", "fat-tree", "rail-optimized")
+
+
+def is_template(name: str) -> TypeGuard[Template]:
+    return name in TEMPLATES
 DEFAULT_SERVER = "dgx-h100"
 DEFAULT_NODES_PER_SU = 32
 
@@ -28,12 +34,12 @@ def pick_technology(catalog: Catalog, switch_id: str, gbps: int) -> str:
     raise UnknownPartError(f"no technology in the catalog fits switch '{switch_id}'")
 
 
-def _server_for_speed(catalog: Catalog, srv, asked: str | None, switch, gbps: int):
+def _server_for_speed(catalog: Catalog, srv: Server, asked: str | None, switch: Switch, gbps: int) -> Server:
     """The server to pair with a switch that runs only `gbps`: the one asked for if its NIC can,
     else (when none was asked for) the first catalog server built for that speed."""
     family = switch.family if switch.family != "any" else None
 
-    def runs(s) -> bool:
+    def runs(s: Server) -> bool:
         nic = catalog.nic(s.compute_nic)
         return any(m.gbps >= gbps and (family is None or m.family == family) for m in nic.modes)
 
@@ -50,7 +56,7 @@ def _server_for_speed(catalog: Catalog, srv, asked: str | None, switch, gbps: in
                       f"has only {gbps}G ports (it offers {switch.radix_label()})")
 
 
-def check_server_runs(catalog: Catalog, srv, tech) -> None:
+def check_server_runs(catalog: Catalog, srv: Server, tech: Technology) -> None:
     """Refuse a server variant built for another fabric family than the technology's (the DGX
     B300 Ethernet variant on an InfiniBand switch), naming the variant that fits if the catalog
     has one. The counterpart and the window's inspector apply the same rule."""
@@ -63,7 +69,7 @@ def check_server_runs(catalog: Catalog, srv, tech) -> None:
                       f"{tech.name} is {tech.family}{hint}")
 
 
-def default_nodes_per_su(srv, sw, link: int, uplink: int, oversubscription: float) -> int:
+def default_nodes_per_su(srv: Server, sw: Switch, link: int, uplink: int, oversubscription: float) -> int:
     """The server's reference-architecture SU where the catalog has one (GB200 NVL72: 8 racks,
     each rail spread over one leaf per rack group); else 32 servers per SU (the DGX SuperPOD SU);
     else for a rack-scale system, the most whole racks whose trays one leaf can take at the
@@ -86,7 +92,7 @@ def default_nodes_per_su(srv, sw, link: int, uplink: int, oversubscription: floa
     return per_rack * max(1, d_max // per_rack)
 
 
-def new_design(catalog: Catalog, template: str = "leaf-spine", **choices) -> FabricDesign:
+def new_design(catalog: Catalog, template: str = "leaf-spine", **choices: Any) -> FabricDesign:
     """A design from the choices of `fabric-designer new`; raises SizingError on impossible counts."""
     return new_design_choice(catalog, template, **choices).design
 
@@ -105,7 +111,7 @@ def new_design_choice(catalog: Catalog, template: str = "leaf-spine", *, gpus: i
     fabric_cost prices the bill of materials); without one the fewest switches win. A named
     switch is the only candidate.
     """
-    if template not in TEMPLATES:
+    if not is_template(template):
         raise SizingError(f"unknown template '{template}' (choose from {', '.join(TEMPLATES)})")
     srv = catalog.server(server or DEFAULT_SERVER)
     per_node = gpus_per_node or srv.gpus
@@ -138,6 +144,7 @@ def new_design_choice(catalog: Catalog, template: str = "leaf-spine", *, gpus: i
             if gpus % per_node:
                 raise SizingError(f"{gpus} GPUs is not a whole number of {per_node}-GPU nodes")
             nodes = gpus // per_node
+    switch_id: str | None
     if technology:
         tech = catalog.technology(technology)
         switch_id = switch or (f"generic-{radix}x{link}g" if radix else tech.default_switch)
@@ -162,7 +169,7 @@ def new_design_choice(catalog: Catalog, template: str = "leaf-spine", *, gpus: i
         raise SizingError(f"switch {chosen.name} has no {link}G ports (it offers {chosen.radix_label()})")
     n_planes = planes or srv.planes_hint
 
-    def build(sw) -> FabricDesign:
+    def build(sw: Switch) -> FabricDesign:
         if not sw.ports_at(link):
             raise SizingError(f"switch {sw.name} has no {link}G ports (it offers {sw.radix_label()})")
         # Switch-to-switch links run at the technology's uplink speed where the switch offers it
