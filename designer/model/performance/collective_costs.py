@@ -25,14 +25,19 @@ import math
 import tomllib
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from designer.catalog import Catalog, Server, Technology
+from designer.catalog import Catalog, Server, Switch, Technology
 from designer.catalog.loader import RESOURCES
 from designer.limits import read_text
 from designer.model.common.units import ratio_label
 from designer.model.intent.perf_settings import PerformanceSettings
+
+if TYPE_CHECKING:
+    from designer.model.topology.derive import Derived
+    from designer.model.topology.sizing import Plan
 
 PROTOCOLS = ("LL", "LL128", "Simple")
 NCCL_FILE = RESOURCES / "perf" / "nccl.toml"
@@ -91,13 +96,14 @@ class NcclConstants:
         return self.default_generation
 
 
-def _triple(values, where: str) -> tuple[float, ...]:
+def _triple(values: object, where: str) -> tuple[float, float, float]:
     if not isinstance(values, list) or len(values) != 3 or not all(isinstance(v, (int, float)) for v in values):
         raise ValueError(f"{NCCL_FILE.name}: {where} must list three numbers (LL, LL128, Simple)")
-    return tuple(float(v) for v in values)
+    low, mid, high = (float(v) for v in values)
+    return low, mid, high
 
 
-def _generation(row: dict, where: str) -> Generation:
+def _generation(row: dict[str, Any], where: str) -> Generation:
     return Generation(
         id=str(row["id"]), nvlink_efficiency=float(row["nvlink_efficiency"]),
         nvls_efficiency=float(row["nvls_efficiency"]),
@@ -196,13 +202,13 @@ class FabricContext:
         return max(1, min(self.servers_per_domain, math.ceil(self.per_domain)))
 
 
-def _switch_latency(switch, tech: Technology, override: float | None) -> float:
+def _switch_latency(switch: Switch, tech: Technology, override: float | None) -> float:
     if override is not None:
         return override
     return switch.latency_ns if switch.latency_ns > 0 else tech.switch_latency_ns
 
 
-def _leaf_of_servers(plan, rails: int, servers: np.ndarray) -> np.ndarray:
+def _leaf_of_servers(plan: Plan, rails: int, servers: np.ndarray) -> np.ndarray:
     """Leaf index of each server's first port (the builders' assignment, in closed form)."""
     if plan.rail_su_size:
         return plan.rail_leaf(servers, 0, rails)
@@ -212,7 +218,7 @@ def _leaf_of_servers(plan, rails: int, servers: np.ndarray) -> np.ndarray:
     return (servers * rails) * plan.leaves // (plan.servers * rails)
 
 
-def _endpoint_leaves(plan, rails: int, servers: np.ndarray) -> np.ndarray:
+def _endpoint_leaves(plan: Plan, rails: int, servers: np.ndarray) -> np.ndarray:
     """Leaf index of every port of the given servers (one plane)."""
     ports = np.arange(rails)
     if plan.rail_su_size:
@@ -224,15 +230,16 @@ def _endpoint_leaves(plan, rails: int, servers: np.ndarray) -> np.ndarray:
     return idx * plan.leaves // (plan.servers * rails)
 
 
-def _leaf_group(plan, rails: int, leaf: np.ndarray) -> np.ndarray:
+def _leaf_group(plan: Plan, rails: int, leaf: np.ndarray) -> np.ndarray:
     """Leaves that serve the same servers form a group: an SU's rail leaves (of one rack group
     when a rack-scale SU spreads each rail over several leaves), else one leaf."""
     if not plan.rail_su_size:
         return leaf
-    return plan.leaf_su(leaf, rails) * plan.rail_leaves + leaf % plan.rail_leaves
+    group: np.ndarray = plan.leaf_su(leaf, rails) * plan.rail_leaves + leaf % plan.rail_leaves
+    return group
 
 
-def _pod(plan, rails: int, leaf: np.ndarray) -> np.ndarray:
+def _pod(plan: Plan, rails: int, leaf: np.ndarray) -> np.ndarray:
     if plan.tiers < 3:
         return np.zeros_like(leaf)
     if plan.rail_su_size and plan.rail_leaves == 1:
@@ -313,7 +320,7 @@ class _Layout:
     nic_pod: np.ndarray        # ... and that leaf's pod
 
 
-def _layout(plan, rails: int, servers_per_domain: int, job_servers: int, placement: str) -> _Layout:
+def _layout(plan: Plan, rails: int, servers_per_domain: int, job_servers: int, placement: str) -> _Layout:
     total = plan.servers
     n_domains = math.ceil(total / servers_per_domain)
     first = np.arange(n_domains, dtype=np.int64) * servers_per_domain
@@ -344,7 +351,7 @@ def _ratio(value: float) -> str:
     return ratio_label(value)
 
 
-def _tier_limit(pattern: str, lay: _Layout, plan, link: float, uplink_cap: float,
+def _tier_limit(pattern: str, lay: _Layout, plan: Plan, link: float, uplink_cap: float,
                 pod_cap: float, lb: float, o_leaf: float, o_spine: float) -> TierLimit:
     n = len(lay.domain_group)
     if n < 2:
@@ -375,7 +382,7 @@ def _tier_limit(pattern: str, lay: _Layout, plan, link: float, uplink_cap: float
     return TierLimit(float(factor), name, hops, leaf_share, pod_share)
 
 
-def build_context(derived, gpus: int, placement: str, settings: PerformanceSettings,
+def build_context(derived: Derived, gpus: int, placement: str, settings: PerformanceSettings,
                   technology: Technology | None = None, catalog: Catalog | None = None) -> FabricContext:
     """The size-independent part of the estimate for `gpus` GPUs of the design.
 
@@ -478,8 +485,9 @@ def build_context(derived, gpus: int, placement: str, settings: PerformanceSetti
     return replace(ctx, notes=notes)
 
 
-def _notes(ctx: FabricContext, derived, tech, pe, lb, adaptive, nvlink_eff, nvls_eff,
-           leaf_ns, nic_ns, o_leaf, o_spine) -> tuple[str, ...]:
+def _notes(ctx: FabricContext, derived: Derived, tech: Technology, pe: float, lb: float, adaptive: bool,
+           nvlink_eff: float, nvls_eff: float, leaf_ns: float, nic_ns: float, o_leaf: float,
+           o_spine: float) -> tuple[str, ...]:
     """Why the numbers are what they are, in the design's own figures."""
     r, plan = derived.resolved, derived.plan
     unit = "SU" if plan.rail_su_size else "leaf group"
