@@ -7,8 +7,9 @@ designs' own numbers; its thresholds are heuristics, editable per design (perfor
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 from designer.catalog import Catalog, default_catalog
 from designer.model.common.units import size_label
@@ -17,9 +18,10 @@ from designer.model.decisions.flips import Flip, decide, price_flips, roce_flip,
 from designer.model.intent.design import FabricDesign
 from designer.model.intent.serde import DesignValidationError
 from designer.model.performance.collective_costs import CollectiveError
-from designer.model.performance.collectives import context_for, estimate
+from designer.model.performance.collectives import CollectiveResult, context_for, estimate
+from designer.model.performance.training import StepEstimate
 from designer.model.performance.workload import DEFAULT_WORKLOAD, preset, presets
-from designer.model.physical.bom import build_bom
+from designer.model.physical.bom import Bom, build_bom
 from designer.model.topology.derive import Derived, derive
 
 HOURS_PER_YEAR = 8760
@@ -50,7 +52,7 @@ class CompareSettings:
             return f"example job {preset(self.workload).name}, compute from FLOPs at the designs' MFU"
         return f"example job {self.params / 1e9:g}B parameters with {self.compute_ms:,.0f} ms compute per step"
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         # Finite and in range: NaN fails every comparison, so `not low <= v <= high` refuses it.
         for name, (low, high) in SETTING_RANGES.items():
             if not low <= getattr(self, name) <= high:
@@ -97,19 +99,19 @@ class Comparison:
     recommendation: Recommendation
     warnings: tuple[str, ...] = ()
     settings: CompareSettings = field(default_factory=CompareSettings)
-    steps: tuple = ()             # each design's training step (None where it cannot run)
+    steps: tuple[StepEstimate | None, ...] = ()   # each design's training step (None where it cannot run)
 
     def row(self, key: str) -> Row:
         return next(r for r in self.rows if r.key == key)
 
-    def _job(self, key: str):
+    def _job(self, key: str) -> Any:
         """The example job's figure: the workload's own when one is set (the first design's step)."""
         if self.settings.workload:
             step = self.steps[0] if self.steps else None
             return getattr(step, key) if step is not None else None
         return getattr(self.settings, key)
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {
             "designs": [{"name": n, "technology": t, "family": f}
                         for n, t, f in zip(self.names, self.technologies, self.families, strict=True)],
@@ -130,11 +132,11 @@ class Comparison:
 @dataclass(frozen=True)
 class _Column:
     derived: Derived
-    bom: object
-    step: object | None
-    collectives: dict
+    bom: Bom
+    step: StepEstimate | None
+    collectives: dict[tuple[str, int], CollectiveResult]
     # The same training step under other performance settings (for the break-evens); None if none.
-    rerun: Callable | None = None
+    rerun: Callable[..., StepEstimate | None] | None = None
     step_error: str = ""
 
 
@@ -148,7 +150,7 @@ def _column(design: FabricDesign, s: CompareSettings, catalog: Catalog, gpus: in
 
     job = dict(workload=s.workload) if s.workload else dict(params=s.params, compute_ms=s.compute_ms)
 
-    def rerun(**perf):
+    def rerun(**perf: Any) -> StepEstimate | None:
         settings = replace(d.design.performance, **perf)
         try:
             return training_step(d, gpus=gpus, catalog=catalog, settings=settings, **job)
@@ -206,7 +208,8 @@ def base_latency_us(d: Derived) -> float:
 
 
 def _rows(cols: list[_Column], s: CompareSettings) -> list[Row]:
-    def row(key, label, unit, values, better="", group=""):
+    def row(key: str, label: str, unit: str, values: Sequence[float | None], better: str = "",
+            group: str = "") -> Row:
         return Row(key, label, unit, tuple(None if v is None else float(v) for v in values), better, group)
 
     out = [
@@ -259,7 +262,8 @@ def _money(v: float) -> str:
 def recommend(cols: list[_Column], rows: list[Row], s: CompareSettings) -> Recommendation:
     """The framework of the InfiniBand-vs-Ethernet literature, applied to these designs."""
     fams = [c.derived.resolved.family for c in cols]
-    tco = {r.key: r for r in rows}["tco_usd"].values
+    # The TCO row has a figure for every design.
+    tco = [0.0 if v is None else v for v in {r.key: r for r in rows}["tco_usd"].values]
     perf = cols[0].derived.design.performance
     eth_max, ib_min, limit = (perf.advice_ethernet_max_gpus, perf.advice_infiniband_min_gpus,
                               perf.advice_comm_share)
@@ -305,9 +309,9 @@ def recommend(cols: list[_Column], rows: list[Row], s: CompareSettings) -> Recom
             reasons.append(cost_premise)
     else:
         reasons.append(f"{n:,} GPUs is above about {ib_min:,}, where InfiniBand's latency advantage compounds")
-    if share_e is not None and share_i is not None:
+    if share_e is not None and share_i is not None and ce.step is not None:
         side = "above" if share_e > limit else "below"
-        if ce.step.workload is not None:
+        if ce.step.workload is not None and ce.step.plan is not None and ce.step.memory is not None:
             p = ce.step.plan
             job = (f"the example job ({ce.step.workload.name}: TP {p.tp} x PP {p.pp} x DP {p.dp}"
                    + (f", EP {p.ep}" if p.ep > 1 else "") + f", ZeRO-{p.zero}; {ce.step.memory.total / 1e9:,.0f} of "
@@ -346,8 +350,8 @@ def recommend(cols: list[_Column], rows: list[Row], s: CompareSettings) -> Recom
     return Recommendation(verdict, family, tuple(reasons), flips=tuple(flips))
 
 
-def _flips(ci: _Column, ce: _Column, band: str, family: str, eth_cheaper: bool, share_e, share_i,
-           limit: float, s: CompareSettings) -> list[Flip]:
+def _flips(ci: _Column, ce: _Column, band: str, family: str, eth_cheaper: bool, share_e: float | None,
+           share_i: float | None, limit: float, s: CompareSettings) -> list[Flip]:
     """The break-even of price, communication share, SHARP and RoCE efficiency (designer/model/decisions/flips.py)."""
     tco_i = ci.bom.total_cost + energy_cost_usd(ci.bom.total_power_w, s)
     energy_e = energy_cost_usd(ce.bom.total_power_w, s)
@@ -360,7 +364,7 @@ def _flips(ci: _Column, ce: _Column, band: str, family: str, eth_cheaper: bool, 
     perf_e = ce.derived.design.performance
     current = perf_e.protocol_efficiency or ce.derived.resolved.technology.protocol_efficiency
 
-    def share_at(e: float):
+    def share_at(e: float) -> float | None:
         st = ce.rerun(protocol_efficiency=e) if ce.rerun else None
         return st.comm_share if st is not None else None
 

@@ -13,11 +13,11 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
-from designer.catalog import Catalog, Technology
+from designer.catalog import Catalog, Nic, Server, Switch, Technology
 from designer.model.intent.design import ClusterSpec, FabricDesign, FabricSpec, Meta, TierSpec
 from designer.model.physical.fabric_cost import fabric_cost
 from designer.model.physical.prices import PriceBook, default_prices
-from designer.model.topology.sizing import SizingError, rack_group, rack_size, resolve, split_ports
+from designer.model.topology.sizing import Resolved, SizingError, rack_group, rack_size, resolve, split_ports
 from designer.model.topology.switch_choice import choose_switch
 
 # Technology ids offered by `fabric-designer counterpart --technology`.
@@ -40,12 +40,12 @@ def counterpart_name(name: str, old: Technology, new: Technology) -> str:
     return f"{base} \u2013 {new.name}"
 
 
-def _short(nic) -> str:
+def _short(nic: Nic) -> str:
     """'ConnectX-7 VPI NDR' -> 'ConnectX-7': the name people use for the card."""
     return nic.name.split(" ")[0] if nic.name else nic.id
 
 
-def _runs(server, nic, tech: Technology) -> bool:
+def _runs(server: Server, nic: Nic, tech: Technology) -> bool:
     """The server variant's built-in NIC runs `tech` at its full NIC-facing speed."""
     if server.fabric_families and tech.family not in server.fabric_families:
         return False
@@ -53,7 +53,7 @@ def _runs(server, nic, tech: Technology) -> bool:
     return mode is not None and mode.gbps >= tech.link_gbps
 
 
-def pick_server(design: FabricDesign, source, tech: Technology, catalog: Catalog):
+def pick_server(design: FabricDesign, source: Resolved, tech: Technology, catalog: Catalog) -> tuple[Server, Nic]:
     """The server (or its catalog variant) that runs `tech` with its own NICs; raises SizingError.
 
     A server's built-in NICs never change: a counterpart uses the same server if its NIC runs the
@@ -101,6 +101,7 @@ def make_counterpart(design: FabricDesign, technology: str, catalog: Catalog,
             port_gbps=server.port_gbps, link_gbps=server.port_gbps, planes=server.planes_hint,
             rails=server.compute_ports // server.planes_hint, gpus_per_server=gpus)
     mode = nic.mode_for(tech.family)
+    assert mode is not None   # pick_server returns a NIC that runs the family
     link = min(tech.link_gbps, mode.gbps)
 
     old_bw = source.ports_per_server * source.link_gbps
@@ -126,7 +127,7 @@ def make_counterpart(design: FabricDesign, technology: str, catalog: Catalog,
                 notes=f"Counterpart of '{design.meta.name}' on {tech.name}.")
     su_notes: dict[str, str] = {}
 
-    def build(switch) -> FabricDesign:
+    def build(switch: Switch) -> FabricDesign:
         """The counterpart on one of the technology's switches (sizing compares them by price)."""
         uplink = tech.uplink_gbps if switch.ports_at(tech.uplink_gbps) else link
         nodes_per_su = design.fabric.nodes_per_su

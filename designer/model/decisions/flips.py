@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 # Sane ranges searched for a break-even.
 PRICE_RATIO_RANGE = (0.0, 10.0)          # Ethernet network capex / InfiniBand network capex
@@ -32,7 +33,7 @@ class Flip:
         at = "no value in a sane range" if self.flips_at is None else _fmt(self.flips_at, self.unit)
         return f"{label}: now {now}; flips at {at}" + (f"; {self.note}" if self.note else "")
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"assumption": self.assumption, "current": self.current, "flips_at": self.flips_at,
                 "unit": self.unit, "note": self.note}
 
@@ -43,7 +44,7 @@ LABELS = {"price_ratio": "Ethernet/InfiniBand network capex ratio",
           "sharp": "InfiniBand SHARP", "roce_efficiency": "RoCE efficiency"}
 
 
-def _fmt(value, unit: str) -> str:
+def _fmt(value: float | bool | None, unit: str) -> str:
     if value is None:
         return "n/a"
     if isinstance(value, bool):
@@ -83,7 +84,7 @@ def _bisect(f: Callable[[float], bool], lo: float, hi: float, steps: int = 14) -
     return (lo + hi) / 2
 
 
-def price_flips(band: str, family: str, share_e, limit: float, capex_e: float, capex_i: float,
+def price_flips(band: str, family: str, share_e: float | None, limit: float, capex_e: float, capex_i: float,
                 energy_e: float, tco_i: float, years: int) -> list[Flip]:
     """Break-even of the Ethernet/InfiniBand capex ratio and of the capex difference.
 
@@ -115,7 +116,7 @@ def price_flips(band: str, family: str, share_e, limit: float, capex_e: float, c
             Flip("capex_difference_usd", capex_e - capex_i, r_star * capex_i - capex_i, "USD", note)]
 
 
-def share_flip(band: str, family: str, eth_cheaper: bool, share_e, limit: float) -> Flip:
+def share_flip(band: str, family: str, eth_cheaper: bool, share_e: float | None, limit: float) -> Flip:
     """Break-even of Ethernet's communication share of the step (in %)."""
     current = None if share_e is None else share_e * 100
     if share_e is None:
@@ -133,7 +134,8 @@ def share_flip(band: str, family: str, eth_cheaper: bool, share_e, limit: float)
                 "(performance.advice_comm_share, a heuristic)")
 
 
-def sharp_flip(family: str, sharp_on: bool, capable: bool, share_i, share_i_toggled) -> Flip:
+def sharp_flip(family: str, sharp_on: bool, capable: bool, share_i: float | None,
+               share_i_toggled: float | None) -> Flip:
     """SHARP on or off on the InfiniBand design: does it change the verdict?"""
     if not capable:
         return Flip("sharp", sharp_on, None, "on/off", "the InfiniBand design's switches have no SHARP")
