@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 
 from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QRectF
 from PySide6.QtGui import QPainter
@@ -88,22 +89,22 @@ class Report:
         if not self.design.networks or self.facts.bom is None:
             return ()
         if self._sections is None:
-            self._sections = network_boms(self.design, self.catalog, default_prices(),
+            self._sections = network_boms(self.design, self.catalog or default_catalog(), default_prices(),
                                           compute_switch_count(self.facts.bom))
         return self._sections
 
     def network_arrangements(self) -> tuple[Arrangement, ...]:
-        return arrangements(self.design, self.catalog, default_prices())
+        return arrangements(self.design, self.catalog or default_catalog(), default_prices())
 
     def pages(self) -> list[Page]:
         out = [Page("Overview", self._overview)]
         for title, view in self.detail_views():
-            out.append(Page(f"Diagram: {title}", lambda ink, rect, v=view, t=title: self._detail(ink, rect, t, v)))
+            out.append(Page(f"Diagram: {title}", partial(self._detail, title=title, view=view)))
         out.append(Page("Metrics summary", lambda ink, rect: metrics_page(ink, rect, self.facts)))
         out.append(Page("Bill of materials", lambda ink, rect: bom_page(ink, rect, self.facts)))
         for section in self.network_sections():
-            out.append(Page(f"Network: {section.size.label}", lambda ink, rect, n=section: network_page(
-                ink, rect, n, self.facts.bom.currency)))
+            out.append(Page(f"Network: {section.size.label}",
+                            partial(network_page, section=section, currency=self.facts.bom.currency)))
         if self.design.networks and self.facts.bom is not None:
             out.append(Page("Network arrangements", lambda ink, rect: arrangements_page(
                 ink, rect, self.network_arrangements(), self.facts.bom.currency)))

@@ -9,6 +9,7 @@ from PySide6.QtCore import QRectF
 
 from designer.model.common.units import bandwidth_label, figure_text, rate_label
 from designer.model.common.units import duration_label as duration
+from designer.model.performance.collectives import CollectiveResult
 from designer.model.physical.bom import CATEGORIES
 from designer.ui.export import page
 from designer.ui.export.charts import Marker, Series, chart
@@ -58,7 +59,7 @@ def metrics_page(ink: Ink, rect: QRectF, f: Facts) -> None:
     sus = f"{plan.sus} SU{'s' if plan.sus != 1 else ''}"
     structure = f"{sus} of {plan.rail_su_size} servers" if plan.rail_su_size else \
         (f"{plan.pods} pods" if plan.tiers == 3 else "one leaf-spine block")
-    rows = [
+    rows: list[tuple[str, ...]] = [
         ("Template", f"{page.TEMPLATE_LABEL.get(m.template, m.template)}, {m.tiers} tiers"),
         ("Technology", r.technology.name),
         ("Structure", structure),
@@ -164,7 +165,7 @@ def bom_page(ink: Ink, rect: QRectF, f: Facts) -> None:
     yy = left.top() + _sub_title(ink, left, "By category")
     cols = [Column("Category", 1.3), Column("Quantity", 0.8, RIGHT), Column("Cost", 1.1, RIGHT),
             Column("Share of cost", 0.8, RIGHT), Column("Power", 0.8, RIGHT)]
-    rows = []
+    rows: list[tuple[str, ...]] = []
     total = b.total_cost or 1.0
     for cat in cats:
         items = b.by_category(cat)
@@ -258,11 +259,12 @@ def collectives_page(ink: Ink, rect: QRectF, f: Facts) -> None:
     chart(ink, right, "Time per collective (estimate)", series_t, "time, log scale", log_y=True, markers=markers_t)
     y = rect.bottom() - table_h
     y += _sub_title(ink, QRectF(rect.left(), y, rect.width(), 20), "At key sizes")
-    rows, styles = [], []
-    by_size = {}
+    rows: list[tuple[str, ...]] = []
+    styles: list[str] = []
+    by_size: dict[tuple[str, int], CollectiveResult] = {}
     for name, sw in (("All-reduce", ar), ("All-to-all", a2a)):
-        for res in sw.results:
-            by_size[(name, res.size_bytes)] = res
+        for result in sw.results:
+            by_size[(name, result.size_bytes)] = result
     for name in ("All-reduce", "All-to-all"):
         for s in KEY_SIZES:
             res = by_size.get((name, s))
@@ -303,7 +305,8 @@ def comparison_page(ink: Ink, rect: QRectF, c) -> None:
     cols = [Column("Metric", 2.1), Column("Unit", 0.55, CENTER)] + \
            [Column(f"[{i + 1}]", 1.0, RIGHT) for i in range(len(c.names))] + \
            [Column(f"[{i + 2}] vs [1]", 0.8, RIGHT) for i in range(len(c.names) - 1)]
-    rows, styles = [], []
+    rows: list[tuple[str, ...]] = []
+    styles: list[str] = []
     group = None
     for r in c.rows:
         if r.group != group:
@@ -375,6 +378,7 @@ def resilience_page(ink: Ink, rect: QRectF, f: Facts, growth_limit_gpus: int = 1
                                         "failures and growth computed; failure rates and prices estimated")
     y += _sub_title(ink, QRectF(rect.left(), y, rect.width(), 20), "What if it fails: any one switch (computed)")
     report = n_minus_one(d)
+    rows: list[tuple[str, ...]]
     rows = [(tier, f"{report.switches[tier]:,}", w.failure.label, f"{w.gpus_cut:,} of {w.gpus:,}",
              f"{w.ratio_after:.1%}", ratio(w.leaf_oversub_after) if w.leaf_oversub_after else "no uplinks",
              "continues" + (f" at {w.nic_share:.0%} NIC bandwidth" if w.nic_share < 1 else "")
@@ -412,7 +416,7 @@ def resilience_page(ink: Ink, rect: QRectF, f: Facts, growth_limit_gpus: int = 1
         y += ink.pt(10)
 
     plan = f.design.growth          # the design's own target and phases, when it stores them
-    target = plan.target_gpus if plan.stored else f.metrics.gpus * 4
+    target = plan.target_gpus if plan.stored and plan.target_gpus is not None else f.metrics.gpus * 4
     phases = list(plan.phases) or None
     how = f"in the design's phases {plan.phases_text()}" if phases else "in doubling phases"
     y += _sub_title(ink, QRectF(rect.left(), y, rect.width(), 20),
