@@ -12,7 +12,7 @@ from pathlib import Path
 import shiboken6
 from PySide6.QtCore import QEvent, QSettings, QSize, Qt
 from PySide6.QtGui import QAction, QColor, QGuiApplication, QIcon, QKeySequence, QPainter
-from PySide6.QtWidgets import QApplication, QDockWidget, QLabel, QMainWindow, QMenu, QStyle, QToolBar
+from PySide6.QtWidgets import QApplication, QDockWidget, QLabel, QMenu, QStyle, QToolBar
 
 from designer import __version__
 from designer.catalog import Catalog, default_catalog
@@ -24,6 +24,7 @@ from designer.ui.canvas.view import FabricView
 from designer.ui.compare.launcher import CompareLauncher
 from designer.ui.editing.controller import DesignController
 from designer.ui.editing.document import Document
+from designer.ui.editing.window import DesignerWindow
 from designer.ui.panels.inspector import Inspector
 from designer.ui.panels.metrics_panel import MetricsPanel
 from designer.ui.panels.palette import PaletteWidget
@@ -75,7 +76,7 @@ def _icon(widget, theme_name: str, fallback: QStyle.StandardPixmap, color: QColo
     return tinted
 
 
-class MainWindow(QMainWindow):
+class MainWindow(DesignerWindow):
     """One document per window."""
 
     def __init__(self, catalog: Catalog | None = None, dialogs: Dialogs | None = None,
