@@ -13,6 +13,7 @@ cannot be compared is refused with one message, and the window goes back to what
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -260,7 +261,7 @@ class CompareWindow(QMainWindow):
                                 + ("another." if len(entries) == 1 else f"these {len(entries)}."))
         return self.set_entries(self.entries + list(entries))
 
-    def add_design_files(self, paths: list[str | Path]) -> bool:
+    def add_design_files(self, paths: Sequence[str | Path]) -> bool:
         """Read every file first; one bad file refuses them all and nothing changes."""
         entries = []
         for path in paths:
@@ -342,7 +343,7 @@ class CompareWindow(QMainWindow):
     def _show(self) -> None:
         outcome = self.outcome
         comparison = outcome.comparison if outcome is not None else None
-        if comparison is None:
+        if outcome is None or comparison is None:
             self.table_model.set_comparison(None, [])
             self.legend.show_designs([])
             self.panel.show_placeholder("Comparing the designs…" if self.service.busy else
@@ -528,7 +529,9 @@ class CompareWindow(QMainWindow):
         self.theme = Theme(QApplication.palette())
         t = self.theme
         border = t.grid.darker(125) if not t.dark else t.grid.lighter(170)
-        self.centralWidget().setStyleSheet(f"""
+        central = self.centralWidget()
+        assert central is not None   # set in __init__
+        central.setStyleSheet(f"""
             QLabel#panelTitle {{ color: {t.muted.name()}; font-size: 8pt; font-weight: 600; }}
             QTableView#compareTable {{ background: {t.background.name()}; border: 1px solid {border.name()};
                                       border-radius: 3px; }}
