@@ -24,6 +24,7 @@ from designer.catalog import Catalog, UnknownPartError
 from designer.model.intent.design import FabricDesign, replace_path
 from designer.model.topology.derive import plan_only
 from designer.model.topology.edits import tier_count, with_server, with_technology, with_tier_count, with_tiers
+from designer.model.topology.metrics import Finding
 from designer.model.topology.sizing import SizingError, parse_ratio
 from designer.ui.blocks import choice_cost
 from designer.ui.canvas.layout import TIER_LABEL
@@ -223,13 +224,13 @@ class TierPage(_Page):
         self.title.setText(f"{TIER_LABEL[tier]} tier")
         spec = f.tier(tier)
         fabric_switch = catalog.switch(f.switch)
-        items = [(f"Fabric switch ({fabric_switch.name})", None)]
+        items: list[tuple[str, str | None]] = [(f"Fabric switch ({fabric_switch.name})", None)]
         items += [(s.name, s.id) for s in catalog.switches.values() if s.family in (tech.family, "any")]
         self.fill(self.switch, items, spec.switch)
         plan = layout.plan if layout is not None else None
         r = layout.resolved if layout is not None else None
         step = 1
-        if plan is not None:
+        if plan is not None and r is not None:
             from designer.model.topology.edits import count_step
 
             step = count_step(design, plan, r, tier)
@@ -349,7 +350,7 @@ class Inspector(QScrollArea):
         for page in (self.empty, self.fabric_page, self.tier_page, self.network_page):
             self.stack.addWidget(page)
         self.setWidget(self.stack)
-        self._findings = ()
+        self._findings: tuple[Finding, ...] = ()
         controller.displayChanged.connect(self._on_display)
         controller.selection.changed.connect(self.reload)
         controller.networkChanged.connect(self.reload)
@@ -413,7 +414,7 @@ class Inspector(QScrollArea):
         if not isinstance(page, _Page):
             return
         tier = page.tier if isinstance(page, TierPage) else None
-        lines = []
+        lines: list[tuple[str, str]] = []
         for f in self._findings:
             if f.severity == "info":
                 continue

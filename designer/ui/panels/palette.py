@@ -141,9 +141,12 @@ class PaletteTree(QTreeWidget):
     def item_for(self, block_id: str) -> QTreeWidgetItem | None:
         for i in range(self.topLevelItemCount()):
             section = self.topLevelItem(i)
+            if section is None:
+                continue
             for k in range(section.childCount()):
-                if section.child(k).data(0, _ROLE_BLOCK) == block_id:
-                    return section.child(k)
+                child = section.child(k)
+                if child is not None and child.data(0, _ROLE_BLOCK) == block_id:
+                    return child
         return None
 
     def _activated(self, item: QTreeWidgetItem, column: int) -> None:
