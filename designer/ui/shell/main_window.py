@@ -19,6 +19,7 @@ from designer.catalog import Catalog, default_catalog
 from designer.model.intent.design import FabricDesign, replace_path
 from designer.model.topology.edits import with_tier_count
 from designer.ui.blocks import BLOCKS
+from designer.ui.canvas.network_view import NetworkScene
 from designer.ui.canvas.scene import FabricScene
 from designer.ui.canvas.view import FabricView
 from designer.ui.compare.launcher import CompareLauncher
@@ -78,6 +79,8 @@ def _icon(widget, theme_name: str, fallback: QStyle.StandardPixmap, color: QColo
 
 class MainWindow(DesignerWindow):
     """One document per window."""
+
+    network_scene: NetworkScene   # set by network_selector.install
 
     def __init__(self, catalog: Catalog | None = None, dialogs: Dialogs | None = None,
                  synchronous: bool = False, autosave_interval_ms: int = AUTOSAVE_INTERVAL_MS,
@@ -334,7 +337,7 @@ class MainWindow(DesignerWindow):
         window = MainWindow(catalog=self.catalog, synchronous=self.compute.synchronous,
                             settings=self.settings, persist=False)
         window.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        window.document.load(design, path, modified=modified)
+        window.document.load(design, Path(path) if path is not None else None, modified=modified)
         window.resize(self.size())
         window.show()
         window.startup(None, recover=False, autosave=self.autosave.timer.isActive())
@@ -366,7 +369,9 @@ class MainWindow(DesignerWindow):
 
     def _initial_dock_sizes(self) -> None:
         """Dock sizes for a first start (later starts restore the user's own)."""
-        self.layout().activate()
+        layout = self.layout()   # a QMainWindow always has one
+        if layout is not None:
+            layout.activate()
         self.resizeDocks([self.docks["palette"], self.docks["inspector"]], [215, 380], Qt.Orientation.Horizontal)
         column = self.height() - 110
         plots = min(400, max(280, column - 470))  # the inspector's fabric form fits above
@@ -543,7 +548,11 @@ class MainWindow(DesignerWindow):
             title.setEnabled(False)
             menu.addSeparator()
             inspect = menu.addAction("Inspect")
-            inspect.triggered.connect(lambda: (self.docks["inspector"].show(), self.docks["inspector"].raise_()))
+
+            def show_inspector() -> None:
+                self.docks["inspector"].show()
+                self.docks["inspector"].raise_()
+            inspect.triggered.connect(show_inspector)
             menu.addAction(a["delete"])
             menu.addAction(a["auto_size"])
             self.fail_mode.add_to_context_menu(menu)
