@@ -21,6 +21,10 @@ class _Entry:
     notes: str = ""
     estimates: tuple[str, ...] = ()
     estimate_basis: str = ""
+    # Catalog currency: the quarter the part ships or shipped ("2026-Q1") and whether it is
+    # shipping, announced or preliminary, as its `source` says ("" : not stated).
+    available: str = ""
+    status: str = ""
 
     def is_estimate(self, field_name: str) -> bool:
         """True when the figure is a labelled estimate or heuristic, not a sourced fact."""
@@ -38,6 +42,16 @@ class Switch(_Entry):
     rack_units: int = 1
     power_w: float = 0.0
     latency_ns: float = 0.0
+    # Co-packaged optics: the switch's ports take a fiber directly (no switch-side transceiver).
+    # `cpo_optic` is the optic the ports speak (sr, dr, fr), `cpo_fiber` the fiber cable each
+    # port takes, `cpo_reach_m` the reach; `power_w` then includes the optics.
+    co_packaged_optics: bool = False
+    cpo_optic: str = ""
+    cpo_fiber: str = ""
+    cpo_reach_m: float = 0.0
+    # The same switch with pluggable ports (a CPO switch's pluggable twin), "" when none.
+    pluggable_twin: str = ""
+    liquid_cooled: bool = False
 
     def ports_at(self, gbps: float) -> int:
         """Logical ports this switch offers at `gbps`; 0 when it has no such mode."""
@@ -123,6 +137,8 @@ class Server(_Entry):
     servers_per_rack: int = 0
     mgmt_switches_per_rack: int = 0
     rack_mgmt_ports: int = 0
+    # The rack needs liquid cooling (GB300 / Vera Rubin NVL72, MI355X), as its source says.
+    liquid_cooled: bool = False
 
     def ports_for(self, role: str) -> RolePorts | None:
         """The server's ports on a network role, or None where the catalog states none."""

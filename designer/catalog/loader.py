@@ -60,6 +60,8 @@ _KINDS: dict[str, tuple[type, str]] = {
 _NESTED = {PortMode, NicMode, RolePorts}
 _GENERIC_SWITCH = re.compile(r"^generic-(\d+)x(\d+)g$")
 FAMILIES = ("infiniband", "ethernet")
+# Catalog currency: "" where the entry does not say.
+STATUSES = ("", "shipping", "announced", "preliminary")
 
 
 # The range of every number a catalog entry holds, by field name: (lowest, highest). A field not
@@ -74,7 +76,7 @@ _RANGES: dict[str, tuple[float, float]] = {
     "rack_units": (0, 100), "connectors": (1, 1024), "legs": (1, 64), "ports_per_cage": (0, 64),
     "power_w": (0, 1_000_000), "leg_power_w": (0, 1_000_000),
     "latency_ns": (0, 1e9), "switch_latency_ns": (0, 1e9), "nic_latency_ns": (0, 1e9),
-    "reach_m": (0, 100_000), "min_m": (0, 100_000), "lengths_m": (0, 100_000),
+    "reach_m": (0, 100_000), "min_m": (0, 100_000), "cpo_reach_m": (0, 100_000), "lengths_m": (0, 100_000),
 }
 _DEFAULT_RANGE = (0, 1e9)
 
@@ -158,6 +160,15 @@ class Catalog:
         if found is not None:
             return found
         raise UnknownPartError(_unknown("technology", tech_id, self.technologies))
+
+    def twin_of(self, switch_id: str) -> Switch | None:
+        """A switch's other-optics twin: a CPO switch's pluggable twin, or the CPO switch that
+        names this pluggable one as its twin (the first, by id); None when the catalog has none."""
+        sw = self.switch(switch_id)
+        if sw.pluggable_twin:
+            return self.switches.get(sw.pluggable_twin)
+        twins = sorted(s.id for s in self.switches.values() if s.pluggable_twin == sw.id)
+        return self.switches[twins[0]] if twins else None
 
     def origin(self, kind: str, entry_id: str) -> str:
         return self.origins.get((kind, entry_id), "")
@@ -256,6 +267,10 @@ def _validate(entry, where: str) -> None:
             bad("estimates", f"names unknown field '{name}'")
     if entry.estimates and not entry.estimate_basis.strip():
         bad("estimate_basis", "estimates need a stated basis")
+    if entry.available and not re.fullmatch(r"(19|20)\d\d-Q[1-4]", entry.available):
+        bad("available", "give the quarter as YYYY-Qn, e.g. 2026-Q1")
+    if entry.status not in STATUSES:
+        bad("status", f"must be one of {', '.join(s for s in STATUSES if s)}")
     if isinstance(entry, Switch):
         if entry.family not in FAMILIES:
             bad("family", f"must be one of {FAMILIES}")
@@ -266,6 +281,15 @@ def _validate(entry, where: str) -> None:
                 bad("port_modes", "counts and speeds must be positive")
         if entry.power_w < 0:
             bad("power_w", "must not be negative")
+        if entry.co_packaged_optics:
+            if entry.cpo_optic not in OPTICS:
+                bad("cpo_optic", f"a co-packaged-optics switch names the optic its ports speak ({OPTICS})")
+            if not entry.cpo_fiber:
+                bad("cpo_fiber", "a co-packaged-optics switch names the fiber cable its ports take")
+            if not entry.cage_type.startswith("CPO"):
+                bad("cage_type", "a co-packaged-optics port is no pluggable cage: start its type with 'CPO'")
+        elif entry.cpo_optic or entry.cpo_fiber or entry.cage_type.startswith("CPO"):
+            bad("co_packaged_optics", "cpo_optic, cpo_fiber and a 'CPO' cage type need co_packaged_optics = true")
     elif isinstance(entry, Nic):
         for fam in entry.families:
             if fam not in FAMILIES:
@@ -374,6 +398,12 @@ def _check_references(catalog: Catalog) -> None:
             raise CatalogError(
                 f"{Path(catalog.origin('server', server.id)).name}: server '{server.id}', field "
                 f"'compute_nic': unknown NIC '{server.compute_nic}'")
+    for sw in catalog.switches.values():
+        where = f"{Path(catalog.origin('switch', sw.id)).name}: switch '{sw.id}'"
+        if sw.cpo_fiber and (sw.cpo_fiber not in catalog.cables or catalog.cables[sw.cpo_fiber].kind != "fiber"):
+            raise CatalogError(f"{where}, field 'cpo_fiber': unknown fiber cable {quote(sw.cpo_fiber, 40)}")
+        if sw.pluggable_twin and sw.pluggable_twin not in catalog.switches:
+            raise CatalogError(f"{where}, field 'pluggable_twin': unknown switch {quote(sw.pluggable_twin, 40)}")
     for tech in catalog.technologies.values():
         where = f"{Path(catalog.origin('technology', tech.id)).name}: technology '{tech.id}'"
         if tech.default_switch not in catalog.switches:

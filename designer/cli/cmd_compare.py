@@ -83,7 +83,7 @@ def run(args) -> int:
         print(render_text(result))
         if notes:
             print("\n".join(notes))
-        for design, opts in zip(designs, options, strict=True):
+        for design, opts in zip(designs, options, strict=True) if options else ():
             print(f"\nNetwork arrangements of {design.meta.name}:")
             print(arrangements_table(opts, "USD"))
     return 0

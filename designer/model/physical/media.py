@@ -182,11 +182,27 @@ class MediaIndex:
         self.copper_reach_m = max((c.reach_m for c in self.cables), default=0.0)
         self.known_types = ({f for t in catalog.transceivers.values() for f in t.form_factors}
                             | {f for c in catalog.cables.values() for f in c.form_factors})
+        # Co-packaged-optics ports by cage type: they take a fiber, never a module or a cable.
+        self.cpo: dict[str, Switch] = {}
+        for sw in catalog.switches.values():
+            if sw.co_packaged_optics:
+                self.cpo.setdefault(sw.cage_type, sw)
         self._modules: dict = {}
 
     def fits(self, form_factors: tuple[str, ...], cage_type: str) -> bool:
-        # A cage type the catalog does not know (a generic switch) accepts any form factor.
+        # A cage type the catalog does not know (a generic switch) accepts any form factor; a
+        # co-packaged-optics port accepts none.
+        if cage_type in self.cpo:
+            return False
         return cage_type not in self.known_types or cage_type in form_factors
+
+    def cpo_fits(self, cage_type: str, optic: str, need_m: float) -> bool:
+        """A co-packaged-optics port speaks `optic` and reaches `need_m`."""
+        sw = self.cpo[cage_type]
+        return sw.cpo_optic == optic and (not sw.cpo_reach_m or sw.cpo_reach_m + 1e-9 >= need_m)
+
+    def cpo_fiber(self, cage_type: str) -> str:
+        return self.cpo[cage_type].cpo_fiber
 
     def modules(self, optic: str, lane: int, cage_type: str, k: int, gbps: int) -> list[Transceiver]:
         key = (optic, lane, cage_type, k, gbps)
@@ -215,6 +231,11 @@ def sold_length(cable: Cable, length_m: float) -> tuple[float, bool]:
 
 
 # ----------------------------------------------------------------------------- the computation
+
+def part_id(module: Transceiver | None) -> str:
+    """A link end's transceiver id; "" for a co-packaged-optics port, which has none."""
+    return module.id if module is not None else ""
+
 
 class _Groups:
     """Union-find over cages: cages tied together by links must share one medium."""
@@ -332,6 +353,12 @@ def _try_optics(links: list[LinkPlan], cages: dict, media: MediaIndex, optics: t
         for lane in media.lanes:
             chosen = {}
             for key, e in cages.items():
+                if e.cage_type in media.cpo:
+                    # the optics are in the switch package: no module, the port must speak it
+                    if not media.cpo_fits(e.cage_type, optic, need[key]):
+                        break
+                    chosen[key] = None
+                    continue
                 module = media.module(optic, lane, e.cage_type, e.capacity, gbps[key], need[key])
                 if module is None:
                     break
@@ -461,14 +488,21 @@ def compute_physical(derived, catalog: Catalog | None = None) -> Physical:
             continue
         optic, modules = choice.optic, choice.modules
         for key, module in modules.items():
-            transceivers[(module.id, "host" if cages[key].host else "switch")] += 1
+            if module is not None:   # None: a co-packaged-optics port
+                transceivers[(module.id, "host" if cages[key].host else "switch")] += 1
         splitters: dict = defaultdict(list)
         for link in group:
             link.medium, link.optic = MEDIUM_OF_OPTIC[optic], optic
-            link.a_part, link.b_part = modules[link.a.key].id, modules[link.b.key].id
-            ends[(link.a_part, "host" if link.a.host else "switch")] += 1
-            ends[(link.b_part, "host" if link.b.host else "switch")] += 1
+            link.a_part, link.b_part = part_id(modules[link.a.key]), part_id(modules[link.b.key])
+            for part, e in ((link.a_part, link.a), (link.b_part, link.b)):
+                if part:
+                    ends[(part, "host" if e.host else "switch")] += 1
             main = modules[link.b.key]
+            if main is None:   # the upper end is a CPO port: one fiber per link, of the port's kind
+                fiber = catalog.cables[media.cpo_fiber(link.b.cage_type)]
+                link.cable = fiber.id
+                link.cable_length_m = add_cable(fiber, link.length_m, 1)
+                continue
             k, c = link.b.capacity, main.connectors
             if k > c and main.split_fiber:
                 splitters[(link.b.key, link.b.lane // (k // c))].append(link)

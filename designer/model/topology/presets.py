@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from designer.catalog import Catalog, UnknownPartError
 from designer.model.intent.design import ClusterSpec, FabricDesign, FabricSpec, Meta, TierSpec
 from designer.model.topology.sizing import SizingError, rack_group, split_ports
@@ -156,6 +158,19 @@ def new_design_choice(catalog: Catalog, template: str = "leaf-spine", *, gpus: i
     if radix and switch and not switch.startswith("generic-"):
         raise SizingError("give either --switch or --radix, not both")
     tech = catalog.technology(technology)
+    variant_notes: tuple[str, ...] = ()
+    if not switch and not radix:
+        # The technology names the fabric: a chassis built in network variants (GB300 NVL72,
+        # B300) takes the variant for it, as a counterpart does; a named switch is not guessed at.
+        variant = chassis_variant(catalog, srv, tech)
+        if variant is not srv:
+            variant_notes = (f"{srv.id} on {tech.family} is its {variant.id} variant ({variant.name})",)
+            srv, link = variant, speed or variant.port_gbps
+            per_node = gpus_per_node or srv.gpus
+            if gpus is not None:
+                if gpus % per_node:
+                    raise SizingError(f"{gpus} GPUs is not a whole number of {per_node}-GPU nodes")
+                nodes = gpus // per_node
     check_server_runs(catalog, srv, tech)
     chosen = catalog.switch(switch_id)
     if not chosen.ports_at(link):
@@ -185,6 +200,16 @@ def new_design_choice(catalog: Catalog, template: str = "leaf-spine", *, gpus: i
         )
 
     if switch or radix or switch_id != tech.default_switch:
-        return SwitchChoice(build(chosen))  # a named switch is not compared
-    return choose_switch(catalog, tech, build, cost)
+        return SwitchChoice(build(chosen), notes=variant_notes)  # a named switch is not compared
+    made = choose_switch(catalog, tech, build, cost)
+    return replace(made, notes=variant_notes + made.notes) if variant_notes else made
+
+
+def chassis_variant(catalog: Catalog, srv, tech):
+    """The server itself when it is built for the technology's family, else the first variant
+    of its chassis that is; the server itself when there is none (then refused by the caller)."""
+    if not srv.fabric_families or tech.family in srv.fabric_families or not srv.chassis:
+        return srv
+    return next((o for o in catalog.servers.values() if o.chassis == srv.chassis and o.id != srv.id
+                 and (not o.fabric_families or tech.family in o.fabric_families)), srv)
 
