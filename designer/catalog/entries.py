@@ -49,6 +49,7 @@ class Switch(_Entry):
     cpo_optic: str = ""
     cpo_fiber: str = ""
     cpo_reach_m: float = 0.0
+    cpo_lane_gbps: int = 0       # optical lane rate of the CPO ports: the far end's module must match
     # The same switch with pluggable ports (a CPO switch's pluggable twin), "" when none.
     pluggable_twin: str = ""
     liquid_cooled: bool = False

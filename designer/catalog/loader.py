@@ -69,7 +69,7 @@ STATUSES = ("", "shipping", "announced", "preliminary")
 _RANGES: dict[str, tuple[float, float]] = {
     "count": (1, MAX_RADIX), "cages": (0, MAX_RADIX), "ports": (1, MAX_RADIX),
     "gbps": (1, 102_400), "port_gbps": (1, 102_400), "link_gbps": (1, 102_400),
-    "uplink_gbps": (1, 102_400), "lane_gbps": (1, 102_400),
+    "uplink_gbps": (1, 102_400), "lane_gbps": (1, 102_400), "cpo_lane_gbps": (0, 102_400),
     "gpus": (1, 1024), "servers_per_rack": (0, 1024), "mgmt_switches_per_rack": (0, 64),
     "rack_mgmt_ports": (0, 1024), "compute_ports": (1, 1024), "planes_hint": (1, 64), "su_servers": (0, 1_000_000),
     "nvlink_domain_gpus": (1, 1_000_000), "nvlink_GBps_per_gpu": (0, 1_000_000),

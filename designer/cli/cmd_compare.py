@@ -9,7 +9,7 @@ from designer.io.compare_csv import write_compare_csv
 from designer.io.project import load_design
 from designer.model.common.units import figure_text
 from designer.model.decisions.comparison import SETTING_RANGES, CompareSettings, Comparison, compare
-from designer.model.decisions.counterpart import COUNTERPART_TECHNOLOGIES, make_counterpart
+from designer.model.decisions.counterpart import COUNTERPART_TECHNOLOGIES, make_counterpart, optics_twin
 from designer.model.networks.arrangements import arrangements
 from designer.model.performance.workload import DEFAULT_WORKLOAD, presets
 from designer.model.physical.prices import load_prices
@@ -23,6 +23,10 @@ def add_parser(sub) -> None:
     p.add_argument("--counterpart", action="append", choices=COUNTERPART_TECHNOLOGIES, metavar="TECH",
                    help="also compare the first design rebuilt on TECH (repeatable: "
                         + ", ".join(COUNTERPART_TECHNOLOGIES) + ")")
+    p.add_argument("--optics-twin", action="store_true",
+                   help="also compare the first design on its switches' optics twins: a pluggable fabric "
+                        "beside the same fabric on co-packaged-optics switches (e.g. Q3400-RA and Q3450-LD), "
+                        "or back")
     p.add_argument("--json", action="store_true")
     p.add_argument("--csv", metavar="OUT", type=output_file, help="also write the comparison as CSV")
     p.add_argument("--years", type=bounded_int(*SETTING_RANGES["years"]), default=CompareSettings.years,
@@ -50,7 +54,7 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
-    count = len(args.files) + len(args.counterpart or ())
+    count = len(args.files) + len(args.counterpart or ()) + (1 if args.optics_twin else 0)
     if not 2 <= count <= 4:
         args._parser.error(f"compare takes 2 to 4 designs (files and --counterpart), not {count}")
     legacy = args.params is not None or args.compute_ms is not None
@@ -69,6 +73,10 @@ def run(args) -> int:
         made = make_counterpart(designs[0], tech, catalog)
         designs.append(made.design)
         notes += [f"note: {made.design.meta.name}: {n}" for n in made.notes]
+    if args.optics_twin:
+        made = optics_twin(designs[0], catalog)
+        designs.append(made.design)
+        notes += [f"note: {n}" for n in made.notes]
     result = compare(designs, settings, catalog)
     if args.csv:
         write_compare_csv(result, args.csv)

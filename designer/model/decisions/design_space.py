@@ -22,6 +22,7 @@ from dataclasses import asdict, dataclass, field, replace
 
 from designer.catalog import Catalog, UnknownPartError, default_catalog
 from designer.model.decisions.comparison import CompareSettings, energy_cost_usd
+from designer.model.decisions.interruptions import RateTableError, load_rates, optics_failures_per_month
 from designer.model.performance.collective_costs import CollectiveError
 from designer.model.performance.collectives import estimate, normalize_collective
 from designer.model.physical.bom import build_bom
@@ -108,6 +109,9 @@ class SweepPoint:
     busbw_GBps: float | None = None
     algorithm: str = ""
     error: str | None = None
+    transceivers: int = 0                    # pluggable modules, both sides
+    transceivers_switch_side: int = 0        # none on a co-packaged-optics switch
+    failures_month: float | None = None      # expected link and optics failures (estimate)
     front_cost_time: bool = False
     front_cost_power: bool = False
 
@@ -183,12 +187,18 @@ def evaluate_point(spec: SweepSpec, index: int, choice: dict, catalog: Catalog |
         return SweepPoint(index, choice, error=str(exc) or type(exc).__name__)
     power = bom.total_power_w
     worst = max((m.oversubscription(t) or 0.0 for t in m.ports_by_tier), default=0.0)
+    try:
+        failures = optics_failures_per_month(bom.counts["links_total"], bom.optics_count, load_rates())
+    except RateTableError:
+        failures = None
     return SweepPoint(
         index, choice, design.meta.name, derived.resolved.technology.id, derived.resolved.family,
         derived.resolved.leaf_switch.name, m.gpus, m.tiers, m.planes, m.switches_total,
         worst or None, bom.total_cost, power, bom.total_cost + energy_cost_usd(power, spec.settings),
         tuple(sorted({i.key or i.description for i in bom.unpriced})),
-        m.bisection_gbps / 1000, m.bisection_ratio, result.time_us, result.busbw_GBps, result.algorithm)
+        m.bisection_gbps / 1000, m.bisection_ratio, result.time_us, result.busbw_GBps, result.algorithm,
+        transceivers=bom.optics_count, transceivers_switch_side=bom.counts["transceivers"]["switch_side"],
+        failures_month=failures)
 
 
 def _evaluate_chunk(spec: SweepSpec, chunk: list[tuple[int, dict]]) -> list[SweepPoint]:

@@ -187,6 +187,7 @@ class MediaIndex:
         for sw in catalog.switches.values():
             if sw.co_packaged_optics:
                 self.cpo.setdefault(sw.cage_type, sw)
+        self.lanes = sorted(set(self.lanes) | {sw.cpo_lane_gbps for sw in self.cpo.values() if sw.cpo_lane_gbps})
         self._modules: dict = {}
 
     def fits(self, form_factors: tuple[str, ...], cage_type: str) -> bool:
@@ -196,10 +197,11 @@ class MediaIndex:
             return False
         return cage_type not in self.known_types or cage_type in form_factors
 
-    def cpo_fits(self, cage_type: str, optic: str, need_m: float) -> bool:
-        """A co-packaged-optics port speaks `optic` and reaches `need_m`."""
+    def cpo_fits(self, cage_type: str, optic: str, lane: int, need_m: float) -> bool:
+        """A co-packaged-optics port speaks `optic` at `lane` Gb/s per lane and reaches `need_m`."""
         sw = self.cpo[cage_type]
-        return sw.cpo_optic == optic and (not sw.cpo_reach_m or sw.cpo_reach_m + 1e-9 >= need_m)
+        return (sw.cpo_optic == optic and (not sw.cpo_lane_gbps or sw.cpo_lane_gbps == lane)
+                and (not sw.cpo_reach_m or sw.cpo_reach_m + 1e-9 >= need_m))
 
     def cpo_fiber(self, cage_type: str) -> str:
         return self.cpo[cage_type].cpo_fiber
@@ -355,7 +357,7 @@ def _try_optics(links: list[LinkPlan], cages: dict, media: MediaIndex, optics: t
             for key, e in cages.items():
                 if e.cage_type in media.cpo:
                     # the optics are in the switch package: no module, the port must speak it
-                    if not media.cpo_fits(e.cage_type, optic, need[key]):
+                    if not media.cpo_fits(e.cage_type, optic, lane, need[key]):
                         break
                     chosen[key] = None
                     continue
