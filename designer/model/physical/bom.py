@@ -241,6 +241,27 @@ def _cable_items(phys: Physical, catalog: Catalog, price) -> list[LineItem]:
     return out
 
 
+def _switch_models(derived) -> list:
+    r = derived.resolved
+    models = {sw.id: sw for sw in (r.leaf_switch, r.spine_switch)}
+    if derived.metrics.tiers == 3:
+        models[r.core_switch.id] = r.core_switch
+    return list(models.values())
+
+
+def liquid_cooling(derived, server_racks: int, network_racks: int) -> dict:
+    """Racks that need liquid cooling, as the catalog marks servers and switches (a rack
+    attribute: a GB300 NVL72 rack, a rack of co-packaged-optics switches). Network racks count
+    as liquid-cooled when every switch model of the fabric is; `parts` names what is."""
+    server = derived.resolved.server
+    switches = _switch_models(derived)
+    cooled = [sw for sw in switches if sw.liquid_cooled]
+    parts = ([server.name] if server.liquid_cooled else []) + sorted({sw.name for sw in cooled})
+    return {"server_racks": server_racks if server.liquid_cooled else 0,
+            "network_racks": network_racks if cooled and len(cooled) == len(switches) else 0,
+            "parts": parts}
+
+
 def build_bom(derived, catalog: Catalog | None = None, prices: PriceBook | None = None,
               link_by_link: bool = False) -> Bom:
     """The design's bill of materials, with totals and counts that reconcile with its metrics.
@@ -280,6 +301,8 @@ def build_bom(derived, catalog: Catalog | None = None, prices: PriceBook | None 
         "media_by_tier": phys.media_by_tier(),
         "server_racks": phys.layout.server_racks,
         "network_racks": phys.layout.network_racks,
+        "liquid_cooled": liquid_cooling(derived, phys.layout.server_racks, phys.layout.network_racks),
+        "co_packaged_optics": sorted({sw.name for sw in _switch_models(derived) if sw.co_packaged_optics}),
     }
     book = prices or default_prices()
     return Bom(derived.design.meta.name, m.gpus, book.currency, tuple(items), counts, tuple(findings),

@@ -6,6 +6,7 @@ from dataclasses import replace
 
 from designer.catalog import Catalog, UnknownPartError
 from designer.model.intent.design import ClusterSpec, FabricDesign, FabricSpec, Meta, TierSpec
+from designer.model.intent.floorplan import FloorPlan
 from designer.model.topology.sizing import SizingError, rack_group, split_ports
 from designer.model.topology.switch_choice import FabricCost, SwitchChoice, choose_switch
 
@@ -188,6 +189,9 @@ def new_design_choice(catalog: Catalog, template: str = "leaf-spine", *, gpus: i
         label = name or f"{nodes * per_node:,} GPU {template} on {sw.name}"
         return FabricDesign(
             meta=Meta(name=label),
+            # A rack-scale system's rack holds the trays its RA gives (18 per NVL72 rack), so the
+            # floor plan, cable lengths and rack counts follow the rack the SU is built from.
+            floorplan=FloorPlan(servers_per_rack=srv.servers_per_rack) if srv.servers_per_rack else FloorPlan(),
             cluster=ClusterSpec(server=srv.id, servers=nodes,
                                 gpus_per_server=gpus_per_node if gpus_per_node != srv.gpus else None,
                                 ports_per_server=ports, port_gbps=link if link != srv.port_gbps else None),

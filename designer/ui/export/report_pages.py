@@ -182,10 +182,16 @@ def bom_page(ink: Ink, rect: QRectF, f: Facts) -> None:
              + mark),
             ("Network power", f"{power(b.total_power_w)}, {b.power_per_gpu_w:,.1f} W per GPU"
              + (" (includes estimates)" if f.power_is_estimate else "")),
-            ("Transceivers", f"{b.optics_count:,} modules"),
+            ("Transceivers", f"{b.optics_count:,} modules"
+             + (f" ({counts['transceivers']['switch_side']:,} switch side)" if "transceivers" in counts else "")),
             ("Cables and fibers", f"{b.cable_count:,}")]
     if "network_racks" in counts:
         rows.append(("Network racks", f"{counts['network_racks']:,}"))
+    if counts.get("co_packaged_optics"):
+        rows.append(("Switch optics", "co-packaged: " + ", ".join(counts["co_packaged_optics"])))
+    cooled = counts.get("liquid_cooled", {})
+    if cooled.get("parts"):
+        rows.append(("Liquid-cooled racks", f"{cooled['server_racks']:,} server, {cooled['network_racks']:,} network"))
     page.table(ink, QRectF(right.left(), yy, right.width(), right.bottom() - yy),
                [Column("Item", 0.8), Column("Value", 2.2, RIGHT)], rows, 8.5)
     y += top_h + ink.pt(14)
@@ -205,6 +211,11 @@ def bom_page(ink: Ink, rect: QRectF, f: Facts) -> None:
             styles.append("")
     warnings = [x for x in b.findings if x.severity in ("error", "warning")]
     notes = ["A dash: no price (included with the server, or missing from the price book) or no power."]
+    if counts.get("co_packaged_optics"):
+        notes.append("Co-packaged optics: the switch ports take fibers directly, so the bill has no switch-side "
+                     "transceivers; their optics power (9 W per 1.6 Tb/s interface against about 30 W for a "
+                     "pluggable one) is from NVIDIA's technical blog 'Scaling AI Factories with Co-Packaged "
+                     "Optics' (Aug 2025) and is counted in the switch's power (an estimate).")
     notes += [f"{SEVERITY_LABEL[w.severity]}: {w.message}" for w in warnings[:3]]
     size_pt = 7.5
     row_h = ink.line_height(size_pt) + ink.pt(4)
