@@ -136,3 +136,31 @@ def test_bad_cpo_or_currency_fields_are_one_clear_error(tmp_path, old, new, mess
 def test_twins_point_both_ways():
     assert CAT.twin_of("q3400").id == "q3450-ld" and CAT.twin_of("q3450-ld").id == "q3400"
     assert CAT.twin_of("sn6810").id == "spectrum6-102t" and CAT.twin_of("qm9700") is None
+
+
+def test_currency_file_gives_existing_entries_their_quarter_and_source():
+    h100 = CAT.server("dgx-h100")
+    assert (h100.available, h100.status) == ("2023-Q1", "shipping") and "2023" in h100.currency_source
+    assert not h100.is_estimate("available")
+    b200 = CAT.server("dgx-b200")
+    assert b200.is_estimate("available") and "available:" in b200.estimate_basis
+    assert CAT.server("generic-8gpu").currency_label() == ""
+
+
+def test_a_currency_row_naming_an_unknown_entry_is_refused(tmp_path):
+    shutil.copytree(BUILTIN_DIR, tmp_path / "cat")
+    path = tmp_path / "cat" / "currency.toml"
+    path.write_text(path.read_text().replace('id = "dgx-a100"', 'id = "dgx-z900"', 1))
+    with pytest.raises(CatalogError, match="unknown server 'dgx-z900'"):
+        load_catalog(tmp_path / "cat")
+
+
+def test_the_default_server_is_the_newest_shipping_one_of_its_family():
+    from designer.model.topology.presets import default_server
+
+    assert default_server(CAT, CAT.technology("ib-xdr")).id == "dgx-b300-xdr"
+    assert default_server(CAT, CAT.technology("ib-ndr")).id == "dgx-b200"
+    assert default_server(CAT, CAT.technology("roce-800g")).id == "dgx-b300-eth"
+    # Without --server, `new` keeps DGX H100 where it runs the technology, else the newest.
+    assert new_design(CAT, "leaf-spine", gpus=256, technology="ib-ndr").cluster.server == "dgx-h100"
+    assert new_design(CAT, "leaf-spine", gpus=1024, technology="ib-xdr").cluster.server == "dgx-b300-xdr"

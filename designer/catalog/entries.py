@@ -25,6 +25,31 @@ class _Entry:
     # shipping, announced or preliminary, as its `source` says ("" : not stated).
     available: str = ""
     status: str = ""
+    currency_source: str = ""   # where `available`/`status` come from, when not from `source`
+
+    def currency_label(self) -> str:
+        """'shipping since 2025-Q3', 'announced for 2026-Q3', 'preliminary, 2026-Q3'; "" if unstated."""
+        when = self.available
+        if self.status == "shipping":
+            return f"shipping since {when}" if when else "shipping"
+        if self.status == "announced":
+            return f"announced for {when}" if when else "announced"
+        if self.status == "preliminary":
+            return f"preliminary, {when}" if when else "preliminary"
+        return when
+
+    def name_with_currency(self) -> str:
+        """'Quantum-X Photonics Q3450-LD (shipping since 2026-Q1)'; the bare name if unstated."""
+        label = self.currency_label()
+        return f"{self.name} ({label})" if label else self.name
+
+    def currency_note(self) -> str:
+        """The entry's currency and where it comes from, for a tooltip or a report."""
+        label = self.currency_label()
+        if not label:
+            return f"{self.name}: the catalog states no availability (a generic stand-in, or not stated)."
+        estimated = " (the quarter is an estimate)" if self.is_estimate("available") else ""
+        return f"{self.name}: {label}{estimated}. Source: {self.currency_source or self.source}"
 
     def is_estimate(self, field_name: str) -> bool:
         """True when the figure is a labelled estimate or heuristic, not a sourced fact."""

@@ -112,6 +112,8 @@ class Catalog:
     cables: dict[str, Cable] = dataclasses.field(default_factory=dict)
     host_ports: dict[str, HostPorts] = dataclasses.field(default_factory=dict)
     origins: dict[tuple[str, str], str] = dataclasses.field(default_factory=dict)
+    # [[currency]] rows (file name, table): the quarter and status of entries that do not state them
+    currency: list = dataclasses.field(default_factory=list)
 
     def switch(self, switch_id: str) -> Switch:
         """The switch with this id; `generic-<R>x<S>g` stands for a generic R-port switch at S Gb/s."""
@@ -373,6 +375,9 @@ def load_file(path: Path, catalog: Catalog) -> None:
     for kind, tables in data.items():
         if kind == "gpu":   # resources/catalog/gpus.toml: read by designer/catalog/gpus.py
             continue
+        if kind == "currency":   # resources/catalog/currency.toml: applied after every file is read
+            catalog.currency.extend((path.name, row) for row in (tables if isinstance(tables, list) else [tables]))
+            continue
         if kind not in _KINDS:
             raise CatalogError(f"{path}: unknown section {quote(f'[[{kind}]]', 40)} "
                                f"(expected one of {', '.join(_KINDS)})")
@@ -421,6 +426,41 @@ def _check_references(catalog: Catalog) -> None:
                 raise CatalogError(f"{where}, field '{name}': unknown fiber cable '{ref}'")
 
 
+_CURRENCY_KINDS = {"switch": "switches", "nic": "nics", "server": "servers"}
+
+
+def _apply_currency(catalog: Catalog) -> None:
+    """Give entries that state no currency of their own the [[currency]] row naming them: its
+    quarter, status and source (in `currency_source`); an estimated quarter joins `estimates`."""
+    for name, row in catalog.currency:
+        where = f"{name}: currency {quote(str(row.get('id', '?')) if isinstance(row, dict) else '?', 40)}"
+        if not isinstance(row, dict):
+            raise CatalogError(f"{where}: expected a table")
+        unknown = set(row) - {"kind", "id", "available", "status", "source", "estimate_basis"}
+        if unknown:
+            raise CatalogError(f"{where}: unknown field {quote(sorted(unknown)[0], 40)}")
+        kind, entry_id = row.get("kind"), row.get("id")
+        if kind not in _CURRENCY_KINDS:
+            raise CatalogError(f"{where}, field 'kind': must be one of {', '.join(_CURRENCY_KINDS)}")
+        table = getattr(catalog, _CURRENCY_KINDS[kind])
+        if entry_id not in table:
+            raise CatalogError(f"{where}, field 'id': unknown {kind} {quote(str(entry_id), 40)}")
+        if not str(row.get("source", "")).strip():
+            raise CatalogError(f"{where}, field 'source': a currency statement needs its source")
+        entry = table[entry_id]
+        if entry.available or entry.status:
+            continue   # the entry's own statement wins
+        basis = str(row.get("estimate_basis", ""))
+        changes = {"available": str(row.get("available", "")), "status": str(row.get("status", "")),
+                   "currency_source": str(row["source"])}
+        if basis:
+            changes["estimates"] = (*entry.estimates, "available")
+            changes["estimate_basis"] = f"{entry.estimate_basis} available: {basis}".strip()
+        updated = dataclasses.replace(entry, **changes)
+        _validate(updated, where)
+        table[entry_id] = updated
+
+
 def user_catalog_dir() -> Path:
     """`catalog/` in the user's settings folder (FABRIC_DESIGNER_CONFIG_DIR moves it)."""
     return config_dir() / "catalog"
@@ -438,6 +478,7 @@ def load_catalog(builtin_dir: Path = BUILTIN_DIR, user_dir: Path | None = None) 
     if user_dir is not None and user_dir.is_dir():
         for path in sorted(user_dir.glob("*.toml")):
             load_file(path, catalog)
+    _apply_currency(catalog)
     _check_references(catalog)
     return catalog
 

@@ -66,6 +66,38 @@ def check_server_runs(catalog: Catalog, srv, tech) -> None:
                       f"{tech.name} is {tech.family}{hint}")
 
 
+def _quarter(entry) -> tuple[int, int]:
+    year, _, q = entry.available.partition("-Q")
+    return (int(year), int(q)) if year.isdigit() and q.isdigit() else (0, 0)
+
+
+def default_server(catalog: Catalog, tech, like=None):
+    """The server a new design on `tech` starts with: the newest shipping one of its family.
+
+    The family is the kind of server `like` is (default DGX H100: an 8-GPU server, not a
+    rack-scale tray) built around the technology's own NIC and running its port speed on one
+    plane; among them the newest `available` quarter wins, catalog order breaking ties. Falls
+    back to `like` when no shipping server of the family runs the technology.
+    """
+    like = like or catalog.server(DEFAULT_SERVER)
+
+    def family(s) -> bool:
+        return s.gpus == like.gpus and s.nvlink_domain_gpus == like.nvlink_domain_gpus
+
+    def runs(s) -> bool:
+        nic = catalog.nic(s.compute_nic)
+        mode = nic.mode_for(tech.family)
+        return (mode is not None and s.port_gbps == tech.link_gbps and mode.gbps >= tech.link_gbps
+                and (not s.fabric_families or tech.family in s.fabric_families))
+
+    shipping = [s for s in catalog.servers.values() if s.status == "shipping" and family(s) and runs(s)]
+    own = [s for s in shipping if s.compute_nic == tech.default_nic] or shipping
+    if not own:
+        return like
+    newest = max(_quarter(s) for s in own)
+    return next(s for s in own if _quarter(s) == newest)
+
+
 def default_nodes_per_su(srv, sw, link: int, uplink: int, oversubscription: float) -> int:
     """The server's reference-architecture SU where the catalog has one (GB200 NVL72: 8 racks,
     each rail spread over one leaf per rack group); else 32 servers per SU (the DGX SuperPOD SU);
@@ -111,6 +143,13 @@ def new_design_choice(catalog: Catalog, template: str = "leaf-spine", *, gpus: i
     if template not in TEMPLATES:
         raise SizingError(f"unknown template '{template}' (choose from {', '.join(TEMPLATES)})")
     srv = catalog.server(server or DEFAULT_SERVER)
+    if server is None and technology and not switch and not radix:
+        # DGX H100 stays the default where it runs the technology (400G); on a technology it
+        # cannot run (XDR, 800G Ethernet), the newest shipping server of its family that can.
+        tech0 = catalog.technology(technology)
+        nic0 = catalog.nic(srv.compute_nic).mode_for(tech0.family)
+        if nic0 is None or srv.port_gbps != tech0.link_gbps:
+            srv = default_server(catalog, tech0, srv)
     per_node = gpus_per_node or srv.gpus
     if (gpus is None) == (nodes is None):
         raise SizingError("give either a GPU count or a node count")
