@@ -27,7 +27,7 @@ from designer.model.performance.collective_costs import CollectiveError
 from designer.model.performance.collectives import estimate, normalize_collective
 from designer.model.physical.bom import build_bom
 from designer.model.topology.derive import derive
-from designer.model.topology.presets import TEMPLATES, new_design
+from designer.model.topology.presets import DEFAULT_SERVER, TEMPLATES, new_design
 from designer.model.topology.sizing import SizingError
 
 DEFAULT_TECHNOLOGIES = ("ib-ndr", "ib-xdr", "roce-400g", "roce-800g")
@@ -167,7 +167,10 @@ def _build(spec: SweepSpec, choice: dict, catalog: Catalog):
         parts.append(f"{choice['tiers']} tiers")
     if choice["switch"]:
         parts.append(catalog.switch(choice["switch"]).name)
-    return new_design(catalog, choice["template"], gpus=spec.gpus, server=spec.server, switch=choice["switch"],
+    # One cluster across every technology: the server is fixed (DGX H100 unless named), never the
+    # newest one each technology would start a new design on.
+    return new_design(catalog, choice["template"], gpus=spec.gpus, server=spec.server or DEFAULT_SERVER,
+                      switch=choice["switch"],
                       technology=tech.id, oversubscription=ratio, planes=choice["planes"], tiers=choice["tiers"],
                       nodes_per_su=spec.nodes_per_su, name=", ".join(parts))
 
