@@ -61,7 +61,10 @@ def check_server_runs(catalog: Catalog, srv, tech) -> None:
         return
     fits = [o for o in catalog.servers.values() if srv.chassis and o.chassis == srv.chassis
             and o.id != srv.id and (not o.fabric_families or tech.family in o.fabric_families)]
-    hint = f"; for {tech.family} use --server {fits[0].id}" if fits else ""
+    techs = [t.id for t in catalog.technologies.values()
+             if t.family in srv.fabric_families and t.link_gbps == srv.port_gbps]
+    hint = (f"; for {tech.family} use --server {fits[0].id}" if fits
+            else f"; use an {srv.fabric_families[0]} technology such as {techs[0]}" if techs else "")
     raise SizingError(f"{srv.name} ({srv.id}) is built for {', '.join(srv.fabric_families)}, and "
                       f"{tech.name} is {tech.family}{hint}")
 
