@@ -50,7 +50,9 @@ def test_gpu_figures_are_sourced_with_fp8():
 
 def test_connectx8_keeps_its_real_port_modes():
     cx8 = CAT.nic("connectx-8")
-    assert [(m.family, m.ports, m.gbps) for m in cx8.modes] == [("infiniband", 1, 800), ("ethernet", 2, 400)]
+    assert [(m.family, m.ports, m.gbps) for m in cx8.modes] == [("infiniband", 1, 800), ("ethernet", 2, 400),
+                                                                 ("ethernet", 4, 200)]
+    assert cx8.mode_for("ethernet").ports == 2   # dual-plane is the default Ethernet mode
 
 
 @pytest.mark.parametrize("tech,planes", [("ib-xdr", 1), ("roce-800g", 2)])
@@ -164,3 +166,12 @@ def test_the_default_server_is_the_newest_shipping_one_of_its_family():
     # Without --server, `new` keeps DGX H100 where it runs the technology, else the newest.
     assert new_design(CAT, "leaf-spine", gpus=256, technology="ib-ndr").cluster.server == "dgx-h100"
     assert new_design(CAT, "leaf-spine", gpus=1024, technology="ib-xdr").cluster.server == "dgx-b300-xdr"
+
+
+def test_b300_runs_on_four_planes_as_nvidia_documents_and_gb300_on_two():
+    d = derived(new_design(CAT, "rail-optimized", gpus=2048, server="hgx-b300-eth-4plane", technology="roce-800g"))
+    assert d.metrics.planes == 4 and d.metrics.gbps_per_gpu == 800 and not d.metrics.errors
+    bom = build_bom(d)
+    nics = next(i for i in bom.items if i.category == "NICs")
+    assert nics.quantity == 256 * 8 and "4 x 200G" in nics.description   # one ConnectX-8 per GPU
+    assert CAT.server("gb300-nvl72-tray-eth").planes_hint == 2 and CAT.server("hgx-b300-eth").planes_hint == 2

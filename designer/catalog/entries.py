@@ -117,11 +117,11 @@ class Nic(_Entry):
     host_interface: str = ""
     power_w: float = 0.0
 
-    def mode_for(self, family: str) -> NicMode | None:
-        for mode in self.modes:
-            if mode.family == family:
-                return mode
-        return None
+    def mode_for(self, family: str, gbps: int | None = None) -> NicMode | None:
+        """The NIC's mode on `family`: the one at `gbps` per port where it has one (ConnectX-8 at
+        200G is its 4 x 200GbE quad-plane mode), else the first listed for the family."""
+        modes = [m for m in self.modes if m.family == family]
+        return next((m for m in modes if m.gbps == gbps), modes[0] if modes else None)
 
 
 @dataclass(frozen=True)

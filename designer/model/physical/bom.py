@@ -194,7 +194,7 @@ def _switch_items(derived, catalog: Catalog, price) -> list[LineItem]:
 
 def nic_cards_per_server(derived) -> int:
     r = derived.resolved
-    mode = r.nic.mode_for(r.technology.family)
+    mode = r.nic.mode_for(r.technology.family, r.port_gbps)
     per_card = mode.ports if mode else 1
     return math.ceil(r.ports_per_server / per_card)
 
@@ -207,7 +207,7 @@ def _nic_items(derived, catalog: Catalog, price) -> list[LineItem]:
         unit, price_note = 0.0, f"included with the {r.server.name}, so without a separate price"
     else:
         unit, price_note = price(r.nic.id)
-    mode = r.nic.mode_for(r.technology.family)
+    mode = r.nic.mode_for(r.technology.family, r.port_gbps)
     speed = f"{mode.ports} x {mode.gbps}G {r.technology.family}" if mode else r.technology.family
     notes = [f"{nic_cards_per_server(derived)} per server", _power_note(r.nic), price_note]
     return [_item("NICs", r.nic.part_number, f"{r.nic.name} ({speed})", qty, unit, r.nic.power_w, notes, r.nic.id)]

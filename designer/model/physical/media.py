@@ -123,7 +123,7 @@ def host_ports_per_cage(catalog: Catalog, derived) -> tuple[int, str]:
     cage_type = (entry.cage_type if entry and own_nic and entry.cage_type else r.nic.form_factor)
     if entry and own_nic and entry.ports_per_cage:
         return entry.ports_per_cage, cage_type
-    mode = r.nic.mode_for(r.technology.family)
+    mode = r.nic.mode_for(r.technology.family, r.port_gbps)
     if mode and mode.ports > 1 and r.nic.form_factor == "OSFP":
         return mode.ports, cage_type  # one OSFP cage per multi-port card (ConnectX-8 2 x 400GbE)
     return 1, cage_type
