@@ -25,6 +25,9 @@ def pick_technology(catalog: Catalog, switch_id: str, gbps: int) -> str:
     for tech in catalog.technologies.values():
         if tech.family == family and tech.link_gbps == gbps:
             return tech.id
+    for tech in catalog.technologies.values():   # a fabric of that speed (800GbE switch-to-switch)
+        if tech.family == family and tech.uplink_gbps == gbps:
+            return tech.id
     for tech in catalog.technologies.values():
         if tech.family == family:
             return tech.id
