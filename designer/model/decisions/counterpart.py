@@ -190,9 +190,11 @@ def optics_twin(design: FabricDesign, catalog: Catalog) -> Counterpart:
         swapped[catalog.switch(switch_id).name] = other.name
         return other.id
 
-    tiers = {name: dataclasses.replace(fabric.tier(name), switch=twin(fabric.tier(name).switch))
-             for name in ("leaf", "spine", "core")}
-    new_fabric = dataclasses.replace(fabric, switch=twin(fabric.switch) or fabric.switch, **tiers)
+    new_fabric = dataclasses.replace(
+        fabric, switch=twin(fabric.switch) or fabric.switch,
+        leaf=dataclasses.replace(fabric.leaf, switch=twin(fabric.leaf.switch)),
+        spine=dataclasses.replace(fabric.spine, switch=twin(fabric.spine.switch)),
+        core=dataclasses.replace(fabric.core, switch=twin(fabric.core.switch)))
     if not swapped:
         raise SizingError(f"no switch of '{design.meta.name}' has a co-packaged-optics or pluggable twin "
                           "in the catalog (switch entries name theirs in 'pluggable_twin')")

@@ -14,6 +14,7 @@ from collections import Counter
 from dataclasses import asdict, dataclass, field
 
 from designer.catalog import Catalog, default_catalog
+from designer.catalog.entries import Switch
 from designer.model.physical.edited_bom import physical_counts
 from designer.model.physical.media import Physical, physical_layer
 from designer.model.physical.prices import PriceBook, default_prices
@@ -241,7 +242,7 @@ def _cable_items(phys: Physical, catalog: Catalog, price) -> list[LineItem]:
     return out
 
 
-def _switch_models(derived) -> list:
+def _switch_models(derived) -> list[Switch]:
     r = derived.resolved
     models = {sw.id: sw for sw in (r.leaf_switch, r.spine_switch)}
     if derived.metrics.tiers == 3:
@@ -249,7 +250,7 @@ def _switch_models(derived) -> list:
     return list(models.values())
 
 
-def liquid_cooling(derived, server_racks: int, network_racks: int) -> dict:
+def liquid_cooling(derived, server_racks: int, network_racks: int) -> dict[str, object]:
     """Racks that need liquid cooling, as the catalog marks servers and switches (a rack
     attribute: a GB300 NVL72 rack, a rack of co-packaged-optics switches). Network racks count
     as liquid-cooled when every switch model of the fabric is; `parts` names what is."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from designer.catalog import Catalog, UnknownPartError
+from designer.catalog.entries import Server, Technology
 from designer.model.intent.design import ClusterSpec, FabricDesign, FabricSpec, Meta, TierSpec
 from designer.model.intent.floorplan import FloorPlan
 from designer.model.topology.sizing import SizingError, rack_group, split_ports
@@ -72,25 +73,25 @@ def check_server_runs(catalog: Catalog, srv, tech) -> None:
                       f"{tech.name} is {tech.family}{hint}")
 
 
-def _quarter(entry) -> tuple[int, int]:
+def _quarter(entry: Server) -> tuple[int, int]:
     year, _, q = entry.available.partition("-Q")
     return (int(year), int(q)) if year.isdigit() and q.isdigit() else (0, 0)
 
 
-def default_server(catalog: Catalog, tech, like=None):
+def default_server(catalog: Catalog, tech: Technology, like: Server | None = None) -> Server:
     """The server a new design on `tech` starts with: the newest shipping one of its family.
 
     The family is the kind of server `like` is (default DGX H100: an 8-GPU server, not a
-    rack-scale tray) built around the technology's own NIC and running its port speed on one
-    plane; among them the newest `available` quarter wins, catalog order breaking ties. Falls
-    back to `like` when no shipping server of the family runs the technology.
+    rack-scale tray) built around the technology's own NIC and running its port speed; among
+    them the newest `available` quarter wins, catalog order breaking ties. Falls back to `like`
+    when no shipping server of the family runs the technology.
     """
-    like = like or catalog.server(DEFAULT_SERVER)
+    base: Server = like or catalog.server(DEFAULT_SERVER)
 
-    def family(s) -> bool:
-        return s.gpus == like.gpus and s.nvlink_domain_gpus == like.nvlink_domain_gpus
+    def family(s: Server) -> bool:
+        return s.gpus == base.gpus and s.nvlink_domain_gpus == base.nvlink_domain_gpus
 
-    def runs(s) -> bool:
+    def runs(s: Server) -> bool:
         nic = catalog.nic(s.compute_nic)
         mode = nic.mode_for(tech.family)
         return (mode is not None and s.port_gbps == tech.link_gbps and mode.gbps >= tech.link_gbps
@@ -99,7 +100,7 @@ def default_server(catalog: Catalog, tech, like=None):
     shipping = [s for s in catalog.servers.values() if s.status == "shipping" and family(s) and runs(s)]
     own = [s for s in shipping if s.compute_nic == tech.default_nic] or shipping
     if not own:
-        return like
+        return base
     newest = max(_quarter(s) for s in own)
     return next(s for s in own if _quarter(s) == newest)
 
@@ -254,7 +255,7 @@ def new_design_choice(catalog: Catalog, template: str = "leaf-spine", *, gpus: i
     return replace(made, notes=variant_notes + made.notes) if variant_notes else made
 
 
-def chassis_variant(catalog: Catalog, srv, tech):
+def chassis_variant(catalog: Catalog, srv: Server, tech: Technology) -> Server:
     """The server itself when it is built for the technology's family, else the first variant
     of its chassis that is; the server itself when there is none (then refused by the caller)."""
     if not srv.fabric_families or tech.family in srv.fabric_families or not srv.chassis:
