@@ -206,3 +206,31 @@ def test_the_growth_section_follows_the_plan_stored_in_the_design(gui):
     last = _read(data)[-1]
     assert "What if it grows: to 2,048 GPUs in the design's phases 2,8" in last
     assert "doubling" not in last
+
+
+def test_the_bom_page_shows_co_packaged_optics_and_liquid_cooling_with_their_source(tmp_path):
+    """A 1,152-GPU XDR fabric on Q3450-LD: the BOM page names the CPO switch, counts no
+    switch-side modules, cites NVIDIA for the optics power and lists the liquid-cooled racks."""
+    import shutil
+    import subprocess
+    import sys
+
+    from designer.catalog import default_catalog
+    from designer.io.project import save_design
+    from designer.model.topology.presets import new_design
+
+    design = new_design(default_catalog(), "rail-optimized", gpus=1152, server="gb300-nvl72-tray", switch="q3450-ld")
+    save_design(design, tmp_path / "cpo.json")
+    res = subprocess.run([sys.executable, "-m", "designer.cli.main", "report", str(tmp_path / "cpo.json"),
+                          "-o", str(tmp_path / "cpo.pdf")], capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr
+    from designer.model.physical.bom import build_bom
+    from tests.helpers import derived
+
+    counts = build_bom(derived(design)).counts   # what the page reads
+    assert counts["co_packaged_optics"] == ["Quantum-X Photonics Q3450-LD"]
+    assert counts["transceivers"]["switch_side"] == 0 and counts["liquid_cooled"]["server_racks"] == 16
+    if shutil.which("pdftotext"):   # and, where poppler is installed, what the page says
+        text = subprocess.run(["pdftotext", str(tmp_path / "cpo.pdf"), "-"], capture_output=True, text=True).stdout
+        assert "co-packaged: Quantum-X Photonics Q3450-LD" in text and "(0 switch side)" in text
+        assert "Scaling AI Factories with Co-Packaged" in text and "16 server racks" in text

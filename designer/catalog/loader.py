@@ -69,6 +69,8 @@ _KINDS: dict[str, tuple[type[_Entry], str]] = {
 _NESTED = {PortMode, NicMode, RolePorts}
 _GENERIC_SWITCH = re.compile(r"^generic-(\d+)x(\d+)g$")
 FAMILIES = ("infiniband", "ethernet")
+# Catalog currency: "" where the entry does not say.
+STATUSES = ("", "shipping", "announced", "preliminary")
 
 
 # The range of every number a catalog entry holds, by field name: (lowest, highest). A field not
@@ -76,14 +78,14 @@ FAMILIES = ("infiniband", "ethernet")
 _RANGES: dict[str, tuple[float, float]] = {
     "count": (1, MAX_RADIX), "cages": (0, MAX_RADIX), "ports": (1, MAX_RADIX),
     "gbps": (1, 102_400), "port_gbps": (1, 102_400), "link_gbps": (1, 102_400),
-    "uplink_gbps": (1, 102_400), "lane_gbps": (1, 102_400),
+    "uplink_gbps": (1, 102_400), "lane_gbps": (1, 102_400), "cpo_lane_gbps": (0, 102_400),
     "gpus": (1, 1024), "servers_per_rack": (0, 1024), "mgmt_switches_per_rack": (0, 64),
     "rack_mgmt_ports": (0, 1024), "compute_ports": (1, 1024), "planes_hint": (1, 64), "su_servers": (0, 1_000_000),
     "nvlink_domain_gpus": (1, 1_000_000), "nvlink_GBps_per_gpu": (0, 1_000_000),
     "rack_units": (0, 100), "connectors": (1, 1024), "legs": (1, 64), "ports_per_cage": (0, 64),
     "power_w": (0, 1_000_000), "leg_power_w": (0, 1_000_000),
     "latency_ns": (0, 1e9), "switch_latency_ns": (0, 1e9), "nic_latency_ns": (0, 1e9),
-    "reach_m": (0, 100_000), "min_m": (0, 100_000), "lengths_m": (0, 100_000),
+    "reach_m": (0, 100_000), "min_m": (0, 100_000), "cpo_reach_m": (0, 100_000), "lengths_m": (0, 100_000),
 }
 _DEFAULT_RANGE = (0, 1e9)
 
@@ -119,6 +121,8 @@ class Catalog:
     cables: dict[str, Cable] = dataclasses.field(default_factory=dict)
     host_ports: dict[str, HostPorts] = dataclasses.field(default_factory=dict)
     origins: dict[tuple[str, str], str] = dataclasses.field(default_factory=dict)
+    # [[currency]] rows (file name, table): the quarter and status of entries that do not state them
+    currency: list[tuple[str, dict[str, Any]]] = dataclasses.field(default_factory=list)
 
     def switch(self, switch_id: str) -> Switch:
         """The switch with this id; `generic-<R>x<S>g` stands for a generic R-port switch at S Gb/s."""
@@ -167,6 +171,15 @@ class Catalog:
         if found is not None:
             return found
         raise UnknownPartError(_unknown("technology", tech_id, self.technologies))
+
+    def twin_of(self, switch_id: str) -> Switch | None:
+        """A switch's other-optics twin: a CPO switch's pluggable twin, or the CPO switch that
+        names this pluggable one as its twin (the first, by id); None when the catalog has none."""
+        sw = self.switch(switch_id)
+        if sw.pluggable_twin:
+            return self.switches.get(sw.pluggable_twin)
+        twins = sorted(s.id for s in self.switches.values() if s.pluggable_twin == sw.id)
+        return self.switches[twins[0]] if twins else None
 
     def origin(self, kind: str, entry_id: str) -> str:
         return self.origins.get((kind, entry_id), "")
@@ -265,6 +278,10 @@ def _validate(entry: _Entry, where: str) -> None:
             bad("estimates", f"names unknown field '{name}'")
     if entry.estimates and not entry.estimate_basis.strip():
         bad("estimate_basis", "estimates need a stated basis")
+    if entry.available and not re.fullmatch(r"(19|20)\d\d-Q[1-4]", entry.available):
+        bad("available", "give the quarter as YYYY-Qn, e.g. 2026-Q1")
+    if entry.status not in STATUSES:
+        bad("status", f"must be one of {', '.join(s for s in STATUSES if s)}")
     if isinstance(entry, Switch):
         if entry.family not in FAMILIES:
             bad("family", f"must be one of {FAMILIES}")
@@ -275,6 +292,15 @@ def _validate(entry: _Entry, where: str) -> None:
                 bad("port_modes", "counts and speeds must be positive")
         if entry.power_w < 0:
             bad("power_w", "must not be negative")
+        if entry.co_packaged_optics:
+            if entry.cpo_optic not in OPTICS:
+                bad("cpo_optic", f"a co-packaged-optics switch names the optic its ports speak ({OPTICS})")
+            if not entry.cpo_fiber:
+                bad("cpo_fiber", "a co-packaged-optics switch names the fiber cable its ports take")
+            if not entry.cage_type.startswith("CPO"):
+                bad("cage_type", "a co-packaged-optics port is no pluggable cage: start its type with 'CPO'")
+        elif entry.cpo_optic or entry.cpo_fiber or entry.cage_type.startswith("CPO"):
+            bad("co_packaged_optics", "cpo_optic, cpo_fiber and a 'CPO' cage type need co_packaged_optics = true")
     elif isinstance(entry, Nic):
         for fam in entry.families:
             if fam not in FAMILIES:
@@ -358,6 +384,9 @@ def load_file(path: Path, catalog: Catalog) -> None:
     for kind, tables in data.items():
         if kind == "gpu":   # resources/catalog/gpus.toml: read by designer/catalog/gpus.py
             continue
+        if kind == "currency":   # resources/catalog/currency.toml: applied after every file is read
+            catalog.currency.extend((path.name, row) for row in (tables if isinstance(tables, list) else [tables]))
+            continue
         if kind not in _KINDS:
             raise CatalogError(f"{path}: unknown section {quote(f'[[{kind}]]', 40)} "
                                f"(expected one of {', '.join(_KINDS)})")
@@ -383,6 +412,12 @@ def _check_references(catalog: Catalog) -> None:
             raise CatalogError(
                 f"{Path(catalog.origin('server', server.id)).name}: server '{server.id}', field "
                 f"'compute_nic': unknown NIC '{server.compute_nic}'")
+    for sw in catalog.switches.values():
+        where = f"{Path(catalog.origin('switch', sw.id)).name}: switch '{sw.id}'"
+        if sw.cpo_fiber and (sw.cpo_fiber not in catalog.cables or catalog.cables[sw.cpo_fiber].kind != "fiber"):
+            raise CatalogError(f"{where}, field 'cpo_fiber': unknown fiber cable {quote(sw.cpo_fiber, 40)}")
+        if sw.pluggable_twin and sw.pluggable_twin not in catalog.switches:
+            raise CatalogError(f"{where}, field 'pluggable_twin': unknown switch {quote(sw.pluggable_twin, 40)}")
     for tech in catalog.technologies.values():
         where = f"{Path(catalog.origin('technology', tech.id)).name}: technology '{tech.id}'"
         if tech.default_switch not in catalog.switches:
@@ -398,6 +433,41 @@ def _check_references(catalog: Catalog) -> None:
             ref = getattr(t, name)
             if ref and (ref not in catalog.cables or catalog.cables[ref].kind != "fiber"):
                 raise CatalogError(f"{where}, field '{name}': unknown fiber cable '{ref}'")
+
+
+_CURRENCY_KINDS = {"switch": "switches", "nic": "nics", "server": "servers"}
+
+
+def _apply_currency(catalog: Catalog) -> None:
+    """Give entries that state no currency of their own the [[currency]] row naming them: its
+    quarter, status and source (in `currency_source`); an estimated quarter joins `estimates`."""
+    for name, row in catalog.currency:
+        where = f"{name}: currency {quote(str(row.get('id', '?')) if isinstance(row, dict) else '?', 40)}"
+        if not isinstance(row, dict):
+            raise CatalogError(f"{where}: expected a table")
+        unknown = set(row) - {"kind", "id", "available", "status", "source", "estimate_basis"}
+        if unknown:
+            raise CatalogError(f"{where}: unknown field {quote(sorted(unknown)[0], 40)}")
+        kind, entry_id = row.get("kind"), row.get("id")
+        if kind not in _CURRENCY_KINDS:
+            raise CatalogError(f"{where}, field 'kind': must be one of {', '.join(_CURRENCY_KINDS)}")
+        table = getattr(catalog, _CURRENCY_KINDS[kind])
+        if entry_id not in table:
+            raise CatalogError(f"{where}, field 'id': unknown {kind} {quote(str(entry_id), 40)}")
+        if not str(row.get("source", "")).strip():
+            raise CatalogError(f"{where}, field 'source': a currency statement needs its source")
+        entry = table[entry_id]
+        if entry.available or entry.status:
+            continue   # the entry's own statement wins
+        basis = str(row.get("estimate_basis", ""))
+        changes: dict[str, object] = {"available": str(row.get("available", "")), "status": str(row.get("status", "")),
+                   "currency_source": str(row["source"])}
+        if basis:
+            changes["estimates"] = (*entry.estimates, "available")
+            changes["estimate_basis"] = f"{entry.estimate_basis} available: {basis}".strip()
+        updated = dataclasses.replace(entry, **changes)
+        _validate(updated, where)
+        table[entry_id] = updated
 
 
 def user_catalog_dir() -> Path:
@@ -417,6 +487,7 @@ def load_catalog(builtin_dir: Path = BUILTIN_DIR, user_dir: Path | None = None) 
     if user_dir is not None and user_dir.is_dir():
         for path in sorted(user_dir.glob("*.toml")):
             load_file(path, catalog)
+    _apply_currency(catalog)
     _check_references(catalog)
     return catalog
 

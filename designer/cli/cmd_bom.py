@@ -124,9 +124,25 @@ def summary(bom: Bom) -> str:
             ("Per GPU", f"{bom.cost_per_gpu:,.2f} {bom.currency}, {bom.power_per_gpu_w:,.1f} W ({bom.gpus:,} GPUs)"),
             ("Counts", ", ".join(f"{c}: {counts[c]:,}" for c in CATEGORIES)),
             ("Links", ", ".join(f"{t}: {n:,}" for t, n in bom.counts["links_by_tier"].items())),
+            *_optics_and_cooling(bom),
         ]),
     ]
     return "\n".join(lines)
+
+
+def _optics_and_cooling(bom: Bom) -> list[tuple[str, str]]:
+    """Rows for co-packaged optics and liquid cooling, where the design has them."""
+    rows = []
+    sides = bom.counts.get("transceivers", {})
+    cpo = bom.counts.get("co_packaged_optics", [])
+    if cpo:
+        rows.append(("Switch optics", f"co-packaged on {', '.join(cpo)}: {sides.get('switch_side', 0):,} switch-side "
+                                      f"transceivers, {sides.get('server_side', 0):,} server-side"))
+    cooled = bom.counts.get("liquid_cooled", {})
+    if cooled.get("parts"):
+        rows.append(("Liquid cooling", f"{cooled['server_racks']:,} server racks, {cooled['network_racks']:,} "
+                                       f"network racks ({', '.join(cooled['parts'])})"))
+    return rows
 
 
 def networks_summary(bom: Bom, sections: tuple[NetworkBom, ...]) -> str:

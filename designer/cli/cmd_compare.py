@@ -11,7 +11,7 @@ from designer.io.compare_csv import write_compare_csv
 from designer.io.project import load_design
 from designer.model.common.units import figure_text
 from designer.model.decisions.comparison import SETTING_RANGES, CompareSettings, Comparison, compare
-from designer.model.decisions.counterpart import COUNTERPART_TECHNOLOGIES, make_counterpart
+from designer.model.decisions.counterpart import COUNTERPART_TECHNOLOGIES, make_counterpart, optics_twin
 from designer.model.intent.design import FabricDesign
 from designer.model.networks.arrangements import Arrangement, arrangements
 from designer.model.performance.workload import DEFAULT_WORKLOAD, presets
@@ -26,6 +26,10 @@ def add_parser(sub: SubParsers) -> None:
     p.add_argument("--counterpart", action="append", choices=COUNTERPART_TECHNOLOGIES, metavar="TECH",
                    help="also compare the first design rebuilt on TECH (repeatable: "
                         + ", ".join(COUNTERPART_TECHNOLOGIES) + ")")
+    p.add_argument("--optics-twin", action="store_true",
+                   help="also compare the first design on its switches' optics twins: a pluggable fabric "
+                        "beside the same fabric on co-packaged-optics switches (e.g. Q3400-RA and Q3450-LD), "
+                        "or back")
     p.add_argument("--json", action="store_true")
     p.add_argument("--csv", metavar="OUT", type=output_file, help="also write the comparison as CSV")
     p.add_argument("--years", type=bounded_int(*SETTING_RANGES["years"]), default=CompareSettings.years,
@@ -53,7 +57,7 @@ def add_parser(sub: SubParsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    count = len(args.files) + len(args.counterpart or ())
+    count = len(args.files) + len(args.counterpart or ()) + (1 if args.optics_twin else 0)
     if not 2 <= count <= 4:
         args._parser.error(f"compare takes 2 to 4 designs (files and --counterpart), not {count}")
     legacy = args.params is not None or args.compute_ms is not None
@@ -72,6 +76,10 @@ def run(args: argparse.Namespace) -> int:
         made = make_counterpart(designs[0], tech, catalog)
         designs.append(made.design)
         notes += [f"note: {made.design.meta.name}: {n}" for n in made.notes]
+    if args.optics_twin:
+        made = optics_twin(designs[0], catalog)
+        designs.append(made.design)
+        notes += [f"note: {n}" for n in made.notes]
     result = compare(designs, settings, catalog)
     if args.csv:
         write_compare_csv(result, args.csv)
@@ -86,7 +94,7 @@ def run(args: argparse.Namespace) -> int:
         print(render_text(result))
         if notes:
             print("\n".join(notes))
-        for design, opts in zip(designs, options, strict=True):
+        for design, opts in zip(designs, options, strict=True) if options else ():
             print(f"\nNetwork arrangements of {design.meta.name}:")
             print(arrangements_table(opts, "USD"))
     return 0

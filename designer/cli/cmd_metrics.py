@@ -42,6 +42,8 @@ def summary(m: Metrics) -> str:
         ("Design", m.name),
         ("Fabric", f"{m.template}, {m.tiers} tiers, {m.planes} plane(s), {m.technology}"),
         ("GPUs / servers / endpoints", f"{m.gpus:,} / {m.servers:,} / {m.endpoints:,}"),
+        ("Network per GPU", f"{bandwidth_label(m.gbps_per_gpu)} ({m.endpoints // max(m.servers, 1)} x "
+                            f"{m.link_gbps}G per {m.gpus // max(m.servers, 1)}-GPU server)"),
         ("Bisection", f"{bandwidth_label(m.bisection_gbps)} ({m.bisection_ratio:.0%} of full, {m.bisection_method})"),
         ("Max switch hops", f"{m.max_hops} (same rail: {m.max_hops_same_rail})"),
         ("Growth headroom", f"{m.headroom_gpus:,} GPUs before {m.headroom_limit}"),

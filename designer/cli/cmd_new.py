@@ -53,7 +53,8 @@ def add_parser(sub: SubParsers) -> None:
     p = sub.add_parser("new", help="make a new design file from a template",
                        description="Make a design from a template and write it as a project file. "
                                    "Nothing is written when the request cannot be built.")
-    p.add_argument("--template", required=True, choices=TEMPLATES)
+    p.add_argument("--template", choices=TEMPLATES, default="rail-optimized",
+                   help="fabric template (default: rail-optimized, the reference architectures' layout)")
     size = p.add_mutually_exclusive_group(required=True)
     size.add_argument("--gpus", type=positive_int, help="GPU count")
     size.add_argument("--nodes", type=bounded_int(1, MAX_NODES), help="server (node) count")

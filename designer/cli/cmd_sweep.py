@@ -132,15 +132,19 @@ def render_text(result: SweepResult, elapsed: float) -> str:
                      ratio_label(p.oversubscription or None, "-"), p.planes, p.tiers, p.switches,
                      _money(p.capex_usd) + ("*" if p.unpriced else ""), f"{p.power_w / 1000:,.0f}",
                      _money(p.tco_usd), f"{p.bisection_tbps:,.1f}", duration_label(p.time_us, "us"),
-                     p.algorithm))
+                     p.algorithm, f"{p.transceivers:,} ({p.transceivers_switch_side:,})",
+                     "-" if p.failures_month is None else f"{p.failures_month:,.1f}"))
     head = ("front", "#", "technology", "switch", "asked", "achieved", "planes", "tiers", "switches", "capex",
             "kW", f"TCO {s.settings.years}y", "bisection Tb/s", f"{s.collective} {size_label(s.size_bytes)}",
-            "algorithm")
+            "algorithm", "optics (switch side)", "failures/month")
     out = [f"{len(result.points):,} combinations for {s.gpus:,} GPUs: {len(built):,} built, "
            f"{len(result.refused):,} refused, in {elapsed:.2f} s", ""]
     out.append(table(rows, head) if rows else "nothing could be built")
     out += ["", "front: T = on the cost-vs-time Pareto front, P = on the cost-vs-power front. Prices are "
-                "illustrative estimates unless a price book says otherwise; collective times are estimates."]
+                "illustrative estimates unless a price book says otherwise; collective times are estimates.",
+            "optics: pluggable modules (a co-packaged-optics switch has none on its side); failures/month: "
+            "expected link and module failures, an estimate from resources/reliability/failure_rates.toml "
+            "(link rate: Alibaba HPN, SIGCOMM 2024; module rate: an upper bound derived from it)."]
     if any(p.unpriced for p in built):
         out.append("* has parts without a price: its capex and TCO read low (incomplete)")
     if result.refused:

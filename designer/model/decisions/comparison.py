@@ -15,6 +15,7 @@ from designer.catalog import Catalog, default_catalog
 from designer.model.common.units import size_label
 from designer.model.decisions.advice import size_band, training_step
 from designer.model.decisions.flips import Flip, decide, price_flips, roce_flip, share_flip, sharp_flip
+from designer.model.decisions.interruptions import Rate, RateTableError, load_rates, optics_failures_per_month
 from designer.model.intent.design import FabricDesign
 from designer.model.intent.serde import DesignValidationError
 from designer.model.performance.collective_costs import CollectiveError
@@ -207,7 +208,18 @@ def base_latency_us(d: Derived) -> float:
     return (2 * tech.nic_latency_ns + d.metrics.max_hops * switch_ns) / 1000
 
 
+def _failures(c: _Column, rates: tuple[Rate, ...] | None) -> float | None:
+    if rates is None:
+        return None
+    return optics_failures_per_month(c.bom.counts["links_total"], c.bom.optics_count, rates)
+
+
 def _rows(cols: list[_Column], s: CompareSettings) -> list[Row]:
+    try:  # resources/reliability/failure_rates.toml, each rate with its source
+        rates = load_rates()
+    except RateTableError:
+        rates = None
+
     def row(key: str, label: str, unit: str, values: Sequence[float | None], better: str = "",
             group: str = "") -> Row:
         return Row(key, label, unit, tuple(None if v is None else float(v) for v in values), better, group)
@@ -216,6 +228,8 @@ def _rows(cols: list[_Column], s: CompareSettings) -> list[Row]:
         row("gpus", "GPUs", "", [c.derived.metrics.gpus for c in cols], "", "Cluster"),
         row("switches", "Switches", "", [c.derived.metrics.switches_total for c in cols], "lower", "Hardware"),
         row("optics", "Transceivers", "", [c.bom.optics_count for c in cols], "lower", "Hardware"),
+        row("optics_switch_side", "Transceivers, switch side", "",
+            [c.bom.counts["transceivers"]["switch_side"] for c in cols], "lower", "Hardware"),
         row("cables", "Cables and fibers", "", [c.bom.cable_count for c in cols], "lower", "Hardware"),
         row("nics", "NICs", "", [c.bom.counts_by_category.get("NICs", 0) for c in cols], "", "Hardware"),
         row("capex_usd", "Capex (network)", "USD", [c.bom.total_cost for c in cols], "lower", "Cost"),
@@ -233,6 +247,8 @@ def _rows(cols: list[_Column], s: CompareSettings) -> list[Row]:
         row("bisection_ratio", "Bisection ratio", "%", [c.derived.metrics.bisection_ratio * 100 for c in cols],
             "higher", "Fabric"),
         row("max_hops", "Max switch hops", "", [c.derived.metrics.max_hops for c in cols], "lower", "Fabric"),
+        row("failures_month", "Link and optics failures / month (estimate)", "",
+            [_failures(c, rates) for c in cols], "lower", "Fabric"),
         row("base_latency_us", "Base latency (estimate)", "us", [base_latency_us(c.derived) for c in cols],
             "lower", "Fabric"),
     ]

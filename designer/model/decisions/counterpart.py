@@ -169,3 +169,41 @@ def make_counterpart(design: FabricDesign, technology: str, catalog: Catalog,
     if chosen is not None:
         notes.append(f"leaf oversubscription {chosen.leaf_ratio:.2f}:1 (asked {chosen.asked_ratio:g}:1)")
     return Counterpart(counterpart, tuple(notes))
+
+
+def optics_twin(design: FabricDesign, catalog: Catalog) -> Counterpart:
+    """The same design on its switches' other-optics twins: a pluggable fabric on the
+    co-packaged-optics switch of the same radix (Q3400-RA -> Q3450-LD), or back; raises
+    SizingError when no switch of the design has a twin in the catalog.
+
+    Only the switch changes: the cluster, template, counts and ratios are the design's own, so
+    the two differ in their optics alone (transceivers, power, expected failures).
+    """
+    fabric = design.fabric
+    swapped: dict[str, str] = {}
+
+    def twin(switch_id: str | None) -> str | None:
+        if switch_id is None:
+            return None
+        other = catalog.twin_of(switch_id)
+        if other is None:
+            return switch_id
+        swapped[catalog.switch(switch_id).name] = other.name
+        return other.id
+
+    new_fabric = dataclasses.replace(
+        fabric, switch=twin(fabric.switch) or fabric.switch,
+        leaf=dataclasses.replace(fabric.leaf, switch=twin(fabric.leaf.switch)),
+        spine=dataclasses.replace(fabric.spine, switch=twin(fabric.spine.switch)),
+        core=dataclasses.replace(fabric.core, switch=twin(fabric.core.switch)))
+    if not swapped:
+        raise SizingError(f"no switch of '{design.meta.name}' has a co-packaged-optics or pluggable twin "
+                          "in the catalog (switch entries name theirs in 'pluggable_twin')")
+    names = ", ".join(f"{a} -> {b}" for a, b in swapped.items())
+    label = design.meta.name
+    for a, b in swapped.items():
+        label = label.replace(a, b)
+    if label == design.meta.name:
+        label = f"{design.meta.name} ({names})"
+    made = dataclasses.replace(design, fabric=new_fabric, meta=dataclasses.replace(design.meta, name=label))
+    return Counterpart(made, (f"optics twin: {names}; the cluster, counts and ratios are unchanged",))

@@ -24,12 +24,13 @@ from typing import Any
 
 from designer.catalog import Catalog, UnknownPartError, default_catalog
 from designer.model.decisions.comparison import CompareSettings, energy_cost_usd
+from designer.model.decisions.interruptions import RateTableError, load_rates, optics_failures_per_month
 from designer.model.intent.design import FabricDesign
 from designer.model.performance.collective_costs import CollectiveError
 from designer.model.performance.collectives import estimate, normalize_collective
 from designer.model.physical.bom import build_bom
 from designer.model.topology.derive import derive
-from designer.model.topology.presets import TEMPLATES, new_design
+from designer.model.topology.presets import DEFAULT_SERVER, TEMPLATES, new_design
 from designer.model.topology.sizing import SizingError
 
 DEFAULT_TECHNOLOGIES = ("ib-ndr", "ib-xdr", "roce-400g", "roce-800g")
@@ -111,6 +112,9 @@ class SweepPoint:
     busbw_GBps: float | None = None
     algorithm: str = ""
     error: str | None = None
+    transceivers: int = 0                    # pluggable modules, both sides
+    transceivers_switch_side: int = 0        # none on a co-packaged-optics switch
+    failures_month: float | None = None      # expected link and optics failures (estimate)
     front_cost_time: bool = False
     front_cost_power: bool = False
 
@@ -166,7 +170,10 @@ def _build(spec: SweepSpec, choice: dict[str, Any], catalog: Catalog) -> FabricD
         parts.append(f"{choice['tiers']} tiers")
     if choice["switch"]:
         parts.append(catalog.switch(choice["switch"]).name)
-    return new_design(catalog, choice["template"], gpus=spec.gpus, server=spec.server, switch=choice["switch"],
+    # One cluster across every technology: the server is fixed (DGX H100 unless named), never the
+    # newest one each technology would start a new design on.
+    return new_design(catalog, choice["template"], gpus=spec.gpus, server=spec.server or DEFAULT_SERVER,
+                      switch=choice["switch"],
                       technology=tech.id, oversubscription=ratio, planes=choice["planes"], tiers=choice["tiers"],
                       nodes_per_su=spec.nodes_per_su, name=", ".join(parts))
 
@@ -186,12 +193,18 @@ def evaluate_point(spec: SweepSpec, index: int, choice: dict[str, Any], catalog:
         return SweepPoint(index, choice, error=str(exc) or type(exc).__name__)
     power = bom.total_power_w
     worst = max((m.oversubscription(t) or 0.0 for t in m.ports_by_tier), default=0.0)
+    try:
+        failures = optics_failures_per_month(bom.counts["links_total"], bom.optics_count, load_rates())
+    except RateTableError:
+        failures = None
     return SweepPoint(
         index, choice, design.meta.name, derived.resolved.technology.id, derived.resolved.family,
         derived.resolved.leaf_switch.name, m.gpus, m.tiers, m.planes, m.switches_total,
         worst or None, bom.total_cost, power, bom.total_cost + energy_cost_usd(power, spec.settings),
         tuple(sorted({i.key or i.description for i in bom.unpriced})),
-        m.bisection_gbps / 1000, m.bisection_ratio, result.time_us, result.busbw_GBps, result.algorithm)
+        m.bisection_gbps / 1000, m.bisection_ratio, result.time_us, result.busbw_GBps, result.algorithm,
+        transceivers=bom.optics_count, transceivers_switch_side=bom.counts["transceivers"]["switch_side"],
+        failures_month=failures)
 
 
 def _evaluate_chunk(spec: SweepSpec, chunk: list[tuple[int, dict[str, Any]]]) -> list[SweepPoint]:

@@ -151,6 +151,16 @@ class Interruptions:
                 "notes": list(self.notes)}
 
 
+def optics_failures_per_month(links: int, transceivers: int, rates: tuple[Rate, ...]) -> float | None:
+    """Expected link and pluggable-module failures per month: the rates that apply to links and
+    to transceivers, each times its count, added (None when no such rate is published). A
+    co-packaged-optics fabric has fewer modules, hence fewer expected failures, links equal."""
+    units = {"links": links, "transceivers": transceivers}
+    parts = [units[r.applies_to] * r.per_unit_day * DAYS_PER_MONTH for r in rates
+             if r.applies_to in units and r.per_unit_day is not None]
+    return sum(parts) if parts else None
+
+
 def counts_of(derived: Derived) -> dict[str, int]:
     m = derived.metrics
     bom = build_bom(derived)

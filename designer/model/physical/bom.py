@@ -15,7 +15,7 @@ from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from designer.catalog import Catalog, default_catalog
-from designer.catalog.entries import _Entry
+from designer.catalog.entries import Switch, _Entry
 from designer.model.physical.closed_form_bom import PhysicalCounts
 from designer.model.physical.edited_bom import physical_counts
 from designer.model.physical.media import Physical, physical_layer
@@ -200,7 +200,7 @@ def _switch_items(derived: Derived, catalog: Catalog, price: _Pricer) -> list[Li
 
 def nic_cards_per_server(derived: Derived) -> int:
     r = derived.resolved
-    mode = r.nic.mode_for(r.technology.family)
+    mode = r.nic.mode_for(r.technology.family, r.port_gbps)
     per_card = mode.ports if mode else 1
     return math.ceil(r.ports_per_server / per_card)
 
@@ -213,7 +213,7 @@ def _nic_items(derived: Derived, catalog: Catalog, price: _Pricer) -> list[LineI
         unit, price_note = 0.0, f"included with the {r.server.name}, so without a separate price"
     else:
         unit, price_note = price(r.nic.id)
-    mode = r.nic.mode_for(r.technology.family)
+    mode = r.nic.mode_for(r.technology.family, r.port_gbps)
     speed = f"{mode.ports} x {mode.gbps}G {r.technology.family}" if mode else r.technology.family
     notes = [f"{nic_cards_per_server(derived)} per server", _power_note(r.nic), price_note]
     return [_item("NICs", r.nic.part_number, f"{r.nic.name} ({speed})", qty, unit, r.nic.power_w, notes, r.nic.id)]
@@ -245,6 +245,27 @@ def _cable_items(phys: Physical | PhysicalCounts, catalog: Catalog, price: _Pric
         category = "Copper cables" if c.kind in ("dac", "acc") else "Fiber"
         out.append(_item(category, c.part_number, f"{c.name}, {length:g} m", qty, unit, watts, notes, cid))
     return out
+
+
+def _switch_models(derived: Derived) -> list[Switch]:
+    r = derived.resolved
+    models = {sw.id: sw for sw in (r.leaf_switch, r.spine_switch)}
+    if derived.metrics.tiers == 3:
+        models[r.core_switch.id] = r.core_switch
+    return list(models.values())
+
+
+def liquid_cooling(derived: Derived, server_racks: int, network_racks: int) -> dict[str, object]:
+    """Racks that need liquid cooling, as the catalog marks servers and switches (a rack
+    attribute: a GB300 NVL72 rack, a rack of co-packaged-optics switches). Network racks count
+    as liquid-cooled when every switch model of the fabric is; `parts` names what is."""
+    server = derived.resolved.server
+    switches = _switch_models(derived)
+    cooled = [sw for sw in switches if sw.liquid_cooled]
+    parts = ([server.name] if server.liquid_cooled else []) + sorted({sw.name for sw in cooled})
+    return {"server_racks": server_racks if server.liquid_cooled else 0,
+            "network_racks": network_racks if cooled and len(cooled) == len(switches) else 0,
+            "parts": parts}
 
 
 def build_bom(derived: Derived, catalog: Catalog | None = None, prices: PriceBook | None = None,
@@ -285,6 +306,8 @@ def build_bom(derived: Derived, catalog: Catalog | None = None, prices: PriceBoo
         "media_by_tier": phys.media_by_tier(),
         "server_racks": phys.layout.server_racks,
         "network_racks": phys.layout.network_racks,
+        "liquid_cooled": liquid_cooling(derived, phys.layout.server_racks, phys.layout.network_racks),
+        "co_packaged_optics": sorted({sw.name for sw in _switch_models(derived) if sw.co_packaged_optics}),
     }
     book = prices or default_prices()
     return Bom(derived.design.meta.name, m.gpus, book.currency, tuple(items), counts, tuple(findings),

@@ -39,6 +39,7 @@ from designer.model.physical.media import (
     _try_copper,
     choose_medium,
     host_ports_per_cage,
+    part_id,
     sold_length,
     switch_cage_capacity,
 )
@@ -495,7 +496,8 @@ def counts_from_links(derived: Derived, catalog: Catalog, links: _Links, cages: 
     # choose_medium reads a length only through "longer than this reach" tests, so a length's
     # bin among those cut points decides the medium as well as the length does
     cuts = sorted({media.copper_reach_m} | {c.reach_m + 1e-9 for c in media.cables}
-                  | {t.reach_m + 1e-9 for t in media.transceivers})
+                  | {t.reach_m + 1e-9 for t in media.transceivers}
+                  | {sw.cpo_reach_m + 1e-9 for sw in media.cpo.values() if sw.cpo_reach_m})
     bin_of_len = np.searchsorted(np.array(cuts, dtype=np.float64), len_values, side="left")
     len_bin = bin_of_len[len_inv]
 
@@ -643,13 +645,18 @@ def counts_from_links(derived: Derived, catalog: Catalog, links: _Links, cages: 
         modules = {keys_[i]: m for i, m in choice.modules.items()}
         class_medium[c, :len(group_)] = MEDIA_CODES.index(MEDIUM_OF_OPTIC[choice.optic])
         for key, module in modules.items():
-            transceivers[(module.id, "host" if group_cages[key].host else "switch")] += mult
+            if module is not None:   # None: a co-packaged-optics port
+                transceivers[(module.id, "host" if group_cages[key].host else "switch")] += mult
         slots: dict[tuple[CageKey, int], int] = {}
         for j, link in enumerate(group_):
-            a_part, b_part = modules[link.a.key].id, modules[link.b.key].id
-            ends[(a_part, "host" if link.a.host else "switch")] += mult
-            ends[(b_part, "host" if link.b.host else "switch")] += mult
+            for part, e in ((part_id(modules[link.a.key]), link.a), (part_id(modules[link.b.key]), link.b)):
+                if part:
+                    ends[(part, "host" if e.host else "switch")] += mult
             main = modules[link.b.key]
+            if main is None:   # a CPO port above: one fiber per link, as media.compute_physical
+                class_fiber[c, j] = fiber_index(catalog.cables[media.cpo_fiber(link.b.cage_type)])
+                class_pieces[c, j] = 1
+                continue
             k, cn = link.b.capacity, main.connectors
             if k > cn and main.split_fiber:
                 slot_key = (link.b.key, link.b.lane // (k // cn))

@@ -135,7 +135,7 @@ def host_ports_per_cage(catalog: Catalog, derived: Derived) -> tuple[int, str]:
     cage_type = (entry.cage_type if entry and own_nic and entry.cage_type else r.nic.form_factor)
     if entry and own_nic and entry.ports_per_cage:
         return entry.ports_per_cage, cage_type
-    mode = r.nic.mode_for(r.technology.family)
+    mode = r.nic.mode_for(r.technology.family, r.port_gbps)
     if mode and mode.ports > 1 and r.nic.form_factor == "OSFP":
         return mode.ports, cage_type  # one OSFP cage per multi-port card (ConnectX-8 2 x 400GbE)
     return 1, cage_type
@@ -194,11 +194,29 @@ class MediaIndex:
         self.copper_reach_m = max((c.reach_m for c in self.cables), default=0.0)
         self.known_types = ({f for t in catalog.transceivers.values() for f in t.form_factors}
                             | {f for c in catalog.cables.values() for f in c.form_factors})
+        # Co-packaged-optics ports by cage type: they take a fiber, never a module or a cable.
+        self.cpo: dict[str, Switch] = {}
+        for sw in catalog.switches.values():
+            if sw.co_packaged_optics:
+                self.cpo.setdefault(sw.cage_type, sw)
+        self.lanes = sorted(set(self.lanes) | {sw.cpo_lane_gbps for sw in self.cpo.values() if sw.cpo_lane_gbps})
         self._modules: dict[tuple[str, int, str, int, int], list[Transceiver]] = {}
 
     def fits(self, form_factors: tuple[str, ...], cage_type: str) -> bool:
-        # A cage type the catalog does not know (a generic switch) accepts any form factor.
+        # A cage type the catalog does not know (a generic switch) accepts any form factor; a
+        # co-packaged-optics port accepts none.
+        if cage_type in self.cpo:
+            return False
         return cage_type not in self.known_types or cage_type in form_factors
+
+    def cpo_fits(self, cage_type: str, optic: str, lane: int, need_m: float) -> bool:
+        """A co-packaged-optics port speaks `optic` at `lane` Gb/s per lane and reaches `need_m`."""
+        sw = self.cpo[cage_type]
+        return (sw.cpo_optic == optic and (not sw.cpo_lane_gbps or sw.cpo_lane_gbps == lane)
+                and (not sw.cpo_reach_m or sw.cpo_reach_m + 1e-9 >= need_m))
+
+    def cpo_fiber(self, cage_type: str) -> str:
+        return self.cpo[cage_type].cpo_fiber
 
     def modules(self, optic: str, lane: int, cage_type: str, k: int, gbps: int) -> list[Transceiver]:
         key = (optic, lane, cage_type, k, gbps)
@@ -227,6 +245,11 @@ def sold_length(cable: Cable, length_m: float) -> tuple[float, bool]:
 
 
 # ----------------------------------------------------------------------------- the computation
+
+def part_id(module: Transceiver | None) -> str:
+    """A link end's transceiver id; "" for a co-packaged-optics port, which has none."""
+    return module.id if module is not None else ""
+
 
 class _Groups:
     """Union-find over cages: cages tied together by links must share one medium."""
@@ -334,7 +357,7 @@ def _try_copper(links: list[LinkPlan], cages: dict[CageKey, End], media: MediaIn
 
 
 def _try_optics(links: list[LinkPlan], cages: dict[CageKey, End], media: MediaIndex,
-                optics: tuple[str, ...]) -> tuple[str, dict[CageKey, Transceiver]] | None:
+                optics: tuple[str, ...]) -> tuple[str, dict[CageKey, Transceiver | None]] | None:
     """(optic, {cage: module}) for the first optic whose modules reach every cage's longest link."""
     need: dict[CageKey, float] = defaultdict(float)
     gbps: dict[CageKey, int] = {}
@@ -344,8 +367,14 @@ def _try_optics(links: list[LinkPlan], cages: dict[CageKey, End], media: MediaIn
             gbps[e.key] = link.gbps
     for optic in optics:
         for lane in media.lanes:
-            chosen = {}
+            chosen: dict[CageKey, Transceiver | None] = {}
             for key, e in cages.items():
+                if e.cage_type in media.cpo:
+                    # the optics are in the switch package: no module, the port must speak it
+                    if not media.cpo_fits(e.cage_type, optic, lane, need[key]):
+                        break
+                    chosen[key] = None
+                    continue
                 module = media.module(optic, lane, e.cage_type, e.capacity, gbps[key], need[key])
                 if module is None:
                     break
@@ -362,7 +391,7 @@ class Choice:
     kind: str                      # dac | acc | aoc | mmf | smf
     cable: Cable | None = None     # copper / AOC cable
     optic: str = ""                # sr | dr | fr
-    modules: dict[Any, Transceiver] = field(default_factory=dict)   # cage key (or position) -> Transceiver
+    modules: dict[Any, Transceiver | None] = field(default_factory=dict)   # cage -> module (None: CPO)
     forced_failed: bool = False    # the forced medium could not be used
 
 
@@ -475,14 +504,21 @@ def compute_physical(derived: Derived, catalog: Catalog | None = None) -> Physic
             continue
         optic, modules = choice.optic, choice.modules
         for key, module in modules.items():
-            transceivers[(module.id, "host" if cages[key].host else "switch")] += 1
+            if module is not None:   # None: a co-packaged-optics port
+                transceivers[(module.id, "host" if cages[key].host else "switch")] += 1
         splitters: dict[tuple[CageKey, int], list[LinkPlan]] = defaultdict(list)
         for link in group:
             link.medium, link.optic = MEDIUM_OF_OPTIC[optic], optic
-            link.a_part, link.b_part = modules[link.a.key].id, modules[link.b.key].id
-            ends[(link.a_part, "host" if link.a.host else "switch")] += 1
-            ends[(link.b_part, "host" if link.b.host else "switch")] += 1
+            link.a_part, link.b_part = part_id(modules[link.a.key]), part_id(modules[link.b.key])
+            for part, e in ((link.a_part, link.a), (link.b_part, link.b)):
+                if part:
+                    ends[(part, "host" if e.host else "switch")] += 1
             main = modules[link.b.key]
+            if main is None:   # the upper end is a CPO port: one fiber per link, of the port's kind
+                fiber = catalog.cables[media.cpo_fiber(link.b.cage_type)]
+                link.cable = fiber.id
+                link.cable_length_m = add_cable(fiber, link.length_m, 1)
+                continue
             k, c = link.b.capacity, main.connectors
             if k > c and main.split_fiber:
                 splitters[(link.b.key, link.b.lane // (k // c))].append(link)
@@ -491,7 +527,9 @@ def compute_physical(derived: Derived, catalog: Catalog | None = None) -> Physic
             link.cable = fiber.id
             link.cable_length_m = add_cable(fiber, link.length_m, max(1, c // k))
         for (key, _slot), shared in splitters.items():
-            fiber = catalog.cables[modules[key].split_fiber]
+            split = modules[key]
+            assert split is not None   # only a module's cage is split; a co-packaged port never is
+            fiber = catalog.cables[split.split_fiber]
             sold = add_cable(fiber, max(link.length_m for link in shared), 1)
             for link in shared:
                 link.cable, link.cable_length_m = fiber.id, sold

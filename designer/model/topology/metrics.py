@@ -75,6 +75,11 @@ class Metrics:
     def errors(self) -> list[Finding]:
         return [f for f in self.findings if f.severity == "error"]
 
+    @property
+    def gbps_per_gpu(self) -> float:
+        """Scale-out bandwidth per GPU: every NIC port of every plane at its link speed."""
+        return self.endpoints * self.link_gbps / self.gpus if self.gpus else 0.0
+
     def oversubscription(self, tier: str) -> float | None:
         tp = self.ports_by_tier.get(tier)
         return tp.oversubscription_worst if tp else None
@@ -93,6 +98,7 @@ class Metrics:
             "rails": self.rails,
             "link_gbps": self.link_gbps,
             "uplink_gbps": self.uplink_gbps,
+            "gbps_per_gpu": self.gbps_per_gpu,
             "switches": {"total": self.switches_total, "by_tier": dict(self.switches_by_tier),
                          "by_model": dict(self.switches_by_model)},
             "links": {"total": self.links_total, "by_tier": dict(self.links_by_tier)},

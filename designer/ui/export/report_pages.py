@@ -158,9 +158,26 @@ def bom_page(ink: Ink, rect: QRectF, f: Facts) -> None:
                  bold=True, align=LEFT, elide=True)
         y += lh + ink.pt(8)
     mark = " (incomplete)" if incomplete else ""
+    counts = b.counts or {}
+    totals = [("Network cost",
+               f"{money_exact(b.total_cost, b.currency)}, {money_exact(b.cost_per_gpu, b.currency)} per GPU"
+               + mark),
+              ("Network power", f"{power(b.total_power_w)}, {b.power_per_gpu_w:,.1f} W per GPU"
+               + (" (includes estimates)" if f.power_is_estimate else "")),
+              ("Transceivers", f"{b.optics_count:,} modules"
+               + (f" ({counts['transceivers']['switch_side']:,} switch side)" if "transceivers" in counts else "")),
+              ("Cables and fibers", f"{b.cable_count:,}")]
+    if "network_racks" in counts:
+        totals.append(("Network racks", f"{counts['network_racks']:,}"))
+    if counts.get("co_packaged_optics"):
+        totals.append(("Switch optics", "co-packaged: " + ", ".join(counts["co_packaged_optics"])))
+    cooled = counts.get("liquid_cooled", {})
+    if cooled.get("parts"):
+        totals.append(("Liquid cooling",
+                       f"{cooled['server_racks']:,} server racks, {cooled['network_racks']:,} network racks"))
     # Top: the summary by category, and the totals per GPU.
     cats = [c for c in CATEGORIES if b.by_category(c)]
-    top_h = _sub_title_height(ink) + page.table_height(ink, len(cats) + 1)
+    top_h = _sub_title_height(ink) + page.table_height(ink, max(len(cats) + 1, len(totals)))
     left, right = _two_columns(QRectF(rect.left(), y, rect.width(), top_h), ink, 0.55)
     yy = left.top() + _sub_title(ink, left, "By category")
     cols = [Column("Category", 1.3), Column("Quantity", 0.8, RIGHT), Column("Cost", 1.1, RIGHT),
@@ -177,18 +194,8 @@ def bom_page(ink: Ink, rect: QRectF, f: Facts) -> None:
     page.table(ink, QRectF(left.left(), yy, left.width(), left.bottom() - yy), cols, rows, 8.5,
                [""] * (len(rows) - 1) + ["bold"])
     yy = right.top() + _sub_title(ink, right, "Totals")
-    counts = b.counts or {}
-    rows = [("Network cost",
-             f"{money_exact(b.total_cost, b.currency)}, {money_exact(b.cost_per_gpu, b.currency)} per GPU"
-             + mark),
-            ("Network power", f"{power(b.total_power_w)}, {b.power_per_gpu_w:,.1f} W per GPU"
-             + (" (includes estimates)" if f.power_is_estimate else "")),
-            ("Transceivers", f"{b.optics_count:,} modules"),
-            ("Cables and fibers", f"{b.cable_count:,}")]
-    if "network_racks" in counts:
-        rows.append(("Network racks", f"{counts['network_racks']:,}"))
     page.table(ink, QRectF(right.left(), yy, right.width(), right.bottom() - yy),
-               [Column("Item", 0.8), Column("Value", 2.2, RIGHT)], rows, 8.5)
+               [Column("Item", 0.8), Column("Value", 2.2, RIGHT)], totals, 8.5)
     y += top_h + ink.pt(14)
     # Below: every line item, full width so that descriptions (lengths, sides) stay whole.
     y += _sub_title(ink, QRectF(rect.left(), y, rect.width(), 20), "Line items")
@@ -206,6 +213,11 @@ def bom_page(ink: Ink, rect: QRectF, f: Facts) -> None:
             styles.append("")
     warnings = [x for x in b.findings if x.severity in ("error", "warning")]
     notes = ["A dash: no price (included with the server, or missing from the price book) or no power."]
+    if counts.get("co_packaged_optics"):
+        notes.append("Co-packaged optics: the switch ports take fibers directly, so the bill has no switch-side "
+                     "transceivers; their optics power (9 W per 1.6 Tb/s interface against about 30 W for a "
+                     "pluggable one) is from NVIDIA's technical blog 'Scaling AI Factories with Co-Packaged "
+                     "Optics' (Aug 2025) and is counted in the switch's power (an estimate).")
     notes += [f"{SEVERITY_LABEL[w.severity]}: {w.message}" for w in warnings[:3]]
     size_pt = 7.5
     row_h = ink.line_height(size_pt) + ink.pt(4)

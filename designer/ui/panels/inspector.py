@@ -84,11 +84,14 @@ class FabricPage(_Page):
         self.fill(self.family, [(FAMILY_LABEL.get(x, x), x) for x in families], tech.family)
         self.fill(self.generation, [(t.name, t.id) for t in catalog.technologies.values()
                                     if t.family == tech.family], tech.id)
-        switches = [(s.name, s.id) for s in catalog.switches.values() if s.family in (tech.family, "any")]
+        switches = [(s.name_with_currency(), s.id) for s in catalog.switches.values()
+                    if s.family in (tech.family, "any")]
         if f.switch not in dict((v, k) for k, v in switches):
             switches.append((catalog.switch(f.switch).name, f.switch))
         self.fill(self.switch, switches, f.switch)
-        self.fill(self.server, [(s.name, s.id) for s in catalog.servers.values()], c.server)
+        self.fill(self.server, [(s.name_with_currency(), s.id) for s in catalog.servers.values()], c.server)
+        self.server.setToolTip(catalog.server(c.server).currency_note())
+        self.switch.setToolTip(catalog.switch(f.switch).currency_note())
         server = catalog.server(c.server)
         self.servers.setValue(c.servers)
         self.gpus.setSpecialValueText(f"Model default ({server.gpus})")
@@ -225,7 +228,7 @@ class TierPage(_Page):
         spec = f.tier(tier)
         fabric_switch = catalog.switch(f.switch)
         items: list[tuple[str, str | None]] = [(f"Fabric switch ({fabric_switch.name})", None)]
-        items += [(s.name, s.id) for s in catalog.switches.values() if s.family in (tech.family, "any")]
+        items += [(s.name_with_currency(), s.id) for s in catalog.switches.values() if s.family in (tech.family, "any")]
         self.fill(self.switch, items, spec.switch)
         plan = layout.plan if layout is not None else None
         r = layout.resolved if layout is not None else None
@@ -425,3 +428,4 @@ class Inspector(QScrollArea):
         more = len(lines) - 4
         lines = lines[:4] + ([("warning", f"… and {more} more in Findings")] if more > 0 else [])
         page.problems.show_lines(lines)
+
