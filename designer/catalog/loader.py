@@ -266,6 +266,9 @@ def _validate(entry, where: str) -> None:
                 bad("port_modes", "counts and speeds must be positive")
         if entry.power_w < 0:
             bad("power_w", "must not be negative")
+        for mode in entry.load_balancing:
+            if mode not in LOAD_BALANCING:
+                bad("load_balancing", f"'{mode}' is not one of {LOAD_BALANCING}")
     elif isinstance(entry, Nic):
         for fam in entry.families:
             if fam not in FAMILIES:
@@ -284,6 +287,10 @@ def _validate(entry, where: str) -> None:
         for name in ("protocol_efficiency", "load_balance_efficiency"):
             if not 0 < getattr(entry, name) <= 1:
                 bad(name, "must be a fraction in (0, 1]")
+        if entry.load_balancing and entry.load_balancing not in LOAD_BALANCING:
+            bad("load_balancing", f"must be one of {LOAD_BALANCING}")
+        if not 1 <= entry.qps_per_connection <= 64:
+            bad("qps_per_connection", "must be 1 to 64")
     elif isinstance(entry, (Transceiver, Cable)):
         _validate_media(entry, bad)
     elif isinstance(entry, HostPorts) and entry.ports_per_cage < 0:
@@ -291,6 +298,7 @@ def _validate(entry, where: str) -> None:
 
 
 OPTICS = ("sr", "dr", "fr")
+LOAD_BALANCING = ("adaptive", "spray", "ecmp", "ecmp-qp")
 CABLE_KINDS = ("dac", "acc", "aoc", "fiber")
 
 

@@ -9,7 +9,12 @@ from designer.io.compare_csv import write_compare_csv
 from designer.io.project import load_design
 from designer.model.common.units import figure_text
 from designer.model.decisions.comparison import SETTING_RANGES, CompareSettings, Comparison, compare
-from designer.model.decisions.counterpart import COUNTERPART_TECHNOLOGIES, make_counterpart
+from designer.model.decisions.counterpart import (
+    COUNTERPART_TECHNOLOGIES,
+    ETHERNET_CHOICES,
+    expand_counterparts,
+    make_counterpart,
+)
 from designer.model.networks.arrangements import arrangements
 from designer.model.performance.workload import DEFAULT_WORKLOAD, presets
 from designer.model.physical.prices import load_prices
@@ -20,9 +25,10 @@ def add_parser(sub) -> None:
                        description="Cost, power, TCO, bandwidth, latency and collective time of 2 to 4 "
                                    "designs, with deltas against the first and a recommendation.")
     p.add_argument("files", nargs="+", metavar="FILE", help="project files; the first is the baseline")
-    p.add_argument("--counterpart", action="append", choices=COUNTERPART_TECHNOLOGIES, metavar="TECH",
+    p.add_argument("--counterpart", action="append", choices=(*COUNTERPART_TECHNOLOGIES, "ethernet"), metavar="TECH",
                    help="also compare the first design rebuilt on TECH (repeatable: "
-                        + ", ".join(COUNTERPART_TECHNOLOGIES) + ")")
+                        + ", ".join(COUNTERPART_TECHNOLOGIES) + "; 'ethernet' adds "
+                        + ", ".join(ETHERNET_CHOICES) + ")")
     p.add_argument("--json", action="store_true")
     p.add_argument("--csv", metavar="OUT", type=output_file, help="also write the comparison as CSV")
     p.add_argument("--years", type=bounded_int(*SETTING_RANGES["years"]), default=CompareSettings.years,
@@ -50,7 +56,8 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
-    count = len(args.files) + len(args.counterpart or ())
+    args.counterpart = expand_counterparts(args.counterpart or ())
+    count = len(args.files) + len(args.counterpart)
     if not 2 <= count <= 4:
         args._parser.error(f"compare takes 2 to 4 designs (files and --counterpart), not {count}")
     legacy = args.params is not None or args.compute_ms is not None
@@ -83,7 +90,7 @@ def run(args) -> int:
         print(render_text(result))
         if notes:
             print("\n".join(notes))
-        for design, opts in zip(designs, options, strict=True):
+        for design, opts in zip(designs, options, strict=False):
             print(f"\nNetwork arrangements of {design.meta.name}:")
             print(arrangements_table(opts, "USD"))
     return 0
