@@ -26,7 +26,7 @@ HOURS_PER_YEAR = 8760
 
 
 SETTING_RANGES = {"years": (1, 100), "energy_usd_per_kwh": (0, 100), "pue": (1, 10), "params": (1, 1e16),
-                  "compute_ms": (0, 1e9)}
+                  "compute_ms": (0, 1e9), "token_budget": (1e6, 1e16)}
 
 
 @dataclass(frozen=True)
@@ -43,6 +43,8 @@ class CompareSettings:
     params: float = 70e9
     compute_ms: float = 1000.0
     workload: str | None = DEFAULT_WORKLOAD
+    # Tokens the example job trains, for "time to train" (an assumption: set your run's budget).
+    token_budget: float = 1e12
 
     @property
     def job_text(self) -> str:
@@ -98,6 +100,8 @@ class Comparison:
     warnings: tuple[str, ...] = ()
     settings: CompareSettings = field(default_factory=CompareSettings)
     steps: tuple = ()             # each design's training step (None where it cannot run)
+    costs: tuple = ()             # each design's TrainingCost (training_cost.py); () when none
+    confidence: object = None     # training_cost.Confidence, or None
 
     def row(self, key: str) -> Row:
         return next(r for r in self.rows if r.key == key)
@@ -123,7 +127,9 @@ class Comparison:
             "assumptions": {"years": self.settings.years, "energy_usd_per_kwh": self.settings.energy_usd_per_kwh,
                             "pue": self.settings.pue, "params": self._job("params"),
                             "compute_ms": self._job("compute_ms"), "sizes": list(self.settings.sizes),
-                            "workload": self.settings.workload},
+                            "workload": self.settings.workload, "token_budget": self.settings.token_budget},
+            "training_cost": [c.to_json() for c in self.costs],
+            "confidence": self.confidence.to_json(self.names) if self.confidence is not None else None,
         }
 
 
@@ -187,10 +193,23 @@ def compare(designs: list[FabricDesign], settings: CompareSettings | None = None
             warnings.append(f"{name}: {len(col.bom.unpriced)} item(s) have no price; its cost reads low")
     rows = _rows(cols, s)
     rec = recommend(cols, rows, s)
-    return Comparison(tuple(d.meta.name for d in designs),
-                      tuple(c.derived.resolved.technology.id for c in cols),
+    # The verdict in dollars builds on this module's rows and columns (imported here, not above).
+    from designer.model.decisions.dollar_comparison import cost_rows, dollar_recommendation, training_costs
+    from designer.model.decisions.dollar_comparison import why_unpriced as _why_unpriced
+
+    names = tuple(d.meta.name for d in designs)
+    costs, conf = (), None
+    priced = training_costs(names, cols, s)
+    if priced is None:
+        rec = replace(rec, reasons=rec.reasons + (
+            "no verdict in dollars of training: " + _why_unpriced(cols),))
+    else:
+        costs, sens, conf = priced
+        rows += cost_rows(costs, conf, s)
+        rec = dollar_recommendation(cols, costs, sens, conf, rec, s, names)
+    return Comparison(names, tuple(c.derived.resolved.technology.id for c in cols),
                       tuple(c.derived.resolved.family for c in cols), tuple(rows), rec, tuple(warnings), s,
-                      tuple(c.step for c in cols))
+                      tuple(c.step for c in cols), tuple(costs), conf)
 
 
 def energy_cost_usd(power_w: float, s: CompareSettings) -> float:

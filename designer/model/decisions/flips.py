@@ -40,7 +40,9 @@ class Flip:
 LABELS = {"price_ratio": "Ethernet/InfiniBand network capex ratio",
           "capex_difference_usd": "Ethernet minus InfiniBand network capex",
           "comm_share": "communication share of the step on Ethernet",
-          "sharp": "InfiniBand SHARP", "roce_efficiency": "RoCE efficiency"}
+          "sharp": "InfiniBand SHARP", "roce_efficiency": "RoCE efficiency",
+          "gpu_price": "GPU server price (x the price book's)",
+          "load_balance_efficiency": "Ethernet load-balance efficiency"}
 
 
 def _fmt(value, unit: str) -> str:

@@ -108,29 +108,32 @@ def flows_per_nic(mode: str, qps_per_connection: int, channels: int | None = Non
 
 
 def place(mode: str, leaves: int, uplinks: int, nics_per_leaf: int, load: float, per_nic: int,
-          seed: int = 0) -> Placement:
+          seed: int = 0, budget: int | None = None) -> Placement:
     """Place the flows of `leaves` leaves, each with `nics_per_leaf` NICs of `per_nic` flows, on
-    `uplinks` uplinks per leaf; `load` is the mean uplink load over capacity when balanced."""
+    `uplinks` uplinks per leaf; `load` is the mean uplink load over capacity when balanced;
+    `budget` caps flows x seeds (default: the constants' max_samples)."""
     if mode not in MODES:
         raise ValueError(f"unknown load-balancing mode '{mode}' (choose from {', '.join(MODES)})")
     return _place(mode, max(1, int(leaves)), max(1, int(uplinks)), max(1, int(nics_per_leaf)),
-                  round(float(load), 6), max(1, int(per_nic)), seed)
+                  round(float(load), 6), max(1, int(per_nic)), seed,
+                  budget or placement_constants().max_samples)
 
 
 @lru_cache(maxsize=512)
-def _place(mode: str, leaves: int, uplinks: int, nics: int, load: float, per_nic: int, seed: int) -> Placement:
+def _place(mode: str, leaves: int, uplinks: int, nics: int, load: float, per_nic: int, seed: int,
+           budget: int) -> Placement:
     flows = nics * per_nic
     consts = placement_constants()
     if mode not in HASHED or leaves < 2:
         # Packet spraying, or one leaf (nothing crosses): every link carries the mean.
         return Placement(mode, leaves, uplinks, flows, per_nic, load, 1.0, 1.0, 1.0, flows / uplinks, 0)
-    seeds = max(4, min(consts.seeds, consts.max_samples // (leaves * flows)))
+    seeds = max(4, min(consts.seeds, budget // (leaves * flows)))
     rng = np.random.default_rng(seed)
     n = leaves * flows
-    src = np.repeat(np.arange(leaves, dtype=np.int64), flows)
+    src = np.repeat(np.arange(leaves, dtype=np.int32), flows)
     # Destination leaf: any other leaf, uniformly; path: one uplink (spine), uniformly.
     dst = (src[None, :] + rng.integers(1, leaves, size=(seeds, n))) % leaves
-    spine = rng.integers(0, uplinks, size=(seeds, n))
+    spine = rng.integers(0, uplinks, size=(seeds, n), dtype=np.int32)
     offset = (np.arange(seeds, dtype=np.int64) * leaves * uplinks)[:, None]
     up_idx = offset + src[None, :] * uplinks + spine
     down_idx = offset + dst * uplinks + spine
