@@ -171,13 +171,17 @@ def sensitivity(derived, step, rerun: Callable | None) -> Sensitivity:
     tech = derived.resolved.technology
     pe = perf.protocol_efficiency or tech.protocol_efficiency
     placement = design_placement(derived)
-    balance_ms = 0.0
+    balance_ms, protocol_ms = 0.0, network_wait_ms(step)
     if rerun is not None:
         at_one, at_half = rerun(load_balance_efficiency=1.0), rerun(load_balance_efficiency=0.5)
         if at_one is not None and at_half is not None:
             balance_ms = max(0.0, at_half.step_ms - at_one.step_ms)
+        # step(pe) = a + b / pe, fitted on the step at pe and at 3/4 of it: protocol_ms = b / pe.
+        slower = rerun(protocol_efficiency=0.75 * pe)
+        if slower is not None:
+            protocol_ms = max(0.0, (slower.step_ms - step.step_ms) / (1 / 0.75 - 1))
     plan = derived.plan
-    return Sensitivity(network_wait_ms(step), balance_ms, pe, placement.mode if placement else tech.placement,
+    return Sensitivity(protocol_ms, balance_ms, pe, placement.mode if placement else tech.placement,
                        tech.qps_per_connection, plan.leaves, plan.leaf_up, plan.leaf_down)
 
 
