@@ -49,6 +49,10 @@ def add_parser(sub) -> None:
     p.add_argument("--compute-ms", type=bounded_float(*SETTING_RANGES["compute_ms"]), default=None,
                    help="example job: compute time per step in ms, with --params (default "
                         f"{CompareSettings.compute_ms:g})")
+    p.add_argument("--token-budget", type=bounded_float(*SETTING_RANGES["token_budget"]),
+                   default=CompareSettings.token_budget,
+                   help="tokens the example job trains, for the time-to-train row (an assumption; "
+                        f"default {CompareSettings.token_budget:g})")
     p.add_argument("--arrangements", action="store_true",
                    help="also price each design's network arrangements (as designed, hybrid, all-Ethernet, "
                         "merged) with capex and power; in --json under the new key 'arrangements'")
@@ -68,7 +72,8 @@ def run(args) -> int:
                                params=args.params if args.params is not None else CompareSettings.params,
                                compute_ms=(args.compute_ms if args.compute_ms is not None
                                            else CompareSettings.compute_ms),
-                               workload=None if legacy else (args.workload or DEFAULT_WORKLOAD))
+                               workload=None if legacy else (args.workload or DEFAULT_WORKLOAD),
+                               token_budget=args.token_budget)
     designs = [load_design(f) for f in args.files]
     catalog = default_catalog()
     notes = []

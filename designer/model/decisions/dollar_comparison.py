@@ -32,6 +32,14 @@ from designer.model.performance.collectives import context_for
 from designer.model.physical.prices import default_prices
 
 
+def tokens_label(n: float) -> str:
+    """1e12 -> '1T', 2.5e9 -> '2.5B': a token budget as people say it."""
+    for scale, suffix in ((1e12, "T"), (1e9, "B"), (1e6, "M")):
+        if n >= scale:
+            return f"{n / scale:,.3g}{suffix}"
+    return f"{n:,.0f}"
+
+
 def why_unpriced(cols: Sequence[_Column]) -> str:
     prices = default_prices()
     missing = sorted({c.derived.resolved.server.id for c in cols if prices.get(c.derived.resolved.server.id) is None})
@@ -68,7 +76,7 @@ def cost_rows(costs: Sequence[TrainingCost], conf: Confidence | None, s: Compare
         row("idle_gpu_usd_per_step", "GPU cost idle on the network per step", "USD",
             [c.idle_gpu_per_step for c in costs], "lower"),
         row("cost_per_mtok_usd", "Cost per million tokens", "USD", [c.cost_per_mtok for c in costs], "lower"),
-        row("train_days", f"Time to train {s.token_budget:,.3g} tokens", "days", [c.train_days for c in costs],
+        row("train_days", f"Time to train {tokens_label(s.token_budget)} tokens", "days", [c.train_days for c in costs],
             "lower"),
     ]
     if conf is not None:

@@ -170,7 +170,7 @@ def cost_reasons(costs: Sequence[TrainingCost], conf: Confidence | None, names: 
     out = []
     for i, c in enumerate(costs):
         per = f"{money(c.cost_per_mtok)} per million tokens, " if c.cost_per_mtok is not None else ""
-        days = f", {c.train_days:,.1f} days for {budget:,.3g} tokens" if c.train_days is not None else ""
+        days = f", {c.train_days:,.1f} days for {budget / 1e9:,.4g}B tokens" if c.train_days is not None else ""
         share = f"; cheapest in {conf.win_share[i]:.0%} of scenarios" if conf is not None else ""
         out.append(f"{names[i]}: {per}{money(c.cost_per_step)} per {c.step_ms:,.0f} ms step, of which "
                    f"{money(c.idle_gpu_per_step)} is GPU capex and energy idle for {c.network_ms:,.0f} ms on the "
