@@ -203,7 +203,7 @@ class CostDistributionChart:
     histograms in the design's colour; the legend gives each design's share of wins."""
 
     def __init__(self):
-        self.widget = _plot("compareCostDistributionPlot", "Cost per token, 1,000 scenarios")
+        self.widget = _plot("compareCostDistributionPlot", "Cost per token over the draws")
         self.widget.setMouseEnabled(False, False)
         self.widget.showGrid(x=True, y=False, alpha=0.18)
         self.widget.getAxis("left").setWidth(36)
@@ -219,11 +219,13 @@ class CostDistributionChart:
             self.widget.removeItem(curve)
         self.curves = []
         self.legend.clear()
+        self.legend.setLabelTextColor(self.theme.text)
         if confidence is None:
             self.widget.setTitle("Cost per token: no GPU server price", color=self.theme.muted, size="9.5pt")
             return
         per = "million tokens" if "token" in confidence.unit else "step"
-        self.widget.setTitle(f"Cost per {per}, {confidence.draws:,} scenarios", color=self.theme.text,
+        self.widget.setTitle(f"Cost per {per} over {confidence.draws:,} price and efficiency draws",
+                             color=self.theme.text,
                              size="9.5pt", bold=True)
         edges = np.asarray(confidence.hist_edges)
         for i, (counts, style) in enumerate(zip(confidence.hist_counts, styles, strict=False)):
@@ -265,10 +267,11 @@ class CompareCharts(QWidget):
         grid.addWidget(self.capex.widget, 0, 0)
         grid.addWidget(self.power.widget, 0, 1)
         grid.addWidget(self.tco.widget, 0, 2)
-        grid.addWidget(self.busbw.widget, 1, 0, 1, 2)
-        grid.addWidget(self.cost.widget, 1, 2)
+        grid.addWidget(self.busbw.widget, 1, 0, 1, 3)
+        grid.addWidget(self.cost.widget, 2, 0, 1, 3)
         grid.setRowStretch(0, 1)
         grid.setRowStretch(1, 1)
+        grid.setRowStretch(2, 1)
         self.apply_theme(Theme())
 
     def show_comparison(self, comparison: Comparison, curves, styles: list[DesignStyle], gpus: int) -> None:
