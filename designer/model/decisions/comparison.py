@@ -18,6 +18,7 @@ from designer.model.intent.design import FabricDesign
 from designer.model.intent.serde import DesignValidationError
 from designer.model.performance.collective_costs import CollectiveError
 from designer.model.performance.collectives import context_for, estimate
+from designer.model.performance.training import estimate_step
 from designer.model.performance.workload import DEFAULT_WORKLOAD, preset, presets
 from designer.model.physical.bom import build_bom
 from designer.model.topology.derive import Derived, derive
@@ -155,9 +156,10 @@ def _column(design: FabricDesign, s: CompareSettings, catalog: Catalog, gpus: in
     job = dict(workload=s.workload) if s.workload else dict(params=s.params, compute_ms=s.compute_ms)
 
     def rerun(**perf):
+        # The step alone: the break-evens need its time and share, not the advice's counterpart.
         settings = replace(d.design.performance, **perf)
         try:
-            return training_step(d, gpus=gpus, catalog=catalog, settings=settings, **job)
+            return estimate_step(d, gpus=gpus, settings=settings, **job)
         except CollectiveError:
             return None
 
@@ -192,7 +194,6 @@ def compare(designs: list[FabricDesign], settings: CompareSettings | None = None
         if col.bom.unpriced:
             warnings.append(f"{name}: {len(col.bom.unpriced)} item(s) have no price; its cost reads low")
     rows = _rows(cols, s)
-    rec = recommend(cols, rows, s)
     # The verdict in dollars builds on this module's rows and columns (imported here, not above).
     from designer.model.decisions.dollar_comparison import cost_rows, dollar_recommendation, training_costs
     from designer.model.decisions.dollar_comparison import why_unpriced as _why_unpriced
@@ -200,6 +201,7 @@ def compare(designs: list[FabricDesign], settings: CompareSettings | None = None
     names = tuple(d.meta.name for d in designs)
     costs, conf = (), None
     priced = training_costs(names, cols, s)
+    rec = recommend(cols, rows, s, with_flips=priced is None)
     if priced is None:
         rec = replace(rec, reasons=rec.reasons + (
             "no verdict in dollars of training: " + _why_unpriced(cols),))
@@ -275,7 +277,7 @@ def _money(v: float) -> str:
     return f"${v / 1e6:,.2f}M" if abs(v) >= 1e6 else f"${v:,.0f}"
 
 
-def recommend(cols: list[_Column], rows: list[Row], s: CompareSettings) -> Recommendation:
+def recommend(cols: list[_Column], rows: list[Row], s: CompareSettings, with_flips: bool = True) -> Recommendation:
     """The framework of the InfiniBand-vs-Ethernet literature, applied to these designs."""
     fams = [c.derived.resolved.family for c in cols]
     tco = {r.key: r for r in rows}["tco_usd"].values
@@ -361,7 +363,8 @@ def recommend(cols: list[_Column], rows: list[Row], s: CompareSettings) -> Recom
     chosen = name_i if family == "infiniband" else name_e
     verdict = (f"{chosen} ({'InfiniBand' if family == 'infiniband' else 'Ethernet/RoCE'}) fits this "
                f"{n:,}-GPU cluster better, by the rule of thumb applied to these designs' numbers.")
-    flips = _flips(ci, ce, band, family, eth_cheaper, share_e, share_i, limit, s)
+    # The rule of thumb's own break-evens, only where it still decides (no verdict in dollars).
+    flips = _flips(ci, ce, band, family, eth_cheaper, share_e, share_i, limit, s) if with_flips else []
     return Recommendation(verdict, family, tuple(reasons), flips=tuple(flips))
 
 
