@@ -13,7 +13,10 @@ from dataclasses import dataclass, field, replace
 from designer.catalog import Catalog, default_catalog
 from designer.model.common.units import size_label
 from designer.model.decisions.advice import size_band, training_step
+from designer.model.decisions.dollar_comparison import cost_rows, dollar_recommendation, training_costs
+from designer.model.decisions.dollar_comparison import why_unpriced as _why_unpriced
 from designer.model.decisions.flips import Flip, decide, price_flips, roce_flip, share_flip, sharp_flip
+from designer.model.decisions.rows import HOURS_PER_YEAR, Row, energy_cost_usd  # noqa: F401 (re-exported)
 from designer.model.intent.design import FabricDesign
 from designer.model.intent.serde import DesignValidationError
 from designer.model.performance.collective_costs import CollectiveError
@@ -22,9 +25,6 @@ from designer.model.performance.training import estimate_step
 from designer.model.performance.workload import DEFAULT_WORKLOAD, preset, presets
 from designer.model.physical.bom import build_bom
 from designer.model.topology.derive import Derived, derive
-
-HOURS_PER_YEAR = 8760
-
 
 SETTING_RANGES = {"years": (1, 100), "energy_usd_per_kwh": (0, 100), "pue": (1, 10), "params": (1, 1e16),
                   "compute_ms": (0, 1e9), "token_budget": (1e6, 1e16)}
@@ -63,23 +63,6 @@ class CompareSettings:
                                         f"{', '.join(presets())})")
         if not self.sizes or any(not 1 <= s <= 2**50 for s in self.sizes):
             raise DesignValidationError("sizes", "give at least one message size of 1 byte or more")
-
-
-@dataclass(frozen=True)
-class Row:
-    key: str                      # stable id, e.g. "tco_usd"
-    label: str
-    unit: str
-    values: tuple[float | None, ...]
-    better: str = ""              # "lower", "higher" or "" (neither)
-    group: str = ""
-
-    @property
-    def deltas(self) -> tuple[float | None, ...]:
-        """Change in % against the first design; None where either value is missing or zero."""
-        base = self.values[0]
-        return tuple(None if base in (None, 0) or v is None else (v - base) / abs(base) * 100
-                     for v in self.values)
 
 
 @dataclass(frozen=True)
@@ -194,10 +177,6 @@ def compare(designs: list[FabricDesign], settings: CompareSettings | None = None
         if col.bom.unpriced:
             warnings.append(f"{name}: {len(col.bom.unpriced)} item(s) have no price; its cost reads low")
     rows = _rows(cols, s)
-    # The verdict in dollars builds on this module's rows and columns (imported here, not above).
-    from designer.model.decisions.dollar_comparison import cost_rows, dollar_recommendation, training_costs
-    from designer.model.decisions.dollar_comparison import why_unpriced as _why_unpriced
-
     names = tuple(d.meta.name for d in designs)
     costs, conf = (), None
     priced = training_costs(names, cols, s)
@@ -212,11 +191,6 @@ def compare(designs: list[FabricDesign], settings: CompareSettings | None = None
     return Comparison(names, tuple(c.derived.resolved.technology.id for c in cols),
                       tuple(c.derived.resolved.family for c in cols), tuple(rows), rec, tuple(warnings), s,
                       tuple(c.step for c in cols), tuple(costs), conf)
-
-
-def energy_cost_usd(power_w: float, s: CompareSettings) -> float:
-    """Energy bought over the comparison period: IT power x PUE x hours x tariff."""
-    return power_w / 1000 * s.pue * HOURS_PER_YEAR * s.years * s.energy_usd_per_kwh
 
 
 def base_latency_us(d: Derived) -> float:

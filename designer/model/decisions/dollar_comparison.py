@@ -1,6 +1,7 @@
 """The comparison's verdict in dollars of training: its rows, its recommendation, its confidence.
 
-comparison.py builds the columns (derived design, BOM, training step) and the rule-of-thumb
+comparison.py (which imports this module; the columns, settings and rule-of-thumb
+recommendation arrive as arguments) builds the columns (derived design, BOM, training step) and the rule-of-thumb
 recommendation; this module prices the example step on each design (training_cost.py), draws
 the confidence, puts the cost rows under the table, and replaces the verdict with the design
 that costs least per token. The rule of thumb's lines stay, marked as context.
@@ -10,15 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
+from typing import Any
 
-from designer.model.decisions.comparison import (
-    HOURS_PER_YEAR,
-    CompareSettings,
-    Recommendation,
-    Row,
-    _Column,
-    energy_cost_usd,
-)
+from designer.model.decisions.rows import HOURS_PER_YEAR, Row, energy_cost_usd
 from designer.model.decisions.training_cost import (
     Confidence,
     Sensitivity,
@@ -40,7 +35,7 @@ def tokens_label(n: float) -> str:
     return f"{n:,.0f}"
 
 
-def why_unpriced(cols: Sequence[_Column]) -> str:
+def why_unpriced(cols: Sequence[Any]) -> str:
     prices = default_prices()
     missing = sorted({c.derived.resolved.server.id for c in cols if prices.get(c.derived.resolved.server.id) is None})
     if missing:
@@ -49,7 +44,7 @@ def why_unpriced(cols: Sequence[_Column]) -> str:
     return "the example job cannot run on every design"
 
 
-def training_costs(names: Sequence[str], cols: Sequence[_Column], s: CompareSettings
+def training_costs(names: Sequence[str], cols: Sequence[Any], s: Any
                    ) -> tuple[list[TrainingCost], list[Sensitivity], Confidence | None] | None:
     """Each design's cost of the example work, their sensitivities and the confidence draws."""
     prices = default_prices()
@@ -63,7 +58,7 @@ def training_costs(names: Sequence[str], cols: Sequence[_Column], s: CompareSett
     return costs, sens, conf
 
 
-def cost_rows(costs: Sequence[TrainingCost], conf: Confidence | None, s: CompareSettings) -> list[Row]:
+def cost_rows(costs: Sequence[TrainingCost], conf: Confidence | None, s: Any) -> list[Row]:
     def row(key: str, label: str, unit: str, values, better: str = "") -> Row:
         return Row(key, label, unit, tuple(None if v is None else float(v) for v in values), better, "Training cost")
 
@@ -85,16 +80,17 @@ def cost_rows(costs: Sequence[TrainingCost], conf: Confidence | None, s: Compare
     return out
 
 
-def dollar_recommendation(cols: Sequence[_Column], costs: Sequence[TrainingCost], sens: Sequence[Sensitivity],
-                          conf: Confidence | None, rule: Recommendation, s: CompareSettings,
-                          names: Sequence[str]) -> Recommendation:
+def dollar_recommendation(cols: Sequence[Any], costs: Sequence[TrainingCost], sens: Sequence[Sensitivity],
+                          conf: Confidence | None, rule: Any, s: Any,
+                          names: Sequence[str]) -> Any:
     """The verdict by cost per token; the rule of thumb's reasons follow as context."""
     fams = [c.derived.resolved.family for c in cols]
     text, win = verdict_lines(costs, conf, names)
     reasons = cost_reasons(costs, conf, names, s.years, s.token_budget)
     context = tuple(f"context (rule of thumb, no longer deciding): {r}" for r in rule.reasons)
     if "infiniband" not in fams or "ethernet" not in fams:
-        return Recommendation(rule.verdict + " " + text, "", tuple(reasons) + context, flips=())
+        return replace(rule, verdict=rule.verdict + " " + text, family="", reasons=tuple(reasons) + context,
+                       flips=())
     family = fams[win]
     units = [c.cost_per_mtok if c.cost_per_mtok is not None else c.cost_per_step for c in costs]
     rival = min((i for i, f in enumerate(fams) if f != family), key=lambda i: units[i])

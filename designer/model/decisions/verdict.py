@@ -47,7 +47,6 @@ def dollar_flips(costs: Sequence[TrainingCost], sens: Sequence[Sensitivity], bom
                  rival: int, eth: int, energy: Sequence[float], hours: float, sharp_steps: tuple | None) -> list[Flip]:
     """Break-even of each assumption between the winner and the best design of the other family."""
     w, r = costs[winner], costs[rival]
-    target = _unit_cost(w)
     e = costs[eth]
     ib = rival if eth == winner else winner
     other_unit = _unit_cost(costs[ib])

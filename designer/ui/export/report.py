@@ -22,12 +22,12 @@ from designer.model.networks.arrangements import Arrangement, arrangements
 from designer.model.networks.bom import NetworkBom, compute_switch_count, network_boms
 from designer.model.physical.prices import default_prices
 from designer.ui.export import page
+from designer.ui.export.cost_page import cost_page
 from designer.ui.export.diagram import Diagram, DiagramSource, View
 from designer.ui.export.facts import Facts, today
 from designer.ui.export.ink import Ink
 from designer.ui.export.network_pages import arrangements_page, network_page
 from designer.ui.export.pdf import pdf_writer
-from designer.ui.export.cost_page import cost_page
 from designer.ui.export.report_pages import (
     bom_page,
     collectives_page,
