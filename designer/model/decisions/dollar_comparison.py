@@ -59,7 +59,7 @@ def training_costs(names: Sequence[str], cols: Sequence[Any], s: Any
 
 
 def cost_rows(costs: Sequence[TrainingCost], conf: Confidence | None, s: Any) -> list[Row]:
-    def row(key: str, label: str, unit: str, values, better: str = "") -> Row:
+    def row(key: str, label: str, unit: str, values: Sequence[float | None], better: str = "") -> Row:
         return Row(key, label, unit, tuple(None if v is None else float(v) for v in values), better, "Training cost")
 
     out = [
@@ -92,7 +92,7 @@ def dollar_recommendation(cols: Sequence[Any], costs: Sequence[TrainingCost], se
         return replace(rule, verdict=rule.verdict + " " + text, family="", reasons=tuple(reasons) + context,
                        flips=())
     family = fams[win]
-    units = [c.cost_per_mtok if c.cost_per_mtok is not None else c.cost_per_step for c in costs]
+    units = [c.cost_per_mtok if c.cost_per_mtok is not None else (c.cost_per_step or 0.0) for c in costs]
     rival = min((i for i, f in enumerate(fams) if f != family), key=lambda i: units[i])
     eth = win if family == "ethernet" else rival
     ib = rival if family == "ethernet" else win

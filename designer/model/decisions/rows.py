@@ -31,4 +31,4 @@ class Row:
 
 def energy_cost_usd(power_w: float, s: Any) -> float:
     """Energy bought over the comparison period: IT power x PUE x hours x tariff."""
-    return power_w / 1000 * s.pue * HOURS_PER_YEAR * s.years * s.energy_usd_per_kwh
+    return float(power_w / 1000 * s.pue * HOURS_PER_YEAR * s.years * s.energy_usd_per_kwh)

@@ -20,6 +20,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -94,7 +95,7 @@ class TrainingCost:
     def load_balance_efficiency(self) -> float:
         return 1.0 if self.placement is None else self.placement.expected
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"design": self.name, "family": self.family, "servers": self.servers,
                 "server_price_usd": self.server_price, "server_price_basis": self.server_price_basis,
                 "gpu_capex_usd": self.gpu_capex_usd, "network_usd_per_hour": self.network_usd_per_hour,
@@ -107,14 +108,14 @@ class TrainingCost:
                 "flow_placement": self.placement.to_json() if self.placement else None}
 
 
-def network_wait_ms(step) -> float:
+def network_wait_ms(step: Any) -> float:
     """The step's exposed network time: the collectives on the network not hidden behind compute."""
     if step.collectives:
         return float(sum(c.exposed_ms for c in step.collectives if c.where == "network"))
     return float(step.exposed_comm_ms)
 
 
-def design_placement(derived) -> Placement | None:
+def design_placement(derived: Any) -> Placement | None:
     """The design's load balance at full bisection load: every NIC sends its full rate up."""
     mode, _ = load_balancing_mode(derived.resolved.technology, derived.resolved, derived.design.performance)
     plan = derived.plan
@@ -123,8 +124,8 @@ def design_placement(derived) -> Placement | None:
     return full_load(mode, plan.leaves, plan.leaf_up, plan.leaf_down, derived.resolved.technology.qps_per_connection)
 
 
-def training_cost(name: str, derived, bom, step, prices: PriceBook, years: int, energy_usd_per_kwh: float,
-                  pue: float, token_budget: float, network_energy_usd: float) -> TrainingCost:
+def training_cost(name: str, derived: Any, bom: Any, step: Any, prices: PriceBook, years: int,
+                  energy_usd_per_kwh: float, pue: float, token_budget: float, network_energy_usd: float) -> TrainingCost:
     """What the example step costs on this design (cluster cost per hour x step time)."""
     hours = years * HOURS_PER_YEAR
     server = derived.resolved.server
@@ -165,7 +166,7 @@ class Sensitivity:
     nics_per_leaf: int = 0
 
 
-def sensitivity(derived, step, rerun: Callable | None) -> Sensitivity:
+def sensitivity(derived: Any, step: Any, rerun: Callable[..., Any] | None) -> Sensitivity:
     """Fit the step's dependence on load balance: the step at perfect balance and at half."""
     perf = derived.design.performance
     tech = derived.resolved.technology
@@ -196,7 +197,7 @@ class Confidence:
     unit: str                                               # "USD per million tokens" or "USD per step"
     varied: tuple[str, ...] = field(default=())
 
-    def to_json(self, names: Sequence[str]) -> dict:
+    def to_json(self, names: Sequence[str]) -> dict[str, Any]:
         return {"draws": self.draws, "seed": self.seed, "unit": self.unit, "varied": list(self.varied),
                 "approximation": "step time moves linearly in 1/efficiency around the computed step",
                 "designs": [{"design": n, "win_share": w, "p10": q[0], "p50": q[1], "p90": q[2],
@@ -225,7 +226,7 @@ def _balance_table(s: Sensitivity) -> np.ndarray:
     return np.array(out)
 
 
-def _class_costs(bom, prices: PriceBook) -> dict[str, float]:
+def _class_costs(bom: Any, prices: PriceBook) -> dict[str, float]:
     """The network's capex by price class (a part without a class is its own class)."""
     out: dict[str, float] = {}
     for item in bom.items:
@@ -237,7 +238,7 @@ def _class_costs(bom, prices: PriceBook) -> dict[str, float]:
     return out
 
 
-def confidence(costs: Sequence[TrainingCost], sens: Sequence[Sensitivity], boms: Sequence, prices: PriceBook,
+def confidence(costs: Sequence[TrainingCost], sens: Sequence[Sensitivity], boms: Sequence[Any], prices: PriceBook,
                network_energy: Sequence[float], years: int, draws: int = DRAWS, seed: int = SEED) -> Confidence | None:
     """Share of seeded price and efficiency draws in which each design costs least per token (or step)."""
     if any(c.usd_per_hour is None for c in costs):
@@ -248,7 +249,7 @@ def confidence(costs: Sequence[TrainingCost], sens: Sequence[Sensitivity], boms:
     hours = years * HOURS_PER_YEAR
     by_class = [_class_costs(b, prices) for b in boms]
     classes = sorted({k for d in by_class for k in d} | {f"server:{c.server_key}" for c in costs})
-    server_class = {c.server_key: (prices.get(c.server_key).price_class or c.server_key) for c in costs}
+    server_class = {c.server_key: (_price_class(prices, c.server_key) or c.server_key) for c in costs}
     classes = sorted(set(classes) | {f"server:{v}" for v in server_class.values()})
     mult = {k: np.exp(rng.uniform(-half, half, draws)) for k in classes}
     fam_pe = {f: rng.uniform(lo, hi, draws) for f, (lo, hi) in PROTOCOL_RANGE.items()}
@@ -260,7 +261,8 @@ def confidence(costs: Sequence[TrainingCost], sens: Sequence[Sensitivity], boms:
         capex = sum(mult[k] * v for k, v in cls_cost.items()) if cls_cost else np.zeros(draws)
         net_hour = (capex + energy) / hours
         server_mult = mult[f"server:{server_class[c.server_key]}"]
-        gpu_hour = c.gpu_capex_usd_per_hour * server_mult + (c.gpu_usd_per_hour - c.gpu_capex_usd_per_hour)
+        capex_hour, all_hour = c.gpu_capex_usd_per_hour or 0.0, c.gpu_usd_per_hour or 0.0
+        gpu_hour = capex_hour * server_mult + (all_hour - capex_hour)
         pe = fam_pe.get(c.family, np.full(draws, s.protocol))
         table = _balance_table(s)
         lb = table[np.minimum((pick * len(table)).astype(int), len(table) - 1)]
@@ -277,7 +279,7 @@ def confidence(costs: Sequence[TrainingCost], sens: Sequence[Sensitivity], boms:
     lo, hi = float(v.min()), float(v.max())
     edges = np.linspace(lo, hi if hi > lo else lo + 1e-9, HIST_BINS + 1)
     hists = tuple(tuple(int(x) for x in np.histogram(row, bins=edges)[0]) for row in v)
-    quant = tuple(tuple(float(x) for x in np.percentile(row, (10, 50, 90))) for row in v)
+    quant = tuple(_three(np.percentile(row, (10, 50, 90))) for row in v)
     varied = (f"every priced class within its band ({band:g}x max/min)", "GPU server prices within the same band",
               "protocol efficiency: InfiniBand 0.92-0.96, RoCE 0.85-0.95",
               "hashed load balance: NCCL channels per peer "
@@ -285,6 +287,15 @@ def confidence(costs: Sequence[TrainingCost], sens: Sequence[Sensitivity], boms:
               f"queue pairs {placement_constants().qps_range[0]}-{placement_constants().qps_range[1]} (enhanced ECMP)")
     return Confidence(draws, seed, tuple(float(x) for x in share), quant, tuple(float(e) for e in edges), hists,
                       "USD per million tokens" if per_token else "USD per step", varied)
+
+
+def _price_class(prices: PriceBook, key: str) -> str:
+    price = prices.get(key)
+    return price.price_class if price is not None else ""
+
+
+def _three(values: Any) -> tuple[float, float, float]:
+    return float(values[0]), float(values[1]), float(values[2])
 
 
 def mode_name(mode: str) -> str:

@@ -11,6 +11,7 @@ balance, SHARP. Costs are linear in each of them around the computed step (the s
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from designer.model.decisions.flips import Flip
 from designer.model.decisions.training_cost import Confidence, Sensitivity, TrainingCost, mode_name
@@ -43,8 +44,9 @@ def _scale(c: TrainingCost) -> float:
     return per_ms / c.tokens_per_step * 1e6 if c.tokens_per_step else per_ms
 
 
-def dollar_flips(costs: Sequence[TrainingCost], sens: Sequence[Sensitivity], boms: Sequence, winner: int,
-                 rival: int, eth: int, energy: Sequence[float], hours: float, sharp_steps: tuple | None) -> list[Flip]:
+def dollar_flips(costs: Sequence[TrainingCost], sens: Sequence[Sensitivity], boms: Sequence[Any], winner: int,
+                 rival: int, eth: int, energy: Sequence[float], hours: float,
+                 sharp_steps: tuple[bool, float] | None) -> list[Flip]:
     """Break-even of each assumption between the winner and the best design of the other family."""
     w, r = costs[winner], costs[rival]
     e = costs[eth]
@@ -104,7 +106,7 @@ def _gpu_flip(w: TrainingCost, r: TrainingCost) -> Flip:
                 f"({money(w.server_price * m) if w.server_price else 'n/a'} per {w.server_key} server)")
 
 
-def _sharp_flip(ib: TrainingCost, sharp_steps: tuple | None, eth_unit: float) -> Flip:
+def _sharp_flip(ib: TrainingCost, sharp_steps: tuple[bool, float] | None, eth_unit: float) -> Flip:
     if sharp_steps is None:
         return Flip("sharp", None, None, "on/off", "the InfiniBand design's switches have no SHARP, or no step ran")
     on, toggled_ms = sharp_steps
@@ -171,9 +173,9 @@ def cost_reasons(costs: Sequence[TrainingCost], conf: Confidence | None, names: 
         per = f"{money(c.cost_per_mtok)} per million tokens, " if c.cost_per_mtok is not None else ""
         days = f", {c.train_days:,.1f} days for {budget / 1e9:,.4g}B tokens" if c.train_days is not None else ""
         share = f"; cheapest in {conf.win_share[i]:.0%} of scenarios" if conf is not None else ""
-        out.append(f"{names[i]}: {per}{money(c.cost_per_step)} per {c.step_ms:,.0f} ms step, of which "
-                   f"{money(c.idle_gpu_per_step)} is GPU capex and energy idle for {c.network_ms:,.0f} ms on the "
-                   f"network{days}{share}")
+        out.append(f"{names[i]}: {per}{money(c.cost_per_step or 0.0)} per {c.step_ms:,.0f} ms step, of which "
+                   f"{money(c.idle_gpu_per_step or 0.0)} is GPU capex and energy idle for {c.network_ms:,.0f} ms "
+                   f"on the network{days}{share}")
     out.append(f"cost of the same training work = (network TCO + GPU server capex over {years} years + GPU "
                "energy) per hour x step time: a slower step keeps every GPU idle for the difference")
     for c in costs:

@@ -94,7 +94,7 @@ class Placement:
                 f"against {self.flows_per_leaf / self.uplinks:.1f} balanced: {self.expected:.0%} of balanced "
                 f"throughput (p10 {self.p10:.0%}, slowest flow {self.slowest:.0%}, {self.seeds} hash seeds)")
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, object]:
         return {"mode": self.mode, "leaves": self.leaves, "uplinks": self.uplinks,
                 "flows_per_leaf": self.flows_per_leaf, "flows_per_nic": self.flows_per_nic, "load": self.load,
                 "expected": self.expected, "p10": self.p10, "slowest": self.slowest,

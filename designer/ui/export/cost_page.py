@@ -3,6 +3,8 @@ price and efficiency draws, as step histograms, with each design's share of wins
 
 from __future__ import annotations
 
+from typing import Any
+
 from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QPainterPath
 
@@ -20,7 +22,7 @@ def _money(v: float) -> str:
     return f"${v:,.2f}" if abs(v) < 100 else f"${v:,.0f}"
 
 
-def cost_distribution(ink: Ink, rect: QRectF, c) -> None:
+def cost_distribution(ink: Ink, rect: QRectF, c: Any) -> None:
     """Step histograms of the draws in `rect`, a legend line per design under them."""
     t = ink.theme
     conf = c.confidence
@@ -35,7 +37,7 @@ def cost_distribution(ink: Ink, rect: QRectF, c) -> None:
     span = (hi - lo) or 1.0
 
     def px(x: float) -> float:
-        return plot.left() + (x - lo) / span * plot.width()
+        return float(plot.left() + (x - lo) / span * plot.width())
 
     def py(y: float) -> float:
         return plot.bottom() - y / (top * 1.1) * plot.height()
@@ -68,7 +70,7 @@ def cost_distribution(ink: Ink, rect: QRectF, c) -> None:
         y += lh
 
 
-def cost_page(ink: Ink, rect: QRectF, c) -> None:
+def cost_page(ink: Ink, rect: QRectF, c: Any) -> None:
     """Cost of the same training work on each design, and how sure the verdict is."""
     unit = c.confidence.unit if c.confidence is not None else "USD"
     y = rect.top() + page.section_title(ink, rect, "Verdict in dollars of training", unit)
