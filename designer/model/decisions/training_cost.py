@@ -125,7 +125,8 @@ def design_placement(derived: Any) -> Placement | None:
 
 
 def training_cost(name: str, derived: Any, bom: Any, step: Any, prices: PriceBook, years: int,
-                  energy_usd_per_kwh: float, pue: float, token_budget: float, network_energy_usd: float) -> TrainingCost:
+                  energy_usd_per_kwh: float, pue: float, token_budget: float,
+                  network_energy_usd: float) -> TrainingCost:
     """What the example step costs on this design (cluster cost per hour x step time)."""
     hours = years * HOURS_PER_YEAR
     server = derived.resolved.server
