@@ -393,3 +393,19 @@ def test_four_fabrics_show_their_costs_and_the_draws_in_the_compare_window(make_
         assert list(y) == list(counts)
     legend = [item[1].text for item in chart.legend.items]
     assert legend[0] == f"[1] wins {c.confidence.win_share[0]:.0%}"
+
+
+def test_every_ethernet_fabric_is_one_menu_action(make_compare, superpod, catalog):
+    from designer.ui.compare.compare_window import Entry
+
+    spectrum_x = make_counterpart(superpod, "roce-400g", catalog).design
+    window = make_compare([Entry(superpod, SUPERPOD), Entry(spectrum_x, unsaved=True)])
+    menu = window.counterpart_menu
+    menu.aboutToShow.emit()
+    every = {a.objectName(): a for a in menu.actions()}["counterpart-ethernet"]
+    assert every.isEnabled()            # two missing fabrics fit beside the two designs
+    every.trigger()
+    assert window.comparison.technologies == ("ib-ndr", "roce-400g", "roce-ecmp-400g", "roce-eecmp-400g")
+    menu.aboutToShow.emit()
+    every = {a.objectName(): a for a in menu.actions()}["counterpart-ethernet"]
+    assert not every.isEnabled()        # nothing left to add
