@@ -105,7 +105,8 @@ def price_flips(band: str, family: str, share_e, limit: float, capex_e: float, c
                "communication on Ethernet passes the share mark, which decides it whatever the price")
         return [Flip("price_ratio", ratio, None, "x", why),
                 Flip("capex_difference_usd", capex_e - capex_i, None, "USD", why)]
-    if r_star is None or not lo < r_star <= hi:
+    # A break-even within rounding of zero is no price at all (equal TCO only at a free fabric).
+    if r_star is None or not lo + 1e-9 < r_star <= hi:
         note = f"no Ethernet price between {lo:g}x and {hi:g}x of InfiniBand's flips it"
         return [Flip("price_ratio", ratio, None, "x", note),
                 Flip("capex_difference_usd", capex_e - capex_i, None, "USD", note)]
