@@ -90,8 +90,8 @@ class Placement:
         if not self.hashed:
             return f"{name}: traffic spreads packet by packet over {self.uplinks} uplinks per leaf, as balanced"
         return (f"{name}: {self.flows_per_leaf:,} flows ({self.flows_per_nic} per NIC) on {self.uplinks} uplinks "
-                f"per leaf at {self.load:.0%} of their capacity, over {self.leaves:,} leaves; expected busiest link {self.busiest_flows:.1f} flows "
-                f"against {self.flows_per_leaf / self.uplinks:.1f} balanced: {self.expected:.0%} of balanced "
+                f"per leaf at {self.load:.0%} of their capacity, over {self.leaves:,} leaves; expected busiest link "
+                f"{self.busiest_flows:.1f} flows against {self.flows_per_leaf / self.uplinks:.1f} balanced: {self.expected:.0%} of balanced "
                 f"throughput (p10 {self.p10:.0%}, slowest flow {self.slowest:.0%}, {self.seeds} hash seeds)")
 
     def to_json(self) -> dict[str, object]:
