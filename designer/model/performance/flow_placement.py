@@ -89,10 +89,11 @@ class Placement:
         name = MODE_NAMES.get(self.mode, self.mode)
         if not self.hashed:
             return f"{name}: traffic spreads packet by packet over {self.uplinks} uplinks per leaf, as balanced"
+        balanced = self.flows_per_leaf / self.uplinks
         return (f"{name}: {self.flows_per_leaf:,} flows ({self.flows_per_nic} per NIC) on {self.uplinks} uplinks "
-                f"per leaf at {self.load:.0%} of their capacity, over {self.leaves:,} leaves; expected busiest link "
-                f"{self.busiest_flows:.1f} flows against {self.flows_per_leaf / self.uplinks:.1f} balanced: {self.expected:.0%} of balanced "
-                f"throughput (p10 {self.p10:.0%}, slowest flow {self.slowest:.0%}, {self.seeds} hash seeds)")
+                f"per leaf at {self.load:.0%} of their capacity, over {self.leaves:,} leaves; expected busiest "
+                f"link {self.busiest_flows:.1f} flows against {balanced:.1f} balanced: {self.expected:.0%} of "
+                f"balanced throughput (p10 {self.p10:.0%}, slowest flow {self.slowest:.0%}, {self.seeds} hash seeds)")
 
     def to_json(self) -> dict[str, object]:
         return {"mode": self.mode, "leaves": self.leaves, "uplinks": self.uplinks,
