@@ -19,6 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from designer.catalog import default_catalog
+from designer.model.decisions.comparison import compare
 from designer.model.decisions.counterpart import make_counterpart
 from designer.model.decisions.training_cost import design_placement
 from designer.model.performance.collectives import context_for, estimate
@@ -118,6 +119,9 @@ def test_adaptive_routing_follows_the_switch_not_the_technology_name():
     # The user can still state adaptive routing explicitly (an override, e.g. a NOS that adds it).
     forced = dataclasses.replace(on_th5, performance=dataclasses.replace(on_th5.performance, adaptive_routing=True))
     assert context_for(derive(forced, CAT), 1024).load_balancing == "adaptive"
+    # The comparison warns about it too.
+    c = compare([ib, on_th5])
+    assert any("asks for adaptive routing" in w and "static ECMP" in w for w in c.warnings)
 
 
 def test_full_load_placement_is_interactive_at_16k_gpus_in_size():

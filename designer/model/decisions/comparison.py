@@ -19,7 +19,7 @@ from designer.model.decisions.flips import Flip, decide, price_flips, roce_flip,
 from designer.model.decisions.rows import HOURS_PER_YEAR, Row, energy_cost_usd  # noqa: F401 (re-exported)
 from designer.model.intent.design import FabricDesign
 from designer.model.intent.serde import DesignValidationError
-from designer.model.performance.collective_costs import CollectiveError
+from designer.model.performance.collective_costs import CollectiveError, load_balancing_mode
 from designer.model.performance.collectives import context_for, estimate
 from designer.model.performance.training import estimate_step
 from designer.model.performance.workload import DEFAULT_WORKLOAD, preset, presets
@@ -176,6 +176,10 @@ def compare(designs: list[FabricDesign], settings: CompareSettings | None = None
             warnings.append(f"{name}: the example job cannot run: {col.step_error}")
         if col.bom.unpriced:
             warnings.append(f"{name}: {len(col.bom.unpriced)} item(s) have no price; its cost reads low")
+        r = col.derived.resolved
+        _, fallback = load_balancing_mode(r.technology, r, col.derived.design.performance)
+        if fallback:
+            warnings.append(f"{name}: {fallback}")
     rows = _rows(cols, s)
     names = tuple(d.meta.name for d in designs)
     costs, conf = (), None
