@@ -128,3 +128,18 @@ def test_full_load_placement_is_interactive_at_16k_gpus_in_size():
     # 256 leaves x 64 NICs x 8 flows: capped samples keep every flow and trim the seeds.
     p = full_load("ecmp-qp", 256, 64, 64, 4)
     assert p.flows_per_leaf == 64 * 8 and 4 <= p.seeds <= 64
+
+
+@pytest.mark.parametrize("gpus, planes", [(1024, 1), (16384, 4)])
+def test_two_tier_designs_built_directly_sit_in_the_published_range(gpus, planes):
+    # Two tiers at 16K GPUs take four planes of 51.2T switches; the placement runs per plane.
+    made = {t: derive(new_design(CAT, "rail-optimized", gpus=gpus, server="dgx-h100", technology=t, tiers=2,
+                                 planes=planes), CAT)
+            for t in ("roce-400g", "roce-ecmp-400g", "roce-eecmp-400g")}
+    assert all(d.plan.tiers == 2 for d in made.values())
+    sx, ecmp, eecmp = (design_placement(made[t]) for t in ("roce-400g", "roce-ecmp-400g", "roce-eecmp-400g"))
+    ratio, gain = ecmp.expected / sx.expected, eecmp.expected / ecmp.expected
+    print(f"{gpus} GPUs, two tiers, {planes} plane(s): ECMP / Spectrum-X {ratio:.2f} (xAI {XAI_RATIO:.2f}), "
+          f"enhanced / ECMP {gain:.2f} (Meta up to {META_GAIN:.2f}); {ecmp.text()}")
+    assert PUBLISHED_RANGE[0] <= ratio <= PUBLISHED_RANGE[1]
+    assert 1.1 < gain <= META_GAIN
