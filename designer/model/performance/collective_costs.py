@@ -362,6 +362,7 @@ def _tier_limit(pattern: str, lay: _Layout, plan, link: float, uplink_cap: float
     # Leaf uplinks: every job NIC on the leaf sends its domain's leaving share through them.
     per_leaf = np.bincount(lay.nic_leaf, weights=g_share[lay.nic_domain])
     demand = per_leaf.max(initial=0.0) * link
+    pod_lb = lb
     if demand > 0 and balance is not None and uplink_cap > 0:
         # Hashed paths: the flow placement on these uplinks replaces a fixed efficiency; `lb`
         # becomes the share of uplink capacity the placed flows deliver at this demand.
@@ -369,6 +370,9 @@ def _tier_limit(pattern: str, lay: _Layout, plan, link: float, uplink_cap: float
         load = demand / uplink_cap
         placed = balance(pattern, int(np.count_nonzero(per_leaf)), int(sending.max(initial=0.0)), load)
         lb = placed * min(1.0, 1.0 / load) * load
+        # Pod uplinks of a three-tier fabric hash the same flows: the leaf's efficiency against
+        # their capacity (conservative where they carry less than the leaf uplinks).
+        pod_lb = placed
     if demand > 0:
         leaf_factor = min(1.0, uplink_cap * lb / demand)
         if leaf_factor < factor - 1e-12:
@@ -381,11 +385,11 @@ def _tier_limit(pattern: str, lay: _Layout, plan, link: float, uplink_cap: float
         pod_share = float(p_share.max())
         demand = np.bincount(lay.nic_pod, weights=p_share[lay.nic_domain]).max(initial=0.0) * link
         if demand > 0:
-            pod_factor = min(1.0, pod_cap * lb / demand)
+            pod_factor = min(1.0, pod_cap * pod_lb / demand)
             if pod_factor < factor - 1e-12:
                 factor = pod_factor
                 name = (f"oversubscription at spine tier ({_ratio(o_spine)})" if o_spine > 1.001
-                        else "spine uplinks (load balancing)" if lb < 0.999 else "spine uplinks")
+                        else "spine uplinks (load balancing)" if pod_lb < 0.999 else "spine uplinks")
     hops = 5 if pod_share > 0 else 3 if leaf_share > 0 else 1
     return TierLimit(float(factor), name, hops, leaf_share, pod_share)
 
