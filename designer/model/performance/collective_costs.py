@@ -434,6 +434,8 @@ def build_context(derived, gpus: int, placement: str, settings: PerformanceSetti
         per_nic = flows_per_nic(mode, tech.qps_per_connection)
 
         def balance(pattern: str, leaves: int, nics: int, load: float) -> float:
+            if pattern == "sharp" and not tech.in_network_reduction:
+                return 1.0   # no in-network reduction on this fabric: the pattern is never used
             placed = place(mode, leaves, plan.leaf_up, nics, min(load, 1e6), per_nic)
             placements[pattern] = placed
             return placed.expected
