@@ -115,10 +115,29 @@ def test_a_comparison_adds_its_pages(gui):
     other = make_counterpart(design, "roce-400g", default_catalog()).design
     data, _ = Report(design, other).render()
     pages = _read(data)
-    assert len(pages) == 8
+    assert len(pages) == 9
     assert "Comparison" in pages[5] and "Recommendation (heuristic)" in pages[5]
     assert "TCO over 5 years" in pages[5] and "RoCE 400GbE" in pages[5]
-    assert "Comparison: the two fabrics" in pages[6] and "Spectrum-4 SN5600" in pages[6]
+    assert "Verdict in dollars of training" in pages[6] and "Cost per million tokens" in pages[6]
+    assert "cheapest in" in pages[6] and "of draws" in pages[6]
+    assert "Comparison: the two fabrics" in pages[7] and "Spectrum-4 SN5600" in pages[7]
+
+
+def test_a_report_against_every_ethernet_fabric_lists_their_costs_and_win_shares(gui):
+    from designer.ui.export.report import Report
+
+    design = load_design(EXAMPLES / "dgx-h100-superpod-1su.json")
+    from designer.model.decisions.counterpart import ETHERNET_CHOICES, make_counterpart
+
+    made = [make_counterpart(design, t, default_catalog()).design for t in ETHERNET_CHOICES]
+    report = Report(design, made[0], extra=tuple(made[1:]))
+    pages = _read(report.render()[0])
+    cost = next(p for p in pages if "Verdict in dollars of training" in p)
+    for i, name in enumerate(report.comparison.names):
+        share = report.comparison.confidence.win_share[i]
+        assert f"[{i + 1}] {name}: cheapest in {share:.0%} of draws" in cost
+    table = next(p for p in pages if "deltas against the first design" in p)
+    assert "static ECMP" in table and "enhanced ECMP" in table and "Spectrum-X" in table
 
 
 def test_saved_slides_become_the_detail_pages(gui):
@@ -149,7 +168,7 @@ def test_report_command_compares_with_a_file_or_a_counterpart(gui, tmp_path, cap
     out = tmp_path / "r.pdf"
     assert main(["report", str(SUPERPOD), "-o", str(out), "--compare", str(other), "--page", "letter"]) == 0
     reader = PdfReader(out)
-    assert len(reader.pages) == 8
+    assert len(reader.pages) == 9
     assert round(float(reader.pages[0].mediabox.width)) == 792  # US letter, landscape
     assert "512-GPU RoCE leaf-spine" in pdf_text(reader.pages[5])
     out2 = tmp_path / "r2.pdf"

@@ -79,6 +79,11 @@ class Switch(_Entry):
     # The same switch with pluggable ports (a CPO switch's pluggable twin), "" when none.
     pluggable_twin: str = ""
     liquid_cooled: bool = False
+    # Path choices the switch offers multi-path traffic (LOAD_BALANCING in the loader): "adaptive"
+    # (per-packet adaptive routing), "spray" (cell spraying of a scheduled fabric), "ecmp" (static
+    # 5-tuple hashing), "ecmp-qp" (hashing that also takes the RoCE queue pair). Empty: not stated,
+    # and the technology's choice stands.
+    load_balancing: tuple[str, ...] = ()
 
     def ports_at(self, gbps: float) -> int:
         """Logical ports this switch offers at `gbps`; 0 when it has no such mode."""
@@ -189,6 +194,17 @@ class Technology(_Entry):
     nic_latency_ns: float = 0.0
     protocol_efficiency: float = 1.0
     load_balance_efficiency: float = 1.0
+    # How flows find their path across the spine (LOAD_BALANCING): "" follows adaptive_routing
+    # ("adaptive" when true, "ecmp" when false). Placement on the design's uplinks
+    # (designer/model/performance/flow_placement.py) turns it into an efficiency.
+    load_balancing: str = ""
+    # RoCE queue pairs per NCCL connection (NCCL_IB_QPS_PER_CONNECTION): more hash entropy for ECMP.
+    qps_per_connection: int = 1
+
+    @property
+    def placement(self) -> str:
+        """The load-balancing mode the technology asks for."""
+        return self.load_balancing or ("adaptive" if self.adaptive_routing else "ecmp")
 
     @property
     def switch_options(self) -> tuple[str, ...]:

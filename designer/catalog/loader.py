@@ -301,6 +301,9 @@ def _validate(entry: _Entry, where: str) -> None:
                 bad("cage_type", "a co-packaged-optics port is no pluggable cage: start its type with 'CPO'")
         elif entry.cpo_optic or entry.cpo_fiber or entry.cage_type.startswith("CPO"):
             bad("co_packaged_optics", "cpo_optic, cpo_fiber and a 'CPO' cage type need co_packaged_optics = true")
+        for balancing in entry.load_balancing:
+            if balancing not in LOAD_BALANCING:
+                bad("load_balancing", f"'{balancing}' is not one of {LOAD_BALANCING}")
     elif isinstance(entry, Nic):
         for fam in entry.families:
             if fam not in FAMILIES:
@@ -319,6 +322,10 @@ def _validate(entry: _Entry, where: str) -> None:
         for name in ("protocol_efficiency", "load_balance_efficiency"):
             if not 0 < getattr(entry, name) <= 1:
                 bad(name, "must be a fraction in (0, 1]")
+        if entry.load_balancing and entry.load_balancing not in LOAD_BALANCING:
+            bad("load_balancing", f"must be one of {LOAD_BALANCING}")
+        if not 1 <= entry.qps_per_connection <= 64:
+            bad("qps_per_connection", "must be 1 to 64")
     elif isinstance(entry, (Transceiver, Cable)):
         _validate_media(entry, bad)
     elif isinstance(entry, HostPorts) and entry.ports_per_cage < 0:
@@ -326,6 +333,7 @@ def _validate(entry: _Entry, where: str) -> None:
 
 
 OPTICS = ("sr", "dr", "fr")
+LOAD_BALANCING = ("adaptive", "spray", "ecmp", "ecmp-qp")
 CABLE_KINDS = ("dac", "acc", "aoc", "fiber")
 
 

@@ -11,7 +11,13 @@ from designer.io.compare_csv import write_compare_csv
 from designer.io.project import load_design
 from designer.model.common.units import figure_text
 from designer.model.decisions.comparison import SETTING_RANGES, CompareSettings, Comparison, compare
-from designer.model.decisions.counterpart import COUNTERPART_TECHNOLOGIES, make_counterpart, optics_twin
+from designer.model.decisions.counterpart import (
+    COUNTERPART_TECHNOLOGIES,
+    ETHERNET_CHOICES,
+    expand_counterparts,
+    make_counterpart,
+    optics_twin,
+)
 from designer.model.intent.design import FabricDesign
 from designer.model.networks.arrangements import Arrangement, arrangements
 from designer.model.performance.workload import DEFAULT_WORKLOAD, presets
@@ -23,9 +29,10 @@ def add_parser(sub: SubParsers) -> None:
                        description="Cost, power, TCO, bandwidth, latency and collective time of 2 to 4 "
                                    "designs, with deltas against the first and a recommendation.")
     p.add_argument("files", nargs="+", metavar="FILE", help="project files; the first is the baseline")
-    p.add_argument("--counterpart", action="append", choices=COUNTERPART_TECHNOLOGIES, metavar="TECH",
+    p.add_argument("--counterpart", action="append", choices=(*COUNTERPART_TECHNOLOGIES, "ethernet"), metavar="TECH",
                    help="also compare the first design rebuilt on TECH (repeatable: "
-                        + ", ".join(COUNTERPART_TECHNOLOGIES) + ")")
+                        + ", ".join(COUNTERPART_TECHNOLOGIES) + "; 'ethernet' adds "
+                        + ", ".join(ETHERNET_CHOICES) + ")")
     p.add_argument("--optics-twin", action="store_true",
                    help="also compare the first design on its switches' optics twins: a pluggable fabric "
                         "beside the same fabric on co-packaged-optics switches (e.g. Q3400-RA and Q3450-LD), "
@@ -50,6 +57,10 @@ def add_parser(sub: SubParsers) -> None:
     p.add_argument("--compute-ms", type=bounded_float(*SETTING_RANGES["compute_ms"]), default=None,
                    help="example job: compute time per step in ms, with --params (default "
                         f"{CompareSettings.compute_ms:g})")
+    p.add_argument("--token-budget", type=bounded_float(*SETTING_RANGES["token_budget"]),
+                   default=CompareSettings.token_budget,
+                   help="tokens the example job trains, for the time-to-train row (an assumption; "
+                        f"default {CompareSettings.token_budget:g})")
     p.add_argument("--arrangements", action="store_true",
                    help="also price each design's network arrangements (as designed, hybrid, all-Ethernet, "
                         "merged) with capex and power; in --json under the new key 'arrangements'")
@@ -57,7 +68,8 @@ def add_parser(sub: SubParsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    count = len(args.files) + len(args.counterpart or ()) + (1 if args.optics_twin else 0)
+    args.counterpart = expand_counterparts(args.counterpart or ())
+    count = len(args.files) + len(args.counterpart) + (1 if args.optics_twin else 0)
     if not 2 <= count <= 4:
         args._parser.error(f"compare takes 2 to 4 designs (files and --counterpart), not {count}")
     legacy = args.params is not None or args.compute_ms is not None
@@ -68,7 +80,8 @@ def run(args: argparse.Namespace) -> int:
                                params=args.params if args.params is not None else CompareSettings.params,
                                compute_ms=(args.compute_ms if args.compute_ms is not None
                                            else CompareSettings.compute_ms),
-                               workload=None if legacy else (args.workload or DEFAULT_WORKLOAD))
+                               workload=None if legacy else (args.workload or DEFAULT_WORKLOAD),
+                               token_budget=args.token_budget)
     designs = [load_design(f) for f in args.files]
     catalog = default_catalog()
     notes = []

@@ -14,22 +14,25 @@ from typing import Any
 from designer.catalog import Catalog, default_catalog
 from designer.model.common.units import size_label
 from designer.model.decisions.advice import size_band, training_step
+from designer.model.decisions.dollar_comparison import cost_rows, dollar_recommendation, training_costs
+from designer.model.decisions.dollar_comparison import why_unpriced as _why_unpriced
 from designer.model.decisions.flips import Flip, decide, price_flips, roce_flip, share_flip, sharp_flip
 from designer.model.decisions.interruptions import Rate, RateTableError, load_rates, optics_failures_per_month
+from designer.model.decisions.rows import HOURS_PER_YEAR as HOURS_PER_YEAR  # re-exported
+from designer.model.decisions.rows import Row as Row
+from designer.model.decisions.rows import energy_cost_usd as energy_cost_usd
+from designer.model.decisions.training_cost import Confidence, TrainingCost
 from designer.model.intent.design import FabricDesign
 from designer.model.intent.serde import DesignValidationError
-from designer.model.performance.collective_costs import CollectiveError
+from designer.model.performance.collective_costs import CollectiveError, load_balancing_mode
 from designer.model.performance.collectives import CollectiveResult, context_for, estimate
-from designer.model.performance.training import StepEstimate
+from designer.model.performance.training import StepEstimate, estimate_step
 from designer.model.performance.workload import DEFAULT_WORKLOAD, preset, presets
 from designer.model.physical.bom import Bom, build_bom
 from designer.model.topology.derive import Derived, derive
 
-HOURS_PER_YEAR = 8760
-
-
 SETTING_RANGES = {"years": (1, 100), "energy_usd_per_kwh": (0, 100), "pue": (1, 10), "params": (1, 1e16),
-                  "compute_ms": (0, 1e9)}
+                  "compute_ms": (0, 1e9), "token_budget": (1e6, 1e16)}
 
 
 @dataclass(frozen=True)
@@ -46,6 +49,8 @@ class CompareSettings:
     params: float = 70e9
     compute_ms: float = 1000.0
     workload: str | None = DEFAULT_WORKLOAD
+    # Tokens the example job trains, for "time to train" (an assumption: set your run's budget).
+    token_budget: float = 1e12
 
     @property
     def job_text(self) -> str:
@@ -63,23 +68,6 @@ class CompareSettings:
                                         f"{', '.join(presets())})")
         if not self.sizes or any(not 1 <= s <= 2**50 for s in self.sizes):
             raise DesignValidationError("sizes", "give at least one message size of 1 byte or more")
-
-
-@dataclass(frozen=True)
-class Row:
-    key: str                      # stable id, e.g. "tco_usd"
-    label: str
-    unit: str
-    values: tuple[float | None, ...]
-    better: str = ""              # "lower", "higher" or "" (neither)
-    group: str = ""
-
-    @property
-    def deltas(self) -> tuple[float | None, ...]:
-        """Change in % against the first design; None where either value is missing or zero."""
-        base = self.values[0]
-        return tuple(None if base in (None, 0) or v is None else (v - base) / abs(base) * 100
-                     for v in self.values)
 
 
 @dataclass(frozen=True)
@@ -101,6 +89,8 @@ class Comparison:
     warnings: tuple[str, ...] = ()
     settings: CompareSettings = field(default_factory=CompareSettings)
     steps: tuple[StepEstimate | None, ...] = ()   # each design's training step (None where it cannot run)
+    costs: tuple[TrainingCost, ...] = ()   # each design's cost of training; () when unpriced
+    confidence: Confidence | None = None
 
     def row(self, key: str) -> Row:
         return next(r for r in self.rows if r.key == key)
@@ -126,7 +116,9 @@ class Comparison:
             "assumptions": {"years": self.settings.years, "energy_usd_per_kwh": self.settings.energy_usd_per_kwh,
                             "pue": self.settings.pue, "params": self._job("params"),
                             "compute_ms": self._job("compute_ms"), "sizes": list(self.settings.sizes),
-                            "workload": self.settings.workload},
+                            "workload": self.settings.workload, "token_budget": self.settings.token_budget},
+            "training_cost": [c.to_json() for c in self.costs],
+            "confidence": self.confidence.to_json(self.names) if self.confidence is not None else None,
         }
 
 
@@ -152,9 +144,10 @@ def _column(design: FabricDesign, s: CompareSettings, catalog: Catalog, gpus: in
     job = dict(workload=s.workload) if s.workload else dict(params=s.params, compute_ms=s.compute_ms)
 
     def rerun(**perf: Any) -> StepEstimate | None:
+        # The step alone: the break-evens need its time and share, not the advice's counterpart.
         settings = replace(d.design.performance, **perf)
         try:
-            return training_step(d, gpus=gpus, catalog=catalog, settings=settings, **job)
+            return estimate_step(d, gpus=gpus, settings=settings, **job)
         except CollectiveError:
             return None
 
@@ -188,17 +181,26 @@ def compare(designs: list[FabricDesign], settings: CompareSettings | None = None
             warnings.append(f"{name}: the example job cannot run: {col.step_error}")
         if col.bom.unpriced:
             warnings.append(f"{name}: {len(col.bom.unpriced)} item(s) have no price; its cost reads low")
+        r = col.derived.resolved
+        _, fallback = load_balancing_mode(r.technology, r, col.derived.design.performance)
+        if fallback:
+            warnings.append(f"{name}: {fallback}")
     rows = _rows(cols, s)
-    rec = recommend(cols, rows, s)
-    return Comparison(tuple(d.meta.name for d in designs),
-                      tuple(c.derived.resolved.technology.id for c in cols),
+    names = tuple(d.meta.name for d in designs)
+    costs: Sequence[TrainingCost] = ()
+    conf: Confidence | None = None
+    priced = training_costs(names, cols, s)
+    rec = recommend(cols, rows, s, with_flips=priced is None)
+    if priced is None:
+        rec = replace(rec, reasons=rec.reasons + (
+            "no verdict in dollars of training: " + _why_unpriced(cols),))
+    else:
+        costs, sens, conf = priced
+        rows += cost_rows(costs, conf, s)
+        rec = dollar_recommendation(cols, costs, sens, conf, rec, s, names)
+    return Comparison(names, tuple(c.derived.resolved.technology.id for c in cols),
                       tuple(c.derived.resolved.family for c in cols), tuple(rows), rec, tuple(warnings), s,
-                      tuple(c.step for c in cols))
-
-
-def energy_cost_usd(power_w: float, s: CompareSettings) -> float:
-    """Energy bought over the comparison period: IT power x PUE x hours x tariff."""
-    return power_w / 1000 * s.pue * HOURS_PER_YEAR * s.years * s.energy_usd_per_kwh
+                      tuple(c.step for c in cols), tuple(costs), conf)
 
 
 def base_latency_us(d: Derived) -> float:
@@ -275,7 +277,7 @@ def _money(v: float) -> str:
     return f"${v / 1e6:,.2f}M" if abs(v) >= 1e6 else f"${v:,.0f}"
 
 
-def recommend(cols: list[_Column], rows: list[Row], s: CompareSettings) -> Recommendation:
+def recommend(cols: list[_Column], rows: list[Row], s: CompareSettings, with_flips: bool = True) -> Recommendation:
     """The framework of the InfiniBand-vs-Ethernet literature, applied to these designs."""
     fams = [c.derived.resolved.family for c in cols]
     # The TCO row has a figure for every design.
@@ -362,7 +364,8 @@ def recommend(cols: list[_Column], rows: list[Row], s: CompareSettings) -> Recom
     chosen = name_i if family == "infiniband" else name_e
     verdict = (f"{chosen} ({'InfiniBand' if family == 'infiniband' else 'Ethernet/RoCE'}) fits this "
                f"{n:,}-GPU cluster better, by the rule of thumb applied to these designs' numbers.")
-    flips = _flips(ci, ce, band, family, eth_cheaper, share_e, share_i, limit, s)
+    # The rule of thumb's own break-evens, only where it still decides (no verdict in dollars).
+    flips = _flips(ci, ce, band, family, eth_cheaper, share_e, share_i, limit, s) if with_flips else []
     return Recommendation(verdict, family, tuple(reasons), flips=tuple(flips))
 
 

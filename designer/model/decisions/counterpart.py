@@ -21,7 +21,21 @@ from designer.model.topology.sizing import Resolved, SizingError, rack_group, ra
 from designer.model.topology.switch_choice import choose_switch
 
 # Technology ids offered by `fabric-designer counterpart --technology`.
-COUNTERPART_TECHNOLOGIES = ("ib-ndr", "ib-xdr", "roce-400g", "roce-800g")
+COUNTERPART_TECHNOLOGIES = ("ib-ndr", "ib-xdr", "roce-400g", "roce-800g", "roce-ecmp-400g", "roce-eecmp-400g")
+# `compare --counterpart ethernet`: the Ethernet fabrics buyers choose between, beside InfiniBand.
+# Spectrum-X, standard RoCE on merchant switches with static ECMP, and the same with enhanced
+# ECMP and QP scaling.
+ETHERNET_CHOICES = ("roce-400g", "roce-ecmp-400g", "roce-eecmp-400g")
+
+
+def expand_counterparts(requested: list[str] | tuple[str, ...]) -> list[str]:
+    """Counterpart technology ids with 'ethernet' replaced by ETHERNET_CHOICES, each once, in order."""
+    out: list[str] = []
+    for tech in requested:
+        for one in ETHERNET_CHOICES if tech == "ethernet" else (tech,):
+            if one not in out:
+                out.append(one)
+    return out
 
 
 @dataclass(frozen=True)

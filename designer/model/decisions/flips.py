@@ -41,7 +41,9 @@ class Flip:
 LABELS = {"price_ratio": "Ethernet/InfiniBand network capex ratio",
           "capex_difference_usd": "Ethernet minus InfiniBand network capex",
           "comm_share": "communication share of the step on Ethernet",
-          "sharp": "InfiniBand SHARP", "roce_efficiency": "RoCE efficiency"}
+          "sharp": "InfiniBand SHARP", "roce_efficiency": "RoCE efficiency",
+          "gpu_price": "GPU server price (x the price book's)",
+          "load_balance_efficiency": "Ethernet load-balance efficiency"}
 
 
 def _fmt(value: float | bool | None, unit: str) -> str:
@@ -104,7 +106,8 @@ def price_flips(band: str, family: str, share_e: float | None, limit: float, cap
                "communication on Ethernet passes the share mark, which decides it whatever the price")
         return [Flip("price_ratio", ratio, None, "x", why),
                 Flip("capex_difference_usd", capex_e - capex_i, None, "USD", why)]
-    if r_star is None or not lo < r_star <= hi:
+    # A break-even within rounding of zero is no price at all (equal TCO only at a free fabric).
+    if r_star is None or not lo + 1e-9 < r_star <= hi:
         note = f"no Ethernet price between {lo:g}x and {hi:g}x of InfiniBand's flips it"
         return [Flip("price_ratio", ratio, None, "x", note),
                 Flip("capex_difference_usd", capex_e - capex_i, None, "USD", note)]
