@@ -45,6 +45,7 @@ class ComputeResult:
     bom_pending: bool = False         # the BOM follows in a second result with the same generation
     allreduce: object | None = None   # designer.model.performance.collectives.CollectiveResult at the chosen size
     busbw_curve: tuple | None = None  # (message sizes in bytes, busbw in GB/s), numpy arrays
+    allreduce_uplinks: str = ""       # what the uplinks do to that collective (collectives.uplink_reading)
     extras_error: str | None = None   # the BOM or collective estimate failed; metrics are still good
     elapsed_ms: float = 0.0
     bom_ms: float = 0.0               # the BOM's own time when it came in a second step (in elapsed_ms)
@@ -68,12 +69,14 @@ def compute(design: FabricDesign | None, catalog: Catalog | None = None, generat
         return ComputeResult(generation, design, preview, error=str(exc),
                              elapsed_ms=(time.perf_counter() - start) * 1000)
     built = allreduce = curve = None
+    uplinks = ""
     problems = []
     pending = False
     try:
         perf = design.performance
         allreduce = collectives_module.estimate(derived, perf.collective, size_bytes=perf.message_size_bytes)
         curve = collectives_module.sweep(derived, perf.collective).curve("busbw")
+        uplinks = collectives_module.uplink_reading(collectives_module.context_for(derived), allreduce.algorithm)
     except Exception as exc:  # an estimate problem must not hide the metrics
         problems.append(f"collective estimate: {exc}")
     if bom != "skip":
@@ -86,7 +89,8 @@ def compute(design: FabricDesign | None, catalog: Catalog | None = None, generat
         else:
             pending = not preview
     return ComputeResult(generation, design, preview, metrics, derived.resolved.family, None, built, pending,
-                         allreduce, curve, "; ".join(problems) or None, (time.perf_counter() - start) * 1000)
+                         allreduce, curve, uplinks, "; ".join(problems) or None,
+                         (time.perf_counter() - start) * 1000)
 
 
 def compute_bom(first: ComputeResult, catalog: Catalog | None = None) -> ComputeResult:
