@@ -30,7 +30,7 @@ from designer.ui.panels.palette import PaletteWidget
 from designer.ui.panels.plots_panel import PlotsPanel
 from designer.ui.present.presentation_mode import PresentationMode
 from designer.ui.services.compute import ComputeResult, ComputeService
-from designer.ui.shell import audit_actions, paths
+from designer.ui.shell import audit_actions, paths, theme_choice
 from designer.ui.shell.autosave import AUTOSAVE_INTERVAL_MS, AutosaveManager, find_recoverable
 from designer.ui.shell.dialogs import Dialogs
 from designer.ui.shell.ecosystem_export import EcosystemExport
@@ -230,6 +230,7 @@ class MainWindow(QMainWindow):
             view.addAction(a[key])
         view.addSeparator()
         view.addAction(a["legend"])
+        self.theme_choice = theme_choice.install(self, view)
         view.addSeparator()
         self.presentation = PresentationMode.install(self, view)
         view.addSeparator()
@@ -569,12 +570,12 @@ class MainWindow(QMainWindow):
     # --- light and dark ----------------------------------------------------------------------------
 
     def changeEvent(self, event) -> None:
-        if event.type() == QEvent.Type.PaletteChange:
+        if event.type() in (QEvent.Type.PaletteChange, QEvent.Type.ApplicationPaletteChange):
             self._apply_theme()
         super().changeEvent(event)
 
     def _apply_theme(self, *_) -> None:
-        if not hasattr(self, "plots"):
+        if not hasattr(self, "network_scene"):   # still being built: the end of __init__ applies it
             return
         self.theme = Theme(QApplication.palette())
         for key, (name, fallback) in getattr(self, "_glyphs", {}).items():
