@@ -97,3 +97,39 @@ def test_view_theme_sets_light_or_dark_and_is_remembered(make_window, tmp_path):
         assert QApplication.palette() == system and settings.value("theme") == "system"
     finally:
         QApplication.setPalette(system)
+
+
+def test_n_minus_one_in_the_window_gets_the_per_tier_table_of_the_cli_and_report(make_window, qtbot):
+    from designer.model.decisions.whatif import n1_rows, n_minus_one
+    from designer.model.topology.derive import derive
+
+    design = load_design(EXAMPLES / "dgx-h100-superpod-4su.json")
+    window = make_window(design)
+    window.fail_mode.n1_action.trigger()
+    panel = window.fail_mode.n1_panel()
+    assert window.docks["n1"].isVisibleTo(window)
+    expected = n1_rows(n_minus_one(derive(design, window.catalog)))
+    shown = [tuple(panel.table.item(r, c).text() for c in range(panel.table.columnCount()))
+             for r in range(panel.table.rowCount())]
+    assert shown == expected and {row[0] for row in shown} == {"leaf", "spine"}
+    # Picking a tier shows its worst failure on the canvas, without a new run.
+    spine_row = [row[0] for row in shown].index("spine")
+    panel.table.selectRow(spine_row)
+    assert window.fail_mode.result.failure.label == shown[spine_row][3]
+    assert window.fail_mode.overlay.failed == window.fail_mode.result.failure.devices
+    # The GPUs card says what a failure that cuts nobody off means.
+    assert "none cut off, all at full NIC bandwidth" in window.metrics.cards["gpus"].detail.text()
+    # An edit leaves no stale table behind.
+    window.inspector.fabric_page.servers.setValue(64)
+    assert panel.table.rowCount() == 0 and "changed" in panel.heading.text()
+
+
+def test_the_phases_panel_plans_when_it_opens(make_window, qtbot):
+    design = load_design(EXAMPLES / "dgx-h100-superpod-1su.json")
+    assert not design.growth.stored
+    window = make_window(design)
+    window.docks["phases"].show()
+    window.docks["phases"].raise_()
+    qtbot.waitUntil(lambda: window.phases.table.rowCount() > 0, timeout=5000)
+    assert "first proposal" in window.phases.summary.text()
+    assert window.document.design is design      # a proposal is not stored until Plan
