@@ -201,7 +201,7 @@ class MetricsPanel(QWidget):
         self.findings.itemClicked.connect(self._clicked)
         self.findings.itemActivated.connect(self._clicked)
         findings_box = QWidget()
-        findings_box.setMinimumWidth(210)
+        findings_box.setMinimumWidth(160)   # with six cards, fits beside the inspector at 1280 px
         fl = QVBoxLayout(findings_box)
         fl.setContentsMargins(6, 6, 6, 6)
         self.findings_title = QLabel("FINDINGS")

@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import shiboken6
-from PySide6.QtCore import QEvent, QSettings, QSize, Qt
+from PySide6.QtCore import QEvent, QSettings, QSize, Qt, QTimer
 from PySide6.QtGui import QAction, QColor, QGuiApplication, QIcon, QKeySequence, QPainter
 from PySide6.QtWidgets import QApplication, QDockWidget, QLabel, QMainWindow, QMenu, QStyle, QToolBar
 
@@ -368,11 +368,33 @@ class MainWindow(QMainWindow):
         """Dock sizes for a first start (later starts restore the user's own)."""
         self.layout().activate()
         self.resizeDocks([self.docks["palette"], self.docks["inspector"]], [215, 380], Qt.Orientation.Horizontal)
-        column = self.height() - 110
-        plots = min(400, max(280, column - 470))  # the inspector's fabric form fits above
-        self.resizeDocks([self.docks["inspector"], self.docks["plots"]], [column - plots, plots],
-                         Qt.Orientation.Vertical)
+        self._fit_right_column(first=True)
         self.resizeDocks([self.docks["metrics"]], [270], Qt.Orientation.Vertical)
+
+    def _inspector_need(self) -> int:
+        """The height the inspector's fabric form takes with no row cut off (dock title included)."""
+        dock = self.docks["inspector"]
+        title = dock.height() - dock.widget().height() if dock.widget().height() else 24
+        return self.inspector.fabric_page.sizeHint().height() + max(title, 0) + 2
+
+    def _fit_right_column(self, first: bool = False) -> None:
+        """The inspector's form whole above the plots: on a first start, and whenever the window
+        becomes too low for it (the plots, side by side when low, take what is left)."""
+        inspector, plots = self.docks["inspector"], self.docks["plots"]
+        if not (inspector.isVisible() and plots.isVisible()) or inspector.isFloating() or plots.isFloating():
+            return
+        need = self._inspector_need()
+        column = inspector.height() + plots.height()
+        plot_height = min(400, max(200, column - need))
+        cut = inspector.height() < need and plots.height() > 200
+        cramped = plots.height() < plot_height and inspector.height() > need
+        if first or cut or cramped:
+            self.resizeDocks([inspector, plots], [column - plot_height, plot_height], Qt.Orientation.Vertical)
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        if not self._layout_pending and event.oldSize().height() != event.size().height():
+            QTimer.singleShot(0, self, self._fit_right_column)   # after the docks took their new sizes
 
     def close_without_asking(self) -> None:
         """Close when told to from outside (SIGTERM): no question; the autosave keeps the work."""
