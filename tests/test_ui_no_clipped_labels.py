@@ -149,3 +149,26 @@ def test_resizing_the_window_keeps_every_panel_whole(make_window, qtbot, start, 
     # Low: the plots stand side by side under a whole inspector; tall again: stacked.
     qtbot.waitUntil(lambda: cut_panels(window) == [] and window.plots.side_by_side == (end[1] < 900), timeout=10_000)
     assert clipped(window) == []
+
+
+@pytest.mark.parametrize("size", [(1280, 800), (1600, 1000)])
+def test_the_compare_header_wraps_instead_of_cutting_names(make_window, qtbot, size):
+    """The legend of the compared designs read '· Infi…' and '1,024 G…' in a narrow window."""
+    example = EXAMPLES / "dgx-h100-superpod-4su.json"
+    window = make_window(load_design(example), example)
+    launcher = window.compare_launcher
+    launcher.update_actions()
+    launcher.counterpart_actions["roce-400g"].trigger()
+    compare = launcher.window
+    compare.resize(*size)
+    qtbot.wait(50)
+    assert compare.legend.rows
+    for row in compare.legend.rows:
+        for label in row[2:]:
+            if not label.isVisible():
+                continue
+            assert label.text() == label.full_text() and "…" not in label.text()
+            need = label.heightForWidth(label.width())
+            assert need <= label.height() + 1, f"'{label.text()}' needs {need}px, has {label.height()}px"
+    assert clipped(compare) == []
+    window.close()
