@@ -206,3 +206,17 @@ def test_the_growth_section_follows_the_plan_stored_in_the_design(gui):
     last = _read(data)[-1]
     assert "What if it grows: to 2,048 GPUs in the design's phases 2,8" in last
     assert "doubling" not in last
+
+
+def test_the_resilience_pages_sources_are_whole(superpod_report):
+    """The Source column read 'Meta, The Llama 3 Herd of Models (2024), table of unexpe…'; it wraps."""
+    from designer.model.decisions.interruptions import interruptions
+
+    report, _, inks = superpod_report
+    number = [p.section for p in report.pages()].index("Resilience and growth")
+    shown = [text for _, text in inks[number].texts]
+    assert not [t for t in shown if t.endswith("…")]
+    words = " ".join(shown)
+    for e in interruptions(report.facts.derived).expected:
+        if e.rate.source:
+            assert " ".join(e.rate.source.split()) in words or all(w in words for w in e.rate.source.split())
