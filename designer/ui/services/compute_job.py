@@ -139,10 +139,21 @@ def child_run(conn, kind: str) -> None:
     serve(conn, kind, catalog if tag == "catalog" else default_catalog())
 
 
+def warm_up() -> None:
+    """Import the modules an edited design's metrics need on first use (max-flow, the graph)."""
+    import networkx  # noqa: F401
+
+
 def serve(conn, kind: str, catalog: Catalog) -> None:
     """The child process: answer jobs one at a time until told to stop or the pipe closes."""
     conn.send(("ready", None))
+    answered = warm = False
     while True:
+        if answered and not warm and not conn.poll():
+            # Idle after its first answer: load what an edited design's measures import lazily
+            # (networkx, about 0.5 s), so that the first edit is answered in milliseconds too.
+            warm_up()
+            warm = True
         try:
             message = conn.recv()
         except (EOFError, OSError, KeyboardInterrupt):
@@ -159,3 +170,4 @@ def serve(conn, kind: str, catalog: Catalog) -> None:
             conn.send((job_id, answer))
         except (BrokenPipeError, OSError):
             return
+        answered = True
