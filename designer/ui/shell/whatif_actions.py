@@ -210,8 +210,9 @@ class FailMode(QObject):
             self._n1 = (report, impacts)
             panel = self.n1_panel()
             panel.show_report(report, next(t for t, w in report.worst.items() if w is result))
-            # The table beside the metric cards, which keep showing the failure's figures.
+            # The table in front, on a tab beside the metric cards (they show the picked failure).
             self.window.docks["n1"].show()
+            self.window.docks["n1"].raise_()
         self._show(result, impact, kind)
 
     def _show(self, result, impact, kind: str) -> None:
