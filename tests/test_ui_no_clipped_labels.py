@@ -172,3 +172,23 @@ def test_the_compare_header_wraps_instead_of_cutting_names(make_window, qtbot, s
             assert need <= label.height() + 1, f"'{label.text()}' needs {need}px, has {label.height()}px"
     assert clipped(compare) == []
     window.close()
+
+
+def test_a_restored_layout_that_would_cut_the_inspector_gives_it_room(make_window, qtbot, tmp_path):
+    """Docks come back as the user left them, except that the inspector's form stays whole: a
+    design with more rows (a rail-optimized one's servers per SU) or a lower window gets room."""
+    from PySide6.QtCore import QSettings
+
+    settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
+    example = EXAMPLES / "b300-roce-two-plane.json"
+    first = make_window(load_design(example), example, settings=settings)
+    first.resize(1280, 800)
+    first._initial_dock_sizes()
+    qtbot.wait(20)
+    column = first.docks["inspector"].height() + first.docks["plots"].height()
+    first.resizeDocks([first.docks["inspector"], first.docks["plots"]], [250, column - 250], Qt.Orientation.Vertical)
+    qtbot.wait(20)
+    assert cut_panels(first)          # the layout the user leaves behind cuts the form
+    first.close()
+    again = make_window(load_design(example), example, settings=settings)
+    qtbot.waitUntil(lambda: cut_panels(again) == [], timeout=10_000)

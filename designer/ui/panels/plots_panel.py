@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
+from PySide6.QtCore import QRectF
 from PySide6.QtWidgets import QBoxLayout, QVBoxLayout, QWidget
 
 from designer.ui.services.compute import ComputeResult
@@ -81,6 +82,10 @@ class PlotsPanel(QWidget):
             label = plot.getPlotItem().titleLabel
             if label.text != text:
                 plot.setTitle(text, size="9pt", color=self.theme.text)
+                # A shorter title lowers the plot's minimum width, but the plot item keeps the
+                # geometry the longer one forced on it until it is given the view's rectangle again.
+                pg.GraphicsView.setRange(plot, QRectF(0, 0, plot.width(), plot.height()), padding=0,
+                                         disableAutoPixel=False)
 
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)

@@ -363,6 +363,8 @@ class MainWindow(QMainWindow):
         if self._layout_pending:
             self._layout_pending = False
             self._initial_dock_sizes()
+        else:   # the user's restored layout, unless it would cut the inspector's form
+            QTimer.singleShot(0, self, self._fit_right_column)
 
     def _initial_dock_sizes(self) -> None:
         """Dock sizes for a first start (later starts restore the user's own)."""
@@ -464,6 +466,8 @@ class MainWindow(QMainWindow):
 
     def _on_design(self, design: FabricDesign | None) -> None:
         self._update_title()
+        if self.isVisible():   # another design may have more rows in the inspector's form
+            QTimer.singleShot(0, self, self._fit_right_column)
         if design is not None:
             self.palette_panel.set_technology(design.fabric.technology)
         self._on_selection()
