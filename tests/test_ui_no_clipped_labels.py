@@ -80,8 +80,10 @@ def cut_panels(window) -> list[str]:
     out = []
     inspector = window.inspector
     page = inspector.stack.currentWidget()
-    if inspector.viewport().height() < page.sizeHint().height():
-        out.append(f"inspector: its form needs {page.sizeHint().height()}px, the panel shows "
+    need = max(page.sizeHint().height(),
+               page.heightForWidth(inspector.viewport().width()) if page.hasHeightForWidth() else 0)
+    if inspector.viewport().height() < need:
+        out.append(f"inspector: its form needs {need}px, the panel shows "
                    f"{inspector.viewport().height()}px (its last row is cut)")
     docks = {name: dock for name, dock in window.docks.items() if dock.isVisible() and not dock.isFloating()}
     for name, dock in docks.items():

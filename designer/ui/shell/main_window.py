@@ -377,7 +377,10 @@ class MainWindow(QMainWindow):
         """The height the inspector's fabric form takes with no row cut off (dock title included)."""
         dock = self.docks["inspector"]
         title = dock.height() - dock.widget().height() if dock.widget().height() else 24
-        return self.inspector.fabric_page.sizeHint().height() + max(title, 0) + 2
+        page, width = self.inspector.fabric_page, self.inspector.viewport().width()
+        # Rows wrap in a narrow inspector (a long server name puts its field under its label).
+        height = max(page.sizeHint().height(), page.heightForWidth(width) if page.hasHeightForWidth() else 0)
+        return height + max(title, 0) + 2
 
     def _fit_right_column(self, first: bool = False) -> None:
         """The inspector's form whole above the plots: on a first start, and whenever the window
