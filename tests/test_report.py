@@ -253,3 +253,16 @@ def test_the_bom_page_shows_co_packaged_optics_and_liquid_cooling_with_their_sou
         text = subprocess.run(["pdftotext", str(tmp_path / "cpo.pdf"), "-"], capture_output=True, text=True).stdout
         assert "co-packaged: Quantum-X Photonics Q3450-LD" in text and "(0 switch side)" in text
         assert "Scaling AI Factories with Co-Packaged" in text and "16 server racks" in text
+
+def test_the_resilience_pages_sources_are_whole(superpod_report):
+    """The Source column read 'Meta, The Llama 3 Herd of Models (2024), table of unexpe…'; it wraps."""
+    from designer.model.decisions.interruptions import interruptions
+
+    report, _, inks = superpod_report
+    number = [p.section for p in report.pages()].index("Resilience and growth")
+    shown = [text for _, text in inks[number].texts]
+    assert not [t for t in shown if t.endswith("…")]
+    words = " ".join(shown)
+    for e in interruptions(report.facts.derived).expected:
+        if e.rate.source:
+            assert " ".join(e.rate.source.split()) in words or all(w in words for w in e.rate.source.split())

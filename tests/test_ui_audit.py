@@ -62,3 +62,32 @@ def test_import_opens_an_lldp_capture_as_its_inferred_ethernet_design(make_windo
     opened = window.document.design
     assert (opened.fabric.template, opened.fabric.switch, opened.cluster.servers) == ("rail-optimized", "sn5600", 32)
     assert opened.edits == (Edit("remove-links", "leaf-2", "spine-2", 1),)
+
+
+def test_a_capture_audited_on_its_own_opens_that_audit(make_window, tmp_path):
+    import json
+
+    from designer.io.lldp import export_lldp_json as lldp_capture
+    from designer.model.topology.derive import derive
+
+    design = FabricDesign(cluster=ClusterSpec(servers=8),
+                          fabric=FabricSpec(template="rail-optimized", technology="roce-400g", switch="sn5600"))
+    records = json.loads(lldp_capture(derive(design)))
+    for record in records:   # without link rates no design can be inferred: the CLI audits it on its own
+        data = json.loads(record["data"])
+        for item in data["lldp"]["interface"]:
+            for entry in item.values():
+                entry["port"].pop("auto-negotiation", None)
+        record["data"] = json.dumps(data)
+    (tmp_path / "lldp.json").write_text(json.dumps(records))
+    window = make_window(_design())
+    before = window.document.design
+    assert not window.audit.import_file(str(tmp_path / "lldp.json"))
+    assert window.document.design is before and window.dialogs.errors == []
+    assert window.audit.report is not None and window.audit.dock.isVisible()
+    assert any("no link rates" in p for p in window.audit.report.inferred["problems"])
+    assert "no link rates" in window.statusBar().currentMessage()
+    lines = [window.audit.findings.item(i).text() for i in range(window.audit.findings.count())]
+    assert lines[0].startswith("Audited on its own, without a design: the capture reports no link rates")
+    assert "Read from the capture: servers 8 (high)" in lines
+    assert not any("built as designed" in line for line in lines)

@@ -91,3 +91,28 @@ def test_a_picked_point_opens_as_a_design_or_joins_compare(window_with_design, q
     assert compare is not None and [e.design.meta.name for e in compare.entries] == ["Open design", point.name]
     explore.close()
     compare.close()
+
+
+def test_explore_starts_from_the_open_designs_choices_and_shows_the_achieved_ratio(make_window):
+    design = new_design(CAT, "leaf-spine", gpus=512, technology="roce-400g", oversubscription=1.5,
+                        name="Leaf-spine")
+    window = make_window(design)
+    explore = window.explore.show()
+    assert [t for t, box in explore.template_boxes.items() if box.isChecked()] == ["leaf-spine"]
+    assert explore.tech_boxes["roce-400g"].isChecked()
+    assert "1.5:1" in explore.ratios.text() and explore.spec().templates == ("leaf-spine",)
+    for tech, box in explore.tech_boxes.items():
+        box.setChecked(tech == "roce-400g")
+    explore.ratios.setText("1.5:1")
+    explore.planes.setText("1")
+    explore.run()
+    built = explore.result.built
+    assert built
+    headers = [explore.table.horizontalHeaderItem(c).text() for c in range(explore.table.columnCount())]
+    asked, achieved = headers.index("Asked"), headers.index("Achieved")
+    from designer.model.common.units import ratio_label
+
+    for row, point in enumerate(explore._shown):
+        assert explore.table.item(row, asked).text() == "1.5:1"
+        assert explore.table.item(row, achieved).text() == ratio_label(point.oversubscription)
+    explore.close()

@@ -144,11 +144,22 @@ def test_design_with_errors_is_refused_with_a_message(window, qtbot, tmp_path):
     design = window.document.design
     broken = dataclasses.replace(design, edits=(Edit("add-links", "leaf-1", "spine-2", 4),))
     window.document.load(broken, None)
-    window.exports.ask_path = lambda *a: str(tmp_path / "x.csv")
+    asked = []
+    window.exports.ask_path = lambda *a: asked.append(a) or str(tmp_path / "x.csv")
+    for key in ("bom", "cabling"):
+        # The metrics are in: refused before any file name is asked.
+        assert window.exports.known_errors(broken)
+        window.exports.actions[key].trigger()
+        assert asked == [] and not window.exports.busy
+        title, text, detail = window.dialogs.errors[-1]
+        assert title == "Cannot export" and "errors" in text and "ports" in detail and "Findings" in detail
+    assert len(window.dialogs.errors) == 2
+    # Before the metrics come in, the worker refuses it the same way, after the name.
+    window.compute.latest = None
     with qtbot.waitSignal(window.exports.finished, timeout=60_000) as blocker:
         window.exports.actions["bom"].trigger()
-    assert blocker.args[1]
-    assert window.dialogs.errors and "error" in window.dialogs.errors[-1][2]
+    assert blocker.args[1] and len(asked) == 1
+    assert "error" in window.dialogs.errors[-1][2]
     assert not (tmp_path / "x.csv").exists()
 
 
@@ -174,18 +185,43 @@ def test_every_export_gets_the_users_umask_as_the_command_line_does(window, qtbo
     import os
     import stat
 
+    from designer.io.exporters import FORMATS
+
+    suffix = {"bom": ".csv", "cabling": ".csv"}
+    # Every file action of File > Export (the counterpart reports too), none left out by name.
+    keys = [key for key in window.exports.actions if key != "copy_diagram"]
+    assert {"bom", "cabling", "diagram_svg", "diagram_pdf", "diagram_png", "view_svg", "view_pdf", "view_png",
+            "report", "report_ib-xdr", "report_roce-400g"} <= set(keys)
+    # An H100's ConnectX-7 runs no XDR: that counterpart report is greyed out, with the reason.
+    xdr = window.exports.actions["report_ib-xdr"]
+    assert not xdr.isEnabled() and "ConnectX-7" in xdr.toolTip()
+    keys = [key for key in keys if window.exports.actions[key].isEnabled()]
+    assert "report_roce-400g" in keys and "report_ib-ndr" in keys
     old = os.umask(mask)
     try:
-        written = {key: exported(window, qtbot, key, tmp_path / f"{key}{suffix}")
-                   for key, suffix in (("bom", ".csv"), ("cabling", ".csv"), ("diagram_svg", ".svg"),
-                                       ("diagram_png", ".png"), ("diagram_pdf", ".pdf"), ("report", ".pdf"),
-                                       ("view_svg", ".svg"))}
+        written = {key: exported(window, qtbot, key, tmp_path / f"{key}{suffix.get(key, '.' + key.split('_')[-1])}"
+                                 if not key.startswith("report") else tmp_path / f"{key}.pdf")
+                   for key in keys}
+        # And every format for the tools around the fabric (a NetBox folder's files each).
+        exporter = window.ecosystem_export
+        for name, fmt in FORMATS.items():
+            if not exporter.actions[name].isEnabled():
+                continue   # another technology's format (containerlab on InfiniBand)
+            target = tmp_path / "tools" / (f"{name}-folder" if fmt.folder else f"{name}{fmt.extension}")
+            target.parent.mkdir(exist_ok=True)
+            exporter.ask_path = lambda f, suggestion, t=target: str(t)
+            exporter.actions[name].trigger()
+            files = sorted(target.iterdir()) if fmt.folder else [target]
+            written.update({f"{name}/{p.name}": p for p in files})
         assert cli(["bom", str(EXAMPLE), "-o", str(tmp_path / "cli-bom.csv")]) == 0
     finally:
         os.umask(old)
+    assert window.dialogs.errors == []
     modes = {key: stat.S_IMODE(path.stat().st_mode) for key, path in written.items()}
     assert modes == dict.fromkeys(written, expected)
     assert stat.S_IMODE((tmp_path / "cli-bom.csv").stat().st_mode) == expected
+    folder = tmp_path / "tools" / "netbox-folder"
+    assert stat.S_IMODE(folder.stat().st_mode) == 0o777 & ~mask   # the folder it made, as mkdir does
 
 
 def test_a_replaced_export_keeps_its_mode(window, qtbot, tmp_path):

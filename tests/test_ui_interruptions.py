@@ -36,14 +36,16 @@ def test_expected_interruptions_fill_a_dock_with_the_models_figures(make_window)
     per_year = _column(table, "Per year")
     sources = _column(table, "Source")
     for k, e in enumerate(expected.expected):
-        if e.per_day is None:        # never guessed: the table says the figure is unpublished
-            assert per_day[k] == per_year[k] == "no published rate" and sources[k] == "—"
+        if e.per_day is None:        # never guessed: the table marks the figure unpublished, and says so
+            assert per_day[k] == per_year[k] == "—" and sources[k] == "—"
+            assert "No published rate: not estimated" in table.item(k, 0).toolTip()
         else:
             assert float(per_day[k]) == float(f"{e.per_day:.3g}")
             assert abs(float(per_year[k]) - e.per_day * 365) <= 0.01 * e.per_day * 365
             assert sources[k] == e.rate.source
             assert e.rate.measured in table.item(k, 0).toolTip()
-    assert any(s == "no published rate" for s in per_day)      # the shipped table has unpublished kinds
+    assert any(s == "—" for s in per_day)      # the shipped table has unpublished kinds
+    assert "— no published rate, not estimated" in panel.heading.text()
     stops = panel.stops
     headers = [stops.horizontalHeaderItem(c).text() for c in range(stops.columnCount())]
     assert headers[1] == "This design" and "two planes" in headers[2].lower()

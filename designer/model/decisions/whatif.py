@@ -463,6 +463,22 @@ def n_minus_one(derived: Derived, method: str = "auto", limit: int = 400) -> NMi
     return NMinusOne(worst, evaluated, counts, " and ".join(sorted(methods)))
 
 
+N1_COLUMNS = ("Tier", "Switches", "Evaluated", "Worst failure", "GPUs cut off", "Bisection after",
+              "Leaf oversub.", "A job on every GPU")
+
+
+def n1_rows(report: NMinusOne) -> list[tuple[str, ...]]:
+    """The N-1 table as the report and the window write it: one row per tier, its worst failure."""
+    from designer.model.common.units import ratio_label
+
+    return [(tier, f"{report.switches[tier]:,}", f"{report.evaluated[tier]:,}", w.failure.label,
+             f"{w.gpus_cut:,} of {w.gpus:,}", f"{w.ratio_after:.1%}",
+             ratio_label(w.leaf_oversub_after) if w.leaf_oversub_after else "no uplinks",
+             ("continues" + (f" at {w.nic_share:.0%} NIC bandwidth" if w.nic_share < 1 else ""))
+             if w.job_continues else "stops")
+            for tier, w in report.worst.items()]
+
+
 def failed_design(derived: Derived, failure: Failure) -> FabricDesign:
     """The design with the failure written as edits: what the metrics and estimates read."""
     edits = [Edit("remove-device", d) for d in failure.devices]

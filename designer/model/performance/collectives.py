@@ -31,7 +31,7 @@ import math
 import weakref
 from collections import OrderedDict
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from threading import Lock
 from typing import TYPE_CHECKING, Any
 
@@ -65,7 +65,7 @@ NOT_NCCL = {"hierarchical": "hierarchical reduction as in Horovod, not an NCCL a
             "binomial": "binomial tree (MPICH), not an NCCL algorithm"}
 
 __all__ = ["ALGORITHMS", "COLLECTIVES", "PLACEMENTS", "SWEEP_SIZES", "CollectiveError",
-           "CollectiveResult", "Sweep", "busbw_factor", "estimate", "sweep", "context_for"]
+           "CollectiveResult", "Sweep", "busbw_factor", "estimate", "sweep", "context_for", "uplink_reading"]
 
 
 @dataclass(frozen=True)
@@ -500,8 +500,65 @@ def evaluate(ctx: FabricContext, collective: str, sizes: Sequence[int] | np.ndar
     algorithms = [cands[i].algorithm for i in best]
     protocols = [cands[i].protocol for i in best]
     necks = [LATENCY if lb else cands[i].bottleneck for i, lb in zip(best, latency_bound, strict=True)]
+    if algorithm == "auto":
+        necks = _uplinks_that_cost_the_faster_choice(ctx, collective, sizes, time_us, cands, necks)
     return Sweep(collective, ctx.gpus, ctx.placement, algorithm, sizes, time_us, algbw, busbw,
                  algorithms, protocols, necks, ctx)
+
+
+def _uplinks_that_cost_the_faster_choice(ctx: FabricContext, collective: str, sizes: np.ndarray,
+                                          time_us: np.ndarray, cands: list[Candidate],
+                                          necks: list[str]) -> list[str]:
+    """Name the oversubscribed uplinks where they, not the chosen algorithm's own limit, set the time.
+
+    The uplinks can bind without binding the algorithm that wins: on a 3:1 leaf-spine fabric the
+    tree's traffic leaves the leaves too often, so the ring wins, NIC-bound but slower than the
+    tree on non-blocking uplinks. The same candidates on uplinks that keep up with the NICs
+    (every tier factor 1) tell: where they are faster, the time is the uplinks' doing, and the
+    bottleneck names the tier that slows the candidate that would have won.
+    """
+    if all(lim.factor >= 1.0 for lim in ctx.limits.values()):
+        return necks
+    free = replace(ctx, limits={p: replace(lim, factor=1.0, name="NIC") for p, lim in ctx.limits.items()})
+    free_cands = candidates(free, collective, "auto")
+    lat = np.array([c.latency_us for c in free_cands])
+    upb = np.array([c.us_per_byte for c in free_cands])
+    cost = lat[:, None] + upb[:, None] * sizes[None, :].astype(np.float64)
+    free_best = np.argmin(cost, axis=0)
+    free_time = cost[free_best, np.arange(sizes.size)]
+    tier_names = {lim.name for lim in ctx.limits.values() if lim.factor < 1.0}
+    out = list(necks)
+    for k, (t, t_free, i) in enumerate(zip(time_us.tolist(), free_time.tolist(), free_best.tolist(), strict=True)):
+        held_back = cands[i].bottleneck   # the same candidate (same order) on the real uplinks
+        if necks[k] != LATENCY and t > t_free * (1 + 1e-6) and held_back in tier_names:
+            out[k] = held_back
+    return out
+
+
+_PATTERN_OF = {"ring": "ring", "nvls+ring": "ring", "tree": "tree", "nvls+tree": "tree", "pat": "ring",
+               "sharp": "sharp", "nvls+sharp": "sharp", "pairwise": "alltoall", "hierarchical": "ring",
+               "binomial": "binomial"}
+
+
+def uplink_reading(ctx: FabricContext, algorithm: str) -> str:
+    """One line on what the uplinks do to `algorithm` in this job: the share of its traffic that
+    leaves a leaf group (or a pod) and the share of the NIC rate the uplinks sustain for it.
+
+    Empty when the job has no network traffic or the algorithm none across domains. Says why a
+    collective on an oversubscribed fabric may still be NIC-bound: with ranks packed, a ring
+    leaves each leaf once, so a 1.33:1 leaf carries its share with room to spare.
+    """
+    pattern = _PATTERN_OF.get(algorithm)
+    lim = ctx.limits.get(pattern) if pattern else None
+    if lim is None or ctx.domains < 2:
+        return ""
+    if lim.leaf_share == 0:
+        return f"all its traffic stays under the leaves ({ctx.placement} ranks)"
+    where = (f"{lim.leaf_share:.0%} of its traffic leaves a leaf" if not lim.pod_share
+             else f"{lim.leaf_share:.0%} of its traffic leaves a leaf, {lim.pod_share:.0%} a pod")
+    if lim.factor < 1:
+        return f"{where} ({ctx.placement} ranks): the uplinks give it {lim.factor:.0%} of the NIC rate"
+    return f"{where} ({ctx.placement} ranks): the uplinks keep up"
 
 
 def sweep(derived: Derived, collective: str = "allreduce", gpus: int | None = None, algorithm: str = "auto",

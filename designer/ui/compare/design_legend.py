@@ -1,4 +1,4 @@
-"""The designs of a comparison, one line each: colour, number, name, technology and origin."""
+"""The designs of a comparison, one row each: colour, number, name, technology and origin."""
 
 from __future__ import annotations
 
@@ -7,30 +7,27 @@ from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QGridLayout, QLabel, QSizePolicy, QWidget
 
 
-class ElidedLabel(QLabel):
-    """A one-line label that ends in '…' when it is too narrow; the full text is its tooltip."""
+class WrappedLabel(QLabel):
+    """A label that wraps onto more lines when it is too narrow: a name or a technology is never
+    cut to '…' (a narrow window shows '· InfiniBand NDR 400G' whole on the next line)."""
 
     def __init__(self, text: str = "", parent=None):
         super().__init__(parent)
         self._full = ""
-        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.setWordWrap(True)
+        self.setTextFormat(Qt.TextFormat.PlainText)
+        policy = QSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Minimum)
+        policy.setHeightForWidth(True)
+        self.setSizePolicy(policy)
         self.set_full_text(text)
 
     def set_full_text(self, text: str) -> None:
         self._full = text
         self.setToolTip(text)
-        self._elide()
+        self.setText(text)
 
     def full_text(self) -> str:
         return self._full
-
-    def resizeEvent(self, event) -> None:
-        super().resizeEvent(event)
-        self._elide()
-
-    def _elide(self) -> None:
-        width = max(self.width(), 10)
-        super().setText(self.fontMetrics().elidedText(self._full, Qt.TextElideMode.ElideRight, width))
 
 
 class DesignLegend(QWidget):
@@ -45,19 +42,19 @@ class DesignLegend(QWidget):
         self.grid.setVerticalSpacing(2)
         self.grid.setColumnStretch(2, 3)
         self.grid.setColumnStretch(3, 2)
-        self.rows: list[tuple[QLabel, QLabel, ElidedLabel, ElidedLabel]] = []
+        self.rows: list[tuple[QLabel, QLabel, WrappedLabel, WrappedLabel]] = []
         self.muted = QColor("#888888")
 
     def show_designs(self, lines: list[tuple[QColor, str, str]]) -> None:
         """`lines`: (colour, name, detail) per design."""
         while len(self.rows) < len(lines):
-            swatch, number, name, detail = QLabel("■"), QLabel(""), ElidedLabel(), ElidedLabel()
+            swatch, number, name, detail = QLabel("■"), QLabel(""), WrappedLabel(), WrappedLabel()
             number.setObjectName("legendNumber")
             name.setObjectName("legendName")
             detail.setObjectName("legendDetail")
             r = len(self.rows)
             for c, w in enumerate((swatch, number, name, detail)):
-                self.grid.addWidget(w, r, c)
+                self.grid.addWidget(w, r, c, Qt.AlignmentFlag.AlignTop)   # a wrapped row keeps its mark on top
             self.rows.append((swatch, number, name, detail))
         for i, widgets in enumerate(self.rows):
             shown = i < len(lines)

@@ -51,8 +51,8 @@ Y_AXES = {"time": ("time_us", "Collective time", 1e-3, "ms"), "power": ("power_w
           "tco": ("tco_usd", "TCO", 1e-6, "$M"), "switches": ("switches", "Switches", 1.0, "")}
 COLLECTIVES = ("allreduce", "allgather", "reducescatter", "alltoall", "broadcast")
 TIER_CHOICES = {"Fewest that fit": (None,), "2 tiers": (2,), "3 tiers": (3,), "2 and 3 tiers": (2, 3)}
-COLUMNS = ("#", "Front", "Technology", "Switch", "Asked", "Planes", "Tiers", "Switches", "Capex", "Power", "TCO",
-           "Time")
+COLUMNS = ("#", "Front", "Technology", "Switch", "Asked", "Achieved", "Planes", "Tiers", "Switches", "Capex", "Power",
+           "TCO", "Time")
 
 
 def _numbers(text: str, parse, what: str) -> tuple:
@@ -184,7 +184,8 @@ class ExploreWindow(QMainWindow):
         return box
 
     def start_design(self, design: FabricDesign | None) -> None:
-        """Seed the form from the open design: its GPU count and server."""
+        """Seed the form from the open design: its GPU count, server, template, technology, leaf
+        ratio, planes and tier count, each among the values swept around it."""
         if design is None:
             return
         self.gpus.setValue(design.cluster.servers * (design.cluster.gpus_per_server
@@ -192,6 +193,16 @@ class ExploreWindow(QMainWindow):
         index = self.server.findData(design.cluster.server)
         if index >= 0:
             self.server.setCurrentIndex(index)
+        f = design.fabric
+        for template, check in self.template_boxes.items():
+            check.setChecked(template == f.template)
+        if f.technology in self.tech_boxes:
+            self.tech_boxes[f.technology].setChecked(True)
+        ratios = sorted({1.0, 2.0, 3.0, float(f.leaf.oversubscription)})
+        self.ratios.setText(", ".join(f"{r:g}:1" for r in ratios))
+        self.planes.setText(", ".join(str(p) for p in sorted({1, 2, f.planes})))
+        tiers = {None: "Fewest that fit", 2: "2 tiers", 3: "3 tiers"}.get(f.tiers, "Fewest that fit")
+        self.tiers.setCurrentText(tiers)
 
     def spec(self) -> SweepSpec:
         """The sweep the form describes; raises ValueError with a message for the form."""
@@ -397,7 +408,9 @@ class ExploreWindow(QMainWindow):
             assert p.capex_usd is not None and p.power_w is not None and p.tco_usd is not None \
                 and p.time_us is not None   # a built point measured them all
             values = (str(p.index + 1), "\u2605" if p.index in front else "", p.choice["technology"], p.switch,
-                      f"{p.choice['oversubscription']:g}:1", str(p.planes), str(p.tiers), f"{p.switches:,}",
+                      f"{p.choice['oversubscription']:g}:1",
+                      ratio_label(p.oversubscription) if p.oversubscription else "—",
+                      str(p.planes), str(p.tiers), f"{p.switches:,}",
                       f"${p.capex_usd / 1e6:,.2f}M" + ("*" if p.unpriced else ""), f"{p.power_w / 1000:,.0f} kW",
                       f"${p.tco_usd / 1e6:,.2f}M", duration_label(p.time_us))
             for col, text in enumerate(values):

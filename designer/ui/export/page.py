@@ -200,12 +200,14 @@ class Column:
     header: str
     width: float           # share of the table width
     align: Qt.AlignmentFlag = LEFT
+    wrap: bool = False     # long text wraps onto more lines (the row grows) instead of ending in '…'
 
 
 def table(ink: Ink, rect: QRectF, columns: list[Column], rows: list[tuple], size: float = 8.5,
           styles: list[str] | None = None) -> float:
     """Rows of cells under a header; a style per row: '' (plain), 'bold', 'group' (a heading
-    across the table), 'muted'. Cell text that does not fit is shortened with '…'.
+    across the table), 'muted'. Cell text that does not fit is shortened with '…', except in a
+    column that wraps, whose row grows to hold it.
     Returns the height used; rows past the bottom of `rect` are left out."""
     t = ink.theme
     total = sum(c.width for c in columns)
@@ -226,7 +228,11 @@ def table(ink: Ink, rect: QRectF, columns: list[Column], rows: list[tuple], size
     stripe.setAlpha(120)
     shaded = False
     for row, style in zip(rows, styles, strict=True):
-        if y + lh > rect.bottom() + 0.5:
+        row_h = lh
+        for c, w, cell in zip(columns, widths, row, strict=False):
+            if c.wrap and cell:
+                row_h = max(row_h, ink.paragraph_height(w - 2 * pad, str(cell), size) + ink.pt(4))
+        if y + (lh if style == "group" else row_h) > rect.bottom() + 0.5:
             break
         if style == "group":
             ink.text(QRectF(rect.left() + pad, y + ink.pt(2), rect.width() - 2 * pad, lh), str(row[0]), size,
@@ -236,17 +242,21 @@ def table(ink: Ink, rect: QRectF, columns: list[Column], rows: list[tuple], size
             shaded = False
             continue
         if shaded:
-            ink.box(QRectF(rect.left(), y, rect.width(), lh), stripe, None, radius_pt=0)
+            ink.box(QRectF(rect.left(), y, rect.width(), row_h), stripe, None, radius_pt=0)
         shaded = not shaded
         if style == "bold":
             ink.hline(rect.left(), rect.right(), y, t.muted, 0.6)
         x = rect.left()
         for c, w, cell in zip(columns, widths, row, strict=False):
             color = t.muted if style == "muted" else t.text
-            ink.text(QRectF(x + pad, y, w - 2 * pad, lh), "" if cell is None else str(cell), size, color,
-                     bold=style == "bold", align=c.align, elide=True)
+            if c.wrap and cell and row_h > lh:
+                ink.paragraph(QRectF(x + pad, y + ink.pt(2), w - 2 * pad, row_h), str(cell), size, color,
+                              bold=style == "bold")
+            else:
+                ink.text(QRectF(x + pad, y, w - 2 * pad, lh), "" if cell is None else str(cell), size, color,
+                         bold=style == "bold", align=c.align, elide=True)
             x += w
-        y += lh
+        y += row_h
     return y - rect.top()
 
 

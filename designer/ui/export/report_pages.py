@@ -413,8 +413,9 @@ def resilience_page(ink: Ink, rect: QRectF, f: Facts, growth_limit_gpus: int = 1
     if intr is not None:
         rows = [(e.rate.label, f"{e.units:,} {e.rate.applies_to}",
                  rate_label(e.per_month),
-                 e.rate.source.split(":")[0] or "—") for e in intr.expected]
-        cols = [Column("Kind", 1.6), Column("Of", 1.0, RIGHT), Column("Per month", 0.8, RIGHT), Column("Source", 2.0)]
+                 e.rate.source or "—") for e in intr.expected]
+        cols = [Column("Kind", 1.6), Column("Of", 1.0, RIGHT), Column("Per month", 0.8, RIGHT),
+                Column("Source", 2.4, wrap=True)]
         y += page.table(ink, QRectF(rect.left(), y, rect.width(), rect.bottom() - y), cols, rows, 8) + ink.pt(4)
         lines = []
         for share in (intr.design_share, intr.other_share):

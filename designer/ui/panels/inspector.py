@@ -21,11 +21,12 @@ from PySide6.QtWidgets import (
 )
 
 from designer.catalog import Catalog, UnknownPartError
+from designer.model.decisions.counterpart import pick_server
 from designer.model.intent.design import FabricDesign, replace_path
 from designer.model.topology.derive import plan_only
 from designer.model.topology.edits import tier_count, with_server, with_technology, with_tier_count, with_tiers
 from designer.model.topology.metrics import Finding
-from designer.model.topology.sizing import SizingError, parse_ratio
+from designer.model.topology.sizing import SizingError, parse_ratio, resolve
 from designer.ui.blocks import choice_cost
 from designer.ui.canvas.layout import TIER_LABEL
 from designer.ui.panels.form_page import _Page
@@ -140,15 +141,29 @@ class FabricPage(_Page):
     def _family(self) -> None:
         family = self.family.currentData()
         catalog = self.inspector.catalog
-        tech = next(t for t in catalog.technologies.values() if t.family == family)
-        self.edit(with_technology(self._d(), catalog, tech.id, choice_cost(catalog)), "fabric.technology",
-                  f"Use {tech.name}")
+        self._use_technology(next(t for t in catalog.technologies.values() if t.family == family))
 
     def _generation(self) -> None:
+        self._use_technology(self.inspector.catalog.technology(self.generation.currentData()))
+
+    def _use_technology(self, tech) -> None:
+        """The fabric on `tech` under the rule `counterpart` follows: the servers' own NICs must
+        run it, or the same chassis's variant built for it takes their place; else it is refused
+        with the same words (an H100's ConnectX-7 never runs XDR)."""
         catalog = self.inspector.catalog
-        tech = catalog.technology(self.generation.currentData())
-        self.edit(with_technology(self._d(), catalog, tech.id, choice_cost(catalog)), "fabric.technology",
-                  f"Use {tech.name}")
+        design = self._d()
+        try:
+            server, _ = pick_server(design, resolve(design, catalog), tech, catalog)
+        except (SizingError, UnknownPartError, ValueError) as exc:
+            self.refused.show_lines([("error", f"Not applied: {exc}")])
+            self.inspector.editRefused.emit(str(exc))
+            self.inspector.reload()
+            return
+        text = f"Use {tech.name}"
+        if server.id != design.cluster.server:
+            design = with_server(design, catalog, server.id)
+            text += f" on {server.name}"
+        self.edit(with_technology(design, catalog, tech.id, choice_cost(catalog)), "fabric.technology", text)
 
     def _networks(self) -> None:
         key = self.networks.currentData()

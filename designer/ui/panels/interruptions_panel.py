@@ -11,7 +11,16 @@ older design is dropped.
 from __future__ import annotations
 
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QHBoxLayout, QHeaderView, QLabel, QPushButton, QTableWidgetItem, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QPushButton,
+    QTableWidgetItem,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
 
 from designer.catalog import default_catalog
 from designer.io.interruptions_csv import NOT_PUBLISHED, per_year
@@ -26,6 +35,7 @@ from designer.ui.services.background import Latest
 EXPECTED_COLUMNS = ("Kind", "Count", "Rate / unit / day", "Per day", "Per month", "Per year", "Source")
 STOP_COLUMNS = ("One failure of", "This design")
 SHARE_ROW = "Share that stops a job (estimated)"
+STOPS_TAB = "Does one failure stop a job?"
 SHARE_TIP = ("Of the expected link and NIC failures (weighted by their rates), the share whose single "
              "failure cuts a GPU off; the rest leave the job running at reduced bandwidth")
 
@@ -40,8 +50,11 @@ def _unit(key: str) -> str:
     return UNIT_NAMES.get(key, key)
 
 
+UNPUBLISHED_MARK = "—"   # in the table; the heading says what it means, the row's tooltip says it again
+
+
 def _figure(value: float | None) -> str:
-    return rate_label(value, NOT_PUBLISHED)
+    return rate_label(value, UNPUBLISHED_MARK)
 
 
 class InterruptionsPanel(QWidget):
@@ -58,12 +71,15 @@ class InterruptionsPanel(QWidget):
         self.heading.setWordWrap(True)
         self.expected = pick_table(EXPECTED_COLUMNS)
         self.stops = pick_table(STOP_COLUMNS)
-        # Columns as wide as their text, so no header or figure is cut; a narrow dock scrolls.
+        # Columns as wide as their text, so no header or figure is cut; the Source column takes
+        # what is left and wraps its long titles onto more lines, its row growing to fit them.
         for table in (self.expected, self.stops):
             table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        self.expected.horizontalHeader().setStretchLastSection(True)
-        for table in (self.expected, self.stops):    # compact rows: the panel is low
-            table.verticalHeader().setDefaultSectionSize(table.fontMetrics().height() + 6)
+            table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+            table.setWordWrap(True)
+        source = EXPECTED_COLUMNS.index("Source")
+        self.expected.horizontalHeader().setSectionResizeMode(source, QHeaderView.ResizeMode.Stretch)
+        self.expected.horizontalHeader().setMinimumSectionSize(60)
         self.counts = QLabel("")
         self.counts.setWordWrap(True)
         self.notes = QLabel("")
@@ -78,19 +94,27 @@ class InterruptionsPanel(QWidget):
         buttons.addWidget(self.refresh_button)
         buttons.addWidget(self.export_button)
         buttons.addStretch(1)
-        # Wide and low, as the bottom of the window gives it: expectations left, stops right.
-        left = QVBoxLayout()
+        # Wide and low, as the bottom of the window gives it: each table gets the full width on a
+        # tab of its own, so every column shows whole at 1280 pixels.
+        expected_page, stops_page = QWidget(), QWidget()
+        left = QVBoxLayout(expected_page)
+        left.setContentsMargins(4, 4, 4, 4)
         left.addWidget(self.heading)
         left.addWidget(self.expected, 1)
         left.addWidget(self.counts)
-        right = QVBoxLayout()
+        right = QVBoxLayout(stops_page)
+        right.setContentsMargins(4, 4, 4, 4)
         right.addWidget(QLabel("Does one failure stop a job on every GPU? (computed on the graph)"))
         right.addWidget(self.stops, 1)
         right.addWidget(self.notes)
-        right.addLayout(buttons)
-        box = QHBoxLayout(self)
-        box.addLayout(left, 3)
-        box.addLayout(right, 2)
+        self.tabs = QTabWidget()
+        self.tabs.setDocumentMode(True)
+        self.tabs.addTab(expected_page, "Expected failures")
+        self.tabs.addTab(stops_page, STOPS_TAB)
+        box = QVBoxLayout(self)
+        box.setContentsMargins(2, 2, 2, 2)
+        box.addWidget(self.tabs, 1)
+        box.addLayout(buttons)
         self._fill()
 
     def set_design(self, design) -> None:
@@ -135,13 +159,14 @@ class InterruptionsPanel(QWidget):
         self.export_button.setEnabled(report is not None)
         self.refresh_button.setEnabled(self.design is not None)
         if report is None:
+            self.tabs.setTabText(1, STOPS_TAB)
             self.heading.setText("" if self.design is None else
                                  "What If > Expected Interruptions (or Refresh) estimates them for this design.")
             self.counts.setText("")
             self.notes.setText("")
             return
-        self.heading.setText("Expected failures of the whole fabric: estimated from the computed counts and "
-                             "published rates, extrapolated to this design (hover a row for what was measured).")
+        self.heading.setText(f"Estimated from the computed counts and published rates, extrapolated to this design; "
+                             f"{UNPUBLISHED_MARK} {NOT_PUBLISHED}, not estimated. Hover a row for what was measured.")
         for e in report.expected:
             r = e.rate
             cells = [r.label, f"{e.units:,} {_unit(r.applies_to)}", _figure(r.per_unit_day), _figure(e.per_day),
@@ -149,7 +174,7 @@ class InterruptionsPanel(QWidget):
             row = self.expected.rowCount()
             self.expected.insertRow(row)
             tip = f"Measured: {r.measured}\nExtrapolated: {r.extrapolated}"
-            tip += f"\nSource: {r.source}" if r.source else ""
+            tip += f"\nSource: {r.source}" if r.source else f"\n{NOT_PUBLISHED.capitalize()}: not estimated"
             for column, text in enumerate(cells):
                 item = QTableWidgetItem(text)
                 item.setToolTip(tip)
@@ -163,7 +188,6 @@ class InterruptionsPanel(QWidget):
                 self.expected.insertRow(row)
                 for column, text in enumerate(cells):
                     self.expected.setItem(row, column, QTableWidgetItem(text))
-        self.expected.resizeColumnsToContents()
         shares = [s for s in (report.design_share, report.other_share) if s is not None]
         self.stops.setColumnCount(1 + len(shares))
         self.stops.setHorizontalHeaderLabels(["One failure of"] + [
@@ -186,6 +210,8 @@ class InterruptionsPanel(QWidget):
                     item.setToolTip(SHARE_TIP)
                 self.stops.setItem(row, column, item)
         self.stops.resizeColumnsToContents()
+        share = report.design_share.share if report.design_share is not None else None
+        self.tabs.setTabText(1, STOPS_TAB + (f" ({share:.0%} of expected failures do)" if share is not None else ""))
         self.counts.setText("Counted (computed): " + ", ".join(f"{n:,} {_unit(name)}"
                                                               for name, n in report.counts.items()))
         self.notes.setText("\n".join(f"Note: {n}" for n in report.notes)

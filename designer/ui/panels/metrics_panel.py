@@ -201,7 +201,7 @@ class MetricsPanel(QWidget):
         self.findings.itemClicked.connect(self._clicked)
         self.findings.itemActivated.connect(self._clicked)
         findings_box = QWidget()
-        findings_box.setMinimumWidth(210)
+        findings_box.setMinimumWidth(160)   # with six cards, fits beside the inspector at 1280 px
         fl = QVBoxLayout(findings_box)
         fl.setContentsMargins(6, 6, 6, 6)
         self.findings_title = QLabel("FINDINGS")
@@ -340,9 +340,19 @@ class MetricsPanel(QWidget):
         if est is None:
             self.cards["allreduce"].show_value("—", "")
             return
-        self.cards["allreduce"].show_value(
-            f"{est.busbw_GBps:,.0f} GB/s", f"busbw · {duration_label(est.time_us)} at {size_label(est.size_bytes)} · "
-                                           f"{est.algorithm}, {est.bottleneck}-bound · estimate")
+        detail = (f"busbw · {duration_label(est.time_us)} at {size_label(est.size_bytes)} · "
+                  f"{est.algorithm}, {est.bottleneck}-bound · estimate")
+        m = result.metrics
+        oversubscribed = m is not None and any(
+            (m.oversubscription(t) or 1.0) > 1.001 for t in ("leaf", "spine") if t in m.ports_by_tier)
+        if result.allreduce_uplinks and oversubscribed:
+            # On an oversubscribed fabric the card says how much of the traffic meets the uplinks,
+            # so a NIC-bound figure after an edit reads as a measured fact, not as a stale one.
+            detail += f"\n{result.allreduce_uplinks}"
+        self.cards["allreduce"].show_value(f"{est.busbw_GBps:,.0f} GB/s", detail)
+        self.cards["allreduce"].setToolTip(
+            "Estimated bus bandwidth and time of one all-reduce over every GPU (an estimate; see the "
+            "collectives model)" + (f"\nUplinks: {result.allreduce_uplinks}" if result.allreduce_uplinks else ""))
 
     def _show_findings(self, findings: list[tuple[str, str, str]], result) -> None:
         self.findings.clear()

@@ -84,12 +84,26 @@ class PhasesPanel(QWidget):
         self._enable()
 
     def set_design(self, design) -> None:
-        """Follow the open design: show its stored plan; a computed plan for an older design is dropped."""
+        """Follow the open design: show its stored plan; a computed plan for an older design is dropped,
+        and the panel, when on screen, plans the new one at once."""
         self.design = design
         self._work.drop()
         self.growth = None
         self._fill()
         self._show_plan()
+        if design is not None and self.isVisible():
+            self.preview()
+
+    def preview(self) -> None:
+        """Plan the fields' target and phases without storing them: the stored plan, or a first
+        proposal (the suggested target, phases chosen by the planner) until Plan stores one."""
+        if self.design is None:
+            return
+        plan = self.edited_plan()
+        if isinstance(plan, str):
+            self.summary.setText(plan)
+            return
+        self._plan(self.design, plan.target_gpus, list(plan.phases) or None)
 
     def _suggested_target(self) -> int:
         assert self.design is not None   # asked only with a design open
@@ -145,7 +159,9 @@ class PhasesPanel(QWidget):
         plan = self.edited_plan()      # the design holds it now, unless the edit was refused
         if isinstance(plan, str):      # refused: commit said so
             return
-        design, target, phases = self.design, plan.target_gpus, list(plan.phases) or None
+        self._plan(self.design, plan.target_gpus, list(plan.phases) or None)
+
+    def _plan(self, design: FabricDesign, target: int | None, phases: list[int] | None) -> None:
         self.summary.setText("Planning the build-out…")
 
         def work():
@@ -199,6 +215,9 @@ class PhasesPanel(QWidget):
                          f"{'needs recabling' if g.alternative.needs_recabling else 'no recabling'}, "
                          f"day one {g.currency} {g.alternative.day_one_cost:,.0f}.")
         lines.append(f"Counts and recabling computed; prices {g.prices_note}. " + " ".join(g.notes))
+        if self.design is not None and not self.design.growth.stored:
+            lines.insert(0, "A first proposal for the suggested target; Plan stores a target and phases "
+                            "with the design.")
         self.summary.setText("\n".join(lines))
         self._enable()
 

@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtWidgets import QVBoxLayout, QWidget
+from PySide6.QtCore import QRectF
+from PySide6.QtWidgets import QBoxLayout, QVBoxLayout, QWidget
 
 from designer.ui.services.compute import ComputeResult
 from designer.ui.theme import Theme
 
 TIERS = ("leaf", "spine", "core")
+STACKED_MIN_HEIGHT = 330   # below this the two plots stand side by side, each keeping its axis labels
 
 
 class PlotsPanel(QWidget):
@@ -23,10 +25,12 @@ class PlotsPanel(QWidget):
         self.theme = Theme()
         box = QVBoxLayout(self)
         box.setContentsMargins(4, 4, 4, 4)
+        self.box = box
         self.ports = pg.PlotWidget()
         self.ports.setObjectName("portUsePlot")
         self._titles = {}
-        self._set_titles(self.ports, ["Port use per tier (solid: used · pale: free)", "Port use per tier", "Port use"])
+        self._set_titles(self.ports, ["Port use per tier (solid: used · pale: free)", "Port use per tier", "Port use",
+                                      "Ports"])
         self.ports.setLabel("left", "ports")
         self.ports.getAxis("left").enableAutoSIPrefix(False)
         self.ports.setMouseEnabled(False, False)
@@ -41,7 +45,7 @@ class PlotsPanel(QWidget):
 
         self.busbw = pg.PlotWidget()
         self.busbw.setObjectName("busbwPlot")
-        self._set_titles(self.busbw, ["All-reduce busbw (estimate)", "All-reduce busbw", "busbw"])
+        self._set_titles(self.busbw, ["All-reduce busbw (estimate)", "All-reduce busbw", "busbw (est.)", "busbw"])
         self.busbw.getPlotItem().layout.setContentsMargins(0, 0, 16, 0)   # room for the last tick label
         self.busbw.setLabel("left", "GB/s")
         self.busbw.setLabel("bottom", "message size (bytes)")
@@ -53,6 +57,8 @@ class PlotsPanel(QWidget):
         self.busbw_curve = self.busbw.plot([], [])
         self.size_marker = self.busbw.plot([], [], pen=None, symbol="d", symbolSize=12)
         box.addWidget(self.busbw, 1)
+        for plot in (self.ports, self.busbw):   # side by side in a 370-pixel column: each may be narrow
+            plot.setMinimumSize(120, 120)
         self.ports.setYRange(0, 1, padding=0)
         self._used = self._free = None
         self._family = ""
@@ -76,10 +82,25 @@ class PlotsPanel(QWidget):
             label = plot.getPlotItem().titleLabel
             if label.text != text:
                 plot.setTitle(text, size="9pt", color=self.theme.text)
+                # A shorter title lowers the plot's minimum width, but the plot item keeps the
+                # geometry the longer one forced on it until it is given the view's rectangle again.
+                pg.GraphicsView.setRange(plot, QRectF(0, 0, plot.width(), plot.height()), padding=0,
+                                         disableAutoPixel=False)
 
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
+        # A low panel (a 1280x800 screen, where the inspector's form takes the column's height)
+        # puts the plots side by side: each keeps room for its title, tick labels and axis names.
+        direction = (QBoxLayout.Direction.LeftToRight if self.height() < STACKED_MIN_HEIGHT
+                     and self.width() >= 300 else QBoxLayout.Direction.TopToBottom)
+        if self.box.direction() != direction:
+            self.box.setDirection(direction)
+            self.box.activate()   # the plots take their new widths before their titles are fitted
         self._fit_titles()
+
+    @property
+    def side_by_side(self) -> bool:
+        return self.box.direction() == QBoxLayout.Direction.LeftToRight
 
     def apply_theme(self, theme: Theme) -> None:
         self.theme = theme

@@ -51,6 +51,7 @@ class ComputeResult:
     bom_pending: bool = False         # the BOM follows in a second result with the same generation
     allreduce: CollectiveResult | None = None   # at the chosen size
     busbw_curve: tuple | None = None  # (message sizes in bytes, busbw in GB/s), numpy arrays
+    allreduce_uplinks: str = ""       # what the uplinks do to that collective (collectives.uplink_reading)
     extras_error: str | None = None   # the BOM or collective estimate failed; metrics are still good
     elapsed_ms: float = 0.0
     bom_ms: float = 0.0               # the BOM's own time when it came in a second step (in elapsed_ms)
@@ -74,12 +75,14 @@ def compute(design: FabricDesign | None, catalog: Catalog | None = None, generat
         return ComputeResult(generation, design, preview, error=str(exc),
                              elapsed_ms=(time.perf_counter() - start) * 1000)
     built = allreduce = curve = None
+    uplinks = ""
     problems = []
     pending = False
     try:
         perf = design.performance
         allreduce = collectives_module.estimate(derived, perf.collective, size_bytes=perf.message_size_bytes)
         curve = collectives_module.sweep(derived, perf.collective).curve("busbw")
+        uplinks = collectives_module.uplink_reading(collectives_module.context_for(derived), allreduce.algorithm)
     except Exception as exc:  # an estimate problem must not hide the metrics
         problems.append(f"collective estimate: {exc}")
     if bom != "skip":
@@ -92,7 +95,8 @@ def compute(design: FabricDesign | None, catalog: Catalog | None = None, generat
         else:
             pending = not preview
     return ComputeResult(generation, design, preview, metrics, derived.resolved.family, None, built, pending,
-                         allreduce, curve, "; ".join(problems) or None, (time.perf_counter() - start) * 1000)
+                         allreduce, curve, uplinks, "; ".join(problems) or None,
+                         (time.perf_counter() - start) * 1000)
 
 
 def compute_bom(first: ComputeResult, catalog: Catalog | None = None) -> ComputeResult:
@@ -142,10 +146,21 @@ def child_run(conn, kind: str) -> None:
     serve(conn, kind, catalog if tag == "catalog" else default_catalog())
 
 
+def warm_up() -> None:
+    """Import the modules an edited design's metrics need on first use (max-flow, the graph)."""
+    import networkx  # noqa: F401
+
+
 def serve(conn, kind: str, catalog: Catalog) -> None:
     """The child process: answer jobs one at a time until told to stop or the pipe closes."""
     conn.send(("ready", None))
+    answered = warm = False
     while True:
+        if answered and not warm and not conn.poll():
+            # Idle after its first answer: load what an edited design's measures import lazily
+            # (networkx, about 0.5 s), so that the first edit is answered in milliseconds too.
+            warm_up()
+            warm = True
         try:
             message = conn.recv()
         except (EOFError, OSError, KeyboardInterrupt):
@@ -162,3 +177,4 @@ def serve(conn, kind: str, catalog: Catalog) -> None:
             conn.send((job_id, answer))
         except (BrokenPipeError, OSError):
             return
+        answered = True

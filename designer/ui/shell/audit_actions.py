@@ -118,8 +118,27 @@ class AuditActions(QObject):
                 return False
         if not self.window.files.maybe_save():
             return False
+        catalog = self.window.catalog
         try:
-            design, _, _ = import_capture(path, self.window.catalog)
+            fabric = load_capture(path)
+            inference = infer_design(fabric, catalog)
+            if inference.design is None:
+                # No design fits (no link rates, no catalog switch): the capture is audited on its
+                # own, as `fabric-designer audit` does, and that audit opens; the open design stays.
+                report = audit(fabric, inference=inference, catalog=catalog)
+                self._show(report, "")
+                reason = inference.problems[0] if inference.problems else "no design fits"
+                # Say what the audit rests on: no design, only what the capture itself tells.
+                if not report.rows():
+                    self.findings.clear()
+                head = [f"Audited on its own, without a design: {reason}"]
+                head += [f"Read from the capture: {f['subject']} {f['value']} ({f['confidence']})"
+                         for f in report.inferred.get("facts", [])]
+                for row, text in enumerate(head):
+                    self.findings.insertItem(row, text)
+                self.window.statusBar().showMessage(f"Not imported as a design: {reason}", 10000)
+                return False
+            design, _, _ = import_capture(path, catalog)
         except (CaptureError, ValueError, KeyError, OSError) as exc:
             self.window.dialogs.show_error("Cannot import capture", "The capture could not be imported.", str(exc))
             return False

@@ -40,15 +40,22 @@ from designer.ui.services.background import background
 class ExportOptionsDialog(QDialog):
     """Node-name pattern, view and containerlab choices for the next exports."""
 
-    def __init__(self, options: ExportOptions, parent=None):
+    def __init__(self, options: ExportOptions, parent=None, views: list[tuple[str, str]] | None = None):
+        """`views`: (label, view) pairs the open design offers (see `design_views`)."""
         super().__init__(parent)
         self.setWindowTitle("Export options")
         self.setObjectName("exportOptionsDialog")
         form = QFormLayout(self)
         self.pattern = QLineEdit(options.node_pattern)
         self.pattern.setToolTip("{n}: server number from 1, {su}: SU from 1, {i}: place in the SU from 1")
-        self.view = QLineEdit(options.view)
-        self.view.setToolTip("fabric, su:N (one SU or pod with the switches above it) or plane:N")
+        self.view = QComboBox()
+        self.view.setObjectName("exportView")
+        for label, key in views or [("Whole fabric", "fabric")]:
+            self.view.addItem(label, key)
+        if self.view.findData(options.view) < 0:   # a view kept from another design
+            self.view.addItem(f"{options.view} (not in this design)", options.view)
+        self.view.setCurrentIndex(self.view.findData(options.view))
+        self.view.setToolTip("The whole fabric, one SU or pod with the switches above it, or one plane")
         self.profile = QComboBox()
         for key, profile in PROFILES.items():
             self.profile.addItem(profile.label, key)
@@ -78,9 +85,38 @@ class ExportOptionsDialog(QDialog):
     def options(self) -> ExportOptions:
         names = tuple(n.strip() for n in self.hca_names.text().split(",") if n.strip())
         return ExportOptions(node_pattern=self.pattern.text().strip() or DEFAULT_NODE_PATTERN,
-                             view=self.view.text().strip() or "fabric",
+                             view=str(self.view.currentData() or "fabric"),
                              clab_profile=self.profile.currentData(), clab_servers=self.servers.isChecked(),
                              ndt_kind=self.ndt_kind.currentData(), hca_names=names)
+
+
+def design_views(design, catalog) -> list[tuple[str, str]]:
+    """The views an export of `design` can take: the whole fabric, each SU or pod, each plane.
+
+    Counted from the sizing plan (no device graph): SUs of a rail-optimized fabric, pods of a
+    three-tier one, the planes of a multi-plane one. A design that cannot be sized offers the
+    whole fabric only."""
+    out = [("Whole fabric", "fabric")]
+    if design is None:
+        return out
+    from designer.model.topology.derive import derive
+
+    try:
+        derived = derive(design, catalog)
+        plan, planes = derived.plan, derived.resolved.planes
+    except Exception:   # the export itself will say what is wrong with the design
+        return out
+    if plan.rail_su_size:
+        noun, count = "SU", plan.sus if plan.tiers == 2 else max(plan.pods, plan.sus)
+    elif plan.tiers == 3:
+        noun, count = "Pod", plan.pods
+    else:
+        noun, count = "", 0
+    if count > 1 or plan.rail_su_size:
+        out += [(f"{noun} {k}", f"su:{k}") for k in range(1, max(1, count) + 1)]
+    if planes > 1:
+        out += [(f"Plane {k}", f"plane:{k}") for k in range(1, planes + 1)]
+    return out
 
 
 class EcosystemExport(QObject):
@@ -128,7 +164,10 @@ class EcosystemExport(QObject):
 
     def ask_path(self, fmt: ExportFormat, suggestion: str) -> str | None:
         if fmt.folder:
-            path = QFileDialog.getExistingDirectory(self.window, f"Export {fmt.label} into folder", suggestion)
+            # A folder name, new or existing: the export creates it, as the command line does.
+            path, _ = QFileDialog.getSaveFileName(
+                self.window, f"Export {fmt.label}: folder to create or fill", suggestion, "Folder (*)",
+                options=QFileDialog.Option.DontConfirmOverwrite | QFileDialog.Option.ShowDirsOnly)
         else:
             path, _ = QFileDialog.getSaveFileName(self.window, f"Export {fmt.label}", suggestion,
                                                   f"{fmt.label} (*{fmt.extension});;All files (*)")
@@ -170,7 +209,8 @@ class EcosystemExport(QObject):
             s.setValue("export/hca_names", ",".join(options.hca_names))
 
     def edit_options(self) -> None:
-        dialog = ExportOptionsDialog(self.options, self.window)
+        dialog = ExportOptionsDialog(self.options, self.window,
+                                     design_views(self.window.document.design, self.window.catalog))
         if dialog.exec() != QDialog.DialogCode.Accepted:
             return
         try:
@@ -198,7 +238,7 @@ class EcosystemExport(QObject):
         if path is None:
             doc_path = self.window.document.path
             stem = str(doc_path.with_suffix("")) if doc_path else design.meta.name
-            path = self.ask_path(fmt, str(Path(stem).parent) if fmt.folder else default_path(fmt, stem))
+            path = self.ask_path(fmt, default_path(fmt, stem))
             if path is None:
                 return
             if fmt.folder and Path(path).is_dir() and any(Path(path).iterdir()):

@@ -159,6 +159,7 @@ class ExportActions(QObject):
         self.actions: dict[str, QAction] = {}
         self.job: ExportJob | None = None
         self.progress: QProgressDialog | None = None
+        self._tips: dict[str, str] = {}
 
     @classmethod
     def install(cls, window, file_menu: QMenu, edit_menu: QMenu, before: QAction | None = None) -> ExportActions:
@@ -191,6 +192,7 @@ class ExportActions(QObject):
             "Overview, metrics, BOM and collectives; with the open comparison when there is one", "report",
             with_comparison=True)
         counterpart = self.menu.addMenu("Report with &Counterpart")
+        counterpart.setToolTipsVisible(True)   # a greyed-out entry says why
         from designer.model.decisions.counterpart import COUNTERPART_TECHNOLOGIES
 
         for tech in COUNTERPART_TECHNOLOGIES:
@@ -222,6 +224,7 @@ class ExportActions(QObject):
         if tip:
             action.setStatusTip(tip)
             action.setToolTip(tip)
+        self._tips[key] = tip
         action.triggered.connect(lambda _=False: self.export_file(
             text.replace("&", "").rstrip("…"), suffix, file_filter, write, folder_key or key,
             current_view, with_comparison, counterpart))
@@ -234,9 +237,30 @@ class ExportActions(QObject):
         return action
 
     def _update_enabled(self, *_) -> None:
-        has = self.window.document.design is not None
-        for action in self.actions.values():
-            action.setEnabled(has)
+        design = self.window.document.design
+        for key, action in self.actions.items():
+            reason = self.counterpart_refusal(design, key.removeprefix("report_")) \
+                if key.startswith("report_") and design is not None else None
+            action.setEnabled(design is not None and reason is None)
+            if key.startswith("report_"):
+                # Greyed out with the reason `counterpart` gives, shown on hover.
+                tip = reason or self._tips.get(key, "")
+                action.setToolTip(tip)
+                action.setStatusTip(tip)
+
+    def counterpart_refusal(self, design: FabricDesign, technology: str) -> str | None:
+        """Why the counterpart on `technology` cannot be built (the rule `counterpart` follows), or None."""
+        from designer.model.decisions.counterpart import pick_server
+        from designer.model.topology.sizing import resolve
+
+        catalog = self.window.catalog
+        if technology not in catalog.technologies:
+            return f"the catalog has no technology '{technology}'"
+        try:
+            pick_server(design, resolve(design, catalog), catalog.technology(technology), catalog)
+        except ValueError as exc:   # SizingError and UnknownPartError
+            return f"No counterpart: {exc}"
+        return None
 
     # --- asking ----------------------------------------------------------------------------------
 
@@ -293,6 +317,17 @@ class ExportActions(QObject):
         request = self.request(current_view, with_comparison, counterpart)
         if request is None:
             return False
+        if write in (write_bom, write_cabling):
+            # Refused before the file name is asked: the metrics already computed say whether the
+            # design has errors (the worker checks again when they are not in yet).
+            errors = self.known_errors(request.design)
+            if errors:
+                self.window.dialogs.show_error(
+                    "Cannot export", f"The {title.lower().replace(' (csv)', '')} of a design with errors "
+                    "would list parts of a fabric that does not work as drawn.",
+                    f"{errors[0].message}" + (f" (and {len(errors) - 1} more)" if len(errors) > 1 else "")
+                    + ". Fix the design first; the Findings list every error.")
+                return False
         stem = file_stem(request.design, self.window.document.path)
         kind = {".csv": f"-{folder_key}"}.get(suffix, "-report" if folder_key == "report" else "")
         suggestion = str(Path(self.folder(folder_key)) / f"{stem}{kind}{suffix}")
@@ -318,6 +353,13 @@ class ExportActions(QObject):
         job.temp = Path(temp)
         self._start(job, f"Exporting {title} to {target.name}…")
         return True
+
+    def known_errors(self, design: FabricDesign) -> tuple:
+        """The errors of `design` from the window's newest metrics, () when they are not in yet."""
+        latest = getattr(self.window.compute, "latest", None)
+        if latest is None or latest.preview or latest.metrics is None or latest.design is not design:
+            return ()
+        return tuple(latest.metrics.errors)
 
     def copy_diagram(self) -> bool:
         """The view on the clipboard as PNG and SVG (made off the UI thread)."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import shiboken6
-from PySide6.QtCore import QEvent, QSettings, QSize, Qt
+from PySide6.QtCore import QEvent, QSettings, QSize, Qt, QTimer
 from PySide6.QtGui import QAction, QColor, QGuiApplication, QIcon, QKeySequence, QPainter
 from PySide6.QtWidgets import QApplication, QDockWidget, QLabel, QMenu, QStyle, QToolBar
 
@@ -32,7 +32,7 @@ from designer.ui.panels.palette import PaletteWidget
 from designer.ui.panels.plots_panel import PlotsPanel
 from designer.ui.present.presentation_mode import PresentationMode
 from designer.ui.services.compute import ComputeResult, ComputeService
-from designer.ui.shell import audit_actions, paths
+from designer.ui.shell import audit_actions, paths, theme_choice
 from designer.ui.shell.autosave import AUTOSAVE_INTERVAL_MS, AutosaveManager, find_recoverable
 from designer.ui.shell.dialogs import Dialogs
 from designer.ui.shell.ecosystem_export import EcosystemExport
@@ -234,6 +234,7 @@ class MainWindow(DesignerWindow):
             view.addAction(a[key])
         view.addSeparator()
         view.addAction(a["legend"])
+        self.theme_choice = theme_choice.install(self, view)
         view.addSeparator()
         self.presentation = PresentationMode.install(self, view)
         view.addSeparator()
@@ -366,6 +367,8 @@ class MainWindow(DesignerWindow):
         if self._layout_pending:
             self._layout_pending = False
             self._initial_dock_sizes()
+        else:   # the user's restored layout, unless it would cut the inspector's form
+            QTimer.singleShot(0, self, self._fit_right_column)
 
     def _initial_dock_sizes(self) -> None:
         """Dock sizes for a first start (later starts restore the user's own)."""
@@ -373,11 +376,36 @@ class MainWindow(DesignerWindow):
         if layout is not None:
             layout.activate()
         self.resizeDocks([self.docks["palette"], self.docks["inspector"]], [215, 380], Qt.Orientation.Horizontal)
-        column = self.height() - 110
-        plots = min(400, max(280, column - 470))  # the inspector's fabric form fits above
-        self.resizeDocks([self.docks["inspector"], self.docks["plots"]], [column - plots, plots],
-                         Qt.Orientation.Vertical)
+        self._fit_right_column(first=True)
         self.resizeDocks([self.docks["metrics"]], [270], Qt.Orientation.Vertical)
+
+    def _inspector_need(self) -> int:
+        """The height the inspector's fabric form takes with no row cut off (dock title included)."""
+        dock = self.docks["inspector"]
+        title = dock.height() - dock.widget().height() if dock.widget().height() else 24
+        page, width = self.inspector.fabric_page, self.inspector.viewport().width()
+        # Rows wrap in a narrow inspector (a long server name puts its field under its label).
+        height = max(page.sizeHint().height(), page.heightForWidth(width) if page.hasHeightForWidth() else 0)
+        return height + max(title, 0) + 2
+
+    def _fit_right_column(self, first: bool = False) -> None:
+        """The inspector's form whole above the plots: on a first start, and whenever the window
+        becomes too low for it (the plots, side by side when low, take what is left)."""
+        inspector, plots = self.docks["inspector"], self.docks["plots"]
+        if not (inspector.isVisible() and plots.isVisible()) or inspector.isFloating() or plots.isFloating():
+            return
+        need = self._inspector_need()
+        column = inspector.height() + plots.height()
+        plot_height = min(400, max(200, column - need))
+        cut = inspector.height() < need and plots.height() > 200
+        cramped = plots.height() < plot_height and inspector.height() > need
+        if first or cut or cramped:
+            self.resizeDocks([inspector, plots], [column - plot_height, plot_height], Qt.Orientation.Vertical)
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        if not self._layout_pending and event.oldSize().height() != event.size().height():
+            QTimer.singleShot(0, self, self._fit_right_column)   # after the docks took their new sizes
 
     def close_without_asking(self) -> None:
         """Close when told to from outside (SIGTERM): no question; the autosave keeps the work."""
@@ -447,6 +475,8 @@ class MainWindow(DesignerWindow):
 
     def _on_design(self, design: FabricDesign | None) -> None:
         self._update_title()
+        if self.isVisible():   # another design may have more rows in the inspector's form
+            QTimer.singleShot(0, self, self._fit_right_column)
         if design is not None:
             self.palette_panel.set_technology(design.fabric.technology)
         self._on_selection()
@@ -579,12 +609,12 @@ class MainWindow(DesignerWindow):
     # --- light and dark ----------------------------------------------------------------------------
 
     def changeEvent(self, event) -> None:
-        if event.type() == QEvent.Type.PaletteChange:
+        if event.type() in (QEvent.Type.PaletteChange, QEvent.Type.ApplicationPaletteChange):
             self._apply_theme()
         super().changeEvent(event)
 
     def _apply_theme(self, *_) -> None:
-        if not hasattr(self, "plots"):
+        if not hasattr(self, "network_scene"):   # still being built: the end of __init__ applies it
             return
         self.theme = Theme(QApplication.palette())
         for key, (name, fallback) in getattr(self, "_glyphs", {}).items():

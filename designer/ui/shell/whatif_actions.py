@@ -31,6 +31,20 @@ def _ms(us) -> str:
     return "—" if us is None else duration_label(us)
 
 
+def gpus_detail(w) -> str:
+    """What the failure leaves the GPUs, in words: no '0 cut off · 0 at 100%' that reads as a loss."""
+    parts = []
+    if w.gpus_cut:
+        parts.append(f"{w.gpus_cut:,} cut off")
+    if w.gpus_degraded:
+        parts.append(f"{w.gpus_degraded:,} keep {w.nic_share:.0%} of their NIC bandwidth")
+    if not parts:
+        return "none cut off, all at full NIC bandwidth"
+    if not w.gpus_degraded and w.gpus_cut < w.gpus:
+        parts.append("the rest at full NIC bandwidth")
+    return " · ".join(parts)
+
+
 def tokens_for(elements, design, layout) -> list[str]:
     """Failure tokens for selected canvas elements (switches, tiers, blocks, manual links)."""
     planes = layout.planes if layout is not None else design.fabric.planes
@@ -82,6 +96,8 @@ class FailMode(QObject):
         self.overlay = FailureOverlay(window.scene)
         self.result = None
         self.menu: QMenu | None = None   # set by install()
+        self._n1 = None            # (NMinusOne, impact per tier) of the last N-1 run
+        self._n1_panel = None
         self._work = Latest(self, "whatif", window.compute.synchronous)
         self._undo_shortcut = QKeySequence()
         self.fail_action = self._action("&Fail Selection", self.fail_selection, FAIL_KEY,
@@ -147,8 +163,31 @@ class FailMode(QObject):
             d = derive(design, self.window.catalog)
             report = n_minus_one(d)
             worst = max(report.worst.values(), key=lambda w: (w.gpus_cut, -w.bisection_after_gbps))
-            return worst, performance_impact(d, worst), report
+            impacts = {tier: performance_impact(d, w) for tier, w in report.worst.items()}
+            return worst, impacts[next(t for t, w in report.worst.items() if w is worst)], report, impacts
         self._run("n1", job)
+
+    def n1_panel(self):
+        """The N-1 table's panel, in a dock beside the metric cards (made on first use)."""
+        if self._n1_panel is None:
+            from designer.ui.panels.n1_panel import NMinusOnePanel
+
+            window = self.window
+            self._n1_panel = NMinusOnePanel()
+            dock = window._dock("N-1", self._n1_panel, Qt.DockWidgetArea.BottomDockWidgetArea)
+            dock.setWindowTitle("N-1")
+            window.tabifyDockWidget(window.docks["metrics"], dock)
+            window.docks["n1"] = dock
+            window.panels_menu.addAction(dock.toggleViewAction())
+            self._n1_panel.tierPicked.connect(self._show_tier)
+        return self._n1_panel
+
+    def _show_tier(self, tier: str) -> None:
+        """Show the worst failure of `tier` from the N-1 run on screen (no new computation)."""
+        if self._n1 is None or tier not in self._n1[0].worst:
+            return
+        report, impacts = self._n1
+        self._show(report.worst[tier], impacts[tier], "n1")
 
     def show_interruptions(self) -> None:
         """The Expected Interruptions dock, estimated for the open design."""
@@ -168,6 +207,18 @@ class FailMode(QObject):
             status.showMessage(f"Cannot fail that: {data}", 8000)
             return
         result, impact = data[0], data[1]
+        if kind == "n1":
+            report, impacts = data[2], data[3]
+            self._n1 = (report, impacts)
+            panel = self.n1_panel()
+            panel.show_report(report, next(t for t, w in report.worst.items() if w is result))
+            # The table in front, on a tab beside the metric cards (they show the picked failure).
+            self.window.docks["n1"].show()
+            self.window.docks["n1"].raise_()
+        self._show(result, impact, kind)
+
+    def _show(self, result, impact, kind: str) -> None:
+        status = self.window.statusBar()
         self.result = result
         self.overlay.show_failure(result.failure.devices, result.cut_servers, cables=result.failure.links)
         self._show_cards(result, impact)
@@ -180,9 +231,8 @@ class FailMode(QObject):
     def _show_cards(self, w, impact) -> None:
         cards = self.window.metrics.cards
         tone = None if w.job_continues else "error"
-        cards["gpus"].show_value(f"{w.gpus - w.gpus_cut:,}",
-                                 f"of {w.gpus:,} · {w.gpus_cut:,} cut off · {w.gpus_degraded:,} at "
-                                 f"{w.nic_share:.0%} NIC bandwidth (computed)", tone)
+        cards["gpus"].show_value(f"{w.gpus - w.gpus_cut:,}", f"of {w.gpus:,} reachable · {gpus_detail(w)} (computed)",
+                                 tone)
         cards["bisection"].show_value(f"{w.ratio_after:.1%}", f"before {w.ratio_before:.0%} of full · "
                                       f"{w.method} (computed)", "warning" if w.ratio_after < w.ratio_before else None)
         cards["oversub"].show_value(_ratio(w.leaf_oversub_after), f"leaf, before {_ratio(w.leaf_oversub_before)} · "
@@ -227,6 +277,12 @@ class FailMode(QObject):
     def _on_design_changed(self, _design) -> None:
         if self.overlay.active or self.restore_action.isEnabled():
             self.restore()
+        if self._n1 is not None:
+            # The table described the design before this change: never left on screen as if current.
+            self._n1 = None
+            self.n1_panel().show_report(None)
+            self.n1_panel().heading.setText("The design changed: What If > Fail Any One Switch (N-1) "
+                                            "fails every switch of it in turn.")
 
 
 def install_phases(window, catalog, synchronous: bool):
@@ -245,6 +301,11 @@ def install_phases(window, catalog, synchronous: bool):
     window.panels_menu.addAction(toggle)
     window.document.designChanged.connect(panel.set_design)
     panel.set_design(window.document.design)
+    # Opening the panel plans the stored target (or a first proposal) at once: never an empty table.
+    def plan_when_shown(shown: bool) -> None:
+        if shown and panel.growth is None:
+            panel.preview()
+    dock.visibilityChanged.connect(plan_when_shown)
 
     def store_plan(plan) -> None:
         """The panel's target and phases become the design's: one undoable step per commit."""
