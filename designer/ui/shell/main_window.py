@@ -396,8 +396,8 @@ class MainWindow(DesignerWindow):
             return
         need = self._inspector_need()
         column = inspector.height() + plots.height()
-        plot_height = min(400, max(200, column - need))
-        cut = inspector.height() < need and plots.height() > 200
+        plot_height = min(400, max(180, column - need))
+        cut = inspector.height() < need and plots.height() > 180
         cramped = plots.height() < plot_height and inspector.height() > need
         if first or cut or cramped:
             self.resizeDocks([inspector, plots], [column - plot_height, plot_height], Qt.Orientation.Vertical)
