@@ -23,6 +23,7 @@ from designer.model.intent.design import ClusterSpec, FabricDesign, FabricSpec, 
 from designer.model.topology import closed_form
 from designer.model.topology.asbuilt import AsBuilt, natural_key
 from designer.model.topology.builders import leaf_assignment
+from designer.model.topology.capture_mapping import place
 from designer.model.topology.derive import Derived, derive, plan_only
 
 ROLES = ("leaf", "spine", "core")
@@ -337,54 +338,5 @@ def _ethernet_switch_model(switches, catalog: Catalog, gbps: int):
 
 
 def map_devices(fabric: AsBuilt, roles: dict[str, str], derived: Derived) -> dict[str, str]:
-    """As-built device id -> design node id: switches by name order per tier, NICs by host name
-    order and HCA index; default-named NICs by the leaf port they are plugged into."""
-    g = derived.graph
-    mapping: dict[str, str] = {}
-    devs = fabric.devices
-    hosts = sorted({d.host for d in fabric.endpoints() if d.host}, key=natural_key)
-    server_of = {h: i for i, h in enumerate(hosts)}
-    # HCA indices ranked, so that a server whose compute HCAs are mlx5_0-3 and mlx5_6-9 (the
-    # others serve storage) still has NIC ports 1-8.
-    rank = {h: i for i, h in enumerate(sorted({d.hca for d in fabric.endpoints() if d.hca >= 0}))}
-    # Leaves sort by the first server and HCA they serve (SU, then rail), then by name.
-    first_server: dict[str, int] = {}
-    rails: dict[str, Counter] = defaultdict(Counter)
-    for link in fabric.links:
-        for nic, sw in ((link.a, link.b), (link.b, link.a)):
-            d = devs.get(nic)
-            if d is not None and d.host and roles.get(nic) == "nic":
-                first_server[sw] = min(first_server.get(sw, 1 << 30), server_of[d.host])
-                rails[sw][rank.get(d.hca, 0)] += 1
-    # A miswired cable or two do not move a leaf: its rail is the one most of its hosts use.
-    served = {sw: (first_server[sw], rails[sw].most_common(1)[0][0]) for sw in first_server}
-    for role in ROLES:
-        built = sorted((d for d in devs.values() if roles.get(d.id) == role),
-                       key=lambda d: (served.get(d.id, (1 << 30,)), natural_key(d.name)))
-        design = sorted((n for n, d in g.nodes(data=True) if d["role"] == role),
-                        key=lambda n: (g.nodes[n]["plane"], g.nodes[n]["index"]))
-        # A device named as a design device is that device; the rest pair up in name order.
-        same = {d.id: d.name for d in built if d.name in g and g.nodes[d.name]["role"] == role}
-        mapping.update(same)
-        rest = [n for n in design if n not in set(same.values())]
-        mapping.update(zip((d.id for d in built if d.id not in same), rest, strict=False))
-    for d in fabric.endpoints():
-        if d.host and d.hca >= 0:
-            nid = f"srv-{server_of[d.host] + 1}.nic-{rank[d.hca] + 1}"
-            if nid in g:
-                mapping[d.id] = nid
-    # Default-named NICs: the designed NIC at the leaf port they use.
-    at_port = {}
-    for n, leaf, data in g.edges(data=True):
-        if data["tier"] == "node-leaf":
-            nic, lf = (n, leaf) if g.nodes[n]["role"] == "nic" else (leaf, n)
-            at_port[(lf, data["pb"])] = nic
-    taken = set(mapping.values())
-    for link in fabric.links:
-        for nic, sw, port in ((link.a, link.b, link.pb), (link.b, link.a, link.pa)):
-            if nic in devs and roles.get(nic) == "nic" and nic not in mapping and sw in mapping:
-                target = at_port.get((mapping[sw], port))
-                if target and target not in taken:
-                    mapping[nic] = target
-                    taken.add(target)
-    return mapping
+    """As-built device id -> design node id, placed by where devices are cabled (capture_mapping)."""
+    return place(fabric, roles, derived.graph).mapping

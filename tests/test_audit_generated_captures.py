@@ -1,0 +1,103 @@
+"""The audit of generated captures finds exactly the faults injected, and nothing else.
+
+Captures come from tests/capture_factory.py: site names, HCAs named three ways (HCA-n, mlx5_n,
+the factory default), aggregation nodes, management HCAs, parallel and shuffled uplinks, stray
+lines, and recorded faults. The property holds over hundreds of captures, ibnetdiscover and LLDP.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+from capture_factory import Capture, make_capture
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from designer.io.fabric_capture import parse_capture
+from designer.io.project import load_design
+from designer.model.decisions.audit import audit
+from designer.model.decisions.audit_summary import summary_lines
+from designer.model.intent.design import ClusterSpec, FabricDesign, FabricSpec, TierSpec
+from designer.model.topology.derive import derive
+from designer.model.topology.inference import infer_design
+
+EXAMPLES = __import__("pathlib").Path(__file__).resolve().parents[1] / "examples"
+
+
+def _one_plane_dgx(servers: int = 144, su: int = 18, spines: int | None = 9) -> FabricDesign:
+    """One plane of a DGX H100 NDR fabric as a site builds it: 4 HCAs per host in this plane,
+    groups of 18 servers, 9 spines (two links from each leaf to each spine)."""
+    return FabricDesign(cluster=ClusterSpec(server="generic-8gpu", ports_per_server=4, port_gbps=400, servers=servers),
+                        fabric=FabricSpec(template="rail-optimized", nodes_per_su=su, spine=TierSpec(count=spines)))
+
+
+_DERIVED = {}
+
+
+def _derived(key: str):
+    if key not in _DERIVED:
+        design = {"dgx-4su": lambda: load_design(EXAMPLES / "dgx-h100-superpod-4su.json"),
+                  "one-plane": _one_plane_dgx,
+                  "small": lambda: _one_plane_dgx(40, 10, None),
+                  "roce": lambda: FabricDesign(cluster=ClusterSpec(servers=48),
+                                               fabric=FabricSpec(template="rail-optimized", technology="roce-400g",
+                                                                 switch="sn5600", nodes_per_su=16))}[key]()
+        _DERIVED[key] = (design, derive(design))
+    return _DERIVED[key]
+
+
+def found_exactly_the_injected(report, capture: Capture) -> None:
+    f = capture.faults
+    assert not report.extra_links, report.extra_links[:3]
+    absent = {d["device"] for d in report.missing_devices if d["tier"] != "server"}
+    assert absent == set(f.absent_switches)
+    assert {d["device"] for d in report.missing_devices if d["tier"] == "server"} == set(f.absent_servers)
+    down = [m["a"]["design_id"] for m in report.missing_links if m.get("reason") == "host port down"]
+    assert sorted(down) == sorted(f.ports_down)
+    uplinks = Counter((m["a"]["design_id"], m["b"]["design_id"]) for m in report.missing_links
+                      if m.get("reason") != "host port down")
+    assert uplinks == f.missing_uplinks
+    swaps = {frozenset((s["a"]["design_id"], s["b"]["design_id"])): s["kind"] for s in report.swapped}
+    assert swaps == {**{frozenset(p): "swap" for p in f.swaps}, **{frozenset(p): "crossed" for p in f.crossed}}
+    assert sorted(m["a"]["design_id"] for m in report.miswired) == sorted(f.miswired)
+    degraded = {frozenset((m["a"]["design_id"], m["b"]["design_id"])) for m in report.degraded_links}
+    assert degraded == {frozenset(p) for p in f.degraded}
+    s = report.summary
+    assert s["unnamed_devices"]["attributed"] == len(f.default_named)
+    assert s["unnamed_devices"]["unplaced"] == f.unplaced
+    assert s["set_apart"]["management_hcas"] == f.management
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(0, 10**9), st.sampled_from(["dgx-4su", "one-plane", "small"]))
+def test_ibnetdiscover_captures_audit_to_exactly_their_faults(seed, key):
+    design, derived = _derived(key)
+    capture = make_capture(derived, seed, "ibnetdiscover")
+    fabric = parse_capture(capture.text, "generated.topo")
+    found_exactly_the_injected(audit(fabric, design=design, inference=infer_design(fabric)), capture)
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(0, 10**9), st.sampled_from(["one-plane", "small", "roce"]))
+def test_lldp_captures_audit_to_exactly_their_faults(seed, key):
+    design, derived = _derived(key)
+    capture = make_capture(derived, seed, "lldp")
+    fabric = parse_capture(capture.text, "generated.json")
+    found_exactly_the_injected(audit(fabric, design=design, inference=infer_design(fabric)), capture)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_one_plane_capture_is_inferred_as_built(seed):
+    """Rails from the HCA index, groups of 18, 9 spines with parallel links: the inferred design is
+    the rail-optimized one, and auditing against it finds the same faults."""
+    design, derived = _derived("one-plane")
+    capture = make_capture(derived, seed, "ibnetdiscover")
+    fabric = parse_capture(capture.text, "generated.topo")
+    inference = infer_design(fabric)
+    facts = {f.subject: f for f in inference.facts}
+    assert inference.design.fabric.template == "rail-optimized"
+    assert facts["rails"].value == "4" and facts["nodes per SU"].value == "18"
+    assert inference.derived.plan.spines == 9
+    lines = summary_lines(audit(fabric, inference=inference))
+    assert lines[0].startswith("Absent switches")
