@@ -135,10 +135,11 @@ def place(fabric: AsBuilt, roles: dict[str, str], graph) -> Placement:
     g = graph
     devs = fabric.devices
     out = Placement()
-    mgmt_hosts = management_hosts(fabric, roles)
+    view = group_view(fabric, roles)
+    mgmt_hosts = view.management
     out.management = sorted(d.id for d in fabric.endpoints() if d.host in mgmt_hosts)
     compute = [d for d in fabric.endpoints() if roles.get(d.id) == "nic" and d.host not in mgmt_hosts]
-    out.rank = {h: i for i, h in enumerate(sorted({d.hca for d in compute if d.hca >= 0}))}
+    out.rank = view.rank
 
     # --- the design's groups, rails and host positions -------------------------------------
     at_port: dict[tuple[str, int], str] = {}
@@ -160,41 +161,9 @@ def place(fabric: AsBuilt, roles: dict[str, str], graph) -> Placement:
     d_groups.sort(key=lambda grp: (min(g.nodes[x]["plane"] for x in grp), min(server_min[x] for x in grp),
                                    min(g.nodes[x]["index"] for x in grp)))
 
-    # --- the capture's groups and rails ----------------------------------------------------
-    ends = _leaf_ends(fabric, roles)
-    leaves = [d.id for d in devs.values() if roles.get(d.id) == "leaf"]
-    hosts_on: dict[str, set[str]] = {leaf: {devs[n].host for _, n in ends.get(leaf, ()) if devs[n].host
-                                            and devs[n].host not in mgmt_hosts} for leaf in leaves}
-    rail_of: dict[str, int] = {}
-    for leaf in leaves:
-        ranks = Counter(out.rank[devs[n].hca] for _, n in ends.get(leaf, ())
-                        if devs[n].host and devs[n].host not in mgmt_hosts and devs[n].hca in out.rank)
-        if ranks:
-            rail_of[leaf] = ranks.most_common(1)[0][0]
-    groups = _union_groups(leaves, _shares(hosts_on))
-    numbers = _group_number({leaf: devs[leaf].name for leaf in leaves}, groups)
-    if numbers:
-        # Leaves whose hosts have no names join the group their name numbers.
-        by_number: dict[int, list[str]] = {}
-        for grp in groups:
-            if len(grp) > 1 and grp[0] in numbers:
-                by_number[numbers[grp[0]]] = grp
-        for grp in [grp for grp in groups if len(grp) == 1]:
-            target = by_number.get(numbers.get(grp[0], -1))
-            if target is not None and target is not grp:
-                target.extend(grp)
-                groups.remove(grp)
-
-    def group_key(grp: list[str]) -> tuple:
-        hosts = sorted({h for leaf in grp for h in hosts_on[leaf]}, key=natural_key)
-        num = min((numbers[x] for x in grp if x in numbers), default=1 << 30) if numbers else 0
-        return (num, 0 if hosts else 1, natural_key(hosts[0]) if hosts else [],
-                min(natural_key(devs[x].name) for x in grp))
-
-    groups.sort(key=group_key)
+    ends, hosts_on, rail_of, groups = view.ends, view.hosts_on, view.rail_of, view.groups
     out.groups = groups
-    sizes = Counter(len({h for leaf in grp for h in hosts_on[leaf]}) for grp in groups)
-    out.group_size = sizes.most_common(1)[0][0] if sizes else 0
+    out.group_size = view.group_size
 
     # --- leaves: group by group, rail by rail ----------------------------------------------
     mapping = out.mapping
@@ -312,6 +281,76 @@ def _place_upper(fabric: AsBuilt, roles: dict[str, str], g, mapping: dict[str, s
             for up, down in ((w.a, w.b), (w.b, w.a)):
                 if roles.get(up) == "core" and roles.get(down) == role and down in mapping and role == "spine":
                     below[up][mapping[down]] += 1
+
+
+@dataclass
+class GroupView:
+    """The capture's leaf groups and rails, read without a design."""
+
+    management: set[str]                       # host names set apart
+    rank: dict[int, int]                       # HCA index -> rail rank
+    ends: dict[str, list[tuple[int, str]]]     # leaf -> [(port, HCA id)]
+    hosts_on: dict[str, set[str]]              # leaf -> compute host names on it
+    rail_of: dict[str, int]                    # leaf -> rail rank most of its hosts use
+    groups: list[list[str]]                    # leaf groups, in group order
+    slots: list[int]                           # per group: leaf ports holding a compute HCA
+    single_rail: int                           # leaves whose named HCAs all share one index
+    group_size: int = 0
+
+
+def group_view(fabric: AsBuilt, roles: dict[str, str]) -> GroupView:
+    devs = fabric.devices
+    mgmt_hosts = management_hosts(fabric, roles)
+    compute = [d for d in fabric.endpoints() if roles.get(d.id) == "nic" and d.host not in mgmt_hosts]
+    rank = {h: i for i, h in enumerate(sorted({d.hca for d in compute if d.hca >= 0}))}
+    # --- the capture's groups and rails ----------------------------------------------------
+    ends = _leaf_ends(fabric, roles)
+    leaves = [d.id for d in devs.values() if roles.get(d.id) == "leaf"]
+    hosts_on: dict[str, set[str]] = {leaf: {devs[n].host for _, n in ends.get(leaf, ()) if devs[n].host
+                                            and devs[n].host not in mgmt_hosts} for leaf in leaves}
+    rail_of: dict[str, int] = {}
+    for leaf in leaves:
+        ranks = Counter(rank[devs[n].hca] for _, n in ends.get(leaf, ())
+                        if devs[n].host and devs[n].host not in mgmt_hosts and devs[n].hca in rank)
+        if ranks:
+            rail_of[leaf] = ranks.most_common(1)[0][0]
+    groups = _union_groups(leaves, _shares(hosts_on))
+    numbers = _group_number({leaf: devs[leaf].name for leaf in leaves}, groups)
+    if numbers:
+        # Leaves whose hosts have no names join the group their name numbers.
+        by_number: dict[int, list[str]] = {}
+        for grp in groups:
+            if len(grp) > 1 and grp[0] in numbers:
+                by_number[numbers[grp[0]]] = grp
+        for grp in [grp for grp in groups if len(grp) == 1]:
+            target = by_number.get(numbers.get(grp[0], -1))
+            if target is not None and target is not grp:
+                target.extend(grp)
+                groups.remove(grp)
+
+    def group_key(grp: list[str]) -> tuple:
+        hosts = sorted({h for leaf in grp for h in hosts_on[leaf]}, key=natural_key)
+        num = min((numbers[x] for x in grp if x in numbers), default=1 << 30) if numbers else 0
+        return (num, 0 if hosts else 1, natural_key(hosts[0]) if hosts else [],
+                min(natural_key(devs[x].name) for x in grp))
+
+    groups.sort(key=group_key)
+    mgmt_ids = {d.id for d in fabric.endpoints() if d.host in mgmt_hosts}
+    # A server's slot is the leaf port its HCAs use on every rail leaf of its group: a port used on
+    # at most half the group's leaves holds a stray or moved cable, not a server.
+    slots = []
+    for grp in groups:
+        used = Counter(p for leaf in grp for p in {p for p, n in ends.get(leaf, ()) if n not in mgmt_ids})
+        slots.append(sorted(p for p, n in used.items() if 2 * n > len(grp) or len(grp) == 1))
+    size = max((len(s) for s in slots), default=0)
+    single = sum(1 for leaf in leaves if len({devs[n].hca for _, n in ends.get(leaf, ())
+                                              if devs[n].host and devs[n].host not in mgmt_hosts}) == 1)
+    # The last group may be partly filled: its highest server slot says how far.
+    counts = [len(s) for s in slots]
+    if slots and slots[-1]:
+        counts[-1] = min(size, max(len(slots[-1]), slots[-1][-1]))
+    return GroupView(mgmt_hosts, rank, ends, hosts_on, rail_of, groups, counts, single, size)
+
 
 
 def _by_number(built: list[str], devs, slots: int) -> list[str | None]:

@@ -23,7 +23,7 @@ from designer.model.intent.design import ClusterSpec, FabricDesign, FabricSpec, 
 from designer.model.topology import closed_form
 from designer.model.topology.asbuilt import AsBuilt, natural_key
 from designer.model.topology.builders import leaf_assignment
-from designer.model.topology.capture_mapping import place
+from designer.model.topology.capture_mapping import group_view, place
 from designer.model.topology.derive import Derived, derive, plan_only
 
 ROLES = ("leaf", "spine", "core")
@@ -108,20 +108,32 @@ def infer_design(fabric: AsBuilt, catalog: Catalog | None = None, name: str = "A
     facts.append(Inferred("tiers", str(tiers), "high", "switch distance from the hosts: "
                           + ", ".join(f"{len(by_tier[r])} {r}" for r in ROLES if by_tier[r])))
 
+    view = group_view(fabric, roles)
+    mgmt = {d.id for d in nics if d.host in view.management}
+    nics = [d for d in nics if d.id not in mgmt]
+    aggregation = sum(1 for d in devs.values() if d.aggregation)
+    if mgmt or aggregation:
+        facts.append(Inferred("set apart", f"{aggregation} aggregation nodes, {len(mgmt)} management HCAs", "high",
+                              "SHARP aggregation nodes by their description; management HCAs are hosts named "
+                              "unlike the compute hosts with fewer HCAs (" + (", ".join(sorted(view.management)[:3])
+                                                                              or "none") + ")"))
     named = [d for d in nics if d.host]
     hosts = defaultdict(list)
     for d in named:
         hosts[d.host].append(d)
-    ports = _mode(len(v) for v in hosts.values()) if hosts else 1
+    # HCAs per server: the HCA indices the compute hosts use (HCA-1/2/5/6 is 4), whatever the naming.
+    ports = len(view.rank) if len(view.rank) > 1 else (_mode(len(v) for v in hosts.values()) if hosts else 1)
     # Default-named HCAs first fill the hosts that lack one, then make up whole servers.
     servers = max(len(hosts), (len(nics) + ports - 1) // ports)
     nic_word = "NIC ports" if family == "ethernet" else "HCAs"
     why = f"{len(hosts)} host names with {ports} {nic_word} each most often"
     if len(named) < len(nics):
         why += f"; {len(nics) - len(named)} default-named HCAs counted as {ports} per server"
+    server_fact = len(facts)
     facts.append(Inferred("servers", str(servers), "high" if len(named) == len(nics) else "medium", why))
 
-    host_links = [wire for wire in fabric.links if roles.get(wire.a) == "nic" or roles.get(wire.b) == "nic"]
+    host_links = [wire for wire in fabric.links if (roles.get(wire.a) == "nic" or roles.get(wire.b) == "nic")
+                  and wire.a not in mgmt and wire.b not in mgmt]
     up_links = [wire for wire in fabric.links
                 if {roles.get(wire.a), roles.get(wire.b)} in ({"leaf", "spine"}, {"spine", "core"})]
     # Links of unknown rate (0) say nothing about the designed speed.
@@ -140,13 +152,14 @@ def infer_design(fabric: AsBuilt, catalog: Catalog | None = None, name: str = "A
     facts.append(Inferred("switch model", switch_id or "unknown", conf, why))
 
     leaf_ids = {d.id for d in by_tier["leaf"]}
-    rail_of_leaf = defaultdict(set)
+    rail_of_leaf = defaultdict(Counter)
     for wire in host_links:
         nic, leaf = (wire.a, wire.b) if roles.get(wire.a) == "nic" else (wire.b, wire.a)
         if devs[nic].hca >= 0 and leaf in leaf_ids:
-            rail_of_leaf[leaf].add(devs[nic].hca)
-    # Rail-optimized when nearly every leaf serves one HCA index (a few miswired cables allowed).
-    single = sum(1 for v in rail_of_leaf.values() if len(v) == 1)
+            rail_of_leaf[leaf][devs[nic].hca] += 1
+    # Rail-optimized when nearly every leaf serves one HCA index: a leaf keeps its rail when a
+    # swapped or miswired cable or two bring it another index.
+    single = sum(1 for v in rail_of_leaf.values() if v.most_common(1)[0][1] >= 0.75 * sum(v.values()))
     rails_clean = ports > 1 and rail_of_leaf and single >= 0.75 * len(rail_of_leaf)
     hosts_per_leaf = Counter()
     for wire in host_links:
@@ -158,8 +171,23 @@ def infer_design(fabric: AsBuilt, catalog: Catalog | None = None, name: str = "A
     if rails_clean:
         facts.append(Inferred("rails", str(ports), "high" if single == len(rail_of_leaf) else "medium",
                               f"{single} of {len(rail_of_leaf)} leaves serve one "
-                              + ("port name (ethN) only" if family == "ethernet" else "HCA index (mlx5_N) only")))
-        facts.append(Inferred("nodes per SU", str(nodes_per_su), "medium", "most hosts on one leaf"))
+                              + ("port name (ethN) only" if family == "ethernet" else "HCA index")
+                              + f" (indices {', '.join(str(i) for i in sorted(view.rank))}, ranked)"))
+        # Groups (SUs): leaves that share hosts; their size is the leaf ports they hold servers on,
+        # so an absent server or a management HCA does not change it.
+        groups = len(view.groups)
+        nodes_per_su = view.group_size or nodes_per_su
+        whole = sum(1 for n in view.slots if n >= nodes_per_su)
+        conf = "high" if whole >= groups - 1 else "medium"
+        facts.append(Inferred("nodes per SU", str(nodes_per_su), conf,
+                              f"{groups} groups of leaves that share hosts; {whole} of them hold {nodes_per_su} "
+                              "servers on their leaf ports"))
+        by_slots = nodes_per_su * (groups - 1) + min(nodes_per_su, view.slots[-1] if view.slots else 0)
+        if by_slots != servers:
+            servers = max(by_slots, len(hosts))
+            facts[server_fact] = Inferred("servers", str(servers), "medium",
+                                          f"{groups} groups of {nodes_per_su} servers, read from the leaf ports "
+                                          f"that hold HCAs ({len(hosts)} host names seen)")
 
     if not link:
         inf.problems.append("the capture reports no link rates (LLDP neighbours without a MAU type, or a CSV "
@@ -179,6 +207,15 @@ def infer_design(fabric: AsBuilt, catalog: Catalog | None = None, name: str = "A
             if roles.get(end) == "leaf":
                 leaf_up[end] += 1
     up = _mode(leaf_up.values(), 1)
+    # Spines numbered 1..9 with one number missing: the missing one is absent, not undesigned.
+    gaps = _numbering_gaps(by_tier["spine"]) if tiers == 2 else 0
+    if gaps:
+        pairs = Counter(frozenset((w.a, w.b)) for w in up_links)
+        parallel = _mode(pairs.values(), 1)
+        observed = (observed[0], observed[1] + gaps, observed[2], observed[3],
+                    observed[4] + gaps * parallel * len(by_tier["leaf"]), observed[5])
+        up += gaps * parallel
+        by_tier = {**by_tier, "spine": by_tier["spine"] + [None] * gaps}
     seen_spread = sorted(hosts_per_leaf.get(d.id, 0) for d in by_tier["leaf"])
     ratio = round(nodes_per_su * link / (up * uplink), 3) if up else 1.0
     ratios = sorted({1.0, ratio, 1.5, 2.0, 3.0, 4.0}, key=lambda x: abs(x - ratio))
@@ -206,7 +243,10 @@ def infer_design(fabric: AsBuilt, catalog: Catalog | None = None, name: str = "A
         if scored and scored[-1][:3] == (0, 0, 0):
             break
     best = None
-    for score, _, _, _, cand, template, r in sorted(scored, key=lambda c: c[:4]):
+    # Leaves that each serve one HCA index are rails: that is the template, whatever absent
+    # devices do to the counts (another template can match a damaged capture's counts better).
+    first = (lambda c: c[5] != "rail-optimized") if rails_clean else (lambda c: False)  # noqa: E731
+    for score, _, _, _, cand, template, r in sorted(scored, key=lambda c: (first(c), *c[:4])):
         try:
             best = (score, cand, derive(cand, catalog), template, r)
             break
@@ -217,13 +257,46 @@ def infer_design(fabric: AsBuilt, catalog: Catalog | None = None, name: str = "A
         return inf
     score, inf.design, inf.derived, template, r = best
     inf.exact = score == 0
-    facts.append(Inferred("template", template, "high" if score == 0 else "low",
-                          "the candidate whose switch and link counts equal the capture's" if score == 0 else
-                          f"closest candidate; {score} switches or links differ from the capture"))
+    total = sum(observed) or 1
+    if score == 0:
+        conf, why = "high", "the candidate whose switch and link counts equal the capture's"
+    elif template == "rail-optimized" and rails_clean and single >= 0.9 * len(rail_of_leaf):
+        # The rails say rail-optimized; a few absent devices or links do not change that.
+        conf, why = "high", (f"rails read from the HCA index; the closest sizing differs from the capture by {score} "
+                             "switches or links (absent devices and missing links, listed by the audit)")
+    else:
+        conf, why = ("medium" if score <= 0.1 * total else "low",
+                     f"closest candidate; {score} switches or links differ from the capture")
+    facts.append(Inferred("template", template, conf, why))
+    if tiers == 2 and by_tier["spine"] and leaf_up:
+        pairs = Counter(frozenset((w.a, w.b)) for w in up_links)
+        parallel = _mode(pairs.values(), 1)
+        seen = len(by_tier["spine"]) - gaps
+        facts.append(Inferred("spines", f"{len(by_tier['spine'])}, {parallel} link(s) from each leaf to each",
+                              "high" if inf.derived.plan.spines == len(by_tier["spine"]) else "medium",
+                              f"{seen} spines seen" + (f" and {gaps} missing from their numbering" if gaps else "")
+                              + f"; {up} uplinks on most leaves"))
     facts.append(Inferred("leaf oversubscription", f"{r:g}:1", "medium",
                           f"{nodes_per_su} host ports and {up} uplinks on most leaves"))
     inf.mapping = map_devices(fabric, roles, inf.derived)
     return inf
+
+
+def _numbering_gaps(switches) -> int:
+    """How many numbers are missing from switch names numbered alike (spine-1 .. spine-9 without
+    spine-4: 1); 0 when the names do not number them so."""
+    stems, nums = set(), []
+    for d in switches:
+        found = re.findall(r"\d+", d.name, re.ASCII)
+        if not found:
+            return 0
+        nums.append(int(found[-1]))
+        stems.add(re.sub(r"\d+", "#", d.name))
+    if len(stems) != 1 or len(set(nums)) != len(nums) or not nums:
+        return 0
+    count = max(nums) + (1 if min(nums) == 0 else 0)
+    missing = count - len(nums)
+    return missing if 0 < missing <= max(1, len(nums) // 4) else 0
 
 
 def _spread_off(plan, resolved, seen: list[int]) -> int:
