@@ -82,10 +82,14 @@ def _place(g, node: str | None) -> dict:
 _INDEX = re.compile(r"(mlx5_|HCA-)(\d+)\s*$")
 
 
-def hca_label(description: str, host: str) -> str:
-    """'dgx-01 HCA-5' -> 'HCA-5': the HCA's own part of its description."""
+def hca_label(description: str, host: str, device_id: str = "") -> str:
+    """'dgx-01 HCA-5' -> 'HCA-5': the HCA's own part of its description; an LLDP host port
+    ('srv-1:eth3') by its port name."""
     text = description.strip()
-    return text[len(host):].strip() if host and text.startswith(host) else text
+    own = text[len(host):].strip() if host and text.startswith(host) else text
+    if not own and device_id.startswith(f"{host}:"):
+        return device_id[len(host) + 1:]
+    return own
 
 
 def _sort_key(e: dict) -> tuple:
@@ -213,7 +217,8 @@ def _host_links(report, fabric, roles, g, mapping, placement, wires, end):
         if (w.gbps and w.gbps < gbps) or 0 < w.width < 4:     # a moved cable can run slow too
             report.degraded_links.append({"a": end(nic, 1), "b": end(sw, p), "as_built": w.label,
                                           "designed": f"{gbps}G", "gbps": w.gbps})
-    node_hca = {node: nic for nic, node in mapping.items() if roles.get(nic) == "nic"}
+    # An HCA that the capture lists without a cable to a switch is a port down, like one not listed.
+    node_hca = {node: nic for nic, node in mapping.items() if roles.get(nic) == "nic" and nic in on_switch}
     paired: set[str] = set()
     # (NIC, designed leaf, leaf it is on or None): the moved cables, as edits for the impact
     moves = []
@@ -235,7 +240,8 @@ def _host_links(report, fabric, roles, g, mapping, placement, wires, end):
         d1, d2 = devs[h1], devs[h2]
         s1, s2 = mapping[h1].split(".nic-")[0], mapping[h2].split(".nic-")[0]
         host1 = d1.host or s1
-        l1, l2 = hca_label(d1.name, d1.host), hca_label(d2.name, d2.host)
+        l1, l2 = sorted((hca_label(d1.name, d1.host, d1.id), hca_label(d2.name, d2.host, d2.id)), key=natural_key) \
+            if s1 == s2 else (hca_label(d1.name, d1.host, d1.id), hca_label(d2.name, d2.host, d2.id))
         where = "leaves" if mapping.get(sw1) != mapping.get(sw2) else "ports"
         if s1 == s2:
             text = f"server {host1}: {l1} and {l2} are on each other's {where}"
@@ -254,7 +260,7 @@ def _host_links(report, fabric, roles, g, mapping, placement, wires, end):
         report.miswired.append({"a": end(h, 1), "b": end(sw, p), "designed_peer": {"device": leaf, "port": port,
                                                                                 **_place(g, leaf)},
                                 "reason": f"{_reason(g, leaf, port, mapping.get(sw), p)}: "
-                                          f"{hca_label(d.name, d.host)} of {d.host or mapping[h].split('.nic-')[0]} "
+                                          f"{hca_label(d.name, d.host, d.id)} of {d.host or mapping[h].split('.nic-')[0]} "
                                           f"belongs on {want}"})
     # Designed NICs without an HCA: a port down on a server that is there, else an absent server.
     present_servers = {n.split(".nic-")[0] for n in node_hca}

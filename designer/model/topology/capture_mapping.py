@@ -314,7 +314,8 @@ def group_view(fabric: AsBuilt, roles: dict[str, str]) -> GroupView:
                         if devs[n].host and devs[n].host not in mgmt_hosts and devs[n].hca in rank)
         if ranks:
             rail_of[leaf] = ranks.most_common(1)[0][0]
-    groups = _union_groups(leaves, _shares(hosts_on))
+    shares = _shares(hosts_on)
+    groups = _union_groups(leaves, shares)
     numbers = _group_number({leaf: devs[leaf].name for leaf in leaves}, groups)
     if numbers:
         # Leaves whose hosts have no names join the group their name numbers.
@@ -327,6 +328,8 @@ def group_view(fabric: AsBuilt, roles: dict[str, str]) -> GroupView:
             if target is not None and target is not grp:
                 target.extend(grp)
                 groups.remove(grp)
+
+    _join_short_groups(groups, shares)
 
     def group_key(grp: list[str]) -> tuple:
         hosts = sorted({h for leaf in grp for h in hosts_on[leaf]}, key=natural_key)
@@ -351,6 +354,29 @@ def group_view(fabric: AsBuilt, roles: dict[str, str]) -> GroupView:
         counts[-1] = min(size, max(len(slots[-1]), slots[-1][-1]))
     return GroupView(mgmt_hosts, rank, ends, hosts_on, rail_of, groups, counts, single, size)
 
+
+
+def _join_short_groups(groups: list[list[str]], shares: dict[tuple[str, str], int]) -> None:
+    """A group of at most half as many leaves as most (a leaf that lost most of its host cables)
+    joins the group it shares the most hosts with."""
+    sizes = Counter(len(g) for g in groups if len(g) > 1)
+    if not sizes:
+        return
+    usual = sizes.most_common(1)[0][0]
+    for grp in sorted((g for g in groups if 2 * len(g) <= usual), key=len):
+        if grp not in groups:
+            continue
+        best, best_n = None, 0
+        members = set(grp)
+        for other in groups:
+            if other is grp:
+                continue
+            n = sum(c for (a, b), c in shares.items() if (a in members and b in other) or (b in members and a in other))
+            if n > best_n:
+                best, best_n = other, n
+        if best is not None:
+            best.extend(grp)
+            groups.remove(grp)
 
 
 def _by_number(built: list[str], devs, slots: int) -> list[str | None]:
