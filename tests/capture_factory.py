@@ -102,9 +102,13 @@ def make_capture(derived: Derived, seed: int, fmt: str = "ibnetdiscover", faults
             max_port[n] = max(max_port[n], p)
     switch_ports = derived.resolved.leaf_switch.ports_at(derived.resolved.link_gbps) or 64
     # Uplink ports as a site numbers them: shuffled on every switch (the rule says which pairs, not ports).
-    for n in [n for n in g if role[n] != "nic"]:
-        up = [(w, "a") for w in wires if w.a == n and role[w.b] != "nic"] + \
-             [(w, "b") for w in wires if w.b == n and role[w.a] != "nic" and g.nodes[w.a]["level"] > g.nodes[n]["level"]]
+    ends_of: dict[str, list[tuple[_Wire, str]]] = {}
+    for w in wires:
+        if role[w.a] != "nic" and role[w.b] != "nic":
+            ends_of.setdefault(w.a, []).append((w, "a"))
+            ends_of.setdefault(w.b, []).append((w, "b"))
+    for n in sorted(ends_of):
+        up = ends_of[n]
         got = [getattr(w, "p" + side) for w, side in up]
         rnd.shuffle(got)
         for (w, side), p in zip(up, got, strict=True):
@@ -147,7 +151,7 @@ def make_capture(derived: Derived, seed: int, fmt: str = "ibnetdiscover", faults
                 if s in busy:
                     continue
                 n = nics_of[s][0]
-                leaf = next(w.b if w.a == n else w.a for w in wires if n in (w.a, w.b))
+                leaf = next(p for p in g.neighbors(n))
                 if leaf in pairs and pairs[leaf] not in busy:
                     f.crossed.append((nics_of[pairs[leaf]][0], n))
                     busy |= {s, pairs[leaf]}
@@ -178,9 +182,11 @@ def make_capture(derived: Derived, seed: int, fmt: str = "ibnetdiscover", faults
                     busy.add(s)
         # missing uplinks on pairs whose ends are both there
         ups = [w for w in wires if role[w.a] != "nic"]
-        for w in rnd.sample(ups, min(len(ups) // 4, rnd.randint(0, 4))):
-            f.missing_uplinks[(w.a, w.b)] += 1
-            wires.remove(w)
+        cut = {id(w) for w in rnd.sample(ups, min(len(ups) // 4, rnd.randint(0, 4)))}
+        for w in ups:
+            if id(w) in cut:
+                f.missing_uplinks[(w.a, w.b)] += 1
+        wires = [w for w in wires if id(w) not in cut]
         # degraded links
         for w in rnd.sample(wires, min(len(wires) // 10, rnd.randint(0, 3))):
             w.speed, w.width = rnd.choice([("HDR", 4), ("NDR", 1), ("NDR", 2)])
@@ -295,7 +301,7 @@ def _lldp(g, names, wires, stray, indices) -> str:
                                     "auto-negotiation": {"current": f"{gbps}GbaseCR8 - {gbps}G link"}}}}
 
     for w in wires:
-        gbps = _GBPS.get((w.speed, w.width), 400) // (2 if _is_roce_host(g, w) else 1) * 1
+        gbps = _GBPS.get((w.speed, w.width), 400)
         for own, op, peer, pp in ((w.a, w.pa, w.b, w.pb), (w.b, w.pb, w.a, w.pa)):
             if role.get(own) != "nic":
                 tables.setdefault(names[own], []).append(entry(port_name(own, op), peer, port_name(peer, pp), gbps))
@@ -305,7 +311,3 @@ def _lldp(g, names, wires, stray, indices) -> str:
     records = [{"hostname": h, "cmd": "lldpctl -f json", "data": json.dumps({"lldp": {"interface": t}})}
                for h, t in tables.items()]
     return json.dumps(records)
-
-
-def _is_roce_host(g, w) -> bool:
-    return False

@@ -40,6 +40,9 @@ def _derived(key: str):
         design = {"dgx-4su": lambda: load_design(EXAMPLES / "dgx-h100-superpod-4su.json"),
                   "one-plane": _one_plane_dgx,
                   "small": lambda: _one_plane_dgx(40, 10, None),
+                  "three-tier": lambda: FabricDesign(cluster=ClusterSpec(server="dgx-h100", servers=96),
+                                                     fabric=FabricSpec(template="rail-optimized", tiers=3,
+                                                                       nodes_per_su=16)),
                   "roce": lambda: FabricDesign(cluster=ClusterSpec(servers=48),
                                                fabric=FabricSpec(template="rail-optimized", technology="roce-400g",
                                                                  switch="sn5600", nodes_per_su=16))}[key]()
@@ -69,8 +72,8 @@ def found_exactly_the_injected(report, capture: Capture) -> None:
     assert s["set_apart"]["management_hcas"] == f.management
 
 
-@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.integers(0, 10**9), st.sampled_from(["dgx-4su", "one-plane", "small"]))
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(0, 10**9), st.sampled_from(["dgx-4su", "one-plane", "small", "three-tier"]))
 def test_ibnetdiscover_captures_audit_to_exactly_their_faults(seed, key):
     design, derived = _derived(key)
     capture = make_capture(derived, seed, "ibnetdiscover")
@@ -111,3 +114,36 @@ def test_a_capture_audited_on_its_own_infers_its_design_and_finds_its_faults(see
     if not (last_spine or last_server):
         found_exactly_the_injected(report, capture)
     assert not report.extra_links and len(report.swapped) == len(capture.faults.swaps) + len(capture.faults.crossed)
+
+
+def test_the_dgx_h100_4su_capture_with_every_fault_audits_to_exactly_them():
+    """The done-when case, spelled out: an absent leaf named, swaps as one, uplinks counted."""
+    design, derived = _derived("dgx-4su")
+    seeds = (s for s in range(500))
+    for seed in seeds:
+        capture = make_capture(derived, seed, "ibnetdiscover")
+        f = capture.faults
+        if [x for x in f.absent_switches if x.startswith("leaf")] and f.swaps and f.missing_uplinks and f.degraded:
+            break
+    fabric = parse_capture(capture.text, "4su.topo")
+    report = audit(fabric, design=design, inference=infer_design(fabric))
+    found_exactly_the_injected(report, capture)
+    lines = summary_lines(report)
+    leaf = f.absent_switches[0]
+    assert lines[0].startswith(f"Absent switches: 1 \u2014 {leaf} (SU ")
+    assert lines[2].startswith(f"Missing uplinks: {sum(f.missing_uplinks.values())} on ")
+    assert not report.miswired and len(report.swapped) == len(f.swaps) + len(f.crossed)
+
+
+def test_the_cli_summary_of_a_2000_server_capture_fits_one_screen(tmp_path, capsys):
+    from designer.cli.main import main
+    from designer.io.project import save_design
+    design = FabricDesign(cluster=ClusterSpec(server="dgx-h100", servers=2000), fabric=FabricSpec(template="rail-optimized"))
+    capture = make_capture(derive(design), 7, "ibnetdiscover")
+    (tmp_path / "f.topo").write_text(capture.text)
+    save_design(design, tmp_path / "d.json")
+    assert main(["audit", str(tmp_path / "f.topo"), "--against", str(tmp_path / "d.json")]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert len(out) <= 40 and max(map(len, out)) <= 120
+    assert any(line.strip().startswith("Absent switches: ") for line in out)
+    assert "--detail" in out[-1]

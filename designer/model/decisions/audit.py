@@ -249,7 +249,7 @@ def _host_links(report, fabric, roles, g, mapping, placement, wires, end):
         else:
             text = f"servers {host1} and {d2.host or s2}: {l1} and {l2} are on each other's {where} (crossed cables)"
             kind = "crossed"
-        report.swapped.append({"kind": kind, "a": end(h1, 1), "b": end(h2, 1), "server": host1,
+        report.swapped.append({"kind": kind, "a": end(h1, 1), "b": end(h2, 1), "server": host1, "labels": [l1, l2],
                                "a_on": end(sw1, p1), "b_on": end(sw2, p2), "reason": text})
     for h, (sw, p, w) in sorted(misplaced.items()):
         if h in paired:

@@ -11,7 +11,7 @@ from designer.model.topology.asbuilt import natural_key
 
 # The summary's lines, in the order a technician walks the floor.
 SECTIONS = (("absent_switches", "Absent switches"), ("absent_servers", "Absent servers"),
-            ("missing_uplinks_by_leaf", "Missing leaf-spine links"), ("host_ports_down_by_server", "Host ports down"),
+            ("missing_uplinks_by_leaf", "Missing uplinks"), ("host_ports_down_by_server", "Host ports down"),
             ("swapped", "Swapped or crossed cables"), ("miswired", "Miswired cables"),
             ("extra_links", "Extra links"), ("degraded_links", "Degraded links"),
             ("unnamed_devices", "Unnamed devices"))
@@ -54,14 +54,30 @@ def summarise(report: Any, _down: Any = None, _missing: Any = None) -> dict:
     return out
 
 
-def _names(items: list[str], room: int = 6) -> str:
-    shown = ", ".join(items[:room])
-    return shown + (f" and {len(items) - room} more" if len(items) > room else "")
+WIDTH = 116     # a summary line fits a terminal of 120 columns with its indent
+
+
+def _names(items: list[str], room: int = 6, width: int = 70) -> str:
+    """The first few names, as many as fit `width` characters, then how many more."""
+    room = min(room, len(items))
+    while True:
+        shown = ", ".join(items[:room])
+        more = f" and {len(items) - room:,} more" if len(items) > room else ""
+        if room <= 1 or len(shown) + len(more) <= width:
+            return shown + more
+        room -= 1
 
 
 def _where(e: dict) -> str:
     parts = [f"SU {e['su']}" if e.get("su") else "", f"rail {e['rail']}" if e.get("rail") else ""]
     return "; ".join(p for p in parts if p)
+
+
+def _swap_text(sw: dict) -> str:
+    arrow = " \u21c4 "
+    if sw["kind"] == "swap":
+        return f"{sw['server']} ({arrow.join(sw.get('labels', []))})"
+    return f"{sw['a']['device']}{arrow}{sw['b']['device']}"
 
 
 def summary_counts(summary: dict) -> list[tuple[str, str, int]]:
@@ -103,11 +119,13 @@ def summary_lines(report: Any) -> list[str]:
                 [f"{e['server']} ({', '.join(e['ports'])})" for e in s[key]], 3)
         elif key == "swapped" and n:
             text += f" ({s[key]['swaps']} swap(s), {s[key]['crossed']} crossed pair(s)) \u2014 " + _names(
-                [sw["reason"] for sw in report.swapped], 2)
+                [_swap_text(sw) for sw in report.swapped], 4)
         elif key == "unnamed_devices" and n:
             u = s[key]
             text += (f" ({u['attributed']} HCA(s) placed by their leaf port, {u['unplaced']} no position explains"
                      + (f", {u['other']} other" if u["other"] else "") + ")")
+        if len(text) > WIDTH:                 # one name longer than a line: cut it, say so
+            text = text[:WIDTH - 1] + "\u2026"
         lines.append(text)
     aside = s.get("set_apart", {})
     if aside.get("aggregation_nodes") or aside.get("management_hcas"):

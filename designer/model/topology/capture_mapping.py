@@ -273,7 +273,7 @@ def _place_upper(fabric: AsBuilt, roles: dict[str, str], g, mapping: dict[str, s
                             moved = True
                     members[k] = members[k][:cap]
         for k, bs in members.items():
-            for b, n in zip(_by_number(bs, devs, len(classes[keys[k]])), classes[keys[k]], strict=False):
+            for b, n in zip(_by_number(bs, devs, classes[keys[k]]), classes[keys[k]], strict=False):
                 if b is not None:
                     mapping[b] = n
         # Switches mapped above feed the tier above them.
@@ -379,15 +379,23 @@ def _join_short_groups(groups: list[list[str]], shares: dict[tuple[str, str], in
             groups.remove(grp)
 
 
-def _by_number(built: list[str], devs, slots: int) -> list[str | None]:
+def _by_number(built: list[str], devs, design: list[str]) -> list[str | None]:
     """Interchangeable switches in slot order: by the number their names end in when those
-    numbers fit the slots (spine-1 .. spine-16, an absent one leaving its gap), else by name."""
+    numbers are the design's (IBSPINE-14 is spine-14) or fit the slots (an absent one leaving
+    its gap), else by name."""
+    slots = len(design)
     nums = {}
     for b in built:
         found = _DIGITS.findall(devs[b].name)
         if found:
             nums[b] = int(found[-1])
     if len(nums) == len(built) and len(set(nums.values())) == len(built) and built:
+        own = {int(_DIGITS.findall(n)[-1]): i for i, n in enumerate(design) if _DIGITS.findall(n)}
+        if len(own) == slots and all(v in own for v in nums.values()):
+            by_slot: list[str | None] = [None] * slots
+            for b, v in nums.items():
+                by_slot[own[v]] = b
+            return by_slot
         base = 0 if min(nums.values()) == 0 else 1
         if max(nums.values()) - base < slots:
             out: list[str | None] = [None] * slots
