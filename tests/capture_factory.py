@@ -296,7 +296,8 @@ def _lldp(g, names, wires, stray, indices) -> str:
     def entry(own_port: str, peer: str, peer_port: str, gbps: int) -> dict:
         name, ch = chassis(peer) if peer in role else (peer, {"descr": "Ubuntu 22.04",
                                                                "capability": [{"type": "Station", "enabled": True}]})
-        return {own_port: {"via": "LLDP", "chassis": {name: {"id": {"type": "mac", "value": "00:00:00:00:00:00"}, **ch}},
+        mac = {"type": "mac", "value": "00:00:00:00:00:00"}
+        return {own_port: {"via": "LLDP", "chassis": {name: {"id": mac, **ch}},
                            "port": {"id": {"type": "ifname", "value": peer_port},
                                     "auto-negotiation": {"current": f"{gbps}GbaseCR8 - {gbps}G link"}}}}
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections import Counter
 
-import pytest
 from capture_factory import Capture, make_capture
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -138,7 +137,8 @@ def test_the_dgx_h100_4su_capture_with_every_fault_audits_to_exactly_them():
 def test_the_cli_summary_of_a_2000_server_capture_fits_one_screen(tmp_path, capsys):
     from designer.cli.main import main
     from designer.io.project import save_design
-    design = FabricDesign(cluster=ClusterSpec(server="dgx-h100", servers=2000), fabric=FabricSpec(template="rail-optimized"))
+    design = FabricDesign(cluster=ClusterSpec(server="dgx-h100", servers=2000),
+                          fabric=FabricSpec(template="rail-optimized"))
     capture = make_capture(derive(design), 7, "ibnetdiscover")
     (tmp_path / "f.topo").write_text(capture.text)
     save_design(design, tmp_path / "d.json")

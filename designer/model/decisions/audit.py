@@ -26,8 +26,8 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
 from designer.catalog import Catalog, default_catalog
-from designer.model.decisions.audit_summary import summarise
 from designer.model.common.units import bandwidth_label, duration_label, ratio_label
+from designer.model.decisions.audit_summary import summarise
 from designer.model.intent.design import MAX_EDITS, Edit, FabricDesign
 from designer.model.performance.collectives import estimate
 from designer.model.topology.asbuilt import AsBuilt, Link, natural_key
@@ -251,7 +251,7 @@ def _host_links(report, fabric, roles, g, mapping, placement, wires, end):
             kind = "crossed"
         report.swapped.append({"kind": kind, "a": end(h1, 1), "b": end(h2, 1), "server": host1, "labels": [l1, l2],
                                "a_on": end(sw1, p1), "b_on": end(sw2, p2), "reason": text})
-    for h, (sw, p, w) in sorted(misplaced.items()):
+    for h, (sw, p, _w) in sorted(misplaced.items()):
         if h in paired:
             continue
         leaf, port, _ = designed_at[mapping[h]]
@@ -260,8 +260,8 @@ def _host_links(report, fabric, roles, g, mapping, placement, wires, end):
         report.miswired.append({"a": end(h, 1), "b": end(sw, p), "designed_peer": {"device": leaf, "port": port,
                                                                                 **_place(g, leaf)},
                                 "reason": f"{_reason(g, leaf, port, mapping.get(sw), p)}: "
-                                          f"{hca_label(d.name, d.host, d.id)} of {d.host or mapping[h].split('.nic-')[0]} "
-                                          f"belongs on {want}"})
+                                          f"{hca_label(d.name, d.host, d.id)} of "
+                                          f"{d.host or mapping[h].split('.nic-')[0]} belongs on {want}"})
     # Designed NICs without an HCA: a port down on a server that is there, else an absent server.
     present_servers = {n.split(".nic-")[0] for n in node_hca}
     down: dict[str, list[str]] = defaultdict(list)

@@ -113,7 +113,8 @@ def summary_lines(report: Any) -> list[str]:
         elif key == "absent_servers" and n:
             text += " \u2014 " + _names([e["server"] for e in s[key]])
         elif key == "missing_uplinks_by_leaf" and n:
-            text += f" on {len(s[key])} switch(es) \u2014 " + _names([f"{e['leaf']} ({e['missing']})" for e in s[key]], 5)
+            text += f" on {len(s[key])} switch(es) \u2014 " + _names(
+                [f"{e['leaf']} ({e['missing']})" for e in s[key]], 5)
         elif key == "host_ports_down_by_server" and n:
             text += f" on {len(s[key])} server(s) \u2014 " + _names(
                 [f"{e['server']} ({', '.join(e['ports'])})" for e in s[key]], 3)

@@ -161,7 +161,7 @@ def place(fabric: AsBuilt, roles: dict[str, str], graph) -> Placement:
     d_groups.sort(key=lambda grp: (min(g.nodes[x]["plane"] for x in grp), min(server_min[x] for x in grp),
                                    min(g.nodes[x]["index"] for x in grp)))
 
-    ends, hosts_on, rail_of, groups = view.ends, view.hosts_on, view.rail_of, view.groups
+    ends, rail_of, groups = view.ends, view.rail_of, view.groups
     out.groups = groups
     out.group_size = view.group_size
 

@@ -21,7 +21,7 @@ from designer.catalog import Catalog, default_catalog
 from designer.catalog.device_ids import device_ids
 from designer.model.intent.design import ClusterSpec, FabricDesign, FabricSpec, Meta, TierSpec
 from designer.model.topology import closed_form
-from designer.model.topology.asbuilt import AsBuilt, natural_key
+from designer.model.topology.asbuilt import AsBuilt
 from designer.model.topology.builders import leaf_assignment
 from designer.model.topology.capture_mapping import group_view, place
 from designer.model.topology.derive import Derived, derive, plan_only
