@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
     QListWidget,
     QListWidgetItem,
     QPushButton,
+    QSplitter,
     QTableView,
     QVBoxLayout,
     QWidget,
@@ -88,8 +89,18 @@ class AuditPanel(QWidget):
     def __init__(self, parent=None):
         super().__init__(parent)
         self.report: AuditReport | None = None
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(6, 6, 6, 6)
+        # Summary and impact on the left, the findings on the right: a bottom dock is wide, not tall.
+        outer = QHBoxLayout(self)
+        outer.setContentsMargins(6, 6, 6, 6)
+        split = QSplitter(Qt.Orientation.Horizontal)
+        outer.addWidget(split)
+        left, right = QWidget(), QWidget()
+        split.addWidget(left)
+        split.addWidget(right)
+        split.setStretchFactor(0, 1)
+        split.setStretchFactor(1, 1)
+        layout = QVBoxLayout(left)
+        layout.setContentsMargins(0, 0, 0, 0)
         self.title = QLabel("No audit yet: Tools > Audit Against... compares a capture with this design.")
         self.title.setObjectName("auditTitle")
         self.title.setWordWrap(True)
@@ -98,9 +109,11 @@ class AuditPanel(QWidget):
         self.summary.setObjectName("auditSummary")
         self.summary.setToolTip("The audit's summary; click a line to list only its findings")
         self.summary.itemClicked.connect(self._section_chosen)
-        layout.addWidget(self.summary)
+        layout.addWidget(self.summary, 1)
         self.cards = QHBoxLayout()
         layout.addLayout(self.cards)
+        layout = QVBoxLayout(right)
+        layout.setContentsMargins(0, 0, 0, 0)
         bar = QHBoxLayout()
         self.filter = QLineEdit()
         self.filter.setObjectName("auditFilter")
@@ -165,7 +178,6 @@ class AuditPanel(QWidget):
             self.summary.addItem(item)
         for line in summary_lines(report)[len(SECTIONS):]:
             self.summary.addItem(QListWidgetItem(line))
-        self.summary.setMaximumHeight(self.summary.sizeHintForRow(0) * (self.summary.count() + 1) + 6)
         for line in impact_lines(report.impact):
             title, _, value = line.partition(": ")
             self.cards.addWidget(_card(title, value.replace(" -> ", " \u2192 ")))

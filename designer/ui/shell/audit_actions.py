@@ -91,7 +91,7 @@ class AuditOverlay(QGraphicsItem):
         lines, ghosts = (self.lines, self.ghosts)
         if self.focus is not None:
             faint = [(a, b, QColor(c.red(), c.green(), c.blue(), 45), d) for a, b, c, d in self.lines]
-            lines, ghosts = faint + self.focus[0], self.focus[1]
+            lines, ghosts = faint + self.focus[0], self.ghosts
         for a, b, color, dashed in lines:
             pa, pb = self._pos(a), self._pos(b)
             if pa is None or pb is None or pa == pb:
