@@ -109,7 +109,10 @@ def audit(fabric: AsBuilt, design: FabricDesign | None = None, inference: Infere
         derived = inference.derived if inference else None
     report = AuditReport(inference.to_json() if inference else {"template": None, "facts": [], "problems": []})
     g = derived.graph if derived else None
-    placement = place(fabric, roles, g) if g is not None else Placement()
+    if design is None and inference is not None and inference.placement is not None:
+        placement = inference.placement
+    else:
+        placement = place(fabric, roles, g) if g is not None else Placement()
     mapping = placement.mapping
     management = set(placement.management)
     report.set_apart = ([{"device": d.name, "id": d.id, "kind": "aggregation node"} for d in devs.values()

@@ -23,7 +23,7 @@ from designer.model.intent.design import ClusterSpec, FabricDesign, FabricSpec, 
 from designer.model.topology import closed_form
 from designer.model.topology.asbuilt import AsBuilt
 from designer.model.topology.builders import leaf_assignment
-from designer.model.topology.capture_mapping import group_view, place
+from designer.model.topology.capture_mapping import Placement, group_view, place
 from designer.model.topology.derive import Derived, derive, plan_only
 
 ROLES = ("leaf", "spine", "core")
@@ -46,6 +46,7 @@ class Inference:
     facts: list[Inferred] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     exact: bool = False                   # the design's counts equal the capture's
+    placement: Placement | None = None    # where each as-built device sits in the design
 
     def to_json(self) -> dict:
         d = self.design
@@ -278,7 +279,8 @@ def infer_design(fabric: AsBuilt, catalog: Catalog | None = None, name: str = "A
                               + f"; {up} uplinks on most leaves"))
     facts.append(Inferred("leaf oversubscription", f"{r:g}:1", "medium",
                           f"{nodes_per_su} host ports and {up} uplinks on most leaves"))
-    inf.mapping = map_devices(fabric, roles, inf.derived)
+    inf.placement = place(fabric, roles, inf.derived.graph)
+    inf.mapping = inf.placement.mapping
     return inf
 
 
