@@ -33,6 +33,7 @@ from designer.model.performance.collectives import estimate
 from designer.model.topology.asbuilt import AsBuilt, Link, natural_key
 from designer.model.topology.capture_mapping import Placement, place
 from designer.model.topology.derive import Derived, derive
+from designer.model.topology.design_view import design_view
 from designer.model.topology.inference import Inference, assign_roles
 
 KEYS = ("inferred", "missing_devices", "missing_links", "extra_links", "miswired", "degraded_links",
@@ -108,7 +109,8 @@ def audit(fabric: AsBuilt, design: FabricDesign | None = None, inference: Infere
     else:
         derived = inference.derived if inference else None
     report = AuditReport(inference.to_json() if inference else {"template": None, "facts": [], "problems": []})
-    g = derived.graph if derived else None
+    # The design as placing needs it: read off the plan for a template (no per-link graph).
+    g = design_view(derived) if derived else None
     if design is None and inference is not None and inference.placement is not None:
         placement = inference.placement
     else:
@@ -160,18 +162,18 @@ def audit(fabric: AsBuilt, design: FabricDesign | None = None, inference: Infere
     name_of = {node: devs[dev].name for dev, node in mapping.items()}
     missing_pairs, absent_links = _switch_links(report, roles, g, mapping, switch_wires, end, name_of)
     present = set(mapping.values())
-    absent_switches = [n for n, r in g.nodes(data="role") if r != "nic" and n not in present]
-    host_ports = Counter(v if g.nodes[u]["role"] == "nic" else u for u, v, d in g.edges(data=True)
-                         if d["tier"] == "node-leaf")
+    absent_switches = [n for n, d in g.nodes.items() if d["role"] != "nic" and n not in present]
+    host_ports = Counter(leaf for _, leaf, _, _ in g.host_links)
     report.missing_devices = [{"device": n, **_place(g, n), "links": absent_links[n] + host_ports[n],
                                "host_ports": host_ports[n], "uplinks": absent_links[n]} for n in absent_switches]
     absent_servers = defaultdict(list)
     for n in absent_nics:
         absent_servers[n.split(".nic-")[0]].append(n)
+    leaf_port = {nic: port for nic, _, port, _ in g.host_links} if absent_servers else {}
     for server, nics in sorted(absent_servers.items(), key=lambda t: natural_key(t[0])):
         report.missing_devices.append({"device": server, **_place(g, nics[0]), "design_id": server,
                                        "tier": "server", "rail": None, "links": len(nics), "ports": len(nics),
-                                       "leaf_port": _leaf_port(g, nics[0])})
+                                       "leaf_port": leaf_port.get(nics[0])})
     for key in FINDINGS:
         getattr(report, key).sort(key=_sort_key)
     report.edits = _edits(report, missing_pairs, absent_switches, absent_nics, down_by_server, moves)
@@ -186,12 +188,9 @@ def _host_links(report, fabric, roles, g, mapping, placement, wires, end):
     devs = fabric.devices
     designed_at: dict[str, tuple[str, int, int]] = {}     # nic -> (leaf, leaf port, gbps)
     at_port: dict[tuple[str, int], str] = {}
-    for u, v, d in g.edges(data=True):
-        if d["tier"] == "node-leaf":
-            nic, leaf = (u, v) if g.nodes[u]["role"] == "nic" else (v, u)
-            port = d["pb"] if d["a"] == nic else d["pa"]
-            designed_at[nic] = (leaf, port, d["gbps"])
-            at_port[(leaf, port)] = nic
+    for nic, leaf, port, gbps in g.host_links:
+        designed_at[nic] = (leaf, port, gbps)
+        at_port[(leaf, port)] = nic
     on_switch: dict[str, list[tuple[str, int, Link]]] = defaultdict(list)
     for w in wires:
         ra, rb = roles.get(w.a), roles.get(w.b)
@@ -291,13 +290,6 @@ def _host_links(report, fabric, roles, g, mapping, placement, wires, end):
     return down, absent, moves
 
 
-def _leaf_port(g, nic: str) -> int | None:
-    for _, _, d in g.edges(nic, data=True):
-        if d["tier"] == "node-leaf":
-            return d["pb"] if d["a"] == nic else d["pa"]
-    return None
-
-
 def _port_name(other, rank: int, placement: Placement) -> str:
     """The name a server's HCA of rail `rank` would carry, in the style of its other HCAs."""
     index = next((i for i, r in placement.rank.items() if r == rank), rank)
@@ -317,13 +309,8 @@ def _built_name(mapping: dict, devs: dict, node: str) -> str:
 def _switch_links(report, roles, g, mapping, wires, end, name_of):
     """Switch pairs against the design; returns (missing links per (lower, upper) pair, links of
     absent switches)."""
-    designed: Counter[tuple[str, str]] = Counter()
-    rate: dict[tuple[str, str], int] = {}
-    for u, v, d in g.edges(data=True):
-        if d["tier"] != "node-leaf":
-            lo, hi = (u, v) if g.nodes[u]["level"] < g.nodes[v]["level"] else (v, u)
-            designed[(lo, hi)] += 1
-            rate[(lo, hi)] = d["gbps"]
+    designed: Counter[tuple[str, str]] = Counter({p: n for p, (n, _, _) in g.pairs.items()})
+    rate: dict[tuple[str, str], int] = {p: gbps for p, (_, gbps, _) in g.pairs.items()}
     present = set(mapping.values())
     built: dict[tuple[str, str], list[Link]] = defaultdict(list)
     for w in wires:
@@ -370,7 +357,7 @@ def _switch_links(report, roles, g, mapping, wires, end, name_of):
         for _ in range(n):
             report.missing_links.append({"a": {"device": name_of.get(lo, lo), "port": None, **_place(g, lo)},
                                          "b": {"device": name_of.get(hi, hi), "port": None, **_place(g, hi)},
-                                         "tier": g.edges[lo, hi, 0]["tier"] if g.has_edge(lo, hi) else "",
+                                         "tier": g.pairs[(lo, hi)][2] if (lo, hi) in g.pairs else "",
                                          "pair_links": f"{designed[(lo, hi)] - n} of {designed[(lo, hi)]}"})
     return +missing, absent_links
 
@@ -448,7 +435,7 @@ def _impact(derived: Derived, edits: tuple[Edit, ...], catalog: Catalog) -> dict
         out[label] = {"bisection_gbps": m.bisection_gbps,
                       "oversubscription_leaf": m.oversubscription("leaf"),
                       "links": m.links_total}
-    worst = _worst_leaf(as_built)
+    worst = _worst_leaf(as_built) if edits else _worst_leaf_of_view(design_view(derived))
     out["as_built"]["oversubscription_by_leaf"] = worst
     try:
         for label, d in (("designed", derived), ("as_built", as_built)):
@@ -456,6 +443,20 @@ def _impact(derived: Derived, edits: tuple[Edit, ...], catalog: Catalog) -> dict
     except (ValueError, KeyError, ZeroDivisionError) as exc:  # reported, not fatal
         out["collective_note"] = f"no collective estimate: {exc}"
     return out
+
+
+def _worst_leaf_of_view(view) -> dict:
+    """As `_worst_leaf`, for a design read off its plan (no graph)."""
+    down: Counter[str] = Counter()
+    up: Counter[str] = Counter()
+    for _, leaf, _, gbps in view.host_links:
+        down[leaf] += gbps
+    for (lo, _hi), (n, gbps, tier) in view.pairs.items():
+        if tier == "leaf-spine":
+            up[lo] += n * gbps
+    ratio = {n: (round(down[n] / up[n], 3) if up[n] else None) for n in view.by_role("leaf")}
+    common = Counter(ratio.values()).most_common(1)[0][0] if ratio else None
+    return {n: r for n, r in ratio.items() if r != common}
 
 
 def _worst_leaf(derived: Derived) -> dict:

@@ -26,6 +26,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from designer.model.topology.asbuilt import AsBuilt, natural_key
+from designer.model.topology.design_view import DesignView, view_from_graph
 
 ROLES = ("leaf", "spine", "core")
 _DIGITS = re.compile(r"\d+", re.ASCII)
@@ -130,9 +131,9 @@ def _group_number(names: dict[str, str], groups: list[list[str]]) -> dict[str, i
     return None
 
 
-def place(fabric: AsBuilt, roles: dict[str, str], graph) -> Placement:
-    """Place the capture's devices on the design graph (see the module docstring)."""
-    g = graph
+def place(fabric: AsBuilt, roles: dict[str, str], design) -> Placement:
+    """Place the capture's devices on the design (a DesignView, or a device graph)."""
+    g = design if isinstance(design, DesignView) else view_from_graph(design)
     devs = fabric.devices
     out = Placement()
     view = group_view(fabric, roles)
@@ -146,16 +147,14 @@ def place(fabric: AsBuilt, roles: dict[str, str], graph) -> Placement:
     d_hosts_on: dict[str, set[str]] = defaultdict(set)
     d_rails: dict[str, Counter[int]] = defaultdict(Counter)
     nic_of: dict[tuple[int, int], str] = {}
-    for n, data in g.nodes(data=True):
+    for n, data in g.nodes.items():
         if data["role"] == "nic":
             nic_of[(data["server"], data["port"])] = n
-    for u, v, data in g.edges(data=True):
-        if data["tier"] == "node-leaf":
-            nic, leaf = (u, v) if g.nodes[u]["role"] == "nic" else (v, u)
-            at_port[(leaf, data["pb"] if data["a"] == nic else data["pa"])] = nic
-            d_hosts_on[leaf].add(str(g.nodes[nic]["server"]))
-            d_rails[leaf][g.nodes[nic]["port"]] += 1
-    d_leaves = [n for n, r in g.nodes(data="role") if r == "leaf"]
+    for nic, leaf, port, _ in g.host_links:
+        at_port[(leaf, port)] = nic
+        d_hosts_on[leaf].add(str(g.nodes[nic]["server"]))
+        d_rails[leaf][g.nodes[nic]["port"]] += 1
+    d_leaves = g.by_role("leaf")
     d_groups = _union_groups(d_leaves, _shares(d_hosts_on))
     server_min = {leaf: min((int(s) for s in d_hosts_on[leaf]), default=1 << 30) for leaf in d_leaves}
     d_groups.sort(key=lambda grp: (min(g.nodes[x]["plane"] for x in grp), min(server_min[x] for x in grp),
@@ -167,7 +166,7 @@ def place(fabric: AsBuilt, roles: dict[str, str], graph) -> Placement:
 
     # --- leaves: group by group, rail by rail ----------------------------------------------
     mapping = out.mapping
-    same_name = {d.id: d.name for d in devs.values() if roles.get(d.id) in ROLES and d.name in g
+    same_name = {d.id: d.name for d in devs.values() if roles.get(d.id) in ROLES and d.name in g.nodes
                  and g.nodes[d.name]["role"] == roles.get(d.id)}
     for grp, d_grp in zip(groups, d_groups, strict=False):
         free = sorted(d_grp, key=lambda n: g.nodes[n]["index"])
@@ -234,11 +233,11 @@ def _place_upper(fabric: AsBuilt, roles: dict[str, str], g, mapping: dict[str, s
                 below[up][mapping[down]] += 1
     for level, role in ((2, "spine"), (3, "core")):
         built = [d.id for d in devs.values() if roles.get(d.id) == role]
-        design = [n for n, r in g.nodes(data="role") if r == role]
+        design = g.by_role(role)
         # Design switches with the same lower neighbours form one class: any of them will do.
         classes: dict[frozenset, list[str]] = defaultdict(list)
         for n in sorted(design, key=lambda n: (g.nodes[n]["plane"], g.nodes[n]["index"])):
-            classes[frozenset(p for p in g.neighbors(n) if g.nodes[p]["level"] == level - 1)].append(n)
+            classes[frozenset(p for p in g.below(n) if g.nodes[p]["level"] == level - 1)].append(n)
         for b in built:
             want = same_name.get(b)
             if want is not None:

@@ -24,6 +24,7 @@ from designer.model.topology import closed_form
 from designer.model.topology.asbuilt import AsBuilt
 from designer.model.topology.builders import leaf_assignment
 from designer.model.topology.capture_mapping import Placement, group_view, place
+from designer.model.topology.design_view import design_view
 from designer.model.topology.derive import Derived, derive, plan_only
 
 ROLES = ("leaf", "spine", "core")
@@ -279,7 +280,7 @@ def infer_design(fabric: AsBuilt, catalog: Catalog | None = None, name: str = "A
                               + f"; {up} uplinks on most leaves"))
     facts.append(Inferred("leaf oversubscription", f"{r:g}:1", "medium",
                           f"{nodes_per_su} host ports and {up} uplinks on most leaves"))
-    inf.placement = place(fabric, roles, inf.derived.graph)
+    inf.placement = place(fabric, roles, design_view(inf.derived))
     inf.mapping = inf.placement.mapping
     return inf
 
@@ -414,4 +415,4 @@ def _ethernet_switch_model(switches, catalog: Catalog, gbps: int):
 
 def map_devices(fabric: AsBuilt, roles: dict[str, str], derived: Derived) -> dict[str, str]:
     """As-built device id -> design node id, placed by where devices are cabled (capture_mapping)."""
-    return place(fabric, roles, derived.graph).mapping
+    return place(fabric, roles, design_view(derived)).mapping
