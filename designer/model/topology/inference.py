@@ -24,8 +24,8 @@ from designer.model.topology import closed_form
 from designer.model.topology.asbuilt import AsBuilt
 from designer.model.topology.builders import leaf_assignment
 from designer.model.topology.capture_mapping import Placement, group_view, place
-from designer.model.topology.design_view import design_view
 from designer.model.topology.derive import Derived, derive, plan_only
+from designer.model.topology.design_view import design_view
 
 ROLES = ("leaf", "spine", "core")
 
