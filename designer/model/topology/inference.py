@@ -199,6 +199,10 @@ def infer_design(fabric: AsBuilt, catalog: Catalog | None = None, name: str = "A
         inf.problems.append(f"no catalog switch runs {link}G host links and {uplink}G uplinks; "
                             "the capture is audited on its own, without a design")
         return inf
+    planes = _planes(fabric, roles)
+    if planes > 1:
+        facts.append(Inferred("planes", str(planes), "high", f"the switches form {planes} fabrics of the same size "
+                              "that share no link; each server has HCAs in every one"))
     server = _server(catalog, ports, link)
     observed = (len(by_tier["leaf"]), len(by_tier["spine"]), len(by_tier["core"]),
                 len(host_links), len([wire for wire in up_links if "leaf" in (roles.get(wire.a), roles.get(wire.b))]),
@@ -228,7 +232,7 @@ def infer_design(fabric: AsBuilt, catalog: Catalog | None = None, name: str = "A
             # Sizing alone gives a candidate's counts; only the one kept is derived in full.
             try:
                 cand = _candidate(name, server, ports, link, uplink, switch_id, template, tiers, nps,
-                                  r, servers, counts, by_tier, family)
+                                  r, servers, counts, by_tier, family, planes)
                 resolved, plan = plan_only(cand, catalog)
             except (ValueError, KeyError):
                 continue
@@ -283,6 +287,29 @@ def infer_design(fabric: AsBuilt, catalog: Catalog | None = None, name: str = "A
     inf.placement = place(fabric, roles, design_view(inf.derived))
     inf.mapping = inf.placement.mapping
     return inf
+
+
+def _planes(fabric: AsBuilt, roles: dict[str, str]) -> int:
+    """Independent planes: switch groups linked among themselves and not to each other, each
+    with the same numbers of leaves, spines and cores (else 1)."""
+    parent: dict[str, str] = {d.id: d.id for d in fabric.switches() if roles.get(d.id) in ROLES}
+
+    def find(x: str) -> str:
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    for w in fabric.links:
+        if w.a in parent and w.b in parent:
+            parent[find(w.a)] = find(w.b)
+    shapes: dict[str, Counter] = defaultdict(Counter)
+    for sw in parent:
+        shapes[find(sw)][roles[sw]] += 1
+    planes = [s for s in shapes.values() if s["leaf"]]
+    if len(planes) > 1 and all(s == planes[0] for s in planes):
+        return len(planes)
+    return 1
 
 
 def _numbering_gaps(switches) -> int:
@@ -357,16 +384,17 @@ def _server(catalog: Catalog, ports: int, gbps: int) -> ClusterSpec:
 
 
 def _candidate(name, server, ports, link, uplink, switch_id, template, tiers, nodes_per_su, ratio, servers,
-               counts, by_tier, family="infiniband") -> FabricDesign:
+               counts, by_tier, family="infiniband", planes=1) -> FabricDesign:
     cluster = dataclasses.replace(server, servers=max(1, servers))
-    tier = lambda r, over=1.0: TierSpec(count=len(by_tier[r]) if counts and by_tier[r] else None,  # noqa: E731
+    # Tier counts are per plane.
+    tier = lambda r, over=1.0: TierSpec(count=len(by_tier[r]) // planes if counts and by_tier[r] else None,  # noqa: E731
                                         oversubscription=over)
     fabric = FabricSpec(template=template, technology=_technology(link, uplink, family), switch=switch_id,
                         link_gbps=None, uplink_gbps=uplink if uplink != link else None, tiers=tiers,
                         nodes_per_su=max(1, nodes_per_su),
-                        leaf=TierSpec(count=len(by_tier["leaf"]) if counts and template != "rail-optimized" else None,
-                                      oversubscription=ratio),
-                        spine=tier("spine"), core=tier("core") if tiers == 3 else TierSpec())
+                        leaf=TierSpec(count=len(by_tier["leaf"]) // planes if counts and template != "rail-optimized"
+                                      else None, oversubscription=ratio),
+                        spine=tier("spine"), core=tier("core") if tiers == 3 else TierSpec(), planes=planes)
     if server.port_gbps is None and link:
         fabric = dataclasses.replace(fabric, link_gbps=None)
     return FabricDesign(meta=Meta(name=name), cluster=cluster, fabric=fabric)
