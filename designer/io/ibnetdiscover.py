@@ -61,7 +61,7 @@ def parse_ibnetdiscover(text: str, source: str = "<text>") -> AsBuilt:
     if "\x00" in text:
         raise CaptureError(f"{source}: binary data, not an ibnetdiscover dump")
     fabric = AsBuilt("ibnetdiscover")
-    seen: dict[frozenset, int] = {}
+    seen: dict[tuple, int] = {}
     current: str | None = None
     devid = 0
     peers: set[str] = set()             # devices named (with a description) by port lines
@@ -79,14 +79,21 @@ def parse_ibnetdiscover(text: str, source: str = "<text>") -> AsBuilt:
             port, peer, pport, rest = m.group("port", "peer", "pport", "rest")
             if rest.count('"') >= 2:
                 peers.add(peer)
-            found = _RATE.search(rest)
-            rate = rates.get(found.group(0) if found else "")
+            # The rate is the line's last word nearly always: look it up before searching.
+            last = rest[rest.rfind(" ") + 1:].rstrip()
+            rate = rates.get(last)
             if rate is None:
-                width, speed = (int(found.group(1)), found.group(2).upper()) if found else (4, "")
-                rate = rates[found.group(0) if found else ""] = (width, speed, ib_gbps(width, speed) if speed else 0.0)
+                found = _RATE.search(rest)
+                token = found.group(0) if found else ""
+                rate = rates.get(token)
+                if rate is None:
+                    width, speed = (int(found.group(1)), found.group(2).upper()) if found else (4, "")
+                    rate = rates[token] = (width, speed, ib_gbps(width, speed) if speed else 0.0)
+                if token == last:
+                    rates[last] = rate
             width, speed, gbps = rate
             port, pport = int(port), int(pport)
-            key = frozenset(((current, port), (peer, pport)))
+            key = (current, port, peer, pport) if (current, port) <= (peer, pport) else (peer, pport, current, port)
             if key not in seen:
                 seen[key] = len(fabric.links)
                 fabric.links.append(Link(current, port, peer, pport, gbps, width, speed))

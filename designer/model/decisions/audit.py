@@ -111,8 +111,8 @@ def audit(fabric: AsBuilt, design: FabricDesign | None = None, inference: Infere
     report = AuditReport(inference.to_json() if inference else {"template": None, "facts": [], "problems": []})
     # The design as placing needs it: read off the plan for a template (no per-link graph).
     g = design_view(derived) if derived else None
-    if design is None and inference is not None and inference.placement is not None:
-        placement = inference.placement
+    if design is None and inference is not None and inference.placed() is not None:
+        placement = inference.placed()
     else:
         placement = place(fabric, roles, g) if g is not None else Placement()
     mapping = placement.mapping

@@ -238,22 +238,32 @@ def _place_upper(fabric: AsBuilt, roles: dict[str, str], g, mapping: dict[str, s
         classes: dict[frozenset, list[str]] = defaultdict(list)
         for n in sorted(design, key=lambda n: (g.nodes[n]["plane"], g.nodes[n]["index"])):
             classes[frozenset(p for p in g.below(n) if g.nodes[p]["level"] == level - 1)].append(n)
-        for b in built:
-            want = same_name.get(b)
-            if want is not None:
-                mapping[b] = want
-                for members in classes.values():
-                    if want in members:
-                        members.remove(want)
-        rest = sorted((b for b in built if b not in same_name), key=lambda b: natural_key(devs[b].name))
         keys = list(classes)
-
-        def overlap(b: str, key: frozenset) -> int:
-            return sum(n for p, n in below.get(b, Counter()).items() if p in key)
-
+        taken = {same_name[b] for b in built if b in same_name}
+        for b in built:
+            if b in same_name:
+                mapping[b] = same_name[b]
+        for key in keys:
+            if taken & set(classes[key]):
+                classes[key] = [n for n in classes[key] if n not in taken]
+        rest = sorted((b for b in built if b not in same_name), key=lambda b: natural_key(devs[b].name))
+        # Which classes each lower design device belongs to, so a switch's overlap with every
+        # class is one pass over its own neighbours.
+        lower_in: dict[str, list[int]] = defaultdict(list)
+        for k, key in enumerate(keys):
+            for p in key:
+                lower_in[p].append(k)
+        shared: dict[str, Counter[int]] = {}
+        for b in rest:
+            c: Counter[int] = Counter()
+            for p, n in below.get(b, Counter()).items():
+                for k in lower_in.get(p, ()):
+                    c[k] += n
+            shared[b] = c
         # Each switch goes to the class it shares most neighbours with; a full class passes its
         # weakest members on to their next choice.
-        choice = {b: sorted(range(len(keys)), key=lambda k: -overlap(b, keys[k])) for b in rest}
+        order = list(range(len(keys)))
+        choice = {b: sorted(order, key=lambda k, c=shared[b]: -c[k]) for b in rest}
         step = dict.fromkeys(rest, 0)
         members: dict[int, list[str]] = defaultdict(list)
         for b in rest:
@@ -264,7 +274,7 @@ def _place_upper(fabric: AsBuilt, roles: dict[str, str], g, mapping: dict[str, s
             for k in list(members):
                 cap = len(classes[keys[k]])
                 if len(members[k]) > cap:
-                    members[k].sort(key=lambda b: (-overlap(b, keys[k]), natural_key(devs[b].name)))
+                    members[k].sort(key=lambda b, k=k: (-shared[b][k], natural_key(devs[b].name)))
                     for b in members[k][cap:]:
                         step[b] += 1
                         if step[b] < len(keys):
@@ -298,6 +308,16 @@ class GroupView:
 
 
 def group_view(fabric: AsBuilt, roles: dict[str, str]) -> GroupView:
+    """The capture's groups, read once per capture and roles (inference and audit both ask)."""
+    cache = fabric.__dict__.setdefault("_group_views", {})
+    key = (id(roles), len(fabric.links), len(fabric.devices))
+    if key not in cache:
+        cache.clear()
+        cache[key] = _group_view(fabric, roles)
+    return cache[key]
+
+
+def _group_view(fabric: AsBuilt, roles: dict[str, str]) -> GroupView:
     devs = fabric.devices
     mgmt_hosts = management_hosts(fabric, roles)
     compute = [d for d in fabric.endpoints() if roles.get(d.id) == "nic" and d.host not in mgmt_hosts]

@@ -106,7 +106,12 @@ def view_from_plan(derived) -> DesignView:
 
 
 def design_view(derived) -> DesignView:
-    """The template's view in closed form; an edited design's from its graph."""
-    if not derived.design.edits:
-        return view_from_plan(derived)
-    return view_from_graph(derived.graph)
+    """The template's view in closed form; an edited design's from its graph. Kept with the
+    derived design: the audit and its impact both ask."""
+    cached = getattr(derived, "__dict__", {}).get("_design_view")
+    if cached is not None:
+        return cached
+    view = view_from_plan(derived) if not derived.design.edits else view_from_graph(derived.graph)
+    if hasattr(derived, "__dict__"):
+        derived.__dict__["_design_view"] = view
+    return view

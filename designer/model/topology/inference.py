@@ -43,11 +43,20 @@ class Inference:
     design: FabricDesign | None
     derived: Derived | None
     roles: dict[str, str]                 # as-built device id -> leaf/spine/core/nic/aggregation/isolated
-    mapping: dict[str, str] = field(default_factory=dict)   # as-built device id -> design node id
+    mapping: dict[str, str] = field(default_factory=dict)   # as-built device id -> design node id (placed())
     facts: list[Inferred] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     exact: bool = False                   # the design's counts equal the capture's
     placement: Placement | None = None    # where each as-built device sits in the design
+    _fabric: AsBuilt | None = None
+
+    def placed(self) -> Placement | None:
+        """Where each as-built device sits in the inferred design, placed once, when first asked
+        (an audit against another design never needs it)."""
+        if self.placement is None and self.derived is not None and self._fabric is not None:
+            self.placement = place(self._fabric, self.roles, design_view(self.derived))
+            self.mapping = self.placement.mapping
+        return self.placement
 
     def to_json(self) -> dict:
         d = self.design
@@ -284,8 +293,7 @@ def infer_design(fabric: AsBuilt, catalog: Catalog | None = None, name: str = "A
                               + f"; {up} uplinks on most leaves"))
     facts.append(Inferred("leaf oversubscription", f"{r:g}:1", "medium",
                           f"{nodes_per_su} host ports and {up} uplinks on most leaves"))
-    inf.placement = place(fabric, roles, design_view(inf.derived))
-    inf.mapping = inf.placement.mapping
+    inf._fabric = fabric               # placed on the inferred design when first asked (placed())
     return inf
 
 
