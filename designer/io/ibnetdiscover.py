@@ -70,17 +70,21 @@ def parse_ibnetdiscover(text: str, source: str = "<text>") -> AsBuilt:
     port_match, node_match, attr_match = _PORT.match, _NODE.match, _ATTR.match
     lines = text.splitlines()
     for line in lines:
-        stripped = line.strip()
-        if not stripped or stripped[0] == "#":
-            continue
-        # Port lines are nearly all of a dump: try them first, then the rarer block lines.
-        m = port_match(stripped) if stripped[0] == "[" else None
+        # Port lines are nearly all of a dump and start the line: try them first, unstripped
+        # (the pattern ends at the line's end), then the rarer block lines.
+        m = port_match(line) if line[:1] == "[" else None
+        if m is None:
+            stripped = line.strip()
+            if not stripped or stripped[0] == "#":
+                continue
+            m = port_match(stripped) if stripped[0] == "[" else None
         if m and current is not None:
-            port, peer, pport, rest = m.group("port", "peer", "pport", "rest")
+            port, peer, pport, rest = m.groups()
             if rest.count('"') >= 2:
                 peers.add(peer)
             # The rate is the line's last word nearly always: look it up before searching.
-            last = rest[rest.rfind(" ") + 1:].rstrip()
+            rest = rest.rstrip()
+            last = rest[rest.rfind(" ") + 1:]
             rate = rates.get(last)
             if rate is None:
                 found = _RATE.search(rest)
@@ -101,6 +105,7 @@ def parse_ibnetdiscover(text: str, source: str = "<text>") -> AsBuilt:
                 # The two ends disagree (one reads 1xSDR, the other 4xSDR): keep the slower.
                 fabric.links[seen[key]] = Link(current, port, peer, pport, gbps, width, speed)
             continue
+        stripped = line.strip()
         if m is None and attr_match(stripped):
             if stripped[:7].lower() == "vendid=":
                 current, devid = None, 0
