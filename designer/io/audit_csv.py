@@ -4,6 +4,7 @@ sorted by SU and port), the same in the window's Audit panel export and `audit -
 from __future__ import annotations
 
 import os
+from typing import Any
 
 from designer.io.atomic import write_atomic
 from designer.io.csv_cells import ENCODING, rows_to_csv
@@ -14,8 +15,8 @@ HEADER = ["kind", "a_device", "a_port", "a_tier", "a_su", "a_rail", "b_device", 
           "b_su", "b_rail", "detail", "device", "finding"]
 
 
-def finding_rows(report: AuditReport) -> list[list]:
-    rows: list[list] = [HEADER]
+def finding_rows(report: AuditReport) -> list[list[Any]]:
+    rows: list[list[Any]] = [HEADER]
     for device, entries in detail_groups(report):
         for kind, e in entries:
             a, b = e.get("a", e), e.get("b", {})
@@ -31,6 +32,6 @@ def findings_csv(report: AuditReport) -> str:
     return rows_to_csv(finding_rows(report))
 
 
-def write_findings_csv(report: AuditReport, path: str | os.PathLike) -> None:
+def write_findings_csv(report: AuditReport, path: str | os.PathLike[str]) -> None:
     """Write the findings atomically (the old file stays whole until the new one is complete)."""
     write_atomic(path, findings_csv(report), encoding=ENCODING)

@@ -17,19 +17,19 @@ SECTIONS = (("absent_switches", "Absent switches"), ("absent_servers", "Absent s
             ("unnamed_devices", "Unnamed devices"))
 
 
-def _server(e: dict) -> str:
+def _server(e: dict[str, Any]) -> str:
     return str(e["a"]["device"]).split()[0] if e["a"]["device"] else str(e["a"]["design_id"])
 
 
-def summarise(report: Any, _down: Any = None, _missing: Any = None) -> dict:
+def summarise(report: Any, _down: Any = None, _missing: Any = None) -> dict[str, Any]:
     """Counts and the devices they concern, per section (JSON key `summary`)."""
     out: dict[str, Any] = {}
     out["absent_switches"] = [{"device": e["device"], "tier": e["tier"], "su": e["su"], "rail": e["rail"],
                                "links": e["links"]} for e in report.missing_devices if e["tier"] != "server"]
     out["absent_servers"] = [{"server": e["device"], "su": e["su"], "ports": e.get("ports", e["links"])}
                              for e in report.missing_devices if e["tier"] == "server"]
-    uplinks: dict[str, dict] = {}
-    down: dict[str, dict] = {}
+    uplinks: dict[str, dict[str, Any]] = {}
+    down: dict[str, dict[str, Any]] = {}
     for e in report.missing_links:
         if e.get("reason") == "host port down":
             entry = down.setdefault(_server(e), {"server": _server(e), "su": e["a"]["su"], "ports": []})
@@ -68,19 +68,19 @@ def _names(items: list[str], room: int = 6, width: int = 70) -> str:
         room -= 1
 
 
-def _where(e: dict) -> str:
+def _where(e: dict[str, Any]) -> str:
     parts = [f"SU {e['su']}" if e.get("su") else "", f"rail {e['rail']}" if e.get("rail") else ""]
     return "; ".join(p for p in parts if p)
 
 
-def _swap_text(sw: dict) -> str:
+def _swap_text(sw: dict[str, Any]) -> str:
     arrow = " \u21c4 "
     if sw["kind"] == "swap":
         return f"{sw['server']} ({arrow.join(sw.get('labels', []))})"
     return f"{sw['a']['device']}{arrow}{sw['b']['device']}"
 
 
-def summary_counts(summary: dict) -> list[tuple[str, str, int]]:
+def summary_counts(summary: dict[str, Any]) -> list[tuple[str, str, int]]:
     """(section key, label, count) for every section, in summary order."""
     out = []
     for key, label in SECTIONS:
@@ -135,14 +135,14 @@ def summary_lines(report: Any) -> list[str]:
     return lines
 
 
-def _end(e: dict) -> str:
+def _end(e: dict[str, Any]) -> str:
     return f"{e['device']}" + (f" port {e['port']}" if e.get("port") is not None else "")
 
 
-def describe(kind: str, e: dict) -> str:
+def describe(kind: str, e: dict[str, Any]) -> str:
     """One finding in one line."""
     if kind == "swapped":
-        return e["reason"]
+        return str(e["reason"])
     if kind == "missing_devices":
         what = f"{e['links']} link(s)" if e["tier"] != "server" else f"{e.get('ports', e['links'])} port(s)"
         if e["tier"] == "server" and e.get("leaf_port"):
@@ -155,7 +155,7 @@ def describe(kind: str, e: dict) -> str:
             return (f"default-named HCA '{e['description'].strip()}' placed as {e['server']}'s rail {e['rail']} "
                     "HCA by its leaf port" if e.get("rail") else
                     f"default-named HCA '{e['description'].strip()}' placed as {e['server']} by its leaf port")
-        return e["device"] + (f" ('{e['description'].strip()}')" if "leaf" in e and e.get("description") else "")
+        return str(e["device"]) + (f" ('{e['description'].strip()}')" if "leaf" in e and e.get("description") else "")
     text = f"{_end(e['a'])} -- {_end(e['b'])}"
     for key in ("pair_links", "as_built", "reason"):
         if e.get(key):
@@ -163,9 +163,9 @@ def describe(kind: str, e: dict) -> str:
     return text
 
 
-def detail_groups(report: Any) -> list[tuple[str, list[tuple[str, dict]]]]:
+def detail_groups(report: Any) -> list[tuple[str, list[tuple[str, dict[str, Any]]]]]:
     """Findings grouped by the device to visit (a server or a switch), sorted by SU and port."""
-    groups: dict[tuple, list[tuple[str, dict]]] = defaultdict(list)
+    groups: dict[tuple[Any, ...], list[tuple[str, dict[str, Any]]]] = defaultdict(list)
     for kind, e in report.rows():
         a = e.get("a", e)
         if kind == "unnamed_devices" and "server" in e:

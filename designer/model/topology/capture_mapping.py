@@ -24,8 +24,10 @@ import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from functools import partial
+from typing import Any, cast
 
-from designer.model.topology.asbuilt import AsBuilt, natural_key
+from designer.model.topology.asbuilt import AsBuilt, Device, natural_key
 from designer.model.topology.design_view import DesignView, view_from_graph
 
 ROLES = ("leaf", "spine", "core")
@@ -131,7 +133,7 @@ def _group_number(names: dict[str, str], groups: list[list[str]]) -> dict[str, i
     return None
 
 
-def place(fabric: AsBuilt, roles: dict[str, str], design) -> Placement:
+def place(fabric: AsBuilt, roles: dict[str, str], design: Any) -> Placement:
     """Place the capture's devices on the design (a DesignView, or a device graph)."""
     g = design if isinstance(design, DesignView) else view_from_graph(design)
     devs = fabric.devices
@@ -200,8 +202,8 @@ def place(fabric: AsBuilt, roles: dict[str, str], design) -> Placement:
             out.server_of_host[host] = server
             taken.add(server)
     for d in compute:
-        server = out.server_of_host.get(d.host) if d.host else None
-        nid = nic_of.get((server, out.rank[d.hca])) if server is not None and d.hca in out.rank else None
+        chosen = out.server_of_host.get(d.host) if d.host else None
+        nid = nic_of.get((chosen, out.rank[d.hca])) if chosen is not None and d.hca in out.rank else None
         if nid is not None:
             mapping[d.id] = nid
     # Default-named HCAs: the NIC designed at their leaf port, unless a named HCA holds it.
@@ -211,7 +213,7 @@ def place(fabric: AsBuilt, roles: dict[str, str], design) -> Placement:
             d = devs[nic]
             if d.host or nic in mapping:
                 continue
-            target = at_port.get((mapping.get(leaf), port)) if leaf in mapping else None
+            target = at_port.get((mapping[leaf], port)) if leaf in mapping else None
             if target is not None and target not in held:
                 mapping[nic] = target
                 held.add(target)
@@ -222,7 +224,7 @@ def place(fabric: AsBuilt, roles: dict[str, str], design) -> Placement:
     return out
 
 
-def _place_upper(fabric: AsBuilt, roles: dict[str, str], g, mapping: dict[str, str],
+def _place_upper(fabric: AsBuilt, roles: dict[str, str], g: DesignView, mapping: dict[str, str],
                  same_name: dict[str, str]) -> None:
     """Spines, then cores: to the design switches whose lower neighbours they share most."""
     devs = fabric.devices
@@ -235,7 +237,7 @@ def _place_upper(fabric: AsBuilt, roles: dict[str, str], g, mapping: dict[str, s
         built = [d.id for d in devs.values() if roles.get(d.id) == role]
         design = g.by_role(role)
         # Design switches with the same lower neighbours form one class: any of them will do.
-        classes: dict[frozenset, list[str]] = defaultdict(list)
+        classes: dict[frozenset[str], list[str]] = defaultdict(list)
         for n in sorted(design, key=lambda n: (g.nodes[n]["plane"], g.nodes[n]["index"])):
             classes[frozenset(p for p in g.below(n) if g.nodes[p]["level"] == level - 1)].append(n)
         keys = list(classes)
@@ -256,14 +258,14 @@ def _place_upper(fabric: AsBuilt, roles: dict[str, str], g, mapping: dict[str, s
         shared: dict[str, Counter[int]] = {}
         for b in rest:
             c: Counter[int] = Counter()
-            for p, n in below.get(b, Counter()).items():
+            for p, links in below.get(b, Counter()).items():
                 for k in lower_in.get(p, ()):
-                    c[k] += n
+                    c[k] += links
             shared[b] = c
         # Each switch goes to the class it shares most neighbours with; a full class passes its
         # weakest members on to their next choice.
         order = list(range(len(keys)))
-        choice = {b: sorted(order, key=lambda k, c=shared[b]: -c[k]) for b in rest}
+        choice = {b: sorted(order, key=shared[b].__getitem__, reverse=True) for b in rest}
         step = dict.fromkeys(rest, 0)
         members: dict[int, list[str]] = defaultdict(list)
         for b in rest:
@@ -274,7 +276,7 @@ def _place_upper(fabric: AsBuilt, roles: dict[str, str], g, mapping: dict[str, s
             for k in list(members):
                 cap = len(classes[keys[k]])
                 if len(members[k]) > cap:
-                    members[k].sort(key=lambda b, k=k: (-shared[b][k], natural_key(devs[b].name)))
+                    members[k].sort(key=partial(_strength, shared, devs, k))
                     for b in members[k][cap:]:
                         step[b] += 1
                         if step[b] < len(keys):
@@ -282,9 +284,9 @@ def _place_upper(fabric: AsBuilt, roles: dict[str, str], g, mapping: dict[str, s
                             moved = True
                     members[k] = members[k][:cap]
         for k, bs in members.items():
-            for b, n in zip(_by_number(bs, devs, classes[keys[k]]), classes[keys[k]], strict=False):
-                if b is not None:
-                    mapping[b] = n
+            for slot, n in zip(_by_number(bs, devs, classes[keys[k]]), classes[keys[k]], strict=False):
+                if slot is not None:
+                    mapping[slot] = n
         # Switches mapped above feed the tier above them.
         for w in fabric.links:
             for up, down in ((w.a, w.b), (w.b, w.a)):
@@ -314,7 +316,7 @@ def group_view(fabric: AsBuilt, roles: dict[str, str]) -> GroupView:
     if key not in cache:
         cache.clear()
         cache[key] = _group_view(fabric, roles)
-    return cache[key]
+    return cast(GroupView, cache[key])
 
 
 def _group_view(fabric: AsBuilt, roles: dict[str, str]) -> GroupView:
@@ -350,7 +352,7 @@ def _group_view(fabric: AsBuilt, roles: dict[str, str]) -> GroupView:
 
     _join_short_groups(groups, shares)
 
-    def group_key(grp: list[str]) -> tuple:
+    def group_key(grp: list[str]) -> tuple[Any, ...]:
         hosts = sorted({h for leaf in grp for h in hosts_on[leaf]}, key=natural_key)
         num = min((numbers[x] for x in grp if x in numbers), default=1 << 30) if numbers else 0
         return (num, 0 if hosts else 1, natural_key(hosts[0]) if hosts else [],
@@ -398,7 +400,12 @@ def _join_short_groups(groups: list[list[str]], shares: dict[tuple[str, str], in
             groups.remove(grp)
 
 
-def _by_number(built: list[str], devs, design: list[str]) -> list[str | None]:
+def _strength(shared: dict[str, Counter[int]], devs: dict[str, Device], k: int, b: str) -> tuple[int, list[Any]]:
+    """Sort key: the switch sharing most neighbours with class k first, then by name."""
+    return (-shared[b][k], natural_key(devs[b].name))
+
+
+def _by_number(built: list[str], devs: dict[str, Device], design: list[str]) -> list[str | None]:
     """Interchangeable switches in slot order: by the number their names end in when those
     numbers are the design's (IBSPINE-14 is spine-14) or fit the slots (an absent one leaving
     its gap), else by name."""
@@ -421,4 +428,8 @@ def _by_number(built: list[str], devs, design: list[str]) -> list[str | None]:
             for b, n in nums.items():
                 out[n - base] = b
             return out
-    return sorted(built, key=lambda b: natural_key(devs[b].name))
+    by_name: list[str | None] = []
+    keys = {b: natural_key(devs[b].name) for b in built}
+    ordered: list[str] = sorted(built, key=keys.__getitem__)
+    by_name.extend(ordered)
+    return by_name

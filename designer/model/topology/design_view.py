@@ -13,13 +13,14 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
+from typing import Any
 
 from designer.model.topology.builders import leaf_assignment, nic_id, plane_prefix
 
 
 @dataclass
 class DesignView:
-    nodes: dict[str, dict] = field(default_factory=dict)
+    nodes: dict[str, dict[str, Any]] = field(default_factory=dict)
     host_links: list[tuple[str, str, int, int]] = field(default_factory=list)   # (nic, leaf, leaf port, gbps)
     pairs: dict[tuple[str, str], tuple[int, int, str]] = field(default_factory=dict)  # (lower, upper) -> n, gbps, tier
     _below: dict[str, set[str]] | None = None
@@ -43,7 +44,7 @@ class DesignView:
         return [n for n, d in self.nodes.items() if d["role"] == role]
 
 
-def view_from_graph(g) -> DesignView:
+def view_from_graph(g: Any) -> DesignView:
     view = DesignView({n: dict(d) for n, d in g.nodes(data=True)})
     pairs: Counter[tuple[str, str]] = Counter()
     rate: dict[tuple[str, str], tuple[int, str]] = {}
@@ -59,7 +60,7 @@ def view_from_graph(g) -> DesignView:
     return view
 
 
-def view_from_plan(derived) -> DesignView:
+def view_from_plan(derived: Any) -> DesignView:
     """The view of a template design (no edits), in closed form from its plan."""
     from designer.model.topology.edited_fabric import SwitchPairs
 
@@ -105,11 +106,11 @@ def view_from_plan(derived) -> DesignView:
     return view
 
 
-def design_view(derived) -> DesignView:
+def design_view(derived: Any) -> DesignView:
     """The template's view in closed form; an edited design's from its graph. Kept with the
     derived design: the audit and its impact both ask."""
     cached = getattr(derived, "__dict__", {}).get("_design_view")
-    if cached is not None:
+    if isinstance(cached, DesignView):
         return cached
     view = view_from_plan(derived) if not derived.design.edits else view_from_graph(derived.graph)
     if hasattr(derived, "__dict__"):

@@ -8,7 +8,7 @@ kind, with CSV export. Choosing a row emits `findingChosen` so the canvas shows 
 
 from __future__ import annotations
 
-from PySide6.QtCore import QModelIndex, QSortFilterProxyModel, Qt, Signal
+from PySide6.QtCore import QModelIndex, QObject, QPersistentModelIndex, QSortFilterProxyModel, Qt, Signal
 from PySide6.QtGui import QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -47,7 +47,7 @@ SORT_ROLE = Qt.ItemDataRole.UserRole + 3
 class _FindingFilter(QSortFilterProxyModel):
     """Text in any column, and one kind (or all)."""
 
-    def __init__(self, parent=None):
+    def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.kinds: tuple[str, ...] = ()
         self.setFilterCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
@@ -59,7 +59,7 @@ class _FindingFilter(QSortFilterProxyModel):
         self.kinds = kinds
         self.endFilterChange(QSortFilterProxyModel.Direction.Rows)
 
-    def filterAcceptsRow(self, row: int, parent: QModelIndex) -> bool:
+    def filterAcceptsRow(self, row: int, parent: QModelIndex | QPersistentModelIndex) -> bool:
         if self.kinds:
             kind = self.sourceModel().index(row, 0, parent).data(KIND_ROLE)
             if kind not in self.kinds:
@@ -86,7 +86,7 @@ class AuditPanel(QWidget):
     findingChosen = Signal(str, object)      # kind, finding entry
     exportRequested = Signal()
 
-    def __init__(self, parent=None):
+    def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.report: AuditReport | None = None
         # Summary and impact on the left, the findings on the right: a bottom dock is wide, not tall.
@@ -157,9 +157,10 @@ class AuditPanel(QWidget):
         self.summary.clear()
         self.model.removeRows(0, self.model.rowCount())
         while self.cards.count():
-            item = self.cards.takeAt(0)
-            if item.widget() is not None:
-                item.widget().deleteLater()
+            taken = self.cards.takeAt(0)
+            widget = taken.widget() if taken is not None else None
+            if widget is not None:
+                widget.deleteLater()
         self.export.setEnabled(report is not None)
         if report is None:
             self.title.setText("No audit yet: Tools > Audit Against... compares a capture with this design.")
@@ -169,13 +170,13 @@ class AuditPanel(QWidget):
                            if rows else f"Audit of {source or 'the capture'}: built as designed, no findings")
         counts = {key: n for key, _, n in summary_counts(report.summary)}
         for key, line in zip([k for k, _ in SECTIONS], summary_lines(report), strict=False):
-            item = QListWidgetItem(line)
-            item.setData(Qt.ItemDataRole.UserRole, SECTION_KINDS.get(key, ()))
+            entry = QListWidgetItem(line)
+            entry.setData(Qt.ItemDataRole.UserRole, SECTION_KINDS.get(key, ()))
             if counts.get(key):
-                font = item.font()
+                font = entry.font()
                 font.setBold(True)
-                item.setFont(font)
-            self.summary.addItem(item)
+                entry.setFont(font)
+            self.summary.addItem(entry)
         for line in summary_lines(report)[len(SECTIONS):]:
             self.summary.addItem(QListWidgetItem(line))
         for line in impact_lines(report.impact):
@@ -190,16 +191,16 @@ class AuditPanel(QWidget):
                 port = a.get("port") if isinstance(a.get("port"), int) else e.get("port")
                 cells = [str(su) if su else "", device.split(" \u00b7 ")[-1],
                          str(port) if isinstance(port, int) else "", KIND_LABEL.get(kind, kind), describe(kind, e)]
-                sort_keys = [su, device.split(" \u00b7 ")[-1].lower(), port if isinstance(port, int) else -1,
-                             kind, cells[-1]]
-                items = []
-                for text, key in zip(cells, sort_keys, strict=True):
-                    item = QStandardItem(text)
-                    item.setData(key, SORT_ROLE)
-                    items.append(item)
-                items[0].setData(kind, KIND_ROLE)
-                items[0].setData(e, ENTRY_ROLE)
-                self.model.appendRow(items)
+                sort_keys: list[object] = [su, device.split(" \u00b7 ")[-1].lower(),
+                                           port if isinstance(port, int) else -1, kind, cells[-1]]
+                row: list[QStandardItem] = []
+                for text, sort_key in zip(cells, sort_keys, strict=True):
+                    cell = QStandardItem(text)
+                    cell.setData(sort_key, SORT_ROLE)
+                    row.append(cell)
+                row[0].setData(kind, KIND_ROLE)
+                row[0].setData(e, ENTRY_ROLE)
+                self.model.appendRow(row)
         self.table.setSortingEnabled(True)
         self.table.sortByColumn(0, Qt.SortOrder.AscendingOrder)
         self.table.resizeColumnsToContents()
