@@ -123,8 +123,10 @@ def summary_lines(report: Any) -> list[str]:
                 [_swap_text(sw) for sw in report.swapped], 4)
         elif key == "unnamed_devices" and n:
             u = s[key]
-            text += (f" ({u['attributed']} HCA(s) placed by their leaf port, {u['unplaced']} no position explains"
-                     + (f", {u['other']} other" if u["other"] else "") + ")")
+            parts = [f"{u['attributed']:,} HCA(s) placed by their leaf port" if u["attributed"] else "",
+                     f"{u['unplaced']:,} HCA(s) no position explains" if u["unplaced"] else "",
+                     f"{u['other']:,} with a default description" if u["other"] else ""]
+            text += f" ({', '.join(p for p in parts if p)})"
         if len(text) > WIDTH:                 # one name longer than a line: cut it, say so
             text = text[:WIDTH - 1] + "\u2026"
         lines.append(text)
