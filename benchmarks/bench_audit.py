@@ -6,12 +6,23 @@ about 10,900 nodes and 27,600 links. Twenty links are removed before export so t
 findings to report. The same fabric on RoCE (Spectrum-4 SN5600) is then written as the LLDP
 tables its switches would report (`lldpctl -f json` records) and timed the same way.
 Target: parse, infer and audit together in a few seconds on one core.
+
+`--131k` adds the rows of the 131,072-GPU round trip (the two-plane k=64 fat-tree of QM9700
+switches, 10,240 switches and 393,216 links): the design exported as ibnetdiscover, then, each
+in a fresh process with its own peak memory, `import` (read, infer, audit against the inferred
+design: 0 differences expected) and `audit --against` the design (what the command does: read,
+infer, audit). Target: the audit under 30 s and 1 GB.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import json
+import os
 import random
+import subprocess
+import sys
+import tempfile
 import time
 
 from designer.catalog import default_catalog
@@ -53,5 +64,56 @@ def main() -> None:
         _time(label, export(derive(broken, catalog)), parse, catalog)
 
 
+# Runs in a fresh interpreter so that its peak memory is its own.
+_ROUND_TRIP = """
+import json, sys, time
+from designer.io.fabric_capture import load_capture
+from designer.io.project import load_design
+from designer.model.decisions.audit import audit
+from designer.model.topology.inference import infer_design
+path, against = sys.argv[1], sys.argv[2]
+start = time.perf_counter()
+fabric = load_capture(path)
+read = time.perf_counter()
+inference = infer_design(fabric)
+inferred = time.perf_counter()
+design = load_design(against) if against != "-" else None
+report = audit(fabric, design=design, inference=inference)
+done = time.perf_counter()
+with open("/proc/self/status") as fh:
+    peak = next(int(line.split()[1]) for line in fh if line.startswith("VmHWM")) / 1024
+counts = {k: len(getattr(report, k)) for k in ("missing_devices", "missing_links", "extra_links", "miswired",
+                                                 "swapped", "degraded_links")}
+print(json.dumps([read - start, inferred - read, done - inferred, peak, counts,
+                  inference.design.fabric.template if inference.design else None]))
+"""
+
+
+def round_trip_131k() -> None:
+    from designer.io.project import save_design
+    from designer.model.topology.presets import new_design
+    catalog = default_catalog()
+    design = new_design(catalog, "fat-tree", gpus=131072, switch="qm9700", planes=2)
+    with tempfile.TemporaryDirectory() as tmp:
+        capture, project = os.path.join(tmp, "131k.topo"), os.path.join(tmp, "131k.json")
+        start = time.perf_counter()
+        text = export_ibnetdiscover(derive(design, catalog))
+        with open(capture, "w") as fh:
+            fh.write(text)
+        print(f"131K export ibnetdiscover: {time.perf_counter() - start:.1f} s, {len(text) / 2**20:.0f} MiB")
+        del text
+        save_design(design, project)
+        for label, against in (("import (infer, audit against the inferred design)", "-"),
+                               ("audit --against the design", project)):
+            out = subprocess.run([sys.executable, "-c", _ROUND_TRIP, capture, against], check=True,
+                                 capture_output=True, text=True).stdout
+            read, infer, aud, peak, counts, template = json.loads(out)
+            total = read + infer + aud
+            print(f"131K {label}: read {read:.1f} s, infer {infer:.1f} s, audit {aud:.1f} s, total {total:.1f} s, "
+                  f"peak {peak:,.0f} MB; inferred {template}; differences {sum(counts.values())} {counts}")
+
+
 if __name__ == "__main__":
     main()
+    if "--131k" in sys.argv:
+        round_trip_131k()

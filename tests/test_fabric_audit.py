@@ -106,9 +106,9 @@ def test_miswired_host_is_named_by_rail():
     text = text.replace('"srv-1 mlx5_0"', '"TMP"').replace('"srv-1 mlx5_1"',
                                                            '"srv-1 mlx5_0"').replace('"TMP"', '"srv-1 mlx5_1"')
     report = audit(parse_ibnetdiscover(text), design=design)
-    assert len(report.miswired) == 2
-    assert all("wrong rail" in m["reason"] for m in report.miswired)
-    assert not report.extra_links and not report.missing_links
+    # one swap, not two miswires
+    assert not report.miswired and not report.extra_links and not report.missing_links
+    assert [s["reason"] for s in report.swapped] == ["server srv-1: mlx5_0 and mlx5_1 are on each other's leaves"]
 
 
 def test_missing_switch_and_short_pair(tmp_path):
@@ -193,8 +193,9 @@ def test_site_names_and_storage_hca_gaps_are_understood():
     facts = {f.subject: f for f in inference.facts}
     assert facts["switch model"].value == "qm9700" and facts["switch model"].confidence == "medium"
     report = audit(fabric, inference=inference)
-    assert len(report.miswired) == 2 and all("wrong rail" in m["reason"] for m in report.miswired)
-    assert {m["a"]["device"] for m in report.miswired} == {"dgx-01-c01 mlx5_6", "dgx-01-c01 mlx5_7"}
+    assert not report.miswired and len(report.swapped) == 1
+    assert {report.swapped[0][e]["device"] for e in "ab"} == {"dgx-01-c01 mlx5_6", "dgx-01-c01 mlx5_7"}
+    assert report.swapped[0]["reason"] == "server dgx-01-c01: mlx5_6 and mlx5_7 are on each other's leaves"
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])

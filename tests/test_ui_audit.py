@@ -41,13 +41,75 @@ def test_audit_overlays_findings_and_the_list_selects(make_window, tmp_path):
     report = window.audit.report
     assert report is not None and len(report.missing_links) == 1 and len(report.missing_devices) == 1
     overlay = window.audit.overlay
-    assert any(dashed and color == overlay.lines[0][2] for *_, color, dashed in overlay.lines)
+    # only the faulty link and the absent spine are marked
+    assert [(a, b, dashed) for a, b, _, dashed in overlay.lines] == [("leaf-2", "spine-3", True)]
     assert overlay.ghosts == ["spine-8"]
-    items = window.audit.findings
-    assert items.count() == 2 and window.audit.dock.isVisible()
-    row = next(i for i in range(items.count()) if "missing link" in items.item(i).text())
-    items.itemClicked.emit(items.item(row))
-    assert window.controller.selection.elements == frozenset({items.item(row).data(Qt.ItemDataRole.UserRole)})
+    panel = window.audit.panel
+    assert panel.model.rowCount() == 2 and window.audit.dock.isVisible()
+    row = next(r for r in range(panel.proxy.rowCount()) if panel.proxy.index(r, 3).data() == "Missing link")
+    panel.table.selectRow(row)
+    assert window.controller.selection.elements == frozenset({"leaf-2"})
+    assert overlay.focus is not None and overlay.focus[0][0][:2] == ("leaf-2", "spine-3")
+
+
+def test_the_panel_shows_the_cli_summary_sorts_filters_and_exports(make_window, tmp_path, capsys):
+    import sys
+    sys.path.insert(0, str(__import__("pathlib").Path(__file__).parent))
+    from capture_factory import make_capture
+
+    from designer.cli.main import main
+    from designer.io.project import save_design
+    from designer.model.topology.derive import derive
+    design = _design()
+    capture = next(c for c in (make_capture(derive(design), seed) for seed in range(200))
+                   if c.faults.swaps and c.faults.missing_uplinks and c.faults.default_named)
+    (tmp_path / "f.topo").write_text(capture.text)
+    save_design(design, tmp_path / "d.json")
+    window = make_window(design)
+    window.audit.audit_file(str(tmp_path / "f.topo"))
+    panel = window.audit.panel
+    shown = [panel.summary.item(i).text() for i in range(panel.summary.count())]
+    capsys.readouterr()
+    assert main(["audit", str(tmp_path / "f.topo"), "--against", str(tmp_path / "d.json")]) == 0
+    printed = capsys.readouterr().out.splitlines()
+    start = printed.index("Summary") + 1
+    assert shown == [line.strip() for line in printed[start:start + len(shown)]]
+    # impact cards, as the metrics are written
+    cards = panel.findChildren(__import__("PySide6.QtWidgets", fromlist=["QFrame"]).QFrame, "auditImpactCard")
+    assert cards and any("Tb/s" in c.findChildren(__import__("PySide6.QtWidgets", fromlist=["QLabel"]).QLabel)[1].text()
+                         for c in cards)
+    # a summary line filters the table to its kind; text filters too
+    swap_line = next(i for i in range(panel.summary.count()) if panel.summary.item(i).text().startswith("Swapped"))
+    panel.summary.itemClicked.emit(panel.summary.item(swap_line))
+    assert panel.visible_rows() == len(capture.faults.swaps) + len(capture.faults.crossed)
+    panel.kind.setCurrentIndex(0)
+    panel.filter.setText("each other")
+    assert panel.visible_rows() == len(capture.faults.swaps) + len(capture.faults.crossed) < panel.model.rowCount()
+    panel.filter.setText("")
+    # sorting by port, descending
+    panel.table.sortByColumn(2, Qt.SortOrder.DescendingOrder)
+    ports = [panel.proxy.index(r, 2).data() for r in range(panel.proxy.rowCount())]
+    numbers = [int(p) for p in ports if p]
+    assert numbers == sorted(numbers, reverse=True)
+    # CSV export, the rows of audit --csv
+    assert window.audit.export_csv(str(tmp_path / "a.csv"))
+    assert main(["audit", str(tmp_path / "f.topo"), "--against", str(tmp_path / "d.json"), "--json",
+                 "--csv", str(tmp_path / "b.csv")]) == 0
+    assert (tmp_path / "a.csv").read_bytes() == (tmp_path / "b.csv").read_bytes()
+
+
+def test_the_legend_and_findings_agree(make_window, tmp_path):
+    window = make_window(_design())
+    legend = window.view.legend
+    kinds = [kind for kind, *_ in legend.entries()]
+    assert ("problem" in kinds) == bool(legend.problems)
+    write_ibnetdiscover(dataclasses.replace(_design(), edits=(Edit("remove-links", "leaf-2", "spine-3", 1),)),
+                        tmp_path / "f.topo")
+    window.audit.audit_file(str(tmp_path / "f.topo"))
+    labels = [texts[0] for _, texts, _ in legend.entries()]
+    assert "Audit: missing link or absent device" in labels and "Audit: degraded link" not in labels
+    window.audit.clear()
+    assert not [t for _, (t, *_), _ in legend.entries() if t.startswith("Audit")]
 
 
 def test_import_opens_an_lldp_capture_as_its_inferred_ethernet_design(make_window, tmp_path):

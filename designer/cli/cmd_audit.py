@@ -1,88 +1,77 @@
-"""`fabric-designer audit`: a fabric capture against its inferred design or a design file."""
+"""`fabric-designer audit`: a fabric capture against its inferred design or a design file.
+
+The text output is what a technician reads first: the summary (absent switches and servers,
+missing uplinks by leaf, host ports down by server, swaps, miswires, extra, degraded and unnamed
+devices), the impact, then the detail grouped by device with --detail. It fits one screen at any
+fabric size; --csv and --json carry every finding.
+"""
 
 from __future__ import annotations
 
-import argparse
-import csv
-import io
-from typing import Any
-
-from designer.cli.common import SubParsers, output_file, print_json, table
-from designer.io.atomic import write_atomic
+from designer.cli.common import output_file, print_json
+from designer.io.audit_csv import findings_csv, write_findings_csv
 from designer.io.fabric_capture import load_capture
 from designer.io.project import load_design
-from designer.model.decisions.audit import KEYS, AuditReport, audit, impact_lines
+from designer.model.decisions.audit import AuditReport, audit, impact_lines
+from designer.model.decisions.audit_summary import detail_groups, detail_lines, summary_lines
 from designer.model.topology.inference import infer_design
 
+__all__ = ["add_parser", "run", "summary", "findings_csv"]
 
-def add_parser(sub: SubParsers) -> None:
+
+def add_parser(sub) -> None:
     p = sub.add_parser("audit", help="audit a fabric capture against a design",
-                       description="Missing devices and links, extra, miswired and degraded links, unnamed "
-                                   "devices and their effect on bisection, oversubscription and collectives.")
+                       description="Missing devices and links, swapped, miswired, extra and degraded links, unnamed "
+                                   "devices and their effect on bisection, oversubscription and collectives: a "
+                                   "summary first, the detail by device with --detail.")
     p.add_argument("file", help="capture file (ibnetdiscover, LLDP JSON or CSV)")
     p.add_argument("--against", metavar="DESIGN", help="project file to audit against (default: the inferred design)")
     p.add_argument("--json", action="store_true", help="machine-readable output (stable keys)")
     p.add_argument("--csv", metavar="OUT", type=output_file, help="write one row per finding to OUT")
+    p.add_argument("--detail", action="store_true", help="after the summary, list every finding grouped by device")
     p.set_defaults(run=run)
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args) -> int:
     design = load_design(args.against) if args.against else None
     fabric = load_capture(args.file)
     inference = infer_design(fabric)
     report = audit(fabric, design=design, inference=inference)
     if args.csv:
-        write_atomic(args.csv, findings_csv(report))
+        write_findings_csv(report, args.csv)
     if args.json:
         print_json(report.to_json())
     else:
-        print(summary(report))
+        print(summary(report, detail=getattr(args, "detail", False)))
     return 0
 
 
-def _end(e: dict[str, Any]) -> str:
-    place = ", ".join(f"{k} {e[k]}" for k in ("tier", "su", "rail") if e.get(k) is not None)
-    return f"{e['device']} port {e['port']}" + (f" ({place})" if place else "")
-
-
-def _describe(kind: str, e: dict[str, Any]) -> str:
-    if "a" in e:
-        text = f"{_end(e['a'])} -- {_end(e['b'])}"
-        for key in ("pair_links", "as_built", "reason"):
-            if e.get(key):
-                text += f"; {key.replace('_', ' ')}: {e[key]}"
-        return text
-    return f"{e['device']}" + (f" ({e.get('description')})" if e.get("description") else "")
-
-
-def findings_csv(report: AuditReport) -> str:
-    buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
-    w.writerow(["kind", "a_device", "a_port", "a_tier", "a_su", "a_rail", "b_device", "b_port", "b_tier",
-                "b_su", "b_rail", "detail"])
-    for kind, e in report.rows():
-        a, b = e.get("a", e), e.get("b", {})
-        detail = e.get("reason") or e.get("as_built") or e.get("pair_links") or e.get("description") or ""
-        w.writerow([kind, a.get("device"), a.get("port", ""), a.get("tier") or "", a.get("su") or "",
-                    a.get("rail") or "", b.get("device", ""), b.get("port", ""), b.get("tier") or "",
-                    b.get("su") or "", b.get("rail") or "", detail])
-    return buf.getvalue()
-
-
-def summary(report: AuditReport) -> str:
-    out = []
+def _inferred_lines(report: AuditReport) -> list[str]:
     facts = report.inferred.get("facts", [])
-    if facts:
-        out.append(table([(f["subject"], f["value"], f["confidence"], f["why"]) for f in facts],
-                         ("inferred", "value", "confidence", "why")))
+    if not facts:
+        return []
+    parts = [f"{f['subject']} {f['value']} ({f['confidence']})" for f in facts]
+    lines, line = [], "Inferred:"
+    for part in parts:
+        if len(line) + len(part) + 2 > 110:
+            lines.append(line)
+            line = "   "
+        line += (" " if line.endswith(":") or line == "   " else "; ") + part
+    return lines + [line]
+
+
+def summary(report: AuditReport, detail: bool = False) -> str:
+    out = _inferred_lines(report)
     out += [f"note: {p}" for p in report.inferred.get("problems", [])]
-    for key in KEYS[1:-1]:
-        entries = getattr(report, key)
-        out.append(f"\n{key.replace('_', ' ')}: {len(entries)}")
-        out += [f"  {_describe(key, e)}" for e in entries[:50]]
-        if len(entries) > 50:
-            out.append(f"  ... and {len(entries) - 50} more (see --json or --csv)")
-    if report.impact:
-        out.append("\nimpact (designed -> as built):")
-        out += [f"  {line}" for line in impact_lines(report.impact)]
+    out += ["", "Summary"] + [f"  {line}" for line in summary_lines(report)]
+    impact = impact_lines(report.impact) if report.impact else []
+    if impact:
+        out += ["", "Impact (designed -> as built)"] + [f"  {line}" for line in impact]
+    groups = detail_groups(report)
+    rows = sum(len(r) for _, r in groups)
+    if detail:
+        out += ["", "Detail, by device (SU, then port)"] + detail_lines(report)
+    elif rows:
+        out += ["", f"{rows:,} finding(s) on {len(groups):,} device(s): --detail lists them by device; "
+                    "--csv and --json carry every one"]
     return "\n".join(out)

@@ -26,7 +26,7 @@ def run(args: argparse.Namespace) -> int:
     design, inference, report = import_capture(args.file)
     save_design(design, args.output)
     counts = ", ".join(f"{len(getattr(report, k))} {k.replace('_', ' ')}" for k in
-                       ("missing_devices", "missing_links", "extra_links", "miswired", "degraded_links"))
+                       ("missing_devices", "missing_links", "swapped", "extra_links", "miswired", "degraded_links"))
     print(f"{args.output}: {design.fabric.template}, {design.cluster.servers} servers, "
           f"{len(report.edits)} edit(s) ({counts})")
     return 0

@@ -18,7 +18,6 @@ from collections.abc import Callable
 
 from designer.catalog import Catalog, default_catalog
 from designer.catalog.device_ids import device_ids
-from designer.catalog.entries import Switch
 from designer.io.atomic import write_atomic
 from designer.io.markup import one_line
 from designer.model.intent.design import FabricDesign
@@ -40,7 +39,7 @@ class CaptureError(ValueError):
     once for every reader: line breaks and control characters become spaces.
     """
 
-    def __init__(self, message: str) -> None:
+    def __init__(self, message: str):
         super().__init__(one_line(message, 600))
 
 
@@ -62,7 +61,7 @@ def parse_ibnetdiscover(text: str, source: str = "<text>") -> AsBuilt:
     if "\x00" in text:
         raise CaptureError(f"{source}: binary data, not an ibnetdiscover dump")
     fabric = AsBuilt("ibnetdiscover")
-    seen: dict[frozenset[tuple[str, int]], int] = {}
+    seen: dict[tuple, int] = {}
     current: str | None = None
     devid = 0
     peers: set[str] = set()             # devices named (with a description) by port lines
@@ -71,23 +70,34 @@ def parse_ibnetdiscover(text: str, source: str = "<text>") -> AsBuilt:
     port_match, node_match, attr_match = _PORT.match, _NODE.match, _ATTR.match
     lines = text.splitlines()
     for line in lines:
-        stripped = line.strip()
-        if not stripped or stripped[0] == "#":
-            continue
-        # Port lines are nearly all of a dump: try them first, then the rarer block lines.
-        m = port_match(stripped) if stripped[0] == "[" else None
+        # Port lines are nearly all of a dump and start the line: try them first, unstripped
+        # (the pattern ends at the line's end), then the rarer block lines.
+        m = port_match(line) if line[:1] == "[" else None
+        if m is None:
+            stripped = line.strip()
+            if not stripped or stripped[0] == "#":
+                continue
+            m = port_match(stripped) if stripped[0] == "[" else None
         if m and current is not None:
-            port, peer, pport, rest = m.group("port", "peer", "pport", "rest")
+            port, peer, pport, rest = m.groups()
             if rest.count('"') >= 2:
                 peers.add(peer)
-            found = _RATE.search(rest)
-            rate = rates.get(found.group(0) if found else "")
+            # The rate is the line's last word nearly always: look it up before searching.
+            rest = rest.rstrip()
+            last = rest[rest.rfind(" ") + 1:]
+            rate = rates.get(last)
             if rate is None:
-                width, speed = (int(found.group(1)), found.group(2).upper()) if found else (4, "")
-                rate = rates[found.group(0) if found else ""] = (width, speed, ib_gbps(width, speed) if speed else 0.0)
+                found = _RATE.search(rest)
+                token = found.group(0) if found else ""
+                rate = rates.get(token)
+                if rate is None:
+                    width, speed = (int(found.group(1)), found.group(2).upper()) if found else (4, "")
+                    rate = rates[token] = (width, speed, ib_gbps(width, speed) if speed else 0.0)
+                if token == last:
+                    rates[last] = rate
             width, speed, gbps = rate
             port, pport = int(port), int(pport)
-            key = frozenset(((current, port), (peer, pport)))
+            key = (current, port, peer, pport) if (current, port) <= (peer, pport) else (peer, pport, current, port)
             if key not in seen:
                 seen[key] = len(fabric.links)
                 fabric.links.append(Link(current, port, peer, pport, gbps, width, speed))
@@ -95,6 +105,7 @@ def parse_ibnetdiscover(text: str, source: str = "<text>") -> AsBuilt:
                 # The two ends disagree (one reads 1xSDR, the other 4xSDR): keep the slower.
                 fabric.links[seen[key]] = Link(current, port, peer, pport, gbps, width, speed)
             continue
+        stripped = line.strip()
         if m is None and attr_match(stripped):
             if stripped[:7].lower() == "vendid=":
                 current, devid = None, 0
@@ -160,7 +171,7 @@ def _rate(gbps: int) -> str:
     raise ValueError(f"{gbps}G links have no InfiniBand speed name")
 
 
-def _part(switch: Switch) -> str:
+def _part(switch) -> str:
     return (switch.part_number or switch.id.upper()).split("-")[0]
 
 
@@ -185,7 +196,7 @@ def export_ibnetdiscover(derived: Derived, aggregation_nodes: bool = True,
     # The design name is the user's: one line, no controls, so it cannot leave the comment.
     out = ["#", f"# Topology file: exported by Fabric Designer for \"{one_line(derived.design.meta.name, 120)}\""]
     # Say which parts have no published device id, rather than print a made-up one.
-    roles: set[str] = {d["role"] for _, d in g.nodes(data=True)}
+    roles = {role for _, role in g.nodes(data="role")}
     unknown = [f"{part.name} switch" for part in dict.fromkeys(m for n, m in model.items() if n in roles)
                if not _devid(part.id, "switch")]
     if aggregation_nodes and any(m.in_network_reduction and not _devid(m.id, "aggregation") for m in model.values()):
@@ -204,7 +215,7 @@ def export_ibnetdiscover(derived: Derived, aggregation_nodes: bool = True,
             return f"{host} mlx5_{int(port) - 1}"
         return f"MF0;{n}:{_part(model[d['role']])}/U1"
 
-    def ends(n: str) -> list[tuple[int, str, int, int]]:
+    def ends(n: str):
         """(own port, peer, peer port, gbps) of every link at node n, by own port."""
         rows = []
         for _, peer, d in g.edges(n, data=True):
@@ -250,6 +261,6 @@ def export_ibnetdiscover(derived: Derived, aggregation_nodes: bool = True,
     return "\n".join(out)
 
 
-def write_ibnetdiscover(design: FabricDesign, path: str | os.PathLike[str], catalog: Catalog | None = None) -> None:
+def write_ibnetdiscover(design: FabricDesign, path: str | os.PathLike, catalog: Catalog | None = None) -> None:
     """Write the design as an ibnetdiscover dump, atomically."""
     write_atomic(path, export_ibnetdiscover(derive(design, catalog or default_catalog())))

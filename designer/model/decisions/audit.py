@@ -1,69 +1,101 @@
 """Audit: the fabric as built against a design (the inferred one or the user's).
 
-Links are compared as multisets of device pairs after mapping as-built devices onto design
-devices (inference.map_devices). A designed pair with fewer links than designed gives missing
-links; a pair that is not designed gives extra links; an extra link that shares one end with a
-missing link is a miswired cable (wrong rail, wrong SU, wrong switch). Degraded links run below
-the designed rate or width. The impact is measured on the as-built graph: the design plus the
-differences as edits.
+Devices are placed on the design by where they are cabled (topology/capture_mapping.py), then
+the capture is read against the design's wiring rule, in the order a technician works:
+
+- host links: an HCA on the leaf port the rule gives its NIC is right; two HCAs each on the
+  other's position are one swap (same server) or one pair of crossed cables (two servers); any
+  other HCA off its position is one miswire, with the rule it breaks (rail, SU, leaf, port);
+  a designed NIC with no HCA is a host port down when its server is there, else the server is
+  absent. A default-named HCA is placed by its position and is never a miswire; one that no
+  position explains is listed once as an unnamed HCA on its leaf port.
+- switch links: compared per switch pair (leaf-spine ports are not part of the rule); fewer
+  links than designed are missing uplinks, counted per lower switch; more are extra, and an
+  extra link that shares its lower switch with a missing one is a miswired uplink.
+- degraded links run below the designed rate or width.
+- aggregation nodes and management HCAs are set apart, never findings.
+
+The impact is measured on the as-built design: the design plus the differences as edits.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections import Counter, defaultdict
-from collections.abc import Callable
-from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
 
 from designer.catalog import Catalog, default_catalog
 from designer.model.common.units import bandwidth_label, duration_label, ratio_label
+from designer.model.decisions.audit_summary import summarise
 from designer.model.intent.design import MAX_EDITS, Edit, FabricDesign
 from designer.model.performance.collectives import estimate
-from designer.model.topology.asbuilt import AsBuilt, Link
+from designer.model.topology.asbuilt import AsBuilt, Link, natural_key
+from designer.model.topology.capture_mapping import Placement, place
 from designer.model.topology.derive import Derived, derive
-from designer.model.topology.inference import Inference, assign_roles, map_devices
+from designer.model.topology.design_view import design_view
+from designer.model.topology.inference import Inference, assign_roles
 
-if TYPE_CHECKING:
-    import networkx as nx
-
-_LEVEL = {"nic": 0, "leaf": 1, "spine": 2, "core": 3}
 KEYS = ("inferred", "missing_devices", "missing_links", "extra_links", "miswired", "degraded_links",
-        "unnamed_devices", "impact")
+        "unnamed_devices", "impact", "summary", "swapped", "set_apart")
+# The finding lists, in the order a technician works through them.
+FINDINGS = ("missing_devices", "missing_links", "swapped", "miswired", "extra_links", "degraded_links",
+            "unnamed_devices")
 
 
 @dataclass
 class AuditReport:
-    inferred: dict[str, Any]
-    missing_devices: list[dict[str, Any]] = field(default_factory=list)
-    missing_links: list[dict[str, Any]] = field(default_factory=list)
-    extra_links: list[dict[str, Any]] = field(default_factory=list)
-    miswired: list[dict[str, Any]] = field(default_factory=list)
-    degraded_links: list[dict[str, Any]] = field(default_factory=list)
-    unnamed_devices: list[dict[str, Any]] = field(default_factory=list)
-    impact: dict[str, Any] = field(default_factory=dict)
+    inferred: dict
+    missing_devices: list[dict] = field(default_factory=list)
+    missing_links: list[dict] = field(default_factory=list)
+    extra_links: list[dict] = field(default_factory=list)
+    miswired: list[dict] = field(default_factory=list)
+    degraded_links: list[dict] = field(default_factory=list)
+    unnamed_devices: list[dict] = field(default_factory=list)
+    impact: dict = field(default_factory=dict)
+    summary: dict = field(default_factory=dict)
+    swapped: list[dict] = field(default_factory=list)     # swaps and crossed cables, one entry each
+    set_apart: list[dict] = field(default_factory=list)   # aggregation nodes and management HCAs
     edits: tuple[Edit, ...] = ()          # the differences, as design edits
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict:
         return {k: getattr(self, k) for k in KEYS}
 
-    def rows(self) -> list[tuple[str, dict[str, Any]]]:
+    def rows(self) -> list[tuple[str, dict]]:
         """(kind, entry) for every finding, in report order."""
-        out: list[tuple[str, dict[str, Any]]] = []
-        for key in KEYS[1:-1]:
+        out = []
+        for key in FINDINGS:
             out += [(key, e) for e in getattr(self, key)]
         return out
 
 
-def _place(g: nx.MultiGraph[str] | None, node: str | None) -> dict[str, Any]:
-    if node is None or g is None or node not in g:
-        return {"design_id": None, "tier": None, "su": None, "rail": None}
+def _place(g, node: str | None) -> dict:
+    if node is None or node not in g:
+        return {"design_id": node if node and node.startswith("srv-") else None, "tier": None, "su": None,
+                "rail": None}
     d = g.nodes[node]
     role = d["role"]
     return {"design_id": node, "tier": "server" if role == "nic" else role,
-            "su": d["pod"] + 1 if d.get("pod", -1) >= 0 and role in ("nic", "leaf") else None,
-            "rail": d["rail"] + 1 if d.get("rail", -1) >= 0 else None}
+            "su": d.get("pod") + 1 if d.get("pod", -1) >= 0 and role in ("nic", "leaf") else None,
+            "rail": d.get("rail") + 1 if d.get("rail", -1) >= 0 else None}
+
+
+_INDEX = re.compile(r"(mlx5_|HCA-)(\d+)\s*$")
+
+
+def hca_label(description: str, host: str, device_id: str = "") -> str:
+    """'dgx-01 HCA-5' -> 'HCA-5': the HCA's own part of its description; an LLDP host port
+    ('srv-1:eth3') by its port name."""
+    text = description.strip()
+    own = text[len(host):].strip() if host and text.startswith(host) else text
+    if not own and device_id.startswith(f"{host}:"):
+        return device_id[len(host) + 1:]
+    return own
+
+
+def _sort_key(e: dict) -> tuple:
+    a = e.get("a", e)
+    return (a.get("su") or 0, natural_key(str(a.get("device") or a.get("server") or "")), a.get("port") or 0)
 
 
 def audit(fabric: AsBuilt, design: FabricDesign | None = None, inference: Inference | None = None,
@@ -71,135 +103,284 @@ def audit(fabric: AsBuilt, design: FabricDesign | None = None, inference: Infere
     """Compare `fabric` with `design` (or with the inference's design when none is given)."""
     catalog = catalog or default_catalog()
     devs = fabric.devices
+    roles = inference.roles if inference else assign_roles(fabric)
     if design is not None:
-        designed_fabric = derive(design, catalog)
-        derived: Derived | None = designed_fabric
-        roles = inference.roles if inference else assign_roles(fabric)
-        mapping = map_devices(fabric, roles, designed_fabric)
+        derived: Derived | None = derive(design, catalog)
     else:
         derived = inference.derived if inference else None
-        roles = inference.roles if inference else assign_roles(fabric)
-        mapping = inference.mapping if inference else {}
     report = AuditReport(inference.to_json() if inference else {"template": None, "facts": [], "problems": []})
-    report.unnamed_devices = [{"device": d.name, "description": d.description, "id": d.id,
-                               "tier": "server" if roles.get(d.id) == "nic" else roles.get(d.id)}
-                              for d in devs.values() if d.default_named]
-    g = derived.graph if derived else None
+    # The design as placing needs it: read off the plan for a template (no per-link graph).
+    g = design_view(derived) if derived else None
+    if design is None and inference is not None and inference.placed() is not None:
+        placement = inference.placed()
+    else:
+        placement = place(fabric, roles, g) if g is not None else Placement()
+    mapping = placement.mapping
+    management = set(placement.management)
+    report.set_apart = ([{"device": d.name, "id": d.id, "kind": "aggregation node"} for d in devs.values()
+                         if roles.get(d.id) == "aggregation"]
+                        + [{"device": devs[i].name, "id": i, "kind": "management HCA"} for i in sorted(management)])
+    aside = {e["id"] for e in report.set_apart}
 
-    def end(dev: str, port: int, node: str | None = None) -> dict[str, Any]:
+    def end(dev: str, port: int, node: str | None = None) -> dict:
         node = node if node is not None else mapping.get(dev)
         name = devs[dev].name if dev in devs else dev
         return {"device": name, "port": port, **_place(g, node)}
 
-    built_links = [wire for wire in fabric.links
-                   if roles.get(wire.a) != "aggregation" and roles.get(wire.b) != "aggregation"]
-    for wire in built_links:
-        if wire.a == wire.b:
-            report.miswired.append({"a": end(wire.a, wire.pa), "b": end(wire.b, wire.pb),
-                                    "reason": "switch cabled to itself"})
-    if g is None or derived is None:   # no design to hold the capture against
-        _degraded_by_mode(report, built_links, roles, end)
+    links = [w for w in fabric.links if w.a not in aside and w.b not in aside]
+    for w in links:
+        if w.a == w.b:
+            report.miswired.append({"a": end(w.a, w.pa), "b": end(w.b, w.pb), "reason": "switch cabled to itself"})
+    links = [w for w in links if w.a != w.b]
+    unplaced = {nic for nic, _, _ in placement.unplaced}
+    for d in devs.values():
+        if not d.default_named or d.id in aside:
+            continue
+        role = roles.get(d.id)
+        entry = {"device": d.name, "description": d.description, "id": d.id,
+                 "tier": "server" if role == "nic" else role}
+        if d.id in placement.attributed:
+            server = placement.attributed[d.id]
+            entry["attributed_to"] = mapping[d.id].split(".nic-")[0]
+            entry["server"] = next((h for h, s in placement.server_of_host.items() if s == server),
+                                   entry["attributed_to"])
+            entry.update(_place(g, mapping[d.id]))
+        elif d.id in unplaced:
+            leaf, port = next((lf, p) for n, lf, p in placement.unplaced if n == d.id)
+            entry["device"] = f"unnamed HCA on {devs[leaf].name} port {port}"
+            entry["leaf"], entry["port"] = devs[leaf].name, port
+        report.unnamed_devices.append(entry)
+    if g is None:
+        _degraded_by_mode(report, links, roles, end)
+        report.summary = summarise(report, {}, {})
         return report
 
-    designed: dict[frozenset[str], list[dict[str, Any]]] = defaultdict(list)
-    for u, v, d in g.edges(data=True):
-        designed[frozenset((u, v))].append(d)
-    built: dict[frozenset[str], list[Link]] = defaultdict(list)
-    unmapped = []
-    for wire in built_links:
-        if wire.a == wire.b:
-            continue
-        a, b = mapping.get(wire.a), mapping.get(wire.b)
-        if a is None or b is None:
-            unmapped.append(wire)
-        else:
-            built[frozenset((a, b))].append(wire)
-    missing, extra = [], list(unmapped)
-    for pair, want in designed.items():
-        have = built.get(pair, [])
-        for wire, d in zip(have, want, strict=False):   # the shorter side: the rest is missing or extra
-            if wire.gbps and wire.gbps < d["gbps"] or 0 < wire.width < 4:
-                report.degraded_links.append({"a": end(wire.a, wire.pa), "b": end(wire.b, wire.pb),
-                                              "as_built": wire.label,
-                                              "designed": f"{d['gbps']}G", "gbps": wire.gbps})
-        if len(have) < len(want):
-            for d in want[len(have):]:
-                missing.append((pair, d, len(have), len(want)))
-    for pair, have in built.items():
-        extra += have[len(designed.get(pair, ())):]
-    # An extra link that shares a device with a missing link is one cable in the wrong place.
-    open_ends: dict[str, list[int]] = defaultdict(list)
-    for i, (pair, _d, _, _) in enumerate(missing):
-        for n in pair:
-            open_ends[n].append(i)
-    used_missing: set[int] = set()
-    used_extra: set[int] = set()
-    for j, wire in enumerate(extra):
-        # Name the cable by its lower end (the HCA of a host link): that is the end to move.
-        for dev in sorted((wire.a, wire.b), key=lambda x: _LEVEL.get(roles.get(x, ""), 9)):
-            node = mapping.get(dev)
-            cands = [i for i in open_ends.get(node, []) if i not in used_missing] if node else []
-            if node and cands:
-                i = cands[0]
-                used_missing.add(i)
-                used_extra.add(j)
-                pair, d, _, _ = missing[i]
-                other = next(iter(pair - {node}), node)
-                built_other = wire.b if dev == wire.a else wire.a
-                report.miswired.append({"a": end(dev, wire.pa if dev == wire.a else wire.pb),
-                                        "b": end(built_other, wire.pb if dev == wire.a else wire.pa),
-                                        "designed_peer": {"device": other, **_place(g, other)},
-                                        "reason": _reason(g, other, mapping.get(built_other))})
-                break
-    named = {node: devs[dev].name for dev, node in mapping.items() if dev in devs}
+    host_wires = [w for w in links if "nic" in (roles.get(w.a), roles.get(w.b))]
+    switch_wires = [w for w in links if roles.get(w.a) in ("leaf", "spine", "core")
+                    and roles.get(w.b) in ("leaf", "spine", "core")]
+    down_by_server, absent_nics, moves = _host_links(report, fabric, roles, g, mapping, placement, host_wires, end)
+    name_of = {node: devs[dev].name for dev, node in mapping.items()}
+    missing_pairs, absent_links = _switch_links(report, roles, g, mapping, switch_wires, end, name_of)
     present = set(mapping.values())
-    # A NIC port is seen only through its cable (LLDP lists no unplugged port, ibnetdiscover no
-    # unplugged HCA), so a port absent from a server that is present is a missing link.
-    nic_nodes = [n for n, d in g.nodes(data=True) if d["role"] == "nic"]
-    seen_servers = {g.nodes[n]["server"] for n in nic_nodes if n in present}
-    unplugged = {n for n in nic_nodes if n not in present and g.nodes[n]["server"] in seen_servers}
-    absent: Counter[str] = Counter()
-    for i, (pair, d, n_have, n_want) in enumerate(missing):
-        if i in used_missing:
-            continue
-        gone = [n for n in pair if n not in present and n not in unplugged]
-        if gone:                    # reported once, with its device
-            absent[gone[0]] += 1
-            continue
-        lo, hi = d["a"], next(iter(pair - {d["a"]}), d["a"])
-        report.missing_links.append({"a": {"device": named.get(lo, lo), "port": d["pa"], **_place(g, lo)},
-                                     "b": {"device": named.get(hi, hi), "port": d["pb"], **_place(g, hi)},
-                                     "tier": d["tier"], "pair_links": f"{n_have} of {n_want}"})
-    for j, wire in enumerate(extra):
-        if j not in used_extra:
-            report.extra_links.append({"a": end(wire.a, wire.pa), "b": end(wire.b, wire.pb), "as_built": wire.label})
-    report.missing_devices = [{"device": n, **_place(g, n), "links": absent[n]} for n in g.nodes
-                              if n not in present and n not in unplugged]
-    report.edits = _edits(report, mapping, fabric, unplugged)
+    absent_switches = [n for n, d in g.nodes.items() if d["role"] != "nic" and n not in present]
+    host_ports = Counter(leaf for _, leaf, _, _ in g.host_links)
+    report.missing_devices = [{"device": n, **_place(g, n), "links": absent_links[n] + host_ports[n],
+                               "host_ports": host_ports[n], "uplinks": absent_links[n]} for n in absent_switches]
+    absent_servers = defaultdict(list)
+    for n in absent_nics:
+        absent_servers[n.split(".nic-")[0]].append(n)
+    leaf_port = {nic: port for nic, _, port, _ in g.host_links} if absent_servers else {}
+    for server, nics in sorted(absent_servers.items(), key=lambda t: natural_key(t[0])):
+        report.missing_devices.append({"device": server, **_place(g, nics[0]), "design_id": server,
+                                       "tier": "server", "rail": None, "links": len(nics), "ports": len(nics),
+                                       "leaf_port": leaf_port.get(nics[0])})
+    for key in FINDINGS:
+        getattr(report, key).sort(key=_sort_key)
+    report.edits = _edits(report, missing_pairs, absent_switches, absent_nics, down_by_server, moves)
     report.impact = _impact(derived, report.edits, catalog)
+    report.summary = summarise(report, down_by_server, missing_pairs)
     return report
 
 
-def _reason(g: nx.MultiGraph[str], designed: str, built: str | None) -> str:
-    if built is None or built not in g:
-        return "cabled to a device that is not in the design"
-    a, b = g.nodes[designed], g.nodes[built]
-    if a["role"] != b["role"]:
-        return f"wrong tier: cabled to a {b['role']} instead of a {a['role']}"
+def _host_links(report, fabric, roles, g, mapping, placement, wires, end):
+    """Host links against the wiring rule; returns (ports down by server, NICs of absent servers,
+    moved cables)."""
+    devs = fabric.devices
+    designed_at: dict[str, tuple[str, int, int]] = {}     # nic -> (leaf, leaf port, gbps)
+    at_port: dict[tuple[str, int], str] = {}
+    for nic, leaf, port, gbps in g.host_links:
+        designed_at[nic] = (leaf, port, gbps)
+        at_port[(leaf, port)] = nic
+    on_switch: dict[str, list[tuple[str, int, Link]]] = defaultdict(list)
+    for w in wires:
+        ra, rb = roles.get(w.a), roles.get(w.b)
+        if ra == rb == "nic":
+            a, b = end(w.a, w.pa), end(w.b, w.pb)
+            report.miswired.append({"a": a, "b": b, "reason": "cabled to another server's HCA, not to a switch"})
+            continue
+        nic, sw, port = (w.a, w.b, w.pb) if ra == "nic" else (w.b, w.a, w.pa)
+        on_switch[nic].append((sw, port, w))
+    unplaced = {n for n, _, _ in placement.unplaced}
+    misplaced: dict[str, tuple[str, int, Link]] = {}
+    for nic, rows in on_switch.items():
+        node = mapping.get(nic)
+        if node is None:
+            if nic in unplaced:
+                continue            # listed once among the unnamed devices
+            sw, port, w = rows[0]
+            why = ("the host is not in the design" if devs[nic].host else "an HCA no position explains")
+            report.extra_links.append({"a": end(nic, 1), "b": end(sw, port), "as_built": w.label, "reason": why})
+            continue
+        leaf, port, gbps = designed_at[node]
+        ok = next(((sw, p, w) for sw, p, w in rows if mapping.get(sw) == leaf and p == port), None)
+        if ok is None:
+            misplaced[nic] = ok = rows[0]
+        sw, p, w = ok
+        if (w.gbps and w.gbps < gbps) or 0 < w.width < 4:     # a moved cable can run slow too
+            report.degraded_links.append({"a": end(nic, 1), "b": end(sw, p), "as_built": w.label,
+                                          "designed": f"{gbps}G", "gbps": w.gbps})
+    # An HCA that the capture lists without a cable to a switch is a port down, like one not listed.
+    node_hca = {node: nic for nic, node in mapping.items() if roles.get(nic) == "nic" and nic in on_switch}
+    paired: set[str] = set()
+    # (NIC, designed leaf, leaf it is on or None): the moved cables, as edits for the impact
+    moves = []
+    for h, (sw, _, _) in misplaced.items():
+        on = mapping.get(sw)
+        moves.append((mapping[h], designed_at[mapping[h]][0], on if on and g.nodes[on]["role"] == "leaf" else None))
+    for h1, (sw1, p1, _) in sorted(misplaced.items()):
+        if h1 in paired:
+            continue
+        n2 = at_port.get((mapping.get(sw1), p1))
+        h2 = node_hca.get(n2) if n2 else None
+        if h2 is None or h2 in paired or h2 not in misplaced:
+            continue
+        sw2, p2, _ = misplaced[h2]
+        leaf1, port1, _ = designed_at[mapping[h1]]
+        if (mapping.get(sw2), p2) != (leaf1, port1):
+            continue
+        paired |= {h1, h2}
+        d1, d2 = devs[h1], devs[h2]
+        s1, s2 = mapping[h1].split(".nic-")[0], mapping[h2].split(".nic-")[0]
+        host1 = d1.host or s1
+        l1, l2 = sorted((hca_label(d1.name, d1.host, d1.id), hca_label(d2.name, d2.host, d2.id)), key=natural_key) \
+            if s1 == s2 else (hca_label(d1.name, d1.host, d1.id), hca_label(d2.name, d2.host, d2.id))
+        where = "leaves" if mapping.get(sw1) != mapping.get(sw2) else "ports"
+        if s1 == s2:
+            text = f"server {host1}: {l1} and {l2} are on each other's {where}"
+            kind = "swap"
+        else:
+            text = f"servers {host1} and {d2.host or s2}: {l1} and {l2} are on each other's {where} (crossed cables)"
+            kind = "crossed"
+        report.swapped.append({"kind": kind, "a": end(h1, 1), "b": end(h2, 1), "server": host1, "labels": [l1, l2],
+                               "a_on": end(sw1, p1), "b_on": end(sw2, p2), "reason": text})
+    for h, (sw, p, _w) in sorted(misplaced.items()):
+        if h in paired:
+            continue
+        leaf, port, _ = designed_at[mapping[h]]
+        d = devs[h]
+        want = f"{leaf} port {port}"
+        report.miswired.append({"a": end(h, 1), "b": end(sw, p), "designed_peer": {"device": leaf, "port": port,
+                                                                                **_place(g, leaf)},
+                                "reason": f"{_reason(g, leaf, port, mapping.get(sw), p)}: "
+                                          f"{hca_label(d.name, d.host, d.id)} of "
+                                          f"{d.host or mapping[h].split('.nic-')[0]} belongs on {want}"})
+    # Designed NICs without an HCA: a port down on a server that is there, else an absent server.
+    present_servers = {n.split(".nic-")[0] for n in node_hca}
+    down: dict[str, list[str]] = defaultdict(list)
+    absent: list[str] = []
+    host_of = {mapping[n].split(".nic-")[0]: devs[n] for n in node_hca.values() if devs[n].host}
+    present = set(mapping.values())
+    for nic in sorted(designed_at, key=natural_key):
+        if nic in node_hca:
+            continue
+        server = nic.split(".nic-")[0]
+        if designed_at[nic][0] not in present:
+            continue                # counted with its absent leaf: nothing is seen behind it
+        if server in present_servers:
+            down[server].append(nic)
+            leaf, port, gbps = designed_at[nic]
+            other = host_of.get(server)
+            name = _port_name(other, g.nodes[nic]["port"], placement) if other is not None else nic
+            report.missing_links.append({"a": {"device": name, "port": 1, **_place(g, nic)},
+                                         "b": {"device": _built_name(mapping, devs, leaf), "port": port,
+                                               **_place(g, leaf)},
+                                         "tier": "node-leaf", "pair_links": "0 of 1", "reason": "host port down"})
+        else:
+            absent.append(nic)
+    return down, absent, moves
+
+
+def _port_name(other, rank: int, placement: Placement) -> str:
+    """The name a server's HCA of rail `rank` would carry, in the style of its other HCAs."""
+    index = next((i for i, r in placement.rank.items() if r == rank), rank)
+    m = _INDEX.search(other.description.strip())
+    if other.host and m:
+        return f"{other.host} {m.group(1)}{index + 1 if m.group(1) == 'HCA-' else index}"
+    return f"{other.host or other.name} port {rank + 1}"
+
+
+def _built_name(mapping: dict, devs: dict, node: str) -> str:
+    for dev, n in mapping.items():
+        if n == node:
+            return devs[dev].name
+    return node
+
+
+def _switch_links(report, roles, g, mapping, wires, end, name_of):
+    """Switch pairs against the design; returns (missing links per (lower, upper) pair, links of
+    absent switches)."""
+    designed: Counter[tuple[str, str]] = Counter({p: n for p, (n, _, _) in g.pairs.items()})
+    rate: dict[tuple[str, str], int] = {p: gbps for p, (_, gbps, _) in g.pairs.items()}
+    present = set(mapping.values())
+    built: dict[tuple[str, str], list[Link]] = defaultdict(list)
+    for w in wires:
+        a, b = mapping.get(w.a), mapping.get(w.b)
+        if a is None or b is None:
+            why = "a switch that is not in the design"
+            report.extra_links.append({"a": end(w.a, w.pa), "b": end(w.b, w.pb), "as_built": w.label, "reason": why})
+            continue
+        lo, hi = (a, b) if g.nodes[a]["level"] <= g.nodes[b]["level"] else (b, a)
+        built[(lo, hi)].append(w)
+    absent_links: Counter[str] = Counter()
+    missing: Counter[tuple[str, str]] = Counter()
+    for pair, want in designed.items():
+        have = built.get(pair, [])
+        gone = [n for n in pair if n not in present]
+        if gone:
+            absent_links[gone[0]] += want
+            continue
+        for w in have[:want]:
+            if (w.gbps and w.gbps < rate[pair]) or 0 < w.width < 4:
+                a, b = (w.a, w.b) if mapping[w.a] == pair[0] else (w.b, w.a)
+                pa, pb = (w.pa, w.pb) if a == w.a else (w.pb, w.pa)
+                report.degraded_links.append({"a": end(a, pa), "b": end(b, pb), "as_built": w.label,
+                                              "designed": f"{rate[pair]}G", "gbps": w.gbps})
+        if len(have) < want:
+            missing[pair] = want - len(have)
+    extra = [(pair, w) for pair, have in built.items() for w in have[designed.get(pair, 0):]]
+    # An extra link from a switch that misses one is one cable on the wrong port of the tier above.
+    for pair, w in extra:
+        lo, hi = pair
+        wrong = next((p for p in sorted(missing) if p[0] == lo and missing[p] > 0), None)
+        a, b = (w.a, w.b) if mapping[w.a] == lo else (w.b, w.a)
+        pa, pb = (w.pa, w.pb) if a == w.a else (w.pb, w.pa)
+        if wrong is not None and g.nodes[wrong[1]]["level"] == g.nodes[hi]["level"]:
+            missing[wrong] -= 1
+            report.miswired.append({"a": end(a, pa), "b": end(b, pb),
+                                    "designed_peer": {"device": wrong[1], **_place(g, wrong[1])},
+                                    "reason": f"wrong switch: cabled to {name_of.get(hi, hi)} instead of "
+                                              f"{name_of.get(wrong[1], wrong[1])}"})
+        else:
+            report.extra_links.append({"a": end(a, pa), "b": end(b, pb), "as_built": w.label,
+                                       "reason": "more links than designed between these switches"})
+    for (lo, hi), n in sorted(missing.items()):
+        for _ in range(n):
+            report.missing_links.append({"a": {"device": name_of.get(lo, lo), "port": None, **_place(g, lo)},
+                                         "b": {"device": name_of.get(hi, hi), "port": None, **_place(g, hi)},
+                                         "tier": g.pairs[(lo, hi)][2] if (lo, hi) in g.pairs else "",
+                                         "pair_links": f"{designed[(lo, hi)] - n} of {designed[(lo, hi)]}"})
+    return +missing, absent_links
+
+
+def _reason(g, leaf: str, port: int, built_leaf: str | None, built_port: int) -> str:
+    if built_leaf is None or built_leaf not in g:
+        return "on a switch that is not in the design"
+    a, b = g.nodes[leaf], g.nodes[built_leaf]
+    if b["role"] != "leaf":
+        return f"wrong tier: on a {b['role']}"
     if a.get("rail", -1) >= 0 and a.get("rail") != b.get("rail"):
-        return f"wrong rail: rail {b['rail'] + 1} instead of rail {a['rail'] + 1}"
+        return f"wrong rail: on rail {b['rail'] + 1} instead of rail {a['rail'] + 1}"
     if a.get("pod", -1) != b.get("pod", -1):
-        return f"wrong SU: SU {b['pod'] + 1} instead of SU {a['pod'] + 1}"
-    return f"wrong switch: {built} instead of {designed}"
+        return f"wrong SU: on SU {b['pod'] + 1} instead of SU {a['pod'] + 1}"
+    if leaf != built_leaf:
+        return f"wrong leaf: on {built_leaf} instead of {leaf}"
+    return f"wrong port: on port {built_port} instead of port {port}"
 
 
-def _degraded_by_mode(report: AuditReport, links: list[Link], roles: dict[str, str],
-                      end: Callable[[str, int], dict[str, Any]]) -> None:
+def _degraded_by_mode(report, links, roles, end) -> None:
     """Without a design, a link is degraded when it runs below the most common rate of its tier."""
-    def tier_of(wire: Link) -> tuple[str, ...]:
-        return tuple(sorted((roles.get(wire.a, ""), roles.get(wire.b, ""))))
-
-    best: dict[tuple[str, ...], Counter[float]] = defaultdict(Counter)
+    tier_of = lambda wire: tuple(sorted((roles.get(wire.a, ""), roles.get(wire.b, ""))))  # noqa: E731
+    best = defaultdict(Counter)
     for wire in links:
         best[tier_of(wire)][wire.gbps] += 1
     for wire in links:
@@ -209,37 +390,36 @@ def _degraded_by_mode(report: AuditReport, links: list[Link], roles: dict[str, s
                                           "designed": f"{mode:g}G (most common in this tier)", "gbps": wire.gbps})
 
 
-def _edits(report: AuditReport, mapping: dict[str, str], fabric: AsBuilt,
-           unplugged: AbstractSet[str] = frozenset()) -> tuple[Edit, ...]:
-    """The as-built fabric as edits on the design: removed devices and links, added links.
+def _edits(report: AuditReport, missing_pairs, absent_switches, absent_nics, down, moves) -> tuple[Edit, ...]:
+    """The as-built fabric as edits on the design: removed devices and links, moved cables.
 
-    A NIC port missing from its server (reported as a missing link) is removed with its link, as
-    the capture shows it: the as-built design then has no port left without a cable.
+    A NIC port down is removed with its link, as the capture shows it: the as-built design then
+    has no port left without a cable.
     """
-    edits = [Edit("remove-device", d["device"]) for d in report.missing_devices]
-    gone = {d["device"] for d in report.missing_devices}
-    edits += [Edit("remove-device", n) for n in sorted(unplugged)]
-    gone |= set(unplugged)
-    removed: Counter[tuple[str, str]] = Counter()
-    for m in report.missing_links:
-        a, b = m["a"]["design_id"], m["b"]["design_id"]
-        if a not in gone and b not in gone:
-            removed[(a, b)] += 1
-    for m in report.miswired:
-        if "designed_peer" in m and m["a"]["design_id"] and m["designed_peer"]["design_id"]:
+    edits = [Edit("remove-device", n) for n in absent_switches]
+    edits += [Edit("remove-device", n) for n in absent_nics]
+    edits += [Edit("remove-device", n) for nics in down.values() for n in nics]
+    edits += [Edit("remove-links", lo, hi, n) for (lo, hi), n in sorted(missing_pairs.items())]
+    removed, added = Counter(), Counter()
+    for nic, designed_leaf, built in moves:          # host cables off their position
+        removed[(nic, designed_leaf)] += 1
+        if built is not None:
+            added[(nic, built)] += 1
+    for m in report.miswired:                        # uplinks on the wrong switch
+        if m["a"].get("tier") != "server" and "designed_peer" in m and m["a"]["design_id"]:
             removed[(m["a"]["design_id"], m["designed_peer"]["design_id"])] += 1
-    edits += [Edit("remove-links", a, b, n) for (a, b), n in removed.items()]
-    added: Counter[tuple[str, str]] = Counter()
-    for m in report.extra_links + [m for m in report.miswired if "designed_peer" in m]:
+            added[(m["a"]["design_id"], m["b"]["design_id"])] += 1
+    for m in report.extra_links:
         a, b = m["a"]["design_id"], m["b"]["design_id"]
         # Two servers cabled to each other carry no fabric traffic: listed, not drawn into the fabric.
         if a and b and a != b and not (m["a"]["tier"] == m["b"]["tier"] == "server"):
             added[(a, b)] += 1
+    edits += [Edit("remove-links", a, b, n) for (a, b), n in removed.items()]
     edits += [Edit("add-links", a, b, n) for (a, b), n in added.items()]
     return tuple(edits)
 
 
-def _impact(derived: Derived, edits: tuple[Edit, ...], catalog: Catalog) -> dict[str, Any]:
+def _impact(derived: Derived, edits: tuple[Edit, ...], catalog: Catalog) -> dict:
     design = derived.design
     if len(design.edits) + len(edits) > MAX_EDITS:
         m = derived.metrics
@@ -249,13 +429,13 @@ def _impact(derived: Derived, edits: tuple[Edit, ...], catalog: Catalog) -> dict
                                  f"more than the {MAX_EDITS:,} edits a design holds"}
     # A fabric built as designed is the design: its metrics stay the closed-form ones.
     as_built = derive(dataclasses.replace(design, edits=design.edits + edits), catalog) if edits else derived
-    out: dict[str, Any] = {}
+    out = {}
     for label, d in (("designed", derived), ("as_built", as_built)):
         m = d.metrics
         out[label] = {"bisection_gbps": m.bisection_gbps,
                       "oversubscription_leaf": m.oversubscription("leaf"),
                       "links": m.links_total}
-    worst = _worst_leaf(as_built)
+    worst = _worst_leaf(as_built) if edits else _worst_leaf_of_view(design_view(derived))
     out["as_built"]["oversubscription_by_leaf"] = worst
     try:
         for label, d in (("designed", derived), ("as_built", as_built)):
@@ -265,10 +445,24 @@ def _impact(derived: Derived, edits: tuple[Edit, ...], catalog: Catalog) -> dict
     return out
 
 
-def _worst_leaf(derived: Derived) -> dict[str, Any]:
+def _worst_leaf_of_view(view) -> dict:
+    """As `_worst_leaf`, for a design read off its plan (no graph)."""
+    down: Counter[str] = Counter()
+    up: Counter[str] = Counter()
+    for _, leaf, _, gbps in view.host_links:
+        down[leaf] += gbps
+    for (lo, _hi), (n, gbps, tier) in view.pairs.items():
+        if tier == "leaf-spine":
+            up[lo] += n * gbps
+    ratio = {n: (round(down[n] / up[n], 3) if up[n] else None) for n in view.by_role("leaf")}
+    common = Counter(ratio.values()).most_common(1)[0][0] if ratio else None
+    return {n: r for n, r in ratio.items() if r != common}
+
+
+def _worst_leaf(derived: Derived) -> dict:
     """Downlink:uplink bandwidth per leaf, as built, for the leaves that differ from the design."""
     g = derived.graph
-    ratio: dict[str, float | None] = {}
+    ratio = {}
     for n, d in g.nodes(data=True):
         if d["role"] != "leaf":
             continue
@@ -284,7 +478,7 @@ _IMPACT_LINES = (("bisection_gbps", "Bisection", bandwidth_label), ("oversubscri
                  ("allreduce_1GiB_us", "All-reduce of 1 GiB", duration_label))
 
 
-def impact_lines(impact: dict[str, Any]) -> list[str]:
+def impact_lines(impact: dict) -> list[str]:
     """The impact as the metrics are written (Tb/s, ratios, ms): 'Bisection: 108.8 Tb/s -> 92.8 Tb/s'."""
     designed, built = impact.get("designed", {}), impact.get("as_built", {})
     out = []

@@ -25,7 +25,7 @@ def ib_gbps(width: int, speed: str) -> float:
     return float(round(value)) if value >= 10 else value
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Device:
     id: str                       # unique in the capture: GUID or host name
     name: str                     # the name shown to the user (host part of the description)
@@ -40,7 +40,7 @@ class Device:
     aggregation: bool = False     # a SHARP aggregation node: not an endpoint
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Link:
     a: str
     pa: int

@@ -15,18 +15,17 @@ from __future__ import annotations
 import dataclasses
 import re
 from collections import Counter, defaultdict
-from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
 
-from designer.catalog import Catalog, Switch, default_catalog
+from designer.catalog import Catalog, default_catalog
 from designer.catalog.device_ids import device_ids
-from designer.model.intent.design import ClusterSpec, FabricDesign, FabricSpec, Meta, Template, TierSpec
+from designer.model.intent.design import ClusterSpec, FabricDesign, FabricSpec, Meta, TierSpec
 from designer.model.topology import closed_form
-from designer.model.topology.asbuilt import AsBuilt, Device, natural_key
+from designer.model.topology.asbuilt import AsBuilt
 from designer.model.topology.builders import leaf_assignment
+from designer.model.topology.capture_mapping import Placement, group_view, place
 from designer.model.topology.derive import Derived, derive, plan_only
-from designer.model.topology.sizing import Plan, Resolved
+from designer.model.topology.design_view import design_view
 
 ROLES = ("leaf", "spine", "core")
 
@@ -44,12 +43,22 @@ class Inference:
     design: FabricDesign | None
     derived: Derived | None
     roles: dict[str, str]                 # as-built device id -> leaf/spine/core/nic/aggregation/isolated
-    mapping: dict[str, str] = field(default_factory=dict)   # as-built device id -> design node id
+    mapping: dict[str, str] = field(default_factory=dict)   # as-built device id -> design node id (placed())
     facts: list[Inferred] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     exact: bool = False                   # the design's counts equal the capture's
+    placement: Placement | None = None    # where each as-built device sits in the design
+    _fabric: AsBuilt | None = None
 
-    def to_json(self) -> dict[str, Any]:
+    def placed(self) -> Placement | None:
+        """Where each as-built device sits in the inferred design, placed once, when first asked
+        (an audit against another design never needs it)."""
+        if self.placement is None and self.derived is not None and self._fabric is not None:
+            self.placement = place(self._fabric, self.roles, design_view(self.derived))
+            self.mapping = self.placement.mapping
+        return self.placement
+
+    def to_json(self) -> dict:
         d = self.design
         return {
             "template": d.fabric.template if d else None,
@@ -59,10 +68,7 @@ class Inference:
         }
 
 
-_N = TypeVar("_N", int, float)
-
-
-def _mode(values: Iterable[_N], default: _N = 0) -> _N:
+def _mode(values, default=0):
     counts = Counter(values)
     return counts.most_common(1)[0][0] if counts else default
 
@@ -113,20 +119,32 @@ def infer_design(fabric: AsBuilt, catalog: Catalog | None = None, name: str = "A
     facts.append(Inferred("tiers", str(tiers), "high", "switch distance from the hosts: "
                           + ", ".join(f"{len(by_tier[r])} {r}" for r in ROLES if by_tier[r])))
 
+    view = group_view(fabric, roles)
+    mgmt = {d.id for d in nics if d.host in view.management}
+    nics = [d for d in nics if d.id not in mgmt]
+    aggregation = sum(1 for d in devs.values() if d.aggregation)
+    if mgmt or aggregation:
+        facts.append(Inferred("set apart", f"{aggregation} aggregation nodes, {len(mgmt)} management HCAs", "high",
+                              "SHARP aggregation nodes by their description; management HCAs are hosts named "
+                              "unlike the compute hosts with fewer HCAs (" + (", ".join(sorted(view.management)[:3])
+                                                                              or "none") + ")"))
     named = [d for d in nics if d.host]
     hosts = defaultdict(list)
     for d in named:
         hosts[d.host].append(d)
-    ports = _mode(len(v) for v in hosts.values()) if hosts else 1
+    # HCAs per server: the HCA indices the compute hosts use (HCA-1/2/5/6 is 4), whatever the naming.
+    ports = len(view.rank) if len(view.rank) > 1 else (_mode(len(v) for v in hosts.values()) if hosts else 1)
     # Default-named HCAs first fill the hosts that lack one, then make up whole servers.
     servers = max(len(hosts), (len(nics) + ports - 1) // ports)
     nic_word = "NIC ports" if family == "ethernet" else "HCAs"
     why = f"{len(hosts)} host names with {ports} {nic_word} each most often"
     if len(named) < len(nics):
         why += f"; {len(nics) - len(named)} default-named HCAs counted as {ports} per server"
+    server_fact = len(facts)
     facts.append(Inferred("servers", str(servers), "high" if len(named) == len(nics) else "medium", why))
 
-    host_links = [wire for wire in fabric.links if roles.get(wire.a) == "nic" or roles.get(wire.b) == "nic"]
+    host_links = [wire for wire in fabric.links if (roles.get(wire.a) == "nic" or roles.get(wire.b) == "nic")
+                  and wire.a not in mgmt and wire.b not in mgmt]
     up_links = [wire for wire in fabric.links
                 if {roles.get(wire.a), roles.get(wire.b)} in ({"leaf", "spine"}, {"spine", "core"})]
     # Links of unknown rate (0) say nothing about the designed speed.
@@ -145,26 +163,42 @@ def infer_design(fabric: AsBuilt, catalog: Catalog | None = None, name: str = "A
     facts.append(Inferred("switch model", switch_id or "unknown", conf, why))
 
     leaf_ids = {d.id for d in by_tier["leaf"]}
-    rail_of_leaf = defaultdict(set)
+    rail_of_leaf = defaultdict(Counter)
     for wire in host_links:
         nic, leaf = (wire.a, wire.b) if roles.get(wire.a) == "nic" else (wire.b, wire.a)
         if devs[nic].hca >= 0 and leaf in leaf_ids:
-            rail_of_leaf[leaf].add(devs[nic].hca)
-    # Rail-optimized when nearly every leaf serves one HCA index (a few miswired cables allowed).
-    single = sum(1 for v in rail_of_leaf.values() if len(v) == 1)
+            rail_of_leaf[leaf][devs[nic].hca] += 1
+    # Rail-optimized when nearly every leaf serves one HCA index: a leaf keeps its rail when a
+    # swapped or miswired cable or two bring it another index.
+    single = sum(1 for v in rail_of_leaf.values() if v.most_common(1)[0][1] >= 0.75 * sum(v.values()))
     rails_clean = ports > 1 and rail_of_leaf and single >= 0.75 * len(rail_of_leaf)
-    hosts_per_leaf: Counter[str] = Counter()
+    hosts_per_leaf = Counter()
     for wire in host_links:
         leaf = wire.b if roles.get(wire.a) == "nic" else wire.a
         hosts_per_leaf[leaf] += 1
     nodes_per_su = max(hosts_per_leaf.values(), default=1)
-    templates: list[Template] = ["rail-optimized"] if rails_clean else []
+    templates = ["rail-optimized"] if rails_clean else []
     templates += ["fat-tree", "leaf-spine"] if tiers == 3 else ["leaf-spine", "fat-tree"]
     if rails_clean:
         facts.append(Inferred("rails", str(ports), "high" if single == len(rail_of_leaf) else "medium",
                               f"{single} of {len(rail_of_leaf)} leaves serve one "
-                              + ("port name (ethN) only" if family == "ethernet" else "HCA index (mlx5_N) only")))
-        facts.append(Inferred("nodes per SU", str(nodes_per_su), "medium", "most hosts on one leaf"))
+                              + ("port name (ethN) only" if family == "ethernet" else "HCA index")
+                              + f" (indices {', '.join(str(i) for i in sorted(view.rank))}, ranked)"))
+        # Groups (SUs): leaves that share hosts; their size is the leaf ports they hold servers on,
+        # so an absent server or a management HCA does not change it.
+        groups = len(view.groups)
+        nodes_per_su = view.group_size or nodes_per_su
+        whole = sum(1 for n in view.slots if n >= nodes_per_su)
+        conf = "high" if whole >= groups - 1 else "medium"
+        facts.append(Inferred("nodes per SU", str(nodes_per_su), conf,
+                              f"{groups} groups of leaves that share hosts; {whole} of them hold {nodes_per_su} "
+                              "servers on their leaf ports"))
+        by_slots = nodes_per_su * (groups - 1) + min(nodes_per_su, view.slots[-1] if view.slots else 0)
+        if by_slots != servers:
+            servers = max(by_slots, len(hosts))
+            facts[server_fact] = Inferred("servers", str(servers), "medium",
+                                          f"{groups} groups of {nodes_per_su} servers, read from the leaf ports "
+                                          f"that hold HCAs ({len(hosts)} host names seen)")
 
     if not link:
         inf.problems.append("the capture reports no link rates (LLDP neighbours without a MAU type, or a CSV "
@@ -174,28 +208,40 @@ def infer_design(fabric: AsBuilt, catalog: Catalog | None = None, name: str = "A
         inf.problems.append(f"no catalog switch runs {link}G host links and {uplink}G uplinks; "
                             "the capture is audited on its own, without a design")
         return inf
+    planes = _planes(fabric, roles)
+    if planes > 1:
+        facts.append(Inferred("planes", str(planes), "high", f"the switches form {planes} fabrics of the same size "
+                              "that share no link; each server has HCAs in every one"))
     server = _server(catalog, ports, link)
     observed = (len(by_tier["leaf"]), len(by_tier["spine"]), len(by_tier["core"]),
                 len(host_links), len([wire for wire in up_links if "leaf" in (roles.get(wire.a), roles.get(wire.b))]),
                 len([wire for wire in up_links if "core" in (roles.get(wire.a), roles.get(wire.b))]))
-    leaf_up: Counter[str] = Counter()
+    leaf_up = Counter()
     for wire in up_links:
         for end in (wire.a, wire.b):
             if roles.get(end) == "leaf":
                 leaf_up[end] += 1
     up = _mode(leaf_up.values(), 1)
+    # Spines numbered 1..9 with one number missing: the missing one is absent, not undesigned.
+    gaps = _numbering_gaps(by_tier["spine"]) if tiers == 2 else 0
+    if gaps:
+        pairs = Counter(frozenset((w.a, w.b)) for w in up_links)
+        parallel = _mode(pairs.values(), 1)
+        observed = (observed[0], observed[1] + gaps, observed[2], observed[3],
+                    observed[4] + gaps * parallel * len(by_tier["leaf"]), observed[5])
+        up += gaps * parallel
+        by_tier = {**by_tier, "spine": by_tier["spine"] + [None] * gaps}
     seen_spread = sorted(hosts_per_leaf.get(d.id, 0) for d in by_tier["leaf"])
     ratio = round(nodes_per_su * link / (up * uplink), 3) if up else 1.0
     ratios = sorted({1.0, ratio, 1.5, 2.0, 3.0, 4.0}, key=lambda x: abs(x - ratio))
-    # (score, SU size off, hosts per leaf off, order, candidate, template, ratio)
-    scored: list[tuple[int, int, int, int, FabricDesign, Template, float]] = []
+    scored = []              # (score, SU size off, order, candidate, template, ratio)
     for template in templates:
         for r, nps, counts in [(ratio, n, c) for ratio in ratios for c in (False, True)
                                for n in dict.fromkeys((nodes_per_su, int(up * ratio * uplink // link) or 1))]:
             # Sizing alone gives a candidate's counts; only the one kept is derived in full.
             try:
                 cand = _candidate(name, server, ports, link, uplink, switch_id, template, tiers, nps,
-                                  r, servers, counts, by_tier, family)
+                                  r, servers, counts, by_tier, family, planes)
                 resolved, plan = plan_only(cand, catalog)
             except (ValueError, KeyError):
                 continue
@@ -212,7 +258,10 @@ def infer_design(fabric: AsBuilt, catalog: Catalog | None = None, name: str = "A
         if scored and scored[-1][:3] == (0, 0, 0):
             break
     best = None
-    for score, _, _, _, cand, template, r in sorted(scored, key=lambda c: c[:4]):
+    # Leaves that each serve one HCA index are rails: that is the template, whatever absent
+    # devices do to the counts (another template can match a damaged capture's counts better).
+    first = (lambda c: c[5] != "rail-optimized") if rails_clean else (lambda c: False)  # noqa: E731
+    for score, _, _, _, cand, template, r in sorted(scored, key=lambda c: (first(c), *c[:4])):
         try:
             best = (score, cand, derive(cand, catalog), template, r)
             break
@@ -223,16 +272,72 @@ def infer_design(fabric: AsBuilt, catalog: Catalog | None = None, name: str = "A
         return inf
     score, inf.design, inf.derived, template, r = best
     inf.exact = score == 0
-    facts.append(Inferred("template", template, "high" if score == 0 else "low",
-                          "the candidate whose switch and link counts equal the capture's" if score == 0 else
-                          f"closest candidate; {score} switches or links differ from the capture"))
+    total = sum(observed) or 1
+    if score == 0:
+        conf, why = "high", "the candidate whose switch and link counts equal the capture's"
+    elif template == "rail-optimized" and rails_clean and single >= 0.9 * len(rail_of_leaf):
+        # The rails say rail-optimized; a few absent devices or links do not change that.
+        conf, why = "high", (f"rails read from the HCA index; the closest sizing differs from the capture by {score} "
+                             "switches or links (absent devices and missing links, listed by the audit)")
+    else:
+        conf, why = ("medium" if score <= 0.1 * total else "low",
+                     f"closest candidate; {score} switches or links differ from the capture")
+    facts.append(Inferred("template", template, conf, why))
+    if tiers == 2 and by_tier["spine"] and leaf_up:
+        pairs = Counter(frozenset((w.a, w.b)) for w in up_links)
+        parallel = _mode(pairs.values(), 1)
+        seen = len(by_tier["spine"]) - gaps
+        facts.append(Inferred("spines", f"{len(by_tier['spine'])}, {parallel} link(s) from each leaf to each",
+                              "high" if inf.derived.plan.spines == len(by_tier["spine"]) else "medium",
+                              f"{seen} spines seen" + (f" and {gaps} missing from their numbering" if gaps else "")
+                              + f"; {up} uplinks on most leaves"))
     facts.append(Inferred("leaf oversubscription", f"{r:g}:1", "medium",
                           f"{nodes_per_su} host ports and {up} uplinks on most leaves"))
-    inf.mapping = map_devices(fabric, roles, inf.derived)
+    inf._fabric = fabric               # placed on the inferred design when first asked (placed())
     return inf
 
 
-def _spread_off(plan: Plan, resolved: Resolved, seen: list[int]) -> int:
+def _planes(fabric: AsBuilt, roles: dict[str, str]) -> int:
+    """Independent planes: switch groups linked among themselves and not to each other, each
+    with the same numbers of leaves, spines and cores (else 1)."""
+    parent: dict[str, str] = {d.id: d.id for d in fabric.switches() if roles.get(d.id) in ROLES}
+
+    def find(x: str) -> str:
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    for w in fabric.links:
+        if w.a in parent and w.b in parent:
+            parent[find(w.a)] = find(w.b)
+    shapes: dict[str, Counter] = defaultdict(Counter)
+    for sw in parent:
+        shapes[find(sw)][roles[sw]] += 1
+    planes = [s for s in shapes.values() if s["leaf"]]
+    if len(planes) > 1 and all(s == planes[0] for s in planes):
+        return len(planes)
+    return 1
+
+
+def _numbering_gaps(switches) -> int:
+    """How many numbers are missing from switch names numbered alike (spine-1 .. spine-9 without
+    spine-4: 1); 0 when the names do not number them so."""
+    stems, nums = set(), []
+    for d in switches:
+        found = re.findall(r"\d+", d.name, re.ASCII)
+        if not found:
+            return 0
+        nums.append(int(found[-1]))
+        stems.add(re.sub(r"\d+", "#", d.name))
+    if len(stems) != 1 or len(set(nums)) != len(nums) or not nums:
+        return 0
+    count = max(nums) + (1 if min(nums) == 0 else 0)
+    missing = count - len(nums)
+    return missing if 0 < missing <= max(1, len(nums) // 4) else 0
+
+
+def _spread_off(plan, resolved, seen: list[int]) -> int:
     """How far the candidate's hosts per leaf (sorted, all planes) are from the capture's."""
     per_leaf = Counter(leaf for leaf, _ in leaf_assignment(plan, resolved.rails))
     planned = sorted([per_leaf.get(i, 0) for i in range(plan.leaves)] * resolved.planes)
@@ -241,7 +346,7 @@ def _spread_off(plan: Plan, resolved: Resolved, seen: list[int]) -> int:
     return sum(abs(a - b) for a, b in zip(planned, seen, strict=True))
 
 
-def _planned_counts(resolved: Resolved, plan: Plan) -> tuple[int, ...]:
+def _planned_counts(resolved, plan) -> tuple[int, ...]:
     """(leaves, spines, cores, host links, leaf-spine links, spine-core links) of a sized design,
     all planes: the counts its metrics report, read off the plan without building anything."""
     p = resolved.planes
@@ -250,7 +355,7 @@ def _planned_counts(resolved: Resolved, plan: Plan) -> tuple[int, ...]:
             links.get("leaf-spine", 0), links.get("spine-core", 0))
 
 
-def _switch_model(switches: list[Device], catalog: Catalog, gbps: int) -> tuple[str | None, str, str]:
+def _switch_model(switches, catalog: Catalog, gbps: int):
     parts = Counter(d.part for d in switches if d.part)
     ib = [s for s in catalog.switches.values() if s.family == "infiniband"] if hasattr(catalog, "switches") else []
     for part, n in parts.most_common():
@@ -265,10 +370,10 @@ def _switch_model(switches: list[Device], catalog: Catalog, gbps: int) -> tuple[
     for devid, n in Counter(d.devid for d in switches if d.devid).most_common():
         known = ids.by_devid(devid)
         on_chip = known.catalog if known and known.kind == "switch" else ()
-        chip_parts = [c for c in on_chip if c in getattr(catalog, "switches", {})]
-        if chip_parts and known:
-            return chip_parts[0], "medium", (f"{n} switches report devid 0x{devid:04x} ({known.name}); catalog "
-                                             f"parts on that chip: {', '.join(chip_parts)}")
+        parts = [c for c in on_chip if c in getattr(catalog, "switches", {})]
+        if parts:
+            return parts[0], "medium", (f"{n} switches report devid 0x{devid:04x} ({known.name}); catalog parts "
+                                        f"on that chip: {', '.join(parts)}")
     fits = [s for s in ib if s.ports_at(gbps)]
     if fits:
         s = max(fits, key=lambda s: s.ports_at(gbps))
@@ -286,19 +391,18 @@ def _server(catalog: Catalog, ports: int, gbps: int) -> ClusterSpec:
                        gpus_per_server=max(1, ports))
 
 
-def _candidate(name: str, server: ClusterSpec, ports: int, link: int, uplink: int, switch_id: str,
-               template: Template, tiers: int, nodes_per_su: int, ratio: float, servers: int,
-               counts: bool, by_tier: dict[str, list[Device]], family: str = "infiniband") -> FabricDesign:
+def _candidate(name, server, ports, link, uplink, switch_id, template, tiers, nodes_per_su, ratio, servers,
+               counts, by_tier, family="infiniband", planes=1) -> FabricDesign:
     cluster = dataclasses.replace(server, servers=max(1, servers))
-    def tier(r: str, over: float = 1.0) -> TierSpec:
-        return TierSpec(count=len(by_tier[r]) if counts and by_tier[r] else None, oversubscription=over)
-
+    # Tier counts are per plane.
+    tier = lambda r, over=1.0: TierSpec(count=len(by_tier[r]) // planes if counts and by_tier[r] else None,  # noqa: E731
+                                        oversubscription=over)
     fabric = FabricSpec(template=template, technology=_technology(link, uplink, family), switch=switch_id,
                         link_gbps=None, uplink_gbps=uplink if uplink != link else None, tiers=tiers,
                         nodes_per_su=max(1, nodes_per_su),
-                        leaf=TierSpec(count=len(by_tier["leaf"]) if counts and template != "rail-optimized" else None,
-                                      oversubscription=ratio),
-                        spine=tier("spine"), core=tier("core") if tiers == 3 else TierSpec())
+                        leaf=TierSpec(count=len(by_tier["leaf"]) // planes if counts and template != "rail-optimized"
+                                      else None, oversubscription=ratio),
+                        spine=tier("spine"), core=tier("core") if tiers == 3 else TierSpec(), planes=planes)
     if server.port_gbps is None and link:
         fabric = dataclasses.replace(fabric, link_gbps=None)
     return FabricDesign(meta=Meta(name=name), cluster=cluster, fabric=fabric)
@@ -313,19 +417,17 @@ def _technology(gbps: int, uplink: int = 0, family: str = "infiniband") -> str:
 _MODEL = re.compile(r"\b[A-Z]{1,4}\d{3,5}[A-Z]?\b")
 
 
-def _model_names(switch: Switch) -> set[str]:
+def _model_names(switch) -> set[str]:
     """Model names a system description may carry for a catalog switch (SN5600, QM9700)."""
     text = f"{switch.name} {switch.part_number or ''} {switch.id}".upper()
     return set(_MODEL.findall(text))
 
 
-def _ethernet_switch_model(switches: list[Device], catalog: Catalog,
-                           gbps: int) -> tuple[str | None, str, str, str]:
+def _ethernet_switch_model(switches, catalog: Catalog, gbps: int):
     """(catalog id, confidence, why, unrecognised descriptions) from the system descriptions that
     LLDP neighbours report (`... running on Mellanox SN5600`, `HwSku: Mellanox-SN5600-...`)."""
     eth = [s for s in getattr(catalog, "switches", {}).values() if s.family == "ethernet"]
-    found: Counter[str] = Counter()
-    unknown: Counter[str] = Counter()
+    found, unknown = Counter(), Counter()
     for d in switches:
         text = (d.description or "").upper()
         hits = [s.id for s in eth for m in _model_names(s) if re.search(rf"(?<![A-Z0-9])M?{m}(?![0-9])", text)]
@@ -348,54 +450,5 @@ def _ethernet_switch_model(switches: list[Device], catalog: Catalog,
 
 
 def map_devices(fabric: AsBuilt, roles: dict[str, str], derived: Derived) -> dict[str, str]:
-    """As-built device id -> design node id: switches by name order per tier, NICs by host name
-    order and HCA index; default-named NICs by the leaf port they are plugged into."""
-    g = derived.graph
-    mapping: dict[str, str] = {}
-    devs = fabric.devices
-    hosts = sorted({d.host for d in fabric.endpoints() if d.host}, key=natural_key)
-    server_of = {h: i for i, h in enumerate(hosts)}
-    # HCA indices ranked, so that a server whose compute HCAs are mlx5_0-3 and mlx5_6-9 (the
-    # others serve storage) still has NIC ports 1-8.
-    rank = {h: i for i, h in enumerate(sorted({d.hca for d in fabric.endpoints() if d.hca >= 0}))}
-    # Leaves sort by the first server and HCA they serve (SU, then rail), then by name.
-    first_server: dict[str, int] = {}
-    rails: dict[str, Counter[int]] = defaultdict(Counter)
-    for link in fabric.links:
-        for nic, sw in ((link.a, link.b), (link.b, link.a)):
-            d = devs.get(nic)
-            if d is not None and d.host and roles.get(nic) == "nic":
-                first_server[sw] = min(first_server.get(sw, 1 << 30), server_of[d.host])
-                rails[sw][rank.get(d.hca, 0)] += 1
-    # A miswired cable or two do not move a leaf: its rail is the one most of its hosts use.
-    served = {sw: (first_server[sw], rails[sw].most_common(1)[0][0]) for sw in first_server}
-    for role in ROLES:
-        built = sorted((d for d in devs.values() if roles.get(d.id) == role),
-                       key=lambda d: (served.get(d.id, (1 << 30,)), natural_key(d.name)))
-        design = sorted((n for n, d in g.nodes(data=True) if d["role"] == role),
-                        key=lambda n: (g.nodes[n]["plane"], g.nodes[n]["index"]))
-        # A device named as a design device is that device; the rest pair up in name order.
-        same = {d.id: d.name for d in built if d.name in g and g.nodes[d.name]["role"] == role}
-        mapping.update(same)
-        rest = [n for n in design if n not in set(same.values())]
-        mapping.update(zip((d.id for d in built if d.id not in same), rest, strict=False))
-    for d in fabric.endpoints():
-        if d.host and d.hca >= 0:
-            nid = f"srv-{server_of[d.host] + 1}.nic-{rank[d.hca] + 1}"
-            if nid in g:
-                mapping[d.id] = nid
-    # Default-named NICs: the designed NIC at the leaf port they use.
-    at_port = {}
-    for n, leaf, data in g.edges(data=True):
-        if data["tier"] == "node-leaf":
-            nic, lf = (n, leaf) if g.nodes[n]["role"] == "nic" else (leaf, n)
-            at_port[(lf, data["pb"])] = nic
-    taken = set(mapping.values())
-    for link in fabric.links:
-        for nic, sw, port in ((link.a, link.b, link.pb), (link.b, link.a, link.pa)):
-            if nic in devs and roles.get(nic) == "nic" and nic not in mapping and sw in mapping:
-                target = at_port.get((mapping[sw], port))
-                if target and target not in taken:
-                    mapping[nic] = target
-                    taken.add(target)
-    return mapping
+    """As-built device id -> design node id, placed by where devices are cabled (capture_mapping)."""
+    return place(fabric, roles, design_view(derived)).mapping

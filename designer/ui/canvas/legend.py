@@ -35,6 +35,8 @@ class LegendWidget(QWidget):
         self.plane_box.hide()
         self.plane_box.activated.connect(self.planeChosen.emit)
         self.hidden: list[str] = []
+        self.problems = 0              # elements the Findings panel marks as errors or warnings
+        self.audit_marks: list[tuple[str, list[str], QColor]] = []   # what the audit overlay draws
 
     def set_layout(self, layout: Layout | None) -> None:
         self.layout_ = layout
@@ -59,6 +61,17 @@ class LegendWidget(QWidget):
 
     def set_theme(self, theme: Theme) -> None:
         self.theme = theme
+        self.update()
+
+    def set_problems(self, count: int) -> None:
+        """How many elements the findings mark: the legend explains the mark only when one is drawn,
+        so it never says "Has a problem" while Findings says there is none."""
+        self.problems = count
+        self.update()
+
+    def set_audit_marks(self, marks: list[tuple[str, list[str], QColor]]) -> None:
+        """The kinds of mark the audit overlay draws (none when no audit is shown)."""
+        self.audit_marks = list(marks)
         self.update()
 
     def set_failure(self, failure) -> None:
@@ -128,7 +141,9 @@ class LegendWidget(QWidget):
             else:
                 rows.append(("stack", [f"{r.planes} identical planes (plane {drawn} drawn)",
                                        f"{r.planes} identical planes"], t.muted))
-        rows.append(("problem", ["Has a problem (see Findings)", "Problem"], t.error))
+        rows += self.audit_marks
+        if self.problems:
+            rows.append(("problem", ["Has a problem (see Findings)", "Problem"], t.error))
         return rows
 
     HEIGHT = 28   # one line; a narrow canvas gets a second line rather than a cut entry

@@ -26,6 +26,8 @@ class FabricScene(QGraphicsScene):
     """The drawn layout changed (edit, undo, preview); carries the Layout or None."""
 
     failureChanged = Signal(object)
+    problemsChanged = Signal(int)
+    """How many elements findings mark as errors or warnings (the legend explains the mark)."""
     """A failure (or a later build-out phase) is shown or cleared; carries its LinkFailure or None."""
 
     def __init__(self, controller, theme: Theme | None = None, parent=None):
@@ -123,6 +125,8 @@ class FabricScene(QGraphicsScene):
         if problems != self._problems:
             self._problems = problems
             self.update()
+        self.problemsChanged.emit(sum(1 for k, v in problems.items() if v in ("error", "warning")
+                                      and not k.startswith("tier:")))
 
     def set_theme(self, theme: Theme) -> None:
         self.theme = theme

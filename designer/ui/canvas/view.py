@@ -75,6 +75,8 @@ class FabricView(QGraphicsView):
         self.drag_label.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents, True)
         scene.layoutChanged.connect(self._on_layout)
         scene.failureChanged.connect(self.legend.set_failure)
+        scene.problemsChanged.connect(self.legend.set_problems)
+        scene.problemsChanged.connect(lambda _n: self._place_overlays())
         scene.failureChanged.connect(lambda _failure: self._place_overlays())   # the legend may need a second line
         self.controller.displayChanged.connect(self._on_display)
         self.controller.focusRequested.connect(self.focus_element)

@@ -2,19 +2,24 @@
 
 Import opens a capture (ibnetdiscover, LLDP) as a new, unsaved design: the inferred design with
 the capture's differences as edits. Audit compares a capture with the open design, off the UI
-thread, then overlays the findings on the canvas (missing links dashed red, degraded links
-amber, missing devices as ghost boxes) and lists them in a dock; clicking one selects its device.
+thread, then marks only the faulty devices and links on the canvas (missing links and absent
+devices dashed red, swapped and miswired cables red, degraded links amber) and lists the
+findings in the Audit panel; choosing a finding there shows that one on the canvas.
 """
 
 from __future__ import annotations
 
+import os
+
 from PySide6.QtCore import QObject, QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QPainterPath, QPen
-from PySide6.QtWidgets import QDockWidget, QFileDialog, QGraphicsItem, QListWidget, QListWidgetItem
+from PySide6.QtWidgets import QDockWidget, QFileDialog, QGraphicsItem
 
+from designer.io.audit_csv import write_findings_csv
 from designer.io.fabric_capture import CaptureError, import_capture, load_capture
 from designer.model.decisions.audit import AuditReport, audit
 from designer.model.topology.inference import infer_design
+from designer.ui.panels.audit_panel import AuditPanel
 from designer.ui.services.background import Latest
 
 RED, AMBER, GREY = QColor(200, 40, 40), QColor(230, 150, 20), QColor(140, 140, 140)
@@ -28,28 +33,47 @@ def _canvas_id(design_id: str | None) -> str | None:
     return design_id.split(".nic-")[0] if ".nic-" in design_id else design_id
 
 
+def marks(kind: str, e: dict) -> tuple[list[tuple[str | None, str | None, QColor, bool]], list[str]]:
+    """(lines, ghosts) that one finding draws: a line (a, b, colour, dashed) per cable."""
+    if kind == "missing_devices":
+        return [], [e["device"]]
+    if kind == "missing_links":
+        return [(e["a"].get("design_id"), e["b"].get("design_id"), RED, True)], []
+    if kind == "degraded_links":
+        return [(e["a"].get("design_id"), e["b"].get("design_id"), AMBER, False)], []
+    if kind == "swapped":
+        return [(e["a"].get("design_id"), e["a_on"].get("design_id"), RED, False),
+                (e["b"].get("design_id"), e["b_on"].get("design_id"), RED, False)], []
+    if kind in ("miswired", "extra_links") and "a" in e:
+        return [(e["a"].get("design_id"), e["b"].get("design_id"), RED, False)], []
+    return [], []
+
+
 class AuditOverlay(QGraphicsItem):
     """Lines and ghost boxes drawn over the fabric; it takes no clicks."""
 
     def __init__(self, scene):
         super().__init__()
         self._scene = scene
-        self.lines: list[tuple[str, str, QColor, bool]] = []
+        self.lines: list[tuple[str | None, str | None, QColor, bool]] = []
         self.ghosts: list[str] = []
+        self.focus: tuple[list, list[str]] | None = None
         self.setZValue(50)
         self.setAcceptedMouseButtons(Qt.MouseButton.NoButton)
 
     def set_report(self, report: AuditReport | None) -> None:
         self.prepareGeometryChange()
-        self.lines, self.ghosts = [], []
+        self.lines, self.ghosts, self.focus = [], [], None
         if report is not None:
-            for e in report.missing_links:
-                self.lines.append((e["a"]["design_id"], e["b"]["design_id"], RED, True))
-            for e in report.degraded_links:
-                self.lines.append((e["a"].get("design_id"), e["b"].get("design_id"), AMBER, False))
-            for e in report.miswired:
-                self.lines.append((e["a"].get("design_id"), e["b"].get("design_id"), RED, False))
-            self.ghosts = [e["device"] for e in report.missing_devices]
+            for kind, e in report.rows():
+                lines, ghosts = marks(kind, e)
+                self.lines += lines
+                self.ghosts += ghosts
+        self.update()
+
+    def set_focus(self, kind: str | None, entry: dict | None) -> None:
+        """Show one finding: its marks drawn strong, the others faint."""
+        self.focus = marks(kind, entry) if kind and entry else None
         self.update()
 
     def _pos(self, design_id) -> QPointF | None:
@@ -64,9 +88,13 @@ class AuditOverlay(QGraphicsItem):
         return self._scene.content_rect().adjusted(-40, -40, 40, 40)
 
     def paint(self, painter, option, widget=None) -> None:
-        for a, b, color, dashed in self.lines:
+        lines, ghosts = (self.lines, self.ghosts)
+        if self.focus is not None:
+            faint = [(a, b, QColor(c.red(), c.green(), c.blue(), 45), d) for a, b, c, d in self.lines]
+            lines, ghosts = faint + self.focus[0], self.ghosts
+        for a, b, color, dashed in lines:
             pa, pb = self._pos(a), self._pos(b)
-            if pa is None or pb is None:
+            if pa is None or pb is None or pa == pb:
                 continue
             pen = QPen(color, 3)
             pen.setCosmetic(True)
@@ -77,7 +105,7 @@ class AuditOverlay(QGraphicsItem):
         # A missing device: the designed box washed out, outlined dashed, marked "missing".
         pen = QPen(RED, 2, Qt.PenStyle.DashLine)
         pen.setCosmetic(True)
-        for ghost in self.ghosts:
+        for ghost in ghosts:
             p = self._pos(ghost)
             if p is not None:
                 box = QRectF(p.x() - 32, p.y() - 22, 64, 44)
@@ -93,15 +121,15 @@ class AuditActions(QObject):
         super().__init__(window)
         self.window = window
         self.report: AuditReport | None = None
+        self.source = ""
         self.overlay = AuditOverlay(window.scene)
         window.scene.addItem(self.overlay)
-        self.findings = QListWidget()
-        self.findings.setObjectName("auditFindings")
-        self.findings.itemActivated.connect(self._select)
-        self.findings.itemClicked.connect(self._select)
+        self.panel = AuditPanel()
+        self.panel.findingChosen.connect(self._chosen)
+        self.panel.exportRequested.connect(lambda: self.export_csv())
         self.dock = QDockWidget("Audit", window)
         self.dock.setObjectName("dock-audit")
-        self.dock.setWidget(self.findings)
+        self.dock.setWidget(self.panel)
         window.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.dock)
         if "metrics" in getattr(window, "docks", {}):
             window.tabifyDockWidget(window.docks["metrics"], self.dock)
@@ -165,6 +193,7 @@ class AuditActions(QObject):
             except (CaptureError, ValueError, KeyError, OSError) as exc:
                 return None, str(exc)
 
+        self.source = os.path.basename(path)
         self._work.run(work, lambda outcome: self._show(*outcome))
         self.window.statusBar().showMessage("Auditing...", 2000)
 
@@ -174,36 +203,55 @@ class AuditActions(QObject):
             return
         self.report = report
         self.overlay.set_report(report)
-        self.findings.clear()
-        for kind, entry in report.rows():
-            item = QListWidgetItem(_text(kind, entry))
-            target = entry.get("a", entry).get("design_id") or entry.get("device")
-            item.setData(Qt.ItemDataRole.UserRole, _canvas_id(target))
-            self.findings.addItem(item)
-        if not report.rows():
-            self.findings.addItem("The fabric is built as designed: no findings.")
+        self.panel.set_report(report, self.source)
+        self._legend()
         self.dock.show()
         self.dock.raise_()
         self.window.statusBar().showMessage(f"Audit: {len(report.rows())} finding(s)", 5000)
 
-    def _select(self, item: QListWidgetItem) -> None:
-        element = item.data(Qt.ItemDataRole.UserRole)
+    def _legend(self) -> None:
+        """The legend names the audit's marks while they are drawn, and only those drawn."""
+        drawn = {(color.name(), dashed) for *_, color, dashed in self.overlay.lines}
+        rows = []
+        if (RED.name(), True) in drawn or self.overlay.ghosts:
+            rows.append(("faildash", ["Audit: missing link or absent device", "Missing"], RED))
+        if (RED.name(), False) in drawn:
+            rows.append(("line", ["Audit: swapped or miswired cable", "Miswired"], RED))
+        if (AMBER.name(), False) in drawn:
+            rows.append(("line", ["Audit: degraded link", "Degraded"], AMBER))
+        legend = getattr(getattr(self.window, "view", None), "legend", None)
+        if legend is not None:
+            legend.set_audit_marks(rows)
+
+    def _chosen(self, kind: str, entry: dict) -> None:
+        self.overlay.set_focus(kind, entry)
+        a = entry.get("a", entry)
+        target = a.get("design_id") or entry.get("device")
+        element = _canvas_id(target)
         if element:
             self.window.controller.focus(element)
+
+    def export_csv(self, path: str | None = None) -> bool:
+        """The findings as CSV (the same rows as `audit --csv`)."""
+        if self.report is None:
+            return False
+        if path is None:
+            path, _ = QFileDialog.getSaveFileName(self.window, "Export Audit Findings", "audit.csv", "CSV (*.csv)")
+            if not path:
+                return False
+        try:
+            write_findings_csv(self.report, path)
+        except (OSError, ValueError) as exc:
+            self.window.dialogs.show_error("Cannot export", "The findings could not be written.", str(exc))
+            return False
+        self.window.statusBar().showMessage(f"Audit findings written to {path}", 5000)
+        return True
 
     def clear(self) -> None:
         self.report = None
         self.overlay.set_report(None)
-        self.findings.clear()
-
-
-def _text(kind: str, e: dict) -> str:
-    label = kind.replace("_", " ").rstrip("s")
-    if "a" in e:
-        a, b = e["a"], e["b"]
-        extra = e.get("reason") or e.get("as_built") or e.get("pair_links") or ""
-        return f"{label}: {a['device']}:{a['port']} – {b['device']}:{b['port']}" + (f" ({extra})" if extra else "")
-    return f"{label}: {e['device']}"
+        self.panel.set_report(None)
+        self._legend()
 
 
 def install(window, file_menu, tools_menu) -> AuditActions:

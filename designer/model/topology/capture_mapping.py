@@ -1,0 +1,435 @@
+"""Placing a capture on a design: which as-built device is which design device.
+
+Names in a real capture are unreliable (default HCA descriptions, site naming, servers absent),
+so devices are placed by where they are cabled, the way the design's wiring rule places them:
+
+- leaves fall into groups (SUs): two leaves belong together when many hosts have HCAs on both;
+  leaves whose hosts carry no name join the group their name's numbers point to;
+- a leaf's rail is the HCA index most of its hosts use on it, whatever the naming (mlx5_4,
+  HCA-5), ranked among the indices the compute hosts use;
+- groups pair with the design's groups in order (host names, then leaf names), and within a
+  group leaves pair by rail;
+- a host is the design server whose NIC positions (leaf, port) most of its HCAs occupy;
+- a named HCA is its server's NIC of the same rank; a default-named HCA is the NIC designed at
+  the leaf port it is plugged into, when that NIC is not already someone else's;
+- spines and cores pair with the design switches whose lower neighbours they share most, then
+  in name order (switches with the same neighbours are interchangeable in the wiring rule);
+- management HCAs (hosts named unlike the compute hosts, with fewer HCAs) and SHARP
+  aggregation nodes are set apart: they are part of no design.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter, defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from functools import partial
+from typing import Any, cast
+
+from designer.model.topology.asbuilt import AsBuilt, Device, natural_key
+from designer.model.topology.design_view import DesignView, view_from_graph
+
+ROLES = ("leaf", "spine", "core")
+_DIGITS = re.compile(r"\d+", re.ASCII)
+
+
+@dataclass
+class Placement:
+    """Where each as-built device sits in the design."""
+
+    mapping: dict[str, str] = field(default_factory=dict)        # as-built id -> design node
+    server_of_host: dict[str, int] = field(default_factory=dict)  # host name -> design server (0-based)
+    management: list[str] = field(default_factory=list)          # as-built ids set apart
+    attributed: dict[str, int] = field(default_factory=dict)     # default-named HCA id -> design server
+    unplaced: list[tuple[str, str, int]] = field(default_factory=list)  # (HCA id, leaf id, leaf port)
+    rank: dict[int, int] = field(default_factory=dict)           # HCA index -> rail rank
+    groups: list[list[str]] = field(default_factory=list)        # as-built leaf groups, design order
+    group_size: int = 0                                          # most common hosts per group
+
+
+def name_stem(host: str) -> str:
+    """A host name with its numbers blanked: 'dgx-h100-042' -> 'dgx-h#-#'."""
+    return _DIGITS.sub("#", host.lower())
+
+
+def management_hosts(fabric: AsBuilt, roles: dict[str, str]) -> set[str]:
+    """Hosts that are not compute servers: named unlike most hosts and with fewer HCAs than most.
+
+    Both are asked, so a compute server with ports down (fewer HCAs, same naming) stays a server
+    and a site that names its servers two ways keeps both.
+    """
+    per_host: dict[str, int] = Counter(d.host for d in fabric.endpoints() if d.host and roles.get(d.id) == "nic")
+    if not per_host:
+        return set()
+    stems = Counter[str]()
+    for host, n in per_host.items():
+        stems[name_stem(host)] += n
+    main_stem = stems.most_common(1)[0][0]
+    usual = Counter(per_host.values()).most_common(1)[0][0]
+    return {h for h, n in per_host.items() if name_stem(h) != main_stem and n < usual}
+
+
+def _leaf_ends(fabric: AsBuilt, roles: dict[str, str]) -> dict[str, list[tuple[int, str]]]:
+    """leaf id -> [(leaf port, HCA id)] of its host links."""
+    out: dict[str, list[tuple[int, str]]] = defaultdict(list)
+    for w in fabric.links:
+        for sw, port, nic in ((w.a, w.pa, w.b), (w.b, w.pb, w.a)):
+            if roles.get(sw) == "leaf" and roles.get(nic) == "nic":
+                out[sw].append((port, nic))
+    return out
+
+
+def _union_groups(items: Iterable[str], shares: dict[tuple[str, str], int]) -> list[list[str]]:
+    """Connected components of the leaves linked by strong host sharing."""
+    parent = {i: i for i in items}
+
+    def find(x: str) -> str:
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    best: dict[str, int] = defaultdict(int)
+    for (a, b), n in shares.items():
+        best[a] = max(best[a], n)
+        best[b] = max(best[b], n)
+    for (a, b), n in shares.items():
+        # A miswired cable shares one host between two groups; a group shares nearly all.
+        if 2 * n >= best[a] and 2 * n >= best[b] and (n >= 2 or best[a] == best[b] == 1):
+            parent[find(a)] = find(b)
+    out: dict[str, list[str]] = defaultdict(list)
+    for i in parent:
+        out[find(i)].append(i)
+    return list(out.values())
+
+
+def _shares(hosts_on: dict[str, set[str]]) -> dict[tuple[str, str], int]:
+    by_host: dict[str, list[str]] = defaultdict(list)
+    for leaf, hosts in hosts_on.items():
+        for h in hosts:
+            by_host[h].append(leaf)
+    shares: Counter[tuple[str, str]] = Counter()
+    for leaves in by_host.values():
+        leaves.sort()
+        for i, a in enumerate(leaves):
+            for b in leaves[i + 1:]:
+                shares[(a, b)] += 1
+    return shares
+
+
+def _group_number(names: dict[str, str], groups: list[list[str]]) -> dict[str, int] | None:
+    """Which number in the leaf names is the group's, if one is: the same within every
+    multi-leaf group and different between groups ('IBLEAF-03-05': 3 is the SU, 5 the rail)."""
+    numbers = {leaf: [int(x) for x in _DIGITS.findall(name)] for leaf, name in names.items()}
+    width = Counter(len(v) for v in numbers.values()).most_common(1)[0][0] if numbers else 0
+    big = [g for g in groups if len(g) > 1]
+    for pos in range(width):
+        if any(len(numbers[leaf]) != width for g in big for leaf in g):
+            break
+        values = [{numbers[leaf][pos] for leaf in g} for g in big]
+        if big and all(len(v) == 1 for v in values) and len({next(iter(v)) for v in values}) == len(big) > 1:
+            return {leaf: nums[pos] for leaf, nums in numbers.items() if len(nums) == width}
+    return None
+
+
+def place(fabric: AsBuilt, roles: dict[str, str], design: Any) -> Placement:
+    """Place the capture's devices on the design (a DesignView, or a device graph)."""
+    g = design if isinstance(design, DesignView) else view_from_graph(design)
+    devs = fabric.devices
+    out = Placement()
+    view = group_view(fabric, roles)
+    mgmt_hosts = view.management
+    out.management = sorted(d.id for d in fabric.endpoints() if d.host in mgmt_hosts)
+    compute = [d for d in fabric.endpoints() if roles.get(d.id) == "nic" and d.host not in mgmt_hosts]
+    out.rank = view.rank
+
+    # --- the design's groups, rails and host positions -------------------------------------
+    at_port: dict[tuple[str, int], str] = {}
+    d_hosts_on: dict[str, set[str]] = defaultdict(set)
+    d_rails: dict[str, Counter[int]] = defaultdict(Counter)
+    nic_of: dict[tuple[int, int], str] = {}
+    for n, data in g.nodes.items():
+        if data["role"] == "nic":
+            nic_of[(data["server"], data["port"])] = n
+    for nic, leaf, port, _ in g.host_links:
+        at_port[(leaf, port)] = nic
+        d_hosts_on[leaf].add(str(g.nodes[nic]["server"]))
+        d_rails[leaf][g.nodes[nic]["port"]] += 1
+    d_leaves = g.by_role("leaf")
+    d_groups = _union_groups(d_leaves, _shares(d_hosts_on))
+    server_min = {leaf: min((int(s) for s in d_hosts_on[leaf]), default=1 << 30) for leaf in d_leaves}
+    d_groups.sort(key=lambda grp: (min(g.nodes[x]["plane"] for x in grp), min(server_min[x] for x in grp),
+                                   min(g.nodes[x]["index"] for x in grp)))
+
+    ends, rail_of, groups = view.ends, view.rail_of, view.groups
+    out.groups = groups
+    out.group_size = view.group_size
+
+    # --- leaves: group by group, rail by rail ----------------------------------------------
+    mapping = out.mapping
+    same_name = {d.id: d.name for d in devs.values() if roles.get(d.id) in ROLES and d.name in g.nodes
+                 and g.nodes[d.name]["role"] == roles.get(d.id)}
+    for grp, d_grp in zip(groups, d_groups, strict=False):
+        free = sorted(d_grp, key=lambda n: g.nodes[n]["index"])
+        d_rail = {n: d_rails[n].most_common(1)[0][0] if d_rails[n] else -1 for n in free}
+        rest = []
+        for leaf in sorted(grp, key=lambda x: natural_key(devs[x].name)):
+            want = same_name.get(leaf)
+            if want not in free:
+                want = next((n for n in free if rail_of.get(leaf, -2) == d_rail[n]), None)
+            if want is None:
+                rest.append(leaf)
+                continue
+            mapping[leaf] = want
+            free.remove(want)
+        mapping.update(zip(rest, free, strict=False))
+
+    # --- servers: by the positions their HCAs occupy ---------------------------------------
+    votes: dict[str, Counter[int]] = defaultdict(Counter)
+    for leaf, rows in ends.items():
+        d_leaf = mapping.get(leaf)
+        for port, nic in rows:
+            host = devs[nic].host
+            target = at_port.get((d_leaf, port)) if d_leaf else None
+            if host and host not in mgmt_hosts and target:
+                votes[host][g.nodes[target]["server"]] += 1
+    taken: set[int] = set()
+    ballots = sorted(((n, host, server) for host, c in votes.items() for server, n in c.items()),
+                     key=lambda t: (-t[0], natural_key(t[1]), t[2]))
+    for _, host, server in ballots:
+        if host not in out.server_of_host and server not in taken:
+            out.server_of_host[host] = server
+            taken.add(server)
+    for d in compute:
+        chosen = out.server_of_host.get(d.host) if d.host else None
+        nid = nic_of.get((chosen, out.rank[d.hca])) if chosen is not None and d.hca in out.rank else None
+        if nid is not None:
+            mapping[d.id] = nid
+    # Default-named HCAs: the NIC designed at their leaf port, unless a named HCA holds it.
+    held = set(mapping.values())
+    for leaf, rows in sorted(ends.items()):
+        for port, nic in sorted(rows):
+            d = devs[nic]
+            if d.host or nic in mapping:
+                continue
+            target = at_port.get((mapping[leaf], port)) if leaf in mapping else None
+            if target is not None and target not in held:
+                mapping[nic] = target
+                held.add(target)
+                out.attributed[nic] = g.nodes[target]["server"]
+            else:
+                out.unplaced.append((nic, leaf, port))
+    _place_upper(fabric, roles, g, mapping, same_name)
+    return out
+
+
+def _place_upper(fabric: AsBuilt, roles: dict[str, str], g: DesignView, mapping: dict[str, str],
+                 same_name: dict[str, str]) -> None:
+    """Spines, then cores: to the design switches whose lower neighbours they share most."""
+    devs = fabric.devices
+    below: dict[str, Counter[str]] = defaultdict(Counter)
+    for w in fabric.links:
+        for up, down in ((w.a, w.b), (w.b, w.a)):
+            if roles.get(up) in ("spine", "core") and down in mapping:
+                below[up][mapping[down]] += 1
+    for level, role in ((2, "spine"), (3, "core")):
+        built = [d.id for d in devs.values() if roles.get(d.id) == role]
+        design = g.by_role(role)
+        # Design switches with the same lower neighbours form one class: any of them will do.
+        classes: dict[frozenset[str], list[str]] = defaultdict(list)
+        for n in sorted(design, key=lambda n: (g.nodes[n]["plane"], g.nodes[n]["index"])):
+            classes[frozenset(p for p in g.below(n) if g.nodes[p]["level"] == level - 1)].append(n)
+        keys = list(classes)
+        taken = {same_name[b] for b in built if b in same_name}
+        for b in built:
+            if b in same_name:
+                mapping[b] = same_name[b]
+        for key in keys:
+            if taken & set(classes[key]):
+                classes[key] = [n for n in classes[key] if n not in taken]
+        rest = sorted((b for b in built if b not in same_name), key=lambda b: natural_key(devs[b].name))
+        # Which classes each lower design device belongs to, so a switch's overlap with every
+        # class is one pass over its own neighbours.
+        lower_in: dict[str, list[int]] = defaultdict(list)
+        for k, key in enumerate(keys):
+            for p in key:
+                lower_in[p].append(k)
+        shared: dict[str, Counter[int]] = {}
+        for b in rest:
+            c: Counter[int] = Counter()
+            for p, links in below.get(b, Counter()).items():
+                for k in lower_in.get(p, ()):
+                    c[k] += links
+            shared[b] = c
+        # Each switch goes to the class it shares most neighbours with; a full class passes its
+        # weakest members on to their next choice.
+        order = list(range(len(keys)))
+        choice = {b: sorted(order, key=shared[b].__getitem__, reverse=True) for b in rest}
+        step = dict.fromkeys(rest, 0)
+        members: dict[int, list[str]] = defaultdict(list)
+        for b in rest:
+            members[choice[b][0]].append(b)
+        moved = True
+        while moved:
+            moved = False
+            for k in list(members):
+                cap = len(classes[keys[k]])
+                if len(members[k]) > cap:
+                    members[k].sort(key=partial(_strength, shared, devs, k))
+                    for b in members[k][cap:]:
+                        step[b] += 1
+                        if step[b] < len(keys):
+                            members[choice[b][step[b]]].append(b)
+                            moved = True
+                    members[k] = members[k][:cap]
+        for k, bs in members.items():
+            for slot, n in zip(_by_number(bs, devs, classes[keys[k]]), classes[keys[k]], strict=False):
+                if slot is not None:
+                    mapping[slot] = n
+        # Switches mapped above feed the tier above them.
+        for w in fabric.links:
+            for up, down in ((w.a, w.b), (w.b, w.a)):
+                if roles.get(up) == "core" and roles.get(down) == role and down in mapping and role == "spine":
+                    below[up][mapping[down]] += 1
+
+
+@dataclass
+class GroupView:
+    """The capture's leaf groups and rails, read without a design."""
+
+    management: set[str]                       # host names set apart
+    rank: dict[int, int]                       # HCA index -> rail rank
+    ends: dict[str, list[tuple[int, str]]]     # leaf -> [(port, HCA id)]
+    hosts_on: dict[str, set[str]]              # leaf -> compute host names on it
+    rail_of: dict[str, int]                    # leaf -> rail rank most of its hosts use
+    groups: list[list[str]]                    # leaf groups, in group order
+    slots: list[int]                           # per group: leaf ports holding a compute HCA
+    single_rail: int                           # leaves whose named HCAs all share one index
+    group_size: int = 0
+
+
+def group_view(fabric: AsBuilt, roles: dict[str, str]) -> GroupView:
+    """The capture's groups, read once per capture and roles (inference and audit both ask)."""
+    cache = fabric.__dict__.setdefault("_group_views", {})
+    key = (id(roles), len(fabric.links), len(fabric.devices))
+    if key not in cache:
+        cache.clear()
+        cache[key] = _group_view(fabric, roles)
+    return cast(GroupView, cache[key])
+
+
+def _group_view(fabric: AsBuilt, roles: dict[str, str]) -> GroupView:
+    devs = fabric.devices
+    mgmt_hosts = management_hosts(fabric, roles)
+    compute = [d for d in fabric.endpoints() if roles.get(d.id) == "nic" and d.host not in mgmt_hosts]
+    rank = {h: i for i, h in enumerate(sorted({d.hca for d in compute if d.hca >= 0}))}
+    # --- the capture's groups and rails ----------------------------------------------------
+    ends = _leaf_ends(fabric, roles)
+    leaves = [d.id for d in devs.values() if roles.get(d.id) == "leaf"]
+    hosts_on: dict[str, set[str]] = {leaf: {devs[n].host for _, n in ends.get(leaf, ()) if devs[n].host
+                                            and devs[n].host not in mgmt_hosts} for leaf in leaves}
+    rail_of: dict[str, int] = {}
+    for leaf in leaves:
+        ranks = Counter(rank[devs[n].hca] for _, n in ends.get(leaf, ())
+                        if devs[n].host and devs[n].host not in mgmt_hosts and devs[n].hca in rank)
+        if ranks:
+            rail_of[leaf] = ranks.most_common(1)[0][0]
+    shares = _shares(hosts_on)
+    groups = _union_groups(leaves, shares)
+    numbers = _group_number({leaf: devs[leaf].name for leaf in leaves}, groups)
+    if numbers:
+        # Leaves whose hosts have no names join the group their name numbers.
+        by_number: dict[int, list[str]] = {}
+        for grp in groups:
+            if len(grp) > 1 and grp[0] in numbers:
+                by_number[numbers[grp[0]]] = grp
+        for grp in [grp for grp in groups if len(grp) == 1]:
+            target = by_number.get(numbers.get(grp[0], -1))
+            if target is not None and target is not grp:
+                target.extend(grp)
+                groups.remove(grp)
+
+    _join_short_groups(groups, shares)
+
+    def group_key(grp: list[str]) -> tuple[Any, ...]:
+        hosts = sorted({h for leaf in grp for h in hosts_on[leaf]}, key=natural_key)
+        num = min((numbers[x] for x in grp if x in numbers), default=1 << 30) if numbers else 0
+        return (num, 0 if hosts else 1, natural_key(hosts[0]) if hosts else [],
+                min(natural_key(devs[x].name) for x in grp))
+
+    groups.sort(key=group_key)
+    mgmt_ids = {d.id for d in fabric.endpoints() if d.host in mgmt_hosts}
+    # A server's slot is the leaf port its HCAs use on every rail leaf of its group: a port used on
+    # at most half the group's leaves holds a stray or moved cable, not a server.
+    slots = []
+    for grp in groups:
+        used = Counter(p for leaf in grp for p in {p for p, n in ends.get(leaf, ()) if n not in mgmt_ids})
+        slots.append(sorted(p for p, n in used.items() if 2 * n > len(grp) or len(grp) == 1))
+    size = max((len(s) for s in slots), default=0)
+    single = sum(1 for leaf in leaves if len({devs[n].hca for _, n in ends.get(leaf, ())
+                                              if devs[n].host and devs[n].host not in mgmt_hosts}) == 1)
+    # The last group may be partly filled: its highest server slot says how far.
+    counts = [len(s) for s in slots]
+    if slots and slots[-1]:
+        counts[-1] = min(size, max(len(slots[-1]), slots[-1][-1]))
+    return GroupView(mgmt_hosts, rank, ends, hosts_on, rail_of, groups, counts, single, size)
+
+
+
+def _join_short_groups(groups: list[list[str]], shares: dict[tuple[str, str], int]) -> None:
+    """A group of at most half as many leaves as most (a leaf that lost most of its host cables)
+    joins the group it shares the most hosts with."""
+    sizes = Counter(len(g) for g in groups if len(g) > 1)
+    if not sizes:
+        return
+    usual = sizes.most_common(1)[0][0]
+    for grp in sorted((g for g in groups if 2 * len(g) <= usual), key=len):
+        if grp not in groups:
+            continue
+        best, best_n = None, 0
+        members = set(grp)
+        for other in groups:
+            if other is grp:
+                continue
+            n = sum(c for (a, b), c in shares.items() if (a in members and b in other) or (b in members and a in other))
+            if n > best_n:
+                best, best_n = other, n
+        if best is not None:
+            best.extend(grp)
+            groups.remove(grp)
+
+
+def _strength(shared: dict[str, Counter[int]], devs: dict[str, Device], k: int, b: str) -> tuple[int, list[Any]]:
+    """Sort key: the switch sharing most neighbours with class k first, then by name."""
+    return (-shared[b][k], natural_key(devs[b].name))
+
+
+def _by_number(built: list[str], devs: dict[str, Device], design: list[str]) -> list[str | None]:
+    """Interchangeable switches in slot order: by the number their names end in when those
+    numbers are the design's (IBSPINE-14 is spine-14) or fit the slots (an absent one leaving
+    its gap), else by name."""
+    slots = len(design)
+    nums = {}
+    for b in built:
+        found = _DIGITS.findall(devs[b].name)
+        if found:
+            nums[b] = int(found[-1])
+    if len(nums) == len(built) and len(set(nums.values())) == len(built) and built:
+        own = {int(_DIGITS.findall(n)[-1]): i for i, n in enumerate(design) if _DIGITS.findall(n)}
+        if len(own) == slots and all(v in own for v in nums.values()):
+            by_slot: list[str | None] = [None] * slots
+            for b, v in nums.items():
+                by_slot[own[v]] = b
+            return by_slot
+        base = 0 if min(nums.values()) == 0 else 1
+        if max(nums.values()) - base < slots:
+            out: list[str | None] = [None] * slots
+            for b, n in nums.items():
+                out[n - base] = b
+            return out
+    by_name: list[str | None] = []
+    keys = {b: natural_key(devs[b].name) for b in built}
+    ordered: list[str] = sorted(built, key=keys.__getitem__)
+    by_name.extend(ordered)
+    return by_name

@@ -1,0 +1,118 @@
+"""What placing and auditing a capture needs to know of a design, without its device graph.
+
+A `DesignView` holds every device with the attributes the graph builder gives it (role, level,
+plane, pod, rail, index, and for NICs server and port), the host links as (NIC, leaf, leaf
+port, rate), and the switch links as pairs with their link count. A template design's view is
+read off its sizing plan in closed form (`leaf_assignment` for the host ports, the template's
+switch pairs as arrays), so a 131,072-GPU capture is audited without building the per-link
+graph; an edited design's view is read off its graph, where the edits are. The two are held
+equal by a property test.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from designer.model.topology.builders import leaf_assignment, nic_id, plane_prefix
+
+
+@dataclass
+class DesignView:
+    nodes: dict[str, dict[str, Any]] = field(default_factory=dict)
+    host_links: list[tuple[str, str, int, int]] = field(default_factory=list)   # (nic, leaf, leaf port, gbps)
+    pairs: dict[tuple[str, str], tuple[int, int, str]] = field(default_factory=dict)  # (lower, upper) -> n, gbps, tier
+    _below: dict[str, set[str]] | None = None
+
+    def __contains__(self, node: object) -> bool:
+        return node in self.nodes
+
+    def role(self, node: str) -> str:
+        return str(self.nodes[node]["role"])
+
+    def below(self, node: str) -> set[str]:
+        """The switch's lower neighbours (leaves of a spine, spines of a core)."""
+        if self._below is None:
+            below: dict[str, set[str]] = {}
+            for lo, hi in self.pairs:
+                below.setdefault(hi, set()).add(lo)
+            self._below = below
+        return self._below.get(node, set())
+
+    def by_role(self, role: str) -> list[str]:
+        return [n for n, d in self.nodes.items() if d["role"] == role]
+
+
+def view_from_graph(g: Any) -> DesignView:
+    view = DesignView({n: dict(d) for n, d in g.nodes(data=True)})
+    pairs: Counter[tuple[str, str]] = Counter()
+    rate: dict[tuple[str, str], tuple[int, str]] = {}
+    for u, v, d in g.edges(data=True):
+        if d["tier"] == "node-leaf":
+            nic, leaf = (u, v) if g.nodes[u]["role"] == "nic" else (v, u)
+            view.host_links.append((nic, leaf, d["pb"] if d["a"] == nic else d["pa"], d["gbps"]))
+        else:
+            lo, hi = (u, v) if g.nodes[u]["level"] < g.nodes[v]["level"] else (v, u)
+            pairs[(lo, hi)] += 1
+            rate[(lo, hi)] = (d["gbps"], d["tier"])
+    view.pairs = {p: (n, *rate[p]) for p, n in pairs.items()}
+    return view
+
+
+def view_from_plan(derived: Any) -> DesignView:
+    """The view of a template design (no edits), in closed form from its plan."""
+    from designer.model.topology.edited_fabric import SwitchPairs
+
+    r, plan = derived.resolved, derived.plan
+    e, planes = r.rails, r.planes
+    view = DesignView()
+    nodes = view.nodes
+    leaves_per_pod = plan.leaves_per_pod if plan.tiers == 3 else plan.leaves
+    cores = plan.cores if plan.tiers == 3 else 0
+    for plane in range(planes):
+        pre = plane_prefix(plane, planes)
+        for i in range(plan.leaves):
+            pod = plan.leaf_su(i, e) if plan.rail_su_size else (i // leaves_per_pod if plan.tiers == 3 else 0)
+            nodes[f"{pre}leaf-{i + 1}"] = {"role": "leaf", "level": 1, "plane": plane, "pod": pod, "index": i,
+                                           "rail": plan.leaf_rail(i, e) if plan.rail_su_size else -1,
+                                           "model": r.leaf_switch.id}
+        for i in range(plan.spines):
+            nodes[f"{pre}spine-{i + 1}"] = {"role": "spine", "level": 2, "plane": plane, "index": i, "rail": -1,
+                                            "pod": i // plan.spines_per_pod if plan.tiers == 3 else 0,
+                                            "model": r.spine_switch.id}
+        for i in range(cores):
+            nodes[f"{pre}core-{i + 1}"] = {"role": "core", "level": 3, "plane": plane, "pod": -1, "index": i,
+                                           "rail": -1, "model": r.core_switch.id}
+        for idx, (leaf, port) in enumerate(leaf_assignment(plan, e)):
+            server, rail = divmod(idx, e)
+            global_port = plane * e + rail
+            nic = nic_id(server, global_port)
+            pod = (server // plan.rail_su_size if plan.rail_su_size else
+                   (leaf // leaves_per_pod if plan.tiers == 3 else 0))
+            nodes[nic] = {"role": "nic", "level": 0, "plane": plane, "pod": pod, "index": idx, "rail": rail,
+                          "server": server, "port": global_port}
+            view.host_links.append((nic, f"{pre}leaf-{leaf + 1}", port, r.link_gbps))
+    f = SwitchPairs(plan, r)
+    keys, counts = f.template_pairs()
+    names: dict[int, str] = {}
+    for key, count in zip(keys.tolist(), counts.tolist(), strict=True):
+        u, v = divmod(key, f.n)
+        a = names.get(u) or names.setdefault(u, f.name(u))
+        b = names.get(v) or names.setdefault(v, f.name(v))
+        lo, hi = (a, b) if nodes[a]["level"] < nodes[b]["level"] else (b, a)
+        tier = "leaf-spine" if nodes[lo]["role"] == "leaf" else "spine-core"
+        view.pairs[(lo, hi)] = (int(count), r.uplink_gbps, tier)
+    return view
+
+
+def design_view(derived: Any) -> DesignView:
+    """The template's view in closed form; an edited design's from its graph. Kept with the
+    derived design: the audit and its impact both ask."""
+    cached = getattr(derived, "__dict__", {}).get("_design_view")
+    if isinstance(cached, DesignView):
+        return cached
+    view = view_from_plan(derived) if not derived.design.edits else view_from_graph(derived.graph)
+    if hasattr(derived, "__dict__"):
+        derived.__dict__["_design_view"] = view
+    return view

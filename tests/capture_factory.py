@@ -1,0 +1,314 @@
+"""Realistic, messy fabric captures made from any design, with the faults they hold recorded.
+
+A capture is made the way a site's fabric looks to ibnetdiscover or to LLDP: site names for
+switches and hosts, HCAs named `<host> HCA-<n>`, `<host> mlx5_<n>` or only by the default
+`MT4129 ConnectX7   Mellanox Technologies`, a SHARP aggregation node on every switch, parallel
+leaf-spine links on shuffled uplink ports, management HCAs, stray stderr lines; and the faults a
+technician finds on the floor: absent switches and servers, host ports down, missing uplinks,
+swapped and crossed cables, a cable on a spare port of the wrong leaf, degraded links, an HCA
+that no position explains. `Faults` records exactly what was injected, in design ids.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections import Counter
+from dataclasses import dataclass, field
+
+from designer.model.topology.derive import Derived
+
+DEFAULT_HCA = "MT4129 ConnectX7   Mellanox Technologies"
+
+
+@dataclass
+class Faults:
+    absent_switches: list[str] = field(default_factory=list)
+    absent_servers: list[str] = field(default_factory=list)            # srv-N
+    ports_down: list[str] = field(default_factory=list)                # NIC nodes, leaf present
+    missing_uplinks: Counter = field(default_factory=Counter)          # (lower, upper) -> links
+    swaps: list[tuple[str, str]] = field(default_factory=list)         # two NICs of one server
+    crossed: list[tuple[str, str]] = field(default_factory=list)       # two servers' NICs, one leaf
+    miswired: list[str] = field(default_factory=list)                  # NICs on a spare port of another leaf
+    degraded: list[tuple[str, str]] = field(default_factory=list)      # (lower, upper) design pairs
+    default_named: list[str] = field(default_factory=list)             # NICs with the default name
+    unplaced: int = 0                                                  # default-named HCAs on spare ports
+    management: int = 0
+
+
+@dataclass
+class Capture:
+    text: str
+    faults: Faults
+    names: dict[str, str]            # design node -> name in the capture
+
+
+@dataclass
+class _Wire:
+    a: str
+    pa: int
+    b: str
+    pb: int
+    speed: str = "NDR"
+    width: int = 4
+
+
+def make_capture(derived: Derived, seed: int, fmt: str = "ibnetdiscover", faults: bool = True,
+                 quiet: bool = False) -> Capture:
+    """A capture of the design's fabric with random faults (none when `faults` is False)."""
+    rnd = random.Random(seed)
+    g = derived.graph
+    f = Faults()
+    role = {n: d["role"] for n, d in g.nodes(data=True)}
+    servers = sorted({d["server"] for n, d in g.nodes(data=True) if d["role"] == "nic"})
+    nics_of: dict[int, list[str]] = {}
+    for n, d in g.nodes(data=True):
+        if d["role"] == "nic":
+            nics_of.setdefault(d["server"], []).append(n)
+    for v in nics_of.values():
+        v.sort(key=lambda n: g.nodes[n]["port"])
+    ports = len(nics_of[servers[0]])
+    # Naming: site names; HCA indices as a DGX numbers the compute HCAs of one plane.
+    indices = rnd.choice([list(range(ports)), [i + (i >= ports // 2) * 2 for i in range(ports)]]
+                         if ports % 2 == 0 else [list(range(ports))])
+    host_style = rnd.choice(["dgx-{:03d}", "node{:04d}", "h100-a{:02d}-c01"])
+    leaf_style = rnd.choice(["IBLEAF-{su:02d}-{rail:02d}", "leaf-{index}", "su{su}-rail{rail}-l{index}"])
+    spine_style = rnd.choice(["IBSPINE-{index:02d}", "spine-{index}", "sp{index}"])
+    names: dict[str, str] = {}
+    for n, d in g.nodes(data=True):
+        if d["role"] == "leaf":
+            names[n] = leaf_style.format(su=d["pod"] + 1, rail=d["rail"] + 1, index=d["index"] + 1)
+        elif d["role"] in ("spine", "core"):
+            names[n] = (spine_style if d["role"] == "spine" else "core-{index}").format(index=d["index"] + 1)
+    hca_style = {s: rnd.choice(["HCA-{}", "mlx5_{}"]) for s in servers}
+
+    def hca_name(nic: str) -> str:
+        d = g.nodes[nic]
+        idx = indices[d["port"]]
+        style = hca_style[d["server"]]
+        return f"{host_style.format(d['server'] + 1)} " + style.format(idx + 1 if style.startswith("HCA") else idx)
+
+    for s in servers:
+        for n in nics_of[s]:
+            names[n] = hca_name(n)
+    wires: list[_Wire] = []
+    for u, v, d in g.edges(data=True):
+        a, b = (d["a"], v if d["a"] == u else u)
+        pa, pb = d["pa"], d["pb"]
+        wires.append(_Wire(a, pa, b, pb))
+    max_port = Counter()
+    for w in wires:
+        for n, p in ((w.a, w.pa), (w.b, w.pb)):
+            max_port[n] = max(max_port[n], p)
+    switch_ports = derived.resolved.leaf_switch.ports_at(derived.resolved.link_gbps) or 64
+    # Uplink ports as a site numbers them: shuffled on every switch (the rule says which pairs, not ports).
+    ends_of: dict[str, list[tuple[_Wire, str]]] = {}
+    for w in wires:
+        if role[w.a] != "nic" and role[w.b] != "nic":
+            ends_of.setdefault(w.a, []).append((w, "a"))
+            ends_of.setdefault(w.b, []).append((w, "b"))
+    for n in sorted(ends_of):
+        up = ends_of[n]
+        got = [getattr(w, "p" + side) for w, side in up]
+        rnd.shuffle(got)
+        for (w, side), p in zip(up, got, strict=True):
+            setattr(w, "p" + side, p)
+    leaves = sorted((n for n in g if role[n] == "leaf"), key=lambda n: g.nodes[n]["index"])
+    spines = sorted((n for n in g if role[n] in ("spine", "core")), key=lambda n: g.nodes[n]["index"])
+    stray_hcas: list[tuple[str, int, str]] = []      # (leaf, port, description) on spare ports
+    if faults:
+        removed_nics: set[str] = set()
+        # a leaf or a spine absent (at most one leaf per SU, so every server keeps an HCA)
+        if rnd.random() < 0.7 and len(leaves) > 2:
+            gone = rnd.choice(leaves if rnd.random() < 0.7 or not spines else spines)
+            f.absent_switches.append(gone)
+            for w in wires:
+                if w.a == gone and role[w.b] == "nic" or w.b == gone and role[w.a] == "nic":
+                    removed_nics.add(w.a if role[w.a] == "nic" else w.b)
+        # absent servers
+        for s in rnd.sample(servers, min(len(servers) // 8, rnd.randint(0, 2))):
+            if not any(n in removed_nics for n in nics_of[s]) and len(servers) > 2:
+                f.absent_servers.append(f"srv-{s + 1}")
+                removed_nics |= set(nics_of[s])
+        live = [s for s in servers if f"srv-{s + 1}" not in f.absent_servers
+                and not any(n in removed_nics for n in nics_of[s])]
+        rnd.shuffle(live)
+        # host ports down (one per server, on servers left otherwise whole)
+        for s in live[:rnd.randint(0, 3)] if ports > 1 else []:
+            n = rnd.choice(nics_of[s])
+            f.ports_down.append(n)
+            removed_nics.add(n)
+        busy = set(live[:3])
+        # swaps: two HCAs of one server on each other's leaves
+        for s in [s for s in live if s not in busy][:rnd.randint(0, 2)] if ports > 1 else []:
+            a, b = rnd.sample(nics_of[s], 2)
+            f.swaps.append((a, b))
+            busy.add(s)
+        # crossed: the same HCA of two servers on one leaf, on each other's ports
+        if rnd.random() < 0.5:
+            pairs = {}
+            for s in live:
+                if s in busy:
+                    continue
+                n = nics_of[s][0]
+                leaf = next(p for p in g.neighbors(n))
+                if leaf in pairs and pairs[leaf] not in busy:
+                    f.crossed.append((nics_of[pairs[leaf]][0], n))
+                    busy |= {s, pairs[leaf]}
+                    break
+                pairs[leaf] = s
+        wires = [w for w in wires if w.a not in removed_nics and w.b not in removed_nics
+                 and not set(f.absent_switches) & {w.a, w.b}]
+        host_at = {}
+        for w in wires:
+            if role[w.a] == "nic":
+                host_at[w.a] = w
+        for a, b in f.swaps + f.crossed:
+            wa, wb = host_at[a], host_at[b]
+            wa.b, wa.pb, wb.b, wb.pb = wb.b, wb.pb, wa.b, wa.pb
+        # a cable moved to a spare port of another leaf
+        spare = [(leaf, p) for leaf in leaves if leaf not in f.absent_switches
+                 for p in range(max_port[leaf] + 1, switch_ports + 1)]
+        if spare and rnd.random() < 0.5:
+            s = next((s for s in live if s not in busy), None)
+            if s is not None:
+                n = nics_of[s][-1]
+                w = host_at[n]
+                others = [(lf, p) for lf, p in spare if lf != w.b]
+                if others:
+                    w.b, w.pb = others[0]
+                    spare.remove(others[0])
+                    f.miswired.append(n)
+                    busy.add(s)
+        # missing uplinks on pairs whose ends are both there
+        ups = [w for w in wires if role[w.a] != "nic"]
+        cut = {id(w) for w in rnd.sample(ups, min(len(ups) // 4, rnd.randint(0, 4)))}
+        for w in ups:
+            if id(w) in cut:
+                f.missing_uplinks[(w.a, w.b)] += 1
+        wires = [w for w in wires if id(w) not in cut]
+        # degraded links
+        for w in rnd.sample(wires, min(len(wires) // 10, rnd.randint(0, 3))):
+            w.speed, w.width = rnd.choice([("HDR", 4), ("NDR", 1), ("NDR", 2)])
+            f.degraded.append((w.a, w.b))
+        # an HCA that no position explains
+        if spare and rnd.random() < 0.5 and fmt == "ibnetdiscover":
+            leaf, p = spare.pop(0)
+            stray_hcas.append((leaf, p, DEFAULT_HCA))
+            f.unplaced += 1
+        present_nics = {w.a for w in wires if role[w.a] == "nic"}
+        if fmt == "ibnetdiscover":
+            untouched = [n for n in sorted(present_nics) if g.nodes[n]["server"] not in busy]
+            f.default_named = rnd.sample(untouched, min(len(untouched), rnd.randint(0, max(1, len(untouched) // 5))))
+            for n in f.default_named:
+                names[n] = DEFAULT_HCA
+        if spare and rnd.random() < 0.7:
+            for i in range(min(len(spare), rnd.randint(1, 3))):
+                leaf, p = spare.pop(0)
+                stray_hcas.append((leaf, p, f"ufm-{i + 1:02d} mlx5_0"))
+                f.management += 1
+    if fmt == "ibnetdiscover":
+        text = _ibnetdiscover(g, names, wires, stray_hcas, rnd, switch_ports, quiet)
+    else:
+        text = _lldp(g, names, wires, stray_hcas, indices)
+    return Capture(text, f, names)
+
+
+_GBPS = {("NDR", 4): 400, ("NDR", 2): 200, ("NDR", 1): 100, ("HDR", 4): 200, ("XDR", 4): 800}
+
+
+def _ibnetdiscover(g, names, wires, stray, rnd, switch_ports, quiet) -> str:
+    guid = {}
+
+    def gid(key: str) -> str:
+        if key not in guid:
+            guid[key] = f"{rnd.getrandbits(64):016x}"
+        return guid[key]
+
+    role = {n: d["role"] for n, d in g.nodes(data=True)}
+    present = {w.a for w in wires} | {w.b for w in wires} | {leaf for leaf, _, _ in stray}
+    ports: dict[str, list[tuple[int, str, int, _Wire]]] = {}
+    for w in wires:
+        ports.setdefault(w.a, []).append((w.pa, w.b, w.pb, w))
+        ports.setdefault(w.b, []).append((w.pb, w.a, w.pa, w))
+    stray_ids = {}
+    for i, (leaf, p, desc) in enumerate(stray):
+        sid = f"stray-{i}"
+        stray_ids[sid] = desc
+        role[sid] = "nic"
+        names[sid] = desc
+        w = _Wire(sid, 1, leaf, p)
+        ports.setdefault(sid, []).append((1, leaf, p, w))
+        ports.setdefault(leaf, []).append((p, sid, 1, w))
+
+    def desc(n: str) -> str:
+        return names[n] if role[n] == "nic" else f"MF0;{names[n]}:MQM9700/U1"
+
+    def kind(n: str) -> str:
+        return "H" if role[n] == "nic" else "S"
+
+    out = ["#", "# Topology file: generated on Mon Nov 24 10:00:00 2026", "#"]
+    if not quiet:
+        out.insert(0, "ibwarn: [12345] mad_rpc: _do_madrpc failed; dport (DR path slid 0; dlid 0; 0,1,25)")
+    switches = [n for n in present if role.get(n) in ("leaf", "spine", "core")]
+    rnd.shuffle(switches)
+    aggs = []
+    for n in switches:
+        out += ["", "vendid=0x2c9", "devid=0xd2f0", f"sysimgguid=0x{gid(n)}", f"switchguid=0x{gid(n)}({gid(n)})",
+                f'Switch\t{switch_ports + 1} "S-{gid(n)}"\t\t# "{desc(n)}" enhanced port 0 lid 1 lmc 0']
+        for own, peer, pport, w in sorted(ports.get(n, ())):
+            pg = f"({gid(peer)})" if kind(peer) == "H" else ""
+            out.append(f'[{own}]\t"{kind(peer)}-{gid(peer)}"[{pport}]{pg}\t\t# "{desc(peer)}" lid 2 '
+                       f'{w.width}x{w.speed}')
+        agg = gid("agg/" + n)
+        aggs.append((n, agg))
+        out.append(f'[{switch_ports + 1}]\t"H-{agg}"[1]({agg})\t\t# "Mellanox Technologies Aggregation Node" '
+                   f'lid 3 4xNDR')
+    if not quiet:
+        out.append("src/query_smp.c:228; umad (DR path slid 0; dlid 0; 0,1,3) bad status 110; Connection timed out")
+    cas = [n for n in ports if role.get(n) == "nic"]
+    rnd.shuffle(cas)
+    for n in cas:
+        out += ["", "vendid=0x2c9", "devid=0x1021", f"sysimgguid=0x{gid(n)}", f"caguid=0x{gid(n)}",
+                f'Ca\t1 "H-{gid(n)}"\t\t# "{desc(n)}"']
+        for own, peer, pport, w in sorted(ports[n]):
+            out.append(f'[{own}]({gid(n)})\t"S-{gid(peer)}"[{pport}]\t\t# lid 4 lmc 0 "{desc(peer)}" lid 1 '
+                       f'{w.width}x{w.speed}')
+    for n, agg in aggs:
+        out += ["", "vendid=0x2c9", "devid=0xcf09", f"sysimgguid=0x{agg}", f"caguid=0x{agg}",
+                f'Ca\t1 "H-{agg}"\t\t# "Mellanox Technologies Aggregation Node"',
+                f'[1]({agg})\t"S-{gid(n)}"[{switch_ports + 1}]\t\t# lid 3 lmc 0 "{desc(n)}" lid 1 4xNDR']
+    return "\n".join(out) + "\n"
+
+
+def _lldp(g, names, wires, stray, indices) -> str:
+    role = {n: d["role"] for n, d in g.nodes(data=True)}
+    tables: dict[str, list[dict]] = {}
+
+    def port_name(n: str, p: int) -> str:
+        return f"eth{indices[g.nodes[n]['port']]}" if role.get(n) == "nic" else f"swp{p}"
+
+    def chassis(n: str) -> tuple[str, dict]:
+        if role.get(n) == "nic":
+            return names[n].split()[0], {"descr": "Ubuntu 22.04", "capability": [{"type": "Station", "enabled": True}]}
+        return names[n], {"descr": "NVIDIA Mellanox SN5600", "capability": [{"type": "Bridge", "enabled": True}]}
+
+    def entry(own_port: str, peer: str, peer_port: str, gbps: int) -> dict:
+        name, ch = chassis(peer) if peer in role else (peer, {"descr": "Ubuntu 22.04",
+                                                               "capability": [{"type": "Station", "enabled": True}]})
+        mac = {"type": "mac", "value": "00:00:00:00:00:00"}
+        return {own_port: {"via": "LLDP", "chassis": {name: {"id": mac, **ch}},
+                           "port": {"id": {"type": "ifname", "value": peer_port},
+                                    "auto-negotiation": {"current": f"{gbps}GbaseCR8 - {gbps}G link"}}}}
+
+    for w in wires:
+        gbps = _GBPS.get((w.speed, w.width), 400)
+        for own, op, peer, pp in ((w.a, w.pa, w.b, w.pb), (w.b, w.pb, w.a, w.pa)):
+            if role.get(own) != "nic":
+                tables.setdefault(names[own], []).append(entry(port_name(own, op), peer, port_name(peer, pp), gbps))
+    for leaf, p, desc in stray:
+        host = desc.split()[0]
+        tables.setdefault(names[leaf], []).append(entry(f"swp{p}", host, "eth0", 400))
+    records = [{"hostname": h, "cmd": "lldpctl -f json", "data": json.dumps({"lldp": {"interface": t}})}
+               for h, t in tables.items()]
+    return json.dumps(records)
