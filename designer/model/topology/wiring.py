@@ -1,0 +1,338 @@
+"""The device graph's wiring, read switch by switch from the sizing plan, without building it.
+
+Exports that write one line per port (ibnetdiscover) or per bundle (draw.io) or need only the
+servers under each leaf (Slurm) walk this instead of the networkx graph of
+designer/model/topology/builders.py: the template's links come from formulas over the plan's
+arrays (the same wiring and port numbers as `build_graph`), one switch at a time, and the edits
+are replayed (as `apply_edits` replays them) on the few devices they touch, which alone are
+held in memory. The order of devices, of each device's neighbours and of the links between two
+devices is the graph's, so a writer walking this writes byte for byte what it wrote from the
+graph; tests/test_export_streaming.py holds that on generated designs with edits and planes.
+
+Devices are numbered as in edited_fabric.SwitchPairs (plane by plane: leaves, spines, cores),
+then the endpoints (NIC ports) after every switch, plane by plane in (server, rail) order. The
+graph adds each plane's switches, then its endpoints, plane after plane; `order()` gives that.
+A link is `(tier, gbps, lower device, port on it, port on the other)`, as the graph's edge data.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import numpy as np
+
+from designer.limits import quote
+from designer.model.intent.design import FabricDesign
+from designer.model.topology.builders import leaf_assignment
+from designer.model.topology.edited_fabric import SwitchPairs
+from designer.model.topology.sizing import Plan, Resolved
+
+Link = tuple[str, int, int, int, int]          # (tier, gbps, lower device, port on it, port on the other)
+Adjacency = list[tuple[int, list[Link]]]        # (neighbour, its links, in the graph's key order)
+ROLES = ("nic", "leaf", "spine", "core")
+
+
+class Wiring:
+    """The fabric's devices and links as the builder wires them, edits replayed."""
+
+    def __init__(self, design: FabricDesign, r: Resolved, plan: Plan):
+        self.design, self.r, self.plan = design, r, plan
+        self.pairs = SwitchPairs(plan, r)
+        f = self.pairs
+        self.n_switches = f.n
+        self.planes = r.planes
+        self.rails = r.rails
+        assignment = leaf_assignment(plan, r.rails)
+        self.endpoints = len(assignment)                 # per plane
+        self.n = f.n + self.endpoints * self.planes
+        self.leaf_of = np.fromiter((a for a, _ in assignment), dtype=np.int64, count=self.endpoints)
+        self.port_of = np.fromiter((b for _, b in assignment), dtype=np.int64, count=self.endpoints)
+        # Endpoints of each leaf in endpoint order (the order the builder adds their links).
+        order = np.argsort(self.leaf_of, kind="stable")
+        starts = np.searchsorted(self.leaf_of[order], np.arange(plan.leaves + 1))
+        self._nics_of_leaf = order
+        self._nic_starts = starts
+        self._leaf_spine()
+        if plan.tiers == 3:
+            self._spine_core()
+        self.removed: set[int] = set()
+        self._adj: dict[int, dict[int, dict[int, Link]]] = {}
+        self.problems = self._replay(design)
+
+    # --- devices --------------------------------------------------------------------------------
+
+    def is_switch(self, node: int) -> bool:
+        return node < self.n_switches
+
+    def level(self, node: int) -> int:
+        return int(self.pairs.level[node]) if node < self.n_switches else 0
+
+    def role(self, node: int) -> str:
+        return ROLES[self.level(node)]
+
+    def plane(self, node: int) -> int:
+        if node < self.n_switches:
+            return node // self.pairs.per_plane
+        return (node - self.n_switches) // self.endpoints
+
+    def local(self, node: int) -> int:
+        """A switch's index within its tier and plane; an endpoint's index within its plane."""
+        if node < self.n_switches:
+            rest = node % self.pairs.per_plane
+            return rest - self.pairs.first[self.role(node)]
+        return (node - self.n_switches) % self.endpoints
+
+    def server_port(self, nic: int) -> tuple[int, int]:
+        """(server, NIC port) of an endpoint, both from 0; the port counts over every plane."""
+        plane, idx = divmod(nic - self.n_switches, self.endpoints)
+        server, rail = divmod(idx, self.rails)
+        return server, plane * self.rails + rail
+
+    def nic(self, plane: int, idx: int) -> int:
+        return self.n_switches + plane * self.endpoints + idx
+
+    def switch(self, plane: int, tier: str, i: int) -> int:
+        return plane * self.pairs.per_plane + self.pairs.first[tier] + i
+
+    def name(self, node: int) -> str:
+        if node < self.n_switches:
+            return self.pairs.name(node)
+        server, port = self.server_port(node)
+        return f"srv-{server + 1}.nic-{port + 1}"
+
+    def node(self, name: str) -> int | None:
+        """The device named `name` (a switch id or `srv-N.nic-P`), or None."""
+        found = self.pairs.index(name)
+        if found is not None:
+            return found
+        if not self.pairs.is_nic(name):
+            return None
+        server, port = (int(x) for x in name[4:].split(".nic-"))
+        plane, rail = divmod(port - 1, self.rails)
+        return self.nic(plane, (server - 1) * self.rails + rail)
+
+    def pod(self, node: int) -> int:
+        """The graph's `pod` of a device (the SU for a rail-optimized fabric; -1 for cores)."""
+        plan = self.plan
+        lpp = plan.leaves_per_pod if plan.tiers == 3 else plan.leaves
+        role, i = self.role(node), self.local(node)
+        if role == "leaf":
+            return int(plan.leaf_su(i, self.rails)) if plan.rail_su_size else (i // lpp if plan.tiers == 3 else 0)
+        if role == "spine":
+            return i // plan.spines_per_pod if plan.tiers == 3 else 0
+        if role == "core":
+            return -1
+        server = i // self.rails
+        if plan.rail_su_size:
+            return server // plan.rail_su_size
+        return int(self.leaf_of[i]) // lpp if plan.tiers == 3 else 0
+
+    def alive(self, node: int) -> bool:
+        return node not in self.removed
+
+    def order(self) -> Iterator[int]:
+        """Every device left, in the graph's order: each plane's switches, then its endpoints."""
+        per_plane, removed = self.pairs.per_plane, self.removed
+        for plane in range(self.planes):
+            for node in range(plane * per_plane, (plane + 1) * per_plane):
+                if node not in removed:
+                    yield node
+            first = self.nic(plane, 0)
+            for node in range(first, first + self.endpoints):
+                if node not in removed:
+                    yield node
+
+    def leaves_of_servers(self, plane: int) -> np.ndarray:
+        """Leaf device of every endpoint of a plane, in endpoint order (template wiring)."""
+        return self.leaf_of + plane * self.pairs.per_plane
+
+    @property
+    def edited(self) -> frozenset[int]:
+        """Devices whose links the edits changed (or that they removed)."""
+        return frozenset(self._adj) | frozenset(self.removed)
+
+    # --- the template's links ---------------------------------------------------------------------
+
+    def _leaf_spine(self) -> None:
+        plan = self.plan
+        sp = plan.spines_per_pod
+        lpp = plan.leaves_per_pod if plan.tiers == 3 else plan.leaves
+        i = np.arange(plan.leaves, dtype=np.int64)
+        pod = i // lpp if plan.tiers == 3 else np.zeros_like(i)
+        local = i - pod * lpp
+        t = np.arange(sp, dtype=np.int64)
+        base, rem = divmod(plan.leaf_up, sp)
+        count = base + (((t[None, :] - (local * plan.leaf_up)[:, None]) % sp) < rem).astype(np.int64)
+        up_start = plan.leaf_down + 1 + np.cumsum(count, axis=1) - count
+        down_start = np.ones_like(count)
+        for p in range(int(pod.max()) + 1 if len(pod) else 0):
+            rows = pod == p
+            block = count[rows]
+            down_start[rows] = 1 + np.cumsum(block, axis=0) - block
+        self._ls = (pod, count, up_start, down_start)
+
+    def _spine_core(self) -> None:
+        plan = self.plan
+        sp, group = plan.spines_per_pod, plan.core_groups_size
+        s = np.arange(plan.spines, dtype=np.int64)
+        g = np.arange(group, dtype=np.int64)
+        base, rem = divmod(plan.spine_up, group)
+        count = base + (((g[None, :] - ((s // sp) * plan.spine_up)[:, None]) % group) < rem).astype(np.int64)
+        core = ((s % sp)[:, None] * group + g[None, :]) % plan.cores
+        up_start = plan.spine_down + 1 + np.cumsum(count, axis=1) - count
+        flat_core, flat_count = core.ravel(), count.ravel()
+        # A core's ports count up over the spines in order (and a spine's groups in order).
+        order = np.argsort(flat_core, kind="stable")
+        ends = np.cumsum(flat_count[order])
+        group_start = np.searchsorted(flat_core[order], np.arange(plan.cores))
+        before = ends - flat_count[order]
+        first_of_core = np.where(group_start < len(order), before[np.minimum(group_start, len(order) - 1)], 0)
+        down = np.empty_like(flat_count)
+        down[order] = 1 + before - first_of_core[flat_core[order]]
+        self._sc = (count, core, up_start, down.reshape(count.shape))
+        # Spines feeding each core, in the order their links were added.
+        self._spines_of_core = order
+        self._core_starts = np.searchsorted(flat_core[order], np.arange(plan.cores + 1))
+
+    def template_adjacency(self, node: int) -> Adjacency:
+        """A device's neighbours and links in the unedited fabric, in the graph's order."""
+        plan, r = self.plan, self.r
+        plane, role, i = self.plane(node), self.role(node), self.local(node)
+        s_d, s_u = r.link_gbps, r.uplink_gbps
+        out: Adjacency = []
+        if role == "nic":
+            leaf = self.switch(plane, "leaf", int(self.leaf_of[i]))
+            return [(leaf, [("node-leaf", s_d, node, 1, int(self.port_of[i]))])]
+        sp = plan.spines_per_pod
+        if role == "leaf":
+            nics = self._nics_of_leaf[self._nic_starts[i]:self._nic_starts[i + 1]].tolist()
+            first = self.nic(plane, 0)
+            ports = self.port_of
+            out = [(first + k, [("node-leaf", s_d, first + k, 1, int(ports[k]))]) for k in nics]
+            pod, count, up, down = self._ls
+            spine0 = self.switch(plane, "spine", int(pod[i]) * sp)
+            for t in np.flatnonzero(count[i]).tolist():
+                a, b = int(up[i, t]), int(down[i, t])
+                out.append((spine0 + t, [("leaf-spine", s_u, node, a + k, b + k) for k in range(int(count[i, t]))]))
+            return out
+        if role == "spine":
+            pod, count, up, down = self._ls
+            t = i % sp
+            leaf0 = self.switch(plane, "leaf", 0)
+            for leaf in np.flatnonzero((pod == i // sp) & (count[:, t] > 0)).tolist():
+                a, b = int(up[leaf, t]), int(down[leaf, t])
+                out.append((leaf0 + leaf, [("leaf-spine", s_u, leaf0 + leaf, a + k, b + k)
+                                           for k in range(int(count[leaf, t]))]))
+            if plan.tiers == 3:
+                c_count, core, c_up, c_down = self._sc
+                core0 = self.switch(plane, "core", 0)
+                grouped: dict[int, list[Link]] = {}
+                for g in np.flatnonzero(c_count[i]).tolist():
+                    a, b = int(c_up[i, g]), int(c_down[i, g])
+                    grouped.setdefault(core0 + int(core[i, g]), []).extend(
+                        ("spine-core", s_u, node, a + k, b + k) for k in range(int(c_count[i, g])))
+                out += list(grouped.items())
+            return out
+        c_count, core, c_up, c_down = self._sc
+        group = plan.core_groups_size
+        spine0 = self.switch(plane, "spine", 0)
+        grouped = {}
+        for flat in self._spines_of_core[self._core_starts[i]:self._core_starts[i + 1]].tolist():
+            s, g = divmod(flat, group)
+            if c_count[s, g]:
+                a, b = int(c_up[s, g]), int(c_down[s, g])
+                grouped.setdefault(spine0 + s, []).extend(
+                    ("spine-core", s_u, spine0 + s, a + k, b + k) for k in range(int(c_count[s, g])))
+        return list(grouped.items())
+
+    def adjacency(self, node: int) -> Adjacency:
+        """A device's neighbours and links after the edits, in the graph's order."""
+        held = self._adj.get(node)
+        if held is None:
+            return self.template_adjacency(node)
+        return [(nbr, list(keys.values())) for nbr, keys in held.items()]
+
+    def edges(self) -> Iterator[tuple[int, int, list[Link]]]:
+        """(device, neighbour, links) of every linked pair once, in the graph's edge order.
+
+        An endpoint's only link in the template goes to a leaf that comes before it, so only
+        the endpoints the edits touched are visited."""
+        seen: set[int] = set()
+        touched_nics = {n for n in self._adj if n >= self.n_switches}
+        for node in self.order():
+            if node >= self.n_switches and node not in touched_nics:
+                continue
+            for nbr, links in self.adjacency(node):
+                if nbr not in seen:
+                    yield node, nbr, links
+            seen.add(node)
+
+    # --- the edits ---------------------------------------------------------------------------------
+
+    def _hold(self, node: int) -> dict[int, dict[int, Link]]:
+        held = self._adj.get(node)
+        if held is None:
+            # A neighbour already held shares its key dict for the pair, as both ends of a
+            # graph edge do (the pair is as the template made it, or this device would be held).
+            held = self._adj[node] = {}
+            for nbr, links in self.template_adjacency(node):
+                other = self._adj.get(nbr)
+                held[nbr] = other[node] if other is not None and node in other else dict(enumerate(links))
+        return held
+
+    def _replay(self, design: FabricDesign) -> tuple[str, ...]:
+        """builders.apply_edits on the devices the edits touch."""
+        problems: list[str] = []
+        next_port: dict[int, int] = {}
+        gbps = self.r.uplink_gbps
+
+        def take_port(node: int) -> int:
+            if node not in next_port:
+                used = [lk[3] if lk[2] == node else lk[4] for keys in self._hold(node).values() for lk in keys.values()]
+                next_port[node] = max(used, default=0) + 1
+            next_port[node] += 1
+            return next_port[node] - 1
+
+        for n, edit in enumerate(design.edits, start=1):
+            names = (edit.a,) if edit.op == "remove-device" else (edit.a, edit.b)
+            nodes = [self.node(x) if x else None for x in names]
+            missing = [x for x, node in zip(names, nodes, strict=True) if node is None or node in self.removed]
+            if missing:
+                problems.append(f"edit {n} ({edit.op}) names unknown device {quote(missing[0], 60)}")
+                continue
+            if edit.op == "remove-device":
+                gone = nodes[0]
+                for nbr in list(self._hold(gone)):
+                    self._hold(nbr).pop(gone, None)
+                del self._adj[gone]
+                self.removed.add(gone)
+                next_port.pop(gone, None)
+            elif edit.op == "add-links":
+                if edit.a == edit.b:
+                    problems.append(f"edit {n} (add-links) links {quote(edit.a, 60)} to itself")
+                    continue
+                lo, hi = sorted(nodes, key=self.level)
+                for _ in range(edit.count):
+                    link = ("manual", gbps, lo, take_port(lo), take_port(hi))
+                    keys = self._hold(lo).get(hi)
+                    if keys is None:
+                        keys = self._hold(lo)[hi] = {}
+                        self._hold(hi)[lo] = keys
+                    key = len(keys)
+                    while key in keys:
+                        key += 1
+                    keys[key] = link
+            elif edit.op == "remove-links":
+                a, b = nodes
+                self._hold(b)
+                keys = self._hold(a).get(b)
+                have = list(keys) if keys else []
+                if len(have) < edit.count:
+                    problems.append(f"edit {n} removes {edit.count} links between {quote(edit.a, 60)} and "
+                                    f"{quote(edit.b, 60)}, which have {len(have)}")
+                for key in have[-edit.count:]:
+                    del keys[key]
+                if keys is not None and not keys:
+                    del self._adj[a][b]
+                    del self._adj[b][a]
+        return tuple(problems)
