@@ -252,6 +252,23 @@ class Wiring:
             return self.template_adjacency(node)
         return [(nbr, list(keys.values())) for nbr, keys in held.items()]
 
+    def neighbours_above(self, node: int) -> list[int]:
+        """The devices of a higher tier linked to a switch, in the graph's order."""
+        level = self.level(node)
+        held = self._adj.get(node)
+        if held is not None:
+            return [nbr for nbr in held if self.level(nbr) > level]
+        plane, role, i = self.plane(node), self.role(node), self.local(node)
+        if role == "leaf":
+            pod, count, _, _ = self._ls
+            spine0 = self.switch(plane, "spine", int(pod[i]) * self.plan.spines_per_pod)
+            return (spine0 + np.flatnonzero(count[i])).tolist()
+        if role == "spine" and self.plan.tiers == 3:
+            c_count, core, _, _ = self._sc
+            core0 = self.switch(plane, "core", 0)
+            return list(dict.fromkeys((core0 + core[i][c_count[i] > 0]).tolist()))
+        return []
+
     def edges(self) -> Iterator[tuple[int, int, list[Link]]]:
         """(device, neighbour, links) of every linked pair once, in the graph's edge order.
 
