@@ -30,6 +30,7 @@ from designer.model.topology.sizing import Plan, Resolved
 Link = tuple[str, int, int, int, int]          # (tier, gbps, lower device, port on it, port on the other)
 Adjacency = list[tuple[int, list[Link]]]        # (neighbour, its links, in the graph's key order)
 ROLES = ("nic", "leaf", "spine", "core")
+TIERS = ("node-leaf", "leaf-spine", "spine-core", "manual")
 
 
 class Wiring:
@@ -126,6 +127,15 @@ class Wiring:
         if plan.rail_su_size:
             return server // plan.rail_su_size
         return int(self.leaf_of[i]) // lpp if plan.tiers == 3 else 0
+
+    def nic_pods(self) -> np.ndarray:
+        """`pod` of every endpoint of a plane, in endpoint order (the same in every plane)."""
+        plan = self.plan
+        if plan.rail_su_size:
+            return np.arange(self.endpoints, dtype=np.int64) // self.rails // plan.rail_su_size
+        if plan.tiers == 3:
+            return self.leaf_of // plan.leaves_per_pod
+        return np.zeros(self.endpoints, dtype=np.int64)
 
     def alive(self, node: int) -> bool:
         return node not in self.removed
@@ -283,6 +293,81 @@ class Wiring:
                 if nbr not in seen:
                     yield node, nbr, links
             seen.add(node)
+
+    def template_blocks(self, node: int) -> list[tuple[np.ndarray, np.ndarray, int, int, bool]]:
+        """A device's template links by neighbour, as arrays: blocks of (neighbours, links to
+        each, tier code in TIERS, Gb/s, whether the neighbour is the lower end), in the graph's
+        order. No Python object per link: this is what a walk over every link of a large
+        fabric reads."""
+        plan, r = self.plan, self.r
+        plane, role, i = self.plane(node), self.role(node), self.local(node)
+        s_d, s_u = r.link_gbps, r.uplink_gbps
+        sp = plan.spines_per_pod
+        if role == "nic":
+            return [(np.array([self.switch(plane, "leaf", int(self.leaf_of[i]))]), np.ones(1, dtype=np.int64),
+                     0, s_d, False)]
+        if role == "leaf":
+            nics = self.nic(plane, 0) + self._nics_of_leaf[self._nic_starts[i]:self._nic_starts[i + 1]]
+            pod, count, _, _ = self._ls
+            spines = np.flatnonzero(count[i])
+            return [(nics, np.ones(len(nics), dtype=np.int64), 0, s_d, True),
+                    (self.switch(plane, "spine", int(pod[i]) * sp) + spines, count[i][spines], 1, s_u, False)]
+        if role == "spine":
+            pod, count, _, _ = self._ls
+            t = i % sp
+            leaves = np.flatnonzero((pod == i // sp) & (count[:, t] > 0))
+            out = [(self.switch(plane, "leaf", 0) + leaves, count[leaves, t], 1, s_u, True)]
+            if plan.tiers == 3:
+                c_count, core, _, _ = self._sc
+                used = c_count[i] > 0
+                cores, links = core[i][used], c_count[i][used]
+                if plan.core_groups_size > plan.cores:    # a core met twice: one neighbour
+                    cores, first, inverse = np.unique(cores, return_index=True, return_inverse=True)
+                    links = np.bincount(inverse.ravel(), weights=links).astype(np.int64)
+                    order = np.argsort(first, kind="stable")
+                    cores, links = cores[order], links[order]
+                out.append((self.switch(plane, "core", 0) + cores, links, 2, s_u, False))
+            return out
+        c_count, _, _, _ = self._sc
+        group = plan.core_groups_size
+        flat = self._spines_of_core[self._core_starts[i]:self._core_starts[i + 1]]
+        links = c_count.ravel()[flat]
+        flat, links = flat[links > 0], links[links > 0]
+        spines = flat // group
+        if group > plan.cores:
+            spines, first, inverse = np.unique(spines, return_index=True, return_inverse=True)
+            links = np.bincount(inverse.ravel(), weights=links).astype(np.int64)
+            order = np.argsort(first, kind="stable")
+            spines, links = spines[order], links[order]
+        return [(self.switch(plane, "spine", 0) + spines, links, 2, s_u, True)]
+
+    def edge_blocks(self) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray, int, int]]:
+        """Every link once, in the graph's edge order, as blocks of arrays: (lower devices,
+        upper devices, links between them, tier code in TIERS, Gb/s). The lower device is the
+        graph's `a`: the one of the lower tier (or the first named by a manual edit)."""
+        seen = np.zeros(self.n, dtype=bool)
+        touched_nics = {n for n in self._adj if n >= self.n_switches}
+        tier_code = {t: k for k, t in enumerate(TIERS)}
+        one = np.ones(1, dtype=np.int64)
+        for node in self.order():
+            if node >= self.n_switches and node not in touched_nics:
+                continue
+            held = self._adj.get(node)
+            if held is None:
+                for nbrs, counts, tier, gbps, nbr_lower in self.template_blocks(node):
+                    fresh = ~seen[nbrs]
+                    nbrs, counts = nbrs[fresh], counts[fresh]
+                    if len(nbrs):
+                        mine = np.full(len(nbrs), node, dtype=np.int64)
+                        yield (nbrs, mine, counts, tier, gbps) if nbr_lower else (mine, nbrs, counts, tier, gbps)
+            else:
+                for nbr, keys in held.items():
+                    if seen[nbr]:
+                        continue
+                    for tier, gbps, a, _, _ in keys.values():
+                        other = nbr if a == node else node
+                        yield np.array([a]), np.array([other]), one, tier_code[tier], gbps
+            seen[node] = True
 
     # --- the edits ---------------------------------------------------------------------------------
 
