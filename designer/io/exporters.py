@@ -15,7 +15,7 @@ the old file or the new one, never half of one (a folder's files are each writte
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -35,6 +35,9 @@ class ExportFormat:
     family: str | None = None                  # "infiniband" or "ethernet" when only that family fits
     purpose: str = ""
     encoding: str = "utf-8"
+    # The same text as `render`, in chunks written as they come: a per-link format of a large
+    # fabric never sits whole in memory. None: `render` is written.
+    chunks: Callable[[ExportSource], Iterable[str]] | None = None
 
     @property
     def folder(self) -> bool:
@@ -68,6 +71,7 @@ register(ExportFormat("drawio", "draw.io diagram", ".drawio", drawio.drawio,
 register(ExportFormat("ibnetdiscover", "ibnetdiscover text", ".txt",
                       lambda src: ibnetdiscover.export_ibnetdiscover(src.derived, host_name=src.host),
                       family="infiniband",
+                      chunks=lambda src: ibnetdiscover.ibnetdiscover_chunks(src.derived, host_name=src.host),
                       purpose="the fabric as ibnetdiscover would print it: diff it against a capture, or audit it"))
 register(ExportFormat("ndt", "UFM cabling topology (NDT CSV)", ".csv", ndt.ndt_csv, family="infiniband",
                       purpose="UFM's NDT plugin checks the installed cabling against it"))
@@ -110,6 +114,9 @@ def write_export(fmt: ExportFormat, src: ExportSource, path: str | os.PathLike, 
     parent = out.parent if str(out.parent) else Path(".")
     if not parent.is_dir():
         raise ExportError(f"folder {parent} does not exist")
+    if fmt.chunks is not None:
+        write_atomic(out, fmt.chunks(src), encoding=fmt.encoding)
+        return [out]
     rendered = fmt.render(src)
     if isinstance(rendered, str):
         write_atomic(out, rendered, encoding=fmt.encoding)

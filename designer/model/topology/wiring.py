@@ -57,6 +57,7 @@ class Wiring:
         if plan.tiers == 3:
             self._spine_core()
         self.removed: set[int] = set()
+        self._tiers: dict[str, tuple[np.ndarray, ...]] = {}
         self._adj: dict[int, dict[int, dict[int, Link]]] = {}
         self.problems = self._replay(design)
 
@@ -340,6 +341,76 @@ class Wiring:
             order = np.argsort(first, kind="stable")
             spines, links = spines[order], links[order]
         return [(self.switch(plane, "spine", 0) + spines, links, 2, s_u, True)]
+
+    def ports(self, node: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Every link at a device as arrays (peer, own port, peer's port, Gb/s); sort by port
+        for the order of the device's cages."""
+        held = self._adj.get(node)
+        if held is not None:
+            rows = [(nbr, lk[3] if lk[2] == node else lk[4], lk[4] if lk[2] == node else lk[3], lk[1])
+                    for nbr, keys in held.items() for lk in keys.values()]
+            if not rows:
+                empty = np.zeros(0, dtype=np.int64)
+                return empty, empty, empty, empty
+            peers, own, other, gbps = (np.array(col, dtype=np.int64) for col in zip(*rows, strict=True))
+            return peers, own, other, gbps
+        plane, role, i = self.plane(node), self.role(node), self.local(node)
+        if role == "nic":
+            leaf = np.array([self.switch(plane, "leaf", int(self.leaf_of[i]))])
+            return leaf, np.ones(1, dtype=np.int64), self.port_of[i:i + 1], np.array([self.r.link_gbps])
+        found = self._tiers.get(role)
+        if found is None:
+            found = self._tiers[role] = self._tier_ports(role)
+        starts, peers, own, other, gbps = found
+        a, b = starts[i], starts[i + 1]
+        peers = peers[a:b]
+        if plane:
+            peers = peers + np.where(peers >= self.n_switches, plane * self.endpoints, plane * self.pairs.per_plane)
+        return peers, own[a:b], other[a:b], gbps[a:b]
+
+    def _tier_ports(self, role: str) -> tuple[np.ndarray, ...]:
+        """The links of every switch of a tier of the first plane, by switch: (offsets, peers,
+        own ports, peers' ports, Gb/s), from the plan's arrays in a few numpy passes."""
+        plan, r = self.plan, self.r
+        sp = plan.spines_per_pod
+        first = self.pairs.first
+        owners, peers, own, other, gbps = [], [], [], [], []
+
+        def expand(owner, peer, own_start, other_start, counts, speed) -> None:
+            total = int(counts.sum())
+            step = np.arange(total, dtype=np.int64) - np.repeat(np.cumsum(counts) - counts, counts)
+            owners.append(np.repeat(owner, counts))
+            peers.append(np.repeat(peer, counts))
+            own.append(np.repeat(own_start, counts) + step)
+            other.append(np.repeat(other_start, counts) + step)
+            gbps.append(np.full(total, speed, dtype=np.int64))
+
+        pod, count, up, down = self._ls
+        li, t = np.nonzero(count)                      # leaf-spine pairs, leaf by leaf
+        spine = pod[li] * sp + t
+        if role == "leaf":
+            nics = self._nics_of_leaf
+            expand(self.leaf_of[nics], self.n_switches + nics, self.port_of[nics], np.ones(len(nics), dtype=np.int64),
+                   np.ones(len(nics), dtype=np.int64), r.link_gbps)
+            expand(li, first["spine"] + spine, up[li, t], down[li, t], count[li, t], r.uplink_gbps)
+            n = plan.leaves
+        elif role == "spine":
+            expand(spine, first["leaf"] + li, down[li, t], up[li, t], count[li, t], r.uplink_gbps)
+            if plan.tiers == 3:
+                c_count, core, c_up, c_down = self._sc
+                si, g = np.nonzero(c_count)
+                expand(si, first["core"] + core[si, g], c_up[si, g], c_down[si, g], c_count[si, g], r.uplink_gbps)
+            n = plan.spines
+        else:
+            c_count, core, c_up, c_down = self._sc
+            si, g = np.nonzero(c_count)
+            expand(core[si, g], first["spine"] + si, c_down[si, g], c_up[si, g], c_count[si, g], r.uplink_gbps)
+            n = plan.cores
+        owner = np.concatenate(owners)
+        order = np.argsort(owner, kind="stable")
+        starts = np.searchsorted(owner[order], np.arange(n + 1))
+        return (starts, np.concatenate(peers)[order], np.concatenate(own)[order], np.concatenate(other)[order],
+                np.concatenate(gbps)[order])
 
     def edge_blocks(self) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray, int, int]]:
         """Every link once, in the graph's edge order, as blocks of arrays: (lower devices,
