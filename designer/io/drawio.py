@@ -23,7 +23,6 @@ import numpy as np
 from designer import __version__
 from designer.io.export_source import ExportSource
 from designer.io.markup import xml_attr
-from designer.io.network_drawio import network_pages
 from designer.model.topology.wiring import TIERS
 
 MAX_SHAPES = 300                 # above this many devices in the view, draw one shape per group
@@ -196,6 +195,8 @@ def _bundles(src: ExportSource, shape_of: np.ndarray) -> list[tuple[int, int, in
 
 
 def drawio(src: ExportSource) -> str:
+    from designer.io.network_drawio import network_pages  # the other networks: loaded when drawn
+
     shapes, shape_of, aggregated = _shapes(src)
     titles = _place(shapes, aggregated)
     ordered = sorted(shapes.values(), key=lambda s: (ROW_ORDER.index(s.role), s.order))

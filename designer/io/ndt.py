@@ -23,7 +23,6 @@ import io
 
 from designer.io.csv_cells import safe_cell
 from designer.io.export_source import ExportError, ExportSource
-from designer.model.physical.media import MEDIUM_LABELS
 
 HEADER = ("#StartDevice", "StartPort", "EndDevice", "EndPort", "LinkType",
           "StartRack", "StartU", "StartCage", "EndRack", "EndU", "EndCage",
@@ -50,6 +49,8 @@ def _port(src: ExportSource, end) -> str:
 
 
 def ndt_csv(src: ExportSource) -> str:
+    from designer.model.physical.media import MEDIUM_LABELS  # loaded by this export only
+
     elevation = src.elevation
     rows = [list(HEADER)]
     kind = src.options.ndt_kind

@@ -162,10 +162,11 @@ def build_topology(src: ExportSource) -> SlurmTopology:
     for level, role in ((2, "spine"), (3, "core")):
         names = list(dict.fromkeys(group_of.values()))
         group_ix = {name: k for k, name in enumerate(names)}
-        above = [w.neighbours_above(lower) for lower in group_of]
-        g_arr = np.repeat(np.fromiter((group_ix[g] for g in group_of.values()), dtype=np.int64, count=len(group_of)),
-                          [len(a) for a in above])
-        u_arr = np.fromiter((u for a in above for u in a), dtype=np.int64, count=len(g_arr))
+        lowers = np.fromiter(group_of, dtype=np.int64, count=len(group_of))
+        low_arr, u_arr = w.links_above(lowers)
+        group_code = np.fromiter((group_ix[g] for g in group_of.values()), dtype=np.int64, count=len(group_of))
+        by_device = np.argsort(lowers)
+        g_arr = group_code[by_device[np.searchsorted(lowers, low_arr, sorter=by_device)]]
         keep = w.pairs.level[u_arr] == level
         kind, n = src.view
         if kind == "plane":

@@ -280,6 +280,61 @@ class Wiring:
             return list(dict.fromkeys((core0 + core[i][c_count[i] > 0]).tolist()))
         return []
 
+    def links_above(self, nodes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(device, neighbour above it) for each of `nodes` (switches of one tier) and each of
+        their neighbours of a higher tier, in the order of `nodes` and each one's neighbours:
+        `neighbours_above` for many switches at once, from the plan's arrays."""
+        lows, ups = [], []
+        held = np.fromiter(self._adj, dtype=np.int64, count=len(self._adj)) if self._adj else None
+        template = nodes if held is None else nodes[~np.isin(nodes, held)]
+        if len(template):
+            role = self.role(int(template[0]))
+            if role == "leaf" or (role == "spine" and self.plan.tiers == 3):
+                starts, above = self._above(role)
+                plane, local = np.divmod(template, self.pairs.per_plane)
+                local = local - self.pairs.first[role]
+                counts = starts[local + 1] - starts[local]
+                step = np.arange(int(counts.sum()), dtype=np.int64) - np.repeat(np.cumsum(counts) - counts, counts)
+                lows.append(np.repeat(template, counts))
+                shift = np.repeat(plane, counts) * self.pairs.per_plane
+                ups.append(above[np.repeat(starts[local], counts) + step] + shift)
+        out_low, out_up = (np.concatenate(lows), np.concatenate(ups)) if lows else (np.zeros(0, np.int64),) * 2
+        if held is not None:
+            mine = [(v, u) for v in nodes[np.isin(nodes, held)].tolist() for u in self.neighbours_above(v)]
+            if mine:
+                # keep the order of `nodes`: template rows and held rows merged by position
+                extra_low = np.array([v for v, _ in mine], dtype=np.int64)
+                extra_up = np.array([u for _, u in mine], dtype=np.int64)
+                rank = {v: k for k, v in enumerate(nodes.tolist())}
+                low = np.concatenate([out_low, extra_low])
+                up = np.concatenate([out_up, extra_up])
+                order = np.argsort(np.fromiter((rank[v] for v in low.tolist()), dtype=np.int64, count=len(low)),
+                                   kind="stable")
+                return low[order], up[order]
+        return out_low, out_up
+
+    def _above(self, role: str) -> tuple[np.ndarray, np.ndarray]:
+        """Per switch of a tier of the first plane, its neighbours above: (offsets, devices)."""
+        if role == "leaf":
+            pod, count, _, _ = self._ls
+            li, t = np.nonzero(count)
+            above = self.switch(0, "spine", 0) + pod[li] * self.plan.spines_per_pod + t
+            n = self.plan.leaves
+        else:
+            c_count, core, _, _ = self._sc
+            si, g = np.nonzero(c_count)
+            above = self.switch(0, "core", 0) + core[si, g]
+            if self.plan.core_groups_size > self.plan.cores:   # a core met twice is one neighbour
+                keep = np.ones(len(si), dtype=bool)
+                seen: set[tuple[int, int]] = set()
+                for k, pair in enumerate(zip(si.tolist(), above.tolist(), strict=True)):
+                    keep[k] = pair not in seen
+                    seen.add(pair)
+                si, above = si[keep], above[keep]
+            li = si
+            n = self.plan.spines
+        return np.searchsorted(li, np.arange(n + 1)), above
+
     def edges(self) -> Iterator[tuple[int, int, list[Link]]]:
         """(device, neighbour, links) of every linked pair once, in the graph's edge order.
 
