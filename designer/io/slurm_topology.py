@@ -308,16 +308,17 @@ def topology_yaml(src: ExportSource) -> str:
     topo = build_topology(src)
     lines = _header(src, "topology.yaml (tree: cluster default; blocks: for partitions that name it)", topo)
     lines += ["- topology: fabric", "  cluster_default: true", "  tree:", "    switches:"]
+    nodes_of = {name: yaml_str(hostlist.compress(nodes)) for name, nodes in topo.blocks}  # tree and blocks
     for s in topo.switches:
         lines.append(f"      - switch: {yaml_str(s.name)}")
         if s.level == 1:
-            lines.append(f"        nodes: {yaml_str(hostlist.compress(s.nodes))}")
+            lines.append(f"        nodes: {nodes_of[s.name]}")
         else:
             lines.append(f"        children: {yaml_str(hostlist.compress(s.children))}")
     lines += ["- topology: blocks", "  cluster_default: false", "  block:", "    block_sizes:"]
     lines += [f"      - {n}" for n in topo.block_sizes]
     lines.append("    blocks:")
-    for name, nodes in topo.blocks:
+    for name, _nodes in topo.blocks:
         lines.append(f"      - block: {yaml_str(name)}")
-        lines.append(f"        nodes: {yaml_str(hostlist.compress(nodes))}")
+        lines.append(f"        nodes: {nodes_of[name]}")
     return "\n".join(lines) + "\n"
