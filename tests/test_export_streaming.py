@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from designer.catalog import default_catalog
-from designer.io import drawio, ibnetdiscover, slurm_topology
+from designer.io import drawio, ibnetdiscover, ndt, slurm_topology
 from designer.io.export_source import ExportError, ExportOptions, ExportSource
 from designer.io.exporters import FORMATS
 from designer.io.project import load_design
@@ -38,7 +38,9 @@ WRITERS = {
     "slurm-yaml": (graph.topology_yaml, slurm_topology.topology_yaml),
     "drawio": (graph.drawio, drawio.drawio),
     "ibnetdiscover": (lambda src: graph.export_ibnetdiscover(src.derived, host_name=src.host), _ib),
+    "ndt": (graph.ndt_csv, ndt.ndt_csv),
 }
+INFINIBAND_ONLY = ("ibnetdiscover", "ndt")
 
 
 def _text(write, design, view: str) -> str:
@@ -66,7 +68,7 @@ def _assert_same(design, formats=tuple(WRITERS)) -> None:
             continue   # a view the fabric does not have is refused before any writer runs
         for name in formats:
             old, new = WRITERS[name]
-            if name == "ibnetdiscover" and derive(design, CAT).resolved.family != "infiniband":
+            if name in INFINIBAND_ONLY and derive(design, CAT).resolved.family != "infiniband":
                 continue
             assert _text(new, design, view) == _text(old, design, view), (name, view, design.edits)
 
@@ -157,6 +159,27 @@ def test_examples_stream_as_the_graph_wrote_them(path):
     _assert_same(dataclasses.replace(design, edits=(
         Edit("remove-device", spines[0]), Edit("add-links", leaf, spines[-1], 2),
         Edit("remove-links", leaf, next(iter(g[leaf])), 1))))
+
+
+HCAS = ("mlx5_0", "mlx5_3", "mlx5_4", "mlx5_5", "mlx5_6", "mlx5_9", "mlx5_10", 'mlx5,"11"')
+
+
+@pytest.mark.parametrize("options", [
+    ExportOptions(ndt_kind="switch-to-switch"), ExportOptions(ndt_kind="switch-to-host"),
+    ExportOptions(ndt_kind="switch-to-host", hca_names=HCAS), ExportOptions(hca_names=HCAS[:3]),
+    ExportOptions(view="plane:2", node_pattern="n{su}-{i:03d}")], ids=lambda o: f"{o.ndt_kind}-{o.view}")
+def test_ndt_options_stream_as_the_graph_wrote_them(options):
+    design = new_design(CAT, "rail-optimized", nodes=8, server="dgx-h100", switch="qm9700", planes=2)
+    design = dataclasses.replace(design, edits=(Edit("remove-device", "p1.spine-1"),
+                                                Edit("add-links", "p1.leaf-1", "p1.spine-2", 2)))
+
+    def run(write):
+        try:
+            return write(ExportSource(design, CAT, options))
+        except ExportError as exc:
+            return f"refused: {exc}"
+
+    assert run(ndt.ndt_csv) == run(graph.ndt_csv)
 
 
 def test_the_export_writes_the_streamed_chunks(tmp_path):

@@ -95,6 +95,7 @@ register(ExportFormat("ibnetdiscover", "ibnetdiscover text", ".txt",
                       chunks=_ibnetdiscover("ibnetdiscover_chunks"),
                       purpose="the fabric as ibnetdiscover would print it: diff it against a capture, or audit it"))
 register(ExportFormat("ndt", "UFM cabling topology (NDT CSV)", ".csv", _writer("ndt", "ndt_csv"), family="infiniband",
+                      chunks=_writer("ndt", "ndt_chunks"),
                       purpose="UFM's NDT plugin checks the installed cabling against it"))
 
 

@@ -158,8 +158,10 @@ class _Replay:
         return True
 
 
-def edited_physical(derived, catalog: Catalog) -> PhysicalCounts | None:
-    """The counts of an edited design, or None when an edit names a NIC."""
+def edited_physical(derived, catalog: Catalog, per_link: dict | None = None) -> PhysicalCounts | None:
+    """The counts of an edited design, or None when an edit names a NIC. Given a dict `per_link`,
+    fills it as `counts_from_links` does, with the links, their cages, the device codes and
+    positions, and the removed devices ("links", "cages", "dev", "row", "slot", "removed")."""
     r, plan, design = derived.resolved, derived.plan, derived.design
     servers, planes = design.cluster.servers, r.planes
     dev = _Devices(servers, plan, planes)
@@ -202,7 +204,9 @@ def edited_physical(derived, catalog: Catalog) -> PhysicalCounts | None:
         pos = layout.positions.get(server_device(code) if code < servers else dev.name(code))
         if pos is not None:
             row[code], slot[code] = pos.row, pos.slot
-    return counts_from_links(derived, catalog, merged, merged_cages, dev, row, slot, layout)
+    if per_link is not None:
+        per_link.update(links=merged, cages=merged_cages, dev=dev, row=row, slot=slot, removed=set(replay.removed))
+    return counts_from_links(derived, catalog, merged, merged_cages, dev, row, slot, layout, per_link)
 
 
 def _manual_links(added: list[_Added], derived, catalog: Catalog, cages: _Cages, dev: _Devices):
