@@ -30,7 +30,7 @@ import numpy as np
 
 from designer import __version__
 from designer.io import hostlist
-from designer.io.export_source import ExportError, ExportSource, base_name, safe_id
+from designer.io.export_source import ExportError, ExportSource, safe_id
 from designer.io.markup import one_line, yaml_str
 
 TIER_PLURAL = {"leaf": "leaves", "spine": "spines", "core": "cores"}
@@ -133,17 +133,16 @@ def build_topology(src: ExportSource) -> SlurmTopology:
 
     # Level 1: leaves tied together by shared servers.
     leaves, label = _components(server_arr, leaf_arr)
-    label_of_leaf = dict(zip(leaves.tolist(), label.tolist(), strict=True))
-    groups: dict[int, list[int]] = defaultdict(list)
-    for leaf in sorted(leaves.tolist(), key=w.local):
-        groups[label_of_leaf[leaf]].append(leaf)
+    by_label = np.argsort(label, kind="stable")            # leaves ascending within each group
+    cuts = np.flatnonzero(np.diff(label[by_label])) + 1
+    groups = {int(label[part[0]]): leaves[part].tolist() for part in np.split(by_label, cuts) if len(part)}
+    # each group's servers, sorted and once each
     pair_label = label[np.searchsorted(leaves, leaf_arr)]
-    order = np.lexsort((server_arr, pair_label))
-    servers_of: dict[int, list[int]] = {}
-    bounds = np.flatnonzero(np.diff(pair_label[order])) + 1
-    for chunk in np.split(order, bounds):
-        if len(chunk):
-            servers_of[int(pair_label[chunk[0]])] = list(dict.fromkeys(server_arr[chunk].tolist()))
+    keys = np.unique(pair_label * (int(server_arr.max()) + 1) + server_arr)
+    key_label, key_server = np.divmod(keys, int(server_arr.max()) + 1)
+    cuts = np.flatnonzero(np.diff(key_label)) + 1
+    servers_of = {int(key_label[part[0]]): key_server[part].tolist()
+                  for part in np.split(np.arange(len(keys)), cuts) if len(part)}
     level1 = sorted(groups.items(), key=lambda kv: servers_of[kv[0]][0])
     all_leaves = sum(len(m) for _, m in level1)
     switches: list[SlurmSwitch] = []
@@ -225,7 +224,8 @@ def _unique(name: str, taken: set[str]) -> str:
 def _group_name(src: ExportSource, role: str, members: list[int], k: int, count: int, tier_total: int) -> str:
     w = src.wiring
     pods = {w.pod(m) for m in members}
-    bases = {base_name(w.name(m)) for m in members}
+    # a switch id without its plane prefix: its tier and number within the plane
+    bases = {f"{w.role(m)}-{w.local(m) + 1}" for m in members}
     if role == "leaf" and src.rail_optimized and len(pods) == 1 and len(members) > 1:
         return f"su-{next(iter(pods)) + 1}"
     if len(bases) == 1:

@@ -32,8 +32,8 @@ from designer.model.physical.closed_form_bom import (
     counts_from_links,
     template_cages,
 )
-from designer.model.physical.floor_layout import LeafSpot, lay_out, server_device
 from designer.model.physical.media import switch_cage
+from designer.model.physical.template_layout import positions_of
 from designer.model.topology.edited_fabric import SwitchPairs
 
 MANUAL = 3   # index of "manual" in closed_form_bom.TIERS
@@ -197,13 +197,7 @@ def edited_physical(derived, catalog: Catalog, per_link: dict | None = None) -> 
     merged = _concat_links(links, keep, extra_links, order)
     merged_cages = _concat_cages(cages, keep, extra_links, order)
 
-    layout = _positions(derived, dev, links, replay.alive, replay.removed)
-    row = np.zeros(dev.total, np.int64)
-    slot = np.zeros(dev.total, np.int64)
-    for code in range(dev.total):
-        pos = layout.positions.get(server_device(code) if code < servers else dev.name(code))
-        if pos is not None:
-            row[code], slot[code] = pos.row, pos.slot
+    row, slot, layout = _positions(derived, dev, links, replay.alive, replay.removed)
     if per_link is not None:
         per_link.update(links=merged, cages=merged_cages, dev=dev, row=row, slot=slot, removed=set(replay.removed))
     return counts_from_links(derived, catalog, merged, merged_cages, dev, row, slot, layout, per_link)
@@ -253,31 +247,24 @@ def _concat_cages(cages: _Cages, keep: np.ndarray, extra: dict, order: np.ndarra
 
 
 def _positions(derived, dev: _Devices, links: _Links, alive: np.ndarray, removed: set[int]):
-    """`floor_layout.lay_out` on the leaves and switches left, as media._leaf_spots lists them."""
+    """`floor_layout.lay_out` on the leaves and switches left, as media._leaf_spots lists them:
+    (row, slot) per device code and the Layout counts, from arrays (template_layout.positions_of)."""
     r, plan, design = derived.resolved, derived.plan, derived.design
     e = r.rails
     host = np.flatnonzero(alive & (links.tier == 0))
-    served: dict[int, list[int]] = defaultdict(list)
-    for leaf, server in zip(links.b_dev[host].tolist(), links.a_dev[host].tolist(), strict=True):
-        served[leaf].append(server)
-    gone = removed
-    # servers as the graph counts them: one more than the highest server with a NIC left
-    nic_servers = design.cluster.servers
-    leaf_codes = [c for p in range(r.planes) for c in dev.leaf(p, np.arange(plan.leaves)).tolist()
-                  if c not in gone]
-    n_leaves = len(leaf_codes) or 1
-    leaves = []
-    for code in leaf_codes:
-        _, _, i = dev.describe(code)
-        spread = plan.leaf_rail(i, e) if plan.rail_su_size else i
-        leaves.append(LeafSpot(dev.name(code), tuple(sorted(served[code])), spread, i * nic_servers // n_leaves))
-    others = []
-    for p in range(r.planes):
-        for code in np.concatenate([dev.spine(p, np.arange(plan.spines)),
-                                    dev.core(p, np.arange(plan.cores if plan.tiers == 3 else 0))]).tolist():
-            if code not in gone:
-                others.append(dev.name(code))
-    return lay_out(design.floorplan, design.cluster.servers, leaves, others)
+    gone = np.fromiter(removed, dtype=np.int64, count=len(removed))
+    leaf_codes = np.concatenate([dev.leaf(p, np.arange(plan.leaves, dtype=np.int64)) for p in range(r.planes)])
+    leaf_codes = leaf_codes[~np.isin(leaf_codes, gone)]
+    index = (leaf_codes - dev.servers) % dev.per_plane
+    spread = plan.leaf_rail(index, e) if plan.rail_su_size else index
+    fallback = index * design.cluster.servers // max(len(leaf_codes), 1)
+    others = np.concatenate([np.concatenate([dev.spine(p, np.arange(plan.spines, dtype=np.int64)),
+                                             dev.core(p, np.arange(plan.cores if plan.tiers == 3 else 0,
+                                                                   dtype=np.int64))])
+                             for p in range(r.planes)])
+    others = others[~np.isin(others, gone)]
+    return positions_of(design.floorplan, design.cluster.servers, dev.total, leaf_codes, spread, fallback,
+                        links.b_dev[host], links.a_dev[host], others)
 
 
 _CACHE: ContentCache[PhysicalCounts | None] = ContentCache(size=4)

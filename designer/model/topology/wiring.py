@@ -40,6 +40,8 @@ class Wiring:
         self.design, self.r, self.plan = design, r, plan
         self.pairs = SwitchPairs(plan, r)
         f = self.pairs
+        self._levels: list[int] = f.level.tolist()    # per switch, read often: a list, not numpy
+        self._first_of_level = [0, f.first["leaf"], f.first["spine"], f.first["core"]]
         self.n_switches = f.n
         self.planes = r.planes
         self.rails = r.rails
@@ -67,10 +69,10 @@ class Wiring:
         return node < self.n_switches
 
     def level(self, node: int) -> int:
-        return int(self.pairs.level[node]) if node < self.n_switches else 0
+        return self._levels[node] if node < self.n_switches else 0
 
     def role(self, node: int) -> str:
-        return ROLES[self.level(node)]
+        return ROLES[self._levels[node]] if node < self.n_switches else "nic"
 
     def plane(self, node: int) -> int:
         if node < self.n_switches:
@@ -80,8 +82,7 @@ class Wiring:
     def local(self, node: int) -> int:
         """A switch's index within its tier and plane; an endpoint's index within its plane."""
         if node < self.n_switches:
-            rest = node % self.pairs.per_plane
-            return rest - self.pairs.first[self.role(node)]
+            return node % self.pairs.per_plane - self._first_of_level[self._levels[node]]
         return (node - self.n_switches) % self.endpoints
 
     def server_port(self, nic: int) -> tuple[int, int]:
