@@ -90,59 +90,61 @@ def ndt_chunks(src: ExportSource) -> Iterator[str]:
     rows = np.flatnonzero(keep)
     yield _cell_row(HEADER) + "\n"
 
-    # Each device's name and rack columns, each port's and cage's label and each kind of
-    # link's last columns are made once, and each line is put together from them.
-    names: dict[int, str] = {}
-    where: dict[int, str] = {}
+    # Each device's name and rack columns, each cage's label and each kind of link's last
+    # columns are made once (numpy finds the kinds), and each line is put together from them.
+    codes = np.arange(dev.total)
+    name = [_cell(safe_cell(src.host(c) if c < servers else dev.name(c))) for c in codes.tolist()]
+    where = [f"{_cell(rack_label(k, width))},{u}" for k, u in zip(rack_of.tolist(), unit_of.tolist(), strict=True)]
+    hosts = [src.host(c) for c in range(servers)]
+    hca = [hca_name(src, f"nic-{p + 1}") for p in range(r.rails * r.planes)] if len(rows) else []
 
-    def device(code: int) -> str:
-        found = names.get(code)
-        if found is None:
-            name = src.host(code) if code < servers else dev.name(code)
-            found = names[code] = _cell(safe_cell(name))
-            where[code] = f"{_cell(rack_label(int(rack_of[code]), width))},{unit_of[code]}"
-        return found
+    def kinds(*columns: np.ndarray) -> tuple[np.ndarray, list[tuple]]:
+        """A code per link for the distinct combinations of the columns, and each combination
+        (values coded column by column, then the combined codes: sorts of plain integers)."""
+        key = np.zeros(len(rows), dtype=np.int64)
+        values = []
+        for column in columns:
+            found, code = np.unique(column, return_inverse=True)
+            key = key * len(found) + code.reshape(-1)
+            values.append(found.tolist())
+        combos, code = np.unique(key, return_inverse=True)
+        out = []
+        for k in combos.tolist():
+            row = []
+            for found in reversed(values):
+                k, at = divmod(k, len(found))
+                row.append(found[at])
+            out.append(tuple(reversed(row)))
+        return code.reshape(-1), out
 
-    ports: dict[tuple[int, int], str] = {}
-
-    def host_port(code: int, port: int) -> str:
-        found = ports.get((code, port))
-        if found is None:
-            found = ports[(code, port)] = _cell(safe_cell(f"{src.host(code)} {hca_name(src, f'nic-{port + 1}')}"))
-        return found
-
-    cage_labels: dict[tuple[int, int, int], str] = {}
-
-    def cage(c: int, lane: int, cap: int) -> str:
-        found = cage_labels.get((c, lane, cap))
-        if found is None:
-            found = cage_labels[(c, lane, cap)] = _cell(f"{c + 1}/{lane + 1}" if cap > 1 else f"{c + 1}")
-        return found
-
+    a_cage, a_cages = kinds(cages.a_cage[rows], cages.a_lane[rows], cages.a_cap[rows])
+    b_cage, b_cages = kinds(cages.b_cage[rows], cages.b_lane[rows], cages.b_cap[rows])
+    a_label = [_cage(*x) for x in a_cages]
+    b_label = [_cage(*x) for x in b_cages]
     parts = [(c.part_number or c.name) for c in table.cables]
-    tails: dict[tuple, str] = {}
+    tail, tails = kinds(links.tier[rows], links.gbps[rows], table.medium[rows], table.cable[rows],
+                        table.length[rows], table.sold[rows])
+    tail_text = [",".join(_cell(x) for x in (
+        f"{int(gbps)}G", table.tiers[int(tier)], MEDIUM_LABELS[table.media[int(medium)]],
+        safe_cell(parts[int(cable)]) if cable >= 0 else "", f"{length:g}", f"{sold:g}" if sold else ""))
+        for tier, gbps, medium, cable, length, sold in tails]
     step = 20000
     for first in range(0, len(rows), step):
         ids = rows[first:first + step]
-        cols = zip(*(arr[ids].tolist() for arr in (
-            links.tier, links.gbps, links.a_dev, links.a_port, cages.a_cage, cages.a_lane, cages.a_cap,
-            links.b_dev, links.b_port, cages.b_cage, cages.b_lane, cages.b_cap,
-            table.medium, table.cable, table.length, table.sold)), strict=True)
-        out = []
-        for tier, gbps, ad, ap, ac, al, acp, bd, bp, bc, bl, bcp, medium, cable, length, sold in cols:
-            key = (tier, gbps, medium, cable, length, sold)
-            tail = tails.get(key)
-            if tail is None:
-                tail = tails[key] = ",".join(_cell(x) for x in (
-                    f"{gbps}G", table.tiers[tier], MEDIUM_LABELS[table.media[medium]],
-                    safe_cell(parts[cable]) if cable >= 0 else "", f"{length:g}", f"{sold:g}" if sold else ""))
-            a = names.get(ad) or device(ad)
-            b = names.get(bd) or device(bd)
-            a_port = host_port(ad, ap) if ad < servers else f"Port {ap}"
-            b_port = host_port(bd, bp) if bd < servers else f"Port {bp}"
-            out.append(f"{a},{a_port},{b},{b_port},Data,{where[ad]},{cage(ac, al, acp)},"
-                       f"{where[bd]},{cage(bc, bl, bcp)},{tail}\n")
-        yield "".join(out)
+        part = slice(first, first + step)
+        cols = zip(links.a_dev[ids].tolist(), links.a_port[ids].tolist(), links.b_dev[ids].tolist(),
+                   links.b_port[ids].tolist(), a_cage[part].tolist(), b_cage[part].tolist(), tail[part].tolist(),
+                   strict=True)
+        yield "".join([
+            f"{name[ad]},{_cell(safe_cell(hosts[ad] + ' ' + hca[ap])) if ad < servers else f'Port {ap}'},"
+            f"{name[bd]},{_cell(safe_cell(hosts[bd] + ' ' + hca[bp])) if bd < servers else f'Port {bp}'},Data,"
+            f"{where[ad]},{a_label[ac]},{where[bd]},{b_label[bc]},{tail_text[t]}\n"
+            for ad, ap, bd, bp, ac, bc, t in cols])
+
+
+def _cage(cage: float, lane: float, capacity: float) -> str:
+    """Cage and position as End.cage_label prints them."""
+    return _cell(f"{int(cage) + 1}/{int(lane) + 1}" if capacity > 1 else f"{int(cage) + 1}")
 
 
 def _cell(text: str) -> str:
