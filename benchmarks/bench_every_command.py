@@ -9,7 +9,8 @@ Each command runs as `fabric-designer ...` in a fresh process, start-up included
 wrapper process that reads its child's peak memory (`resource.getrusage(RUSAGE_CHILDREN)`
 maxrss) and CPU time, so that no row's memory is another row's. The ratio is CPU time over
 `metrics`' CPU time, taken in the same pass, which holds better than wall time on a shared
-machine. Per-link formats also give their size and the rate they were written at.
+machine. Per-link formats also give their size and the rate they were written at, in MB per
+CPU-second (start-up and the design's derivation included).
 Import and audit read the tool's own ibnetdiscover export of the design. A command that runs
 longer than the cap (--cap, default 300 s) is stopped and shown as such.
 
@@ -132,7 +133,7 @@ def main() -> int:
             size = _size(out) if out is not None and not m["stopped"] else 0
             output = f"{size / 1e6:.1f} MB" if size else ""
             if size and fmt in PER_LINK:
-                output += f", {size / 1e6 / m['wall']:.0f} MB/s"
+                output += f", {size / 1e6 / m['cpu']:.0f} MB per CPU-second"
             goal = f"<= {target:g}x, < {EXPORT_MB} MB" if target else ("< 30 s, < 1 GB" if name == "audit" else "")
             print(f"| `{name}` | {wall} | {m['cpu']:.2f} s | {m['rss_mb']:.0f} MB | {ratio:.1f}x | {goal} "
                   f"{verdict} | {output}{'; ' if output and notes else ''}{'; '.join(notes)} |", flush=True)
