@@ -12,6 +12,7 @@ Edits that name a server's NIC are left to the link-by-link path (`link_table` r
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -30,7 +31,8 @@ from designer.model.physical.closed_form_bom import (
 from designer.model.physical.edited_bom import edited_physical
 from designer.model.physical.template_layout import template_positions
 
-LEVEL = {"nic": 0, "leaf": 1, "spine": 2, "core": 3}
+if TYPE_CHECKING:
+    from designer.model.topology.derive import Derived
 
 
 @dataclass
@@ -51,9 +53,9 @@ class LinkTable:
     media = MEDIA_CODES
 
 
-def link_table(derived, catalog: Catalog) -> LinkTable | None:
+def link_table(derived: Derived, catalog: Catalog) -> LinkTable | None:
     """The links of the design as arrays; None when an edit names a NIC."""
-    found: dict = {}
+    found: dict[str, Any] = {}
     if derived.design.edits:
         if edited_physical(derived, catalog, per_link=found) is None:
             return None

@@ -430,9 +430,14 @@ class Wiring:
         plan, r = self.plan, self.r
         sp = plan.spines_per_pod
         first = self.pairs.first
-        owners, peers, own, other, gbps = [], [], [], [], []
+        owners: list[np.ndarray] = []
+        peers: list[np.ndarray] = []
+        own: list[np.ndarray] = []
+        other: list[np.ndarray] = []
+        gbps: list[np.ndarray] = []
 
-        def expand(owner, peer, own_start, other_start, counts, speed) -> None:
+        def expand(owner: np.ndarray, peer: np.ndarray, own_start: np.ndarray, other_start: np.ndarray,
+                   counts: np.ndarray, speed: int) -> None:
             total = int(counts.sum())
             step = np.arange(total, dtype=np.int64) - np.repeat(np.cumsum(counts) - counts, counts)
             owners.append(np.repeat(owner, counts))
@@ -491,9 +496,9 @@ class Wiring:
                 for nbr, keys in held.items():
                     if seen[nbr]:
                         continue
-                    for tier, gbps, a, _, _ in keys.values():
+                    for tier_name, speed, a, _, _ in keys.values():
                         other = nbr if a == node else node
-                        yield np.array([a]), np.array([other]), one, tier_code[tier], gbps
+                        yield np.array([a]), np.array([other]), one, tier_code[tier_name], speed
             seen[node] = True
 
     # --- the edits ---------------------------------------------------------------------------------
@@ -529,8 +534,9 @@ class Wiring:
             if missing:
                 problems.append(f"edit {n} ({edit.op}) names unknown device {quote(missing[0], 60)}")
                 continue
+            ends = [node for node in nodes if node is not None]   # every one known, checked above
             if edit.op == "remove-device":
-                gone = nodes[0]
+                gone = ends[0]
                 for nbr in list(self._hold(gone)):
                     self._hold(nbr).pop(gone, None)
                 del self._adj[gone]
@@ -540,7 +546,7 @@ class Wiring:
                 if edit.a == edit.b:
                     problems.append(f"edit {n} (add-links) links {quote(edit.a, 60)} to itself")
                     continue
-                lo, hi = sorted(nodes, key=self.level)
+                lo, hi = sorted(ends, key=self.level)
                 for _ in range(edit.count):
                     link = ("manual", gbps, lo, take_port(lo), take_port(hi))
                     keys = self._hold(lo).get(hi)
@@ -552,16 +558,18 @@ class Wiring:
                         key += 1
                     keys[key] = link
             elif edit.op == "remove-links":
-                a, b = nodes
+                a, b = ends
                 self._hold(b)
                 keys = self._hold(a).get(b)
                 have = list(keys) if keys else []
                 if len(have) < edit.count:
                     problems.append(f"edit {n} removes {edit.count} links between {quote(edit.a, 60)} and "
                                     f"{quote(edit.b, 60)}, which have {len(have)}")
+                if keys is None:
+                    continue
                 for key in have[-edit.count:]:
                     del keys[key]
-                if keys is not None and not keys:
+                if not keys:
                     del self._adj[a][b]
                     del self._adj[b][a]
         return tuple(problems)
