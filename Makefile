@@ -19,10 +19,12 @@ run: $(STAMP)
 test: lint docs
 	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q
 
-# The code's checks: ruff's rules and the architecture's import contracts (pyproject.toml).
+# The code's checks: ruff's rules, the architecture's import contracts and the type checker
+# (pyproject.toml).
 lint: $(STAMP)
 	$(BIN)/ruff check designer tests benchmarks packaging docs
 	$(BIN)/lint-imports
+	$(BIN)/mypy
 
 # The user guide, built strictly: a broken link, a missing page or a failed screenshot fails.
 docs: $(STAMP)

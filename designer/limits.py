@@ -16,7 +16,9 @@ import math
 import os
 import re
 import stat
+from collections.abc import Iterable
 from pathlib import Path
+from typing import Any, Literal, overload
 
 # --- the stated limits (see README, "Reliability") -------------------------------------------------
 MAX_FILE_BYTES = 64 * 2**20     # a project, catalog or price file; the largest example is ~10 KiB
@@ -40,7 +42,7 @@ class InputError(ValueError):
     subclass of it.
     """
 
-    def __init__(self, message: str, source: str = "", field: str = ""):
+    def __init__(self, message: str, source: str = "", field: str = "") -> None:
         self.source = str(source)
         self.field = field
         self.reason = message
@@ -48,7 +50,7 @@ class InputError(ValueError):
         super().__init__(f"{where}: {message}" if where else message)
 
 
-def quote(value, limit: int = QUOTE_CHARS) -> str:
+def quote(value: object, limit: int = QUOTE_CHARS) -> str:
     """A value as a message may quote it: repr, at most `limit` characters, surrogates escaped."""
     text = repr(value)
     if len(text) > limit:
@@ -78,7 +80,7 @@ def _not_regular(mode: int) -> str | None:
     return "not a regular file"
 
 
-def read_capped(path: str | os.PathLike, limit: int = MAX_FILE_BYTES, what: str = "file") -> bytes:
+def read_capped(path: str | os.PathLike[str], limit: int = MAX_FILE_BYTES, what: str = "file") -> bytes:
     """The bytes of a regular file, refusing more than `limit` bytes by reading, not by trusting
     st_size; a FIFO, a device (/dev/zero) or a socket is refused at once, without reading.
 
@@ -118,7 +120,7 @@ def decode_text(raw: bytes, source: str) -> str:
     return text[1:] if text.startswith(BOM) else text
 
 
-def read_text(path: str | os.PathLike, what: str = "file", limit: int = MAX_FILE_BYTES) -> str:
+def read_text(path: str | os.PathLike[str], what: str = "file", limit: int = MAX_FILE_BYTES) -> str:
     return decode_text(read_capped(path, limit, what), str(path))
 
 
@@ -144,15 +146,15 @@ def check_depth(text: str, source: str, limit: int = MAX_DEPTH) -> None:
 class _Bad:
     """A marker the JSON hooks leave where a value is refused; the walk reports it with its path."""
 
-    def __init__(self, why: str):
+    def __init__(self, why: str) -> None:
         self.why = why
 
 
-class _Pairs(dict):
+class _Pairs(dict[str, Any]):
     duplicate: str | None = None
 
 
-def _pairs(items):
+def _pairs(items: Iterable[tuple[str, Any]]) -> _Pairs:
     out = _Pairs()
     for key, value in items:
         if key in out and out.duplicate is None:
@@ -161,13 +163,13 @@ def _pairs(items):
     return out
 
 
-def _int(text: str):
+def _int(text: str) -> int | _Bad:
     if len(text.lstrip("-")) > MAX_NUMBER_CHARS:
         return _Bad(f"a number of {len(text.lstrip('-')):,} digits is out of range")
     return int(text)
 
 
-def _float(text: str):
+def _float(text: str) -> float | _Bad:
     if len(text) > MAX_NUMBER_CHARS:
         return _Bad(f"a number literal of {len(text):,} characters is out of range")
     value = float(text)
@@ -176,11 +178,11 @@ def _float(text: str):
     return value
 
 
-def _constant(text: str):
+def _constant(text: str) -> _Bad:
     return _Bad(f"{text} is not a number (numbers must be finite)")
 
 
-def load_json(text: str, source: str):
+def load_json(text: str, source: str) -> Any:
     """Parse JSON text with every outside-input bound applied; raises InputError naming the field."""
     if text.startswith(BOM):
         text = text[1:]
@@ -197,7 +199,7 @@ def load_json(text: str, source: str):
     return doc
 
 
-def join(path: str, key) -> str:
+def join(path: str, key: object) -> str:
     if isinstance(key, int):
         return f"{path}[{key}]"
     name = str(key)
@@ -205,7 +207,7 @@ def join(path: str, key) -> str:
     return f"{path}.{shown}" if path else shown
 
 
-def check_tree(value, source: str, path: str = "") -> None:
+def check_tree(value: object, source: str, path: str = "") -> None:
     """Bounds on a parsed tree (JSON or TOML): finite numbers, bounded text, no lone surrogates,
     no duplicate keys. Depth is bounded by the parser's caller."""
     stack = [(value, path, 0)]
@@ -246,7 +248,7 @@ def check_text(text: str, source: str, field: str, limit: int = MAX_TEXT_CHARS) 
 
 # --- numbers ------------------------------------------------------------------------------------------
 
-def parse_toml(text: str, source: str) -> dict:
+def parse_toml(text: str, source: str) -> dict[str, Any]:
     """TOML text with the same bounds as JSON (tomllib already refuses duplicate keys)."""
     import tomllib
 
@@ -288,8 +290,17 @@ def check_depth_toml(text: str, source: str, limit: int = MAX_DEPTH) -> None:
             depth = max(0, depth - 1)
 
 
-def check_number(value, source: str, field: str, low: float, high: float, whole: bool = False,
-                 low_open: bool = False):
+@overload
+def check_number(value: object, source: str, field: str, low: float, high: float, whole: Literal[True],
+                 low_open: bool = False) -> int: ...
+@overload
+def check_number(value: object, source: str, field: str, low: float, high: float, whole: Literal[False] = False,
+                 low_open: bool = False) -> float: ...
+@overload
+def check_number(value: object, source: str, field: str, low: float, high: float, whole: bool,
+                 low_open: bool = False) -> int | float: ...
+def check_number(value: object, source: str, field: str, low: float, high: float, whole: bool = False,
+                 low_open: bool = False) -> float:
     """`value` as a finite number in [low, high] (or (low, high] with low_open); whole numbers
     when `whole`. The message states the range."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
@@ -315,8 +326,17 @@ def _num(x: float) -> str:
     return f"{x:g}"
 
 
+@overload
+def cli_number(text: str, option: str, low: float, high: float, whole: Literal[True],
+               low_open: bool = False) -> int: ...
+@overload
+def cli_number(text: str, option: str, low: float, high: float, whole: Literal[False] = False,
+               low_open: bool = False) -> float: ...
+@overload
+def cli_number(text: str, option: str, low: float, high: float, whole: bool,
+               low_open: bool = False) -> int | float: ...
 def cli_number(text: str, option: str, low: float, high: float, whole: bool = False,
-               low_open: bool = False):
+               low_open: bool = False) -> float:
     """A command-line number, bounded before any work: digits, finiteness and range."""
     raw = text.strip()
     if len(raw) > MAX_NUMBER_CHARS:

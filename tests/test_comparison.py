@@ -80,21 +80,23 @@ def test_small_cluster_goes_to_infiniband_when_ethernet_costs_more(pair):
     assert any("does not hold here" in r and f"{(tco[1] - tco[0]) / tco[0] * 100:+.0f}%" in r for r in rec.reasons)
 
 
-def test_recommendation_changes_at_the_gpu_and_share_thresholds(cheap_ethernet_pair):
+def test_gpu_and_share_thresholds_are_context_lines_that_no_longer_decide(cheap_ethernet_pair):
+    # The verdict is the cost per token of the same training work; the literature's GPU-count
+    # bands and communication-share mark only describe where the cluster sits.
     eth, ib = cheap_ethernet_pair
-    share = compare([eth, ib]).row("comm_share").values[0] / 100  # Ethernet's share, about 0.6
-    # Middle band (512 GPUs above a 256-GPU Ethernet threshold): the communication share decides.
-    below = compare([_with_thresholds(eth, advice_ethernet_max_gpus=256, advice_comm_share=min(0.99, share + 0.05)),
-                     ib]).recommendation
+    base = compare([eth, ib]).recommendation
+    share = compare([eth, ib]).row("comm_share").values[0] / 100
+    for advice in (dict(advice_ethernet_max_gpus=256, advice_comm_share=min(0.99, share + 0.05)),
+                   dict(advice_ethernet_max_gpus=256, advice_comm_share=max(0.0, share - 0.05)),
+                   dict(advice_ethernet_max_gpus=64, advice_infiniband_min_gpus=128)):
+        rec = compare([_with_thresholds(eth, **advice), ib]).recommendation
+        assert rec.family == base.family and rec.verdict == base.verdict
     above = compare([_with_thresholds(eth, advice_ethernet_max_gpus=256, advice_comm_share=share - 0.05),
                      ib]).recommendation
-    assert below.family == "ethernet" and above.family == "infiniband"
-    assert f"{share:.0%}" in " ".join(above.reasons)
-    assert "256-2,048 band" in " ".join(above.reasons)
-    # Above the InfiniBand threshold.
+    context = [r for r in above.reasons if r.startswith("context (rule of thumb, no longer deciding)")]
+    assert any("256-2,048 band" in r for r in context)
     large = compare([_with_thresholds(eth, advice_ethernet_max_gpus=64, advice_infiniband_min_gpus=128), ib])
-    assert large.recommendation.family == "infiniband"
-    assert "above about 128" in " ".join(large.recommendation.reasons)
+    assert any("above about 128" in r and r.startswith("context") for r in large.recommendation.reasons)
 
 
 def test_same_family_designs_get_no_family_verdict(pair):

@@ -9,7 +9,7 @@ import pytest
 
 from designer.catalog import default_catalog
 from designer.io.project import load_design
-from designer.model.decisions.comparison import CompareSettings, compare, energy_cost_usd
+from designer.model.decisions.comparison import HOURS_PER_YEAR, CompareSettings, compare, energy_cost_usd
 from designer.model.decisions.counterpart import make_counterpart
 from designer.model.decisions.flips import decide, price_flips, share_flip
 from tests.helpers import superpod
@@ -81,60 +81,73 @@ def test_compare_json_lists_the_flips_with_price_and_share(su1, tmp_path):
     assert price["unit"] == "x" and price["current"] > 0
 
 
-def test_price_flip_matches_the_comparison_costs(su1):
+def _unit(c, i):
+    cost = c.costs[i]
+    return cost.cost_per_mtok if cost.cost_per_mtok is not None else cost.cost_per_step
+
+
+def test_price_flip_is_where_the_costs_per_token_are_equal(su1):
     c = compare(list(su1))
     s = c.settings
     capex = c.row("capex_usd").values
     power = c.row("power_kw").values
     flip = _flip(c, "price_ratio")
     assert flip.current == pytest.approx(capex[1] / capex[0])
-    if flip.flips_at is not None:
-        tco_i = capex[0] + energy_cost_usd(power[0] * 1000, s)
-        assert flip.flips_at * capex[0] + energy_cost_usd(power[1] * 1000, s) == pytest.approx(tco_i)
-        # The verdict now and beyond the break-even differ.
-        assert (flip.current > flip.flips_at) == (c.recommendation.family == "infiniband")
-
-
-def test_share_break_even_really_flips_the_verdict(roce512):
-    eth, ib = roce512
-    eth = _perf(eth, advice_ethernet_max_gpus=256)       # middle band: the share decides
-    c = compare([eth, ib])
-    flip = _flip(c, "comm_share")
-    assert c.row("tco_usd").values[0] < c.row("tco_usd").values[1]   # premise: Ethernet cheaper
     assert flip.flips_at is not None
-    share = flip.current / 100
-    # Moving the heuristic mark across the current share moves the verdict, as the flip says.
-    lower = compare([_perf(eth, advice_comm_share=max(0.0, share - 0.02)), ib]).recommendation.family
-    higher = compare([_perf(eth, advice_comm_share=min(1.0, share + 0.02)), ib]).recommendation.family
-    assert lower == "infiniband" and higher == "ethernet"
+    # Ethernet's network capex at the break-even: its cost per token equals InfiniBand's.
+    e = c.costs[1]
+    hours = s.years * HOURS_PER_YEAR
+    net_hour = (flip.flips_at * capex[0] + energy_cost_usd(power[1] * 1000, s)) / hours
+    at = (net_hour + e.gpu_usd_per_hour) * e.step_ms / 3.6e6 / e.tokens_per_step * 1e6
+    assert at == pytest.approx(_unit(c, 0), rel=1e-6)
+    # The verdict now and beyond the break-even differ.
+    assert (flip.current > flip.flips_at) == (c.recommendation.family == "infiniband")
+
+
+def test_share_mark_is_a_context_line_with_no_break_even(roce512):
+    eth, ib = roce512
+    c = compare([_perf(eth, advice_ethernet_max_gpus=256), ib])
+    flip = _flip(c, "comm_share")
+    assert flip.flips_at is None and "context line" in flip.note
+    share = c.row("comm_share").values[0] / 100
+    families = {compare([_perf(eth, advice_ethernet_max_gpus=256, advice_comm_share=m), ib]).recommendation.family
+                for m in (max(0.0, share - 0.02), min(1.0, share + 0.02))}
+    assert families == {c.recommendation.family}
 
 
 def test_roce_efficiency_break_even_really_flips_the_verdict(roce512):
     eth, ib = roce512
-    base = compare([_perf(eth, advice_ethernet_max_gpus=256), ib])
-    share = base.row("comm_share").values[0] / 100
-    best = compare([_perf(eth, advice_ethernet_max_gpus=256, protocol_efficiency=1.0), ib])
-    share_best = best.row("comm_share").values[0] / 100
-    assert share_best < share
-    # Put the mark between: a better RoCE brings Ethernet back under it.
-    eth = _perf(eth, advice_ethernet_max_gpus=256, advice_comm_share=(share + share_best) / 2)
     c = compare([eth, ib])
     flip = _flip(c, "roce_efficiency")
-    assert c.recommendation.family == "infiniband"
-    assert flip.flips_at is not None and flip.flips_at > flip.current
+    assert c.recommendation.family == "ethernet"
+    assert flip.flips_at is not None and flip.flips_at < flip.current
     above = compare([_perf(eth, protocol_efficiency=min(1.0, flip.flips_at + 0.01)), ib])
     below = compare([_perf(eth, protocol_efficiency=flip.flips_at - 0.01), ib])
     assert above.recommendation.family == "ethernet" and below.recommendation.family == "infiniband"
+
+
+def test_gpu_price_break_even_really_flips_the_verdict(roce512):
+    eth, ib = roce512
+    c = compare([eth, ib])
+    flip = _flip(c, "gpu_price")
+    assert flip.current == 1.0 and flip.flips_at is not None
+    # Scaling every GPU server price by the break-even makes the two costs per token equal.
+    def unit_at(cost, m):
+        hour = cost.network_usd_per_hour + cost.gpu_usd_per_hour + (m - 1) * cost.gpu_capex_usd_per_hour
+        return hour * cost.step_ms / 3.6e6 / cost.tokens_per_step * 1e6
+    assert unit_at(c.costs[0], flip.flips_at) == pytest.approx(unit_at(c.costs[1], flip.flips_at), rel=1e-6)
+    assert (unit_at(c.costs[0], flip.flips_at * 1.05) < unit_at(c.costs[1], flip.flips_at * 1.05)) != \
+        (unit_at(c.costs[0], flip.flips_at * 0.95) < unit_at(c.costs[1], flip.flips_at * 0.95))
 
 
 def test_sharp_flip_reports_what_sharp_changes(su1):
     # Data-parallel all-reduce across the fabric: SHARP shortens InfiniBand's step.
     c = compare(list(su1), CompareSettings(workload=None, params=7e9, compute_ms=1000))
     flip = _flip(c, "sharp")
-    assert flip.current is False and flip.flips_at is None
-    assert "SHARP on moves InfiniBand's communication share" in flip.note
+    assert flip.current is False
+    assert "SHARP on moves InfiniBand's cost" in flip.note
     # The default workload's network traffic is reduce-scatter / all-gather: SHARP leaves it.
-    assert "leaves" in _flip(compare(list(su1)), "sharp").note
+    assert "leaves the winner" in _flip(compare(list(su1)), "sharp").note
 
 
 def test_text_output_says_when_it_would_flip(su1):

@@ -115,10 +115,29 @@ def test_a_comparison_adds_its_pages(gui):
     other = make_counterpart(design, "roce-400g", default_catalog()).design
     data, _ = Report(design, other).render()
     pages = _read(data)
-    assert len(pages) == 8
+    assert len(pages) == 9
     assert "Comparison" in pages[5] and "Recommendation (heuristic)" in pages[5]
     assert "TCO over 5 years" in pages[5] and "RoCE 400GbE" in pages[5]
-    assert "Comparison: the two fabrics" in pages[6] and "Spectrum-4 SN5600" in pages[6]
+    assert "Verdict in dollars of training" in pages[6] and "Cost per million tokens" in pages[6]
+    assert "cheapest in" in pages[6] and "of draws" in pages[6]
+    assert "Comparison: the two fabrics" in pages[7] and "Spectrum-4 SN5600" in pages[7]
+
+
+def test_a_report_against_every_ethernet_fabric_lists_their_costs_and_win_shares(gui):
+    from designer.ui.export.report import Report
+
+    design = load_design(EXAMPLES / "dgx-h100-superpod-1su.json")
+    from designer.model.decisions.counterpart import ETHERNET_CHOICES, make_counterpart
+
+    made = [make_counterpart(design, t, default_catalog()).design for t in ETHERNET_CHOICES]
+    report = Report(design, made[0], extra=tuple(made[1:]))
+    pages = _read(report.render()[0])
+    cost = next(p for p in pages if "Verdict in dollars of training" in p)
+    for i, name in enumerate(report.comparison.names):
+        share = report.comparison.confidence.win_share[i]
+        assert f"[{i + 1}] {name}: cheapest in {share:.0%} of draws" in cost
+    table = next(p for p in pages if "deltas against the first design" in p)
+    assert "static ECMP" in table and "enhanced ECMP" in table and "Spectrum-X" in table
 
 
 def test_saved_slides_become_the_detail_pages(gui):
@@ -149,7 +168,7 @@ def test_report_command_compares_with_a_file_or_a_counterpart(gui, tmp_path, cap
     out = tmp_path / "r.pdf"
     assert main(["report", str(SUPERPOD), "-o", str(out), "--compare", str(other), "--page", "letter"]) == 0
     reader = PdfReader(out)
-    assert len(reader.pages) == 8
+    assert len(reader.pages) == 9
     assert round(float(reader.pages[0].mediabox.width)) == 792  # US letter, landscape
     assert "512-GPU RoCE leaf-spine" in pdf_text(reader.pages[5])
     out2 = tmp_path / "r2.pdf"
@@ -206,3 +225,31 @@ def test_the_growth_section_follows_the_plan_stored_in_the_design(gui):
     last = _read(data)[-1]
     assert "What if it grows: to 2,048 GPUs in the design's phases 2,8" in last
     assert "doubling" not in last
+
+
+def test_the_bom_page_shows_co_packaged_optics_and_liquid_cooling_with_their_source(tmp_path):
+    """A 1,152-GPU XDR fabric on Q3450-LD: the BOM page names the CPO switch, counts no
+    switch-side modules, cites NVIDIA for the optics power and lists the liquid-cooled racks."""
+    import shutil
+    import subprocess
+    import sys
+
+    from designer.catalog import default_catalog
+    from designer.io.project import save_design
+    from designer.model.topology.presets import new_design
+
+    design = new_design(default_catalog(), "rail-optimized", gpus=1152, server="gb300-nvl72-tray", switch="q3450-ld")
+    save_design(design, tmp_path / "cpo.json")
+    res = subprocess.run([sys.executable, "-m", "designer.cli.main", "report", str(tmp_path / "cpo.json"),
+                          "-o", str(tmp_path / "cpo.pdf")], capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr
+    from designer.model.physical.bom import build_bom
+    from tests.helpers import derived
+
+    counts = build_bom(derived(design)).counts   # what the page reads
+    assert counts["co_packaged_optics"] == ["Quantum-X Photonics Q3450-LD"]
+    assert counts["transceivers"]["switch_side"] == 0 and counts["liquid_cooled"]["server_racks"] == 16
+    if shutil.which("pdftotext"):   # and, where poppler is installed, what the page says
+        text = subprocess.run(["pdftotext", str(tmp_path / "cpo.pdf"), "-"], capture_output=True, text=True).stdout
+        assert "co-packaged: Quantum-X Photonics Q3450-LD" in text and "(0 switch side)" in text
+        assert "Scaling AI Factories with Co-Packaged" in text and "16 server racks" in text

@@ -369,3 +369,43 @@ def test_a_comparison_that_fails_is_refused_and_the_window_goes_back(make_compar
                                          "no switch in the catalog has enough ports")
     assert window.comparison is before and window.entries == entries
     assert window.settings == before.settings and window.panel.assumptions.years.value() == 5
+
+
+def test_four_fabrics_show_their_costs_and_the_draws_in_the_compare_window(make_compare, superpod, catalog):
+    from designer.model.decisions.counterpart import ETHERNET_CHOICES
+    from designer.ui.compare.compare_window import Entry
+
+    entries = [Entry(superpod, SUPERPOD)] + [Entry(make_counterpart(superpod, t, catalog).design, unsaved=True)
+                                             for t in ETHERNET_CHOICES]
+    window = make_compare(entries)
+    c = window.comparison
+    assert c.technologies == ("ib-ndr", *ETHERNET_CHOICES)
+    model = window.table_model
+    labels = [model.index(r, 0).data() for r in range(model.rowCount())]
+    for label in ("Capex (network)", "Training step time", "Cost per million tokens"):
+        assert label in labels
+    assert any(str(label).startswith("Cheapest in") for label in labels)
+    chart = window.charts.cost
+    plotted = [curve for curve in chart.curves if curve in chart.widget.getPlotItem().items]
+    assert len(plotted) == 4 and len(chart.legend.items) == 4
+    for curve, counts in zip(plotted, c.confidence.hist_counts, strict=True):
+        _, y = curve.getOriginalDataset()
+        assert list(y) == list(counts)
+    legend = [item[1].text for item in chart.legend.items]
+    assert legend[0] == f"[1] wins {c.confidence.win_share[0]:.0%}"
+
+
+def test_every_ethernet_fabric_is_one_menu_action(make_compare, superpod, catalog):
+    from designer.ui.compare.compare_window import Entry
+
+    spectrum_x = make_counterpart(superpod, "roce-400g", catalog).design
+    window = make_compare([Entry(superpod, SUPERPOD), Entry(spectrum_x, unsaved=True)])
+    menu = window.counterpart_menu
+    menu.aboutToShow.emit()
+    every = {a.objectName(): a for a in menu.actions()}["counterpart-ethernet"]
+    assert every.isEnabled()            # two missing fabrics fit beside the two designs
+    every.trigger()
+    assert window.comparison.technologies == ("ib-ndr", "roce-400g", "roce-ecmp-400g", "roce-eecmp-400g")
+    menu.aboutToShow.emit()
+    every = {a.objectName(): a for a in menu.actions()}["counterpart-ethernet"]
+    assert not every.isEnabled()        # nothing left to add

@@ -73,7 +73,9 @@ def test_the_estimate_follows_the_design_and_exports_as_csv(make_window, tmp_pat
     body = {r[0]: r for r in rows[2:2 + len(panel.report.expected)]}
     link = body["link failures (NIC-ToR links)"]
     assert float(link[header.index("Expected per day")]) == float(f"{panel.report.expected[0].per_day:.6g}")
-    assert body["transceiver failures"][header.index("Expected per day")] == "no published rate"
+    assert body["link flaps"][header.index("Expected per day")] == "no published rate"
+    modules = body["transceiver failures (pluggable modules)"]
+    assert float(modules[header.index("Expected per day")]) > 0
     assert ["gpus", "512"] in rows
     # A refused write leaves no file and says why.
     window.dialogs.save_answer = str(tmp_path / "missing" / "x.csv")

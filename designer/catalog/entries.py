@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -21,6 +22,35 @@ class _Entry:
     notes: str = ""
     estimates: tuple[str, ...] = ()
     estimate_basis: str = ""
+    # Catalog currency: the quarter the part ships or shipped ("2026-Q1") and whether it is
+    # shipping, announced or preliminary, as its `source` says ("" : not stated).
+    available: str = ""
+    status: str = ""
+    currency_source: str = ""   # where `available`/`status` come from, when not from `source`
+
+    def currency_label(self) -> str:
+        """'shipping since 2025-Q3', 'announced for 2026-Q3', 'preliminary, 2026-Q3'; "" if unstated."""
+        when = self.available
+        if self.status == "shipping":
+            return f"shipping since {when}" if when else "shipping"
+        if self.status == "announced":
+            return f"announced for {when}" if when else "announced"
+        if self.status == "preliminary":
+            return f"preliminary, {when}" if when else "preliminary"
+        return when
+
+    def name_with_currency(self) -> str:
+        """'Quantum-X Photonics Q3450-LD (shipping since 2026-Q1)'; the bare name if unstated."""
+        label = self.currency_label()
+        return f"{self.name} ({label})" if label else self.name
+
+    def currency_note(self) -> str:
+        """The entry's currency and where it comes from, for a tooltip or a report."""
+        label = self.currency_label()
+        if not label:
+            return f"{self.name}: the catalog states no availability (a generic stand-in, or not stated)."
+        estimated = " (the quarter is an estimate)" if self.is_estimate("available") else ""
+        return f"{self.name}: {label}{estimated}. Source: {self.currency_source or self.source}"
 
     def is_estimate(self, field_name: str) -> bool:
         """True when the figure is a labelled estimate or heuristic, not a sourced fact."""
@@ -38,6 +68,22 @@ class Switch(_Entry):
     rack_units: int = 1
     power_w: float = 0.0
     latency_ns: float = 0.0
+    # Co-packaged optics: the switch's ports take a fiber directly (no switch-side transceiver).
+    # `cpo_optic` is the optic the ports speak (sr, dr, fr), `cpo_fiber` the fiber cable each
+    # port takes, `cpo_reach_m` the reach; `power_w` then includes the optics.
+    co_packaged_optics: bool = False
+    cpo_optic: str = ""
+    cpo_fiber: str = ""
+    cpo_reach_m: float = 0.0
+    cpo_lane_gbps: int = 0       # optical lane rate of the CPO ports: the far end's module must match
+    # The same switch with pluggable ports (a CPO switch's pluggable twin), "" when none.
+    pluggable_twin: str = ""
+    liquid_cooled: bool = False
+    # Path choices the switch offers multi-path traffic (LOAD_BALANCING in the loader): "adaptive"
+    # (per-packet adaptive routing), "spray" (cell spraying of a scheduled fabric), "ecmp" (static
+    # 5-tuple hashing), "ecmp-qp" (hashing that also takes the RoCE queue pair). Empty: not stated,
+    # and the technology's choice stands.
+    load_balancing: tuple[str, ...] = ()
 
     def ports_at(self, gbps: float) -> int:
         """Logical ports this switch offers at `gbps`; 0 when it has no such mode."""
@@ -77,11 +123,11 @@ class Nic(_Entry):
     host_interface: str = ""
     power_w: float = 0.0
 
-    def mode_for(self, family: str) -> NicMode | None:
-        for mode in self.modes:
-            if mode.family == family:
-                return mode
-        return None
+    def mode_for(self, family: str, gbps: int | None = None) -> NicMode | None:
+        """The NIC's mode on `family`: the one at `gbps` per port where it has one (ConnectX-8 at
+        200G is its 4 x 200GbE quad-plane mode), else the first listed for the family."""
+        modes = [m for m in self.modes if m.family == family]
+        return next((m for m in modes if m.gbps == gbps), modes[0] if modes else None)
 
 
 @dataclass(frozen=True)
@@ -123,6 +169,8 @@ class Server(_Entry):
     servers_per_rack: int = 0
     mgmt_switches_per_rack: int = 0
     rack_mgmt_ports: int = 0
+    # The rack needs liquid cooling (GB300 / Vera Rubin NVL72, MI355X), as its source says.
+    liquid_cooled: bool = False
 
     def ports_for(self, role: str) -> RolePorts | None:
         """The server's ports on a network role, or None where the catalog states none."""
@@ -146,6 +194,17 @@ class Technology(_Entry):
     nic_latency_ns: float = 0.0
     protocol_efficiency: float = 1.0
     load_balance_efficiency: float = 1.0
+    # How flows find their path across the spine (LOAD_BALANCING): "" follows adaptive_routing
+    # ("adaptive" when true, "ecmp" when false). Placement on the design's uplinks
+    # (designer/model/performance/flow_placement.py) turns it into an efficiency.
+    load_balancing: str = ""
+    # RoCE queue pairs per NCCL connection (NCCL_IB_QPS_PER_CONNECTION): more hash entropy for ECMP.
+    qps_per_connection: int = 1
+
+    @property
+    def placement(self) -> str:
+        """The load-balancing mode the technology asks for."""
+        return self.load_balancing or ("adaptive" if self.adaptive_routing else "ecmp")
 
     @property
     def switch_options(self) -> tuple[str, ...]:
@@ -209,5 +268,5 @@ def _speed(gbps: float) -> str:
 class CatalogSection:
     """Entries of one kind, keyed by id, remembering which file each came from."""
 
-    entries: dict = field(default_factory=dict)
-    origins: dict = field(default_factory=dict)
+    entries: dict[str, Any] = field(default_factory=dict)
+    origins: dict[str, str] = field(default_factory=dict)

@@ -23,6 +23,7 @@ class GpuSpec:
     bf16_dense_TFLOPS: float   # peak dense BF16 tensor throughput
     source: str
     estimate: bool = False
+    fp8_dense_TFLOPS: float | None = None   # peak dense FP8 tensor throughput, where published
 
     @property
     def memory_bytes(self) -> float:
@@ -39,12 +40,16 @@ def gpu_specs() -> dict[str, GpuSpec]:
     for i, row in enumerate(data.get("gpu", [])):
         where = f"{GPUS_FILE.name}: gpu '{row.get('id', f'#{i + 1}')}'"
         try:
+            fp8 = row.get("fp8_dense_TFLOPS")
             spec = GpuSpec(str(row["id"]), float(row["memory_GB"]), float(row["bf16_dense_TFLOPS"]),
-                           str(row.get("source", "")), bool(row.get("estimates")))
+                           str(row.get("source", "")), bool(row.get("estimates")),
+                           None if fp8 is None else float(fp8))
         except (KeyError, TypeError, ValueError) as exc:
             raise CatalogError(f"{where}: missing or bad field ({exc})") from None
         if spec.memory_GB <= 0 or spec.bf16_dense_TFLOPS <= 0:
             raise CatalogError(f"{where}: memory_GB and bf16_dense_TFLOPS must be positive")
+        if spec.fp8_dense_TFLOPS is not None and spec.fp8_dense_TFLOPS <= 0:
+            raise CatalogError(f"{where}: fp8_dense_TFLOPS must be positive")
         out[spec.id] = spec
     return out
 

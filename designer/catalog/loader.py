@@ -13,8 +13,10 @@ import math
 import re
 import types
 import typing
+from collections.abc import Callable, Mapping
 from functools import lru_cache
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 from designer.catalog.entries import (
     Cable,
@@ -27,8 +29,12 @@ from designer.catalog.entries import (
     Switch,
     Technology,
     Transceiver,
+    _Entry,
 )
 from designer.limits import MAX_RADIX, InputError, config_dir, parse_toml, quote, read_text
+
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
 
 
 def _data_dir(name: str) -> Path:
@@ -47,8 +53,11 @@ RESOURCES = _data_dir("resources")
 EXAMPLES = _data_dir("examples")
 BUILTIN_DIR = RESOURCES / "catalog"
 
+_E = TypeVar("_E", bound=_Entry)
+_T = TypeVar("_T", bound="DataclassInstance")
+
 # TOML table name -> entry class and the Catalog attribute that holds them.
-_KINDS: dict[str, tuple[type, str]] = {
+_KINDS: dict[str, tuple[type[_Entry], str]] = {
     "switch": (Switch, "switches"),
     "nic": (Nic, "nics"),
     "server": (Server, "servers"),
@@ -60,6 +69,8 @@ _KINDS: dict[str, tuple[type, str]] = {
 _NESTED = {PortMode, NicMode, RolePorts}
 _GENERIC_SWITCH = re.compile(r"^generic-(\d+)x(\d+)g$")
 FAMILIES = ("infiniband", "ethernet")
+# Catalog currency: "" where the entry does not say.
+STATUSES = ("", "shipping", "announced", "preliminary")
 
 
 # The range of every number a catalog entry holds, by field name: (lowest, highest). A field not
@@ -67,19 +78,19 @@ FAMILIES = ("infiniband", "ethernet")
 _RANGES: dict[str, tuple[float, float]] = {
     "count": (1, MAX_RADIX), "cages": (0, MAX_RADIX), "ports": (1, MAX_RADIX),
     "gbps": (1, 102_400), "port_gbps": (1, 102_400), "link_gbps": (1, 102_400),
-    "uplink_gbps": (1, 102_400), "lane_gbps": (1, 102_400),
+    "uplink_gbps": (1, 102_400), "lane_gbps": (1, 102_400), "cpo_lane_gbps": (0, 102_400),
     "gpus": (1, 1024), "servers_per_rack": (0, 1024), "mgmt_switches_per_rack": (0, 64),
     "rack_mgmt_ports": (0, 1024), "compute_ports": (1, 1024), "planes_hint": (1, 64), "su_servers": (0, 1_000_000),
     "nvlink_domain_gpus": (1, 1_000_000), "nvlink_GBps_per_gpu": (0, 1_000_000),
     "rack_units": (0, 100), "connectors": (1, 1024), "legs": (1, 64), "ports_per_cage": (0, 64),
     "power_w": (0, 1_000_000), "leg_power_w": (0, 1_000_000),
     "latency_ns": (0, 1e9), "switch_latency_ns": (0, 1e9), "nic_latency_ns": (0, 1e9),
-    "reach_m": (0, 100_000), "min_m": (0, 100_000), "lengths_m": (0, 100_000),
+    "reach_m": (0, 100_000), "min_m": (0, 100_000), "cpo_reach_m": (0, 100_000), "lengths_m": (0, 100_000),
 }
 _DEFAULT_RANGE = (0, 1e9)
 
 
-def _in_range(value, where: str):
+def _in_range(value: float, where: str) -> float:
     name = where.rsplit("'", 2)[-2] if where.endswith("'") else ""
     low, high = _RANGES.get(name, _DEFAULT_RANGE)
     if not math.isfinite(value):
@@ -110,6 +121,8 @@ class Catalog:
     cables: dict[str, Cable] = dataclasses.field(default_factory=dict)
     host_ports: dict[str, HostPorts] = dataclasses.field(default_factory=dict)
     origins: dict[tuple[str, str], str] = dataclasses.field(default_factory=dict)
+    # [[currency]] rows (file name, table): the quarter and status of entries that do not state them
+    currency: list[tuple[str, dict[str, Any]]] = dataclasses.field(default_factory=list)
 
     def switch(self, switch_id: str) -> Switch:
         """The switch with this id; `generic-<R>x<S>g` stands for a generic R-port switch at S Gb/s."""
@@ -159,11 +172,20 @@ class Catalog:
             return found
         raise UnknownPartError(_unknown("technology", tech_id, self.technologies))
 
+    def twin_of(self, switch_id: str) -> Switch | None:
+        """A switch's other-optics twin: a CPO switch's pluggable twin, or the CPO switch that
+        names this pluggable one as its twin (the first, by id); None when the catalog has none."""
+        sw = self.switch(switch_id)
+        if sw.pluggable_twin:
+            return self.switches.get(sw.pluggable_twin)
+        twins = sorted(s.id for s in self.switches.values() if s.pluggable_twin == sw.id)
+        return self.switches[twins[0]] if twins else None
+
     def origin(self, kind: str, entry_id: str) -> str:
         return self.origins.get((kind, entry_id), "")
 
 
-def _lookup(key: str, table: dict, model_names: bool = True):
+def _lookup(key: str, table: Mapping[str, _E], model_names: bool = True) -> _E | None:
     """The entry named as people type it: the id in any case, the vendor's part number, or a
     model name taken from the entry's name (`QM9700`, `Q3400-RA`, `MQM9700-NS2F`).
 
@@ -172,14 +194,14 @@ def _lookup(key: str, table: dict, model_names: bool = True):
     wanted = str(key).strip().lower()
     if not wanted:
         return None
-    matches = {}
+    matches: dict[str, _E] = {}
     for entry in table.values():
         if wanted in _aliases(entry, model_names):
             matches[entry.id] = entry
     return next(iter(matches.values())) if len(matches) == 1 else None
 
 
-def _aliases(entry, model_names: bool) -> set[str]:
+def _aliases(entry: _Entry, model_names: bool) -> set[str]:
     names = {entry.id.lower()}
     part = getattr(entry, "part_number", "") or ""
     if part:
@@ -191,11 +213,11 @@ def _aliases(entry, model_names: bool) -> set[str]:
     return names
 
 
-def _unknown(kind: str, entry_id: str, known: dict) -> str:
+def _unknown(kind: str, entry_id: str, known: Mapping[str, object]) -> str:
     return f"unknown {kind} {quote(entry_id, 60)} (known: {', '.join(sorted(known)) or 'none'})"
 
 
-def _coerce(value, annotation, where: str):
+def _coerce(value: Any, annotation: Any, where: str) -> Any:
     """Check one TOML value against a dataclass field type; return it in the field's form."""
     origin = typing.get_origin(annotation)
     if annotation is bool:
@@ -226,7 +248,7 @@ def _coerce(value, annotation, where: str):
     raise CatalogError(f"{where}: unsupported field type {annotation!r}")
 
 
-def _build(cls: type, table, where: str):
+def _build(cls: type[_T], table: object, where: str) -> _T:
     if not isinstance(table, dict):
         raise CatalogError(f"{where}: expected a table, got {quote(table)}")
     hints = typing.get_type_hints(cls)
@@ -234,7 +256,7 @@ def _build(cls: type, table, where: str):
     unknown = set(table) - set(fields)
     if unknown:
         raise CatalogError(f"{where}: unknown field {quote(sorted(unknown)[0], 40)}")
-    values = {}
+    values: dict[str, Any] = {}
     for name, f in fields.items():
         if name in table:
             values[name] = _coerce(table[name], hints[name], f"{where}, field '{name}'")
@@ -243,8 +265,8 @@ def _build(cls: type, table, where: str):
     return cls(**values)
 
 
-def _validate(entry, where: str) -> None:
-    def bad(field_name: str, why: str):
+def _validate(entry: _Entry, where: str) -> None:
+    def bad(field_name: str, why: str) -> NoReturn:
         raise CatalogError(f"{where}, field '{field_name}': {why}")
 
     if not re.fullmatch(r"[a-z0-9][a-z0-9.\-]*", entry.id):
@@ -256,6 +278,10 @@ def _validate(entry, where: str) -> None:
             bad("estimates", f"names unknown field '{name}'")
     if entry.estimates and not entry.estimate_basis.strip():
         bad("estimate_basis", "estimates need a stated basis")
+    if entry.available and not re.fullmatch(r"(19|20)\d\d-Q[1-4]", entry.available):
+        bad("available", "give the quarter as YYYY-Qn, e.g. 2026-Q1")
+    if entry.status not in STATUSES:
+        bad("status", f"must be one of {', '.join(s for s in STATUSES if s)}")
     if isinstance(entry, Switch):
         if entry.family not in FAMILIES:
             bad("family", f"must be one of {FAMILIES}")
@@ -266,6 +292,18 @@ def _validate(entry, where: str) -> None:
                 bad("port_modes", "counts and speeds must be positive")
         if entry.power_w < 0:
             bad("power_w", "must not be negative")
+        if entry.co_packaged_optics:
+            if entry.cpo_optic not in OPTICS:
+                bad("cpo_optic", f"a co-packaged-optics switch names the optic its ports speak ({OPTICS})")
+            if not entry.cpo_fiber:
+                bad("cpo_fiber", "a co-packaged-optics switch names the fiber cable its ports take")
+            if not entry.cage_type.startswith("CPO"):
+                bad("cage_type", "a co-packaged-optics port is no pluggable cage: start its type with 'CPO'")
+        elif entry.cpo_optic or entry.cpo_fiber or entry.cage_type.startswith("CPO"):
+            bad("co_packaged_optics", "cpo_optic, cpo_fiber and a 'CPO' cage type need co_packaged_optics = true")
+        for balancing in entry.load_balancing:
+            if balancing not in LOAD_BALANCING:
+                bad("load_balancing", f"'{balancing}' is not one of {LOAD_BALANCING}")
     elif isinstance(entry, Nic):
         for fam in entry.families:
             if fam not in FAMILIES:
@@ -284,6 +322,10 @@ def _validate(entry, where: str) -> None:
         for name in ("protocol_efficiency", "load_balance_efficiency"):
             if not 0 < getattr(entry, name) <= 1:
                 bad(name, "must be a fraction in (0, 1]")
+        if entry.load_balancing and entry.load_balancing not in LOAD_BALANCING:
+            bad("load_balancing", f"must be one of {LOAD_BALANCING}")
+        if not 1 <= entry.qps_per_connection <= 64:
+            bad("qps_per_connection", "must be 1 to 64")
     elif isinstance(entry, (Transceiver, Cable)):
         _validate_media(entry, bad)
     elif isinstance(entry, HostPorts) and entry.ports_per_cage < 0:
@@ -291,10 +333,11 @@ def _validate(entry, where: str) -> None:
 
 
 OPTICS = ("sr", "dr", "fr")
+LOAD_BALANCING = ("adaptive", "spray", "ecmp", "ecmp-qp")
 CABLE_KINDS = ("dac", "acc", "aoc", "fiber")
 
 
-def _validate_media(entry, bad) -> None:
+def _validate_media(entry: Transceiver | Cable, bad: Callable[[str, str], NoReturn]) -> None:
     for fam in entry.families:
         if fam not in FAMILIES:
             bad("families", f"'{fam}' is not one of {FAMILIES}")
@@ -349,6 +392,9 @@ def load_file(path: Path, catalog: Catalog) -> None:
     for kind, tables in data.items():
         if kind == "gpu":   # resources/catalog/gpus.toml: read by designer/catalog/gpus.py
             continue
+        if kind == "currency":   # resources/catalog/currency.toml: applied after every file is read
+            catalog.currency.extend((path.name, row) for row in (tables if isinstance(tables, list) else [tables]))
+            continue
         if kind not in _KINDS:
             raise CatalogError(f"{path}: unknown section {quote(f'[[{kind}]]', 40)} "
                                f"(expected one of {', '.join(_KINDS)})")
@@ -374,6 +420,12 @@ def _check_references(catalog: Catalog) -> None:
             raise CatalogError(
                 f"{Path(catalog.origin('server', server.id)).name}: server '{server.id}', field "
                 f"'compute_nic': unknown NIC '{server.compute_nic}'")
+    for sw in catalog.switches.values():
+        where = f"{Path(catalog.origin('switch', sw.id)).name}: switch '{sw.id}'"
+        if sw.cpo_fiber and (sw.cpo_fiber not in catalog.cables or catalog.cables[sw.cpo_fiber].kind != "fiber"):
+            raise CatalogError(f"{where}, field 'cpo_fiber': unknown fiber cable {quote(sw.cpo_fiber, 40)}")
+        if sw.pluggable_twin and sw.pluggable_twin not in catalog.switches:
+            raise CatalogError(f"{where}, field 'pluggable_twin': unknown switch {quote(sw.pluggable_twin, 40)}")
     for tech in catalog.technologies.values():
         where = f"{Path(catalog.origin('technology', tech.id)).name}: technology '{tech.id}'"
         if tech.default_switch not in catalog.switches:
@@ -389,6 +441,41 @@ def _check_references(catalog: Catalog) -> None:
             ref = getattr(t, name)
             if ref and (ref not in catalog.cables or catalog.cables[ref].kind != "fiber"):
                 raise CatalogError(f"{where}, field '{name}': unknown fiber cable '{ref}'")
+
+
+_CURRENCY_KINDS = {"switch": "switches", "nic": "nics", "server": "servers"}
+
+
+def _apply_currency(catalog: Catalog) -> None:
+    """Give entries that state no currency of their own the [[currency]] row naming them: its
+    quarter, status and source (in `currency_source`); an estimated quarter joins `estimates`."""
+    for name, row in catalog.currency:
+        where = f"{name}: currency {quote(str(row.get('id', '?')) if isinstance(row, dict) else '?', 40)}"
+        if not isinstance(row, dict):
+            raise CatalogError(f"{where}: expected a table")
+        unknown = set(row) - {"kind", "id", "available", "status", "source", "estimate_basis"}
+        if unknown:
+            raise CatalogError(f"{where}: unknown field {quote(sorted(unknown)[0], 40)}")
+        kind, entry_id = row.get("kind"), row.get("id")
+        if kind not in _CURRENCY_KINDS:
+            raise CatalogError(f"{where}, field 'kind': must be one of {', '.join(_CURRENCY_KINDS)}")
+        table = getattr(catalog, _CURRENCY_KINDS[kind])
+        if entry_id not in table:
+            raise CatalogError(f"{where}, field 'id': unknown {kind} {quote(str(entry_id), 40)}")
+        if not str(row.get("source", "")).strip():
+            raise CatalogError(f"{where}, field 'source': a currency statement needs its source")
+        entry = table[entry_id]
+        if entry.available or entry.status:
+            continue   # the entry's own statement wins
+        basis = str(row.get("estimate_basis", ""))
+        changes: dict[str, object] = {"available": str(row.get("available", "")), "status": str(row.get("status", "")),
+                   "currency_source": str(row["source"])}
+        if basis:
+            changes["estimates"] = (*entry.estimates, "available")
+            changes["estimate_basis"] = f"{entry.estimate_basis} available: {basis}".strip()
+        updated = dataclasses.replace(entry, **changes)
+        _validate(updated, where)
+        table[entry_id] = updated
 
 
 def user_catalog_dir() -> Path:
@@ -408,6 +495,7 @@ def load_catalog(builtin_dir: Path = BUILTIN_DIR, user_dir: Path | None = None) 
     if user_dir is not None and user_dir.is_dir():
         for path in sorted(user_dir.glob("*.toml")):
             load_file(path, catalog)
+    _apply_currency(catalog)
     _check_references(catalog)
     return catalog
 

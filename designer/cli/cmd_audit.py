@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import argparse
 import csv
 import io
+from typing import Any
 
-from designer.cli.common import output_file, print_json, table
+from designer.cli.common import SubParsers, output_file, print_json, table
 from designer.io.atomic import write_atomic
 from designer.io.fabric_capture import load_capture
 from designer.io.project import load_design
@@ -13,7 +15,7 @@ from designer.model.decisions.audit import KEYS, AuditReport, audit, impact_line
 from designer.model.topology.inference import infer_design
 
 
-def add_parser(sub) -> None:
+def add_parser(sub: SubParsers) -> None:
     p = sub.add_parser("audit", help="audit a fabric capture against a design",
                        description="Missing devices and links, extra, miswired and degraded links, unnamed "
                                    "devices and their effect on bisection, oversubscription and collectives.")
@@ -24,7 +26,7 @@ def add_parser(sub) -> None:
     p.set_defaults(run=run)
 
 
-def run(args) -> int:
+def run(args: argparse.Namespace) -> int:
     design = load_design(args.against) if args.against else None
     fabric = load_capture(args.file)
     inference = infer_design(fabric)
@@ -38,12 +40,12 @@ def run(args) -> int:
     return 0
 
 
-def _end(e: dict) -> str:
+def _end(e: dict[str, Any]) -> str:
     place = ", ".join(f"{k} {e[k]}" for k in ("tier", "su", "rail") if e.get(k) is not None)
     return f"{e['device']} port {e['port']}" + (f" ({place})" if place else "")
 
 
-def _describe(kind: str, e: dict) -> str:
+def _describe(kind: str, e: dict[str, Any]) -> str:
     if "a" in e:
         text = f"{_end(e['a'])} -- {_end(e['b'])}"
         for key in ("pair_links", "as_built", "reason"):

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import argparse
 import sys
 from pathlib import Path
 
 from designer.catalog import default_catalog
-from designer.cli.common import CommandError, output_file, print_json, table
+from designer.cli.common import CommandError, SubParsers, output_file, print_json, table
 from designer.io.bom_csv import write_bom_csv
 from designer.io.cabling_csv import write_cabling_csv
 from designer.io.network_csv import write_cluster_bom_csv, write_network_cabling_csv
@@ -24,7 +25,7 @@ from designer.model.physical.prices import load_prices
 from designer.model.topology.derive import derive
 
 
-def add_parser(sub) -> None:
+def add_parser(sub: SubParsers) -> None:
     p = sub.add_parser("bom", help="bill of materials and cabling plan",
                        description="Switches, NICs, transceivers, cables and fibers of a design, with "
                                    "quantities, lengths, power and cost. Prices from the built-in book are "
@@ -51,7 +52,7 @@ def _check_target(path: str | None) -> Path | None:
     return out
 
 
-def run(args) -> int:
+def run(args: argparse.Namespace) -> int:
     bom_path, plan_path = _check_target(args.output), _check_target(args.cabling)
     if bom_path and plan_path and bom_path.resolve() == plan_path.resolve():
         raise CommandError("the BOM and the cabling plan need different files")
@@ -123,9 +124,25 @@ def summary(bom: Bom) -> str:
             ("Per GPU", f"{bom.cost_per_gpu:,.2f} {bom.currency}, {bom.power_per_gpu_w:,.1f} W ({bom.gpus:,} GPUs)"),
             ("Counts", ", ".join(f"{c}: {counts[c]:,}" for c in CATEGORIES)),
             ("Links", ", ".join(f"{t}: {n:,}" for t, n in bom.counts["links_by_tier"].items())),
+            *_optics_and_cooling(bom),
         ]),
     ]
     return "\n".join(lines)
+
+
+def _optics_and_cooling(bom: Bom) -> list[tuple[str, str]]:
+    """Rows for co-packaged optics and liquid cooling, where the design has them."""
+    rows = []
+    sides = bom.counts.get("transceivers", {})
+    cpo = bom.counts.get("co_packaged_optics", [])
+    if cpo:
+        rows.append(("Switch optics", f"co-packaged on {', '.join(cpo)}: {sides.get('switch_side', 0):,} switch-side "
+                                      f"transceivers, {sides.get('server_side', 0):,} server-side"))
+    cooled = bom.counts.get("liquid_cooled", {})
+    if cooled.get("parts"):
+        rows.append(("Liquid cooling", f"{cooled['server_racks']:,} server racks, {cooled['network_racks']:,} "
+                                       f"network racks ({', '.join(cooled['parts'])})"))
+    return rows
 
 
 def networks_summary(bom: Bom, sections: tuple[NetworkBom, ...]) -> str:

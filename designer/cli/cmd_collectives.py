@@ -6,7 +6,7 @@ import argparse
 import re
 
 from designer.catalog import default_catalog
-from designer.cli.common import CommandError, bounded_int, positive_int, print_json, size_bytes, table
+from designer.cli.common import CommandError, SubParsers, bounded_int, positive_int, print_json, size_bytes, table
 from designer.io.project import load_design
 from designer.model.common.units import duration_label, size_label
 from designer.model.decisions.advice import training_step
@@ -18,8 +18,9 @@ from designer.model.performance.collectives import (
     normalize_collective,
     sweep,
 )
+from designer.model.performance.training import StepEstimate
 from designer.model.performance.workload import presets
-from designer.model.topology.derive import derive
+from designer.model.topology.derive import Derived, derive
 
 _COUNT = re.compile(r"^\s*(\d+(?:\.\d+)?(?:e\d+)?)\s*([KMBT])?\s*$", re.IGNORECASE)
 _SCALE = {"": 1, "K": 1e3, "M": 1e6, "B": 1e9, "T": 1e12}
@@ -47,7 +48,7 @@ def milliseconds(text: str) -> float:
     return value
 
 
-def add_parser(sub) -> None:
+def add_parser(sub: SubParsers) -> None:
     p = sub.add_parser(
         "collectives", help="estimate collective times (all-reduce, all-gather...) on a design",
         description="Estimated time, algbw and busbw (nccl-tests definitions) of a collective on the "
@@ -81,20 +82,21 @@ def add_parser(sub) -> None:
     p.set_defaults(run=run)
 
 
-def _gpus(args, derived) -> int | None:
+def _gpus(args: argparse.Namespace, derived: Derived) -> int | None:
     if args.nodes:
         servers = derived.plan.servers
         if args.nodes > servers:
             raise CommandError(f"{args.nodes:,} nodes requested but the design has {servers:,}")
-        return args.nodes * derived.resolved.gpus_per_server
-    return args.gpus
+        return int(args.nodes) * derived.resolved.gpus_per_server
+    gpus: int | None = args.gpus
+    return gpus
 
 
 def _bw(value: float) -> str:
     return f"{value:,.1f}" if value >= 10 else f"{value:.2f}"
 
 
-def run(args) -> int:
+def run(args: argparse.Namespace) -> int:
     if args.compare and args.json:
         raise CommandError("--compare prints a side-by-side table; leave out --json")
     if args.workload and args.params is not None:
@@ -174,7 +176,7 @@ def _params(n: float) -> str:
     return f"{n:,.0f}"
 
 
-def training_summary(name: str, st) -> str:
+def training_summary(name: str, st: StepEstimate) -> str:
     if st.workload is not None:
         return _workload_summary(name, st)
     head = [
@@ -189,11 +191,13 @@ def training_summary(name: str, st) -> str:
         ("Step time", f"{st.step_ms:,.1f} ms = {st.compute_ms:,.1f} ms compute + communication"),
         ("Communication share", f"{st.comm_share:.1%}"),
     ]
-    return "\n".join([table(head), "", "Advice (heuristic):", *[f"  {line}" for line in st.advice.lines()]])
+    advice = st.advice.lines() if st.advice else []
+    return "\n".join([table(head), "", "Advice (heuristic):", *[f"  {line}" for line in advice]])
 
 
-def _workload_summary(name: str, st) -> str:
+def _workload_summary(name: str, st: StepEstimate) -> str:
     w, p, m = st.workload, st.plan, st.memory
+    assert w is not None and p is not None and m is not None  # the workload view carries all three
     head = [
         ("Design", name),
         ("Workload", f"{w.name}: {_params(w.params)} parameters ({_params(w.active_params)} active)"),
@@ -213,7 +217,7 @@ def _workload_summary(name: str, st) -> str:
     return "\n".join([table(head), "", table(rows, ("collective", "where", "per step", "size", "algorithm",
                                                     "time ms", "overlapped ms")),
                       "", table(tail), "", "Sources: " + w.source, "Plan: " + w.plan_source, "",
-                      "Advice (heuristic):", *[f"  {line}" for line in st.advice.lines()]])
+                      "Advice (heuristic):", *[f"  {line}" for line in (st.advice.lines() if st.advice else [])]])
 
 
 def _time(us: float) -> str:

@@ -2,27 +2,41 @@
 
 from __future__ import annotations
 
-from designer.catalog import default_catalog
+import argparse
+
+from designer.catalog import Catalog, default_catalog
 from designer.cli.cmd_bom import arrangements_table
-from designer.cli.common import bounded_float, bounded_int, output_file, print_json, size_bytes, table
+from designer.cli.common import SubParsers, bounded_float, bounded_int, output_file, print_json, size_bytes, table
 from designer.io.compare_csv import write_compare_csv
 from designer.io.project import load_design
 from designer.model.common.units import figure_text
 from designer.model.decisions.comparison import SETTING_RANGES, CompareSettings, Comparison, compare
-from designer.model.decisions.counterpart import COUNTERPART_TECHNOLOGIES, make_counterpart
-from designer.model.networks.arrangements import arrangements
+from designer.model.decisions.counterpart import (
+    COUNTERPART_TECHNOLOGIES,
+    ETHERNET_CHOICES,
+    expand_counterparts,
+    make_counterpart,
+    optics_twin,
+)
+from designer.model.intent.design import FabricDesign
+from designer.model.networks.arrangements import Arrangement, arrangements
 from designer.model.performance.workload import DEFAULT_WORKLOAD, presets
 from designer.model.physical.prices import load_prices
 
 
-def add_parser(sub) -> None:
+def add_parser(sub: SubParsers) -> None:
     p = sub.add_parser("compare", help="compare 2 to 4 designs side by side",
                        description="Cost, power, TCO, bandwidth, latency and collective time of 2 to 4 "
                                    "designs, with deltas against the first and a recommendation.")
     p.add_argument("files", nargs="+", metavar="FILE", help="project files; the first is the baseline")
-    p.add_argument("--counterpart", action="append", choices=COUNTERPART_TECHNOLOGIES, metavar="TECH",
+    p.add_argument("--counterpart", action="append", choices=(*COUNTERPART_TECHNOLOGIES, "ethernet"), metavar="TECH",
                    help="also compare the first design rebuilt on TECH (repeatable: "
-                        + ", ".join(COUNTERPART_TECHNOLOGIES) + ")")
+                        + ", ".join(COUNTERPART_TECHNOLOGIES) + "; 'ethernet' adds "
+                        + ", ".join(ETHERNET_CHOICES) + ")")
+    p.add_argument("--optics-twin", action="store_true",
+                   help="also compare the first design on its switches' optics twins: a pluggable fabric "
+                        "beside the same fabric on co-packaged-optics switches (e.g. Q3400-RA and Q3450-LD), "
+                        "or back")
     p.add_argument("--json", action="store_true")
     p.add_argument("--csv", metavar="OUT", type=output_file, help="also write the comparison as CSV")
     p.add_argument("--years", type=bounded_int(*SETTING_RANGES["years"]), default=CompareSettings.years,
@@ -43,14 +57,19 @@ def add_parser(sub) -> None:
     p.add_argument("--compute-ms", type=bounded_float(*SETTING_RANGES["compute_ms"]), default=None,
                    help="example job: compute time per step in ms, with --params (default "
                         f"{CompareSettings.compute_ms:g})")
+    p.add_argument("--token-budget", type=bounded_float(*SETTING_RANGES["token_budget"]),
+                   default=CompareSettings.token_budget,
+                   help="tokens the example job trains, for the time-to-train row (an assumption; "
+                        f"default {CompareSettings.token_budget:g})")
     p.add_argument("--arrangements", action="store_true",
                    help="also price each design's network arrangements (as designed, hybrid, all-Ethernet, "
                         "merged) with capex and power; in --json under the new key 'arrangements'")
     p.set_defaults(run=run, _parser=p)
 
 
-def run(args) -> int:
-    count = len(args.files) + len(args.counterpart or ())
+def run(args: argparse.Namespace) -> int:
+    args.counterpart = expand_counterparts(args.counterpart or ())
+    count = len(args.files) + len(args.counterpart) + (1 if args.optics_twin else 0)
     if not 2 <= count <= 4:
         args._parser.error(f"compare takes 2 to 4 designs (files and --counterpart), not {count}")
     legacy = args.params is not None or args.compute_ms is not None
@@ -61,7 +80,8 @@ def run(args) -> int:
                                params=args.params if args.params is not None else CompareSettings.params,
                                compute_ms=(args.compute_ms if args.compute_ms is not None
                                            else CompareSettings.compute_ms),
-                               workload=None if legacy else (args.workload or DEFAULT_WORKLOAD))
+                               workload=None if legacy else (args.workload or DEFAULT_WORKLOAD),
+                               token_budget=args.token_budget)
     designs = [load_design(f) for f in args.files]
     catalog = default_catalog()
     notes = []
@@ -69,6 +89,10 @@ def run(args) -> int:
         made = make_counterpart(designs[0], tech, catalog)
         designs.append(made.design)
         notes += [f"note: {made.design.meta.name}: {n}" for n in made.notes]
+    if args.optics_twin:
+        made = optics_twin(designs[0], catalog)
+        designs.append(made.design)
+        notes += [f"note: {n}" for n in made.notes]
     result = compare(designs, settings, catalog)
     if args.csv:
         write_compare_csv(result, args.csv)
@@ -83,13 +107,13 @@ def run(args) -> int:
         print(render_text(result))
         if notes:
             print("\n".join(notes))
-        for design, opts in zip(designs, options, strict=True):
+        for design, opts in zip(designs, options, strict=True) if options else ():
             print(f"\nNetwork arrangements of {design.meta.name}:")
             print(arrangements_table(opts, "USD"))
     return 0
 
 
-def _arrangements(designs, catalog) -> list:
+def _arrangements(designs: list[FabricDesign], catalog: Catalog) -> list[tuple[Arrangement, ...]]:
     """The network arrangements of each design, priced with the price book commands use."""
     book = load_prices()
     return [arrangements(d, catalog, book) for d in designs]

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import argparse
+
 from designer.catalog import default_catalog
-from designer.cli.common import CommandError, check_project_target, output_file
+from designer.cli.common import CommandError, SubParsers, check_project_target, output_file
 from designer.io.project import load_design, save_design
 from designer.model.decisions.counterpart import COUNTERPART_TECHNOLOGIES, make_counterpart
 from designer.model.topology.derive import derive
 
 
-def add_parser(sub) -> None:
+def add_parser(sub: SubParsers) -> None:
     p = sub.add_parser("counterpart", help="make the same cluster on another technology",
                        description="Keep the servers, GPUs, template and oversubscription; pick switches, "
                                    "NICs and link speeds of the target technology from the catalog.")
@@ -21,7 +23,7 @@ def add_parser(sub) -> None:
     p.set_defaults(run=run)
 
 
-def run(args) -> int:
+def run(args: argparse.Namespace) -> int:
     out = check_project_target(args.output, args.force)
     catalog = default_catalog()
     original = load_design(args.file)

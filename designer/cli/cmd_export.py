@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from designer.cli.common import CommandError
+from designer.cli.common import CommandError, SubParsers
 from designer.io.containerlab import PROFILES
 from designer.io.export_source import DEFAULT_NODE_PATTERN, ExportError, ExportOptions, ExportSource, parse_view
 from designer.io.exporters import FORMATS, format_named, write_export
@@ -33,7 +33,7 @@ def _hca_names(text: str) -> tuple[str, ...]:
     return names
 
 
-def add_parser(sub) -> None:
+def add_parser(sub: SubParsers) -> None:
     formats = "\n".join(f"  {f.name:<12} {f.label}\n  {'':<12} {f.purpose}" for f in FORMATS.values())
     p = sub.add_parser(
         "export", help="write the design for Slurm, NetBox, containerlab, GraphML/DOT, draw.io or UFM",
@@ -70,7 +70,7 @@ def add_parser(sub) -> None:
     p.set_defaults(run=run)
 
 
-def run(args) -> int:
+def run(args: argparse.Namespace) -> int:
     fmt = format_named(args.format)
     options = ExportOptions(node_pattern=args.node_pattern, view=args.view, site=args.site,
                             netbox_ib_lanes=args.netbox_ib_lanes, ndt_kind=args.ndt_kind,

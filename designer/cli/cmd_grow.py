@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import argparse
 
-from designer.cli.common import CommandError, positive_int, print_json, table
+from designer.cli.common import CommandError, SubParsers, positive_int, print_json, table
 from designer.io.project import load_design
 from designer.model.decisions.growth import Growth, GrowthError, GrowthPath, grow
+from designer.model.intent.design import FabricDesign
 
 
 def _phase_list(text: str) -> list[int]:
@@ -19,7 +20,7 @@ def _phase_list(text: str) -> list[int]:
     return values
 
 
-def add_parser(sub) -> None:
+def add_parser(sub: SubParsers) -> None:
     p = sub.add_parser("grow", help="plan a phased build-out to a target size",
                        description="Size the design for each phase, list what each phase buys and cables, "
                                    "which spine and core ports are reserved, whether the path needs "
@@ -36,8 +37,8 @@ def add_parser(sub) -> None:
     p.set_defaults(run=run)
 
 
-def plan_from(design, to_gpus: int | None, phases: list[int] | None,
-              ignore_stored: bool = False) -> tuple[int, list[int] | None, dict]:
+def plan_from(design: FabricDesign, to_gpus: int | None, phases: list[int] | None,
+              ignore_stored: bool = False) -> tuple[int, list[int] | None, dict[str, str]]:
     """The target and phases to grow: the command line's, else the ones stored in the design."""
     stored = design.growth if not ignore_stored else None
     source = {"target": "command line", "phases": "command line"}
@@ -53,7 +54,7 @@ def plan_from(design, to_gpus: int | None, phases: list[int] | None,
     return to_gpus, phases, source
 
 
-def run(args) -> int:
+def run(args: argparse.Namespace) -> int:
     design = load_design(args.file)
     to_gpus, phases, source = plan_from(design, args.to_gpus, args.phases, args.ignore_stored)
     try:

@@ -7,13 +7,14 @@ prints the design's metrics instead.
 
 from __future__ import annotations
 
+import argparse
 import os
 
-from designer.cli.common import CommandError
+from designer.cli.common import CommandError, SubParsers
 from designer.ui.display_check import window_blocker
 
 
-def add_parser(sub) -> None:
+def add_parser(sub: SubParsers) -> None:
     p = sub.add_parser("gui", help="open the designer window",
                        description="Open the designer window, optionally with a design file. With "
                                    "--screenshot, render the window offscreen to a PNG and exit.")
@@ -33,7 +34,7 @@ def _size(text: str) -> tuple[int, int]:
     return w, h
 
 
-def run(args) -> int:
+def run(args: argparse.Namespace) -> int:
     if args.screenshot:
         size = _size(args.size)
         os.environ["QT_QPA_PLATFORM"] = "offscreen"  # before the QApplication exists

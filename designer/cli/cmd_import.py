@@ -6,12 +6,14 @@ graph is the fabric as built.
 
 from __future__ import annotations
 
-from designer.cli.common import output_file
+import argparse
+
+from designer.cli.common import SubParsers, output_file
 from designer.io.fabric_capture import import_capture
 from designer.io.project import save_design
 
 
-def add_parser(sub) -> None:
+def add_parser(sub: SubParsers) -> None:
     p = sub.add_parser("import", help="read a fabric capture into a project file",
                        description="Read ibnetdiscover output, lldpctl/Cumulus LLDP JSON or an LLDP CSV, "
                                    "infer the design and write it with the differences as edits.")
@@ -20,7 +22,7 @@ def add_parser(sub) -> None:
     p.set_defaults(run=run)
 
 
-def run(args) -> int:
+def run(args: argparse.Namespace) -> int:
     design, inference, report = import_capture(args.file)
     save_design(design, args.output)
     counts = ", ".join(f"{len(getattr(report, k))} {k.replace('_', ' ')}" for k in

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-from designer.cli.common import print_json, table
+import argparse
+
+from designer.cli.common import SubParsers, print_json, table
 from designer.io.project import load_design
 from designer.model.common.units import bandwidth_label, ratio_label
 from designer.model.topology.derive import derive
 from designer.model.topology.metrics import Metrics
 
 
-def add_parser(sub) -> None:
+def add_parser(sub: SubParsers) -> None:
     p = sub.add_parser("metrics", help="print a design's metrics",
                        description="Switch and link counts, ports, oversubscription, bisection, hops, "
                                    "headroom and findings of a design.")
@@ -18,7 +20,7 @@ def add_parser(sub) -> None:
     p.set_defaults(run=run)
 
 
-def run(args) -> int:
+def run(args: argparse.Namespace) -> int:
     design = load_design(args.file)
     metrics = derive(design).metrics
     if args.json:
@@ -40,6 +42,8 @@ def summary(m: Metrics) -> str:
         ("Design", m.name),
         ("Fabric", f"{m.template}, {m.tiers} tiers, {m.planes} plane(s), {m.technology}"),
         ("GPUs / servers / endpoints", f"{m.gpus:,} / {m.servers:,} / {m.endpoints:,}"),
+        ("Network per GPU", f"{bandwidth_label(m.gbps_per_gpu)} ({m.endpoints // max(m.servers, 1)} x "
+                            f"{m.link_gbps}G per {m.gpus // max(m.servers, 1)}-GPU server)"),
         ("Bisection", f"{bandwidth_label(m.bisection_gbps)} ({m.bisection_ratio:.0%} of full, {m.bisection_method})"),
         ("Max switch hops", f"{m.max_hops} (same rail: {m.max_hops_same_rail})"),
         ("Growth headroom", f"{m.headroom_gpus:,} GPUs before {m.headroom_limit}"),

@@ -9,6 +9,7 @@ from designer.catalog import default_catalog
 from designer.cli.common import (
     MAX_NODES,
     CommandError,
+    SubParsers,
     bounded_int,
     check_project_target,
     non_empty,
@@ -48,11 +49,12 @@ def _ratio(text: str) -> float:
     return value
 
 
-def add_parser(sub) -> None:
+def add_parser(sub: SubParsers) -> None:
     p = sub.add_parser("new", help="make a new design file from a template",
                        description="Make a design from a template and write it as a project file. "
                                    "Nothing is written when the request cannot be built.")
-    p.add_argument("--template", required=True, choices=TEMPLATES)
+    p.add_argument("--template", choices=TEMPLATES, default="rail-optimized",
+                   help="fabric template (default: rail-optimized, the reference architectures' layout)")
     size = p.add_mutually_exclusive_group(required=True)
     size.add_argument("--gpus", type=positive_int, help="GPU count")
     size.add_argument("--nodes", type=bounded_int(1, MAX_NODES), help="server (node) count")
@@ -89,7 +91,7 @@ def add_parser(sub) -> None:
     p.set_defaults(run=run)
 
 
-def run(args) -> int:
+def run(args: argparse.Namespace) -> int:
     if args.radix and args.switch:
         raise CommandError("give either --switch or --radix, not both")
     out = check_project_target(args.output, args.force)

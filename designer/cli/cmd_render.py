@@ -6,9 +6,14 @@ import argparse
 import os
 import re
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from designer.cli.common import CommandError, output_file
+from designer.cli.common import CommandError, SubParsers, output_file
 from designer.io.project import load_design
+
+if TYPE_CHECKING:
+    from designer.model.intent.design import FabricDesign
+    from designer.model.intent.slides import Slide
 
 FORMATS = {".svg": "svg", ".pdf": "pdf", ".png": "png"}
 _SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*[xX×]\s*(\d+(?:\.\d+)?)\s*(in)?\s*$")
@@ -51,7 +56,7 @@ def check_output(path: str, allowed: dict[str, str]) -> tuple[Path, str]:
     return out, kind
 
 
-def add_parser(sub) -> None:
+def add_parser(sub: SubParsers) -> None:
     p = sub.add_parser("render", help="draw the fabric diagram as SVG, PDF or PNG",
                        description="Draw the design's diagram (title line, fabric, legend) as vector SVG or PDF, "
                                    "or as PNG at a chosen DPI. Large fabrics are drawn aggregated by SU or pod. "
@@ -67,12 +72,13 @@ def add_parser(sub) -> None:
     p.set_defaults(run=run)
 
 
-def pick_slide(design, derived_planes: int, columns: int, noun: str, view: tuple[str, int | None]):
+def pick_slide(design: FabricDesign, derived_planes: int, columns: int, noun: str,
+               view: tuple[str, int | None]) -> Slide | None:
     """The Slide a --view asks for; refuses SUs, planes and slides the design does not have."""
     from designer.model.intent.slides import Slide
 
     kind, n = view
-    if kind == "fabric":
+    if kind == "fabric" or n is None:  # only the whole fabric comes without a number
         return None
     if kind == "slide":
         if n > len(design.slides):
@@ -82,19 +88,21 @@ def pick_slide(design, derived_planes: int, columns: int, noun: str, view: tuple
         if slide.kind == "comparison":
             raise CommandError(f"slide {n} is a comparison; render draws one design (use `fabric-designer report "
                                "--compare`)")
-        view = ("su", slide.su) if slide.kind == "su" else ("plane", slide.plane) if slide.kind == "plane" else None
-        if view is None:
+        if slide.kind == "su" and slide.su is not None:
+            kind, n = "su", slide.su
+        elif slide.kind == "plane" and slide.plane is not None:
+            kind, n = "plane", slide.plane
+        else:
             return slide
-        kind, n = view
     if kind == "su" and n > columns:
         raise CommandError(f"{noun} {n} does not exist: the fabric has {columns} {noun}{'s' if columns != 1 else ''}"
                            if columns > 1 else "the fabric is not divided into SUs or pods")
     if kind == "plane" and n > derived_planes:
         raise CommandError(f"plane {n} does not exist: the fabric has {derived_planes} plane(s)")
-    return Slide(kind=kind, su=n if kind == "su" else None, plane=n if kind == "plane" else None)
+    return Slide(kind="su", su=n) if kind == "su" else Slide(kind="plane", plane=n)
 
 
-def run(args) -> int:
+def run(args: argparse.Namespace) -> int:
     out, kind = check_output(args.output, FORMATS)
     design = load_design(args.file)
     from designer.ui.export.headless import ensure_gui_application

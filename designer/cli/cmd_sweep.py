@@ -4,9 +4,20 @@ from __future__ import annotations
 
 import argparse
 import time
+from collections.abc import Callable
+from typing import TypeVar
 
 from designer.catalog import default_catalog
-from designer.cli.common import CommandError, non_empty, output_file, positive_int, print_json, size_bytes, table
+from designer.cli.common import (
+    CommandError,
+    SubParsers,
+    non_empty,
+    output_file,
+    positive_int,
+    print_json,
+    size_bytes,
+    table,
+)
 from designer.io.sweep_csv import write_sweep_csv
 from designer.model.common.units import duration_label, ratio_label, size_label
 from designer.model.decisions.comparison import CompareSettings
@@ -14,9 +25,11 @@ from designer.model.decisions.design_space import DEFAULT_TECHNOLOGIES, SweepRes
 from designer.model.topology.presets import TEMPLATES
 from designer.model.topology.sizing import parse_ratio
 
+_T = TypeVar("_T")
 
-def _list(kind):
-    def parse(text: str) -> tuple:
+
+def _list(kind: Callable[[str], _T]) -> Callable[[str], tuple[_T, ...]]:
+    def parse(text: str) -> tuple[_T, ...]:
         items = [t.strip() for t in text.split(",") if t.strip()]
         if not items:
             raise argparse.ArgumentTypeError("give at least one value")
@@ -39,7 +52,7 @@ def _template(text: str) -> str:
     return text
 
 
-def add_parser(sub) -> None:
+def add_parser(sub: SubParsers) -> None:
     p = sub.add_parser("sweep", help="explore the design space: every combination, with Pareto fronts",
                        description="Build every combination of the given technologies, oversubscriptions, "
                                    "planes, switches and tiers for one cluster; measure capex, power, TCO, "
@@ -72,7 +85,7 @@ def add_parser(sub) -> None:
     p.set_defaults(run=run)
 
 
-def run(args) -> int:
+def run(args: argparse.Namespace) -> int:
     catalog = default_catalog()
     for tech in args.technology:
         catalog.technology(tech)  # an unknown id is one clear line before any work
@@ -113,20 +126,25 @@ def render_text(result: SweepResult, elapsed: float) -> str:
     rows = []
     for p in built:
         c = p.choice
+        assert p.power_w is not None and p.time_us is not None  # a built point measured both
         mark = ("T" if p.front_cost_time else "") + ("P" if p.front_cost_power else "")
         rows.append((mark, p.index + 1, c["technology"], p.switch, f"{c['oversubscription']:g}:1",
                      ratio_label(p.oversubscription or None, "-"), p.planes, p.tiers, p.switches,
                      _money(p.capex_usd) + ("*" if p.unpriced else ""), f"{p.power_w / 1000:,.0f}",
                      _money(p.tco_usd), f"{p.bisection_tbps:,.1f}", duration_label(p.time_us, "us"),
-                     p.algorithm))
+                     p.algorithm, f"{p.transceivers:,} ({p.transceivers_switch_side:,})",
+                     "-" if p.failures_month is None else f"{p.failures_month:,.1f}"))
     head = ("front", "#", "technology", "switch", "asked", "achieved", "planes", "tiers", "switches", "capex",
             "kW", f"TCO {s.settings.years}y", "bisection Tb/s", f"{s.collective} {size_label(s.size_bytes)}",
-            "algorithm")
+            "algorithm", "optics (switch side)", "failures/month")
     out = [f"{len(result.points):,} combinations for {s.gpus:,} GPUs: {len(built):,} built, "
            f"{len(result.refused):,} refused, in {elapsed:.2f} s", ""]
     out.append(table(rows, head) if rows else "nothing could be built")
     out += ["", "front: T = on the cost-vs-time Pareto front, P = on the cost-vs-power front. Prices are "
-                "illustrative estimates unless a price book says otherwise; collective times are estimates."]
+                "illustrative estimates unless a price book says otherwise; collective times are estimates.",
+            "optics: pluggable modules (a co-packaged-optics switch has none on its side); failures/month: "
+            "expected link and module failures, an estimate from resources/reliability/failure_rates.toml "
+            "(link rate: Alibaba HPN, SIGCOMM 2024; module rate: an upper bound derived from it)."]
     if any(p.unpriced for p in built):
         out.append("* has parts without a price: its capex and TCO read low (incomplete)")
     if result.refused:

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import argparse
 import fnmatch
+from typing import Any
 
 from designer.catalog import default_catalog
-from designer.cli.common import CommandError, print_json, table
+from designer.cli.common import CommandError, SubParsers, print_json, table
 from designer.io.project import load_design
 from designer.model.common.units import bandwidth_label, duration_label, rate_label, ratio_label
 from designer.model.decisions.interruptions import Interruptions, interruptions, load_rates
@@ -22,10 +24,10 @@ from designer.model.decisions.whatif import (
 from designer.model.networks.failures import NetworkFailure, match_network_switches, network_failures
 from designer.model.networks.resilience import NetworkResilience, design_resilience
 from designer.model.networks.sizing import servers_per_rack, size_networks
-from designer.model.topology.derive import derive
+from designer.model.topology.derive import Derived, derive
 
 
-def add_parser(sub) -> None:
+def add_parser(sub: SubParsers) -> None:
     p = sub.add_parser("whatif", help="what a failure does to the fabric",
                        description="Fail devices or links (or every switch in turn with --n-1) and show "
                                    "the GPUs cut off, bisection, leaf oversubscription, the SUs and rails "
@@ -43,7 +45,7 @@ def add_parser(sub) -> None:
     p.set_defaults(run=run)
 
 
-def run(args) -> int:
+def run(args: argparse.Namespace) -> int:
     derived = derive(load_design(args.file))
     try:
         if args.interruptions:
@@ -61,11 +63,11 @@ def run(args) -> int:
                     print(networks_text(networks))
             return 0
         if args.n1:
-            report = n_minus_one(derived)
+            worst = n_minus_one(derived)
             if args.json:
-                print_json(report.to_json())
+                print_json(worst.to_json())
             else:
-                print(n1_text(report))
+                print(n1_text(worst))
             return 0
         tokens, network_failed = _network_tokens(derived, args.fail)
         if network_failed and not tokens:   # only switches of the other networks were named
@@ -91,7 +93,7 @@ def run(args) -> int:
     return 0
 
 
-def _network_tokens(derived, tokens: list[str]) -> tuple[list[str], tuple[NetworkFailure, ...]]:
+def _network_tokens(derived: Derived, tokens: list[str]) -> tuple[list[str], tuple[NetworkFailure, ...]]:
     """The tokens naming compute-fabric elements, and the failures of the other networks' switches."""
     design = derived.design
     if not design.networks:
@@ -122,7 +124,7 @@ def _time(us: float | None) -> str:
     return "-" if us is None else duration_label(us, "us")
 
 
-def whatif_text(w: WhatIf, impact: dict | None = None) -> str:
+def whatif_text(w: WhatIf, impact: dict[str, Any] | None = None) -> str:
     verdict = ("the job continues" + (f" at {w.nic_share:.0%} of NIC bandwidth" if w.nic_share < 1 else "")
                if w.job_continues else "a job on every GPU stops")
     rows = [

@@ -6,7 +6,9 @@ import argparse
 import json
 import re
 import sys
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TypeAlias
 
 from designer.catalog import CatalogError, UnknownPartError
 from designer.io.atomic import WriteRefused, check_target
@@ -25,11 +27,15 @@ MAX_BYTES = 2**50           # a message size: 1 PiB
 MAX_GBPS = 102_400          # a link speed: 100 Tb/s
 
 
+# The argparse sub-parsers object each command's add_parser(sub) adds its parser to.
+SubParsers: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
+
+
 class CommandError(Exception):
     """A subcommand's refusal, printed as one line with a non-zero exit."""
 
 
-def bounded_int(low: int, high: int):
+def bounded_int(low: float, high: float) -> Callable[[str], int]:
     """An argparse type: a whole number from `low` to `high`, refused before any work."""
 
     def parse(text: str) -> int:
@@ -42,7 +48,7 @@ def bounded_int(low: int, high: int):
     return parse
 
 
-def bounded_float(low: float, high: float, low_open: bool = False):
+def bounded_float(low: float, high: float, low_open: bool = False) -> Callable[[str], float]:
     """An argparse type: a finite number in [low, high] ((low, high] with low_open); no NaN or inf."""
 
     def parse(text: str) -> float:
@@ -127,7 +133,7 @@ def output_file(text: str) -> str:
 output_file.__name__ = "file name"
 
 
-def print_json(data) -> None:
+def print_json(data: object) -> None:
     """JSON on stdout, all or nothing: NaN and Infinity are refused (they are not JSON), and a
     value that cannot be encoded stops the command before a byte is written."""
     try:
@@ -138,7 +144,7 @@ def print_json(data) -> None:
     sys.stdout.write(text + "\n")
 
 
-def table(rows: list[tuple], headers: tuple | None = None) -> str:
+def table(rows: Sequence[tuple[object, ...]], headers: tuple[object, ...] | None = None) -> str:
     """A plain text table with right-aligned numbers."""
     all_rows = ([headers] if headers else []) + [tuple("" if c is None else c for c in r) for r in rows]
     cols = len(all_rows[0]) if all_rows else 0

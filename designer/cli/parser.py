@@ -8,9 +8,10 @@ command's module only).
 from __future__ import annotations
 
 import argparse
+from typing import NoReturn
 
 
-def one_line(text: str, limit: int = 600) -> str:
+def one_line(text: object, limit: int = 600) -> str:
     """A message as one printable line: a value quoted from input may hold line breaks, control
     characters, lone surrogates or a whole file; none of that reaches the terminal."""
     out = "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in str(text))
@@ -20,5 +21,5 @@ def one_line(text: str, limit: int = 600) -> str:
 class OneLineParser(argparse.ArgumentParser):
     """argparse, but a usage error is one line on stderr (with the command name) and exit 2."""
 
-    def error(self, message: str):
+    def error(self, message: str) -> NoReturn:
         self.exit(2, f"{self.prog}: error: {one_line(message)}\n")

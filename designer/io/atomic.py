@@ -22,6 +22,7 @@ import tempfile
 import time
 from collections.abc import Iterable
 from pathlib import Path
+from typing import BinaryIO
 
 TMP_SUFFIX = ".tmp"
 # A save takes seconds; a leftover older than this belongs to no save still running.
@@ -79,7 +80,7 @@ def remove_stale_temporaries(folder: Path, now: float | None = None) -> int:
     return removed
 
 
-def _write_chunks(fh, chunks: Iterable[str], encoding: str) -> None:
+def _write_chunks(fh: BinaryIO, chunks: Iterable[str], encoding: str) -> None:
     """Encode text chunks as they come (a large file never sits whole in memory)."""
     encoder = codecs.getincrementalencoder(encoding)()
     for chunk in chunks:
@@ -94,7 +95,7 @@ class WriteRefused(OSError):
         return str(self.args[0]) if self.args else "cannot write"
 
 
-def check_target(path: str | os.PathLike) -> Path:
+def check_target(path: str | os.PathLike[str]) -> Path:
     """Refuse, before any work, a target that cannot take a file: a folder, a FIFO, a device, a
     missing folder. Returns the path."""
     target = Path(path)
@@ -125,7 +126,7 @@ def _refusal(target: Path, folder: Path, exc: OSError) -> WriteRefused:
     return WriteRefused(f"cannot write {target}: {reason}")
 
 
-def write_atomic(path: str | os.PathLike, data: bytes | str | Iterable[str], encoding: str = "utf-8") -> None:
+def write_atomic(path: str | os.PathLike[str], data: bytes | str | Iterable[str], encoding: str = "utf-8") -> None:
     """Write to a temporary file beside `path`, flush it to disk, then rename over `path`.
 
     `data` may be an iterable of str chunks, written as they are produced; if producing them
@@ -167,7 +168,7 @@ def write_atomic(path: str | os.PathLike, data: bytes | str | Iterable[str], enc
     _fsync_dir(folder)
 
 
-def move_into_place(temp: str | os.PathLike, path: str | os.PathLike) -> None:
+def move_into_place(temp: str | os.PathLike[str], path: str | os.PathLike[str]) -> None:
     """Rename a finished file (written beside `path`, e.g. by an export off the UI thread) over
     `path`, with the mode a normal write gives: the replaced file's, else the user's umask. A
     temporary made by mkstemp is 0600, which must not reach the user's file."""

@@ -57,6 +57,6 @@ def bom_to_csv(bom: Bom) -> str:
     return rows_to_csv(bom_rows(bom))
 
 
-def write_bom_csv(bom: Bom, path: str | os.PathLike) -> None:
+def write_bom_csv(bom: Bom, path: str | os.PathLike[str]) -> None:
     """Write the BOM sheet atomically (the old file stays whole until the new one is complete)."""
     write_atomic(path, bom_to_csv(bom), encoding=ENCODING)

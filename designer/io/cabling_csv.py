@@ -13,9 +13,10 @@ import os
 from collections.abc import Iterator
 
 from designer.catalog import Catalog, default_catalog
+from designer.catalog.entries import Cable, Transceiver
 from designer.io.atomic import write_atomic
 from designer.io.csv_cells import ENCODING, rows_to_csv, safe_cell
-from designer.model.physical.media import MEDIUM_LABELS, Physical
+from designer.model.physical.media import MEDIUM_LABELS, LinkPlan, Physical
 
 HEADER = ("Link", "Tier", "Speed (Gb/s)", "A rack", "A device", "A port", "A cage", "B rack", "B device",
           "B port", "B cage", "Medium", "A-end transceiver", "B-end transceiver", "Cable or fiber part",
@@ -23,7 +24,7 @@ HEADER = ("Link", "Tier", "Speed (Gb/s)", "A rack", "A device", "A port", "A cag
 OPTIC_LABELS = {"sr": "SR", "dr": "DR", "fr": "FR"}
 
 
-def _part(entry) -> str:
+def _part(entry: Transceiver | Cable | None) -> str:
     """An entry's ordering number, or its name when no number is confirmed."""
     if entry is None:
         return ""
@@ -36,8 +37,8 @@ def iter_cabling_rows(phys: Physical, catalog: Catalog | None = None) -> Iterato
     catalog = catalog or default_catalog()
     pos = phys.layout.positions
     yield list(HEADER)
-    devices: dict = {}
-    parts: dict = {}
+    devices: dict[str, tuple[str, str]] = {}
+    parts: dict[tuple[str, str, str, str, str], tuple[str, ...]] = {}
 
     def device(name: str) -> tuple[str, str]:
         cells = devices.get(name)
@@ -45,7 +46,7 @@ def iter_cabling_rows(phys: Physical, catalog: Catalog | None = None) -> Iterato
             cells = devices[name] = (pos[name].rack, safe_cell(name))
         return cells
 
-    def medium_parts(link) -> tuple:
+    def medium_parts(link: LinkPlan) -> tuple[str, ...]:
         key = (link.medium, link.optic, link.a_part, link.b_part, link.cable)
         cells = parts.get(key)
         if cells is None:
@@ -91,7 +92,7 @@ def iter_cabling_csv(phys: Physical, catalog: Catalog | None = None, rows_per_ch
     """
     catalog = catalog or default_catalog()
     pos = phys.layout.positions
-    memo: dict = {}
+    memo: dict[str, str] = {}
 
     def cell(text: str) -> str:
         out = memo.get(text)
@@ -99,9 +100,9 @@ def iter_cabling_csv(phys: Physical, catalog: Catalog | None = None, rows_per_ch
             out = memo[text] = _field(safe_cell(text))
         return out
 
-    devices: dict = {}
-    parts: dict = {}
-    lengths: dict = {}
+    devices: dict[str, str] = {}
+    parts: dict[tuple[str, str, str, str, str], str] = {}
+    lengths: dict[float, str] = {}
 
     def device(name: str) -> str:
         out = devices.get(name)
@@ -143,5 +144,5 @@ def cabling_to_csv(phys: Physical, catalog: Catalog | None = None) -> str:
     return rows_to_csv(cabling_rows(phys, catalog))
 
 
-def write_cabling_csv(phys: Physical, path: str | os.PathLike, catalog: Catalog | None = None) -> None:
+def write_cabling_csv(phys: Physical, path: str | os.PathLike[str], catalog: Catalog | None = None) -> None:
     write_atomic(path, iter_cabling_csv(phys, catalog), encoding=ENCODING)

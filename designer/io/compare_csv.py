@@ -34,7 +34,7 @@ def compare_rows(c: Comparison) -> list[list[str]]:
     rows.extend(line("When it would flip", flip.line()) for flip in c.recommendation.flips)
     s = c.settings
     rows.append(line("Assumptions", f"{s.years} years, energy {s.energy_usd_per_kwh:g} USD/kWh, PUE {s.pue:g}, "
-                                    f"{s.job_text}; "
+                                    f"{s.job_text}; token budget {s.token_budget:,.3g}; "
                                     "prices are illustrative estimates, not quotes"))
     rows.extend(line("Warning", w) for w in c.warnings)
     return rows
@@ -44,5 +44,5 @@ def compare_to_csv(c: Comparison) -> str:
     return rows_to_csv(compare_rows(c))
 
 
-def write_compare_csv(c: Comparison, path: str | os.PathLike) -> None:
+def write_compare_csv(c: Comparison, path: str | os.PathLike[str]) -> None:
     write_atomic(path, compare_to_csv(c), encoding=ENCODING)

@@ -14,7 +14,7 @@ _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 ENCODING = "utf-8-sig"
 
 
-def safe_cell(value) -> str:
+def safe_cell(value: object) -> str:
     """Text as a spreadsheet will show it, never as a formula (OWASP CSV-injection advice)."""
     text = "" if value is None else str(value)
     return "'" + text if text.startswith(_FORMULA_START) else text

@@ -16,7 +16,7 @@ from designer.io.markup import dot_str, one_line
 COLOURS = {"nic": "#d9d9d9", "leaf": "#9ecae1", "spine": "#a1d99b", "core": "#fdae6b"}
 
 
-def _value(value) -> str:
+def _value(value: object) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, int):

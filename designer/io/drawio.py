@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -39,11 +40,11 @@ SIZE = {(False, False): (110, 44, 14), (False, True): (84, 36, 8), (True, False)
 
 @dataclass
 class Shape:
-    key: tuple
+    key: tuple[Any, ...]
     role: str
     label: str
-    order: tuple
-    props: dict = field(default_factory=dict)
+    order: tuple[Any, ...]
+    props: dict[str, Any] = field(default_factory=dict)
     count: int = 0
     x: float = 0.0
     y: float = 0.0
@@ -59,7 +60,7 @@ def _plural(role: str, n: int) -> str:
     return f"{n:,} {words[role][n != 1]}"
 
 
-def _shapes(src: ExportSource) -> tuple[dict, np.ndarray, bool]:
+def _shapes(src: ExportSource) -> tuple[dict[tuple[Any, ...], Shape], np.ndarray, bool]:
     """Shapes by key, and the shape number (in the order of `shapes`) of every device of the
     wiring in the view (-1 for those out of it)."""
     w = src.wiring
@@ -67,12 +68,12 @@ def _shapes(src: ExportSource) -> tuple[dict, np.ndarray, bool]:
     aggregated = len(switches) + len(src.wired_servers) > MAX_SHAPES
     planes = src.resolved.planes
     noun = src.column_noun
-    shapes: dict[tuple, Shape] = {}
+    shapes: dict[tuple[Any, ...], Shape] = {}
     shape_of = np.full(w.n, -1, dtype=np.int64)
     model = {"leaf": src.resolved.leaf_switch.id, "spine": src.resolved.spine_switch.id,
              "core": src.resolved.core_switch.id}
 
-    def shape_for(key: tuple, role: str, order: tuple, props: dict, pod: int) -> int:
+    def shape_for(key: tuple[Any, ...], role: str, order: tuple[Any, ...], props: dict[str, Any], pod: int) -> int:
         shape = shapes.get(key)
         if shape is None:
             if role in ("leaf", "server") or (role == "spine" and src.plan.tiers == 3):
@@ -84,23 +85,23 @@ def _shapes(src: ExportSource) -> tuple[dict, np.ndarray, bool]:
     # takes the properties of its first device.
     for node in sorted(switches):
         role, plane, pod, i = w.role(node), w.plane(node), w.pod(node), w.local(node)
-        key = (role, plane, pod) if aggregated else (role, w.name(node))
+        key: tuple[Any, ...] = (role, plane, pod) if aggregated else (role, w.name(node))
         k = shape_for(key, role, (pod, plane, i), {"role": role, "model": model[role], "plane": plane + 1}, pod)
         shapes[key].count += 1
         shape_of[node] = k
     # Endpoints, plane by plane in endpoint order: a server's shape is that of its first NIC.
-    kind, n = src.view
+    kind = src.view[0]
     nic_pod = w.nic_pods()
     server_of = np.arange(w.endpoints, dtype=np.int64) // w.rails
     members = src.wired_members
-    servers_of: dict[tuple, set[int]] = defaultdict(set)
+    servers_of: dict[tuple[Any, ...], set[int]] = defaultdict(set)
     for plane in range(w.planes):
         first = w.nic(plane, 0)
         nodes = np.arange(first, first + w.endpoints, dtype=np.int64)
         keep = np.ones(w.endpoints, dtype=bool)
         if w.removed:
             keep &= ~np.isin(nodes, np.fromiter(w.removed, dtype=np.int64))
-        if kind == "plane" and plane != n - 1:
+        if kind == "plane" and plane != src.view_index:
             continue
         if kind == "su":
             keep &= np.isin(nodes, np.fromiter(members, dtype=np.int64))
@@ -136,7 +137,7 @@ def _shapes(src: ExportSource) -> tuple[dict, np.ndarray, bool]:
     return shapes, shape_of, aggregated
 
 
-def _place(shapes: dict, aggregated: bool) -> list[tuple[str, float, float, float]]:
+def _place(shapes: dict[tuple[Any, ...], Shape], aggregated: bool) -> list[tuple[str, float, float, float]]:
     """Give every shape its place and size; returns the rows' (title, x, y, height) for their labels."""
     rows = {role: sorted((s for s in shapes.values() if s.role == role), key=lambda s: s.order)
             for role in ROW_ORDER}
@@ -149,7 +150,7 @@ def _place(shapes: dict, aggregated: bool) -> list[tuple[str, float, float, floa
         return w + gap
 
     widest = max(len(items) * pitch(role) for role, items in rows.items())
-    titles = []
+    titles: list[tuple[str, float, float, float]] = []
     for r, (role, items) in enumerate(rows.items()):
         w, h, _ = SIZE[(aggregated, role == "server")]
         y = 80 + r * ROW_PITCH

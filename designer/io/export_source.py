@@ -15,12 +15,22 @@ from __future__ import annotations
 
 import re
 import string
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cached_property
+from typing import TYPE_CHECKING, Any
 
 from designer.catalog import Catalog, default_catalog
 from designer.model.intent.design import FabricDesign
-from designer.model.topology.derive import derive
+from designer.model.topology.derive import Derived, derive
+
+if TYPE_CHECKING:
+    import networkx as nx
+
+    from designer.catalog.entries import Server, Switch
+    from designer.model.physical.media import LinkPlan, Physical
+    from designer.model.topology.metrics import Finding
+    from designer.model.topology.wiring import Wiring
 
 DEFAULT_NODE_PATTERN = "gpu-node-{n:04d}"
 PATTERN_FIELDS = {"n": "the server's number from 1", "su": "its scalable unit from 1",
@@ -65,7 +75,7 @@ def parse_view(text: str) -> tuple[str, int | None]:
 class NodeNamer:
     """Server names from the user's pattern; refuses patterns that give unusable names."""
 
-    def __init__(self, pattern: str, servers: int, su_size: int):
+    def __init__(self, pattern: str, servers: int, su_size: int) -> None:
         self.pattern = pattern
         self.su_size = max(1, su_size)
         try:
@@ -120,7 +130,7 @@ class ExportSource:
     """One design, derived once, with the names, view and rack elevation every exporter shares."""
 
     def __init__(self, design: FabricDesign, catalog: Catalog | None = None,
-                 options: ExportOptions | None = None, derived=None):
+                 options: ExportOptions | None = None, derived: Derived | None = None) -> None:
         self.design = design
         self.catalog = catalog or default_catalog()
         self.options = options or ExportOptions()
@@ -142,11 +152,11 @@ class ExportSource:
         return self.design.meta.name
 
     @property
-    def graph(self):
+    def graph(self) -> nx.MultiGraph[str]:
         return self.derived.graph
 
     @property
-    def errors(self):
+    def errors(self) -> list[Finding]:
         return self.derived.metrics.errors
 
     @property
@@ -167,6 +177,8 @@ class ExportSource:
 
     def _check_view(self) -> None:
         kind, n = self.view
+        if n is None:  # the whole fabric: nothing to check
+            return
         if kind == "su":
             if self.columns <= 1 and not self.rail_optimized:
                 raise ExportError("the fabric is not divided into SUs or pods; export the whole fabric or a plane")
@@ -183,11 +195,11 @@ class ExportSource:
         return "whole fabric" if kind == "fabric" else f"{self.column_noun} {n}" if kind == "su" else f"plane {n}"
 
     @cached_property
-    def members(self) -> frozenset | None:
+    def members(self) -> frozenset[str] | None:
         """Graph nodes in the view, or None for the whole fabric."""
         kind, n = self.view
         g = self.graph
-        if kind == "fabric":
+        if kind == "fabric" or n is None:
             return None
         if kind == "plane":
             return frozenset(v for v, d in g.nodes(data=True) if d["plane"] == n - 1)
@@ -211,7 +223,7 @@ class ExportSource:
         m = self.members
         return [u in m and v in m for u, v in self.graph.edges()]
 
-    def edges(self):
+    def edges(self) -> Iterator[tuple[str, str, dict[str, Any]]]:
         """(lower, upper, data) of every link in the view; lower is the NIC or lower switch."""
         for (u, v, d), keep in zip(self.graph.edges(data=True), self.edges_in_view, strict=True):
             if keep:
@@ -225,7 +237,7 @@ class ExportSource:
                        if d["role"] == "nic" and self.in_view(v)})
 
     @cached_property
-    def switches(self) -> list[tuple[str, dict]]:
+    def switches(self) -> list[tuple[str, dict[str, Any]]]:
         """Switches in the view, top tier first, then by plane and index."""
         found = [(v, d) for v, d in self.graph.nodes(data=True) if d["role"] != "nic" and self.in_view(v)]
         found.sort(key=lambda item: (-item[1]["level"], item[1]["plane"], item[1]["index"]))
@@ -251,21 +263,21 @@ class ExportSource:
 
     # --- hardware and the floor ----------------------------------------------------------------
 
-    def switch_model(self, model_id: str):
+    def switch_model(self, model_id: str) -> Switch:
         return self.catalog.switch(model_id)
 
     @property
-    def server_model(self):
+    def server_model(self) -> Server:
         return self.resolved.server
 
     @cached_property
-    def physical(self):
+    def physical(self) -> Physical:
         """The physical layer (positions, media, lengths), computed on first use."""
         from designer.model.physical.media import physical_layer
 
         return physical_layer(self.derived, self.catalog)
 
-    def physical_links(self):
+    def physical_links(self) -> list[LinkPlan]:
         """The physical layer's links that the view holds, in the graph's order."""
         keep = self.edges_in_view
         return [link for link in self.physical.links if keep[link.index]]
@@ -278,7 +290,7 @@ class ExportSource:
         above them, top tier first."""
         positions = self.physical.layout.positions
         g = self.graph
-        order: list[tuple[tuple, str]] = []
+        order: list[tuple[tuple[int, ...], str]] = []
         for device, pos in positions.items():
             if device.startswith("srv-"):
                 order.append(((pos.row, pos.slot, 0, int(device[4:])), device))
@@ -313,7 +325,7 @@ class ExportSource:
     # --- the same, read from the sizing plan's wiring (no device graph) -------------------------
 
     @cached_property
-    def wiring(self):
+    def wiring(self) -> Wiring:
         """The fabric's devices and links from the plan and the edits (model/topology/wiring.py):
         what the streaming exporters walk instead of the device graph."""
         from designer.model.topology.wiring import Wiring
@@ -330,16 +342,22 @@ class ExportSource:
                 if w.alive(w.switch(p, "leaf", i))] if w.removed else [w.pod(w.switch(0, "leaf", self.plan.leaves - 1))]
         return max(pods, default=-1) + 1
 
+    @property
+    def view_index(self) -> int:
+        """The SU, pod or plane of the view, from 0 (0 for the whole fabric)."""
+        return (self.view[1] or 1) - 1
+
     @cached_property
-    def wired_members(self) -> frozenset[int] | None:
-        """`members` as wiring device numbers: None for the whole fabric. A plane's members are
-        tested by their plane (`wired_in_view`), so only an SU or pod view lists them."""
-        kind, n = self.view
+    def wired_members(self) -> frozenset[int]:
+        """`members` as wiring device numbers, for an SU or pod view (empty for the others: the
+        whole fabric holds every device, and a plane's members are tested by their plane in
+        `wired_in_view`)."""
+        kind, n = self.view[0], self.view_index
         if kind != "su":
-            return None
+            return frozenset()
         w = self.wiring
         leaves = {node for p in range(w.planes) for i in range(self.plan.leaves)
-                  if w.alive(node := w.switch(p, "leaf", i)) and w.pod(node) == n - 1}
+                  if w.alive(node := w.switch(p, "leaf", i)) and w.pod(node) == n}
         keep = set(leaves)
         frontier = leaves
         for role in ("spine", "core"):
@@ -349,21 +367,21 @@ class ExportSource:
         return frozenset(keep)
 
     def wired_in_view(self, node: int) -> bool:
-        kind, n = self.view
+        kind = self.view[0]
         if kind == "fabric":
             return True
         if kind == "plane":
-            return self.wiring.plane(node) == n - 1
+            return bool(self.wiring.plane(node) == self.view_index)
         return node in self.wired_members
 
     @cached_property
     def wired_servers(self) -> list[int]:
         """`servers` without the graph: server indices (from 0) with a NIC in the view."""
         w = self.wiring
-        kind, n = self.view
+        kind = self.view[0]
         if kind != "su" and not any(node >= w.n_switches for node in w.removed):
             return list(range(self.plan.servers))   # every server has a NIC in every plane
-        planes = [n - 1] if kind == "plane" else range(w.planes)
+        planes = [self.view_index] if kind == "plane" else range(w.planes)
         found = {w.server_port(nic)[0] for p in planes for nic in range(w.nic(p, 0), w.nic(p, w.endpoints))
                  if w.alive(nic) and self.wired_in_view(nic)} if kind != "su" else \
             {w.server_port(nic)[0] for nic in self.wired_members if not w.is_switch(nic)}

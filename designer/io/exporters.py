@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from importlib import import_module
 from pathlib import Path
+from typing import Any
 
 from designer.io.atomic import write_atomic
 from designer.io.export_source import ExportError, ExportSource
@@ -56,7 +57,7 @@ def _writer(module: str, function: str) -> Callable[[ExportSource], Rendered]:
     """`designer.io.<module>.<function>(src)`, the module imported on the first export:
     a command exporting Slurm's topology does not load the physical layer or the other networks."""
 
-    def render(src: ExportSource):
+    def render(src: ExportSource) -> Any:
         return getattr(import_module(f"designer.io.{module}"), function)(src)
 
     render.__name__ = function
@@ -64,7 +65,7 @@ def _writer(module: str, function: str) -> Callable[[ExportSource], Rendered]:
 
 
 def _ibnetdiscover(function: str) -> Callable[[ExportSource], Rendered]:
-    def render(src: ExportSource):
+    def render(src: ExportSource) -> Any:
         return getattr(import_module("designer.io.ibnetdiscover"), function)(src.derived, host_name=src.host)
 
     return render
@@ -123,7 +124,7 @@ def default_path(fmt: ExportFormat, stem: str) -> str:
     return stem + (f"-{fmt.name}" if fmt.folder else fmt.extension)
 
 
-def write_export(fmt: ExportFormat, src: ExportSource, path: str | os.PathLike, force: bool = False) -> list[Path]:
+def write_export(fmt: ExportFormat, src: ExportSource, path: str | os.PathLike[str], force: bool = False) -> list[Path]:
     """Render `fmt` and write it to `path` (a file, or a folder for folder formats); returns what
     was written. Nothing is written when rendering fails."""
     check_exportable(fmt, src, force)

@@ -6,13 +6,14 @@ import dataclasses
 import os
 from pathlib import Path
 
+from designer.catalog import Catalog
 from designer.io.ibnetdiscover import CaptureError, looks_like_ibnetdiscover, parse_ibnetdiscover
 from designer.io.lldp import looks_like_lldp_csv, looks_like_lldp_json, parse_lldp_csv, parse_lldp_json
 from designer.limits import InputError, read_capped
-from designer.model.decisions.audit import audit
-from designer.model.intent.design import MAX_EDITS
+from designer.model.decisions.audit import AuditReport, audit
+from designer.model.intent.design import MAX_EDITS, FabricDesign
 from designer.model.topology.asbuilt import AsBuilt
-from designer.model.topology.inference import infer_design
+from designer.model.topology.inference import Inference, infer_design
 
 # A 131,072-GPU ibnetdiscover dump is about 90 MB and an LLDP JSON of the same fabric a few
 # times that per switch report: 256 MiB holds the largest fabric anyone captures, and refuses
@@ -37,7 +38,7 @@ def parse_capture(text: str, source: str = "<text>") -> AsBuilt:
                        "lldpctl -f json, Cumulus 'net show lldp json' or an LLDP CSV")
 
 
-def load_capture(path: str | os.PathLike) -> AsBuilt:
+def load_capture(path: str | os.PathLike[str]) -> AsBuilt:
     """Read a capture through the one capped reader: a regular file of at most MAX_BYTES."""
     p = Path(path)
     try:
@@ -53,7 +54,8 @@ def load_capture(path: str | os.PathLike) -> AsBuilt:
     return parse_capture(text, str(p))
 
 
-def import_capture(path: str | os.PathLike, catalog=None):
+def import_capture(path: str | os.PathLike[str],
+                   catalog: Catalog | None = None) -> tuple[FabricDesign, Inference, AuditReport]:
     """(as-built design, inference, audit report) of a capture file.
 
     The design is the inferred one plus the capture's differences as edits, so its graph is the

@@ -13,6 +13,9 @@ booleans only (what networkx reads back):
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from typing import Any
+
 from designer import __version__
 from designer.io.export_source import ExportSource
 from designer.io.markup import xml_attr, xml_text
@@ -26,12 +29,12 @@ GRAPH_KEYS = (("name", "string"), ("technology", "string"), ("template", "string
               ("planes", "int"), ("gpus", "int"))
 
 
-def node_attributes(src: ExportSource) -> dict[str, dict]:
+def node_attributes(src: ExportSource) -> dict[str, dict[str, Any]]:
     """Every node of the view with the attributes both GraphML and DOT carry."""
     g = src.graph
     r = src.resolved
     radix: dict[str, tuple[int, int]] = {}
-    out: dict[str, dict] = {}
+    out: dict[str, dict[str, Any]] = {}
     for node, d in g.nodes(data=True):
         if not src.in_view(node):
             continue
@@ -51,13 +54,13 @@ def node_attributes(src: ExportSource) -> dict[str, dict]:
     return out
 
 
-def _keys(domain: str, prefix: str, keys) -> list[str]:
+def _keys(domain: str, prefix: str, keys: Iterable[tuple[str, str]]) -> list[str]:
     kind = {"string": "string", "int": "int", "double": "double", "boolean": "boolean"}
     return [f'  <key id="{prefix}_{name}" for="{domain}" attr.name="{name}" attr.type="{kind[t]}"/>'
             for name, t in keys]
 
 
-def _data(prefix: str, name: str, value) -> str:
+def _data(prefix: str, name: str, value: object) -> str:
     text = ("true" if value else "false") if isinstance(value, bool) else xml_text(value)
     return f'<data key="{prefix}_{name}">{text}</data>'
 

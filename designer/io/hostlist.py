@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
+from collections.abc import Iterable
 
 _TRAILING = re.compile(r"^(.*?)(\d+)$")
 
 
-def compress(names) -> str:
+def compress(names: Iterable[str]) -> str:
     """One hostlist expression for `names`, in a stable order (prefix, then number)."""
     groups: dict[tuple[str, int], list[int]] = defaultdict(list)
     plain: list[str] = []

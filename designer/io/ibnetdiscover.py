@@ -20,6 +20,7 @@ import numpy as np
 
 from designer.catalog import Catalog, default_catalog
 from designer.catalog.device_ids import device_ids
+from designer.catalog.entries import Switch
 from designer.io.atomic import write_atomic
 from designer.io.markup import one_line
 from designer.model.intent.design import FabricDesign
@@ -32,6 +33,7 @@ from designer.model.topology.asbuilt import (
     parse_switch_description,
 )
 from designer.model.topology.derive import Derived, derive
+from designer.model.topology.wiring import Wiring
 
 
 class CaptureError(ValueError):
@@ -41,7 +43,7 @@ class CaptureError(ValueError):
     once for every reader: line breaks and control characters become spaces.
     """
 
-    def __init__(self, message: str):
+    def __init__(self, message: str) -> None:
         super().__init__(one_line(message, 600))
 
 
@@ -63,7 +65,7 @@ def parse_ibnetdiscover(text: str, source: str = "<text>") -> AsBuilt:
     if "\x00" in text:
         raise CaptureError(f"{source}: binary data, not an ibnetdiscover dump")
     fabric = AsBuilt("ibnetdiscover")
-    seen: dict[frozenset, int] = {}
+    seen: dict[frozenset[tuple[str, int]], int] = {}
     current: str | None = None
     devid = 0
     peers: set[str] = set()             # devices named (with a description) by port lines
@@ -161,7 +163,7 @@ def _rate(gbps: int) -> str:
     raise ValueError(f"{gbps}G links have no InfiniBand speed name")
 
 
-def _part(switch) -> str:
+def _part(switch: Switch) -> str:
     return (switch.part_number or switch.id.upper()).split("-")[0]
 
 
@@ -186,8 +188,6 @@ def ibnetdiscover_chunks(derived: Derived, aggregation_nodes: bool = True,
     r = derived.resolved
     if r.family != "infiniband":
         raise ValueError(f"ibnetdiscover describes InfiniBand fabrics; this design is {r.technology.id}")
-    from designer.model.topology.wiring import Wiring
-
     w = Wiring(derived.design, r, derived.plan)
     alive = [node for node in range(w.n) if node not in w.removed] if w.removed else range(w.n)
     names = [w.name(node) if node < w.n_switches else "" for node in range(w.n)]
@@ -309,13 +309,13 @@ def ibnetdiscover_chunks(derived: Derived, aggregation_nodes: bool = True,
         yield "\n" + "\n".join(chunk)
 
 
-def _nic_names(w) -> list[str]:
+def _nic_names(w: Wiring) -> list[str]:
     """`srv-N.nic-P` of every endpoint, in the wiring's order (plane by plane, server, rail)."""
     return [f"srv-{server + 1}.nic-{plane * w.rails + rail + 1}" for plane in range(w.planes)
             for server in range(w.endpoints // w.rails) for rail in range(w.rails)]
 
 
-def _nics_by_server(w) -> Iterator[int]:
+def _nics_by_server(w: Wiring) -> Iterator[int]:
     """The endpoints left, by server and NIC port (as the graph's `server` and `port` sort them)."""
     for server in range(w.endpoints // w.rails):
         for plane in range(w.planes):
@@ -325,6 +325,6 @@ def _nics_by_server(w) -> Iterator[int]:
                     yield node
 
 
-def write_ibnetdiscover(design: FabricDesign, path: str | os.PathLike, catalog: Catalog | None = None) -> None:
+def write_ibnetdiscover(design: FabricDesign, path: str | os.PathLike[str], catalog: Catalog | None = None) -> None:
     """Write the design as an ibnetdiscover dump, atomically."""
     write_atomic(path, export_ibnetdiscover(derive(design, catalog or default_catalog())))

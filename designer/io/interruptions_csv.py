@@ -55,5 +55,5 @@ def interruptions_rows(report: Interruptions, design_name: str = "") -> list[lis
     return rows
 
 
-def write_interruptions_csv(report: Interruptions, path: str | os.PathLike, design_name: str = "") -> None:
+def write_interruptions_csv(report: Interruptions, path: str | os.PathLike[str], design_name: str = "") -> None:
     write_atomic(path, rows_to_csv(interruptions_rows(report, design_name)), encoding=ENCODING)

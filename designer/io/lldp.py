@@ -20,10 +20,14 @@ import io
 import json
 import re
 from pathlib import PurePath
+from typing import TYPE_CHECKING, Any
 
 from designer.io.ibnetdiscover import CaptureError
 from designer.model.topology.asbuilt import AsBuilt, Device, Link, natural_key
 from designer.model.topology.derive import Derived
+
+if TYPE_CHECKING:
+    import networkx as nx
 
 _PORT_NUM = re.compile(r"(\d+)(?!.*\d)", re.ASCII)   # ASCII: int() takes no other digits here
 _SPEED = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([GMT]?)", re.IGNORECASE | re.ASCII)
@@ -42,7 +46,7 @@ def looks_like_lldp_csv(text: str) -> bool:
     return first.count(",") >= 3 and "local" in first.lower() and "remote" in first.lower()
 
 
-def _first(value):
+def _first(value: object) -> Any:
     """json0 puts every value in a list; plain lldpctl json does not."""
     while isinstance(value, list):
         value = value[0] if value else None
@@ -56,7 +60,7 @@ def _port_number(name: str) -> int:
     return int(m.group(1)) if m else 0
 
 
-def mau_gbps(mau) -> float:
+def mau_gbps(mau: object) -> float:
     """Data rate in Gb/s of an operational MAU type name; 0.0 when it names none."""
     m = _MAU.match(str(mau or ""))
     if not m:
@@ -66,9 +70,9 @@ def mau_gbps(mau) -> float:
 
 
 class _Builder:
-    def __init__(self, fmt: str):
+    def __init__(self, fmt: str) -> None:
         self.fabric = AsBuilt(fmt)
-        self.seen: set[frozenset] = set()
+        self.seen: set[frozenset[tuple[str, str]]] = set()
         self.raw: list[tuple[str, str, str, str, float]] = []
         self.reporters: set[str] = set()
         self.bridges: set[str] = set()
@@ -121,7 +125,7 @@ class _Builder:
         return self.fabric
 
 
-def _interfaces(lldp) -> list[tuple[str, dict]]:
+def _interfaces(lldp: Any) -> list[tuple[str, dict[str, Any]]]:
     lldp = lldp.get("lldp", lldp) if isinstance(lldp, dict) else lldp
     if isinstance(lldp, list):
         lldp = lldp[0] if lldp else {}
@@ -137,7 +141,7 @@ def _interfaces(lldp) -> list[tuple[str, dict]]:
     return out
 
 
-def _read_table(b: _Builder, local: str, data) -> None:
+def _read_table(b: _Builder, local: str, data: object) -> None:
     b.reporters.add(local)
     b.device(local)
     for port, entry in _interfaces(data):
@@ -166,7 +170,7 @@ def _read_table(b: _Builder, local: str, data) -> None:
             b.stations.add(str(remote))
 
 
-def _port_speed(pinfo) -> float:
+def _port_speed(pinfo: object) -> float:
     """The rate of the operational MAU type a neighbour announces for its port (0.0 if none)."""
     if not isinstance(pinfo, dict):
         return 0.0
@@ -238,11 +242,11 @@ def parse_lldp_csv(text: str, source: str = "<text>") -> AsBuilt:
 _MAU_NAME = {100: "100GbaseCR4", 200: "200GbaseCR4", 400: "400GbaseCR8", 800: "800GbaseCR8"}
 
 
-def _export_port(g, node: str, port: int) -> str:
+def _export_port(g: nx.MultiGraph[str], node: str, port: int) -> str:
     return f"eth{g.nodes[node]['port']}" if g.nodes[node]["role"] == "nic" else f"swp{port}"
 
 
-def _export_chassis(g, node: str, model: dict) -> tuple[str, str, list]:
+def _export_chassis(g: nx.MultiGraph[str], node: str, model: dict[str, str]) -> tuple[str, str, list[dict[str, Any]]]:
     d = g.nodes[node]
     if d["role"] == "nic":
         return node.split(".nic-")[0], "server", [{"type": "Station", "enabled": True}]

@@ -16,29 +16,29 @@ _XML_BAD = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff\ufffe\u
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 
 
-def clean_text(value) -> str:
+def clean_text(value: object) -> str:
     """The text with every character XML 1.0 forbids removed (tab, LF and CR stay)."""
     return _XML_BAD.sub("", "" if value is None else str(value))
 
 
-def one_line(value, limit: int = 200) -> str:
+def one_line(value: object, limit: int = 200) -> str:
     """Text fit for a comment or a single-line field: controls and line breaks become spaces."""
     text = _CONTROL.sub(" ", clean_text(value)).strip()
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def xml_text(value) -> str:
+def xml_text(value: object) -> str:
     """Escaped element content."""
     return clean_text(value).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
-def xml_attr(value) -> str:
+def xml_attr(value: object) -> str:
     """Escaped attribute value for a double-quoted attribute; line breaks survive as references."""
     return (xml_text(value).replace('"', "&quot;").replace("\n", "&#10;").replace("\r", "&#13;")
             .replace("\t", "&#9;"))
 
 
-def yaml_str(value) -> str:
+def yaml_str(value: object) -> str:
     """A YAML double-quoted scalar that any YAML 1.1 or 1.2 parser reads back exactly."""
     out = ['"']
     for ch in clean_text(value):
@@ -59,7 +59,7 @@ def yaml_str(value) -> str:
     return "".join(out)
 
 
-def dot_str(value) -> str:
+def dot_str(value: object) -> str:
     """A DOT double-quoted string.
 
     DOT escapes only the double quote, and a backslash before the closing quote would swallow

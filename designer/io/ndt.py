@@ -20,12 +20,16 @@ from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from designer.io.csv_cells import safe_cell
 from designer.io.export_source import ExportError, ExportSource
+
+if TYPE_CHECKING:   # the physical layer loads when this export runs
+    from designer.model.physical.media import End
 
 HEADER = ("#StartDevice", "StartPort", "EndDevice", "EndPort", "LinkType",
           "StartRack", "StartU", "StartCage", "EndRack", "EndU", "EndCage",
@@ -47,7 +51,7 @@ def hca_name(src: ExportSource, nic_port: str) -> str:
     return f"mlx5_{index}"
 
 
-def _port(src: ExportSource, end) -> str:
+def _port(src: ExportSource, end: End) -> str:
     return f"{src.device_name(end.device)} {hca_name(src, end.port)}" if end.host else f"Port {end.port}"
 
 
@@ -65,7 +69,7 @@ def ndt_chunks(src: ExportSource) -> Iterator[str]:
     from designer.model.physical.link_table import elevation, link_table, rack_label
     from designer.model.physical.media import MEDIUM_LABELS
 
-    view, number = src.view
+    view = src.view[0]
     table = link_table(src.derived, src.catalog) if view != "su" else None
     if table is None:
         yield _ndt_csv_by_link(src)
@@ -86,7 +90,7 @@ def ndt_chunks(src: ExportSource) -> Iterator[str]:
     if view == "plane":
         # a NIC port's plane is its global port over the rails; a switch's from its code
         a_plane = np.where(links.a_dev < servers, links.a_port // r.rails, (links.a_dev - servers) // dev.per_plane)
-        keep &= (a_plane == number - 1) & ((links.b_dev - servers) // dev.per_plane == number - 1)
+        keep &= (a_plane == src.view_index) & ((links.b_dev - servers) // dev.per_plane == src.view_index)
     rows = np.flatnonzero(keep)
     yield _cell_row(HEADER) + "\n"
 
@@ -98,7 +102,7 @@ def ndt_chunks(src: ExportSource) -> Iterator[str]:
     hosts = [src.host(c) for c in range(servers)]
     hca = [hca_name(src, f"nic-{p + 1}") for p in range(r.rails * r.planes)] if len(rows) else []
 
-    def kinds(*columns: np.ndarray) -> tuple[np.ndarray, list[tuple]]:
+    def kinds(*columns: np.ndarray) -> tuple[np.ndarray, list[tuple[Any, ...]]]:
         """A code per link for the distinct combinations of the columns, and each combination
         (values coded column by column, then the combined codes: sorts of plain integers)."""
         key = np.zeros(len(rows), dtype=np.int64)
@@ -154,7 +158,7 @@ def _cell(text: str) -> str:
     return text
 
 
-def _cell_row(fields) -> str:
+def _cell_row(fields: Iterable[str]) -> str:
     return ",".join(_cell(f) for f in fields)
 
 

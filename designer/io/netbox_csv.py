@@ -25,6 +25,7 @@ from designer import __version__
 from designer.io.csv_cells import rows_to_csv, safe_cell
 from designer.io.export_source import DEFAULT_RACK_UNITS, ExportSource
 from designer.io.markup import one_line, slug
+from designer.model.physical.media import End, LinkPlan, Physical
 
 FILES = ("01-sites.csv", "02-manufacturers.csv", "03-device-roles.csv", "04-device-types.csv", "05-racks.csv",
          "06-devices.csv", "07-interfaces.csv", "08-cables.csv")
@@ -56,7 +57,7 @@ def interface_type(src: ExportSource, gbps: int, cage_type: str) -> str:
     return ETHERNET_TYPES.get((gbps, cage_type.upper()), "other")
 
 
-def cable_type(src: ExportSource, link) -> str:
+def cable_type(src: ExportSource, link: LinkPlan) -> str:
     if link.medium in ("mmf", "smf"):
         cable = src.catalog.cables.get(link.cable)
         grade = re.search(r"\b(OM[345]|OS[12])\b", cable.name) if cable else None
@@ -65,7 +66,7 @@ def cable_type(src: ExportSource, link) -> str:
     return CABLE_TYPES.get(link.medium, "")
 
 
-def _interface_name(end, host: bool) -> str:
+def _interface_name(end: End, host: bool) -> str:
     """'nic-5' on a server (as on the cabling plan), 'Port 17' on a switch (as UFM names it)."""
     return end.port if host else f"Port {end.port}"
 
@@ -142,7 +143,7 @@ def netbox_files(src: ExportSource) -> dict[str, str]:
     return files
 
 
-def _readme(src: ExportSource, site: str, phys, heights: dict[str, int]) -> str:
+def _readme(src: ExportSource, site: str, phys: Physical, heights: dict[str, int]) -> str:
     tall = [rack for rack, h in heights.items() if h > DEFAULT_RACK_UNITS]
     lines = [f"NetBox import of \"{one_line(src.name, 120)}\" ({src.view_label}), written by Fabric Designer"
              f" {__version__}.",

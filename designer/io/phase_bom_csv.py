@@ -20,5 +20,5 @@ def phase_bom_rows(phase: Phase, currency: str) -> list[list[str]]:
     return rows
 
 
-def write_phase_bom_csv(phase: Phase, currency: str, path: str | os.PathLike) -> None:
+def write_phase_bom_csv(phase: Phase, currency: str, path: str | os.PathLike[str]) -> None:
     write_atomic(path, rows_to_csv(phase_bom_rows(phase, currency)), encoding=ENCODING)

@@ -54,7 +54,7 @@ def design_from_json(text: str, source: str = "<text>") -> FabricDesign:
         raise ProjectFileError("nested too deeply", source) from None
 
 
-def load_design(path: str | os.PathLike) -> FabricDesign:
+def load_design(path: str | os.PathLike[str]) -> FabricDesign:
     p = Path(path)
     try:
         text = read_text(p, "project file", MAX_FILE_BYTES)
@@ -63,7 +63,7 @@ def load_design(path: str | os.PathLike) -> FabricDesign:
     return design_from_json(text, str(p))
 
 
-def is_project_file(path: str | os.PathLike) -> bool:
+def is_project_file(path: str | os.PathLike[str]) -> bool:
     """True when `path` holds something this tool wrote (a project, readable or not by this version)."""
     try:
         head = read_capped(path, MAX_FILE_BYTES)
@@ -73,7 +73,7 @@ def is_project_file(path: str | os.PathLike) -> bool:
     return isinstance(doc, dict) and doc.get("format") == FORMAT
 
 
-def save_design(design: FabricDesign, path: str | os.PathLike) -> None:
+def save_design(design: FabricDesign, path: str | os.PathLike[str]) -> None:
     """Write the design atomically; an existing file is replaced only once the new one is complete."""
     text = design_to_json(design)
     try:

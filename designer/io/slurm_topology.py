@@ -63,9 +63,10 @@ def _leaves_of_servers(src: ExportSource) -> tuple[np.ndarray, np.ndarray]:
     """(server, leaf device) of every server-to-leaf link in the view, once per pair: the
     template's node-to-leaf map as arrays, the endpoints the edits touched from their links."""
     w = src.wiring
-    kind, n = src.view
-    planes = [n - 1] if kind == "plane" else range(w.planes)
-    servers, leaves = [], []
+    kind = src.view[0]
+    planes = [src.view_index] if kind == "plane" else range(w.planes)
+    servers: list[np.ndarray] = []
+    leaves: list[np.ndarray] = []
     held = w.edited
     server_of_idx = np.arange(w.endpoints, dtype=np.int64) // w.rails
     for p in planes:
@@ -79,12 +80,12 @@ def _leaves_of_servers(src: ExportSource) -> tuple[np.ndarray, np.ndarray]:
             keep &= ~np.isin(leaf, np.fromiter(held, dtype=np.int64, count=len(held)))
         if kind == "su":
             members = src.wired_members
-            in_view = np.fromiter((first + k in members and int(lf) in members for k, lf in enumerate(leaf.tolist())),
-                                  dtype=bool, count=w.endpoints)
-            keep &= in_view
+            keep &= np.array([first + k in members and lf in members for k, lf in enumerate(leaf.tolist())],
+                             dtype=bool)
         servers.append(server_of_idx[keep])
         leaves.append(leaf[keep])
-    extra_s, extra_l = [], []
+    extra_s: list[int] = []
+    extra_l: list[int] = []
     for node in held:
         if not w.alive(node) or not src.wired_in_view(node):
             continue
@@ -92,10 +93,10 @@ def _leaves_of_servers(src: ExportSource) -> tuple[np.ndarray, np.ndarray]:
         if role not in ("nic", "leaf"):
             continue
         for nbr, _links in w.adjacency(node):
-            nic, leaf = (node, nbr) if role == "nic" else (nbr, node)
-            if w.role(nic) == "nic" and w.role(leaf) == "leaf" and src.wired_in_view(nbr):
+            nic, lower_leaf = (node, nbr) if role == "nic" else (nbr, node)
+            if w.role(nic) == "nic" and w.role(lower_leaf) == "leaf" and src.wired_in_view(nbr):
                 extra_s.append(w.server_port(nic)[0])
-                extra_l.append(leaf)
+                extra_l.append(lower_leaf)
     servers.append(np.array(extra_s, dtype=np.int64))
     leaves.append(np.array(extra_l, dtype=np.int64))
     keys = np.unique(np.concatenate(servers) * w.n + np.concatenate(leaves))
@@ -167,9 +168,9 @@ def build_topology(src: ExportSource) -> SlurmTopology:
         by_device = np.argsort(lowers)
         g_arr = group_code[by_device[np.searchsorted(lowers, low_arr, sorter=by_device)]]
         keep = w.pairs.level[u_arr] == level
-        kind, n = src.view
+        kind = src.view[0]
         if kind == "plane":
-            keep &= u_arr // w.pairs.per_plane == n - 1
+            keep &= u_arr // w.pairs.per_plane == src.view_index
         elif kind == "su":
             keep &= np.isin(u_arr, np.fromiter(src.wired_members, dtype=np.int64))
         g_arr, u_arr = g_arr[keep], u_arr[keep]
@@ -183,7 +184,7 @@ def build_topology(src: ExportSource) -> SlurmTopology:
             up_groups[root_of[u]].append(u)
         children: dict[int, list[str]] = defaultdict(list)
         for child in below_groups.values():
-            k = group_ix.get(child.name)
+            k = group_ix.get(child.name, -1)
             if k in first_upper:
                 children[root_of[first_upper[k]]].append(child.name)
         ordered = sorted(up_groups.items(), key=lambda kv: min(below_groups[c].first_server for c in children[kv[0]]))
@@ -249,7 +250,8 @@ def block_sizes(sizes: list[int]) -> list[int]:
     return out
 
 
-def _notes(src: ExportSource, switches, blocks, sizes) -> list[str]:
+def _notes(src: ExportSource, switches: list[SlurmSwitch], blocks: list[tuple[str, list[str]]],
+           sizes: list[int]) -> list[str]:
     notes = []
     if src.rail_optimized:
         notes.append("Rail-optimized: the rail leaves of each scalable unit are one switch to Slurm "

@@ -18,7 +18,7 @@ HEADER = ["#", "Template", "Technology", "Oversubscription asked", "Planes asked
           "Refused because"]
 
 
-def _num(value) -> str:
+def _num(value: float | None) -> str:
     return "" if value is None else f"{value:.10g}"
 
 
@@ -40,5 +40,5 @@ def sweep_rows(result: SweepResult) -> list[list[str]]:
     return rows
 
 
-def write_sweep_csv(result: SweepResult, path: str | os.PathLike) -> None:
+def write_sweep_csv(result: SweepResult, path: str | os.PathLike[str]) -> None:
     write_atomic(path, rows_to_csv(sweep_rows(result)), encoding=ENCODING)

@@ -55,7 +55,7 @@ def render_screenshot(path: str | None, out: str | Path, size: tuple[int, int] =
     window = MainWindow(synchronous=True, persist=False)
     try:
         window.resize(*size)
-        if design is not None:
+        if design is not None and path:
             window.document.load(design, Path(path))
         window.show()
         for _ in range(5):
@@ -68,7 +68,7 @@ def render_screenshot(path: str | None, out: str | Path, size: tuple[int, int] =
         buffer.open(QIODevice.OpenModeFlag.WriteOnly)
         pixmap.save(buffer, "PNG")
         buffer.close()
-        write_atomic(out, bytes(data))
+        write_atomic(out, bytes(data.data()))
     finally:
         window.shutdown()
         window.close()

@@ -13,7 +13,7 @@ from designer.model.intent.design import FabricDesign, replace_path
 from designer.model.physical.fabric_cost import fabric_cost
 from designer.model.physical.prices import PriceBookError, default_prices
 from designer.model.topology.edits import with_tiers
-from designer.model.topology.presets import new_design
+from designer.model.topology.presets import default_server, new_design
 
 MIME_TYPE = "application/x-fabric-designer-block"
 DEFAULT_GPUS = 256
@@ -57,6 +57,8 @@ def template_design(catalog: Catalog, template: str, technology: str, gpus: int 
     tech = catalog.technology(technology)
     # The same sizing as `fabric-designer new`: the fewest tiers that fit (the core-tier block adds one).
     # and the same switch choice: the cheapest of the technology's switches in the price book.
+    # A new fabric starts on the newest shipping server of its family that runs the technology.
+    server = server or default_server(catalog, tech).id
     return new_design(catalog, template, gpus=gpus, technology=tech.id, server=server,
                       name=f"{gpus:,}-GPU {_NAMES[template]}", cost=choice_cost(catalog))
 

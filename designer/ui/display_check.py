@@ -55,7 +55,7 @@ def display_available() -> bool:
         if os.path.isabs(wayland) and os.path.exists(wayland) or os.path.exists(os.path.join(runtime, wayland)):
             return True
     display = os.environ.get("DISPLAY")
-    return bool(display) and _x11_reachable(display)
+    return bool(display and _x11_reachable(display))
 
 
 def uses_x11() -> bool:

@@ -15,7 +15,7 @@ T = TypeVar("T")
 
 
 class ContentCache(Generic[T]):
-    def __init__(self, size: int = 8):
+    def __init__(self, size: int = 8) -> None:
         self._size = size
         self._items: OrderedDict[Hashable, T] = OrderedDict()
         self._lock = Lock()

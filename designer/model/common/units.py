@@ -71,6 +71,8 @@ def figure_text(value: float, unit: str) -> str:
     """One way to write a comparison's figure without its unit, in the window, the report, the
     command line and slides alike: bandwidth in Tb/s to one decimal (as `bandwidth_label`), money
     to the dollar, whole numbers whole, and other figures to three significant digits or so."""
+    if unit == "USD" and 0 < abs(value) < 100 and not float(value).is_integer():
+        return f"{value:,.2f}"  # cost per step or per million tokens: cents matter
     if unit == "USD" or float(value).is_integer():
         return f"{value:,.0f}"
     if unit == "Tb/s":

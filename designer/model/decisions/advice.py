@@ -9,13 +9,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from designer.catalog import Catalog, UnknownPartError, default_catalog
+from designer.catalog import Catalog, Technology, UnknownPartError, default_catalog
 from designer.model.decisions.counterpart import COUNTERPART_TECHNOLOGIES, make_counterpart
 from designer.model.intent.perf_settings import PerformanceSettings
-from designer.model.performance.collective_costs import CollectiveError, build_context
+from designer.model.performance.collective_costs import CollectiveError, FabricContext, build_context
 from designer.model.performance.collectives import context_for
 from designer.model.performance.training import StepEstimate, estimate_step, step_on
-from designer.model.topology.derive import derive
+from designer.model.topology.derive import Derived, derive
 
 
 @dataclass(frozen=True)
@@ -31,7 +31,8 @@ class Advice:
         return [self.verdict] + [f"- {r}" for r in self.reasons]
 
 
-def _counterpart_context(derived, settings, gpus: int, placement: str, catalog: Catalog):
+def _counterpart_context(derived: Derived, settings: PerformanceSettings, gpus: int, placement: str,
+                         catalog: Catalog) -> tuple[Technology, FabricContext] | None:
     """The same cluster on the other fabric family, for the advice; None when none fits.
 
     Prefers a full counterpart design (switches, NICs and sizing redone, designer/model/
@@ -54,7 +55,7 @@ def _counterpart_context(derived, settings, gpus: int, placement: str, catalog: 
         return None
 
 
-def training_step(derived, params: float | None = None, bytes_per_grad: int | None = None,
+def training_step(derived: Derived, params: float | None = None, bytes_per_grad: int | None = None,
                   dp_degree: int | None = None, compute_ms: float | None = None, gpus: int | None = None,
                   placement: str | None = None, settings: PerformanceSettings | None = None,
                   catalog: Catalog | None = None, workload: str | None = None) -> StepEstimate:
@@ -63,7 +64,7 @@ def training_step(derived, params: float | None = None, bytes_per_grad: int | No
     est = estimate_step(derived, params, bytes_per_grad, dp_degree, compute_ms, gpus, placement, settings,
                         workload=workload)
     placement = context_for(derived, gpus, placement, settings).placement
-    alt = None
+    alt: tuple[Technology, float, float] | None = None
     found = _counterpart_context(derived, settings, est.gpus, placement, catalog or default_catalog())
     if found is not None:
         other, alt_ctx = found
@@ -90,11 +91,12 @@ def size_band(gpus: int, s: PerformanceSettings) -> str:
     return "middle" if gpus <= s.advice_infiniband_min_gpus else "infiniband"
 
 
-def _with_advice(est: StepEstimate, s: PerformanceSettings, alt) -> StepEstimate:
+def _with_advice(est: StepEstimate, s: PerformanceSettings,
+                 alt: tuple[Technology, float, float] | None) -> StepEstimate:
     eth_max, ib_min, limit = s.advice_ethernet_max_gpus, s.advice_infiniband_min_gpus, s.advice_comm_share
     n = est.gpus
     fabric = "InfiniBand" if est.family == "infiniband" else "Ethernet/RoCE"
-    if est.workload is not None:
+    if est.workload is not None and est.plan is not None:   # the workload view carries its plan
         p = est.plan
         numbers = (f"this job: {est.workload.name} on {n:,} GPUs, TP {p.tp} x PP {p.pp} x DP {p.dp}"
                    + (f" (EP {p.ep})" if p.ep > 1 else "") + f", ZeRO-{p.zero}; "

@@ -7,26 +7,32 @@ designs' own numbers; its thresholds are heuristics, editable per design (perfor
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 from designer.catalog import Catalog, default_catalog
 from designer.model.common.units import size_label
 from designer.model.decisions.advice import size_band, training_step
+from designer.model.decisions.dollar_comparison import cost_rows, dollar_recommendation, training_costs
+from designer.model.decisions.dollar_comparison import why_unpriced as _why_unpriced
 from designer.model.decisions.flips import Flip, decide, price_flips, roce_flip, share_flip, sharp_flip
+from designer.model.decisions.interruptions import Rate, RateTableError, load_rates, optics_failures_per_month
+from designer.model.decisions.rows import HOURS_PER_YEAR as HOURS_PER_YEAR  # re-exported
+from designer.model.decisions.rows import Row as Row
+from designer.model.decisions.rows import energy_cost_usd as energy_cost_usd
+from designer.model.decisions.training_cost import Confidence, TrainingCost
 from designer.model.intent.design import FabricDesign
 from designer.model.intent.serde import DesignValidationError
-from designer.model.performance.collective_costs import CollectiveError
-from designer.model.performance.collectives import context_for, estimate
+from designer.model.performance.collective_costs import CollectiveError, load_balancing_mode
+from designer.model.performance.collectives import CollectiveResult, context_for, estimate
+from designer.model.performance.training import StepEstimate, estimate_step
 from designer.model.performance.workload import DEFAULT_WORKLOAD, preset, presets
-from designer.model.physical.bom import build_bom
+from designer.model.physical.bom import Bom, build_bom
 from designer.model.topology.derive import Derived, derive
 
-HOURS_PER_YEAR = 8760
-
-
 SETTING_RANGES = {"years": (1, 100), "energy_usd_per_kwh": (0, 100), "pue": (1, 10), "params": (1, 1e16),
-                  "compute_ms": (0, 1e9)}
+                  "compute_ms": (0, 1e9), "token_budget": (1e6, 1e16)}
 
 
 @dataclass(frozen=True)
@@ -43,6 +49,8 @@ class CompareSettings:
     params: float = 70e9
     compute_ms: float = 1000.0
     workload: str | None = DEFAULT_WORKLOAD
+    # Tokens the example job trains, for "time to train" (an assumption: set your run's budget).
+    token_budget: float = 1e12
 
     @property
     def job_text(self) -> str:
@@ -50,7 +58,7 @@ class CompareSettings:
             return f"example job {preset(self.workload).name}, compute from FLOPs at the designs' MFU"
         return f"example job {self.params / 1e9:g}B parameters with {self.compute_ms:,.0f} ms compute per step"
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         # Finite and in range: NaN fails every comparison, so `not low <= v <= high` refuses it.
         for name, (low, high) in SETTING_RANGES.items():
             if not low <= getattr(self, name) <= high:
@@ -60,23 +68,6 @@ class CompareSettings:
                                         f"{', '.join(presets())})")
         if not self.sizes or any(not 1 <= s <= 2**50 for s in self.sizes):
             raise DesignValidationError("sizes", "give at least one message size of 1 byte or more")
-
-
-@dataclass(frozen=True)
-class Row:
-    key: str                      # stable id, e.g. "tco_usd"
-    label: str
-    unit: str
-    values: tuple[float | None, ...]
-    better: str = ""              # "lower", "higher" or "" (neither)
-    group: str = ""
-
-    @property
-    def deltas(self) -> tuple[float | None, ...]:
-        """Change in % against the first design; None where either value is missing or zero."""
-        base = self.values[0]
-        return tuple(None if base in (None, 0) or v is None else (v - base) / abs(base) * 100
-                     for v in self.values)
 
 
 @dataclass(frozen=True)
@@ -97,19 +88,21 @@ class Comparison:
     recommendation: Recommendation
     warnings: tuple[str, ...] = ()
     settings: CompareSettings = field(default_factory=CompareSettings)
-    steps: tuple = ()             # each design's training step (None where it cannot run)
+    steps: tuple[StepEstimate | None, ...] = ()   # each design's training step (None where it cannot run)
+    costs: tuple[TrainingCost, ...] = ()   # each design's cost of training; () when unpriced
+    confidence: Confidence | None = None
 
     def row(self, key: str) -> Row:
         return next(r for r in self.rows if r.key == key)
 
-    def _job(self, key: str):
+    def _job(self, key: str) -> Any:
         """The example job's figure: the workload's own when one is set (the first design's step)."""
         if self.settings.workload:
             step = self.steps[0] if self.steps else None
             return getattr(step, key) if step is not None else None
         return getattr(self.settings, key)
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {
             "designs": [{"name": n, "technology": t, "family": f}
                         for n, t, f in zip(self.names, self.technologies, self.families, strict=True)],
@@ -123,18 +116,20 @@ class Comparison:
             "assumptions": {"years": self.settings.years, "energy_usd_per_kwh": self.settings.energy_usd_per_kwh,
                             "pue": self.settings.pue, "params": self._job("params"),
                             "compute_ms": self._job("compute_ms"), "sizes": list(self.settings.sizes),
-                            "workload": self.settings.workload},
+                            "workload": self.settings.workload, "token_budget": self.settings.token_budget},
+            "training_cost": [c.to_json() for c in self.costs],
+            "confidence": self.confidence.to_json(self.names) if self.confidence is not None else None,
         }
 
 
 @dataclass(frozen=True)
 class _Column:
     derived: Derived
-    bom: object
-    step: object | None
-    collectives: dict
+    bom: Bom
+    step: StepEstimate | None
+    collectives: dict[tuple[str, int], CollectiveResult]
     # The same training step under other performance settings (for the break-evens); None if none.
-    rerun: Callable | None = None
+    rerun: Callable[..., StepEstimate | None] | None = None
     step_error: str = ""
 
 
@@ -148,10 +143,11 @@ def _column(design: FabricDesign, s: CompareSettings, catalog: Catalog, gpus: in
 
     job = dict(workload=s.workload) if s.workload else dict(params=s.params, compute_ms=s.compute_ms)
 
-    def rerun(**perf):
+    def rerun(**perf: Any) -> StepEstimate | None:
+        # The step alone: the break-evens need its time and share, not the advice's counterpart.
         settings = replace(d.design.performance, **perf)
         try:
-            return training_step(d, gpus=gpus, catalog=catalog, settings=settings, **job)
+            return estimate_step(d, gpus=gpus, settings=settings, **job)
         except CollectiveError:
             return None
 
@@ -185,17 +181,26 @@ def compare(designs: list[FabricDesign], settings: CompareSettings | None = None
             warnings.append(f"{name}: the example job cannot run: {col.step_error}")
         if col.bom.unpriced:
             warnings.append(f"{name}: {len(col.bom.unpriced)} item(s) have no price; its cost reads low")
+        r = col.derived.resolved
+        _, fallback = load_balancing_mode(r.technology, r, col.derived.design.performance)
+        if fallback:
+            warnings.append(f"{name}: {fallback}")
     rows = _rows(cols, s)
-    rec = recommend(cols, rows, s)
-    return Comparison(tuple(d.meta.name for d in designs),
-                      tuple(c.derived.resolved.technology.id for c in cols),
+    names = tuple(d.meta.name for d in designs)
+    costs: Sequence[TrainingCost] = ()
+    conf: Confidence | None = None
+    priced = training_costs(names, cols, s)
+    rec = recommend(cols, rows, s, with_flips=priced is None)
+    if priced is None:
+        rec = replace(rec, reasons=rec.reasons + (
+            "no verdict in dollars of training: " + _why_unpriced(cols),))
+    else:
+        costs, sens, conf = priced
+        rows += cost_rows(costs, conf, s)
+        rec = dollar_recommendation(cols, costs, sens, conf, rec, s, names)
+    return Comparison(names, tuple(c.derived.resolved.technology.id for c in cols),
                       tuple(c.derived.resolved.family for c in cols), tuple(rows), rec, tuple(warnings), s,
-                      tuple(c.step for c in cols))
-
-
-def energy_cost_usd(power_w: float, s: CompareSettings) -> float:
-    """Energy bought over the comparison period: IT power x PUE x hours x tariff."""
-    return power_w / 1000 * s.pue * HOURS_PER_YEAR * s.years * s.energy_usd_per_kwh
+                      tuple(c.step for c in cols), tuple(costs), conf)
 
 
 def base_latency_us(d: Derived) -> float:
@@ -205,14 +210,28 @@ def base_latency_us(d: Derived) -> float:
     return (2 * tech.nic_latency_ns + d.metrics.max_hops * switch_ns) / 1000
 
 
+def _failures(c: _Column, rates: tuple[Rate, ...] | None) -> float | None:
+    if rates is None:
+        return None
+    return optics_failures_per_month(c.bom.counts["links_total"], c.bom.optics_count, rates)
+
+
 def _rows(cols: list[_Column], s: CompareSettings) -> list[Row]:
-    def row(key, label, unit, values, better="", group=""):
+    try:  # resources/reliability/failure_rates.toml, each rate with its source
+        rates = load_rates()
+    except RateTableError:
+        rates = None
+
+    def row(key: str, label: str, unit: str, values: Sequence[float | None], better: str = "",
+            group: str = "") -> Row:
         return Row(key, label, unit, tuple(None if v is None else float(v) for v in values), better, group)
 
     out = [
         row("gpus", "GPUs", "", [c.derived.metrics.gpus for c in cols], "", "Cluster"),
         row("switches", "Switches", "", [c.derived.metrics.switches_total for c in cols], "lower", "Hardware"),
         row("optics", "Transceivers", "", [c.bom.optics_count for c in cols], "lower", "Hardware"),
+        row("optics_switch_side", "Transceivers, switch side", "",
+            [c.bom.counts["transceivers"]["switch_side"] for c in cols], "lower", "Hardware"),
         row("cables", "Cables and fibers", "", [c.bom.cable_count for c in cols], "lower", "Hardware"),
         row("nics", "NICs", "", [c.bom.counts_by_category.get("NICs", 0) for c in cols], "", "Hardware"),
         row("capex_usd", "Capex (network)", "USD", [c.bom.total_cost for c in cols], "lower", "Cost"),
@@ -230,6 +249,8 @@ def _rows(cols: list[_Column], s: CompareSettings) -> list[Row]:
         row("bisection_ratio", "Bisection ratio", "%", [c.derived.metrics.bisection_ratio * 100 for c in cols],
             "higher", "Fabric"),
         row("max_hops", "Max switch hops", "", [c.derived.metrics.max_hops for c in cols], "lower", "Fabric"),
+        row("failures_month", "Link and optics failures / month (estimate)", "",
+            [_failures(c, rates) for c in cols], "lower", "Fabric"),
         row("base_latency_us", "Base latency (estimate)", "us", [base_latency_us(c.derived) for c in cols],
             "lower", "Fabric"),
     ]
@@ -256,10 +277,11 @@ def _money(v: float) -> str:
     return f"${v / 1e6:,.2f}M" if abs(v) >= 1e6 else f"${v:,.0f}"
 
 
-def recommend(cols: list[_Column], rows: list[Row], s: CompareSettings) -> Recommendation:
+def recommend(cols: list[_Column], rows: list[Row], s: CompareSettings, with_flips: bool = True) -> Recommendation:
     """The framework of the InfiniBand-vs-Ethernet literature, applied to these designs."""
     fams = [c.derived.resolved.family for c in cols]
-    tco = {r.key: r for r in rows}["tco_usd"].values
+    # The TCO row has a figure for every design.
+    tco = [0.0 if v is None else v for v in {r.key: r for r in rows}["tco_usd"].values]
     perf = cols[0].derived.design.performance
     eth_max, ib_min, limit = (perf.advice_ethernet_max_gpus, perf.advice_infiniband_min_gpus,
                               perf.advice_comm_share)
@@ -305,9 +327,9 @@ def recommend(cols: list[_Column], rows: list[Row], s: CompareSettings) -> Recom
             reasons.append(cost_premise)
     else:
         reasons.append(f"{n:,} GPUs is above about {ib_min:,}, where InfiniBand's latency advantage compounds")
-    if share_e is not None and share_i is not None:
+    if share_e is not None and share_i is not None and ce.step is not None:
         side = "above" if share_e > limit else "below"
-        if ce.step.workload is not None:
+        if ce.step.workload is not None and ce.step.plan is not None and ce.step.memory is not None:
             p = ce.step.plan
             job = (f"the example job ({ce.step.workload.name}: TP {p.tp} x PP {p.pp} x DP {p.dp}"
                    + (f", EP {p.ep}" if p.ep > 1 else "") + f", ZeRO-{p.zero}; {ce.step.memory.total / 1e9:,.0f} of "
@@ -342,12 +364,13 @@ def recommend(cols: list[_Column], rows: list[Row], s: CompareSettings) -> Recom
     chosen = name_i if family == "infiniband" else name_e
     verdict = (f"{chosen} ({'InfiniBand' if family == 'infiniband' else 'Ethernet/RoCE'}) fits this "
                f"{n:,}-GPU cluster better, by the rule of thumb applied to these designs' numbers.")
-    flips = _flips(ci, ce, band, family, eth_cheaper, share_e, share_i, limit, s)
+    # The rule of thumb's own break-evens, only where it still decides (no verdict in dollars).
+    flips = _flips(ci, ce, band, family, eth_cheaper, share_e, share_i, limit, s) if with_flips else []
     return Recommendation(verdict, family, tuple(reasons), flips=tuple(flips))
 
 
-def _flips(ci: _Column, ce: _Column, band: str, family: str, eth_cheaper: bool, share_e, share_i,
-           limit: float, s: CompareSettings) -> list[Flip]:
+def _flips(ci: _Column, ce: _Column, band: str, family: str, eth_cheaper: bool, share_e: float | None,
+           share_i: float | None, limit: float, s: CompareSettings) -> list[Flip]:
     """The break-even of price, communication share, SHARP and RoCE efficiency (designer/model/decisions/flips.py)."""
     tco_i = ci.bom.total_cost + energy_cost_usd(ci.bom.total_power_w, s)
     energy_e = energy_cost_usd(ce.bom.total_power_w, s)
@@ -360,7 +383,7 @@ def _flips(ci: _Column, ce: _Column, band: str, family: str, eth_cheaper: bool, 
     perf_e = ce.derived.design.performance
     current = perf_e.protocol_efficiency or ce.derived.resolved.technology.protocol_efficiency
 
-    def share_at(e: float):
+    def share_at(e: float) -> float | None:
         st = ce.rerun(protocol_efficiency=e) if ce.rerun else None
         return st.comm_share if st is not None else None
 

@@ -13,15 +13,29 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
-from designer.catalog import Catalog, Technology
+from designer.catalog import Catalog, Nic, Server, Switch, Technology
 from designer.model.intent.design import ClusterSpec, FabricDesign, FabricSpec, Meta, TierSpec
 from designer.model.physical.fabric_cost import fabric_cost
 from designer.model.physical.prices import PriceBook, default_prices
-from designer.model.topology.sizing import SizingError, rack_group, rack_size, resolve, split_ports
+from designer.model.topology.sizing import Resolved, SizingError, rack_group, rack_size, resolve, split_ports
 from designer.model.topology.switch_choice import choose_switch
 
 # Technology ids offered by `fabric-designer counterpart --technology`.
-COUNTERPART_TECHNOLOGIES = ("ib-ndr", "ib-xdr", "roce-400g", "roce-800g")
+COUNTERPART_TECHNOLOGIES = ("ib-ndr", "ib-xdr", "roce-400g", "roce-800g", "roce-ecmp-400g", "roce-eecmp-400g")
+# `compare --counterpart ethernet`: the Ethernet fabrics buyers choose between, beside InfiniBand.
+# Spectrum-X, standard RoCE on merchant switches with static ECMP, and the same with enhanced
+# ECMP and QP scaling.
+ETHERNET_CHOICES = ("roce-400g", "roce-ecmp-400g", "roce-eecmp-400g")
+
+
+def expand_counterparts(requested: list[str] | tuple[str, ...]) -> list[str]:
+    """Counterpart technology ids with 'ethernet' replaced by ETHERNET_CHOICES, each once, in order."""
+    out: list[str] = []
+    for tech in requested:
+        for one in ETHERNET_CHOICES if tech == "ethernet" else (tech,):
+            if one not in out:
+                out.append(one)
+    return out
 
 
 @dataclass(frozen=True)
@@ -40,12 +54,12 @@ def counterpart_name(name: str, old: Technology, new: Technology) -> str:
     return f"{base} \u2013 {new.name}"
 
 
-def _short(nic) -> str:
+def _short(nic: Nic) -> str:
     """'ConnectX-7 VPI NDR' -> 'ConnectX-7': the name people use for the card."""
     return nic.name.split(" ")[0] if nic.name else nic.id
 
 
-def _runs(server, nic, tech: Technology) -> bool:
+def _runs(server: Server, nic: Nic, tech: Technology) -> bool:
     """The server variant's built-in NIC runs `tech` at its full NIC-facing speed."""
     if server.fabric_families and tech.family not in server.fabric_families:
         return False
@@ -53,7 +67,7 @@ def _runs(server, nic, tech: Technology) -> bool:
     return mode is not None and mode.gbps >= tech.link_gbps
 
 
-def pick_server(design: FabricDesign, source, tech: Technology, catalog: Catalog):
+def pick_server(design: FabricDesign, source: Resolved, tech: Technology, catalog: Catalog) -> tuple[Server, Nic]:
     """The server (or its catalog variant) that runs `tech` with its own NICs; raises SizingError.
 
     A server's built-in NICs never change: a counterpart uses the same server if its NIC runs the
@@ -101,6 +115,7 @@ def make_counterpart(design: FabricDesign, technology: str, catalog: Catalog,
             port_gbps=server.port_gbps, link_gbps=server.port_gbps, planes=server.planes_hint,
             rails=server.compute_ports // server.planes_hint, gpus_per_server=gpus)
     mode = nic.mode_for(tech.family)
+    assert mode is not None   # pick_server returns a NIC that runs the family
     link = min(tech.link_gbps, mode.gbps)
 
     old_bw = source.ports_per_server * source.link_gbps
@@ -126,7 +141,7 @@ def make_counterpart(design: FabricDesign, technology: str, catalog: Catalog,
                 notes=f"Counterpart of '{design.meta.name}' on {tech.name}.")
     su_notes: dict[str, str] = {}
 
-    def build(switch) -> FabricDesign:
+    def build(switch: Switch) -> FabricDesign:
         """The counterpart on one of the technology's switches (sizing compares them by price)."""
         uplink = tech.uplink_gbps if switch.ports_at(tech.uplink_gbps) else link
         nodes_per_su = design.fabric.nodes_per_su
@@ -168,3 +183,41 @@ def make_counterpart(design: FabricDesign, technology: str, catalog: Catalog,
     if chosen is not None:
         notes.append(f"leaf oversubscription {chosen.leaf_ratio:.2f}:1 (asked {chosen.asked_ratio:g}:1)")
     return Counterpart(counterpart, tuple(notes))
+
+
+def optics_twin(design: FabricDesign, catalog: Catalog) -> Counterpart:
+    """The same design on its switches' other-optics twins: a pluggable fabric on the
+    co-packaged-optics switch of the same radix (Q3400-RA -> Q3450-LD), or back; raises
+    SizingError when no switch of the design has a twin in the catalog.
+
+    Only the switch changes: the cluster, template, counts and ratios are the design's own, so
+    the two differ in their optics alone (transceivers, power, expected failures).
+    """
+    fabric = design.fabric
+    swapped: dict[str, str] = {}
+
+    def twin(switch_id: str | None) -> str | None:
+        if switch_id is None:
+            return None
+        other = catalog.twin_of(switch_id)
+        if other is None:
+            return switch_id
+        swapped[catalog.switch(switch_id).name] = other.name
+        return other.id
+
+    new_fabric = dataclasses.replace(
+        fabric, switch=twin(fabric.switch) or fabric.switch,
+        leaf=dataclasses.replace(fabric.leaf, switch=twin(fabric.leaf.switch)),
+        spine=dataclasses.replace(fabric.spine, switch=twin(fabric.spine.switch)),
+        core=dataclasses.replace(fabric.core, switch=twin(fabric.core.switch)))
+    if not swapped:
+        raise SizingError(f"no switch of '{design.meta.name}' has a co-packaged-optics or pluggable twin "
+                          "in the catalog (switch entries name theirs in 'pluggable_twin')")
+    names = ", ".join(f"{a} -> {b}" for a, b in swapped.items())
+    label = design.meta.name
+    for a, b in swapped.items():
+        label = label.replace(a, b)
+    if label == design.meta.name:
+        label = f"{design.meta.name} ({names})"
+    made = dataclasses.replace(design, fabric=new_fabric, meta=dataclasses.replace(design.meta, name=label))
+    return Counterpart(made, (f"optics twin: {names}; the cluster, counts and ratios are unchanged",))

@@ -17,16 +17,20 @@ from __future__ import annotations
 import itertools
 import math
 import os
+from collections.abc import Callable
 from concurrent.futures import Executor, ProcessPoolExecutor
 from dataclasses import asdict, dataclass, field, replace
+from typing import Any
 
 from designer.catalog import Catalog, UnknownPartError, default_catalog
 from designer.model.decisions.comparison import CompareSettings, energy_cost_usd
+from designer.model.decisions.interruptions import RateTableError, load_rates, optics_failures_per_month
+from designer.model.intent.design import FabricDesign
 from designer.model.performance.collective_costs import CollectiveError
 from designer.model.performance.collectives import estimate, normalize_collective
 from designer.model.physical.bom import build_bom
 from designer.model.topology.derive import derive
-from designer.model.topology.presets import TEMPLATES, new_design
+from designer.model.topology.presets import DEFAULT_SERVER, TEMPLATES, new_design
 from designer.model.topology.sizing import SizingError
 
 DEFAULT_TECHNOLOGIES = ("ib-ndr", "ib-xdr", "roce-400g", "roce-800g")
@@ -51,7 +55,7 @@ class SweepSpec:
     size_bytes: int = 1 << 30
     settings: CompareSettings = field(default_factory=CompareSettings)
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if self.gpus < 1:
             raise ValueError(f"GPU count must be positive, got {self.gpus}")
         for name in ("templates", "technologies", "oversubscriptions", "planes", "switches", "tiers"):
@@ -75,7 +79,7 @@ class SweepSpec:
         return math.prod(len(getattr(self, n)) for n in
                          ("templates", "technologies", "oversubscriptions", "planes", "switches", "tiers"))
 
-    def choices(self) -> list[dict]:
+    def choices(self) -> list[dict[str, Any]]:
         """Every combination, in a stable order."""
         axes = itertools.product(self.templates, self.technologies, self.oversubscriptions, self.planes,
                                  self.switches, self.tiers)
@@ -88,7 +92,7 @@ class SweepPoint:
     """One combination and what it measured; `error` says why it could not be built."""
 
     index: int
-    choice: dict
+    choice: dict[str, Any]
     name: str = ""
     technology: str = ""
     family: str = ""
@@ -108,6 +112,9 @@ class SweepPoint:
     busbw_GBps: float | None = None
     algorithm: str = ""
     error: str | None = None
+    transceivers: int = 0                    # pluggable modules, both sides
+    transceivers_switch_side: int = 0        # none on a co-packaged-optics switch
+    failures_month: float | None = None      # expected link and optics failures (estimate)
     front_cost_time: bool = False
     front_cost_power: bool = False
 
@@ -115,7 +122,7 @@ class SweepPoint:
     def ok(self) -> bool:
         return self.error is None
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         data = asdict(self)
         data["unpriced"] = list(self.unpriced)
         return data
@@ -136,13 +143,13 @@ class SweepResult:
 
     def front(self, kind: str = "cost_time") -> list[SweepPoint]:
         flag = {"cost_time": "front_cost_time", "cost_power": "front_cost_power"}[kind]
-        return sorted((p for p in self.points if getattr(p, flag)), key=lambda p: p.capex_usd)
+        return sorted((p for p in self.points if getattr(p, flag)), key=lambda p: p.capex_usd or 0.0)
 
-    def design(self, point: SweepPoint, catalog: Catalog | None = None):
+    def design(self, point: SweepPoint, catalog: Catalog | None = None) -> FabricDesign:
         """The design of a point, rebuilt exactly as the sweep built it."""
         return _build(self.spec, point.choice, catalog or default_catalog())
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         s = self.spec
         return {
             "gpus": s.gpus, "server": s.server, "collective": s.collective, "size_bytes": s.size_bytes,
@@ -153,7 +160,7 @@ class SweepResult:
         }
 
 
-def _build(spec: SweepSpec, choice: dict, catalog: Catalog):
+def _build(spec: SweepSpec, choice: dict[str, Any], catalog: Catalog) -> FabricDesign:
     tech = catalog.technology(choice["technology"])
     ratio = choice["oversubscription"]
     parts = [f"{spec.gpus:,} GPU {choice['template']}", tech.name, f"{ratio:g}:1"]
@@ -163,12 +170,15 @@ def _build(spec: SweepSpec, choice: dict, catalog: Catalog):
         parts.append(f"{choice['tiers']} tiers")
     if choice["switch"]:
         parts.append(catalog.switch(choice["switch"]).name)
-    return new_design(catalog, choice["template"], gpus=spec.gpus, server=spec.server, switch=choice["switch"],
+    # One cluster across every technology: the server is fixed (DGX H100 unless named), never the
+    # newest one each technology would start a new design on.
+    return new_design(catalog, choice["template"], gpus=spec.gpus, server=spec.server or DEFAULT_SERVER,
+                      switch=choice["switch"],
                       technology=tech.id, oversubscription=ratio, planes=choice["planes"], tiers=choice["tiers"],
                       nodes_per_su=spec.nodes_per_su, name=", ".join(parts))
 
 
-def evaluate_point(spec: SweepSpec, index: int, choice: dict, catalog: Catalog | None = None) -> SweepPoint:
+def evaluate_point(spec: SweepSpec, index: int, choice: dict[str, Any], catalog: Catalog | None = None) -> SweepPoint:
     """Build and measure one combination; a combination that cannot be built carries its reason."""
     catalog = catalog or default_catalog()
     try:
@@ -183,15 +193,21 @@ def evaluate_point(spec: SweepSpec, index: int, choice: dict, catalog: Catalog |
         return SweepPoint(index, choice, error=str(exc) or type(exc).__name__)
     power = bom.total_power_w
     worst = max((m.oversubscription(t) or 0.0 for t in m.ports_by_tier), default=0.0)
+    try:
+        failures = optics_failures_per_month(bom.counts["links_total"], bom.optics_count, load_rates())
+    except RateTableError:
+        failures = None
     return SweepPoint(
         index, choice, design.meta.name, derived.resolved.technology.id, derived.resolved.family,
         derived.resolved.leaf_switch.name, m.gpus, m.tiers, m.planes, m.switches_total,
         worst or None, bom.total_cost, power, bom.total_cost + energy_cost_usd(power, spec.settings),
         tuple(sorted({i.key or i.description for i in bom.unpriced})),
-        m.bisection_gbps / 1000, m.bisection_ratio, result.time_us, result.busbw_GBps, result.algorithm)
+        m.bisection_gbps / 1000, m.bisection_ratio, result.time_us, result.busbw_GBps, result.algorithm,
+        transceivers=bom.optics_count, transceivers_switch_side=bom.counts["transceivers"]["switch_side"],
+        failures_month=failures)
 
 
-def _evaluate_chunk(spec: SweepSpec, chunk: list[tuple[int, dict]]) -> list[SweepPoint]:
+def _evaluate_chunk(spec: SweepSpec, chunk: list[tuple[int, dict[str, Any]]]) -> list[SweepPoint]:
     # Runs in a worker process: the default catalog is loaded there once and cached.
     return [evaluate_point(spec, i, c) for i, c in chunk]
 
@@ -215,10 +231,11 @@ def pareto(points: list[SweepPoint], x: str, y: str) -> set[int]:
 
 def dominates(a: SweepPoint, b: SweepPoint, x: str, y: str) -> bool:
     ax, ay, bx, by = getattr(a, x), getattr(a, y), getattr(b, x), getattr(b, y)
-    return ax <= bx and ay <= by and (ax < bx or ay < by)
+    return bool(ax <= bx and ay <= by and (ax < bx or ay < by))
 
 
-def run_sweep(spec: SweepSpec, executor: Executor | None = None, progress=None, cancelled=None,
+def run_sweep(spec: SweepSpec, executor: Executor | None = None, progress: Callable[[int, int], None] | None = None,
+              cancelled: Callable[[], bool] | None = None,
               workers: int | None = None) -> SweepResult:
     """Evaluate every combination of `spec`, spread over `executor` (a process pool by default).
 

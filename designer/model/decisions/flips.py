@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 # Sane ranges searched for a break-even.
 PRICE_RATIO_RANGE = (0.0, 10.0)          # Ethernet network capex / InfiniBand network capex
@@ -32,7 +33,7 @@ class Flip:
         at = "no value in a sane range" if self.flips_at is None else _fmt(self.flips_at, self.unit)
         return f"{label}: now {now}; flips at {at}" + (f"; {self.note}" if self.note else "")
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"assumption": self.assumption, "current": self.current, "flips_at": self.flips_at,
                 "unit": self.unit, "note": self.note}
 
@@ -40,10 +41,12 @@ class Flip:
 LABELS = {"price_ratio": "Ethernet/InfiniBand network capex ratio",
           "capex_difference_usd": "Ethernet minus InfiniBand network capex",
           "comm_share": "communication share of the step on Ethernet",
-          "sharp": "InfiniBand SHARP", "roce_efficiency": "RoCE efficiency"}
+          "sharp": "InfiniBand SHARP", "roce_efficiency": "RoCE efficiency",
+          "gpu_price": "GPU server price (x the price book's)",
+          "load_balance_efficiency": "Ethernet load-balance efficiency"}
 
 
-def _fmt(value, unit: str) -> str:
+def _fmt(value: float | bool | None, unit: str) -> str:
     if value is None:
         return "n/a"
     if isinstance(value, bool):
@@ -83,7 +86,7 @@ def _bisect(f: Callable[[float], bool], lo: float, hi: float, steps: int = 14) -
     return (lo + hi) / 2
 
 
-def price_flips(band: str, family: str, share_e, limit: float, capex_e: float, capex_i: float,
+def price_flips(band: str, family: str, share_e: float | None, limit: float, capex_e: float, capex_i: float,
                 energy_e: float, tco_i: float, years: int) -> list[Flip]:
     """Break-even of the Ethernet/InfiniBand capex ratio and of the capex difference.
 
@@ -103,7 +106,8 @@ def price_flips(band: str, family: str, share_e, limit: float, capex_e: float, c
                "communication on Ethernet passes the share mark, which decides it whatever the price")
         return [Flip("price_ratio", ratio, None, "x", why),
                 Flip("capex_difference_usd", capex_e - capex_i, None, "USD", why)]
-    if r_star is None or not lo < r_star <= hi:
+    # A break-even within rounding of zero is no price at all (equal TCO only at a free fabric).
+    if r_star is None or not lo + 1e-9 < r_star <= hi:
         note = f"no Ethernet price between {lo:g}x and {hi:g}x of InfiniBand's flips it"
         return [Flip("price_ratio", ratio, None, "x", note),
                 Flip("capex_difference_usd", capex_e - capex_i, None, "USD", note)]
@@ -115,7 +119,7 @@ def price_flips(band: str, family: str, share_e, limit: float, capex_e: float, c
             Flip("capex_difference_usd", capex_e - capex_i, r_star * capex_i - capex_i, "USD", note)]
 
 
-def share_flip(band: str, family: str, eth_cheaper: bool, share_e, limit: float) -> Flip:
+def share_flip(band: str, family: str, eth_cheaper: bool, share_e: float | None, limit: float) -> Flip:
     """Break-even of Ethernet's communication share of the step (in %)."""
     current = None if share_e is None else share_e * 100
     if share_e is None:
@@ -133,7 +137,8 @@ def share_flip(band: str, family: str, eth_cheaper: bool, share_e, limit: float)
                 "(performance.advice_comm_share, a heuristic)")
 
 
-def sharp_flip(family: str, sharp_on: bool, capable: bool, share_i, share_i_toggled) -> Flip:
+def sharp_flip(family: str, sharp_on: bool, capable: bool, share_i: float | None,
+               share_i_toggled: float | None) -> Flip:
     """SHARP on or off on the InfiniBand design: does it change the verdict?"""
     if not capable:
         return Flip("sharp", sharp_on, None, "on/off", "the InfiniBand design's switches have no SHARP")

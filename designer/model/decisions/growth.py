@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 from designer.catalog import Catalog, default_catalog
 from designer.model.intent.design import FabricDesign
@@ -42,14 +43,14 @@ class Phase:
     links: dict[str, int]        # cabled in this phase (all links of the phase's fabric)
     reserved_ports: dict[str, int]   # spine/core ports installed now, cabled only in later phases
     free_ports: dict[str, int]   # ports free on the installed switches after this phase
-    bom_delta: tuple[dict, ...]  # items bought in this phase: key, description, quantity, cost
+    bom_delta: tuple[dict[str, Any], ...]  # items bought in this phase: key, description, quantity, cost
     cost: float                  # whole fabric at this phase
     cost_delta: float            # bought in this phase
     recabled_links: int          # links of the previous phase that have to move
     recabling: tuple[str, ...]   # where and why
-    design: FabricDesign = field(repr=False, compare=False, default=None)
+    design: FabricDesign = field(repr=False, compare=False)
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"phase": self.number, "sus": self.sus, "servers": self.servers, "gpus": self.gpus,
                 "tiers": self.tiers, "switches": dict(self.switches), "links": dict(self.links),
                 "reserved_ports": dict(self.reserved_ports), "free_ports": dict(self.free_ports),
@@ -74,7 +75,7 @@ class GrowthPath:
     def final_cost(self) -> float:
         return sum(p.cost_delta for p in self.phases)
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"label": self.label, "needs_recabling": self.needs_recabling,
                 "day_one_cost": self.day_one_cost, "total_cost": self.final_cost,
                 "phases": [p.to_json() for p in self.phases]}
@@ -90,7 +91,7 @@ class Growth:
     prices_note: str
     notes: tuple[str, ...] = ()
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"target_gpus": self.target_gpus, "unit": self.unit, "currency": self.currency,
                 "prices": self.prices_note, "computed": ["switches", "links", "ports", "recabling"],
                 "estimated": ["cost"], "path": self.path.to_json(),
@@ -134,13 +135,13 @@ def phase_values(derived: Derived, to_gpus: int, phases: list[int] | None) -> tu
     return values, unit
 
 
-def _links(d: Derived) -> Counter:
+def _links(d: Derived) -> Counter[tuple[str, str]]:
     """Links by the pair of devices they join (device names persist from phase to phase).
 
     Counting by pair, not by port, gives the fewest links that have to move: a link whose
     pair keeps at least as many links can stay where it is.
     """
-    out: Counter = Counter()
+    out: Counter[tuple[str, str]] = Counter()
     for u, v in d.graph.edges():
         out[(u, v) if u < v else (v, u)] += 1
     return out
@@ -164,9 +165,9 @@ def _build_path(label: str, designs: list[FabricDesign], values: list[int], unit
                 catalog: Catalog, prices: PriceBook | None) -> tuple[GrowthPath, str, str]:
     derived = [derive(d, catalog) for d in designs]
     final_ports = _switch_ports(derived[-1])
-    phases = []
-    prev_links: Counter = Counter()
-    prev_items: dict = {}
+    phases: list[Phase] = []
+    prev_links: Counter[tuple[str, str]] = Counter()
+    prev_items: dict[tuple[str, str], tuple[str, int, float]] = {}
     prev_cost = 0.0
     currency, note = "USD", ""
     for n, (d, value) in enumerate(zip(derived, values, strict=True), start=1):
@@ -199,7 +200,7 @@ def _build_path(label: str, designs: list[FabricDesign], values: list[int], unit
                 reasons.append(f"phase {n} moves {moved:,} links of phase {n - 1} "
                                "(servers or uplinks are spread differently at the new size)")
         ports = _switch_ports(d)
-        reserved: Counter = Counter()
+        reserved: Counter[str] = Counter()
         for sw, (role, used) in ports.items():
             final = final_ports.get(sw)
             if role in ("spine", "core") and final and final[0] == role and final[1] > used:
@@ -213,7 +214,7 @@ def _build_path(label: str, designs: list[FabricDesign], values: list[int], unit
     return GrowthPath(label, tuple(phases)), currency, note
 
 
-def _sized(design: FabricDesign, servers: int, **fabric) -> FabricDesign:
+def _sized(design: FabricDesign, servers: int, **fabric: Any) -> FabricDesign:
     return replace(design, cluster=replace(design.cluster, servers=servers),
                    fabric=replace(design.fabric, **fabric) if fabric else design.fabric)
 

@@ -14,12 +14,15 @@ from __future__ import annotations
 
 import math
 import tomllib
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 from designer.catalog.loader import RESOURCES
 from designer.limits import InputError, read_text
 from designer.model.decisions.whatif import Failure, what_if
+from designer.model.intent.design import FabricDesign
 from designer.model.physical.bom import build_bom
 from designer.model.topology.builders import _spread, leaf_assignment, nic_id, plane_prefix
 from designer.model.topology.derive import Derived, derive
@@ -50,7 +53,7 @@ class Rate:
     source: str
 
 
-def _per_day(row: dict, where: str) -> float | None:
+def _per_day(row: dict[str, Any], where: str) -> float | None:
     per = row.get("per")
     try:
         if per == "gpu-day":
@@ -112,7 +115,7 @@ class Expected:
     def per_month(self) -> float | None:
         return None if self.per_day is None else self.per_day * DAYS_PER_MONTH
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         r = self.rate
         return {"id": r.id, "label": r.label, "applies_to": r.applies_to, "units": self.units,
                 "per_day": self.per_day, "per_month": self.per_month, "estimated": True,
@@ -127,7 +130,7 @@ class StopShare:
     share: float | None             # of expected link and NIC failures, the part that stops a job
     stops_by_kind: dict[str, bool]  # link tier or "nic" -> one failure cuts a GPU off
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"label": self.label, "planes": self.planes, "share": self.share,
                 "stops_by_kind": dict(self.stops_by_kind),
                 "computed": "which failures stop a job", "estimated": "the share (from the rates)"}
@@ -141,11 +144,21 @@ class Interruptions:
     other_share: StopShare | None   # the same cluster with the other plane count
     notes: tuple[str, ...]
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"counts": dict(self.counts), "expected": [e.to_json() for e in self.expected],
                 "stop_share": self.design_share.to_json(),
                 "stop_share_other_planes": self.other_share.to_json() if self.other_share else None,
                 "notes": list(self.notes)}
+
+
+def optics_failures_per_month(links: int, transceivers: int, rates: tuple[Rate, ...]) -> float | None:
+    """Expected link and pluggable-module failures per month: the rates that apply to links and
+    to transceivers, each times its count, added (None when no such rate is published). A
+    co-packaged-optics fabric has fewer modules, hence fewer expected failures, links equal."""
+    units = {"links": links, "transceivers": transceivers}
+    parts = [units[r.applies_to] * r.per_unit_day * DAYS_PER_MONTH for r in rates
+             if r.applies_to in units and r.per_unit_day is not None]
+    return sum(parts) if parts else None
 
 
 def counts_of(derived: Derived) -> dict[str, int]:
@@ -180,7 +193,7 @@ def _stops(derived: Derived) -> dict[str, bool]:
     """Per link tier: does failing one such link cut a GPU off? (the first link of the tier)."""
     out: dict[str, bool] = {}
     firsts = _first_links(derived)
-    links = (((u, v, tier) for tier, (u, v) in firsts) if firsts is not None
+    links: Iterable[tuple[str, str, str]] = (((u, v, tier) for tier, (u, v) in firsts) if firsts is not None
              else derived.graph.edges(data="tier"))
     for u, v, tier in links:
         if tier in out or tier == "manual":
@@ -221,7 +234,7 @@ def interruptions(derived: Derived, rates: tuple[Rate, ...] | None = None) -> In
     return Interruptions(counts, expected, mine, other, tuple(notes))
 
 
-def _other_planes(derived: Derived):
+def _other_planes(derived: Derived) -> tuple[FabricDesign, str]:
     """The same cluster on one plane, or (from one plane) on two with every GPU in both.
 
     Two planes keep the GPU's bandwidth as twice the ports at half the speed, the way the

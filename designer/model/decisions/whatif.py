@@ -20,12 +20,15 @@ import fnmatch
 import math
 import re
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 import networkx as nx
 
-from designer.model.intent.design import Edit
-from designer.model.performance.collective_costs import CollectiveError
+from designer.model.intent.design import Edit, FabricDesign
+from designer.model.intent.perf_settings import PerformanceSettings
+from designer.model.performance.collective_costs import CollectiveError, FabricContext
 from designer.model.performance.collectives import context_for, evaluate
 from designer.model.performance.training import estimate_step, gradient_comm, group_context
 from designer.model.topology import graph_metrics
@@ -91,7 +94,7 @@ class WhatIf:
         """A job on every GPU keeps running (at `nic_share` of NIC bandwidth or more)."""
         return self.gpus_cut == 0 and self.endpoints_cut < self.endpoints
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {
             "failed": {"devices": list(self.failure.devices), "links": [list(x) for x in self.failure.links]},
             "method": self.method, "computed": True,
@@ -185,14 +188,14 @@ def _closed_form_applies(derived: Derived, failure: Failure) -> bool:
     if not all(parsed):
         return False
     lost: dict[tuple[int, str], int] = defaultdict(int)
-    for m in parsed:
+    for m in filter(None, parsed):
         lost[(int(m.group(1) or 1) - 1, m.group(2))] += 1
     # A plane needs a spine left, unless the whole plane is gone (it then carries nothing).
     return all(n < plan.spines or lost[(p, "leaf")] == plan.leaves
                for (p, role), n in list(lost.items()) if role == "spine")
 
 
-def _gpus_of_port(derived: Derived):
+def _gpus_of_port(derived: Derived) -> tuple[Callable[[int, int], range], int]:
     """GPUs served by a NIC port (plane, rail), and NIC ports per GPU.
 
     Where every plane reaches every GPU (rails >= GPUs, as on twin-plane B300 servers), rail
@@ -232,7 +235,7 @@ def _summarise(derived: Derived, failure: Failure, method: str, cut_nics: set[tu
             share = min(share, 1.0 - n / per_gpu)
     before = m.oversubscription("leaf")
     values = list(oversub.values())
-    worst = None if not values or any(v is None for v in values) else max(values)
+    worst = None if not values or any(v is None for v in values) else max(v for v in values if v is not None)
     changed = {k: v for k, v in oversub.items() if v is None or before is None or abs(v - before) > 1e-9}
     hit = sorted({server for (server, gpu), n in lost.items() if n >= per_gpu})
     return WhatIf(failure, method, plan.endpoints * r.planes, len(cut_nics), plan.servers * r.gpus_per_server,
@@ -247,6 +250,7 @@ def _closed_form(derived: Derived, failure: Failure) -> WhatIf:
     lost: dict[int, dict[str, set[int]]] = defaultdict(lambda: {"leaf": set(), "spine": set()})
     for dev in failure.devices:
         mt = _SWITCH_ID.match(dev)
+        assert mt is not None   # the closed form is chosen only when every device is a switch id
         lost[int(mt.group(1) or 1) - 1][mt.group(2)].add(int(mt.group(3)) - 1)
     assignment = leaf_assignment(plan, e)
     order = sorted(range(len(assignment)), key=lambda i: (assignment[i], i))
@@ -297,14 +301,15 @@ def _closed_form(derived: Derived, failure: Failure) -> WhatIf:
 # Graph and max-flow
 
 
-def _maxflow(g: nx.MultiGraph, first: set[str], second: set[str]) -> float:
+def _maxflow(g: nx.MultiGraph[str], first: set[str], second: set[str]) -> float:
     """Max-flow between two endpoint sets; single-homed endpoints fold into their leaf."""
-    flow = nx.DiGraph()
+    flow: nx.DiGraph[str] = nx.DiGraph()
     cap: dict[tuple[str, str], float] = defaultdict(float)
+    gbps: float
     for u, v, gbps in g.edges(data="gbps"):
         cap[(u, v)] += gbps
 
-    def add(u, v, c):
+    def add(u: str, v: str, c: float) -> None:
         if flow.has_edge(u, v):
             flow[u][v]["capacity"] += c
         else:
@@ -329,7 +334,7 @@ def _maxflow(g: nx.MultiGraph, first: set[str], second: set[str]) -> float:
     return float(nx.maximum_flow_value(flow, "_source", "_sink"))
 
 
-def failed_graph(derived: Derived, failure: Failure) -> nx.MultiGraph:
+def failed_graph(derived: Derived, failure: Failure) -> nx.MultiGraph[str]:
     g = derived.graph.copy()
     g.remove_nodes_from([d for d in failure.devices if d in g])
     for a, b in failure.links:
@@ -374,6 +379,7 @@ def _graph_measure(derived: Derived, failure: Failure, flow: bool = True) -> Wha
         if data["role"] != "leaf":
             continue
         dn = up = 0.0
+        gbps: float
         for _, nbr, gbps in g.edges(node, data="gbps"):
             if level[nbr] < 1:
                 dn += gbps
@@ -410,13 +416,13 @@ class NMinusOne:
     switches: dict[str, int]          # tier -> switches in the design
     method: str
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"method": self.method, "computed": True,
                 "tiers": {t: {"switches": self.switches[t], "evaluated": self.evaluated[t],
                               "worst": w.to_json()} for t, w in self.worst.items()}}
 
 
-def _severity(w: WhatIf) -> tuple:
+def _severity(w: WhatIf) -> tuple[float, ...]:
     return (w.gpus_cut, w.endpoints_cut, -w.bisection_after_gbps, -(w.nic_share))
 
 
@@ -438,7 +444,7 @@ def n_minus_one(derived: Derived, method: str = "auto", limit: int = 400) -> NMi
             level = nx.get_node_attributes(g, "level")
             kinds = {s: (sum(1 for _, n in g.edges(s) if level[n] < level[s]), g.degree(s)) for s in switches}
         for tier, members in by_tier.items():
-            seen: dict[tuple, str] = {}
+            seen: dict[tuple[int, int], str] = {}
             for s in members:
                 seen.setdefault(kinds[s], s)
             by_tier[tier] = list(seen.values())
@@ -457,21 +463,22 @@ def n_minus_one(derived: Derived, method: str = "auto", limit: int = 400) -> NMi
     return NMinusOne(worst, evaluated, counts, " and ".join(sorted(methods)))
 
 
-def failed_design(derived: Derived, failure: Failure):
+def failed_design(derived: Derived, failure: Failure) -> FabricDesign:
     """The design with the failure written as edits: what the metrics and estimates read."""
     edits = [Edit("remove-device", d) for d in failure.devices]
     edits += [Edit("remove-links", a, b, 1) for a, b in failure.links]
     return replace(derived.design, edits=derived.design.edits + tuple(edits))
 
 
-def performance_impact(derived: Derived, result: WhatIf) -> dict:
+def performance_impact(derived: Derived, result: WhatIf) -> dict[str, Any]:
     """Estimated collective (and training step, if the design sets one) before and after.
 
     After the failure the job runs on the servers that keep every GPU, at the NIC bandwidth
     the worst connected GPU keeps; the performance model reads the failed fabric's uplinks.
     """
     settings = derived.design.performance
-    out: dict = {"estimated": True, "collective": settings.collective, "size_bytes": settings.message_size_bytes}
+    out: dict[str, Any] = {"estimated": True, "collective": settings.collective,
+                           "size_bytes": settings.message_size_bytes}
     try:
         before_ctx = context_for(derived)
         before = evaluate(before_ctx, settings.collective, [settings.message_size_bytes]).results[0]
@@ -508,8 +515,9 @@ def performance_impact(derived: Derived, result: WhatIf) -> dict:
     return out
 
 
-def _step_after(settings, ctx) -> dict:
+def _step_after(settings: PerformanceSettings, ctx: FabricContext) -> dict[str, Any]:
     """The training step on the failed fabric, as estimate_step computes it, on a given context."""
+    assert settings.params is not None and settings.compute_ms is not None   # the caller checks both
     gpus = ctx.gpus
     dp = settings.dp_degree or gpus
     if dp < 2 or dp > gpus or gpus % dp:

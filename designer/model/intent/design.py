@@ -10,7 +10,7 @@ import dataclasses
 import hashlib
 import json
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal, TypeVar
 
 from designer.limits import quote
 from designer.model.intent.floorplan import FloorPlan
@@ -39,7 +39,10 @@ MAX_EDIT_LINKS = 1_000_000      # links one edit adds or removes
 MAX_DEVICE_ID = 200             # characters of a device id in an edit
 
 
-def _positive(name: str, value, allow_none: bool = False, high: float | None = None,
+_T = TypeVar("_T")
+
+
+def _positive(name: str, value: float | None, allow_none: bool = False, high: float | None = None,
               low: float | None = None) -> None:
     if value is None and allow_none:
         return
@@ -68,7 +71,7 @@ class ClusterSpec:
     port_gbps: int | None = None         # None: the server model's port speed
     nic: str | None = None               # None: the server model's compute NIC
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         _positive("servers", self.servers, high=MAX_SERVERS)
         _positive("gpus_per_server", self.gpus_per_server, allow_none=True, high=MAX_PER_SERVER)
         _positive("ports_per_server", self.ports_per_server, allow_none=True, high=MAX_PER_SERVER)
@@ -83,7 +86,7 @@ class TierSpec:
     count: int | None = None
     oversubscription: float = 1.0      # downlink : uplink bandwidth at this tier (leaf, spine)
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         _positive("count", self.count, allow_none=True, high=MAX_SWITCHES_PER_TIER)
         _positive("oversubscription", self.oversubscription, high=MAX_RATIO, low=MIN_RATIO)
 
@@ -102,7 +105,7 @@ class FabricSpec:
     spine: TierSpec = field(default_factory=TierSpec)
     core: TierSpec = field(default_factory=TierSpec)
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if self.tiers is not None and self.tiers not in (2, 3):
             raise DesignValidationError("tiers", f"must be 2 or 3, got {self.tiers!r}")
         _positive("nodes_per_su", self.nodes_per_su, high=MAX_SERVERS)
@@ -111,7 +114,8 @@ class FabricSpec:
         _positive("uplink_gbps", self.uplink_gbps, allow_none=True, high=MAX_GBPS)
 
     def tier(self, name: str) -> TierSpec:
-        return getattr(self, name)
+        spec: TierSpec = getattr(self, name)
+        return spec
 
 
 @dataclass(frozen=True)
@@ -127,7 +131,7 @@ class Edit:
     b: str = ""
     count: int = 1
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         _positive("count", self.count, high=MAX_EDIT_LINKS)
         for name in ("a", "b"):
             value = getattr(self, name)
@@ -150,7 +154,7 @@ class FabricDesign:
     # only. Left out of the file and the content key when empty, so older designs stay byte-equal.
     networks: tuple[NetworkSpec, ...] = field(default=(), metadata={"omit_empty": True})
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if len(self.edits) > MAX_EDITS:
             raise DesignValidationError("edits", f"{len(self.edits):,} manual edits; at most {MAX_EDITS:,}")
         if len(self.slides) > MAX_EDITS:
@@ -166,22 +170,23 @@ class FabricDesign:
         return content_key(self)
 
 
-def content_key(obj) -> str:
+def content_key(obj: object) -> str:
     text = json.dumps(to_data(obj), sort_keys=True, separators=(",", ":"))
     return hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
 
 
-def get_path(obj, path: str):
+def get_path(obj: Any, path: str) -> Any:
     """The value at a dotted field path such as 'fabric.spine.count'."""
     for part in path.split("."):
         obj = getattr(obj, part)
     return obj
 
 
-def replace_path(obj, path: str, value):
+def replace_path(obj: _T, path: str, value: Any) -> _T:
     """A copy of `obj` with the field at the dotted `path` set to `value`."""
     head, _, rest = path.partition(".")
-    if not dataclasses.is_dataclass(obj) or head not in {f.name for f in dataclasses.fields(obj)}:
+    if (not dataclasses.is_dataclass(obj) or isinstance(obj, type)
+            or head not in {f.name for f in dataclasses.fields(obj)}):
         raise DesignValidationError(path, "no such field")
     if rest:
         value = replace_path(getattr(obj, head), rest, value)

@@ -45,7 +45,7 @@ class FloorPlan:
     medium_leaf_spine: Medium = "auto"
     medium_spine_core: Medium = "auto"
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         for name in ("servers_per_rack", "racks_per_row", "switches_per_network_rack"):
             if not 0 < getattr(self, name) <= 100_000:
                 raise DesignValidationError(f"floorplan.{name}",

@@ -24,7 +24,7 @@ class GrowthPlan:
     target_gpus: int | None = None     # GPUs at the end of the build-out; None: no plan stored
     phases: tuple[int, ...] = ()       # increasing phase sizes (SUs or GPUs); (): size doubling
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         t = self.target_gpus
         if t is not None and not 1 <= t <= MAX_TARGET_GPUS:
             raise DesignValidationError("target_gpus", f"must be between 1 and {MAX_TARGET_GPUS:,}, got {quote(t)}")

@@ -20,7 +20,7 @@ Algorithm = Literal["auto", "ring", "tree", "hierarchical", "innetwork"]
 Placement = Literal["packed", "spread"]
 
 
-def _check(name: str, value, low: float, high: float | None = None, allow_none: bool = True) -> None:
+def _check(name: str, value: float | None, low: float, high: float | None = None, allow_none: bool = True) -> None:
     if value is None and allow_none:
         return
     if value is None or value < low or (high is not None and value > high):
@@ -81,7 +81,7 @@ class PerformanceSettings:
     advice_infiniband_min_gpus: int = 2048
     advice_comm_share: float = 0.30
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         _check("message_size_bytes", self.message_size_bytes, 1, 2**50, allow_none=False)
         _check("job_gpus", self.job_gpus, 1, 2**24)
         _check("protocol_efficiency", self.protocol_efficiency, 0.01, 1.0)

@@ -11,20 +11,26 @@ import math
 import types
 import typing
 from functools import cache
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from designer.limits import InputError, quote
+
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
+
+_T = TypeVar("_T", bound="DataclassInstance")
 
 
 class DesignValidationError(InputError):
     """Raised when data does not fit the design schema; `path` names the field."""
 
-    def __init__(self, path: str, message: str):
+    def __init__(self, path: str, message: str) -> None:
         super().__init__(message, "", path or "<root>")
         self.path = path
         self.message = message
 
 
-def to_data(obj):
+def to_data(obj: object) -> Any:
     """A dataclass tree as dicts, lists and scalars, fit for json.dumps."""
     if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
         # A field marked omit_empty is left out while empty, so adding one keeps older files equal.
@@ -38,7 +44,7 @@ def to_data(obj):
 
 
 @cache
-def _hints(cls: type) -> dict:
+def _hints(cls: type) -> dict[str, Any]:
     return typing.get_type_hints(cls)
 
 
@@ -47,7 +53,7 @@ def _join(path: str, name: str) -> str:
     return f"{path}.{shown}" if path else shown
 
 
-def from_data(cls: type, data, path: str = ""):
+def from_data(cls: type[_T], data: object, path: str = "") -> _T:
     """Build `cls` from plain data; unknown keys and wrong types raise DesignValidationError."""
     if not isinstance(data, dict):
         raise DesignValidationError(path, f"expected an object, got {_kind(data)}")
@@ -56,7 +62,7 @@ def from_data(cls: type, data, path: str = ""):
     for key in data:
         if key not in fields:
             raise DesignValidationError(_join(path, str(key)), "unknown field")
-    values = {}
+    values: dict[str, Any] = {}
     for name, f in fields.items():
         if name in data:
             values[name] = _value(hints[name], data[name], _join(path, name))
@@ -70,14 +76,14 @@ def from_data(cls: type, data, path: str = ""):
         raise DesignValidationError(path, str(exc)) from None
 
 
-def _kind(value) -> str:
+def _kind(value: object) -> str:
     if value is None:
         return "null"
     return {bool: "true/false", int: "a number", float: "a number", str: "text",
             list: "a list", dict: "an object"}.get(type(value), type(value).__name__)
 
 
-def _value(annotation, value, path: str):
+def _value(annotation: Any, value: object, path: str) -> Any:
     origin = typing.get_origin(annotation)
     if origin in (types.UnionType, typing.Union):
         options = typing.get_args(annotation)
@@ -132,6 +138,6 @@ def _value(annotation, value, path: str):
         if not isinstance(value, dict):
             raise DesignValidationError(path, f"expected an object, got {_kind(value)}")
         return {k: _value(val_type, v, _join(path, k)) for k, v in value.items()}
-    if dataclasses.is_dataclass(annotation):
+    if isinstance(annotation, type) and dataclasses.is_dataclass(annotation):
         return from_data(annotation, value, path)
     raise DesignValidationError(path, f"unsupported schema type {annotation!r}")

@@ -31,7 +31,7 @@ class Slide:
     right: float = 1.0
     compare_with: str = ""         # "comparison": a technology id (a counterpart) or a project file
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if self.su is not None and self.su < 1:
             raise DesignValidationError("su", f"must be 1 or more, got {self.su!r}")
         if self.plane is not None and self.plane < 1:

@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from designer.catalog import Catalog
@@ -99,12 +100,14 @@ def arrangements(design: FabricDesign, catalog: Catalog, book: PriceBook) -> tup
     hybrid = dataclasses.replace(design, networks=converged)
     out.append(price_arrangement("hybrid", ARRANGEMENT_LABELS["hybrid"], hybrid, catalog, book,
                                  (f"compute on {design.fabric.technology}",)))
-    tried: list[tuple[str, object]] = [("ethernet", lambda: (dataclasses.replace(
+    # Each arrangement's design and its notes, built on demand.
+    tried: list[tuple[str, Callable[[], tuple[FabricDesign, tuple[str, ...]]]]]
+    tried = [("ethernet", lambda: (dataclasses.replace(
         make_counterpart(design, ETHERNET, catalog).design, networks=converged), ())),
         ("merged", lambda: _merged(design, catalog))]
     for key, make in tried:
         try:
-            variant, notes = make()  # type: ignore[operator]
+            variant, notes = make()
         except (InputError, SizingError, ValueError, KeyError) as exc:
             out.append(Arrangement(key, ARRANGEMENT_LABELS[key], notes=(str(exc),), available=False))
             continue

@@ -23,16 +23,23 @@ from __future__ import annotations
 
 import math
 import tomllib
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from designer.catalog import Catalog, Server, Technology
+from designer.catalog import Catalog, Server, Switch, Technology
 from designer.catalog.loader import RESOURCES
 from designer.limits import read_text
 from designer.model.common.units import ratio_label
 from designer.model.intent.perf_settings import PerformanceSettings
+from designer.model.performance.flow_placement import HASHED, MODE_NAMES, Placement, flows_per_nic, place
+
+if TYPE_CHECKING:
+    from designer.model.topology.derive import Derived
+    from designer.model.topology.sizing import Plan, Resolved
 
 PROTOCOLS = ("LL", "LL128", "Simple")
 NCCL_FILE = RESOURCES / "perf" / "nccl.toml"
@@ -91,13 +98,14 @@ class NcclConstants:
         return self.default_generation
 
 
-def _triple(values, where: str) -> tuple[float, ...]:
+def _triple(values: object, where: str) -> tuple[float, float, float]:
     if not isinstance(values, list) or len(values) != 3 or not all(isinstance(v, (int, float)) for v in values):
         raise ValueError(f"{NCCL_FILE.name}: {where} must list three numbers (LL, LL128, Simple)")
-    return tuple(float(v) for v in values)
+    low, mid, high = (float(v) for v in values)
+    return low, mid, high
 
 
-def _generation(row: dict, where: str) -> Generation:
+def _generation(row: dict[str, Any], where: str) -> Generation:
     return Generation(
         id=str(row["id"]), nvlink_efficiency=float(row["nvlink_efficiency"]),
         nvls_efficiency=float(row["nvls_efficiency"]),
@@ -179,6 +187,10 @@ class FabricContext:
     placement: str
     sus_used: int
     notes: tuple[str, ...] = field(default=(), compare=False)
+    # The load balancing the fabric gets (adaptive, spray, ecmp, ecmp-qp) and, for hashed modes,
+    # the flow placement behind each pattern's uplink limit (flow_placement.py).
+    load_balancing: str = "adaptive"
+    flow_placements: tuple[tuple[str, Placement], ...] = field(default=(), compare=False)
 
     def for_group(self, ranks_per_domain: int) -> FabricContext:
         """The same job seen by a communicator holding `ranks_per_domain` ranks of each domain.
@@ -196,13 +208,13 @@ class FabricContext:
         return max(1, min(self.servers_per_domain, math.ceil(self.per_domain)))
 
 
-def _switch_latency(switch, tech: Technology, override: float | None) -> float:
+def _switch_latency(switch: Switch, tech: Technology, override: float | None) -> float:
     if override is not None:
         return override
     return switch.latency_ns if switch.latency_ns > 0 else tech.switch_latency_ns
 
 
-def _leaf_of_servers(plan, rails: int, servers: np.ndarray) -> np.ndarray:
+def _leaf_of_servers(plan: Plan, rails: int, servers: np.ndarray) -> np.ndarray:
     """Leaf index of each server's first port (the builders' assignment, in closed form)."""
     if plan.rail_su_size:
         return plan.rail_leaf(servers, 0, rails)
@@ -212,7 +224,7 @@ def _leaf_of_servers(plan, rails: int, servers: np.ndarray) -> np.ndarray:
     return (servers * rails) * plan.leaves // (plan.servers * rails)
 
 
-def _endpoint_leaves(plan, rails: int, servers: np.ndarray) -> np.ndarray:
+def _endpoint_leaves(plan: Plan, rails: int, servers: np.ndarray) -> np.ndarray:
     """Leaf index of every port of the given servers (one plane)."""
     ports = np.arange(rails)
     if plan.rail_su_size:
@@ -224,15 +236,16 @@ def _endpoint_leaves(plan, rails: int, servers: np.ndarray) -> np.ndarray:
     return idx * plan.leaves // (plan.servers * rails)
 
 
-def _leaf_group(plan, rails: int, leaf: np.ndarray) -> np.ndarray:
+def _leaf_group(plan: Plan, rails: int, leaf: np.ndarray) -> np.ndarray:
     """Leaves that serve the same servers form a group: an SU's rail leaves (of one rack group
     when a rack-scale SU spreads each rail over several leaves), else one leaf."""
     if not plan.rail_su_size:
         return leaf
-    return plan.leaf_su(leaf, rails) * plan.rail_leaves + leaf % plan.rail_leaves
+    group: np.ndarray = plan.leaf_su(leaf, rails) * plan.rail_leaves + leaf % plan.rail_leaves
+    return group
 
 
-def _pod(plan, rails: int, leaf: np.ndarray) -> np.ndarray:
+def _pod(plan: Plan, rails: int, leaf: np.ndarray) -> np.ndarray:
     if plan.tiers < 3:
         return np.zeros_like(leaf)
     if plan.rail_su_size and plan.rail_leaves == 1:
@@ -313,7 +326,7 @@ class _Layout:
     nic_pod: np.ndarray        # ... and that leaf's pod
 
 
-def _layout(plan, rails: int, servers_per_domain: int, job_servers: int, placement: str) -> _Layout:
+def _layout(plan: Plan, rails: int, servers_per_domain: int, job_servers: int, placement: str) -> _Layout:
     total = plan.servers
     n_domains = math.ceil(total / servers_per_domain)
     first = np.arange(n_domains, dtype=np.int64) * servers_per_domain
@@ -344,8 +357,9 @@ def _ratio(value: float) -> str:
     return ratio_label(value)
 
 
-def _tier_limit(pattern: str, lay: _Layout, plan, link: float, uplink_cap: float,
-                pod_cap: float, lb: float, o_leaf: float, o_spine: float) -> TierLimit:
+def _tier_limit(pattern: str, lay: _Layout, plan: Plan, link: float, uplink_cap: float,
+                pod_cap: float, lb: float, o_leaf: float, o_spine: float,
+                balance: Callable[[str, int, int, float], float] | None = None) -> TierLimit:
     n = len(lay.domain_group)
     if n < 2:
         return TierLimit(1.0, "NIC", 0, 0.0, 0.0)
@@ -353,7 +367,19 @@ def _tier_limit(pattern: str, lay: _Layout, plan, link: float, uplink_cap: float
     leaf_share = float(g_share.max())
     factor, name = 1.0, "NIC"
     # Leaf uplinks: every job NIC on the leaf sends its domain's leaving share through them.
-    demand = np.bincount(lay.nic_leaf, weights=g_share[lay.nic_domain]).max(initial=0.0) * link
+    per_leaf = np.bincount(lay.nic_leaf, weights=g_share[lay.nic_domain])
+    demand = per_leaf.max(initial=0.0) * link
+    pod_lb = lb
+    if demand > 0 and balance is not None and uplink_cap > 0:
+        # Hashed paths: the flow placement on these uplinks replaces a fixed efficiency; `lb`
+        # becomes the share of uplink capacity the placed flows deliver at this demand.
+        sending = np.bincount(lay.nic_leaf, weights=(g_share[lay.nic_domain] > 0).astype(np.float64))
+        load = demand / uplink_cap
+        placed = balance(pattern, int(np.count_nonzero(per_leaf)), int(sending.max(initial=0.0)), load)
+        lb = placed * min(1.0, 1.0 / load) * load
+        # Pod uplinks of a three-tier fabric hash the same flows: the leaf's efficiency against
+        # their capacity (conservative where they carry less than the leaf uplinks).
+        pod_lb = placed
     if demand > 0:
         leaf_factor = min(1.0, uplink_cap * lb / demand)
         if leaf_factor < factor - 1e-12:
@@ -366,16 +392,16 @@ def _tier_limit(pattern: str, lay: _Layout, plan, link: float, uplink_cap: float
         pod_share = float(p_share.max())
         demand = np.bincount(lay.nic_pod, weights=p_share[lay.nic_domain]).max(initial=0.0) * link
         if demand > 0:
-            pod_factor = min(1.0, pod_cap * lb / demand)
+            pod_factor = min(1.0, pod_cap * pod_lb / demand)
             if pod_factor < factor - 1e-12:
                 factor = pod_factor
                 name = (f"oversubscription at spine tier ({_ratio(o_spine)})" if o_spine > 1.001
-                        else "spine uplinks (load balancing)" if lb < 0.999 else "spine uplinks")
+                        else "spine uplinks (load balancing)" if pod_lb < 0.999 else "spine uplinks")
     hops = 5 if pod_share > 0 else 3 if leaf_share > 0 else 1
     return TierLimit(float(factor), name, hops, leaf_share, pod_share)
 
 
-def build_context(derived, gpus: int, placement: str, settings: PerformanceSettings,
+def build_context(derived: Derived, gpus: int, placement: str, settings: PerformanceSettings,
                   technology: Technology | None = None, catalog: Catalog | None = None) -> FabricContext:
     """The size-independent part of the estimate for `gpus` GPUs of the design.
 
@@ -405,10 +431,21 @@ def build_context(derived, gpus: int, placement: str, settings: PerformanceSetti
 
     tech = technology or r.technology
     pe = settings.protocol_efficiency or tech.protocol_efficiency
-    adaptive = tech.adaptive_routing if settings.adaptive_routing is None else settings.adaptive_routing
+    mode, mode_note = load_balancing_mode(tech, r, settings, technology is None)
+    adaptive = mode in ("adaptive", "spray")
     lb = settings.load_balance_efficiency or tech.load_balance_efficiency
+    balance = None
+    placements: dict[str, Placement] = {}
     if not adaptive and settings.load_balance_efficiency is None:
-        lb = min(lb, settings.ecmp_efficiency)
+        lb = 1.0
+        per_nic = flows_per_nic(mode, tech.qps_per_connection)
+
+        def balance(pattern: str, leaves: int, nics: int, load: float) -> float:
+            if pattern == "sharp" and not tech.in_network_reduction:
+                return 1.0   # no in-network reduction on this fabric: the pattern is never used
+            placed = place(mode, leaves, plan.leaf_up, nics, min(load, 1e6), per_nic)
+            placements[pattern] = placed
+            return placed.expected
     nvlink_eff = settings.nvlink_efficiency or gen.nvlink_efficiency
     nvls_eff = settings.nvls_efficiency or gen.nvls_efficiency
     nvlink_raw = r.server.nvlink_GBps_per_gpu
@@ -434,7 +471,8 @@ def build_context(derived, gpus: int, placement: str, settings: PerformanceSetti
             o_spine = worst
 
     lay = _layout(plan, r.rails, servers_per_domain, job_servers, placement)
-    limits = {p: _tier_limit(p, lay, plan, link, uplink_cap, pod_cap, lb, o_leaf, o_spine) for p in PATTERNS}
+    limits = {p: _tier_limit(p, lay, plan, link, uplink_cap, pod_cap, lb, o_leaf, o_spine, balance)
+              for p in PATTERNS}
 
     # Latency of this fabric's path against the ~1 us InfiniBand path in NCCL's constants.
     sw_ovr = settings.switch_latency_ns
@@ -473,13 +511,43 @@ def build_context(derived, gpus: int, placement: str, settings: PerformanceSetti
         nic_GBps=nic_raw * pe, sharp=sharp, sharp_capable=sharp_capable,
         servers_per_domain=servers_per_domain, limits=limits, extra_us=extra_us,
         ll_cap_GBps=gen.ll_max_busbw_GBps[bucket], constants=consts, generation=gen,
-        technology=tech.id, family=tech.family, placement=placement, sus_used=lay.groups_used)
+        technology=tech.id, family=tech.family, placement=placement, sus_used=lay.groups_used,
+        load_balancing=mode, flow_placements=tuple(sorted(placements.items())))
     notes = _notes(ctx, derived, tech, pe, lb, adaptive, nvlink_eff, nvls_eff, leaf_ns, nic_ns, o_leaf, o_spine)
+    notes += tuple(f"Flow placement ({pattern}): {p.text()}." for pattern, p in ctx.flow_placements
+                   if pattern in ("ring", "tree", "alltoall"))
+    if mode_note:
+        notes = (*notes, mode_note)
     return replace(ctx, notes=notes)
 
 
-def _notes(ctx: FabricContext, derived, tech, pe, lb, adaptive, nvlink_eff, nvls_eff,
-           leaf_ns, nic_ns, o_leaf, o_spine) -> tuple[str, ...]:
+def load_balancing_mode(tech: Technology, resolved: Resolved, settings: PerformanceSettings,
+                        own_switches: bool = True) -> tuple[str, str]:
+    """The load balancing the fabric really gets, and a note where it is not what the technology asks.
+
+    Adaptive routing and spraying follow the hardware, not the technology's name: a switch that
+    states its load-balancing modes without them hashes flows instead (ECMP, or ECMP on the
+    queue pair where the switch offers it and the technology scales queue pairs).
+    """
+    if settings.adaptive_routing is not None:
+        return ("adaptive" if settings.adaptive_routing else "ecmp"), ""
+    mode = tech.placement
+    if not own_switches or mode in HASHED:
+        return mode, ""
+    switches = [sw for sw in (resolved.leaf_switch, resolved.spine_switch, resolved.core_switch) if sw is not None]
+    lacking = [sw for sw in switches if sw.load_balancing and mode not in sw.load_balancing]
+    if not lacking:
+        return mode, ""
+    offered = set.intersection(*(set(sw.load_balancing or HASHED) for sw in switches))
+    fallback = "ecmp-qp" if "ecmp-qp" in offered and tech.qps_per_connection > 1 else "ecmp"
+    return fallback, (f"Load balancing: {tech.name} asks for {MODE_NAMES[mode]}, but the {lacking[0].name} "
+                      f"offers only {', '.join(MODE_NAMES[m] for m in lacking[0].load_balancing)}: flows are "
+                      f"placed by {MODE_NAMES[fallback]} on the uplinks instead.")
+
+
+def _notes(ctx: FabricContext, derived: Derived, tech: Technology, pe: float, lb: float, adaptive: bool,
+           nvlink_eff: float, nvls_eff: float, leaf_ns: float, nic_ns: float, o_leaf: float,
+           o_spine: float) -> tuple[str, ...]:
     """Why the numbers are what they are, in the design's own figures."""
     r, plan = derived.resolved, derived.plan
     unit = "SU" if plan.rail_su_size else "leaf group"
@@ -499,7 +567,9 @@ def _notes(ctx: FabricContext, derived, tech, pe, lb, adaptive, nvlink_eff, nvls
            "available but off, as in NCCL's defaults (performance.sharp turns it on)." if ctx.sharp_capable
            else "not available."),
         f"Uplinks: leaf oversubscription {_ratio(o_leaf)}" + (f", spine {_ratio(o_spine)}" if plan.tiers >= 3 else "")
-        + f"; {'adaptive routing' if adaptive else 'static ECMP'} keeps {lb:.0%} of uplink bandwidth usable.",
+        + (f"; {MODE_NAMES.get(ctx.load_balancing, ctx.load_balancing)}: its flows are placed on the design's "
+           "uplinks (below)." if ctx.load_balancing in HASHED and lb == 1.0 else
+           f"; {'adaptive routing' if adaptive else 'static ECMP'} keeps {lb:.0%} of uplink bandwidth usable."),
     ]
     if ctx.domains > 1:
         out.append(f"Latency: {nic_ns:g} ns per NIC, {leaf_ns:g} ns per switch; the ring's longest path is "

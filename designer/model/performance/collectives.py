@@ -30,8 +30,10 @@ from __future__ import annotations
 import math
 import weakref
 from collections import OrderedDict
+from collections.abc import Sequence
 from dataclasses import dataclass
 from threading import Lock
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -43,6 +45,9 @@ from designer.model.performance.collective_costs import (
     TierLimit,
     build_context,
 )
+
+if TYPE_CHECKING:
+    from designer.model.topology.derive import Derived
 
 COLLECTIVES = ("allreduce", "allgather", "reducescatter", "alltoall", "broadcast")
 ALGORITHMS = ("auto", "ring", "tree", "hierarchical", "innetwork")
@@ -79,7 +84,7 @@ class CollectiveResult:
         """NCCL's name for the algorithm ("-" when NCCL has no such algorithm)."""
         return NCCL_NAMES.get(self.algorithm, "-")
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         """The documented JSON shape of `fabric-designer collectives --json` (keep key names stable)."""
         return {"size_bytes": self.size_bytes, "time_us": self.time_us, "algbw_GBps": self.algbw_GBps,
                 "busbw_GBps": self.busbw_GBps, "algorithm": self.algorithm, "protocol": self.protocol,
@@ -128,7 +133,7 @@ class Sweep:
             raise ValueError(f"unknown metric '{metric}' (choose busbw, algbw or time)")
         return self.sizes.astype(np.float64), np.asarray(y, dtype=np.float64)
 
-    def to_json(self) -> list[dict]:
+    def to_json(self) -> list[dict[str, Any]]:
         return [r.to_json() for r in self.results]
 
 
@@ -451,11 +456,11 @@ def candidates(ctx: FabricContext, collective: str, algorithm: str = "auto") -> 
 # Public API
 
 
-_CTX_CACHE: OrderedDict[tuple, tuple[weakref.ref, FabricContext]] = OrderedDict()
+_CTX_CACHE: OrderedDict[tuple[Any, ...], tuple[weakref.ref[Derived], FabricContext]] = OrderedDict()
 _CTX_LOCK = Lock()
 
 
-def context_for(derived, gpus: int | None = None, placement: str | None = None,
+def context_for(derived: Derived, gpus: int | None = None, placement: str | None = None,
                 settings: PerformanceSettings | None = None) -> FabricContext:
     """The size-independent inputs for this job, cached per derived design."""
     settings = settings or derived.design.performance
@@ -476,7 +481,7 @@ def context_for(derived, gpus: int | None = None, placement: str | None = None,
     return ctx
 
 
-def evaluate(ctx: FabricContext, collective: str, sizes, algorithm: str = "auto") -> Sweep:
+def evaluate(ctx: FabricContext, collective: str, sizes: Sequence[int] | np.ndarray, algorithm: str = "auto") -> Sweep:
     """All sizes at once: every candidate's affine cost, the cheapest per size."""
     collective = normalize_collective(collective)
     sizes = np.asarray(sizes, dtype=np.int64)
@@ -499,15 +504,16 @@ def evaluate(ctx: FabricContext, collective: str, sizes, algorithm: str = "auto"
                  algorithms, protocols, necks, ctx)
 
 
-def sweep(derived, collective: str = "allreduce", gpus: int | None = None, algorithm: str = "auto",
-          placement: str | None = None, sizes=None, settings: PerformanceSettings | None = None) -> Sweep:
+def sweep(derived: Derived, collective: str = "allreduce", gpus: int | None = None, algorithm: str = "auto",
+          placement: str | None = None, sizes: Sequence[int] | np.ndarray | None = None,
+          settings: PerformanceSettings | None = None) -> Sweep:
     """Estimates for `sizes` (default 8 B to 16 GiB in powers of two) on a derived design."""
     collective = normalize_collective(collective)
     ctx = context_for(derived, gpus, placement, settings)
     return evaluate(ctx, collective, SWEEP_SIZES if sizes is None else sizes, algorithm)
 
 
-def estimate(derived, collective: str = "allreduce", size_bytes: int = 1 << 30, gpus: int | None = None,
+def estimate(derived: Derived, collective: str = "allreduce", size_bytes: int = 1 << 30, gpus: int | None = None,
              algorithm: str = "auto", placement: str | None = None,
              settings: PerformanceSettings | None = None) -> CollectiveResult:
     """One collective of `size_bytes` on a derived design."""

@@ -27,12 +27,16 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any, Protocol
 
 from designer.catalog.gpus import GpuSpec, gpu_spec
 from designer.model.intent.perf_settings import PerformanceSettings
 from designer.model.performance import workload as W
 from designer.model.performance.collective_costs import PROTOCOLS, CollectiveError, FabricContext
-from designer.model.performance.collectives import context_for, evaluate
+from designer.model.performance.collectives import CollectiveResult, context_for, evaluate
+
+if TYPE_CHECKING:
+    from designer.model.topology.derive import Derived
 
 
 @dataclass(frozen=True)
@@ -48,10 +52,22 @@ class StepCollective:
     exposed_ms: float
     algorithm: str
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"name": self.name, "collective": self.collective, "where": self.where, "count": self.count,
                 "bytes_each": self.bytes_each, "time_ms": self.time_ms, "exposed_ms": self.exposed_ms,
                 "overlapped_ms": self.time_ms - self.exposed_ms, "algorithm": self.algorithm}
+
+
+class StepAdvice(Protocol):
+    """What the step carries of the advice (designer.model.decisions.advice.Advice, a later stage)."""
+
+    @property
+    def verdict(self) -> str: ...
+    @property
+    def reasons(self) -> tuple[str, ...]: ...
+    @property
+    def thresholds(self) -> dict[str, float]: ...
+    def lines(self) -> list[str]: ...
 
 
 @dataclass(frozen=True)
@@ -76,16 +92,16 @@ class StepEstimate:
     technology: str
     family: str
     small_allreduce_us: float  # an 8 B all-reduce on the same group: the latency floor
-    advice: object = field(default=None)   # designer.model.decisions.advice.Advice, added there
-    workload: object = None                # workload.Workload, or None for the gradient-only view
-    plan: object = None                    # workload.Plan
-    memory: object = None                  # workload.Memory
-    collectives: tuple = ()                # StepCollective, workload view
+    advice: StepAdvice | None = field(default=None)   # added by designer.model.decisions.advice
+    workload: W.Workload | None = None     # None for the gradient-only view
+    plan: W.Plan | None = None
+    memory: W.Memory | None = None
+    collectives: tuple[StepCollective, ...] = ()   # workload view
     mfu: float | None = None
     gpu: str = ""
 
-    def to_json(self) -> dict:
-        out = {
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
             "params": self.params, "bytes_per_grad": self.bytes_per_grad, "gpus": self.gpus,
             "dp_degree": self.dp_degree, "model_parallel": self.model_parallel,
             "grad_bytes": self.grad_bytes, "buckets": self.buckets, "bucket_bytes": self.bucket_bytes,
@@ -102,6 +118,7 @@ class StepEstimate:
             out["memory"] = self.memory.to_json()
         if self.workload is not None:
             w, p = self.workload, self.plan
+            assert p is not None   # the workload view always carries its plan
             out["workload"] = {"id": w.id, "name": w.name, "params": w.params, "active_params": w.active_params,
                                "source": w.source, "plan_source": w.plan_source}
             out["plan"] = {"tp": p.tp, "pp": p.pp, "dp": p.dp, "ep": p.ep, "zero": p.zero,
@@ -114,7 +131,7 @@ class StepEstimate:
         return out
 
 
-def group_context(ctx, dp: int, gpus: int):
+def group_context(ctx: FabricContext, dp: int, gpus: int) -> FabricContext:
     mp = gpus // dp
     if mp == 1:
         return ctx
@@ -123,7 +140,8 @@ def group_context(ctx, dp: int, gpus: int):
     return ctx.for_group(per)
 
 
-def _bucketed(ctx, collective: str, total_bytes: int, bucket: int):
+def _bucketed(ctx: FabricContext, collective: str, total_bytes: int,
+              bucket: int) -> tuple[float, int, CollectiveResult]:
     """Time of `total_bytes` in buckets of `bucket`, with the full bucket's estimate."""
     full, rest = divmod(total_bytes, bucket)
     sizes = [bucket] + ([rest] if rest else [])
@@ -133,12 +151,12 @@ def _bucketed(ctx, collective: str, total_bytes: int, bucket: int):
     return total_us / 1000.0, full + (1 if rest else 0), head
 
 
-def gradient_comm(ctx, grad_bytes: int, bucket: int):
+def gradient_comm(ctx: FabricContext, grad_bytes: int, bucket: int) -> tuple[float, int, CollectiveResult]:
     """All-reduce time of the gradients in buckets, with the full bucket's estimate."""
     return _bucketed(ctx, "allreduce", grad_bytes, bucket)
 
 
-def _gpu(derived) -> GpuSpec:
+def _gpu(derived: Derived) -> GpuSpec:
     server = derived.resolved.server
     spec = gpu_spec(server.gpu)
     if spec is None:
@@ -147,7 +165,7 @@ def _gpu(derived) -> GpuSpec:
     return spec
 
 
-def estimate_step(derived, params: float | None = None, bytes_per_grad: int | None = None,
+def estimate_step(derived: Derived, params: float | None = None, bytes_per_grad: int | None = None,
                   dp_degree: int | None = None, compute_ms: float | None = None, gpus: int | None = None,
                   placement: str | None = None, settings: PerformanceSettings | None = None,
                   workload: str | None = None) -> StepEstimate:
@@ -185,7 +203,7 @@ def _state_memory(params_local: float, dp: int, zero: int, gpu: GpuSpec) -> W.Me
                     c.optimizer_bytes * params_local * shard[2], 0.0, gpu.memory_bytes, gpu.id)
 
 
-def gradient_step(ctx, params: float, bytes_per_grad: int, dp: int, compute_ms: float,
+def gradient_step(ctx: FabricContext, params: float, bytes_per_grad: int, dp: int, compute_ms: float,
                   settings: PerformanceSettings, gpu: GpuSpec) -> StepEstimate:
     """The gradient-only view: DDP buckets of `params / model parallel` gradients, memory checked."""
     gpus = ctx.gpus
@@ -283,12 +301,12 @@ def workload_step(ctx: FabricContext, w: W.Workload, settings: PerformanceSettin
                                     count, nbytes, t, t, "p2p"))
 
     dp_items: list[StepCollective] = []
-    head = None
+    head: CollectiveResult | None = None
     grad_bytes = max(1, math.ceil(w.dense_params / (plan.tp * plan.pp) * 2))
     buckets = 0
-    small_ctx = None
+    small_ctx: FabricContext | None = None
 
-    def dp_phase(group, label, nbytes, dp_size):
+    def dp_phase(group: FabricContext, label: str, nbytes: int, dp_size: int) -> None:
         nonlocal head, buckets, small_ctx
         if dp_size < 2:
             return
@@ -331,6 +349,7 @@ def workload_step(ctx: FabricContext, w: W.Workload, settings: PerformanceSettin
         tp_ctx = _one_domain(ctx, max(2, plan.tp))
         head = evaluate(tp_ctx, "allreduce", [act]).results[0]
         small_ctx = tp_ctx
+    assert small_ctx is not None   # set with head, above
     small = evaluate(small_ctx, "allreduce", [8]).time_us[0]
     return StepEstimate(w.params, 2, gpus, plan.dp, plan.tp * plan.pp, grad_bytes, buckets, settings.bucket_bytes,
                         comm, exposed, compute, step, exposed / step if step > 0 else 0.0, head.algorithm,
@@ -338,9 +357,13 @@ def workload_step(ctx: FabricContext, w: W.Workload, settings: PerformanceSettin
                         workload=w, plan=plan, memory=mem, collectives=tuple(items), mfu=mfu, gpu=gpu.id)
 
 
-def step_on(ctx: FabricContext, est: StepEstimate, settings: PerformanceSettings, gpu_id: str | None = None):
+def step_on(ctx: FabricContext, est: StepEstimate, settings: PerformanceSettings,
+            gpu_id: str | None = None) -> StepEstimate:
     """The same job on another fabric context (the counterpart in the advice)."""
     spec = gpu_spec(gpu_id or est.gpu)
+    if spec is None:
+        raise CollectiveError(f"no memory or FLOPS figures for the {gpu_id or est.gpu} GPU: add it to "
+                              "resources/catalog/gpus.toml")
     if est.workload is not None:
         return workload_step(ctx, est.workload, settings, spec, est.compute_ms)
     return gradient_step(ctx, est.params, est.bytes_per_grad, est.dp_degree, est.compute_ms, settings, spec)

@@ -15,10 +15,12 @@ import math
 import tomllib
 from dataclasses import dataclass, replace
 from functools import lru_cache
+from typing import Any
 
 from designer.catalog.gpus import GpuSpec
 from designer.catalog.loader import RESOURCES
 from designer.limits import read_text
+from designer.model.intent.perf_settings import PerformanceSettings
 from designer.model.performance.collective_costs import CollectiveError
 
 WORKLOADS_FILE = RESOURCES / "perf" / "workloads.toml"
@@ -90,7 +92,7 @@ def _load() -> tuple[dict[str, Workload], WorkloadConstants]:
 
 
 @lru_cache(maxsize=1)
-def _cached():
+def _cached() -> tuple[dict[str, Workload], WorkloadConstants]:
     return _load()
 
 
@@ -146,16 +148,16 @@ class Memory:
     def fits(self) -> bool:
         return self.total <= self.capacity
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"weights_GB": self.weights / 1e9, "gradients_GB": self.gradients / 1e9,
                 "optimizer_GB": self.optimizer / 1e9, "activations_GB": self.activations / 1e9,
                 "total_GB": self.total / 1e9, "capacity_GB": self.capacity / 1e9, "gpu": self.gpu,
                 "fits": self.fits}
 
 
-def with_overrides(w: Workload, settings) -> Workload:
+def with_overrides(w: Workload, settings: PerformanceSettings) -> Workload:
     """The preset with the design's own plan and model choices (performance.*_degree, zero_stage)."""
-    changes = {k: v for k, v in (("tp", settings.tp_degree), ("pp", settings.pp_degree),
+    changes: dict[str, Any] = {k: v for k, v in (("tp", settings.tp_degree), ("pp", settings.pp_degree),
                                   ("ep", settings.ep_degree), ("zero", settings.zero_stage)) if v is not None}
     return replace(w, **changes) if changes else w
 

@@ -12,12 +12,18 @@ from __future__ import annotations
 import math
 from collections import Counter
 from dataclasses import asdict, dataclass, field
+from typing import TYPE_CHECKING, Any
 
 from designer.catalog import Catalog, default_catalog
+from designer.catalog.entries import Switch, _Entry
+from designer.model.physical.closed_form_bom import PhysicalCounts
 from designer.model.physical.edited_bom import physical_counts
 from designer.model.physical.media import Physical, physical_layer
 from designer.model.physical.prices import PriceBook, default_prices
 from designer.model.topology.metrics import Finding
+
+if TYPE_CHECKING:
+    from designer.model.topology.derive import Derived
 
 CATEGORIES = ("Switches", "NICs", "Transceivers", "Copper cables", "Fiber", "Accessories")
 ILLUSTRATIVE = "illustrative estimate, not a quote"
@@ -38,7 +44,7 @@ class LineItem:
     notes: str = ""
     key: str = ""              # catalog id the item comes from (price-book key)
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return asdict(self)
 
 
@@ -62,7 +68,7 @@ class Bom(ItemTotals):
     gpus: int
     currency: str
     items: tuple[LineItem, ...]
-    counts: dict = field(default_factory=dict)
+    counts: dict[str, Any] = field(default_factory=dict)
     findings: tuple[Finding, ...] = ()
     price_sources: tuple[str, ...] = ()
     illustrative_prices: bool = True
@@ -118,7 +124,7 @@ class Bom(ItemTotals):
     def by_category(self, category: str) -> list[LineItem]:
         return [i for i in self.items if i.category == category]
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         """The documented JSON shape of `fabric-designer bom --json` (keep key names stable)."""
         return {
             "name": self.name,
@@ -142,7 +148,7 @@ class Bom(ItemTotals):
 class _Pricer:
     """Looks prices up and writes the note that says where each one came from."""
 
-    def __init__(self, book: PriceBook):
+    def __init__(self, book: PriceBook) -> None:
         self.book = book
         self.illustrative = False
         self.missing: list[str] = []
@@ -168,11 +174,11 @@ def _item(category: str, part: str, description: str, qty: int, unit_price: floa
                     round(unit_power, 3), round(unit_power * qty, 2), "; ".join(notes), key)
 
 
-def _power_note(entry, field_name: str = "power_w") -> str:
+def _power_note(entry: _Entry, field_name: str = "power_w") -> str:
     return "power is an estimate (see catalog)" if entry.is_estimate(field_name) else ""
 
 
-def _switch_items(derived, catalog: Catalog, price) -> list[LineItem]:
+def _switch_items(derived: Derived, catalog: Catalog, price: _Pricer) -> list[LineItem]:
     m, r = derived.metrics, derived.resolved
     tier_model = {"leaf": r.leaf_switch, "spine": r.spine_switch, "core": r.core_switch}
     models: dict[str, list[tuple[str, int]]] = {}
@@ -192,14 +198,14 @@ def _switch_items(derived, catalog: Catalog, price) -> list[LineItem]:
     return out
 
 
-def nic_cards_per_server(derived) -> int:
+def nic_cards_per_server(derived: Derived) -> int:
     r = derived.resolved
-    mode = r.nic.mode_for(r.technology.family)
+    mode = r.nic.mode_for(r.technology.family, r.port_gbps)
     per_card = mode.ports if mode else 1
     return math.ceil(r.ports_per_server / per_card)
 
 
-def _nic_items(derived, catalog: Catalog, price) -> list[LineItem]:
+def _nic_items(derived: Derived, catalog: Catalog, price: _Pricer) -> list[LineItem]:
     r = derived.resolved
     qty = derived.design.cluster.servers * nic_cards_per_server(derived)
     host = catalog.host_ports.get(r.server.id)
@@ -207,13 +213,13 @@ def _nic_items(derived, catalog: Catalog, price) -> list[LineItem]:
         unit, price_note = 0.0, f"included with the {r.server.name}, so without a separate price"
     else:
         unit, price_note = price(r.nic.id)
-    mode = r.nic.mode_for(r.technology.family)
+    mode = r.nic.mode_for(r.technology.family, r.port_gbps)
     speed = f"{mode.ports} x {mode.gbps}G {r.technology.family}" if mode else r.technology.family
     notes = [f"{nic_cards_per_server(derived)} per server", _power_note(r.nic), price_note]
     return [_item("NICs", r.nic.part_number, f"{r.nic.name} ({speed})", qty, unit, r.nic.power_w, notes, r.nic.id)]
 
 
-def _transceiver_items(phys: Physical, catalog: Catalog, price) -> list[LineItem]:
+def _transceiver_items(phys: Physical | PhysicalCounts, catalog: Catalog, price: _Pricer) -> list[LineItem]:
     out = []
     for (tid, side), qty in sorted(phys.transceivers.items(), key=lambda kv: (kv[0][1] != "switch", kv[0][0])):
         t = catalog.transceivers[tid]
@@ -227,7 +233,7 @@ def _transceiver_items(phys: Physical, catalog: Catalog, price) -> list[LineItem
     return out
 
 
-def _cable_items(phys: Physical, catalog: Catalog, price) -> list[LineItem]:
+def _cable_items(phys: Physical | PhysicalCounts, catalog: Catalog, price: _Pricer) -> list[LineItem]:
     out = []
     for (cid, length), qty in sorted(phys.cables.items()):
         c = catalog.cables[cid]
@@ -241,7 +247,28 @@ def _cable_items(phys: Physical, catalog: Catalog, price) -> list[LineItem]:
     return out
 
 
-def build_bom(derived, catalog: Catalog | None = None, prices: PriceBook | None = None,
+def _switch_models(derived: Derived) -> list[Switch]:
+    r = derived.resolved
+    models = {sw.id: sw for sw in (r.leaf_switch, r.spine_switch)}
+    if derived.metrics.tiers == 3:
+        models[r.core_switch.id] = r.core_switch
+    return list(models.values())
+
+
+def liquid_cooling(derived: Derived, server_racks: int, network_racks: int) -> dict[str, object]:
+    """Racks that need liquid cooling, as the catalog marks servers and switches (a rack
+    attribute: a GB300 NVL72 rack, a rack of co-packaged-optics switches). Network racks count
+    as liquid-cooled when every switch model of the fabric is; `parts` names what is."""
+    server = derived.resolved.server
+    switches = _switch_models(derived)
+    cooled = [sw for sw in switches if sw.liquid_cooled]
+    parts = ([server.name] if server.liquid_cooled else []) + sorted({sw.name for sw in cooled})
+    return {"server_racks": server_racks if server.liquid_cooled else 0,
+            "network_racks": network_racks if cooled and len(cooled) == len(switches) else 0,
+            "parts": parts}
+
+
+def build_bom(derived: Derived, catalog: Catalog | None = None, prices: PriceBook | None = None,
               link_by_link: bool = False) -> Bom:
     """The design's bill of materials, with totals and counts that reconcile with its metrics.
 
@@ -251,9 +278,8 @@ def build_bom(derived, catalog: Catalog | None = None, prices: PriceBook | None 
     """
     catalog = catalog or default_catalog()
     price = _Pricer(prices or default_prices())
-    phys = None if link_by_link else physical_counts(derived, catalog)
-    if phys is None:
-        phys = physical_layer(derived, catalog)
+    counted = None if link_by_link else physical_counts(derived, catalog)
+    phys = counted if counted is not None else physical_layer(derived, catalog)
     items = (_switch_items(derived, catalog, price) + _nic_items(derived, catalog, price)
              + _transceiver_items(phys, catalog, price) + _cable_items(phys, catalog, price))
     if phys.layout.network_racks:
@@ -265,7 +291,7 @@ def build_bom(derived, catalog: Catalog | None = None, prices: PriceBook | None 
     for key in sorted(set(price.missing)):
         findings.append(Finding("warning", "not-priced", f"no price for '{key}' in the price book", key))
     m = derived.metrics
-    sides = Counter()
+    sides: Counter[str] = Counter()
     for (_, side), n in phys.transceivers.items():
         sides[side] += n
     counts = {
@@ -280,6 +306,8 @@ def build_bom(derived, catalog: Catalog | None = None, prices: PriceBook | None 
         "media_by_tier": phys.media_by_tier(),
         "server_racks": phys.layout.server_racks,
         "network_racks": phys.layout.network_racks,
+        "liquid_cooled": liquid_cooling(derived, phys.layout.server_racks, phys.layout.network_racks),
+        "co_packaged_optics": sorted({sw.name for sw in _switch_models(derived) if sw.co_packaged_optics}),
     }
     book = prices or default_prices()
     return Bom(derived.design.meta.name, m.gpus, book.currency, tuple(items), counts, tuple(findings),

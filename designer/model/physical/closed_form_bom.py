@@ -19,26 +19,37 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 
-from designer.catalog import Catalog, default_catalog
+from designer.catalog import Catalog, Switch, default_catalog
+from designer.catalog.entries import Cable
 from designer.model.physical.floor_layout import Layout, server_device
 from designer.model.physical.media import (
     MEDIUM_OF_OPTIC,
+    CableLength,
+    CageKey,
+    Choice,
     End,
     LinkPlan,
     MediaIndex,
+    PartSide,
     _findings,
     _try_copper,
     choose_medium,
     host_ports_per_cage,
+    part_id,
     sold_length,
     switch_cage_capacity,
 )
 from designer.model.physical.template_layout import rank_within, template_positions
 from designer.model.topology.builders import plane_prefix
 from designer.model.topology.metrics import Finding
+
+if TYPE_CHECKING:
+    from designer.model.topology.derive import Derived
+    from designer.model.topology.sizing import Plan, Resolved
 
 # The template's tiers, then the links an edit adds (designer/model/physical/edited_bom.py).
 TIERS = ("node-leaf", "leaf-spine", "spine-core", "manual")
@@ -51,14 +62,14 @@ class PhysicalCounts:
     """What the bill of materials reads from the physical layer, without the per-link list."""
 
     layout: Layout
-    transceivers: Counter
-    transceiver_ends: Counter
-    cables: Counter
-    cable_power_w: dict = field(default_factory=dict)
-    custom_lengths: Counter = field(default_factory=Counter)
+    transceivers: Counter[PartSide]
+    transceiver_ends: Counter[PartSide]
+    cables: Counter[CableLength]
+    cable_power_w: dict[CableLength, float] = field(default_factory=dict)
+    custom_lengths: Counter[CableLength] = field(default_factory=Counter)
     findings: list[Finding] = field(default_factory=list)
-    tier_counts: dict = field(default_factory=dict)      # tier -> links, in link order
-    media_counts: dict = field(default_factory=dict)     # tier -> {medium: links}, in link order
+    tier_counts: dict[str, int] = field(default_factory=dict)      # tier -> links, in link order
+    media_counts: dict[str, dict[str, int]] = field(default_factory=dict)     # tier -> {medium: links}
 
     @property
     def links_total(self) -> int:
@@ -73,7 +84,7 @@ class PhysicalCounts:
 
 # ----------------------------------------------------------------------------- links from the plan
 
-def _assignment(plan, e: int) -> tuple[np.ndarray, np.ndarray]:
+def _assignment(plan: Plan, e: int) -> tuple[np.ndarray, np.ndarray]:
     """(leaf, down port) per endpoint of a plane, as `builders.leaf_assignment` gives them."""
     n = plan.servers
     if plan.rail_su_size:
@@ -95,7 +106,7 @@ def _assignment(plan, e: int) -> tuple[np.ndarray, np.ndarray]:
     return leaf, idx - first + 1
 
 
-def _spread_links(owners: int, count: int, targets: int, offsets: np.ndarray):
+def _spread_links(owners: int, count: int, targets: int, offsets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Per owner, `_spread(count, targets, offset)` expanded to one entry per link: (owner, t)."""
     base, rem = divmod(count, targets)
     t = np.arange(targets, dtype=np.int64)
@@ -123,21 +134,25 @@ class _Links:
     b_port: np.ndarray
 
 
+# A device index, or an array of them.
+_I = TypeVar("_I", int, np.ndarray)
+
+
 class _Devices:
     """Integer codes for devices: servers first, then per plane leaves, spines and cores."""
 
-    def __init__(self, servers: int, plan, planes: int):
+    def __init__(self, servers: int, plan: Plan, planes: int) -> None:
         self.servers, self.plan, self.planes = servers, plan, planes
         self.per_plane = plan.leaves + plan.spines + plan.cores
         self.total = servers + planes * self.per_plane
 
-    def leaf(self, plane, i):
+    def leaf(self, plane: int, i: _I) -> _I:
         return self.servers + plane * self.per_plane + i
 
-    def spine(self, plane, i):
+    def spine(self, plane: int, i: _I) -> _I:
         return self.servers + plane * self.per_plane + self.plan.leaves + i
 
-    def core(self, plane, i):
+    def core(self, plane: int, i: _I) -> _I:
         return self.servers + plane * self.per_plane + self.plan.leaves + self.plan.spines + i
 
     def describe(self, code: int) -> tuple[str, int, int]:
@@ -159,7 +174,7 @@ class _Devices:
         return f"{plane_prefix(plane, self.planes)}{role}-{i + 1}"
 
 
-def _generate(r, plan, dev: _Devices) -> tuple[_Links, np.ndarray, np.ndarray]:
+def _generate(r: Resolved, plan: Plan, dev: _Devices) -> tuple[_Links, np.ndarray, np.ndarray]:
     """The links, plus per node-leaf link its server and rail (for host cages and placement)."""
     e, planes = r.rails, r.planes
     leaf_of, port_of = _assignment(plan, e)
@@ -258,7 +273,8 @@ def _mix(x: np.ndarray) -> np.ndarray:
     with np.errstate(over="ignore"):
         x = (x ^ (x >> np.uint64(30))) * _MIX[6]
         x = (x ^ (x >> np.uint64(27))) * _MIX[7]
-        return x ^ (x >> np.uint64(31))
+        mixed: np.ndarray = x ^ (x >> np.uint64(31))
+        return mixed
 
 
 def _group_sum(h: np.ndarray, group_sorted: np.ndarray, n_groups: int) -> np.ndarray:
@@ -287,7 +303,7 @@ class _Cages:
     k_host: int
 
 
-def closed_form_physical(derived, catalog: Catalog | None = None) -> PhysicalCounts:
+def closed_form_physical(derived: Derived, catalog: Catalog | None = None) -> PhysicalCounts:
     """The physical layer's counts for a template (unedited) design; see the module docstring."""
     catalog = catalog or default_catalog()
     r, plan, design = derived.resolved, derived.plan, derived.design
@@ -299,7 +315,7 @@ def closed_form_physical(derived, catalog: Catalog | None = None) -> PhysicalCou
                              layout)
 
 
-def template_cages(derived, catalog: Catalog, links: _Links) -> _Cages:
+def template_cages(derived: Derived, catalog: Catalog, links: _Links) -> _Cages:
     """The cages of the template's links (`_generate`'s order), as `media.switch_cage` and
     `media._host_cage` give them."""
     r, plan = derived.resolved, derived.plan
@@ -314,12 +330,13 @@ def template_cages(derived, catalog: Catalog, links: _Links) -> _Cages:
     a_cage, a_lane, a_cap, a_type, b_cage, b_lane, b_cap, b_type = (np.zeros(n0, np.int64) for _ in range(8))
     type_names = [host_type]
 
-    def type_code(name):
+    def type_code(name: str) -> int:
         if name not in type_names:
             type_names.append(name)
         return type_names.index(name)
 
-    def switch_ends(mask, ports, role, sw, gbps, cage_out, lane_out, cap_out, type_out):
+    def switch_ends(mask: np.ndarray, ports: np.ndarray, role: str, sw: Switch, gbps: int, cage_out: np.ndarray,
+                    lane_out: np.ndarray, cap_out: np.ndarray, type_out: np.ndarray) -> None:
         k = switch_cage_capacity(sw, gbps)
         p = ports[mask]
         if role == "leaf" and r.link_gbps != r.uplink_gbps:
@@ -358,9 +375,9 @@ def template_cages(derived, catalog: Catalog, links: _Links) -> _Cages:
     return _Cages(a_cage, a_lane, a_cap, a_type, b_cage, b_lane, b_cap, b_type, type_names, host_type, k_host)
 
 
-def counts_from_links(derived, catalog: Catalog, links: _Links, cages: _Cages, dev: _Devices,
+def counts_from_links(derived: Derived, catalog: Catalog, links: _Links, cages: _Cages, dev: _Devices,
                       row: np.ndarray, slot: np.ndarray, layout: Layout,
-                      per_link: dict | None = None) -> PhysicalCounts:
+                      per_link: dict[str, Any] | None = None) -> PhysicalCounts:
     """Lengths, groups of cages, media, transceivers and cables of the links given, in their order.
 
     A link end is a host (a server's NIC cage) when its device code is a server's. Given a dict
@@ -384,7 +401,7 @@ def counts_from_links(derived, catalog: Catalog, links: _Links, cages: _Cages, d
     ys = [round(w * fp.row_pitch_m, 3) for w in range(int(row.max(initial=0)) + 1)]
     ra, sa, rb, sb = row[links.a_dev], slot[links.a_dev], row[links.b_dev], slot[links.b_dev]
 
-    def distance_codes(ca_, cb_, coords):
+    def distance_codes(ca_: np.ndarray, cb_: np.ndarray, coords: list[float]) -> tuple[np.ndarray, list[float]]:
         """Code of |coords[a] - coords[b]| per link, from the pairs that occur."""
         n = len(coords)
         pair = ca_ * n + cb_
@@ -483,7 +500,8 @@ def counts_from_links(derived, catalog: Catalog, links: _Links, cages: _Cages, d
     # choose_medium reads a length only through "longer than this reach" tests, so a length's
     # bin among those cut points decides the medium as well as the length does
     cuts = sorted({media.copper_reach_m} | {c.reach_m + 1e-9 for c in media.cables}
-                  | {t.reach_m + 1e-9 for t in media.transceivers})
+                  | {t.reach_m + 1e-9 for t in media.transceivers}
+                  | {sw.cpo_reach_m + 1e-9 for sw in media.cpo.values() if sw.cpo_reach_m})
     bin_of_len = np.searchsorted(np.array(cuts, dtype=np.float64), len_values, side="left")
     len_bin = bin_of_len[len_inv]
 
@@ -500,15 +518,15 @@ def counts_from_links(derived, catalog: Catalog, links: _Links, cages: _Cages, d
         xtok = _mix((link_rank.astype(u) << u(24)) | (b_lane.astype(u) << u(4)) | links.tier.astype(u))
         extra = _group_sum(xtok[lorder], g_sorted, n_groups)
 
-        def shape_and_class(lcode):
+        def shape_and_class(lcode: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
             ltok = _mix(_mix((lcode.astype(u) << u(40)) | ends_local) ^ rank_gbps)
             shape = _mix(_group_sum(ltok[lorder], g_sorted, n_groups) + common)
             return shape, _mix(shape ^ extra)
 
         shape_b, class_b = shape_and_class(len_bin)
 
-    built: dict = {}
-    names: dict = {}
+    built: dict[int, list[LinkPlan]] = {}
+    names: dict[int, str] = {}
 
     def name(code: int) -> str:
         if code not in names:
@@ -536,7 +554,7 @@ def counts_from_links(derived, catalog: Catalog, links: _Links, cages: _Cages, d
         built[g] = out
         return out
 
-    def choose(g: int):
+    def choose(g: int) -> tuple[Choice | None, bool]:
         """(choice by local cage index, whether another group of the same binned shape could get
         another cable because copper centers are tried in device-name order)."""
         group_ = group_links(g)
@@ -546,7 +564,9 @@ def counts_from_links(derived, catalog: Catalog, links: _Links, cages: _Cages, d
         choice = choose_medium(group_, media, FORCED_CODES[int(g_forced[g])])
         by_name = False
         if choice is not None and choice.cable is not None:
-            _, center = _try_copper(group_, cages, media, (choice.kind,))
+            copper = _try_copper(group_, cages, media, (choice.kind,))
+            assert copper is not None   # the choice is this very kind of cable
+            center = copper[1]
             centers = [k for k in cages if all(k in (link.a.key, link.b.key) for link in group_)]
             by_name = sum(cages[k].host == cages[center].host for k in centers) > 1 or (
                 cages[center].host and any(not cages[k].host for k in centers))
@@ -559,7 +579,7 @@ def counts_from_links(derived, catalog: Catalog, links: _Links, cages: _Cages, d
     # one choice per binned shape, from its first group; where device names could change the
     # cable, fall back to the exact shapes, as the link-by-link path remembers them
     binned_first = np.unique(shape_b, return_index=True)[1]
-    choice_of: dict = {}
+    choice_of: dict[tuple[str, int], Choice | None] = {}
     by_name_shapes = []
     for g in np.sort(binned_first).tolist():
         choice, by_name = choose(g)
@@ -581,12 +601,12 @@ def counts_from_links(derived, catalog: Catalog, links: _Links, cages: _Cages, d
     class_of_group = class_of_group.reshape(-1)
     n_classes = len(class_keys)
 
-    transceivers: Counter = Counter()
-    ends: Counter = Counter()
-    cables: Counter = Counter()
-    custom: Counter = Counter()
-    problems: Counter = Counter()
-    forced_failed: Counter = Counter()
+    transceivers: Counter[PartSide] = Counter()
+    ends: Counter[PartSide] = Counter()
+    cables: Counter[CableLength] = Counter()
+    custom: Counter[CableLength] = Counter()
+    problems: Counter[tuple[str, int]] = Counter()
+    forced_failed: Counter[tuple[str, str]] = Counter()
     max_links = int(g_nlinks.max(initial=1))
     class_medium = np.zeros((n_classes, max_links), np.int64)
     # per class and link position: fiber (index into fibers, -1 none), pieces, splitter (-1 none)
@@ -595,12 +615,12 @@ def counts_from_links(derived, catalog: Catalog, links: _Links, cages: _Cages, d
     class_split = np.full((n_classes, max_links), -1, np.int64)
     class_cable = np.full(n_classes, -1, np.int64)
     class_watts = np.zeros(n_classes)
-    fibers: list = []                                      # catalog cables by index
-    split_fiber: dict = {}                                 # (class, splitter) -> fibers index
+    fibers: list[Cable] = []                               # catalog cables by index
+    split_fiber: dict[tuple[int, int], int] = {}           # (class, splitter) -> fibers index
 
-    fiber_ids: dict = {}                                   # cable id -> index into fibers
+    fiber_ids: dict[str, int] = {}                         # cable id -> index into fibers
 
-    def fiber_index(cable) -> int:
+    def fiber_index(cable: Cable) -> int:
         if cable.id not in fiber_ids:
             fiber_ids[cable.id] = len(fibers)
             fibers.append(cable)
@@ -610,9 +630,9 @@ def counts_from_links(derived, catalog: Catalog, links: _Links, cages: _Cages, d
         mult = int(class_count[c])
         group_ = group_links(g)
         choice = choice_of["x", int(shape_x[g])] if exact is not None and exact[g] else choice_of["b", int(shape_b[g])]
-        cages = {}
+        group_cages: dict[CageKey, End] = {}
         for link in group_:
-            cages[link.a.key], cages[link.b.key] = link.a, link.b
+            group_cages[link.a.key], group_cages[link.b.key] = link.a, link.b
         if choice is None:
             for link in group_:
                 problems[(link.tier, link.gbps)] += mult
@@ -622,20 +642,25 @@ def counts_from_links(derived, catalog: Catalog, links: _Links, cages: _Cages, d
         if choice.cable:
             cable = choice.cable
             class_cable[c] = fiber_index(cable)
-            class_watts[c] = cable.power_w + cable.leg_power_w * (len(cages) - 1)
+            class_watts[c] = cable.power_w + cable.leg_power_w * (len(group_cages) - 1)
             class_medium[c, :len(group_)] = MEDIA_CODES.index(cable.kind)
             continue
-        keys_ = list(cages)
+        keys_ = list(group_cages)
         modules = {keys_[i]: m for i, m in choice.modules.items()}
         class_medium[c, :len(group_)] = MEDIA_CODES.index(MEDIUM_OF_OPTIC[choice.optic])
         for key, module in modules.items():
-            transceivers[(module.id, "host" if cages[key].host else "switch")] += mult
-        slots: dict = {}
+            if module is not None:   # None: a co-packaged-optics port
+                transceivers[(module.id, "host" if group_cages[key].host else "switch")] += mult
+        slots: dict[tuple[CageKey, int], int] = {}
         for j, link in enumerate(group_):
-            a_part, b_part = modules[link.a.key].id, modules[link.b.key].id
-            ends[(a_part, "host" if link.a.host else "switch")] += mult
-            ends[(b_part, "host" if link.b.host else "switch")] += mult
+            for part, e in ((part_id(modules[link.a.key]), link.a), (part_id(modules[link.b.key]), link.b)):
+                if part:
+                    ends[(part, "host" if e.host else "switch")] += mult
             main = modules[link.b.key]
+            if main is None:   # a CPO port above: one fiber per link, as media.compute_physical
+                class_fiber[c, j] = fiber_index(catalog.cables[media.cpo_fiber(link.b.cage_type)])
+                class_pieces[c, j] = 1
+                continue
             k, cn = link.b.capacity, main.connectors
             if k > cn and main.split_fiber:
                 slot_key = (link.b.key, link.b.lane // (k // cn))
@@ -650,13 +675,13 @@ def counts_from_links(derived, catalog: Catalog, links: _Links, cages: _Cages, d
     # exact lengths: sold lengths per link, per splitter and per cable, counted in numpy
     n_len = len(len_values)
     flat = class_of_group[group] * max_links + link_rank     # (class, position in group) per link
-    power: dict = {}
+    power: dict[CableLength, float] = {}
 
-    def add(fiber_codes, len_codes, weights=None):
+    def add(fiber_codes: np.ndarray, len_codes: np.ndarray, weights: np.ndarray | None = None) -> dict[int, float]:
         """cables[(id, sold)] += weight for each (fiber, length) pair; returns sold per pair key."""
         key = fiber_codes * n_len + len_codes
         counts = np.bincount(key, weights=weights, minlength=0)
-        out = {}
+        out: dict[int, float] = {}
         for k in np.flatnonzero(counts).tolist():
             cable = fibers[k // n_len]
             sold, made = sold_length(cable, float(len_values[k % n_len]))
@@ -725,7 +750,7 @@ def counts_from_links(derived, catalog: Catalog, links: _Links, cages: _Cages, d
     t_n = c_n.reshape(n_tiers, n_media).sum(axis=1)
     t_first = c_first.reshape(n_tiers, n_media).min(axis=1)
     tier_first = {TIERS[t]: int(t_n[t]) for t in np.argsort(t_first, kind="stable").tolist() if t_n[t]}
-    media_counts: dict = {}
+    media_counts: dict[str, dict[str, int]] = {}
     for k in np.argsort(c_first, kind="stable").tolist():
         if c_n[k]:
             t, m = divmod(k, n_media)

@@ -16,7 +16,9 @@ the graph.
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -32,14 +34,19 @@ from designer.model.physical.closed_form_bom import (
     counts_from_links,
     template_cages,
 )
+from designer.model.physical.floor_layout import Layout
 from designer.model.physical.media import switch_cage
 from designer.model.physical.template_layout import positions_of
 from designer.model.topology.edited_fabric import SwitchPairs
 
+if TYPE_CHECKING:
+    from designer.model.intent.design import Edit, FabricDesign
+    from designer.model.topology.derive import Derived
+
 MANUAL = 3   # index of "manual" in closed_form_bom.TIERS
 
 
-def counted_from_arrays(design) -> bool:
+def counted_from_arrays(design: FabricDesign) -> bool:
     """Whether the design's BOM comes from arrays (closed form or replayed edits), not from a walk
     of every link: false only where an edit names a server's NIC."""
     return not any(SwitchPairs.names_nic(name) for edit in design.edits for name in (edit.a, edit.b))
@@ -64,7 +71,7 @@ class _Added:
 class _Replay:
     """The edits replayed on the template's links, as `builders.apply_edits` applies them."""
 
-    def __init__(self, links: _Links, dev: _Devices, switches: SwitchPairs):
+    def __init__(self, links: _Links, dev: _Devices, switches: SwitchPairs) -> None:
         self.links, self.dev, self.switches = links, dev, switches
         self.n = n = len(links.tier)
         self.alive = np.ones(n, bool)
@@ -103,7 +110,7 @@ class _Replay:
         self.next_port[device] += 1
         return self.next_port[device] - 1
 
-    def apply(self, edits, level) -> bool:
+    def apply(self, edits: Iterable[Edit], level: Callable[[int], int]) -> bool:
         """Replay `edits`; False when one names a NIC (left to the link-by-link path)."""
         seq = 0
         for edit in edits:
@@ -158,7 +165,8 @@ class _Replay:
         return True
 
 
-def edited_physical(derived, catalog: Catalog, per_link: dict | None = None) -> PhysicalCounts | None:
+def edited_physical(derived: Derived, catalog: Catalog,
+                    per_link: dict[str, Any] | None = None) -> PhysicalCounts | None:
     """The counts of an edited design, or None when an edit names a NIC. Given a dict `per_link`,
     fills it as `counts_from_links` does, with the links, their cages, the device codes and
     positions, and the removed devices ("links", "cages", "dev", "row", "slot", "removed")."""
@@ -203,7 +211,8 @@ def edited_physical(derived, catalog: Catalog, per_link: dict | None = None) -> 
     return counts_from_links(derived, catalog, merged, merged_cages, dev, row, slot, layout, per_link)
 
 
-def _manual_links(added: list[_Added], derived, catalog: Catalog, cages: _Cages, dev: _Devices):
+def _manual_links(added: list[_Added], derived: Derived, catalog: Catalog, cages: _Cages,
+                  dev: _Devices) -> dict[str, np.ndarray]:
     """Arrays of the added links with their cages (few: computed one by one)."""
     r, plan = derived.resolved, derived.plan
     cols: dict[str, list[int]] = defaultdict(list)
@@ -225,20 +234,22 @@ def _manual_links(added: list[_Added], derived, catalog: Catalog, cages: _Cages,
     return {k: np.array(v, np.int64) for k, v in cols.items()}
 
 
-def _concat_links(links: _Links, keep: np.ndarray, extra: dict, order: np.ndarray) -> _Links:
+def _concat_links(links: _Links, keep: np.ndarray, extra: dict[str, np.ndarray], order: np.ndarray) -> _Links:
     m = len(extra.get("a_dev", ()))
 
-    def cat(template: np.ndarray, added) -> np.ndarray:
-        return np.concatenate([template[keep], np.asarray(added, np.int64)])[order]
+    def cat(template: np.ndarray, added: Sequence[int] | np.ndarray) -> np.ndarray:
+        joined: np.ndarray = np.concatenate([template[keep], np.asarray(added, np.int64)])[order]
+        return joined
 
     return _Links(cat(links.tier, [MANUAL] * m), cat(links.gbps, extra.get("gbps", [])),
                   cat(links.a_dev, extra.get("a_dev", [])), cat(links.a_port, extra.get("a_port", [])),
                   cat(links.b_dev, extra.get("b_dev", [])), cat(links.b_port, extra.get("b_port", [])))
 
 
-def _concat_cages(cages: _Cages, keep: np.ndarray, extra: dict, order: np.ndarray) -> _Cages:
+def _concat_cages(cages: _Cages, keep: np.ndarray, extra: dict[str, np.ndarray], order: np.ndarray) -> _Cages:
     def cat(template: np.ndarray, key: str) -> np.ndarray:
-        return np.concatenate([template[keep], np.asarray(extra.get(key, []), np.int64)])[order]
+        joined: np.ndarray = np.concatenate([template[keep], np.asarray(extra.get(key, []), np.int64)])[order]
+        return joined
 
     return _Cages(cat(cages.a_cage, "a_cage"), cat(cages.a_lane, "a_lane"), cat(cages.a_cap, "a_cap"),
                   cat(cages.a_type, "a_type"), cat(cages.b_cage, "b_cage"), cat(cages.b_lane, "b_lane"),
@@ -246,7 +257,8 @@ def _concat_cages(cages: _Cages, keep: np.ndarray, extra: dict, order: np.ndarra
                   cages.k_host)
 
 
-def _positions(derived, dev: _Devices, links: _Links, alive: np.ndarray, removed: set[int]):
+def _positions(derived: Derived, dev: _Devices, links: _Links, alive: np.ndarray,
+               removed: set[int]) -> tuple[np.ndarray, np.ndarray, Layout]:
     """`floor_layout.lay_out` on the leaves and switches left, as media._leaf_spots lists them:
     (row, slot) per device code and the Layout counts, from arrays (template_layout.positions_of)."""
     r, plan, design = derived.resolved, derived.plan, derived.design
@@ -263,14 +275,14 @@ def _positions(derived, dev: _Devices, links: _Links, alive: np.ndarray, removed
                                                                    dtype=np.int64))])
                              for p in range(r.planes)])
     others = others[~np.isin(others, gone)]
-    return positions_of(design.floorplan, design.cluster.servers, dev.total, leaf_codes, spread, fallback,
-                        links.b_dev[host], links.a_dev[host], others)
+    return positions_of(design.floorplan, design.cluster.servers, dev.total, leaf_codes, np.asarray(spread),
+                        fallback, links.b_dev[host], links.a_dev[host], others)
 
 
 _CACHE: ContentCache[PhysicalCounts | None] = ContentCache(size=4)
 
 
-def physical_counts(derived, catalog: Catalog | None = None) -> PhysicalCounts | None:
+def physical_counts(derived: Derived, catalog: Catalog | None = None) -> PhysicalCounts | None:
     """The counts without the per-link list, cached by the design's content (designs are
     immutable): `closed_form_physical` for a template design, `edited_physical` for an edited
     one (None where an edit names a server's NIC: walk the links instead)."""

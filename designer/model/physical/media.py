@@ -21,7 +21,9 @@ from __future__ import annotations
 
 import math
 from collections import Counter, defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 from designer.catalog import Catalog, default_catalog
 from designer.catalog.entries import Cable, Switch, Transceiver
@@ -35,8 +37,18 @@ from designer.model.physical.floor_layout import (
 )
 from designer.model.topology.metrics import Finding
 
-COPPER_KINDS = ("dac", "acc", "aoc")
-OPTICS = ("sr", "dr", "fr")
+if TYPE_CHECKING:
+    import networkx as nx
+
+    from designer.model.topology.derive import Derived
+    from designer.model.topology.sizing import Plan, Resolved
+
+PartSide = tuple[str, str]          # (transceiver id, "switch" | "host")
+CableLength = tuple[str, float]     # (cable id, sold length in m)
+CageKey = tuple[str, int]           # End.key: (device, cage)
+
+COPPER_KINDS: tuple[str, ...] = ("dac", "acc", "aoc")
+OPTICS: tuple[str, ...] = ("sr", "dr", "fr")
 MEDIUM_OF_OPTIC = {"sr": "mmf", "dr": "smf", "fr": "smf"}
 MEDIUM_LABELS = {
     "dac": "passive copper (DAC)", "acc": "active copper (ACC)", "aoc": "active optical cable (AOC)",
@@ -88,18 +100,18 @@ class LinkPlan:
 class Physical:
     links: list[LinkPlan]
     layout: Layout
-    transceivers: Counter                       # (transceiver id, "switch"|"host") -> modules
-    transceiver_ends: Counter                   # (transceiver id, side) -> link ends they serve
-    cables: Counter                             # (cable id, sold length) -> pieces
-    cable_power_w: dict = field(default_factory=dict)   # (cable id, sold length) -> total W
-    custom_lengths: Counter = field(default_factory=Counter)  # (cable id, length) made to order
+    transceivers: Counter[PartSide]             # (transceiver id, "switch"|"host") -> modules
+    transceiver_ends: Counter[PartSide]         # (transceiver id, side) -> link ends they serve
+    cables: Counter[CableLength]                # (cable id, sold length) -> pieces
+    cable_power_w: dict[CableLength, float] = field(default_factory=dict)   # (cable id, sold length) -> total W
+    custom_lengths: Counter[CableLength] = field(default_factory=Counter)  # (cable id, length) made to order
     findings: list[Finding] = field(default_factory=list)
 
     def links_by_tier(self) -> dict[str, int]:
         return dict(Counter(link.tier for link in self.links))
 
     def media_by_tier(self) -> dict[str, dict[str, int]]:
-        out: dict[str, Counter] = defaultdict(Counter)
+        out: dict[str, Counter[str]] = defaultdict(Counter)
         for link in self.links:
             out[link.tier][link.medium] += 1
         return {tier: dict(c) for tier, c in out.items()}
@@ -115,7 +127,7 @@ def switch_cage_capacity(sw: Switch, gbps: int) -> int:
     return 1
 
 
-def host_ports_per_cage(catalog: Catalog, derived) -> tuple[int, str]:
+def host_ports_per_cage(catalog: Catalog, derived: Derived) -> tuple[int, str]:
     """(NIC ports per server cage, cage type) from the catalog's host_ports entry or the NIC."""
     r = derived.resolved
     entry = catalog.host_ports.get(r.server.id)
@@ -123,7 +135,7 @@ def host_ports_per_cage(catalog: Catalog, derived) -> tuple[int, str]:
     cage_type = (entry.cage_type if entry and own_nic and entry.cage_type else r.nic.form_factor)
     if entry and own_nic and entry.ports_per_cage:
         return entry.ports_per_cage, cage_type
-    mode = r.nic.mode_for(r.technology.family)
+    mode = r.nic.mode_for(r.technology.family, r.port_gbps)
     if mode and mode.ports > 1 and r.nic.form_factor == "OSFP":
         return mode.ports, cage_type  # one OSFP cage per multi-port card (ConnectX-8 2 x 400GbE)
     return 1, cage_type
@@ -138,9 +150,9 @@ def _host_cage(port: int, plane: int, rail: int, k: int, planes: int) -> tuple[i
     return divmod(port, k)
 
 
-def _cached_switch_cage():
+def _cached_switch_cage() -> Callable[[Switch, str, int, int, Resolved, Plan], tuple[int, int, int]]:
     """`switch_cage`, with each switch model's cage capacity looked up once."""
-    capacity: dict = {}
+    capacity: dict[tuple[str, int], int] = {}
 
     def cap(sw: Switch, gbps: int) -> int:
         key = (sw.id, gbps)
@@ -148,14 +160,14 @@ def _cached_switch_cage():
             capacity[key] = switch_cage_capacity(sw, gbps)
         return capacity[key]
 
-    def cage(sw: Switch, role: str, port: int, gbps: int, r, plan) -> tuple[int, int, int]:
+    def cage(sw: Switch, role: str, port: int, gbps: int, r: Resolved, plan: Plan) -> tuple[int, int, int]:
         return switch_cage(sw, role, port, gbps, r, plan, cap)
 
     return cage
 
 
-def switch_cage(sw: Switch, role: str, port: int, gbps: int, r, plan,
-                capacity=switch_cage_capacity) -> tuple[int, int, int]:
+def switch_cage(sw: Switch, role: str, port: int, gbps: int, r: Resolved, plan: Plan,
+                capacity: Callable[[Switch, int], int] = switch_cage_capacity) -> tuple[int, int, int]:
     """(cage, lane, capacity) of a 1-based switch port. Down ports come first, then uplinks."""
     k = capacity(sw, gbps)
     if role == "leaf" and r.link_gbps != r.uplink_gbps:
@@ -173,7 +185,7 @@ def switch_cage(sw: Switch, role: str, port: int, gbps: int, r, plan,
 class MediaIndex:
     """Catalog media indexed for the questions the physical layer asks, answers cached."""
 
-    def __init__(self, catalog: Catalog, family: str):
+    def __init__(self, catalog: Catalog, family: str) -> None:
         self.family = family
         self.transceivers = [t for t in catalog.transceivers.values() if family in t.families]
         self.cables = [c for c in catalog.cables.values() if c.kind in COPPER_KINDS and family in c.families]
@@ -182,11 +194,29 @@ class MediaIndex:
         self.copper_reach_m = max((c.reach_m for c in self.cables), default=0.0)
         self.known_types = ({f for t in catalog.transceivers.values() for f in t.form_factors}
                             | {f for c in catalog.cables.values() for f in c.form_factors})
-        self._modules: dict = {}
+        # Co-packaged-optics ports by cage type: they take a fiber, never a module or a cable.
+        self.cpo: dict[str, Switch] = {}
+        for sw in catalog.switches.values():
+            if sw.co_packaged_optics:
+                self.cpo.setdefault(sw.cage_type, sw)
+        self.lanes = sorted(set(self.lanes) | {sw.cpo_lane_gbps for sw in self.cpo.values() if sw.cpo_lane_gbps})
+        self._modules: dict[tuple[str, int, str, int, int], list[Transceiver]] = {}
 
     def fits(self, form_factors: tuple[str, ...], cage_type: str) -> bool:
-        # A cage type the catalog does not know (a generic switch) accepts any form factor.
+        # A cage type the catalog does not know (a generic switch) accepts any form factor; a
+        # co-packaged-optics port accepts none.
+        if cage_type in self.cpo:
+            return False
         return cage_type not in self.known_types or cage_type in form_factors
+
+    def cpo_fits(self, cage_type: str, optic: str, lane: int, need_m: float) -> bool:
+        """A co-packaged-optics port speaks `optic` at `lane` Gb/s per lane and reaches `need_m`."""
+        sw = self.cpo[cage_type]
+        return (sw.cpo_optic == optic and (not sw.cpo_lane_gbps or sw.cpo_lane_gbps == lane)
+                and (not sw.cpo_reach_m or sw.cpo_reach_m + 1e-9 >= need_m))
+
+    def cpo_fiber(self, cage_type: str) -> str:
+        return self.cpo[cage_type].cpo_fiber
 
     def modules(self, optic: str, lane: int, cage_type: str, k: int, gbps: int) -> list[Transceiver]:
         key = (optic, lane, cage_type, k, gbps)
@@ -197,7 +227,7 @@ class MediaIndex:
             self._modules[key] = sorted(found, key=lambda t: (t.reach_m, t.power_w, t.id))
         return self._modules[key]
 
-    def module(self, optic: str, lane: int, cage_type: str, k: int, gbps: int, need_m: float):
+    def module(self, optic: str, lane: int, cage_type: str, k: int, gbps: int, need_m: float) -> Transceiver | None:
         for t in self.modules(optic, lane, cage_type, k, gbps):
             if t.reach_m + 1e-9 >= need_m:
                 return t
@@ -216,13 +246,18 @@ def sold_length(cable: Cable, length_m: float) -> tuple[float, bool]:
 
 # ----------------------------------------------------------------------------- the computation
 
+def part_id(module: Transceiver | None) -> str:
+    """A link end's transceiver id; "" for a co-packaged-optics port, which has none."""
+    return module.id if module is not None else ""
+
+
 class _Groups:
     """Union-find over cages: cages tied together by links must share one medium."""
 
-    def __init__(self):
-        self.parent: dict = {}
+    def __init__(self) -> None:
+        self.parent: dict[CageKey, CageKey] = {}
 
-    def find(self, x):
+    def find(self, x: CageKey) -> CageKey:
         parent = self.parent
         parent.setdefault(x, x)
         root = x
@@ -232,13 +267,13 @@ class _Groups:
             parent[x], x = root, parent[x]
         return root
 
-    def union(self, a, b) -> None:
+    def union(self, a: CageKey, b: CageKey) -> None:
         ra, rb = self.find(a), self.find(b)
         if ra != rb:
             self.parent[ra] = rb
 
 
-def _leaf_spots(g) -> tuple[list[LeafSpot], list[str]]:
+def _leaf_spots(g: nx.MultiGraph[str]) -> tuple[list[LeafSpot], list[str]]:
     served: dict[str, list[int]] = defaultdict(list)
     for u, v, d in g.edges(data=True):
         if d["tier"] == "node-leaf":
@@ -257,7 +292,7 @@ def _leaf_spots(g) -> tuple[list[LeafSpot], list[str]]:
     return leaves, others
 
 
-def _build_links(derived, catalog: Catalog, layout: Layout) -> list[LinkPlan]:
+def _build_links(derived: Derived, catalog: Catalog, layout: Layout) -> list[LinkPlan]:
     g, r, plan = derived.graph, derived.resolved, derived.plan
     fp = derived.design.floorplan
     k_host, host_type = host_ports_per_cage(catalog, derived)
@@ -286,7 +321,8 @@ def _build_links(derived, catalog: Catalog, layout: Layout) -> list[LinkPlan]:
     return links
 
 
-def _try_copper(links: list[LinkPlan], cages: dict, media: MediaIndex, kinds: tuple[str, ...]):
+def _try_copper(links: list[LinkPlan], cages: dict[CageKey, End], media: MediaIndex,
+               kinds: tuple[str, ...]) -> tuple[Cable, CageKey] | None:
     """(cable, center cage) when the group of cages can be wired with one copper/AOC cable."""
     longest = max(link.length_m for link in links)
     if not kinds or longest > media.copper_reach_m or len({link.gbps for link in links}) != 1:
@@ -320,18 +356,25 @@ def _try_copper(links: list[LinkPlan], cages: dict, media: MediaIndex, kinds: tu
     return None
 
 
-def _try_optics(links: list[LinkPlan], cages: dict, media: MediaIndex, optics: tuple[str, ...]):
+def _try_optics(links: list[LinkPlan], cages: dict[CageKey, End], media: MediaIndex,
+                optics: tuple[str, ...]) -> tuple[str, dict[CageKey, Transceiver | None]] | None:
     """(optic, {cage: module}) for the first optic whose modules reach every cage's longest link."""
-    need: dict = defaultdict(float)
-    gbps: dict = {}
+    need: dict[CageKey, float] = defaultdict(float)
+    gbps: dict[CageKey, int] = {}
     for link in links:
         for e in (link.a, link.b):
             need[e.key] = max(need[e.key], link.length_m)
             gbps[e.key] = link.gbps
     for optic in optics:
         for lane in media.lanes:
-            chosen = {}
+            chosen: dict[CageKey, Transceiver | None] = {}
             for key, e in cages.items():
+                if e.cage_type in media.cpo:
+                    # the optics are in the switch package: no module, the port must speak it
+                    if not media.cpo_fits(e.cage_type, optic, lane, need[key]):
+                        break
+                    chosen[key] = None
+                    continue
                 module = media.module(optic, lane, e.cage_type, e.capacity, gbps[key], need[key])
                 if module is None:
                     break
@@ -348,7 +391,7 @@ class Choice:
     kind: str                      # dac | acc | aoc | mmf | smf
     cable: Cable | None = None     # copper / AOC cable
     optic: str = ""                # sr | dr | fr
-    modules: dict = field(default_factory=dict)   # cage key -> Transceiver
+    modules: dict[Any, Transceiver | None] = field(default_factory=dict)   # cage -> module (None: CPO)
     forced_failed: bool = False    # the forced medium could not be used
 
 
@@ -380,11 +423,11 @@ def choose_medium(links: list[LinkPlan], media: MediaIndex, forced: str = "auto"
 class _ChoiceMemo:
     """`choose_medium` remembered by the shape of a group: big fabrics repeat a few shapes."""
 
-    def __init__(self, media: MediaIndex):
+    def __init__(self, media: MediaIndex) -> None:
         self.media = media
-        self.seen: dict = {}
+        self.seen: dict[tuple[Any, ...], Choice | None] = {}
 
-    def choose(self, group: list[LinkPlan], cages: dict, forced: str) -> Choice | None:
+    def choose(self, group: list[LinkPlan], cages: dict[CageKey, End], forced: str) -> Choice | None:
         local = {key: i for i, key in enumerate(cages)}
         shape = (forced,
                  tuple((link.gbps, local[link.a.key], local[link.b.key], link.length_m) for link in group),
@@ -404,7 +447,7 @@ class _ChoiceMemo:
                       {keys[i]: m for i, m in choice.modules.items()}, choice.forced_failed)
 
 
-def compute_physical(derived, catalog: Catalog | None = None) -> Physical:
+def compute_physical(derived: Derived, catalog: Catalog | None = None) -> Physical:
     """Positions, lengths, media, transceivers and cables of every link of the design."""
     catalog = catalog or default_catalog()
     g = derived.graph
@@ -418,19 +461,19 @@ def compute_physical(derived, catalog: Catalog | None = None) -> Physical:
     groups = _Groups()
     for link in links:
         groups.union(link.a.key, link.b.key)
-    members: dict = defaultdict(list)
+    members: dict[CageKey, list[LinkPlan]] = defaultdict(list)
     for link in links:
         members[groups.find(link.a.key)].append(link)
 
-    transceivers: Counter = Counter()
-    ends: Counter = Counter()
-    cables: Counter = Counter()
-    power: dict = defaultdict(float)
-    custom: Counter = Counter()
-    problems: Counter = Counter()
-    forced_failed: Counter = Counter()
+    transceivers: Counter[PartSide] = Counter()
+    ends: Counter[PartSide] = Counter()
+    cables: Counter[CableLength] = Counter()
+    power: dict[CableLength, float] = defaultdict(float)
+    custom: Counter[CableLength] = Counter()
+    problems: Counter[tuple[str, int]] = Counter()
+    forced_failed: Counter[tuple[str, str]] = Counter()
 
-    def add_cable(cable: Cable, length: float, pieces: float = 1, watts: float = 0.0) -> float:
+    def add_cable(cable: Cable, length: float, pieces: int = 1, watts: float = 0.0) -> float:
         sold, made = sold_length(cable, length)
         cables[(cable.id, sold)] += pieces
         power[(cable.id, sold)] += watts
@@ -461,14 +504,21 @@ def compute_physical(derived, catalog: Catalog | None = None) -> Physical:
             continue
         optic, modules = choice.optic, choice.modules
         for key, module in modules.items():
-            transceivers[(module.id, "host" if cages[key].host else "switch")] += 1
-        splitters: dict = defaultdict(list)
+            if module is not None:   # None: a co-packaged-optics port
+                transceivers[(module.id, "host" if cages[key].host else "switch")] += 1
+        splitters: dict[tuple[CageKey, int], list[LinkPlan]] = defaultdict(list)
         for link in group:
             link.medium, link.optic = MEDIUM_OF_OPTIC[optic], optic
-            link.a_part, link.b_part = modules[link.a.key].id, modules[link.b.key].id
-            ends[(link.a_part, "host" if link.a.host else "switch")] += 1
-            ends[(link.b_part, "host" if link.b.host else "switch")] += 1
+            link.a_part, link.b_part = part_id(modules[link.a.key]), part_id(modules[link.b.key])
+            for part, e in ((link.a_part, link.a), (link.b_part, link.b)):
+                if part:
+                    ends[(part, "host" if e.host else "switch")] += 1
             main = modules[link.b.key]
+            if main is None:   # the upper end is a CPO port: one fiber per link, of the port's kind
+                fiber = catalog.cables[media.cpo_fiber(link.b.cage_type)]
+                link.cable = fiber.id
+                link.cable_length_m = add_cable(fiber, link.length_m, 1)
+                continue
             k, c = link.b.capacity, main.connectors
             if k > c and main.split_fiber:
                 splitters[(link.b.key, link.b.lane // (k // c))].append(link)
@@ -477,7 +527,9 @@ def compute_physical(derived, catalog: Catalog | None = None) -> Physical:
             link.cable = fiber.id
             link.cable_length_m = add_cable(fiber, link.length_m, max(1, c // k))
         for (key, _slot), shared in splitters.items():
-            fiber = catalog.cables[modules[key].split_fiber]
+            split = modules[key]
+            assert split is not None   # only a module's cage is split; a co-packaged port never is
+            fiber = catalog.cables[split.split_fiber]
             sold = add_cable(fiber, max(link.length_m for link in shared), 1)
             for link in shared:
                 link.cable, link.cable_length_m = fiber.id, sold
@@ -486,7 +538,8 @@ def compute_physical(derived, catalog: Catalog | None = None) -> Physical:
     return Physical(links, layout, transceivers, ends, cables, dict(power), custom, findings)
 
 
-def _findings(problems: Counter, forced_failed: Counter, custom: Counter, family: str) -> list[Finding]:
+def _findings(problems: Counter[tuple[str, int]], forced_failed: Counter[tuple[str, str]],
+              custom: Counter[CableLength], family: str) -> list[Finding]:
     out = []
     for (tier, gbps), n in sorted(problems.items()):
         out.append(Finding("error", "no-medium",
@@ -506,7 +559,7 @@ def _findings(problems: Counter, forced_failed: Counter, custom: Counter, family
 _CACHE: ContentCache[Physical] = ContentCache(size=4)
 
 
-def physical_layer(derived, catalog: Catalog | None = None) -> Physical:
+def physical_layer(derived: Derived, catalog: Catalog | None = None) -> Physical:
     """`compute_physical`, cached by the design's content (designs are immutable)."""
     catalog = catalog or default_catalog()
     return _CACHE.get_or_compute((derived.design.content_key(), id(catalog)),

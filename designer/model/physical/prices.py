@@ -63,7 +63,7 @@ class PriceBook:
                          self.class_band)
 
 
-def _number(value, where: str) -> float:
+def _number(value: object, where: str) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
         raise PriceBookError(f"{where}: expected a number (finite), got {quote(value)}")
     if value < 0:

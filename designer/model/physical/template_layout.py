@@ -3,9 +3,19 @@ device graph (closed_form_bom.py uses it; the tests hold the two equal through t
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
 
 from designer.model.physical.floor_layout import Layout
+
+# An index or an array of them: numpy's arithmetic on either is not followed by its type hints.
+IntOrArray = Any
+
+if TYPE_CHECKING:
+    from designer.model.intent.floorplan import FloorPlan
+    from designer.model.physical.closed_form_bom import _Devices
+    from designer.model.topology.sizing import Plan
 
 
 def rank_within(keys: np.ndarray) -> np.ndarray:
@@ -15,23 +25,23 @@ def rank_within(keys: np.ndarray) -> np.ndarray:
     start = np.r_[0, np.flatnonzero(sk[1:] != sk[:-1]) + 1]
     runs = np.diff(np.r_[start, len(sk)])
     rank_sorted = np.arange(len(sk)) - np.repeat(start, runs)
-    out = np.empty_like(rank_sorted)
+    out: np.ndarray = np.empty_like(rank_sorted)
     out[order] = rank_sorted
     return out
 
 
-def template_positions(fp, servers: int, plan, planes: int, rails: int, dev,
-            leaf_of: np.ndarray, server_of_ep: np.ndarray):
+def template_positions(fp: FloorPlan, servers: int, plan: Plan, planes: int, rails: int, dev: _Devices,
+            leaf_of: np.ndarray, server_of_ep: np.ndarray) -> tuple[np.ndarray, np.ndarray, Layout]:
     """(row, slot) per device code, and the Layout counts, by `floor_layout.lay_out`'s rules."""
     per_rack, per_row, per_net = fp.servers_per_rack, fp.racks_per_row, fp.switches_per_network_rack
     n_racks = max(1, -(-servers // per_rack))
     server_rows = -(-n_racks // per_row)
     n_leaves_all = plan.leaves * planes
 
-    def rack_of(s):
+    def rack_of(s: IntOrArray) -> Any:
         return np.minimum(s, servers - 1) // per_rack if servers else np.zeros_like(s)
 
-    def racks_in_row(row):
+    def racks_in_row(row: IntOrArray) -> Any:
         return np.minimum(per_row, n_racks - row * per_row)
 
     # Each leaf serves the same servers in every plane: its sorted served list, median and racks.
@@ -74,10 +84,10 @@ def template_positions(fp, servers: int, plan, planes: int, rails: int, dev,
     net_rows = -(-net_racks // per_row)
     mid = server_rows // 2
 
-    def floor_row(server_row):
+    def floor_row(server_row: IntOrArray) -> Any:
         return np.where(server_row < mid, server_row, server_row + net_rows)
 
-    def slot_of(rack):
+    def slot_of(rack: IntOrArray) -> tuple[Any, Any]:
         row, loc = rack // per_row, rack % per_row
         half = racks_in_row(row) // 2
         return row, np.where(loc < half, loc, loc + block_arr[row])
@@ -120,8 +130,9 @@ def template_positions(fp, servers: int, plan, planes: int, rails: int, dev,
     return row, slot, layout
 
 
-def positions_of(fp, servers: int, n_codes: int, leaf_codes: np.ndarray, spread: np.ndarray,
-                 fallback: np.ndarray, host_leaf: np.ndarray, host_server: np.ndarray, others: np.ndarray):
+def positions_of(fp: FloorPlan, servers: int, n_codes: int, leaf_codes: np.ndarray, spread: np.ndarray,
+                 fallback: np.ndarray, host_leaf: np.ndarray, host_server: np.ndarray,
+                 others: np.ndarray) -> tuple[np.ndarray, np.ndarray, Layout]:
     """(row, slot) per device code and the Layout counts, by `floor_layout.lay_out`'s rules, for
     any set of leaves: those left by an edited design's edits (edited_bom.py), given in the
     order `lay_out` takes them, with the servers each serves (one entry per host link, the
@@ -131,10 +142,10 @@ def positions_of(fp, servers: int, n_codes: int, leaf_codes: np.ndarray, spread:
     n_racks = max(1, -(-servers // per_rack))
     server_rows = -(-n_racks // per_row)
 
-    def rack_of(s):
+    def rack_of(s: IntOrArray) -> Any:
         return np.minimum(s, servers - 1) // per_rack if servers else np.zeros_like(s)
 
-    def racks_in_row(row):
+    def racks_in_row(row: IntOrArray) -> Any:
         return np.minimum(per_row, n_racks - row * per_row)
 
     # Each leaf's served servers, sorted: the median is its home.
@@ -146,7 +157,8 @@ def positions_of(fp, servers: int, n_codes: int, leaf_codes: np.ndarray, spread:
     home = np.where(counts > 0, s_srv[pick] if len(s_srv) else fallback, fallback)
 
     block: dict[int, int] = {}
-    leaf_row = leaf_slot_local = None
+    leaf_row: Any = None
+    leaf_slot_local: Any = None
     if fp.placement == "middle-of-row" and len(leaf_codes):
         leaf_row = rack_of(home) // per_row
         leaf_slot_local = rank_within(leaf_row) // per_net
@@ -160,10 +172,10 @@ def positions_of(fp, servers: int, n_codes: int, leaf_codes: np.ndarray, spread:
     net_rows = -(-net_racks // per_row)
     mid = server_rows // 2
 
-    def floor_row(server_row):
+    def floor_row(server_row: IntOrArray) -> Any:
         return np.where(server_row < mid, server_row, server_row + net_rows)
 
-    def slot_of(rack):
+    def slot_of(rack: IntOrArray) -> tuple[Any, Any]:
         row, loc = rack // per_row, rack % per_row
         half = racks_in_row(row) // 2
         return row, np.where(loc < half, loc, loc + block_arr[row])

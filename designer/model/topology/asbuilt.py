@@ -108,6 +108,6 @@ def parse_switch_description(desc: str) -> tuple[str, str, bool]:
 _NATURAL = re.compile(r"([0-9]+)")   # ASCII digits: '²' is a digit to str.isdigit() but not to int()
 
 
-def natural_key(text: str):
+def natural_key(text: str) -> list[int | str]:
     """Sort key that puts 'leaf-2' before 'leaf-10'."""
     return [int(p) if p.isascii() and p.isdigit() else p.lower() for p in _NATURAL.split(text)]

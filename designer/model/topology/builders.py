@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from designer.limits import quote
 from designer.model.intent.design import FabricDesign
@@ -26,7 +26,7 @@ LEVEL = {"nic": 0, "leaf": 1, "spine": 2, "core": 3}
 
 @dataclass(frozen=True)
 class Build:
-    graph: nx.MultiGraph
+    graph: nx.MultiGraph[str]
     edit_problems: tuple[str, ...]
 
 
@@ -48,7 +48,7 @@ def leaf_assignment(plan: Plan, rails: int) -> tuple[tuple[int, int], ...]:
 
 
 def _assign(plan: Plan, rails: int) -> list[tuple[int, int]]:
-    out = []
+    out: list[tuple[int, int]] = []
     n, e = plan.servers, rails
     if plan.rail_su_size:
         for j in range(n):
@@ -81,9 +81,9 @@ def _spread(count: int, targets: int, offset: int) -> list[int]:
 
 def build_graph(design: FabricDesign, r: Resolved, plan: Plan) -> Build:
     import networkx as nx
-    g = nx.MultiGraph(name=design.meta.name)
-    nodes: list[tuple[str, dict]] = []
-    edges: list[tuple[str, str, dict]] = []
+    g: nx.MultiGraph[str] = nx.MultiGraph(name=design.meta.name)
+    nodes: list[tuple[str, dict[str, Any]]] = []
+    edges: list[tuple[str, str, dict[str, Any]]] = []
     e, planes = r.rails, r.planes
     assignment = leaf_assignment(plan, e)
     leaves_per_pod = plan.leaves_per_pod if plan.tiers == 3 else plan.leaves
@@ -107,14 +107,14 @@ def build_graph(design: FabricDesign, r: Resolved, plan: Plan) -> Build:
         for i, core in enumerate(core_ids):
             nodes.append((core, {"role": "core", "level": 3, "plane": plane, "pod": -1, "index": i,
                                  "rail": -1, "model": r.core_switch.id}))
-        for idx, (leaf, port) in enumerate(assignment):
+        for idx, (leaf_index, port) in enumerate(assignment):
             server, rail = divmod(idx, e)
             global_port = plane * e + rail
             nic = nic_id(server, global_port)
-            pod = server // plan.rail_su_size if plan.rail_su_size else nodes_pod(leaf, plan, leaves_per_pod)
+            pod = server // plan.rail_su_size if plan.rail_su_size else nodes_pod(leaf_index, plan, leaves_per_pod)
             nodes.append((nic, {"role": "nic", "level": 0, "plane": plane, "pod": pod, "index": idx,
                                 "rail": rail, "server": server, "port": global_port}))
-            edges.append((nic, leaf_ids[leaf], {"tier": "node-leaf", "gbps": s_d, "a": nic, "pa": 1, "pb": port}))
+            edges.append((nic, leaf_ids[leaf_index], {"tier": "node-leaf", "gbps": s_d, "a": nic, "pa": 1, "pb": port}))
 
         spine_used = [0] * plan.spines
         for i, leaf in enumerate(leaf_ids):
@@ -148,7 +148,8 @@ def build_graph(design: FabricDesign, r: Resolved, plan: Plan) -> Build:
     return Build(g, problems)
 
 
-def _fill(g: nx.MultiGraph, nodes: list, edges: list) -> None:
+def _fill(g: nx.MultiGraph[str], nodes: list[tuple[str, dict[str, Any]]],
+          edges: list[tuple[str, str, dict[str, Any]]]) -> None:
     """Put the template's nodes and edges into the new, empty graph.
 
     This writes networkx's adjacency dicts directly: the same structure `add_nodes_from` and
@@ -158,14 +159,15 @@ def _fill(g: nx.MultiGraph, nodes: list, edges: list) -> None:
     would copy. A graph class with other dict factories goes through the public methods.
     """
     import networkx as nx
-    plain = (type(g) is nx.MultiGraph and g.number_of_nodes() == 0 and g.node_attr_dict_factory is dict
-             and g.adjlist_inner_dict_factory is dict and g.edge_key_dict_factory is dict
-             and g.edge_attr_dict_factory is dict)
+    internals: Any = g   # the factories and adjacency dicts below are networkx's, not in its stubs
+    plain = (type(g) is nx.MultiGraph and g.number_of_nodes() == 0 and internals.node_attr_dict_factory is dict
+             and internals.adjlist_inner_dict_factory is dict and internals.edge_key_dict_factory is dict
+             and internals.edge_attr_dict_factory is dict)
     if not plain:
         g.add_nodes_from(nodes)
         g.add_edges_from(edges)
         return
-    node_attrs, adj = g._node, g._adj
+    node_attrs, adj = internals._node, internals._adj
     for node, attrs in nodes:
         node_attrs[node] = attrs
         adj[node] = {}
@@ -183,12 +185,12 @@ def nodes_pod(leaf: int, plan: Plan, leaves_per_pod: int) -> int:
     return leaf // leaves_per_pod if plan.tiers == 3 else 0
 
 
-def _next_port(g: nx.MultiGraph, node: str) -> int:
+def _next_port(g: nx.MultiGraph[str], node: str) -> int:
     used = [d["pa"] if d["a"] == node else d["pb"] for _, _, d in g.edges(node, data=True)]
     return max(used, default=0) + 1
 
 
-def apply_edits(g: nx.MultiGraph, design: FabricDesign, gbps: int) -> tuple[str, ...]:
+def apply_edits(g: nx.MultiGraph[str], design: FabricDesign, gbps: int) -> tuple[str, ...]:
     """Apply the design's manual edits in order; returns a description of each one that failed.
 
     Each device's next free port number is found once (one pass over its links) and then

@@ -46,7 +46,7 @@ class Derived:
             return self._build
 
     @property
-    def graph(self) -> nx.MultiGraph:
+    def graph(self) -> nx.MultiGraph[str]:
         return self.build.graph
 
     @cached_property

@@ -23,17 +23,24 @@ from __future__ import annotations
 
 import re
 from collections import Counter, defaultdict
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from designer.limits import quote
-from designer.model.intent.design import FabricDesign
+from designer.model.intent.design import Edit, FabricDesign
 from designer.model.topology.builders import leaf_assignment, plane_prefix
 from designer.model.topology.metrics import TIERS, EditedFabric
 from designer.model.topology.sizing import Plan, Resolved
+
+# (leaf index, down port) of each endpoint of a plane, as builders.leaf_assignment gives them.
+Assignment = Sequence[tuple[int, int]]
+# u, v, template links, manual links, all links (per switch pair), alive, endpoints per switch, assignment
+FabricState = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray,
+                    tuple[tuple[int, int], ...]]
 
 if TYPE_CHECKING:   # networkx loads only where a graph is built or walked
     pass
@@ -47,7 +54,7 @@ _LEVEL = {"leaf": 1, "spine": 2, "core": 3}
 class SwitchPairs:
     """Switch numbering: plane by plane, leaves then spines then cores, as the builder adds them."""
 
-    def __init__(self, plan: Plan, r: Resolved):
+    def __init__(self, plan: Plan, r: Resolved) -> None:
         self.plan, self.r = plan, r
         self.planes = r.planes
         self.counts = {"leaf": plan.leaves, "spine": plan.spines, "core": plan.cores if plan.tiers == 3 else 0}
@@ -75,7 +82,7 @@ class SwitchPairs:
     @staticmethod
     def names_nic(device: str | None) -> bool:
         """Whether `device` has the form of a NIC's name (`srv-3.nic-2`), whatever the fabric."""
-        return bool(device) and _NIC_ID.fullmatch(device) is not None
+        return bool(device and _NIC_ID.fullmatch(device))
 
     def is_nic(self, device: str) -> bool:
         m = _NIC_ID.fullmatch(device)
@@ -152,7 +159,8 @@ def measure_edits(design: FabricDesign, r: Resolved, plan: Plan) -> EditedFabric
     return _measure(f, keys, template, removed, touched, problems)
 
 
-def replay_edits(edits, f: SwitchPairs, keys: np.ndarray, template: np.ndarray):
+def replay_edits(edits: Iterable[Edit], f: SwitchPairs, keys: np.ndarray,
+                 template: np.ndarray) -> tuple[set[int], dict[int, list[int]], tuple[str, ...]]:
     """Apply the edits in order, as builders.apply_edits does, on the pairs they touch.
 
     Each pair holds (template links, manual links); removing links takes the newest first,
@@ -177,15 +185,16 @@ def replay_edits(edits, f: SwitchPairs, keys: np.ndarray, template: np.ndarray):
         if missing:
             problems.append(f"edit {n} ({edit.op}) names unknown device {quote(missing[0], 60)}")
             continue
+        ends = [node for node in nodes if node is not None]   # all of them: none is missing
         if edit.op == "remove-device":
-            removed.add(nodes[0])
+            removed.add(ends[0])
         elif edit.op == "add-links":
             if edit.a == edit.b:
                 problems.append(f"edit {n} (add-links) links {quote(edit.a, 60)} to itself")
                 continue
-            pair(*nodes)[1] += edit.count
+            pair(*ends)[1] += edit.count
         elif edit.op == "remove-links":
-            links = pair(*nodes)
+            links = pair(*ends)
             have = links[0] + links[1]
             if have < edit.count:
                 problems.append(f"edit {n} removes {edit.count} links between {quote(edit.a, 60)} and "
@@ -197,14 +206,17 @@ def replay_edits(edits, f: SwitchPairs, keys: np.ndarray, template: np.ndarray):
     return removed, touched, tuple(problems)
 
 
-def fabric_state(f: SwitchPairs, keys, template, removed, touched):
+def fabric_state(f: SwitchPairs, keys: np.ndarray, template: np.ndarray, removed: set[int],
+                 touched: dict[int, list[int]]) -> FabricState:
     """The fabric after the replayed edits: linked switch pairs (u < v) with their template and
     manual links, the switches left, and the endpoints on each switch."""
     plan, r = f.plan, f.r
     n = f.n
     manual = np.zeros(len(keys), dtype=np.int64)
     counts = template.copy()
-    extra_keys, extra_template, extra_manual = [], [], []
+    extra_keys: list[int] = []
+    extra_template: list[int] = []
+    extra_manual: list[int] = []
     for key, (base, added) in touched.items():
         at = int(np.searchsorted(keys, key))
         if at < len(keys) and keys[at] == key:
@@ -235,7 +247,8 @@ def fabric_state(f: SwitchPairs, keys, template, removed, touched):
     return u, v, counts, manual, counts + manual, alive, nics, assignment
 
 
-def _measure(f: SwitchPairs, keys, template, removed, touched, problems) -> EditedFabric:
+def _measure(f: SwitchPairs, keys: np.ndarray, template: np.ndarray, removed: set[int],
+             touched: dict[int, list[int]], problems: tuple[str, ...]) -> EditedFabric:
     u, v, counts, manual, total, alive, nics, assignment = fabric_state(f, keys, template, removed, touched)
     tier_of_pair = np.where(f.level[u] == 1, 0, 1)   # template pairs: leaf-spine or spine-core
     links = {"node-leaf": int(nics.sum()),
@@ -251,7 +264,7 @@ def _measure(f: SwitchPairs, keys, template, removed, touched, problems) -> Edit
     return EditedFabric(use, links, bisection, hops, disconnected, problems)
 
 
-def _disconnected(f: SwitchPairs, assignment, alive) -> list[str]:
+def _disconnected(f: SwitchPairs, assignment: Assignment, alive: np.ndarray) -> list[str]:
     out = []
     e = f.r.rails
     for plane in range(f.planes):
@@ -266,7 +279,7 @@ def _disconnected(f: SwitchPairs, assignment, alive) -> list[str]:
     return out
 
 
-def switch_links(f: SwitchPairs, u, v, total) -> tuple[np.ndarray, np.ndarray]:
+def switch_links(f: SwitchPairs, u: np.ndarray, v: np.ndarray, total: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(links down, links up) of every switch, endpoints not counted. A link counts as down for
     its higher end, up for its lower end, and up for both ends of a link between equals (as
     metrics.measure_graph counts it)."""
@@ -278,11 +291,12 @@ def switch_links(f: SwitchPairs, u, v, total) -> tuple[np.ndarray, np.ndarray]:
     return down, up
 
 
-def _port_use(f: SwitchPairs, u, v, total, nics, alive) -> dict[str, list[tuple[str, int, int, float, float]]]:
+def _port_use(f: SwitchPairs, u: np.ndarray, v: np.ndarray, total: np.ndarray, nics: np.ndarray,
+              alive: np.ndarray) -> dict[str, list[tuple[str, int, int, float, float]]]:
     """Per switch: (id, downlinks, uplinks, down Gb/s, up Gb/s), by tier, in the builder's order."""
     s_d, s_u = f.r.link_gbps, f.r.uplink_gbps
     down, up = switch_links(f, u, v, total)
-    out: dict[str, list] = {t: [] for t in TIERS}
+    out: dict[str, list[tuple[str, int, int, float, float]]] = {t: [] for t in TIERS}
     down_list, up_list, nic_list, levels = down.tolist(), up.tolist(), nics.tolist(), f.level.tolist()
     for node in np.flatnonzero(alive).tolist():
         dn_switch, up_links, nic = down_list[node], up_list[node], nic_list[node]
@@ -292,8 +306,9 @@ def _port_use(f: SwitchPairs, u, v, total, nics, alive) -> dict[str, list[tuple[
     return out
 
 
-def pair_bisection(f: SwitchPairs, assignment, u, v, total, alive, ordered=None, counted=None,
-                   dropped=None) -> float:
+def pair_bisection(f: SwitchPairs, assignment: Assignment, u: np.ndarray, v: np.ndarray, total: np.ndarray,
+                   alive: np.ndarray, ordered: np.ndarray | None = None, counted: np.ndarray | None = None,
+                   dropped: np.ndarray | None = None) -> float:
     """graph_metrics.bisection_maxflow without the graph (same partition, same reduction).
 
     `ordered` (default `alive`): the switches whose endpoints keep their place when the
@@ -328,7 +343,7 @@ def pair_bisection(f: SwitchPairs, assignment, u, v, total, alive, ordered=None,
     caps = np.concatenate([cap, cap])
     cell = _equitable_cells(f.n, src, dst, caps, supply, demand)
     import networkx as nx
-    quotient = nx.DiGraph()
+    quotient: nx.DiGraph[int | str] = nx.DiGraph()
     cs, cd = cell[src], cell[dst]
     between = cs != cd   # flow inside one cell cancels out by symmetry
     sums: dict[tuple[int, int], int] = defaultdict(int)
@@ -345,7 +360,8 @@ def pair_bisection(f: SwitchPairs, assignment, u, v, total, alive, ordered=None,
     return float(nx.maximum_flow_value(quotient, "_source", "_sink"))
 
 
-def _equitable_cells(n: int, src, dst, caps, supply, demand) -> np.ndarray:
+def _equitable_cells(n: int, src: np.ndarray, dst: np.ndarray, caps: np.ndarray, supply: np.ndarray,
+                     demand: np.ndarray) -> np.ndarray:
     """The coarsest equitable partition of the switches (source and sink kept apart): every switch
     of a cell has the same supply and demand and the same capacity into each cell.
 
@@ -379,7 +395,8 @@ def _equitable_cells(n: int, src, dst, caps, supply, demand) -> np.ndarray:
         cells = count
 
 
-def _max_hops(f: SwitchPairs, assignment, u, v, alive, nics) -> tuple[int, int]:
+def _max_hops(f: SwitchPairs, assignment: Assignment, u: np.ndarray, v: np.ndarray, alive: np.ndarray,
+              nics: np.ndarray) -> tuple[int, int]:
     """graph_metrics.max_hops_graph on the quotient by twins (switches with the same neighbours).
 
     Two switches with the same neighbours are at the same distance from every other switch, and
@@ -391,7 +408,7 @@ def _max_hops(f: SwitchPairs, assignment, u, v, alive, nics) -> tuple[int, int]:
     for a, b in zip(u.tolist(), v.tolist(), strict=True):
         neighbours[a].append(b)
         neighbours[b].append(a)
-    twin: dict[tuple, int] = {}
+    twin: dict[tuple[int, ...], int] = {}
     class_of: dict[int, int] = {}
     for node in np.flatnonzero(alive).tolist():
         class_of[node] = twin.setdefault(tuple(sorted(neighbours.get(node, ()))), len(twin))
@@ -399,10 +416,10 @@ def _max_hops(f: SwitchPairs, assignment, u, v, alive, nics) -> tuple[int, int]:
     for members, c in twin.items():
         quotient[c].update(class_of[m] for m in members)
     # Leaves with endpoints, by twin class: (plane, rail) counts, as max_hops_graph keeps them.
-    keys_per_leaf = [Counter() for _ in range(f.plan.leaves)]
+    keys_per_leaf: list[Counter[int]] = [Counter() for _ in range(f.plan.leaves)]
     for idx, (leaf, _) in enumerate(assignment):
         keys_per_leaf[leaf][idx % e] += 1
-    info: dict[int, dict] = {}
+    info: dict[int, dict[str, Any]] = {}
     for plane in range(f.planes):
         base = plane * f.per_plane
         for leaf in range(f.plan.leaves):
@@ -423,7 +440,7 @@ def _max_hops(f: SwitchPairs, assignment, u, v, alive, nics) -> tuple[int, int]:
     sources = list(info)
     bit = {c: 1 << i for i, c in enumerate(sources)}
     plane_mask: dict[int, int] = defaultdict(int)
-    key_mask: dict[tuple, int] = defaultdict(int)
+    key_mask: dict[tuple[int, int], int] = defaultdict(int)
     for c, x in info.items():
         for p in x["planes"]:
             plane_mask[p] |= bit[c]
@@ -470,7 +487,7 @@ def _max_hops(f: SwitchPairs, assignment, u, v, alive, nics) -> tuple[int, int]:
     return worst, worst_rail
 
 
-def _or(masks) -> int:
+def _or(masks: Iterable[int]) -> int:
     out = 0
     for m in masks:
         out |= m

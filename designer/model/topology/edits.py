@@ -8,9 +8,10 @@ sized; callers that need a guarantee run `plan_only` on the result.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Iterable
 
-from designer.catalog import Catalog
-from designer.model.intent.design import Edit, FabricDesign, replace_path
+from designer.catalog import Catalog, Switch
+from designer.model.intent.design import Edit, FabricDesign, TierSpec, replace_path
 from designer.model.topology.sizing import Plan, Resolved
 from designer.model.topology.switch_choice import FabricCost, choose_switch
 
@@ -94,12 +95,12 @@ def with_technology(design: FabricDesign, catalog: Catalog, technology: str,
     f = design.fabric
     keep = _switch_fits(catalog, f.switch, tech.family, speeds)
 
-    def tier(spec):
+    def tier(spec: TierSpec) -> TierSpec:
         if spec.switch and not _switch_fits(catalog, spec.switch, tech.family, speeds):
             return dataclasses.replace(spec, switch=None)
         return spec
 
-    def build(switch) -> FabricDesign:
+    def build(switch: Switch) -> FabricDesign:
         fabric = dataclasses.replace(
             f, technology=tech.id, switch=switch.id,
             link_gbps=None if link == port_gbps else link,
@@ -134,7 +135,7 @@ def remove_device(design: FabricDesign, device: str) -> FabricDesign:
     return dataclasses.replace(design, edits=design.edits + (Edit("remove-device", device),))
 
 
-def without_edits(design: FabricDesign, indexes) -> FabricDesign:
+def without_edits(design: FabricDesign, indexes: Iterable[int]) -> FabricDesign:
     """`design` without the manual edits at the given positions of `design.edits`."""
     drop = set(indexes)
     return dataclasses.replace(design, edits=tuple(e for i, e in enumerate(design.edits) if i not in drop))

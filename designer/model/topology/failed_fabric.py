@@ -13,6 +13,7 @@ the graph: `measure_failure` returns None.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -45,7 +46,9 @@ def _components(n: int, u: np.ndarray, v: np.ndarray) -> np.ndarray:
         label = new
 
 
-def _failed_endpoint_cables(f: SwitchPairs, assignment, links, alive0, alive, nics) -> np.ndarray:
+def _failed_endpoint_cables(f: SwitchPairs, assignment: Sequence[tuple[int, int]],
+                            links: Iterable[tuple[str, str]], alive0: np.ndarray, alive: np.ndarray,
+                            nics: np.ndarray) -> np.ndarray:
     """Endpoints whose own cable (endpoint to leaf) failed, per plane; `nics` loses them.
 
     A cable that the fabric does not have (another leaf, a removed one) fails nothing, as in the
@@ -68,7 +71,8 @@ def _failed_endpoint_cables(f: SwitchPairs, assignment, links, alive0, alive, ni
     return dropped
 
 
-def measure_failure(design: FabricDesign, r: Resolved, plan: Plan, devices, links,
+def measure_failure(design: FabricDesign, r: Resolved, plan: Plan, devices: Sequence[str],
+                    links: Sequence[tuple[str, str]],
                     flow: bool = True) -> AfterFailure | None:
     """The fabric after `devices` and cables `links` fail; None when the graph must decide."""
     f = SwitchPairs(plan, r)
@@ -94,7 +98,7 @@ def measure_failure(design: FabricDesign, r: Resolved, plan: Plan, devices, link
     label = _components(f.n, u, v)
     leaf = np.fromiter((a for a, _ in assignment), dtype=np.int64, count=len(assignment))
     idx = np.arange(len(assignment), dtype=np.int64)
-    degree = sum(switch_links(f, u, v, total))   # switch links of each switch, endpoints not counted
+    degree = np.add(*switch_links(f, u, v, total))   # switch links of each switch, endpoints not counted
     main = np.zeros(f.n, dtype=bool)
     for plane in range(f.planes):
         base = plane * f.per_plane
@@ -124,7 +128,7 @@ def measure_failure(design: FabricDesign, r: Resolved, plan: Plan, devices, link
 
     oversub: dict[str, float | None] = {}
     degraded: set[int] = set()
-    degree0 = sum(switch_links(f, u0, v0, total0))
+    degree0 = np.add(*switch_links(f, u0, v0, total0))
     lpp = plan.leaves_per_pod if plan.tiers == 3 else plan.leaves
     for plane in range(f.planes):
         base = plane * f.per_plane

@@ -9,13 +9,14 @@ case for a Clos, where all cross traffic has to climb the tiers.
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+from typing import Any
 
 import networkx as nx
 
 
-def endpoint_halves(g: nx.MultiGraph) -> tuple[set[str], set[str]]:
+def endpoint_halves(g: nx.MultiGraph[str]) -> tuple[set[str], set[str]]:
     """The two halves of the bisection partition, over all planes."""
-    by_plane: dict[int, list[tuple]] = defaultdict(list)
+    by_plane: dict[int, list[tuple[Any, ...]]] = defaultdict(list)
     for node, data in g.nodes(data=True):
         if data["role"] != "nic":
             continue
@@ -33,7 +34,7 @@ def endpoint_halves(g: nx.MultiGraph) -> tuple[set[str], set[str]]:
     return first, second
 
 
-def bisection_maxflow(g: nx.MultiGraph) -> float:
+def bisection_maxflow(g: nx.MultiGraph[str]) -> float:
     """Bisection bandwidth (Gb/s, one direction) as the max-flow between the two halves.
 
     Endpoints with a single link are folded into their switch: a source or sink edge of
@@ -43,6 +44,7 @@ def bisection_maxflow(g: nx.MultiGraph) -> float:
     """
     first, second = endpoint_halves(g)
     capacity: dict[tuple[str, str], float] = defaultdict(float)
+    gbps: float
     for u, v, gbps in g.edges(data="gbps"):
         capacity[(u, v)] += gbps
     folded: dict[str, str] = {}
@@ -68,7 +70,7 @@ def bisection_maxflow(g: nx.MultiGraph) -> float:
     if "_source" not in ends or "_sink" not in ends:
         return 0.0
     cell = _equitable_cells(arcs, ("_source", "_sink"))
-    quotient = nx.DiGraph()
+    quotient: nx.DiGraph[Any] = nx.DiGraph()
     for (u, v), cap in arcs.items():
         a, b = cell[u], cell[v]
         if a != b:  # flow inside one cell cancels out by symmetry
@@ -102,7 +104,7 @@ def _equitable_cells(arcs: dict[tuple[str, str], float], singletons: tuple[str, 
         cell[name] = i
     count = len(set(cell.values()))
     while True:
-        signatures: dict[tuple, int] = {}
+        signatures: dict[tuple[Any, ...], int] = {}
         refined: dict[str, int] = {}
         for n in nodes:
             out: dict[int, float] = defaultdict(float)
@@ -119,7 +121,7 @@ def _equitable_cells(arcs: dict[tuple[str, str], float], singletons: tuple[str, 
         count = len(signatures)
 
 
-def _switch_adjacency(g: nx.MultiGraph) -> dict[str, tuple[str, ...]]:
+def _switch_adjacency(g: nx.MultiGraph[str]) -> dict[str, tuple[str, ...]]:
     """Each switch's switch neighbours (NICs left out): the only paths hops are counted on."""
     role = nx.get_node_attributes(g, "role")
     return {n: tuple(m for m in g[n] if role[m] != "nic") for n in g if role[n] != "nic"}
@@ -142,7 +144,7 @@ def _distances(adj: dict[str, tuple[str, ...]], start: str) -> dict[str, int]:
     return dist
 
 
-def max_hops_graph(g: nx.MultiGraph) -> tuple[int, int]:
+def max_hops_graph(g: nx.MultiGraph[str]) -> tuple[int, int]:
     """(max switches traversed between two endpoints of a plane, the same for one rail).
 
     Endpoints in different planes never meet in the fabric and are not compared.
@@ -150,20 +152,20 @@ def max_hops_graph(g: nx.MultiGraph) -> tuple[int, int]:
     switch, so one search per such class serves them all: a Clos of thousands of leaves has a
     few classes per pod, which keeps an edited 65,536-GPU fabric interactive.
     """
-    leaves_of: dict[str, Counter] = defaultdict(Counter)  # leaf -> {(plane, rail): endpoints}
+    leaves_of: dict[str, Counter[tuple[int, int]]] = defaultdict(Counter)  # leaf -> {(plane, rail): endpoints}
     for node, data in g.nodes(data=True):
         if data["role"] == "nic":
             for leaf in g[node]:
                 leaves_of[leaf][(data["plane"], data["rail"])] += 1
     adj = _switch_adjacency(g)
-    classes: dict[frozenset, list[str]] = defaultdict(list)
+    classes: dict[frozenset[Any], list[str]] = defaultdict(list)
     for leaf in leaves_of:
         classes[frozenset(adj[leaf])].append(leaf)
     # Per class: the planes and (plane, rail) keys of its leaves, and those shared by two leaves.
     info = []
     for nbrs, members in classes.items():
-        plane_count: Counter = Counter()
-        key_count: Counter = Counter()
+        plane_count: Counter[int] = Counter()
+        key_count: Counter[tuple[int, int]] = Counter()
         worst_self = worst_self_rail = False
         for leaf in members:
             mine = leaves_of[leaf]

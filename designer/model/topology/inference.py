@@ -15,15 +15,18 @@ from __future__ import annotations
 import dataclasses
 import re
 from collections import Counter, defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Any, TypeVar
 
-from designer.catalog import Catalog, default_catalog
+from designer.catalog import Catalog, Switch, default_catalog
 from designer.catalog.device_ids import device_ids
-from designer.model.intent.design import ClusterSpec, FabricDesign, FabricSpec, Meta, TierSpec
+from designer.model.intent.design import ClusterSpec, FabricDesign, FabricSpec, Meta, Template, TierSpec
 from designer.model.topology import closed_form
-from designer.model.topology.asbuilt import AsBuilt, natural_key
+from designer.model.topology.asbuilt import AsBuilt, Device, natural_key
 from designer.model.topology.builders import leaf_assignment
 from designer.model.topology.derive import Derived, derive, plan_only
+from designer.model.topology.sizing import Plan, Resolved
 
 ROLES = ("leaf", "spine", "core")
 
@@ -46,7 +49,7 @@ class Inference:
     problems: list[str] = field(default_factory=list)
     exact: bool = False                   # the design's counts equal the capture's
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         d = self.design
         return {
             "template": d.fabric.template if d else None,
@@ -56,7 +59,10 @@ class Inference:
         }
 
 
-def _mode(values, default=0):
+_N = TypeVar("_N", int, float)
+
+
+def _mode(values: Iterable[_N], default: _N = 0) -> _N:
     counts = Counter(values)
     return counts.most_common(1)[0][0] if counts else default
 
@@ -147,12 +153,12 @@ def infer_design(fabric: AsBuilt, catalog: Catalog | None = None, name: str = "A
     # Rail-optimized when nearly every leaf serves one HCA index (a few miswired cables allowed).
     single = sum(1 for v in rail_of_leaf.values() if len(v) == 1)
     rails_clean = ports > 1 and rail_of_leaf and single >= 0.75 * len(rail_of_leaf)
-    hosts_per_leaf = Counter()
+    hosts_per_leaf: Counter[str] = Counter()
     for wire in host_links:
         leaf = wire.b if roles.get(wire.a) == "nic" else wire.a
         hosts_per_leaf[leaf] += 1
     nodes_per_su = max(hosts_per_leaf.values(), default=1)
-    templates = ["rail-optimized"] if rails_clean else []
+    templates: list[Template] = ["rail-optimized"] if rails_clean else []
     templates += ["fat-tree", "leaf-spine"] if tiers == 3 else ["leaf-spine", "fat-tree"]
     if rails_clean:
         facts.append(Inferred("rails", str(ports), "high" if single == len(rail_of_leaf) else "medium",
@@ -172,7 +178,7 @@ def infer_design(fabric: AsBuilt, catalog: Catalog | None = None, name: str = "A
     observed = (len(by_tier["leaf"]), len(by_tier["spine"]), len(by_tier["core"]),
                 len(host_links), len([wire for wire in up_links if "leaf" in (roles.get(wire.a), roles.get(wire.b))]),
                 len([wire for wire in up_links if "core" in (roles.get(wire.a), roles.get(wire.b))]))
-    leaf_up = Counter()
+    leaf_up: Counter[str] = Counter()
     for wire in up_links:
         for end in (wire.a, wire.b):
             if roles.get(end) == "leaf":
@@ -181,7 +187,8 @@ def infer_design(fabric: AsBuilt, catalog: Catalog | None = None, name: str = "A
     seen_spread = sorted(hosts_per_leaf.get(d.id, 0) for d in by_tier["leaf"])
     ratio = round(nodes_per_su * link / (up * uplink), 3) if up else 1.0
     ratios = sorted({1.0, ratio, 1.5, 2.0, 3.0, 4.0}, key=lambda x: abs(x - ratio))
-    scored = []              # (score, SU size off, order, candidate, template, ratio)
+    # (score, SU size off, hosts per leaf off, order, candidate, template, ratio)
+    scored: list[tuple[int, int, int, int, FabricDesign, Template, float]] = []
     for template in templates:
         for r, nps, counts in [(ratio, n, c) for ratio in ratios for c in (False, True)
                                for n in dict.fromkeys((nodes_per_su, int(up * ratio * uplink // link) or 1))]:
@@ -225,7 +232,7 @@ def infer_design(fabric: AsBuilt, catalog: Catalog | None = None, name: str = "A
     return inf
 
 
-def _spread_off(plan, resolved, seen: list[int]) -> int:
+def _spread_off(plan: Plan, resolved: Resolved, seen: list[int]) -> int:
     """How far the candidate's hosts per leaf (sorted, all planes) are from the capture's."""
     per_leaf = Counter(leaf for leaf, _ in leaf_assignment(plan, resolved.rails))
     planned = sorted([per_leaf.get(i, 0) for i in range(plan.leaves)] * resolved.planes)
@@ -234,7 +241,7 @@ def _spread_off(plan, resolved, seen: list[int]) -> int:
     return sum(abs(a - b) for a, b in zip(planned, seen, strict=True))
 
 
-def _planned_counts(resolved, plan) -> tuple[int, ...]:
+def _planned_counts(resolved: Resolved, plan: Plan) -> tuple[int, ...]:
     """(leaves, spines, cores, host links, leaf-spine links, spine-core links) of a sized design,
     all planes: the counts its metrics report, read off the plan without building anything."""
     p = resolved.planes
@@ -243,7 +250,7 @@ def _planned_counts(resolved, plan) -> tuple[int, ...]:
             links.get("leaf-spine", 0), links.get("spine-core", 0))
 
 
-def _switch_model(switches, catalog: Catalog, gbps: int):
+def _switch_model(switches: list[Device], catalog: Catalog, gbps: int) -> tuple[str | None, str, str]:
     parts = Counter(d.part for d in switches if d.part)
     ib = [s for s in catalog.switches.values() if s.family == "infiniband"] if hasattr(catalog, "switches") else []
     for part, n in parts.most_common():
@@ -258,10 +265,10 @@ def _switch_model(switches, catalog: Catalog, gbps: int):
     for devid, n in Counter(d.devid for d in switches if d.devid).most_common():
         known = ids.by_devid(devid)
         on_chip = known.catalog if known and known.kind == "switch" else ()
-        parts = [c for c in on_chip if c in getattr(catalog, "switches", {})]
-        if parts:
-            return parts[0], "medium", (f"{n} switches report devid 0x{devid:04x} ({known.name}); catalog parts "
-                                        f"on that chip: {', '.join(parts)}")
+        chip_parts = [c for c in on_chip if c in getattr(catalog, "switches", {})]
+        if chip_parts and known:
+            return chip_parts[0], "medium", (f"{n} switches report devid 0x{devid:04x} ({known.name}); catalog "
+                                             f"parts on that chip: {', '.join(chip_parts)}")
     fits = [s for s in ib if s.ports_at(gbps)]
     if fits:
         s = max(fits, key=lambda s: s.ports_at(gbps))
@@ -279,11 +286,13 @@ def _server(catalog: Catalog, ports: int, gbps: int) -> ClusterSpec:
                        gpus_per_server=max(1, ports))
 
 
-def _candidate(name, server, ports, link, uplink, switch_id, template, tiers, nodes_per_su, ratio, servers,
-               counts, by_tier, family="infiniband") -> FabricDesign:
+def _candidate(name: str, server: ClusterSpec, ports: int, link: int, uplink: int, switch_id: str,
+               template: Template, tiers: int, nodes_per_su: int, ratio: float, servers: int,
+               counts: bool, by_tier: dict[str, list[Device]], family: str = "infiniband") -> FabricDesign:
     cluster = dataclasses.replace(server, servers=max(1, servers))
-    tier = lambda r, over=1.0: TierSpec(count=len(by_tier[r]) if counts and by_tier[r] else None,  # noqa: E731
-                                        oversubscription=over)
+    def tier(r: str, over: float = 1.0) -> TierSpec:
+        return TierSpec(count=len(by_tier[r]) if counts and by_tier[r] else None, oversubscription=over)
+
     fabric = FabricSpec(template=template, technology=_technology(link, uplink, family), switch=switch_id,
                         link_gbps=None, uplink_gbps=uplink if uplink != link else None, tiers=tiers,
                         nodes_per_su=max(1, nodes_per_su),
@@ -304,17 +313,19 @@ def _technology(gbps: int, uplink: int = 0, family: str = "infiniband") -> str:
 _MODEL = re.compile(r"\b[A-Z]{1,4}\d{3,5}[A-Z]?\b")
 
 
-def _model_names(switch) -> set[str]:
+def _model_names(switch: Switch) -> set[str]:
     """Model names a system description may carry for a catalog switch (SN5600, QM9700)."""
     text = f"{switch.name} {switch.part_number or ''} {switch.id}".upper()
     return set(_MODEL.findall(text))
 
 
-def _ethernet_switch_model(switches, catalog: Catalog, gbps: int):
+def _ethernet_switch_model(switches: list[Device], catalog: Catalog,
+                           gbps: int) -> tuple[str | None, str, str, str]:
     """(catalog id, confidence, why, unrecognised descriptions) from the system descriptions that
     LLDP neighbours report (`... running on Mellanox SN5600`, `HwSku: Mellanox-SN5600-...`)."""
     eth = [s for s in getattr(catalog, "switches", {}).values() if s.family == "ethernet"]
-    found, unknown = Counter(), Counter()
+    found: Counter[str] = Counter()
+    unknown: Counter[str] = Counter()
     for d in switches:
         text = (d.description or "").upper()
         hits = [s.id for s in eth for m in _model_names(s) if re.search(rf"(?<![A-Z0-9])M?{m}(?![0-9])", text)]
@@ -349,7 +360,7 @@ def map_devices(fabric: AsBuilt, roles: dict[str, str], derived: Derived) -> dic
     rank = {h: i for i, h in enumerate(sorted({d.hca for d in fabric.endpoints() if d.hca >= 0}))}
     # Leaves sort by the first server and HCA they serve (SU, then rail), then by name.
     first_server: dict[str, int] = {}
-    rails: dict[str, Counter] = defaultdict(Counter)
+    rails: dict[str, Counter[int]] = defaultdict(Counter)
     for link in fabric.links:
         for nic, sw in ((link.a, link.b), (link.b, link.a)):
             d = devs.get(nic)

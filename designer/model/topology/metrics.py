@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import math
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from designer.model.common.units import ratio_label
 from designer.model.intent.design import FabricDesign
@@ -14,6 +15,8 @@ from designer.model.topology.sizing import Plan, Resolved, capacity_servers
 
 if TYPE_CHECKING:   # networkx loads only where a graph is built or walked
     import networkx as nx
+
+    from designer.catalog import Server
 
 
 TIERS = ("leaf", "spine", "core")
@@ -72,11 +75,16 @@ class Metrics:
     def errors(self) -> list[Finding]:
         return [f for f in self.findings if f.severity == "error"]
 
+    @property
+    def gbps_per_gpu(self) -> float:
+        """Scale-out bandwidth per GPU: every NIC port of every plane at its link speed."""
+        return self.endpoints * self.link_gbps / self.gpus if self.gpus else 0.0
+
     def oversubscription(self, tier: str) -> float | None:
         tp = self.ports_by_tier.get(tier)
         return tp.oversubscription_worst if tp else None
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         """The documented JSON shape of `fabric-designer metrics --json` (keep key names stable)."""
         return {
             "name": self.name,
@@ -90,6 +98,7 @@ class Metrics:
             "rails": self.rails,
             "link_gbps": self.link_gbps,
             "uplink_gbps": self.uplink_gbps,
+            "gbps_per_gpu": self.gbps_per_gpu,
             "switches": {"total": self.switches_total, "by_tier": dict(self.switches_by_tier),
                          "by_model": dict(self.switches_by_model)},
             "links": {"total": self.links_total, "by_tier": dict(self.links_by_tier)},
@@ -107,9 +116,9 @@ class Metrics:
         }
 
 
-def _port_use_from_graph(g: nx.MultiGraph) -> dict[str, list[tuple[str, int, int, float, float]]]:
+def _port_use_from_graph(g: nx.MultiGraph[str]) -> dict[str, list[tuple[str, int, int, float, float]]]:
     """Per switch: (id, downlinks, uplinks, down Gb/s, up Gb/s), by tier."""
-    out: dict[str, list] = {t: [] for t in TIERS}
+    out: dict[str, list[tuple[str, int, int, float, float]]] = {t: [] for t in TIERS}
     import networkx as nx
     level = nx.get_node_attributes(g, "level")
     for node, data in g.nodes(data=True):
@@ -119,6 +128,7 @@ def _port_use_from_graph(g: nx.MultiGraph) -> dict[str, list[tuple[str, int, int
         mine = level[node]
         dn = up = 0
         dbw = ubw = 0.0
+        gbps: float
         for _, nbr, gbps in g.edges(node, data="gbps"):
             if level[nbr] < mine:
                 dn += 1
@@ -131,7 +141,7 @@ def _port_use_from_graph(g: nx.MultiGraph) -> dict[str, list[tuple[str, int, int
 
 
 def _port_use_from_plan(plan: Plan, r: Resolved) -> dict[str, list[tuple[str, int, int, float, float]]]:
-    out: dict[str, list] = {t: [] for t in TIERS}
+    out: dict[str, list[tuple[str, int, int, float, float]]] = {t: [] for t in TIERS}
     per_plane = closed_form.ports_per_switch(plan, r)
     for plane in range(r.planes):
         pre = f"p{plane + 1}." if r.planes > 1 else ""
@@ -154,20 +164,20 @@ class EditedFabric:
     problems: tuple[str, ...] = ()   # edits that could not be applied
 
 
-def measure_graph(g: nx.MultiGraph, problems: tuple[str, ...] = ()) -> EditedFabric:
+def measure_graph(g: nx.MultiGraph[str], problems: tuple[str, ...] = ()) -> EditedFabric:
     """An edited fabric measured on its device graph (the reference for faster methods)."""
     from designer.model.topology import graph_metrics  # networkx: only where a graph is measured
 
     return EditedFabric(
         use=_port_use_from_graph(g),
-        links_by_tier=dict(Counter(t for _, _, t in g.edges(data="tier"))),
+        links_by_tier=dict(Counter(d["tier"] for _, _, d in g.edges(data=True))),
         bisection_gbps=graph_metrics.bisection_maxflow(g),
         max_hops=graph_metrics.max_hops_graph(g),
         disconnected=[n for n, data in g.nodes(data=True) if data["role"] == "nic" and g.degree(n) == 0],
         problems=problems)
 
 
-def compute_metrics(design: FabricDesign, r: Resolved, plan: Plan, g: nx.MultiGraph | None,
+def compute_metrics(design: FabricDesign, r: Resolved, plan: Plan, g: nx.MultiGraph[str] | None,
                     edit_problems: tuple[str, ...] = ()) -> Metrics:
     """Metrics of a design: from the graph when it is edited (g given), else in closed form."""
     return assemble(design, r, plan, measure_graph(g, edit_problems) if g is not None else None)
@@ -175,14 +185,13 @@ def compute_metrics(design: FabricDesign, r: Resolved, plan: Plan, g: nx.MultiGr
 
 def assemble(design: FabricDesign, r: Resolved, plan: Plan, edited_fabric: EditedFabric | None) -> Metrics:
     """Metrics from a measured edited fabric, or in closed form from the plan (None)."""
-    edited = edited_fabric is not None
-    problems = edited_fabric.problems if edited else ()
+    problems = edited_fabric.problems if edited_fabric is not None else ()
     findings: list[Finding] = [Finding("warning", "edit-not-applied", p) for p in problems]
-    use = edited_fabric.use if edited else _port_use_from_plan(plan, r)
+    use = edited_fabric.use if edited_fabric is not None else _port_use_from_plan(plan, r)
     switch_of = {"leaf": r.leaf_switch, "spine": r.spine_switch, "core": r.core_switch}
 
     ports_by_tier: dict[str, TierPorts] = {}
-    by_model: Counter = Counter()
+    by_model: Counter[str] = Counter()
     for tier in TIERS:
         rows = use[tier]
         if not rows:
@@ -224,8 +233,9 @@ def assemble(design: FabricDesign, r: Resolved, plan: Plan, edited_fabric: Edite
                                     f"{tier} oversubscription reaches {ratio_label(worst)}, above the "
                                     f"{target:g}:1 target", tier))
 
-    findings.extend(_structural_findings(design, r, plan, edited_fabric.disconnected if edited else ()))
-    if edited:
+    findings.extend(_structural_findings(design, r, plan,
+                                         edited_fabric.disconnected if edited_fabric is not None else ()))
+    if edited_fabric is not None:
         links_by_tier = dict(edited_fabric.links_by_tier)
         bisection = edited_fabric.bisection_gbps
         hops, hops_rail = edited_fabric.max_hops
@@ -252,7 +262,7 @@ def assemble(design: FabricDesign, r: Resolved, plan: Plan, edited_fabric: Edite
         headroom_gpus=max(0, capacity - gpus), headroom_limit=limit, findings=tuple(findings))
 
 
-def trays_per_rack(server) -> int:
+def trays_per_rack(server: Server) -> int:
     """Servers (compute trays) per rack-scale NVLink domain, e.g. 18 for GB200 NVL72; 0 otherwise."""
     domain, gpus = server.nvlink_domain_gpus, server.gpus
     if gpus and domain > gpus and domain % gpus == 0:
@@ -281,7 +291,7 @@ def rack_findings(design: FabricDesign, r: Resolved) -> list[Finding]:
     return out
 
 
-def _structural_findings(design: FabricDesign, r: Resolved, plan: Plan, disconnected) -> list[Finding]:
+def _structural_findings(design: FabricDesign, r: Resolved, plan: Plan, disconnected: Sequence[str]) -> list[Finding]:
     out: list[Finding] = []
     out.extend(rack_findings(design, r))
     fam = r.technology.family

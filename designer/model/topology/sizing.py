@@ -14,11 +14,18 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, TypeVar
 
 from designer.catalog import Catalog, Nic, Server, Switch, Technology
 from designer.model.intent.design import FabricDesign
 from designer.model.topology.bounds import bounded
 from designer.model.topology.three_tier import fewest_switches
+
+if TYPE_CHECKING:
+    import numpy as np
+
+# A server, rail or leaf index: one int, or a numpy array of them (the closed forms pass arrays).
+_IntOrArray = TypeVar("_IntOrArray", int, "np.ndarray")
 
 
 class SizingError(ValueError):
@@ -81,20 +88,21 @@ class Plan:
         """Servers on one rail leaf of an SU."""
         return math.ceil(self.rail_su_size / self.rail_leaves) if self.rail_su_size else 0
 
-    def rail_leaf(self, server, rail, rails: int):
+    def rail_leaf(self, server: _IntOrArray, rail: _IntOrArray | int, rails: int) -> _IntOrArray:
         """Leaf of a server's rail port in a rail-optimized fabric (ints or numpy arrays)."""
         su, m = server // self.rail_su_size, server % self.rail_su_size
-        return (su * rails + rail) * self.rail_leaves + m // self.rail_leaf_size
+        leaf: _IntOrArray = (su * rails + rail) * self.rail_leaves + m // self.rail_leaf_size
+        return leaf
 
-    def rail_port(self, server):
+    def rail_port(self, server: _IntOrArray) -> _IntOrArray:
         """1-based down port of a server on its rail leaf."""
         return server % self.rail_su_size % self.rail_leaf_size + 1
 
-    def leaf_su(self, leaf, rails: int):
+    def leaf_su(self, leaf: _IntOrArray, rails: int) -> _IntOrArray:
         """SU of a rail-optimized leaf."""
         return leaf // (rails * self.rail_leaves)
 
-    def leaf_rail(self, leaf, rails: int):
+    def leaf_rail(self, leaf: _IntOrArray, rails: int) -> _IntOrArray:
         """Rail of a rail-optimized leaf."""
         return leaf // self.rail_leaves % rails
 
@@ -110,7 +118,7 @@ def resolve(design: FabricDesign, catalog: Catalog) -> Resolved:
     tech = catalog.technology(f.technology)
     nic = catalog.nic(c.nic or server.compute_nic)
     switch = catalog.switch(f.switch)
-    tier_switch = {name: catalog.switch(f.tier(name).switch) if f.tier(name).switch else switch
+    tier_switch = {name: catalog.switch(asked) if (asked := f.tier(name).switch) else switch
                    for name in ("leaf", "spine", "core")}
     gpus = c.gpus_per_server or server.gpus
     if c.ports_per_server:
@@ -248,10 +256,10 @@ def plan_fabric(design: FabricDesign, r: Resolved) -> Plan:
     tiers = f.tiers or (2 if fits_two else 3)
     if tiers == 2:
         if not fits_two and not f.spine.count:
-            cap = _capacity_text(design, r, tiers=2)
+            capacity = _capacity_text(design, r, tiers=2)
             raise SizingError(
                 f"{_gpus(design, r):,} GPUs need {leaves} leaves, but two tiers of {r.spine_switch.name} "
-                f"hold at most {n_spine} leaves ({cap}); allow three tiers or use a larger switch")
+                f"hold at most {n_spine} leaves ({capacity}); allow three tiers or use a larger switch")
         if f.spine.count:
             spines = f.spine.count
         else:
@@ -278,10 +286,10 @@ def plan_fabric(design: FabricDesign, r: Resolved) -> Plan:
         pods = math.ceil(leaves / leaves_per_pod)
         leaves_per_pod = math.ceil(leaves / pods)
     if pods > n_core:
-        cap = _capacity_text(design, r, tiers=3)
+        capacity = _capacity_text(design, r, tiers=3)
         raise SizingError(
             f"{_gpus(design, r):,} GPUs need {pods} pods, but three tiers of {r.core_switch.name} "
-            f"hold at most {n_core} pods ({cap}); use a larger switch, more planes or more oversubscription")
+            f"hold at most {n_core} pods ({capacity}); use a larger switch, more planes or more oversubscription")
     if not f.spine.count and not f.core.count:
         # The fewest switches in total over uplinks per leaf, spines per pod, spine uplinks and
         # core group size (designer/model/topology/three_tier.py).

@@ -9,6 +9,7 @@ width and drawn with one drawLines call per width, so thousands of bundles stay 
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import numpy as np
 from PySide6.QtCore import QLineF, QPointF, QRectF, Qt
@@ -18,6 +19,9 @@ from PySide6.QtWidgets import QGraphicsItem, QGraphicsObject
 from designer.ui.canvas.layout import BOX_HEIGHT, Layout, parse_device_id
 from designer.ui.canvas.lod import DEVICE, ROW, row_lod
 from designer.ui.canvas.tier_item import label_font
+
+if TYPE_CHECKING:
+    from designer.ui.canvas.scene import FabricScene
 
 CLUSTERS = 16        # bundles of a row drawn as one box start from at most this many points
 SMOOTH_LINES = 60    # slanted lines are antialiased up to this many per bundle
@@ -72,6 +76,9 @@ def _spread_over_devices(lo, up, xa, xb, links):
 
 class BundleItem(QGraphicsObject):
     """All links between row `lower` and row `upper`."""
+
+    if TYPE_CHECKING:   # these live only in the fabric scene, whose own methods they call
+        def scene(self) -> FabricScene: ...
 
     def __init__(self, lower: str, upper: str):
         super().__init__()
@@ -335,7 +342,7 @@ def _failure_pairs(failure, lower: str, lo, up, lod_lo: int, lod_up: int):
     return xa[first], xb[first], total - down, down
 
 
-def ctx_color(item: QGraphicsItem, family: str, alpha: int) -> QColor:
+def ctx_color(item: BundleItem | ManualLinksItem, family: str, alpha: int) -> QColor:
     """The link colour at `alpha` strength, premixed with the background into an opaque colour.
 
     Opaque lines draw about twice as fast as translucent ones in the raster engine, and
@@ -345,6 +352,9 @@ def ctx_color(item: QGraphicsItem, family: str, alpha: int) -> QColor:
 
 class ManualLinksItem(QGraphicsObject):
     """Links added by hand (manual edits), drawn as dashed arcs above the template's links."""
+
+    if TYPE_CHECKING:   # these live only in the fabric scene, whose own methods they call
+        def scene(self) -> FabricScene: ...
 
     def __init__(self):
         super().__init__()
@@ -358,6 +368,8 @@ class ManualLinksItem(QGraphicsObject):
         self.update()
 
     def _ends(self, a: str, b: str) -> tuple[QPointF, QPointF] | None:
+        if self.layout is None:
+            return None
         pa, pb = self.layout.device_position(a), self.layout.device_position(b)
         if pa is None or pb is None:
             return None

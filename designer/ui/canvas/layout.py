@@ -143,7 +143,7 @@ class Row:
             if lo is None:
                 lo = b.first + k0
             hi = b.first + k1
-        return range(0) if lo is None else range(lo, hi + 1)
+        return range(0) if lo is None or hi is None else range(lo, hi + 1)
 
 
 @dataclass(frozen=True)
@@ -477,7 +477,7 @@ def compute_layout(design: FabricDesign, resolved: Resolved, plan: Plan, plane: 
         if edit.op == "add-links":
             ends = [parse_device_id(x) for x in (edit.a, edit.b)]
             in_plane = all(e is not None and e[2] == plane for e in ends)
-            if in_plane and (edits is None or not any(e[1] in edits.removed.get(e[0], ()) for e in ends)):
+            if in_plane and (edits is None or not any(e[1] in edits.removed.get(e[0], ()) for e in ends if e)):
                 manual.append((i, edit.a, edit.b, edit.count))
         elif edit.op == "remove-device":
             removed.add(edit.a)

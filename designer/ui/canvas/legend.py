@@ -41,7 +41,7 @@ class LegendWidget(QWidget):
         planes = layout.planes if layout is not None else 1
         box = self.plane_box
         box.blockSignals(True)
-        if planes > 1:
+        if layout is not None and planes > 1:
             edited = set(layout.differing)
             texts = [f"Plane {p + 1}" + (" (edited)" if p in edited else "") for p in range(planes)]
             if box.count() != planes:

@@ -8,9 +8,11 @@ arithmetic per network (no graph), so it runs here on the design the signal carr
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QFont, QPainter, QPen
-from PySide6.QtWidgets import QFrame, QGraphicsScene, QGraphicsView
+from PySide6.QtWidgets import QFrame, QGraphicsScene, QGraphicsTextItem, QGraphicsView
 
 from designer.catalog import Catalog
 from designer.model.intent.design import FabricDesign
@@ -60,12 +62,12 @@ class NetworkScene(QGraphicsScene):
             compute = 0
         return next((s for s in size_networks(design, self.catalog, compute) if s.role == role), None)
 
-    def addText(self, text: str, font: QFont | None = None):
+    def addText(self, text: str, font: QFont | str | Sequence[str] | None = None) -> QGraphicsTextItem:
         """Text a size larger than the default: the view fits the whole network, which scales it down."""
         item = super().addText(text)
         big = QFont(item.font())
         big.setPointSizeF(big.pointSizeF() * TEXT_SCALE)
-        item.setFont(font or big)
+        item.setFont(big if font is None else QFont(font))
         return item
 
     def _redraw(self, *_: object) -> None:
@@ -98,9 +100,9 @@ class NetworkScene(QGraphicsScene):
                 self.addRect(QRectF(x - BOX_W / 2, y, BOX_W, BOX_H), QPen(t.tier_border(hue), 1.2),
                              QBrush(t.tier_fill(hue) if row.count else QColor(t.grid)))
             more = f" (first {MAX_BOXES} drawn)" if row.count > MAX_BOXES else ""
-            text = self.addText(f"{row.title}: {row.count:,}{more}" + (f" - {row.detail}" if row.detail else ""))
-            text.setDefaultTextColor(t.text)
-            text.setPos(WIDTH + 20, y - 4)
+            caption = self.addText(f"{row.title}: {row.count:,}{more}" + (f" - {row.detail}" if row.detail else ""))
+            caption.setDefaultTextColor(t.text)
+            caption.setPos(WIDTH + 20, y - 4)
         for upper, lower, text in bundles:
             y0, y1 = upper * ROW_GAP + BOX_H, lower * ROW_GAP
             pen = QPen(t.link("ethernet" if self.size.technology != "ib-ndr" else "infiniband", 140), 1.0)

@@ -9,6 +9,7 @@ readable at any zoom. Items hold no state of their own: they draw the scene's cu
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QPen
@@ -16,6 +17,9 @@ from PySide6.QtWidgets import QGraphicsItem, QGraphicsObject, QStyleOptionGraphi
 
 from designer.ui.canvas.layout import BLOCK_GAP, BOX_HEIGHT, TIER_LABEL, Row
 from designer.ui.canvas.lod import BLOCK, DEVICE, LABEL_MIN_PX, ROW, row_lod
+
+if TYPE_CHECKING:
+    from designer.ui.canvas.scene import FabricScene
 
 PLANE_OFFSET_PX = 5.0   # stacked copies behind a row show further planes
 MAX_DEVICE_PX = 66.0    # a device box never gets wider than this on screen
@@ -44,6 +48,9 @@ def _plural(tier: str, n: int) -> str:
 class TierRowItem(QGraphicsObject):
     """One tier of the fabric as a row of boxes."""
 
+    if TYPE_CHECKING:   # these live only in the fabric scene, whose own methods they call
+        def scene(self) -> FabricScene: ...
+
     def __init__(self, tier: str):
         super().__init__()
         self.tier = tier
@@ -69,8 +76,13 @@ class TierRowItem(QGraphicsObject):
         pad = 60.0
         return QRectF(r.x0 - pad, r.y - BOX_HEIGHT / 2 - pad, (r.x1 - r.x0) + 2 * pad, BOX_HEIGHT + 2 * pad)
 
+    def _laid_row(self) -> Row:
+        """The row drawn: painting and hit tests run only once the scene has set it."""
+        assert self.row is not None
+        return self.row
+
     def box_rect(self, x0: float, x1: float) -> QRectF:
-        return QRectF(x0, self.row.y - BOX_HEIGHT / 2, x1 - x0, BOX_HEIGHT)
+        return QRectF(x0, self._laid_row().y - BOX_HEIGHT / 2, x1 - x0, BOX_HEIGHT)
 
     def contains_y(self, y: float) -> bool:
         return self.row is not None and abs(y - self.row.y) <= BOX_HEIGHT / 2 + 6
@@ -210,7 +222,7 @@ class TierRowItem(QGraphicsObject):
 
     def _block_ticks(self, painter: QPainter, t, rect: QRectF, theme) -> None:
         """Faint separators where pods or scalable units meet, when there is room for them."""
-        r = self.row
+        r = self._laid_row()
         if len(r.blocks) < 2:
             return
         spacing = (r.blocks[1].x - r.blocks[0].x) * t.m11()
@@ -223,7 +235,7 @@ class TierRowItem(QGraphicsObject):
             painter.drawLine(QPointF(x, rect.top() + 6), QPointF(x, rect.bottom() - 6))
 
     def _row_label(self, painter: QPainter, rect: QRectF, exposed: QRectF, t, theme) -> None:
-        r = self.row
+        r = self._laid_row()
         # Centre the label on the part of the row in view, so a long row keeps its label visible.
         visible = rect.intersected(t.mapRect(exposed)) if exposed.isValid() else rect
         if visible.width() < 30:
@@ -256,7 +268,7 @@ class TierRowItem(QGraphicsObject):
             self._text(painter, rect, count, theme.text, bold=True, size=8.5)
 
     def _paint_devices(self, painter, t, exposed, sx, theme, fill, border, selected, planes) -> None:
-        r = self.row
+        r = self._laid_row()
         ctx = self.scene()
         tier = self.tier
         # Faint outline of each block keeps pods and SUs recognisable between the devices.
@@ -319,8 +331,8 @@ class TierRowItem(QGraphicsObject):
             return
         ctx = self.scene()
         for element in ctx.selected_devices(self.tier):
-            x = self.row.device_x(element)
-            p = t.map(QPointF(x, self.row.y + BOX_HEIGHT / 2))
+            x = self._laid_row().device_x(element)
+            p = t.map(QPointF(x, self._laid_row().y + BOX_HEIGHT / 2))
             painter.setPen(QPen(theme.highlight, 2.0))
             painter.setBrush(theme.highlight)
             painter.drawPolygon([QPointF(p.x(), p.y() - 4), QPointF(p.x() - 6, p.y() + 7),
@@ -368,6 +380,9 @@ def short_block_label(label: str) -> list[str]:
 
 class HandleItem(QGraphicsObject):
     """The grip at the right end of a row: drag it to grow or shrink the tier."""
+
+    if TYPE_CHECKING:   # these live only in the fabric scene, whose own methods they call
+        def scene(self) -> FabricScene: ...
 
     hovered = Signal(str)
     """The pointer entered the handle; carries the tier name (for the status bar)."""

@@ -8,7 +8,9 @@ in screen pixels, so the unequal scales never distort them.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QPointF, QRectF, Qt, Signal
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QPointF, QRect, QRectF, Qt, Signal
 from PySide6.QtGui import QColor, QFontMetricsF, QPainter, QPen, QTransform
 from PySide6.QtWidgets import QFrame, QGraphicsView, QLabel
 
@@ -29,6 +31,9 @@ WHEEL_STEP = 1.25     # zoom factor per wheel notch
 
 class FabricView(QGraphicsView):
     """Shows the fabric scene; every mouse gesture is handled by one Interaction class."""
+
+    if TYPE_CHECKING:   # it shows only the fabric scene, whose own methods it calls
+        def scene(self) -> FabricScene: ...
 
     zoomChanged = Signal(float)
     """The horizontal zoom changed; carries the scale (1.0 = one scene unit per pixel)."""
@@ -356,7 +361,7 @@ class FabricView(QGraphicsView):
 
     # --- background and messages ------------------------------------------------------------------
 
-    def drawBackground(self, painter: QPainter, rect: QRectF) -> None:
+    def drawBackground(self, painter: QPainter, rect: QRectF | QRect) -> None:
         painter.fillRect(rect, self.theme.background)
         layout = self.scene().layout
         if layout is None:
@@ -367,7 +372,7 @@ class FabricView(QGraphicsView):
             band = self.theme.tint(tier, 0.063 if not self.theme.dark else 0.086)  # opaque: fills faster
             painter.fillRect(QRectF(rect.left(), row.y - BOX_HEIGHT * 0.85, rect.width(), BOX_HEIGHT * 1.7), band)
 
-    def drawForeground(self, painter: QPainter, rect: QRectF) -> None:
+    def drawForeground(self, painter: QPainter, rect: QRectF | QRect) -> None:
         scene = self.scene()
         message = None
         error = False

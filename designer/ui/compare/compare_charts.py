@@ -198,8 +198,55 @@ class BusbwChart:
         self.legend.setPen(pg.mkPen(theme.grid.darker(130) if not theme.dark else theme.grid.lighter(160)))
 
 
+class CostDistributionChart:
+    """Cost per million tokens (or per step) of each design over the seeded draws, as step
+    histograms in the design's colour; the legend gives each design's share of wins."""
+
+    def __init__(self):
+        self.widget = _plot("compareCostDistributionPlot", "Cost per token over the draws")
+        self.widget.setMouseEnabled(False, False)
+        self.widget.showGrid(x=True, y=False, alpha=0.18)
+        self.widget.getAxis("left").setWidth(36)
+        self.widget.setLabel("left", "draws")
+        self.legend = self.widget.addLegend(offset=(-6, 6), labelTextSize="7.5pt")
+        self.curves: list[pg.PlotDataItem] = []
+        self.theme = Theme()
+        self.widget.setToolTip("How often each design costs least per token when every price varies within its "
+                               "class band and every efficiency within its stated range (seeded draws)")
+
+    def show(self, confidence, names: list[str], styles: list[DesignStyle]) -> None:
+        for curve in self.curves:
+            self.widget.removeItem(curve)
+        self.curves = []
+        self.legend.clear()
+        self.legend.setLabelTextColor(self.theme.text)
+        if confidence is None:
+            self.widget.setTitle("Cost per token: no GPU server price", color=self.theme.muted, size="9.5pt")
+            return
+        per = "million tokens" if "token" in confidence.unit else "step"
+        self.widget.setTitle(f"Cost per {per} over {confidence.draws:,} price and efficiency draws",
+                             color=self.theme.text,
+                             size="9.5pt", bold=True)
+        edges = np.asarray(confidence.hist_edges)
+        for i, (counts, style) in enumerate(zip(confidence.hist_counts, styles, strict=False)):
+            curve = pg.PlotDataItem(edges, np.asarray(counts, dtype=float), stepMode="center",
+                                    pen=pg.mkPen(style.colour, width=2),
+                                    name=f"[{i + 1}] wins {confidence.win_share[i]:.0%}")
+            self.widget.addItem(curve)
+            self.curves.append(curve)
+        self.widget.getAxis("bottom").tickStrings = _cents_ticks
+
+    def apply_theme(self, theme: Theme) -> None:
+        self.theme = theme
+        _style(self.widget, theme)
+
+
+def _cents_ticks(values, scale, spacing):
+    return [f"${v:,.2f}" if abs(v) < 100 else f"${v:,.0f}" for v in values]
+
+
 class CompareCharts(QWidget):
-    """Capex, power and TCO bars side by side, and the busbw curves."""
+    """Capex, power and TCO bars side by side, the busbw curves and the cost-per-token draws."""
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -211,6 +258,7 @@ class CompareCharts(QWidget):
         self.tco = BarChart("compareTcoPlot", "TCO", "", money_short, stacked=True)
         self.tco.widget.setToolTip("Capex (solid) plus energy over the period (pale)")
         self.busbw = BusbwChart()
+        self.cost = CostDistributionChart()
         for chart in (self.capex, self.tco):
             chart.widget.getAxis("left").tickStrings = _money_ticks  # "$400k" rather than "400000"
         grid = QGridLayout(self)
@@ -220,8 +268,10 @@ class CompareCharts(QWidget):
         grid.addWidget(self.power.widget, 0, 1)
         grid.addWidget(self.tco.widget, 0, 2)
         grid.addWidget(self.busbw.widget, 1, 0, 1, 3)
+        grid.addWidget(self.cost.widget, 2, 0, 1, 3)
         grid.setRowStretch(0, 1)
         grid.setRowStretch(1, 1)
+        grid.setRowStretch(2, 1)
         self.apply_theme(Theme())
 
     def show_comparison(self, comparison: Comparison, curves, styles: list[DesignStyle], gpus: int) -> None:
@@ -234,9 +284,10 @@ class CompareCharts(QWidget):
         self.tco.widget.setTitle(f"TCO, {years} years", color=self.tco.theme.text,
                                  size="9.5pt", bold=True)
         self.busbw.show(curves, list(comparison.names), styles, comparison.settings.sizes, gpus)
+        self.cost.show(comparison.confidence, list(comparison.names), styles)
 
     def apply_theme(self, theme: Theme) -> None:
-        for chart in (self.capex, self.power, self.tco, self.busbw):
+        for chart in (self.capex, self.power, self.tco, self.busbw, self.cost):
             chart.apply_theme(theme)
 
 

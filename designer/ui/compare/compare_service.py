@@ -62,7 +62,7 @@ def run_compare(job: CompareJob, catalog: Catalog, generation: int = 0) -> Compa
     start = time.perf_counter()
     try:
         comparison = compare(list(job.designs), job.settings, catalog)
-        gpus = int(min(comparison.row("gpus").values))
+        gpus = int(min(v for v in comparison.row("gpus").values if v is not None))
         curves = tuple(sweep(derive(d, catalog), "allreduce", gpus=gpus).curve("busbw") for d in job.designs)
     except USER_ERRORS as exc:
         return CompareOutcome(generation, job, error=str(exc), elapsed_ms=(time.perf_counter() - start) * 1000)

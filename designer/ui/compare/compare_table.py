@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPoint, Qt, Signal
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, QPoint, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QFont, QFontMetrics, QIcon, QPainter, QPixmap
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView
 
@@ -230,20 +230,20 @@ class CompareTableModel(QAbstractTableModel):
 
     # --- QAbstractTableModel ------------------------------------------------------------------
 
-    def rowCount(self, parent: QModelIndex | None = None) -> int:
+    def rowCount(self, parent: QModelIndex | QPersistentModelIndex | None = None) -> int:
         return 0 if parent is not None and parent.isValid() else len(self._lines)
 
-    def columnCount(self, parent: QModelIndex | None = None) -> int:
+    def columnCount(self, parent: QModelIndex | QPersistentModelIndex | None = None) -> int:
         return 0 if parent is not None and parent.isValid() else len(self._columns)
 
-    def flags(self, index: QModelIndex):
+    def flags(self, index: QModelIndex | QPersistentModelIndex) -> Qt.ItemFlag:
         if not index.isValid():
             return Qt.ItemFlag.NoItemFlags
         if self.is_group(index.row()):
             return Qt.ItemFlag.ItemIsEnabled
         return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
 
-    def data(self, index: QModelIndex, role: int = Qt.ItemDataRole.DisplayRole):
+    def data(self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole):
         if not index.isValid():
             return None
         line = self._lines[index.row()]
@@ -325,6 +325,7 @@ class CompareTableModel(QAbstractTableModel):
                       round(base.blue() + (hi.blue() - base.blue()) * t))
 
     def _name(self, design: int) -> str:
+        assert self.comparison is not None   # design columns exist only with a comparison
         return f"[{design + 1}] {self.comparison.names[design]}"
 
     def _value_tooltip(self, row: Row, design: int) -> str:
@@ -354,6 +355,7 @@ class CompareTableModel(QAbstractTableModel):
             if role == R.TextAlignmentRole:
                 return int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
             return None
+        assert c is not None   # design columns exist only with a comparison
         style = self.styles[col.design] if col.design < len(self.styles) else None
         if col.kind == "delta":
             if role == R.DisplayRole:
@@ -418,7 +420,9 @@ class CompareTable(QTableView):
         model.dataChanged.connect(self._grow_columns)
 
     def model(self) -> CompareTableModel:  # typed accessor
-        return super().model()
+        model = super().model()
+        assert isinstance(model, CompareTableModel)
+        return model
 
     def _relayout(self) -> None:
         m = self.model()

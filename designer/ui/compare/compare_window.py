@@ -13,6 +13,7 @@ cannot be compared is refused with one message, and the window goes back to what
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -35,7 +36,7 @@ from designer.catalog import Catalog, UnknownPartError, default_catalog
 from designer.io.compare_csv import write_compare_csv
 from designer.io.project import ProjectFileError, load_design, save_design
 from designer.model.decisions.comparison import CompareSettings
-from designer.model.decisions.counterpart import COUNTERPART_TECHNOLOGIES, make_counterpart
+from designer.model.decisions.counterpart import COUNTERPART_TECHNOLOGIES, ETHERNET_CHOICES, make_counterpart
 from designer.model.intent.design import FabricDesign
 from designer.model.topology.derive import derive
 from designer.model.topology.sizing import SizingError
@@ -223,6 +224,13 @@ class CompareWindow(QMainWindow):
             same = source is not None and source.fabric.technology == tech_id
             action.setEnabled(source is not None and not same and len(self.entries) < MAX_DESIGNS)
             action.triggered.connect(lambda _=False, t=tech_id, d=design: self.add_counterpart(t, d))
+        menu.addSeparator()
+        every = menu.addAction("Every Ethernet fabric (Spectrum-X, standard RoCE, enhanced ECMP)")
+        every.setObjectName("counterpart-ethernet")
+        present = {e.design.fabric.technology for e in self.entries}
+        missing = [t for t in ETHERNET_CHOICES if t not in present]
+        every.setEnabled(source is not None and bool(missing) and len(self.entries) + len(missing) <= MAX_DESIGNS)
+        every.triggered.connect(lambda _=False, d=design: self.add_ethernet_counterparts(d))
 
     # --- changing the designs ---------------------------------------------------------------------
 
@@ -260,7 +268,7 @@ class CompareWindow(QMainWindow):
                                 + ("another." if len(entries) == 1 else f"these {len(entries)}."))
         return self.set_entries(self.entries + list(entries))
 
-    def add_design_files(self, paths: list[str | Path]) -> bool:
+    def add_design_files(self, paths: Sequence[str | Path]) -> bool:
         """Read every file first; one bad file refuses them all and nothing changes."""
         entries = []
         for path in paths:
@@ -288,6 +296,26 @@ class CompareWindow(QMainWindow):
             return self._refuse("Cannot build counterpart",
                                 f"“{source.name}” cannot be rebuilt on {tech.name if tech else tech_id}.", str(exc))
         return self.add_entries([Entry(counterpart.design, None, counterpart.notes, source.name, unsaved=True)])
+
+    def add_ethernet_counterparts(self, of: int = 0) -> bool:
+        """Add the design `of` rebuilt on each Ethernet fabric buyers choose between that the
+        comparison lacks, in one step."""
+        if not 0 <= of < len(self.entries):
+            return False
+        source = self.entries[of]
+        present = {e.design.fabric.technology for e in self.entries}
+        entries = []
+        for tech_id in ETHERNET_CHOICES:
+            if tech_id in present:
+                continue
+            try:
+                made = make_counterpart(source.design, tech_id, self.catalog)
+            except (SizingError, UnknownPartError, ValueError) as exc:
+                tech = self.catalog.technologies.get(tech_id)
+                return self._refuse("Cannot build counterpart",
+                                    f"“{source.name}” cannot be rebuilt on {tech.name if tech else tech_id}.", str(exc))
+            entries.append(Entry(made.design, None, made.notes, source.name, unsaved=True))
+        return self.add_entries(entries)
 
     def remove_design(self, index: int) -> bool:
         if not 0 <= index < len(self.entries) or len(self.entries) <= 2:
@@ -342,7 +370,7 @@ class CompareWindow(QMainWindow):
     def _show(self) -> None:
         outcome = self.outcome
         comparison = outcome.comparison if outcome is not None else None
-        if comparison is None:
+        if outcome is None or comparison is None:
             self.table_model.set_comparison(None, [])
             self.legend.show_designs([])
             self.panel.show_placeholder("Comparing the designs…" if self.service.busy else
@@ -528,7 +556,9 @@ class CompareWindow(QMainWindow):
         self.theme = Theme(QApplication.palette())
         t = self.theme
         border = t.grid.darker(125) if not t.dark else t.grid.lighter(170)
-        self.centralWidget().setStyleSheet(f"""
+        central = self.centralWidget()
+        assert central is not None   # set in __init__
+        central.setStyleSheet(f"""
             QLabel#panelTitle {{ color: {t.muted.name()}; font-size: 8pt; font-weight: 600; }}
             QTableView#compareTable {{ background: {t.background.name()}; border: 1px solid {border.name()};
                                       border-radius: 3px; }}

@@ -11,6 +11,7 @@ opening a compared design in a designer window of its own is asked for with
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 from PySide6.QtCore import QObject, Signal
@@ -105,7 +106,7 @@ class CompareLauncher(QObject):
         entry = Entry(counterpart.design, None, counterpart.notes, current.name, unsaved=True)
         return self._open([current, entry])
 
-    def compare_with_files(self, paths: list[str | Path] | None = None) -> bool:
+    def compare_with_files(self, paths: Sequence[str | Path] | None = None) -> bool:
         """Compare the open design (if any) with 1 to 3 project files (asked for unless given)."""
         current = self._current()
         if paths is None:

@@ -39,6 +39,13 @@ from designer.ui.services.compute import ComputeService
 from designer.ui.services.compute_job import SIZING_ERRORS
 
 
+def _tier_of(device: str) -> str:
+    """The tier of a device id the caller has checked (can_connect, or the parsed selection)."""
+    parsed = parse_device_id(device)
+    assert parsed is not None
+    return parsed[0]
+
+
 @dataclass(frozen=True)
 class Display:
     """What the canvas shows: a design with its layout, or why it cannot be drawn."""
@@ -266,7 +273,7 @@ class DesignController(QObject):
         if design is None or problem:
             self.message.emit(f"Cannot connect {a} and {b}: {problem}")
             return False
-        lo, hi = sorted((a, b), key=lambda d: ROWS.index(parse_device_id(d)[0]), reverse=True)
+        lo, hi = sorted((a, b), key=lambda d: ROWS.index(_tier_of(d)), reverse=True)
         new = add_links(design, lo, hi, count)
         noun = "link" if count == 1 else "links"
         self.document.push(ConnectCommand(self.document, new, f"Connect {lo} to {hi} ({count} {noun})"))
@@ -296,9 +303,9 @@ class DesignController(QObject):
             new = with_tiers(new, 2)
             done.append("core tier")
         devices = sorted(e for e in elements if parse_device_id(e) is not None)
-        switches = [d for d in devices if parse_device_id(d)[0] != "servers"]
+        switches = [d for d in devices if _tier_of(d) != "servers"]
         for device in switches:
-            if device not in layout.removed:
+            if layout is None or device not in layout.removed:
                 new = remove_device(new, device)
         if switches:
             done.append(switches[0] if len(switches) == 1 else f"{len(switches)} switches")

@@ -9,6 +9,7 @@ stops matching and is left alone.
 from __future__ import annotations
 
 import re
+from typing import overload
 
 from designer.catalog import Catalog, UnknownPartError
 from designer.model.intent.design import FabricDesign, replace_path
@@ -32,6 +33,10 @@ def switch_name(design: FabricDesign, catalog: Catalog) -> str | None:
         return None
 
 
+@overload
+def follow_generated_name(old: FabricDesign | None, new: FabricDesign, catalog: Catalog) -> FabricDesign: ...
+@overload
+def follow_generated_name(old: FabricDesign | None, new: None, catalog: Catalog) -> None: ...
 def follow_generated_name(old: FabricDesign | None, new: FabricDesign | None, catalog: Catalog) -> FabricDesign | None:
     """`new`, renamed when `old` had a generated name and the edit changed what it says."""
     if old is None or new is None or new.meta.name != old.meta.name:

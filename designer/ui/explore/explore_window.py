@@ -148,8 +148,8 @@ class ExploreWindow(QMainWindow):
         self.collective = QComboBox()
         self.collective.addItems(COLLECTIVES)
         form.addRow("Collective", self.collective)
-        self.size = QLineEdit("1GiB")
-        form.addRow("Message size", self.size)
+        self.size_edit = QLineEdit("1GiB")
+        form.addRow("Message size", self.size_edit)
         self.count_label = QLabel()
         self.count_label.setWordWrap(True)
         form.addRow("", self.count_label)
@@ -174,7 +174,7 @@ class ExploreWindow(QMainWindow):
         self.error_label.setWordWrap(True)
         self.error_label.setStyleSheet(f"color: {self.theme.error.name()}")
         form.addRow(self.error_label)
-        for widget in (self.ratios, self.planes, self.size):
+        for widget in (self.ratios, self.planes, self.size_edit):
             widget.textChanged.connect(self._update_count)
         for check in [*self.template_boxes.values(), *self.tech_boxes.values()]:
             check.toggled.connect(self._update_count)
@@ -206,7 +206,7 @@ class ExploreWindow(QMainWindow):
                                                                          "oversubscription"),
                          planes=_numbers(self.planes.text(), _planes, "planes"),
                          tiers=TIER_CHOICES[self.tiers.currentText()], collective=self.collective.currentText(),
-                         size_bytes=parse_size(self.size.text()))
+                         size_bytes=parse_size(self.size_edit.text()))
 
     def _update_count(self, *_) -> None:
         try:
@@ -377,6 +377,8 @@ class ExploreWindow(QMainWindow):
     def _describe(self, p: SweepPoint) -> str:
         s = self.result.spec if self.result else None
         what = f"{s.collective} {size_label(s.size_bytes)}" if s else "collective"
+        assert p.capex_usd is not None and p.power_w is not None and p.tco_usd is not None \
+            and p.time_us is not None   # a built point measured them all
         lines = [p.name, f"{p.switches:,} switches ({p.switch}), {p.tiers} tiers, {p.planes} plane(s)",
                  f"capex ${p.capex_usd / 1e6:,.2f}M{' (incomplete: unpriced parts)' if p.unpriced else ''}, "
                  f"power {p.power_w / 1000:,.0f} kW, TCO ${p.tco_usd / 1e6:,.2f}M",
@@ -392,6 +394,8 @@ class ExploreWindow(QMainWindow):
         self.table.blockSignals(True)
         self.table.setRowCount(len(points))
         for row, p in enumerate(points):
+            assert p.capex_usd is not None and p.power_w is not None and p.tco_usd is not None \
+                and p.time_us is not None   # a built point measured them all
             values = (str(p.index + 1), "\u2605" if p.index in front else "", p.choice["technology"], p.switch,
                       f"{p.choice['oversubscription']:g}:1", str(p.planes), str(p.tiers), f"{p.switches:,}",
                       f"${p.capex_usd / 1e6:,.2f}M" + ("*" if p.unpriced else ""), f"{p.power_w / 1000:,.0f} kW",
@@ -415,7 +419,7 @@ class ExploreWindow(QMainWindow):
                      + (f", {c['planes']} plane(s)" if c["planes"] else "")
                      + (f", {c['tiers']} tiers" if c["tiers"] else ""))
             self.refused.setItem(row, 0, QTableWidgetItem(label))
-            self.refused.setItem(row, 1, QTableWidgetItem(p.error))
+            self.refused.setItem(row, 1, QTableWidgetItem(p.error or ""))
         self.tabs.setTabText(1, f"Refused ({len(refused)})")
         self.tabs.setTabText(0, f"Built designs ({len(self.result.built) if self.result else 0})")
 

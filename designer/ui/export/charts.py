@@ -7,6 +7,7 @@ points like the rest of the page, no plotting library in the headless path.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -70,7 +71,7 @@ def time_label(us: float) -> str:
 
 
 def chart(ink: Ink, rect: QRectF, title: str, series: list[Series], y_label: str, *, log_y: bool = False,
-          markers: list[Marker] = (), note: str = "") -> None:
+          markers: Sequence[Marker] = (), note: str = "") -> None:
     """A chart in `rect`: title on top, y label at the left, message size (log) along x."""
     t = ink.theme
     title_h = ink.line_height(10, True)
@@ -89,6 +90,8 @@ def chart(ink: Ink, rect: QRectF, title: str, series: list[Series], y_label: str
     ys = np.concatenate([s.y for s in series]) if series else np.array([0.0, 1.0])
     ys = ys[np.isfinite(ys)]
     x0, x1 = math.log2(max(xs.min(), 1)), math.log2(max(xs.max(), 2))
+    y0: float
+    y1: float
     if log_y:
         positive = ys[ys > 0]
         y0 = math.floor(math.log10(positive.min())) if len(positive) else 0

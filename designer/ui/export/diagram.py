@@ -473,7 +473,7 @@ class Diagram:
         width = rect.right() - x
         for k, tier in enumerate(tiers):
             row = self.rows[tier]
-            lines = [(TIER_LABEL[tier], 10.0 * ts, True, theme.text)]
+            lines: list[tuple[str | list[str], float, bool, QColor]] = [(TIER_LABEL[tier], 10.0 * ts, True, theme.text)]
             drawn = self._drawn_count(tier)
             n = row.row.count
             # Boxes that stand for groups of devices: the heading says how many each holds, so a

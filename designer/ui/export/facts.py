@@ -14,8 +14,8 @@ from designer.model.common.units import bandwidth_label, power_label
 from designer.model.common.units import ratio_label as ratio
 from designer.model.common.units import size_label as size
 from designer.model.intent.design import FabricDesign
-from designer.model.performance.collectives import estimate
-from designer.model.physical.bom import build_bom
+from designer.model.performance.collectives import CollectiveResult, estimate
+from designer.model.physical.bom import Bom, build_bom
 from designer.model.topology.derive import Derived, derive
 
 CURRENCY_SYMBOL = {"USD": "$", "EUR": "€", "GBP": "£"}
@@ -57,14 +57,14 @@ class Facts:
 
     design: FabricDesign
     derived: Derived
-    bom: object | None = None
+    bom: Bom | None = None
     bom_error: str = ""
-    allreduce: object | None = None
+    allreduce: CollectiveResult | None = None
     collective_error: str = ""
 
     @classmethod
-    def gather(cls, design: FabricDesign, catalog: Catalog | None = None, bom: bool | object = True,
-               allreduce: bool | object = True) -> Facts:
+    def gather(cls, design: FabricDesign, catalog: Catalog | None = None, bom: bool | Bom | None = True,
+               allreduce: bool | CollectiveResult | None = True) -> Facts:
         """Derive `design`; build its BOM and all-reduce estimate unless given (or False to skip).
 
         Raises the model's SizingError / UnknownPartError when the design cannot be sized.
@@ -77,7 +77,7 @@ class Facts:
                 facts.bom = build_bom(derived, catalog)
             except Exception as exc:  # the report still shows everything else, and says why
                 facts.bom_error = str(exc)
-        elif bom:
+        elif isinstance(bom, Bom):
             facts.bom = bom
         if allreduce is True:
             try:
@@ -85,7 +85,7 @@ class Facts:
                 facts.allreduce = estimate(derived, "allreduce", perf.message_size_bytes)
             except Exception as exc:
                 facts.collective_error = str(exc)
-        elif allreduce:
+        elif isinstance(allreduce, CollectiveResult):
             facts.allreduce = allreduce
         return facts
 

@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import os
 import sys
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from PySide6.QtCore import QCoreApplication
 
 
-def ensure_gui_application():
+def ensure_gui_application() -> QCoreApplication:
     """The running Qt application, or a new QGuiApplication.
 
     On Linux it draws offscreen unless told otherwise (QT_QPA_PLATFORM): exporting never needs

@@ -34,7 +34,7 @@ def network_page(ink: Ink, rect: QRectF, section: NetworkBom, currency: str) -> 
     left = QRectF(rect.left(), y, half, rect.bottom() - y)
     right = QRectF(rect.left() + half + gap, y, half, rect.bottom() - y)
     yy = left.top() + _sub_title(ink, left, "Switches")
-    rows = [(g.tier, g.switch, f"{g.count:,}") for g in s.switches] or [("none", "", "")]
+    rows: list[tuple[str, ...]] = [(g.tier, g.switch, f"{g.count:,}") for g in s.switches] or [("none", "", "")]
     yy += page.table(ink, QRectF(left.left(), yy, left.width(), left.bottom() - yy),
                      [Column("Tier", 1.6), Column("Switch", 1.0), Column("Count", 0.6, RIGHT)], rows, 8.5)
     yy += ink.pt(10)

@@ -44,7 +44,8 @@ def png_bytes(figure: Figure, dpi: int = 200) -> bytes:
     data = QByteArray()
     buffer = QBuffer(data)
     buffer.open(QIODevice.OpenModeFlag.WriteOnly)
-    if not image.save(buffer, "PNG"):
+    # PySide6's stub types the format as bytes, but the binding refuses bytes and takes str.
+    if not image.save(buffer, "PNG"):  # type: ignore[call-overload]
         raise OSError("the PNG encoder failed")
     buffer.close()
     return bytes(data.data())

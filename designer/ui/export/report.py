@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 
 from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QRectF
 from PySide6.QtGui import QPainter
@@ -22,6 +23,7 @@ from designer.model.networks.arrangements import Arrangement, arrangements
 from designer.model.networks.bom import NetworkBom, compute_switch_count, network_boms
 from designer.model.physical.prices import default_prices
 from designer.ui.export import page
+from designer.ui.export.cost_page import cost_page
 from designer.ui.export.diagram import Diagram, DiagramSource, View
 from designer.ui.export.facts import Facts, today
 from designer.ui.export.ink import Ink
@@ -56,6 +58,8 @@ class Report:
     catalog: Catalog | None = None
     date: str = field(default_factory=today)
     page_size: str = "a4"
+    # Further designs for the comparison (after `other`), e.g. every Ethernet counterpart.
+    extra: tuple[FabricDesign, ...] = ()
 
     def __post_init__(self):
         if self.page_size not in PAGE_SIZES:
@@ -69,7 +73,7 @@ class Report:
         if self.other is not None:
             from designer.model.decisions.comparison import compare
 
-            self.comparison = compare([self.design, self.other], catalog=self.catalog)
+            self.comparison = compare([self.design, self.other, *self.extra], catalog=self.catalog)
 
     # --- pages -----------------------------------------------------------------------------
 
@@ -88,28 +92,30 @@ class Report:
         if not self.design.networks or self.facts.bom is None:
             return ()
         if self._sections is None:
-            self._sections = network_boms(self.design, self.catalog, default_prices(),
+            self._sections = network_boms(self.design, self.catalog or default_catalog(), default_prices(),
                                           compute_switch_count(self.facts.bom))
         return self._sections
 
     def network_arrangements(self) -> tuple[Arrangement, ...]:
-        return arrangements(self.design, self.catalog, default_prices())
+        return arrangements(self.design, self.catalog or default_catalog(), default_prices())
 
     def pages(self) -> list[Page]:
         out = [Page("Overview", self._overview)]
         for title, view in self.detail_views():
-            out.append(Page(f"Diagram: {title}", lambda ink, rect, v=view, t=title: self._detail(ink, rect, t, v)))
+            out.append(Page(f"Diagram: {title}", partial(self._detail, title=title, view=view)))
         out.append(Page("Metrics summary", lambda ink, rect: metrics_page(ink, rect, self.facts)))
         out.append(Page("Bill of materials", lambda ink, rect: bom_page(ink, rect, self.facts)))
         for section in self.network_sections():
-            out.append(Page(f"Network: {section.size.label}", lambda ink, rect, n=section: network_page(
-                ink, rect, n, self.facts.bom.currency)))
+            out.append(Page(f"Network: {section.size.label}",
+                            partial(network_page, section=section, currency=self.facts.bom.currency)))
         if self.design.networks and self.facts.bom is not None:
             out.append(Page("Network arrangements", lambda ink, rect: arrangements_page(
                 ink, rect, self.network_arrangements(), self.facts.bom.currency)))
         out.append(Page("Collective performance (estimate)", lambda ink, rect: collectives_page(ink, rect, self.facts)))
         if self.comparison is not None:
             out.append(Page("Comparison", lambda ink, rect: comparison_page(ink, rect, self.comparison)))
+            if self.comparison.costs:
+                out.append(Page("Comparison: cost per token", lambda ink, rect: cost_page(ink, rect, self.comparison)))
             out.append(Page("Comparison: diagrams", lambda ink, rect: comparison_diagrams_page(
                 ink, rect, self.facts, self.other_facts, self.catalog)))
         out.append(Page("Resilience and growth", lambda ink, rect: resilience_page(ink, rect, self.facts)))
@@ -173,9 +179,10 @@ class Report:
 
 
 def export_report(design: FabricDesign, path: str | os.PathLike, other: FabricDesign | None = None,
-                  catalog: Catalog | None = None, page_size: str = "a4", date: str | None = None) -> Report:
+                  catalog: Catalog | None = None, page_size: str = "a4", date: str | None = None,
+                  extra: tuple[FabricDesign, ...] = ()) -> Report:
     """Write the report as PDF, atomically; returns the Report (its pages, for a summary)."""
-    report = Report(design, other, catalog, date or today(), page_size)
+    report = Report(design, other, catalog, date or today(), page_size, extra)
     data, _ = report.render()
     write_atomic(path, data)
     return report

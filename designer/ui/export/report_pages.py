@@ -9,6 +9,7 @@ from PySide6.QtCore import QRectF
 
 from designer.model.common.units import bandwidth_label, figure_text, rate_label
 from designer.model.common.units import duration_label as duration
+from designer.model.performance.collectives import CollectiveResult
 from designer.model.physical.bom import CATEGORIES
 from designer.ui.export import page
 from designer.ui.export.charts import Marker, Series, chart
@@ -58,7 +59,7 @@ def metrics_page(ink: Ink, rect: QRectF, f: Facts) -> None:
     sus = f"{plan.sus} SU{'s' if plan.sus != 1 else ''}"
     structure = f"{sus} of {plan.rail_su_size} servers" if plan.rail_su_size else \
         (f"{plan.pods} pods" if plan.tiers == 3 else "one leaf-spine block")
-    rows = [
+    rows: list[tuple[str, ...]] = [
         ("Template", f"{page.TEMPLATE_LABEL.get(m.template, m.template)}, {m.tiers} tiers"),
         ("Technology", r.technology.name),
         ("Structure", structure),
@@ -157,14 +158,31 @@ def bom_page(ink: Ink, rect: QRectF, f: Facts) -> None:
                  bold=True, align=LEFT, elide=True)
         y += lh + ink.pt(8)
     mark = " (incomplete)" if incomplete else ""
+    counts = b.counts or {}
+    totals = [("Network cost",
+               f"{money_exact(b.total_cost, b.currency)}, {money_exact(b.cost_per_gpu, b.currency)} per GPU"
+               + mark),
+              ("Network power", f"{power(b.total_power_w)}, {b.power_per_gpu_w:,.1f} W per GPU"
+               + (" (includes estimates)" if f.power_is_estimate else "")),
+              ("Transceivers", f"{b.optics_count:,} modules"
+               + (f" ({counts['transceivers']['switch_side']:,} switch side)" if "transceivers" in counts else "")),
+              ("Cables and fibers", f"{b.cable_count:,}")]
+    if "network_racks" in counts:
+        totals.append(("Network racks", f"{counts['network_racks']:,}"))
+    if counts.get("co_packaged_optics"):
+        totals.append(("Switch optics", "co-packaged: " + ", ".join(counts["co_packaged_optics"])))
+    cooled = counts.get("liquid_cooled", {})
+    if cooled.get("parts"):
+        totals.append(("Liquid cooling",
+                       f"{cooled['server_racks']:,} server racks, {cooled['network_racks']:,} network racks"))
     # Top: the summary by category, and the totals per GPU.
     cats = [c for c in CATEGORIES if b.by_category(c)]
-    top_h = _sub_title_height(ink) + page.table_height(ink, len(cats) + 1)
+    top_h = _sub_title_height(ink) + page.table_height(ink, max(len(cats) + 1, len(totals)))
     left, right = _two_columns(QRectF(rect.left(), y, rect.width(), top_h), ink, 0.55)
     yy = left.top() + _sub_title(ink, left, "By category")
     cols = [Column("Category", 1.3), Column("Quantity", 0.8, RIGHT), Column("Cost", 1.1, RIGHT),
             Column("Share of cost", 0.8, RIGHT), Column("Power", 0.8, RIGHT)]
-    rows = []
+    rows: list[tuple[str, ...]] = []
     total = b.total_cost or 1.0
     for cat in cats:
         items = b.by_category(cat)
@@ -176,18 +194,8 @@ def bom_page(ink: Ink, rect: QRectF, f: Facts) -> None:
     page.table(ink, QRectF(left.left(), yy, left.width(), left.bottom() - yy), cols, rows, 8.5,
                [""] * (len(rows) - 1) + ["bold"])
     yy = right.top() + _sub_title(ink, right, "Totals")
-    counts = b.counts or {}
-    rows = [("Network cost",
-             f"{money_exact(b.total_cost, b.currency)}, {money_exact(b.cost_per_gpu, b.currency)} per GPU"
-             + mark),
-            ("Network power", f"{power(b.total_power_w)}, {b.power_per_gpu_w:,.1f} W per GPU"
-             + (" (includes estimates)" if f.power_is_estimate else "")),
-            ("Transceivers", f"{b.optics_count:,} modules"),
-            ("Cables and fibers", f"{b.cable_count:,}")]
-    if "network_racks" in counts:
-        rows.append(("Network racks", f"{counts['network_racks']:,}"))
     page.table(ink, QRectF(right.left(), yy, right.width(), right.bottom() - yy),
-               [Column("Item", 0.8), Column("Value", 2.2, RIGHT)], rows, 8.5)
+               [Column("Item", 0.8), Column("Value", 2.2, RIGHT)], totals, 8.5)
     y += top_h + ink.pt(14)
     # Below: every line item, full width so that descriptions (lengths, sides) stay whole.
     y += _sub_title(ink, QRectF(rect.left(), y, rect.width(), 20), "Line items")
@@ -205,6 +213,11 @@ def bom_page(ink: Ink, rect: QRectF, f: Facts) -> None:
             styles.append("")
     warnings = [x for x in b.findings if x.severity in ("error", "warning")]
     notes = ["A dash: no price (included with the server, or missing from the price book) or no power."]
+    if counts.get("co_packaged_optics"):
+        notes.append("Co-packaged optics: the switch ports take fibers directly, so the bill has no switch-side "
+                     "transceivers; their optics power (9 W per 1.6 Tb/s interface against about 30 W for a "
+                     "pluggable one) is from NVIDIA's technical blog 'Scaling AI Factories with Co-Packaged "
+                     "Optics' (Aug 2025) and is counted in the switch's power (an estimate).")
     notes += [f"{SEVERITY_LABEL[w.severity]}: {w.message}" for w in warnings[:3]]
     size_pt = 7.5
     row_h = ink.line_height(size_pt) + ink.pt(4)
@@ -258,11 +271,12 @@ def collectives_page(ink: Ink, rect: QRectF, f: Facts) -> None:
     chart(ink, right, "Time per collective (estimate)", series_t, "time, log scale", log_y=True, markers=markers_t)
     y = rect.bottom() - table_h
     y += _sub_title(ink, QRectF(rect.left(), y, rect.width(), 20), "At key sizes")
-    rows, styles = [], []
-    by_size = {}
+    rows: list[tuple[str, ...]] = []
+    styles: list[str] = []
+    by_size: dict[tuple[str, int], CollectiveResult] = {}
     for name, sw in (("All-reduce", ar), ("All-to-all", a2a)):
-        for res in sw.results:
-            by_size[(name, res.size_bytes)] = res
+        for result in sw.results:
+            by_size[(name, result.size_bytes)] = result
     for name in ("All-reduce", "All-to-all"):
         for s in KEY_SIZES:
             res = by_size.get((name, s))
@@ -303,7 +317,8 @@ def comparison_page(ink: Ink, rect: QRectF, c) -> None:
     cols = [Column("Metric", 2.1), Column("Unit", 0.55, CENTER)] + \
            [Column(f"[{i + 1}]", 1.0, RIGHT) for i in range(len(c.names))] + \
            [Column(f"[{i + 2}] vs [1]", 0.8, RIGHT) for i in range(len(c.names) - 1)]
-    rows, styles = [], []
+    rows: list[tuple[str, ...]] = []
+    styles: list[str] = []
     group = None
     for r in c.rows:
         if r.group != group:
@@ -375,6 +390,7 @@ def resilience_page(ink: Ink, rect: QRectF, f: Facts, growth_limit_gpus: int = 1
                                         "failures and growth computed; failure rates and prices estimated")
     y += _sub_title(ink, QRectF(rect.left(), y, rect.width(), 20), "What if it fails: any one switch (computed)")
     report = n_minus_one(d)
+    rows: list[tuple[str, ...]]
     rows = [(tier, f"{report.switches[tier]:,}", w.failure.label, f"{w.gpus_cut:,} of {w.gpus:,}",
              f"{w.ratio_after:.1%}", ratio(w.leaf_oversub_after) if w.leaf_oversub_after else "no uplinks",
              "continues" + (f" at {w.nic_share:.0%} NIC bandwidth" if w.nic_share < 1 else "")
@@ -412,7 +428,7 @@ def resilience_page(ink: Ink, rect: QRectF, f: Facts, growth_limit_gpus: int = 1
         y += ink.pt(10)
 
     plan = f.design.growth          # the design's own target and phases, when it stores them
-    target = plan.target_gpus if plan.stored else f.metrics.gpus * 4
+    target = plan.target_gpus if plan.stored and plan.target_gpus is not None else f.metrics.gpus * 4
     phases = list(plan.phases) or None
     how = f"in the design's phases {plan.phases_text()}" if phases else "in doubling phases"
     y += _sub_title(ink, QRectF(rect.left(), y, rect.width(), 20),

@@ -5,7 +5,8 @@ May import: the ui foundation modules (theme). The inspector and the network pag
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, TypeVar
 
 from PySide6.QtCore import QSize, Qt
 from PySide6.QtWidgets import (
@@ -24,6 +25,9 @@ from designer.ui.theme import ERROR_HUE, WARNING_HUE
 
 if TYPE_CHECKING:   # the inspector imports this module; the page only calls back into it
     from designer.ui.panels.inspector import Inspector
+
+
+_W = TypeVar("_W", bound=QWidget)
 
 
 class Hint(QLabel):
@@ -92,7 +96,7 @@ class _Page(QWidget):
         box.addStretch(1)
         self._loading = False
 
-    def add(self, label: str, widget: QWidget, tip: str) -> QWidget:
+    def add(self, label: str, widget: _W, tip: str) -> _W:
         widget.setToolTip(tip)
         self.form.addRow(label, widget)
         return widget
@@ -114,7 +118,7 @@ class _Page(QWidget):
         return self.add(label, box, tip)
 
     @staticmethod
-    def fill(box: QComboBox, items: list[tuple[str, object]], current) -> None:
+    def fill(box: QComboBox, items: Sequence[tuple[str, object]], current) -> None:
         box.clear()
         for text, data in items:
             box.addItem(text, data)

@@ -24,6 +24,7 @@ from designer.catalog import Catalog, UnknownPartError
 from designer.model.intent.design import FabricDesign, replace_path
 from designer.model.topology.derive import plan_only
 from designer.model.topology.edits import tier_count, with_server, with_technology, with_tier_count, with_tiers
+from designer.model.topology.metrics import Finding
 from designer.model.topology.sizing import SizingError, parse_ratio
 from designer.ui.blocks import choice_cost
 from designer.ui.canvas.layout import TIER_LABEL
@@ -83,11 +84,14 @@ class FabricPage(_Page):
         self.fill(self.family, [(FAMILY_LABEL.get(x, x), x) for x in families], tech.family)
         self.fill(self.generation, [(t.name, t.id) for t in catalog.technologies.values()
                                     if t.family == tech.family], tech.id)
-        switches = [(s.name, s.id) for s in catalog.switches.values() if s.family in (tech.family, "any")]
+        switches = [(s.name_with_currency(), s.id) for s in catalog.switches.values()
+                    if s.family in (tech.family, "any")]
         if f.switch not in dict((v, k) for k, v in switches):
             switches.append((catalog.switch(f.switch).name, f.switch))
         self.fill(self.switch, switches, f.switch)
-        self.fill(self.server, [(s.name, s.id) for s in catalog.servers.values()], c.server)
+        self.fill(self.server, [(s.name_with_currency(), s.id) for s in catalog.servers.values()], c.server)
+        self.server.setToolTip(catalog.server(c.server).currency_note())
+        self.switch.setToolTip(catalog.switch(f.switch).currency_note())
         server = catalog.server(c.server)
         self.servers.setValue(c.servers)
         self.gpus.setSpecialValueText(f"Model default ({server.gpus})")
@@ -223,13 +227,13 @@ class TierPage(_Page):
         self.title.setText(f"{TIER_LABEL[tier]} tier")
         spec = f.tier(tier)
         fabric_switch = catalog.switch(f.switch)
-        items = [(f"Fabric switch ({fabric_switch.name})", None)]
-        items += [(s.name, s.id) for s in catalog.switches.values() if s.family in (tech.family, "any")]
+        items: list[tuple[str, str | None]] = [(f"Fabric switch ({fabric_switch.name})", None)]
+        items += [(s.name_with_currency(), s.id) for s in catalog.switches.values() if s.family in (tech.family, "any")]
         self.fill(self.switch, items, spec.switch)
         plan = layout.plan if layout is not None else None
         r = layout.resolved if layout is not None else None
         step = 1
-        if plan is not None:
+        if plan is not None and r is not None:
             from designer.model.topology.edits import count_step
 
             step = count_step(design, plan, r, tier)
@@ -349,7 +353,7 @@ class Inspector(QScrollArea):
         for page in (self.empty, self.fabric_page, self.tier_page, self.network_page):
             self.stack.addWidget(page)
         self.setWidget(self.stack)
-        self._findings = ()
+        self._findings: tuple[Finding, ...] = ()
         controller.displayChanged.connect(self._on_display)
         controller.selection.changed.connect(self.reload)
         controller.networkChanged.connect(self.reload)
@@ -413,7 +417,7 @@ class Inspector(QScrollArea):
         if not isinstance(page, _Page):
             return
         tier = page.tier if isinstance(page, TierPage) else None
-        lines = []
+        lines: list[tuple[str, str]] = []
         for f in self._findings:
             if f.severity == "info":
                 continue
@@ -424,3 +428,4 @@ class Inspector(QScrollArea):
         more = len(lines) - 4
         lines = lines[:4] + ([("warning", f"… and {more} more in Findings")] if more > 0 else [])
         page.problems.show_lines(lines)
+

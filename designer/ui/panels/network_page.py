@@ -7,6 +7,7 @@ controller's apply_edit: one undo step on the document's one stack, as every oth
 from __future__ import annotations
 
 import dataclasses
+from typing import Any
 
 from PySide6.QtWidgets import QDoubleSpinBox, QLabel
 
@@ -92,7 +93,7 @@ class NetworkPage(FormPage):
             self.problems.show_lines([("error", e) for e in size.errors])
         self._loading = False
 
-    def _change(self, field: str, value: object, text: str) -> None:
+    def _change(self, field: str, value: Any, text: str) -> None:
         design = self.inspector.design()
         net = self.net()
         if design is None or net is None:

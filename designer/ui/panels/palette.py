@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
 )
 
 from designer.catalog import Catalog
+from designer.model.topology.presets import default_server
 from designer.ui.blocks import BLOCKS, MIME_TYPE
 from designer.ui.theme import FAMILY_HUES, TIER_HUES
 
@@ -141,9 +142,12 @@ class PaletteTree(QTreeWidget):
     def item_for(self, block_id: str) -> QTreeWidgetItem | None:
         for i in range(self.topLevelItemCount()):
             section = self.topLevelItem(i)
+            if section is None:
+                continue
             for k in range(section.childCount()):
-                if section.child(k).data(0, _ROLE_BLOCK) == block_id:
-                    return section.child(k)
+                child = section.child(k)
+                if child is not None and child.data(0, _ROLE_BLOCK) == block_id:
+                    return child
         return None
 
     def _activated(self, item: QTreeWidgetItem, column: int) -> None:
@@ -175,11 +179,18 @@ class PaletteWidget(QWidget):
         self.technology.currentIndexChanged.connect(
             lambda _: self.technologyChosen.emit(self.technology.currentData()))
         caption.setBuddy(self.technology)
+        # Which server a dropped template starts with, and how current it is (catalog currency).
+        self.server_note = QLabel()
+        self.server_note.setWordWrap(True)
+        self.server_note.setEnabled(False)
+        self.technology.currentIndexChanged.connect(lambda _: self._show_default_server())
         self.tree = PaletteTree()
         hint = QLabel("Drag onto the canvas")
         hint.setEnabled(False)
         layout.addWidget(caption)
         layout.addWidget(self.technology)
+        layout.addWidget(self.server_note)
+        self._show_default_server()
         layout.addSpacing(4)
         layout.addWidget(self.tree, 1)
         layout.addWidget(hint)
@@ -190,3 +201,13 @@ class PaletteWidget(QWidget):
             self.technology.blockSignals(True)
             self.technology.setCurrentIndex(index)
             self.technology.blockSignals(False)
+            self._show_default_server()
+
+    def _show_default_server(self) -> None:
+        tech_id = self.technology.currentData()
+        if tech_id is None:
+            self.server_note.clear()
+            return
+        server = default_server(self.catalog, self.catalog.technology(tech_id))
+        self.server_note.setText(f"on {server.name_with_currency()}")
+        self.server_note.setToolTip(server.currency_note())

@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 )
 
 from designer.model.decisions.growth import GrowthError, grow
+from designer.model.intent.design import FabricDesign
 from designer.model.intent.growth_plan import MAX_TARGET_GPUS, GrowthPlan
 from designer.model.intent.serde import DesignValidationError
 from designer.model.topology.sizing import SizingError
@@ -39,7 +40,7 @@ class PhasesPanel(QWidget):
         super().__init__(parent)
         self.catalog = catalog
         self.synchronous = synchronous
-        self.design = None
+        self.design: FabricDesign | None = None
         self.growth = None
         self._work = Latest(self, "phases", synchronous)
         self._rows: list[tuple] = []          # (path, phase) per table row
@@ -91,6 +92,7 @@ class PhasesPanel(QWidget):
         self._show_plan()
 
     def _suggested_target(self) -> int:
+        assert self.design is not None   # asked only with a design open
         cluster = self.design.cluster
         return min(MAX_TARGET_GPUS, cluster.servers * (cluster.gpus_per_server or 8) * 4)
 
@@ -101,7 +103,7 @@ class PhasesPanel(QWidget):
         for widget in (self.target, self.phases):
             widget.blockSignals(True)
         if design is not None:
-            self.target.setValue(plan.target_gpus if plan.stored else self._suggested_target())
+            self.target.setValue(plan.target_gpus if plan.target_gpus is not None else self._suggested_target())
         self.phases.setText(plan.phases_text())
         for widget in (self.target, self.phases):
             widget.blockSignals(False)
@@ -141,6 +143,8 @@ class PhasesPanel(QWidget):
         if self.design is None or not self.commit(force=True):
             return
         plan = self.edited_plan()      # the design holds it now, unless the edit was refused
+        if isinstance(plan, str):      # refused: commit said so
+            return
         design, target, phases = self.design, plan.target_gpus, list(plan.phases) or None
         self.summary.setText("Planning the build-out…")
 

@@ -113,7 +113,7 @@ class PlotsPanel(QWidget):
             self.free_bars.setOpts(y0=used, height=free)
             self.ports.setYRange(0, max(1.0, float((used + free).max())) * 1.1, padding=0)
         curve = result.busbw_curve if result is not None else None
-        if curve is None:
+        if result is None or curve is None:
             self.busbw_curve.setData([], [])
             self.size_marker.setData([], [])
             self._marker = None

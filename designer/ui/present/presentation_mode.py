@@ -16,7 +16,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QByteArray, QCoreApplication, QEvent, QObject, QRect, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QDockWidget, QMainWindow, QToolBar, QWidget
+from PySide6.QtWidgets import QDockWidget, QToolBar, QWidget
 
 from designer.catalog import UnknownPartError
 from designer.model.decisions.counterpart import COUNTERPART_TECHNOLOGIES, make_counterpart
@@ -24,6 +24,7 @@ from designer.model.intent.design import FabricDesign
 from designer.model.intent.slides import Slide, default_slides
 from designer.model.topology.sizing import SizingError
 from designer.ui.editing.commands import AddSlideCommand
+from designer.ui.editing.window import DesignerWindow
 from designer.ui.export.diagram import DiagramSource
 from designer.ui.export.facts import Facts, today
 from designer.ui.present.slide_widget import SlideContent, SlideWidget
@@ -90,12 +91,13 @@ class PresentationMode(QObject):
     slideChanged = Signal(int)
     """Another slide is shown; carries its index in `slides`."""
 
-    def __init__(self, window: QMainWindow, comparison_provider: Callable[[], list | None] | None = None):
+    def __init__(self, window: DesignerWindow, comparison_provider: Callable[[], list | None] | None = None):
         super().__init__(window)
         self.window = window
         # Returns the designs of the comparison open in the window (the first is this one), or None.
         self.comparison_provider = comparison_provider
         self.widget: SlideWidget | None = None
+        self.actions: dict[str, QAction] = {}   # set by install()
         self.slides: tuple[Slide, ...] = ()
         self.index = 0
         self._saved: SavedWindow | None = None
@@ -110,7 +112,7 @@ class PresentationMode(QObject):
     # --- the window's actions ----------------------------------------------------------------
 
     @classmethod
-    def install(cls, window: QMainWindow, menu) -> PresentationMode:
+    def install(cls, window: DesignerWindow, menu) -> PresentationMode:
         """Create the controller and put 'Present' (F5) and 'Add View as Slide' in `menu`."""
         mode = cls(window, lambda: comparison_in_window(window))
         present = QAction("&Present", window)
@@ -163,7 +165,9 @@ class PresentationMode(QObject):
             view.cancel_gesture()
         # A layout change still pending (a dock just hidden) would be saved half done.
         QCoreApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest)
-        w.layout().activate()
+        layout = w.layout()   # a QMainWindow always has one
+        if layout is not None:
+            layout.activate()
         self._saved = SavedWindow(w.saveGeometry(), w.geometry(), w.saveState(), w.windowState(),
                                   w.menuBar().isVisible(),
                                   w.statusBar().isVisible(), w.focusWidget())
@@ -192,7 +196,7 @@ class PresentationMode(QObject):
 
     def stop(self) -> None:
         """Leave presentation mode and put the window back exactly as it was."""
-        if not self.active:
+        if self.widget is None:   # not presenting
             return
         w = self.window
         w.removeEventFilter(self)
@@ -202,6 +206,7 @@ class PresentationMode(QObject):
         widget.deleteLater()
         saved = self._saved
         self._saved = None
+        assert saved is not None   # set by start()
         w.setWindowState(saved.window_state)
         if not saved.window_state & (Qt.WindowState.WindowFullScreen | Qt.WindowState.WindowMaximized):
             w.restoreGeometry(saved.geometry)
@@ -229,8 +234,8 @@ class PresentationMode(QObject):
         catalog = self.window.catalog
         latest = self.window.compute.latest
         same = latest is not None and latest.design == design
-        bom = latest.bom if same and latest.bom is not None else False
-        allreduce = latest.allreduce if same and latest.allreduce is not None else True
+        bom = latest.bom if latest is not None and same and latest.bom is not None else False
+        allreduce = latest.allreduce if latest is not None and same and latest.allreduce is not None else True
         self._facts = Facts.gather(design, catalog, bom=bom, allreduce=allreduce)
         self._source = DiagramSource(design, catalog, self._facts.derived)
         if design.slides:
@@ -254,7 +259,7 @@ class PresentationMode(QObject):
         self.go(self.index - 1)
 
     def go(self, index: int) -> None:
-        if not self.active or not self.slides:
+        if self.widget is None or not self.slides:
             return
         index = max(0, min(index, len(self.slides) - 1))
         changed = index != self.index
@@ -283,6 +288,7 @@ class PresentationMode(QObject):
 
     def _check(self, slide: Slide) -> str:
         src = self._source
+        assert src is not None   # set by _prepare before any slide is shown
         if slide.kind == "su" and slide.su and slide.su > src.columns:
             return f"{src.column_noun} {slide.su} does not exist in this fabric"
         if slide.kind == "plane" and slide.plane and slide.plane > src.planes:
@@ -290,6 +296,7 @@ class PresentationMode(QObject):
         return ""
 
     def _other_design(self, slide: Slide) -> FabricDesign:
+        assert self._facts is not None   # set by _prepare before any slide is shown
         design = self._facts.design
         catalog = self.window.catalog
         target = slide.compare_with
@@ -315,13 +322,14 @@ class PresentationMode(QObject):
             from designer.model.decisions.comparison import compare
 
             other = self._other_design(slide)
+            assert self._facts is not None   # set by _prepare before any slide is shown
             comparison = compare([self._facts.design, other], catalog=self.window.catalog)
             other_facts = Facts.gather(other, self.window.catalog)
             content = SlideContent(slide, self._facts, self._source, other_facts, comparison)
         except PROBLEMS as exc:
             content = SlideContent(slide, self._facts, self._source, error=f"Cannot show the comparison: {exc}")
         self._compared[index] = content
-        if self.active and self.index == index:
+        if self.widget is not None and self.index == index:
             self.widget.show_slide(content, index, len(self.slides))
 
     def _on_result(self, result) -> None:

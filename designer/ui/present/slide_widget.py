@@ -9,6 +9,7 @@ the legend and a strip of key metrics, in the light paper theme.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QEvent, QRectF, Qt, Signal
 from PySide6.QtGui import QPainter
@@ -20,6 +21,9 @@ from designer.ui.export.diagram import Diagram, DiagramSource, View
 from designer.ui.export.facts import Facts
 from designer.ui.export.ink import Ink, paper_theme
 from designer.ui.export.report_pages import side_by_side
+
+if TYPE_CHECKING:
+    from designer.model.decisions.comparison import Comparison
 
 PAGE_HEIGHT_PT = 540.0        # a 16:9 slide is 960 x 540 points
 TEXT_SCALE = 1.2              # diagram labels on slides: larger than on paper
@@ -39,7 +43,7 @@ class SlideContent:
     facts: Facts | None
     source: DiagramSource | None
     other: Facts | None = None
-    comparison: object | None = None
+    comparison: Comparison | None = None
     error: str = ""          # why the slide cannot show its content
     pending: bool = False    # the content is being computed
 
@@ -137,6 +141,7 @@ class SlideWidget(QWidget):
 
     def _fabric(self, ink: Ink, rect: QRectF, c: SlideContent) -> None:
         s = 1.1
+        assert c.facts is not None and c.source is not None   # a fabric slide is drawn only with both
         cards = [card for card in c.facts.cards() if card.title in SLIDE_CARDS]
         cards_h = page.cards_height(ink, s, len(cards), rect.width())
         entries = c.source.legend_entries(ink.theme)
@@ -154,6 +159,7 @@ class SlideWidget(QWidget):
         if c.other is None:
             self._message(ink, rect, c.error or "No design to compare with.")
             return
+        assert c.facts is not None   # checked before a slide's body is drawn
         verdict = ""
         if c.comparison is not None:
             verdict = "Recommendation (heuristic): " + c.comparison.recommendation.verdict

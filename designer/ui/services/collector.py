@@ -53,6 +53,7 @@ class UiThreadCollector(QObject):
 def install_collector(app: QCoreApplication | None = None) -> UiThreadCollector:
     """Turn automatic collection off and collect on the UI thread (once per application)."""
     app = app or QCoreApplication.instance()
+    assert app is not None, "install_collector needs a Qt application"
     existing = app.findChild(UiThreadCollector)
     if existing is not None:
         gc.disable()

@@ -111,16 +111,16 @@ def _start_child(kind: str) -> tuple[_Child, Connection]:
         process.start()
         theirs.close()
         return _Child(process=process), ours
-    ours, theirs = socket.socketpair()
+    ours_end, theirs_end = socket.socketpair()
     root = str(Path(designer.__file__).resolve().parents[1])
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH")) if p)
     code = ("import sys; from designer.ui.services.compute_job import child_main; "
             "child_main(int(sys.argv[1]), sys.argv[2])")
-    popen = subprocess.Popen([sys.executable, "-c", code, str(theirs.fileno()), kind],
-                             pass_fds=(theirs.fileno(),), env=env, stdin=subprocess.DEVNULL)
-    theirs.close()
-    return _Child(popen=popen), Connection(ours.detach())
+    popen = subprocess.Popen([sys.executable, "-c", code, str(theirs_end.fileno()), kind],
+                             pass_fds=(theirs_end.fileno(),), env=env, stdin=subprocess.DEVNULL)
+    theirs_end.close()
+    return _Child(popen=popen), Connection(ours_end.detach())
 
 
 class _ProcessChannel(QObject):
@@ -143,6 +143,7 @@ class _ProcessChannel(QObject):
         self.ready = False
         self.in_flight: tuple[int, object] | None = None
         self.queued: tuple[int, object] | None = None   # sent before the child was ready
+        self.process: _Child | None
         self.process, self.conn = _start_child(kind)
         # If the child died at once, the reader sees the pipe close and reports it.
         with contextlib.suppress(BrokenPipeError, OSError):
@@ -225,14 +226,14 @@ class _ThreadChannel(QObject):
 
     def __init__(self, kind: str, catalog: Catalog, parent=None):
         super().__init__(parent)
-        self.in_flight = None
-        self.thread = QThread()
-        self.thread.setObjectName(f"fabric-designer-{kind}")
-        self.worker = _ThreadWorker(kind, catalog)
-        self.worker.moveToThread(self.thread)
+        self.in_flight: tuple[int, object] | None = None
+        self.worker_thread: QThread | None = QThread()
+        self.worker_thread.setObjectName(f"fabric-designer-{kind}")
+        self.worker: _ThreadWorker | None = _ThreadWorker(kind, catalog)
+        self.worker.moveToThread(self.worker_thread)
         self._submit.connect(self.worker.run)
         self.worker.done.connect(self._on_done)
-        self.thread.start()
+        self.worker_thread.start()
 
     @property
     def busy(self) -> bool:
@@ -248,14 +249,14 @@ class _ThreadChannel(QObject):
         self.answered.emit(job_id, result)
 
     def shutdown(self) -> None:
-        if self.thread is not None:
-            self.thread.quit()
-            self.thread.wait()
-            self.thread = None
+        if self.worker_thread is not None:
+            self.worker_thread.quit()
+            self.worker_thread.wait()
+            self.worker_thread = None
             self.worker = None
 
     def running(self) -> bool:
-        return self.thread is not None and self.thread.isRunning()
+        return self.worker_thread is not None and self.worker_thread.isRunning()
 
 
 class ComputeService(QObject):
@@ -295,7 +296,7 @@ class ComputeService(QObject):
         self._bom_timer.setSingleShot(True)
         self._bom_timer.setInterval(BOM_DELAY_MS)
         self._bom_timer.timeout.connect(self._dispatch_bom)
-        self._channels: dict[str, object] = {}
+        self._channels: dict[str, _ProcessChannel | _ThreadChannel] = {}
         if backend == "process" and not hasattr(os, "fork") and not getattr(sys, "frozen", False):
             backend = self.backend = "thread"  # passing a socket to a child needs POSIX
         if not synchronous:

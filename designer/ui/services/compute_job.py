@@ -11,6 +11,7 @@ import dataclasses
 import os
 import time
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from designer.catalog import Catalog, UnknownPartError, default_catalog
 from designer.model.intent.design import FabricDesign
@@ -20,6 +21,11 @@ from designer.model.physical import bom as bom_module
 from designer.model.physical.edited_bom import counted_from_arrays
 from designer.model.topology.derive import derive
 from designer.model.topology.sizing import SizingError
+
+if TYPE_CHECKING:
+    from designer.model.performance.collectives import CollectiveResult
+    from designer.model.physical.bom import Bom
+    from designer.model.topology.metrics import Metrics
 
 # Edited designs with more links than this get their BOM as a second job, after the metrics:
 # their physical layer walks every link and takes seconds on a 16K-GPU fabric, while the metrics
@@ -38,12 +44,12 @@ class ComputeResult:
     generation: int
     design: FabricDesign | None = None
     preview: bool = False             # computed for a drag in progress, not the document
-    metrics: object | None = None     # designer.model.topology.metrics.Metrics
+    metrics: Metrics | None = None
     family: str = ""                  # technology family, for colours
     error: str | None = None
-    bom: object | None = None         # designer.model.physical.bom.Bom
+    bom: Bom | None = None
     bom_pending: bool = False         # the BOM follows in a second result with the same generation
-    allreduce: object | None = None   # designer.model.performance.collectives.CollectiveResult at the chosen size
+    allreduce: CollectiveResult | None = None   # at the chosen size
     busbw_curve: tuple | None = None  # (message sizes in bytes, busbw in GB/s), numpy arrays
     extras_error: str | None = None   # the BOM or collective estimate failed; metrics are still good
     elapsed_ms: float = 0.0
@@ -93,6 +99,7 @@ def compute_bom(first: ComputeResult, catalog: Catalog | None = None) -> Compute
     """The second job for a large design: `first` with its BOM added."""
     start = time.perf_counter()
     try:
+        assert first.design is not None   # a first result with metrics carries its design
         built = bom_module.build_bom(derive(first.design, catalog or default_catalog()), catalog)
         problem = first.extras_error
     except Exception as exc:

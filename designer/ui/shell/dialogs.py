@@ -6,7 +6,7 @@ stand-in that has the same methods.
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
+from PySide6.QtWidgets import QAbstractButton, QFileDialog, QMessageBox, QWidget
 
 from designer.ui.message_box import PROJECT_FILTER, error_box
 from designer.ui.shell.autosave import Recovery
@@ -48,7 +48,8 @@ class Dialogs:
         box.addButton(QMessageBox.StandardButton.Cancel)
         box.setDefaultButton(read_only)
         box.exec()
-        return {read_only: "read-only", anyway: "open-anyway"}.get(box.clickedButton(), "cancel")
+        answers: dict[QAbstractButton | None, str] = {read_only: "read-only", anyway: "open-anyway"}
+        return answers.get(box.clickedButton(), "cancel")
 
     def ask_overwrite_changed(self, name: str) -> str:
         """'overwrite', 'save-as' or 'cancel' when the file changed on disk since it was read."""
@@ -61,7 +62,8 @@ class Dialogs:
         box.addButton(QMessageBox.StandardButton.Cancel)
         box.setDefaultButton(save_as)
         box.exec()
-        return {save_as: "save-as", overwrite: "overwrite"}.get(box.clickedButton(), "cancel")
+        answers: dict[QAbstractButton | None, str] = {save_as: "save-as", overwrite: "overwrite"}
+        return answers.get(box.clickedButton(), "cancel")
 
     def show_error(self, title: str, text: str, detail: str = "") -> None:
         error_box(self.parent, title, text, detail, QMessageBox.Icon.Critical, "errorDialog")

@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtCore import QObject, Signal
+from PySide6.QtGui import QAction
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -92,7 +93,7 @@ class EcosystemExport(QObject):
         super().__init__(window)
         self.window = window
         self.menu = menu
-        self.actions: dict[str, object] = {}
+        self.actions: dict[str, QAction] = {}
         self.busy = False
         self.options = self._load_options()
         menu.addSeparator()
@@ -113,10 +114,10 @@ class EcosystemExport(QObject):
     @classmethod
     def install(cls, window, file_menu: QMenu) -> EcosystemExport:
         """Add the entries to File > Export, creating that submenu when the window has none yet."""
-        menu = None
+        menu: QMenu | None = None
         for action in file_menu.actions():
             sub = action.menu()
-            if sub is not None and sub.title().replace("&", "") == "Export":
+            if isinstance(sub, QMenu) and sub.title().replace("&", "") == "Export":
                 menu = sub
         if menu is None:
             menu = file_menu.addMenu("&Export")

@@ -17,6 +17,7 @@ import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from PySide6.QtCore import QByteArray, QMimeData, QObject, QSettings, Qt, Signal
 from PySide6.QtGui import QAction, QGuiApplication, QImage, QKeySequence
@@ -140,7 +141,7 @@ class ExportJob:
         self.title = title
         self.target = target
         self.work = work
-        self.result = None
+        self.result: Any = None
         self.cancelled = False
         self.temp: Path | None = None
 
@@ -225,7 +226,9 @@ class ExportActions(QObject):
             text.replace("&", "").rstrip("…"), suffix, file_filter, write, folder_key or key,
             current_view, with_comparison, counterpart))
         self.window.addAction(action)
-        (menu or self.menu).addAction(action)
+        target_menu = menu or self.menu
+        assert target_menu is not None   # install() makes the Export menu before any entry
+        target_menu.addAction(action)
         self.actions[key] = action
         self._update_enabled()
         return action
@@ -391,13 +394,15 @@ class ExportActions(QObject):
         if job.target is None:
             png, svg = job.result
             data = QMimeData()
-            data.setImageData(QImage.fromData(png, "PNG"))
+            # PySide6's stub types the format as bytes, but the binding refuses bytes and takes str.
+            data.setImageData(QImage.fromData(png, "PNG"))  # type: ignore[arg-type]
             data.setData("image/png", QByteArray(png))
             data.setData(SVG_MIME, QByteArray(svg))
             QGuiApplication.clipboard().setMimeData(data)
             self.window.statusBar().showMessage("Diagram copied as an image and as SVG", 5000)
             self.finished.emit("clipboard", "")
             return
+        assert job.temp is not None   # a file export is written to its temporary first
         try:
             move_into_place(job.temp, job.target)
         except OSError as exc:

@@ -9,6 +9,7 @@ before it overwrites a change made on disk since this window read the file (file
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from PySide6.QtCore import QObject, QSettings, Signal
 
@@ -57,7 +58,7 @@ class FileController(QObject):
     # --- recent files ------------------------------------------------------------------------
 
     def recent(self) -> list[str]:
-        value = self.settings.value("recent_files", [])
+        value: Any = self.settings.value("recent_files", [])
         if isinstance(value, str):
             value = [value]
         return [str(v) for v in (value or [])]
@@ -151,8 +152,11 @@ class FileController(QObject):
             answer = self.dialogs.ask_open_elsewhere(path.name)
             if answer != "open-anyway":
                 return False
+        design = self.document.design
+        if design is None:   # nothing to save
+            return False
         try:
-            save_design(self.document.design, path)
+            save_design(design, path)
         except OSError as exc:
             self.dialogs.show_error("Cannot save design", f"“{path.name}” could not be written.",
                                     exc.strerror or str(exc))

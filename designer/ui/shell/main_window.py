@@ -12,18 +12,20 @@ from pathlib import Path
 import shiboken6
 from PySide6.QtCore import QEvent, QSettings, QSize, Qt
 from PySide6.QtGui import QAction, QColor, QGuiApplication, QIcon, QKeySequence, QPainter
-from PySide6.QtWidgets import QApplication, QDockWidget, QLabel, QMainWindow, QMenu, QStyle, QToolBar
+from PySide6.QtWidgets import QApplication, QDockWidget, QLabel, QMenu, QStyle, QToolBar
 
 from designer import __version__
 from designer.catalog import Catalog, default_catalog
 from designer.model.intent.design import FabricDesign, replace_path
 from designer.model.topology.edits import with_tier_count
 from designer.ui.blocks import BLOCKS
+from designer.ui.canvas.network_view import NetworkScene
 from designer.ui.canvas.scene import FabricScene
 from designer.ui.canvas.view import FabricView
 from designer.ui.compare.launcher import CompareLauncher
 from designer.ui.editing.controller import DesignController
 from designer.ui.editing.document import Document
+from designer.ui.editing.window import DesignerWindow
 from designer.ui.panels.inspector import Inspector
 from designer.ui.panels.metrics_panel import MetricsPanel
 from designer.ui.panels.palette import PaletteWidget
@@ -75,8 +77,10 @@ def _icon(widget, theme_name: str, fallback: QStyle.StandardPixmap, color: QColo
     return tinted
 
 
-class MainWindow(QMainWindow):
+class MainWindow(DesignerWindow):
     """One document per window."""
+
+    network_scene: NetworkScene   # set by network_selector.install
 
     def __init__(self, catalog: Catalog | None = None, dialogs: Dialogs | None = None,
                  synchronous: bool = False, autosave_interval_ms: int = AUTOSAVE_INTERVAL_MS,
@@ -333,7 +337,7 @@ class MainWindow(QMainWindow):
         window = MainWindow(catalog=self.catalog, synchronous=self.compute.synchronous,
                             settings=self.settings, persist=False)
         window.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        window.document.load(design, path, modified=modified)
+        window.document.load(design, Path(path) if path is not None else None, modified=modified)
         window.resize(self.size())
         window.show()
         window.startup(None, recover=False, autosave=self.autosave.timer.isActive())
@@ -365,7 +369,9 @@ class MainWindow(QMainWindow):
 
     def _initial_dock_sizes(self) -> None:
         """Dock sizes for a first start (later starts restore the user's own)."""
-        self.layout().activate()
+        layout = self.layout()   # a QMainWindow always has one
+        if layout is not None:
+            layout.activate()
         self.resizeDocks([self.docks["palette"], self.docks["inspector"]], [215, 380], Qt.Orientation.Horizontal)
         column = self.height() - 110
         plots = min(400, max(280, column - 470))  # the inspector's fabric form fits above
@@ -542,7 +548,11 @@ class MainWindow(QMainWindow):
             title.setEnabled(False)
             menu.addSeparator()
             inspect = menu.addAction("Inspect")
-            inspect.triggered.connect(lambda: (self.docks["inspector"].show(), self.docks["inspector"].raise_()))
+
+            def show_inspector() -> None:
+                self.docks["inspector"].show()
+                self.docks["inspector"].raise_()
+            inspect.triggered.connect(show_inspector)
             menu.addAction(a["delete"])
             menu.addAction(a["auto_size"])
             self.fail_mode.add_to_context_menu(menu)

@@ -11,6 +11,7 @@ from dataclasses import replace
 
 from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import QMenu
 
 from designer.model.common.units import duration_label, ratio_label
 from designer.model.decisions.whatif import WhatIfError, n_minus_one, parse_failure, performance_impact, what_if
@@ -80,6 +81,7 @@ class FailMode(QObject):
         self.window = window
         self.overlay = FailureOverlay(window.scene)
         self.result = None
+        self.menu: QMenu | None = None   # set by install()
         self._work = Latest(self, "whatif", window.compute.synchronous)
         self._undo_shortcut = QKeySequence()
         self.fail_action = self._action("&Fail Selection", self.fail_selection, FAIL_KEY,
@@ -309,7 +311,7 @@ def install_interruptions(window, catalog, synchronous: bool):
     window.panels_menu.addAction(toggle)
     window.document.designChanged.connect(panel.set_design)
     panel.set_design(window.document.design)
-    dock.visibilityChanged.connect(lambda shown: shown and panel.report is None and panel.compute())
+    dock.visibilityChanged.connect(lambda shown: panel.compute() if shown and panel.report is None else None)
 
     def export(report) -> None:
         design = window.document.design

@@ -1,0 +1,33 @@
+"""Catalog currency in the window: the palette names the server a new fabric starts on, and the
+inspector's server and switch lists say which parts ship, are announced or are preliminary."""
+
+from __future__ import annotations
+
+from designer.catalog import default_catalog
+from designer.model.topology.presets import new_design
+
+
+def test_the_palette_names_the_newest_shipping_server_of_the_technology(make_window):
+    window = make_window()
+    palette = window.palette_panel
+    index = palette.technology.findData("ib-xdr")
+    palette.technology.setCurrentIndex(index)
+    note = palette.server_note.text()
+    server = default_catalog().server("dgx-b300-xdr")
+    assert server.name in note and "shipping since 2025-Q3" in note
+    assert "Source:" in palette.server_note.toolTip()
+
+
+def test_the_inspector_lists_parts_with_their_currency(make_window):
+    catalog = default_catalog()
+    window = make_window(new_design(catalog, "rail-optimized", gpus=1152, server="gb300-nvl72-tray",
+                                    technology="ib-xdr"))
+    page = window.inspector.fabric_page
+    assert page.server.currentData() == "gb300-nvl72-tray"
+    assert page.server.currentText().endswith("(shipping since 2025-Q3)")
+    texts = {page.server.itemData(i): page.server.itemText(i) for i in range(page.server.count())}
+    assert texts["vera-rubin-nvl72-tray"].endswith("(preliminary, 2026-Q3)")
+    assert texts["generic-8gpu"] == catalog.server("generic-8gpu").name
+    switches = {page.switch.itemData(i): page.switch.itemText(i) for i in range(page.switch.count())}
+    assert switches["q3450-ld"].endswith("(shipping since 2026-Q1)")
+    assert "estimate" in catalog.switch("q3400").currency_note()
