@@ -20,7 +20,6 @@ from dataclasses import dataclass
 from designer import __version__
 from designer.io.export_source import ExportError, ExportSource, safe_id
 from designer.io.markup import one_line, yaml_str
-from designer.io.network_clab import network_lab
 
 
 @dataclass(frozen=True)
@@ -56,6 +55,8 @@ def containerlab_yaml(src: ExportSource) -> str:
     server_image = opts.clab_server_image or LINUX_IMAGE
     g = src.graph
     nodes = g.nodes
+    from designer.io.network_clab import network_lab  # the other networks: loaded when written
+
     networks = network_lab(src, kind, image, profile.interface)   # the other networks (none: nothing)
     lines = [f"# containerlab topology of \"{one_line(src.name, 120)}\" ({src.view_label})",
              f"# Written by Fabric Designer {__version__}. Switches: {profile.label}; kind and image "

@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from designer.catalog.entries import Server, Switch
     from designer.model.physical.media import LinkPlan, Physical
     from designer.model.topology.metrics import Finding
+    from designer.model.topology.wiring import Wiring
 
 DEFAULT_NODE_PATTERN = "gpu-node-{n:04d}"
 PATTERN_FIELDS = {"n": "the server's number from 1", "su": "its scalable unit from 1",
@@ -320,3 +321,75 @@ class ExportSource:
         if device.startswith("srv-"):
             return max(1, self.server_model.rack_units)
         return max(1, self.switch_model(self.graph.nodes[device]["model"]).rack_units)
+
+    # --- the same, read from the sizing plan's wiring (no device graph) -------------------------
+
+    @cached_property
+    def wiring(self) -> Wiring:
+        """The fabric's devices and links from the plan and the edits (model/topology/wiring.py):
+        what the streaming exporters walk instead of the device graph."""
+        from designer.model.topology.wiring import Wiring
+
+        return Wiring(self.design, self.resolved, self.plan)
+
+    @cached_property
+    def wired_columns(self) -> int:
+        """`columns` without the graph: SUs or pods of the leaves left."""
+        if not (self.rail_optimized or self.plan.tiers == 3):
+            return 1
+        w = self.wiring
+        pods = [w.pod(w.switch(p, "leaf", i)) for p in range(w.planes) for i in range(self.plan.leaves)
+                if w.alive(w.switch(p, "leaf", i))] if w.removed else [w.pod(w.switch(0, "leaf", self.plan.leaves - 1))]
+        return max(pods, default=-1) + 1
+
+    @property
+    def view_index(self) -> int:
+        """The SU, pod or plane of the view, from 0 (0 for the whole fabric)."""
+        return (self.view[1] or 1) - 1
+
+    @cached_property
+    def wired_members(self) -> frozenset[int]:
+        """`members` as wiring device numbers, for an SU or pod view (empty for the others: the
+        whole fabric holds every device, and a plane's members are tested by their plane in
+        `wired_in_view`)."""
+        kind, n = self.view[0], self.view_index
+        if kind != "su":
+            return frozenset()
+        w = self.wiring
+        leaves = {node for p in range(w.planes) for i in range(self.plan.leaves)
+                  if w.alive(node := w.switch(p, "leaf", i)) and w.pod(node) == n}
+        keep = set(leaves)
+        frontier = leaves
+        for role in ("spine", "core"):
+            frontier = {u for v in frontier for u, _ in w.adjacency(v) if w.role(u) == role}
+            keep |= frontier
+        keep |= {u for v in leaves for u, _ in w.adjacency(v) if not w.is_switch(u)}
+        return frozenset(keep)
+
+    def wired_in_view(self, node: int) -> bool:
+        kind = self.view[0]
+        if kind == "fabric":
+            return True
+        if kind == "plane":
+            return bool(self.wiring.plane(node) == self.view_index)
+        return node in self.wired_members
+
+    @cached_property
+    def wired_servers(self) -> list[int]:
+        """`servers` without the graph: server indices (from 0) with a NIC in the view."""
+        w = self.wiring
+        kind = self.view[0]
+        if kind != "su" and not any(node >= w.n_switches for node in w.removed):
+            return list(range(self.plan.servers))   # every server has a NIC in every plane
+        planes = [self.view_index] if kind == "plane" else range(w.planes)
+        found = {w.server_port(nic)[0] for p in planes for nic in range(w.nic(p, 0), w.nic(p, w.endpoints))
+                 if w.alive(nic) and self.wired_in_view(nic)} if kind != "su" else \
+            {w.server_port(nic)[0] for nic in self.wired_members if not w.is_switch(nic)}
+        return sorted(found)
+
+    def wired_switches(self) -> list[int]:
+        """`switches` without the graph: switches in the view, top tier first, then by plane and index."""
+        w = self.wiring
+        found = [node for node in range(w.n_switches) if w.alive(node) and self.wired_in_view(node)]
+        found.sort(key=lambda node: (-w.level(node), w.plane(node), w.local(node)))
+        return found

@@ -15,11 +15,12 @@ the old file or the new one, never half of one (a folder's files are each writte
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from importlib import import_module
 from pathlib import Path
+from typing import Any
 
-from designer.io import containerlab, dot, drawio, graphml, ibnetdiscover, ndt, netbox_csv, slurm_topology
 from designer.io.atomic import write_atomic
 from designer.io.export_source import ExportError, ExportSource
 
@@ -35,6 +36,9 @@ class ExportFormat:
     family: str | None = None                  # "infiniband" or "ethernet" when only that family fits
     purpose: str = ""
     encoding: str = "utf-8"
+    # The same text as `render`, in chunks written as they come: a per-link format of a large
+    # fabric never sits whole in memory. None: `render` is written.
+    chunks: Callable[[ExportSource], Iterable[str]] | None = None
 
     @property
     def folder(self) -> bool:
@@ -49,27 +53,50 @@ def register(fmt: ExportFormat) -> ExportFormat:
     return fmt
 
 
-register(ExportFormat("slurm-tree", "Slurm topology.conf (tree)", ".conf", slurm_topology.topology_conf_tree,
+def _writer(module: str, function: str) -> Callable[[ExportSource], Rendered]:
+    """`designer.io.<module>.<function>(src)`, the module imported on the first export:
+    a command exporting Slurm's topology does not load the physical layer or the other networks."""
+
+    def render(src: ExportSource) -> Any:
+        return getattr(import_module(f"designer.io.{module}"), function)(src)
+
+    render.__name__ = function
+    return render
+
+
+def _ibnetdiscover(function: str) -> Callable[[ExportSource], Rendered]:
+    def render(src: ExportSource) -> Any:
+        return getattr(import_module("designer.io.ibnetdiscover"), function)(src.derived, host_name=src.host)
+
+    return render
+
+
+register(ExportFormat("slurm-tree", "Slurm topology.conf (tree)", ".conf",
+                      _writer("slurm_topology", "topology_conf_tree"),
                       purpose="Slurm's topology/tree plugin places jobs under as few switches as possible"))
-register(ExportFormat("slurm-block", "Slurm topology.conf (block)", ".conf", slurm_topology.topology_conf_block,
+register(ExportFormat("slurm-block", "Slurm topology.conf (block)", ".conf",
+                      _writer("slurm_topology", "topology_conf_block"),
                       purpose="Slurm's topology/block plugin keeps jobs inside SUs and aligned groups of them"))
-register(ExportFormat("slurm-yaml", "Slurm topology.yaml", ".yaml", slurm_topology.topology_yaml,
+register(ExportFormat("slurm-yaml", "Slurm topology.yaml", ".yaml", _writer("slurm_topology", "topology_yaml"),
                       purpose="Slurm 25.05+: the tree and the blocks in one file (it takes precedence over "
                               "topology.conf)"))
-register(ExportFormat("netbox", "NetBox import (CSV folder)", "", netbox_csv.netbox_files,
+register(ExportFormat("netbox", "NetBox import (CSV folder)", "", _writer("netbox_csv", "netbox_files"),
                       purpose="bulk import of sites, racks, devices, interfaces and cables into NetBox"))
-register(ExportFormat("clab", "containerlab topology", ".clab.yml", containerlab.containerlab_yaml,
+register(ExportFormat("clab", "containerlab topology", ".clab.yml", _writer("containerlab", "containerlab_yaml"),
                       family="ethernet", purpose="emulate an Ethernet fabric with containerlab"))
-register(ExportFormat("graphml", "GraphML device graph", ".graphml", graphml.graphml,
+register(ExportFormat("graphml", "GraphML device graph", ".graphml", _writer("graphml", "graphml"),
                       purpose="analysis in networkx, Gephi or yEd"))
-register(ExportFormat("dot", "Graphviz DOT device graph", ".dot", dot.dot, purpose="Graphviz and DOT-reading tools"))
-register(ExportFormat("drawio", "draw.io diagram", ".drawio", drawio.drawio,
+register(ExportFormat("dot", "Graphviz DOT device graph", ".dot", _writer("dot", "dot"),
+                      purpose="Graphviz and DOT-reading tools"))
+register(ExportFormat("drawio", "draw.io diagram", ".drawio", _writer("drawio", "drawio"),
                       purpose="an editable diagram for review decks (diagrams.net)"))
 register(ExportFormat("ibnetdiscover", "ibnetdiscover text", ".txt",
-                      lambda src: ibnetdiscover.export_ibnetdiscover(src.derived, host_name=src.host),
+                      _ibnetdiscover("export_ibnetdiscover"),
                       family="infiniband",
+                      chunks=_ibnetdiscover("ibnetdiscover_chunks"),
                       purpose="the fabric as ibnetdiscover would print it: diff it against a capture, or audit it"))
-register(ExportFormat("ndt", "UFM cabling topology (NDT CSV)", ".csv", ndt.ndt_csv, family="infiniband",
+register(ExportFormat("ndt", "UFM cabling topology (NDT CSV)", ".csv", _writer("ndt", "ndt_csv"), family="infiniband",
+                      chunks=_writer("ndt", "ndt_chunks"),
                       purpose="UFM's NDT plugin checks the installed cabling against it"))
 
 
@@ -110,6 +137,9 @@ def write_export(fmt: ExportFormat, src: ExportSource, path: str | os.PathLike[s
     parent = out.parent if str(out.parent) else Path(".")
     if not parent.is_dir():
         raise ExportError(f"folder {parent} does not exist")
+    if fmt.chunks is not None:
+        write_atomic(out, fmt.chunks(src), encoding=fmt.encoding)
+        return [out]
     rendered = fmt.render(src)
     if isinstance(rendered, str):
         write_atomic(out, rendered, encoding=fmt.encoding)

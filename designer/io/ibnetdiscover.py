@@ -14,9 +14,11 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
-from designer.catalog import Catalog, default_catalog
+import numpy as np
+
+from designer.catalog import Catalog, Switch, default_catalog
 from designer.catalog.device_ids import device_ids
 from designer.io.atomic import write_atomic
 from designer.io.markup import one_line
@@ -30,6 +32,7 @@ from designer.model.topology.asbuilt import (
     parse_switch_description,
 )
 from designer.model.topology.derive import Derived, derive
+from designer.model.topology.wiring import Wiring
 
 
 class CaptureError(ValueError):
@@ -171,13 +174,21 @@ def _rate(gbps: int) -> str:
     raise ValueError(f"{gbps}G links have no InfiniBand speed name")
 
 
-def _part(switch) -> str:
+def _part(switch: Switch) -> str:
     return (switch.part_number or switch.id.upper()).split("-")[0]
 
 
 def export_ibnetdiscover(derived: Derived, aggregation_nodes: bool = True,
                          host_name: Callable[[int], str] | None = None) -> str:
-    """The text that ibnetdiscover would print for the design's fabric.
+    """The text that ibnetdiscover would print for the design's fabric (see `ibnetdiscover_lines`)."""
+    return "".join(ibnetdiscover_chunks(derived, aggregation_nodes, host_name))
+
+
+def ibnetdiscover_chunks(derived: Derived, aggregation_nodes: bool = True,
+                         host_name: Callable[[int], str] | None = None) -> Iterator[str]:
+    """The text that ibnetdiscover would print for the design's fabric, in chunks of a few
+    thousand lines, read from the plan's wiring (model/topology/wiring.py): the device graph is
+    never built, and only one switch's ports are held at a time.
 
     Switches are described `MF0;<device id>:<part>/U1`, NIC ports `<host> mlx5_<i>` (one CA per
     NIC port, as on DGX systems), the host named by `host_name(server index)` (the export's node
@@ -188,15 +199,27 @@ def export_ibnetdiscover(derived: Derived, aggregation_nodes: bool = True,
     r = derived.resolved
     if r.family != "infiniband":
         raise ValueError(f"ibnetdiscover describes InfiniBand fabrics; this design is {r.technology.id}")
-    g = derived.graph
-    guid = {n: _guid(f"{g.graph.get('name', '')}/{n}") for n in g.nodes}
-    lid = {n: i + 1 for i, n in enumerate(sorted(g.nodes, key=lambda n: (-g.nodes[n]["level"], n)))}
+    w = Wiring(derived.design, r, derived.plan)
+    alive = [node for node in range(w.n) if node not in w.removed] if w.removed else range(w.n)
+    names = [w.name(node) if node < w.n_switches else "" for node in range(w.n)]
+    nic_names = _nic_names(w)
+    for node in range(w.n_switches, w.n):
+        names[node] = nic_names[node - w.n_switches]
+    prefix = f"{derived.design.meta.name}/"
+    guid = [_guid(prefix + name) for name in names]
+    levels = w.pairs.level.tolist() + [0] * (w.n - w.n_switches)
+    lid = [0] * w.n
+    for k, node in enumerate(sorted(alive, key=lambda v: (-levels[v], names[v]))):
+        lid[node] = k + 1
+    lids = len(alive)
     model = {"leaf": r.leaf_switch, "spine": r.spine_switch, "core": r.core_switch}
     vendid = device_ids().vendid
     # The design name is the user's: one line, no controls, so it cannot leave the comment.
     out = ["#", f"# Topology file: exported by Fabric Designer for \"{one_line(derived.design.meta.name, 120)}\""]
     # Say which parts have no published device id, rather than print a made-up one.
-    roles = {role for _, role in g.nodes(data="role")}
+    roles = {w.role(node) for node in range(w.n_switches) if w.alive(node)}
+    if any(w.alive(node) for node in range(w.n_switches, w.n)):
+        roles.add("nic")
     unknown = [f"{part.name} switch" for part in dict.fromkeys(m for n, m in model.items() if n in roles)
                if not _devid(part.id, "switch")]
     if aggregation_nodes and any(m.in_network_reduction and not _devid(m.id, "aggregation") for m in model.values()):
@@ -206,61 +229,113 @@ def export_ibnetdiscover(derived: Derived, aggregation_nodes: bool = True,
     if unknown:
         out.append(f"# devid=0x0000: no published PCI device id for {', '.join(unknown)}")
     out += ["#", ""]
+    # The text is its lines joined by line breaks; each chunk after the first starts with one.
+    yield "\n".join(out)
 
-    def desc(n: str) -> str:
-        d = g.nodes[n]
-        if d["role"] == "nic":
-            server, port = n.split(".nic-")
-            host = host_name(int(server[4:]) - 1) if host_name else server
-            return f"{host} mlx5_{int(port) - 1}"
-        return f"MF0;{n}:{_part(model[d['role']])}/U1"
+    # Every device's description, and what a switch's port line says of it as a peer.
+    part = {role: _part(m) for role, m in model.items()}
+    desc = [f"MF0;{names[v]}:{part[w.role(v)]}/U1" for v in range(w.n_switches)]
+    hosts = [host_name(server) if host_name else f"srv-{server + 1}" for server in range(w.endpoints // w.rails)]
+    desc += [f"{host} mlx5_{plane * w.rails + rail}" for plane in range(w.planes) for host in hosts
+             for rail in range(w.rails)]
+    head = [f'\t"S-{guid[v]}"[' for v in range(w.n_switches)] + [f'\t"H-{guid[v]}"[' for v in range(w.n_switches, w.n)]
+    tail = [f']\t\t# "{desc[v]}" lid {lid[v]} ' for v in range(w.n_switches)] + \
+        [f']({guid[v]})\t\t# "{desc[v]}" lid {lid[v]} ' for v in range(w.n_switches, w.n)]
 
-    def ends(n: str):
-        """(own port, peer, peer port, gbps) of every link at node n, by own port."""
-        rows = []
-        for _, peer, d in g.edges(n, data=True):
-            own, other = (d["pa"], d["pb"]) if d["a"] == n else (d["pb"], d["pa"])
-            rows.append((own, peer, other, d["gbps"]))
-        return sorted(rows)
+    def ends(node: int) -> tuple[list[int], list[int], list[int], list[int]]:
+        """(own ports, peers, peer ports, Gb/s) of every link at the device, by own port."""
+        peers, own, other, gbps = w.ports(node)
+        if len(own) > 1 and not (own[1:] > own[:-1]).all():
+            order = np.argsort(own, kind="stable")
+            peers, own, other, gbps = peers[order], own[order], other[order], gbps[order]
+            if not (own[1:] > own[:-1]).all():    # two links on one port: as the graph sorted them
+                rows = sorted(zip(own.tolist(), peers.tolist(), other.tolist(), gbps.tolist(), strict=True),
+                              key=lambda row: (row[0], names[row[1]], row[2], row[3]))
+                return [list(col) for col in zip(*rows, strict=True)]  # type: ignore[return-value]
+        return own.tolist(), peers.tolist(), other.tolist(), gbps.tolist()
 
-    switches = sorted((n for n in g.nodes if g.nodes[n]["role"] != "nic"),
-                      key=lambda n: (-g.nodes[n]["level"], g.nodes[n]["plane"], g.nodes[n]["index"]))
+    rates: dict[int, str] = {}
+
+    def rate(gbps: int) -> str:
+        found = rates.get(gbps)
+        if found is None:
+            found = rates[gbps] = _rate(gbps)
+        return found
+
+    switches = sorted((node for node in range(w.n_switches) if w.alive(node)),
+                      key=lambda v: (-levels[v], w.plane(v), w.local(v)))
     aggregators = []
+    chunk: list[str] = []
     for n in switches:
-        sw = model[g.nodes[n]["role"]]
-        ports = max(sw.ports_at(r.uplink_gbps), sw.ports_at(r.link_gbps), max((p for p, *_ in ends(n)), default=0))
-        out += [f"vendid=0x{vendid:x}", f"devid=0x{_devid(sw.id, 'switch'):04x}", f"sysimgguid=0x{guid[n]}",
-                f"switchguid=0x{guid[n]}({guid[n]})",
-                f'Switch\t{ports + 1 if aggregation_nodes and sw.in_network_reduction else ports} "S-{guid[n]}"'
-                f'\t\t# "{desc(n)}" enhanced port 0 lid {lid[n]} lmc 0']
-        for own, peer, other, gbps in ends(n):
-            kind = "H" if g.nodes[peer]["role"] == "nic" else "S"
-            pguid = f"({guid[peer]})" if kind == "H" else ""
-            out.append(f'[{own}]\t"{kind}-{guid[peer]}"[{other}]{pguid}\t\t'
-                       f'# "{desc(peer)}" lid {lid[peer]} {_rate(gbps)}')
+        sw = model[w.role(n)]
+        own, peers, other, gbps = ends(n)
+        ports = max(sw.ports_at(r.uplink_gbps), sw.ports_at(r.link_gbps), own[-1] if own else 0)
+        chunk += [f"vendid=0x{vendid:x}", f"devid=0x{_devid(sw.id, 'switch'):04x}", f"sysimgguid=0x{guid[n]}",
+                  f"switchguid=0x{guid[n]}({guid[n]})",
+                  f'Switch\t{ports + 1 if aggregation_nodes and sw.in_network_reduction else ports} "S-{guid[n]}"'
+                  f'\t\t# "{desc[n]}" enhanced port 0 lid {lid[n]} lmc 0']
+        speeds = set(gbps)
+        if len(speeds) == 1:
+            speed = rate(gbps[0])
+            chunk += [f"[{o}]{head[p]}{q}{tail[p]}{speed}" for o, p, q in zip(own, peers, other, strict=True)]
+        else:
+            chunk += [f"[{o}]{head[p]}{q}{tail[p]}{rate(g)}"
+                      for o, p, q, g in zip(own, peers, other, gbps, strict=True)]
         if aggregation_nodes and sw.in_network_reduction:
             agg = _guid(f"sharp/{guid[n]}")
             aggregators.append((n, ports + 1, agg, _devid(sw.id, "aggregation")))
-            out.append(f'[{ports + 1}]\t"H-{agg}"[1]({agg})\t\t# "Mellanox Technologies Aggregation Node" '
-                       f'lid {len(lid) + len(aggregators)} {_rate(r.uplink_gbps)}')
-        out.append("")
+            chunk.append(f'[{ports + 1}]\t"H-{agg}"[1]({agg})\t\t# "Mellanox Technologies Aggregation Node" '
+                         f'lid {lids + len(aggregators)} {rate(r.uplink_gbps)}')
+        chunk.append("")
+        if len(chunk) > 20000:
+            yield "\n" + "\n".join(chunk)
+            chunk = []
     hca_devid = _devid(r.nic.id, "hca")
-    for n in sorted((n for n in g.nodes if g.nodes[n]["role"] == "nic"),
-                    key=lambda n: (g.nodes[n]["server"], g.nodes[n]["port"])):
-        out += [f"vendid=0x{vendid:x}", f"devid=0x{hca_devid:04x}", f"sysimgguid=0x{guid[n]}", f"caguid=0x{guid[n]}",
-                f'Ca\t1 "H-{guid[n]}"\t\t# "{desc(n)}"']
-        for own, peer, other, gbps in ends(n):
-            out.append(f'[{own}]({guid[n]})\t"S-{guid[peer]}"[{other}]\t\t# lid {lid[n]} lmc 0 "{desc(peer)}" '
-                       f'lid {lid[peer]} {_rate(gbps)}')
-        out.append("")
+    nic_head = f"vendid=0x{vendid:x}\ndevid=0x{hca_devid:04x}\nsysimgguid=0x"
+    edited = w.edited
+    leaf_rate = rate(r.link_gbps) if w.endpoints else ""
+    for n in _nics_by_server(w):
+        g = guid[n]
+        block = f'{nic_head}{g}\ncaguid=0x{g}\nCa\t1 "H-{g}"\t\t# "{desc[n]}"'
+        if n in edited:
+            own, peers, other, gbps = ends(n)
+            chunk.append(block)
+            chunk += [f'[{o}]({g})\t"S-{guid[p]}"[{q}]\t\t# lid {lid[n]} lmc 0 "{desc[p]}" lid {lid[p]} {rate(s)}'
+                      for o, p, q, s in zip(own, peers, other, gbps, strict=True)]
+            chunk.append("")
+        else:   # the template's one link, to its leaf
+            idx = (n - w.n_switches) % w.endpoints
+            leaf = w.switch(w.plane(n), "leaf", int(w.leaf_of[idx]))
+            chunk.append(f'{block}\n[1]({g})\t"S-{guid[leaf]}"[{w.port_of[idx]}]\t\t# lid {lid[n]} lmc 0 '
+                         f'"{desc[leaf]}" lid {lid[leaf]} {leaf_rate}\n')
+        if len(chunk) > 20000:
+            yield "\n" + "\n".join(chunk)
+            chunk = []
     for i, (n, port, agg, agg_devid) in enumerate(aggregators):
-        out += [f"vendid=0x{vendid:x}", f"devid=0x{agg_devid:04x}", f"sysimgguid=0x{agg}", f"caguid=0x{agg}",
-                f'Ca\t1 "H-{agg}"\t\t# "Mellanox Technologies Aggregation Node"',
-                f'[1]({agg})\t"S-{guid[n]}"[{port}]\t\t# lid {len(lid) + i + 1} lmc 0 "{desc(n)}" '
-                f'lid {lid[n]} {_rate(r.uplink_gbps)}', ""]
-    return "\n".join(out)
+        chunk += [f"vendid=0x{vendid:x}", f"devid=0x{agg_devid:04x}", f"sysimgguid=0x{agg}", f"caguid=0x{agg}",
+                  f'Ca\t1 "H-{agg}"\t\t# "Mellanox Technologies Aggregation Node"',
+                  f'[1]({agg})\t"S-{guid[n]}"[{port}]\t\t# lid {lids + i + 1} lmc 0 "{desc[n]}" '
+                  f'lid {lid[n]} {rate(r.uplink_gbps)}', ""]
+    if chunk:
+        yield "\n" + "\n".join(chunk)
 
 
-def write_ibnetdiscover(design: FabricDesign, path: str | os.PathLike, catalog: Catalog | None = None) -> None:
+def _nic_names(w: Wiring) -> list[str]:
+    """`srv-N.nic-P` of every endpoint, in the wiring's order (plane by plane, server, rail)."""
+    return [f"srv-{server + 1}.nic-{plane * w.rails + rail + 1}" for plane in range(w.planes)
+            for server in range(w.endpoints // w.rails) for rail in range(w.rails)]
+
+
+def _nics_by_server(w: Wiring) -> Iterator[int]:
+    """The endpoints left, by server and NIC port (as the graph's `server` and `port` sort them)."""
+    for server in range(w.endpoints // w.rails):
+        for plane in range(w.planes):
+            first = w.nic(plane, server * w.rails)
+            for node in range(first, first + w.rails):
+                if node not in w.removed:
+                    yield node
+
+
+def write_ibnetdiscover(design: FabricDesign, path: str | os.PathLike[str], catalog: Catalog | None = None) -> None:
     """Write the design as an ibnetdiscover dump, atomically."""
     write_atomic(path, export_ibnetdiscover(derive(design, catalog or default_catalog())))

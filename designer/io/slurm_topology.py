@@ -26,9 +26,11 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from designer import __version__
 from designer.io import hostlist
-from designer.io.export_source import ExportError, ExportSource, base_name, safe_id
+from designer.io.export_source import ExportError, ExportSource, safe_id
 from designer.io.markup import one_line, yaml_str
 
 TIER_PLURAL = {"leaf": "leaves", "spine": "spines", "core": "cores"}
@@ -57,81 +59,134 @@ class SlurmTopology:
         return [s for s in self.switches if s.name not in below]
 
 
-class _UnionFind:
-    def __init__(self) -> None:
-        self.parent: dict[str, str] = {}
+def _leaves_of_servers(src: ExportSource) -> tuple[np.ndarray, np.ndarray]:
+    """(server, leaf device) of every server-to-leaf link in the view, once per pair: the
+    template's node-to-leaf map as arrays, the endpoints the edits touched from their links."""
+    w = src.wiring
+    kind = src.view[0]
+    planes = [src.view_index] if kind == "plane" else range(w.planes)
+    servers: list[np.ndarray] = []
+    leaves: list[np.ndarray] = []
+    held = w.edited
+    server_of_idx = np.arange(w.endpoints, dtype=np.int64) // w.rails
+    for p in planes:
+        first = w.nic(p, 0)
+        leaf = w.leaves_of_servers(p)
+        keep = np.ones(w.endpoints, dtype=bool)
+        touched = [node - first for node in held if first <= node < first + w.endpoints]
+        keep[touched] = False
+        if held:
+            # A removed leaf, or one whose endpoint links the edits changed, is read link by link.
+            keep &= ~np.isin(leaf, np.fromiter(held, dtype=np.int64, count=len(held)))
+        if kind == "su":
+            members = src.wired_members
+            keep &= np.array([first + k in members and lf in members for k, lf in enumerate(leaf.tolist())],
+                             dtype=bool)
+        servers.append(server_of_idx[keep])
+        leaves.append(leaf[keep])
+    extra_s: list[int] = []
+    extra_l: list[int] = []
+    for node in held:
+        if not w.alive(node) or not src.wired_in_view(node):
+            continue
+        role = w.role(node)
+        if role not in ("nic", "leaf"):
+            continue
+        for nbr, _links in w.adjacency(node):
+            nic, lower_leaf = (node, nbr) if role == "nic" else (nbr, node)
+            if w.role(nic) == "nic" and w.role(lower_leaf) == "leaf" and src.wired_in_view(nbr):
+                extra_s.append(w.server_port(nic)[0])
+                extra_l.append(lower_leaf)
+    servers.append(np.array(extra_s, dtype=np.int64))
+    leaves.append(np.array(extra_l, dtype=np.int64))
+    keys = np.unique(np.concatenate(servers) * w.n + np.concatenate(leaves))
+    return keys // w.n, keys % w.n
 
-    def find(self, x: str) -> str:
-        self.parent.setdefault(x, x)
-        while self.parent[x] != x:
-            self.parent[x] = self.parent[self.parent[x]]
-            x = self.parent[x]
-        return x
 
-    def union(self, a: str, b: str) -> None:
-        ra, rb = self.find(a), self.find(b)
-        if ra != rb:
-            self.parent[max(ra, rb)] = min(ra, rb)
+def _components(servers: np.ndarray, leaves: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Leaves tied together by shared servers: (distinct leaves, a component label for each),
+    by minimum labels with pointer jumping (a few rounds of numpy, whatever the fabric's size)."""
+    uniq, leaf_ix = np.unique(leaves, return_inverse=True)
+    label = np.arange(len(uniq), dtype=np.int64)
+    server_ix = np.unique(servers, return_inverse=True)[1]
+    while True:
+        smallest = np.full(int(server_ix.max()) + 1, len(uniq), dtype=np.int64)
+        np.minimum.at(smallest, server_ix, label[leaf_ix])
+        new = label.copy()
+        np.minimum.at(new, leaf_ix, smallest[server_ix])
+        np.minimum.at(new, label, new)          # hook each root to the smallest label it met
+        while True:
+            jumped = new[new]
+            if np.array_equal(jumped, new):
+                break
+            new = jumped
+        if np.array_equal(new, label):
+            return uniq, label
+        label = new
 
 
 def build_topology(src: ExportSource) -> SlurmTopology:
-    """The tree and blocks of the design's view."""
-    g = src.graph
-    nodes = g.nodes
-    leaves_of_server: dict[int, set[str]] = defaultdict(set)
-    for lower, upper, _d in src.edges():
-        if nodes[lower]["role"] == "nic" and nodes[upper]["role"] == "leaf":
-            leaves_of_server[nodes[lower]["server"]].add(upper)
-    if not leaves_of_server:
+    """The tree and blocks of the design's view, from the plan's wiring (no device graph)."""
+    w = src.wiring
+    server_arr, leaf_arr = _leaves_of_servers(src)
+    if not len(server_arr):
         raise ExportError("no server in this view is connected to a leaf; Slurm needs nodes under leaf switches")
 
     # Level 1: leaves tied together by shared servers.
-    uf = _UnionFind()
-    for leaves in leaves_of_server.values():
-        first = min(leaves)
-        for leaf in leaves:
-            uf.union(first, leaf)
-    groups: dict[str, list[str]] = defaultdict(list)
-    for leaf in sorted({switch for ls in leaves_of_server.values() for switch in ls}, key=lambda v: nodes[v]["index"]):
-        groups[uf.find(leaf)].append(leaf)
-    servers_of: dict[str, list[int]] = defaultdict(list)
-    for server in sorted(leaves_of_server):
-        servers_of[uf.find(next(iter(leaves_of_server[server])))].append(server)
-    level1 = sorted(groups.values(), key=lambda members: servers_of[uf.find(members[0])][0])
-    all_leaves = sum(len(m) for m in level1)
+    leaves, label = _components(server_arr, leaf_arr)
+    by_label = np.argsort(label, kind="stable")            # leaves ascending within each group
+    cuts = np.flatnonzero(np.diff(label[by_label])) + 1
+    groups = {int(label[part[0]]): leaves[part].tolist() for part in np.split(by_label, cuts) if len(part)}
+    # each group's servers, sorted and once each
+    pair_label = label[np.searchsorted(leaves, leaf_arr)]
+    keys = np.unique(pair_label * (int(server_arr.max()) + 1) + server_arr)
+    key_label, key_server = np.divmod(keys, int(server_arr.max()) + 1)
+    cuts = np.flatnonzero(np.diff(key_label)) + 1
+    servers_of = {int(key_label[part[0]]): key_server[part].tolist()
+                  for part in np.split(np.arange(len(keys)), cuts) if len(part)}
+    level1 = sorted(groups.items(), key=lambda kv: servers_of[kv[0]][0])
+    all_leaves = sum(len(m) for _, m in level1)
     switches: list[SlurmSwitch] = []
-    group_of: dict[str, str] = {}
+    group_of: dict[int, str] = {}
     taken: set[str] = set()
-    for k, members in enumerate(level1):
+    for k, (root, members) in enumerate(level1):
         name = _unique(_group_name(src, "leaf", members, k, len(level1), all_leaves), taken)
-        servers = servers_of[uf.find(members[0])]
-        switches.append(SlurmSwitch(name, 1, members, [src.host(s) for s in servers], first_server=servers[0]))
+        servers = servers_of[root]
+        switches.append(SlurmSwitch(name, 1, [w.name(m) for m in members], [src.host(s) for s in servers],
+                                    first_server=servers[0]))
         for leaf in members:
             group_of[leaf] = name
 
     # Levels 2 and 3: switches above that serve the same groups merge into one.
     below_groups = {s.name: s for s in switches}
     for level, role in ((2, "spine"), (3, "core")):
-        uf = _UnionFind()
-        parents_of: dict[str, set[str]] = defaultdict(set)
-        for lower, upper, _ in src.edges():
-            if lower in group_of and nodes[upper]["role"] == role:
-                parents_of[group_of[lower]].add(upper)
-        if not parents_of:
+        names = list(dict.fromkeys(group_of.values()))
+        group_ix = {name: k for k, name in enumerate(names)}
+        lowers = np.fromiter(group_of, dtype=np.int64, count=len(group_of))
+        low_arr, u_arr = w.links_above(lowers)
+        group_code = np.fromiter((group_ix[g] for g in group_of.values()), dtype=np.int64, count=len(group_of))
+        by_device = np.argsort(lowers)
+        g_arr = group_code[by_device[np.searchsorted(lowers, low_arr, sorter=by_device)]]
+        keep = w.pairs.level[u_arr] == level
+        kind = src.view[0]
+        if kind == "plane":
+            keep &= u_arr // w.pairs.per_plane == src.view_index
+        elif kind == "su":
+            keep &= np.isin(u_arr, np.fromiter(src.wired_members, dtype=np.int64))
+        g_arr, u_arr = g_arr[keep], u_arr[keep]
+        if not len(u_arr):
             break
-        for uppers in parents_of.values():
-            first = min(uppers)
-            for u in uppers:
-                uf.union(first, u)
-        up_groups: dict[str, list[str]] = defaultdict(list)
-        for u in sorted({u for us in parents_of.values() for u in us}, key=lambda v: (nodes[v]["plane"],
-                                                                                      nodes[v]["index"])):
-            up_groups[uf.find(u)].append(u)
-        children: dict[str, list[str]] = defaultdict(list)
+        first_upper = dict(zip(g_arr[::-1].tolist(), u_arr[::-1].tolist(), strict=True))  # the first wins
+        uppers, label = _components(g_arr, u_arr)
+        root_of = dict(zip(uppers.tolist(), label.tolist(), strict=True))
+        up_groups: dict[int, list[int]] = defaultdict(list)
+        for u in sorted(uppers.tolist(), key=lambda v: (w.plane(v), w.local(v))):
+            up_groups[root_of[u]].append(u)
+        children: dict[int, list[str]] = defaultdict(list)
         for child in below_groups.values():
-            uppers = parents_of.get(child.name, set())
-            if uppers:
-                children[uf.find(next(iter(uppers)))].append(child.name)
+            k = group_ix.get(child.name, -1)
+            if k in first_upper:
+                children[root_of[first_upper[k]]].append(child.name)
         ordered = sorted(up_groups.items(), key=lambda kv: min(below_groups[c].first_server for c in children[kv[0]]))
         total = sum(len(m) for m in up_groups.values())
         new_groups = {}
@@ -139,7 +194,7 @@ def build_topology(src: ExportSource) -> SlurmTopology:
         for k, (root, members) in enumerate(ordered):
             name = _unique(_group_name(src, role, members, k, len(ordered), total), taken)
             kids = children[root]
-            sw = SlurmSwitch(name, level, members, children=kids,
+            sw = SlurmSwitch(name, level, [w.name(m) for m in members], children=kids,
                              first_server=min(below_groups[c].first_server for c in kids))
             switches.append(sw)
             new_groups[name] = sw
@@ -150,7 +205,8 @@ def build_topology(src: ExportSource) -> SlurmTopology:
     blocks = [(s.name, s.nodes) for s in switches if s.level == 1]
     sizes = block_sizes([len(n) for _, n in blocks])
     notes = _notes(src, switches, blocks, sizes)
-    loose = [src.host(s) for s in src.servers if s not in leaves_of_server]
+    linked = set(np.unique(server_arr).tolist())
+    loose = [src.host(s) for s in src.wired_servers if s not in linked]
     if loose:
         notes.append(f"Not under any switch (no link to a leaf in this design): {hostlist.compress(loose)}.")
     return SlurmTopology(switches, blocks, sizes, notes)
@@ -166,10 +222,11 @@ def _unique(name: str, taken: set[str]) -> str:
     return out
 
 
-def _group_name(src: ExportSource, role: str, members: list[str], k: int, count: int, tier_total: int) -> str:
-    nodes = src.graph.nodes
-    pods = {nodes[m]["pod"] for m in members}
-    bases = {base_name(m) for m in members}
+def _group_name(src: ExportSource, role: str, members: list[int], k: int, count: int, tier_total: int) -> str:
+    w = src.wiring
+    pods = {w.pod(m) for m in members}
+    # a switch id without its plane prefix: its tier and number within the plane
+    bases = {f"{w.role(m)}-{w.local(m) + 1}" for m in members}
     if role == "leaf" and src.rail_optimized and len(pods) == 1 and len(members) > 1:
         return f"su-{next(iter(pods)) + 1}"
     if len(bases) == 1:
@@ -202,10 +259,12 @@ def _notes(src: ExportSource, switches: list[SlurmSwitch], blocks: list[tuple[st
     if src.resolved.planes > 1:
         notes.append(f"{src.resolved.planes} planes: the leaves of every plane that serve the same "
                      "nodes are one switch, so the file describes one tree for the fabric.")
-    roots = [s for s in switches if s.name not in {c for x in switches for c in x.children}]
+    below = {c for x in switches for c in x.children}
+    roots = [s for s in switches if s.name not in below]
     if len(roots) > 1:
         notes.append(f"The fabric has {len(roots)} separate parts: no job spans them.")
-    small = [name for name, n in blocks if len(n) < max(len(n) for _, n in blocks)]
+    largest = max(len(n) for _, n in blocks)
+    small = [name for name, n in blocks if len(n) < largest]
     if small:
         notes.append(f"Block(s) {', '.join(small[:4])}{' ...' if len(small) > 4 else ''} hold fewer nodes "
                      f"than the others; the planning base block size is the smallest, {sizes[0]}.")
@@ -251,16 +310,17 @@ def topology_yaml(src: ExportSource) -> str:
     topo = build_topology(src)
     lines = _header(src, "topology.yaml (tree: cluster default; blocks: for partitions that name it)", topo)
     lines += ["- topology: fabric", "  cluster_default: true", "  tree:", "    switches:"]
+    nodes_of = {name: yaml_str(hostlist.compress(nodes)) for name, nodes in topo.blocks}  # tree and blocks
     for s in topo.switches:
         lines.append(f"      - switch: {yaml_str(s.name)}")
         if s.level == 1:
-            lines.append(f"        nodes: {yaml_str(hostlist.compress(s.nodes))}")
+            lines.append(f"        nodes: {nodes_of[s.name]}")
         else:
             lines.append(f"        children: {yaml_str(hostlist.compress(s.children))}")
     lines += ["- topology: blocks", "  cluster_default: false", "  block:", "    block_sizes:"]
     lines += [f"      - {n}" for n in topo.block_sizes]
     lines.append("    blocks:")
-    for name, nodes in topo.blocks:
+    for name, _nodes in topo.blocks:
         lines.append(f"      - block: {yaml_str(name)}")
-        lines.append(f"        nodes: {yaml_str(hostlist.compress(nodes))}")
+        lines.append(f"        nodes: {nodes_of[name]}")
     return "\n".join(lines) + "\n"

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 
@@ -376,10 +376,14 @@ def template_cages(derived: Derived, catalog: Catalog, links: _Links) -> _Cages:
 
 
 def counts_from_links(derived: Derived, catalog: Catalog, links: _Links, cages: _Cages, dev: _Devices,
-                      row: np.ndarray, slot: np.ndarray, layout: Layout) -> PhysicalCounts:
+                      row: np.ndarray, slot: np.ndarray, layout: Layout,
+                      per_link: dict[str, Any] | None = None) -> PhysicalCounts:
     """Lengths, groups of cages, media, transceivers and cables of the links given, in their order.
 
-    A link end is a host (a server's NIC cage) when its device code is a server's.
+    A link end is a host (a server's NIC cage) when its device code is a server's. Given a dict
+    `per_link`, fills it with what a cabling export writes per link, as arrays in link order:
+    "length" (estimated run, m), "medium" (index into MEDIA_CODES), "cable" (index into
+    "cables", -1 for none) and "sold" (the stock length bought, m; 0 for none).
     """
     r, design = derived.resolved, derived.design
     fp = design.floorplan
@@ -689,10 +693,15 @@ def counts_from_links(derived: Derived, catalog: Catalog, links: _Links, cages: 
             out[k] = sold
         return out
 
+    link_cable = np.full(n_links, -1, np.int64)
+    link_sold = np.zeros(n_links)
     lf = class_fiber.ravel()[flat]
     has = lf >= 0
     if has.any():
-        add(lf[has], len_inv[has], class_pieces.ravel()[flat][has].astype(np.float64))
+        sold_fiber = add(lf[has], len_inv[has], class_pieces.ravel()[flat][has].astype(np.float64))
+        if per_link is not None:
+            link_cable[has] = lf[has]
+            link_sold[has] = [sold_fiber[k] for k in (lf[has] * n_len + len_inv[has]).tolist()]
     ls = class_split.ravel()[flat]
     has = ls >= 0
     if has.any():
@@ -705,13 +714,22 @@ def counts_from_links(derived: Derived, catalog: Catalog, links: _Links, cages: 
         s_class = class_of_group[s_group]
         s_fiber = np.array([split_fiber[(c_, l_)] for c_, l_ in zip(s_class.tolist(), s_local.tolist(), strict=True)],
                            np.int64)
-        add(s_fiber, longest)
+        sold_split = add(s_fiber, longest)
+        if per_link is not None:
+            inv_s = inv_s.reshape(-1)
+            link_cable[has] = s_fiber[inv_s]
+            link_sold[has] = np.array([sold_split[k] for k in (s_fiber * n_len + longest).tolist()])[inv_s]
     g_cable = class_cable[class_of_group]
     cabled = np.flatnonzero(g_cable >= 0)                  # groups in group order
     if len(cabled):
         g_longest = np.zeros(n_groups, np.int64)
         np.maximum.at(g_longest, group, len_inv)
         sold_of = add(g_cable[cabled], g_longest[cabled])
+        if per_link is not None:
+            cabled_link = g_cable[group] >= 0
+            link_cable[cabled_link] = g_cable[group][cabled_link]
+            keys_l = g_cable[group][cabled_link] * n_len + g_longest[group][cabled_link]
+            link_sold[cabled_link] = [sold_of[k] for k in keys_l.tolist()]
         bucket_key = g_cable[cabled] * n_len + g_longest[cabled]
         # power: the same float additions, in the same (group) order, as the link-by-link path
         keys_u, inv_u = np.unique(bucket_key, return_inverse=True)
@@ -739,5 +757,8 @@ def counts_from_links(derived: Derived, catalog: Catalog, links: _Links, cages: 
             media_counts.setdefault(TIERS[t], {})[MEDIA_CODES[m]] = int(c_n[k])
     media_counts = {t: media_counts[t] for t in tier_first}
 
+    if per_link is not None:
+        per_link.update(length=length, medium=class_medium.ravel()[flat], cable=link_cable, sold=link_sold,
+                        cables=fibers)
     findings = _findings(problems, forced_failed, custom, r.technology.family)
     return PhysicalCounts(layout, transceivers, ends, cables, power, custom, findings, tier_first, media_counts)

@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -34,8 +34,9 @@ from designer.model.physical.closed_form_bom import (
     counts_from_links,
     template_cages,
 )
-from designer.model.physical.floor_layout import Layout, LeafSpot, lay_out, server_device
+from designer.model.physical.floor_layout import Layout
 from designer.model.physical.media import switch_cage
+from designer.model.physical.template_layout import positions_of
 from designer.model.topology.edited_fabric import SwitchPairs
 
 if TYPE_CHECKING:
@@ -164,8 +165,11 @@ class _Replay:
         return True
 
 
-def edited_physical(derived: Derived, catalog: Catalog) -> PhysicalCounts | None:
-    """The counts of an edited design, or None when an edit names a NIC."""
+def edited_physical(derived: Derived, catalog: Catalog,
+                    per_link: dict[str, Any] | None = None) -> PhysicalCounts | None:
+    """The counts of an edited design, or None when an edit names a NIC. Given a dict `per_link`,
+    fills it as `counts_from_links` does, with the links, their cages, the device codes and
+    positions, and the removed devices ("links", "cages", "dev", "row", "slot", "removed")."""
     r, plan, design = derived.resolved, derived.plan, derived.design
     servers, planes = design.cluster.servers, r.planes
     dev = _Devices(servers, plan, planes)
@@ -201,14 +205,10 @@ def edited_physical(derived: Derived, catalog: Catalog) -> PhysicalCounts | None
     merged = _concat_links(links, keep, extra_links, order)
     merged_cages = _concat_cages(cages, keep, extra_links, order)
 
-    layout = _positions(derived, dev, links, replay.alive, replay.removed)
-    row = np.zeros(dev.total, np.int64)
-    slot = np.zeros(dev.total, np.int64)
-    for code in range(dev.total):
-        pos = layout.positions.get(server_device(code) if code < servers else dev.name(code))
-        if pos is not None:
-            row[code], slot[code] = pos.row, pos.slot
-    return counts_from_links(derived, catalog, merged, merged_cages, dev, row, slot, layout)
+    row, slot, layout = _positions(derived, dev, links, replay.alive, replay.removed)
+    if per_link is not None:
+        per_link.update(links=merged, cages=merged_cages, dev=dev, row=row, slot=slot, removed=set(replay.removed))
+    return counts_from_links(derived, catalog, merged, merged_cages, dev, row, slot, layout, per_link)
 
 
 def _manual_links(added: list[_Added], derived: Derived, catalog: Catalog, cages: _Cages,
@@ -257,32 +257,26 @@ def _concat_cages(cages: _Cages, keep: np.ndarray, extra: dict[str, np.ndarray],
                   cages.k_host)
 
 
-def _positions(derived: Derived, dev: _Devices, links: _Links, alive: np.ndarray, removed: set[int]) -> Layout:
-    """`floor_layout.lay_out` on the leaves and switches left, as media._leaf_spots lists them."""
+def _positions(derived: Derived, dev: _Devices, links: _Links, alive: np.ndarray,
+               removed: set[int]) -> tuple[np.ndarray, np.ndarray, Layout]:
+    """`floor_layout.lay_out` on the leaves and switches left, as media._leaf_spots lists them:
+    (row, slot) per device code and the Layout counts, from arrays (template_layout.positions_of)."""
     r, plan, design = derived.resolved, derived.plan, derived.design
     e = r.rails
     host = np.flatnonzero(alive & (links.tier == 0))
-    served: dict[int, list[int]] = defaultdict(list)
-    for leaf, server in zip(links.b_dev[host].tolist(), links.a_dev[host].tolist(), strict=True):
-        served[leaf].append(server)
-    gone = removed
-    # servers as the graph counts them: one more than the highest server with a NIC left
-    nic_servers = design.cluster.servers
-    leaf_codes = [c for p in range(r.planes) for c in dev.leaf(p, np.arange(plan.leaves)).tolist()
-                  if c not in gone]
-    n_leaves = len(leaf_codes) or 1
-    leaves = []
-    for code in leaf_codes:
-        _, _, i = dev.describe(code)
-        spread = plan.leaf_rail(i, e) if plan.rail_su_size else i
-        leaves.append(LeafSpot(dev.name(code), tuple(sorted(served[code])), spread, i * nic_servers // n_leaves))
-    others = []
-    for p in range(r.planes):
-        for code in np.concatenate([dev.spine(p, np.arange(plan.spines)),
-                                    dev.core(p, np.arange(plan.cores if plan.tiers == 3 else 0))]).tolist():
-            if code not in gone:
-                others.append(dev.name(code))
-    return lay_out(design.floorplan, design.cluster.servers, leaves, others)
+    gone = np.fromiter(removed, dtype=np.int64, count=len(removed))
+    leaf_codes = np.concatenate([dev.leaf(p, np.arange(plan.leaves, dtype=np.int64)) for p in range(r.planes)])
+    leaf_codes = leaf_codes[~np.isin(leaf_codes, gone)]
+    index = (leaf_codes - dev.servers) % dev.per_plane
+    spread = plan.leaf_rail(index, e) if plan.rail_su_size else index
+    fallback = index * design.cluster.servers // max(len(leaf_codes), 1)
+    others = np.concatenate([np.concatenate([dev.spine(p, np.arange(plan.spines, dtype=np.int64)),
+                                             dev.core(p, np.arange(plan.cores if plan.tiers == 3 else 0,
+                                                                   dtype=np.int64))])
+                             for p in range(r.planes)])
+    others = others[~np.isin(others, gone)]
+    return positions_of(design.floorplan, design.cluster.servers, dev.total, leaf_codes, np.asarray(spread),
+                        fallback, links.b_dev[host], links.a_dev[host], others)
 
 
 _CACHE: ContentCache[PhysicalCounts | None] = ContentCache(size=4)

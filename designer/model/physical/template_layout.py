@@ -128,3 +128,91 @@ def template_positions(fp: FloorPlan, servers: int, plan: Plan, planes: int, rai
 
     layout = Layout({}, n_racks, sum(block.values()) + net_racks, server_rows + net_rows)
     return row, slot, layout
+
+
+def positions_of(fp: FloorPlan, servers: int, n_codes: int, leaf_codes: np.ndarray, spread: np.ndarray,
+                 fallback: np.ndarray, host_leaf: np.ndarray, host_server: np.ndarray,
+                 others: np.ndarray) -> tuple[np.ndarray, np.ndarray, Layout]:
+    """(row, slot) per device code and the Layout counts, by `floor_layout.lay_out`'s rules, for
+    any set of leaves: those left by an edited design's edits (edited_bom.py), given in the
+    order `lay_out` takes them, with the servers each serves (one entry per host link, the
+    leaf's code and the server), each one's spread and fallback server, and the spines and
+    cores left (`others`, in order). Devices that are not given keep row and slot 0."""
+    per_rack, per_row, per_net = fp.servers_per_rack, fp.racks_per_row, fp.switches_per_network_rack
+    n_racks = max(1, -(-servers // per_rack))
+    server_rows = -(-n_racks // per_row)
+
+    def rack_of(s: IntOrArray) -> Any:
+        return np.minimum(s, servers - 1) // per_rack if servers else np.zeros_like(s)
+
+    def racks_in_row(row: IntOrArray) -> Any:
+        return np.minimum(per_row, n_racks - row * per_row)
+
+    # Each leaf's served servers, sorted: the median is its home.
+    order = np.lexsort((host_server, host_leaf))
+    s_leaf, s_srv = host_leaf[order], host_server[order]
+    starts = np.searchsorted(s_leaf, leaf_codes, side="left")
+    counts = np.searchsorted(s_leaf, leaf_codes, side="right") - starts
+    pick = np.minimum(starts + counts // 2, max(len(s_srv) - 1, 0))
+    home = np.where(counts > 0, s_srv[pick] if len(s_srv) else fallback, fallback)
+
+    block: dict[int, int] = {}
+    leaf_row: Any = None
+    leaf_slot_local: Any = None
+    if fp.placement == "middle-of-row" and len(leaf_codes):
+        leaf_row = rack_of(home) // per_row
+        leaf_slot_local = rank_within(leaf_row) // per_net
+        rows_present, n_in_row = np.unique(leaf_row, return_counts=True)
+        block = {int(rw): -(-int(n) // per_net) for rw, n in zip(rows_present, n_in_row, strict=True)}
+    block_arr = np.zeros(server_rows, dtype=np.int64)
+    for rw, b in block.items():
+        block_arr[rw] = b
+    net = np.concatenate([leaf_codes, others]) if fp.placement == "network-row" else others
+    net_racks = -(-len(net) // per_net)
+    net_rows = -(-net_racks // per_row)
+    mid = server_rows // 2
+
+    def floor_row(server_row: IntOrArray) -> Any:
+        return np.where(server_row < mid, server_row, server_row + net_rows)
+
+    def slot_of(rack: IntOrArray) -> tuple[Any, Any]:
+        row, loc = rack // per_row, rack % per_row
+        half = racks_in_row(row) // 2
+        return row, np.where(loc < half, loc, loc + block_arr[row])
+
+    row = np.zeros(n_codes, dtype=np.int64)
+    slot = np.zeros(n_codes, dtype=np.int64)
+    srv = np.arange(servers, dtype=np.int64)
+    sr, ss = slot_of(rack_of(srv))
+    row[:servers], slot[:servers] = floor_row(sr), ss
+
+    if fp.placement == "su-racks" and len(leaf_codes):
+        # the leaf's distinct racks in order; racks[spread % len(racks)], or its fallback's rack
+        position = np.searchsorted(leaf_codes, s_leaf, sorter=np.argsort(leaf_codes))
+        position = np.argsort(leaf_codes)[np.minimum(position, len(leaf_codes) - 1)]
+        known = leaf_codes[position] == s_leaf
+        key = np.unique(position[known] * (n_racks + 1) + rack_of(s_srv[known]))
+        u_leaf, u_rack = key // (n_racks + 1), key % (n_racks + 1)
+        u_counts = np.bincount(u_leaf, minlength=len(leaf_codes))
+        u_starts = np.r_[0, np.cumsum(u_counts)[:-1]]
+        fallback_rack = rack_of(fallback)
+        chosen = np.where(u_counts > 0, u_rack[np.minimum(u_starts + spread % np.maximum(u_counts, 1),
+                                                          max(len(u_rack) - 1, 0))] if len(u_rack)
+                          else fallback_rack, fallback_rack)
+        lrow, lslot = slot_of(chosen)
+        row[leaf_codes], slot[leaf_codes] = floor_row(lrow), lslot
+    elif fp.placement == "middle-of-row" and len(leaf_codes):
+        half = racks_in_row(leaf_row) // 2
+        row[leaf_codes] = floor_row(leaf_row)
+        slot[leaf_codes] = half + leaf_slot_local
+
+    widest = int(max(racks_in_row(np.arange(server_rows)) + block_arr))
+    i = np.arange(len(net), dtype=np.int64)
+    rack = i // per_net
+    net_row, loc = rack // per_row, rack % per_row
+    in_this_row = np.minimum(per_row, net_racks - net_row * per_row)
+    start = np.maximum(0, (widest - in_this_row) // 2)
+    row[net], slot[net] = mid + net_row, start + loc
+
+    layout = Layout({}, n_racks, sum(block.values()) + net_racks, server_rows + net_rows)
+    return row, slot, layout
