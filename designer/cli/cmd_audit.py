@@ -8,7 +8,9 @@ fabric size; --csv and --json carry every finding.
 
 from __future__ import annotations
 
-from designer.cli.common import output_file, print_json
+import argparse
+
+from designer.cli.common import SubParsers, output_file, print_json
 from designer.io.audit_csv import findings_csv, write_findings_csv
 from designer.io.fabric_capture import load_capture
 from designer.io.project import load_design
@@ -19,7 +21,7 @@ from designer.model.topology.inference import infer_design
 __all__ = ["add_parser", "run", "summary", "findings_csv"]
 
 
-def add_parser(sub) -> None:
+def add_parser(sub: SubParsers) -> None:
     p = sub.add_parser("audit", help="audit a fabric capture against a design",
                        description="Missing devices and links, swapped, miswired, extra and degraded links, unnamed "
                                    "devices and their effect on bisection, oversubscription and collectives: a "
@@ -32,7 +34,7 @@ def add_parser(sub) -> None:
     p.set_defaults(run=run)
 
 
-def run(args) -> int:
+def run(args: argparse.Namespace) -> int:
     design = load_design(args.against) if args.against else None
     fabric = load_capture(args.file)
     inference = infer_design(fabric)
@@ -51,7 +53,8 @@ def _inferred_lines(report: AuditReport) -> list[str]:
     if not facts:
         return []
     parts = [f"{f['subject']} {f['value']} ({f['confidence']})" for f in facts]
-    lines, line = [], "Inferred:"
+    lines: list[str] = []
+    line = "Inferred:"
     for part in parts:
         if len(line) + len(part) + 2 > 110:
             lines.append(line)

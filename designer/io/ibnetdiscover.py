@@ -64,7 +64,7 @@ def parse_ibnetdiscover(text: str, source: str = "<text>") -> AsBuilt:
     if "\x00" in text:
         raise CaptureError(f"{source}: binary data, not an ibnetdiscover dump")
     fabric = AsBuilt("ibnetdiscover")
-    seen: dict[tuple, int] = {}
+    seen: dict[tuple[str, int, str, int], int] = {}   # (end, port, end, port), ends in order -> link index
     current: str | None = None
     devid = 0
     peers: set[str] = set()             # devices named (with a description) by port lines

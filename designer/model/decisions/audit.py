@@ -23,18 +23,20 @@ from __future__ import annotations
 import dataclasses
 import re
 from collections import Counter, defaultdict
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from designer.catalog import Catalog, default_catalog
 from designer.model.common.units import bandwidth_label, duration_label, ratio_label
 from designer.model.decisions.audit_summary import summarise
 from designer.model.intent.design import MAX_EDITS, Edit, FabricDesign
 from designer.model.performance.collectives import estimate
-from designer.model.topology.asbuilt import AsBuilt, Link, natural_key
+from designer.model.topology.asbuilt import AsBuilt, Device, Link, natural_key
 from designer.model.topology.capture_mapping import Placement, place
 from designer.model.topology.derive import Derived, derive
-from designer.model.topology.design_view import design_view
-from designer.model.topology.inference import Inference, assign_roles
+from designer.model.topology.design_view import DesignView, design_view
+from designer.model.topology.inference import Inference, InferenceJson, assign_roles
 
 KEYS = ("inferred", "missing_devices", "missing_links", "extra_links", "miswired", "degraded_links",
         "unnamed_devices", "impact", "summary", "swapped", "set_apart")
@@ -42,42 +44,50 @@ KEYS = ("inferred", "missing_devices", "missing_links", "extra_links", "miswired
 FINDINGS = ("missing_devices", "missing_links", "swapped", "miswired", "extra_links", "degraded_links",
             "unnamed_devices")
 
+# One finding, one summary or the impact: JSON objects whose keys differ by kind (the JSON
+# output's stable keys); their values are strings, numbers, None and nested objects.
+Json = dict[str, Any]
+# (device id, its port) -> the finding's end: the device's name, port and design position.
+EndOf = Callable[[str, int], Json]
+# A host cable off its position: (design NIC, designed leaf, design leaf it is on or None).
+Move = tuple[str, str, str | None]
+
 
 @dataclass
 class AuditReport:
-    inferred: dict
-    missing_devices: list[dict] = field(default_factory=list)
-    missing_links: list[dict] = field(default_factory=list)
-    extra_links: list[dict] = field(default_factory=list)
-    miswired: list[dict] = field(default_factory=list)
-    degraded_links: list[dict] = field(default_factory=list)
-    unnamed_devices: list[dict] = field(default_factory=list)
-    impact: dict = field(default_factory=dict)
-    summary: dict = field(default_factory=dict)
-    swapped: list[dict] = field(default_factory=list)     # swaps and crossed cables, one entry each
-    set_apart: list[dict] = field(default_factory=list)   # aggregation nodes and management HCAs
+    inferred: InferenceJson
+    missing_devices: list[Json] = field(default_factory=list)
+    missing_links: list[Json] = field(default_factory=list)
+    extra_links: list[Json] = field(default_factory=list)
+    miswired: list[Json] = field(default_factory=list)
+    degraded_links: list[Json] = field(default_factory=list)
+    unnamed_devices: list[Json] = field(default_factory=list)
+    impact: Json = field(default_factory=dict)
+    summary: Json = field(default_factory=dict)
+    swapped: list[Json] = field(default_factory=list)     # swaps and crossed cables, one entry each
+    set_apart: list[Json] = field(default_factory=list)   # aggregation nodes and management HCAs
     edits: tuple[Edit, ...] = ()          # the differences, as design edits
 
-    def to_json(self) -> dict:
+    def to_json(self) -> Json:
         return {k: getattr(self, k) for k in KEYS}
 
-    def rows(self) -> list[tuple[str, dict]]:
+    def rows(self) -> list[tuple[str, Json]]:
         """(kind, entry) for every finding, in report order."""
-        out = []
+        out: list[tuple[str, Json]] = []
         for key in FINDINGS:
             out += [(key, e) for e in getattr(self, key)]
         return out
 
 
-def _place(g, node: str | None) -> dict:
-    if node is None or node not in g:
+def _place(g: DesignView | None, node: str | None) -> Json:
+    if node is None or g is None or node not in g:
         return {"design_id": node if node and node.startswith("srv-") else None, "tier": None, "su": None,
                 "rail": None}
     d = g.nodes[node]
     role = d["role"]
     return {"design_id": node, "tier": "server" if role == "nic" else role,
-            "su": d.get("pod") + 1 if d.get("pod", -1) >= 0 and role in ("nic", "leaf") else None,
-            "rail": d.get("rail") + 1 if d.get("rail", -1) >= 0 else None}
+            "su": d["pod"] + 1 if d.get("pod", -1) >= 0 and role in ("nic", "leaf") else None,
+            "rail": d["rail"] + 1 if d.get("rail", -1) >= 0 else None}
 
 
 _INDEX = re.compile(r"(mlx5_|HCA-)(\d+)\s*$")
@@ -93,7 +103,7 @@ def hca_label(description: str, host: str, device_id: str = "") -> str:
     return own
 
 
-def _sort_key(e: dict) -> tuple:
+def _sort_key(e: Json) -> tuple[int, list[int | str], int]:
     a = e.get("a", e)
     return (a.get("su") or 0, natural_key(str(a.get("device") or a.get("server") or "")), a.get("port") or 0)
 
@@ -111,10 +121,8 @@ def audit(fabric: AsBuilt, design: FabricDesign | None = None, inference: Infere
     report = AuditReport(inference.to_json() if inference else {"template": None, "facts": [], "problems": []})
     # The design as placing needs it: read off the plan for a template (no per-link graph).
     g = design_view(derived) if derived else None
-    if design is None and inference is not None and inference.placed() is not None:
-        placement = inference.placed()
-    else:
-        placement = place(fabric, roles, g) if g is not None else Placement()
+    placed = inference.placed() if design is None and inference is not None else None
+    placement = placed if placed is not None else (place(fabric, roles, g) if g is not None else Placement())
     mapping = placement.mapping
     management = set(placement.management)
     report.set_apart = ([{"device": d.name, "id": d.id, "kind": "aggregation node"} for d in devs.values()
@@ -122,7 +130,7 @@ def audit(fabric: AsBuilt, design: FabricDesign | None = None, inference: Infere
                         + [{"device": devs[i].name, "id": i, "kind": "management HCA"} for i in sorted(management)])
     aside = {e["id"] for e in report.set_apart}
 
-    def end(dev: str, port: int, node: str | None = None) -> dict:
+    def end(dev: str, port: int, node: str | None = None) -> Json:
         node = node if node is not None else mapping.get(dev)
         name = devs[dev].name if dev in devs else dev
         return {"device": name, "port": port, **_place(g, node)}
@@ -137,12 +145,12 @@ def audit(fabric: AsBuilt, design: FabricDesign | None = None, inference: Infere
         if not d.default_named or d.id in aside:
             continue
         role = roles.get(d.id)
-        entry = {"device": d.name, "description": d.description, "id": d.id,
+        entry: Json = {"device": d.name, "description": d.description, "id": d.id,
                  "tier": "server" if role == "nic" else role}
         if d.id in placement.attributed:
-            server = placement.attributed[d.id]
+            design_server = placement.attributed[d.id]
             entry["attributed_to"] = mapping[d.id].split(".nic-")[0]
-            entry["server"] = next((h for h, s in placement.server_of_host.items() if s == server),
+            entry["server"] = next((h for h, s in placement.server_of_host.items() if s == design_server),
                                    entry["attributed_to"])
             entry.update(_place(g, mapping[d.id]))
         elif d.id in unplaced:
@@ -150,7 +158,7 @@ def audit(fabric: AsBuilt, design: FabricDesign | None = None, inference: Infere
             entry["device"] = f"unnamed HCA on {devs[leaf].name} port {port}"
             entry["leaf"], entry["port"] = devs[leaf].name, port
         report.unnamed_devices.append(entry)
-    if g is None:
+    if g is None or derived is None:        # g is read off derived: both or neither
         _degraded_by_mode(report, links, roles, end)
         report.summary = summarise(report, {}, {})
         return report
@@ -166,7 +174,7 @@ def audit(fabric: AsBuilt, design: FabricDesign | None = None, inference: Infere
     host_ports = Counter(leaf for _, leaf, _, _ in g.host_links)
     report.missing_devices = [{"device": n, **_place(g, n), "links": absent_links[n] + host_ports[n],
                                "host_ports": host_ports[n], "uplinks": absent_links[n]} for n in absent_switches]
-    absent_servers = defaultdict(list)
+    absent_servers: dict[str, list[str]] = defaultdict(list)
     for n in absent_nics:
         absent_servers[n.split(".nic-")[0]].append(n)
     leaf_port = {nic: port for nic, _, port, _ in g.host_links} if absent_servers else {}
@@ -182,7 +190,9 @@ def audit(fabric: AsBuilt, design: FabricDesign | None = None, inference: Infere
     return report
 
 
-def _host_links(report, fabric, roles, g, mapping, placement, wires, end):
+def _host_links(report: AuditReport, fabric: AsBuilt, roles: dict[str, str], g: DesignView, mapping: dict[str, str],
+                placement: Placement, wires: list[Link],
+                end: EndOf) -> tuple[dict[str, list[str]], list[str], list[Move]]:
     """Host links against the wiring rule; returns (ports down by server, NICs of absent servers,
     moved cables)."""
     devs = fabric.devices
@@ -223,14 +233,15 @@ def _host_links(report, fabric, roles, g, mapping, placement, wires, end):
     node_hca = {node: nic for nic, node in mapping.items() if roles.get(nic) == "nic" and nic in on_switch}
     paired: set[str] = set()
     # (NIC, designed leaf, leaf it is on or None): the moved cables, as edits for the impact
-    moves = []
+    moves: list[Move] = []
     for h, (sw, _, _) in misplaced.items():
         on = mapping.get(sw)
         moves.append((mapping[h], designed_at[mapping[h]][0], on if on and g.nodes[on]["role"] == "leaf" else None))
     for h1, (sw1, p1, _) in sorted(misplaced.items()):
         if h1 in paired:
             continue
-        n2 = at_port.get((mapping.get(sw1), p1))
+        on1 = mapping.get(sw1)
+        n2 = at_port.get((on1, p1)) if on1 is not None else None
         h2 = node_hca.get(n2) if n2 else None
         if h2 is None or h2 in paired or h2 not in misplaced:
             continue
@@ -290,7 +301,7 @@ def _host_links(report, fabric, roles, g, mapping, placement, wires, end):
     return down, absent, moves
 
 
-def _port_name(other, rank: int, placement: Placement) -> str:
+def _port_name(other: Device, rank: int, placement: Placement) -> str:
     """The name a server's HCA of rail `rank` would carry, in the style of its other HCAs."""
     index = next((i for i, r in placement.rank.items() if r == rank), rank)
     m = _INDEX.search(other.description.strip())
@@ -299,14 +310,16 @@ def _port_name(other, rank: int, placement: Placement) -> str:
     return f"{other.host or other.name} port {rank + 1}"
 
 
-def _built_name(mapping: dict, devs: dict, node: str) -> str:
+def _built_name(mapping: dict[str, str], devs: dict[str, Device], node: str) -> str:
     for dev, n in mapping.items():
         if n == node:
             return devs[dev].name
     return node
 
 
-def _switch_links(report, roles, g, mapping, wires, end, name_of):
+def _switch_links(report: AuditReport, roles: dict[str, str], g: DesignView, mapping: dict[str, str],
+                  wires: list[Link], end: EndOf,
+                  name_of: dict[str, str]) -> tuple[Counter[tuple[str, str]], Counter[str]]:
     """Switch pairs against the design; returns (missing links per (lower, upper) pair, links of
     absent switches)."""
     designed: Counter[tuple[str, str]] = Counter({p: n for p, (n, _, _) in g.pairs.items()})
@@ -362,7 +375,7 @@ def _switch_links(report, roles, g, mapping, wires, end, name_of):
     return +missing, absent_links
 
 
-def _reason(g, leaf: str, port: int, built_leaf: str | None, built_port: int) -> str:
+def _reason(g: DesignView, leaf: str, port: int, built_leaf: str | None, built_port: int) -> str:
     if built_leaf is None or built_leaf not in g:
         return "on a switch that is not in the design"
     a, b = g.nodes[leaf], g.nodes[built_leaf]
@@ -377,10 +390,12 @@ def _reason(g, leaf: str, port: int, built_leaf: str | None, built_port: int) ->
     return f"wrong port: on port {built_port} instead of port {port}"
 
 
-def _degraded_by_mode(report, links, roles, end) -> None:
+def _degraded_by_mode(report: AuditReport, links: list[Link], roles: dict[str, str], end: EndOf) -> None:
     """Without a design, a link is degraded when it runs below the most common rate of its tier."""
-    tier_of = lambda wire: tuple(sorted((roles.get(wire.a, ""), roles.get(wire.b, ""))))  # noqa: E731
-    best = defaultdict(Counter)
+    def tier_of(wire: Link) -> tuple[str, ...]:
+        return tuple(sorted((roles.get(wire.a, ""), roles.get(wire.b, ""))))
+
+    best: dict[tuple[str, ...], Counter[float]] = defaultdict(Counter)
     for wire in links:
         best[tier_of(wire)][wire.gbps] += 1
     for wire in links:
@@ -390,7 +405,8 @@ def _degraded_by_mode(report, links, roles, end) -> None:
                                           "designed": f"{mode:g}G (most common in this tier)", "gbps": wire.gbps})
 
 
-def _edits(report: AuditReport, missing_pairs, absent_switches, absent_nics, down, moves) -> tuple[Edit, ...]:
+def _edits(report: AuditReport, missing_pairs: Mapping[tuple[str, str], int], absent_switches: list[str],
+           absent_nics: list[str], down: dict[str, list[str]], moves: list[Move]) -> tuple[Edit, ...]:
     """The as-built fabric as edits on the design: removed devices and links, moved cables.
 
     A NIC port down is removed with its link, as the capture shows it: the as-built design then
@@ -400,7 +416,8 @@ def _edits(report: AuditReport, missing_pairs, absent_switches, absent_nics, dow
     edits += [Edit("remove-device", n) for n in absent_nics]
     edits += [Edit("remove-device", n) for nics in down.values() for n in nics]
     edits += [Edit("remove-links", lo, hi, n) for (lo, hi), n in sorted(missing_pairs.items())]
-    removed, added = Counter(), Counter()
+    removed: Counter[tuple[str, str]] = Counter()
+    added: Counter[tuple[str, str]] = Counter()
     for nic, designed_leaf, built in moves:          # host cables off their position
         removed[(nic, designed_leaf)] += 1
         if built is not None:
@@ -419,7 +436,7 @@ def _edits(report: AuditReport, missing_pairs, absent_switches, absent_nics, dow
     return tuple(edits)
 
 
-def _impact(derived: Derived, edits: tuple[Edit, ...], catalog: Catalog) -> dict:
+def _impact(derived: Derived, edits: tuple[Edit, ...], catalog: Catalog) -> Json:
     design = derived.design
     if len(design.edits) + len(edits) > MAX_EDITS:
         m = derived.metrics
@@ -429,7 +446,7 @@ def _impact(derived: Derived, edits: tuple[Edit, ...], catalog: Catalog) -> dict
                                  f"more than the {MAX_EDITS:,} edits a design holds"}
     # A fabric built as designed is the design: its metrics stay the closed-form ones.
     as_built = derive(dataclasses.replace(design, edits=design.edits + edits), catalog) if edits else derived
-    out = {}
+    out: Json = {}
     for label, d in (("designed", derived), ("as_built", as_built)):
         m = d.metrics
         out[label] = {"bisection_gbps": m.bisection_gbps,
@@ -445,7 +462,7 @@ def _impact(derived: Derived, edits: tuple[Edit, ...], catalog: Catalog) -> dict
     return out
 
 
-def _worst_leaf_of_view(view) -> dict:
+def _worst_leaf_of_view(view: DesignView) -> dict[str, float | None]:
     """As `_worst_leaf`, for a design read off its plan (no graph)."""
     down: Counter[str] = Counter()
     up: Counter[str] = Counter()
@@ -459,10 +476,10 @@ def _worst_leaf_of_view(view) -> dict:
     return {n: r for n, r in ratio.items() if r != common}
 
 
-def _worst_leaf(derived: Derived) -> dict:
+def _worst_leaf(derived: Derived) -> dict[str, float | None]:
     """Downlink:uplink bandwidth per leaf, as built, for the leaves that differ from the design."""
     g = derived.graph
-    ratio = {}
+    ratio: dict[str, float | None] = {}
     for n, d in g.nodes(data=True):
         if d["role"] != "leaf":
             continue
@@ -478,7 +495,7 @@ _IMPACT_LINES = (("bisection_gbps", "Bisection", bandwidth_label), ("oversubscri
                  ("allreduce_1GiB_us", "All-reduce of 1 GiB", duration_label))
 
 
-def impact_lines(impact: dict) -> list[str]:
+def impact_lines(impact: Json) -> list[str]:
     """The impact as the metrics are written (Tb/s, ratios, ms): 'Bisection: 108.8 Tb/s -> 92.8 Tb/s'."""
     designed, built = impact.get("designed", {}), impact.get("as_built", {})
     out = []

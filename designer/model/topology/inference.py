@@ -15,19 +15,35 @@ from __future__ import annotations
 import dataclasses
 import re
 from collections import Counter, defaultdict
+from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import NotRequired, TypedDict, TypeVar
 
 from designer.catalog import Catalog, default_catalog
 from designer.catalog.device_ids import device_ids
-from designer.model.intent.design import ClusterSpec, FabricDesign, FabricSpec, Meta, TierSpec
+from designer.catalog.entries import Switch
+from designer.model.intent.design import ClusterSpec, FabricDesign, FabricSpec, Meta, Template, TierSpec
 from designer.model.topology import closed_form
-from designer.model.topology.asbuilt import AsBuilt
+from designer.model.topology.asbuilt import AsBuilt, Device
 from designer.model.topology.builders import leaf_assignment
 from designer.model.topology.capture_mapping import Placement, group_view, place
 from designer.model.topology.derive import Derived, derive, plan_only
 from designer.model.topology.design_view import design_view
+from designer.model.topology.sizing import Plan, Resolved
 
 ROLES = ("leaf", "spine", "core")
+
+_T = TypeVar("_T", bound=Hashable)
+
+
+class InferenceJson(TypedDict):
+    """The inference as the audit's JSON key `inferred` carries it."""
+
+    template: str | None
+    # Absent when the capture is audited without any inference.
+    exact_counts: NotRequired[bool]
+    facts: list[dict[str, str]]           # Inferred, field by field
+    problems: list[str]
 
 
 @dataclass(frozen=True)
@@ -58,7 +74,7 @@ class Inference:
             self.mapping = self.placement.mapping
         return self.placement
 
-    def to_json(self) -> dict:
+    def to_json(self) -> InferenceJson:
         d = self.design
         return {
             "template": d.fabric.template if d else None,
@@ -68,7 +84,7 @@ class Inference:
         }
 
 
-def _mode(values, default=0):
+def _mode(values: Iterable[_T], default: _T) -> _T:
     counts = Counter(values)
     return counts.most_common(1)[0][0] if counts else default
 
@@ -81,7 +97,7 @@ def assign_roles(fabric: AsBuilt) -> dict[str, str]:
             adj[link.b].add(link.a)
     roles: dict[str, str] = {}
     level: dict[str, int] = {}
-    frontier = []
+    frontier: list[str] = []
     for dev in fabric.devices.values():
         if dev.kind == "host":
             roles[dev.id] = "aggregation" if dev.aggregation else "nic"
@@ -91,7 +107,7 @@ def assign_roles(fabric: AsBuilt) -> dict[str, str]:
     depth = 0
     while frontier and depth < 3:
         depth += 1
-        nxt = []
+        nxt: list[str] = []
         for n in frontier:
             for m in adj[n]:
                 if m not in level and fabric.devices[m].kind == "switch":
@@ -129,11 +145,11 @@ def infer_design(fabric: AsBuilt, catalog: Catalog | None = None, name: str = "A
                               "unlike the compute hosts with fewer HCAs (" + (", ".join(sorted(view.management)[:3])
                                                                               or "none") + ")"))
     named = [d for d in nics if d.host]
-    hosts = defaultdict(list)
+    hosts: dict[str, list[Device]] = defaultdict(list)
     for d in named:
         hosts[d.host].append(d)
     # HCAs per server: the HCA indices the compute hosts use (HCA-1/2/5/6 is 4), whatever the naming.
-    ports = len(view.rank) if len(view.rank) > 1 else (_mode(len(v) for v in hosts.values()) if hosts else 1)
+    ports = len(view.rank) if len(view.rank) > 1 else (_mode((len(v) for v in hosts.values()), 0) if hosts else 1)
     # Default-named HCAs first fill the hosts that lack one, then make up whole servers.
     servers = max(len(hosts), (len(nics) + ports - 1) // ports)
     nic_word = "NIC ports" if family == "ethernet" else "HCAs"
@@ -148,8 +164,8 @@ def infer_design(fabric: AsBuilt, catalog: Catalog | None = None, name: str = "A
     up_links = [wire for wire in fabric.links
                 if {roles.get(wire.a), roles.get(wire.b)} in ({"leaf", "spine"}, {"spine", "core"})]
     # Links of unknown rate (0) say nothing about the designed speed.
-    link = int(_mode(wire.gbps for wire in host_links if wire.gbps))
-    uplink = int(_mode((wire.gbps for wire in up_links if wire.gbps), link))
+    link = int(_mode((wire.gbps for wire in host_links if wire.gbps), 0.0))
+    uplink = int(_mode((wire.gbps for wire in up_links if wire.gbps), float(link)))
     facts.append(Inferred("link speed", f"{link}G hosts, {uplink}G between switches", "high",
                           "most common rate per tier; slower links are reported as degraded"))
 
@@ -163,7 +179,7 @@ def infer_design(fabric: AsBuilt, catalog: Catalog | None = None, name: str = "A
     facts.append(Inferred("switch model", switch_id or "unknown", conf, why))
 
     leaf_ids = {d.id for d in by_tier["leaf"]}
-    rail_of_leaf = defaultdict(Counter)
+    rail_of_leaf: dict[str, Counter[int]] = defaultdict(Counter)
     for wire in host_links:
         nic, leaf = (wire.a, wire.b) if roles.get(wire.a) == "nic" else (wire.b, wire.a)
         if devs[nic].hca >= 0 and leaf in leaf_ids:
@@ -171,13 +187,13 @@ def infer_design(fabric: AsBuilt, catalog: Catalog | None = None, name: str = "A
     # Rail-optimized when nearly every leaf serves one HCA index: a leaf keeps its rail when a
     # swapped or miswired cable or two bring it another index.
     single = sum(1 for v in rail_of_leaf.values() if v.most_common(1)[0][1] >= 0.75 * sum(v.values()))
-    rails_clean = ports > 1 and rail_of_leaf and single >= 0.75 * len(rail_of_leaf)
-    hosts_per_leaf = Counter()
+    rails_clean = ports > 1 and bool(rail_of_leaf) and single >= 0.75 * len(rail_of_leaf)
+    hosts_per_leaf: Counter[str] = Counter()
     for wire in host_links:
         leaf = wire.b if roles.get(wire.a) == "nic" else wire.a
         hosts_per_leaf[leaf] += 1
     nodes_per_su = max(hosts_per_leaf.values(), default=1)
-    templates = ["rail-optimized"] if rails_clean else []
+    templates: list[Template] = ["rail-optimized"] if rails_clean else []
     templates += ["fat-tree", "leaf-spine"] if tiers == 3 else ["leaf-spine", "fat-tree"]
     if rails_clean:
         facts.append(Inferred("rails", str(ports), "high" if single == len(rail_of_leaf) else "medium",
@@ -216,7 +232,7 @@ def infer_design(fabric: AsBuilt, catalog: Catalog | None = None, name: str = "A
     observed = (len(by_tier["leaf"]), len(by_tier["spine"]), len(by_tier["core"]),
                 len(host_links), len([wire for wire in up_links if "leaf" in (roles.get(wire.a), roles.get(wire.b))]),
                 len([wire for wire in up_links if "core" in (roles.get(wire.a), roles.get(wire.b))]))
-    leaf_up = Counter()
+    leaf_up: Counter[str] = Counter()
     for wire in up_links:
         for end in (wire.a, wire.b):
             if roles.get(end) == "leaf":
@@ -230,18 +246,20 @@ def infer_design(fabric: AsBuilt, catalog: Catalog | None = None, name: str = "A
         observed = (observed[0], observed[1] + gaps, observed[2], observed[3],
                     observed[4] + gaps * parallel * len(by_tier["leaf"]), observed[5])
         up += gaps * parallel
-        by_tier = {**by_tier, "spine": by_tier["spine"] + [None] * gaps}
+    # Switches per tier as designed: the spines seen plus those missing from their numbering.
+    tier_sizes = {r: len(by_tier[r]) + (gaps if r == "spine" else 0) for r in ROLES}
     seen_spread = sorted(hosts_per_leaf.get(d.id, 0) for d in by_tier["leaf"])
     ratio = round(nodes_per_su * link / (up * uplink), 3) if up else 1.0
     ratios = sorted({1.0, ratio, 1.5, 2.0, 3.0, 4.0}, key=lambda x: abs(x - ratio))
-    scored = []              # (score, SU size off, order, candidate, template, ratio)
+    # (score, SU size off, spread off, order, candidate, template, ratio)
+    scored: list[tuple[int, int, int, int, FabricDesign, Template, float]] = []
     for template in templates:
         for r, nps, counts in [(ratio, n, c) for ratio in ratios for c in (False, True)
                                for n in dict.fromkeys((nodes_per_su, int(up * ratio * uplink // link) or 1))]:
             # Sizing alone gives a candidate's counts; only the one kept is derived in full.
             try:
                 cand = _candidate(name, server, ports, link, uplink, switch_id, template, tiers, nps,
-                                  r, servers, counts, by_tier, family, planes)
+                                  r, servers, counts, tier_sizes, family, planes)
                 resolved, plan = plan_only(cand, catalog)
             except (ValueError, KeyError):
                 continue
@@ -257,7 +275,7 @@ def infer_design(fabric: AsBuilt, catalog: Catalog | None = None, name: str = "A
                 break
         if scored and scored[-1][:3] == (0, 0, 0):
             break
-    best = None
+    best: tuple[int, FabricDesign, Derived, Template, float] | None = None
     # Leaves that each serve one HCA index are rails: that is the template, whatever absent
     # devices do to the counts (another template can match a damaged capture's counts better).
     first = (lambda c: c[5] != "rail-optimized") if rails_clean else (lambda c: False)  # noqa: E731
@@ -283,12 +301,12 @@ def infer_design(fabric: AsBuilt, catalog: Catalog | None = None, name: str = "A
         conf, why = ("medium" if score <= 0.1 * total else "low",
                      f"closest candidate; {score} switches or links differ from the capture")
     facts.append(Inferred("template", template, conf, why))
-    if tiers == 2 and by_tier["spine"] and leaf_up:
+    if tiers == 2 and tier_sizes["spine"] and leaf_up:
         pairs = Counter(frozenset((w.a, w.b)) for w in up_links)
         parallel = _mode(pairs.values(), 1)
-        seen = len(by_tier["spine"]) - gaps
-        facts.append(Inferred("spines", f"{len(by_tier['spine'])}, {parallel} link(s) from each leaf to each",
-                              "high" if inf.derived.plan.spines == len(by_tier["spine"]) else "medium",
+        seen = tier_sizes["spine"] - gaps
+        facts.append(Inferred("spines", f"{tier_sizes['spine']}, {parallel} link(s) from each leaf to each",
+                              "high" if inf.derived.plan.spines == tier_sizes["spine"] else "medium",
                               f"{seen} spines seen" + (f" and {gaps} missing from their numbering" if gaps else "")
                               + f"; {up} uplinks on most leaves"))
     facts.append(Inferred("leaf oversubscription", f"{r:g}:1", "medium",
@@ -311,7 +329,7 @@ def _planes(fabric: AsBuilt, roles: dict[str, str]) -> int:
     for w in fabric.links:
         if w.a in parent and w.b in parent:
             parent[find(w.a)] = find(w.b)
-    shapes: dict[str, Counter] = defaultdict(Counter)
+    shapes: dict[str, Counter[str]] = defaultdict(Counter)
     for sw in parent:
         shapes[find(sw)][roles[sw]] += 1
     planes = [s for s in shapes.values() if s["leaf"]]
@@ -320,10 +338,11 @@ def _planes(fabric: AsBuilt, roles: dict[str, str]) -> int:
     return 1
 
 
-def _numbering_gaps(switches) -> int:
+def _numbering_gaps(switches: Sequence[Device]) -> int:
     """How many numbers are missing from switch names numbered alike (spine-1 .. spine-9 without
     spine-4: 1); 0 when the names do not number them so."""
-    stems, nums = set(), []
+    stems: set[str] = set()
+    nums: list[int] = []
     for d in switches:
         found = re.findall(r"\d+", d.name, re.ASCII)
         if not found:
@@ -337,7 +356,7 @@ def _numbering_gaps(switches) -> int:
     return missing if 0 < missing <= max(1, len(nums) // 4) else 0
 
 
-def _spread_off(plan, resolved, seen: list[int]) -> int:
+def _spread_off(plan: Plan, resolved: Resolved, seen: list[int]) -> int:
     """How far the candidate's hosts per leaf (sorted, all planes) are from the capture's."""
     per_leaf = Counter(leaf for leaf, _ in leaf_assignment(plan, resolved.rails))
     planned = sorted([per_leaf.get(i, 0) for i in range(plan.leaves)] * resolved.planes)
@@ -346,7 +365,7 @@ def _spread_off(plan, resolved, seen: list[int]) -> int:
     return sum(abs(a - b) for a, b in zip(planned, seen, strict=True))
 
 
-def _planned_counts(resolved, plan) -> tuple[int, ...]:
+def _planned_counts(resolved: Resolved, plan: Plan) -> tuple[int, ...]:
     """(leaves, spines, cores, host links, leaf-spine links, spine-core links) of a sized design,
     all planes: the counts its metrics report, read off the plan without building anything."""
     p = resolved.planes
@@ -355,7 +374,8 @@ def _planned_counts(resolved, plan) -> tuple[int, ...]:
             links.get("leaf-spine", 0), links.get("spine-core", 0))
 
 
-def _switch_model(switches, catalog: Catalog, gbps: int):
+def _switch_model(switches: Sequence[Device], catalog: Catalog, gbps: int) -> tuple[str | None, str, str]:
+    """(catalog id, confidence, why) from part numbers, else device ids, else the largest switch."""
     parts = Counter(d.part for d in switches if d.part)
     ib = [s for s in catalog.switches.values() if s.family == "infiniband"] if hasattr(catalog, "switches") else []
     for part, n in parts.most_common():
@@ -369,11 +389,12 @@ def _switch_model(switches, catalog: Catalog, gbps: int):
     ids = device_ids()
     for devid, n in Counter(d.devid for d in switches if d.devid).most_common():
         known = ids.by_devid(devid)
-        on_chip = known.catalog if known and known.kind == "switch" else ()
-        parts = [c for c in on_chip if c in getattr(catalog, "switches", {})]
-        if parts:
-            return parts[0], "medium", (f"{n} switches report devid 0x{devid:04x} ({known.name}); catalog parts "
-                                        f"on that chip: {', '.join(parts)}")
+        if known is None or known.kind != "switch":
+            continue
+        on_chip = [c for c in known.catalog if c in getattr(catalog, "switches", {})]
+        if on_chip:
+            return on_chip[0], "medium", (f"{n} switches report devid 0x{devid:04x} ({known.name}); catalog parts "
+                                          f"on that chip: {', '.join(on_chip)}")
     fits = [s for s in ib if s.ports_at(gbps)]
     if fits:
         s = max(fits, key=lambda s: s.ports_at(gbps))
@@ -391,16 +412,19 @@ def _server(catalog: Catalog, ports: int, gbps: int) -> ClusterSpec:
                        gpus_per_server=max(1, ports))
 
 
-def _candidate(name, server, ports, link, uplink, switch_id, template, tiers, nodes_per_su, ratio, servers,
-               counts, by_tier, family="infiniband", planes=1) -> FabricDesign:
+def _candidate(name: str, server: ClusterSpec, ports: int, link: int, uplink: int, switch_id: str, template: Template,
+               tiers: int, nodes_per_su: int, ratio: float, servers: int, counts: bool, tier_sizes: dict[str, int],
+               family: str = "infiniband", planes: int = 1) -> FabricDesign:
     cluster = dataclasses.replace(server, servers=max(1, servers))
+
     # Tier counts are per plane.
-    tier = lambda r, over=1.0: TierSpec(count=len(by_tier[r]) // planes if counts and by_tier[r] else None,  # noqa: E731
-                                        oversubscription=over)
+    def tier(r: str, over: float = 1.0) -> TierSpec:
+        return TierSpec(count=tier_sizes[r] // planes if counts and tier_sizes[r] else None, oversubscription=over)
+
     fabric = FabricSpec(template=template, technology=_technology(link, uplink, family), switch=switch_id,
                         link_gbps=None, uplink_gbps=uplink if uplink != link else None, tiers=tiers,
                         nodes_per_su=max(1, nodes_per_su),
-                        leaf=TierSpec(count=len(by_tier["leaf"]) // planes if counts and template != "rail-optimized"
+                        leaf=TierSpec(count=tier_sizes["leaf"] // planes if counts and template != "rail-optimized"
                                       else None, oversubscription=ratio),
                         spine=tier("spine"), core=tier("core") if tiers == 3 else TierSpec(), planes=planes)
     if server.port_gbps is None and link:
@@ -417,17 +441,19 @@ def _technology(gbps: int, uplink: int = 0, family: str = "infiniband") -> str:
 _MODEL = re.compile(r"\b[A-Z]{1,4}\d{3,5}[A-Z]?\b")
 
 
-def _model_names(switch) -> set[str]:
+def _model_names(switch: Switch) -> set[str]:
     """Model names a system description may carry for a catalog switch (SN5600, QM9700)."""
     text = f"{switch.name} {switch.part_number or ''} {switch.id}".upper()
     return set(_MODEL.findall(text))
 
 
-def _ethernet_switch_model(switches, catalog: Catalog, gbps: int):
+def _ethernet_switch_model(switches: Sequence[Device], catalog: Catalog,
+                           gbps: int) -> tuple[str | None, str, str, str]:
     """(catalog id, confidence, why, unrecognised descriptions) from the system descriptions that
     LLDP neighbours report (`... running on Mellanox SN5600`, `HwSku: Mellanox-SN5600-...`)."""
-    eth = [s for s in getattr(catalog, "switches", {}).values() if s.family == "ethernet"]
-    found, unknown = Counter(), Counter()
+    eth: list[Switch] = [s for s in getattr(catalog, "switches", {}).values() if s.family == "ethernet"]
+    found: Counter[str] = Counter()
+    unknown: Counter[str] = Counter()
     for d in switches:
         text = (d.description or "").upper()
         hits = [s.id for s in eth for m in _model_names(s) if re.search(rf"(?<![A-Z0-9])M?{m}(?![0-9])", text)]

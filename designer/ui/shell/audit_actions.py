@@ -154,16 +154,18 @@ class AuditActions(QObject):
                 # No design fits (no link rates, no catalog switch): the capture is audited on its
                 # own, as `fabric-designer audit` does, and that audit opens; the open design stays.
                 report = audit(fabric, inference=inference, catalog=catalog)
+                self.source = os.path.basename(path)
                 self._show(report, "")
                 reason = inference.problems[0] if inference.problems else "no design fits"
-                # Say what the audit rests on: no design, only what the capture itself tells.
+                # Say what the audit rests on, above the panel's summary: no design, only what
+                # the capture itself tells. Without a design, no findings is not "built as designed".
                 if not report.rows():
-                    self.findings.clear()
+                    self.panel.title.setText(f"Audit of {self.source}: no findings in the capture itself")
                 head = [f"Audited on its own, without a design: {reason}"]
                 head += [f"Read from the capture: {f['subject']} {f['value']} ({f['confidence']})"
                          for f in report.inferred.get("facts", [])]
                 for row, text in enumerate(head):
-                    self.findings.insertItem(row, text)
+                    self.panel.summary.insertItem(row, text)
                 self.window.statusBar().showMessage(f"Not imported as a design: {reason}", 10000)
                 return False
             design, _, _ = import_capture(path, catalog)
