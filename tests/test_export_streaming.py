@@ -194,3 +194,16 @@ def test_the_export_writes_the_streamed_chunks(tmp_path):
     assert len(chunks) > 1
     write_export(fmt, src, tmp_path / "fabric.txt")
     assert (tmp_path / "fabric.txt").read_text() == "".join(chunks) == fmt.render(src)
+
+
+def test_a_plane_whose_only_leaf_is_removed_streams_as_the_graph_wrote_it():
+    """One server on two planes of a generic 8-port leaf-spine, plane 1's only leaf removed: the
+    plane's view has switches but no link left to draw (the streaming draw.io writer once failed
+    on the empty bundle arrays)."""
+    from designer.model.intent.design import ClusterSpec, FabricDesign, FabricSpec
+
+    design = FabricDesign(cluster=ClusterSpec(server="dgx-h100", servers=1),
+                          fabric=FabricSpec(template="leaf-spine", technology="ib-ndr", switch="generic-8x400g",
+                                            nodes_per_su=2, planes=2),
+                          edits=(Edit("remove-device", "p1.leaf-1"),))
+    _assert_same(design)

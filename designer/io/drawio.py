@@ -177,6 +177,8 @@ def _bundles(src: ExportSource, shape_of: np.ndarray) -> list[tuple[int, int, in
     t, g = np.concatenate(tiers), np.concatenate(speeds)
     keep = (a >= 0) & (b >= 0) & (a != b)   # both ends in the view; none inside one shape
     a, b, c, t, g = a[keep], b[keep], c[keep], t[keep], g[keep]
+    if not len(a):   # nothing left in the view to join (a plane whose only leaf was removed)
+        return []
     width = int(max(a.max(initial=0), b.max(initial=0))) + 1
     key = a * width + b
     keys, first, inverse = np.unique(key, return_index=True, return_inverse=True)
