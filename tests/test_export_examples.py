@@ -63,8 +63,8 @@ def test_format_parses_and_holds_every_link_once(path, name):
     elif name == "graphml":
         ns = {"g": "http://graphml.graphdrawing.org/xmlns"}
         graph = ET.fromstring(rendered.encode("utf-8")).find("g:graph", ns)
-        assert len(graph.findall("g:node", ns)) == m.endpoints + m.switches_total
-        assert len(graph.findall("g:edge", ns)) == m.links_total
+        assert len(graph.findall("g:node", ns)) == m.servers + m.endpoints + m.switches_total
+        assert len(graph.findall("g:edge", ns)) == m.links_total + m.endpoints   # links, NIC to server
     elif name == "dot":
         assert len(re.findall(r'^  "[^"]+" -- "[^"]+" \[', rendered, re.M)) == m.links_total
         assert rendered.rstrip().endswith("}")

@@ -1,22 +1,33 @@
-"""The device graph in Graphviz DOT, with the same nodes, edges and attributes as GraphML.
+"""The fabric in Graphviz DOT: the device graph, or a bundled view that a person can read.
 
-Nodes of one tier share a rank, so `dot -Tsvg` draws the tiers as rows with the cores on
-top. Large fabrics make large drawings; `--view su:N` exports one SU or pod.
+- `dot` (the device graph): the same switches, NIC ports and links as GraphML. Nodes of one
+  tier share a rank, so `dot -Tsvg` draws the tiers as rows with the cores on top. One SU of a
+  fabric is already thousands of points wide: use it for tools, or `--view su:N`.
+- `dot_bundled` (the view the canvas draws): tiers ranked as rows, the servers of each SU or pod
+  one node (`32 servers, SU 1`), the parallel links between two nodes one edge labelled with
+  their count and rate (`16 x 400G`, pen width growing with the count). Switches stay one node
+  each up to MAX_SWITCHES in the view; above that, each tier of each pod (and plane) is one node
+  labelled with its count, as the draw.io export groups them.
 """
 
 from __future__ import annotations
 
-from collections import defaultdict
+import math
+from collections import Counter, defaultdict
+from typing import Any
 
 from designer import __version__
 from designer.io.export_source import ExportSource
-from designer.io.graphml import node_attributes
+from designer.io.graphml import COLOURS, node_attributes
 from designer.io.markup import dot_str, one_line
 
-COLOURS = {"nic": "#d9d9d9", "leaf": "#9ecae1", "spine": "#a1d99b", "core": "#fdae6b"}
+MAX_SWITCHES = 40
+_RANK = {"server": 0, "nic": 0, "leaf": 1, "spine": 2, "core": 3}
+_NOUNS = {"core": ("core switch", "core switches"), "spine": ("spine switch", "spine switches"),
+          "leaf": ("leaf switch", "leaf switches"), "server": ("server", "servers")}
 
 
-def _value(value) -> str:
+def _value(value: object) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, int):
@@ -24,23 +35,96 @@ def _value(value) -> str:
     return dot_str(value)
 
 
+def _header(src: ExportSource, what: str) -> list[str]:
+    return [f"// {what} of \"{one_line(src.name, 120)}\" ({src.view_label}), written by Fabric Designer "
+            f"{__version__}",
+            "graph fabric {",
+            f"  graph [label={dot_str(src.name)}, labelloc=t, rankdir=BT, technology={dot_str(src.technology.id)}];",
+            "  node [shape=box, style=filled];"]
+
+
 def dot(src: ExportSource) -> str:
     attrs = node_attributes(src)
-    lines = [f"// Device graph of \"{one_line(src.name, 120)}\" ({src.view_label}), written by Fabric Designer "
-             f"{__version__}",
-             "graph fabric {",
-             f"  graph [label={dot_str(src.name)}, labelloc=t, rankdir=BT, technology={dot_str(src.technology.id)}];",
-             "  node [shape=box, style=filled];"]
+    lines = _header(src, "Device graph")
     by_tier: dict[int, list[str]] = defaultdict(list)
     for node, a in attrs.items():
-        label = a["host"] + f"/nic-{a['port']}" if a["role"] == "nic" else node
-        extra = ", ".join(f"{k}={_value(v)}" for k, v in a.items())
-        lines.append(f"  {dot_str(node)} [label={dot_str(label)}, fillcolor=\"{COLOURS[a['role']]}\", {extra}];")
+        extra = ", ".join(f"{k}={_value(v)}" for k, v in a.items() if k != "label")
+        lines.append(f"  {dot_str(node)} [label={dot_str(a['label'])}, fillcolor=\"{COLOURS[a['role']]}\", {extra}];")
         by_tier[a["tier"]].append(node)
     for tier in sorted(by_tier):
         lines.append("  { rank=same; " + " ".join(dot_str(n) for n in by_tier[tier]) + " }")
     for lower, upper, d in src.edges():
         lines.append(f"  {dot_str(lower)} -- {dot_str(upper)} [tier={dot_str(d['tier'])}, gbps={d['gbps']}, "
-                     f"pa={d['pa']}, pb={d['pb']}];")
+                     f"lower_port={d['pa']}, upper_port={d['pb']}];")
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def _plural(role: str, n: int) -> str:
+    return f"{n:,} {_NOUNS[role][n != 1]}"
+
+
+def _groups(src: ExportSource) -> tuple[dict[str, str], dict[str, dict[str, Any]]]:
+    """The bundled node of every graph node in the view, and each bundled node's attributes."""
+    grouped = len(src.switches) > MAX_SWITCHES
+    planes = src.resolved.planes
+    noun = src.column_noun
+    of_node: dict[str, str] = {}
+    groups: dict[str, dict[str, Any]] = {}
+    servers: dict[str, set[int]] = defaultdict(set)
+    for node, d in src.graph.nodes(data=True):
+        if not src.in_view(node):
+            continue
+        role = d["role"]
+        if role == "nic":
+            pod = max(d["pod"], 0)
+            key, role = f"servers-{pod + 1}", "server"
+            where = f"{noun} {pod + 1}" if src.columns > 1 or src.rail_optimized else ""
+            servers[key].add(d["server"])
+        elif grouped:
+            key = f"{role}-p{d['plane'] + 1}-{max(d['pod'], 0) + 1}"
+            where = ", ".join(([f"{noun} {d['pod'] + 1}"] if d["pod"] >= 0 and (role == "leaf" or src.plan.tiers == 3)
+                                and src.columns > 1 else []) + ([f"plane {d['plane'] + 1}"] if planes > 1 else []))
+        else:
+            key, where = node, ""
+        of_node[node] = key
+        group = groups.get(key)
+        if group is None:
+            order = (d["plane"], d["pod"], d["index"])
+            group = groups[key] = {"role": role, "count": 0, "where": where, "order": order}
+        if role != "server":
+            group["count"] += 1
+    for key, members in servers.items():
+        groups[key]["count"] = len(members)
+    for key, group in groups.items():
+        if group["role"] != "server" and not grouped:
+            group["label"] = key
+        else:
+            group["label"] = _plural(group["role"], group["count"]) + (f"\\n{group['where']}" if group["where"] else "")
+    return of_node, groups
+
+
+def dot_bundled(src: ExportSource) -> str:
+    """Tiers ranked, servers grouped by SU or pod, parallel links one edge with their count."""
+    of_node, groups = _groups(src)
+    bundles: Counter[tuple[str, str, int]] = Counter()
+    for lower, upper, d in src.edges():
+        bundles[(of_node[lower], of_node[upper], d["gbps"])] += 1
+    lines = _header(src, "Bundled fabric graph")
+    lines.append('  edge [color="#555555"];')
+    by_rank: dict[int, list[str]] = defaultdict(list)
+    for key, group in sorted(groups.items(), key=lambda item: item[1]["order"]):
+        role = group["role"]
+        # The label holds Graphviz's own line break (\n): dot_str would double its backslash.
+        label = '"' + group["label"].replace('"', "'") + '"'
+        lines.append(f"  {dot_str(key)} [label={label}, fillcolor=\"{COLOURS[role]}\", "
+                     f"role={dot_str(role)}, count={group['count']}];")
+        by_rank[_RANK[role]].append(key)
+    for rank in sorted(by_rank):
+        lines.append("  { rank=same; " + " ".join(dot_str(n) for n in by_rank[rank]) + " }")
+    for (a, b, gbps), count in bundles.items():
+        width = 1 + math.log2(count) / 2
+        lines.append(f"  {dot_str(a)} -- {dot_str(b)} [label=\"{count} x {gbps}G\", links={count}, gbps={gbps}, "
+                     f"penwidth={width:.2f}];")
     lines.append("}")
     return "\n".join(lines) + "\n"

@@ -63,6 +63,8 @@ register(ExportFormat("clab", "containerlab topology", ".clab.yml", containerlab
 register(ExportFormat("graphml", "GraphML device graph", ".graphml", graphml.graphml,
                       purpose="analysis in networkx, Gephi or yEd"))
 register(ExportFormat("dot", "Graphviz DOT device graph", ".dot", dot.dot, purpose="Graphviz and DOT-reading tools"))
+register(ExportFormat("dot-bundled", "Graphviz DOT bundled view", ".dot", dot.dot_bundled,
+                      purpose="a drawing people can read: tiers ranked, servers grouped, parallel links counted"))
 register(ExportFormat("drawio", "draw.io diagram", ".drawio", drawio.drawio,
                       purpose="an editable diagram for review decks (diagrams.net)"))
 register(ExportFormat("ibnetdiscover", "ibnetdiscover text", ".txt",
