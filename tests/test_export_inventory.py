@@ -119,7 +119,10 @@ def test_containerlab_lab_loads_and_is_wired_like_the_fabric():
     assert len(nodes) == m.switches_total
     assert {n["kind"] for n in nodes.values()} == {"sonic-vs"} and all(n["image"] for n in nodes.values())
     _check_links(doc)
-    assert len(doc["topology"]["links"]) == m.links_total - m.links_by_tier["node-leaf"]
+    # The stock docker-sonic-vs holds 32 ports: one lab link per leaf-spine pair.
+    assert len(doc["topology"]["links"]) == m.switches_by_tier["leaf"] * m.switches_by_tier["spine"]
+    full, _ = _clab("roce-512-leaf-spine-sn5600", clab_profile="cumulus")
+    assert len(full["topology"]["links"]) == m.links_total - m.links_by_tier["node-leaf"]
     assert re.fullmatch(r"[a-z0-9_-]+", doc["name"])
 
 
@@ -131,7 +134,7 @@ def test_containerlab_with_servers_and_one_su_of_a_two_plane_fabric():
     assert all(v["kind"] == "nvidia_cumulusvx" for n, v in nodes.items() if n not in servers)
     used = _check_links(doc)
     assert all(i.startswith("swp") for n, i in used if n not in servers)
-    full, _ = _clab("b300-roce-two-plane", clab_servers=True)
+    full, _ = _clab("b300-roce-two-plane", clab_servers=True, clab_profile="cumulus")
     assert len(doc["topology"]["links"]) < len(full["topology"]["links"])
     assert all("." not in n for n in nodes)  # plane prefixes become p1-leaf-1
 
