@@ -11,8 +11,9 @@ configuration, and `topology.links` with `endpoints: ["a:eth1", "b:eth1"]`.
   the order of their design port numbers, and each link's comment gives the design ports. Where
   a switch needs more than 32, the parallel links between two nodes become one lab link (the
   fabric's reachability and routing, not its width), and a switch with more than 32 neighbours
-  is refused. Another image named with --clab-image keeps every link; its port map must hold them. NVIDIA Cumulus VX (`nvidia_cumulusvx`): design port N is swpN,
-  as the kind's documentation asks and as Cumulus names a switch's ports.
+  is refused. Another image named with --clab-image keeps every link; its port map must hold
+  them. NVIDIA Cumulus VX (`nvidia_cumulusvx`): design port N is swpN, as the kind's
+  documentation asks and as Cumulus names a switch's ports.
 - Every switch gets a loopback (10.255.0.0/16, in node order), a private 4-byte ASN of its own
   (4200000000 + its number), a /31 on each switch-to-switch link (from 10.0.0.0, lower switch
   on the even address) and BGP unnumbered to every fabric neighbour, redistributing connected
