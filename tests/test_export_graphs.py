@@ -202,3 +202,27 @@ def test_bundled_dot_counts_every_link_once_in_few_edges(name):
         assert len(switches) < m.switches_total
     ranks = [x for x in lines if x.startswith("  { rank=same;")]
     assert len(ranks) == 1 + sum(1 for n in m.switches_by_tier.values() if n)
+
+
+def _graph_signature(text: str, tmp_path):
+    g = _read_graphml(text, tmp_path)
+    nodes = {n: tuple(sorted(d.items())) for n, d in g.nodes(data=True)}
+    edges = Counter((*sorted((u, v)), tuple(sorted(d.items()))) for u, v, d in g.edges(data=True))
+    return nodes, edges, g.graph
+
+
+@pytest.mark.parametrize("name", ["dgx-h100-superpod-1su", "b300-roce-two-plane", "ndr-8k-fat-tree",
+                                  "b300-xdr-4su-rail", "roce-512-leaf-spine-sn5600"])
+def test_graphml_streamed_from_the_plan_equals_the_graphml_of_the_device_graph(name, tmp_path, monkeypatch):
+    """A template design seen whole is written from the sizing plan, without the device graph:
+    the same nodes, attributes and links as the graph gives."""
+    import designer.io.graphml as graphml_module
+
+    design = load_design(EXAMPLES / f"{name}.json")
+    fresh = dataclasses.replace(design, meta=Meta(name=f"{design.meta.name} (streamed)"))   # not a cached one
+    src = ExportSource(fresh, default_catalog())
+    streamed = graphml(src)
+    assert src.derived._build is None   # the device graph was never built
+    monkeypatch.setattr(graphml_module, "streamable", lambda derived, whole: False)
+    from_graph = graphml(ExportSource(fresh, default_catalog()))
+    assert _graph_signature(streamed, tmp_path) == _graph_signature(from_graph, tmp_path)

@@ -15,7 +15,7 @@ the old file or the new one, never half of one (a folder's files are each writte
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -35,6 +35,7 @@ class ExportFormat:
     family: str | None = None                  # "infiniband" or "ethernet" when only that family fits
     purpose: str = ""
     encoding: str = "utf-8"
+    stream: Callable[[ExportSource], Iterable[str]] | None = None   # the same text in pieces, for large files
 
     @property
     def folder(self) -> bool:
@@ -61,7 +62,7 @@ register(ExportFormat("netbox", "NetBox import (CSV folder)", "", netbox_csv.net
 register(ExportFormat("clab", "containerlab topology", ".clab.yml", containerlab.containerlab_yaml,
                       family="ethernet", purpose="emulate an Ethernet fabric with containerlab"))
 register(ExportFormat("graphml", "GraphML device graph", ".graphml", graphml.graphml,
-                      purpose="analysis in networkx, Gephi or yEd"))
+                      purpose="analysis in networkx, Gephi or yEd", stream=graphml.graphml_chunks))
 register(ExportFormat("dot", "Graphviz DOT device graph", ".dot", dot.dot, purpose="Graphviz and DOT-reading tools"))
 register(ExportFormat("dot-bundled", "Graphviz DOT bundled view", ".dot", dot.dot_bundled,
                       purpose="a drawing people can read: tiers ranked, servers grouped, parallel links counted"))
@@ -112,6 +113,9 @@ def write_export(fmt: ExportFormat, src: ExportSource, path: str | os.PathLike, 
     parent = out.parent if str(out.parent) else Path(".")
     if not parent.is_dir():
         raise ExportError(f"folder {parent} does not exist")
+    if fmt.stream is not None:
+        write_atomic(out, fmt.stream(src), encoding=fmt.encoding)
+        return [out]
     rendered = fmt.render(src)
     if isinstance(rendered, str):
         write_atomic(out, rendered, encoding=fmt.encoding)

@@ -21,12 +21,14 @@ Attributes are strings, ints, doubles and booleans only (what networkx and igrap
 from __future__ import annotations
 
 from collections.abc import Iterator
+from itertools import islice
 from typing import Any
 
 from designer import __version__
 from designer.io.export_source import ExportSource
 from designer.io.markup import xml_attr, xml_text
 from designer.io.network_graph import network_graph
+from designer.io.plan_stream import nic_rows, streamable, switch_links, switch_nodes
 
 NODE_KEYS = (("label", "string"), ("role", "string"), ("tier", "int"), ("plane", "int"), ("pod", "int"),
              ("rail", "int"), ("index", "int"), ("model", "string"), ("speed_gbps", "int"), ("ports", "int"),
@@ -111,7 +113,7 @@ def _edges(src: ExportSource, nics: dict[str, dict[str, Any]]) -> Iterator[tuple
                                                   "lower_port": attrs["port"], "upper_port": 1}
 
 
-def graphml(src: ExportSource) -> str:
+def _header(src: ExportSource, network_keys: list[str]) -> list[str]:
     m = src.derived.metrics
     lines = ['<?xml version="1.0" encoding="UTF-8"?>',
              f"<!-- Device graph of a fabric, written by Fabric Designer {xml_text(__version__)} -->",
@@ -120,22 +122,111 @@ def graphml(src: ExportSource) -> str:
              f'xmlns:y="{_Y_NS}" '
              'xsi:schemaLocation="http://graphml.graphdrawing.org/xmlns '
              'http://graphml.graphdrawing.org/xmlns/1.0/graphml.xsd">']
-    nodes = node_attributes(src)
-    servers = server_attributes(src, nodes)
-    edges = list(_edges(src, nodes))
-    networks = network_graph(src, len(edges))   # the cluster's other networks (none: nothing added)
     lines += _keys("graph", "g", GRAPH_KEYS) + _keys("node", "n", NODE_KEYS) + _keys("edge", "e", EDGE_KEYS)
     lines.append('  <key id="n_yed" for="node" yfiles.type="nodegraphics"/>')
-    lines += networks.keys
+    lines += network_keys
     lines.append('  <graph id="fabric" edgedefault="undirected">')
     graph_values = {"name": src.name, "technology": src.technology.id, "template": src.design.fabric.template,
                     "view": src.view_label, "planes": m.planes, "gpus": m.gpus}
     lines.append("    " + "".join(_data("g", k, v) for k, v in graph_values.items()))
+    return lines
+
+
+def _edge(i: int, source: str, target: str, attrs: dict[str, Any]) -> str:
+    body = "".join(_data("e", k, v) for k, v in attrs.items())
+    return f'    <edge id="e{i}" source="{xml_attr(source)}" target="{xml_attr(target)}">{body}</edge>'
+
+
+def graphml(src: ExportSource) -> str:
+    return "".join(graphml_chunks(src))
+
+
+def graphml_chunks(src: ExportSource) -> Iterator[str]:
+    """The file in pieces of a few thousand lines: a template design seen whole streams from
+    the sizing plan (designer.io.plan_stream); other designs and views read the device graph."""
+    if streamable(src.derived, src.view[0] == "fabric"):
+        yield from _chunks(_streamed_lines(src))
+        return
+    nodes = node_attributes(src)
+    servers = server_attributes(src, nodes)
+    edges = list(_edges(src, nodes))
+    networks = network_graph(src, len(edges))   # the cluster's other networks (none: nothing added)
+    lines = _header(src, networks.keys)
     lines += (_node(host, attrs) for host, attrs in servers.items())
     lines += (_node(attrs["label"], attrs) for attrs in nodes.values())
-    for i, (source, target, attrs) in enumerate(edges):
-        body = "".join(_data("e", k, v) for k, v in attrs.items())
-        lines.append(f'    <edge id="e{i}" source="{xml_attr(source)}" target="{xml_attr(target)}">{body}</edge>')
+    lines += (_edge(i, source, target, attrs) for i, (source, target, attrs) in enumerate(edges))
     lines += networks.elements
     lines += ["  </graph>", "</graphml>"]
-    return "\n".join(lines) + "\n"
+    yield "\n".join(lines) + "\n"
+
+
+def _chunks(lines: Iterator[str], size: int = 4096) -> Iterator[str]:
+    while block := list(islice(lines, size)):
+        yield "\n".join(block) + "\n"
+
+
+def _streamed_lines(src: ExportSource) -> Iterator[str]:
+    """The template's lines from the plan. Server names and models are escaped once each; switch
+    ids are the builder's (`p2.leaf-3`: letters, digits, '.', '-') and need none. Every line is one
+    f-string: 920,000 lines at 131,072 GPUs."""
+    derived, r = src.derived, src.resolved
+    yield from _header(src, [])
+    servers = src.design.cluster.servers
+    hosts = [xml_attr(src.host(s)) for s in range(servers)]
+    ports_per_server = r.rails * r.planes
+    fill = COLOURS
+    server_model = xml_text(src.server_model.id)
+    for s, name in enumerate(hosts):
+        yield (f'    <node id="{name}"><data key="n_label">{name}</data><data key="n_role">server</data>'
+               f'<data key="n_tier">0</data><data key="n_model">{server_model}</data>'
+               f'<data key="n_ports">{ports_per_server}</data><data key="n_server">{s + 1}</data>'
+               f'<data key="n_host">{name}</data><data key="n_yed"><y:ShapeNode><y:Fill color="{fill["server"]}"/>'
+               f'<y:NodeLabel>{name}</y:NodeLabel></y:ShapeNode></data></node>')
+    radix: dict[str, int] = {}
+    up = r.uplink_gbps
+    for n in switch_nodes(derived):
+        if n.model not in radix:
+            sw = src.switch_model(n.model)
+            radix[n.model] = sw.ports_at(up) or max(m.count for m in sw.port_modes)
+        sid = n.id
+        yield (f'    <node id="{sid}"><data key="n_label">{sid}</data><data key="n_role">{n.role}</data>'
+               f'<data key="n_tier">{n.level}</data><data key="n_plane">{n.plane + 1}</data>'
+               f'<data key="n_pod">{n.pod}</data><data key="n_rail">{n.rail}</data>'
+               f'<data key="n_index">{n.index}</data><data key="n_model">{xml_text(n.model)}</data>'
+               f'<data key="n_speed_gbps">{up}</data><data key="n_ports">{radix[n.model]}</data>'
+               f'<data key="n_yed"><y:ShapeNode><y:Fill color="{fill[n.role]}"/><y:NodeLabel>{sid}</y:NodeLabel>'
+               f'</y:ShapeNode></data></node>')
+    nic_model, link = xml_text(r.nic.id), r.link_gbps
+    nic_fill = fill["nic"]
+    for server, port, plane, pod, rail, index, _, _ in nic_rows(derived):
+        name = hosts[server]
+        nic = f"{name}/nic-{port + 1}"
+        yield (f'    <node id="{nic}"><data key="n_label">{nic}</data><data key="n_role">nic</data>'
+               f'<data key="n_tier">0</data><data key="n_plane">{plane + 1}</data><data key="n_pod">{pod}</data>'
+               f'<data key="n_rail">{rail}</data><data key="n_index">{index}</data>'
+               f'<data key="n_model">{nic_model}</data><data key="n_speed_gbps">{link}</data>'
+               f'<data key="n_ports">1</data><data key="n_server">{server + 1}</data>'
+               f'<data key="n_port">{port + 1}</data><data key="n_host">{name}</data>'
+               f'<data key="n_yed"><y:ShapeNode><y:Fill color="{nic_fill}"/><y:NodeLabel>{nic}</y:NodeLabel>'
+               f'</y:ShapeNode></data></node>')
+    i = 0
+    for server, port, _, _, _, _, leaf, leaf_port in nic_rows(derived):
+        name = hosts[server]
+        k = port + 1
+        nic = f"{name}/nic-{k}"
+        yield (f'    <edge id="e{i}" source="{nic}" target="{leaf}"><data key="e_label">{link}G</data>'
+               f'<data key="e_tier">node-leaf</data><data key="e_gbps">{link}</data><data key="e_lower">{nic}</data>'
+               f'<data key="e_lower_port">1</data><data key="e_upper_port">{leaf_port}</data></edge>')
+        yield (f'    <edge id="e{i + 1}" source="{name}" target="{nic}"><data key="e_label">nic-{k}</data>'
+               f'<data key="e_tier">{SERVER_EDGE}</data><data key="e_gbps">{link}</data>'
+               f'<data key="e_lower">{name}</data><data key="e_lower_port">{k}</data>'
+               f'<data key="e_upper_port">1</data></edge>')
+        i += 2
+    for e in switch_links(derived):
+        lower = e.lower
+        yield (f'    <edge id="e{i}" source="{lower}" target="{e.upper}"><data key="e_label">{e.gbps}G</data>'
+               f'<data key="e_tier">{e.tier}</data><data key="e_gbps">{e.gbps}</data><data key="e_lower">{lower}</data>'
+               f'<data key="e_lower_port">{e.pa}</data><data key="e_upper_port">{e.pb}</data></edge>')
+        i += 1
+    yield "  </graph>"
+    yield "</graphml>"
