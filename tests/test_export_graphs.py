@@ -226,3 +226,23 @@ def test_graphml_streamed_from_the_plan_equals_the_graphml_of_the_device_graph(n
     monkeypatch.setattr(graphml_module, "streamable", lambda derived, whole: False)
     from_graph = graphml(ExportSource(fresh, default_catalog()))
     assert _graph_signature(streamed, tmp_path) == _graph_signature(from_graph, tmp_path)
+
+
+@pytest.mark.parametrize("name", ["dgx-h100-superpod-1su", "b300-roce-two-plane", "ndr-8k-fat-tree"])
+def test_dot_streamed_from_the_plan_has_the_graphs_lines(name, monkeypatch):
+    import designer.io.dot as dot_module
+
+    design = load_design(EXAMPLES / f"{name}.json")
+    fresh = dataclasses.replace(design, meta=Meta(name=f"{design.meta.name} (dot)"))
+    src = ExportSource(fresh, default_catalog())
+    streamed = dot(src)
+    assert src.derived._build is None   # the device graph was never built
+    monkeypatch.setattr(dot_module, "streamable", lambda derived, whole: False)
+    from_graph = dot(ExportSource(fresh, default_catalog()))
+
+    def shape(text):
+        lines = text.splitlines()
+        ranks = {frozenset(x[len("  { rank=same; "):-2].split()) for x in lines if x.startswith("  { rank=same;")}
+        return Counter(x for x in lines if not x.startswith("  { rank=same;")), ranks
+
+    assert shape(streamed) == shape(from_graph)

@@ -14,12 +14,15 @@ from __future__ import annotations
 
 import math
 from collections import Counter, defaultdict
+from collections.abc import Iterator
+from itertools import islice
 from typing import Any
 
 from designer import __version__
 from designer.io.export_source import ExportSource
 from designer.io.graphml import COLOURS, node_attributes
 from designer.io.markup import dot_str, one_line
+from designer.io.plan_stream import nic_rows, streamable, switch_links, switch_nodes
 
 MAX_SWITCHES = 40
 _RANK = {"server": 0, "nic": 0, "leaf": 1, "spine": 2, "core": 3}
@@ -44,6 +47,57 @@ def _header(src: ExportSource, what: str) -> list[str]:
 
 
 def dot(src: ExportSource) -> str:
+    return "".join(dot_chunks(src))
+
+
+def dot_chunks(src: ExportSource) -> Iterator[str]:
+    """The device graph in pieces: a template design seen whole streams from the sizing plan."""
+    if streamable(src.derived, src.view[0] == "fabric"):
+        yield from _chunks(_streamed_lines(src))
+        return
+    yield _from_graph(src)
+
+
+def _streamed_lines(src: ExportSource) -> Iterator[str]:
+    """The same lines as the graph gives, from the plan (ids are the builder's, names the node
+    pattern's, models the catalog's: none needs quoting beyond the double quotes)."""
+    derived, r = src.derived, src.resolved
+    yield from _header(src, "Device graph")
+    up, link = r.uplink_gbps, r.link_gbps
+    radix: dict[str, int] = {}
+    ranks: dict[int, list[str]] = defaultdict(list)
+    for n in switch_nodes(derived):
+        if n.model not in radix:
+            sw = src.switch_model(n.model)
+            radix[n.model] = sw.ports_at(up) or max(m.count for m in sw.port_modes)
+        ranks[n.level].append(f'"{n.id}"')
+        yield (f'  "{n.id}" [label="{n.id}", fillcolor="{COLOURS[n.role]}", role="{n.role}", tier={n.level}, '
+               f'plane={n.plane + 1}, pod={n.pod}, rail={n.rail}, index={n.index}, model={dot_str(n.model)}, '
+               f'speed_gbps={up}, ports={radix[n.model]}];')
+    hosts = [dot_str(src.host(s))[1:-1] for s in range(src.design.cluster.servers)]
+    nic_model, fill = dot_str(r.nic.id), COLOURS["nic"]
+    for server, port, plane, pod, rail, index, _, _ in nic_rows(derived):
+        host = hosts[server]
+        yield (f'  "srv-{server + 1}.nic-{port + 1}" [label="{host}/nic-{port + 1}", fillcolor="{fill}", role="nic", '
+               f'tier=0, plane={plane + 1}, pod={pod}, rail={rail}, index={index}, model={nic_model}, '
+               f'speed_gbps={link}, ports=1, server={server + 1}, port={port + 1}, host="{host}"];')
+    yield "  { rank=same; " + " ".join(f'"srv-{row[0] + 1}.nic-{row[1] + 1}"' for row in nic_rows(derived)) + " }"
+    for level in sorted(ranks):
+        yield "  { rank=same; " + " ".join(ranks[level]) + " }"
+    for server, port, _, _, _, _, leaf, leaf_port in nic_rows(derived):
+        yield (f'  "srv-{server + 1}.nic-{port + 1}" -- "{leaf}" [tier="node-leaf", gbps={link}, lower_port=1, '
+               f'upper_port={leaf_port}];')
+    for e in switch_links(derived):
+        yield f'  "{e.lower}" -- "{e.upper}" [tier="{e.tier}", gbps={e.gbps}, lower_port={e.pa}, upper_port={e.pb}];'
+    yield "}"
+
+
+def _chunks(lines: Iterator[str], size: int = 4096) -> Iterator[str]:
+    while block := list(islice(lines, size)):
+        yield "\n".join(block) + "\n"
+
+
+def _from_graph(src: ExportSource) -> str:
     attrs = node_attributes(src)
     lines = _header(src, "Device graph")
     by_tier: dict[int, list[str]] = defaultdict(list)

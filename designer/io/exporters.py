@@ -63,7 +63,8 @@ register(ExportFormat("clab", "containerlab topology", ".clab.yml", containerlab
                       family="ethernet", purpose="emulate an Ethernet fabric with containerlab"))
 register(ExportFormat("graphml", "GraphML device graph", ".graphml", graphml.graphml,
                       purpose="analysis in networkx, Gephi or yEd", stream=graphml.graphml_chunks))
-register(ExportFormat("dot", "Graphviz DOT device graph", ".dot", dot.dot, purpose="Graphviz and DOT-reading tools"))
+register(ExportFormat("dot", "Graphviz DOT device graph", ".dot", dot.dot, purpose="Graphviz and DOT-reading tools",
+                      stream=dot.dot_chunks))
 register(ExportFormat("dot-bundled", "Graphviz DOT bundled view", ".dot", dot.dot_bundled,
                       purpose="a drawing people can read: tiers ranked, servers grouped, parallel links counted"))
 register(ExportFormat("drawio", "draw.io diagram", ".drawio", drawio.drawio,
