@@ -64,8 +64,8 @@ PROFILES = {
 }
 LINUX_KIND = "linux"
 LINUX_IMAGE = "alpine:latest"
-LOOPBACKS = ipaddress.ip_network("10.255.0.0/16")
-P2P = ipaddress.ip_network("10.0.0.0/8")
+LOOPBACKS = ipaddress.IPv4Network("10.255.0.0/16")
+P2P = ipaddress.IPv4Network("10.0.0.0/8")
 ASN_BASE = 4_200_000_000           # RFC 6996 private 4-byte ASNs run 4200000000-4294967294
 
 

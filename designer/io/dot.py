@@ -72,7 +72,7 @@ def _streamed_lines(src: ExportSource) -> Iterator[str]:
             radix[n.model] = sw.ports_at(up) or max(m.count for m in sw.port_modes)
         ranks[n.level].append(f'"{n.id}"')
         yield (f'  "{n.id}" [label="{n.id}", fillcolor="{COLOURS[n.role]}", role="{n.role}", tier={n.level}, '
-               f'plane={n.plane + 1}, pod={n.pod}, rail={n.rail}, index={n.index}, model={dot_str(n.model)}, '
+               f'plane={n.plane + 1}, pod={n.pod}, rail={n.rail}, index={n.idx}, model={dot_str(n.model)}, '
                f'speed_gbps={up}, ports={radix[n.model]}];')
     hosts = [dot_str(src.host(s))[1:-1] for s in range(src.design.cluster.servers)]
     nic_model, fill = dot_str(r.nic.id), COLOURS["nic"]

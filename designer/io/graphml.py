@@ -192,7 +192,7 @@ def _streamed_lines(src: ExportSource) -> Iterator[str]:
         yield (f'    <node id="{sid}"><data key="n_label">{sid}</data><data key="n_role">{n.role}</data>'
                f'<data key="n_tier">{n.level}</data><data key="n_plane">{n.plane + 1}</data>'
                f'<data key="n_pod">{n.pod}</data><data key="n_rail">{n.rail}</data>'
-               f'<data key="n_index">{n.index}</data><data key="n_model">{xml_text(n.model)}</data>'
+               f'<data key="n_index">{n.idx}</data><data key="n_model">{xml_text(n.model)}</data>'
                f'<data key="n_speed_gbps">{up}</data><data key="n_ports">{radix[n.model]}</data>'
                f'<data key="n_yed"><y:ShapeNode><y:Fill color="{fill[n.role]}"/><y:NodeLabel>{sid}</y:NodeLabel>'
                f'</y:ShapeNode></data></node>')

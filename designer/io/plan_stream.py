@@ -24,7 +24,7 @@ class Node(NamedTuple):
     plane: int
     pod: int
     rail: int
-    index: int
+    idx: int            # the builder's index of the switch in its tier
     model: str          # switch model id ("" for a NIC port)
     server: int         # NIC ports: server index from 0 (-1 for switches)
     port: int           # NIC ports: NIC port index from 0 (-1 for switches)
