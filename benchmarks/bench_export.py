@@ -66,7 +66,7 @@ def main() -> int:
     return 0 if worst <= TARGET_S else 1
 
 
-STREAMED = ("graphml", "dot")
+STREAMED = ("graphml", "dot", "dot-bundled")
 RATIO_TARGET, MEMORY_TARGET_MB = 5.0, 400
 
 

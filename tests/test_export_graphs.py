@@ -246,3 +246,24 @@ def test_dot_streamed_from_the_plan_has_the_graphs_lines(name, monkeypatch):
         return Counter(x for x in lines if not x.startswith("  { rank=same;")), ranks
 
     assert shape(streamed) == shape(from_graph)
+
+
+@pytest.mark.parametrize("name", ["dgx-h100-superpod-1su", "dgx-h100-superpod-4su", "b300-roce-two-plane",
+                                  "ndr-8k-fat-tree", "roce-512-leaf-spine-sn5600"])
+def test_bundled_dot_from_the_plan_equals_the_graphs(name, monkeypatch):
+    import designer.io.dot as dot_module
+
+    design = load_design(EXAMPLES / f"{name}.json")
+    fresh = dataclasses.replace(design, meta=Meta(name=f"{design.meta.name} (bundled)"))
+    src = ExportSource(fresh, default_catalog())
+    streamed = dot_bundled(src)
+    assert src.derived._build is None   # the device graph was never built
+    monkeypatch.setattr(dot_module, "streamable", lambda derived, whole: False)
+    from_graph = dot_bundled(ExportSource(fresh, default_catalog()))
+
+    def shape(text):
+        lines = text.splitlines()
+        ranks = {frozenset(x[len("  { rank=same; "):-2].split()) for x in lines if x.startswith("  { rank=same;")}
+        return Counter(x for x in lines if not x.startswith("  { rank=same;")), ranks
+
+    assert shape(streamed) == shape(from_graph)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter, defaultdict
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from itertools import islice
 from typing import Any
 
@@ -118,34 +118,48 @@ def _plural(role: str, n: int) -> str:
     return f"{n:,} {_NOUNS[role][n != 1]}"
 
 
-def _groups(src: ExportSource) -> tuple[dict[str, str], dict[str, dict[str, Any]]]:
-    """The bundled node of every graph node in the view, and each bundled node's attributes."""
-    grouped = len(src.switches) > MAX_SWITCHES
+NodeRecord = tuple[str | None, str, int, int, int, int]   # node id, role, plane, pod, index, server
+
+
+def _graph_records(src: ExportSource) -> Iterator[NodeRecord]:
+    for node, d in src.graph.nodes(data=True):
+        if src.in_view(node):
+            yield node, d["role"], d["plane"], d["pod"], d["index"], d.get("server", -1)
+
+
+def _plan_records(src: ExportSource) -> Iterator[NodeRecord]:
+    for n in switch_nodes(src.derived):
+        yield n.id, n.role, n.plane, n.pod, n.idx, -1
+    for server, _, plane, pod, _, index, _, _ in nic_rows(src.derived):
+        yield None, "nic", plane, pod, index, server
+
+
+def _groups(src: ExportSource, records: Iterable[NodeRecord], switches: int,
+            columns: int) -> tuple[dict[str, str], dict[str, dict[str, Any]]]:
+    """The bundled node of every node in the view (NIC ports given no id are left out of the
+    map: their group is their pod's servers), and each bundled node's attributes."""
+    grouped = switches > MAX_SWITCHES
     planes = src.resolved.planes
     noun = src.column_noun
     of_node: dict[str, str] = {}
     groups: dict[str, dict[str, Any]] = {}
     servers: dict[str, set[int]] = defaultdict(set)
-    for node, d in src.graph.nodes(data=True):
-        if not src.in_view(node):
-            continue
-        role = d["role"]
+    for node, role, plane, pod, index, server in records:
         if role == "nic":
-            pod = max(d["pod"], 0)
-            key, role = f"servers-{pod + 1}", "server"
-            where = f"{noun} {pod + 1}" if src.columns > 1 or src.rail_optimized else ""
-            servers[key].add(d["server"])
+            key, role = f"servers-{max(pod, 0) + 1}", "server"
+            where = f"{noun} {max(pod, 0) + 1}" if columns > 1 or src.rail_optimized else ""
+            servers[key].add(server)
         elif grouped:
-            key = f"{role}-p{d['plane'] + 1}-{max(d['pod'], 0) + 1}"
-            where = ", ".join(([f"{noun} {d['pod'] + 1}"] if d["pod"] >= 0 and (role == "leaf" or src.plan.tiers == 3)
-                                and src.columns > 1 else []) + ([f"plane {d['plane'] + 1}"] if planes > 1 else []))
+            key = f"{role}-p{plane + 1}-{max(pod, 0) + 1}"
+            where = ", ".join(([f"{noun} {pod + 1}"] if pod >= 0 and (role == "leaf" or src.plan.tiers == 3)
+                                and columns > 1 else []) + ([f"plane {plane + 1}"] if planes > 1 else []))
         else:
-            key, where = node, ""
-        of_node[node] = key
+            key, where = str(node), ""
+        if node is not None:
+            of_node[node] = key
         group = groups.get(key)
         if group is None:
-            order = (d["plane"], d["pod"], d["index"])
-            group = groups[key] = {"role": role, "count": 0, "where": where, "order": order}
+            group = groups[key] = {"role": role, "count": 0, "where": where, "order": (plane, pod, index)}
         if role != "server":
             group["count"] += 1
     for key, members in servers.items():
@@ -159,11 +173,23 @@ def _groups(src: ExportSource) -> tuple[dict[str, str], dict[str, dict[str, Any]
 
 
 def dot_bundled(src: ExportSource) -> str:
-    """Tiers ranked, servers grouped by SU or pod, parallel links one edge with their count."""
-    of_node, groups = _groups(src)
+    """Tiers ranked, servers grouped by SU or pod, parallel links one edge with their count.
+    A template design seen whole is counted from the sizing plan, without the device graph."""
     bundles: Counter[tuple[str, str, int]] = Counter()
-    for lower, upper, d in src.edges():
-        bundles[(of_node[lower], of_node[upper], d["gbps"])] += 1
+    if streamable(src.derived, src.view[0] == "fabric"):
+        plan = src.plan
+        leaf_pods = [n.pod for n in switch_nodes(src.derived) if n.role == "leaf"]
+        columns = max(leaf_pods, default=0) + 1 if src.rail_optimized or plan.tiers == 3 else 1
+        of_node, groups = _groups(src, _plan_records(src), src.derived.metrics.switches_total, columns)
+        link = src.resolved.link_gbps
+        for _, _, _, pod, _, _, leaf, _ in nic_rows(src.derived):
+            bundles[(f"servers-{max(pod, 0) + 1}", of_node[leaf], link)] += 1
+        for e in switch_links(src.derived):
+            bundles[(of_node[e.lower], of_node[e.upper], e.gbps)] += 1
+    else:
+        of_node, groups = _groups(src, _graph_records(src), len(src.switches), src.columns)
+        for lower, upper, d in src.edges():
+            bundles[(of_node[lower], of_node[upper], d["gbps"])] += 1
     lines = _header(src, "Bundled fabric graph")
     lines.append('  edge [color="#555555"];')
     by_rank: dict[int, list[str]] = defaultdict(list)
