@@ -13,7 +13,7 @@ import networkx as nx
 import pytest
 
 from designer.catalog import default_catalog
-from designer.io.dot import dot
+from designer.io.dot import MAX_SWITCHES, dot, dot_bundled
 from designer.io.drawio import MAX_SHAPES, drawio
 from designer.io.export_source import ExportOptions, ExportSource
 from designer.io.graphml import graphml
@@ -36,9 +36,14 @@ def _read_graphml(text: str, tmp_path) -> nx.MultiGraph:
 
 
 def _model_view(g: nx.MultiGraph) -> nx.MultiGraph:
-    """The read-back graph in the model's attribute names (GraphML calls the level 'tier')."""
+    """The read-back device graph in the model's names: without the server nodes and their edges,
+    the level called 'tier', planes from 0 and the ports at each end of a link 'a', 'pa', 'pb'."""
+    g.remove_nodes_from([n for n, d in g.nodes(data=True) if d["role"] == "server"])
     for _, d in g.nodes(data=True):
         d["level"] = d["tier"]
+        d["plane"] -= 1
+    for *_, d in g.edges(data=True):
+        d["a"], d["pa"], d["pb"] = d["lower"], d["lower_port"], d["upper_port"]
     return g
 
 
@@ -58,6 +63,27 @@ def test_graphml_reads_back_with_the_same_metrics(name, tmp_path):
     assert isinstance(leaf["tier"], int) and isinstance(leaf["ports"], int) and leaf["ports"] > 0
     nic = next(d for _, d in g.nodes(data=True) if d["role"] == "nic")
     assert nic["host"].startswith("gpu-node-") and nic["speed_gbps"] == m.link_gbps
+
+
+@pytest.mark.parametrize("name", ["dgx-h100-superpod-1su", "b300-roce-two-plane", "ndr-8k-fat-tree"])
+def test_graphml_opens_as_one_connected_graph_with_server_nodes(name, tmp_path):
+    """Every NIC port hangs off its server, so the planes that serve the same servers are one graph."""
+    src = _source(name)
+    m = src.derived.metrics
+    g = _read_graphml(graphml(src), tmp_path)
+    assert nx.number_connected_components(g) == 1
+    servers = [n for n, d in g.nodes(data=True) if d["role"] == "server"]
+    assert len(servers) == m.servers and servers[0] == "gpu-node-0001"
+    assert g.degree("gpu-node-0001") == m.endpoints // m.servers
+    assert all(g.nodes[n]["role"] == "nic" and g.nodes[n]["host"] == "gpu-node-0001" for n in g["gpu-node-0001"])
+    assert Counter(d["tier"] for *_, d in g.edges(data=True))["server-nic"] == m.endpoints
+    # Labels for Gephi and yEd, readable edge attributes, planes from 1.
+    assert all(d["label"] for _, d in g.nodes(data=True))
+    assert {d["plane"] for _, d in g.nodes(data=True) if d["role"] != "server"} == set(range(1, m.planes + 1))
+    edge = next(d for *_, d in g.edges(data=True) if d["tier"] == "leaf-spine")
+    assert set(edge) >= {"label", "gbps", "lower", "lower_port", "upper_port"} and not {"a", "pa", "pb"} & set(edge)
+    assert edge["label"] == f"{edge['gbps']}G"
+    assert 'yfiles.type="nodegraphics"' in graphml(src)
 
 
 def test_graphml_of_an_edited_design_matches_the_max_flow_metrics(tmp_path):
@@ -146,3 +172,98 @@ def test_drawio_large_fabric_is_drawn_by_group():
         by_role[v.get("role")] += int(v.get("count"))
     assert by_role == {"server": m.servers, **m.switches_by_tier}
     assert sum(int(obj.get("links")) for obj, _ in edges) == m.links_total
+
+
+@pytest.mark.parametrize("name", ["dgx-h100-superpod-1su", "dgx-h100-superpod-4su", "b300-roce-two-plane",
+                                  "ndr-8k-fat-tree"])
+def test_bundled_dot_counts_every_link_once_in_few_edges(name):
+    """Parallel links are one edge with their count; servers are one node per SU or pod; switches
+    are one node each in a small view, one per tier of each pod (and plane) in a large one."""
+    src = _source(name)
+    m = src.derived.metrics
+    text = dot_bundled(src)
+    lines = text.splitlines()
+    assert lines[1] == "graph fabric {" and lines[-1] == "}"
+    edges = [re.match(r'^  "([^"]+)" -- "([^"]+)" \[label="(\d+) x (\d+)G", links=(\d+)', x) for x in lines
+             if " -- " in x]
+    assert all(edges) and sum(int(e.group(5)) for e in edges) == m.links_total
+    assert all(e.group(3) == e.group(5) for e in edges)
+    assert len({(e.group(1), e.group(2), e.group(4)) for e in edges}) == len(edges)   # one edge per bundle
+    nodes = dict(re.findall(r'^  "([^"]+)" \[label="[^"]*", fillcolor="[^"]+", role="(\w+)"', text, re.M))
+    counts = dict(re.findall(r'^  "([^"]+)" \[.*count=(\d+)\]', text, re.M))
+    servers = [n for n, role in nodes.items() if role == "server"]
+    assert sum(int(counts[n]) for n in servers) == m.servers
+    assert len(servers) == (src.columns if src.rail_optimized or src.columns > 1 else 1)
+    switches = [n for n, role in nodes.items() if role != "server"]
+    assert sum(int(counts[n]) for n in switches) == m.switches_total
+    if m.switches_total <= MAX_SWITCHES:
+        assert len(switches) == m.switches_total
+    else:
+        assert len(switches) < m.switches_total
+    ranks = [x for x in lines if x.startswith("  { rank=same;")]
+    assert len(ranks) == 1 + sum(1 for n in m.switches_by_tier.values() if n)
+
+
+def _graph_signature(text: str, tmp_path):
+    g = _read_graphml(text, tmp_path)
+    nodes = {n: tuple(sorted(d.items())) for n, d in g.nodes(data=True)}
+    edges = Counter((*sorted((u, v)), tuple(sorted(d.items()))) for u, v, d in g.edges(data=True))
+    return nodes, edges, g.graph
+
+
+@pytest.mark.parametrize("name", ["dgx-h100-superpod-1su", "b300-roce-two-plane", "ndr-8k-fat-tree",
+                                  "b300-xdr-4su-rail", "roce-512-leaf-spine-sn5600"])
+def test_graphml_streamed_from_the_plan_equals_the_graphml_of_the_device_graph(name, tmp_path, monkeypatch):
+    """A template design seen whole is written from the sizing plan, without the device graph:
+    the same nodes, attributes and links as the graph gives."""
+    import designer.io.graphml as graphml_module
+
+    design = load_design(EXAMPLES / f"{name}.json")
+    fresh = dataclasses.replace(design, meta=Meta(name=f"{design.meta.name} (streamed)"))   # not a cached one
+    src = ExportSource(fresh, default_catalog())
+    streamed = graphml(src)
+    assert src.derived._build is None   # the device graph was never built
+    monkeypatch.setattr(graphml_module, "streamable", lambda derived, whole: False)
+    from_graph = graphml(ExportSource(fresh, default_catalog()))
+    assert _graph_signature(streamed, tmp_path) == _graph_signature(from_graph, tmp_path)
+
+
+@pytest.mark.parametrize("name", ["dgx-h100-superpod-1su", "b300-roce-two-plane", "ndr-8k-fat-tree"])
+def test_dot_streamed_from_the_plan_has_the_graphs_lines(name, monkeypatch):
+    import designer.io.dot as dot_module
+
+    design = load_design(EXAMPLES / f"{name}.json")
+    fresh = dataclasses.replace(design, meta=Meta(name=f"{design.meta.name} (dot)"))
+    src = ExportSource(fresh, default_catalog())
+    streamed = dot(src)
+    assert src.derived._build is None   # the device graph was never built
+    monkeypatch.setattr(dot_module, "streamable", lambda derived, whole: False)
+    from_graph = dot(ExportSource(fresh, default_catalog()))
+
+    def shape(text):
+        lines = text.splitlines()
+        ranks = {frozenset(x[len("  { rank=same; "):-2].split()) for x in lines if x.startswith("  { rank=same;")}
+        return Counter(x for x in lines if not x.startswith("  { rank=same;")), ranks
+
+    assert shape(streamed) == shape(from_graph)
+
+
+@pytest.mark.parametrize("name", ["dgx-h100-superpod-1su", "dgx-h100-superpod-4su", "b300-roce-two-plane",
+                                  "ndr-8k-fat-tree", "roce-512-leaf-spine-sn5600"])
+def test_bundled_dot_from_the_plan_equals_the_graphs(name, monkeypatch):
+    import designer.io.dot as dot_module
+
+    design = load_design(EXAMPLES / f"{name}.json")
+    fresh = dataclasses.replace(design, meta=Meta(name=f"{design.meta.name} (bundled)"))
+    src = ExportSource(fresh, default_catalog())
+    streamed = dot_bundled(src)
+    assert src.derived._build is None   # the device graph was never built
+    monkeypatch.setattr(dot_module, "streamable", lambda derived, whole: False)
+    from_graph = dot_bundled(ExportSource(fresh, default_catalog()))
+
+    def shape(text):
+        lines = text.splitlines()
+        ranks = {frozenset(x[len("  { rank=same; "):-2].split()) for x in lines if x.startswith("  { rank=same;")}
+        return Counter(x for x in lines if not x.startswith("  { rank=same;")), ranks
+
+    assert shape(streamed) == shape(from_graph)

@@ -75,7 +75,7 @@ def structure_of_file(name: str, text: str):
     if name.endswith(".csv"):
         return ("csv", _csv_shape(text))
     if name.endswith((".yaml", ".yml")):
-        return ("yaml", _shape(yaml.safe_load(text)), text.count("\n"))
+        return ("yaml", [_shape(doc) for doc in yaml.safe_load_all(text)], text.count("\n"))
     if name.endswith((".graphml", ".drawio")):
         return ("xml", _xml_shape(text))
     if name.startswith("ibnetdiscover"):

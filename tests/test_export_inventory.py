@@ -49,25 +49,43 @@ def test_netbox_files_import_in_order_with_netbox_fields_and_slugs(name, slug):
     assert list(files)[:8] == list(FILES)
     first_lines = {f: text.splitlines()[0] for f, text in files.items() if f.endswith(".csv")}
     assert first_lines["06-devices.csv"] == "name,role,manufacturer,device_type,site,rack,position,face,status"
-    assert first_lines["08-cables.csv"] == ("side_a_device,side_a_type,side_a_name,side_b_device,side_b_type,"
-                                            "side_b_name,type,status,label,length,length_unit")
+    assert first_lines["08-cables.csv"] == ("side_a_site,side_a_device,side_a_type,side_a_name,side_b_site,"
+                                            "side_b_device,side_b_type,side_b_name,type,status,label,length,"
+                                            "length_unit")
+    assert first_lines["07-optics.csv"] == ("device,name,status,manufacturer,part_id,description,component_type,"
+                                            "component_name")
     devices = _rows(files["06-devices.csv"])
-    interfaces = _rows(files["07-interfaces.csv"])
     cables = _rows(files["08-cables.csv"])
     racks = {r["name"]: int(r["u_height"]) for r in _rows(files["05-racks.csv"])}
-    types = {(t["manufacturer"], t["model"]): int(t["u_height"]) for t in _rows(files["04-device-types.csv"])}
+    device_types = list(yaml.safe_load_all(files["04-device-types.yaml"]))
+    types = {(t["manufacturer"], t["model"]): int(t["u_height"]) for t in device_types}
     roles = {r["name"] for r in _rows(files["03-device-roles.csv"])}
     m = src.derived.metrics
     assert len(devices) == m.servers + m.switches_total
     assert len(cables) == m.links_total
-    assert {i["type"] for i in interfaces} == {slug} and slug in NETBOX_INTERFACE_TYPES
+    # Every port of every device is an interface template of its type, spare ones included.
+    templates = {(t["manufacturer"], t["model"]): t["interfaces"] for t in device_types}
+    assert all(len({i["name"] for i in ports}) == len(ports) for ports in templates.values())
+    assert {i["type"] for ports in templates.values() for i in ports} == {slug} and slug in NETBOX_INTERFACE_TYPES
+    interfaces = Counter((d["name"], i["name"]) for d in devices
+                         for i in templates[(d["manufacturer"], d["device_type"])])
+    switch = next(t for t in device_types if t["model"] != src.server_model.name)
+    model = src.catalog.switch(next(d["model"] for _, d in src.switches))
+    assert len(switch["interfaces"]) >= model.ports_at(src.resolved.uplink_gbps)
     assert {c["type"] for c in cables} <= NETBOX_CABLE_TYPES
     assert {c["side_a_type"] for c in cables} == {c["side_b_type"] for c in cables} == {"dcim.interface"}
-    # every cable end is an interface of its device, and no interface carries two cables
-    known = Counter((i["device"], i["name"]) for i in interfaces)
-    assert max(known.values()) == 1
+    site = _rows(files["01-sites.csv"])[0]["name"]
+    assert {c["side_a_site"] for c in cables} == {c["side_b_site"] for c in cables} == {site}
+    # every cable end is an interface its device type creates, and no interface carries two cables
     ends = Counter((c[f"side_{s}_device"], c[f"side_{s}_name"]) for c in cables for s in "ab")
-    assert ends == known
+    assert max(ends.values()) == 1 and set(ends) <= set(interfaces)
+    # optics: one module per cage, on an interface of its device, counted as the BOM counts modules
+    optics = _rows(files["07-optics.csv"])
+    assert all((o["device"], o["component_name"]) in interfaces and o["component_type"] == "dcim.interface"
+               for o in optics)
+    assert len(optics) == sum(src.physical.transceivers.values())
+    makers = {r["name"] for r in _rows(files["02-manufacturers.csv"])}
+    assert {o["manufacturer"] for o in optics} <= makers and {t["manufacturer"] for t in device_types} <= makers
     # every device stands in a listed rack, inside it, and no two share a rack unit
     occupied = defaultdict(set)
     for d in devices:
@@ -119,7 +137,10 @@ def test_containerlab_lab_loads_and_is_wired_like_the_fabric():
     assert len(nodes) == m.switches_total
     assert {n["kind"] for n in nodes.values()} == {"sonic-vs"} and all(n["image"] for n in nodes.values())
     _check_links(doc)
-    assert len(doc["topology"]["links"]) == m.links_total - m.links_by_tier["node-leaf"]
+    # The stock docker-sonic-vs holds 32 ports: one lab link per leaf-spine pair.
+    assert len(doc["topology"]["links"]) == m.switches_by_tier["leaf"] * m.switches_by_tier["spine"]
+    full, _ = _clab("roce-512-leaf-spine-sn5600", clab_profile="cumulus")
+    assert len(full["topology"]["links"]) == m.links_total - m.links_by_tier["node-leaf"]
     assert re.fullmatch(r"[a-z0-9_-]+", doc["name"])
 
 
@@ -131,7 +152,7 @@ def test_containerlab_with_servers_and_one_su_of_a_two_plane_fabric():
     assert all(v["kind"] == "nvidia_cumulusvx" for n, v in nodes.items() if n not in servers)
     used = _check_links(doc)
     assert all(i.startswith("swp") for n, i in used if n not in servers)
-    full, _ = _clab("b300-roce-two-plane", clab_servers=True)
+    full, _ = _clab("b300-roce-two-plane", clab_servers=True, clab_profile="cumulus")
     assert len(doc["topology"]["links"]) < len(full["topology"]["links"])
     assert all("." not in n for n in nodes)  # plane prefixes become p1-leaf-1
 
@@ -168,11 +189,31 @@ def test_ndt_has_the_ufm_header_one_row_per_link_and_the_cabling_columns():
     assert max(ports.values()) == 1
 
 
+def test_netbox_device_types_carry_every_port_so_spare_ports_can_be_planned():
+    """A QM9700 leaf with 4 servers cabled shows all 64 of its ports; the cabled ones keep the
+    cabling plan's names and cage labels."""
+    from designer.model.topology.presets import new_design
+
+    design = new_design(default_catalog(), "leaf-spine", nodes=4, server="dgx-h100", switch="qm9700")
+    src = ExportSource(design, default_catalog())
+    files = netbox_files(src)
+    qm9700 = next(t for t in yaml.safe_load_all(files["04-device-types.yaml"]) if "QM9700" in t["model"])
+    names = [i["name"] for i in qm9700["interfaces"]]
+    assert names == [f"Port {n}" for n in range(1, 65)]
+    assert {i["label"] for i in qm9700["interfaces"]} == {f"{c}/{p}" for c in range(1, 33) for p in (1, 2)}
+    cabled = {(c["side_b_device"], c["side_b_name"]) for c in _rows(files["08-cables.csv"])}
+    assert len({n for d, n in cabled if d == "leaf-1"}) < len(names)
+    labels = {i["name"]: i["label"] for i in qm9700["interfaces"]}
+    plan = {(link.b.device, f"Port {link.b.port}"): link.b.cage_label for link in src.physical.links}
+    assert all(labels[port] == label for (device, port), label in plan.items() if device == "leaf-1")
+
+
 def test_netbox_infiniband_lane_types_on_request():
     def types(name):
         files = netbox_files(_source(name, netbox_ib_lanes=True))
-        return {r["type"] for r in _rows(files["07-interfaces.csv"])}
+        return {i["type"] for t in yaml.safe_load_all(files["04-device-types.yaml"]) for i in t["interfaces"]}
 
+    # The 4X types came with NetBox v4.6.9 (netbox #21387); a 2-lane port keeps the plain type.
     assert types("dgx-h100-superpod-1su") == {"infiniband-ndr-4x"}
     assert types("b300-xdr-4su-rail") == {"infiniband-xdr-4x"}
     assert types("roce-512-leaf-spine-sn5600") == {"400gbase-x-osfp"}

@@ -53,8 +53,8 @@ def add_parser(sub: SubParsers) -> None:
                         f"(default {DEFAULT_NODE_PATTERN})")
     p.add_argument("--site", default="", help="netbox: site name (default: the design's name)")
     p.add_argument("--netbox-ib-lanes", action="store_true",
-                   help="netbox: InfiniBand ports as NetBox's 4X/2X types (infiniband-ndr-4x ...), for NetBox "
-                        "releases that have them; without it, infiniband-ndr, infiniband-xdr ...")
+                   help="netbox: 4-lane InfiniBand ports as NetBox's 4X types (infiniband-ndr-4x ...), which "
+                        "NetBox 4.6.9 and later have; without it, infiniband-ndr, infiniband-xdr ...")
     p.add_argument("--ndt-kind", choices=NDT_KINDS, default="all",
                    help="ndt: the links UFM's NDT plugin takes as one file type: switch-to-switch, "
                         "switch-to-host, or all (upload it as switch_to_host)")

@@ -58,7 +58,7 @@ class ExportOptions:
     clab_servers: bool = False        # add the servers as Linux nodes
     clab_server_image: str = ""       # overrides the Linux nodes' image
     site: str = ""                    # NetBox site; "" means the design's name
-    netbox_ib_lanes: bool = False     # NetBox: InfiniBand 4X/2X interface types (recent releases)
+    netbox_ib_lanes: bool = False     # NetBox: InfiniBand 4X interface types (NetBox 4.6.9 and later)
     ndt_kind: str = "all"             # NDT rows: all, switch-to-switch or switch-to-host
     hca_names: tuple[str, ...] = ()   # a server's HCA device names in NIC order; () means mlx5_0, mlx5_1, ...
 

@@ -85,9 +85,11 @@ register(ExportFormat("netbox", "NetBox import (CSV folder)", "", _writer("netbo
 register(ExportFormat("clab", "containerlab topology", ".clab.yml", _writer("containerlab", "containerlab_yaml"),
                       family="ethernet", purpose="emulate an Ethernet fabric with containerlab"))
 register(ExportFormat("graphml", "GraphML device graph", ".graphml", _writer("graphml", "graphml"),
-                      purpose="analysis in networkx, Gephi or yEd"))
+                      purpose="analysis in networkx, Gephi or yEd", chunks=_writer("graphml", "graphml_chunks")))
 register(ExportFormat("dot", "Graphviz DOT device graph", ".dot", _writer("dot", "dot"),
-                      purpose="Graphviz and DOT-reading tools"))
+                      purpose="Graphviz and DOT-reading tools", chunks=_writer("dot", "dot_chunks")))
+register(ExportFormat("dot-bundled", "Graphviz DOT bundled view", ".dot", _writer("dot", "dot_bundled"),
+                      purpose="a drawing people can read: tiers ranked, servers grouped, parallel links counted"))
 register(ExportFormat("drawio", "draw.io diagram", ".drawio", _writer("drawio", "drawio"),
                       purpose="an editable diagram for review decks (diagrams.net)"))
 register(ExportFormat("ibnetdiscover", "ibnetdiscover text", ".txt",

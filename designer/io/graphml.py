@@ -1,36 +1,49 @@
-"""The device graph as GraphML, for networkx, Gephi, yEd and other analysis tools.
+"""The device graph as GraphML, for networkx, python-igraph, Gephi, yEd and other analysis tools.
 
-One node per NIC port and per switch, one edge per physical link (parallel links stay
-parallel edges), as in the model's device graph. Attributes are strings, ints, doubles and
-booleans only (what networkx reads back):
-- nodes: role (nic, leaf, spine, core), tier (0 for NIC ports, 1 leaf, 2 spine, 3 core),
-  plane, pod, rail, index (-1 where it does not apply), model, speed_gbps, ports (the
-  switch's ports at its fabric speed; 1 for a NIC port), and for NIC ports server, port and
-  host (the node name);
-- edges: tier (node-leaf, leaf-spine, spine-core or manual), gbps, a (the lower device),
-  pa and pb (port numbers from 1 on the lower and the upper device).
+One node per switch, per NIC port and per server, one edge per physical link (parallel links
+stay parallel edges) and one edge from each NIC port to its server, so a fabric of several
+planes that serve the same servers opens as one connected graph. Node ids are the names the
+other exports use: switches by id (`leaf-3`, `p2.spine-1`), servers by the node pattern
+(`gpu-node-0001`), NIC ports as `gpu-node-0001/nic-1`.
+
+Attributes are strings, ints, doubles and booleans only (what networkx and igraph read back):
+- nodes: label (the name to show: Gephi takes it as the node label), role (server, nic, leaf,
+  spine, core), tier (0 for servers and NIC ports, 1 leaf, 2 spine, 3 core), plane (from 1),
+  pod, rail, index (-1 where it does not apply), model, speed_gbps, ports (the switch's ports at
+  its fabric speed, 1 for a NIC port, the server's NIC ports in the view for a server), and for
+  servers and NIC ports server (the server's number from 1, as `{n}` in the node pattern), port
+  (the NIC port from 1) and host (the server's name);
+- edges: label (`400G`), tier (server-nic, node-leaf, leaf-spine, spine-core or manual), gbps,
+  lower (the lower device), lower_port and upper_port (port numbers from 1 at each end);
+- yEd reads each node's fill colour and label from its `nodegraphics` data (a ShapeNode).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterator
+from itertools import islice
 from typing import Any
 
 from designer import __version__
 from designer.io.export_source import ExportSource
 from designer.io.markup import xml_attr, xml_text
 from designer.io.network_graph import network_graph
+from designer.io.plan_stream import nic_rows, streamable, switch_links, switch_nodes
 
-NODE_KEYS = (("role", "string"), ("tier", "int"), ("plane", "int"), ("pod", "int"), ("rail", "int"),
-             ("index", "int"), ("model", "string"), ("speed_gbps", "int"), ("ports", "int"),
+NODE_KEYS = (("label", "string"), ("role", "string"), ("tier", "int"), ("plane", "int"), ("pod", "int"),
+             ("rail", "int"), ("index", "int"), ("model", "string"), ("speed_gbps", "int"), ("ports", "int"),
              ("server", "int"), ("port", "int"), ("host", "string"))
-EDGE_KEYS = (("tier", "string"), ("gbps", "int"), ("a", "string"), ("pa", "int"), ("pb", "int"))
+EDGE_KEYS = (("label", "string"), ("tier", "string"), ("gbps", "int"), ("lower", "string"),
+             ("lower_port", "int"), ("upper_port", "int"))
 GRAPH_KEYS = (("name", "string"), ("technology", "string"), ("template", "string"), ("view", "string"),
               ("planes", "int"), ("gpus", "int"))
+COLOURS = {"server": "#f0f0f0", "nic": "#d9d9d9", "leaf": "#9ecae1", "spine": "#a1d99b", "core": "#fdae6b"}
+SERVER_EDGE = "server-nic"
+_Y_NS = "http://www.yworks.com/xml/graphml"
 
 
 def node_attributes(src: ExportSource) -> dict[str, dict[str, Any]]:
-    """Every node of the view with the attributes both GraphML and DOT carry."""
+    """Every switch and NIC port of the view, by graph node, with the attributes GraphML and DOT carry."""
     g = src.graph
     r = src.resolved
     radix: dict[str, tuple[int, int]] = {}
@@ -38,11 +51,11 @@ def node_attributes(src: ExportSource) -> dict[str, dict[str, Any]]:
     for node, d in g.nodes(data=True):
         if not src.in_view(node):
             continue
-        attrs = {"role": d["role"], "tier": d["level"], "plane": d["plane"], "pod": d["pod"],
-                 "rail": d["rail"], "index": d["index"]}
+        attrs: dict[str, Any] = {"label": src.node_name(node), "role": d["role"], "tier": d["level"],
+                                 "plane": d["plane"] + 1, "pod": d["pod"], "rail": d["rail"], "index": d["index"]}
         if d["role"] == "nic":
-            attrs.update(model=r.nic.id, speed_gbps=r.link_gbps, ports=1, server=d["server"], port=d["port"] + 1,
-                         host=src.host(d["server"]))
+            attrs.update(model=r.nic.id, speed_gbps=r.link_gbps, ports=1, server=d["server"] + 1,
+                         port=d["port"] + 1, host=src.host(d["server"]))
         else:
             model = d["model"]
             if model not in radix:
@@ -54,10 +67,25 @@ def node_attributes(src: ExportSource) -> dict[str, dict[str, Any]]:
     return out
 
 
-def _keys(domain: str, prefix: str, keys: Iterable[tuple[str, str]]) -> list[str]:
-    kind = {"string": "string", "int": "int", "double": "double", "boolean": "boolean"}
-    return [f'  <key id="{prefix}_{name}" for="{domain}" attr.name="{name}" attr.type="{kind[t]}"/>'
-            for name, t in keys]
+def server_attributes(src: ExportSource, nics: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """One server node per server with a NIC port in the view, by server name."""
+    out: dict[str, dict[str, Any]] = {}
+    model = src.server_model.id
+    for attrs in nics.values():
+        if attrs["role"] != "nic":
+            continue
+        host = attrs["host"]
+        server = out.get(host)
+        if server is None:
+            server = out[host] = {"label": host, "role": "server", "tier": 0, "model": model, "ports": 0,
+                                  "server": attrs["server"], "host": host}
+        server["ports"] += 1
+    return out
+
+
+def _keys(domain: str, prefix: str, keys: tuple[tuple[str, str], ...]) -> list[str]:
+    return [f'  <key id="{prefix}_{name}" for="{domain}" attr.name="{name}" attr.type="{kind}"/>'
+            for name, kind in keys]
 
 
 def _data(prefix: str, name: str, value: object) -> str:
@@ -65,29 +93,140 @@ def _data(prefix: str, name: str, value: object) -> str:
     return f'<data key="{prefix}_{name}">{text}</data>'
 
 
-def graphml(src: ExportSource) -> str:
+def _node(node_id: str, attrs: dict[str, Any]) -> str:
+    body = "".join(_data("n", k, v) for k, v in attrs.items())
+    shape = (f'<data key="n_yed"><y:ShapeNode><y:Fill color="{COLOURS[attrs["role"]]}"/>'
+             f'<y:NodeLabel>{xml_text(attrs["label"])}</y:NodeLabel></y:ShapeNode></data>')
+    return f'    <node id="{xml_attr(node_id)}">{body}{shape}</node>'
+
+
+def _edges(src: ExportSource, nics: dict[str, dict[str, Any]]) -> Iterator[tuple[str, str, dict[str, Any]]]:
+    """(source id, target id, attributes) of every link in the view, then of every NIC-to-server edge."""
+    name = src.node_name
+    for lower, upper, d in src.edges():
+        yield name(lower), name(upper), {"label": f"{d['gbps']}G", "tier": d["tier"], "gbps": d["gbps"],
+                                         "lower": name(lower), "lower_port": d["pa"], "upper_port": d["pb"]}
+    for attrs in nics.values():
+        if attrs["role"] == "nic":
+            yield attrs["host"], attrs["label"], {"label": f"nic-{attrs['port']}", "tier": SERVER_EDGE,
+                                                  "gbps": attrs["speed_gbps"], "lower": attrs["host"],
+                                                  "lower_port": attrs["port"], "upper_port": 1}
+
+
+def _header(src: ExportSource, network_keys: list[str]) -> list[str]:
     m = src.derived.metrics
     lines = ['<?xml version="1.0" encoding="UTF-8"?>',
              f"<!-- Device graph of a fabric, written by Fabric Designer {xml_text(__version__)} -->",
              '<graphml xmlns="http://graphml.graphdrawing.org/xmlns" '
              'xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" '
+             f'xmlns:y="{_Y_NS}" '
              'xsi:schemaLocation="http://graphml.graphdrawing.org/xmlns '
              'http://graphml.graphdrawing.org/xmlns/1.0/graphml.xsd">']
-    edges = list(src.edges())
-    networks = network_graph(src, len(edges))   # the cluster's other networks (none: nothing added)
     lines += _keys("graph", "g", GRAPH_KEYS) + _keys("node", "n", NODE_KEYS) + _keys("edge", "e", EDGE_KEYS)
-    lines += networks.keys
+    lines.append('  <key id="n_yed" for="node" yfiles.type="nodegraphics"/>')
+    lines += network_keys
     lines.append('  <graph id="fabric" edgedefault="undirected">')
     graph_values = {"name": src.name, "technology": src.technology.id, "template": src.design.fabric.template,
                     "view": src.view_label, "planes": m.planes, "gpus": m.gpus}
     lines.append("    " + "".join(_data("g", k, v) for k, v in graph_values.items()))
-    for node, attrs in node_attributes(src).items():
-        body = "".join(_data("n", k, v) for k, v in attrs.items())
-        lines.append(f'    <node id="{xml_attr(node)}">{body}</node>')
-    for i, (lower, upper, d) in enumerate(edges):
-        body = "".join(_data("e", k, v) for k, v in
-                       (("tier", d["tier"]), ("gbps", d["gbps"]), ("a", lower), ("pa", d["pa"]), ("pb", d["pb"])))
-        lines.append(f'    <edge id="e{i}" source="{xml_attr(lower)}" target="{xml_attr(upper)}">{body}</edge>')
+    return lines
+
+
+def _edge(i: int, source: str, target: str, attrs: dict[str, Any]) -> str:
+    body = "".join(_data("e", k, v) for k, v in attrs.items())
+    return f'    <edge id="e{i}" source="{xml_attr(source)}" target="{xml_attr(target)}">{body}</edge>'
+
+
+def graphml(src: ExportSource) -> str:
+    return "".join(graphml_chunks(src))
+
+
+def graphml_chunks(src: ExportSource) -> Iterator[str]:
+    """The file in pieces of a few thousand lines: a template design seen whole streams from
+    the sizing plan (designer.io.plan_stream); other designs and views read the device graph."""
+    if streamable(src.derived, src.view[0] == "fabric"):
+        yield from _chunks(_streamed_lines(src))
+        return
+    nodes = node_attributes(src)
+    servers = server_attributes(src, nodes)
+    edges = list(_edges(src, nodes))
+    networks = network_graph(src, len(edges))   # the cluster's other networks (none: nothing added)
+    lines = _header(src, networks.keys)
+    lines += (_node(host, attrs) for host, attrs in servers.items())
+    lines += (_node(attrs["label"], attrs) for attrs in nodes.values())
+    lines += (_edge(i, source, target, attrs) for i, (source, target, attrs) in enumerate(edges))
     lines += networks.elements
     lines += ["  </graph>", "</graphml>"]
-    return "\n".join(lines) + "\n"
+    yield "\n".join(lines) + "\n"
+
+
+def _chunks(lines: Iterator[str], size: int = 4096) -> Iterator[str]:
+    while block := list(islice(lines, size)):
+        yield "\n".join(block) + "\n"
+
+
+def _streamed_lines(src: ExportSource) -> Iterator[str]:
+    """The template's lines from the plan. Server names and models are escaped once each; switch
+    ids are the builder's (`p2.leaf-3`: letters, digits, '.', '-') and need none. Every line is one
+    f-string: 920,000 lines at 131,072 GPUs."""
+    derived, r = src.derived, src.resolved
+    yield from _header(src, [])
+    servers = src.design.cluster.servers
+    hosts = [xml_attr(src.host(s)) for s in range(servers)]
+    ports_per_server = r.rails * r.planes
+    fill = COLOURS
+    server_model = xml_text(src.server_model.id)
+    for s, name in enumerate(hosts):
+        yield (f'    <node id="{name}"><data key="n_label">{name}</data><data key="n_role">server</data>'
+               f'<data key="n_tier">0</data><data key="n_model">{server_model}</data>'
+               f'<data key="n_ports">{ports_per_server}</data><data key="n_server">{s + 1}</data>'
+               f'<data key="n_host">{name}</data><data key="n_yed"><y:ShapeNode><y:Fill color="{fill["server"]}"/>'
+               f'<y:NodeLabel>{name}</y:NodeLabel></y:ShapeNode></data></node>')
+    radix: dict[str, int] = {}
+    up = r.uplink_gbps
+    for n in switch_nodes(derived):
+        if n.model not in radix:
+            sw = src.switch_model(n.model)
+            radix[n.model] = sw.ports_at(up) or max(m.count for m in sw.port_modes)
+        sid = n.id
+        yield (f'    <node id="{sid}"><data key="n_label">{sid}</data><data key="n_role">{n.role}</data>'
+               f'<data key="n_tier">{n.level}</data><data key="n_plane">{n.plane + 1}</data>'
+               f'<data key="n_pod">{n.pod}</data><data key="n_rail">{n.rail}</data>'
+               f'<data key="n_index">{n.idx}</data><data key="n_model">{xml_text(n.model)}</data>'
+               f'<data key="n_speed_gbps">{up}</data><data key="n_ports">{radix[n.model]}</data>'
+               f'<data key="n_yed"><y:ShapeNode><y:Fill color="{fill[n.role]}"/><y:NodeLabel>{sid}</y:NodeLabel>'
+               f'</y:ShapeNode></data></node>')
+    nic_model, link = xml_text(r.nic.id), r.link_gbps
+    nic_fill = fill["nic"]
+    for server, port, plane, pod, rail, index, _, _ in nic_rows(derived):
+        name = hosts[server]
+        nic = f"{name}/nic-{port + 1}"
+        yield (f'    <node id="{nic}"><data key="n_label">{nic}</data><data key="n_role">nic</data>'
+               f'<data key="n_tier">0</data><data key="n_plane">{plane + 1}</data><data key="n_pod">{pod}</data>'
+               f'<data key="n_rail">{rail}</data><data key="n_index">{index}</data>'
+               f'<data key="n_model">{nic_model}</data><data key="n_speed_gbps">{link}</data>'
+               f'<data key="n_ports">1</data><data key="n_server">{server + 1}</data>'
+               f'<data key="n_port">{port + 1}</data><data key="n_host">{name}</data>'
+               f'<data key="n_yed"><y:ShapeNode><y:Fill color="{nic_fill}"/><y:NodeLabel>{nic}</y:NodeLabel>'
+               f'</y:ShapeNode></data></node>')
+    i = 0
+    for server, port, _, _, _, _, leaf, leaf_port in nic_rows(derived):
+        name = hosts[server]
+        k = port + 1
+        nic = f"{name}/nic-{k}"
+        yield (f'    <edge id="e{i}" source="{nic}" target="{leaf}"><data key="e_label">{link}G</data>'
+               f'<data key="e_tier">node-leaf</data><data key="e_gbps">{link}</data><data key="e_lower">{nic}</data>'
+               f'<data key="e_lower_port">1</data><data key="e_upper_port">{leaf_port}</data></edge>')
+        yield (f'    <edge id="e{i + 1}" source="{name}" target="{nic}"><data key="e_label">nic-{k}</data>'
+               f'<data key="e_tier">{SERVER_EDGE}</data><data key="e_gbps">{link}</data>'
+               f'<data key="e_lower">{name}</data><data key="e_lower_port">{k}</data>'
+               f'<data key="e_upper_port">1</data></edge>')
+        i += 2
+    for e in switch_links(derived):
+        lower = e.lower
+        yield (f'    <edge id="e{i}" source="{lower}" target="{e.upper}"><data key="e_label">{e.gbps}G</data>'
+               f'<data key="e_tier">{e.tier}</data><data key="e_gbps">{e.gbps}</data><data key="e_lower">{lower}</data>'
+               f'<data key="e_lower_port">{e.pa}</data><data key="e_upper_port">{e.pb}</data></edge>')
+        i += 1
+    yield "  </graph>"
+    yield "</graphml>"

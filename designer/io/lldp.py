@@ -4,8 +4,10 @@
 
 A device that announces the Bridge or Router capability is a switch, and so is one that
 reports neighbours but is seen announcing neither (servers running lldpd announce Station);
-the others are hosts. Each host port becomes one NIC (as an HCA does in ibnetdiscover),
-numbered by its interface name across all hosts, so `eth3` is the fourth NIC on every server.
+the others are hosts, and so is a reporter no neighbour describes whose ports carry host
+interface names (a capture of servers' tables only). A host port that lldpd reports by MAC is
+named by its port description (its interface name). Each host port becomes one NIC (as an HCA
+does in ibnetdiscover), numbered by its interface name across all hosts, so `eth3` is the fourth NIC on every server.
 LLDP carries no link rate of its own: links read from JSON take the rate of the operational MAU
 type the neighbour announces (`400GbaseCR8`, `1000BaseTFD`), else 0 (unknown). A switch keeps
 the system description its neighbours report, which names its model on most systems.
@@ -32,6 +34,9 @@ if TYPE_CHECKING:
 _PORT_NUM = re.compile(r"(\d+)(?!.*\d)", re.ASCII)   # ASCII: int() takes no other digits here
 _SPEED = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([GMT]?)", re.IGNORECASE | re.ASCII)
 # IANA MAU type names as lldpd prints them: 1000BaseTFD, 10GigBaseCX4, 2p5GbaseT, 400GbaseSR8.
+# Linux host interface names (heuristic): eth0, enp1s0f0, ens3, eno1, ib0, ibp1s0, bond0; switch
+# ports read swp1, Ethernet0, et-0/0/1, Eth1/1 and the like.
+_HOST_PORT = re.compile(r"^(?:eth\d|en[opsx]\w|ib\w|bond\d|mlx\w)", re.ASCII)
 _MAU = re.compile(r"^\s*(\d+)(?:p(\d+))?\s*(G|Gig)?\s*base", re.IGNORECASE | re.ASCII)
 
 
@@ -83,6 +88,10 @@ class _Builder:
         if name not in self.fabric.devices:
             self.fabric.devices[name] = Device(name, name, "host")
 
+    def _host_ports_only(self, device: str) -> bool:
+        ports = [pa if a == device else pb for a, pa, b, pb, _ in self.raw if device in (a, b)]
+        return bool(ports) and all(_HOST_PORT.match(p) for p in ports)
+
     def link(self, a: str, pa: str, b: str, pb: str, gbps: float = 0.0) -> None:
         self.device(a)
         self.device(b)
@@ -95,8 +104,11 @@ class _Builder:
     def finish(self, source: str) -> AsBuilt:
         if not self.raw:
             raise CaptureError(f"{source}: the LLDP capture holds no neighbours")
-        # A server that runs lldpd reports neighbours too; what it announces tells it apart.
-        switches = (self.reporters - self.stations) | self.bridges
+        # A server that runs lldpd reports neighbours too; what it announces tells it apart. A
+        # reporter no neighbour describes (a capture of servers' tables only) is a server when
+        # its own ports carry host interface names (eth0, enp1s0f0, ib0), not a switch's.
+        unseen_hosts = {r for r in self.reporters - self.bridges - self.stations if self._host_ports_only(r)}
+        switches = (self.reporters - self.stations - unseen_hosts) | self.bridges
         devices = self.fabric.devices
         for name in switches:
             devices[name] = Device(name, name, "switch", self.descriptions.get(name, ""))
@@ -154,9 +166,7 @@ def _read_table(b: _Builder, local: str, data: object) -> None:
         caps = chassis.get("capability", []) if isinstance(chassis, dict) else []
         pinfo = entry.get("port", {})
         pinfo = pinfo[0] if isinstance(pinfo, list) and pinfo else pinfo
-        rport = _first(pinfo.get("id")) if isinstance(pinfo, dict) else None
-        if isinstance(rport, dict):
-            rport = rport.get("value")
+        rport = _port_id(pinfo)
         if not remote or not rport:
             continue
         descr = _first(chassis.get("descr")) if isinstance(chassis, dict) else None
@@ -168,6 +178,27 @@ def _read_table(b: _Builder, local: str, data: object) -> None:
             b.bridges.add(str(remote))
         elif caps:
             b.stations.add(str(remote))
+
+
+def _port_id(pinfo: object) -> str | None:
+    """The neighbour's port as its own table names it.
+
+    lldpd on a Linux host sends its port's MAC as the port id and the interface name only as
+    the port description; the name is what the host's own table calls the port, so both reports
+    of one cable meet under it."""
+    if not isinstance(pinfo, dict):
+        return None
+    raw = pinfo.get("id")
+    while isinstance(raw, list):
+        raw = raw[0] if raw else None
+    if isinstance(raw, dict) and _first(raw.get("type")) == "mac":
+        named = _first(pinfo.get("descr"))
+        if isinstance(named, str) and named.strip():
+            return named.strip()
+    value = _first(raw)
+    if isinstance(value, dict):
+        value = _first(value.get("value"))
+    return str(value) if value not in (None, "") and not isinstance(value, (dict, list)) else None
 
 
 def _port_speed(pinfo: object) -> float:

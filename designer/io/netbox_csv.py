@@ -2,16 +2,25 @@
 
 A folder of CSV files, one per object type, numbered in the order NetBox needs them (each
 refers only to objects of the files before it). Paste or upload each under its object type's
-Import page (sites, manufacturers, device roles, device types, racks, devices, interfaces,
-cables). Field names follow NetBox's import forms (netbox dcim/forms/bulk_import.py, v4):
+Import page (sites, manufacturers, device roles, device types, racks, devices, optics,
+cables). Field names follow NetBox's import forms (netbox dcim/forms/bulk_import.py and
+object_import.py, v4.6):
+- device types: YAML documents (the device type import's format, as in the devicetype-library),
+  each with its interface templates: every port of the model, named `Port N` (switches) or
+  `nic-K` (servers), labelled with its cage position and typed with NetBox's slug
+  (`infiniband-ndr`, `infiniband-xdr`, `400gbase-x-osfp`, `800gbase-x-osfp`, ...). NetBox
+  creates a device's interfaces from them, so spare ports exist and can be planned. A leaf
+  whose server ports run at another speed than its uplinks has its own type (its cages split
+  differently). With `netbox_ib_lanes`, 4-lane InfiniBand ports get the 4X types NetBox v4.6.9
+  added (`infiniband-ndr-4x` for a 400G NDR port; netbox #21387); a 2-lane port (NDR200) keeps
+  the plain type, as v4.6.9 has no 2X type;
 - devices: name, role, manufacturer, device_type, site, rack, position, face, status;
-- interfaces: device, name, label, type, speed (kbps), description; the type is NetBox's slug
-  (`infiniband-ndr`, `infiniband-xdr`, `400gbase-x-osfp`, `800gbase-x-osfp`, ...); with
-  `netbox_ib_lanes`, InfiniBand ports get the 4X and 2X types of recent NetBox releases
-  (`infiniband-ndr-4x` for a 400G NDR port, `infiniband-ndr-2x` for NDR200);
-- cables: side_a_device, side_a_type (`dcim.interface`), side_a_name, the same for side b,
-  type (`dac-passive`, `dac-active`, `aoc`, `mmf`, `smf`, or the fiber grade when the catalog
-  names one, such as `mmf-om4`), status, label, length, length_unit.
+- optics: inventory items, one per transceiver module (device, name, status, manufacturer,
+  part_id, description, and the interface it serves as component_type and component_name);
+- cables: side_a_site, side_a_device, side_a_type (`dcim.interface`), side_a_name, the same for
+  side b (the site tells apart devices of the same name in another fabric), type
+  (`dac-passive`, `dac-active`, `aoc`, `mmf`, `smf`, or the fiber grade when the catalog names
+  one, such as `mmf-om4`), status, label, length, length_unit.
 Racks and rack units come from the floor plan (servers from the bottom of each rack, switches
 above them); cable lengths are the stock lengths of the cabling plan. Everything is `planned`.
 Every cell a user controls is neutralised against spreadsheet formulas (designer.io.csv_cells).
@@ -20,21 +29,24 @@ Every cell a user controls is neutralised against spreadsheet formulas (designer
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from designer import __version__
 from designer.io.csv_cells import rows_to_csv, safe_cell
 from designer.io.export_source import DEFAULT_RACK_UNITS, ExportSource
-from designer.io.markup import one_line, slug
-from designer.model.physical.media import End, LinkPlan, Physical
+from designer.io.markup import one_line, slug, yaml_str
+from designer.model.physical.media import End, LinkPlan, Physical, switch_cage, switch_cage_capacity
 
-FILES = ("01-sites.csv", "02-manufacturers.csv", "03-device-roles.csv", "04-device-types.csv", "05-racks.csv",
-         "06-devices.csv", "07-interfaces.csv", "08-cables.csv")
+FILES = ("01-sites.csv", "02-manufacturers.csv", "03-device-roles.csv", "04-device-types.yaml", "05-racks.csv",
+         "06-devices.csv", "07-optics.csv", "08-cables.csv")
 ROLES = {"server": ("GPU server", "4caf50"), "leaf": ("Leaf switch", "2196f3"),
          "spine": ("Spine switch", "3f51b5"), "core": ("Core switch", "9c27b0")}
 INFINIBAND_TYPES = {"HDR": "infiniband-hdr", "NDR": "infiniband-ndr", "XDR": "infiniband-xdr"}
-# NetBox's plain InfiniBand types are labelled with the rate of one lane (NDR: 100 Gbps); recent
-# releases add 4X and 2X types for the usual 4-lane ports and 2-lane splits (netbox #23016, #23163).
+# NetBox's plain InfiniBand types are labelled with the rate of one lane (NDR: 100 Gbps). v4.6.9
+# (2026-08-25) added the 4X types for the usual 4-lane ports (netbox #21387, pull #23016); 2X
+# types for 2-lane splits came later (pull #23163) and are not written.
 INFINIBAND_LANE_GBPS = {"HDR": 50, "NDR": 100, "XDR": 200}
+NETBOX_IB_4X_RELEASE = "4.6.9"
 # Ethernet interface types by (speed in Gb/s, cage), NetBox InterfaceTypeChoices.
 ETHERNET_TYPES = {
     (100, "QSFP28"): "100gbase-x-qsfp28", (200, "QSFP56"): "200gbase-x-qsfp56",
@@ -51,8 +63,8 @@ def interface_type(src: ExportSource, gbps: int, cage_type: str) -> str:
         generation = src.technology.generation.upper()
         slug = INFINIBAND_TYPES.get(generation, "other")
         lane = INFINIBAND_LANE_GBPS.get(generation)
-        if src.options.netbox_ib_lanes and lane and gbps // lane in (2, 4) and gbps % lane == 0:
-            slug += f"-{gbps // lane}x"
+        if src.options.netbox_ib_lanes and lane and gbps == 4 * lane:
+            slug += "-4x"
         return slug
     return ETHERNET_TYPES.get((gbps, cage_type.upper()), "other")
 
@@ -71,6 +83,71 @@ def _interface_name(end: End, host: bool) -> str:
     return end.port if host else f"Port {end.port}"
 
 
+@dataclass(frozen=True)
+class DeviceType:
+    maker: str
+    model: str
+    units: int
+    interfaces: tuple[tuple[str, str, str], ...]     # (name, cage label, NetBox type) of every port
+
+    @property
+    def slug(self) -> str:
+        return slug(f"{self.maker}-{self.model}")
+
+
+def _cage_label(cage: int, lane: int, k: int) -> str:
+    return f"{cage + 1}/{lane + 1}" if k > 1 else f"{cage + 1}"
+
+
+def switch_type(src: ExportSource, model: str, role: str) -> DeviceType:
+    """Every port of a switch as its role uses it: all at the fabric's uplink speed, or, on a leaf
+    whose server ports run at another speed, the server ports first and the uplinks after them."""
+    sw = src.switch_model(model)
+    r, plan = src.resolved, src.plan
+    up = r.uplink_gbps
+    split = role == "leaf" and r.link_gbps != up
+    if split:
+        k_down, k_up = switch_cage_capacity(sw, r.link_gbps), switch_cage_capacity(sw, up)
+        cages = sw.cages or (sw.ports_at(up) // max(1, k_up))
+        speeds = [r.link_gbps] * plan.leaf_down + [up] * ((cages - -(-plan.leaf_down // k_down)) * k_up)
+    else:
+        speeds = [up] * (sw.ports_at(up) or max(m.count for m in sw.port_modes))
+    ports = []
+    for port, gbps in enumerate(speeds, start=1):
+        cage, lane, k = switch_cage(sw, role, port, gbps, r, plan)
+        ports.append((f"Port {port}", _cage_label(cage, lane, k), interface_type(src, gbps, sw.cage_type)))
+    name = sw.name
+    if split:
+        name += f" ({plan.leaf_down} x {r.link_gbps}G + {len(speeds) - plan.leaf_down} x {up}G)"
+    return DeviceType(sw.vendor or "Generic", name, max(1, sw.rack_units), tuple(ports))
+
+
+def server_type(src: ExportSource, links: list[LinkPlan]) -> DeviceType:
+    """The server's fabric NIC ports, labelled with the cages the cabling plan puts them in."""
+    server = src.server_model
+    ports: dict[str, tuple[str, str, str]] = {}
+    for link in links:
+        for end in (link.a, link.b):
+            if end.host and end.port not in ports:
+                ports[end.port] = (end.port, end.cage_label, interface_type(src, link.gbps, end.cage_type))
+    count = src.resolved.ports_per_server
+    names = [f"nic-{k}" for k in range(1, count + 1)]
+    interfaces = tuple(ports.get(n, (n, "", interface_type(src, src.resolved.link_gbps, ""))) for n in names)
+    return DeviceType(server.vendor or "Generic", server.name, max(1, server.rack_units), interfaces)
+
+
+def device_types_yaml(types: list[DeviceType]) -> str:
+    """The device type import's YAML: one document per type, with its interface templates."""
+    docs = []
+    for t in types:
+        lines = [f"manufacturer: {yaml_str(t.maker)}", f"model: {yaml_str(t.model)}", f"slug: {yaml_str(t.slug)}",
+                 f"u_height: {t.units}", "interfaces:"]
+        for name, label, kind in t.interfaces:
+            lines.append(f"  - {{name: {yaml_str(name)}, label: {yaml_str(label)}, type: {yaml_str(kind)}}}")
+        docs.append("\n".join(lines))
+    return "---\n" + "\n---\n".join(docs) + "\n"
+
+
 def netbox_files(src: ExportSource) -> dict[str, str]:
     site = one_line(src.options.site or src.name, 100) or "Fabric"
     phys = src.physical
@@ -78,63 +155,75 @@ def netbox_files(src: ExportSource) -> dict[str, str]:
     elevation = src.elevation
     heights = src.rack_heights
     g = src.graph
-    server = src.server_model
+    catalog = src.catalog
 
-    devices: dict[str, tuple[str, str, str]] = {}    # device -> (role key, manufacturer, model name)
+    devices: dict[str, tuple[str, DeviceType]] = {}    # device -> (role key, device type)
+    types: dict[tuple[str, str], DeviceType] = {}
+    server = server_type(src, links)
     for link in links:
         for end in (link.a, link.b):
             if end.device in devices:
                 continue
             if end.host:
-                devices[end.device] = ("server", server.vendor or "Generic", server.name)
+                devices[end.device] = ("server", server)
             else:
                 d = g.nodes[end.device]
-                sw = src.switch_model(d["model"])
-                devices[end.device] = (d["role"], sw.vendor or "Generic", sw.name)
+                key = (d["model"], d["role"] if d["role"] == "leaf" else "")
+                if key not in types:
+                    types[key] = switch_type(src, d["model"], d["role"])
+                devices[end.device] = (d["role"], types[key])
     order = sorted(devices, key=lambda dev: (elevation[dev][0], elevation[dev][1]))
+    used_types = sorted({t.slug: t for _, t in devices.values()}.values(), key=lambda t: (t.maker, t.model))
 
-    manufacturers = sorted({m for _, m, _ in devices.values()})
-    types: dict[tuple[str, str], int] = {}
-    for dev, (_, maker, model) in devices.items():
-        types[(maker, model)] = src.device_units(dev)
+    # Optics: one transceiver module per cage of each link end that takes one.
+    optics: dict[tuple[str, int], tuple[str, str]] = {}     # (device, cage) -> (part id, interface)
+    for link in links:
+        for end, part in ((link.a, link.a_part), (link.b, link.b_part)):
+            if part and (end.device, end.cage) not in optics:
+                optics[(end.device, end.cage)] = (part, _interface_name(end, end.host))
+    modules = {part: catalog.transceivers.get(part) for part, _ in optics.values()}
+
+    manufacturers = sorted({t.maker for t in used_types} | {(t.vendor or "Generic") for t in modules.values() if t})
     racks = sorted({elevation[dev][0] for dev in devices})
 
-    out = {FILES[0]: [["name", "slug", "status", "description"],
-                      [safe_cell(site), slug(site), "planned", f"Fabric Designer {__version__}"]]}
+    out: dict[str, list[list[str]]] = {FILES[0]: [["name", "slug", "status", "description"],
+                                                  [safe_cell(site), slug(site), "planned",
+                                                   f"Fabric Designer {__version__}"]]}
     out[FILES[1]] = [["name", "slug"]] + [[safe_cell(m), slug(m)] for m in manufacturers]
-    used_roles = sorted({role for role, _, _ in devices.values()}, key=list(ROLES).index)
+    used_roles = sorted({role for role, _ in devices.values()}, key=list(ROLES).index)
     out[FILES[2]] = [["name", "slug", "color"]] + [[ROLES[r][0], slug(ROLES[r][0]), ROLES[r][1]] for r in used_roles]
-    out[FILES[3]] = [["manufacturer", "model", "slug", "u_height"]] + [
-        [safe_cell(maker), safe_cell(model), slug(f"{maker}-{model}"), str(units)]
-        for (maker, model), units in sorted(types.items())]
     out[FILES[4]] = [["site", "name", "status", "u_height"]] + [
         [safe_cell(site), rack, "planned", str(heights[rack])] for rack in racks]
     rows = [["name", "role", "manufacturer", "device_type", "site", "rack", "position", "face", "status"]]
     for dev in order:
-        role, maker, model = devices[dev]
+        role, kind = devices[dev]
         rack, unit = elevation[dev]
-        rows.append([safe_cell(src.device_name(dev)), ROLES[role][0], safe_cell(maker), safe_cell(model),
+        rows.append([safe_cell(src.device_name(dev)), ROLES[role][0], safe_cell(kind.maker), safe_cell(kind.model),
                      safe_cell(site), rack, str(unit), "front", "planned"])
     out[FILES[5]] = rows
-
-    interfaces = [["device", "name", "label", "type", "speed", "description"]]
-    cables = [["side_a_device", "side_a_type", "side_a_name", "side_b_device", "side_b_type", "side_b_name",
-               "type", "status", "label", "length", "length_unit"]]
+    items = [["device", "name", "status", "manufacturer", "part_id", "description", "component_type",
+              "component_name"]]
+    rank = {dev: i for i, dev in enumerate(order)}
+    for (dev, cage), (part, interface) in sorted(optics.items(), key=lambda item: (rank[item[0][0]], item[0][1])):
+        module = modules[part]
+        items.append([safe_cell(src.device_name(dev)), f"Optic {cage + 1}", "planned",
+                      safe_cell((module.vendor or "Generic") if module else "Generic"),
+                      safe_cell((module.part_number or module.name) if module else part),
+                      safe_cell(module.name if module else part), "dcim.interface", safe_cell(interface)])
+    out[FILES[6]] = items
+    cables = [["side_a_site", "side_a_device", "side_a_type", "side_a_name", "side_b_site", "side_b_device",
+               "side_b_type", "side_b_name", "type", "status", "label", "length", "length_unit"]]
     for link in links:
-        ends = []
-        for end, other in ((link.a, link.b), (link.b, link.a)):
-            name = _interface_name(end, end.host)
-            ends.append(name)
-            interfaces.append([safe_cell(src.device_name(end.device)), safe_cell(name), end.cage_label,
-                               interface_type(src, link.gbps, end.cage_type), str(link.gbps * 1_000_000),
-                               safe_cell(f"{link.tier} to {src.device_name(other.device)}")])
         length = link.cable_length_m or link.length_m
-        cables.append([safe_cell(src.device_name(link.a.device)), "dcim.interface", safe_cell(ends[0]),
-                       safe_cell(src.device_name(link.b.device)), "dcim.interface", safe_cell(ends[1]),
+        cables.append([safe_cell(site), safe_cell(src.device_name(link.a.device)), "dcim.interface",
+                       safe_cell(_interface_name(link.a, link.a.host)), safe_cell(site),
+                       safe_cell(src.device_name(link.b.device)), "dcim.interface",
+                       safe_cell(_interface_name(link.b, link.b.host)),
                        cable_type(src, link), "planned", f"L{link.index + 1}", f"{length:g}", "m"])
-    out[FILES[6]] = interfaces
     out[FILES[7]] = cables
     files = {name: rows_to_csv(rows) for name, rows in out.items()}
+    files[FILES[3]] = device_types_yaml(used_types)
+    files = {name: files[name] for name in FILES}
     files["README.txt"] = _readme(src, site, phys, heights)
     # The cluster's other networks, in files numbered after these (none for a compute-only design).
     from designer.io.network_netbox import network_netbox_files  # it builds on this module
@@ -149,14 +238,20 @@ def _readme(src: ExportSource, site: str, phys: Physical, heights: dict[str, int
              f" {__version__}.",
              "",
              "Import the files in their numbered order, each on the Import page of its object type",
-             "(Organization > Sites, Devices > Manufacturers, Device Roles, Device Types, Racks > Racks,",
-             "Devices > Devices, Interfaces, Connections > Cables).",
+             "(Organization > Sites, Devices > Manufacturers, Device Roles, Device Types (YAML), Racks > Racks,",
+             "Devices > Devices, Inventory Items, Connections > Cables).",
+             "Device types carry every port as an interface template, so each device gets all its ports,",
+             "spare ones included; optics are inventory items on the interface they serve.",
+             "Cable rows name the site of each end: devices of the same name in another site stay apart.",
+             "Inventory items are matched by device name alone: import them before another site with the",
+             "same switch names exists, or give this fabric's switches names of their own.",
              f"Everything is created with status 'planned' in site '{site}'.",
              "Racks and rack units follow the design's floor plan: servers fill each rack from U1 up, switches",
              f"sit above them. Racks are {DEFAULT_RACK_UNITS}U unless the floor plan stacks more into one.",
              "Cable lengths are the stock lengths of the cabling plan (estimated run where none is sold).",
              "Server interfaces are named as on the cabling plan (nic-K); switch interfaces 'Port N' with",
-             "the cage position (cage/lane) as their label."]
+             "the cage position (cage/lane) as their label.",
+             f"InfiniBand 4X interface types (--netbox-ib-lanes) need NetBox {NETBOX_IB_4X_RELEASE} or later."]
     if tall:
         lines.append(f"Note: {len(tall)} rack(s) need more than {DEFAULT_RACK_UNITS}U for what the floor plan puts "
                      f"in them ({', '.join(sorted(tall)[:5])}); lower 'switches per network rack' or 'servers "

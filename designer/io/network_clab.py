@@ -12,18 +12,21 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from designer.io.export_source import ExportSource, safe_id
-from designer.io.markup import yaml_str
 from designer.io.network_netbox import network_inventory
+
+Endpoint = tuple[str, int, bool]     # (node, port number, whether the node is a switch)
 
 
 @dataclass
 class NetworkLab:
     comments: list[str] = field(default_factory=list)
-    nodes: list[str] = field(default_factory=list)
-    links: list[str] = field(default_factory=list)
+    switches: list[tuple[str, str, str, str]] = field(default_factory=list)   # name, role, model, network
+    links: list[tuple[Endpoint, Endpoint]] = field(default_factory=list)
 
 
-def network_lab(src: ExportSource, kind: str, image: str, interface: str) -> NetworkLab:
+def network_lab(src: ExportSource) -> NetworkLab:
+    """The other networks' switches and links; a switch port is its design port number, a server
+    port its NIC number (after the compute NIC ports)."""
     if not src.design.networks or src.members is not None:
         return NetworkLab()
     catalog = src.catalog
@@ -36,24 +39,19 @@ def network_lab(src: ExportSource, kind: str, image: str, interface: str) -> Net
         lab.comments.append(f"# Networks left out of the lab (InfiniBand, or out-of-band management): "
                             f"{', '.join(left_out)}.")
     switch_names = {d.name for d in devices if d.switch and d.network in emulated}
-    for d in devices:
-        if d.name in switch_names:
-            lab.nodes += [f"    {yaml_str(safe_id(d.name))}:", f"      kind: {yaml_str(kind)}",
-                          f"      image: {yaml_str(image)}",
-                          (f"      labels: {{role: {yaml_str(d.tier)}, model: {yaml_str(d.switch)}, "
-                          f"network: {yaml_str(d.network)}}}")]
+    lab.switches = [(safe_id(d.name), d.tier, d.switch, d.network) for d in devices if d.name in switch_names]
     first_port = src.resolved.ports_per_server
     server_ports: dict[str, int] = {}
     for link in links:
         if link.network not in emulated:
             continue
-        ends = []
+        ends: list[Endpoint] = []
         for device, port in ((link.a, link.a_port), (link.b, link.b_port)):
             if device in switch_names:
-                ends.append(f"{safe_id(device)}:{interface}{port.removeprefix('port')}")
+                ends.append((safe_id(device), int(port.removeprefix("port")), True))
             elif src.options.clab_servers:
                 server_ports[device] = server_ports.get(device, first_port) + 1
-                ends.append(f"{device}:eth{server_ports[device]}")
+                ends.append((device, server_ports[device], False))
         if len(ends) == 2:
-            lab.links.append(f"    - endpoints: [{yaml_str(ends[0])}, {yaml_str(ends[1])}]")
+            lab.links.append((ends[0], ends[1]))
     return lab
