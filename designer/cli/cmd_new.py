@@ -95,8 +95,9 @@ def run(args) -> int:
     out = check_project_target(args.output, args.force)
     catalog = default_catalog()
     # Without --switch or --radix the technology's switches are compared by price (see README,
-    # "How sizing chooses"); a named switch is used as named.
-    prices = load_prices(args.prices) if not (args.switch or args.radix) else None
+    # "How sizing chooses"); a named switch is used as named, and its layouts (SU size, rails per
+    # leaf) are compared by price all the same.
+    prices = load_prices(args.prices)
     choice = new_design_choice(
         catalog, args.template, gpus=args.gpus, nodes=args.nodes, gpus_per_node=args.gpus_per_node,
         server=args.server, switch=args.switch, radix=args.radix, speed=args.speed,

@@ -236,7 +236,7 @@ def _pod(plan, rails: int, leaf: np.ndarray) -> np.ndarray:
     if plan.tiers < 3:
         return np.zeros_like(leaf)
     if plan.rail_su_size and plan.rail_leaves == 1:
-        return leaf // rails
+        return leaf // plan.rail_groups(rails)
     return leaf // plan.leaves_per_pod
 
 

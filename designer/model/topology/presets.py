@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from designer.catalog import Catalog, UnknownPartError
 from designer.model.intent.design import ClusterSpec, FabricDesign, FabricSpec, Meta, TierSpec
-from designer.model.topology.sizing import SizingError, rack_group, split_ports
+from designer.model.topology.rail_layout import DEFAULT_NODES_PER_SU, rail_layouts, reference_su
+from designer.model.topology.sizing import SizingError, plan_fabric, rack_size, resolve, split_ports
 from designer.model.topology.switch_choice import FabricCost, SwitchChoice, choose_switch
 
 TEMPLATES = ("leaf-spine", "fat-tree", "rail-optimized")
 DEFAULT_SERVER = "dgx-h100"
-DEFAULT_NODES_PER_SU = 32
+__all__ = ["DEFAULT_NODES_PER_SU", "TEMPLATES", "new_design", "new_design_choice", "sizing_notes"]
 
 
 def pick_technology(catalog: Catalog, switch_id: str, gbps: int) -> str:
@@ -63,27 +64,13 @@ def check_server_runs(catalog: Catalog, srv, tech) -> None:
                       f"{tech.name} is {tech.family}{hint}")
 
 
-def default_nodes_per_su(srv, sw, link: int, uplink: int, oversubscription: float) -> int:
-    """The server's reference-architecture SU where the catalog has one (GB200 NVL72: 8 racks,
-    each rail spread over one leaf per rack group); else 32 servers per SU (the DGX SuperPOD SU);
-    else for a rack-scale system, the most whole racks whose trays one leaf can take at the
-    requested ratio (at least one rack)."""
-    if srv.su_servers:
-        try:
-            d_max, _ = split_ports(sw.ports_at(link), sw.ports_at(uplink), link, uplink, oversubscription)
-        except SizingError:
-            d_max = 0
-        if srv.su_servers <= d_max or rack_group(srv, srv.su_servers, d_max):
-            return srv.su_servers
-    domain = srv.nvlink_domain_gpus
-    if not (srv.gpus and domain > srv.gpus and domain % srv.gpus == 0):
-        return DEFAULT_NODES_PER_SU
-    per_rack = domain // srv.gpus
+def leaf_downlinks(sw, link: int, uplink: int, oversubscription: float) -> int:
+    """Most downlinks one leaf of `sw` takes at the ratio (0 when none fit)."""
     try:
         d_max, _ = split_ports(sw.ports_at(link), sw.ports_at(uplink), link, uplink, oversubscription)
     except SizingError:
-        return per_rack
-    return per_rack * max(1, d_max // per_rack)
+        return 0
+    return d_max
 
 
 def new_design(catalog: Catalog, template: str = "leaf-spine", **choices) -> FabricDesign:
@@ -162,14 +149,7 @@ def new_design_choice(catalog: Catalog, template: str = "leaf-spine", *, gpus: i
         raise SizingError(f"switch {chosen.name} has no {link}G ports (it offers {chosen.radix_label()})")
     n_planes = planes or srv.planes_hint
 
-    def build(sw) -> FabricDesign:
-        if not sw.ports_at(link):
-            raise SizingError(f"switch {sw.name} has no {link}G ports (it offers {sw.radix_label()})")
-        # Switch-to-switch links run at the technology's uplink speed where the switch offers it
-        # (800G leaf-spine for RoCE 800G), exactly as a counterpart does.
-        uplink = tech.uplink_gbps if tech.uplink_gbps > link and sw.ports_at(tech.uplink_gbps) else link
-        su = nodes_per_su if nodes_per_su is not None else \
-            default_nodes_per_su(srv, sw, link, uplink, oversubscription)
+    def design_for(sw, uplink: int, su: int, rails_per_leaf: int | None) -> FabricDesign:
         label = name or f"{nodes * per_node:,} GPU {template} on {sw.name}"
         return FabricDesign(
             meta=Meta(name=label),
@@ -181,10 +161,59 @@ def new_design_choice(catalog: Catalog, template: str = "leaf-spine", *, gpus: i
                               uplink_gbps=uplink if uplink != link else None, tiers=tiers,
                               nodes_per_su=su, planes=n_planes,
                               leaf=TierSpec(oversubscription=oversubscription),
-                              spine=TierSpec(oversubscription=spine_oversubscription)),
+                              spine=TierSpec(oversubscription=spine_oversubscription),
+                              rails_per_leaf=rails_per_leaf),
         )
 
-    if switch or radix or switch_id != tech.default_switch:
-        return SwitchChoice(build(chosen))  # a named switch is not compared
-    return choose_switch(catalog, tech, build, cost)
+    def build(sw) -> list[FabricDesign]:
+        if not sw.ports_at(link):
+            raise SizingError(f"switch {sw.name} has no {link}G ports (it offers {sw.radix_label()})")
+        # Switch-to-switch links run at the technology's uplink speed where the switch offers it
+        # (800G leaf-spine for RoCE 800G), exactly as a counterpart does.
+        uplink = tech.uplink_gbps if tech.uplink_gbps > link and sw.ports_at(tech.uplink_gbps) else link
+        d_max = leaf_downlinks(sw, link, uplink, oversubscription)
+        ref = reference_su(srv, tech, d_max)
+        if template != "rail-optimized":
+            return [design_for(sw, uplink, nodes_per_su or ref.nodes, None)]
+        rails = max(1, (ports or srv.compute_ports) // n_planes)
+        layouts = rail_layouts(nodes, rails, d_max, ref.nodes, nodes_per_su, bool(rack_size(srv)))
+        return [design_for(sw, uplink, lay.nodes_per_su, lay.rails_per_leaf if lay.rails_per_leaf > 1 else None)
+                for lay in layouts]
 
+    named = bool(switch or radix or switch_id != tech.default_switch)
+    choice = choose_switch(catalog, tech, build, cost, switches=(chosen,) if named else None)
+    notes = sizing_notes(catalog, choice.design, nodes_per_su)
+    return SwitchChoice(choice.design, choice.options, tuple(choice.notes) + notes)
+
+
+def sizing_notes(catalog: Catalog, design: FabricDesign, given_su: int | None = None) -> tuple[str, ...]:
+    """Which rule chose the tiers, the SU and the rail grouping of a sized design, one line each."""
+    try:
+        r = resolve(design, catalog)
+        plan = plan_fabric(design, r)
+    except (SizingError, UnknownPartError, ValueError):
+        return ()
+    f = design.fabric
+    out: list[str] = []
+    if plan.tiers == 1:
+        out.append(f"tiers: one {r.leaf_switch.name} per plane takes all {plan.endpoints} endpoints "
+                   "(rule of the single switch: a spine tier would join nothing); give --tiers 2 to "
+                   "build a leaf-spine fabric for growth")
+        return tuple(out)
+    if f.template != "rail-optimized":
+        return tuple(out)
+    d_max = leaf_downlinks(r.leaf_switch, r.link_gbps, r.uplink_gbps, f.leaf.oversubscription)
+    ref = reference_su(r.server, r.technology, d_max)
+    if given_su:
+        out.append(f"SU: {f.nodes_per_su} nodes, as given (--nodes-per-su)")
+    elif f.nodes_per_su == ref.nodes:
+        out.append(f"SU: {f.nodes_per_su} nodes, {ref.why}")
+    else:
+        out.append(f"SU: {f.nodes_per_su} nodes instead of {ref.nodes} ({ref.why}): the cheapest "
+                   f"layout for {design.cluster.servers} nodes; --nodes-per-su {ref.nodes} builds the reference SU")
+    k = plan.rails_per_leaf
+    if k > 1:
+        out.append(f"rail grouping: {k} rails of an SU share each {r.leaf_switch.name} leaf "
+                   f"({plan.leaf_down} of its {d_max} downlinks at {f.leaf.oversubscription:g}:1), "
+                   f"{plan.rail_groups(r.rails)} leaves per SU instead of {r.rails}: the cheapest grouping")
+    return tuple(out)
