@@ -56,6 +56,7 @@ class Generation:
     source: str
     estimate: bool = False
     match: tuple[str, ...] = ()
+    nvls_tree_head_max_GBps: tuple[float, float] = (math.inf, math.inf)   # [2 nodes, more]
 
 
 @dataclass(frozen=True)
@@ -80,6 +81,8 @@ class NcclConstants:
     tree_ll128_one_node_factor: float
     nvls_max_bus_factor: float
     nvls_latency_per_tray: bool
+    nvls_max_heads: int
+    multinode_domain_nics: int
     generations: tuple[Generation, ...]
     default_generation: Generation
 
@@ -103,7 +106,16 @@ def _generation(row: dict, where: str) -> Generation:
         nvls_efficiency=float(row["nvls_efficiency"]),
         ll_max_busbw_GBps=_triple(row["ll_max_busbw_GBps"], f"{where}.ll_max_busbw_GBps"),
         source=str(row.get("source", "")), estimate=bool(row.get("estimates")),
-        match=tuple(row.get("match", ())))
+        match=tuple(row.get("match", ())),
+        nvls_tree_head_max_GBps=_pair(row.get("nvls_tree_head_max_GBps"), f"{where}.nvls_tree_head_max_GBps"))
+
+
+def _pair(values, where: str) -> tuple[float, float]:
+    if values is None:
+        return (math.inf, math.inf)
+    if not isinstance(values, list) or len(values) != 2 or not all(isinstance(v, (int, float)) for v in values):
+        raise ValueError(f"{NCCL_FILE.name}: {where} must list two numbers (2 nodes, more)")
+    return (float(values[0]), float(values[1]))
 
 
 @lru_cache(maxsize=1)
@@ -129,6 +141,8 @@ def nccl_constants() -> NcclConstants:
         tree_ll128_one_node_factor=float(bw["tree_ll128_one_node_factor"]),
         nvls_max_bus_factor=float(bw["nvls_max_bus_factor"]),
         nvls_latency_per_tray=bool(lat.get("nvls_latency_per_tray", False)),
+        nvls_max_heads=int(lat.get("nvls_max_heads", 32)),
+        multinode_domain_nics=int(lat.get("multinode_domain_nics", 32)),
         generations=tuple(_generation(row, f"generation[{i}]") for i, row in enumerate(data["generation"])),
         default_generation=_generation(data["default_generation"], "default_generation"),
     )
@@ -179,6 +193,9 @@ class FabricContext:
     placement: str
     sus_used: int
     notes: tuple[str, ...] = field(default=(), compare=False)
+    # NCCL's own view, with which it chooses the algorithm: every NIC of the domain carries
+    # traffic and no fitted rack-scale latency applies (see collectives.evaluate).
+    nccl_view: bool = False
 
     def for_group(self, ranks_per_domain: int) -> FabricContext:
         """The same job seen by a communicator holding `ranks_per_domain` ranks of each domain.
