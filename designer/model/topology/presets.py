@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 from designer.catalog import Catalog, UnknownPartError
 from designer.model.intent.design import ClusterSpec, FabricDesign, FabricSpec, Meta, TierSpec
 from designer.model.topology.rail_layout import DEFAULT_NODES_PER_SU, rail_layouts, reference_su
@@ -186,6 +188,23 @@ def new_design_choice(catalog: Catalog, template: str = "leaf-spine", *, gpus: i
     return SwitchChoice(choice.design, choice.options, tuple(choice.notes) + notes)
 
 
+def _group_layout_note(catalog: Catalog, design: FabricDesign, r, plan) -> list[str]:
+    """What growing a flat two-tier rack-scale SU (GB200 NVL72 at 1-2 SU) into the reference
+    architecture's spine-leaf groups would recable, and how to build the groups now."""
+    grouped = dataclasses.replace(design, fabric=dataclasses.replace(design.fabric, tiers=3))
+    try:
+        g = plan_fabric(grouped, resolve(grouped, catalog))
+    except (SizingError, UnknownPartError, ValueError):
+        return []
+    links = plan.leaves * plan.leaf_up * r.planes
+    return [f"growth: these {plan.spines * r.planes} spines are flat (each leaf spreads its {plan.leaf_up} uplinks "
+            f"over all of them); the reference architecture's spine-leaf groups ({g.leaves_per_pod} leaves and "
+            f"{g.spines_per_pod} spines per rail of an SU, joined by a core tier) take over once the leaves "
+            f"outgrow one spine's ports, and that growth re-terminates all {links:,} leaf-spine links on group "
+            f"spines and adds the cores; --tiers 3 builds the groups now ({g.spines * r.planes} spines and "
+            f"{g.cores * r.planes} cores here), so that growth only adds groups"]
+
+
 def sizing_notes(catalog: Catalog, design: FabricDesign, given_su: int | None = None) -> tuple[str, ...]:
     """Which rule chose the tiers, the SU and the rail grouping of a sized design, one line each."""
     try:
@@ -211,6 +230,8 @@ def sizing_notes(catalog: Catalog, design: FabricDesign, given_su: int | None = 
     else:
         out.append(f"SU: {f.nodes_per_su} nodes instead of {ref.nodes} ({ref.why}): the cheapest "
                    f"layout for {design.cluster.servers} nodes; --nodes-per-su {ref.nodes} builds the reference SU")
+    if plan.tiers == 2 and plan.rail_leaves > 1:
+        out.extend(_group_layout_note(catalog, design, r, plan))
     k = plan.rails_per_leaf
     if k > 1:
         out.append(f"rail grouping: {k} rails of an SU share each {r.leaf_switch.name} leaf "
