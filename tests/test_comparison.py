@@ -86,11 +86,11 @@ def test_one_su_roce_counterpart_fills_its_leaves_and_goes_to_ethernet(pair):
 
 def test_recommendation_changes_at_the_gpu_and_share_thresholds(cheap_ethernet_pair):
     eth, ib = cheap_ethernet_pair
-    share = compare([eth, ib]).row("comm_share").values[0] / 100  # Ethernet's share, about 0.6
+    share = compare([eth, ib]).row("scaleout_share").values[0] / 100  # Ethernet's scale-out share
     # Middle band (512 GPUs above a 256-GPU Ethernet threshold): the communication share decides.
     below = compare([_with_thresholds(eth, advice_ethernet_max_gpus=256, advice_comm_share=min(0.99, share + 0.05)),
                      ib]).recommendation
-    above = compare([_with_thresholds(eth, advice_ethernet_max_gpus=256, advice_comm_share=share - 0.05),
+    above = compare([_with_thresholds(eth, advice_ethernet_max_gpus=256, advice_comm_share=share / 2),
                      ib]).recommendation
     assert below.family == "ethernet" and above.family == "infiniband"
     assert f"{share:.0%}" in " ".join(above.reasons)

@@ -112,9 +112,9 @@ def test_share_break_even_really_flips_the_verdict(roce512):
 def test_roce_efficiency_break_even_really_flips_the_verdict(roce512):
     eth, ib = roce512
     base = compare([_perf(eth, advice_ethernet_max_gpus=256), ib])
-    share = base.row("comm_share").values[0] / 100
+    share = base.row("scaleout_share").values[0] / 100
     best = compare([_perf(eth, advice_ethernet_max_gpus=256, protocol_efficiency=1.0), ib])
-    share_best = best.row("comm_share").values[0] / 100
+    share_best = best.row("scaleout_share").values[0] / 100
     assert share_best < share
     # Put the mark between: a better RoCE brings Ethernet back under it.
     eth = _perf(eth, advice_ethernet_max_gpus=256, advice_comm_share=(share + share_best) / 2)

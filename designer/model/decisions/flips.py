@@ -39,7 +39,7 @@ class Flip:
 
 LABELS = {"price_ratio": "Ethernet/InfiniBand network capex ratio",
           "capex_difference_usd": "Ethernet minus InfiniBand network capex",
-          "comm_share": "communication share of the step on Ethernet",
+          "comm_share": "scale-out communication share of the step on Ethernet",
           "sharp": "InfiniBand SHARP", "roce_efficiency": "RoCE efficiency"}
 
 
@@ -129,7 +129,7 @@ def share_flip(band: str, family: str, eth_cheaper: bool, share_e, limit: float)
     winner = _other(family).replace("infiniband", "InfiniBand").replace("ethernet", "Ethernet")
     side = "above" if family == "ethernet" else "at or below"
     return Flip("comm_share", current, limit * 100, "%",
-                f"{winner} wins with Ethernet's communication share {side} {limit:.0%} of the step "
+                f"{winner} wins with Ethernet's scale-out communication share {side} {limit:.0%} of the step "
                 "(performance.advice_comm_share, a heuristic)")
 
 
