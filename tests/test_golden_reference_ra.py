@@ -62,6 +62,19 @@ def test_dgx_b300_spectrum_x_table(sus, leaves, spines):
     assert m.links_by_tier["leaf-spine"] == 512 * sus
 
 
+def test_dgx_b300_spectrum_x_16_su_is_two_tiers_of_384_switches():
+    # 16 SU: 128 leaves per plane outgrow a spine's 64 ports at 800G; run as 2 x 400G, each spine
+    # takes 128 leaves and the fabric stays in two tiers (RA Table 3: 256 leaves, 128 spines).
+    from designer.model.topology.presets import new_design_choice
+    choice = new_design_choice(CAT, "rail-optimized", nodes=64 * 16, server="dgx-b300-eth", technology="roce-800g")
+    m = derive(choice.design, CAT).metrics
+    assert m.tiers == 2 and m.switches_by_tier == {"leaf": 256, "spine": 128, "core": 0}
+    # 8,192 leaf-spine cables of 800G (RA), each a twin-port pair of 400G links.
+    assert m.uplink_gbps == 400 and m.links_by_tier["leaf-spine"] == 2 * 8192
+    assert m.oversubscription("leaf") == pytest.approx(1.0) and m.bisection_ratio == pytest.approx(1.0)
+    assert any(n.startswith("uplinks: the 800G cages run as 2 x 400G") for n in choice.notes)
+
+
 # DGX B200, 32 nodes per SU on QM9700: (SU, leaves, spines, cores); the core tier appears at 16 SU.
 B200 = [(2, 16, 8, 0), (4, 32, 16, 0), (8, 64, 32, 0), (16, 128, 128, 64), (32, 256, 256, 128),
         (64, 512, 512, 256)]

@@ -176,16 +176,39 @@ def new_design_choice(catalog: Catalog, template: str = "leaf-spine", *, gpus: i
         d_max = leaf_downlinks(sw, link, uplink, oversubscription)
         ref = reference_su(srv, tech, d_max)
         if template != "rail-optimized":
-            return [design_for(sw, uplink, nodes_per_su or ref.nodes, None)]
+            return split_uplink_variants(catalog, [design_for(sw, uplink, nodes_per_su or ref.nodes, None)])
         rails = max(1, (ports or srv.compute_ports) // n_planes)
         layouts = rail_layouts(nodes, rails, d_max, ref.nodes, nodes_per_su, bool(rack_size(srv)))
-        return [design_for(sw, uplink, lay.nodes_per_su, lay.rails_per_leaf if lay.rails_per_leaf > 1 else None)
-                for lay in layouts]
+        return split_uplink_variants(catalog, [
+            design_for(sw, uplink, lay.nodes_per_su, lay.rails_per_leaf if lay.rails_per_leaf > 1 else None)
+            for lay in layouts])
 
     named = bool(switch or radix or switch_id != tech.default_switch)
     choice = choose_switch(catalog, tech, build, cost, switches=(chosen,) if named else None)
     notes = sizing_notes(catalog, choice.design, nodes_per_su)
     return SwitchChoice(choice.design, choice.options, tuple(choice.notes) + notes)
+
+
+def split_uplink_variants(catalog: Catalog, designs: list[FabricDesign]) -> list[FabricDesign]:
+    """`designs`, each followed by its twin with switch-to-switch links at the NIC-facing speed
+    where that keeps the fabric in fewer tiers: a spine's 800G cages run as 2 x 400G, so one
+    spine reaches twice the leaves (the DGX B300 Spectrum-X RA's 16 SU: 256 leaves and 128 spines
+    in two tiers). Both are priced; the design's own uplink speed comes first."""
+    out: list[FabricDesign] = []
+    for d in designs:
+        out.append(d)
+        f = d.fabric
+        if not f.uplink_gbps or f.tiers is not None:
+            continue
+        split = dataclasses.replace(d, fabric=dataclasses.replace(f, uplink_gbps=None))
+        try:
+            wide = plan_fabric(d, resolve(d, catalog)).tiers
+            narrow = plan_fabric(split, resolve(split, catalog)).tiers
+        except (SizingError, UnknownPartError, ValueError):
+            continue
+        if narrow < wide:
+            out.append(split)
+    return out
 
 
 def _group_layout_note(catalog: Catalog, design: FabricDesign, r, plan) -> list[str]:
@@ -232,6 +255,11 @@ def sizing_notes(catalog: Catalog, design: FabricDesign, given_su: int | None = 
                    f"layout for {design.cluster.servers} nodes; --nodes-per-su {ref.nodes} builds the reference SU")
     if plan.tiers == 2 and plan.rail_leaves > 1:
         out.extend(_group_layout_note(catalog, design, r, plan))
+    tech = r.technology
+    if r.uplink_gbps < tech.uplink_gbps and r.link_gbps == r.uplink_gbps and r.leaf_switch.ports_at(tech.uplink_gbps):
+        out.append(f"uplinks: the {tech.uplink_gbps}G cages run as {tech.uplink_gbps // r.link_gbps} x "
+                   f"{r.link_gbps}G, so each spine takes {r.spine_switch.ports_at(r.link_gbps)} leaves and the "
+                   f"fabric stays in {plan.tiers} tiers (at {tech.uplink_gbps}G it would need another tier)")
     k = plan.rails_per_leaf
     if k > 1:
         out.append(f"rail grouping: {k} rails of an SU share each {r.leaf_switch.name} leaf "
