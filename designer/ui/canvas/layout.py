@@ -464,7 +464,8 @@ def compute_layout(design: FabricDesign, resolved: Resolved, plan: Plan, plane: 
         if block.count:
             bundles.append(BlockBundle("servers", k, "leaf", k, block.count * resolved.rails))
     for k, block in enumerate(leaf_row):
-        bundles.append(BlockBundle("leaf", k, "spine", k if three else 0, block.count * plan.leaf_up))
+        if plan.leaf_up:   # none in a one-tier fabric: its spine row stays empty
+            bundles.append(BlockBundle("leaf", k, "spine", k if three else 0, block.count * plan.leaf_up))
     if three:
         for k in range(len(spine_row)):
             for g in range(len(rows["core"].blocks)):
