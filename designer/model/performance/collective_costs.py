@@ -436,6 +436,8 @@ def build_context(derived, gpus: int, placement: str, settings: PerformanceSetti
     link, up = float(r.link_gbps), float(r.uplink_gbps)
     uplink_cap = plan.leaf_up * up
     o_leaf = plan.leaf_down * link / uplink_cap if uplink_cap else math.inf
+    if plan.tiers == 1:   # one switch: no uplink carries anything, nothing to oversubscribe
+        uplink_cap, o_leaf = math.inf, 1.0
     worst = metrics.oversubscription("leaf")
     if worst and worst > o_leaf:
         uplink_cap *= o_leaf / worst
