@@ -394,7 +394,7 @@ def nvls_tree_heads(ctx: FabricContext, rate: float, nic_name: str) -> tuple[int
     nic = rate * (2.0 if two else 1.0)
     cap = ctx.generation.nvls_tree_head_max_GBps[0 if two else 1]
     if cap < nic:
-        return heads, cap, "NVLSTree per-head rate (NCCL)"
+        return heads, cap, "NVLSTree head rate"
     return heads, nic, nic_name
 
 
