@@ -6,7 +6,8 @@ import dataclasses
 
 from designer.catalog import Catalog, UnknownPartError
 from designer.model.intent.design import ClusterSpec, FabricDesign, FabricSpec, Meta, TierSpec
-from designer.model.topology.rail_layout import DEFAULT_NODES_PER_SU, rail_layouts, reference_su
+from designer.model.topology.bounds import plan_totals
+from designer.model.topology.rail_layout import DEFAULT_NODES_PER_SU, pareto, rail_layouts, reference_su
 from designer.model.topology.sizing import SizingError, plan_fabric, rack_size, resolve, split_ports
 from designer.model.topology.switch_choice import FabricCost, SwitchChoice, choose_switch
 
@@ -179,14 +180,33 @@ def new_design_choice(catalog: Catalog, template: str = "leaf-spine", *, gpus: i
             return split_uplink_variants(catalog, [design_for(sw, uplink, nodes_per_su or ref.nodes, None)])
         rails = max(1, (ports or srv.compute_ports) // n_planes)
         layouts = rail_layouts(nodes, rails, d_max, ref.nodes, nodes_per_su, bool(rack_size(srv)))
-        return split_uplink_variants(catalog, [
+        return split_uplink_variants(catalog, front(catalog, [
             design_for(sw, uplink, lay.nodes_per_su, lay.rails_per_leaf if lay.rails_per_leaf > 1 else None)
-            for lay in layouts])
+            for lay in layouts]))
 
     named = bool(switch or radix or switch_id != tech.default_switch)
     choice = choose_switch(catalog, tech, build, cost, switches=(chosen,) if named else None)
     notes = sizing_notes(catalog, choice.design, nodes_per_su)
     return SwitchChoice(choice.design, choice.options, tuple(choice.notes) + notes)
+
+
+def front(catalog: Catalog, designs: list[FabricDesign]) -> list[FabricDesign]:
+    """The first design (the published layout) and those no other matches or beats on both
+    switch and link counts (rail_layout.pareto): the only ones worth pricing."""
+    if len(designs) <= 1:
+        return designs
+    counts: list[tuple[int, int]] = []
+    sized: list[FabricDesign] = []
+    for d in designs:
+        try:
+            r = resolve(d, catalog)
+            totals = plan_totals(d, r, plan_fabric(d, r))
+        except (SizingError, UnknownPartError, ValueError):
+            continue
+        sized.append(d)
+        counts.append((totals["switches"], totals["links"]))
+    keep = set(pareto(counts))
+    return [designs[0]] + [d for i, d in enumerate(sized) if i in keep and d is not designs[0]]
 
 
 def split_uplink_variants(catalog: Catalog, designs: list[FabricDesign]) -> list[FabricDesign]:

@@ -11,25 +11,22 @@ A rail-optimized SU puts rail p of its servers on one leaf. Two integers shape i
 Sizing prices every layout returned here and keeps the cheapest (ties go to the reference SU,
 then the fewest rails per leaf), as it does for the switch model (switch_choice.py).
 
-Why these candidates are enough: for a given number m of SUs, the smallest SU that gives m SUs,
-ceil(n / m), has the fewest downlinks per leaf, so every uplink and spine count a larger SU with
-the same m can use is open to it too (the leaves are the same; the searches in sizing.py and
-three_tier.py run over a range of uplinks that only widens as downlinks fall). More SUs add
-leaves (m * rails / k of them), so m runs from the fewest SUs that fit a leaf upward, a few
-steps, and the published SU is always among the candidates. tests/test_rail_layout.py holds
-that no SU size, rail grouping or switch model found by brute force is cheaper.
+Which are priced: every SU size a leaf holds, with every rails-per-leaf that divides the rails,
+is sized (arithmetic only); those that no other layout matches or beats on both the switch
+count and the count of links are priced, with the published SU always among them. A fabric's
+price rises with both counts, so the cheapest layout is on that front.
+tests/test_rail_layout.py holds that no SU size, rail grouping or switch model found by brute
+force is cheaper.
 """
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 from designer.catalog import Server, Technology
 from designer.model.topology.sizing import rack_group, rack_size
 
 DEFAULT_NODES_PER_SU = 32   # the DGX SuperPOD SU (H100, B200: 32 nodes on 8 rail leaves)
-EXTRA_SU_COUNTS = 2         # SU counts tried beyond the fewest that fit (see the module docstring)
 
 
 @dataclass(frozen=True)
@@ -71,27 +68,39 @@ def reference_su(server: Server, tech: Technology, d_max: int) -> ReferenceSU:
 
 def rail_layouts(servers: int, rails: int, d_max: int, reference: int, fixed: int | None,
                  rack_scale: bool) -> list[RailLayout]:
-    """The (SU size, rails per leaf) pairs sizing prices, the reference (or given) SU first.
+    """The (SU size, rails per leaf) pairs sizing considers, the reference (or given) SU first.
 
-    `fixed` is an SU size the user gave (--nodes-per-su): only the rail grouping is searched.
+    Every SU size a leaf holds with each rails-per-leaf that divides the rails; sizing keeps
+    those no other layout beats on both switch and link counts (`pareto`) and prices them.
+    `fixed` is an SU size the user gave (--nodes-per-su): only the rail grouping varies.
     A rack-scale server keeps SUs of whole racks and one rail per leaf (the NVL72 RA's layout).
     """
     su0 = fixed or reference
     out = [RailLayout(su0, 1)]
     if rack_scale or d_max <= 0:
         return out
+    seen = set(out)
     for k in divisors(rails):
         cap = d_max // k
         if cap < 1:
             continue
-        if fixed:
-            sizes = [fixed] if fixed <= cap else []
-        else:
-            sizes = [reference] if reference <= cap else []
-            fewest = math.ceil(servers / cap)
-            sizes += [math.ceil(servers / m) for m in range(fewest, fewest + EXTRA_SU_COUNTS + 1)]
+        sizes = ([fixed] if fixed <= cap else []) if fixed else range(1, min(servers, cap) + 1)
         for su in sizes:
-            layout = RailLayout(max(1, su), k)
-            if layout not in out:
+            layout = RailLayout(su, k)
+            if layout not in seen:
+                seen.add(layout)
                 out.append(layout)
     return out
+
+
+def pareto(counts: list[tuple[int, int]]) -> list[int]:
+    """Indexes of the (switches, links) pairs no other pair matches or beats on both counts
+    (the first of equal pairs is kept). A fabric's price rises with its switches and its links
+    (each link a cable and its optics), so the cheapest layout is among these."""
+    keep: list[int] = []
+    for i, (sw, links) in enumerate(counts):
+        beaten = any(s2 <= sw and l2 <= links and ((s2, l2) != (sw, links) or j < i)
+                     for j, (s2, l2) in enumerate(counts) if j != i)
+        if not beaten:
+            keep.append(i)
+    return keep
