@@ -17,6 +17,7 @@ from designer.model.topology.derive import derive
 from designer.model.topology.edits import with_technology
 from designer.model.topology.presets import new_design, new_design_choice
 from designer.model.topology.sizing import SizingError
+from designer.model.topology.switch_choice import LAYOUT_COST_TIE
 from tests.helpers import superpod
 
 CAT = default_catalog()
@@ -66,7 +67,8 @@ def test_no_switch_of_the_technology_builds_the_request_for_less(req):
         if other is None or other.metrics.oversubscription("leaf") > asked + 1e-9:
             continue
         cost = _cost(other)
-        assert best <= cost, (sid, best, cost)
+        # Layouts of one switch within LAYOUT_COST_TIE count as equal (the published one wins).
+        assert best <= cost * (1 + LAYOUT_COST_TIE), (sid, best, cost)
         if best == cost:
             assert chosen.metrics.switches_total <= other.metrics.switches_total
 

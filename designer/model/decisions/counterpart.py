@@ -17,7 +17,7 @@ from designer.catalog import Catalog, Technology
 from designer.model.intent.design import ClusterSpec, FabricDesign, FabricSpec, Meta, TierSpec
 from designer.model.physical.fabric_cost import fabric_cost
 from designer.model.physical.prices import PriceBook, default_prices
-from designer.model.topology.presets import front, leaf_downlinks, sizing_notes, split_uplink_variants
+from designer.model.topology.presets import leaf_downlinks, sizing_notes, split_uplink_variants
 from designer.model.topology.rail_layout import rail_layouts, reference_su
 from designer.model.topology.sizing import SizingError, rack_group, rack_size, resolve, split_ports
 from designer.model.topology.switch_choice import choose_switch
@@ -157,7 +157,7 @@ def make_counterpart(design: FabricDesign, technology: str, catalog: Catalog,
             layouts = [(lay.nodes_per_su, lay.rails_per_leaf if lay.rails_per_leaf > 1 else None)
                        for lay in rail_layouts(design.cluster.servers, rails, d_max, ref.nodes, fixed,
                                                bool(rack_size(server)))]
-        return split_uplink_variants(catalog, front(catalog, [_design(switch, uplink, su, k) for su, k in layouts]))
+        return split_uplink_variants(catalog, [_design(switch, uplink, su, k) for su, k in layouts])
 
     def _design(switch, uplink: int, nodes_per_su: int, rails_per_leaf: int | None) -> FabricDesign:
         fabric = FabricSpec(

@@ -180,9 +180,11 @@ def new_design_choice(catalog: Catalog, template: str = "leaf-spine", *, gpus: i
             return split_uplink_variants(catalog, [design_for(sw, uplink, nodes_per_su or ref.nodes, None)])
         rails = max(1, (ports or srv.compute_ports) // n_planes)
         layouts = rail_layouts(nodes, rails, d_max, ref.nodes, nodes_per_su, bool(rack_size(srv)))
-        return split_uplink_variants(catalog, front(catalog, [
-            design_for(sw, uplink, lay.nodes_per_su, lay.rails_per_leaf if lay.rails_per_leaf > 1 else None)
-            for lay in layouts]))
+        designs = [design_for(sw, uplink, lay.nodes_per_su, lay.rails_per_leaf if lay.rails_per_leaf > 1 else None)
+                   for lay in layouts]
+        # With a price book every layout is priced (a price does not follow the counts alone:
+        # cable lengths and media move it); without one, the counts decide, so the front will do.
+        return split_uplink_variants(catalog, designs if cost is not None else front(catalog, designs))
 
     named = bool(switch or radix or switch_id != tech.default_switch)
     choice = choose_switch(catalog, tech, build, cost, switches=(chosen,) if named else None)
@@ -192,7 +194,7 @@ def new_design_choice(catalog: Catalog, template: str = "leaf-spine", *, gpus: i
 
 def front(catalog: Catalog, designs: list[FabricDesign]) -> list[FabricDesign]:
     """The first design (the published layout) and those no other matches or beats on both
-    switch and link counts (rail_layout.pareto): the only ones worth pricing."""
+    switch and link counts (rail_layout.pareto): all that a choice by counts can take."""
     if len(designs) <= 1:
         return designs
     counts: list[tuple[int, int]] = []

@@ -12,9 +12,9 @@ Sizing prices every layout returned here and keeps the cheapest (ties go to the 
 then the fewest rails per leaf), as it does for the switch model (switch_choice.py).
 
 Which are priced: every SU size a leaf holds, with every rails-per-leaf that divides the rails,
-is sized (arithmetic only); those that no other layout matches or beats on both the switch
-count and the count of links are priced, with the published SU always among them. A fabric's
-price rises with both counts, so the cheapest layout is on that front.
+with the published SU first. With a price book all of them are priced: a price does not follow
+the switch and link counts alone (cable lengths and media move it). Without one, the counts
+decide, and only the layouts no other matches or beats on both counts (`pareto`) are kept.
 tests/test_rail_layout.py holds that no SU size, rail grouping or switch model found by brute
 force is cheaper.
 """
@@ -70,8 +70,7 @@ def rail_layouts(servers: int, rails: int, d_max: int, reference: int, fixed: in
                  rack_scale: bool) -> list[RailLayout]:
     """The (SU size, rails per leaf) pairs sizing considers, the reference (or given) SU first.
 
-    Every SU size a leaf holds with each rails-per-leaf that divides the rails; sizing keeps
-    those no other layout beats on both switch and link counts (`pareto`) and prices them.
+    Every SU size a leaf holds with each rails-per-leaf that divides the rails.
     `fixed` is an SU size the user gave (--nodes-per-su): only the rail grouping varies.
     A rack-scale server keeps SUs of whole racks and one rail per leaf (the NVL72 RA's layout).
     """
@@ -95,8 +94,7 @@ def rail_layouts(servers: int, rails: int, d_max: int, reference: int, fixed: in
 
 def pareto(counts: list[tuple[int, int]]) -> list[int]:
     """Indexes of the (switches, links) pairs no other pair matches or beats on both counts
-    (the first of equal pairs is kept). A fabric's price rises with its switches and its links
-    (each link a cable and its optics), so the cheapest layout is among these."""
+    (the first of equal pairs is kept): the layouts a choice by counts can take."""
     keep: list[int] = []
     for i, (sw, links) in enumerate(counts):
         beaten = any(s2 <= sw and l2 <= links and ((s2, l2) != (sw, links) or j < i)
