@@ -50,6 +50,8 @@ def template_designs(draw):
         design = new_design(CAT, template, **kw)
         if draw(st.booleans()):
             design = replace_path(design, "fabric.uplink_gbps", draw(st.sampled_from([200, 400, 800])))
+        if template == "rail-optimized" and draw(st.booleans()):   # several rails of an SU per leaf
+            design = replace_path(design, "fabric.rails_per_leaf", draw(st.sampled_from([2, 4])))
         for tier in ("leaf", "spine", "core"):  # explicit switch counts: leaves without servers
             if draw(st.integers(0, 5)) == 0:
                 design = replace_path(design, f"fabric.{tier}.count", draw(st.integers(1, 60)))

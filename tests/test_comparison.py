@@ -48,8 +48,8 @@ def test_tco_arithmetic(pair):
 def test_deltas_are_against_the_baseline(pair):
     c = compare(list(pair))
     row = c.row("switches")
-    assert row.values == (12.0, 10.0)
-    assert row.deltas[0] == 0 and row.deltas[1] == pytest.approx(-100 * 2 / 12)
+    assert row.values == (12.0, 6.0)   # two rails per SN5600 leaf: 4 leaves and 2 spines
+    assert row.deltas[0] == 0 and row.deltas[1] == pytest.approx(-100 * 6 / 12)
     assert c.families == ("infiniband", "ethernet")
 
 
@@ -71,13 +71,17 @@ def test_small_cluster_goes_to_ethernet_when_it_is_cheaper_and_says_why(cheap_et
     assert "TCO over 5 years" in text and "%" in text
 
 
-def test_small_cluster_goes_to_infiniband_when_ethernet_costs_more(pair):
+def test_one_su_roce_counterpart_fills_its_leaves_and_goes_to_ethernet(pair):
+    # Two rails of the SU share each radix-128 SN5600 leaf, so no leaf sits half empty and the
+    # RoCE counterpart costs less than the NDR SU it mirrors: Ethernet's usual band holds.
+    ib, eth = pair
+    assert eth.fabric.rails_per_leaf == 2
     c = compare(list(pair))
     tco = c.row("tco_usd").values
-    assert tco[1] > tco[0]  # the 1-SU RoCE counterpart's radix-128 leaves sit half empty
+    assert tco[1] < tco[0]
     rec = c.recommendation
-    assert rec.family == "infiniband"
-    assert any("does not hold here" in r and f"{(tco[1] - tco[0]) / tco[0] * 100:+.0f}%" in r for r in rec.reasons)
+    assert rec.family == "ethernet"
+    assert any("usual default" in r for r in rec.reasons)
 
 
 def test_gpu_and_share_thresholds_are_context_lines_that_no_longer_decide(cheap_ethernet_pair):
@@ -85,7 +89,7 @@ def test_gpu_and_share_thresholds_are_context_lines_that_no_longer_decide(cheap_
     # bands and communication-share mark only describe where the cluster sits.
     eth, ib = cheap_ethernet_pair
     base = compare([eth, ib]).recommendation
-    share = compare([eth, ib]).row("comm_share").values[0] / 100
+    share = compare([eth, ib]).row("scaleout_share").values[0] / 100
     for advice in (dict(advice_ethernet_max_gpus=256, advice_comm_share=min(0.99, share + 0.05)),
                    dict(advice_ethernet_max_gpus=256, advice_comm_share=max(0.0, share - 0.05)),
                    dict(advice_ethernet_max_gpus=64, advice_infiniband_min_gpus=128)):

@@ -33,19 +33,22 @@ def test_superpod_counterparts_keep_gpus_and_bisection_ratio(tech):
 
 
 def test_ethernet_counterpart_of_one_su_compares_the_technologys_switches_by_cost():
-    # SN5600 in 128 x 400G mode: 8 leaves with half their ports unused and 2 spines (10 boxes) on
-    # twin-port optics; SN5400 (64 x 400G): 8 full leaves and 4 spines (12 boxes) on a module per
-    # link. Both are sized and priced; the whole bill of materials decides.
+    # SN5600 in 128 x 400G mode: two rails of the SU per leaf fill its 64 downlinks, 4 leaves and
+    # 2 spines (6 boxes) on twin-port optics; SN5400 (64 x 400G): 8 full leaves and 4 spines
+    # (12 boxes) on a module per link. Both are sized and priced; the whole bill of materials decides.
     result = make_counterpart(superpod(1), "roce-400g", CAT)
     d = derive(result.design, CAT)
     (note,) = [n for n in result.notes if n.startswith("switch:")]
-    assert "SN5600 in 128 x 400G mode: 10 switches" in note and "SN5400 in 64 x 400G mode: 12 switches" in note
+    assert "SN5600 in 128 x 400G mode: 6 switches" in note and "SN5400 in 64 x 400G mode: 12 switches" in note
     costs = {}
     for sid in ("sn5600", "sn5400"):
-        alone = dataclasses.replace(result.design, fabric=dataclasses.replace(result.design.fabric, switch=sid))
+        # Each switch with its own cheapest layout: the SN5400 has no room for two rails per leaf.
+        grouped = result.design.fabric.rails_per_leaf if sid == result.design.fabric.switch else None
+        alone = dataclasses.replace(result.design, fabric=dataclasses.replace(
+            result.design.fabric, switch=sid, rails_per_leaf=grouped))
         costs[sid] = build_bom(derive(alone, CAT), CAT).total_cost
     assert d.resolved.leaf_switch.id == min(costs, key=costs.get) and d.resolved.family == "ethernet"
-    expected = {"sn5600": {"leaf": 8, "spine": 2, "core": 0}, "sn5400": {"leaf": 8, "spine": 4, "core": 0}}
+    expected = {"sn5600": {"leaf": 4, "spine": 2, "core": 0}, "sn5400": {"leaf": 8, "spine": 4, "core": 0}}
     assert d.metrics.switches_by_tier == expected[d.resolved.leaf_switch.id]
     assert d.metrics.links_by_tier["leaf-spine"] == 256
     assert d.metrics.oversubscription("leaf") == pytest.approx(1.0)
@@ -55,7 +58,7 @@ def test_ethernet_counterpart_of_one_su_compares_the_technologys_switches_by_cos
 def test_ethernet_counterpart_takes_the_cheaper_switch_when_the_price_book_says_so():
     # With the SN5400 priced low, its fabric is the cheaper one; with the SN5600 low, the SN5600's.
     for cheap, other, tiers in (("sn5400", "sn5600", {"leaf": 8, "spine": 4, "core": 0}),
-                                ("sn5600", "sn5400", {"leaf": 8, "spine": 2, "core": 0})):
+                                ("sn5600", "sn5400", {"leaf": 4, "spine": 2, "core": 0})):
         book = default_prices().merged(PriceBook("USD", {cheap: Price(cheap, 1000.0), other: Price(other, 90000.0)}))
         d = derive(make_counterpart(superpod(1), "roce-400g", CAT, prices=book).design, CAT)
         assert d.resolved.leaf_switch.id == cheap and d.metrics.switches_by_tier == tiers

@@ -63,12 +63,18 @@ def test_lldp_export_then_import_gives_the_same_metrics(design, servers_report):
     assert len(fabric.links) == derive(design).metrics.links_total
     inference = infer_design(fabric)
     assert inference.design is not None, inference.problems
-    assert inference.exact and not inference.problems
+    # One switch and silent servers: no other device reports the switch's system description.
+    unseen = derive(design).metrics.tiers == 1 and not servers_report
+    if unseen:
+        assert inference.exact and all("not recognised" in p for p in inference.problems)
+    else:
+        assert inference.exact and not inference.problems
     want, got = derive(design).metrics.to_json(), inference.derived.metrics.to_json()
     for key in METRIC_KEYS:
         assert got[key] == want[key], key
     facts = {f.subject: f for f in inference.facts}
-    assert (facts["switch model"].value, facts["switch model"].confidence) == ("sn5600", "high")
+    assert (facts["switch model"].value, facts["switch model"].confidence) == \
+        ("sn5600", "low" if unseen else "high")
     assert inference.derived.resolved.technology.family == "ethernet"
 
 
@@ -127,7 +133,7 @@ def test_swapped_host_cables_are_one_swap():
 
 
 def test_switch_models_are_read_from_system_descriptions_and_unknown_ones_reported():
-    text = lldp_capture(derive(_rail(16)))
+    text = lldp_capture(derive(_rail(24)))   # two tiers: the switches report each other
     # Cumulus and SONiC name the box with a prefix or inside the SKU: still the catalog SN5600
     for descr in ("Cumulus Linux version 5.9.1 running on Mellanox Technologies Ltd. MSN5600",
                   "SONiC Software Version: SONiC.202311 - HwSku: Mellanox-SN5600-V256 - ASIC: mellanox"):

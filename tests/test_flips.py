@@ -109,7 +109,7 @@ def test_share_mark_is_a_context_line_with_no_break_even(roce512):
     c = compare([_perf(eth, advice_ethernet_max_gpus=256), ib])
     flip = _flip(c, "comm_share")
     assert flip.flips_at is None and "context line" in flip.note
-    share = c.row("comm_share").values[0] / 100
+    share = c.row("scaleout_share").values[0] / 100
     families = {compare([_perf(eth, advice_ethernet_max_gpus=256, advice_comm_share=m), ib]).recommendation.family
                 for m in (max(0.0, share - 0.02), min(1.0, share + 0.02))}
     assert families == {c.recommendation.family}

@@ -31,21 +31,48 @@ def _metrics(**kw):
 B300_XDR = [(1, 8, 4), (4, 32, 18), (8, 64, 36), (18, 144, 72)]
 
 
+@pytest.mark.parametrize("given_su", [72, None])
 @pytest.mark.parametrize("sus,leaves,spines", B300_XDR)
-def test_dgx_b300_xdr_table(sus, leaves, spines):
-    m = _metrics(nodes=72 * sus, nodes_per_su=72, server="dgx-b300-xdr", switch="Q3400")
+def test_dgx_b300_xdr_table(sus, leaves, spines, given_su):
+    # As typed: the SU of 72 nodes is the server's reference SU on XDR (catalog reference_su).
+    m = _metrics(nodes=72 * sus, nodes_per_su=given_su, server="dgx-b300-xdr", switch="Q3400")
     assert m.switches_by_tier == {"leaf": leaves, "spine": spines, "core": 0}
     assert m.links_by_tier["leaf-spine"] == leaves * 72  # 72 down + 72 up per leaf
     assert m.uplink_gbps == 800 and m.oversubscription("leaf") == pytest.approx(1.0)
 
 
-def test_dgx_b300_spectrum_x_one_su_has_512_leaf_spine_links_at_800g():
-    m = _metrics(nodes=64, nodes_per_su=64, server="dgx-b300-eth", technology="roce-800g")
+@pytest.mark.parametrize("given_su", [64, None])
+def test_dgx_b300_spectrum_x_one_su_has_512_leaf_spine_links_at_800g(given_su):
+    m = _metrics(nodes=64, nodes_per_su=given_su, server="dgx-b300-eth", technology="roce-800g")
     assert m.planes == 2
     assert m.switches_by_tier == {"leaf": 16, "spine": 8, "core": 0}
     assert m.links_by_tier["leaf-spine"] == 512
     assert m.uplink_gbps == 800 and m.link_gbps == 400
     assert m.oversubscription("leaf") == pytest.approx(1.0)
+
+
+# DGX B300 Spectrum-X RA, Table 3 (two planes): (SU, leaves, spines) up to 8 SU, as typed.
+B300_ETH = [(2, 32, 16), (4, 64, 32), (8, 128, 64)]
+
+
+@pytest.mark.parametrize("sus,leaves,spines", B300_ETH)
+def test_dgx_b300_spectrum_x_table(sus, leaves, spines):
+    m = _metrics(nodes=64 * sus, server="dgx-b300-eth", technology="roce-800g")
+    assert m.switches_by_tier == {"leaf": leaves, "spine": spines, "core": 0}
+    assert m.links_by_tier["leaf-spine"] == 512 * sus
+
+
+def test_dgx_b300_spectrum_x_16_su_is_two_tiers_of_384_switches():
+    # 16 SU: 128 leaves per plane outgrow a spine's 64 ports at 800G; run as 2 x 400G, each spine
+    # takes 128 leaves and the fabric stays in two tiers (RA Table 3: 256 leaves, 128 spines).
+    from designer.model.topology.presets import new_design_choice
+    choice = new_design_choice(CAT, "rail-optimized", nodes=64 * 16, server="dgx-b300-eth", technology="roce-800g")
+    m = derive(choice.design, CAT).metrics
+    assert m.tiers == 2 and m.switches_by_tier == {"leaf": 256, "spine": 128, "core": 0}
+    # 8,192 leaf-spine cables of 800G (RA), each a twin-port pair of 400G links.
+    assert m.uplink_gbps == 400 and m.links_by_tier["leaf-spine"] == 2 * 8192
+    assert m.oversubscription("leaf") == pytest.approx(1.0) and m.bisection_ratio == pytest.approx(1.0)
+    assert any(n.startswith("uplinks: the 800G cages run as 2 x 400G") for n in choice.notes)
 
 
 # DGX B200, 32 nodes per SU on QM9700: (SU, leaves, spines, cores); the core tier appears at 16 SU.
@@ -134,6 +161,19 @@ def test_gb200_nvl72_su_is_eight_racks_with_one_leaf_per_rack_and_rail():
             (leaf,) = d.graph[n]
             leaves.setdefault(leaf, set()).add((data["server"] // 18, data["rail"]))
     assert len(leaves) == 32 and all(len(v) == 1 for v in leaves.values())
+
+
+def test_gb200_nvl72_flat_su_states_the_recabling_its_growth_needs():
+    from designer.model.topology.presets import new_design_choice
+    choice = new_design_choice(CAT, "rail-optimized", nodes=GB200_SU_TRAYS, server="gb200-nvl72-tray",
+                               switch="QM9700")
+    (note,) = [n for n in choice.notes if n.startswith("growth:")]
+    assert "re-terminates all 576 leaf-spine links" in note and "--tiers 3" in note
+    grouped = derive(new_design(CAT, "rail-optimized", nodes=GB200_SU_TRAYS, server="gb200-nvl72-tray",
+                                switch="QM9700", tiers=3), CAT)
+    # The groups built now: 4 per SU (one per rail), each of 8 leaves and 6 spines.
+    assert grouped.plan.pods == 4 and grouped.plan.leaves_per_pod == 8 and grouped.plan.spines_per_pod == 6
+    assert f"{grouped.metrics.switches_by_tier['spine']} spines" in note
 
 
 def test_gb200_nvl72_16_su_builds_as_spine_leaf_groups():

@@ -8,6 +8,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from designer.catalog import UnknownPartError, default_catalog
+from designer.io.project import load_design
+from designer.model.common.units import ratio_label
 from designer.model.physical.bom import build_bom
 from designer.model.physical.fabric_cost import fabric_cost
 from designer.model.physical.prices import PriceBook, load_prices
@@ -15,6 +17,7 @@ from designer.model.topology.derive import derive
 from designer.model.topology.edits import with_technology
 from designer.model.topology.presets import new_design, new_design_choice
 from designer.model.topology.sizing import SizingError
+from designer.model.topology.switch_choice import LAYOUT_COST_TIE
 from tests.helpers import superpod
 
 CAT = default_catalog()
@@ -64,7 +67,8 @@ def test_no_switch_of_the_technology_builds_the_request_for_less(req):
         if other is None or other.metrics.oversubscription("leaf") > asked + 1e-9:
             continue
         cost = _cost(other)
-        assert best <= cost, (sid, best, cost)
+        # Layouts of one switch within LAYOUT_COST_TIE count as equal (the published one wins).
+        assert best <= cost * (1 + LAYOUT_COST_TIE), (sid, best, cost)
         if best == cost:
             assert chosen.metrics.switches_total <= other.metrics.switches_total
 
@@ -130,14 +134,18 @@ def test_new_prints_the_choice_and_the_achieved_ratio(tmp_path):
                           "-o", str(out)], capture_output=True, text=True)
     assert run.returncode == 0, run.stderr
     assert "the cheapest fabric of 2 candidates at 3:1" in run.stdout
-    assert "leaf oversubscription 2.67:1 (asked 3:1)" in run.stdout
+    # The achieved ratio printed is the design's own, below the one asked for.
+    achieved = derive(load_design(out), CAT).metrics.oversubscription("leaf")
+    assert achieved <= 3.0
+    assert f"leaf oversubscription {ratio_label(achieved)} (asked 3:1)" in run.stdout
 
 
 def test_metrics_json_gives_the_requested_ratio_beside_the_achieved_one(tmp_path):
     import json
     out = tmp_path / "r.json"
     subprocess.run([sys.executable, "-m", "designer.cli.main", "new", "--template", "rail-optimized",
-                    "--nodes", "128", "--switch", "QM9700", "--oversubscription", "3:1", "-o", str(out)],
+                    "--nodes", "128", "--switch", "QM9700", "--oversubscription", "3:1", "--nodes-per-su", "32",
+                    "-o", str(out)],
                    check=True, capture_output=True)
     shown = subprocess.run([sys.executable, "-m", "designer.cli.main", "metrics", str(out), "--json"],
                            capture_output=True, text=True)

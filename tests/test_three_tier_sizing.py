@@ -161,7 +161,7 @@ def test_fewest_switches_may_take_more_uplinks_than_the_ratio_needs():
     # switches); 12 uplinks over 3 spines per SU fill each spine's 32 downlinks (36 spines,
     # 24 cores: 156 switches) at 2.67:1.
     design = new_design(CAT, "rail-optimized", nodes=384, server="dgx-h100", switch="qm9700",
-                        oversubscription=3.0, tiers=3)
+                        oversubscription=3.0, tiers=3, nodes_per_su=32)
     d = derive(design, CAT)
     plan, m = d.plan, d.metrics
     best = brute_force(plan, d.resolved, 3.0, 1.0)

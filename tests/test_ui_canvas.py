@@ -28,7 +28,8 @@ def test_a_32k_gpu_fabric_is_drawn_aggregated_and_expands_when_zoomed(make_windo
     window = make_window(design)
     window.view.fit()
     leaf = window.scene.layout.rows["leaf"]
-    assert leaf.count == 1024
+    # 4,096 nodes in SUs of 72 (the B300 XDR reference SU): 57 SUs of 8 rail leaves.
+    assert design.fabric.nodes_per_su == 72 and leaf.count == 57 * 8
     assert row_lod(leaf, window.view.sx) == ROW
     center = window.view.viewport().rect().center()
     window.view.zoom_by(0.1 / window.view.sx, QPointF(center))  # about 14x
@@ -147,3 +148,12 @@ def test_fit_zoom_and_pan_keep_the_fabric_in_reach(make_window):
     assert view.horizontalScrollBar().value() > before
     window.actions_["fit"].trigger()
     assert abs(view.sx - fitted) < 1e-9
+
+
+def test_a_one_tier_fabric_is_drawn_as_one_switch_and_its_servers(make_window):
+    design = new_design(default_catalog(), "rail-optimized", gpus=64, switch="qm9700")
+    window = make_window(design)
+    window.view.fit()
+    rows = window.scene.layout.rows
+    assert rows["leaf"].count == 1 and rows["spine"].count == 0 and "core" not in rows
+    assert not [b for b in window.scene.layout.bundles if b.upper == "spine"]

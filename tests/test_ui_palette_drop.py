@@ -73,7 +73,8 @@ def test_a_rail_optimized_su_uses_the_technology_chosen_in_the_palette(make_wind
     resolved, plan = plan_only(design)
     assert design.fabric.template == "rail-optimized"
     assert resolved.family == "ethernet"
-    assert plan.sus == 1 and plan.leaves == resolved.rails
+    # One SU; the SN5600's 64 downlinks take two rails of the 32-node SU per leaf (the cheaper layout).
+    assert plan.sus == 1 and plan.leaves * plan.rails_per_leaf == resolved.rails and plan.rails_per_leaf == 2
 
 
 def test_building_blocks_add_servers_and_a_core_tier(make_window):

@@ -116,8 +116,27 @@ def test_the_step_lists_each_collective_where_it_runs():
     assert by["PP send/receive"].where == "network"
     assert by["DP reduce-scatter"].where == "network" and "DP all-gather" in by
     assert st_.comm_ms == pytest.approx(sum(c.time_ms for c in st_.collectives))
-    assert st_.step_ms == pytest.approx(st_.compute_ms + st_.exposed_comm_ms)
+    # The step counts the 1F1B pipeline bubble: (PP - 1) / micro-batches of the compute.
+    p = st_.plan
+    assert st_.bubble_ms == pytest.approx(st_.compute_ms * (p.pp - 1) / p.micro_batches)
+    assert st_.step_ms == pytest.approx(st_.compute_ms + st_.bubble_ms + st_.exposed_comm_ms)
     assert 0 < st_.comm_share < 0.5
+    # The scale-out share leaves out the NVLink tensor-parallel time, which no fabric changes.
+    network = sum(c.exposed_ms for c in st_.collectives if c.where == "network")
+    assert st_.scaleout_ms == pytest.approx(network) and st_.scaleout_share < st_.comm_share
+    assert st_.nvlink_comm_ms == pytest.approx(by["TP all-reduce"].exposed_ms)
+
+
+def test_the_pipeline_bubble_at_16k_gpus_is_counted():
+    """At 16K GPUs the 70B plan has few micro-batches per pipeline: the bubble is in the step."""
+    d = derive(new_design(CAT, "rail-optimized", gpus=16384, server="dgx-h100", switch="qm9700"), CAT)
+    st_ = training_step(d, workload="dense-70b")
+    p = st_.plan
+    assert p.pp > 1 and p.micro_batches <= 4
+    assert st_.bubble_ms == pytest.approx(st_.compute_ms * (p.pp - 1) / p.micro_batches)
+    assert st_.step_ms > st_.compute_ms + st_.bubble_ms
+    assert "pipeline bubble" in " ".join(st_.advice.reasons)
+    assert st_.to_json()["pipeline_bubble_ms"] == st_.bubble_ms
 
 
 def test_fsdp_adds_a_forward_all_gather_and_overlap_hides_data_parallel_traffic():

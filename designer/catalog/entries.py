@@ -141,6 +141,17 @@ class RolePorts:
 
 
 @dataclass(frozen=True)
+class ReferenceSU:
+    """A server's scalable unit in a vendor reference architecture for one fabric family (and,
+    where the RA names it, one technology id): `nodes` servers per SU, with its source."""
+
+    family: str
+    nodes: int
+    source: str
+    technology: str = ""
+
+
+@dataclass(frozen=True)
 class Server(_Entry):
     gpu: str = ""
     gpus: int = 8
@@ -161,6 +172,9 @@ class Server(_Entry):
     # Servers (compute trays) per scalable unit in the vendor's reference architecture, where one
     # is published (GB200 NVL72: 8 racks of 18 trays); 0: the SuperPOD default of 32.
     su_servers: int = 0
+    # The reference architecture's SU per fabric family or technology (DGX B300: 72 nodes on XDR
+    # InfiniBand, 64 on Spectrum-X); sizing takes it as the default SU, ahead of `su_servers`.
+    reference_su: tuple[ReferenceSU, ...] = ()
     # Ports per network role beside the compute fabric, as the vendor's RA gives them (each sourced).
     role_ports: tuple[RolePorts, ...] = ()
     # Servers (trays) per rack in the RA, 0: the floor plan's figure; management switches per rack
@@ -171,6 +185,11 @@ class Server(_Entry):
     rack_mgmt_ports: int = 0
     # The rack needs liquid cooling (GB300 / Vera Rubin NVL72, MI355X), as its source says.
     liquid_cooled: bool = False
+
+    def reference_su_for(self, technology: str, family: str) -> ReferenceSU | None:
+        """The RA's SU for this technology id, else for its family, else None."""
+        exact = next((s for s in self.reference_su if s.technology == technology), None)
+        return exact or next((s for s in self.reference_su if not s.technology and s.family == family), None)
 
     def ports_for(self, role: str) -> RolePorts | None:
         """The server's ports on a network role, or None where the catalog states none."""

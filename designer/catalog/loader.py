@@ -24,6 +24,7 @@ from designer.catalog.entries import (
     Nic,
     NicMode,
     PortMode,
+    ReferenceSU,
     RolePorts,
     Server,
     Switch,
@@ -66,7 +67,7 @@ _KINDS: dict[str, tuple[type[_Entry], str]] = {
     "cable": (Cable, "cables"),
     "host_ports": (HostPorts, "host_ports"),
 }
-_NESTED = {PortMode, NicMode, RolePorts}
+_NESTED = {PortMode, NicMode, RolePorts, ReferenceSU}
 _GENERIC_SWITCH = re.compile(r"^generic-(\d+)x(\d+)g$")
 FAMILIES = ("infiniband", "ethernet")
 # Catalog currency: "" where the entry does not say.
@@ -81,6 +82,7 @@ _RANGES: dict[str, tuple[float, float]] = {
     "uplink_gbps": (1, 102_400), "lane_gbps": (1, 102_400), "cpo_lane_gbps": (0, 102_400),
     "gpus": (1, 1024), "servers_per_rack": (0, 1024), "mgmt_switches_per_rack": (0, 64),
     "rack_mgmt_ports": (0, 1024), "compute_ports": (1, 1024), "planes_hint": (1, 64), "su_servers": (0, 1_000_000),
+    "nodes": (1, 1_000_000),
     "nvlink_domain_gpus": (1, 1_000_000), "nvlink_GBps_per_gpu": (0, 1_000_000),
     "rack_units": (0, 100), "connectors": (1, 1024), "legs": (1, 64), "ports_per_cage": (0, 64),
     "power_w": (0, 1_000_000), "leg_power_w": (0, 1_000_000),
@@ -316,6 +318,11 @@ def _validate(entry: _Entry, where: str) -> None:
                 bad(name, "must be positive")
         if entry.compute_ports % entry.planes_hint:
             bad("planes_hint", "compute_ports must divide evenly over the planes")
+        for su in entry.reference_su:
+            if su.family not in FAMILIES:
+                bad("reference_su", f"family '{su.family}' is not one of {FAMILIES}")
+            if not su.source.strip():
+                bad("reference_su", "every reference SU needs its source")
     elif isinstance(entry, Technology):
         if entry.family not in FAMILIES:
             bad("family", f"must be one of {FAMILIES}")

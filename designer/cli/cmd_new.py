@@ -71,10 +71,13 @@ def add_parser(sub: SubParsers) -> None:
     p.add_argument("--oversubscription", type=_ratio, default=1.0, help="leaf downlink:uplink, e.g. 1:1 or 3:1")
     p.add_argument("--spine-oversubscription", type=_ratio, default=1.0,
                    help="spine downlink:uplink in three-tier fabrics")
-    p.add_argument("--tiers", type=int, choices=(2, 3), help="fix the tier count (default: smallest that fits)")
+    p.add_argument("--tiers", type=int, choices=(1, 2, 3),
+                   help="fix the tier count (default: smallest that fits; one when a plane fits one switch)")
     p.add_argument("--nodes-per-su", type=bounded_int(1, MAX_NODES),
-                   help="servers per scalable unit (default: 32; for rack-scale systems such as GB200 "
-                        "NVL72, whole racks)")
+                   help="servers per scalable unit (default: the server's reference-architecture SU for the "
+                        "technology from the catalog, e.g. 72 for DGX B300 on XDR, else 32; rack-scale systems "
+                        "such as GB200 NVL72 take whole racks); other SU sizes (unless given) and rails per leaf "
+                        "are priced too")
     p.add_argument("--planes", type=bounded_int(1, MAX_PLANES), help="parallel fabric planes (default: the server's)")
     p.add_argument("--name", help="design name")
     p.add_argument("--prices", help="price book (TOML) for choosing the cheapest switch; its entries override "
@@ -97,8 +100,9 @@ def run(args: argparse.Namespace) -> int:
     out = check_project_target(args.output, args.force)
     catalog = default_catalog()
     # Without --switch or --radix the technology's switches are compared by price (see README,
-    # "How sizing chooses"); a named switch is used as named.
-    prices = load_prices(args.prices) if not (args.switch or args.radix) else None
+    # "How sizing chooses"); a named switch is used as named, and its layouts (SU size, rails per
+    # leaf) are compared by price all the same.
+    prices = load_prices(args.prices)
     choice = new_design_choice(
         catalog, args.template, gpus=args.gpus, nodes=args.nodes, gpus_per_node=args.gpus_per_node,
         server=args.server, switch=args.switch, radix=args.radix, speed=args.speed,

@@ -70,7 +70,7 @@ def training_step(derived: Derived, params: float | None = None, bytes_per_grad:
         other, alt_ctx = found
         try:
             alt_est = step_on(alt_ctx, est, settings)
-            alt = (other, alt_est.comm_share, alt_est.small_allreduce_us)
+            alt = (other, alt_est.scaleout_share, alt_est.small_allreduce_us)
         except CollectiveError:
             alt = None
     return _with_advice(est, settings, alt)
@@ -101,15 +101,23 @@ def _with_advice(est: StepEstimate, s: PerformanceSettings,
         numbers = (f"this job: {est.workload.name} on {n:,} GPUs, TP {p.tp} x PP {p.pp} x DP {p.dp}"
                    + (f" (EP {p.ep})" if p.ep > 1 else "") + f", ZeRO-{p.zero}; "
                    + "; ".join(f"{c.name} {c.exposed_ms:,.1f} ms" for c in est.collectives)
-                   + f"; {est.comm_share:.0%} of a {est.step_ms:,.1f} ms step on {fabric}")
+                   + (f"; pipeline bubble {est.bubble_ms:,.1f} ms ((PP - 1) / {p.micro_batches} micro-batches "
+                      "of the compute, 1F1B)" if est.bubble_ms else "")
+                   + f"; communication {est.comm_share:.0%} of a {est.step_ms:,.1f} ms step, of which the "
+                   f"scale-out network {est.scaleout_share:.0%} ({est.scaleout_ms:,.1f} ms) and NVLink "
+                   f"{est.nvlink_comm_ms:,.1f} ms, on {fabric}")
     else:
         numbers = (f"this job: {n:,} GPUs, data-parallel degree {est.dp_degree:,}; gradient all-reduce "
                    f"{est.comm_ms:,.1f} ms per step ({est.buckets:,} bucket(s) of up to "
                    f"{est.bucket_bytes / 2**20:g} MiB, {est.algorithm}/{est.protocol}, limited by "
-                   f"{est.bottleneck}); {est.comm_share:.0%} of a {est.step_ms:,.1f} ms step on {fabric}")
+                   f"{est.bottleneck}); {est.comm_share:.0%} of a {est.step_ms:,.1f} ms step on {fabric}, "
+                   f"{est.scaleout_share:.0%} across the scale-out network")
     reasons = [numbers]
-    if est.comm_share > limit:
-        reasons.append(f"communication takes {est.comm_share:.0%} of the step, above the {limit:.0%} mark: "
+    # Only the scale-out network's share can tell one fabric from another: NVLink tensor parallel
+    # time is the same on both, so it never enters a threshold.
+    share = est.scaleout_share
+    if share > limit:
+        reasons.append(f"scale-out communication takes {share:.0%} of the step, above the {limit:.0%} mark: "
                        f"the limit is {_NECK.get(est.bottleneck, est.bottleneck)}; larger buckets"
                        f" (performance.bucket_bytes) "
                        "pay fewer latencies, and overlap with compute (performance.comm_overlap) hides some")
@@ -118,14 +126,14 @@ def _with_advice(est: StepEstimate, s: PerformanceSettings,
         verdict = (f"Up to about {eth_max:,} GPUs, Ethernet with RoCE is the usual default "
                    "(heuristic); at this size the fabric family matters less than bandwidth per GPU.")
     elif band == "middle":
-        if est.comm_share > limit:
+        if share > limit:
             verdict = (f"Between {eth_max:,} and {ib_min:,} GPUs Ethernet stays attractive unless "
-                       f"communication passes about {limit:.0%} of step time (heuristic); here it is "
-                       f"{est.comm_share:.0%}, so InfiniBand's latency and in-network reduction are worth pricing.")
+                       f"scale-out communication passes about {limit:.0%} of step time (heuristic); here it is "
+                       f"{share:.0%}, so InfiniBand's latency and in-network reduction are worth pricing.")
         else:
             verdict = (f"Between {eth_max:,} and {ib_min:,} GPUs Ethernet stays attractive while "
-                       f"communication stays under about {limit:.0%} of step time (heuristic); here it is "
-                       f"{est.comm_share:.0%}.")
+                       f"scale-out communication stays under about {limit:.0%} of step time (heuristic); here it "
+                       f"is {share:.0%}.")
     else:
         verdict = (f"Beyond about {ib_min:,} GPUs InfiniBand's latency advantage compounds (heuristic): "
                    "every all-reduce pays the network latency on each of its steps.")
@@ -134,7 +142,7 @@ def _with_advice(est: StepEstimate, s: PerformanceSettings,
     if alt is not None:
         other, alt_share, alt_small = alt
         reasons.append(f"the same cluster on {other.name} would spend {alt_share:.0%} of the step "
-                       f"communicating, with an 8 B all-reduce at {alt_small:,.1f} us "
+                       f"communicating across the scale-out network, with an 8 B all-reduce at {alt_small:,.1f} us "
                        "(catalog efficiencies and latencies, which are estimates)")
     if est.family == "ethernet":
         reasons.append("RoCE needs lossless or near-lossless behaviour (PFC, ECN) and validation at "

@@ -266,6 +266,10 @@ def _rows(cols: list[_Column], s: CompareSettings) -> list[Row]:
                    [st.step_ms if st else None for st in steps], "lower", "Training job"))
     out.append(row("comm_share", "Communication share of step", "%",
                    [st.comm_share * 100 if st else None for st in steps], "lower", "Training job"))
+    out.append(row("scaleout_share", "Scale-out network share of step", "%",
+                   [st.scaleout_share * 100 if st else None for st in steps], "lower", "Training job"))
+    out.append(row("pipeline_bubble_ms", "Pipeline bubble", "ms",
+                   [st.bubble_ms if st else None for st in steps], "lower", "Training job"))
     return out
 
 
@@ -299,8 +303,9 @@ def recommend(cols: list[_Column], rows: list[Row], s: CompareSettings, with_fli
     ci, ce = cols[ib], cols[eth]
     n = ci.derived.metrics.gpus
     name_i, name_e = ci.derived.resolved.technology.name, ce.derived.resolved.technology.name
-    share_e = ce.step.comm_share if ce.step else None
-    share_i = ci.step.comm_share if ci.step else None
+    # Only the scale-out network's share enters the thresholds (NVLink time is the same on both).
+    share_e = ce.step.scaleout_share if ce.step else None
+    share_i = ci.step.scaleout_share if ci.step else None
     big = max(s.sizes)
     ar_i, ar_e = ci.collectives[("allreduce", big)], ce.collectives[("allreduce", big)]
     reasons = []
@@ -318,29 +323,37 @@ def recommend(cols: list[_Column], rows: list[Row], s: CompareSettings, with_fli
         if not eth_cheaper:
             reasons.append(cost_premise)
         if share_e is not None and share_e > limit:
-            reasons.append(f"communication already takes {share_e:.0%} of the example step on {name_e}, "
+            reasons.append(f"scale-out communication already takes {share_e:.0%} of the example step on {name_e}, "
                            f"above {limit:.0%}: check bandwidth per GPU before settling on either fabric")
     elif band == "middle":
         reasons.append(f"{n:,} GPUs is in the {eth_max:,}-{ib_min:,} band: Ethernet stays attractive unless "
-                       f"communication passes about {limit:.0%} of step time")
+                       f"scale-out communication passes about {limit:.0%} of step time")
         if not eth_cheaper:
             reasons.append(cost_premise)
     else:
         reasons.append(f"{n:,} GPUs is above about {ib_min:,}, where InfiniBand's latency advantage compounds")
     if share_e is not None and share_i is not None and ce.step is not None:
         side = "above" if share_e > limit else "below"
+        what_extra = ""
         if ce.step.workload is not None and ce.step.plan is not None and ce.step.memory is not None:
             p = ce.step.plan
             job = (f"the example job ({ce.step.workload.name}: TP {p.tp} x PP {p.pp} x DP {p.dp}"
                    + (f", EP {p.ep}" if p.ep > 1 else "") + f", ZeRO-{p.zero}; {ce.step.memory.total / 1e9:,.0f} of "
                    f"{ce.step.memory.capacity / 1e9:,.0f} GB per GPU; {ce.step.compute_ms:,.0f} ms compute at "
                    f"{ce.step.mfu:.0%} MFU, a heuristic)")
-            what = "communication not hidden behind compute"
+            what = "scale-out communication not hidden behind compute"
+            st_e = ce.step
+            if st_e.nvlink_comm_ms:
+                what_extra = (f" (NVLink adds {st_e.nvlink_comm_ms:,.0f} ms on both fabrics alike, and counts in no "
+                              "threshold)")
+            if st_e.bubble_ms:
+                what_extra += (f"; the pipeline bubble, {st_e.bubble_ms:,.0f} ms ((PP - 1) / {p.micro_batches} "
+                               "micro-batches of the compute, 1F1B), is in the step time")
         else:
             job = f"the example job ({s.params / 1e9:g}B parameters, {s.compute_ms:,.0f} ms compute)"
             what = "gradient all-reduce"
         reasons.append(f"for {job}, {what} takes {share_e:.0%} of the step on {name_e} ({side} {limit:.0%}) "
-                       f"and {share_i:.0%} on {name_i}")
+                       f"and {share_i:.0%} on {name_i}{what_extra}")
     reasons.append(f"all-reduce of {size_label(big)}: {ar_e.time_us / 1000:,.2f} ms on {name_e} "
                    f"({ar_e.algorithm}, {ar_e.busbw_GBps:,.0f} GB/s busbw) against "
                    f"{ar_i.time_us / 1000:,.2f} ms on {name_i} ({ar_i.algorithm}, {ar_i.busbw_GBps:,.0f} GB/s); "
@@ -379,13 +392,13 @@ def _flips(ci: _Column, ce: _Column, band: str, family: str, eth_cheaper: bool, 
     perf_i = ci.derived.design.performance
     capable = ci.step is not None and context_for(ci.derived, ci.step.gpus).sharp_capable
     toggled = ci.rerun(sharp=not perf_i.sharp) if ci.rerun and ci.step is not None else None
-    out.append(sharp_flip(family, perf_i.sharp, capable, share_i, toggled.comm_share if toggled else None))
+    out.append(sharp_flip(family, perf_i.sharp, capable, share_i, toggled.scaleout_share if toggled else None))
     perf_e = ce.derived.design.performance
     current = perf_e.protocol_efficiency or ce.derived.resolved.technology.protocol_efficiency
 
     def share_at(e: float) -> float | None:
         st = ce.rerun(protocol_efficiency=e) if ce.rerun else None
-        return st.comm_share if st is not None else None
+        return st.scaleout_share if st is not None else None
 
     if ce.step is None:
         out.append(Flip("roce_efficiency", current, None, "share of line rate",

@@ -17,6 +17,8 @@ from designer.catalog import Catalog, Nic, Server, Switch, Technology
 from designer.model.intent.design import ClusterSpec, FabricDesign, FabricSpec, Meta, TierSpec
 from designer.model.physical.fabric_cost import fabric_cost
 from designer.model.physical.prices import PriceBook, default_prices
+from designer.model.topology.presets import leaf_downlinks, sizing_notes, split_uplink_variants
+from designer.model.topology.rail_layout import rail_layouts, reference_su
 from designer.model.topology.sizing import Resolved, SizingError, rack_group, rack_size, resolve, split_ports
 from designer.model.topology.switch_choice import choose_switch
 
@@ -141,27 +143,46 @@ def make_counterpart(design: FabricDesign, technology: str, catalog: Catalog,
                 notes=f"Counterpart of '{design.meta.name}' on {tech.name}.")
     su_notes: dict[str, str] = {}
 
-    def build(switch: Switch) -> FabricDesign:
+    # The SU follows the rules of `new`: an original built on its server's reference SU (or the
+    # default) gets the target server's reference SU on the target technology, and the layouts
+    # (SU size, rails per leaf) are priced; an SU the user set is kept, as --nodes-per-su is.
+    original = resolve(design, catalog)
+    src_d_max = leaf_downlinks(original.leaf_switch, original.link_gbps, original.uplink_gbps,
+                               design.fabric.leaf.oversubscription)
+    src_ref = reference_su(original.server, original.technology, src_d_max).nodes
+    given_su = design.fabric.nodes_per_su if design.fabric.nodes_per_su != src_ref else None
+
+    def build(switch: Switch) -> list[FabricDesign]:
         """The counterpart on one of the technology's switches (sizing compares them by price)."""
         uplink = tech.uplink_gbps if switch.ports_at(tech.uplink_gbps) else link
-        nodes_per_su = design.fabric.nodes_per_su
+        rails = max(1, ports // planes)
+        layouts: list[tuple[int, int | None]] = [(design.fabric.nodes_per_su, None)]
         if design.fabric.template == "rail-optimized":
             d_max, _ = split_ports(switch.ports_at(link), switch.ports_at(uplink), link, uplink,
                                    design.fabric.leaf.oversubscription)
+            ref = reference_su(server, tech, d_max)
+            fixed = given_su
             # A rack-scale SU larger than a leaf stays: each rail spreads over one leaf per rack group.
-            if nodes_per_su > d_max and not rack_group(server, nodes_per_su, d_max):
+            if fixed and fixed > d_max and not rack_group(server, fixed, d_max):
                 per_rack = rack_size(server)
                 fit = per_rack * (d_max // per_rack) if per_rack and d_max >= per_rack else d_max
-                su_notes[switch.id] = (f"SUs shrink from {nodes_per_su} to {fit} nodes: {switch.name} has "
+                su_notes[switch.id] = (f"SUs shrink from {fixed} to {fit} nodes: {switch.name} has "
                                        f"{d_max} downlinks per leaf at {design.fabric.leaf.oversubscription:g}:1")
-                nodes_per_su = fit
+                fixed = fit
+            layouts = [(lay.nodes_per_su, lay.rails_per_leaf if lay.rails_per_leaf > 1 else None)
+                       for lay in rail_layouts(design.cluster.servers, rails, d_max, ref.nodes, fixed,
+                                               bool(rack_size(server)))]
+        return split_uplink_variants(catalog, [_design(switch, uplink, su, k) for su, k in layouts])
+
+    def _design(switch: Switch, uplink: int, nodes_per_su: int, rails_per_leaf: int | None) -> FabricDesign:
         fabric = FabricSpec(
             template=design.fabric.template, technology=tech.id, switch=switch.id,
             link_gbps=link if link != server.port_gbps else None,
             uplink_gbps=uplink if uplink != link else None,
             tiers=None, nodes_per_su=nodes_per_su, planes=planes,
             leaf=TierSpec(oversubscription=design.fabric.leaf.oversubscription),
-            spine=TierSpec(oversubscription=design.fabric.spine.oversubscription))
+            spine=TierSpec(oversubscription=design.fabric.spine.oversubscription),
+            rails_per_leaf=rails_per_leaf)
         cluster = ClusterSpec(
             server=server.id, servers=design.cluster.servers, gpus_per_server=design.cluster.gpus_per_server,
             ports_per_server=ports if ports != server.compute_ports else None,
@@ -179,6 +200,7 @@ def make_counterpart(design: FabricDesign, technology: str, catalog: Catalog,
     if counterpart.fabric.switch in su_notes:
         notes.append(su_notes[counterpart.fabric.switch])
     notes.extend(choice.notes)
+    notes.extend(sizing_notes(catalog, counterpart, given_su))
     chosen = choice.chosen
     if chosen is not None:
         notes.append(f"leaf oversubscription {chosen.leaf_ratio:.2f}:1 (asked {chosen.asked_ratio:g}:1)")

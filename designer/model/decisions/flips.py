@@ -40,7 +40,7 @@ class Flip:
 
 LABELS = {"price_ratio": "Ethernet/InfiniBand network capex ratio",
           "capex_difference_usd": "Ethernet minus InfiniBand network capex",
-          "comm_share": "communication share of the step on Ethernet",
+          "comm_share": "scale-out communication share of the step on Ethernet",
           "sharp": "InfiniBand SHARP", "roce_efficiency": "RoCE efficiency",
           "gpu_price": "GPU server price (x the price book's)",
           "load_balance_efficiency": "Ethernet load-balance efficiency"}
@@ -133,7 +133,7 @@ def share_flip(band: str, family: str, eth_cheaper: bool, share_e: float | None,
     winner = _other(family).replace("infiniband", "InfiniBand").replace("ethernet", "Ethernet")
     side = "above" if family == "ethernet" else "at or below"
     return Flip("comm_share", current, limit * 100, "%",
-                f"{winner} wins with Ethernet's communication share {side} {limit:.0%} of the step "
+                f"{winner} wins with Ethernet's scale-out communication share {side} {limit:.0%} of the step "
                 "(performance.advice_comm_share, a heuristic)")
 
 

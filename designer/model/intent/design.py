@@ -104,11 +104,16 @@ class FabricSpec:
     leaf: TierSpec = field(default_factory=TierSpec)
     spine: TierSpec = field(default_factory=TierSpec)
     core: TierSpec = field(default_factory=TierSpec)
+    # Rails of one SU that share a leaf (rail-optimized): None or 1, one leaf per rail as the
+    # reference architectures build it; k > 1 puts k rails of an SU on one high-radix leaf.
+    # Left out of the file while unset, so older project files read and write unchanged.
+    rails_per_leaf: int | None = field(default=None, metadata={"omit_empty": True})
 
     def __post_init__(self) -> None:
-        if self.tiers is not None and self.tiers not in (2, 3):
-            raise DesignValidationError("tiers", f"must be 2 or 3, got {self.tiers!r}")
+        if self.tiers is not None and self.tiers not in (1, 2, 3):
+            raise DesignValidationError("tiers", f"must be 1, 2 or 3, got {self.tiers!r}")
         _positive("nodes_per_su", self.nodes_per_su, high=MAX_SERVERS)
+        _positive("rails_per_leaf", self.rails_per_leaf, allow_none=True, high=MAX_PER_SERVER)
         _positive("planes", self.planes, high=MAX_PLANES)
         _positive("link_gbps", self.link_gbps, allow_none=True, high=MAX_GBPS)
         _positive("uplink_gbps", self.uplink_gbps, allow_none=True, high=MAX_GBPS)

@@ -63,6 +63,7 @@ class Generation:
     source: str
     estimate: bool = False
     match: tuple[str, ...] = ()
+    nvls_tree_head_max_GBps: tuple[float, float] = (math.inf, math.inf)   # [2 nodes, more]
 
 
 @dataclass(frozen=True)
@@ -87,6 +88,8 @@ class NcclConstants:
     tree_ll128_one_node_factor: float
     nvls_max_bus_factor: float
     nvls_latency_per_tray: bool
+    nvls_max_heads: int
+    multinode_domain_nics: int
     generations: tuple[Generation, ...]
     default_generation: Generation
 
@@ -111,7 +114,16 @@ def _generation(row: dict[str, Any], where: str) -> Generation:
         nvls_efficiency=float(row["nvls_efficiency"]),
         ll_max_busbw_GBps=_triple(row["ll_max_busbw_GBps"], f"{where}.ll_max_busbw_GBps"),
         source=str(row.get("source", "")), estimate=bool(row.get("estimates")),
-        match=tuple(row.get("match", ())))
+        match=tuple(row.get("match", ())),
+        nvls_tree_head_max_GBps=_pair(row.get("nvls_tree_head_max_GBps"), f"{where}.nvls_tree_head_max_GBps"))
+
+
+def _pair(values: Any, where: str) -> tuple[float, float]:
+    if values is None:
+        return (math.inf, math.inf)
+    if not isinstance(values, list) or len(values) != 2 or not all(isinstance(v, (int, float)) for v in values):
+        raise ValueError(f"{NCCL_FILE.name}: {where} must list two numbers (2 nodes, more)")
+    return (float(values[0]), float(values[1]))
 
 
 @lru_cache(maxsize=1)
@@ -137,6 +149,8 @@ def nccl_constants() -> NcclConstants:
         tree_ll128_one_node_factor=float(bw["tree_ll128_one_node_factor"]),
         nvls_max_bus_factor=float(bw["nvls_max_bus_factor"]),
         nvls_latency_per_tray=bool(lat.get("nvls_latency_per_tray", False)),
+        nvls_max_heads=int(lat.get("nvls_max_heads", 32)),
+        multinode_domain_nics=int(lat.get("multinode_domain_nics", 32)),
         generations=tuple(_generation(row, f"generation[{i}]") for i, row in enumerate(data["generation"])),
         default_generation=_generation(data["default_generation"], "default_generation"),
     )
@@ -191,6 +205,9 @@ class FabricContext:
     # the flow placement behind each pattern's uplink limit (flow_placement.py).
     load_balancing: str = "adaptive"
     flow_placements: tuple[tuple[str, Placement], ...] = field(default=(), compare=False)
+    # NCCL's own view, with which it chooses the algorithm: every NIC of the domain carries
+    # traffic and no fitted rack-scale latency applies (see collectives.evaluate).
+    nccl_view: bool = False
 
     def for_group(self, ranks_per_domain: int) -> FabricContext:
         """The same job seen by a communicator holding `ranks_per_domain` ranks of each domain.
@@ -249,7 +266,7 @@ def _pod(plan: Plan, rails: int, leaf: np.ndarray) -> np.ndarray:
     if plan.tiers < 3:
         return np.zeros_like(leaf)
     if plan.rail_su_size and plan.rail_leaves == 1:
-        return leaf // rails
+        return leaf // plan.rail_groups(rails)
     return leaf // plan.leaves_per_pod
 
 
@@ -456,6 +473,8 @@ def build_context(derived: Derived, gpus: int, placement: str, settings: Perform
     link, up = float(r.link_gbps), float(r.uplink_gbps)
     uplink_cap = plan.leaf_up * up
     o_leaf = plan.leaf_down * link / uplink_cap if uplink_cap else math.inf
+    if plan.tiers == 1:   # one switch: no uplink carries anything, nothing to oversubscribe
+        uplink_cap, o_leaf = math.inf, 1.0
     worst = metrics.oversubscription("leaf")
     if worst and worst > o_leaf:
         uplink_cap *= o_leaf / worst

@@ -204,6 +204,7 @@ def _ring_like(ctx: FabricContext, collective: str, steps_factor: int) -> list[C
         traffic = steps_factor * (n - 1) / n
         nvl_load = traffic if N == 1 else traffic * (L - 1) / L
         nic_load = 0.0 if N == 1 else traffic / L
+    nic_load *= L / domain_nics(ctx)
     out = []
     for i, proto in enumerate(PROTOCOLS):
         intra = c.nvlink_ring_step_us[i]
@@ -234,7 +235,7 @@ def _tree_allreduce(ctx: FabricContext) -> list[Candidate]:
                              else c.tree_protocol_factor[i])
         rate, nic_name = _nic(ctx, lim, f)
         nvl_load = 2 * (L - 1) / L
-        nic_load = 0.0 if N == 1 else 2.0 / L
+        nic_load = 0.0 if N == 1 else 2.0 / domain_nics(ctx)
         upb, neck = _time_per_byte([[(nvl_load, ctx.nvlink_GBps * f, "NVLink"), (nic_load, rate, nic_name)]])
         if proto == "LL":
             upb, neck = _ll_cap(ctx, "allreduce", upb, neck)
@@ -346,12 +347,60 @@ def _in_network(ctx: FabricContext, collective: str) -> list[Candidate]:
     if ctx.nvls:    # NVLS inside, double binary tree of the shards across (NCCL NVLSTree)
         lim = ctx.limits["tree"]
         rate, nic_name = _nic(ctx, lim)
-        depth = int(math.floor(math.log2(N)))
-        lat = nvls_lat + 2 * depth * _net_step(ctx, c.nvls_tree_net_step_us, lim)
-        nic_load = (1.0 if N == 2 else 2.0) / L
-        upb, neck = _time_per_byte([[(nvls_load, nvls, "NVLink"), (nic_load, rate, nic_name)]])
+        heads, head_rate, head_name = nvls_tree_heads(ctx, rate, nic_name)
+        lat = nvls_lat + nvls_tree_steps(N) * (_net_step(ctx, c.nvls_tree_net_step_us, lim)
+                                               + _nvls_step_latency(ctx))
+        # The domain's tree traffic (2 x the buffer, NCCL's bus bandwidth) crosses the network
+        # through its heads only; two domains exchange, at twice the NIC rate (see below).
+        head_load = 2.0 / heads
+        upb, neck = _time_per_byte([[(nvls_load, nvls, "NVLink"), (head_load, head_rate, head_name)]])
         return [Candidate("nvls+tree", "Simple", lat, upb, neck)]
     return []
+
+
+def domain_nics(ctx: FabricContext) -> float:
+    """NICs of one NVLink domain that carry NCCL's traffic between domains: every GPU's NIC on
+    an 8-GPU server; a multi-node NVLink domain (NVL72) sustains only `multinode_domain_nics`
+    of them (fitted, nccl.toml)."""
+    if ctx.servers_per_domain > 1 and not ctx.nccl_view:
+        return min(ctx.per_domain, float(ctx.constants.multinode_domain_nics))
+    return ctx.per_domain
+
+
+def nvls_tree_steps(domains: int) -> int:
+    """Network steps of NCCL's NVLSTree: up and down a binary tree of the domains
+    (2 x log2i(nNodes), tuning.cc); two domains exchange in one step."""
+    if domains <= 1:
+        return 0
+    return 1 if domains == 2 else 2 * int(math.floor(math.log2(domains)))
+
+
+def _nvls_step_latency(ctx: FabricContext) -> float:
+    """What one tree step adds inside a rack-scale domain: the head's data passes the rack's NVLS
+    buffers, at the per-tray NVLS latency of the trays beyond the first (0 on an 8-GPU board,
+    whose step latency NCCL's constant already holds)."""
+    c = ctx.constants
+    if not c.nvls_latency_per_tray or ctx.nccl_view:
+        return 0.0
+    return c.nvls_nvlink_us * (ctx.trays - 1)
+
+
+def nvls_tree_heads(ctx: FabricContext, rate: float, nic_name: str) -> tuple[int, float, str]:
+    """(heads per domain, GB/s one head's tree carries, what limits it) for NCCL's NVLSTree.
+
+    NCCL picks one head per GPU with a local NIC, at most NCCL_MAX_NVLS_ARITY (32); a
+    multi-node NVLink domain sustains the fitted `multinode_domain_nics` (nccl.toml). A
+    head carries its GPU's NIC rate, at most NCCL's per-channel NVLSTree figure
+    (perChMaxNVLSTreeBws), doubled NIC rate between two domains as tuning.cc models it.
+    """
+    c = ctx.constants
+    heads = max(1, int(min(domain_nics(ctx), c.nvls_max_heads)))
+    two = ctx.domains == 2
+    nic = rate * (2.0 if two else 1.0)
+    cap = ctx.generation.nvls_tree_head_max_GBps[0 if two else 1]
+    if cap < nic:
+        return heads, cap, "NVLSTree head rate"
+    return heads, nic, nic_name
 
 
 def _alltoall(ctx: FabricContext) -> list[Candidate]:
@@ -492,6 +541,14 @@ def evaluate(ctx: FabricContext, collective: str, sizes: Sequence[int] | np.ndar
     upb = np.array([c.us_per_byte for c in cands])
     cost = lat[:, None] + upb[:, None] * sizes[None, :].astype(np.float64)
     best = np.argmin(cost, axis=0)
+    if ctx.servers_per_domain > 1 and ctx.domains > 1:
+        # NCCL chooses by its own model, which sees every NIC of a rack-scale domain and none
+        # of the fitted rack latency; the estimate is what the chosen algorithm then achieves.
+        seen = candidates(replace(ctx, nccl_view=True), collective, algorithm)
+        if [(c.algorithm, c.protocol) for c in seen] == [(c.algorithm, c.protocol) for c in cands]:
+            s_lat = np.array([c.latency_us for c in seen])
+            s_upb = np.array([c.us_per_byte for c in seen])
+            best = np.argmin(s_lat[:, None] + s_upb[:, None] * sizes[None, :].astype(np.float64), axis=0)
     cols = np.arange(sizes.size)
     time_us = cost[best, cols]
     algbw = sizes / time_us / 1e3            # bytes/us -> GB/s

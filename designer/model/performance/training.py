@@ -84,7 +84,7 @@ class StepEstimate:
     exposed_comm_ms: float     # after overlap with compute
     compute_ms: float
     step_ms: float
-    comm_share: float          # exposed communication / step time
+    comm_share: float          # exposed communication / step time (NVLink and network)
     algorithm: str             # of the full data-parallel buckets
     protocol: str
     bottleneck: str
@@ -99,6 +99,23 @@ class StepEstimate:
     collectives: tuple[StepCollective, ...] = ()   # workload view
     mfu: float | None = None
     gpu: str = ""
+    # The scale-out network's part: exposed communication that crosses the network (DP across
+    # domains, PP between domains, EP beyond a domain), not NVLink tensor parallelism. Only this
+    # share can tell one scale-out fabric from another, so only it enters the advice thresholds.
+    scaleout_ms: float = 0.0
+    # Idle time of the 1F1B pipeline schedule: (pp - 1) / micro-batches of the compute
+    # (Narayanan et al., SC21, "Efficient Large-Scale Language Model Training on GPU Clusters").
+    bubble_ms: float = 0.0
+
+    @property
+    def scaleout_share(self) -> float:
+        """Exposed scale-out communication / step time."""
+        return self.scaleout_ms / self.step_ms if self.step_ms > 0 else 0.0
+
+    @property
+    def nvlink_comm_ms(self) -> float:
+        """Exposed communication that stays on NVLink (tensor parallelism, groups inside a domain)."""
+        return max(0.0, self.exposed_comm_ms - self.scaleout_ms)
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -107,6 +124,8 @@ class StepEstimate:
             "grad_bytes": self.grad_bytes, "buckets": self.buckets, "bucket_bytes": self.bucket_bytes,
             "comm_ms": self.comm_ms, "exposed_comm_ms": self.exposed_comm_ms,
             "compute_ms": self.compute_ms, "step_ms": self.step_ms, "comm_share": self.comm_share,
+            "scaleout_comm_ms": self.scaleout_ms, "scaleout_share": self.scaleout_share,
+            "nvlink_comm_ms": self.nvlink_comm_ms, "pipeline_bubble_ms": self.bubble_ms,
             "algorithm": self.algorithm, "protocol": self.protocol, "bottleneck": self.bottleneck,
             "busbw_GBps": self.busbw_GBps, "technology": self.technology,
             "small_allreduce_us": self.small_allreduce_us,
@@ -226,7 +245,7 @@ def gradient_step(ctx: FabricContext, params: float, bytes_per_grad: int, dp: in
     return StepEstimate(params, bytes_per_grad, gpus, dp, mp, grad_bytes, buckets, settings.bucket_bytes,
                         comm_ms, exposed, compute_ms, step_ms, share, head.algorithm, head.protocol,
                         head.bottleneck, head.busbw_GBps, ctx.technology, ctx.family, float(small),
-                        memory=mem, gpu=gpu.id)
+                        memory=mem, gpu=gpu.id, scaleout_ms=exposed if group.domains > 1 else 0.0)
 
 
 # ----------------------------------------------------------------------------------------
@@ -344,7 +363,9 @@ def workload_step(ctx: FabricContext, w: W.Workload, settings: PerformanceSettin
 
     comm = sum(i.time_ms for i in items)
     exposed = sum(i.exposed_ms for i in items)
-    step = compute + exposed
+    scaleout = sum(i.exposed_ms for i in items if i.where == "network")
+    bubble = pipeline_bubble_ms(compute, plan.pp, plan.micro_batches)
+    step = compute + bubble + exposed
     if head is None:   # no data parallelism: the TP figure heads the summary
         tp_ctx = _one_domain(ctx, max(2, plan.tp))
         head = evaluate(tp_ctx, "allreduce", [act]).results[0]
@@ -354,7 +375,16 @@ def workload_step(ctx: FabricContext, w: W.Workload, settings: PerformanceSettin
     return StepEstimate(w.params, 2, gpus, plan.dp, plan.tp * plan.pp, grad_bytes, buckets, settings.bucket_bytes,
                         comm, exposed, compute, step, exposed / step if step > 0 else 0.0, head.algorithm,
                         head.protocol, head.bottleneck, head.busbw_GBps, ctx.technology, ctx.family, float(small),
-                        workload=w, plan=plan, memory=mem, collectives=tuple(items), mfu=mfu, gpu=gpu.id)
+                        workload=w, plan=plan, memory=mem, collectives=tuple(items), mfu=mfu, gpu=gpu.id,
+                        scaleout_ms=scaleout, bubble_ms=bubble)
+
+
+def pipeline_bubble_ms(compute_ms: float, pp: int, micro_batches: int) -> float:
+    """Idle time of a 1F1B pipeline: each of the pp - 1 warm-up and drain slots costs one micro-batch's
+    forward and backward, (pp - 1) / m of the compute; none without pipelining."""
+    if pp <= 1:
+        return 0.0
+    return compute_ms * (pp - 1) / max(1, micro_batches)
 
 
 def step_on(ctx: FabricContext, est: StepEstimate, settings: PerformanceSettings,

@@ -90,7 +90,7 @@ def _assignment(plan: Plan, e: int) -> tuple[np.ndarray, np.ndarray]:
     if plan.rail_su_size:
         j = np.repeat(np.arange(n, dtype=np.int64), e)
         p = np.tile(np.arange(e, dtype=np.int64), n)
-        return plan.rail_leaf(j, p, e), plan.rail_port(j)
+        return plan.rail_leaf(j, p, e), plan.rail_port(j, p)
     per_leaf = plan.leaf_down
     if e <= per_leaf and per_leaf % e == 0 and plan.leaves * (per_leaf // e) >= n:
         j = np.arange(n, dtype=np.int64)
@@ -108,6 +108,9 @@ def _assignment(plan: Plan, e: int) -> tuple[np.ndarray, np.ndarray]:
 
 def _spread_links(owners: int, count: int, targets: int, offsets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Per owner, `_spread(count, targets, offset)` expanded to one entry per link: (owner, t)."""
+    if targets <= 0:  # no tier above (a one-tier fabric)
+        empty = np.zeros(0, dtype=np.int64)
+        return empty, empty
     base, rem = divmod(count, targets)
     t = np.arange(targets, dtype=np.int64)
     per = base + (((t[None, :] - offsets[:, None]) % targets) < rem).astype(np.int64)

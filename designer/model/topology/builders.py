@@ -52,8 +52,7 @@ def _assign(plan: Plan, rails: int) -> list[tuple[int, int]]:
     n, e = plan.servers, rails
     if plan.rail_su_size:
         for j in range(n):
-            port = plan.rail_port(j)
-            out.extend((plan.rail_leaf(j, p, e), port) for p in range(e))
+            out.extend((plan.rail_leaf(j, p, e), plan.rail_port(j, p)) for p in range(e))
         return out
     per_leaf = plan.leaf_down
     if e <= per_leaf and per_leaf % e == 0 and plan.leaves * (per_leaf // e) >= n:
@@ -74,7 +73,10 @@ def _assign(plan: Plan, rails: int) -> list[tuple[int, int]]:
 
 
 def _spread(count: int, targets: int, offset: int) -> list[int]:
-    """Links from one device to each of `targets` devices above it, as evenly as possible."""
+    """Links from one device to each of `targets` devices above it, as evenly as possible
+    (none when there is no tier above: a one-tier fabric)."""
+    if targets <= 0:
+        return []
     base, rem = divmod(count, targets)
     return [base + (1 if (t - offset) % targets < rem else 0) for t in range(targets)]
 

@@ -14,7 +14,9 @@ from designer.model.topology.sizing import Plan, Resolved
 
 def links_by_tier(plan: Plan, r: Resolved) -> dict[str, int]:
     p = r.planes
-    out = {"node-leaf": plan.endpoints * p, "leaf-spine": plan.leaves * plan.leaf_up * p}
+    out = {"node-leaf": plan.endpoints * p}
+    if plan.tiers >= 2:
+        out["leaf-spine"] = plan.leaves * plan.leaf_up * p
     if plan.tiers == 3:
         out["spine-core"] = plan.spines * plan.spine_up * p
     return out

@@ -112,6 +112,9 @@ def _template_pairs(plan: Plan, planes: int) -> tuple[np.ndarray, np.ndarray]:
     n = per_plane * planes
     us, vs, cs = [], [], []
     leaves, sp = plan.leaves, plan.spines_per_pod
+    if sp == 0:  # one tier: no switch links in the template
+        empty = np.zeros(0, dtype=np.int64)
+        return empty, empty
     lpp = plan.leaves_per_pod if plan.tiers == 3 else plan.leaves
     i = np.arange(leaves, dtype=np.int64)
     pod = i // lpp if plan.tiers == 3 else np.zeros_like(i)

@@ -131,7 +131,7 @@ def infer_design(fabric: AsBuilt, catalog: Catalog | None = None, name: str = "A
         inf.problems.append("the capture holds no host connected to a switch: there is no fabric to infer")
         return inf
     by_tier = {r: [d for d in devs.values() if roles[d.id] == r] for r in ROLES}
-    tiers = 3 if by_tier["core"] else 2
+    tiers = 3 if by_tier["core"] else 2 if by_tier["spine"] else 1
     facts.append(Inferred("tiers", str(tiers), "high", "switch distance from the hosts: "
                           + ", ".join(f"{len(by_tier[r])} {r}" for r in ROLES if by_tier[r])))
 

@@ -219,9 +219,9 @@ def assemble(design: FabricDesign, r: Resolved, plan: Plan, edited_fabric: Edite
             if tier != "core" and (up or dn):
                 if ubw > 0:
                     ratios.append(dbw / ubw)
-                elif tier == "leaf" or plan.tiers == 3:
+                elif (tier == "leaf" and plan.tiers > 1) or plan.tiers == 3:
                     findings.append(Finding("error", "no-uplinks", f"{node} has no uplinks", node))
-        if tier == "spine" and plan.tiers == 2:
+        if (tier == "spine" and plan.tiers == 2) or (tier == "leaf" and plan.tiers == 1):
             ratios = [1.0] * len(rows)  # the top tier has no uplinks to oversubscribe
         worst = max(ratios) if ratios else None
         mean = sum(ratios) / len(ratios) if ratios else None
@@ -248,7 +248,7 @@ def assemble(design: FabricDesign, r: Resolved, plan: Plan, edited_fabric: Edite
     full = closed_form.full_bisection_gbps(plan, r)
     gpus = design.cluster.servers * r.gpus_per_server
     capacity = capacity_servers(design, r, plan.tiers) * r.gpus_per_server
-    limit = ("another tier" if plan.tiers == 2 else "a larger switch or another plane")
+    limit = ("another tier" if plan.tiers < 3 else "a larger switch or another plane")
     return Metrics(
         name=design.meta.name, template=plan.template, technology=r.technology.id, tiers=plan.tiers,
         planes=r.planes, servers=design.cluster.servers, gpus=gpus, endpoints=plan.endpoints * r.planes,

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
+import dataclasses
 from typing import Any, TypeGuard
 
 from designer.catalog import Catalog, Server, Switch, Technology, UnknownPartError
 from designer.model.intent.design import ClusterSpec, FabricDesign, FabricSpec, Meta, Template, TierSpec
 from designer.model.intent.floorplan import FloorPlan
-from designer.model.topology.sizing import SizingError, rack_group, split_ports
+from designer.model.topology.bounds import plan_totals
+from designer.model.topology.rail_layout import DEFAULT_NODES_PER_SU, pareto, rail_layouts, reference_su
+from designer.model.topology.sizing import Plan, Resolved, SizingError, plan_fabric, rack_size, resolve, split_ports
 from designer.model.topology.switch_choice import FabricCost, SwitchChoice, choose_switch
 
 TEMPLATES = ("leaf-spine", "fat-tree", "rail-optimized")
@@ -17,7 +19,7 @@ TEMPLATES = ("leaf-spine", "fat-tree", "rail-optimized")
 def is_template(name: str) -> TypeGuard[Template]:
     return name in TEMPLATES
 DEFAULT_SERVER = "dgx-h100"
-DEFAULT_NODES_PER_SU = 32
+__all__ = ["DEFAULT_NODES_PER_SU", "TEMPLATES", "new_design", "new_design_choice", "sizing_notes"]
 
 
 def pick_technology(catalog: Catalog, switch_id: str, gbps: int) -> str:
@@ -109,27 +111,13 @@ def default_server(catalog: Catalog, tech: Technology, like: Server | None = Non
     return next(s for s in own if _quarter(s) == newest)
 
 
-def default_nodes_per_su(srv: Server, sw: Switch, link: int, uplink: int, oversubscription: float) -> int:
-    """The server's reference-architecture SU where the catalog has one (GB200 NVL72: 8 racks,
-    each rail spread over one leaf per rack group); else 32 servers per SU (the DGX SuperPOD SU);
-    else for a rack-scale system, the most whole racks whose trays one leaf can take at the
-    requested ratio (at least one rack)."""
-    if srv.su_servers:
-        try:
-            d_max, _ = split_ports(sw.ports_at(link), sw.ports_at(uplink), link, uplink, oversubscription)
-        except SizingError:
-            d_max = 0
-        if srv.su_servers <= d_max or rack_group(srv, srv.su_servers, d_max):
-            return srv.su_servers
-    domain = srv.nvlink_domain_gpus
-    if not (srv.gpus and domain > srv.gpus and domain % srv.gpus == 0):
-        return DEFAULT_NODES_PER_SU
-    per_rack = domain // srv.gpus
+def leaf_downlinks(sw: Switch, link: int, uplink: int, oversubscription: float) -> int:
+    """Most downlinks one leaf of `sw` takes at the ratio (0 when none fit)."""
     try:
         d_max, _ = split_ports(sw.ports_at(link), sw.ports_at(uplink), link, uplink, oversubscription)
     except SizingError:
-        return per_rack
-    return per_rack * max(1, d_max // per_rack)
+        return 0
+    return d_max
 
 
 def new_design(catalog: Catalog, template: str = "leaf-spine", **choices: Any) -> FabricDesign:
@@ -229,14 +217,7 @@ def new_design_choice(catalog: Catalog, template: str = "leaf-spine", *, gpus: i
         raise SizingError(f"switch {chosen.name} has no {link}G ports (it offers {chosen.radix_label()})")
     n_planes = planes or srv.planes_hint
 
-    def build(sw: Switch) -> FabricDesign:
-        if not sw.ports_at(link):
-            raise SizingError(f"switch {sw.name} has no {link}G ports (it offers {sw.radix_label()})")
-        # Switch-to-switch links run at the technology's uplink speed where the switch offers it
-        # (800G leaf-spine for RoCE 800G), exactly as a counterpart does.
-        uplink = tech.uplink_gbps if tech.uplink_gbps > link and sw.ports_at(tech.uplink_gbps) else link
-        su = nodes_per_su if nodes_per_su is not None else \
-            default_nodes_per_su(srv, sw, link, uplink, oversubscription)
+    def design_for(sw: Switch, uplink: int, su: int, rails_per_leaf: int | None) -> FabricDesign:
         label = name or f"{nodes * per_node:,} GPU {template} on {sw.name}"
         return FabricDesign(
             meta=Meta(name=label),
@@ -251,13 +232,32 @@ def new_design_choice(catalog: Catalog, template: str = "leaf-spine", *, gpus: i
                               uplink_gbps=uplink if uplink != link else None, tiers=tiers,
                               nodes_per_su=su, planes=n_planes,
                               leaf=TierSpec(oversubscription=oversubscription),
-                              spine=TierSpec(oversubscription=spine_oversubscription)),
+                              spine=TierSpec(oversubscription=spine_oversubscription),
+                              rails_per_leaf=rails_per_leaf),
         )
 
-    if switch or radix or switch_id != tech.default_switch:
-        return SwitchChoice(build(chosen), notes=variant_notes)  # a named switch is not compared
-    made = choose_switch(catalog, tech, build, cost)
-    return replace(made, notes=variant_notes + made.notes) if variant_notes else made
+    def build(sw: Switch) -> list[FabricDesign]:
+        if not sw.ports_at(link):
+            raise SizingError(f"switch {sw.name} has no {link}G ports (it offers {sw.radix_label()})")
+        # Switch-to-switch links run at the technology's uplink speed where the switch offers it
+        # (800G leaf-spine for RoCE 800G), exactly as a counterpart does.
+        uplink = tech.uplink_gbps if tech.uplink_gbps > link and sw.ports_at(tech.uplink_gbps) else link
+        d_max = leaf_downlinks(sw, link, uplink, oversubscription)
+        ref = reference_su(srv, tech, d_max)
+        if template != "rail-optimized":
+            return split_uplink_variants(catalog, [design_for(sw, uplink, nodes_per_su or ref.nodes, None)])
+        rails = max(1, (ports or srv.compute_ports) // n_planes)
+        layouts = rail_layouts(nodes, rails, d_max, ref.nodes, nodes_per_su, bool(rack_size(srv)))
+        designs = [design_for(sw, uplink, lay.nodes_per_su, lay.rails_per_leaf if lay.rails_per_leaf > 1 else None)
+                   for lay in layouts]
+        # With a price book every layout is priced (a price does not follow the counts alone:
+        # cable lengths and media move it); without one, the counts decide, so the front will do.
+        return split_uplink_variants(catalog, designs if cost is not None else front(catalog, designs))
+
+    named = bool(switch or radix or switch_id != tech.default_switch)
+    choice = choose_switch(catalog, tech, build, cost, switches=(chosen,) if named else None)
+    notes = sizing_notes(catalog, choice.design, nodes_per_su)
+    return SwitchChoice(choice.design, choice.options, variant_notes + tuple(choice.notes) + notes)
 
 
 def chassis_variant(catalog: Catalog, srv: Server, tech: Technology) -> Server:
@@ -268,3 +268,100 @@ def chassis_variant(catalog: Catalog, srv: Server, tech: Technology) -> Server:
     return next((o for o in catalog.servers.values() if o.chassis == srv.chassis and o.id != srv.id
                  and (not o.fabric_families or tech.family in o.fabric_families)), srv)
 
+
+def front(catalog: Catalog, designs: list[FabricDesign]) -> list[FabricDesign]:
+    """The first design (the published layout) and those no other matches or beats on both
+    switch and link counts (rail_layout.pareto): all that a choice by counts can take."""
+    if len(designs) <= 1:
+        return designs
+    counts: list[tuple[int, int]] = []
+    sized: list[FabricDesign] = []
+    for d in designs:
+        try:
+            r = resolve(d, catalog)
+            totals = plan_totals(d, r, plan_fabric(d, r))
+        except (SizingError, UnknownPartError, ValueError):
+            continue
+        sized.append(d)
+        counts.append((totals["switches"], totals["links"]))
+    keep = set(pareto(counts))
+    return [designs[0]] + [d for i, d in enumerate(sized) if i in keep and d is not designs[0]]
+
+
+def split_uplink_variants(catalog: Catalog, designs: list[FabricDesign]) -> list[FabricDesign]:
+    """`designs`, each followed by its twin with switch-to-switch links at the NIC-facing speed
+    where that keeps the fabric in fewer tiers: a spine's 800G cages run as 2 x 400G, so one
+    spine reaches twice the leaves (the DGX B300 Spectrum-X RA's 16 SU: 256 leaves and 128 spines
+    in two tiers). Both are priced; the design's own uplink speed comes first."""
+    out: list[FabricDesign] = []
+    for d in designs:
+        out.append(d)
+        f = d.fabric
+        if not f.uplink_gbps or f.tiers is not None:
+            continue
+        split = dataclasses.replace(d, fabric=dataclasses.replace(f, uplink_gbps=None))
+        try:
+            wide = plan_fabric(d, resolve(d, catalog)).tiers
+            narrow = plan_fabric(split, resolve(split, catalog)).tiers
+        except (SizingError, UnknownPartError, ValueError):
+            continue
+        if narrow < wide:
+            out.append(split)
+    return out
+
+
+def _group_layout_note(catalog: Catalog, design: FabricDesign, r: Resolved, plan: Plan) -> list[str]:
+    """What growing a flat two-tier rack-scale SU (GB200 NVL72 at 1-2 SU) into the reference
+    architecture's spine-leaf groups would recable, and how to build the groups now."""
+    grouped = dataclasses.replace(design, fabric=dataclasses.replace(design.fabric, tiers=3))
+    try:
+        g = plan_fabric(grouped, resolve(grouped, catalog))
+    except (SizingError, UnknownPartError, ValueError):
+        return []
+    links = plan.leaves * plan.leaf_up * r.planes
+    return [f"growth: these {plan.spines * r.planes} spines are flat (each leaf spreads its {plan.leaf_up} uplinks "
+            f"over all of them); the reference architecture's spine-leaf groups ({g.leaves_per_pod} leaves and "
+            f"{g.spines_per_pod} spines per rail of an SU, joined by a core tier) take over once the leaves "
+            f"outgrow one spine's ports, and that growth re-terminates all {links:,} leaf-spine links on group "
+            f"spines and adds the cores; --tiers 3 builds the groups now ({g.spines * r.planes} spines and "
+            f"{g.cores * r.planes} cores here), so that growth only adds groups"]
+
+
+def sizing_notes(catalog: Catalog, design: FabricDesign, given_su: int | None = None) -> tuple[str, ...]:
+    """Which rule chose the tiers, the SU and the rail grouping of a sized design, one line each."""
+    try:
+        r = resolve(design, catalog)
+        plan = plan_fabric(design, r)
+    except (SizingError, UnknownPartError, ValueError):
+        return ()
+    f = design.fabric
+    out: list[str] = []
+    if plan.tiers == 1:
+        out.append(f"tiers: one {r.leaf_switch.name} per plane takes all {plan.endpoints} endpoints "
+                   "(rule of the single switch: a spine tier would join nothing); give --tiers 2 to "
+                   "build a leaf-spine fabric for growth")
+        return tuple(out)
+    if f.template != "rail-optimized":
+        return tuple(out)
+    d_max = leaf_downlinks(r.leaf_switch, r.link_gbps, r.uplink_gbps, f.leaf.oversubscription)
+    ref = reference_su(r.server, r.technology, d_max)
+    if given_su:
+        out.append(f"SU: {f.nodes_per_su} nodes, as given (--nodes-per-su)")
+    elif f.nodes_per_su == ref.nodes:
+        out.append(f"SU: {f.nodes_per_su} nodes, {ref.why}")
+    else:
+        out.append(f"SU: {f.nodes_per_su} nodes instead of {ref.nodes} ({ref.why}): the cheapest "
+                   f"layout for {design.cluster.servers} nodes; --nodes-per-su {ref.nodes} builds the reference SU")
+    if plan.tiers == 2 and plan.rail_leaves > 1:
+        out.extend(_group_layout_note(catalog, design, r, plan))
+    tech = r.technology
+    if r.uplink_gbps < tech.uplink_gbps and r.link_gbps == r.uplink_gbps and r.leaf_switch.ports_at(tech.uplink_gbps):
+        out.append(f"uplinks: the {tech.uplink_gbps}G cages run as {tech.uplink_gbps // r.link_gbps} x "
+                   f"{r.link_gbps}G, so each spine takes {r.spine_switch.ports_at(r.link_gbps)} leaves and the "
+                   f"fabric stays in {plan.tiers} tiers (at {tech.uplink_gbps}G it would need another tier)")
+    k = plan.rails_per_leaf
+    if k > 1:
+        out.append(f"rail grouping: {k} rails of an SU share each {r.leaf_switch.name} leaf "
+                   f"({plan.leaf_down} of its {d_max} downlinks at {f.leaf.oversubscription:g}:1), "
+                   f"{plan.rail_groups(r.rails)} leaves per SU instead of {r.rails}: the cheapest grouping")
+    return tuple(out)

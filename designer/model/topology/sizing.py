@@ -78,6 +78,10 @@ class Plan:
     # whole-rack group, as the reference architecture builds it. Leaves are numbered SU by SU,
     # rail by rail within the SU, and by rack group within the rail.
     rail_leaves: int = 1
+    # Rails of one SU on one leaf (k): 1 as the reference architectures build it; a high-radix
+    # leaf may take k rails of its SU (k divides the rails). Rails 0..k-1 share leaf 0 of an SU,
+    # and a server's port on rail p sits in the (p % k)-th block of the leaf's down ports.
+    rails_per_leaf: int = 1
 
     @property
     def spines(self) -> int:
@@ -85,26 +89,34 @@ class Plan:
 
     @property
     def rail_leaf_size(self) -> int:
-        """Servers on one rail leaf of an SU."""
+        """Servers on one rail leaf of an SU (per rail it takes)."""
         return math.ceil(self.rail_su_size / self.rail_leaves) if self.rail_su_size else 0
+
+    def rail_groups(self, rails: int) -> int:
+        """Leaves per SU and rack group: one per group of `rails_per_leaf` rails."""
+        return max(1, rails // self.rails_per_leaf)
 
     def rail_leaf(self, server: _IntOrArray, rail: _IntOrArray | int, rails: int) -> _IntOrArray:
         """Leaf of a server's rail port in a rail-optimized fabric (ints or numpy arrays)."""
         su, m = server // self.rail_su_size, server % self.rail_su_size
-        leaf: _IntOrArray = (su * rails + rail) * self.rail_leaves + m // self.rail_leaf_size
+        group = rail // self.rails_per_leaf
+        leaf: _IntOrArray = (su * self.rail_groups(rails) + group) * self.rail_leaves + m // self.rail_leaf_size
         return leaf
 
-    def rail_port(self, server: _IntOrArray) -> _IntOrArray:
-        """1-based down port of a server on its rail leaf."""
-        return server % self.rail_su_size % self.rail_leaf_size + 1
+    def rail_port(self, server: _IntOrArray, rail: _IntOrArray | int = 0) -> _IntOrArray:
+        """1-based down port of a server's rail port on its rail leaf."""
+        port: _IntOrArray = ((rail % self.rails_per_leaf) * self.rail_leaf_size
+                             + server % self.rail_su_size % self.rail_leaf_size + 1)
+        return port
 
     def leaf_su(self, leaf: _IntOrArray, rails: int) -> _IntOrArray:
         """SU of a rail-optimized leaf."""
-        return leaf // (rails * self.rail_leaves)
+        return leaf // (self.rail_groups(rails) * self.rail_leaves)
 
     def leaf_rail(self, leaf: _IntOrArray, rails: int) -> _IntOrArray:
-        """Rail of a rail-optimized leaf."""
-        return leaf // self.rail_leaves % rails
+        """(First) rail of a rail-optimized leaf."""
+        first: _IntOrArray = leaf // self.rail_leaves % self.rail_groups(rails) * self.rails_per_leaf
+        return first
 
     @property
     def leaves_per_pod(self) -> int:
@@ -225,8 +237,20 @@ def plan_fabric(design: FabricDesign, r: Resolved) -> Plan:
     d_max, u_max = split_ports(n_leaf_down, n_leaf_up, r.link_gbps, r.uplink_gbps, f.leaf.oversubscription)
 
     rail = f.template == "rail-optimized"
+    if one_tier_fits(design, r, n_leaf_down):
+        # Rule of the single switch: every endpoint of a plane fits on one switch, so a spine tier
+        # would carry nothing (no two leaves to join). A rail design then has one SU of the whole
+        # cluster with every rail on the one leaf.
+        return Plan(f.template, 1, n, endpoints, 1, endpoints, 0, 1, 0, 0, 0, 0, 0,
+                    n if rail else 0, 1 if rail else 0, 1, e if rail else 1)
+    if f.tiers == 1:
+        raise SizingError(f"one tier holds at most {n_leaf_down} endpoints per plane on "
+                          f"{r.leaf_switch.name}; this design has {endpoints}")
     rail_leaves = 1
+    k = f.rails_per_leaf or 1
     if rail:
+        if e % k:
+            raise SizingError(f"{k} rails per leaf do not divide the {e} rails of a server evenly")
         su = f.nodes_per_su
         per_leaf = su
         if su > d_max:
@@ -237,10 +261,14 @@ def plan_fabric(design: FabricDesign, r: Resolved) -> Plan:
                     f"{su} nodes per SU need {su} downlinks per leaf, but {r.leaf_switch.name} has "
                     f"{d_max} at {f.leaf.oversubscription:g}:1; use at most {d_max} nodes per SU{racks}")
             rail_leaves = su // per_leaf
+        if k > 1 and (rail_leaves > 1 or per_leaf * k > d_max):
+            raise SizingError(
+                f"{k} rails of an SU of {su} nodes need {su * k} downlinks per leaf, but "
+                f"{r.leaf_switch.name} has {d_max} at {f.leaf.oversubscription:g}:1")
         sus = math.ceil(n / su)
-        leaves = sus * e * rail_leaves
-        leaf_down = per_leaf
-        leaf_up = uplinks_for(per_leaf, r.link_gbps, r.uplink_gbps, f.leaf.oversubscription)
+        leaves = sus * (e // k) * rail_leaves
+        leaf_down = per_leaf * k
+        leaf_up = uplinks_for(leaf_down, r.link_gbps, r.uplink_gbps, f.leaf.oversubscription)
     else:
         su = sus = 0
         if f.leaf.count:
@@ -266,7 +294,7 @@ def plan_fabric(design: FabricDesign, r: Resolved) -> Plan:
             cap = _uplink_cap(leaf_down, d_max, n_leaf_down, n_leaf_up, leaf_up)
             spines, leaf_up = fewest_spines(leaf_up, cap, leaves, n_spine)
         return Plan(f.template, 2, n, endpoints, leaves, leaf_down, leaf_up, 1, spines, 0, 0, 0, 0, su, sus,
-                    rail_leaves)
+                    rail_leaves, k if rail else 1)
 
     n_core = _ports(r.core_switch, r.uplink_gbps, "core")
     d_s, u_s = split_ports(n_spine, n_spine, r.uplink_gbps, r.uplink_gbps, f.spine.oversubscription)
@@ -278,9 +306,10 @@ def plan_fabric(design: FabricDesign, r: Resolved) -> Plan:
                               f"with {d_s} downlinks")
         leaves_per_pod, pods = rail_leaves, sus * e
     elif rail:
-        if e > d_s:  # the pod is one SU: every SU leaf needs a port on each of its spines
-            raise SizingError(f"an SU of {e} leaves does not fit under spines with {d_s} downlinks")
-        leaves_per_pod, pods = e, sus
+        groups = e // k
+        if groups > d_s:  # the pod is one SU: every SU leaf needs a port on each of its spines
+            raise SizingError(f"an SU of {groups} leaves does not fit under spines with {d_s} downlinks")
+        leaves_per_pod, pods = groups, sus
     else:
         leaves_per_pod = min(d_s, leaves)
         pods = math.ceil(leaves / leaves_per_pod)
@@ -309,7 +338,7 @@ def plan_fabric(design: FabricDesign, r: Resolved) -> Plan:
                               f"{r.core_switch.name} cores fits {pods} pods of {leaves_per_pod} leaves")
         return Plan(f.template, 3, n, endpoints, leaves, leaf_down, layout.leaf_up, pods,
                     layout.spines_per_pod, layout.spine_down, layout.spine_up, layout.core_group,
-                    layout.core_group * layout.spines_per_pod, su, sus, rail_leaves)
+                    layout.core_group * layout.spines_per_pod, su, sus, rail_leaves, k if rail else 1)
     # A spine or core count set in the design: leaves keep the uplinks their ratio needs, and
     # the other tiers follow the counts given.
     if f.spine.count:
@@ -327,7 +356,16 @@ def plan_fabric(design: FabricDesign, r: Resolved) -> Plan:
     else:
         group = smallest_divisor_at_least(u_s, math.ceil(pods * u_s / n_core)) or u_s
     return Plan(f.template, 3, n, endpoints, leaves, leaf_down, leaf_up, pods, spines_per_pod,
-                d_s, u_s, group, group * spines_per_pod, su, sus, rail_leaves)
+                d_s, u_s, group, group * spines_per_pod, su, sus, rail_leaves, k if rail else 1)
+
+
+def one_tier_fits(design: FabricDesign, r: Resolved, n_leaf_down: int) -> bool:
+    """One switch per plane takes every endpoint on its ports, and the design asks for no more:
+    no tier count above one, no switch counts, no leaf count above one."""
+    f = design.fabric
+    if f.tiers not in (None, 1) or f.spine.count or f.core.count or (f.leaf.count or 1) > 1:
+        return False
+    return design.cluster.servers * r.rails <= n_leaf_down
 
 
 def rack_size(server: Server) -> int:
@@ -364,8 +402,10 @@ def capacity_servers(design: FabricDesign, r: Resolved, tiers: int) -> int:
     n_leaf_down = _ports(r.leaf_switch, r.link_gbps, "leaf")
     n_leaf_up = _ports(r.leaf_switch, r.uplink_gbps, "leaf")
     n_spine = _ports(r.spine_switch, r.uplink_gbps, "spine")
-    d_max, _ = split_ports(n_leaf_down, n_leaf_up, r.link_gbps, r.uplink_gbps, f.leaf.oversubscription)
     e = r.rails
+    if tiers == 1:  # one switch: every port a downlink
+        return n_leaf_down // e
+    d_max, _ = split_ports(n_leaf_down, n_leaf_up, r.link_gbps, r.uplink_gbps, f.leaf.oversubscription)
     if f.template == "rail-optimized":
         per_leaf = rack_group(r.server, f.nodes_per_su, d_max) if f.nodes_per_su > d_max else 0
         if per_leaf:  # a rack-scale SU: e x k leaves per SU, one spine-leaf group per rail

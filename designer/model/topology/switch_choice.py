@@ -15,7 +15,7 @@ when none is priced (or no cost is given), the fewest switches win, then the few
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from designer.catalog import Catalog, Switch, Technology, UnknownPartError
@@ -24,6 +24,10 @@ from designer.model.topology.sizing import SizingError, plan_fabric, resolve
 
 # What a design's fabric costs: (total, currency) or (None, why it has no total).
 FabricCost = Callable[[FabricDesign], "tuple[float | None, str]"]
+
+
+# How candidates rank: cost, switches, ports, then the order they were built in.
+OptionKey = tuple[float, int, int, int]
 
 
 @dataclass(frozen=True)
@@ -85,42 +89,103 @@ def size_option(design: FabricDesign, catalog: Catalog, cost: FabricCost | None)
                   design.fabric.leaf.oversubscription, r.link_gbps)
 
 
+def _layout_text(o: Option) -> str:
+    f = o.design.fabric
+    if f.template != "rail-optimized":
+        return ""
+    k = f.rails_per_leaf or 1
+    return f", SU of {f.nodes_per_su}" + (f", {k} rails per leaf" if k > 1 else "")
+
+
+# Layouts of one switch model whose costs differ by less than this share are taken as equal: cable
+# lengths rounded to stock lengths move a total by less (USD 40 in 4.1 million for a 64-node DGX
+# B300 SU), and the price book's estimates carry far more error than that.
+LAYOUT_COST_TIE = 0.005
+
+
+def _layout_preference(o: Option) -> tuple[int, int]:
+    """Published layout first: the larger SU (more servers one hop apart on each rail), then the
+    fewer rails per leaf (one per leaf, as the reference architectures build it)."""
+    f = o.design.fabric
+    return (-f.nodes_per_su, f.rails_per_leaf or 1)
+
+
+def _published_layout_within(best: Option, priced: list[Option], key: Callable[[Option], OptionKey]) -> Option:
+    """Among `best`'s switch model's layouts within LAYOUT_COST_TIE of its cost, the one closest to
+    the published layout."""
+    if best.design.fabric.template != "rail-optimized" or best.cost is None:
+        return best
+    limit = best.cost * (1 + LAYOUT_COST_TIE)
+    near = [o for o in priced if o.switch.id == best.switch.id and o.cost is not None and o.cost <= limit
+            and o.switches <= best.switches]
+    return min(near, key=lambda o: (_layout_preference(o), key(o)))
+
+
 def pick(options: list[Option]) -> tuple[Option, list[str]]:
-    """The cheapest priced option (ties: fewer switches, fewer ports, catalog order), with notes."""
+    """The cheapest priced option (ties: fewer switches, fewer ports, candidate order), with notes.
+
+    Candidates come in the order they were built: catalog order of the switches, and for each the
+    reference SU and one rail per leaf first, so a tie keeps the published layout.
+    """
     order = {id(o): i for i, o in enumerate(options)}
     priced = [o for o in options if o.cost is not None]
     if priced:
-        best = min(priced, key=lambda o: (o.cost, o.switches, o.ports, order[id(o)]))
+        def key(o: Option) -> OptionKey:
+            return (o.cost or 0.0, o.switches, o.ports, order[id(o)])
+        best = _published_layout_within(min(priced, key=key), priced, key)
         why, basis = "the cheapest fabric", " (the whole bill of materials at price-book estimates)"
     else:
-        best = min(options, key=lambda o: (o.switches, o.ports, order[id(o)]))
+        def key(o: Option) -> OptionKey:
+            return (0.0, o.switches, o.ports, order[id(o)])
+        best = min(options, key=key)
         why, basis = "the fewest switches", " (no candidate has a full price, so switch and then port counts decide)"
     notes: list[str] = []
-    if len(options) > 1:
-        others = "; ".join(o.label for o in options if o is not best)
-        notes.append(f"switch: {why} of {len(options)} candidates at {best.asked_ratio:g}:1 is "
-                     f"{best.label}{basis}; also sized: {others}")
+    models = list(dict.fromkeys(o.switch.id for o in options))
+    if len(models) > 1:
+        # One line per other switch model: its best layout.
+        others = []
+        for sid in models:
+            if sid == best.switch.id:
+                continue
+            mine = [o for o in options if o.switch.id == sid]
+            top = min([o for o in mine if o.cost is not None] or mine, key=key)
+            others.append(top.label + _layout_text(top))
+        notes.append(f"switch: {why} of {len(models)} candidates at {best.asked_ratio:g}:1 is "
+                     f"{best.label}{basis}; also sized: {'; '.join(others)}")
         if priced:
             notes.extend(f"{o.switch.name} was not compared by cost ({o.cost_text}); add the missing "
-                         "prices to the price book to include it" for o in options if o.cost is None)
+                         "prices to the price book to include it"
+                         for o in options if o.cost is None and o is min(
+                             [p for p in options if p.switch.id == o.switch.id], key=lambda p: order[id(p)]))
     return best, notes
 
 
-def choose_switch(catalog: Catalog, tech: Technology, build: Callable[[Switch], FabricDesign],
-                  cost: FabricCost | None) -> SwitchChoice:
+def choose_switch(catalog: Catalog, tech: Technology,
+                  build: Callable[[Switch], FabricDesign | Sequence[FabricDesign]],
+                  cost: FabricCost | None, switches: Sequence[Switch] | None = None) -> SwitchChoice:
     """Size `build(switch)` for each of the technology's switches and keep the cheapest.
 
-    `build` makes the design for one switch (it may raise SizingError, e.g. when an SU does not
-    fit the switch); if no candidate can be sized, the default switch's design is returned as
-    it is, so that deriving it reports why it cannot be built.
+    `build` makes the design for one switch, or several layouts of it (SU size and rails per
+    leaf, rail_layout.py), each priced; it may raise SizingError, e.g. when an SU does not fit
+    the switch. `switches` limits the candidates (a switch the user named). If no candidate can
+    be sized, the first switch's design is returned as it is, so that deriving it reports why it
+    cannot be built.
     """
     options: list[Option] = []
-    for sw in candidates(catalog, tech):
+    pool = tuple(switches) if switches is not None else candidates(catalog, tech)
+    for sw in pool:
         try:
-            options.append(size_option(build(sw), catalog, cost))
+            built = build(sw)
         except (SizingError, UnknownPartError):
             continue
+        for design in ([built] if isinstance(built, FabricDesign) else built):
+            try:
+                options.append(size_option(design, catalog, cost))
+            except (SizingError, UnknownPartError):
+                continue
     if not options:
-        return SwitchChoice(build(catalog.switch(tech.default_switch)))
+        first = pool[0] if switches is not None and pool else catalog.switch(tech.default_switch)
+        built = build(first)
+        return SwitchChoice(built if isinstance(built, FabricDesign) else built[0])
     best, notes = pick(options)
     return SwitchChoice(best.design, tuple(options), tuple(notes))

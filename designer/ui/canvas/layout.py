@@ -383,7 +383,7 @@ def _leaf_blocks(plan: Plan, rails: int) -> list[tuple[int, int, str]]:
     """(first leaf, leaves, label) of each leaf block."""
     if plan.rail_su_size and plan.rail_leaves > 1:
         # A rack-scale SU (one spine-leaf group per rail): a block is an SU's leaves.
-        per = rails * plan.rail_leaves
+        per = plan.rail_groups(rails) * plan.rail_leaves
         if plan.sus <= 1:
             return [(0, plan.leaves, "SU 1" if plan.tiers == 3 else "")]
         return [(k * per, per, f"SU {k + 1}") for k in range(plan.sus)]
@@ -393,7 +393,8 @@ def _leaf_blocks(plan: Plan, rails: int) -> list[tuple[int, int, str]]:
         return [(p * lpp, min(lpp, plan.leaves - p * lpp), f"{kind} {p + 1}") for p in range(plan.pods)
                 if p * lpp < plan.leaves]
     if plan.rail_su_size and plan.sus > 1:
-        return [(k * rails, rails, f"SU {k + 1}") for k in range(plan.sus)]
+        per = plan.rail_groups(rails)
+        return [(k * per, per, f"SU {k + 1}") for k in range(plan.sus)]
     return [(0, plan.leaves, "")]
 
 
@@ -463,7 +464,8 @@ def compute_layout(design: FabricDesign, resolved: Resolved, plan: Plan, plane: 
         if block.count:
             bundles.append(BlockBundle("servers", k, "leaf", k, block.count * resolved.rails))
     for k, block in enumerate(leaf_row):
-        bundles.append(BlockBundle("leaf", k, "spine", k if three else 0, block.count * plan.leaf_up))
+        if plan.leaf_up:   # none in a one-tier fabric: its spine row stays empty
+            bundles.append(BlockBundle("leaf", k, "spine", k if three else 0, block.count * plan.leaf_up))
     if three:
         for k in range(len(spine_row)):
             for g in range(len(rows["core"].blocks)):

@@ -103,7 +103,7 @@ class FabricPage(_Page):
         self.form.setRowVisible(self.su, f.template == "rail-optimized")
         self.planes.setValue(f.planes)
         auto = self._auto_tiers_label(design, catalog, layout)
-        self.fill(self.tiers, [(auto, None), ("2", 2), ("3", 3)], f.tiers)
+        self.fill(self.tiers, [(auto, None), ("1", 1), ("2", 2), ("3", 3)], f.tiers)
         port = c.port_gbps or server.port_gbps
         self.fill(self.link, [(f"Auto ({_speed(port)}, the NIC port)", None)]
                   + [(_speed(s), s) for s in SPEEDS], f.link_gbps)
