@@ -195,6 +195,18 @@ def infer_design(fabric: AsBuilt, catalog: Catalog | None = None, name: str = "A
     nodes_per_su = max(hosts_per_leaf.values(), default=1)
     templates: list[Template] = ["rail-optimized"] if rails_clean else []
     templates += ["fat-tree", "leaf-spine"] if tiers == 3 else ["leaf-spine", "fat-tree"]
+    if tiers == 1 and ports > 1 and not rails_clean:
+        # One switch takes every server: a rail-optimized plane lays its ports out by rail (a
+        # server's HCAs spread over the switch), a leaf-spine one by server (its HCAs side by side).
+        ports_of: dict[str, list[int]] = defaultdict(list)
+        for wire in host_links:
+            nic, port = (wire.a, wire.pb) if roles.get(wire.a) == "nic" else (wire.b, wire.pa)
+            if devs[nic].host:
+                ports_of[devs[nic].host].append(port)
+        side_by_side = sum(1 for p in ports_of.values() if len(p) > 1 and max(p) - min(p) == len(p) - 1)
+        if ports_of and side_by_side < len(ports_of) / 2:
+            templates.insert(0, "rail-optimized")
+            nodes_per_su = max(1, min(nodes_per_su, len(ports_of)))
     if rails_clean:
         facts.append(Inferred("rails", str(ports), "high" if single == len(rail_of_leaf) else "medium",
                               f"{single} of {len(rail_of_leaf)} leaves serve one "
@@ -237,7 +249,7 @@ def infer_design(fabric: AsBuilt, catalog: Catalog | None = None, name: str = "A
         for end in (wire.a, wire.b):
             if roles.get(end) == "leaf":
                 leaf_up[end] += 1
-    up = _mode(leaf_up.values(), 1)
+    up = _mode(leaf_up.values(), 1) if leaf_up else 0   # one tier: no leaf has an uplink
     # Spines numbered 1..9 with one number missing: the missing one is absent, not undesigned.
     gaps = _numbering_gaps(by_tier["spine"]) if tiers == 2 else 0
     if gaps:

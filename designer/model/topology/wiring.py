@@ -173,7 +173,7 @@ class Wiring:
         pod = i // lpp if plan.tiers == 3 else np.zeros_like(i)
         local = i - pod * lpp
         t = np.arange(sp, dtype=np.int64)
-        base, rem = divmod(plan.leaf_up, sp)
+        base, rem = divmod(plan.leaf_up, sp) if sp else (0, 0)   # a one-tier plane has no spine
         count = base + (((t[None, :] - (local * plan.leaf_up)[:, None]) % sp) < rem).astype(np.int64)
         up_start = plan.leaf_down + 1 + np.cumsum(count, axis=1) - count
         down_start = np.ones_like(count)
