@@ -44,6 +44,11 @@ class _Entry:
         label = self.currency_label()
         return f"{self.name} ({label})" if label else self.name
 
+    def name_with_status(self) -> str:
+        """The name, with the status where the part is not shipping yet: 'Vera Rubin NVL72 compute
+        tray (preliminary)'. Short enough for a choice list; the quarter is in currency_label()."""
+        return self.name if self.status in ("", "shipping") else f"{self.name} ({self.status})"
+
     def currency_note(self) -> str:
         """The entry's currency and where it comes from, for a tooltip or a report."""
         label = self.currency_label()

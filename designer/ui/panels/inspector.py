@@ -61,6 +61,10 @@ class FabricPage(_Page):
         self.generation = self.combo("Generation", "Link generation and speed", self._generation)
         self.switch = self.combo("Switch", "The switch model of every tier (a tier can override it)", self._switch)
         self.server = self.combo("Server model", "The GPU server", self._server)
+        # The parts' currency on a line of its own: in the choices it made them too wide for the panel.
+        self.availability = QLabel()
+        self.availability.setWordWrap(True)
+        self.add("Availability", self.availability, "When the server and the switch ship, as their sources say")
         self.servers = self.spin("Servers", "Number of servers", self._servers)
         self.gpus = self.spin("GPUs per server", "0 keeps the server model's GPU count", self._gpus, 0, 1024)
         self.total = QLabel()
@@ -85,15 +89,19 @@ class FabricPage(_Page):
         self.fill(self.family, [(FAMILY_LABEL.get(x, x), x) for x in families], tech.family)
         self.fill(self.generation, [(t.name, t.id) for t in catalog.technologies.values()
                                     if t.family == tech.family], tech.id)
-        switches = [(s.name_with_currency(), s.id) for s in catalog.switches.values()
+        switches = [(s.name_with_status(), s.id) for s in catalog.switches.values()
                     if s.family in (tech.family, "any")]
         if f.switch not in dict((v, k) for k, v in switches):
             switches.append((catalog.switch(f.switch).name, f.switch))
         self.fill(self.switch, switches, f.switch)
-        self.fill(self.server, [(s.name_with_currency(), s.id) for s in catalog.servers.values()], c.server)
+        self.fill(self.server, [(s.name_with_status(), s.id) for s in catalog.servers.values()], c.server)
         self.server.setToolTip(catalog.server(c.server).currency_note())
         self.switch.setToolTip(catalog.switch(f.switch).currency_note())
         server = catalog.server(c.server)
+        switch = catalog.switch(f.switch)
+        self.availability.setText(f"server {server.currency_label() or 'not stated'}; "
+                                  f"switch {switch.currency_label() or 'not stated'}")
+        self.availability.setToolTip(f"{server.currency_note()}\n{switch.currency_note()}")
         self.servers.setValue(c.servers)
         self.gpus.setSpecialValueText(f"Model default ({server.gpus})")
         self.gpus.setValue(c.gpus_per_server or 0)
@@ -243,7 +251,7 @@ class TierPage(_Page):
         spec = f.tier(tier)
         fabric_switch = catalog.switch(f.switch)
         items: list[tuple[str, str | None]] = [(f"Fabric switch ({fabric_switch.name})", None)]
-        items += [(s.name_with_currency(), s.id) for s in catalog.switches.values() if s.family in (tech.family, "any")]
+        items += [(s.name_with_status(), s.id) for s in catalog.switches.values() if s.family in (tech.family, "any")]
         self.fill(self.switch, items, spec.switch)
         plan = layout.plan if layout is not None else None
         r = layout.resolved if layout is not None else None

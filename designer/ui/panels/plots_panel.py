@@ -46,7 +46,7 @@ class PlotsPanel(QWidget):
         self.busbw = pg.PlotWidget()
         self.busbw.setObjectName("busbwPlot")
         self._set_titles(self.busbw, ["All-reduce busbw (estimate)", "All-reduce busbw", "busbw (est.)", "busbw"])
-        self.busbw.getPlotItem().layout.setContentsMargins(0, 0, 16, 0)   # room for the last tick label
+        self.busbw.getPlotItem().layout.setContentsMargins(0, 0, 30, 0)   # room for the last tick label (6·10¹⁰)
         self.busbw.setLabel("left", "GB/s")
         self.busbw.setLabel("bottom", "message size (bytes)")
         for name in ("left", "bottom"):
