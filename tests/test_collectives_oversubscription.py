@@ -28,8 +28,9 @@ NON_RAIL = ("leaf-spine", "fat-tree")
 
 
 @cache
-def fabric(template: str, ratio: float, nodes: int = 64):
-    return derive(new_design(CAT, template, nodes=nodes, server="dgx-h100", oversubscription=ratio), CAT)
+def fabric(template: str, ratio: float, nodes: int = 64, nodes_per_su: int | None = None):
+    return derive(new_design(CAT, template, nodes=nodes, server="dgx-h100", oversubscription=ratio,
+                             nodes_per_su=nodes_per_su), CAT)
 
 
 def _is_oversubscription(bottleneck: str) -> bool:
@@ -81,8 +82,10 @@ def test_high_oversubscription_binds_a_packed_all_reduce_too(template):
 
 @pytest.mark.parametrize("ratio", RATIOS)
 def test_rail_traffic_inside_one_su_never_meets_the_spines(ratio):
-    one_su = fabric("rail-optimized", ratio, nodes=32)
-    flat = C.estimate(fabric("rail-optimized", 1.0, nodes=32), "allreduce", SIZE)
+    # One SU of 32 servers, as asked (sizing may price smaller SUs cheaper at a high ratio).
+    one_su = fabric("rail-optimized", ratio, nodes=32, nodes_per_su=32)
+    assert one_su.plan.rail_su_size == 32
+    flat = C.estimate(fabric("rail-optimized", 1.0, nodes=32, nodes_per_su=32), "allreduce", SIZE)
     r = C.estimate(one_su, "allreduce", SIZE, placement="spread")
     assert r.busbw_GBps == pytest.approx(flat.busbw_GBps)
     assert not _is_oversubscription(r.bottleneck)
@@ -109,11 +112,14 @@ def test_deleting_spines_reads_the_uplinks_share_and_binds_once_they_cannot_carr
         share = C.context_for(derived).limits["tree"].leaf_share
         # Ranks spread over the leaves: every send crosses the spines, the leaf ratio binds.
         assert _is_oversubscription(spread.bottleneck)
-        assert spread.busbw_GBps == pytest.approx(base.busbw_GBps / leaf_ratio, rel=0.05)
+        # The uplinks take the NIC rate down by the ratio; where NCCL's per-head NVLSTree rate
+        # held the intact fabric below its NICs, they cost it less than the whole ratio.
+        assert base.busbw_GBps / leaf_ratio * 0.95 <= spread.busbw_GBps < base.busbw_GBps
         if share <= 1 / leaf_ratio:
             # Packed: the share leaving a leaf fits the uplinks, and the card says so.
             assert packed.busbw_GBps == pytest.approx(base.busbw_GBps)
-            assert packed.bottleneck == "NIC" and "the uplinks keep up" in reading
+            # (NCCL's per-head NVLSTree rate may bind before the NIC does: not the uplinks either way.)
+            assert not _is_oversubscription(packed.bottleneck) and "the uplinks keep up" in reading
             assert f"{share:.0%} of its traffic leaves a leaf" in reading
         else:
             assert packed.busbw_GBps < base.busbw_GBps

@@ -95,7 +95,7 @@ def test_gpu_and_share_thresholds_are_context_lines_that_no_longer_decide(cheap_
                    dict(advice_ethernet_max_gpus=64, advice_infiniband_min_gpus=128)):
         rec = compare([_with_thresholds(eth, **advice), ib]).recommendation
         assert rec.family == base.family and rec.verdict == base.verdict
-    above = compare([_with_thresholds(eth, advice_ethernet_max_gpus=256, advice_comm_share=share - 0.05),
+    above = compare([_with_thresholds(eth, advice_ethernet_max_gpus=256, advice_comm_share=share / 2),
                      ib]).recommendation
     context = [r for r in above.reasons if r.startswith("context (rule of thumb, no longer deciding)")]
     assert any("256-2,048 band" in r for r in context)

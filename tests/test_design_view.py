@@ -39,6 +39,8 @@ def test_the_plan_view_is_the_graph_view(design):
     assert a.pairs == b.pairs
     assert _worst_leaf(derived) == _worst_leaf_of_view(b)
     # an edited design is read off its graph, edits and all
+    if not a.pairs:   # a one-tier fabric: no switch pair to edit
+        return
     (lo, hi), (n, _, _) = next(iter(sorted(a.pairs.items())))
     edited = dataclasses.replace(design, edits=(Edit("remove-links", lo, hi, 1),))
     got = design_view(derive(edited)).pairs.get((lo, hi), (0,))[0]

@@ -124,7 +124,9 @@ def test_sonic_uses_the_images_port_map_and_comes_up_routed():
 
 
 def test_sonic_bundles_parallel_links_onto_the_stock_image_and_keeps_them_with_another_image():
-    design = new_design(CAT, "leaf-spine", nodes=2, server="dgx-h100", technology="roce-400g", switch="sn5600")
+    # Two tiers asked for (two servers alone fit one switch): a leaf with parallel links to its spine.
+    design = new_design(CAT, "leaf-spine", nodes=2, server="dgx-h100", technology="roce-400g", switch="sn5600",
+                        tiers=2)
     doc, text, src = _lab(design, clab_servers=True)
     pairs = {frozenset(e.split(":")[0] for e in link["endpoints"]) for link in doc["topology"]["links"]}
     assert len(pairs) == len(doc["topology"]["links"]) == 3     # two servers and the spine, once each
