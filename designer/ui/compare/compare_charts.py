@@ -11,6 +11,7 @@ import math
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QFontMetrics
 from PySide6.QtWidgets import QGridLayout, QWidget
 
 from designer.model.common.units import size_label
@@ -76,6 +77,21 @@ class BarChart:
             self.widget.addItem(self.top)
         self.labels: list[pg.TextItem] = []
         self.theme = Theme()
+        self._tick_styles: list[DesignStyle] = []
+        # The technology under each bar's number only while it fits under its bar (at 1280x800
+        # 'IB NDR 400G' and 'RoCE 400GbE' ran into each other): fitted again on every resize.
+        self.widget.getViewBox().sigResized.connect(lambda *_: self._fit_ticks())
+
+    def _fit_ticks(self) -> None:
+        styles = self._tick_styles
+        n = len(styles)
+        if not n:
+            return
+        fm = QFontMetrics(self.widget.getAxis("bottom").style.get("tickFont") or self.widget.font())
+        room = self.widget.getViewBox().width() / n - 8
+        named = n <= 2 and all(fm.horizontalAdvance(s.tech_short) <= room for s in styles)
+        ticks = [(i, f"[{i + 1}]\n{s.tech_short}" if named else f"[{i + 1}]") for i, s in enumerate(styles)]
+        self.widget.getAxis("bottom").setTicks([ticks])
 
     def _label(self, i: int) -> pg.TextItem:
         while len(self.labels) <= i:
@@ -107,9 +123,9 @@ class BarChart:
                 label.setVisible(True)
             else:
                 label.setVisible(False)
-        # Technology under its number while two bars share the chart; numbers only beyond.
-        ticks = [(i, f"[{i + 1}]\n{s.tech_short}" if n <= 2 else f"[{i + 1}]") for i, s in enumerate(styles)]
-        self.widget.getAxis("bottom").setTicks([ticks])
+        # Technology under its number while two bars share the chart and it fits; numbers only beyond.
+        self._tick_styles = list(styles)
+        self._fit_ticks()
         self.widget.setXRange(-0.6, n - 0.4, padding=0)
         self.widget.setYRange(0, max(1e-9, float(total.max(initial=0))) * 1.2, padding=0)
 
