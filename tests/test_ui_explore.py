@@ -116,3 +116,18 @@ def test_explore_starts_from_the_open_designs_choices_and_shows_the_achieved_rat
         assert explore.table.item(row, asked).text() == "1.5:1"
         assert explore.table.item(row, achieved).text() == ratio_label(point.oversubscription)
     explore.close()
+
+
+def test_every_column_of_the_results_stays_in_view_at_1280(window_with_design, qtbot):
+    """At 1280x800 the results table scrolled sideways and hid the Time column: the text
+    columns now give way (their full text in a tooltip) and every figure stays in view."""
+    explore = _explore(window_with_design)
+    explore.resize(1280, 760)
+    explore.run()
+    table = explore.table
+    qtbot.waitUntil(lambda: table.rowCount() == 6)
+    last = table.columnCount() - 1
+    header = table.horizontalHeader()
+    assert header.sectionViewportPosition(last) + header.sectionSize(last) <= table.viewport().width()
+    assert not table.horizontalScrollBar().isVisible() or table.horizontalScrollBar().maximum() == 0
+    assert table.item(0, 2).toolTip() == table.item(0, 2).text()

@@ -101,7 +101,8 @@ class ExploreWindow(QMainWindow):
         splitter.setSizes([320, 1000])
         self.setCentralWidget(splitter)
         self.statusBar().showMessage("Set the axes of the sweep and press Run")
-        self.resize(1320, 800)
+        screen = self.screen().availableGeometry() if self.screen() is not None else None
+        self.resize(min(1320, screen.width()) if screen else 1320, min(800, screen.height()) if screen else 800)
 
     # --- the form ----------------------------------------------------------------------------------
 
@@ -334,8 +335,13 @@ class ExploreWindow(QMainWindow):
         layout.addLayout(pick)
         tabs = QTabWidget()
         self.table = pick_table(COLUMNS)
-        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        self.table.horizontalHeader().setStretchLastSection(True)
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        # The two text columns give way (their full text in a tooltip) so that every figure, the
+        # Time column last, stays in view on a 1280-pixel screen instead of scrolling sideways.
+        for col in (COLUMNS.index("Technology"), COLUMNS.index("Switch")):
+            header.setSectionResizeMode(col, QHeaderView.ResizeMode.Stretch)
+        header.setStretchLastSection(False)
         self.table.itemSelectionChanged.connect(self._on_row)
         tabs.addTab(self.table, "Built designs")
         self.refused = QTableWidget(0, 2)
@@ -415,6 +421,8 @@ class ExploreWindow(QMainWindow):
                       f"${p.tco_usd / 1e6:,.2f}M", duration_label(p.time_us))
             for col, text in enumerate(values):
                 item = QTableWidgetItem(text)
+                if col in (2, 3):
+                    item.setToolTip(text)
                 if col == 1:
                     item.setTextAlignment(Qt.AlignmentFlag.AlignCenter)
                     item.setToolTip("On the Pareto front of the chosen axes")
