@@ -223,7 +223,7 @@ def test_graphml_streamed_from_the_plan_equals_the_graphml_of_the_device_graph(n
     src = ExportSource(fresh, default_catalog())
     streamed = graphml(src)
     assert src.derived._build is None   # the device graph was never built
-    monkeypatch.setattr(graphml_module, "streamable", lambda derived, whole: False)
+    monkeypatch.setattr(graphml_module, "streamable", lambda *args, **kwargs: False)
     from_graph = graphml(ExportSource(fresh, default_catalog()))
     assert _graph_signature(streamed, tmp_path) == _graph_signature(from_graph, tmp_path)
 
@@ -237,7 +237,7 @@ def test_dot_streamed_from_the_plan_has_the_graphs_lines(name, monkeypatch):
     src = ExportSource(fresh, default_catalog())
     streamed = dot(src)
     assert src.derived._build is None   # the device graph was never built
-    monkeypatch.setattr(dot_module, "streamable", lambda derived, whole: False)
+    monkeypatch.setattr(dot_module, "streamable", lambda *args, **kwargs: False)
     from_graph = dot(ExportSource(fresh, default_catalog()))
 
     def shape(text):
@@ -258,7 +258,7 @@ def test_bundled_dot_from_the_plan_equals_the_graphs(name, monkeypatch):
     src = ExportSource(fresh, default_catalog())
     streamed = dot_bundled(src)
     assert src.derived._build is None   # the device graph was never built
-    monkeypatch.setattr(dot_module, "streamable", lambda derived, whole: False)
+    monkeypatch.setattr(dot_module, "streamable", lambda *args, **kwargs: False)
     from_graph = dot_bundled(ExportSource(fresh, default_catalog()))
 
     def shape(text):
@@ -267,3 +267,27 @@ def test_bundled_dot_from_the_plan_equals_the_graphs(name, monkeypatch):
         return Counter(x for x in lines if not x.startswith("  { rank=same;")), ranks
 
     assert shape(streamed) == shape(from_graph)
+
+
+@pytest.mark.parametrize("server, gpus", [("dgx-h100", 512), ("gb300-nvl72-tray", 1152)])
+def test_graphml_of_a_design_with_its_other_networks_streams_as_the_graph_wrote_it(server, gpus, tmp_path,
+                                                                                    monkeypatch):
+    """`new` adds the reference architecture's networks by default: such a design streams its
+    compute fabric from the plan too (it fell back to the device graph: 41x `metrics` and 1.5 GB
+    at 131K GPUs), the other networks' devices and links following, as the graph path writes them."""
+    import designer.io.graphml as graphml_module
+    from designer.model.networks.defaults import ra_networks
+    from designer.model.topology.presets import new_design
+
+    catalog = default_catalog()
+    design = new_design(catalog, "rail-optimized", gpus=gpus, server=server)
+    design = dataclasses.replace(design, networks=ra_networks(catalog.server(design.cluster.server)))
+    assert design.networks
+    src = ExportSource(design, catalog)
+    streamed = graphml(src)
+    assert src.derived._build is None   # the device graph was never built
+    assert 'attr.name="network"' in streamed
+    monkeypatch.setattr(graphml_module, "streamable", lambda *args, **kwargs: False)
+    fresh = dataclasses.replace(design, meta=Meta(name=design.meta.name))
+    from_graph = graphml(ExportSource(fresh, catalog))
+    assert _graph_signature(streamed, tmp_path) == _graph_signature(from_graph, tmp_path)

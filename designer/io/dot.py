@@ -52,7 +52,7 @@ def dot(src: ExportSource) -> str:
 
 def dot_chunks(src: ExportSource) -> Iterator[str]:
     """The device graph in pieces: a template design seen whole streams from the sizing plan."""
-    if streamable(src.derived, src.view[0] == "fabric"):
+    if streamable(src.derived, src.view[0] == "fabric", other_networks=True):   # DOT draws the compute fabric only
         yield from _chunks(_streamed_lines(src))
         return
     yield _from_graph(src)
@@ -176,7 +176,7 @@ def dot_bundled(src: ExportSource) -> str:
     """Tiers ranked, servers grouped by SU or pod, parallel links one edge with their count.
     A template design seen whole is counted from the sizing plan, without the device graph."""
     bundles: Counter[tuple[str, str, int]] = Counter()
-    if streamable(src.derived, src.view[0] == "fabric"):
+    if streamable(src.derived, src.view[0] == "fabric", other_networks=True):   # DOT draws the compute fabric only
         plan = src.plan
         leaf_pods = [n.pod for n in switch_nodes(src.derived) if n.role == "leaf"]
         columns = max(leaf_pods, default=0) + 1 if src.rail_optimized or plan.tiers == 3 else 1

@@ -198,9 +198,9 @@ class ExportSource:
     def members(self) -> frozenset[str] | None:
         """Graph nodes in the view, or None for the whole fabric."""
         kind, n = self.view
-        g = self.graph
         if kind == "fabric" or n is None:
-            return None
+            return None   # asked before the graph: a whole-fabric export may never build it
+        g = self.graph
         if kind == "plane":
             return frozenset(v for v, d in g.nodes(data=True) if d["plane"] == n - 1)
         leaves = {v for v, d in g.nodes(data=True) if d["role"] == "leaf" and d["pod"] == n - 1}

@@ -27,7 +27,7 @@ from typing import Any
 from designer import __version__
 from designer.io.export_source import ExportSource
 from designer.io.markup import xml_attr, xml_text
-from designer.io.network_graph import network_graph
+from designer.io.network_graph import NETWORK_EDGE_KEY, NETWORK_NODE_KEY, network_graph
 from designer.io.plan_stream import nic_rows, streamable, switch_links, switch_nodes
 
 NODE_KEYS = (("label", "string"), ("role", "string"), ("tier", "int"), ("plane", "int"), ("pod", "int"),
@@ -144,7 +144,7 @@ def graphml(src: ExportSource) -> str:
 def graphml_chunks(src: ExportSource) -> Iterator[str]:
     """The file in pieces of a few thousand lines: a template design seen whole streams from
     the sizing plan (designer.io.plan_stream); other designs and views read the device graph."""
-    if streamable(src.derived, src.view[0] == "fabric"):
+    if streamable(src.derived, src.view[0] == "fabric", other_networks=True):
         yield from _chunks(_streamed_lines(src))
         return
     nodes = node_attributes(src)
@@ -170,7 +170,9 @@ def _streamed_lines(src: ExportSource) -> Iterator[str]:
     ids are the builder's (`p2.leaf-3`: letters, digits, '.', '-') and need none. Every line is one
     f-string: 920,000 lines at 131,072 GPUs."""
     derived, r = src.derived, src.resolved
-    yield from _header(src, [])
+    # The other networks' keys lead, their devices and links follow the compute fabric's.
+    has_networks = bool(src.design.networks) and src.members is None
+    yield from _header(src, [NETWORK_NODE_KEY, NETWORK_EDGE_KEY] if has_networks else [])
     servers = src.design.cluster.servers
     hosts = [xml_attr(src.host(s)) for s in range(servers)]
     ports_per_server = r.rails * r.planes
@@ -228,5 +230,7 @@ def _streamed_lines(src: ExportSource) -> Iterator[str]:
                f'<data key="e_tier">{e.tier}</data><data key="e_gbps">{e.gbps}</data><data key="e_lower">{lower}</data>'
                f'<data key="e_lower_port">{e.pa}</data><data key="e_upper_port">{e.pb}</data></edge>')
         i += 1
+    if has_networks:
+        yield from network_graph(src, i).elements
     yield "  </graph>"
     yield "</graphml>"

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from designer.io.export_source import ExportSource
 from designer.io.markup import xml_attr, xml_text
-from designer.io.network_netbox import network_inventory
+from designer.io.network_netbox import compute_switch_names, network_inventory
 
 NETWORK_NODE_KEY = '  <key id="n_network" for="node" attr.name="network" attr.type="string"/>'
 NETWORK_EDGE_KEY = '  <key id="e_network" for="edge" attr.name="network" attr.type="string"/>'
@@ -34,7 +34,7 @@ def network_graph(src: ExportSource, first_edge: int) -> NetworkGraph:
     devices, links = network_inventory(src)
     out = NetworkGraph([NETWORK_NODE_KEY, NETWORK_EDGE_KEY])
     by_name = {d.name: d for d in devices}
-    compute = {n for n, d in src.graph.nodes(data=True) if d.get("role") in ("leaf", "spine", "core")}
+    compute = set(compute_switch_names(src))
     seen: set[str] = set()
 
     def node(name: str, network: str, role: str, model: str = "") -> None:

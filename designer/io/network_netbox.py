@@ -35,10 +35,21 @@ def checked_sizes(src: ExportSource) -> tuple[NetworkSize, ...]:
     return sizes
 
 
+def compute_switch_names(src: ExportSource) -> list[str]:
+    """The compute fabric's switches in the graph's order: read off the plan for a template
+    design (as the builder numbers them), so a streamed export of a large fabric never builds
+    the device graph for the other networks' sake."""
+    if not src.design.edits:
+        from designer.io.plan_stream import switch_nodes
+
+        return [n.id for n in switch_nodes(src.derived)]
+    return [n for n, d in src.graph.nodes(data=True) if d.get("role") in ("leaf", "spine", "core")]
+
+
 def network_inventory(src: ExportSource) -> tuple[list[NetDevice], list[NetLink]]:
     """Every device and link of the design's other networks, servers named as the exports name them."""
     design, catalog = src.design, src.catalog
-    compute = [n for n, d in src.graph.nodes(data=True) if d.get("role") in ("leaf", "spine", "core")]
+    compute = compute_switch_names(src)
     sizes = checked_sizes(src)
     server = catalog.server(design.cluster.server)
     rack = servers_per_rack(design, server)

@@ -39,10 +39,13 @@ class Edge(NamedTuple):
     pb: int
 
 
-def streamable(derived: Derived, view_is_fabric: bool) -> bool:
-    """Whether the design is its template (no edits) seen whole, so the plan describes it."""
+def streamable(derived: Derived, view_is_fabric: bool, other_networks: bool = False) -> bool:
+    """Whether the design is its template (no edits) seen whole, so the plan describes it.
+
+    `other_networks`: the writer adds the cluster's other networks itself (or leaves them out),
+    so a design that has them streams its compute fabric all the same."""
     design = derived.design
-    return view_is_fabric and not design.edits and not design.networks
+    return view_is_fabric and not design.edits and (other_networks or not design.networks)
 
 
 def switch_nodes(derived: Derived) -> Iterator[Node]:
