@@ -26,7 +26,7 @@ def test_the_inspector_lists_parts_with_their_currency(make_window):
     assert page.server.currentData() == "gb300-nvl72-tray"
     # The quarter on a line of its own (in the choices it made the panel wider than the window)...
     assert page.server.currentText() == catalog.server("gb300-nvl72-tray").name
-    assert page.availability.text().startswith("server shipping since 2025-Q3; switch shipping since 20")
+    assert page.availability.text().startswith("server 2025-Q3 · switch 20")
     assert "Source:" in page.availability.toolTip()
     # ... and the choices say which parts do not ship yet.
     texts = {page.server.itemData(i): page.server.itemText(i) for i in range(page.server.count())}

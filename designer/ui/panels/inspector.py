@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (
     QStackedWidget,
 )
 
-from designer.catalog import Catalog, UnknownPartError
+from designer.catalog import Catalog, Server, Switch, UnknownPartError
 from designer.model.decisions.counterpart import pick_server
 from designer.model.intent.design import FabricDesign, replace_path
 from designer.model.topology.derive import plan_only
@@ -47,6 +47,14 @@ def _ratio_text(value: float) -> str:
     return f"{value:g}:1"
 
 
+def _when(part: Server | Switch) -> str:
+    """'2023-Q1' for a shipping part, '2026-Q3 (preliminary)' otherwise: one short line beside
+    its label (the sources are in the tooltip)."""
+    if not part.available:
+        return part.status or "not stated"
+    return part.available if part.status in ("", "shipping") else f"{part.available} ({part.status})"
+
+
 
 
 class FabricPage(_Page):
@@ -64,7 +72,7 @@ class FabricPage(_Page):
         # The parts' currency on a line of its own: in the choices it made them too wide for the panel.
         self.availability = QLabel()
         self.availability.setWordWrap(True)
-        self.add("Availability", self.availability, "When the server and the switch ship, as their sources say")
+        self.add("Available", self.availability, "When the server and the switch ship, as their sources say")
         self.servers = self.spin("Servers", "Number of servers", self._servers)
         self.gpus = self.spin("GPUs per server", "0 keeps the server model's GPU count", self._gpus, 0, 1024)
         self.total = QLabel()
@@ -99,8 +107,7 @@ class FabricPage(_Page):
         self.switch.setToolTip(catalog.switch(f.switch).currency_note())
         server = catalog.server(c.server)
         switch = catalog.switch(f.switch)
-        self.availability.setText(f"server {server.currency_label() or 'not stated'}; "
-                                  f"switch {switch.currency_label() or 'not stated'}")
+        self.availability.setText(f"server {_when(server)} · switch {_when(switch)}")
         self.availability.setToolTip(f"{server.currency_note()}\n{switch.currency_note()}")
         self.servers.setValue(c.servers)
         self.gpus.setSpecialValueText(f"Model default ({server.gpus})")

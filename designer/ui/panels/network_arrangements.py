@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QComboBox
 
 from designer.catalog import Catalog
@@ -41,6 +42,13 @@ def current_arrangement(design: FabricDesign, catalog: Catalog) -> str | None:
     return None   # networks edited by hand
 
 
+# Short enough to sit beside their label in the inspector at 1280x800 (the full wording, shared
+# with the command line, is each choice's tooltip).
+SHORT_LABELS = {"ra": "As the reference architecture", "compute": "Compute fabric only",
+                "hybrid": "Hybrid: Ethernet storage", "ethernet": "All-Ethernet",
+                "merged": "Merged into converged"}
+
+
 def fill_arrangements(box: QComboBox, design: FabricDesign, catalog: Catalog) -> None:
     box.clear()
     ethernet = catalog.technology(design.fabric.technology).family == "ethernet"
@@ -48,7 +56,8 @@ def fill_arrangements(box: QComboBox, design: FabricDesign, catalog: Catalog) ->
         if key == "merged" and not ethernet:
             continue   # the converged ports can ride only on an Ethernet compute fabric
         if key == "compute" or arrangement_networks(design, catalog, key):
-            box.addItem(ARRANGEMENT_LABELS[key].capitalize(), key)
+            box.addItem(SHORT_LABELS[key], key)
+            box.setItemData(box.count() - 1, ARRANGEMENT_LABELS[key].capitalize(), Qt.ItemDataRole.ToolTipRole)
     current = current_arrangement(design, catalog)
     if current is None:
         box.addItem("Edited networks", None)
