@@ -31,103 +31,22 @@ def rank_within(keys: np.ndarray) -> np.ndarray:
 
 
 def template_positions(fp: FloorPlan, servers: int, plan: Plan, planes: int, rails: int, dev: _Devices,
-            leaf_of: np.ndarray, server_of_ep: np.ndarray) -> tuple[np.ndarray, np.ndarray, Layout]:
-    """(row, slot) per device code, and the Layout counts, by `floor_layout.lay_out`'s rules."""
-    per_rack, per_row, per_net = fp.servers_per_rack, fp.racks_per_row, fp.switches_per_network_rack
-    n_racks = max(1, -(-servers // per_rack))
-    server_rows = -(-n_racks // per_row)
-    n_leaves_all = plan.leaves * planes
-
-    def rack_of(s: IntOrArray) -> Any:
-        return np.minimum(s, servers - 1) // per_rack if servers else np.zeros_like(s)
-
-    def racks_in_row(row: IntOrArray) -> Any:
-        return np.minimum(per_row, n_racks - row * per_row)
-
-    # Each leaf serves the same servers in every plane: its sorted served list, median and racks.
-    L = plan.leaves
-    li = np.arange(L, dtype=np.int64)
-    order = np.lexsort((server_of_ep, leaf_of))
-    s_leaf, s_srv = leaf_of[order], server_of_ep[order]
-    counts = np.bincount(s_leaf, minlength=L)
-    starts = np.r_[0, np.cumsum(counts)[:-1]]
+                       leaf_of: np.ndarray, server_of_ep: np.ndarray) -> tuple[np.ndarray, np.ndarray, Layout]:
+    """(row, slot) per device code, and the Layout counts, by `floor_layout.lay_out`'s rules: the
+    template's leaves (each serving the same servers in every plane), spines and cores, placed by
+    `positions_of` as an edited design's are."""
+    li = np.arange(plan.leaves, dtype=np.int64)
     spread = plan.leaf_rail(li, rails) if plan.rail_su_size else li
-    homes = []
-    for plane in range(planes):
-        fallback = (plane * 0 + li) * servers // n_leaves_all
-        med = np.where(counts > 0, s_srv[np.minimum(starts + counts // 2, max(len(s_srv) - 1, 0))]
-                       if len(s_srv) else fallback, fallback)
-        homes.append(med)
-    home = np.concatenate(homes)                    # per leaf over all planes, node order
+    fallback = li * servers // (plan.leaves * planes)
     leaf_codes = np.concatenate([dev.leaf(p, li) for p in range(planes)])
-
-    block = {}
-    leaf_row = leaf_slot_local = None
-    if fp.placement == "middle-of-row":
-        row_of_leaf = rack_of(home) // per_row
-        j = rank_within(row_of_leaf)
-        rows_present, n_in_row = np.unique(row_of_leaf, return_counts=True)
-        block = {int(rw): -(-int(n) // per_net) for rw, n in zip(rows_present, n_in_row, strict=True)}
-        leaf_row = row_of_leaf
-        leaf_slot_local = j // per_net
-    block_arr = np.zeros(server_rows, dtype=np.int64)
-    for rw, b in block.items():
-        block_arr[rw] = b
-
+    host_leaf = np.concatenate([dev.leaf(p, leaf_of) for p in range(planes)])
     switch_codes = []
     for p in range(planes):
         switch_codes.append(dev.spine(p, np.arange(plan.spines, dtype=np.int64)))
         switch_codes.append(dev.core(p, np.arange(plan.cores, dtype=np.int64)))
     others = np.concatenate(switch_codes) if switch_codes else np.zeros(0, np.int64)
-    net = np.concatenate([leaf_codes, others]) if fp.placement == "network-row" else others
-    net_racks = -(-len(net) // per_net)
-    net_rows = -(-net_racks // per_row)
-    mid = server_rows // 2
-
-    def floor_row(server_row: IntOrArray) -> Any:
-        return np.where(server_row < mid, server_row, server_row + net_rows)
-
-    def slot_of(rack: IntOrArray) -> tuple[Any, Any]:
-        row, loc = rack // per_row, rack % per_row
-        half = racks_in_row(row) // 2
-        return row, np.where(loc < half, loc, loc + block_arr[row])
-
-    row = np.zeros(dev.total, dtype=np.int64)
-    slot = np.zeros(dev.total, dtype=np.int64)
-    srv = np.arange(servers, dtype=np.int64)
-    sr, ss = slot_of(rack_of(srv))
-    row[:servers], slot[:servers] = floor_row(sr), ss
-
-    if fp.placement == "su-racks":
-        # racks = sorted distinct racks of the leaf's servers; pick racks[spread % len(racks)]
-        lr = rack_of(s_srv)
-        key = np.unique(s_leaf * (n_racks + 1) + lr)
-        u_leaf, u_rack = key // (n_racks + 1), key % (n_racks + 1)
-        u_counts = np.bincount(u_leaf, minlength=L)
-        u_starts = np.r_[0, np.cumsum(u_counts)[:-1]]
-        for p in range(planes):
-            fallback_rack = rack_of(li * servers // n_leaves_all)
-            pick = np.where(u_counts > 0, u_rack[np.minimum(u_starts + spread % np.maximum(u_counts, 1),
-                                                             max(len(u_rack) - 1, 0))] if len(u_rack)
-                            else fallback_rack, fallback_rack)
-            lrow, lslot = slot_of(pick)
-            codes = dev.leaf(p, li)
-            row[codes], slot[codes] = floor_row(lrow), lslot
-    elif fp.placement == "middle-of-row":
-        half = racks_in_row(leaf_row) // 2
-        row[leaf_codes] = floor_row(leaf_row)
-        slot[leaf_codes] = half + leaf_slot_local
-
-    widest = int(max(racks_in_row(np.arange(server_rows)) + block_arr))
-    i = np.arange(len(net), dtype=np.int64)
-    rack = i // per_net
-    net_row, loc = rack // per_row, rack % per_row
-    in_this_row = np.minimum(per_row, net_racks - net_row * per_row)
-    start = np.maximum(0, (widest - in_this_row) // 2)
-    row[net], slot[net] = mid + net_row, start + loc
-
-    layout = Layout({}, n_racks, sum(block.values()) + net_racks, server_rows + net_rows)
-    return row, slot, layout
+    return positions_of(fp, servers, dev.total, leaf_codes, np.tile(spread, planes), np.tile(fallback, planes),
+                        host_leaf, np.tile(server_of_ep, planes), others)
 
 
 def positions_of(fp: FloorPlan, servers: int, n_codes: int, leaf_codes: np.ndarray, spread: np.ndarray,
