@@ -82,7 +82,9 @@ def test_networks_take_the_servers_ports_per_role_from_the_catalog():
     assert all(p.source for p in h100.role_ports)
     roles = [n.role for n in ra_networks(h100)]
     assert roles == ["storage", "inband", "oob"]
-    assert [n.role for n in ra_networks(CAT.server("gb200-nvl72-tray"))] == ["converged", "oob"]
+    nvl72 = ra_networks(CAT.server("gb200-nvl72-tray"))
+    assert [(n.role, n.template) for n in nvl72] == [("converged", "leaf-pair-spine"), ("inband", "segment"),
+                                                     ("oob", "per-rack")]
     assert ra_networks(CAT.server("dgx-a100")) == ()
 
 
@@ -280,7 +282,10 @@ def test_an_nvl72_8_rack_design_prices_every_network_by_network(tmp_path, capsys
     assert main(["bom", str(path), "--json", "-o", str(sheet), "--cabling", str(plan)]) == 0
     doc = json.loads(capsys.readouterr().out)
     sections = {n["role"]: n for n in doc["networks"]}
-    assert set(sections) == {"converged", "oob"}   # in-band and storage ride on the converged network
+    assert set(sections) == {"converged", "inband", "oob"}
+    inband = sections.pop("inband")   # in-band rides on the converged network: a segment, no parts
+    assert (inband["template"], inband["carried_by"], inband["items"]) == ("segment", "converged", [])
+    assert inband["shared_ports"] == 8 * 18 * 2 and inband["shared_gbps"] == 400
     for role, section in sections.items():
         cats = section["counts_by_category"]
         assert cats["Switches"] > 0 and cats["Transceivers"] > 0, role
@@ -294,7 +299,10 @@ def test_an_nvl72_8_rack_design_prices_every_network_by_network(tmp_path, capsys
     with open(sheet, encoding="utf-8-sig") as fh:
         rows = list(csv.reader(fh))
     assert rows[0][-1] == "Network"
-    assert {r[-1] for r in rows[1:]} >= {"compute", "Converged / storage (north-south)", "Out-of-band management"}
+    assert {r[-1] for r in rows[1:]} >= {"compute", "Converged / storage (north-south)", "In-band management",
+                                         "Out-of-band management"}
+    note = next(r for r in rows if r[-1] == "In-band management" and r[0] == "Note")
+    assert "carried by the converged network" in note[2] and "288 server ports at 400G" in note[2]
     with open(tmp_path / "plan-networks.csv", encoding="utf-8-sig") as fh:
         kinds = {(r["Role"], r["Link"]) for r in csv.DictReader(fh)}
     assert ("converged", "server-leaf") in kinds and ("oob", "BMC") in kinds
@@ -325,8 +333,10 @@ def test_cli_new_makes_the_hybrid_and_merged_arrangements(tmp_path, choice, tech
     assert main(["new", "--template", "rail-optimized", "--nodes", "32", "--server", "dgx-h100",
                  "--technology", technology, "--networks", choice, "-o", str(path)]) == 0
     design = load_design(path)
-    assert [n.role for n in design.networks] == ["converged", "oob"]
+    # In-band (its own SN4600C network in the DGX H100 RA) folds into the converged network here.
+    assert [n.role for n in design.networks] == ["converged", "inband", "oob"]
     assert design.network("converged").template == template
+    assert design.network("inband").template == "segment" and design.network("inband").carrier == "converged"
     assert design.fabric.technology == technology        # the compute fabric is as asked
 
 

@@ -137,12 +137,17 @@ class Nic(_Entry):
 
 @dataclass(frozen=True)
 class RolePorts:
-    """A server's ports on one network role (converged, storage, inband, oob), with their source."""
+    """A server's ports on one network role (converged, storage, inband, oob), with their source.
+
+    `carried_by` names the role whose ports carry this one where the RA runs it as a segment
+    (VLAN/VRF) of another network rather than on ports of its own: the Enterprise RAs' in-band
+    management rides the converged ports ("" : ports of its own)."""
 
     role: str
     count: int
     gbps: int
     source: str = ""
+    carried_by: str = ""
 
 
 @dataclass(frozen=True)

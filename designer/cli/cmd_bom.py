@@ -12,6 +12,7 @@ from designer.io.bom_csv import write_bom_csv
 from designer.io.cabling_csv import write_cabling_csv
 from designer.io.network_csv import write_cluster_bom_csv, write_network_cabling_csv
 from designer.io.project import load_design
+from designer.model.intent.networks import ROLE_LABELS
 from designer.model.networks.arrangements import Arrangement, arrangements
 from designer.model.networks.bom import (
     NetworkBom,
@@ -151,10 +152,17 @@ def networks_summary(bom: Bom, sections: tuple[NetworkBom, ...]) -> str:
     for section in sections:
         rows = [(i.category, i.part_number or "-", i.description, i.quantity, f"{i.extended_price:,.2f}",
                  f"{i.total_power_w:,.0f}") for i in section.items]
-        lines += ["", f"Network: {section.size.label} ({section.size.template}, {section.size.technology})",
-                  table(rows, ("category", "part", "description", "qty", f"extended ({bom.currency})", "power (W)")),
-                  (f"  {section.size.switch_count:,} switches, {section.size.link_count:,} links; "
-                  f"{section.total_cost:,.2f} {bom.currency}, {section.total_power_w:,.0f} W")]
+        lines += ["", f"Network: {section.size.label} ({section.size.template}, {section.size.technology})"]
+        if section.size.template == "segment" and not rows:
+            # A segment has no parts: say what carries it rather than print an empty table.
+            carrier = ROLE_LABELS.get(section.size.carried_by, section.size.carried_by)
+            lines.append(f"  carried by {carrier}: 0 switches, 0 cables and 0 transceivers of its own; "
+                         f"shares {section.size.shared_ports:,} server ports at {section.size.shared_gbps}G")
+        else:
+            lines += [table(rows, ("category", "part", "description", "qty", f"extended ({bom.currency})",
+                                   "power (W)")),
+                      (f"  {section.size.switch_count:,} switches, {section.size.link_count:,} links; "
+                       f"{section.total_cost:,.2f} {bom.currency}, {section.total_power_w:,.0f} W")]
         lines += [f"  note: {n}" for n in section.size.notes]
         lines += [f"  error: {e}" for e in section.size.errors]
     total = cluster_bom_json(bom, sections)["cluster_total"]

@@ -129,7 +129,10 @@ def run(args: argparse.Namespace) -> int:
     m = derived.metrics
     print(f"wrote {out}: {m.gpus:,} GPUs, {m.tiers} tiers, {m.switches_total:,} switches")
     for net in design.networks:
-        print(f"  network: {net.label} ({net.technology}, {net.switch})")
+        if net.template == "segment":
+            print(f"  network: {net.label} (a segment of the {net.carrier} network: no switches of its own)")
+        else:
+            print(f"  network: {net.label} ({net.technology}, {net.switch})")
     for note in choice.notes:
         print(f"  note: {note}")
     for tier, asked in (("leaf", args.oversubscription), ("spine", args.spine_oversubscription)):

@@ -32,6 +32,12 @@ def cluster_bom_rows(bom: Bom, sections: tuple[NetworkBom, ...]) -> list[list[st
                         watts(item.unit_power_w), watts(item.total_power_w), safe_cell(item.notes), label])
         out.append(["Network total", "", f"{len(section.items)} line items", "", "", money(section.total_cost),
                     "", watts(section.total_power_w), "", label])
+        if section.size.template == "segment" and section.size.carried_by:
+            # A segment has no line items of its own; one row says so, with what carries it.
+            out.append(["Note", "", safe_cell(f"carried by the {section.size.carried_by} network: no switches, "
+                                              f"cables or transceivers of its own; shares "
+                                              f"{section.size.shared_ports} server ports at "
+                                              f"{section.size.shared_gbps}G")] + [""] * (width - 3) + [label])
         for error in section.size.errors:
             out.append(["Warning", "", safe_cell(error)] + [""] * (width - 3) + [label])
     total = cluster_bom_json(bom, sections)["cluster_total"]

@@ -7,7 +7,7 @@ networks existed, and it saves and loads unchanged (the field is left out of the
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
 from designer.limits import quote
@@ -20,9 +20,13 @@ ROLE_LABELS = {"compute": "Compute (east-west)", "converged": "Converged / stora
                "customer": "Customer uplinks"}
 # leaf-pair-spine: servers reach two leaves (MLAG-style pair) per rack group, leaves reach spines.
 # per-rack: management switches in every rack (OOB). merged: the network's ports ride on the
-# compute fabric's switches (the Enterprise RAs' small design points).
-NetworkTemplate = Literal["leaf-pair-spine", "per-rack", "merged"]
-NETWORK_TEMPLATES: tuple[str, ...] = ("leaf-pair-spine", "per-rack", "merged")
+# compute fabric's switches (the Enterprise RAs' small design points). segment: the network is a
+# segment (VLAN/VRF) of another network of the design, `carried_by`, on that network's ports and
+# switches, with none of its own (the RAs' in-band management on the converged network).
+NetworkTemplate = Literal["leaf-pair-spine", "per-rack", "merged", "segment"]
+NETWORK_TEMPLATES: tuple[str, ...] = ("leaf-pair-spine", "per-rack", "merged", "segment")
+# The networks a segment may ride on: any leaf-pair role of the design, or the compute fabric.
+CARRIERS: tuple[str, ...] = ("converged", "storage", "customer", "compute")
 FAMILY_NAMES = ("ethernet", "infiniband")
 
 MAX_NETWORKS = 16
@@ -61,6 +65,9 @@ class NetworkSpec:
     storage_GBps_per_gpu: float = 0.0
     storage_port_gbps: int = 400          # one storage appliance port
     uplinks_per_switch: int = 2           # per-rack template: each switch's uplinks out of the rack
+    # segment template: the role of the network that carries this one ("" : converged). Left out
+    # of the file while empty, so designs saved before segments existed stay equal.
+    carried_by: str = field(default="", metadata={"omit_empty": True})
 
     def __post_init__(self) -> None:
         if len(self.name) > MAX_NAME:
@@ -77,10 +84,20 @@ class NetworkSpec:
             raise DesignValidationError("template", "an out-of-band network is built per rack ('per-rack')")
         if self.template == "per-rack" and self.role != "oob":
             raise DesignValidationError("template", "'per-rack' is the out-of-band template")
+        if self.carried_by and self.carried_by not in CARRIERS:
+            raise DesignValidationError("carried_by", f"must be one of {', '.join(CARRIERS)}, "
+                                        f"got {quote(self.carried_by)}")
+        if self.template == "segment" and self.carrier == self.role:
+            raise DesignValidationError("carried_by", f"a '{self.role}' network cannot ride on itself")
 
     @property
     def label(self) -> str:
         return self.name or ROLE_LABELS[self.role]
+
+    @property
+    def carrier(self) -> str:
+        """The role whose network carries this segment (converged unless the design says)."""
+        return self.carried_by or "converged"
 
 
 def check_networks(networks: tuple[NetworkSpec, ...]) -> None:

@@ -21,7 +21,7 @@ from designer.limits import InputError
 from designer.model.decisions.counterpart import make_counterpart
 from designer.model.intent.design import FabricDesign
 from designer.model.networks.bom import compute_switch_count, network_boms
-from designer.model.networks.defaults import ARRANGEMENT_LABELS, converged_networks
+from designer.model.networks.defaults import OOB, ARRANGEMENT_LABELS, converged_networks, inband_segment
 from designer.model.physical.bom import build_bom
 from designer.model.physical.prices import PriceBook
 from designer.model.topology.derive import derive
@@ -85,7 +85,8 @@ def _merged(design: FabricDesign, catalog: Catalog) -> tuple[FabricDesign, tuple
     compute_ports = eth.cluster.ports_per_server or catalog.server(eth.cluster.server).compute_ports
     cluster = dataclasses.replace(eth.cluster, ports_per_server=compute_ports + stated.count)
     fabric = dataclasses.replace(eth.fabric, template="leaf-spine")
-    nets = tuple(n for n in converged_networks(server) if n.role == "oob")
+    # In-band rides the converged ports, which now sit on the compute fabric: a segment of it.
+    nets = (*inband_segment(server, "compute", any_inband=True), OOB)
     merged = dataclasses.replace(eth, cluster=cluster, fabric=fabric, networks=nets)
     return merged, ((f"{stated.count} converged ports per server on the compute fabric's switches, "
                     f"counted at the compute link speed (heuristic; {stated.gbps}G on the server)"),)

@@ -63,6 +63,7 @@ class NetworkBom(ItemTotals):
             "counts_by_category": self.counts_by_category(),
             "unpriced_parts": self.unpriced_parts,
             "notes": list(s.notes) + [MEDIA_RULE], "errors": list(s.errors),
+            "carried_by": s.carried_by, "shared_ports": s.shared_ports, "shared_gbps": s.shared_gbps,
         }
 
 

@@ -61,7 +61,7 @@ def _group(size: NetworkSize, servers: int) -> int:
 def expand(size: NetworkSize, servers: int, servers_per_rack: int, server_name: Callable[[int], str],
            other_switches: Sequence[str] = ()) -> tuple[list[NetDevice], list[NetLink]]:
     """The devices and links of one sized network."""
-    if size.errors or size.template == "merged":
+    if size.errors or size.template in ("merged", "segment"):   # no devices or cables of their own
         return [], []
     if size.template == "per-rack":
         return _expand_oob(size, servers, servers_per_rack, server_name, other_switches)

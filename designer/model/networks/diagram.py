@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from designer.model.intent.networks import ROLE_LABELS
 from designer.model.networks.sizing import NetworkSize
 
 
@@ -27,6 +28,14 @@ def network_rows(size: NetworkSize, servers: int) -> tuple[list[Row], list[tuple
         g = links.get(kind)
         return f"{g.count:,} x {g.gbps}G {kind}" if g else ""
 
+    if size.template == "segment":
+        # Nothing of its own to draw: the carrier's leaves (a row of none) and the servers whose
+        # shared ports carry it.
+        carrier = ROLE_LABELS.get(size.carried_by, size.carried_by)
+        rows.append(Row("leaf", f"carried by {carrier}", 0, "no switches of its own"))
+        rows.append(Row("servers", "servers", servers, f"{size.racks:,} racks" if size.racks else ""))
+        bundles.append((0, 1, f"{size.shared_ports:,} x {size.shared_gbps}G ports shared with {carrier}"))
+        return rows, bundles
     if size.template == "per-rack":
         for g in size.switches:
             rows.append(Row(g.tier, g.tier, g.count, g.switch))

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from designer.catalog import Catalog
 from designer.model.decisions.interruptions import Expected, Rate, load_rates
+from designer.model.intent.networks import ROLE_LABELS
 from designer.model.networks.sizing import NetworkSize, size_networks
 from designer.model.topology.derive import Derived
 
@@ -54,6 +55,11 @@ def single_failures(size: NetworkSize, servers: int) -> tuple[SingleFailure, ...
                                          "the BMCs, PDUs and management ports it serves are unreachable "
                                          "until it is replaced; running jobs go on", False))
         return tuple(out)
+    if size.template == "segment":
+        carrier = ROLE_LABELS.get(size.carried_by, size.carried_by)
+        return (SingleFailure(f"{carrier} leaf or link", 0,
+                              f"as for {carrier}: {size.label.lower()} rides its ports and switches, so it "
+                              "shares that network's failures and has none of its own", False),)
     if size.template == "merged":
         return (SingleFailure("compute fabric leaf", 0, "as the compute fabric's own failure model gives it "
                               "(`whatif --n-1`)", True),)

@@ -6,6 +6,10 @@ keeps two ports for the peer link, splits the rest between servers and uplinks b
 oversubscription, and uplinks to spines when there is more than one pair. Storage appliance ports
 come from the storage bandwidth asked per GPU and sit on their own leaf pairs.
 
+Segment networks (the RAs' in-band management on the converged network): a VLAN/VRF of the
+network that carries them, on its ports and switches; they have no switches or cables of their
+own, and their sizing states so with the ports they share and the source that says so.
+
 Out-of-band (per-rack): management switches in every server rack for every BMC, the rack's other
 management ports (e.g. NVL72 switch trays) and its PDUs; switches in the network racks get their
 own management switches for the management port of every switch of the cluster.
@@ -60,6 +64,11 @@ class NetworkSize:
     errors: tuple[str, ...] = ()
     racks: int = 0
     extra: dict[str, float] = field(default_factory=dict)
+    # segment template: the role carrying this network, and the server ports it shares there
+    # (servers x ports per server at that speed); none of them is this network's own cable.
+    carried_by: str = ""
+    shared_ports: int = 0
+    shared_gbps: int = 0
 
     @property
     def switch_count(self) -> int:
@@ -107,6 +116,8 @@ def size_network(design: FabricDesign, net: NetworkSpec, catalog: Catalog,
             f"or infiniband)"),))
     if net.template == "per-rack":
         return _size_oob(design, net, catalog, server, other_switches)
+    if net.template == "segment":
+        return _size_segment(design, net, server)
     if net.template == "merged":
         if catalog.technology(design.fabric.technology).family != "ethernet":
             return NetworkSize(net.role, net.label, net.template, net.technology, errors=(
@@ -128,6 +139,48 @@ def _size_merged(design: FabricDesign, net: NetworkSpec, server: Server) -> Netw
     return NetworkSize(net.role, net.label, net.template, net.technology,
                        links=(LinkGroup("server-leaf", design.cluster.servers * ports, gbps, "optic"),),
                        notes=(note,) + ((f"server ports: {basis}",) if basis else ()))
+
+
+def _carrier_ports(design: FabricDesign, carrier: str, server: Server) -> tuple[int, int]:
+    """(ports per server, Gb/s) of the network that carries a segment."""
+    if carrier == "compute":
+        return (design.cluster.ports_per_server or server.compute_ports,
+                design.cluster.port_gbps or server.port_gbps)
+    spec = design.network(carrier)
+    if spec is None:
+        return 0, 0
+    count, gbps, _basis = server_ports(spec, server)
+    return count, gbps
+
+
+def _size_segment(design: FabricDesign, net: NetworkSpec, server: Server) -> NetworkSize:
+    carrier = net.carrier
+    carrier_label = ROLE_LABELS[carrier]
+    if carrier != "compute":
+        spec = design.network(carrier)
+        if spec is None:
+            return NetworkSize(net.role, net.label, net.template, net.technology, carried_by=carrier, errors=(
+                (f"{net.label}: rides on the {carrier_label.lower()} network, which this design does not "
+                 f"have; add it, or give {net.label.lower()} switches of its own (template leaf-pair-spine)"),))
+        carrier_label = spec.label
+    ports, gbps = _carrier_ports(design, carrier, server)
+    stated = server.ports_for(net.role)
+    notes = [f"a segment (VLAN/VRF) of {carrier_label}: no switches or cables of its own; its traffic "
+             f"shares that network's {ports} x {gbps}G ports per server and its switches, which "
+             f"{carrier_label} counts and prices"]
+    if stated is not None and stated.carried_by:
+        notes.append(f"as the RA gives it: {stated.source}")
+        if stated.carried_by != carrier:
+            notes.append(f"the RA's {stated.carried_by} ports ride on the {ROLE_LABELS[carrier].lower()} "
+                         f"in this design")
+    elif stated is not None:
+        notes.append(f"the server model's RA gives {ROLE_LABELS[net.role].lower()} {stated.count} x {stated.gbps}G ports of their own "
+                     f"({stated.source}); this design carries it on {carrier_label} instead")
+    else:
+        notes.append(f"set in the design: the server model states no {net.role} ports")
+    return NetworkSize(net.role, net.label, net.template, net.technology, notes=tuple(notes),
+                       racks=math.ceil(design.cluster.servers / servers_per_rack(design, server)),
+                       carried_by=carrier, shared_ports=design.cluster.servers * ports, shared_gbps=gbps)
 
 
 def _peer_ports(leaf: Switch) -> int:
