@@ -21,7 +21,7 @@ from designer.limits import InputError
 from designer.model.decisions.counterpart import make_counterpart
 from designer.model.intent.design import FabricDesign
 from designer.model.networks.bom import compute_switch_count, network_boms
-from designer.model.networks.defaults import OOB, ARRANGEMENT_LABELS, converged_networks, inband_segment
+from designer.model.networks.defaults import ARRANGEMENT_LABELS, OOB, converged_networks, inband_segment
 from designer.model.physical.bom import build_bom
 from designer.model.physical.prices import PriceBook
 from designer.model.topology.derive import derive

@@ -174,8 +174,9 @@ def _size_segment(design: FabricDesign, net: NetworkSpec, server: Server) -> Net
             notes.append(f"the RA's {stated.carried_by} ports ride on the {ROLE_LABELS[carrier].lower()} "
                          f"in this design")
     elif stated is not None:
-        notes.append(f"the server model's RA gives {ROLE_LABELS[net.role].lower()} {stated.count} x {stated.gbps}G ports of their own "
-                     f"({stated.source}); this design carries it on {carrier_label} instead")
+        notes.append(f"the server model's RA gives {ROLE_LABELS[net.role].lower()} {stated.count} x "
+                     f"{stated.gbps}G ports of their own ({stated.source}); this design carries it on "
+                     f"{carrier_label} instead")
     else:
         notes.append(f"set in the design: the server model states no {net.role} ports")
     return NetworkSize(net.role, net.label, net.template, net.technology, notes=tuple(notes),

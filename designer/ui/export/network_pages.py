@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QRectF
 
+from designer.model.intent.networks import ROLE_LABELS
 from designer.model.networks.arrangements import Arrangement
 from designer.model.networks.bom import MEDIA_RULE, NetworkBom
 from designer.ui.export import page
@@ -39,7 +40,7 @@ def network_page(ink: Ink, rect: QRectF, section: NetworkBom, currency: str) -> 
                      [Column("Tier", 1.6), Column("Switch", 1.0), Column("Count", 0.6, RIGHT)], rows, 8.5)
     yy += ink.pt(10)
     yy += _sub_title(ink, QRectF(left.left(), yy, left.width(), 20), "Links")
-    rows = [(g.kind, f"{g.gbps}G", g.medium, f"{g.count:,}") for g in s.links]
+    rows = [(g.kind, f"{g.gbps}G", g.medium, f"{g.count:,}") for g in s.links] or [("none of its own", "", "", "")]
     yy += page.table(ink, QRectF(left.left(), yy, left.width(), left.bottom() - yy),
                      [Column("Link", 1.6), Column("Speed", 0.6, RIGHT), Column("Medium", 0.7),
                       Column("Count", 0.6, RIGHT)], rows, 8.5)
@@ -48,6 +49,9 @@ def network_page(ink: Ink, rect: QRectF, section: NetworkBom, currency: str) -> 
                + (" (incomplete)" if section.unpriced_parts else "")),
               ("Power", power(section.total_power_w) if section.total_power_w else "not stated"),
               ("Switches", f"{s.switch_count:,}"), ("Links", f"{s.link_count:,}")]
+    if s.template == "segment" and s.carried_by:
+        totals.append(("Carried by", ROLE_LABELS.get(s.carried_by, s.carried_by)))
+        totals.append(("Server ports shared", f"{s.shared_ports:,} x {s.shared_gbps}G"))
     if s.oversubscription is not None:
         totals.append(("Leaf oversubscription", f"{s.oversubscription:g}:1"))
     if s.storage_ports:

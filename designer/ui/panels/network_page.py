@@ -78,15 +78,23 @@ class NetworkPage(FormPage):
         self.storage.setValue(net.storage_GBps_per_gpu)
         self.per_rack.setValue(net.switches_per_rack or 0)
         pairs = net.template == "leaf-pair-spine"
-        for widget, shown in ((self.spine, pairs), (self.ratio, pairs), (self.storage, net.role != "oob"),
-                              (self.per_rack, net.role == "oob")):
+        own = net.template != "segment"     # a segment has no switches or ports of its own to set
+        for widget, shown in ((self.switch, own), (self.ports, own), (self.speed, own),
+                              (self.spine, pairs), (self.ratio, pairs),
+                              (self.storage, own and net.role != "oob"), (self.per_rack, net.role == "oob")):
             self.form.setRowVisible(widget, shown)
         try:
             compute = template_switch_count(design, catalog)
         except (SizingError, ValueError, KeyError):
             compute = 0
         size = next((s for s in size_networks(design, catalog, compute) if s.role == role), None)
-        if size is not None:
+        if size is not None and size.template == "segment" and not size.errors:
+            self.summary.setText("<br>".join(
+                [f"no switches or cables of its own: a segment of {ROLE_LABELS.get(size.carried_by, '')}",
+                 f"{size.shared_ports:,} x {size.shared_gbps}G server ports shared with it"]
+                + list(size.notes[1:2])))
+            self.problems.show_lines([])
+        elif size is not None:
             self.summary.setText("<br>".join(
                 [", ".join(f"{g.count:,} {g.tier}" for g in size.switches) or "no switches of its own"]
                 + [f"{g.count:,} x {g.gbps}G {g.kind}" for g in size.links]))
