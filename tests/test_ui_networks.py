@@ -68,7 +68,7 @@ def test_the_fabric_form_switches_the_arrangement_and_undo_brings_it_back(make_w
     box = window.inspector.fabric_page.networks
     assert box.findData("merged") < 0          # merging needs an Ethernet compute fabric
     box.setCurrentIndex(box.findData("hybrid"))
-    assert [n.role for n in window.document.design.networks] == ["converged", "oob"]
+    assert [n.role for n in window.document.design.networks] == ["converged", "inband", "oob"]
 
 
 def test_an_ethernet_design_offers_the_merged_arrangement(make_window):
@@ -111,3 +111,25 @@ def test_expected_interruptions_list_each_networks_failures_after_the_compute_fa
     stops = {panel.stops.item(r, 0).text(): panel.stops.item(r, 1).text() for r in range(panel.stops.rowCount())}
     assert stops["Storage: leaf"] == "job continues"
     assert "Out-of-band management: one management" in panel.notes.text()
+
+
+def test_a_gb300_nvl72_design_shows_in_band_as_a_segment_of_the_converged_network(make_window):
+    design = new_design(CAT, "rail-optimized", gpus=576, server="gb300-nvl72-tray")
+    window = make_window(dataclasses.replace(design, networks=ra_networks(CAT.server("gb300-nvl72-tray"))))
+    selector = window.network_selector
+    roles = [selector.itemData(i) for i in range(selector.count())]
+    assert roles == ["compute", "converged", "inband", "oob"]
+    assert selector.itemText(roles.index("inband")) == "In-band management"
+    selector.setCurrentIndex(selector.findData("inband"))
+    assert window.canvas_stack.currentWidget() is window.network_view
+    rows = window.network_scene.rows
+    assert [(r.key, r.count) for r in rows] == [("leaf", 0), ("servers", 144)]
+    assert rows[0].title == "carried by Converged / storage (north-south)"
+    summary = window.inspector.network_page.summary.text()
+    assert "no switches or cables of its own" in summary and "288 x 400G" in summary
+    assert not window.inspector.network_page.form.isRowVisible(window.inspector.network_page.switch)
+    assert window.document.undo_stack.count() == 0
+    # the converged network that carries it keeps its own switches and its form
+    selector.setCurrentIndex(selector.findData("converged"))
+    assert window.network_scene.rows[-1].key == "servers" and window.network_scene.rows[1].count > 0
+    assert window.inspector.network_page.form.isRowVisible(window.inspector.network_page.switch)
