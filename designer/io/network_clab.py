@@ -33,8 +33,12 @@ def network_lab(src: ExportSource) -> NetworkLab:
     devices, links = network_inventory(src)
     emulated = {d.network for d in devices
                 if d.switch and d.network != "oob" and catalog.switch(d.switch).family == "ethernet"}
-    left_out = sorted({n.role for n in src.design.networks} - emulated)
+    segments = sorted(n.role for n in src.design.networks if n.template == "segment")
+    left_out = sorted({n.role for n in src.design.networks} - emulated - set(segments))
     lab = NetworkLab()
+    if segments:
+        lab.comments.append(f"# Segments (VLAN/VRF) riding another network's switches, with none of their own: "
+                            f"{', '.join(segments)}.")
     if left_out:
         lab.comments.append(f"# Networks left out of the lab (InfiniBand, or out-of-band management): "
                             f"{', '.join(left_out)}.")
