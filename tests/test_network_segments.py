@@ -91,7 +91,11 @@ def test_a_segment_costs_nothing_and_changes_no_other_network(server, servers):
     ports = CAT.server(server).ports_for("converged").count
     assert a["inband"].size.shared_ports == servers * ports
     for role in b:
-        assert a[role].size == b[role].size and a[role].total_cost == b[role].total_cost
+        same = ("switches", "links", "storage_ports", "racks", "errors")
+        assert all(getattr(a[role].size, f) == getattr(b[role].size, f) for f in same), role
+        assert a[role].items == b[role].items and a[role].total_cost == b[role].total_cost
+    carries = [n for n in a["converged"].size.notes if n.startswith("also carries")]
+    assert carries == ["also carries In-band management as a segment (VLAN/VRF) on these ports and switches"]
 
 
 def test_dgx_h100_keeps_its_own_in_band_switches():

@@ -17,6 +17,7 @@ own management switches for the management port of every switch of the cluster.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass, field
 
@@ -333,6 +334,12 @@ def _size_oob(design: FabricDesign, net: NetworkSpec, catalog: Catalog, server: 
 def size_networks(design: FabricDesign, catalog: Catalog, compute_switches: int) -> tuple[NetworkSize, ...]:
     """Every network of the design, out-of-band last (it manages every other network's switches)."""
     sized = [size_network(design, n, catalog) for n in design.networks if n.role != "oob"]
+    # A carrier says which segments ride it, so its page and section name them too.
+    for seg in [s for s in sized if s.template == "segment" and not s.errors]:
+        for i, carrier in enumerate(sized):
+            if carrier.role == seg.carried_by:
+                sized[i] = dataclasses.replace(carrier, notes=carrier.notes + (
+                    f"also carries {seg.label} as a segment (VLAN/VRF) on these ports and switches",))
     oob = design.network("oob")
     if oob is not None:
         others = compute_switches + sum(s.switch_count for s in sized)

@@ -30,6 +30,7 @@ BOX_W, BOX_H = 46.0, 26.0
 TEXT_SCALE = 1.5          # the view fits the network to the window, which scales text down
 MAX_BOXES = 24            # boxes drawn per row; the rest is said in the row's label
 WIDTH = 1100.0
+NOTE_MARGIN = 500.0       # notes may run under the row captions to the right of the boxes
 ROW_HUES = {"spine": "spine", "leaf": "leaf", "storage leaf": "core", "servers": "servers",
             "storage": "core", "management (server racks)": "leaf", "management (network racks)": "spine",
             "endpoints": "servers"}
@@ -113,10 +114,15 @@ class NetworkScene(QGraphicsScene):
                 label = self.addText(text)
                 label.setDefaultTextColor(t.muted)
                 label.setPos(WIDTH + 20, (y0 + y1) / 2 - 10)
+        # Notes wrap to the drawing's width: a long source line must not widen the scene, which
+        # the view fits to the window and would shrink the whole network to fit it.
+        y = len(rows) * ROW_GAP + 10
         for k, note in enumerate((*self.size.errors, *self.size.notes[:3])):
             item = self.addText(note)
+            item.setTextWidth(WIDTH + NOTE_MARGIN)
             item.setDefaultTextColor(t.error if k < len(self.size.errors) else t.muted)
-            item.setPos(0, len(rows) * ROW_GAP + 10 + 22 * k)
+            item.setPos(0, y)
+            y += item.boundingRect().height() + 4
 
 
 class NetworkView(QGraphicsView):
