@@ -133,3 +133,32 @@ def test_a_gb300_nvl72_design_shows_in_band_as_a_segment_of_the_converged_networ
     selector.setCurrentIndex(selector.findData("converged"))
     assert window.network_scene.rows[-1].key == "servers" and window.network_scene.rows[1].count > 0
     assert window.inspector.network_page.form.isRowVisible(window.inspector.network_page.switch)
+
+
+def test_the_compare_window_prices_the_cluster_networks_and_the_arrangements(qtbot):
+    from designer.model.networks.arrangements import arrangements
+    from designer.model.networks.defaults import converged_networks
+    from designer.model.physical.prices import default_prices
+    from designer.ui.compare.compare_window import CompareWindow, Entry
+
+    ib = new_design(CAT, "rail-optimized", gpus=576, server="gb300-nvl72-tray")
+    ib = dataclasses.replace(ib, networks=ra_networks(CAT.server("gb300-nvl72-tray")))
+    eth = new_design(CAT, "rail-optimized", gpus=576, server="gb300-nvl72-tray-eth")
+    eth = dataclasses.replace(eth, networks=converged_networks(CAT.server("gb300-nvl72-tray-eth"), merged=True))
+    window = CompareWindow(CAT, synchronous=True)
+    qtbot.addWidget(window)
+    assert window.set_entries([Entry(ib), Entry(eth)])
+    table = window.network_costs
+    assert table.isVisibleTo(window)
+    labels = [table.item(r, 0).text() for r in range(table.rowCount())]
+    expected = arrangements(ib, CAT, default_prices())
+    assert len(labels) == len(expected) + 1 and labels[0].startswith("[1] ") and labels[-1].startswith("[2] ")
+    assert any("merged" in label for label in labels) and any("separate compute" in label for label in labels)
+    for r, option in enumerate(expected):
+        if option.available:
+            assert table.item(r, 3).text() == f"${option.total_cost:,.0f}"
+            assert table.item(r, 4).text() == f"{option.total_power_w / 1000:,.1f} kW"
+    # compute-only designs: no networks to price, the table hides
+    plain = [dataclasses.replace(ib, networks=()), dataclasses.replace(eth, networks=())]
+    assert window.set_entries([Entry(d) for d in plain])
+    assert not table.isVisibleTo(window) and table.rowCount() == 0

@@ -8,7 +8,9 @@ is not the newest request's is dropped on arrival. `synchronous=True` computes i
 `request` instead (tests, screenshots): same results, no thread.
 
 The worker also sweeps the all-reduce bus bandwidth over message sizes for each design, at
-the GPU count the comparison uses, so the curves agree with the table.
+the GPU count the comparison uses, so the curves agree with the table, and prices the cluster's
+other networks where a design has them: each design as designed, and the baseline's network
+arrangements (hybrid, all-Ethernet, merged) with capex and power.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from PySide6.QtCore import QObject, QThread, Signal, Slot
 from designer.catalog import Catalog, CatalogError, UnknownPartError
 from designer.model.decisions.comparison import CompareSettings, Comparison, compare
 from designer.model.intent.design import FabricDesign
+from designer.model.networks.arrangements import Arrangement, arrangements, price_arrangement
 from designer.model.performance.collectives import sweep
 from designer.model.topology.derive import derive
 
@@ -55,6 +58,22 @@ class CompareOutcome:
     curve_gpus: int = 0
     error: str | None = None
     elapsed_ms: float = 0.0
+    # Per design, its networks priced: the baseline's every arrangement, the others as designed;
+    # () when no design has networks beside its compute fabric.
+    networks: tuple[tuple[Arrangement, ...], ...] = ()
+
+
+def network_arrangements(designs: tuple[FabricDesign, ...], catalog: Catalog) -> tuple[tuple[Arrangement, ...], ...]:
+    """The cluster-wide capex and power of each design (compute fabric and its other networks),
+    and the baseline's arrangements; () when no design has other networks."""
+    if not any(d.networks for d in designs):
+        return ()
+    from designer.model.physical.prices import default_prices
+
+    book = default_prices()
+    return tuple(arrangements(d, catalog, book) if i == 0 else
+                 (price_arrangement("design", "as designed", d, catalog, book),)
+                 for i, d in enumerate(designs))
 
 
 def run_compare(job: CompareJob, catalog: Catalog, generation: int = 0) -> CompareOutcome:
@@ -64,6 +83,7 @@ def run_compare(job: CompareJob, catalog: Catalog, generation: int = 0) -> Compa
         comparison = compare(list(job.designs), job.settings, catalog)
         gpus = int(min(v for v in comparison.row("gpus").values if v is not None))
         curves = tuple(sweep(derive(d, catalog), "allreduce", gpus=gpus).curve("busbw") for d in job.designs)
+        networks = network_arrangements(job.designs, catalog)
     except USER_ERRORS as exc:
         return CompareOutcome(generation, job, error=str(exc), elapsed_ms=(time.perf_counter() - start) * 1000)
     except Exception as exc:  # noqa: BLE001 - a worker thread must always answer, or the window waits forever
@@ -71,7 +91,7 @@ def run_compare(job: CompareJob, catalog: Catalog, generation: int = 0) -> Compa
         return CompareOutcome(generation, job, error=f"the comparison failed unexpectedly ({exc})",
                               elapsed_ms=(time.perf_counter() - start) * 1000)
     return CompareOutcome(generation, job, comparison, curves, gpus,
-                          elapsed_ms=(time.perf_counter() - start) * 1000)
+                          elapsed_ms=(time.perf_counter() - start) * 1000, networks=networks)
 
 
 class _Worker(QObject):

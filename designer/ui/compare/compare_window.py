@@ -45,6 +45,7 @@ from designer.ui.compare.compare_dialogs import CompareDialogs
 from designer.ui.compare.compare_service import CompareOutcome, CompareService
 from designer.ui.compare.compare_table import CompareTable, CompareTableModel
 from designer.ui.compare.design_legend import DesignLegend
+from designer.ui.compare.network_costs import NetworkCostsTable
 from designer.ui.compare.palette import design_styles
 from designer.ui.compare.recommendation_panel import RecommendationPanel
 from designer.ui.theme import Theme
@@ -108,7 +109,12 @@ class CompareWindow(QMainWindow):
         self.right.setStretchFactor(1, 6)
         self.right.setChildrenCollapsible(False)
         self.split = QSplitter(Qt.Orientation.Horizontal)
-        self.split.addWidget(self._titled([self.legend, self.table], "Comparison", "compareTableBox"))
+        self.network_costs = NetworkCostsTable()
+        left = self._titled([self.legend, self.table], "Comparison", "compareTableBox")
+        left_box = left.layout()
+        assert left_box is not None   # _titled gives its host a box layout
+        left_box.addWidget(self.network_costs)
+        self.split.addWidget(left)
         self.split.addWidget(self.right)
         self.split.setStretchFactor(0, 1)
         self.split.setStretchFactor(1, 1)
@@ -372,6 +378,7 @@ class CompareWindow(QMainWindow):
         comparison = outcome.comparison if outcome is not None else None
         if outcome is None or comparison is None:
             self.table_model.set_comparison(None, [])
+            self.network_costs.show_arrangements([], [])
             self.legend.show_designs([])
             self.panel.show_placeholder("Comparing the designs…" if self.service.busy else
                                         "Add a second design or a counterpart to compare.")
@@ -387,6 +394,7 @@ class CompareWindow(QMainWindow):
             self._fit_split()
         notes = {e.name: e.notes for e in self.shown if e.notes}
         self.panel.show_comparison(comparison, notes)
+        self.network_costs.show_arrangements(comparison.names, outcome.networks)
         self.charts.setVisible(True)
         self.charts.show_comparison(comparison, outcome.curves, styles, outcome.curve_gpus)
         self.legend.show_designs(self._legend_lines(comparison, styles))
