@@ -188,3 +188,24 @@ def test_cli_bom_text_json_and_csv_carry_in_band_for_gb300(tmp_path, capsys):
                  "-o", str(tmp_path / "c.json")]) == 0
     capsys.readouterr()
     assert json.loads((tmp_path / "c.json").read_text()).get("networks") is None
+
+
+def test_failing_converged_leaves_takes_in_band_with_them():
+    from designer.model.networks.failures import match_network_switches, network_failures
+
+    sizes = size_networks(_design("gb300-nvl72-tray", 144), CAT, 12)
+    failed, rest = match_network_switches(["conv-leaf-01a", "conv-leaf-01b", "conv-leaf-02a"], sizes, 144, 18)
+    assert not rest
+    effects = {f.network: f for f in network_failures(failed, sizes, 144, 18)}
+    assert set(effects) == {"converged", "inband"}
+    conv, inband = effects["converged"], effects["inband"]
+    assert (inband.servers_cut, inband.servers_degraded) == (conv.servers_cut, conv.servers_degraded) == (54, 54)
+    assert inband.failed == () and "rides Converged" in inband.effects[0]
+
+
+def test_a_segment_adds_no_expected_failures_of_its_own():
+    from designer.model.decisions.interruptions import load_rates
+    from designer.model.networks.resilience import expected_failures
+
+    inband = _sizes(_design("gb300-nvl72-tray", 144))["inband"]
+    assert expected_failures(inband, load_rates()) == ()

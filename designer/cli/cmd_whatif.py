@@ -111,7 +111,8 @@ def _network_tokens(derived: Derived, tokens: list[str]) -> tuple[list[str], tup
 def network_failures_text(failures: tuple[NetworkFailure, ...]) -> str:
     lines: list[str] = []
     for f in failures:
-        lines += [f"Network {f.network}: {', '.join(f.failed)} down"]
+        lines += [f"Network {f.network}: {', '.join(f.failed)} down" if f.failed else
+                  f"Network {f.network}: no switch of its own down"]
         lines += [f"  {e}" for e in f.effects]
     return "\n".join(lines)
 

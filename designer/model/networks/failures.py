@@ -12,6 +12,7 @@ from __future__ import annotations
 import fnmatch
 from dataclasses import dataclass
 
+from designer.model.intent.networks import ROLE_LABELS
 from designer.model.networks.devices import NetDevice, expand
 from designer.model.networks.sizing import NetworkSize
 
@@ -109,4 +110,12 @@ def network_failures(failed: dict[str, set[str]], sizes: tuple[NetworkSize, ...]
             if storage:
                 effects.append(f"{len(storage)} storage leaf(s) down: their appliance ports go dark")
         out.append(NetworkFailure(size.role, tuple(sorted(down)), tuple(effects), cut, degraded))
+    # A segment shares its carrier's failures: the same servers lose or halve it.
+    for size in sizes:
+        hit = next((f for f in out if f.network == size.carried_by), None) if size.template == "segment" else None
+        if hit is not None and (hit.servers_cut or hit.servers_degraded):
+            out.append(NetworkFailure(size.role, (), (
+                f"{size.label} rides {ROLE_LABELS.get(size.carried_by, size.carried_by)}: the same "
+                f"{hit.servers_cut:,} servers lose it and {hit.servers_degraded:,} run on half its ports",),
+                hit.servers_cut, hit.servers_degraded))
     return tuple(out)

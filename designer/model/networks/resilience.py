@@ -87,7 +87,10 @@ def single_failures(size: NetworkSize, servers: int) -> tuple[SingleFailure, ...
 
 
 def expected_failures(size: NetworkSize, rates: tuple[Rate, ...]) -> tuple[Expected, ...]:
-    """This network's share of the rate table's per-unit rates (links, transceivers, switches)."""
+    """This network's share of the rate table's per-unit rates (links, transceivers, switches);
+    none for a segment, whose links and switches are its carrier's and counted there."""
+    if size.template == "segment":
+        return ()
     optical = sum(g.count for g in size.links if g.medium == "optic")
     units = {"links": size.link_count, "transceivers": 2 * optical, "switches": size.switch_count}
     return tuple(Expected(rate, units[rate.applies_to]) for rate in rates if rate.applies_to in units)
