@@ -377,3 +377,19 @@ def test_whatif_fail_names_switches_of_the_other_networks(tmp_path, capsys):
     assert {k: v for k, v in both.items() if k != "networks"} == plain
     assert "unreachable" in both["networks"][0]["effects"][0]
     assert main(["whatif", str(path), "--fail", "nope-1"]) != 0     # an unknown name is still refused
+
+
+def test_bom_text_says_not_published_where_a_part_has_no_power_figure(tmp_path, capsys):
+    # SN2201 and the generic 100G optic have no published power in the catalog: a 0 in the power
+    # column would read as a measured zero, so the text says so and names what the totals leave out.
+    path = tmp_path / "h100.json"
+    assert main(["new", "--nodes", "32", "--server", "dgx-h100", "-o", str(path)]) == 0
+    capsys.readouterr()
+    assert main(["bom", str(path)]) == 0
+    text = capsys.readouterr().out
+    oob = text.split("Network: Out-of-band management")[1].split("Network:")[0]
+    switch_row = next(line for line in oob.splitlines() if "SN2201" in line and "Switches" in line)
+    assert switch_row.rstrip().endswith("not published")
+    assert "power totals leave out" in oob and "Spectrum SN2201" in oob.split("power totals leave out")[1]
+    storage = text.split("Network: Storage")[1].split("Network:")[0]
+    assert "not published" not in storage.split("note:")[0]

@@ -20,7 +20,7 @@ from designer.model.networks.bom import (
     compute_switch_count,
     network_boms,
 )
-from designer.model.physical.bom import CATEGORIES, Bom, build_bom
+from designer.model.physical.bom import CATEGORIES, Bom, LineItem, build_bom
 from designer.model.physical.media import physical_layer
 from designer.model.physical.prices import load_prices
 from designer.model.topology.derive import derive
@@ -109,9 +109,24 @@ def run(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
+_UNPUBLISHED_POWER = ("power not published", "power not stated")
+
+
+def _power_cell(item: LineItem) -> str:
+    """A part whose power has no published figure reads 'not published', not a misleading 0."""
+    if not item.total_power_w and any(m in item.notes for m in _UNPUBLISHED_POWER):
+        return "not published"
+    return f"{item.total_power_w:,.0f}"
+
+
+def _unpublished_power_note(items: tuple[LineItem, ...]) -> list[str]:
+    missing = sorted({i.description for i in items if _power_cell(i) == "not published"})
+    return [f"power totals leave out {', '.join(missing)}: no published figure"] if missing else []
+
+
 def summary(bom: Bom) -> str:
     rows = [(i.category, i.part_number or "-", i.description, i.quantity, f"{i.extended_price:,.2f}",
-             f"{i.total_power_w:,.0f}") for i in bom.items]
+             _power_cell(i)) for i in bom.items]
     head = table(rows, ("category", "part", "description", "qty", f"extended ({bom.currency})", "power (W)"))
     counts = bom.counts_by_category
     lines = [
@@ -151,7 +166,7 @@ def networks_summary(bom: Bom, sections: tuple[NetworkBom, ...]) -> str:
     lines: list[str] = []
     for section in sections:
         rows = [(i.category, i.part_number or "-", i.description, i.quantity, f"{i.extended_price:,.2f}",
-                 f"{i.total_power_w:,.0f}") for i in section.items]
+                 _power_cell(i)) for i in section.items]
         lines += ["", f"Network: {section.size.label} ({section.size.template}, {section.size.technology})"]
         if section.size.template == "segment" and not rows:
             # A segment has no parts: say what carries it rather than print an empty table.
@@ -163,7 +178,7 @@ def networks_summary(bom: Bom, sections: tuple[NetworkBom, ...]) -> str:
                                    "power (W)")),
                       (f"  {section.size.switch_count:,} switches, {section.size.link_count:,} links; "
                        f"{section.total_cost:,.2f} {bom.currency}, {section.total_power_w:,.0f} W")]
-        lines += [f"  note: {n}" for n in section.size.notes]
+        lines += [f"  note: {n}" for n in (*section.size.notes, *_unpublished_power_note(section.items))]
         lines += [f"  error: {e}" for e in section.size.errors]
     total = cluster_bom_json(bom, sections)["cluster_total"]
     lines += ["", table([("Cluster total (all networks)",
