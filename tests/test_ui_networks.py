@@ -162,3 +162,22 @@ def test_the_compare_window_prices_the_cluster_networks_and_the_arrangements(qtb
     plain = [dataclasses.replace(ib, networks=()), dataclasses.replace(eth, networks=())]
     assert window.set_entries([Entry(d) for d in plain])
     assert not table.isVisibleTo(window) and table.rowCount() == 0
+
+
+def test_the_segment_caption_and_the_oob_switches_per_rack_say_what_they_mean(make_window):
+    from PySide6.QtWidgets import QGraphicsTextItem
+
+    design = new_design(CAT, "rail-optimized", gpus=576, server="gb300-nvl72-tray")
+    window = make_window(dataclasses.replace(design, networks=ra_networks(CAT.server("gb300-nvl72-tray"))))
+    selector = window.network_selector
+    selector.setCurrentIndex(selector.findData("inband"))
+    texts = [i.toPlainText() for i in window.network_scene.items() if isinstance(i, QGraphicsTextItem)]
+    carrier = next(t for t in texts if t.startswith("carried by"))
+    assert ": 0" not in carrier and carrier.endswith("(no switches of its own)")
+    selector.setCurrentIndex(selector.findData("oob"))
+    page = window.inspector.network_page
+    assert page.per_rack.value() == 0 and page.per_rack.text() == "As the RA gives it (2)"
+    plain = new_design(CAT, "rail-optimized", nodes=32, server="dgx-h100")
+    window = make_window(dataclasses.replace(plain, networks=ra_networks(CAT.server("dgx-h100"))))
+    window.network_selector.setCurrentIndex(window.network_selector.findData("oob"))
+    assert window.inspector.network_page.per_rack.text() == "By port count"

@@ -96,6 +96,15 @@ def server_ports(net: NetworkSpec, server: Server) -> tuple[int, int, str]:
     return count, gbps, basis
 
 
+def _mgmt_switch_basis(server: Server) -> str:
+    """The clauses of the server's source that state its management switches per rack and the RA
+    they come from, rather than the source's first clause, which describes the tray."""
+    clauses = [c.strip(" ()") for c in server.source.split(";")]
+    stated = [c for c in clauses if "management switch" in c]
+    named = [c.split(",")[0] for c in clauses if " RA" in c and c not in stated]
+    return ", ".join(stated[:1] + named[:1]) or "the server's catalog source"
+
+
 def _switch(catalog: Catalog, switch_id: str, errors: list[str], label: str) -> Switch | None:
     try:
         return catalog.switch(switch_id)
@@ -300,7 +309,7 @@ def _size_oob(design: FabricDesign, net: NetworkSpec, catalog: Catalog, server: 
     if net.switches_per_rack:
         per_rack_switches, why = net.switches_per_rack, "set in the design"
     elif server.mgmt_switches_per_rack:
-        per_rack_switches, why = server.mgmt_switches_per_rack, f"as the RA gives it ({server.source.split(';')[0]})"
+        per_rack_switches, why = server.mgmt_switches_per_rack, f"as the RA gives it: {_mgmt_switch_basis(server)}"
     else:
         per_rack_switches, why = by_ports, "by port count"
     if per_rack_switches < by_ports:

@@ -97,16 +97,20 @@ class NetworkScene(QGraphicsScene):
             xs = [step * (k + 0.5) for k in range(shown)]
             centres.append(xs)
             hue = ROW_HUES.get(row.key, "servers")
+            # A row of none (a segment's carrier, merged leaves) is a dashed stand-in, not a switch.
+            pen = QPen(t.tier_border(hue), 1.2, Qt.PenStyle.SolidLine if row.count else Qt.PenStyle.DashLine)
             for x in xs:
-                self.addRect(QRectF(x - BOX_W / 2, y, BOX_W, BOX_H), QPen(t.tier_border(hue), 1.2),
+                self.addRect(QRectF(x - BOX_W / 2, y, BOX_W, BOX_H), pen,
                              QBrush(t.tier_fill(hue) if row.count else QColor(t.grid)))
             more = f" (first {MAX_BOXES} drawn)" if row.count > MAX_BOXES else ""
-            caption = self.addText(f"{row.title}: {row.count:,}{more}" + (f" - {row.detail}" if row.detail else ""))
+            text = (f"{row.title}: {row.count:,}{more}" + (f" - {row.detail}" if row.detail else "")
+                    if row.count else f"{row.title}" + (f" ({row.detail})" if row.detail else ""))
+            caption = self.addText(text)
             caption.setDefaultTextColor(t.text)
             caption.setPos(WIDTH + 20, y - 4)
         for upper, lower, text in bundles:
             y0, y1 = upper * ROW_GAP + BOX_H, lower * ROW_GAP
-            pen = QPen(t.link("ethernet" if self.size.technology != "ib-ndr" else "infiniband", 140), 1.0)
+            pen = QPen(t.link("infiniband" if self.size.technology.startswith("ib-") else "ethernet", 140), 1.0)
             for x0 in centres[upper][:MAX_BOXES]:
                 for x1 in centres[lower][:: max(1, len(centres[lower]) // 6)]:
                     self.addLine(x0, y0, x1, y1, pen)

@@ -76,6 +76,9 @@ class NetworkPage(FormPage):
         self.speed.setValue(net.port_gbps or 0)
         self.ratio.setValue(net.oversubscription)
         self.storage.setValue(net.storage_GBps_per_gpu)
+        server = catalog.server(design.cluster.server)
+        self.per_rack.setSpecialValueText(f"As the RA gives it ({server.mgmt_switches_per_rack})"
+                                          if server.mgmt_switches_per_rack else "By port count")
         self.per_rack.setValue(net.switches_per_rack or 0)
         pairs = net.template == "leaf-pair-spine"
         own = net.template != "segment"     # a segment has no switches or ports of its own to set
