@@ -48,11 +48,7 @@ def _ratio_text(value: float) -> str:
 
 
 def _when(part: Server | Switch) -> str:
-    """'2023-Q1' for a shipping part, '2026-Q3 (preliminary)' otherwise: one short line beside
-    its label (the sources are in the tooltip)."""
-    if not part.available:
-        return part.status or "not stated"
-    return part.available if part.status in ("", "shipping") else f"{part.available} ({part.status})"
+    return part.short_currency()
 
 
 
