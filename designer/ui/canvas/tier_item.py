@@ -12,7 +12,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QPointF, QRectF, Qt, Signal
-from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QPen
+from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QPainterPath, QPen
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsObject, QStyleOptionGraphicsItem
 
 from designer.ui.canvas.layout import BLOCK_GAP, BOX_HEIGHT, TIER_LABEL, Row
@@ -37,6 +37,28 @@ def label_font(point_size: float = 8.5, bold: bool = False) -> QFont:
 @lru_cache(maxsize=32)
 def label_metrics(point_size: float = 8.5, bold: bool = False) -> QFontMetricsF:
     return QFontMetricsF(label_font(point_size, bold))
+
+
+def droplet(cx: float, cy: float, r: float) -> QPainterPath:
+    """A drop of coolant centred at (cx, cy), `r` its round part's radius: the liquid-cooling mark
+    of the canvas and its legend."""
+    path = QPainterPath(QPointF(cx, cy - 2.1 * r))
+    path.cubicTo(QPointF(cx + 0.4 * r, cy - 1.2 * r), QPointF(cx + r, cy - 0.6 * r), QPointF(cx + r, cy + 0.1 * r))
+    path.arcTo(QRectF(cx - r, cy - 0.9 * r, 2 * r, 2 * r), 0, -180)
+    path.cubicTo(QPointF(cx - r, cy - 0.6 * r), QPointF(cx - 0.4 * r, cy - 1.2 * r), QPointF(cx, cy - 2.1 * r))
+    return path
+
+
+def paint_coolant(painter: QPainter, rect: QRectF, color: QColor) -> None:
+    """Mark a box (row, block or device, in device pixels) as liquid-cooled: a band along its foot
+    and, where there is room, a droplet in its top-right corner."""
+    if rect.width() < 10:
+        return
+    painter.setPen(Qt.PenStyle.NoPen)
+    painter.setBrush(color)
+    painter.drawRoundedRect(QRectF(rect.left() + 3, rect.bottom() - 4.5, rect.width() - 6, 3), 1.5, 1.5)
+    if rect.width() >= 28 and rect.height() >= 20:
+        painter.drawPath(droplet(rect.right() - 9, rect.top() + 10, 3.2))
 
 
 def _plural(tier: str, n: int) -> str:
@@ -165,6 +187,8 @@ class TierRowItem(QGraphicsObject):
             painter.setPen(QPen(border, 1.2))
             painter.setBrush(fill)
             painter.drawRoundedRect(rect, 6, 6)
+            if r.liquid_cooled:
+                paint_coolant(painter, rect, theme.coolant)
             self._block_ticks(painter, t, rect, theme)
             self._outline(painter, rect, theme, f"tier:{self.tier}" in selected, self._hover == f"tier:{self.tier}")
             if problem is not None:
@@ -180,6 +204,8 @@ class TierRowItem(QGraphicsObject):
                 painter.setPen(QPen(border, 1.0))
                 painter.setBrush(fill)
                 painter.drawRoundedRect(rect, 5, 5)
+                if r.liquid_cooled:
+                    paint_coolant(painter, rect, theme.coolant)
                 in_block = element in selected or f"tier:{self.tier}" in selected
                 self._outline(painter, rect, theme, in_block, self._hover == element)
                 self._block_label(painter, rect, block, theme)
@@ -309,6 +335,8 @@ class TierRowItem(QGraphicsObject):
             painter.setPen(QPen(border, 1.0))
             painter.setBrush(fill)
             painter.drawRoundedRect(rect, 4, 4)
+            if r.liquid_cooled:
+                paint_coolant(painter, rect, theme.coolant)
             problem = ctx.problem_color(ident)
             if problem is not None:
                 self._outline_problem(painter, rect, problem)
@@ -436,4 +464,5 @@ class HandleItem(QGraphicsObject):
         painter.drawLine(QPointF(2, 0), QPointF(self.OFFSET, 0))
 
 
-__all__ = ["HandleItem", "TierRowItem", "label_font", "TIER_LABEL", "ROW", "BLOCK", "DEVICE"]
+__all__ = ["HandleItem", "TierRowItem", "droplet", "label_font", "paint_coolant", "TIER_LABEL", "ROW", "BLOCK",
+           "DEVICE"]
