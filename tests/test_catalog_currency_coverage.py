@@ -87,3 +87,22 @@ def test_a_stand_in_stating_currency_is_one_clear_error(tmp_path_factory, year, 
         '[[cable]]\nid = "my-fiber"\nname = "My fiber"\nkind = "fiber"\nsource = "my supplier, 2026"\n'
         'stand_in = true\n')
     assert load_catalog(BUILTIN_DIR, user).cables["my-fiber"].stand_in
+
+
+NEW_GENERATION = {
+    "server": ("gb300-nvl72-tray", "gb300-nvl72-tray-eth", "hgx-b300-xdr", "hgx-b300-eth", "hgx-b300-eth-4plane",
+               "vera-rubin-nvl72-tray", "mi300x-8gpu", "mi325x-8gpu", "mi355x-8gpu"),
+    "nic": ("connectx-8", "connectx-9", "pollara-400"),
+    "switch": ("q3450-ld", "sn6810", "sn6800", "spectrum6-102t"),
+    "transceiver": ("osfp-800gbase-dr4", "osfp-2x800gbase-dr4"),
+}
+
+
+@pytest.mark.parametrize("kind,entry_id", [(k, i) for k, ids in NEW_GENERATION.items() for i in ids])
+def test_every_new_generation_entry_has_a_url_and_is_listed_in_the_catalog_guide(kind, entry_id):
+    from pathlib import Path
+
+    entry = TABLES[kind][entry_id]
+    assert "https://" in entry.source, entry.source
+    guide = (Path(__file__).resolve().parents[1] / "docs" / "catalog.md").read_text()
+    assert f"| `{entry_id}` |" in guide
