@@ -57,3 +57,23 @@ def test_an_air_cooled_dgx_h100_design_has_no_mark(make_window):
     assert "Liquid-cooled" not in window.controller.describe("tier:servers")
     assert window.inspector.fabric_page.cooling.text() == "air-cooled"
     assert _coolant_pixels(window.view.viewport()) == 0
+
+
+def test_the_exported_diagram_and_report_mark_liquid_cooled_racks(qapp):
+    import io
+
+    from pypdf import PdfReader
+
+    from designer.ui.export.diagram import DiagramSource
+    from designer.ui.export.report import Report
+    from designer.ui.theme import Theme
+
+    gb300 = new_design(CAT, "rail-optimized", gpus=1152, server="gb300-nvl72-tray", technology="ib-xdr")
+    h100 = new_design(CAT, "rail-optimized", gpus=1024, server="dgx-h100")
+    theme = Theme()
+    assert ("coolant", "Liquid-cooled racks", theme.coolant) in DiagramSource(gb300, CAT).legend_entries(theme)
+    assert "coolant" not in [kind for kind, *_ in DiagramSource(h100, CAT).legend_entries(theme)]
+    first = PdfReader(io.BytesIO(Report(gb300).render()[0])).pages[0].extract_text()
+    assert "Liquid-cooled racks" in " ".join(first.split())
+    first = PdfReader(io.BytesIO(Report(h100).render()[0])).pages[0].extract_text()
+    assert "Liquid-cooled" not in first

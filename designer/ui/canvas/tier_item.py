@@ -49,16 +49,19 @@ def droplet(cx: float, cy: float, r: float) -> QPainterPath:
     return path
 
 
-def paint_coolant(painter: QPainter, rect: QRectF, color: QColor) -> None:
-    """Mark a box (row, block or device, in device pixels) as liquid-cooled: a band along its foot
-    and, where there is room, a droplet in its top-right corner."""
-    if rect.width() < 10:
+def paint_coolant(painter: QPainter, rect: QRectF, color: QColor, unit: float = 1.0) -> None:
+    """Mark a box (row, block or device) as liquid-cooled: a band along its foot and, where there
+    is room, a droplet in its top-right corner. Sizes are in device pixels times `unit` (the
+    exported diagram, drawn in its own units, passes the size of a pixel there)."""
+    u = unit
+    if rect.width() < 10 * u:
         return
     painter.setPen(Qt.PenStyle.NoPen)
     painter.setBrush(color)
-    painter.drawRoundedRect(QRectF(rect.left() + 3, rect.bottom() - 4.5, rect.width() - 6, 3), 1.5, 1.5)
-    if rect.width() >= 28 and rect.height() >= 20:
-        painter.drawPath(droplet(rect.right() - 9, rect.top() + 10, 3.2))
+    painter.drawRoundedRect(QRectF(rect.left() + 3 * u, rect.bottom() - 4.5 * u, rect.width() - 6 * u, 3 * u),
+                            1.5 * u, 1.5 * u)
+    if rect.width() >= 28 * u and rect.height() >= 20 * u:
+        painter.drawPath(droplet(rect.right() - 9 * u, rect.top() + 10 * u, 3.2 * u))
 
 
 def _plural(tier: str, n: int) -> str:
