@@ -137,6 +137,9 @@ class FabricPage(_Page):
         cooled = [name for name, liquid in switches.items() if liquid]
         racks = (["server racks"] if server.liquid_cooled else []) + (["network racks"] if cooled else [])
         self.cooling.setText(f"liquid-cooled {' and '.join(racks)}" if racks else "air-cooled")
+        # Shown where it says something: an air-cooled design keeps the form a row shorter (at
+        # 1280x800 every row of it must stay in view).
+        self.form.setRowVisible(self.cooling, bool(racks))
         names = ([server.name] if server.liquid_cooled else []) + cooled
         self.cooling.setToolTip("Marked liquid-cooled in the catalog: " + ", ".join(names) if names
                                 else "No server or switch of this design is marked liquid-cooled in the catalog")
