@@ -312,3 +312,18 @@ def test_collective_names_accept_the_usual_spellings():
     ib = design(nodes=16, server="dgx-h100", switch="qm9700")
     assert estimate(ib, "all-reduce", 1 << 20).time_us == estimate(ib, "allreduce", 1 << 20).time_us
     assert estimate(ib, "Reduce_Scatter", 1 << 20).time_us == estimate(ib, "reducescatter", 1 << 20).time_us
+
+
+def test_a_rack_scale_su_counts_its_rack_groups_not_sus():
+    """GB300 NVL72: an SU of 8 racks spreads each rail over 2 leaves, so 288 trays (2 SUs) sit
+    under 4 leaf groups; the job line names them rack groups."""
+    from designer.model.performance.collectives import sweep
+    from designer.model.topology.derive import derive
+    from designer.model.topology.presets import new_design
+
+    catalog = default_catalog()
+    design = new_design(catalog, "rail-optimized", gpus=1152, server="gb300-nvl72-tray", technology="ib-xdr")
+    derived = derive(design, catalog)
+    assert (derived.plan.rail_su_size, derived.plan.rail_leaves) == (144, 2)
+    job = sweep(derived, sizes=[1 << 20]).context.notes[0]
+    assert job.endswith("packed over 4 rack group(s).")

@@ -154,3 +154,26 @@ def test_sweep_command_text_and_refusals(tmp_path):
     assert bad.returncode == 1 and bad.stderr.count("\n") == 1 and "ib-qdr" in bad.stderr
     bad = _cli("sweep", "--gpus", "256", "--oversubscription", "1:0")
     assert bad.returncode == 2 and "oversubscription" in bad.stderr
+
+
+@pytest.mark.parametrize("technologies,server,expected", [
+    (("ib-xdr",), None, "dgx-b300-xdr"),                          # DGX H100 runs none of it
+    (("ib-ndr", "ib-xdr", "roce-400g", "roce-800g"), None, "dgx-h100"),   # it runs most: one cluster
+    (("ib-ndr",), None, "dgx-h100"),
+    (("ib-xdr",), "gb300-nvl72-tray", "gb300-nvl72-tray"),        # a named server is kept
+])
+def test_the_sweep_builds_every_point_on_one_server(technologies, server, expected):
+    from designer.model.decisions.design_space import sweep_server
+
+    spec = SweepSpec(gpus=1152, server=server, technologies=technologies)
+    assert sweep_server(spec, CAT) == expected
+
+
+def test_a_pluggable_and_a_cpo_switch_side_by_side_on_xdr_alone():
+    spec = SweepSpec(gpus=2304, technologies=("ib-xdr",), switches=("q3400", "q3450-ld"))
+    result = run_sweep(spec, workers=1)
+    assert [p.ok for p in result.points] == [True, True], [p.error for p in result.points]
+    plug, cpo = result.points
+    assert cpo.transceivers_switch_side == 0 < plug.transceivers_switch_side
+    assert cpo.power_w < plug.power_w and cpo.failures_month < plug.failures_month
+    assert result.to_json()["server_used"] == "dgx-b300-xdr"

@@ -144,8 +144,11 @@ def test_currency_file_gives_existing_entries_their_quarter_and_source():
     h100 = CAT.server("dgx-h100")
     assert (h100.available, h100.status) == ("2023-Q1", "shipping") and "2023" in h100.currency_source
     assert not h100.is_estimate("available")
+    b300 = CAT.server("dgx-b300-xdr")
+    assert b300.is_estimate("available") and "available:" in b300.estimate_basis
+    # DGX B200's quarter is sourced (the first deliveries, October 2024), no longer an estimate.
     b200 = CAT.server("dgx-b200")
-    assert b200.is_estimate("available") and "available:" in b200.estimate_basis
+    assert b200.available == "2024-Q4" and not b200.is_estimate("available") and "8 Oct 2024" in b200.currency_source
     assert CAT.server("generic-8gpu").currency_label() == ""
 
 

@@ -35,3 +35,20 @@ def test_the_inspector_lists_parts_with_their_currency(make_window):
     switches = {page.switch.itemData(i): page.switch.itemText(i) for i in range(page.switch.count())}
     assert switches["q3450-ld"] == catalog.switch("q3450-ld").name
     assert "estimate" in catalog.switch("q3400").currency_note()
+
+
+def test_the_network_page_shows_its_management_switch_currency(make_window):
+    import dataclasses
+
+    from designer.model.networks.defaults import ra_networks
+
+    catalog = default_catalog()
+    design = new_design(catalog, "rail-optimized", nodes=128, server="dgx-h100")
+    window = make_window(dataclasses.replace(design, networks=ra_networks(catalog.server("dgx-h100"))))
+    selector = window.network_selector
+    selector.setCurrentIndex(selector.findData("oob"))
+    page = window.inspector.network_page
+    switch = catalog.switch(page.switch.currentData())
+    assert switch.available, "a management switch states its quarter"
+    assert page.availability.text().startswith(f"{switch.name} {switch.available}")
+    assert "Source:" in page.availability.toolTip() and "estimate" in page.switch.toolTip()

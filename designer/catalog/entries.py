@@ -27,6 +27,10 @@ class _Entry:
     available: str = ""
     status: str = ""
     currency_source: str = ""   # where `available`/`status` come from, when not from `source`
+    # A generic stand-in (a Tomahawk class box, an IEEE module any vendor makes, a generic fiber):
+    # no product one can order, so no quarter or status; the catalog test holds every other part
+    # to state its currency.
+    stand_in: bool = False
 
     def currency_label(self) -> str:
         """'shipping since 2025-Q3', 'announced for 2026-Q3', 'preliminary, 2026-Q3'; "" if unstated."""
@@ -44,6 +48,15 @@ class _Entry:
         label = self.currency_label()
         return f"{self.name} ({label})" if label else self.name
 
+    def short_currency(self) -> str:
+        """'2023-Q1' for a shipping part, '2026-Q3 (preliminary)' otherwise, 'generic stand-in' for
+        no product: one short line beside a label (the sources go in a tooltip)."""
+        if self.stand_in:
+            return "generic stand-in"
+        if not self.available:
+            return self.status or "not stated"
+        return self.available if self.status in ("", "shipping") else f"{self.available} ({self.status})"
+
     def name_with_status(self) -> str:
         """The name, with the status where the part is not shipping yet: 'Vera Rubin NVL72 compute
         tray (preliminary)'. Short enough for a choice list; the quarter is in currency_label()."""
@@ -52,8 +65,10 @@ class _Entry:
     def currency_note(self) -> str:
         """The entry's currency and where it comes from, for a tooltip or a report."""
         label = self.currency_label()
+        if self.stand_in:
+            return f"{self.name}: a generic stand-in, not one orderable product, so it has no availability."
         if not label:
-            return f"{self.name}: the catalog states no availability (a generic stand-in, or not stated)."
+            return f"{self.name}: the catalog states no availability."
         estimated = " (the quarter is an estimate)" if self.is_estimate("available") else ""
         return f"{self.name}: {label}{estimated}. Source: {self.currency_source or self.source}"
 

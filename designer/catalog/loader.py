@@ -143,7 +143,7 @@ class Catalog:
             return Switch(
                 id=switch_id, vendor="Generic", name=f"Generic {radix}-port {gbps}G switch",
                 source="user-defined generic switch", family="any", generation=f"{gbps}G",
-                cages=radix, cage_type="generic", port_modes=(PortMode(radix, gbps),),
+                cages=radix, cage_type="generic", port_modes=(PortMode(radix, gbps),), stand_in=True,
             )
         found = _lookup(switch_id, self.switches)
         if found is not None:
@@ -284,6 +284,8 @@ def _validate(entry: _Entry, where: str) -> None:
         bad("available", "give the quarter as YYYY-Qn, e.g. 2026-Q1")
     if entry.status not in STATUSES:
         bad("status", f"must be one of {', '.join(s for s in STATUSES if s)}")
+    if entry.stand_in and (entry.available or entry.status):
+        bad("stand_in", "a generic stand-in is no product and states no available/status")
     if isinstance(entry, Switch):
         if entry.family not in FAMILIES:
             bad("family", f"must be one of {FAMILIES}")
@@ -450,7 +452,12 @@ def _check_references(catalog: Catalog) -> None:
                 raise CatalogError(f"{where}, field '{name}': unknown fiber cable '{ref}'")
 
 
-_CURRENCY_KINDS = {"switch": "switches", "nic": "nics", "server": "servers"}
+# The kinds that are products one orders, each of which states its currency or is a stand-in.
+# Technologies (a switch, NIC and settings together) and host ports (a server's cages) are no
+# products: their parts carry the currency. GPUs ship inside the servers that carry theirs.
+_CURRENCY_KINDS = {"switch": "switches", "nic": "nics", "server": "servers",
+                   "transceiver": "transceivers", "cable": "cables"}
+CURRENCY_KINDS = tuple(_CURRENCY_KINDS)
 
 
 def _apply_currency(catalog: Catalog) -> None:
@@ -472,6 +479,9 @@ def _apply_currency(catalog: Catalog) -> None:
         if not str(row.get("source", "")).strip():
             raise CatalogError(f"{where}, field 'source': a currency statement needs its source")
         entry = table[entry_id]
+        if entry.stand_in:
+            raise CatalogError(f"{where}, field 'id': {quote(str(entry_id), 40)} is a generic stand-in, "
+                               "which states no currency")
         if entry.available or entry.status:
             continue   # the entry's own statement wins
         basis = str(row.get("estimate_basis", ""))

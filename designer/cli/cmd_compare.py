@@ -138,5 +138,6 @@ def render_text(c: Comparison) -> str:
     if c.recommendation.flips:
         out += ["When it would flip (each assumption alone; the rest held):"]
         out += [f"  - {flip.line()}" for flip in c.recommendation.flips]
+    out += [f"source: {line}" for line in c.sources]
     out += [f"warning: {w}" for w in c.warnings]
     return "\n".join(out)

@@ -60,7 +60,9 @@ def add_parser(sub: SubParsers) -> None:
                                    "time, cost against power). Combinations that cannot be built are listed "
                                    "with their reason. Lists are comma-separated.")
     p.add_argument("--gpus", type=positive_int, required=True, help="GPU count of the cluster")
-    p.add_argument("--server", type=non_empty, help="server model id from the catalog (default: dgx-h100)")
+    p.add_argument("--server", type=non_empty,
+                   help="server model id from the catalog (default: dgx-h100, or the newest shipping "
+                        "8-GPU server where it runs more of the technologies)")
     p.add_argument("--template", type=_list(_template), default=("rail-optimized",),
                    help="templates (default rail-optimized)")
     p.add_argument("--technology", type=_list(str), default=DEFAULT_TECHNOLOGIES,

@@ -16,6 +16,9 @@ MANUAL_HUE = "#e8590c"
 ERROR_HUE = "#d64545"
 WARNING_HUE = "#c98a00"
 INFO_HUE = "#3d7fd1"
+# Liquid-cooled racks: a cyan distinct from the Ethernet blue and the spine teal, drawn as a droplet
+# and a band, so the shape tells it apart where hues are close.
+COOLANT_HUE = "#0fb5d8"
 SEVERITY_HUE = {"error": ERROR_HUE, "warning": WARNING_HUE, "info": INFO_HUE}
 
 
@@ -42,6 +45,7 @@ class Theme:
         self.manual = QColor(MANUAL_HUE)
         self.error = QColor(ERROR_HUE)
         self.warning = QColor(WARNING_HUE)
+        self.coolant = QColor(COOLANT_HUE)
 
     def tier(self, tier: str) -> QColor:
         return QColor(TIER_HUES.get(tier, "#888888"))

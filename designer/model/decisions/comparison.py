@@ -18,6 +18,7 @@ from designer.model.decisions.dollar_comparison import cost_rows, dollar_recomme
 from designer.model.decisions.dollar_comparison import why_unpriced as _why_unpriced
 from designer.model.decisions.flips import Flip, decide, price_flips, roce_flip, share_flip, sharp_flip
 from designer.model.decisions.interruptions import Rate, RateTableError, load_rates, optics_failures_per_month
+from designer.model.decisions.optics_sources import optics_sources
 from designer.model.decisions.rows import HOURS_PER_YEAR as HOURS_PER_YEAR  # re-exported
 from designer.model.decisions.rows import Row as Row
 from designer.model.decisions.rows import energy_cost_usd as energy_cost_usd
@@ -91,6 +92,9 @@ class Comparison:
     steps: tuple[StepEstimate | None, ...] = ()   # each design's training step (None where it cannot run)
     costs: tuple[TrainingCost, ...] = ()   # each design's cost of training; () when unpriced
     confidence: Confidence | None = None
+    # Where the figures that set a pluggable fabric apart from a co-packaged-optics one come from
+    # (transceivers, power, failures), one line each; () when no design has a CPO switch.
+    sources: tuple[str, ...] = ()
 
     def row(self, key: str) -> Row:
         return next(r for r in self.rows if r.key == key)
@@ -119,6 +123,7 @@ class Comparison:
                             "workload": self.settings.workload, "token_budget": self.settings.token_budget},
             "training_cost": [c.to_json() for c in self.costs],
             "confidence": self.confidence.to_json(self.names) if self.confidence is not None else None,
+            "sources": list(self.sources),
         }
 
 
@@ -198,9 +203,14 @@ def compare(designs: list[FabricDesign], settings: CompareSettings | None = None
         costs, sens, conf = priced
         rows += cost_rows(costs, conf, s)
         rec = dollar_recommendation(cols, costs, sens, conf, rec, s, names)
+    try:
+        rates: tuple[Rate, ...] | None = load_rates()
+    except RateTableError:
+        rates = None
     return Comparison(names, tuple(c.derived.resolved.technology.id for c in cols),
                       tuple(c.derived.resolved.family for c in cols), tuple(rows), rec, tuple(warnings), s,
-                      tuple(c.step for c in cols), tuple(costs), conf)
+                      tuple(c.step for c in cols), tuple(costs), conf,
+                      optics_sources([c.derived for c in cols], rates))
 
 
 def base_latency_us(d: Derived) -> float:

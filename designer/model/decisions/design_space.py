@@ -22,7 +22,7 @@ from concurrent.futures import Executor, ProcessPoolExecutor
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
-from designer.catalog import Catalog, UnknownPartError, default_catalog
+from designer.catalog import Catalog, Technology, UnknownPartError, default_catalog
 from designer.model.decisions.comparison import CompareSettings, energy_cost_usd
 from designer.model.decisions.interruptions import RateTableError, load_rates, optics_failures_per_month
 from designer.model.intent.design import FabricDesign
@@ -30,7 +30,7 @@ from designer.model.performance.collective_costs import CollectiveError
 from designer.model.performance.collectives import estimate, normalize_collective
 from designer.model.physical.bom import build_bom
 from designer.model.topology.derive import derive
-from designer.model.topology.presets import DEFAULT_SERVER, TEMPLATES, new_design
+from designer.model.topology.presets import DEFAULT_SERVER, TEMPLATES, default_server, new_design
 from designer.model.topology.sizing import SizingError
 
 DEFAULT_TECHNOLOGIES = ("ib-ndr", "ib-xdr", "roce-400g", "roce-800g")
@@ -152,7 +152,8 @@ class SweepResult:
     def to_json(self) -> dict[str, Any]:
         s = self.spec
         return {
-            "gpus": s.gpus, "server": s.server, "collective": s.collective, "size_bytes": s.size_bytes,
+            "gpus": s.gpus, "server": s.server, "server_used": sweep_server(s, default_catalog()),
+            "collective": s.collective, "size_bytes": s.size_bytes,
             "assumptions": {"years": s.settings.years, "energy_usd_per_kwh": s.settings.energy_usd_per_kwh,
                             "pue": s.settings.pue},
             "combinations": len(self.points), "built": len(self.built), "refused": len(self.refused),
@@ -170,12 +171,38 @@ def _build(spec: SweepSpec, choice: dict[str, Any], catalog: Catalog) -> FabricD
         parts.append(f"{choice['tiers']} tiers")
     if choice["switch"]:
         parts.append(catalog.switch(choice["switch"]).name)
-    # One cluster across every technology: the server is fixed (DGX H100 unless named), never the
-    # newest one each technology would start a new design on.
-    return new_design(catalog, choice["template"], gpus=spec.gpus, server=spec.server or DEFAULT_SERVER,
+    # One cluster across every technology: the server is fixed, never the newest one each
+    # technology would start a new design on.
+    return new_design(catalog, choice["template"], gpus=spec.gpus, server=sweep_server(spec, catalog),
                       switch=choice["switch"],
                       technology=tech.id, oversubscription=ratio, planes=choice["planes"], tiers=choice["tiers"],
                       nodes_per_su=spec.nodes_per_su, name=", ".join(parts))
+
+
+def sweep_server(spec: SweepSpec, catalog: Catalog) -> str:
+    """The one server every point of the sweep is built on: the named one, else DGX H100 where it
+    runs every technology of the sweep, else the newest shipping server of its family where that
+    one runs more of them (a sweep of XDR or 800G Ethernet alone starts on DGX B300, as `new`
+    does)."""
+    if spec.server:
+        return spec.server
+    techs = [catalog.technology(t) for t in spec.technologies]
+
+    def runs(server_id: str) -> int:
+        return sum(_runs(catalog, server_id, t) for t in techs)
+
+    if runs(DEFAULT_SERVER) == len(techs):
+        return DEFAULT_SERVER
+    lacking = next(t for t in techs if not _runs(catalog, DEFAULT_SERVER, t))
+    other = default_server(catalog, lacking, catalog.server(DEFAULT_SERVER)).id
+    return other if runs(other) > runs(DEFAULT_SERVER) else DEFAULT_SERVER
+
+
+def _runs(catalog: Catalog, server_id: str, tech: Technology) -> bool:
+    """The server's NIC runs the technology's family at its link speed, on a fabric it is built for."""
+    srv = catalog.server(server_id)
+    return (catalog.nic(srv.compute_nic).mode_for(tech.family) is not None and srv.port_gbps == tech.link_gbps
+            and (not srv.fabric_families or tech.family in srv.fabric_families))
 
 
 def evaluate_point(spec: SweepSpec, index: int, choice: dict[str, Any], catalog: Catalog | None = None) -> SweepPoint:

@@ -569,7 +569,9 @@ def _notes(ctx: FabricContext, derived: Derived, tech: Technology, pe: float, lb
            o_spine: float) -> tuple[str, ...]:
     """Why the numbers are what they are, in the design's own figures."""
     r, plan = derived.resolved, derived.plan
-    unit = "SU" if plan.rail_su_size else "leaf group"
+    # The groups counted are leaves serving the same servers: an SU, or one rack group of a
+    # rack-scale SU that spreads each rail over several leaves (GB300 NVL72: 2 per SU of 8 racks).
+    unit = ("SU" if plan.rail_leaves == 1 else "rack group") if plan.rail_su_size else "leaf group"
     ring = ctx.limits["ring"]
     out = [
         f"Job: {ctx.gpus:,} GPUs on {ctx.servers:,} {r.server.name} server(s) = {ctx.domains:,} NVLink "

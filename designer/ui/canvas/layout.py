@@ -64,6 +64,9 @@ class Row:
     blocks: tuple[Block, ...]
     model: str          # switch or server model name
     model_id: str
+    # The row's racks need liquid cooling: its server or switch model is marked `liquid_cooled`
+    # in the catalog (GB300 / Vera Rubin NVL72 trays, MI355X, co-packaged-optics switches).
+    liquid_cooled: bool = False
 
     @property
     def x0(self) -> float:
@@ -451,13 +454,17 @@ def compute_layout(design: FabricDesign, resolved: Resolved, plan: Plan, plane: 
         left = (total - width) / 2
         core_row = [Block(g, g * size, size, left + g * (each + gap), each, f"Core group {g + 1}")
                     for g in range(groups)]
-        rows["core"] = Row("core", y, plan.cores, tuple(core_row), switch_of["core"].name, switch_of["core"].id)
+        rows["core"] = Row("core", y, plan.cores, tuple(core_row), switch_of["core"].name, switch_of["core"].id,
+                           switch_of["core"].liquid_cooled)
         y += ROW_PITCH
-    rows["spine"] = Row("spine", y, plan.spines, tuple(spine_row), switch_of["spine"].name, switch_of["spine"].id)
+    rows["spine"] = Row("spine", y, plan.spines, tuple(spine_row), switch_of["spine"].name, switch_of["spine"].id,
+                        switch_of["spine"].liquid_cooled)
     y += ROW_PITCH
-    rows["leaf"] = Row("leaf", y, plan.leaves, tuple(leaf_row), switch_of["leaf"].name, switch_of["leaf"].id)
+    rows["leaf"] = Row("leaf", y, plan.leaves, tuple(leaf_row), switch_of["leaf"].name, switch_of["leaf"].id,
+                       switch_of["leaf"].liquid_cooled)
     y += ROW_PITCH
-    rows["servers"] = Row("servers", y, plan.servers, tuple(server_row), resolved.server.name, resolved.server.id)
+    rows["servers"] = Row("servers", y, plan.servers, tuple(server_row), resolved.server.name, resolved.server.id,
+                          resolved.server.liquid_cooled)
 
     bundles: list[BlockBundle] = []
     for k, block in enumerate(server_row):

@@ -7,7 +7,7 @@ from PySide6.QtGui import QColor, QFontMetricsF, QPainter, QPen
 from PySide6.QtWidgets import QComboBox, QWidget
 
 from designer.ui.canvas.layout import BOX_HEIGHT, TIER_LABEL, Layout
-from designer.ui.canvas.tier_item import label_font
+from designer.ui.canvas.tier_item import droplet, label_font
 from designer.ui.theme import FAMILY_LABEL, Theme
 
 
@@ -109,7 +109,8 @@ class LegendWidget(QWidget):
 
     def entries(self) -> list[tuple[str, list[str], QColor]]:
         """(kind, label and its shorter forms, colour) rows: kind is 'box', 'line', 'dash', 'cross',
-        'stack', 'problem', or, while a failure is shown, 'faildash', 'elsewhere', 'cut' and 'ghost'."""
+        'stack', 'problem', 'coolant' (liquid-cooled racks), or, while a failure is shown,
+        'faildash', 'elsewhere', 'cut' and 'ghost'."""
         layout = self.layout_
         if layout is None:
             return []
@@ -126,6 +127,8 @@ class LegendWidget(QWidget):
                      f"{label} links, {_speed(r.link_gbps)} / {_speed(r.uplink_gbps)}",
                      f"{_speed(r.link_gbps)} / {_speed(r.uplink_gbps)} links"]
         rows.append(("line", texts, t.family(family)))
+        if any(row.liquid_cooled for row in layout.rows.values()):
+            rows.append(("coolant", ["Liquid-cooled racks", "Liquid-cooled"], t.coolant))
         rows += self._failure_entries()
         if layout.manual_links:
             rows.append(("dash", ["Manual link", "Manual"], t.manual))
@@ -277,6 +280,11 @@ class LegendWidget(QWidget):
             p.setBrush(Qt.BrushStyle.NoBrush)
             for k in (2, 1, 0):
                 p.drawRoundedRect(swatch.adjusted(2 + k * 3, 2 - k * 2, -8 + k * 3, -k * 2), 2, 2)
+        elif kind == "coolant":
+            p.setPen(Qt.PenStyle.NoPen)
+            p.setBrush(color)
+            p.drawPath(droplet(swatch.left() + 5, swatch.center().y() + 1.5, 3.6))
+            p.drawRoundedRect(QRectF(swatch.left() + 11, swatch.bottom() - 3, swatch.width() - 11, 3), 1.5, 1.5)
         elif kind == "problem":
             p.setPen(QPen(color, 2))
             p.setBrush(Qt.BrushStyle.NoBrush)
@@ -349,6 +357,13 @@ class RowHeaderWidget(QWidget):
                 p.setPen(t.error)
                 p.drawText(QRectF(22, y + 13, self.WIDTH - 26, 16), int(Qt.AlignmentFlag.AlignLeft),
                            f"{gone:,} removed{where}")
+            if row.liquid_cooled:
+                line = y + (27 if gone else 13)
+                p.setPen(Qt.PenStyle.NoPen)
+                p.setBrush(t.coolant)
+                p.drawPath(droplet(27, line + 8, 3.2))
+                p.setPen(t.coolant.darker(125) if not t.dark else t.coolant)
+                p.drawText(QRectF(35, line, self.WIDTH - 39, 16), int(Qt.AlignmentFlag.AlignLeft), "liquid-cooled")
             if k + 1 < len(tiers):
                 below = layout.rows[tiers[k + 1]]
                 y2 = self.view.mapFromScene(QPointF(below.x0, below.y)).y() + viewport_top

@@ -12,7 +12,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QPointF, QRectF, Qt, Signal
-from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QPen
+from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QPainterPath, QPen
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsObject, QStyleOptionGraphicsItem
 
 from designer.ui.canvas.layout import BLOCK_GAP, BOX_HEIGHT, TIER_LABEL, Row
@@ -37,6 +37,31 @@ def label_font(point_size: float = 8.5, bold: bool = False) -> QFont:
 @lru_cache(maxsize=32)
 def label_metrics(point_size: float = 8.5, bold: bool = False) -> QFontMetricsF:
     return QFontMetricsF(label_font(point_size, bold))
+
+
+def droplet(cx: float, cy: float, r: float) -> QPainterPath:
+    """A drop of coolant centred at (cx, cy), `r` its round part's radius: the liquid-cooling mark
+    of the canvas and its legend."""
+    path = QPainterPath(QPointF(cx, cy - 2.1 * r))
+    path.cubicTo(QPointF(cx + 0.4 * r, cy - 1.2 * r), QPointF(cx + r, cy - 0.6 * r), QPointF(cx + r, cy + 0.1 * r))
+    path.arcTo(QRectF(cx - r, cy - 0.9 * r, 2 * r, 2 * r), 0, -180)
+    path.cubicTo(QPointF(cx - r, cy - 0.6 * r), QPointF(cx - 0.4 * r, cy - 1.2 * r), QPointF(cx, cy - 2.1 * r))
+    return path
+
+
+def paint_coolant(painter: QPainter, rect: QRectF, color: QColor, unit: float = 1.0) -> None:
+    """Mark a box (row, block or device) as liquid-cooled: a band along its foot and, where there
+    is room, a droplet in its top-right corner. Sizes are in device pixels times `unit` (the
+    exported diagram, drawn in its own units, passes the size of a pixel there)."""
+    u = unit
+    if rect.width() < 10 * u:
+        return
+    painter.setPen(Qt.PenStyle.NoPen)
+    painter.setBrush(color)
+    painter.drawRoundedRect(QRectF(rect.left() + 3 * u, rect.bottom() - 4.5 * u, rect.width() - 6 * u, 3 * u),
+                            1.5 * u, 1.5 * u)
+    if rect.width() >= 28 * u and rect.height() >= 20 * u:
+        painter.drawPath(droplet(rect.right() - 9 * u, rect.top() + 10 * u, 3.2 * u))
 
 
 def _plural(tier: str, n: int) -> str:
@@ -165,6 +190,8 @@ class TierRowItem(QGraphicsObject):
             painter.setPen(QPen(border, 1.2))
             painter.setBrush(fill)
             painter.drawRoundedRect(rect, 6, 6)
+            if r.liquid_cooled:
+                paint_coolant(painter, rect, theme.coolant)
             self._block_ticks(painter, t, rect, theme)
             self._outline(painter, rect, theme, f"tier:{self.tier}" in selected, self._hover == f"tier:{self.tier}")
             if problem is not None:
@@ -180,6 +207,8 @@ class TierRowItem(QGraphicsObject):
                 painter.setPen(QPen(border, 1.0))
                 painter.setBrush(fill)
                 painter.drawRoundedRect(rect, 5, 5)
+                if r.liquid_cooled:
+                    paint_coolant(painter, rect, theme.coolant)
                 in_block = element in selected or f"tier:{self.tier}" in selected
                 self._outline(painter, rect, theme, in_block, self._hover == element)
                 self._block_label(painter, rect, block, theme)
@@ -309,6 +338,8 @@ class TierRowItem(QGraphicsObject):
             painter.setPen(QPen(border, 1.0))
             painter.setBrush(fill)
             painter.drawRoundedRect(rect, 4, 4)
+            if r.liquid_cooled:
+                paint_coolant(painter, rect, theme.coolant)
             problem = ctx.problem_color(ident)
             if problem is not None:
                 self._outline_problem(painter, rect, problem)
@@ -436,4 +467,5 @@ class HandleItem(QGraphicsObject):
         painter.drawLine(QPointF(2, 0), QPointF(self.OFFSET, 0))
 
 
-__all__ = ["HandleItem", "TierRowItem", "label_font", "TIER_LABEL", "ROW", "BLOCK", "DEVICE"]
+__all__ = ["HandleItem", "TierRowItem", "droplet", "label_font", "paint_coolant", "TIER_LABEL", "ROW", "BLOCK",
+           "DEVICE"]

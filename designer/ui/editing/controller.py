@@ -383,6 +383,8 @@ class DesignController(QObject):
                 head = f"{row.count:,} × {sw.name} ({sw.radix_label()}) per plane"
                 if r.planes > 1:
                     head += f", {r.planes} planes"
+            if row.liquid_cooled:
+                head += f"\nLiquid-cooled racks: the catalog marks the {row.model} liquid-cooled"
             if element.startswith("block:"):
                 block = row.blocks[int(parts[2])]
                 return f"{block.label}: {block.count} {tier}\n{head}"
@@ -393,11 +395,12 @@ class DesignController(QObject):
         tier, index, _ = parsed
         block = layout.rows[tier].block_of(index)
         where = f" · {block.label}" if block.label else ""
+        cooled = " · liquid-cooled rack" if layout.rows[tier].liquid_cooled else ""
         if tier == "servers":
-            return f"{element} · {r.server.name}{where} · {r.ports_per_server} × {r.port_gbps}G ports"
+            return f"{element} · {r.server.name}{where} · {r.ports_per_server} × {r.port_gbps}G ports{cooled}"
         down_up = {"leaf": (plan.leaf_down, plan.leaf_up),
                    "spine": (plan.spine_down if plan.tiers == 3 else None, plan.spine_up),
                    "core": (None, 0)}[tier]
         sw = {"leaf": r.leaf_switch, "spine": r.spine_switch, "core": r.core_switch}[tier]
         ports = f" · {down_up[0]} down / {down_up[1]} up" if down_up[0] else ""
-        return f"{element} · {sw.name}{where}{ports}"
+        return f"{element} · {sw.name}{where}{ports}{cooled}"

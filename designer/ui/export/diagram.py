@@ -25,6 +25,7 @@ from designer.model.intent.slides import Slide, block_noun
 from designer.model.topology.derive import plan_only
 from designer.ui.canvas.bundle_item import bundle_width
 from designer.ui.canvas.layout import TIER_LABEL, Layout, Row, compute_layout, device_id, parse_device_id
+from designer.ui.canvas.tier_item import paint_coolant
 from designer.ui.export.ink import Ink
 from designer.ui.theme import FAMILY_LABEL
 
@@ -103,7 +104,7 @@ class DiagramSource:
         return plan.spines * plan.spine_up if plan.tiers == 3 else 0
 
     def legend_entries(self, theme) -> list[tuple[str, str, QColor]]:
-        """(kind, label, colour): kind is box, line, dash, cross or stack."""
+        """(kind, label, colour): kind is box, line, dash, cross, stack or coolant."""
         r = self.resolved
         rows = [("box", TIER_LABEL[tier], theme.tier(tier)) for tier in self.layout.tiers]
         speeds = speed_label(r.link_gbps) if r.link_gbps == r.uplink_gbps else \
@@ -117,6 +118,8 @@ class DiagramSource:
             rows.append(("cross", "Removed device", theme.error))
         if r.planes > 1:
             rows.append(("stack", f"{r.planes} identical planes, one drawn", theme.muted))
+        if any(row.liquid_cooled for row in self.layout.rows.values()):
+            rows.append(("coolant", "Liquid-cooled racks", theme.coolant))
         return rows
 
 
@@ -393,6 +396,8 @@ class Diagram:
             for k in range(stacked, 0, -1):
                 ink.box(box.translated(k * step, -k * step), back, border, 0.4, 2)
             ink.box(box, fill, border, 0.6 if r.lod == DEVICE else 0.8, 2 if r.lod == DEVICE else 3)
+            if r.row.liquid_cooled:   # the canvas's mark: a band and a droplet (a pixel is 0.75 pt)
+                paint_coolant(ink.painter, box, theme.coolant, ink.pt(0.75))
             if r.lod == DEVICE and device_id(r.tier, int(r.first[c]), self.view.plane, self.source.planes) in removed:
                 ink.painter.setPen(ink.pen(theme.error, 1.0))
                 ink.painter.drawLine(box.topLeft(), box.bottomRight())

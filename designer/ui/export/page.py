@@ -14,6 +14,7 @@ from PySide6.QtGui import QColor
 
 from designer import __version__
 from designer.model.intent.design import FabricDesign
+from designer.ui.canvas.tier_item import droplet
 from designer.ui.export.facts import Card
 from designer.ui.export.ink import Ink
 
@@ -94,6 +95,12 @@ def _swatch(ink: Ink, kind: str, r: QRectF, color: QColor) -> None:
         p.setBrush(Qt.BrushStyle.NoBrush)
         p.drawRect(b)
         p.drawLine(b.topLeft(), b.bottomRight())
+    elif kind == "coolant":   # the canvas's liquid-cooling mark: a droplet and a band
+        p.setPen(Qt.PenStyle.NoPen)
+        p.setBrush(color)
+        p.drawPath(droplet(r.left() + r.height() * 0.3, r.center().y() + r.height() * 0.1, r.height() * 0.22))
+        p.drawRect(QRectF(r.left() + r.height() * 0.7, r.bottom() - r.height() * 0.2, r.width() - r.height() * 0.7,
+                          r.height() * 0.18))
     elif kind == "stack":
         step = r.height() * 0.2
         for k in (2, 1, 0):

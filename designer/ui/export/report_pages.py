@@ -333,6 +333,13 @@ def comparison_page(ink: Ink, rect: QRectF, c) -> None:
     yy = right.top() + _sub_title(ink, right, "Recommendation (heuristic)")
     yy += ink.paragraph(QRectF(right.left(), yy, right.width(), right.bottom() - yy), c.recommendation.verdict, 9.5,
                         t.text, bold=True) + ink.pt(6)
+    # The sources of the rows a co-packaged-optics switch changes (transceivers, power, failures),
+    # ahead of the heuristic's reasons so that they stay on the page.
+    for line in c.sources:
+        room = QRectF(right.left(), yy, right.width(), right.bottom() - yy)
+        if room.height() < ink.line_height(7):
+            break
+        yy += ink.paragraph(room, f"Source of {line}", 7, t.muted) + ink.pt(2)
     flips = [f"Flips: {f.line()}" for f in c.recommendation.flips]
     for reason in flips + list(c.recommendation.reasons):
         room = QRectF(right.left() + ink.pt(8), yy, right.width() - ink.pt(8), right.bottom() - yy)

@@ -48,11 +48,7 @@ def _ratio_text(value: float) -> str:
 
 
 def _when(part: Server | Switch) -> str:
-    """'2023-Q1' for a shipping part, '2026-Q3 (preliminary)' otherwise: one short line beside
-    its label (the sources are in the tooltip)."""
-    if not part.available:
-        return part.status or "not stated"
-    return part.available if part.status in ("", "shipping") else f"{part.available} ({part.status})"
+    return part.short_currency()
 
 
 
@@ -73,6 +69,9 @@ class FabricPage(_Page):
         self.availability = QLabel()
         self.availability.setWordWrap(True)
         self.add("Available", self.availability, "When the server and the switch ship, as their sources say")
+        self.cooling = QLabel()
+        self.cooling.setWordWrap(True)
+        self.add("Cooling", self.cooling, "Racks that need liquid cooling, as the catalog marks servers and switches")
         self.servers = self.spin("Servers", "Number of servers", self._servers)
         self.gpus = self.spin("GPUs per server", "0 keeps the server model's GPU count", self._gpus, 0, 1024)
         self.total = QLabel()
@@ -109,6 +108,7 @@ class FabricPage(_Page):
         switch = catalog.switch(f.switch)
         self.availability.setText(f"server {_when(server)} · switch {_when(switch)}")
         self.availability.setToolTip(f"{server.currency_note()}\n{switch.currency_note()}")
+        self._load_cooling(server, switch, catalog, layout)
         self.servers.setValue(c.servers)
         self.gpus.setSpecialValueText(f"Model default ({server.gpus})")
         self.gpus.setValue(c.gpus_per_server or 0)
@@ -126,6 +126,23 @@ class FabricPage(_Page):
         self.subtitle.setText(f"{TEMPLATE_NAMES[f.template]} on {tech.name}. "
                               "Click a tier on the canvas to edit its switches.")
         self._loading = False
+
+    def _load_cooling(self, server: Server, switch: Switch, catalog: Catalog, layout) -> None:
+        """Which racks need liquid cooling: the server's, and those of each switch model the tiers use
+        (the canvas's rows, where it has drawn them, know a tier's own switch)."""
+        if layout is not None:
+            switches = {row.model: row.liquid_cooled for tier, row in layout.rows.items() if tier != "servers"}
+        else:
+            switches = {switch.name: switch.liquid_cooled}
+        cooled = [name for name, liquid in switches.items() if liquid]
+        racks = (["server racks"] if server.liquid_cooled else []) + (["network racks"] if cooled else [])
+        self.cooling.setText(f"liquid-cooled {' and '.join(racks)}" if racks else "air-cooled")
+        # Shown where it says something: an air-cooled design keeps the form a row shorter (at
+        # 1280x800 every row of it must stay in view).
+        self.form.setRowVisible(self.cooling, bool(racks))
+        names = ([server.name] if server.liquid_cooled else []) + cooled
+        self.cooling.setToolTip("Marked liquid-cooled in the catalog: " + ", ".join(names) if names
+                                else "No server or switch of this design is marked liquid-cooled in the catalog")
 
     @staticmethod
     def _auto_tiers_label(design: FabricDesign, catalog: Catalog, layout) -> str:

@@ -49,6 +49,9 @@ class NetworkPage(FormPage):
         self.add("Storage bandwidth", self.storage, "Storage appliance bandwidth asked per GPU (0: none)")
         self.per_rack = self.spin("Switches per rack", "0: as the RA gives it, else by port count",
                                   self._per_rack, 0, 16)
+        self.availability = QLabel()
+        self.availability.setWordWrap(True)
+        self.add("Available", self.availability, "When this network's switches ship, as their sources say")
         self.summary = QLabel()
         self.summary.setWordWrap(True)
         self.add("Sized", self.summary, "Switches and links of this network, sized in closed form")
@@ -66,9 +69,16 @@ class NetworkPage(FormPage):
         self.subtitle.setText(f"{ROLE_LABELS[role]}; template {net.template}, {net.technology}. "
                               "The compute fabric stays the default view.")
         family = catalog.switches[net.switch].family if net.switch in catalog.switches else None
-        switches = [(s.name, s.id) for s in catalog.switches.values() if family in (None, s.family)]
+        switches = [(s.name_with_status(), s.id) for s in catalog.switches.values() if family in (None, s.family)]
         self.fill(self.switch, switches, net.switch)
         self.fill(self.spine, switches, net.spine_switch or net.switch)
+        # The parts' currency beside them, as the compute fabric's page shows it (sources in the tooltip).
+        parts = [catalog.switch(i) for i in dict.fromkeys((net.switch, net.spine_switch or net.switch))
+                 if i in catalog.switches]
+        self.switch.setToolTip(parts[0].currency_note() if parts else "")
+        self.spine.setToolTip(parts[-1].currency_note() if parts else "")
+        self.availability.setText(" · ".join(f"{p.name} {p.short_currency()}" for p in parts) or "not stated")
+        self.availability.setToolTip("\n".join(p.currency_note() for p in parts))
         ports, gbps, _ = server_ports(net, catalog.server(design.cluster.server))
         self.ports.setSpecialValueText(f"Model default ({ports})")
         self.ports.setValue(net.ports_per_server or 0)
@@ -82,7 +92,7 @@ class NetworkPage(FormPage):
         self.per_rack.setValue(net.switches_per_rack or 0)
         pairs = net.template == "leaf-pair-spine"
         own = net.template != "segment"     # a segment has no switches or ports of its own to set
-        for widget, shown in ((self.switch, own), (self.ports, own), (self.speed, own),
+        for widget, shown in ((self.switch, own), (self.availability, own), (self.ports, own), (self.speed, own),
                               (self.spine, pairs), (self.ratio, pairs),
                               (self.storage, own and net.role != "oob"), (self.per_rack, net.role == "oob")):
             self.form.setRowVisible(widget, shown)
