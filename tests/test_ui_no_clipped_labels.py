@@ -128,7 +128,8 @@ def cut_panels(window) -> list[str]:
 
 
 @pytest.mark.parametrize("example", ["dgx-h100-superpod-1su.json", "k64-fat-tree-hosts.json",
-                                     "b300-roce-two-plane.json", "dgx-h100-superpod-4su.json"])
+                                     "b300-roce-two-plane.json", "dgx-h100-superpod-4su.json",
+                                     "gb300-nvl72-8rack.json"])
 @pytest.mark.parametrize("size", [(1280, 800), (1500, 950), (1600, 1000)])
 def test_no_label_is_clipped(make_window, qtbot, example, size):
     window = make_window(load_design(EXAMPLES / example), EXAMPLES / example)

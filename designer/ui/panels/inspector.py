@@ -400,6 +400,7 @@ class Inspector(QScrollArea):
         for page in (self.empty, self.fabric_page, self.tier_page, self.network_page):
             self.stack.addWidget(page)
         self.setWidget(self.stack)
+        self.compact = False
         self._findings: tuple[Finding, ...] = ()
         controller.displayChanged.connect(self._on_display)
         controller.selection.changed.connect(self.reload)
@@ -430,6 +431,20 @@ class Inspector(QScrollArea):
         # A drag preview leaves the document as it is, and so the form: no rebuild per mouse move.
         if not display.preview:
             self.reload()
+
+    def set_compact(self, compact: bool) -> None:
+        """Tighter rows when the panel is too short for the form at the style's spacing (a long
+        fabric form on a 1280x800 screen), so that every row stays whole without scrolling."""
+        if compact == self.compact:
+            return
+        self.compact = compact
+        for page in (self.fabric_page, self.tier_page, self.network_page):
+            page.form.setVerticalSpacing(2 if compact else -1)
+            page.form.invalidate()
+            layout = page.layout()
+            if layout is not None:
+                layout.activate()   # the size hint the main window reads next is the new one
+            page.updateGeometry()
 
     def reload(self, *_) -> None:
         """Show the document's design (not a drag preview: the form edits the document)."""

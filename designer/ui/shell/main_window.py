@@ -77,6 +77,9 @@ def _icon(widget, theme_name: str, fallback: QStyle.StandardPixmap, color: QColo
     return tinted
 
 
+_SETTLING_PX = 40
+
+
 class MainWindow(DesignerWindow):
     """One document per window."""
 
@@ -394,8 +397,15 @@ class MainWindow(DesignerWindow):
         inspector, plots = self.docks["inspector"], self.docks["plots"]
         if not (inspector.isVisible() and plots.isVisible()) or inspector.isFloating() or plots.isFloating():
             return
-        need = self._inspector_need()
         column = inspector.height() + plots.height()
+        # Tight rows only where the column cannot hold the form at the style's spacing. The margin:
+        # while a window settles (status bar, toolbar) the column still shrinks by a line or two
+        # after this runs, with no resize event to fit it again.
+        self.inspector.set_compact(False)
+        need = self._inspector_need()
+        if column - need < 180 + _SETTLING_PX:
+            self.inspector.set_compact(True)
+            need = self._inspector_need()
         plot_height = min(400, max(180, column - need))
         cut = inspector.height() < need and plots.height() > 180
         cramped = plots.height() < plot_height and inspector.height() > need
