@@ -31,6 +31,9 @@ from designer.model.performance.workload import DEFAULT_WORKLOAD, preset, preset
 from designer.model.physical.bom import Bom, build_bom
 from designer.model.topology.derive import Derived, derive
 
+# Designs one comparison holds: an InfiniBand design beside the four Ethernet options of
+# `compare --counterpart ethernet` (counterpart.ETHERNET_CHOICES).
+MAX_COMPARED = 5
 SETTING_RANGES = {"years": (1, 100), "energy_usd_per_kwh": (0, 100), "pue": (1, 10), "params": (1, 1e16),
                   "compute_ms": (0, 1e9), "token_budget": (1e6, 1e16)}
 
@@ -161,9 +164,9 @@ def _column(design: FabricDesign, s: CompareSettings, catalog: Catalog, gpus: in
 
 def compare(designs: list[FabricDesign], settings: CompareSettings | None = None,
             catalog: Catalog | None = None) -> Comparison:
-    """Compare 2 to 4 designs; the first is the baseline for the deltas."""
-    if not 2 <= len(designs) <= 4:
-        raise ValueError(f"compare takes 2 to 4 designs, got {len(designs)}")
+    """Compare 2 to MAX_COMPARED designs; the first is the baseline for the deltas."""
+    if not 2 <= len(designs) <= MAX_COMPARED:
+        raise ValueError(f"compare takes 2 to {MAX_COMPARED} designs, got {len(designs)}")
     s = settings or CompareSettings()
     catalog = catalog or default_catalog()
     derived = [derive(d, catalog) for d in designs]

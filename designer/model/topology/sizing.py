@@ -130,8 +130,11 @@ def resolve(design: FabricDesign, catalog: Catalog) -> Resolved:
     tech = catalog.technology(f.technology)
     nic = catalog.nic(c.nic or server.compute_nic)
     switch = catalog.switch(f.switch)
-    tier_switch = {name: catalog.switch(asked) if (asked := f.tier(name).switch) else switch
-                   for name in ("leaf", "spine", "core")}
+    # A leaf box of a scheduled fabric sends its uplinks to its own fabric element (Ramon3 class
+    # behind Jericho3-AI class leaves); the tiers above take that switch unless the design names one.
+    upper = catalog.switch(switch.fabric_switch) if switch.fabric_switch else switch
+    tier_switch = {name: catalog.switch(asked) if (asked := f.tier(name).switch) else
+                   (switch if name == "leaf" else upper) for name in ("leaf", "spine", "core")}
     gpus = c.gpus_per_server or server.gpus
     if c.ports_per_server:
         ports = c.ports_per_server
