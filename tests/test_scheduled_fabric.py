@@ -117,3 +117,20 @@ def test_every_gpu_server_in_the_catalog_has_a_price_with_its_basis():
         price = prices.get(server.id)
         assert price is not None, server.id
         assert price.unit_price > 0 and price.basis, server.id
+
+
+def test_the_advice_sets_a_design_beside_the_compared_one_of_the_other_family(ib256, monkeypatch):
+    # With both families in the comparison, the rule of thumb's context reads the compared
+    # design of the other family instead of sizing a counterpart afresh (16K-GPU compares
+    # spent most of their time there).
+    import designer.model.decisions.advice as advice
+
+    ecmp = make_counterpart(ib256, "roce-ecmp-400g", CAT).design
+
+    def refuse(*_args, **_kwargs):
+        raise AssertionError("the advice sized a counterpart although one was compared")
+
+    monkeypatch.setattr(advice, "make_counterpart", refuse)
+    result = compare([ib256, ecmp])
+    context = [r for r in result.recommendation.reasons if r.startswith("context (rule of thumb")]
+    assert any("merchant switches, static ECMP" in r for r in context)

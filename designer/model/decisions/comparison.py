@@ -136,7 +136,8 @@ class _Column:
     step_error: str = ""
 
 
-def _column(design: FabricDesign, s: CompareSettings, catalog: Catalog, gpus: int) -> _Column:
+def _column(design: FabricDesign, s: CompareSettings, catalog: Catalog, gpus: int,
+            beside: Sequence[Derived] = ()) -> _Column:
     d = derive(design, catalog)
     bom = build_bom(d, catalog)
     results = {}
@@ -156,7 +157,7 @@ def _column(design: FabricDesign, s: CompareSettings, catalog: Catalog, gpus: in
 
     error = ""
     try:
-        step = training_step(d, gpus=gpus, catalog=catalog, **job)
+        step = training_step(d, gpus=gpus, catalog=catalog, beside=beside, **job)
     except CollectiveError as exc:
         step, error = None, str(exc)
     return _Column(d, bom, step, results, rerun, error)
@@ -176,7 +177,9 @@ def compare(designs: list[FabricDesign], settings: CompareSettings | None = None
         warnings.append("the designs have different GPU counts (" + ", ".join(f"{g:,}" for g in gpu_counts)
                         + f"); collective and training figures use {min(gpu_counts):,} GPUs on each")
     job = min(gpu_counts)
-    cols = [_column(d, s, catalog, job) for d in designs]
+    # Each design's rule-of-thumb context reads a compared design of the other family, if any.
+    cols = [_column(d, s, catalog, job, [o for o in derived if o is not own])
+            for d, own in zip(designs, derived, strict=True)]
     for name, col in zip((d.meta.name for d in designs), cols, strict=True):
         for finding in col.derived.metrics.errors:
             warnings.append(f"{name}: {finding.message}")
