@@ -120,3 +120,13 @@ def test_csv_rows_hold_the_model_values(four):
     table = list(csv.reader(io.StringIO(compare_to_csv(four))))
     row = next(r for r in table if r[1] == "Cost per million tokens")
     assert [float(x) for x in row[3:8]] == pytest.approx(list(four.row("cost_per_mtok_usd").values), rel=1e-9)
+
+
+def test_designs_that_cost_the_same_in_every_draw_share_their_wins(four):
+    # In one SU nothing crosses the spines, so static and enhanced ECMP on the same switches cost
+    # the same in every draw: neither takes the other's wins by coming first.
+    ecmp, eecmp = four.technologies.index("roce-ecmp-400g"), four.technologies.index("roce-eecmp-400g")
+    assert four.costs[ecmp].cost_per_mtok == pytest.approx(four.costs[eecmp].cost_per_mtok, rel=1e-12)
+    share = four.confidence.win_share
+    assert share[ecmp] == pytest.approx(share[eecmp]) and share[ecmp] > 0
+    assert sum(share) == pytest.approx(1.0)
