@@ -134,3 +134,15 @@ def test_the_advice_sets_a_design_beside_the_compared_one_of_the_other_family(ib
     result = compare([ib256, ecmp])
     context = [r for r in result.recommendation.reasons if r.startswith("context (rule of thumb")]
     assert any("merchant switches, static ECMP" in r for r in context)
+
+
+def test_a_fabric_element_cannot_be_the_leaf_and_new_says_so_in_one_line(tmp_path):
+    import subprocess
+    import sys
+
+    out = tmp_path / "x.json"
+    run = subprocess.run([sys.executable, "-m", "designer.cli.main", "new", "--nodes", "32", "--technology",
+                          SCHEDULED, "--switch", "ramon3-fabric", "-o", str(out)], capture_output=True, text=True)
+    assert run.returncode != 0 and not out.exists()
+    lines = run.stderr.strip().splitlines()
+    assert len(lines) == 1 and "takes no servers" in lines[0] and "Traceback" not in run.stderr

@@ -93,6 +93,8 @@ class Switch(_Entry):
     # (Jericho3-AI class) names its fabric element (Ramon3 class), which sizing then takes for
     # the spine and core tiers unless the design names their switches. "" means the same switch.
     fabric_switch: str = ""
+    # A cell switch of a scheduled fabric (Ramon3 class): it connects leaf boxes only, never servers.
+    fabric_element: bool = False
 
     def ports_at(self, gbps: float) -> int:
         """Logical ports this switch offers at `gbps`; 0 when it has no such mode."""

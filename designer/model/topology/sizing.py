@@ -234,6 +234,9 @@ def plan_fabric(design: FabricDesign, r: Resolved) -> Plan:
     n = design.cluster.servers
     e = r.rails
     endpoints = n * e
+    if r.leaf_switch.fabric_element:
+        raise SizingError(f"{r.leaf_switch.name} switches cells between the leaf boxes of a scheduled fabric "
+                          "and takes no servers; choose a leaf box as the switch (its spines follow)")
     n_leaf_down = _ports(r.leaf_switch, r.link_gbps, "leaf")
     n_leaf_up = _ports(r.leaf_switch, r.uplink_gbps, "leaf")
     n_spine = _ports(r.spine_switch, r.uplink_gbps, "spine")
