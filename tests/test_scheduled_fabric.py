@@ -146,3 +146,20 @@ def test_a_fabric_element_cannot_be_the_leaf_and_new_says_so_in_one_line(tmp_pat
     assert run.returncode != 0 and not out.exists()
     lines = run.stderr.strip().splitlines()
     assert len(lines) == 1 and "takes no servers" in lines[0] and "Traceback" not in run.stderr
+
+
+def test_switching_technology_takes_switches_that_find_paths_its_way():
+    # A Tomahawk box runs the speeds but does not spray cells, and a Jericho3-AI leaf does
+    # nothing else: changing the technology changes the switch (and a rail grouping the new
+    # leaf cannot hold goes back to one rail per leaf).
+    from designer.model.topology.edits import with_technology
+
+    ecmp = _rail("dgx-h100", "roce-ecmp-400g", 32)
+    assert ecmp.fabric.switch == "tomahawk5-51t" and ecmp.fabric.rails_per_leaf == 2
+    sched = with_technology(ecmp, CAT, SCHEDULED)
+    assert sched.fabric.switch == "jericho3-ai-leaf" and not sched.fabric.rails_per_leaf
+    assert derive(sched, CAT).metrics.switches_by_model.get("ramon3-fabric", 0) > 0
+    back = with_technology(sched, CAT, "roce-ecmp-400g")
+    assert back.fabric.switch == "tomahawk5-51t"
+    # Hashing technologies of one family keep a switch that offers both hashes.
+    assert with_technology(ecmp, CAT, "roce-eecmp-400g").fabric.switch == "tomahawk5-51t"
