@@ -1,4 +1,4 @@
-"""`fabric-designer compare`: two to four designs side by side, with a reasoned recommendation."""
+"""`fabric-designer compare`: two to five designs side by side, with a reasoned recommendation."""
 
 from __future__ import annotations
 

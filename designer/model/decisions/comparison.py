@@ -1,4 +1,4 @@
-"""Two to four designs side by side: cost, power, TCO, bandwidth, latency, collective time.
+"""Two to five designs side by side: cost, power, TCO, bandwidth, latency, collective time.
 
 Each row holds one value per design and its delta in % against the first (baseline) design.
 The recommendation applies the InfiniBand-vs-Ethernet framework of the literature to the

@@ -1,4 +1,4 @@
-"""The Compare window: two to four designs side by side, with charts and a recommendation.
+"""The Compare window: two to five designs side by side, with charts and a recommendation.
 
 It sits beside the designer window as a window of its own. The designs it holds are
 snapshots (a design file, the designer's design when the comparison was made, or a
