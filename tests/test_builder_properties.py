@@ -3,7 +3,7 @@
 from collections import Counter
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from designer.catalog import default_catalog
@@ -138,3 +138,24 @@ def test_rack_scale_su_spread_over_leaves_is_consistent(req):
     d = _build(req)
     if d is not None:
         assert d.plan.rail_leaves * d.plan.rail_leaf_size == req["nodes_per_su"] or d.plan.rail_leaves == 1
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(requests)
+def test_closed_form_port_use_as_arrays_equals_the_wired_graph(req):
+    # The closed forms read the leaf assignment as arrays (sizing prices many layouts of a 16K-GPU
+    # fabric); they must give the builder's assignment and the graph's port use, switch by switch.
+    from designer.model.topology.builders import leaf_assignment
+
+    d = _build(req)
+    assume(d is not None)
+    plan, r = d.plan, d.resolved
+    leaf, port = closed_form.leaf_assignment_arrays(plan, r.rails)
+    assert list(zip(leaf.tolist(), port.tolist(), strict=True)) == list(leaf_assignment(plan, r.rails))
+    per_plane = closed_form.ports_per_switch(plan, r)
+    graph_use = _port_use_from_graph(d.graph)
+    for tier in ("leaf", "spine", "core"):
+        closed = {f"{f'p{plane + 1}.' if r.planes > 1 else ''}{tier}-{i + 1}": (dn, up)
+                  for plane in range(r.planes) for i, (dn, up) in enumerate(per_plane.get(tier, []))}
+        wired = {name: (dn, up) for name, dn, up, *_ in graph_use.get(tier, [])}
+        assert closed == wired, tier

@@ -38,7 +38,8 @@ def test_every_product_states_its_currency_or_is_a_stand_in(kind, entry_id):
 
 def test_the_stand_ins_are_the_generic_entries():
     stand_ins = {e.id for table in TABLES.values() for e in table.values() if e.stand_in}
-    assert stand_ins == {"tomahawk5-51t", "tomahawk6-102t", "generic-8gpu", "generic-1gpu-host",
+    assert stand_ins == {"tomahawk5-51t", "tomahawk6-102t", "jericho3-ai-leaf", "ramon3-fabric",
+                         "generic-8gpu", "generic-1gpu-host",
                          "ieee-400gbase-dr4", "ieee-400gbase-fr4", "qsfpdd-400gbase-sr8",
                          "qsfpdd-400gbase-dr4", "qsfpdd-400gbase-fr4", "smf-lc-duplex", "mmf-mpo12",
                          "mmf-mpo16"}

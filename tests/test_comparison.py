@@ -158,6 +158,7 @@ def test_one_command_makes_the_counterpart_and_the_comparison():
     assert any("256 GPUs" in r for r in data["recommendation"]["reasons"])
     too_many = subprocess.run([sys.executable, "-m", "designer.cli.main", "compare",
                                "examples/dgx-h100-superpod-1su.json", "--counterpart", "roce-400g",
-                               "--counterpart", "roce-800g", "--counterpart", "ib-xdr", "--counterpart", "ib-ndr"],
+                               "--counterpart", "roce-800g", "--counterpart", "ib-xdr", "--counterpart", "ib-ndr",
+                               "--counterpart", "roce-ecmp-400g"],
                               capture_output=True, text=True)
-    assert too_many.returncode == 2 and "2 to 4 designs" in too_many.stderr
+    assert too_many.returncode == 2 and "2 to 5 designs" in too_many.stderr

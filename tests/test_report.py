@@ -138,6 +138,7 @@ def test_a_report_against_every_ethernet_fabric_lists_their_costs_and_win_shares
         assert f"[{i + 1}] {name}: cheapest in {share:.0%} of draws" in cost
     table = next(p for p in pages if "deltas against the first design" in p)
     assert "static ECMP" in table and "enhanced ECMP" in table and "Spectrum-X" in table
+    assert "scheduled fabric" in table
 
 
 def test_saved_slides_become_the_detail_pages(gui):

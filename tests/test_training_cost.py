@@ -1,8 +1,9 @@
 """The verdict in dollars of training: cost per step and per token, win shares, every output.
 
-The 256-GPU DGX H100 rail design is compared with InfiniBand, Spectrum-X, standard RoCE and
-enhanced-ECMP RoCE; each carries capex, step time, cost per million tokens and win share in
-text, JSON and CSV (the Compare window and the report are in tests/test_ui_compare_cost.py).
+The 256-GPU DGX H100 rail design is compared with InfiniBand, Spectrum-X, standard RoCE,
+enhanced-ECMP RoCE and a scheduled (cell-spraying) fabric; each carries capex, step time, cost
+per million tokens and win share in text, JSON and CSV (the Compare window and the report are
+in tests/test_ui_compare_cost.py).
 """
 
 import csv
@@ -33,16 +34,17 @@ def four():
     return compare(designs)
 
 
-def test_ethernet_counterparts_are_spectrum_x_standard_and_enhanced_ecmp_roce():
-    assert expand_counterparts(["ethernet"]) == ["roce-400g", "roce-ecmp-400g", "roce-eecmp-400g"]
-    assert expand_counterparts(["roce-400g", "ethernet"]) == ["roce-400g", "roce-ecmp-400g", "roce-eecmp-400g"]
+def test_ethernet_counterparts_are_spectrum_x_standard_enhanced_ecmp_and_scheduled_roce():
+    every = ["roce-400g", "roce-ecmp-400g", "roce-eecmp-400g", "roce-sched-400g"]
+    assert expand_counterparts(["ethernet"]) == every
+    assert expand_counterparts(["roce-400g", "ethernet"]) == every
 
 
-def test_the_256_gpu_comparison_lists_the_four_fabrics_with_their_costs(four):
-    assert four.technologies == ("ib-ndr", "roce-400g", "roce-ecmp-400g", "roce-eecmp-400g")
+def test_the_256_gpu_comparison_lists_the_five_fabrics_with_their_costs(four):
+    assert four.technologies == ("ib-ndr", "roce-400g", "roce-ecmp-400g", "roce-eecmp-400g", "roce-sched-400g")
     for key in ROWS:
         values = four.row(key).values
-        assert len(values) == 4 and all(v is not None for v in values), key
+        assert len(values) == 5 and all(v is not None for v in values), key
     assert sum(four.row("win_share_pct").values) == pytest.approx(100.0)
 
 
@@ -66,7 +68,7 @@ def test_cost_per_step_is_cluster_cost_per_hour_times_step_time(four):
 
 def test_the_winner_costs_least_per_token_and_the_share_mark_does_not_decide(four):
     units = four.row("cost_per_mtok_usd").values
-    win = min(range(4), key=lambda i: units[i])
+    win = min(range(len(units)), key=lambda i: units[i])
     assert four.recommendation.verdict.startswith(four.names[win])
     assert four.recommendation.family == four.families[win]
     assert any(r.startswith("context (rule of thumb") for r in four.recommendation.reasons)
@@ -97,10 +99,12 @@ def test_text_json_and_csv_carry_the_costs(tmp_path):
     keys = {r["key"]: r for r in data["rows"]}
     for key in ROWS:
         assert all(v is not None for v in keys[key]["values"]), key
-    assert len(data["training_cost"]) == 4 and data["confidence"]["draws"] == 1000
+    assert len(data["training_cost"]) == 5 and data["confidence"]["draws"] == 1000
     assert data["assumptions"]["token_budget"] > 0
     ecmp = data["training_cost"][2]
     assert ecmp["load_balancing"] == "ecmp" and "static ECMP" in ecmp["flow_placement"]["text"]
+    sched = data["training_cost"][4]
+    assert sched["load_balancing"] == "spray" and "cell spraying" in sched["flow_placement"]["text"]
     table = list(csv.reader(io.StringIO(out.read_text(encoding="utf-8-sig"))))
     labels = {row[1] for row in table if len(row) > 1}
     assert {"Cost per million tokens", "Capex (network)", "Training step time"} <= labels
@@ -115,4 +119,14 @@ def test_text_json_and_csv_carry_the_costs(tmp_path):
 def test_csv_rows_hold_the_model_values(four):
     table = list(csv.reader(io.StringIO(compare_to_csv(four))))
     row = next(r for r in table if r[1] == "Cost per million tokens")
-    assert [float(x) for x in row[3:7]] == pytest.approx(list(four.row("cost_per_mtok_usd").values), rel=1e-9)
+    assert [float(x) for x in row[3:8]] == pytest.approx(list(four.row("cost_per_mtok_usd").values), rel=1e-9)
+
+
+def test_designs_that_cost_the_same_in_every_draw_share_their_wins(four):
+    # In one SU nothing crosses the spines, so static and enhanced ECMP on the same switches cost
+    # the same in every draw: neither takes the other's wins by coming first.
+    ecmp, eecmp = four.technologies.index("roce-ecmp-400g"), four.technologies.index("roce-eecmp-400g")
+    assert four.costs[ecmp].cost_per_mtok == pytest.approx(four.costs[eecmp].cost_per_mtok, rel=1e-12)
+    share = four.confidence.win_share
+    assert share[ecmp] == pytest.approx(share[eecmp]) and share[ecmp] > 0
+    assert sum(share) == pytest.approx(1.0)

@@ -259,7 +259,7 @@ def test_bad_input_shows_one_message_and_changes_nothing(make_compare, superpod,
     assert window.dialogs.errors[-1][0] == "Cannot add design" and "bad.json" in window.dialogs.errors[-1][1]
     assert window.comparison is before and len(window.entries) == 2
 
-    too_many = [str(SUPERPOD)] * 3
+    too_many = [str(SUPERPOD)] * 4
     window.dialogs.open_answer = too_many
     assert not window.add_designs_from_dialog()
     assert window.dialogs.errors[-1][0] == "Too many designs"
@@ -283,7 +283,7 @@ def test_compare_with_designs_from_the_designer_window(make_window, superpod, tm
     assert comparison.names[0] == superpod.meta.name and len(comparison.names) == 3
     assert any("different GPU counts" in w for w in comparison.warnings)
 
-    launcher.dialogs.open_answer = [str(SUPERPOD)] * 4
+    launcher.dialogs.open_answer = [str(SUPERPOD)] * 5
     launcher.compare_files_action.trigger()
     assert launcher.dialogs.errors[-1][0] == "Too many designs"
     assert launcher.window.comparison is comparison
@@ -371,7 +371,7 @@ def test_a_comparison_that_fails_is_refused_and_the_window_goes_back(make_compar
     assert window.settings == before.settings and window.panel.assumptions.years.value() == 5
 
 
-def test_four_fabrics_show_their_costs_and_the_draws_in_the_compare_window(make_compare, superpod, catalog):
+def test_five_fabrics_show_their_costs_and_the_draws_in_the_compare_window(make_compare, superpod, catalog):
     from designer.model.decisions.counterpart import ETHERNET_CHOICES
     from designer.ui.compare.compare_window import Entry
 
@@ -387,7 +387,7 @@ def test_four_fabrics_show_their_costs_and_the_draws_in_the_compare_window(make_
     assert any(str(label).startswith("Cheapest in") for label in labels)
     chart = window.charts.cost
     plotted = [curve for curve in chart.curves if curve in chart.widget.getPlotItem().items]
-    assert len(plotted) == 4 and len(chart.legend.items) == 4
+    assert len(plotted) == 5 and len(chart.legend.items) == 5
     for curve, counts in zip(plotted, c.confidence.hist_counts, strict=True):
         _, y = curve.getOriginalDataset()
         assert list(y) == list(counts)
@@ -403,9 +403,10 @@ def test_every_ethernet_fabric_is_one_menu_action(make_compare, superpod, catalo
     menu = window.counterpart_menu
     menu.aboutToShow.emit()
     every = {a.objectName(): a for a in menu.actions()}["counterpart-ethernet"]
-    assert every.isEnabled()            # two missing fabrics fit beside the two designs
+    assert every.isEnabled()            # three missing fabrics fit beside the two designs
     every.trigger()
-    assert window.comparison.technologies == ("ib-ndr", "roce-400g", "roce-ecmp-400g", "roce-eecmp-400g")
+    assert window.comparison.technologies == ("ib-ndr", "roce-400g", "roce-ecmp-400g", "roce-eecmp-400g",
+                                              "roce-sched-400g")
     menu.aboutToShow.emit()
     every = {a.objectName(): a for a in menu.actions()}["counterpart-ethernet"]
     assert not every.isEnabled()        # nothing left to add

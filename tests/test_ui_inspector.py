@@ -75,3 +75,16 @@ def test_changing_technology_to_ethernet_swaps_the_switches(make_window):
     assert resolved.leaf_switch.family in ("ethernet", "any")
     assert window.scene.layout.resolved.family == "ethernet"
     assert window.palette_panel.technology.currentData() == design.fabric.technology
+
+
+def test_the_scheduled_fabric_is_a_technology_choice_whose_cell_switch_is_no_fabric_switch(make_window):
+    window = make_window(_design("rail-optimized", technology="roce-ecmp-400g"))
+    page = window.inspector.fabric_page
+    choices = [page.generation.itemData(i) for i in range(page.generation.count())]
+    assert "roce-sched-400g" in choices and "roce-400g" in choices
+    page.generation.setCurrentIndex(page.generation.findData("roce-sched-400g"))
+    design = window.document.design
+    assert design.fabric.technology == "roce-sched-400g" and design.fabric.switch == "jericho3-ai-leaf"
+    switches = [page.switch.itemData(i) for i in range(page.switch.count())]
+    assert "jericho3-ai-leaf" in switches and "ramon3-fabric" not in switches
+    assert window.compute.latest.metrics.switches_by_model.get("ramon3-fabric", 0) > 0

@@ -104,6 +104,12 @@ class Switch(_Entry):
     # 5-tuple hashing), "ecmp-qp" (hashing that also takes the RoCE queue pair). Empty: not stated,
     # and the technology's choice stands.
     load_balancing: tuple[str, ...] = ()
+    # The switch this one's uplinks go to when it is not itself: a scheduled fabric's leaf box
+    # (Jericho3-AI class) names its fabric element (Ramon3 class), which sizing then takes for
+    # the spine and core tiers unless the design names their switches. "" means the same switch.
+    fabric_switch: str = ""
+    # A cell switch of a scheduled fabric (Ramon3 class): it connects leaf boxes only, never servers.
+    fabric_element: bool = False
 
     def ports_at(self, gbps: float) -> int:
         """Logical ports this switch offers at `gbps`; 0 when it has no such mode."""

@@ -435,6 +435,8 @@ def _check_references(catalog: Catalog) -> None:
             raise CatalogError(f"{where}, field 'cpo_fiber': unknown fiber cable {quote(sw.cpo_fiber, 40)}")
         if sw.pluggable_twin and sw.pluggable_twin not in catalog.switches:
             raise CatalogError(f"{where}, field 'pluggable_twin': unknown switch {quote(sw.pluggable_twin, 40)}")
+        if sw.fabric_switch and sw.fabric_switch not in catalog.switches:
+            raise CatalogError(f"{where}, field 'fabric_switch': unknown switch {quote(sw.fabric_switch, 40)}")
     for tech in catalog.technologies.values():
         where = f"{Path(catalog.origin('technology', tech.id)).name}: technology '{tech.id}'"
         if tech.default_switch not in catalog.switches:

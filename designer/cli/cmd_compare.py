@@ -1,4 +1,4 @@
-"""`fabric-designer compare`: two to four designs side by side, with a reasoned recommendation."""
+"""`fabric-designer compare`: two to five designs side by side, with a reasoned recommendation."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from designer.cli.common import SubParsers, bounded_float, bounded_int, output_f
 from designer.io.compare_csv import write_compare_csv
 from designer.io.project import load_design
 from designer.model.common.units import figure_text
-from designer.model.decisions.comparison import SETTING_RANGES, CompareSettings, Comparison, compare
+from designer.model.decisions.comparison import MAX_COMPARED, SETTING_RANGES, CompareSettings, Comparison, compare
 from designer.model.decisions.counterpart import (
     COUNTERPART_TECHNOLOGIES,
     ETHERNET_CHOICES,
@@ -25,8 +25,8 @@ from designer.model.physical.prices import load_prices
 
 
 def add_parser(sub: SubParsers) -> None:
-    p = sub.add_parser("compare", help="compare 2 to 4 designs side by side",
-                       description="Cost, power, TCO, bandwidth, latency and collective time of 2 to 4 "
+    p = sub.add_parser("compare", help="compare 2 to 5 designs side by side",
+                       description="Cost, power, TCO, bandwidth, latency and collective time of 2 to 5 "
                                    "designs, with deltas against the first and a recommendation.")
     p.add_argument("files", nargs="+", metavar="FILE", help="project files; the first is the baseline")
     p.add_argument("--counterpart", action="append", choices=(*COUNTERPART_TECHNOLOGIES, "ethernet"), metavar="TECH",
@@ -70,8 +70,8 @@ def add_parser(sub: SubParsers) -> None:
 def run(args: argparse.Namespace) -> int:
     args.counterpart = expand_counterparts(args.counterpart or ())
     count = len(args.files) + len(args.counterpart) + (1 if args.optics_twin else 0)
-    if not 2 <= count <= 4:
-        args._parser.error(f"compare takes 2 to 4 designs (files and --counterpart), not {count}")
+    if not 2 <= count <= MAX_COMPARED:
+        args._parser.error(f"compare takes 2 to {MAX_COMPARED} designs (files and --counterpart), not {count}")
     legacy = args.params is not None or args.compute_ms is not None
     if legacy and args.workload:
         args._parser.error("give either --workload or --params/--compute-ms, not both")

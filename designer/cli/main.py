@@ -18,7 +18,7 @@ COMMANDS: list[tuple[str, str, str]] = [
     ("gui", "designer.cli.cmd_gui", "open the designer window"),
     ("bom", "designer.cli.cmd_bom", "bill of materials and cabling plan"),
     ("counterpart", "designer.cli.cmd_counterpart", "make the same cluster on another technology"),
-    ("compare", "designer.cli.cmd_compare", "compare 2 to 4 designs side by side"),
+    ("compare", "designer.cli.cmd_compare", "compare 2 to 5 designs side by side"),
     ("collectives", "designer.cli.cmd_collectives",
      "estimate collective times (all-reduce, all-gather...) on a design"),
     ("render", "designer.cli.cmd_render", "draw the fabric diagram as SVG, PDF or PNG"),

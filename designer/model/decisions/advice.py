@@ -7,6 +7,7 @@ and sets them beside the same cluster on the other fabric family (its counterpar
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from designer.catalog import Catalog, Technology, UnknownPartError, default_catalog
@@ -32,13 +33,21 @@ class Advice:
 
 
 def _counterpart_context(derived: Derived, settings: PerformanceSettings, gpus: int, placement: str,
-                         catalog: Catalog) -> tuple[Technology, FabricContext] | None:
+                         catalog: Catalog, beside: Sequence[Derived] = ()) -> tuple[Technology, FabricContext] | None:
     """The same cluster on the other fabric family, for the advice; None when none fits.
 
-    Prefers a full counterpart design (switches, NICs and sizing redone, designer/model/
-    decisions/counterpart.py); when that cannot be sized, swaps the technology on this topology.
+    A design of the other family compared beside this one (`beside`) is that cluster as the user
+    has it. Else a full counterpart design (switches, NICs and sizing redone, designer/model/
+    decisions/counterpart.py); when that cannot be sized, the technology swapped on this topology.
     """
     tech = derived.resolved.technology
+    for other_design in beside:
+        if other_design.resolved.technology.family != tech.family:
+            try:
+                return (other_design.resolved.technology,
+                        build_context(other_design, gpus, placement, settings))
+            except (ValueError, UnknownPartError):
+                break
     others = [t for t in catalog.technologies.values() if t.family != tech.family]
     if not others:
         return None
@@ -58,14 +67,17 @@ def _counterpart_context(derived: Derived, settings: PerformanceSettings, gpus: 
 def training_step(derived: Derived, params: float | None = None, bytes_per_grad: int | None = None,
                   dp_degree: int | None = None, compute_ms: float | None = None, gpus: int | None = None,
                   placement: str | None = None, settings: PerformanceSettings | None = None,
-                  catalog: Catalog | None = None, workload: str | None = None) -> StepEstimate:
-    """Communication per training step and its share of the step, with the rule-of-thumb advice."""
+                  catalog: Catalog | None = None, workload: str | None = None,
+                  beside: Sequence[Derived] = ()) -> StepEstimate:
+    """Communication per training step and its share of the step, with the rule-of-thumb advice;
+    `beside`: the designs compared with this one (the advice sets it beside one of the other
+    family among them rather than size a counterpart afresh)."""
     settings = settings or derived.design.performance
     est = estimate_step(derived, params, bytes_per_grad, dp_degree, compute_ms, gpus, placement, settings,
                         workload=workload)
     placement = context_for(derived, gpus, placement, settings).placement
     alt: tuple[Technology, float, float] | None = None
-    found = _counterpart_context(derived, settings, est.gpus, placement, catalog or default_catalog())
+    found = _counterpart_context(derived, settings, est.gpus, placement, catalog or default_catalog(), beside)
     if found is not None:
         other, alt_ctx = found
         try:

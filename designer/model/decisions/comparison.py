@@ -1,4 +1,4 @@
-"""Two to four designs side by side: cost, power, TCO, bandwidth, latency, collective time.
+"""Two to five designs side by side: cost, power, TCO, bandwidth, latency, collective time.
 
 Each row holds one value per design and its delta in % against the first (baseline) design.
 The recommendation applies the InfiniBand-vs-Ethernet framework of the literature to the
@@ -32,6 +32,9 @@ from designer.model.performance.workload import DEFAULT_WORKLOAD, preset, preset
 from designer.model.physical.bom import Bom, build_bom
 from designer.model.topology.derive import Derived, derive
 
+# Designs one comparison holds: an InfiniBand design beside the four Ethernet options of
+# `compare --counterpart ethernet` (counterpart.ETHERNET_CHOICES).
+MAX_COMPARED = 5
 SETTING_RANGES = {"years": (1, 100), "energy_usd_per_kwh": (0, 100), "pue": (1, 10), "params": (1, 1e16),
                   "compute_ms": (0, 1e9), "token_budget": (1e6, 1e16)}
 
@@ -138,7 +141,8 @@ class _Column:
     step_error: str = ""
 
 
-def _column(design: FabricDesign, s: CompareSettings, catalog: Catalog, gpus: int) -> _Column:
+def _column(design: FabricDesign, s: CompareSettings, catalog: Catalog, gpus: int,
+            beside: Sequence[Derived] = ()) -> _Column:
     d = derive(design, catalog)
     bom = build_bom(d, catalog)
     results = {}
@@ -158,7 +162,7 @@ def _column(design: FabricDesign, s: CompareSettings, catalog: Catalog, gpus: in
 
     error = ""
     try:
-        step = training_step(d, gpus=gpus, catalog=catalog, **job)
+        step = training_step(d, gpus=gpus, catalog=catalog, beside=beside, **job)
     except CollectiveError as exc:
         step, error = None, str(exc)
     return _Column(d, bom, step, results, rerun, error)
@@ -166,9 +170,9 @@ def _column(design: FabricDesign, s: CompareSettings, catalog: Catalog, gpus: in
 
 def compare(designs: list[FabricDesign], settings: CompareSettings | None = None,
             catalog: Catalog | None = None) -> Comparison:
-    """Compare 2 to 4 designs; the first is the baseline for the deltas."""
-    if not 2 <= len(designs) <= 4:
-        raise ValueError(f"compare takes 2 to 4 designs, got {len(designs)}")
+    """Compare 2 to MAX_COMPARED designs; the first is the baseline for the deltas."""
+    if not 2 <= len(designs) <= MAX_COMPARED:
+        raise ValueError(f"compare takes 2 to {MAX_COMPARED} designs, got {len(designs)}")
     s = settings or CompareSettings()
     catalog = catalog or default_catalog()
     derived = [derive(d, catalog) for d in designs]
@@ -178,7 +182,9 @@ def compare(designs: list[FabricDesign], settings: CompareSettings | None = None
         warnings.append("the designs have different GPU counts (" + ", ".join(f"{g:,}" for g in gpu_counts)
                         + f"); collective and training figures use {min(gpu_counts):,} GPUs on each")
     job = min(gpu_counts)
-    cols = [_column(d, s, catalog, job) for d in designs]
+    # Each design's rule-of-thumb context reads a compared design of the other family, if any.
+    cols = [_column(d, s, catalog, job, [o for o in derived if o is not own])
+            for d, own in zip(designs, derived, strict=True)]
     for name, col in zip((d.meta.name for d in designs), cols, strict=True):
         for finding in col.derived.metrics.errors:
             warnings.append(f"{name}: {finding.message}")

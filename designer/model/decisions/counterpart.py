@@ -23,11 +23,12 @@ from designer.model.topology.sizing import Resolved, SizingError, rack_group, ra
 from designer.model.topology.switch_choice import choose_switch
 
 # Technology ids offered by `fabric-designer counterpart --technology`.
-COUNTERPART_TECHNOLOGIES = ("ib-ndr", "ib-xdr", "roce-400g", "roce-800g", "roce-ecmp-400g", "roce-eecmp-400g")
+COUNTERPART_TECHNOLOGIES = ("ib-ndr", "ib-xdr", "roce-400g", "roce-800g", "roce-ecmp-400g", "roce-eecmp-400g",
+                            "roce-sched-400g")
 # `compare --counterpart ethernet`: the Ethernet fabrics buyers choose between, beside InfiniBand.
 # Spectrum-X, standard RoCE on merchant switches with static ECMP, and the same with enhanced
-# ECMP and QP scaling.
-ETHERNET_CHOICES = ("roce-400g", "roce-ecmp-400g", "roce-eecmp-400g")
+# ECMP and QP scaling, and a deep-buffer scheduled fabric (Jericho3-AI class, cell spraying).
+ETHERNET_CHOICES = ("roce-400g", "roce-ecmp-400g", "roce-eecmp-400g", "roce-sched-400g")
 
 
 def expand_counterparts(requested: list[str] | tuple[str, ...]) -> list[str]:

@@ -239,6 +239,10 @@ def _class_costs(bom: Any, prices: PriceBook) -> dict[str, float]:
     return out
 
 
+# Costs of one draw within this share of each other are a tie.
+TIE_REL = 1e-9
+
+
 def confidence(costs: Sequence[TrainingCost], sens: Sequence[Sensitivity], boms: Sequence[Any], prices: PriceBook,
                network_energy: Sequence[float], years: int, draws: int = DRAWS, seed: int = SEED) -> Confidence | None:
     """Share of seeded price and efficiency draws in which each design costs least per token (or step)."""
@@ -275,8 +279,11 @@ def confidence(costs: Sequence[TrainingCost], sens: Sequence[Sensitivity], boms:
             cost = cost / c.tokens_per_step * 1e6
         values.append(cost)
     v = np.vstack(values)
-    winners = np.argmin(v, axis=0)
-    share = np.bincount(winners, minlength=len(costs)) / draws
+    # Designs that cost the same in a draw share its win: two fabrics that differ only where the
+    # job's traffic never goes (hashing, when nothing crosses the spines) split it, rather than
+    # the first taking all.
+    tied = v <= v.min(axis=0) * (1 + TIE_REL)
+    share = (tied / tied.sum(axis=0)).sum(axis=1) / draws
     lo, hi = float(v.min()), float(v.max())
     edges = np.linspace(lo, hi if hi > lo else lo + 1e-9, HIST_BINS + 1)
     hists = tuple(tuple(int(x) for x in np.histogram(row, bins=edges)[0]) for row in v)

@@ -45,6 +45,7 @@ from designer.model.physical.media import (
 )
 from designer.model.physical.template_layout import rank_within, template_positions
 from designer.model.topology.builders import plane_prefix
+from designer.model.topology.closed_form import leaf_assignment_arrays as _assignment
 from designer.model.topology.metrics import Finding
 
 if TYPE_CHECKING:
@@ -83,28 +84,6 @@ class PhysicalCounts:
 
 
 # ----------------------------------------------------------------------------- links from the plan
-
-def _assignment(plan: Plan, e: int) -> tuple[np.ndarray, np.ndarray]:
-    """(leaf, down port) per endpoint of a plane, as `builders.leaf_assignment` gives them."""
-    n = plan.servers
-    if plan.rail_su_size:
-        j = np.repeat(np.arange(n, dtype=np.int64), e)
-        p = np.tile(np.arange(e, dtype=np.int64), n)
-        return plan.rail_leaf(j, p, e), plan.rail_port(j, p)
-    per_leaf = plan.leaf_down
-    if e <= per_leaf and per_leaf % e == 0 and plan.leaves * (per_leaf // e) >= n:
-        j = np.arange(n, dtype=np.int64)
-        leaf_s = j * plan.leaves // n
-        first = np.searchsorted(leaf_s, leaf_s, side="left")
-        fill = (j - first) * e
-        p = np.tile(np.arange(e, dtype=np.int64), n)
-        return np.repeat(leaf_s, e), np.repeat(fill, e) + p + 1
-    total = n * e
-    idx = np.arange(total, dtype=np.int64)
-    leaf = idx * plan.leaves // total
-    first = np.searchsorted(leaf, leaf, side="left")
-    return leaf, idx - first + 1
-
 
 def _spread_links(owners: int, count: int, targets: int, offsets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Per owner, `_spread(count, targets, offset)` expanded to one entry per link: (owner, t)."""

@@ -8,8 +8,34 @@ from __future__ import annotations
 
 import math
 
-from designer.model.topology.builders import _spread, leaf_assignment
+import numpy as np
+
+from designer.model.topology.builders import _spread
 from designer.model.topology.sizing import Plan, Resolved
+
+
+def leaf_assignment_arrays(plan: Plan, e: int) -> tuple[np.ndarray, np.ndarray]:
+    """(leaf, down port) per endpoint of a plane, as `builders.leaf_assignment` gives them, as
+    arrays: sizing prices many layouts of a 16K-GPU fabric, and a Python tuple per endpoint of
+    each cost seconds."""
+    n = plan.servers
+    if plan.rail_su_size:
+        j = np.repeat(np.arange(n, dtype=np.int64), e)
+        p = np.tile(np.arange(e, dtype=np.int64), n)
+        return plan.rail_leaf(j, p, e), plan.rail_port(j, p)
+    per_leaf = plan.leaf_down
+    if e <= per_leaf and per_leaf % e == 0 and plan.leaves * (per_leaf // e) >= n:
+        j = np.arange(n, dtype=np.int64)
+        leaf_s = j * plan.leaves // n
+        first = np.searchsorted(leaf_s, leaf_s, side="left")
+        fill = (j - first) * e
+        p = np.tile(np.arange(e, dtype=np.int64), n)
+        return np.repeat(leaf_s, e), np.repeat(fill, e) + p + 1
+    total = n * e
+    idx = np.arange(total, dtype=np.int64)
+    leaf = idx * plan.leaves // total
+    first = np.searchsorted(leaf, leaf, side="left")
+    return leaf, idx - first + 1
 
 
 def links_by_tier(plan: Plan, r: Resolved) -> dict[str, int]:
@@ -23,17 +49,14 @@ def links_by_tier(plan: Plan, r: Resolved) -> dict[str, int]:
 
 
 def _leaf_counts(plan: Plan, r: Resolved) -> tuple[list[int], list[int]]:
-    """Endpoints per leaf in the first and second half of the bisection partition."""
-    assignment = leaf_assignment(plan, r.rails)
-    order = sorted(range(len(assignment)), key=lambda i: (assignment[i], i))
+    """Endpoints per leaf in the first and second half of the bisection partition (endpoints
+    in order of leaf, then down port, then endpoint)."""
+    leaf, port = leaf_assignment_arrays(plan, r.rails)
+    order = np.lexsort((np.arange(len(leaf)), port, leaf))
     half = len(order) // 2
-    a = [0] * plan.leaves
-    b = [0] * plan.leaves
-    for i in order[:half]:
-        a[assignment[i][0]] += 1
-    for i in order[half:2 * half]:
-        b[assignment[i][0]] += 1
-    return a, b
+    a = np.bincount(leaf[order[:half]], minlength=plan.leaves)
+    b = np.bincount(leaf[order[half:2 * half]], minlength=plan.leaves)
+    return a.tolist(), b.tolist()
 
 
 def bisection_gbps(plan: Plan, r: Resolved) -> float:
@@ -93,26 +116,36 @@ def max_hops(plan: Plan) -> tuple[int, int]:
     return worst, worst
 
 
+def _spread_matrix(count: int, targets: int, offsets: np.ndarray) -> np.ndarray:
+    """`builders._spread(count, targets, offset)` for every offset at once: one row per device."""
+    if targets <= 0:
+        return np.zeros((len(offsets), 0), dtype=np.int64)
+    base, rem = divmod(count, targets)
+    t = np.arange(targets, dtype=np.int64)
+    extra: np.ndarray = (((t[None, :] - offsets[:, None]) % targets) < rem).astype(np.int64)
+    return extra + base
+
+
 def ports_per_switch(plan: Plan, r: Resolved) -> dict[str, list[tuple[int, int]]]:
     """(downlinks, uplinks) in use on each switch of one plane, by tier."""
-    assignment = leaf_assignment(plan, r.rails)
-    down = [0] * plan.leaves
-    for leaf, _ in assignment:
-        down[leaf] += 1
+    leaf, _ = leaf_assignment_arrays(plan, r.rails)
+    down = np.bincount(leaf, minlength=plan.leaves).tolist()
     out = {"leaf": [(d, plan.leaf_up) for d in down]}
-    spine_down = [0] * plan.spines
     leaves_per_pod = plan.leaves_per_pod if plan.tiers == 3 else plan.leaves
-    for i in range(plan.leaves):
-        pod = i // leaves_per_pod if plan.tiers == 3 else 0
-        local = i - pod * leaves_per_pod
-        for t, links in enumerate(_spread(plan.leaf_up, plan.spines_per_pod, local * plan.leaf_up)):
-            spine_down[pod * plan.spines_per_pod + t] += links
-    out["spine"] = [(d, plan.spine_up if plan.tiers == 3 else 0) for d in spine_down]
+    i = np.arange(plan.leaves, dtype=np.int64)
+    pod = i // leaves_per_pod if plan.tiers == 3 else np.zeros_like(i)
+    per = _spread_matrix(plan.leaf_up, plan.spines_per_pod, (i - pod * leaves_per_pod) * plan.leaf_up)
+    spine_down = np.zeros(plan.spines, dtype=np.int64)
+    if per.size:
+        # Each leaf's links go to the spines of its own pod.
+        spine_down += np.bincount((pod[:, None] * plan.spines_per_pod + np.arange(plan.spines_per_pod)).ravel(),
+                                  weights=per.ravel(), minlength=plan.spines).astype(np.int64)
+    out["spine"] = [(d, plan.spine_up if plan.tiers == 3 else 0) for d in spine_down.tolist()]
     if plan.tiers == 3:
         core = [0] * plan.cores
         for s in range(plan.spines):
-            local, pod = s % plan.spines_per_pod, s // plan.spines_per_pod
-            for t, links in enumerate(_spread(plan.spine_up, plan.core_groups_size, pod * plan.spine_up)):
+            local, pod_s = s % plan.spines_per_pod, s // plan.spines_per_pod
+            for t, links in enumerate(_spread(plan.spine_up, plan.core_groups_size, pod_s * plan.spine_up)):
                 core[(local * plan.core_groups_size + t) % plan.cores] += links
         out["core"] = [(d, 0) for d in core]
     return out

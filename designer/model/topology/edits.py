@@ -10,9 +10,9 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterable
 
-from designer.catalog import Catalog, Switch
+from designer.catalog import Catalog, Switch, Technology
 from designer.model.intent.design import Edit, FabricDesign, TierSpec, replace_path
-from designer.model.topology.sizing import Plan, Resolved
+from designer.model.topology.sizing import Plan, Resolved, SizingError, plan_fabric, resolve
 from designer.model.topology.switch_choice import FabricCost, choose_switch
 
 # Rows of the drawn fabric, top-down. "servers" is the server row below the leaves.
@@ -73,17 +73,22 @@ def with_tiers(design: FabricDesign, tiers: int | None) -> FabricDesign:
     return dataclasses.replace(design, fabric=dataclasses.replace(fabric, tiers=tiers))
 
 
-def _switch_fits(catalog: Catalog, switch_id: str, family: str, speeds: tuple[int, ...]) -> bool:
+def _switch_fits(catalog: Catalog, switch_id: str, tech: Technology, speeds: tuple[int, ...]) -> bool:
+    """The switch runs the technology's family and speeds, and finds paths its way: a switch that
+    states its load-balancing modes must offer the technology's (a Tomahawk box does not spray
+    cells, a Jericho3-AI leaf does nothing else), and spraying needs a switch that states it."""
     switch = catalog.switch(switch_id)
-    return switch.family in (family, "any") and all(switch.ports_at(s) for s in speeds)
+    paths = tech.placement in switch.load_balancing if switch.load_balancing else tech.placement != "spray"
+    return switch.family in (tech.family, "any") and all(switch.ports_at(s) for s in speeds) and paths
 
 
 def with_technology(design: FabricDesign, catalog: Catalog, technology: str,
                     cost: FabricCost | None = None) -> FabricDesign:
     """`design` on another fabric technology, with the link speeds and switches that go with it.
 
-    A switch that cannot run the new family or speeds gives way to the technology's switch of
-    least `cost` (as `new` and `counterpart` choose); the servers and their NICs stay as chosen,
+    A switch that cannot run the new family or speeds, or does not find paths the technology's
+    way (see `_switch_fits`), gives way to the technology's switch of least `cost` (as `new` and
+    `counterpart` choose); the servers and their NICs stay as chosen,
     so a NIC that cannot keep up shows as a finding rather than being swapped silently.
     """
     tech = catalog.technology(technology)
@@ -93,10 +98,10 @@ def with_technology(design: FabricDesign, catalog: Catalog, technology: str,
     uplink = tech.uplink_gbps
     speeds = tuple(sorted({link, uplink}))
     f = design.fabric
-    keep = _switch_fits(catalog, f.switch, tech.family, speeds)
+    keep = _switch_fits(catalog, f.switch, tech, speeds)
 
     def tier(spec: TierSpec) -> TierSpec:
-        if spec.switch and not _switch_fits(catalog, spec.switch, tech.family, speeds):
+        if spec.switch and not _switch_fits(catalog, spec.switch, tech, speeds):
             return dataclasses.replace(spec, switch=None)
         return spec
 
@@ -106,7 +111,15 @@ def with_technology(design: FabricDesign, catalog: Catalog, technology: str,
             link_gbps=None if link == port_gbps else link,
             uplink_gbps=None if uplink == link else uplink,
             leaf=tier(f.leaf), spine=tier(f.spine), core=tier(f.core))
-        return dataclasses.replace(design, fabric=fabric)
+        made = dataclasses.replace(design, fabric=fabric)
+        if fabric.rails_per_leaf:
+            # Rails grouped on one leaf of the old switch may not fit the new one (two rails of a
+            # 32-node SU on a 36-port scheduled-fabric leaf): one rail per leaf, as published.
+            try:
+                plan_fabric(made, resolve(made, catalog))
+            except SizingError:
+                made = dataclasses.replace(made, fabric=dataclasses.replace(fabric, rails_per_leaf=None))
+        return made
 
     if keep:
         return build(catalog.switch(f.switch))

@@ -130,8 +130,11 @@ def resolve(design: FabricDesign, catalog: Catalog) -> Resolved:
     tech = catalog.technology(f.technology)
     nic = catalog.nic(c.nic or server.compute_nic)
     switch = catalog.switch(f.switch)
-    tier_switch = {name: catalog.switch(asked) if (asked := f.tier(name).switch) else switch
-                   for name in ("leaf", "spine", "core")}
+    # A leaf box of a scheduled fabric sends its uplinks to its own fabric element (Ramon3 class
+    # behind Jericho3-AI class leaves); the tiers above take that switch unless the design names one.
+    upper = catalog.switch(switch.fabric_switch) if switch.fabric_switch else switch
+    tier_switch = {name: catalog.switch(asked) if (asked := f.tier(name).switch) else
+                   (switch if name == "leaf" else upper) for name in ("leaf", "spine", "core")}
     gpus = c.gpus_per_server or server.gpus
     if c.ports_per_server:
         ports = c.ports_per_server
@@ -231,6 +234,9 @@ def plan_fabric(design: FabricDesign, r: Resolved) -> Plan:
     n = design.cluster.servers
     e = r.rails
     endpoints = n * e
+    if r.leaf_switch.fabric_element:
+        raise SizingError(f"{r.leaf_switch.name} switches cells between the leaf boxes of a scheduled fabric "
+                          "and takes no servers; choose a leaf box as the switch (its spines follow)")
     n_leaf_down = _ports(r.leaf_switch, r.link_gbps, "leaf")
     n_leaf_up = _ports(r.leaf_switch, r.uplink_gbps, "leaf")
     n_spine = _ports(r.spine_switch, r.uplink_gbps, "spine")

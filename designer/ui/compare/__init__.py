@@ -1,4 +1,4 @@
-"""The Compare view: two to four designs side by side, with charts and a reasoned recommendation.
+"""The Compare view: two to five designs side by side, with charts and a reasoned recommendation.
 
 Public: CompareWindow, Entry, and CompareLauncher (the Compare menu of a designer window; it
 asks the window to open designs through a signal, and never imports the shell).

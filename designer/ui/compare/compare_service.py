@@ -143,7 +143,7 @@ class CompareService(QObject):
             return self._generation
 
     def request(self, designs: list[FabricDesign], settings: CompareSettings) -> int:
-        """Compare `designs` (2 to 4) under `settings`; returns the request's generation number."""
+        """Compare `designs` (2 to MAX_COMPARED) under `settings`; returns the request's generation number."""
         with self._lock:
             self._generation += 1
             generation = self._generation

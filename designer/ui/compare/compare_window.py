@@ -1,4 +1,4 @@
-"""The Compare window: two to four designs side by side, with charts and a recommendation.
+"""The Compare window: two to five designs side by side, with charts and a recommendation.
 
 It sits beside the designer window as a window of its own. The designs it holds are
 snapshots (a design file, the designer's design when the comparison was made, or a
@@ -35,7 +35,7 @@ from PySide6.QtWidgets import (
 from designer.catalog import Catalog, UnknownPartError, default_catalog
 from designer.io.compare_csv import write_compare_csv
 from designer.io.project import ProjectFileError, load_design, save_design
-from designer.model.decisions.comparison import CompareSettings
+from designer.model.decisions.comparison import MAX_COMPARED, CompareSettings
 from designer.model.decisions.counterpart import COUNTERPART_TECHNOLOGIES, ETHERNET_CHOICES, make_counterpart
 from designer.model.intent.design import FabricDesign
 from designer.model.topology.derive import derive
@@ -50,7 +50,7 @@ from designer.ui.compare.palette import design_styles
 from designer.ui.compare.recommendation_panel import RecommendationPanel
 from designer.ui.theme import Theme
 
-MAX_DESIGNS = 4
+MAX_DESIGNS = MAX_COMPARED
 
 
 @dataclass(frozen=True)
@@ -166,7 +166,7 @@ class CompareWindow(QMainWindow):
     def _make_actions(self) -> None:
         SP = QStyle.StandardPixmap
         self.add_design_action = self._action("Add Design…", self.add_designs_from_dialog,
-                                              "Add project files to the comparison (up to 4 designs)",
+                                              f"Add project files to the comparison (up to {MAX_DESIGNS} designs)",
                                               SP.SP_DialogOpenButton, QKeySequence.StandardKey.Open)
         self.counterpart_menu = QMenu("Add Counterpart", self)
         self.counterpart_menu.setToolTip("The baseline's cluster rebuilt on another fabric technology")

@@ -1,7 +1,7 @@
 """The designer window's Compare menu, and the Compare window it opens.
 
 Add Counterpart (one action) rebuilds the open design on another fabric technology and
-shows both side by side; Compare With Designs asks for one to three project files to set
+shows both side by side; Compare With Designs asks for one to four project files to set
 beside the open design. Each designer window has at most one Compare window, closed with it.
 
 The launcher knows the window's document, catalog and compute mode, not the window itself:
@@ -59,7 +59,7 @@ class CompareLauncher(QObject):
             action.triggered.connect(lambda _=False, t=tech_id: self.add_counterpart(t))
             self.counterpart_actions[tech_id] = action
         self.compare_files_action = self.menu.addAction("Compare &With Designs…")
-        self.compare_files_action.setStatusTip("Set one to three project files beside this design")
+        self.compare_files_action.setStatusTip("Set one to four project files beside this design")
         self.compare_files_action.triggered.connect(lambda _=False: self.compare_with_files())
         self.menu.addSeparator()
         self.show_action = self.menu.addAction("Show Compare &Window")
@@ -107,7 +107,7 @@ class CompareLauncher(QObject):
         return self._open([current, entry])
 
     def compare_with_files(self, paths: Sequence[str | Path] | None = None) -> bool:
-        """Compare the open design (if any) with 1 to 3 project files (asked for unless given)."""
+        """Compare the open design (if any) with 1 to 4 project files (asked for unless given)."""
         current = self._current()
         if paths is None:
             start = str(self.document.path.parent) if self.document.path else ""

@@ -18,8 +18,9 @@ from designer.ui.theme import Theme
 GOOD_HUE = "#2f9e55"
 GOOD_HUE_DARK = "#5cc47e"
 
-# Shades for the 1st, 2nd, 3rd and 4th design of one family (QColor.darker/lighter factors).
-_SHADES = (("", 100), ("darker", 145), ("lighter", 145), ("darker", 210))
+# Shades for the 1st to 5th design of one family (QColor.darker/lighter factors): a comparison
+# holds up to five, e.g. InfiniBand beside the four Ethernet options.
+_SHADES = (("", 100), ("darker", 145), ("lighter", 145), ("darker", 210), ("lighter", 185))
 
 
 @dataclass(frozen=True)
@@ -30,11 +31,19 @@ class DesignStyle:
     family: str
 
 
+# Words that tell the Ethernet options apart once the name is cut short (longest match first).
+_VARIANT_TAGS = (("enhanced ecmp", "E-ECMP"), ("static ecmp", "ECMP"), ("scheduled fabric", "scheduled"),
+                 ("spectrum-x", "Spectrum-X"))
+
+
 def short_technology(name: str) -> str:
-    """'RoCE 400GbE (Spectrum-X)' -> 'RoCE 400GbE'; 'InfiniBand NDR 400G' -> 'IB NDR 400G';
-    'RoCE 800GbE fabric, 2 x 400GbE ConnectX-8 (Spectrum-X)' -> 'RoCE 800GbE'."""
-    head = name.split(" (")[0].split(",")[0].replace(" fabric", "")
-    return head.replace("InfiniBand", "IB").strip()
+    """'InfiniBand NDR 400G' -> 'IB NDR 400G'; 'RoCE 400GbE (Spectrum-X)' -> 'RoCE 400GbE Spectrum-X';
+    'RoCE 400GbE, merchant switches, static ECMP' -> 'RoCE 400GbE ECMP': short enough for an axis
+    label, and the Ethernet options bought beside each other keep a word that tells them apart."""
+    head = name.split(" (")[0].split(",")[0].replace(" fabric", "").replace("InfiniBand", "IB").strip()
+    low = name.lower()
+    tag = next((short for words, short in _VARIANT_TAGS if words in low), "")
+    return f"{head} {tag}" if tag else head
 
 
 def design_styles(comparison: Comparison, theme: Theme, catalog: Catalog) -> list[DesignStyle]:

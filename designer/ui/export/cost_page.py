@@ -15,7 +15,8 @@ from designer.ui.export.page import LEFT, RIGHT
 from designer.ui.theme import FAMILY_HUES, TIER_HUES
 
 # One colour per design, in column order (distinct from one another on paper).
-DESIGN_COLOURS = (FAMILY_HUES["infiniband"], FAMILY_HUES["ethernet"], TIER_HUES["leaf"], TIER_HUES["core"])
+DESIGN_COLOURS = (FAMILY_HUES["infiniband"], FAMILY_HUES["ethernet"], TIER_HUES["leaf"], TIER_HUES["core"],
+                  TIER_HUES["spine"])
 
 
 def _money(v: float) -> str:

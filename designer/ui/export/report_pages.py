@@ -291,8 +291,8 @@ def collectives_page(ink: Ink, rect: QRectF, f: Facts) -> None:
     page.table(ink, QRectF(rect.left(), y, rect.width(), rect.bottom() - y), cols, rows, 8, styles)
 
 
-def _delta(value) -> str:
-    return "—" if value is None else f"{value:+.1f}%"
+def _delta(value, digits: int = 1) -> str:
+    return "—" if value is None else f"{value:+.{digits}f}%"
 
 
 def _value(v, unit: str) -> str:
@@ -306,7 +306,10 @@ def _value(v, unit: str) -> str:
 def comparison_page(ink: Ink, rect: QRectF, c) -> None:
     y = rect.top() + page.section_title(ink, rect, "Comparison", "deltas against the first design")
     t = ink.theme
-    left, right = _two_columns(QRectF(rect.left(), y, rect.width(), rect.bottom() - y), ink, 0.6)
+    # Four or five designs (InfiniBand beside every Ethernet fabric) take more of the page, and
+    # their deltas are whole percents under short headings, so each stays readable.
+    many = len(c.names) > 3
+    left, right = _two_columns(QRectF(rect.left(), y, rect.width(), rect.bottom() - y), ink, 0.7 if many else 0.6)
     names = [f"[{i + 1}] {n}" for i, n in enumerate(c.names)]
     lh = ink.line_height(8.5)
     yy = left.top()
@@ -316,7 +319,7 @@ def comparison_page(ink: Ink, rect: QRectF, c) -> None:
     yy += ink.pt(6)
     cols = [Column("Metric", 2.1), Column("Unit", 0.55, CENTER)] + \
            [Column(f"[{i + 1}]", 1.0, RIGHT) for i in range(len(c.names))] + \
-           [Column(f"[{i + 2}] vs [1]", 0.8, RIGHT) for i in range(len(c.names) - 1)]
+           [Column(f"Δ[{i + 2}]" if many else f"[{i + 2}] vs [1]", 0.8, RIGHT) for i in range(len(c.names) - 1)]
     rows: list[tuple[str, ...]] = []
     styles: list[str] = []
     group = None
@@ -326,7 +329,8 @@ def comparison_page(ink: Ink, rect: QRectF, c) -> None:
             rows.append((group,))
             styles.append("group")
         unit = {"us": "µs"}.get(r.unit, r.unit)
-        rows.append((r.label, unit, *[_value(v, r.unit) for v in r.values], *[_delta(d) for d in r.deltas[1:]]))
+        rows.append((r.label, unit, *[_value(v, r.unit) for v in r.values],
+                     *[_delta(d, 0 if many else 1) for d in r.deltas[1:]]))
         styles.append("")
     page.table(ink, QRectF(left.left(), yy, left.width(), left.bottom() - yy), cols, rows, 7.5, styles)
     # recommendation

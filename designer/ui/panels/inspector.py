@@ -96,8 +96,10 @@ class FabricPage(_Page):
         self.fill(self.family, [(FAMILY_LABEL.get(x, x), x) for x in families], tech.family)
         self.fill(self.generation, [(t.name, t.id) for t in catalog.technologies.values()
                                     if t.family == tech.family], tech.id)
+        # The fabric switch is a leaf's: a scheduled fabric's cell switch takes no servers (its
+        # leaf box brings it in as spine), so it is offered per tier only.
         switches = [(s.name_with_status(), s.id) for s in catalog.switches.values()
-                    if s.family in (tech.family, "any")]
+                    if s.family in (tech.family, "any") and not s.fabric_element]
         if f.switch not in dict((v, k) for k, v in switches):
             switches.append((catalog.switch(f.switch).name, f.switch))
         self.fill(self.switch, switches, f.switch)
