@@ -172,7 +172,7 @@ def test_charts_have_one_curve_per_design_with_the_sweep_data(make_compare, supe
     chart = window.charts.busbw
     plotted = [c for c in chart.curves if c in chart.widget.getPlotItem().items]
     assert len(plotted) == 3
-    assert len(chart.legend.items) == 3
+    assert len(chart.key.entries) == 3
     for curve, entry in zip(plotted, entries, strict=True):
         x, y = curve.getOriginalDataset()
         ex, ey = sweep(derive(entry.design, catalog), "allreduce", gpus=256).curve("busbw")
@@ -181,7 +181,7 @@ def test_charts_have_one_curve_per_design_with_the_sweep_data(make_compare, supe
     window.select_design(2)
     assert window.remove_selected()
     plotted = [c for c in chart.curves if c in chart.widget.getPlotItem().items]
-    assert len(plotted) == 2 and len(chart.legend.items) == 2
+    assert len(plotted) == 2 and len(chart.key.entries) == 2
     assert len(window.charts.capex.bars.opts["height"]) == 2
 
 
@@ -387,12 +387,11 @@ def test_five_fabrics_show_their_costs_and_the_draws_in_the_compare_window(make_
     assert any(str(label).startswith("Cheapest in") for label in labels)
     chart = window.charts.cost
     plotted = [curve for curve in chart.curves if curve in chart.widget.getPlotItem().items]
-    assert len(plotted) == 5 and len(chart.legend.items) == 5
+    assert len(plotted) == 5 and len(chart.key.entries) == 5
     for curve, counts in zip(plotted, c.confidence.hist_counts, strict=True):
         _, y = curve.getOriginalDataset()
         assert list(y) == list(counts)
-    legend = [item[1].text for item in chart.legend.items]
-    assert legend[0] == f"[1] wins {c.confidence.win_share[0]:.0%}"
+    assert chart.key.entries[0] == f"[1] wins {c.confidence.win_share[0]:.0%}"
 
 
 def test_every_ethernet_fabric_is_one_menu_action(make_compare, superpod, catalog):

@@ -10,14 +10,35 @@ import math
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QSize, Qt
 from PySide6.QtGui import QFontMetrics
-from PySide6.QtWidgets import QGridLayout, QWidget
+from PySide6.QtWidgets import QGridLayout, QLabel, QVBoxLayout, QWidget
 
 from designer.model.common.units import size_label
 from designer.model.decisions.comparison import Comparison
 from designer.ui.compare.palette import DesignStyle, soften
 from designer.ui.theme import Theme
+
+
+class ChartKey(QLabel):
+    """A chart's key under the plot, wrapped to its width: with five designs an in-plot legend
+    covered the curves of a short plot and ran out of it."""
+
+    def __init__(self, name: str):
+        super().__init__()
+        self.setObjectName(name)
+        self.setWordWrap(True)
+        self.setTextFormat(Qt.TextFormat.RichText)
+        self.entries: list[str] = []
+
+    def show_entries(self, entries: list[tuple[str, str, str]], theme: Theme) -> None:
+        """(colour name, glyph, text) per design."""
+        self.entries = [text for _, _, text in entries]
+        cells = [f'<span style="color:{colour}">{glyph}</span>&nbsp;{text}' for colour, glyph, text in entries]
+        self.setText(f'<span style="color:{theme.text.name()}">' + " &nbsp; ".join(cells) + "</span>")
+
+
+CHARTS_HEIGHT = 470   # three bar charts, the busbw curves and the draws, each readable
 
 # Size ticks every 16x, from 16 B to 4 GiB: evenly spaced on the log axis.
 SIZE_TICKS = [(math.log10(1 << k), size_label(1 << k).replace(" ", "\u2009")) for k in range(4, 33, 4)]
@@ -46,8 +67,16 @@ def _style(plot: pg.PlotWidget, theme: Theme) -> None:
     item.titleLabel.setText(item.titleLabel.text, color=theme.text, size="9.5pt", bold=True)
 
 
+class _Plot(pg.PlotWidget):
+    """A plot that asks for a readable height, not pyqtgraph's 480 px: in the charts' scroll
+    area the hint decides the height of the whole column."""
+
+    def sizeHint(self) -> QSize:
+        return QSize(200, 130)
+
+
 def _plot(name: str, title: str) -> pg.PlotWidget:
-    plot = pg.PlotWidget()
+    plot = _Plot()
     plot.setObjectName(name)
     plot.setTitle(title, size="9.5pt")
     plot.hideButtons()
@@ -78,6 +107,7 @@ class BarChart:
         self.labels: list[pg.TextItem] = []
         self.theme = Theme()
         self._tick_styles: list[DesignStyle] = []
+        self._top = 1e-9
         # The technology under each bar's number only while it fits under its bar (at 1280x800
         # 'IB NDR 400G' and 'RoCE 400GbE' ran into each other): fitted again on every resize.
         self.widget.getViewBox().sigResized.connect(lambda *_: self._fit_ticks())
@@ -92,6 +122,26 @@ class BarChart:
         named = n <= 2 and all(fm.horizontalAdvance(s.tech_short) <= room for s in styles)
         ticks = [(i, f"[{i + 1}]\n{s.tech_short}" if named else f"[{i + 1}]") for i, s in enumerate(styles)]
         self.widget.getAxis("bottom").setTicks([ticks])
+        self._fit_labels(n)
+
+    def _fit_labels(self, n: int) -> None:
+        """Each bar's number upright while the numbers fit side by side; turned up along its bar
+        when they would run into each other (five bars in a narrow chart), with room above."""
+        shown = [lab for lab in self.labels[:n] if lab.isVisible()]
+        if not shown:
+            return
+        fm = QFontMetrics(shown[0].textItem.font())
+        widest = max(fm.horizontalAdvance(lab.textItem.toPlainText()) for lab in shown)
+        vb = self.widget.getViewBox()
+        turned = widest + 4 > vb.width() / max(n, 1)
+        for lab in shown:
+            lab.setAngle(90 if turned else 0)
+            lab.setAnchor((0.0, 0.5) if turned else (0.5, 1.0))
+        # Headroom for the numbers: a line's height upright, the widest number's length turned up.
+        text_px = (widest + 6) if turned else fm.height() + 4
+        plot_px = max(vb.height(), 1.0)
+        share = min(0.6, text_px / plot_px)
+        self.widget.setYRange(0, self._top / (1 - share), padding=0)
 
     def _label(self, i: int) -> pg.TextItem:
         while len(self.labels) <= i:
@@ -125,9 +175,9 @@ class BarChart:
                 label.setVisible(False)
         # Technology under its number while two bars share the chart and it fits; numbers only beyond.
         self._tick_styles = list(styles)
-        self._fit_ticks()
+        self._top = max(1e-9, float(total.max(initial=0)))
         self.widget.setXRange(-0.6, n - 0.4, padding=0)
-        self.widget.setYRange(0, max(1e-9, float(total.max(initial=0))) * 1.2, padding=0)
+        self._fit_ticks()
 
     def apply_theme(self, theme: Theme) -> None:
         self.theme = theme
@@ -146,7 +196,7 @@ class BusbwChart:
         self.widget.getAxis("bottom").setTicks([SIZE_TICKS])
         self.widget.getAxis("left").setWidth(48)
         self.widget.setMouseEnabled(True, False)
-        self.legend = self.widget.addLegend(offset=(8, 8), labelTextSize="8.5pt")
+        self.key = ChartKey("compareBusbwKey")
         self.curves: list[pg.PlotDataItem] = []
         self._names: list[str] = []
         self.markers: list[pg.InfiniteLine] = []
@@ -166,19 +216,14 @@ class BusbwChart:
                 curve.setData(x, y)
                 curve.setPen(pg.mkPen(style.colour, width=2.4 if i == 0 else 2.0,
                                       style=Qt.PenStyle.SolidLine if i < 2 else Qt.PenStyle.DashLine))
-                label = f"[{i + 1}] {style.tech_short}"
+                self._names[i] = f"[{i + 1}] {style.tech_short}"
                 if not shown:
-                    item.addItem(curve)  # also adds it to the legend
-                    self.legend.removeItem(curve)
-                    self._names[i] = ""
-                if self._names[i] != label:
-                    self.legend.removeItem(curve)
-                    self.legend.addItem(curve, label)
-                    self._names[i] = label
+                    item.addItem(curve)
             elif shown:
                 item.removeItem(curve)
-                self.legend.removeItem(curve)
                 self._names[i] = ""
+        self.key.show_entries([(styles[i].colour.name(), "\u2501\u2501" if i < 2 else "\u254d\u254d",
+                                self._names[i]) for i in range(len(curves))], self.theme)
         self._show_markers(sizes)
         item.setTitle(f"All-reduce busbw vs message size, {gpus:,} GPUs (estimate)",
                       color=self.theme.text, size="9.5pt", bold=True)
@@ -209,9 +254,6 @@ class BusbwChart:
     def apply_theme(self, theme: Theme) -> None:
         self.theme = theme
         _style(self.widget, theme)
-        self.legend.setLabelTextColor(theme.text)
-        self.legend.setBrush(pg.mkBrush(theme.background))
-        self.legend.setPen(pg.mkPen(theme.grid.darker(130) if not theme.dark else theme.grid.lighter(160)))
 
 
 class CostDistributionChart:
@@ -224,7 +266,7 @@ class CostDistributionChart:
         self.widget.showGrid(x=True, y=False, alpha=0.18)
         self.widget.getAxis("left").setWidth(36)
         self.widget.setLabel("left", "draws")
-        self.legend = self.widget.addLegend(offset=(-6, 6), labelTextSize="7.5pt")
+        self.key = ChartKey("compareCostKey")
         self.curves: list[pg.PlotDataItem] = []
         self.theme = Theme()
         self.widget.setToolTip("How often each design costs least per token when every price varies within its "
@@ -234,8 +276,7 @@ class CostDistributionChart:
         for curve in self.curves:
             self.widget.removeItem(curve)
         self.curves = []
-        self.legend.clear()
-        self.legend.setLabelTextColor(self.theme.text)
+        self.key.show_entries([], self.theme)
         if confidence is None:
             self.widget.setTitle("Cost per token: no GPU server price", color=self.theme.muted, size="9.5pt")
             return
@@ -244,12 +285,16 @@ class CostDistributionChart:
                              color=self.theme.text,
                              size="9.5pt", bold=True)
         edges = np.asarray(confidence.hist_edges)
-        for i, (counts, style) in enumerate(zip(confidence.hist_counts, styles, strict=False)):
+        for counts, style in zip(confidence.hist_counts, styles, strict=False):
             curve = pg.PlotDataItem(edges, np.asarray(counts, dtype=float), stepMode="center",
-                                    pen=pg.mkPen(style.colour, width=2),
-                                    name=f"[{i + 1}] wins {confidence.win_share[i]:.0%}")
+                                    pen=pg.mkPen(style.colour, width=2))
             self.widget.addItem(curve)
             self.curves.append(curve)
+        self.key.show_entries([(style.colour.name(), "\u2501\u2501", f"[{i + 1}] wins {share:.0%}")
+                               for i, (share, style) in enumerate(zip(confidence.win_share, styles, strict=False))],
+                              self.theme)
+        peak = max((float(np.max(c)) for c in confidence.hist_counts if len(c)), default=1.0)
+        self.widget.setYRange(0, peak * 1.1, padding=0)
         self.widget.getAxis("bottom").tickStrings = _cents_ticks
 
     def apply_theme(self, theme: Theme) -> None:
@@ -283,12 +328,17 @@ class CompareCharts(QWidget):
         grid.addWidget(self.capex.widget, 0, 0)
         grid.addWidget(self.power.widget, 0, 1)
         grid.addWidget(self.tco.widget, 0, 2)
-        grid.addWidget(self.busbw.widget, 1, 0, 1, 3)
-        grid.addWidget(self.cost.widget, 2, 0, 1, 3)
+        for row, chart in ((1, self.busbw), (2, self.cost)):
+            cell = QVBoxLayout()
+            cell.setSpacing(1)
+            cell.addWidget(chart.widget, 1)
+            cell.addWidget(chart.key)
+            grid.addLayout(cell, row, 0, 1, 3)
         grid.setRowStretch(0, 1)
         grid.setRowStretch(1, 1)
         grid.setRowStretch(2, 1)
         self.apply_theme(Theme())
+
 
     def show_comparison(self, comparison: Comparison, curves, styles: list[DesignStyle], gpus: int) -> None:
         capex = list(comparison.row("capex_usd").values)

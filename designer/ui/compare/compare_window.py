@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QMainWindow,
     QMenu,
+    QScrollArea,
     QSplitter,
     QStyle,
     QToolBar,
@@ -40,7 +41,7 @@ from designer.model.decisions.counterpart import COUNTERPART_TECHNOLOGIES, ETHER
 from designer.model.intent.design import FabricDesign
 from designer.model.topology.derive import derive
 from designer.model.topology.sizing import SizingError
-from designer.ui.compare.compare_charts import CompareCharts
+from designer.ui.compare.compare_charts import CHARTS_HEIGHT, CompareCharts
 from designer.ui.compare.compare_dialogs import CompareDialogs
 from designer.ui.compare.compare_service import CompareOutcome, CompareService
 from designer.ui.compare.compare_table import CompareTable, CompareTableModel
@@ -99,12 +100,21 @@ class CompareWindow(QMainWindow):
         self.panel = RecommendationPanel()
         self.panel.assumptions.settingsChanged.connect(self.set_settings)
         self.charts = CompareCharts()
-        self.charts.setMinimumHeight(230)
+        # Each chart keeps a readable height; a low window scrolls them rather than squashing the
+        # bars to nothing (at 1280x800 the bar charts had no plot left).
+        self.charts.setMinimumHeight(CHARTS_HEIGHT)
+        self.charts_scroll = QScrollArea()
+        self.charts_scroll.setObjectName("compareChartsScroll")
+        self.charts_scroll.setWidgetResizable(True)
+        self.charts_scroll.setFrameShape(QScrollArea.Shape.NoFrame)
+        self.charts_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.charts_scroll.setWidget(self.charts)
+        self.charts_scroll.setMinimumHeight(230)
 
         self.legend = DesignLegend()
         self.right = QSplitter(Qt.Orientation.Vertical)
         self.right.addWidget(self.panel)
-        self.right.addWidget(self.charts)
+        self.right.addWidget(self.charts_scroll)
         self.right.setStretchFactor(0, 5)
         self.right.setStretchFactor(1, 6)
         self.right.setChildrenCollapsible(False)
@@ -131,7 +141,9 @@ class CompareWindow(QMainWindow):
         self.statusBar().addPermanentWidget(self.status)
         self.table.selectionModel().currentChanged.connect(self._update_actions)
         self.table_model.modelReset.connect(self._update_actions)
-        self.resize(1500, 950)
+        # Never larger than the screen: at 1280x800 a 1500-pixel window ran off its right edge.
+        screen = self.screen().availableGeometry() if self.screen() is not None else None
+        self.resize(min(1500, screen.width()) if screen else 1500, min(950, screen.height()) if screen else 950)
         self._apply_theme()
         self._show()
 
@@ -382,7 +394,7 @@ class CompareWindow(QMainWindow):
             self.legend.show_designs([])
             self.panel.show_placeholder("Comparing the designs…" if self.service.busy else
                                         "Add a second design or a counterpart to compare.")
-            self.charts.setVisible(False)
+            self.charts_scroll.setVisible(False)
             self.status.setText("")
             self.setWindowTitle("Compare — Fabric Designer")
             self._update_actions()
@@ -395,7 +407,7 @@ class CompareWindow(QMainWindow):
         notes = {e.name: e.notes for e in self.shown if e.notes}
         self.panel.show_comparison(comparison, notes)
         self.network_costs.show_arrangements(comparison.names, outcome.networks)
-        self.charts.setVisible(True)
+        self.charts_scroll.setVisible(True)
         self.charts.show_comparison(comparison, outcome.curves, styles, outcome.curve_gpus)
         self.legend.show_designs(self._legend_lines(comparison, styles))
         self.table_title.setText("COMPARISON  ·  changes against the baseline [1]")

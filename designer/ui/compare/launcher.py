@@ -1,7 +1,8 @@
 """The designer window's Compare menu, and the Compare window it opens.
 
 Add Counterpart (one action) rebuilds the open design on another fabric technology and
-shows both side by side; Compare With Designs asks for one to four project files to set
+shows both side by side, or on every Ethernet fabric buyers choose at once (as `compare
+--counterpart ethernet`), built off the UI thread; Compare With Designs asks for one to four project files to set
 beside the open design. Each designer window has at most one Compare window, closed with it.
 
 The launcher knows the window's document, catalog and compute mode, not the window itself:
@@ -19,10 +20,11 @@ from PySide6.QtWidgets import QMenu
 
 from designer.catalog import UnknownPartError
 from designer.io.project import ProjectFileError, load_design
-from designer.model.decisions.counterpart import COUNTERPART_TECHNOLOGIES, make_counterpart
+from designer.model.decisions.counterpart import COUNTERPART_TECHNOLOGIES, ETHERNET_CHOICES, make_counterpart
 from designer.model.topology.sizing import SizingError
 from designer.ui.compare.compare_dialogs import CompareDialogs
 from designer.ui.compare.compare_window import MAX_DESIGNS, CompareWindow, Entry
+from designer.ui.services.background import background
 
 
 class CompareLauncher(QObject):
@@ -58,6 +60,15 @@ class CompareLauncher(QObject):
             action.setStatusTip(tip)
             action.triggered.connect(lambda _=False, t=tech_id: self.add_counterpart(t))
             self.counterpart_actions[tech_id] = action
+        self.counterpart_menu.addSeparator()
+        names = ", ".join(catalog.technologies[t].name for t in ETHERNET_CHOICES if t in catalog.technologies)
+        self.ethernet_action = self.counterpart_menu.addAction("Every &Ethernet Fabric")
+        self.ethernet_action.setObjectName("counterpart-ethernet")
+        tip = f"Rebuild this InfiniBand cluster on each Ethernet fabric buyers choose ({names}) and compare all"
+        self.ethernet_action.setToolTip(tip)
+        self.ethernet_action.setStatusTip(tip)
+        self.ethernet_action.triggered.connect(lambda _=False: self.add_counterparts(ETHERNET_CHOICES))
+        self._building = 0     # the newest counterpart request; an older one's result is dropped
         self.compare_files_action = self.menu.addAction("Compare &With Designs…")
         self.compare_files_action.setStatusTip("Set one to four project files beside this design")
         self.compare_files_action.triggered.connect(lambda _=False: self.compare_with_files())
@@ -73,6 +84,8 @@ class CompareLauncher(QObject):
         design = self.document.design
         for tech_id, action in self.counterpart_actions.items():
             action.setEnabled(design is not None and design.fabric.technology != tech_id)
+        family = self.catalog.technologies.get(design.fabric.technology) if design is not None else None
+        self.ethernet_action.setEnabled(family is not None and family.family != "ethernet")
         self.show_action.setEnabled(self.window is not None and self.window.comparison is not None)
 
     # --- the commands ----------------------------------------------------------------------------
@@ -92,19 +105,46 @@ class CompareLauncher(QObject):
 
     def add_counterpart(self, tech_id: str) -> bool:
         """Build the counterpart of the open design on `tech_id` and compare [design, counterpart]."""
+        return self.add_counterparts((tech_id,))
+
+    def add_counterparts(self, tech_ids: Sequence[str]) -> bool:
+        """Build the open design's counterparts on `tech_ids` and compare them all with it.
+
+        Sizing a counterpart prices every rail layout, seconds at 16K GPUs, so it runs off the UI
+        thread (inline when the window computes synchronously); a newer request drops this one's
+        result. Returns False when nothing could be started or, inline, nothing was shown."""
         current = self._current()
         if current is None:
             return False
-        try:
-            counterpart = make_counterpart(current.design, tech_id, self.catalog)
-        except (SizingError, UnknownPartError, ValueError) as exc:
-            tech = self.catalog.technologies.get(tech_id)
-            self.dialogs.show_error("Cannot build counterpart",
-                                    f"“{current.name}” cannot be rebuilt on {tech.name if tech else tech_id}.",
-                                    str(exc))
-            return False
-        entry = Entry(counterpart.design, None, counterpart.notes, current.name, unsaved=True)
-        return self._open([current, entry])
+        self._building += 1
+        request, design, catalog = self._building, current.design, self.catalog
+
+        def work() -> tuple[list, tuple[str, str] | None]:
+            built = []
+            for tech_id in tech_ids:
+                try:
+                    built.append(make_counterpart(design, tech_id, catalog))
+                except (SizingError, UnknownPartError, ValueError) as exc:
+                    return built, (tech_id, str(exc))
+            return built, None
+
+        def done(outcome: tuple[list, tuple[str, str] | None]) -> bool:
+            if request != self._building:
+                return False            # a newer request superseded this one
+            built, failed = outcome
+            if failed is not None:
+                tech = self.catalog.technologies.get(failed[0])
+                self.dialogs.show_error("Cannot build counterpart",
+                                        f"“{current.name}” cannot be rebuilt on "
+                                        f"{tech.name if tech else failed[0]}.", failed[1])
+                return False
+            entries = [Entry(c.design, None, c.notes, current.name, unsaved=True) for c in built]
+            return self._open([current, *entries][:MAX_DESIGNS])
+
+        if self.synchronous:
+            return done(work())
+        background().start(self, work, lambda outcome: None if done(outcome) else None, name="counterparts")
+        return True
 
     def compare_with_files(self, paths: Sequence[str | Path] | None = None) -> bool:
         """Compare the open design (if any) with 1 to 4 project files (asked for unless given)."""
