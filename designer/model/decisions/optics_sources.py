@@ -10,18 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from designer.catalog.entries import Switch
 from designer.model.decisions.interruptions import Rate
+from designer.model.physical.bom import switch_models
 from designer.model.topology.derive import Derived
-
-
-def switch_models(derived: Derived) -> list[Switch]:
-    """The switch models of the design's tiers, each once (leaf, spine, and core where there is one)."""
-    r = derived.resolved
-    models = {sw.id: sw for sw in (r.leaf_switch, r.spine_switch)}
-    if derived.metrics.tiers == 3:
-        models[r.core_switch.id] = r.core_switch
-    return list(models.values())
 
 
 def _clause(source: str, *words: str) -> str:

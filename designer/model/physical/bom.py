@@ -247,7 +247,8 @@ def _cable_items(phys: Physical | PhysicalCounts, catalog: Catalog, price: _Pric
     return out
 
 
-def _switch_models(derived: Derived) -> list[Switch]:
+def switch_models(derived: Derived) -> list[Switch]:
+    """The switch models of the design's tiers, each once (leaf, spine, and core where there is one)."""
     r = derived.resolved
     models = {sw.id: sw for sw in (r.leaf_switch, r.spine_switch)}
     if derived.metrics.tiers == 3:
@@ -260,7 +261,7 @@ def liquid_cooling(derived: Derived, server_racks: int, network_racks: int) -> d
     attribute: a GB300 NVL72 rack, a rack of co-packaged-optics switches). Network racks count
     as liquid-cooled when every switch model of the fabric is; `parts` names what is."""
     server = derived.resolved.server
-    switches = _switch_models(derived)
+    switches = switch_models(derived)
     cooled = [sw for sw in switches if sw.liquid_cooled]
     parts = ([server.name] if server.liquid_cooled else []) + sorted({sw.name for sw in cooled})
     return {"server_racks": server_racks if server.liquid_cooled else 0,
@@ -307,7 +308,7 @@ def build_bom(derived: Derived, catalog: Catalog | None = None, prices: PriceBoo
         "server_racks": phys.layout.server_racks,
         "network_racks": phys.layout.network_racks,
         "liquid_cooled": liquid_cooling(derived, phys.layout.server_racks, phys.layout.network_racks),
-        "co_packaged_optics": sorted({sw.name for sw in _switch_models(derived) if sw.co_packaged_optics}),
+        "co_packaged_optics": sorted({sw.name for sw in switch_models(derived) if sw.co_packaged_optics}),
     }
     book = prices or default_prices()
     return Bom(derived.design.meta.name, m.gpus, book.currency, tuple(items), counts, tuple(findings),
