@@ -32,3 +32,14 @@ def rows_to_csv(rows: list[list[str]]) -> str:
     writer = csv.writer(buffer, dialect="excel", lineterminator="\r\n", quoting=csv.QUOTE_MINIMAL)
     writer.writerows(rows)
     return buffer.getvalue()
+
+
+def csv_field(text: str) -> str:
+    """One text cell as `rows_to_csv` writes it in a row of several (a plain number as it is,
+    other text spreadsheet-safe, quoted only where csv's minimal quoting would), for writers
+    that stream rows without the csv module."""
+    if not _PLAIN_NUMBER.match(text):
+        text = safe_cell(text)
+    if any(ch in text for ch in ',"\r\n'):
+        return '"' + text.replace('"', '""') + '"'
+    return text

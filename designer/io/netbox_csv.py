@@ -29,13 +29,18 @@ Every cell a user controls is neutralised against spreadsheet formulas (designer
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from designer import __version__
 from designer.io.csv_cells import rows_to_csv, safe_cell
 from designer.io.export_source import DEFAULT_RACK_UNITS, ExportSource
 from designer.io.markup import one_line, slug, yaml_str
-from designer.model.physical.media import End, LinkPlan, Physical, switch_cage, switch_cage_capacity
+from designer.model.physical.media import End, LinkPlan, switch_cage, switch_cage_capacity
+
+if TYPE_CHECKING:
+    from designer.model.topology.metrics import Finding
 
 FILES = ("01-sites.csv", "02-manufacturers.csv", "03-device-roles.csv", "04-device-types.yaml", "05-racks.csv",
          "06-devices.csv", "07-optics.csv", "08-cables.csv")
@@ -70,12 +75,17 @@ def interface_type(src: ExportSource, gbps: int, cage_type: str) -> str:
 
 
 def cable_type(src: ExportSource, link: LinkPlan) -> str:
-    if link.medium in ("mmf", "smf"):
-        cable = src.catalog.cables.get(link.cable)
+    return medium_cable_type(src, link.medium, link.cable)
+
+
+def medium_cable_type(src: ExportSource, medium: str, cable_id: str) -> str:
+    """NetBox's cable type of a link's medium, the fiber's grade where the catalog names it."""
+    if medium in ("mmf", "smf"):
+        cable = src.catalog.cables.get(cable_id)
         grade = re.search(r"\b(OM[345]|OS[12])\b", cable.name) if cable else None
-        if grade and FIBER_GRADES[grade.group(1)].startswith(link.medium):
+        if grade and FIBER_GRADES[grade.group(1)].startswith(medium):
             return FIBER_GRADES[grade.group(1)]
-    return CABLE_TYPES.get(link.medium, "")
+    return CABLE_TYPES.get(medium, "")
 
 
 def _interface_name(end: End, host: bool) -> str:
@@ -124,12 +134,18 @@ def switch_type(src: ExportSource, model: str, role: str) -> DeviceType:
 
 def server_type(src: ExportSource, links: list[LinkPlan]) -> DeviceType:
     """The server's fabric NIC ports, labelled with the cages the cabling plan puts them in."""
-    server = src.server_model
     ports: dict[str, tuple[str, str, str]] = {}
     for link in links:
         for end in (link.a, link.b):
             if end.host and end.port not in ports:
                 ports[end.port] = (end.port, end.cage_label, interface_type(src, link.gbps, end.cage_type))
+    return server_type_of_ports(src, ports)
+
+
+def server_type_of_ports(src: ExportSource, ports: dict[str, tuple[str, str, str]]) -> DeviceType:
+    """The server's type from (name, cage label, NetBox type) of each NIC port the links use;
+    the others are typed at the fabric's link speed, with no cage."""
+    server = src.server_model
     count = src.resolved.ports_per_server
     names = [f"nic-{k}" for k in range(1, count + 1)]
     interfaces = tuple(ports.get(n, (n, "", interface_type(src, src.resolved.link_gbps, ""))) for n in names)
@@ -149,6 +165,32 @@ def device_types_yaml(types: list[DeviceType]) -> str:
 
 
 def netbox_files(src: ExportSource) -> dict[str, str]:
+    """Every file of the folder, whole (the export writes `netbox_file_chunks`)."""
+    return {name: text if isinstance(text, str) else "".join(text)
+            for name, text in netbox_file_chunks(src).items()}
+
+
+def netbox_file_chunks(src: ExportSource) -> dict[str, str | Iterable[str]]:
+    """Every file of the folder, the large ones (devices, optics, cables) as chunks of rows.
+
+    The fabric is read from the physical layer's per-link arrays (model/physical/link_table.py):
+    no device graph and no object per link. A view of one SU or pod, and edits that name a
+    server's NIC, take the link-by-link path. Everything that can refuse the export runs before
+    this returns, so a folder is never left half written."""
+    table = None
+    if src.view[0] != "su":
+        from designer.model.physical.link_table import link_table
+
+        table = link_table(src.derived, src.catalog)
+    if table is None:
+        return dict(_netbox_files_by_link(src))
+    from designer.io.netbox_stream import streamed_files
+
+    return streamed_files(src, table)
+
+
+def _netbox_files_by_link(src: ExportSource) -> dict[str, str]:
+    """The files from the link-by-link physical layer (media.py `compute_physical`)."""
     site = one_line(src.options.site or src.name, 100) or "Fabric"
     phys = src.physical
     links = src.physical_links()
@@ -224,7 +266,7 @@ def netbox_files(src: ExportSource) -> dict[str, str]:
     files = {name: rows_to_csv(rows) for name, rows in out.items()}
     files[FILES[3]] = device_types_yaml(used_types)
     files = {name: files[name] for name in FILES}
-    files["README.txt"] = _readme(src, site, phys, heights)
+    files["README.txt"] = readme(src, site, phys.findings, heights)
     # The cluster's other networks, in files numbered after these (none for a compute-only design).
     from designer.io.network_netbox import network_netbox_files  # it builds on this module
 
@@ -232,7 +274,7 @@ def netbox_files(src: ExportSource) -> dict[str, str]:
     return files
 
 
-def _readme(src: ExportSource, site: str, phys: Physical, heights: dict[str, int]) -> str:
+def readme(src: ExportSource, site: str, findings: list[Finding], heights: dict[str, int]) -> str:
     tall = [rack for rack, h in heights.items() if h > DEFAULT_RACK_UNITS]
     lines = [f"NetBox import of \"{one_line(src.name, 120)}\" ({src.view_label}), written by Fabric Designer"
              f" {__version__}.",
@@ -256,7 +298,7 @@ def _readme(src: ExportSource, site: str, phys: Physical, heights: dict[str, int
         lines.append(f"Note: {len(tall)} rack(s) need more than {DEFAULT_RACK_UNITS}U for what the floor plan puts "
                      f"in them ({', '.join(sorted(tall)[:5])}); lower 'switches per network rack' or 'servers "
                      "per rack' in the floor plan.")
-    for finding in phys.findings:
+    for finding in findings:
         if finding.severity == "error":
             lines.append(f"Warning: {one_line(finding.message, 300)}")
     return "\r\n".join(lines) + "\r\n"

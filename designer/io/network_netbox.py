@@ -38,11 +38,17 @@ def checked_sizes(src: ExportSource) -> tuple[NetworkSize, ...]:
 def compute_switch_names(src: ExportSource) -> list[str]:
     """The compute fabric's switches in the graph's order: read off the plan for a template
     design (as the builder numbers them), so a streamed export of a large fabric never builds
-    the device graph for the other networks' sake."""
+    the device graph for the other networks' sake. An edited design's are the wiring's, which
+    replays its edits (edits remove switches, never add one); edits that name a NIC take the graph."""
     if not src.design.edits:
         from designer.io.plan_stream import switch_nodes
 
         return [n.id for n in switch_nodes(src.derived)]
+    from designer.model.physical.edited_bom import counted_from_arrays
+
+    if counted_from_arrays(src.design):
+        w = src.wiring
+        return [w.name(node) for node in w.order() if w.is_switch(node)]
     return [n for n, d in src.graph.nodes(data=True) if d.get("role") in ("leaf", "spine", "core")]
 
 
