@@ -1,7 +1,7 @@
 """The exports that stream from the plan's wiring write, byte for byte, what they wrote from the
 device graph (tests/graph_exports.py keeps those writers): Slurm tree, block and topology.yaml,
-draw.io and ibnetdiscover, on generated designs with one or two planes and random edits, in every
-view, and on the examples."""
+draw.io, ibnetdiscover, NDT and NetBox (with the cluster's other networks too), on generated
+designs with one or two planes and random edits, in every view, and on the examples."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from designer.catalog import default_catalog
-from designer.io import drawio, ibnetdiscover, ndt, slurm_topology
+from designer.io import drawio, ibnetdiscover, ndt, netbox_csv, slurm_topology
 from designer.io.export_source import ExportError, ExportOptions, ExportSource
 from designer.io.exporters import FORMATS
 from designer.io.project import load_design
@@ -39,6 +39,7 @@ WRITERS = {
     "drawio": (graph.drawio, drawio.drawio),
     "ibnetdiscover": (lambda src: graph.export_ibnetdiscover(src.derived, host_name=src.host), _ib),
     "ndt": (graph.ndt_csv, ndt.ndt_csv),
+    "netbox": (graph.netbox_files, netbox_csv.netbox_files),
 }
 INFINIBAND_ONLY = ("ibnetdiscover", "ndt")
 
@@ -207,3 +208,14 @@ def test_a_plane_whose_only_leaf_is_removed_streams_as_the_graph_wrote_it():
                                             nodes_per_su=2, planes=2),
                           edits=(Edit("remove-device", "p1.leaf-1"),))
     _assert_same(design)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(st.one_of(designs().filter(lambda d: d is not None), edited()))
+def test_netbox_with_the_other_networks_streams_as_the_graph_wrote_it(design):
+    """The networks' devices, interfaces and cables follow the compute fabric's files, their
+    out-of-band switches cabled to every compute switch left after the edits."""
+    from designer.model.networks.defaults import ra_networks
+
+    design = dataclasses.replace(design, networks=ra_networks(CAT.server(design.cluster.server)))
+    _assert_same(design, formats=("netbox",), views=["fabric", "plane:1"])

@@ -66,6 +66,16 @@ def _writer(module: str, function: str) -> Callable[[ExportSource], Rendered]:
     return render
 
 
+def _folder_writer(module: str, function: str) -> Callable[[ExportSource], Mapping[str, str | Iterable[str]]]:
+    """`_writer` of a folder format's files, whole or in chunks."""
+
+    def files(src: ExportSource) -> Any:
+        return getattr(import_module(f"designer.io.{module}"), function)(src)
+
+    files.__name__ = function
+    return files
+
+
 def _ibnetdiscover(function: str) -> Callable[[ExportSource], Rendered]:
     def render(src: ExportSource) -> Any:
         return getattr(import_module("designer.io.ibnetdiscover"), function)(src.derived, host_name=src.host)
@@ -83,7 +93,7 @@ register(ExportFormat("slurm-yaml", "Slurm topology.yaml", ".yaml", _writer("slu
                       purpose="Slurm 25.05+: the tree and the blocks in one file (it takes precedence over "
                               "topology.conf)"))
 register(ExportFormat("netbox", "NetBox import (CSV folder)", "", _writer("netbox_csv", "netbox_files"),
-                      files=_writer("netbox_csv", "netbox_file_chunks"),
+                      files=_folder_writer("netbox_csv", "netbox_file_chunks"),
                       purpose="bulk import of sites, racks, devices, interfaces and cables into NetBox"))
 register(ExportFormat("clab", "containerlab topology", ".clab.yml", _writer("containerlab", "containerlab_yaml"),
                       family="ethernet", purpose="emulate an Ethernet fabric with containerlab"))

@@ -8,7 +8,9 @@ cables. Servers are the compute fabric's devices, cabled once per role. Everythi
 
 from __future__ import annotations
 
-from designer.io.csv_cells import rows_to_csv, safe_cell
+from collections.abc import Callable, Iterable, Iterator
+
+from designer.io.csv_cells import csv_field, rows_to_csv, safe_cell, safe_field
 from designer.io.export_source import ExportError, ExportSource
 from designer.io.markup import one_line, slug
 from designer.model.networks.devices import NetDevice, NetLink, expand
@@ -70,6 +72,13 @@ def network_inventory(src: ExportSource) -> tuple[list[NetDevice], list[NetLink]
 
 
 def network_netbox_files(src: ExportSource) -> dict[str, str]:
+    return {name: text if isinstance(text, str) else "".join(text)
+            for name, text in network_netbox_chunks(src).items()}
+
+
+def network_netbox_chunks(src: ExportSource) -> dict[str, str | Iterable[str]]:
+    """The networks' files, the interfaces and cables as chunks of rows. The inventory is
+    expanded (and a network that cannot be sized refused) before this returns."""
     if not src.design.networks:
         return {}
     site = one_line(src.options.site or src.name, 100) or "Fabric"
@@ -85,29 +94,73 @@ def network_netbox_files(src: ExportSource) -> dict[str, str]:
     roles = sorted({f"{d.network} {d.tier}" for d in devices})
     makers = sorted({maker_model(d)[0] for d in devices})
     types = sorted({maker_model(d) for d in devices})
-    out: dict[str, list[list[str]]] = {
-        FILES[0]: [["name", "slug"]] + [[safe_cell(m), slug(m)] for m in makers],
-        FILES[1]: [["name", "slug", "color"]] + [[safe_cell(r), slug(r), "607d8b"] for r in roles],
-        FILES[2]: [["manufacturer", "model", "slug", "u_height"]] + [
-            [safe_cell(m), safe_cell(t), slug(f"{m}-{t}"), "1" if m != ENDPOINT_MAKER[0] else "0"] for m, t in types],
+    out: dict[str, str | Iterable[str]] = {
+        FILES[0]: rows_to_csv([["name", "slug"]] + [[safe_cell(m), slug(m)] for m in makers]),
+        FILES[1]: rows_to_csv([["name", "slug", "color"]] + [[safe_cell(r), slug(r), "607d8b"] for r in roles]),
+        FILES[2]: rows_to_csv([["manufacturer", "model", "slug", "u_height"]] + [
+            [safe_cell(m), safe_cell(t), slug(f"{m}-{t}"), "1" if m != ENDPOINT_MAKER[0] else "0"] for m, t in types]),
     }
-    rows = [["name", "role", "manufacturer", "device_type", "site", "status"]]
-    for d in devices:
-        maker, model = maker_model(d)
-        rows.append([safe_cell(d.name), safe_cell(f"{d.network} {d.tier}"), safe_cell(maker), safe_cell(model),
-                     safe_cell(site), "planned"])
-    out[FILES[3]] = rows
-    interfaces = [["device", "name", "type", "speed", "description"]]
-    cables = [["side_a_device", "side_a_type", "side_a_name", "side_b_device", "side_b_type", "side_b_name",
-               "type", "status", "label"]]
-    for k, link in enumerate(links):
-        kind = "1000base-t" if link.medium == "copper" else "other"
-        for dev, port, other in ((link.a, link.a_port, link.b), (link.b, link.b_port, link.a)):
-            interfaces.append([safe_cell(dev), safe_cell(port), kind, str(link.gbps * 1_000_000),
-                               safe_cell(f"{link.network} {link.kind} to {other}")])
-        cables.append([safe_cell(link.a), "dcim.interface", safe_cell(link.a_port), safe_cell(link.b),
-                       "dcim.interface", safe_cell(link.b_port), CABLE_TYPES[link.medium], "planned",
-                       f"{link.network.upper()}{k + 1}"])
-    out[FILES[4]] = interfaces
-    out[FILES[5]] = cables
-    return {name: rows_to_csv(rows) for name, rows in out.items()}
+    out[FILES[3]] = _device_rows(devices, maker_model, site)
+    out[FILES[4]] = _interface_rows(links)
+    out[FILES[5]] = _cable_rows(links)
+    return out
+
+
+# Rows are written as rows_to_csv would write them, each cell made once per distinct value
+# (device names and ports repeat on every link): the networks of a 131,072-GPU design have
+# 150,000 links.
+_STEP = 20000
+
+
+def _batches(lines: Iterable[str]) -> Iterator[str]:
+    batch: list[str] = []
+    for line in lines:
+        batch.append(line)
+        if len(batch) == _STEP:
+            yield "".join(batch)
+            batch = []
+    if batch:
+        yield "".join(batch)
+
+
+class _Cells(dict[str, str]):
+    """`safe_field` of each text, made once."""
+
+    def __missing__(self, text: str) -> str:
+        self[text] = cell = safe_field(text)
+        return cell
+
+
+def _device_rows(devices: list[NetDevice], maker_model: Callable[[NetDevice], tuple[str, str]],
+                 site: str) -> Iterator[str]:
+    yield rows_to_csv([["name", "role", "manufacturer", "device_type", "site", "status"]])
+    cell = _Cells()
+    tail = f"{safe_field(site)},planned\r\n"
+    yield from _batches(
+        f"{cell[d.name]},{cell[f'{d.network} {d.tier}']},{cell[maker]},{cell[model]},{tail}"
+        for d in devices for maker, model in (maker_model(d),))
+
+
+def _interface_rows(links: list[NetLink]) -> Iterator[str]:
+    yield rows_to_csv([["device", "name", "type", "speed", "description"]])
+    cell = _Cells()
+
+    def rows() -> Iterator[str]:
+        for link in links:
+            kind = "1000base-t" if link.medium == "copper" else "other"
+            speed = f"{kind},{link.gbps * 1_000_000}"
+            what = f"{link.network} {link.kind} to "
+            yield (f"{cell[link.a]},{cell[link.a_port]},{speed},{safe_field(what + link.b)}\r\n"
+                   f"{cell[link.b]},{cell[link.b_port]},{speed},{safe_field(what + link.a)}\r\n")
+
+    yield from _batches(rows())
+
+
+def _cable_rows(links: list[NetLink]) -> Iterator[str]:
+    yield rows_to_csv([["side_a_device", "side_a_type", "side_a_name", "side_b_device", "side_b_type", "side_b_name",
+                        "type", "status", "label"]])
+    cell = _Cells()
+    yield from _batches(
+        f"{cell[link.a]},dcim.interface,{cell[link.a_port]},{cell[link.b]},dcim.interface,{cell[link.b_port]},"
+        f"{CABLE_TYPES[link.medium]},planned,{csv_field(f'{link.network.upper()}{k + 1}')}\r\n"
+        for k, link in enumerate(links))
