@@ -446,15 +446,14 @@ def _streamed_files(src: ExportSource, table: LinkTable) -> dict[str, str | Iter
     return files
 
 
-def _chunks(lines: Iterator[str]) -> Iterator[str]:
-    batch = []
-    for line in lines:
-        batch.append(line)
-        if len(batch) == STEP:
-            yield "".join(batch)
-            batch = []
-    if batch:
-        yield "".join(batch)
+def _interfaces(dev: np.ndarray, port: np.ndarray, servers: int) -> tuple[np.ndarray, list[str]]:
+    """A code per link end for its interface as the link-by-link writer names it ('nic-K' on a
+    server, 'Port N' on a switch: neither needs quoting), and the name of each code."""
+    host = dev < servers
+    switch_ports = int(port[~host].max(initial=0)) + 1
+    nic_ports = int(port[host].max(initial=0)) + 1
+    names = [f"Port {p}" for p in range(switch_ports)] + [f"nic-{k + 1}" for k in range(nic_ports)]
+    return np.where(host, switch_ports + port, port), names
 
 
 def _devices(order: np.ndarray, role: np.ndarray, types: dict[int, DeviceType], names: list[str], site: str,
@@ -464,13 +463,10 @@ def _devices(order: np.ndarray, role: np.ndarray, types: dict[int, DeviceType], 
     middle = {k: ",".join([csv_field(ROLES[ROLE_KEYS[k]][0]), safe_field(t.maker),
                            safe_field(t.model), site]) for k, t in types.items()}
     racks = {code: csv_field(name) for code, name in label.items()}
-    yield from _chunks(f"{names[c]},{middle[k]},{racks[rk]},{u},front,planned\r\n" for c, k, rk, u in zip(
-        order.tolist(), role[order].tolist(), rack_of[order].tolist(), unit_of[order].tolist(), strict=True))
-
-
-def _interface(code: int, port: int, servers: int) -> str:
-    """A link end's interface as the link-by-link writer names it (neither name needs quoting)."""
-    return f"nic-{port + 1}" if code < servers else f"Port {port}"
+    for first in range(0, len(order), STEP):
+        ids = order[first:first + STEP]
+        yield "".join([f"{names[c]},{middle[k]},{racks[rk]},{u},front,planned\r\n" for c, k, rk, u in zip(
+            ids.tolist(), role[ids].tolist(), rack_of[ids].tolist(), unit_of[ids].tolist(), strict=True)])
 
 
 def _optics(optic: np.ndarray, e_dev: np.ndarray, e_cage: np.ndarray, e_port: np.ndarray, e_part: np.ndarray,
@@ -483,10 +479,13 @@ def _optics(optic: np.ndarray, e_dev: np.ndarray, e_cage: np.ndarray, e_port: np
         part_cells[i] = ",".join(safe_field(x) for x in (
             (module.vendor or "Generic") if module else "Generic",
             (module.part_number or module.name) if module else part, module.name if module else part))
-    yield from _chunks(
-        f"{names[d]},Optic {c + 1},planned,{part_cells[p]},dcim.interface,{_interface(d, port, servers)}\r\n"
-        for d, c, port, p in zip(e_dev[optic].tolist(), e_cage[optic].tolist(), e_port[optic].tolist(),
-                                 e_part[optic].tolist(), strict=True))
+    iface, iface_name = _interfaces(e_dev[optic], e_port[optic], servers)
+    for first in range(0, len(optic), STEP):
+        ids = optic[first:first + STEP]
+        yield "".join([
+            f"{names[d]},Optic {c + 1},planned,{part_cells[p]},dcim.interface,{iface_name[f]}\r\n"
+            for d, c, p, f in zip(e_dev[ids].tolist(), e_cage[ids].tolist(), e_part[ids].tolist(),
+                                  iface[first:first + STEP].tolist(), strict=True)])
 
 
 def _cables(src: ExportSource, table: LinkTable, rows: np.ndarray, names: list[str], site: str) -> Iterator[str]:
@@ -494,23 +493,32 @@ def _cables(src: ExportSource, table: LinkTable, rows: np.ndarray, names: list[s
                         "side_b_device", "side_b_type", "side_b_name", "type", "status", "label", "length",
                         "length_unit"]])
     links, servers = table.links, table.dev.servers
-    # the cable type of each (medium, cable) and the length bought (or the run where none is sold)
+    # each end's site, device and type columns, made once per device
+    end = [f"{site},{name},dcim.interface," for name in names]
+    both, iface_name = _interfaces(np.concatenate([links.a_dev[rows], links.b_dev[rows]]),
+                                   np.concatenate([links.a_port[rows], links.b_port[rows]]), servers)
+    a_iface, b_iface = both[:len(rows)], both[len(rows):]
+    # the cable type of each (medium, cable) with the length bought (or the run where none is
+    # sold): the columns around the label, made once per kind of cable
     n_cables = len(table.cables) + 1
-    kind_key = table.medium[rows] * n_cables + table.cable[rows] + 1
-    kind_codes, kind_of = np.unique(kind_key, return_inverse=True)
-    kind_text = [csv_field(medium_cable_type(src, table.media[k // n_cables],
-                                             table.cables[k % n_cables - 1].id if k % n_cables else ""))
-                 for k in kind_codes.tolist()]
     length = np.where(table.sold[rows] > 0, table.sold[rows], table.length[rows])
     length_codes, length_of = np.unique(length, return_inverse=True)
-    length_text = [csv_field(f"{x:g}") for x in length_codes.tolist()]
+    kind_key = (table.medium[rows] * n_cables + table.cable[rows] + 1) * len(length_codes) + length_of.reshape(-1)
+    kind_codes, kind_of = np.unique(kind_key, return_inverse=True)
+    kind_of = kind_of.reshape(-1)
+    before, after = [], []
+    lengths = length_codes.tolist()
+    for k in kind_codes.tolist():
+        cable, at = divmod(k, len(lengths))
+        medium, cable = divmod(cable, n_cables)
+        kind = medium_cable_type(src, table.media[medium], table.cables[cable - 1].id if cable else "")
+        before.append(f"{csv_field(kind)},planned,L")
+        after.append(f",{csv_field(f'{lengths[at]:g}')},m\r\n")
     for first in range(0, len(rows), STEP):
         ids = rows[first:first + STEP]
         part = slice(first, first + STEP)
         yield "".join([
-            f"{site},{names[ad]},dcim.interface,{_interface(ad, ap, servers)},{site},{names[bd]},dcim.interface,"
-            f"{_interface(bd, bp, servers)},{kind_text[k]},planned,L{i + 1},{length_text[n]},m\r\n"
-            for i, ad, ap, bd, bp, k, n in zip(
-                ids.tolist(), links.a_dev[ids].tolist(), links.a_port[ids].tolist(), links.b_dev[ids].tolist(),
-                links.b_port[ids].tolist(), kind_of.reshape(-1)[part].tolist(), length_of.reshape(-1)[part].tolist(),
-                strict=True)])
+            f"{end[ad]}{iface_name[ai]},{end[bd]}{iface_name[bi]},{before[k]}{i + 1}{after[k]}"
+            for i, ad, ai, bd, bi, k in zip(
+                ids.tolist(), links.a_dev[ids].tolist(), a_iface[part].tolist(), links.b_dev[ids].tolist(),
+                b_iface[part].tolist(), kind_of[part].tolist(), strict=True)])

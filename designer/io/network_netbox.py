@@ -108,19 +108,8 @@ def network_netbox_chunks(src: ExportSource) -> dict[str, str | Iterable[str]]:
 
 # Rows are written as rows_to_csv would write them, each cell made once per distinct value
 # (device names and ports repeat on every link): the networks of a 131,072-GPU design have
-# 150,000 links.
+# 174,000 links.
 _STEP = 20000
-
-
-def _batches(lines: Iterable[str]) -> Iterator[str]:
-    batch: list[str] = []
-    for line in lines:
-        batch.append(line)
-        if len(batch) == _STEP:
-            yield "".join(batch)
-            batch = []
-    if batch:
-        yield "".join(batch)
 
 
 class _Cells(dict[str, str]):
@@ -136,31 +125,41 @@ def _device_rows(devices: list[NetDevice], maker_model: Callable[[NetDevice], tu
     yield rows_to_csv([["name", "role", "manufacturer", "device_type", "site", "status"]])
     cell = _Cells()
     tail = f"{safe_field(site)},planned\r\n"
-    yield from _batches(
-        f"{cell[d.name]},{cell[f'{d.network} {d.tier}']},{cell[maker]},{cell[model]},{tail}"
-        for d in devices for maker, model in (maker_model(d),))
+    for first in range(0, len(devices), _STEP):
+        yield "".join([f"{cell[d.name]},{cell[f'{d.network} {d.tier}']},{cell[maker]},{cell[model]},{tail}"
+                       for d in devices[first:first + _STEP] for maker, model in (maker_model(d),)])
 
 
 def _interface_rows(links: list[NetLink]) -> Iterator[str]:
     yield rows_to_csv([["device", "name", "type", "speed", "description"]])
     cell = _Cells()
-
-    def rows() -> Iterator[str]:
-        for link in links:
-            kind = "1000base-t" if link.medium == "copper" else "other"
-            speed = f"{kind},{link.gbps * 1_000_000}"
-            what = f"{link.network} {link.kind} to "
-            yield (f"{cell[link.a]},{cell[link.a_port]},{speed},{safe_field(what + link.b)}\r\n"
-                   f"{cell[link.b]},{cell[link.b_port]},{speed},{safe_field(what + link.a)}\r\n")
-
-    yield from _batches(rows())
+    # a description is "<network> <kind> to <other end>": plain where the other end's name is
+    # (the network and kind are this tool's words), made safe as a whole otherwise
+    kinds: dict[tuple[str, int, str, str], tuple[str, str, bool]] = {}
+    for first in range(0, len(links), _STEP):
+        lines = []
+        for link in links[first:first + _STEP]:
+            key = (link.medium, link.gbps, link.network, link.kind)
+            if key not in kinds:
+                kind = "1000base-t" if link.medium == "copper" else "other"
+                what = f"{link.network} {link.kind} to "
+                kinds[key] = (f"{kind},{link.gbps * 1_000_000}", what, safe_field(what) == what)
+            speed, what, plain = kinds[key]
+            a, b = link.a, link.b
+            ca, cb = cell[a], cell[b]
+            to_b = what + b if plain and cb == b else safe_field(what + b)
+            to_a = what + a if plain and ca == a else safe_field(what + a)
+            lines.append(f"{ca},{cell[link.a_port]},{speed},{to_b}\r\n{cb},{cell[link.b_port]},{speed},{to_a}\r\n")
+        yield "".join(lines)
 
 
 def _cable_rows(links: list[NetLink]) -> Iterator[str]:
     yield rows_to_csv([["side_a_device", "side_a_type", "side_a_name", "side_b_device", "side_b_type", "side_b_name",
                         "type", "status", "label"]])
     cell = _Cells()
-    yield from _batches(
-        f"{cell[link.a]},dcim.interface,{cell[link.a_port]},{cell[link.b]},dcim.interface,{cell[link.b_port]},"
-        f"{CABLE_TYPES[link.medium]},planned,{csv_field(f'{link.network.upper()}{k + 1}')}\r\n"
-        for k, link in enumerate(links))
+    labels = {network: csv_field(network.upper()) for network in {link.network for link in links}}
+    for first in range(0, len(links), _STEP):
+        yield "".join([
+            f"{cell[link.a]},dcim.interface,{cell[link.a_port]},{cell[link.b]},dcim.interface,{cell[link.b_port]},"
+            f"{CABLE_TYPES[link.medium]},planned,{labels[link.network]}{k + 1}\r\n"
+            for k, link in enumerate(links[first:first + _STEP], start=first)])
