@@ -12,23 +12,23 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from designer.model.networks.sizing import NetworkSize
 
 PREFIX = {"converged": "conv", "storage": "stor", "inband": "inb", "oob": "oob", "customer": "cust"}
 
 
-@dataclass(frozen=True)
-class NetDevice:
+# Named tuples rather than frozen dataclasses: a 131,072-GPU design expands to 174,000 links,
+# and a named tuple is made several times faster.
+class NetDevice(NamedTuple):
     name: str
     tier: str            # "leaf", "spine", "storage leaf", "management", or an endpoint kind
     switch: str          # catalog id; "" for an endpoint that is not a switch (PDU, appliance)
     network: str         # the network's role
 
 
-@dataclass(frozen=True)
-class NetLink:
+class NetLink(NamedTuple):
     a: str
     a_port: str
     b: str
@@ -46,8 +46,8 @@ class _Ports:
         self.used: dict[str, int] = {}
 
     def take(self, device: str, stem: str = "port") -> str:
-        self.used[device] = self.used.get(device, 0) + 1
-        return f"{stem}{self.used[device]}"
+        self.used[device] = n = self.used.get(device, 0) + 1
+        return f"{stem}{n}"
 
 
 def _group(size: NetworkSize, servers: int) -> int:
