@@ -2,7 +2,7 @@
 writers (designer/io/*, walking model/topology/wiring.py) are held byte for byte equal to.
 
 Copied from the graph-based slurm_topology, drawio, ibnetdiscover (writer), ndt, netbox_csv and
-network_netbox modules."""
+network_netbox and network_graph modules."""
 
 from __future__ import annotations
 
@@ -20,8 +20,9 @@ from designer.io import hostlist, network_netbox
 from designer.io import netbox_csv as netbox
 from designer.io.csv_cells import rows_to_csv, safe_cell
 from designer.io.export_source import ExportError, ExportSource, base_name, safe_id
-from designer.io.markup import one_line, slug, xml_attr, yaml_str
+from designer.io.markup import one_line, slug, xml_attr, xml_text, yaml_str
 from designer.io.network_drawio import network_pages
+from designer.io.network_graph import NETWORK_EDGE_KEY, NETWORK_NODE_KEY, NetworkGraph
 from designer.model.physical.media import MEDIUM_LABELS
 from designer.model.topology.derive import Derived
 
@@ -737,3 +738,41 @@ def network_netbox_files(src: ExportSource) -> dict[str, str]:
     out[NET_FILES[4]] = interfaces
     out[NET_FILES[5]] = cables
     return {name: rows_to_csv(rows) for name, rows in out.items()}
+
+
+def _data(key: str, value: object) -> str:
+    return f'<data key="{key}">{xml_text(value)}</data>'
+
+
+def network_graph(src: ExportSource, first_edge: int) -> NetworkGraph:
+    """The other networks' GraphML elements, each escaped where it is written."""
+    if not src.design.networks or src.members is not None:
+        return NetworkGraph()
+    devices, links = _network_inventory(src)
+    out = NetworkGraph([NETWORK_NODE_KEY, NETWORK_EDGE_KEY])
+    by_name = {d.name: d for d in devices}
+    compute = {n for n, d in src.graph.nodes(data=True) if d.get("role") in ("leaf", "spine", "core")}
+    seen: set[str] = set()
+
+    def node(name: str, network: str, role: str, model: str = "") -> None:
+        if name in seen or name in compute:
+            return
+        seen.add(name)
+        body = _data("n_role", role) + (_data("n_model", model) if model else "") + _data("n_network", network)
+        out.elements.append(f'    <node id="{xml_attr(name)}">{body}</node>')
+
+    for d in devices:
+        node(d.name, d.network, d.tier, d.switch)
+    for k, link in enumerate(links):
+        ends = []
+        for device, port in ((link.a, link.a_port), (link.b, link.b_port)):
+            if device in by_name or device in compute:
+                ends.append(device)
+            else:  # a server's port of this role
+                name = f"{device}/{port}"
+                node(name, link.network, "host-port")
+                ends.append(name)
+        body = (_data("e_tier", link.kind) + _data("e_gbps", link.gbps) + _data("e_network", link.network))
+        out.elements.append(f'    <edge id="e{first_edge + k}" source="{xml_attr(ends[0])}" '
+                            f'target="{xml_attr(ends[1])}">{body}</edge>')
+    return out

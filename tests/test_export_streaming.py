@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from designer.catalog import default_catalog
 from designer.io import drawio, ibnetdiscover, ndt, netbox_csv, slurm_topology
-from designer.io.export_source import ExportError, ExportOptions, ExportSource
+from designer.io.export_source import DEFAULT_NODE_PATTERN, ExportError, ExportOptions, ExportSource
 from designer.io.exporters import FORMATS
 from designer.io.project import load_design
 from designer.model.intent.design import Edit
@@ -219,3 +219,18 @@ def test_netbox_with_the_other_networks_streams_as_the_graph_wrote_it(design):
 
     design = dataclasses.replace(design, networks=ra_networks(CAT.server(design.cluster.server)))
     _assert_same(design, formats=("netbox",), views=["fabric", "plane:1"])
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(st.one_of(designs().filter(lambda d: d is not None), edited()),
+       st.sampled_from([DEFAULT_NODE_PATTERN, "n{su}-{i:03d}"]))
+def test_graphml_of_the_other_networks_as_they_were_escaped(design, pattern):
+    """The networks' GraphML elements, each name escaped once, are those escaped where written,
+    their switches cabled to every compute switch the edits left."""
+    from designer.io.network_graph import network_graph
+    from designer.model.networks.defaults import ra_networks
+
+    design = dataclasses.replace(design, networks=ra_networks(CAT.server(design.cluster.server)))
+    src = ExportSource(design, CAT, ExportOptions(node_pattern=pattern))
+    elements = network_graph(src, 7).elements
+    assert elements and elements == graph.network_graph(src, 7).elements
