@@ -25,7 +25,8 @@ def links_by_tier(plan: Plan, r: Resolved) -> dict[str, int]:
 def _leaf_counts(plan: Plan, r: Resolved) -> tuple[list[int], list[int]]:
     """Endpoints per leaf in the first and second half of the bisection partition."""
     assignment = leaf_assignment(plan, r.rails)
-    order = sorted(range(len(assignment)), key=lambda i: (assignment[i], i))
+    # (leaf, port) of each endpoint, in order; the sort is stable, so equal keys keep their order
+    order = sorted(range(len(assignment)), key=assignment.__getitem__)
     half = len(order) // 2
     a = [0] * plan.leaves
     b = [0] * plan.leaves
