@@ -234,3 +234,23 @@ def test_graphml_of_the_other_networks_as_they_were_escaped(design, pattern):
     src = ExportSource(design, CAT, ExportOptions(node_pattern=pattern))
     elements = network_graph(src, 7).elements
     assert elements and elements == graph.network_graph(src, 7).elements
+
+
+def test_the_netbox_export_writes_its_streamed_files(tmp_path):
+    """`export --format netbox` writes each file of the folder from its chunks (the devices,
+    optics and cables files in more than one), and they are the rendered files."""
+    from designer.io.exporters import write_export
+    from designer.io.netbox_csv import netbox_file_chunks
+
+    design = load_design(EXAMPLES / "dgx-h100-superpod-4su.json")
+    src = ExportSource(design, CAT)
+    fmt = FORMATS["netbox"]
+    assert fmt.files is not None
+    chunked = [name for name, text in netbox_file_chunks(src).items() if not isinstance(text, str)]
+    assert {"06-devices.csv", "07-optics.csv", "08-cables.csv"} <= set(chunked)
+    written = write_export(fmt, src, tmp_path / "netbox")
+    rendered = fmt.render(src)
+    assert isinstance(rendered, dict)
+    assert sorted(p.name for p in written) == sorted(rendered)
+    for path in written:
+        assert path.read_bytes().decode("utf-8") == rendered[path.name]
