@@ -23,6 +23,9 @@ object_import.py, v4.6):
   one, such as `mmf-om4`), status, label, length, length_unit.
 Racks and rack units come from the floor plan (servers from the bottom of each rack, switches
 above them); cable lengths are the stock lengths of the cabling plan. Everything is `planned`.
+The whole fabric or one plane is read from the physical layer's per-link arrays and its large
+files written in chunks of rows (`netbox_file_chunks`); one SU or pod, and a design with an edit
+that names a server's NIC, are read link by link from the physical layer.
 Every cell a user controls is neutralised against spreadsheet formulas (designer.io.csv_cells).
 """
 
