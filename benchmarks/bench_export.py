@@ -9,7 +9,7 @@ on a current laptop core (TARGET_S, the shared work included).
 
 `--at-131k` times the command line as a user runs it on the 131,072-GPU two-plane fat-tree
 (QM9700, 10,240 switches, 393,216 links): `metrics`, then each streamed export (GraphML, DOT),
-each in a fresh process, best of 3, with the process's peak memory. Targets (issue 28): within
+each in a fresh process, best of 3, with the process's peak memory. Targets: within
 5x the metrics time and under 400 MB.
 """
 

@@ -6,8 +6,8 @@ switch cannot give, a tier count that does not fit) cost little and are not coun
 Rows:
 - 1,024 GPUs: 3 templates x 4 technologies x 6 oversubscriptions x 2 plane counts x 2 tier
   counts = 288 combinations;
-- 32,768 GPUs: 3 templates x 2 technologies x 3 switch choices x 6 oversubscriptions x 3 plane
-  counts x 2 tier counts, for InfiniBand and for Ethernet: 1,296 combinations, of which more than
+- 32,768 GPUs: 3 templates x 2 technologies x 3 switch choices x 8 oversubscriptions x 3 plane
+  counts x 2 tier counts, for InfiniBand and for Ethernet: 1,728 combinations, of which more than
   500 build.
 Each built design is derived, priced (BOM) and its all-reduce estimated.
 """
@@ -21,6 +21,7 @@ from designer.model.decisions.design_space import SweepSpec, run_sweep
 
 TEMPLATES = ("leaf-spine", "fat-tree", "rail-optimized")
 RATIOS = (1.0, 1.5, 2.0, 2.5, 3.0, 4.0)
+RATIOS_32K = (1.0, 1.25, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0)
 
 
 def row(label: str, specs: list[SweepSpec], workers: int) -> None:
@@ -44,9 +45,9 @@ def main() -> None:
                                  oversubscriptions=RATIOS, planes=(1, 2), tiers=(2, 3))], workers)
     row("32,768 GPUs", [
         SweepSpec(gpus=32768, templates=TEMPLATES, technologies=("ib-ndr", "ib-xdr"),
-                  switches=(None, "qm9700", "q3400"), oversubscriptions=RATIOS, planes=(1, 2, 4), tiers=(2, 3)),
+                  switches=(None, "qm9700", "q3400"), oversubscriptions=RATIOS_32K, planes=(1, 2, 4), tiers=(2, 3)),
         SweepSpec(gpus=32768, templates=TEMPLATES, technologies=("roce-400g", "roce-800g"),
-                  switches=(None, "sn5600", "tomahawk5-51t"), oversubscriptions=RATIOS, planes=(1, 2, 4),
+                  switches=(None, "sn5600", "tomahawk5-51t"), oversubscriptions=RATIOS_32K, planes=(1, 2, 4),
                   tiers=(2, 3)),
     ], workers)
 

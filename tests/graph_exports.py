@@ -1,7 +1,8 @@
 """The exporters as they were written on the device graph, kept as the reference the streaming
 writers (designer/io/*, walking model/topology/wiring.py) are held byte for byte equal to.
 
-Copied from the graph-based slurm_topology, drawio, ibnetdiscover (writer) and ndt modules."""
+Copied from the graph-based slurm_topology, drawio, ibnetdiscover (writer), ndt, netbox_csv and
+network_netbox and network_graph modules."""
 
 from __future__ import annotations
 
@@ -15,11 +16,13 @@ from dataclasses import dataclass, field
 
 from designer import __version__
 from designer.catalog.device_ids import device_ids
-from designer.io import hostlist
-from designer.io.csv_cells import safe_cell
+from designer.io import hostlist, network_netbox
+from designer.io import netbox_csv as netbox
+from designer.io.csv_cells import rows_to_csv, safe_cell
 from designer.io.export_source import ExportError, ExportSource, base_name, safe_id
-from designer.io.markup import one_line, xml_attr, yaml_str
+from designer.io.markup import one_line, slug, xml_attr, xml_text, yaml_str
 from designer.io.network_drawio import network_pages
+from designer.io.network_graph import NETWORK_EDGE_KEY, NETWORK_NODE_KEY, NetworkGraph
 from designer.model.physical.media import MEDIUM_LABELS
 from designer.model.topology.derive import Derived
 
@@ -583,3 +586,193 @@ def ndt_csv(src: ExportSource) -> str:
     buffer = io.StringIO(newline="")
     csv.writer(buffer, lineterminator="\n").writerows(rows)
     return buffer.getvalue()
+
+
+NET_FILES = network_netbox.FILES
+
+
+def netbox_files(src: ExportSource) -> dict[str, str]:
+    """The NetBox folder, link by link through the physical layer and the device graph."""
+    site = one_line(src.options.site or src.name, 100) or "Fabric"
+    phys = src.physical
+    links = src.physical_links()
+    elevation = src.elevation
+    heights = src.rack_heights
+    g = src.graph
+    catalog = src.catalog
+
+    devices: dict[str, tuple[str, netbox.DeviceType]] = {}    # device -> (role key, device type)
+    types: dict[tuple[str, str], netbox.DeviceType] = {}
+    server = netbox.server_type(src, links)
+    for link in links:
+        for end in (link.a, link.b):
+            if end.device in devices:
+                continue
+            if end.host:
+                devices[end.device] = ("server", server)
+            else:
+                d = g.nodes[end.device]
+                key = (d["model"], d["role"] if d["role"] == "leaf" else "")
+                if key not in types:
+                    types[key] = netbox.switch_type(src, d["model"], d["role"])
+                devices[end.device] = (d["role"], types[key])
+    order = sorted(devices, key=lambda dev: (elevation[dev][0], elevation[dev][1]))
+    used_types = sorted({t.slug: t for _, t in devices.values()}.values(), key=lambda t: (t.maker, t.model))
+
+    # Optics: one transceiver module per cage of each link end that takes one.
+    optics: dict[tuple[str, int], tuple[str, str]] = {}     # (device, cage) -> (part id, interface)
+    for link in links:
+        for end, part in ((link.a, link.a_part), (link.b, link.b_part)):
+            if part and (end.device, end.cage) not in optics:
+                optics[(end.device, end.cage)] = (part, netbox._interface_name(end, end.host))
+    modules = {part: catalog.transceivers.get(part) for part, _ in optics.values()}
+
+    manufacturers = sorted({t.maker for t in used_types} | {(t.vendor or "Generic") for t in modules.values() if t})
+    racks = sorted({elevation[dev][0] for dev in devices})
+
+    out: dict[str, list[list[str]]] = {netbox.FILES[0]: [["name", "slug", "status", "description"],
+                                                         [safe_cell(site), slug(site), "planned",
+                                                          f"Fabric Designer {__version__}"]]}
+    out[netbox.FILES[1]] = [["name", "slug"]] + [[safe_cell(m), slug(m)] for m in manufacturers]
+    used_roles = sorted({role for role, _ in devices.values()}, key=list(netbox.ROLES).index)
+    roles = netbox.ROLES
+    out[netbox.FILES[2]] = [["name", "slug", "color"]] + [[roles[r][0], slug(roles[r][0]), roles[r][1]]
+                                                          for r in used_roles]
+    out[netbox.FILES[4]] = [["site", "name", "status", "u_height"]] + [
+        [safe_cell(site), rack, "planned", str(heights[rack])] for rack in racks]
+    rows = [["name", "role", "manufacturer", "device_type", "site", "rack", "position", "face", "status"]]
+    for dev in order:
+        role, kind = devices[dev]
+        rack, unit = elevation[dev]
+        rows.append([safe_cell(src.device_name(dev)), roles[role][0], safe_cell(kind.maker), safe_cell(kind.model),
+                     safe_cell(site), rack, str(unit), "front", "planned"])
+    out[netbox.FILES[5]] = rows
+    items = [["device", "name", "status", "manufacturer", "part_id", "description", "component_type",
+              "component_name"]]
+    rank = {dev: i for i, dev in enumerate(order)}
+    for (dev, cage), (part, interface) in sorted(optics.items(), key=lambda item: (rank[item[0][0]], item[0][1])):
+        module = modules[part]
+        items.append([safe_cell(src.device_name(dev)), f"Optic {cage + 1}", "planned",
+                      safe_cell((module.vendor or "Generic") if module else "Generic"),
+                      safe_cell((module.part_number or module.name) if module else part),
+                      safe_cell(module.name if module else part), "dcim.interface", safe_cell(interface)])
+    out[netbox.FILES[6]] = items
+    cables = [["side_a_site", "side_a_device", "side_a_type", "side_a_name", "side_b_site", "side_b_device",
+               "side_b_type", "side_b_name", "type", "status", "label", "length", "length_unit"]]
+    for link in links:
+        length = link.cable_length_m or link.length_m
+        cables.append([safe_cell(site), safe_cell(src.device_name(link.a.device)), "dcim.interface",
+                       safe_cell(netbox._interface_name(link.a, link.a.host)), safe_cell(site),
+                       safe_cell(src.device_name(link.b.device)), "dcim.interface",
+                       safe_cell(netbox._interface_name(link.b, link.b.host)),
+                       netbox.cable_type(src, link), "planned", f"L{link.index + 1}", f"{length:g}", "m"])
+    out[netbox.FILES[7]] = cables
+    files = {name: rows_to_csv(rows) for name, rows in out.items()}
+    files[netbox.FILES[3]] = netbox.device_types_yaml(used_types)
+    files = {name: files[name] for name in netbox.FILES}
+    files["README.txt"] = netbox.readme(src, site, phys.findings, heights)
+    # The cluster's other networks, in files numbered after these (none for a compute-only design).
+    files.update(network_netbox_files(src))
+    return files
+
+
+def _network_inventory(src: ExportSource) -> tuple[list, list]:
+    """network_netbox.network_inventory with the compute switches read off the device graph."""
+    from designer.model.networks.devices import expand
+    from designer.model.networks.sizing import servers_per_rack
+
+    design, catalog = src.design, src.catalog
+    compute = [n for n, d in src.graph.nodes(data=True) if d.get("role") in ("leaf", "spine", "core")]
+    server = catalog.server(design.cluster.server)
+    rack = servers_per_rack(design, server)
+    devices: list = []
+    links: list = []
+    for size in network_netbox.checked_sizes(src):
+        others = compute + [d.name for d in devices if d.switch] if size.role == "oob" else []
+        new_devices, new_links = expand(size, design.cluster.servers, rack, src.host, others)
+        devices += new_devices
+        links += new_links
+    return devices, links
+
+
+def network_netbox_files(src: ExportSource) -> dict[str, str]:
+    if not src.design.networks:
+        return {}
+    site = one_line(src.options.site or src.name, 100) or "Fabric"
+    devices, links = _network_inventory(src)
+    catalog = src.catalog
+
+    def maker_model(d) -> tuple[str, str]:
+        if not d.switch:
+            return network_netbox.ENDPOINT_MAKER[0], f"{d.tier} ({network_netbox.ENDPOINT_MAKER[1]})"
+        sw = catalog.switch(d.switch)
+        return sw.vendor or "Generic", sw.name
+
+    roles = sorted({f"{d.network} {d.tier}" for d in devices})
+    makers = sorted({maker_model(d)[0] for d in devices})
+    types = sorted({maker_model(d) for d in devices})
+    out: dict[str, list[list[str]]] = {
+        NET_FILES[0]: [["name", "slug"]] + [[safe_cell(m), slug(m)] for m in makers],
+        NET_FILES[1]: [["name", "slug", "color"]] + [[safe_cell(r), slug(r), "607d8b"] for r in roles],
+        NET_FILES[2]: [["manufacturer", "model", "slug", "u_height"]] + [
+            [safe_cell(m), safe_cell(t), slug(f"{m}-{t}"), "1" if m != network_netbox.ENDPOINT_MAKER[0] else "0"]
+            for m, t in types],
+    }
+    rows = [["name", "role", "manufacturer", "device_type", "site", "status"]]
+    for d in devices:
+        maker, model = maker_model(d)
+        rows.append([safe_cell(d.name), safe_cell(f"{d.network} {d.tier}"), safe_cell(maker), safe_cell(model),
+                     safe_cell(site), "planned"])
+    out[NET_FILES[3]] = rows
+    interfaces = [["device", "name", "type", "speed", "description"]]
+    cables = [["side_a_device", "side_a_type", "side_a_name", "side_b_device", "side_b_type", "side_b_name",
+               "type", "status", "label"]]
+    for k, link in enumerate(links):
+        kind = "1000base-t" if link.medium == "copper" else "other"
+        for dev, port, other in ((link.a, link.a_port, link.b), (link.b, link.b_port, link.a)):
+            interfaces.append([safe_cell(dev), safe_cell(port), kind, str(link.gbps * 1_000_000),
+                               safe_cell(f"{link.network} {link.kind} to {other}")])
+        cables.append([safe_cell(link.a), "dcim.interface", safe_cell(link.a_port), safe_cell(link.b),
+                       "dcim.interface", safe_cell(link.b_port), network_netbox.CABLE_TYPES[link.medium], "planned",
+                       f"{link.network.upper()}{k + 1}"])
+    out[NET_FILES[4]] = interfaces
+    out[NET_FILES[5]] = cables
+    return {name: rows_to_csv(rows) for name, rows in out.items()}
+
+
+def _data(key: str, value: object) -> str:
+    return f'<data key="{key}">{xml_text(value)}</data>'
+
+
+def network_graph(src: ExportSource, first_edge: int) -> NetworkGraph:
+    """The other networks' GraphML elements, each escaped where it is written."""
+    if not src.design.networks or src.members is not None:
+        return NetworkGraph()
+    devices, links = _network_inventory(src)
+    out = NetworkGraph([NETWORK_NODE_KEY, NETWORK_EDGE_KEY])
+    by_name = {d.name: d for d in devices}
+    compute = {n for n, d in src.graph.nodes(data=True) if d.get("role") in ("leaf", "spine", "core")}
+    seen: set[str] = set()
+
+    def node(name: str, network: str, role: str, model: str = "") -> None:
+        if name in seen or name in compute:
+            return
+        seen.add(name)
+        body = _data("n_role", role) + (_data("n_model", model) if model else "") + _data("n_network", network)
+        out.elements.append(f'    <node id="{xml_attr(name)}">{body}</node>')
+
+    for d in devices:
+        node(d.name, d.network, d.tier, d.switch)
+    for k, link in enumerate(links):
+        ends = []
+        for device, port in ((link.a, link.a_port), (link.b, link.b_port)):
+            if device in by_name or device in compute:
+                ends.append(device)
+            else:  # a server's port of this role
+                name = f"{device}/{port}"
+                node(name, link.network, "host-port")
+                ends.append(name)
+        body = (_data("e_tier", link.kind) + _data("e_gbps", link.gbps) + _data("e_network", link.network))
+        out.elements.append(f'    <edge id="e{first_edge + k}" source="{xml_attr(ends[0])}" '
+                            f'target="{xml_attr(ends[1])}">{body}</edge>')
+    return out

@@ -1,7 +1,7 @@
 """The exports that stream from the plan's wiring write, byte for byte, what they wrote from the
 device graph (tests/graph_exports.py keeps those writers): Slurm tree, block and topology.yaml,
-draw.io and ibnetdiscover, on generated designs with one or two planes and random edits, in every
-view, and on the examples."""
+draw.io, ibnetdiscover, NDT and NetBox (with the cluster's other networks too), on generated
+designs with one or two planes and random edits, in every view, and on the examples."""
 
 from __future__ import annotations
 
@@ -13,8 +13,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from designer.catalog import default_catalog
-from designer.io import drawio, ibnetdiscover, ndt, slurm_topology
-from designer.io.export_source import ExportError, ExportOptions, ExportSource
+from designer.io import drawio, ibnetdiscover, ndt, netbox_csv, slurm_topology
+from designer.io.export_source import DEFAULT_NODE_PATTERN, ExportError, ExportOptions, ExportSource
 from designer.io.exporters import FORMATS
 from designer.io.project import load_design
 from designer.model.intent.design import Edit
@@ -39,6 +39,7 @@ WRITERS = {
     "drawio": (graph.drawio, drawio.drawio),
     "ibnetdiscover": (lambda src: graph.export_ibnetdiscover(src.derived, host_name=src.host), _ib),
     "ndt": (graph.ndt_csv, ndt.ndt_csv),
+    "netbox": (graph.netbox_files, netbox_csv.netbox_files),
 }
 INFINIBAND_ONLY = ("ibnetdiscover", "ndt")
 
@@ -207,3 +208,49 @@ def test_a_plane_whose_only_leaf_is_removed_streams_as_the_graph_wrote_it():
                                             nodes_per_su=2, planes=2),
                           edits=(Edit("remove-device", "p1.leaf-1"),))
     _assert_same(design)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(st.one_of(designs().filter(lambda d: d is not None), edited()))
+def test_netbox_with_the_other_networks_streams_as_the_graph_wrote_it(design):
+    """The networks' devices, interfaces and cables follow the compute fabric's files, their
+    out-of-band switches cabled to every compute switch left after the edits."""
+    from designer.model.networks.defaults import ra_networks
+
+    design = dataclasses.replace(design, networks=ra_networks(CAT.server(design.cluster.server)))
+    _assert_same(design, formats=("netbox",), views=["fabric", "plane:1"])
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(st.one_of(designs().filter(lambda d: d is not None), edited()),
+       st.sampled_from([DEFAULT_NODE_PATTERN, "n{su}-{i:03d}"]))
+def test_graphml_of_the_other_networks_as_they_were_escaped(design, pattern):
+    """The networks' GraphML elements, each name escaped once, are those escaped where written,
+    their switches cabled to every compute switch the edits left."""
+    from designer.io.network_graph import network_graph
+    from designer.model.networks.defaults import ra_networks
+
+    design = dataclasses.replace(design, networks=ra_networks(CAT.server(design.cluster.server)))
+    src = ExportSource(design, CAT, ExportOptions(node_pattern=pattern))
+    elements = network_graph(src, 7).elements
+    assert elements and elements == graph.network_graph(src, 7).elements
+
+
+def test_the_netbox_export_writes_its_streamed_files(tmp_path):
+    """`export --format netbox` writes each file of the folder from its chunks (the devices,
+    optics and cables files in more than one), and they are the rendered files."""
+    from designer.io.exporters import write_export
+    from designer.io.netbox_csv import netbox_file_chunks
+
+    design = load_design(EXAMPLES / "dgx-h100-superpod-4su.json")
+    src = ExportSource(design, CAT)
+    fmt = FORMATS["netbox"]
+    assert fmt.files is not None
+    chunked = [name for name, text in netbox_file_chunks(src).items() if not isinstance(text, str)]
+    assert {"06-devices.csv", "07-optics.csv", "08-cables.csv"} <= set(chunked)
+    written = write_export(fmt, src, tmp_path / "netbox")
+    rendered = fmt.render(src)
+    assert isinstance(rendered, dict)
+    assert sorted(p.name for p in written) == sorted(rendered)
+    for path in written:
+        assert path.read_bytes().decode("utf-8") == rendered[path.name]

@@ -32,3 +32,26 @@ def rows_to_csv(rows: list[list[str]]) -> str:
     writer = csv.writer(buffer, dialect="excel", lineterminator="\r\n", quoting=csv.QUOTE_MINIMAL)
     writer.writerows(rows)
     return buffer.getvalue()
+
+
+def csv_field(text: str) -> str:
+    """One text cell as `rows_to_csv` writes it in a row of several (a plain number as it is,
+    other text spreadsheet-safe, quoted only where csv's minimal quoting would), for writers
+    that stream rows without the csv module."""
+    if text.startswith(_FORMULA_START) and not _PLAIN_NUMBER.match(text):
+        text = "'" + text
+    return _quoted(text)
+
+
+def safe_field(text: str) -> str:
+    """`csv_field(safe_cell(text))`: a cell the writer made safe before `rows_to_csv` saw it
+    (so a number such as -3 is shown as text, as it was)."""
+    if text.startswith(_FORMULA_START):
+        text = "'" + text
+    return _quoted(text)
+
+
+def _quoted(text: str) -> str:
+    if "," in text or '"' in text or "\r" in text or "\n" in text:
+        return '"' + text.replace('"', '""') + '"'
+    return text

@@ -15,7 +15,7 @@ the old file or the new one, never half of one (a folder's files are each writte
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from importlib import import_module
 from pathlib import Path
@@ -39,6 +39,8 @@ class ExportFormat:
     # The same text as `render`, in chunks written as they come: a per-link format of a large
     # fabric never sits whole in memory. None: `render` is written.
     chunks: Callable[[ExportSource], Iterable[str]] | None = None
+    # A folder format's files, each whole or in chunks written as they come. None: `render` is written.
+    files: Callable[[ExportSource], Mapping[str, str | Iterable[str]]] | None = None
 
     @property
     def folder(self) -> bool:
@@ -64,6 +66,16 @@ def _writer(module: str, function: str) -> Callable[[ExportSource], Rendered]:
     return render
 
 
+def _folder_writer(module: str, function: str) -> Callable[[ExportSource], Mapping[str, str | Iterable[str]]]:
+    """`_writer` of a folder format's files, whole or in chunks."""
+
+    def files(src: ExportSource) -> Any:
+        return getattr(import_module(f"designer.io.{module}"), function)(src)
+
+    files.__name__ = function
+    return files
+
+
 def _ibnetdiscover(function: str) -> Callable[[ExportSource], Rendered]:
     def render(src: ExportSource) -> Any:
         return getattr(import_module("designer.io.ibnetdiscover"), function)(src.derived, host_name=src.host)
@@ -81,6 +93,7 @@ register(ExportFormat("slurm-yaml", "Slurm topology.yaml", ".yaml", _writer("slu
                       purpose="Slurm 25.05+: the tree and the blocks in one file (it takes precedence over "
                               "topology.conf)"))
 register(ExportFormat("netbox", "NetBox import (CSV folder)", "", _writer("netbox_csv", "netbox_files"),
+                      files=_folder_writer("netbox_csv", "netbox_file_chunks"),
                       purpose="bulk import of sites, racks, devices, interfaces and cables into NetBox"))
 register(ExportFormat("clab", "containerlab topology", ".clab.yml", _writer("containerlab", "containerlab_yaml"),
                       family="ethernet", purpose="emulate an Ethernet fabric with containerlab"))
@@ -142,7 +155,7 @@ def write_export(fmt: ExportFormat, src: ExportSource, path: str | os.PathLike[s
     if fmt.chunks is not None:
         write_atomic(out, fmt.chunks(src), encoding=fmt.encoding)
         return [out]
-    rendered = fmt.render(src)
+    rendered: Rendered | Mapping[str, str | Iterable[str]] = fmt.files(src) if fmt.files else fmt.render(src)
     if isinstance(rendered, str):
         write_atomic(out, rendered, encoding=fmt.encoding)
         return [out]

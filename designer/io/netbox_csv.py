@@ -23,19 +23,31 @@ object_import.py, v4.6):
   one, such as `mmf-om4`), status, label, length, length_unit.
 Racks and rack units come from the floor plan (servers from the bottom of each rack, switches
 above them); cable lengths are the stock lengths of the cabling plan. Everything is `planned`.
+The whole fabric or one plane is read from the physical layer's per-link arrays and its large
+files written in chunks of rows (`netbox_file_chunks`); one SU or pod, and a design with an edit
+that names a server's NIC, are read link by link from the physical layer.
 Every cell a user controls is neutralised against spreadsheet formulas (designer.io.csv_cells).
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
 
 from designer import __version__
-from designer.io.csv_cells import rows_to_csv, safe_cell
+from designer.io.csv_cells import csv_field, rows_to_csv, safe_cell, safe_field
 from designer.io.export_source import DEFAULT_RACK_UNITS, ExportSource
 from designer.io.markup import one_line, slug, yaml_str
-from designer.model.physical.media import End, LinkPlan, Physical, switch_cage, switch_cage_capacity
+from designer.model.physical.media import End, LinkPlan, switch_cage, switch_cage_capacity
+
+if TYPE_CHECKING:
+    from designer.catalog.entries import Transceiver
+    from designer.model.physical.link_table import LinkTable
+    from designer.model.topology.metrics import Finding
 
 FILES = ("01-sites.csv", "02-manufacturers.csv", "03-device-roles.csv", "04-device-types.yaml", "05-racks.csv",
          "06-devices.csv", "07-optics.csv", "08-cables.csv")
@@ -70,12 +82,17 @@ def interface_type(src: ExportSource, gbps: int, cage_type: str) -> str:
 
 
 def cable_type(src: ExportSource, link: LinkPlan) -> str:
-    if link.medium in ("mmf", "smf"):
-        cable = src.catalog.cables.get(link.cable)
+    return medium_cable_type(src, link.medium, link.cable)
+
+
+def medium_cable_type(src: ExportSource, medium: str, cable_id: str) -> str:
+    """NetBox's cable type of a link's medium, the fiber's grade where the catalog names it."""
+    if medium in ("mmf", "smf"):
+        cable = src.catalog.cables.get(cable_id)
         grade = re.search(r"\b(OM[345]|OS[12])\b", cable.name) if cable else None
-        if grade and FIBER_GRADES[grade.group(1)].startswith(link.medium):
+        if grade and FIBER_GRADES[grade.group(1)].startswith(medium):
             return FIBER_GRADES[grade.group(1)]
-    return CABLE_TYPES.get(link.medium, "")
+    return CABLE_TYPES.get(medium, "")
 
 
 def _interface_name(end: End, host: bool) -> str:
@@ -124,12 +141,18 @@ def switch_type(src: ExportSource, model: str, role: str) -> DeviceType:
 
 def server_type(src: ExportSource, links: list[LinkPlan]) -> DeviceType:
     """The server's fabric NIC ports, labelled with the cages the cabling plan puts them in."""
-    server = src.server_model
     ports: dict[str, tuple[str, str, str]] = {}
     for link in links:
         for end in (link.a, link.b):
             if end.host and end.port not in ports:
                 ports[end.port] = (end.port, end.cage_label, interface_type(src, link.gbps, end.cage_type))
+    return server_type_of_ports(src, ports)
+
+
+def server_type_of_ports(src: ExportSource, ports: dict[str, tuple[str, str, str]]) -> DeviceType:
+    """The server's type from (name, cage label, NetBox type) of each NIC port the links use;
+    the others are typed at the fabric's link speed, with no cage."""
+    server = src.server_model
     count = src.resolved.ports_per_server
     names = [f"nic-{k}" for k in range(1, count + 1)]
     interfaces = tuple(ports.get(n, (n, "", interface_type(src, src.resolved.link_gbps, ""))) for n in names)
@@ -149,6 +172,30 @@ def device_types_yaml(types: list[DeviceType]) -> str:
 
 
 def netbox_files(src: ExportSource) -> dict[str, str]:
+    """Every file of the folder, whole (the export writes `netbox_file_chunks`)."""
+    return {name: text if isinstance(text, str) else "".join(text)
+            for name, text in netbox_file_chunks(src).items()}
+
+
+def netbox_file_chunks(src: ExportSource) -> dict[str, str | Iterable[str]]:
+    """Every file of the folder, the large ones (devices, optics, cables) as chunks of rows.
+
+    The fabric is read from the physical layer's per-link arrays (model/physical/link_table.py):
+    no device graph and no object per link. A view of one SU or pod, and edits that name a
+    server's NIC, take the link-by-link path. Everything that can refuse the export runs before
+    this returns, so a folder is never left half written."""
+    table = None
+    if src.view[0] != "su":
+        from designer.model.physical.link_table import link_table
+
+        table = link_table(src.derived, src.catalog)
+    if table is None:
+        return dict(_netbox_files_by_link(src))
+    return _streamed_files(src, table)
+
+
+def _netbox_files_by_link(src: ExportSource) -> dict[str, str]:
+    """The files from the link-by-link physical layer (media.py `compute_physical`)."""
     site = one_line(src.options.site or src.name, 100) or "Fabric"
     phys = src.physical
     links = src.physical_links()
@@ -224,7 +271,7 @@ def netbox_files(src: ExportSource) -> dict[str, str]:
     files = {name: rows_to_csv(rows) for name, rows in out.items()}
     files[FILES[3]] = device_types_yaml(used_types)
     files = {name: files[name] for name in FILES}
-    files["README.txt"] = _readme(src, site, phys, heights)
+    files["README.txt"] = readme(src, site, phys.findings, heights)
     # The cluster's other networks, in files numbered after these (none for a compute-only design).
     from designer.io.network_netbox import network_netbox_files  # it builds on this module
 
@@ -232,7 +279,7 @@ def netbox_files(src: ExportSource) -> dict[str, str]:
     return files
 
 
-def _readme(src: ExportSource, site: str, phys: Physical, heights: dict[str, int]) -> str:
+def readme(src: ExportSource, site: str, findings: list[Finding], heights: dict[str, int]) -> str:
     tall = [rack for rack, h in heights.items() if h > DEFAULT_RACK_UNITS]
     lines = [f"NetBox import of \"{one_line(src.name, 120)}\" ({src.view_label}), written by Fabric Designer"
              f" {__version__}.",
@@ -256,7 +303,225 @@ def _readme(src: ExportSource, site: str, phys: Physical, heights: dict[str, int
         lines.append(f"Note: {len(tall)} rack(s) need more than {DEFAULT_RACK_UNITS}U for what the floor plan puts "
                      f"in them ({', '.join(sorted(tall)[:5])}); lower 'switches per network rack' or 'servers "
                      "per rack' in the floor plan.")
-    for finding in phys.findings:
+    for finding in findings:
         if finding.severity == "error":
             lines.append(f"Warning: {one_line(finding.message, 300)}")
     return "\r\n".join(lines) + "\r\n"
+
+
+# ----------------------------------------------------------------------------- streamed from arrays
+# The whole fabric or one plane from the physical layer's per-link arrays: the same bytes as the
+# link-by-link writer above (tests/test_export_streaming.py holds them equal), without the device
+# graph or an object per link. Each device's name, each cage's label and each kind of link's last
+# columns are made once, and each row of the devices, optics and cables files is put together
+# from them, in chunks of rows. At 131,072 GPUs the cables file alone has 393,216 rows.
+
+ROLE_KEYS = ("server", "leaf", "spine", "core")   # device kinds by code, as `_roles` numbers them
+STEP = 20000                                       # rows per chunk
+
+
+def _interleave(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Both ends of each link in turn (a, then b): the order the link-by-link writer meets them."""
+    out = np.empty(2 * len(a), dtype=a.dtype)
+    out[0::2], out[1::2] = a, b
+    return out
+
+
+def _rows_in_view(src: ExportSource, table: LinkTable) -> np.ndarray:
+    """Indices of the links the view holds: every link, or those of one plane (a NIC port's
+    plane is its global port over the rails, a switch's from its code)."""
+    links, dev = table.links, table.dev
+    if src.view[0] != "plane":
+        return np.arange(len(links.tier))
+    servers, plane = dev.servers, src.view_index
+    a_plane = np.where(links.a_dev < servers, links.a_port // src.resolved.rails,
+                       (links.a_dev - servers) // max(dev.per_plane, 1))
+    b_plane = np.where(links.b_dev < servers, links.b_port // src.resolved.rails,
+                       (links.b_dev - servers) // max(dev.per_plane, 1))
+    return np.flatnonzero((a_plane == plane) & (b_plane == plane))
+
+
+def _roles(table: LinkTable) -> np.ndarray:
+    """Kind of every device code: 0 server, 1 leaf, 2 spine, 3 core."""
+    dev = table.dev
+    plan = dev.plan
+    codes = np.arange(dev.total)
+    within = (codes - dev.servers) % max(dev.per_plane, 1)
+    return np.where(codes < dev.servers, 0,
+                    np.where(within < plan.leaves, 1, np.where(within < plan.leaves + plan.spines, 2, 3)))
+
+
+def _streamed_files(src: ExportSource, table: LinkTable) -> dict[str, str | Iterable[str]]:
+    from designer.io.network_netbox import network_netbox_chunks
+    from designer.model.physical.link_table import elevation, rack_label
+
+    site = one_line(src.options.site or src.name, 100) or "Fabric"
+    r, dev, links, cages = src.resolved, table.dev, table.links, table.cages
+    servers = dev.servers
+    rows = _rows_in_view(src, table)
+    role = _roles(table)
+    models = {1: r.leaf_switch.id, 2: r.spine_switch.id, 3: r.core_switch.id}
+    units = [max(1, src.server_model.rack_units)] + [max(1, src.switch_model(models[k]).rack_units) for k in (1, 2, 3)]
+    rack_of, unit_of = elevation(table, units[0], dict(zip(ROLE_KEYS[1:], units[1:], strict=True)))
+    width = int(table.slot.max(initial=0)) + 1
+
+    # Racks: the units every device left stacks into each, and their labels.
+    alive = np.ones(dev.total, dtype=bool)
+    if table.removed:
+        alive[np.fromiter(table.removed, dtype=np.int64)] = False
+    n_racks = int(rack_of.max(initial=0)) + 1
+    used = np.zeros(n_racks, dtype=np.int64)
+    np.maximum.at(used, rack_of[alive], (unit_of + np.array(units)[role] - 1)[alive])
+    rack_codes = np.unique(rack_of[alive]).tolist()
+    label = {code: rack_label(code, width) for code in rack_codes}
+    heights = {label[code]: max(DEFAULT_RACK_UNITS, int(used[code])) for code in rack_codes}
+
+    # The devices the view's links reach, ordered by rack label and unit.
+    a_dev, b_dev = links.a_dev[rows], links.b_dev[rows]
+    present = np.zeros(dev.total, dtype=bool)
+    present[a_dev], present[b_dev] = True, True
+    codes = np.flatnonzero(present)
+    racks = sorted({label[code] for code in np.unique(rack_of[codes]).tolist()})
+    rank_of_label = {name: i for i, name in enumerate(racks)}
+    rack_rank = np.zeros(n_racks, dtype=np.int64)
+    for code in np.unique(rack_of[codes]).tolist():
+        rack_rank[code] = rank_of_label[label[code]]
+    order = codes[np.lexsort((unit_of[codes], rack_rank[rack_of[codes]]))]
+
+    # Link ends in the order the link-by-link writer meets them.
+    e_dev = _interleave(a_dev, b_dev)
+    e_port = _interleave(links.a_port[rows], links.b_port[rows])
+    e_cage = _interleave(cages.a_cage[rows], cages.b_cage[rows])
+    e_part = _interleave(table.a_part[rows], table.b_part[rows])
+
+    # Device types: the server's from its NIC ports as the links first meet them.
+    kinds = sorted(set(role[codes].tolist()))
+    types: dict[int, DeviceType] = {}
+    if 0 in kinds:
+        e_lane = _interleave(cages.a_lane[rows], cages.b_lane[rows])
+        e_cap = _interleave(cages.a_cap[rows], cages.b_cap[rows])
+        e_type = _interleave(cages.a_type[rows], cages.b_type[rows])
+        host = np.flatnonzero(e_dev < servers)
+        first = host[np.unique(e_port[host], return_index=True)[1]]
+        ports = {}
+        for port, cage, lane, cap, kind, gbps in zip(
+                e_port[first].tolist(), e_cage[first].tolist(), e_lane[first].tolist(), e_cap[first].tolist(),
+                e_type[first].tolist(), links.gbps[rows][first // 2].tolist(), strict=True):
+            name = f"nic-{port + 1}"
+            ports[name] = (name, f"{cage + 1}/{lane + 1}" if cap > 1 else f"{cage + 1}",
+                           interface_type(src, gbps, cages.type_names[kind]))
+        types[0] = server_type_of_ports(src, ports)
+    for k in kinds:
+        if k:
+            types[k] = switch_type(src, models[k], ROLE_KEYS[k])
+    used_types = sorted({t.slug: t for t in types.values()}.values(), key=lambda t: (t.maker, t.model))
+
+    # Optics: one module per cage of a link end that takes one, found at the cage's first end.
+    with_part = np.flatnonzero(e_part >= 0)
+    cage_width = int(e_cage.max(initial=0)) + 1
+    optic = with_part[np.unique(e_dev[with_part] * cage_width + e_cage[with_part], return_index=True)[1]]
+    rank = np.zeros(dev.total, dtype=np.int64)
+    rank[order] = np.arange(len(order))
+    optic = optic[np.lexsort((e_cage[optic], rank[e_dev[optic]]))]
+    used_parts = set(np.unique(e_part[optic]).tolist())
+    modules = {i: (part, src.catalog.transceivers.get(part)) for i, part in enumerate(table.parts)}
+    makers = {t.maker for t in used_types} | {(m.vendor or "Generic") for i, (_, m) in modules.items()
+                                              if m and i in used_parts}
+
+    out: dict[str, str | Iterable[str]] = {
+        FILES[0]: rows_to_csv([["name", "slug", "status", "description"],
+                               [safe_cell(site), slug(site), "planned", f"Fabric Designer {__version__}"]]),
+        FILES[1]: rows_to_csv([["name", "slug"]] + [[safe_cell(m), slug(m)] for m in sorted(makers)]),
+        FILES[2]: rows_to_csv([["name", "slug", "color"]] + [
+            [ROLES[ROLE_KEYS[k]][0], slug(ROLES[ROLE_KEYS[k]][0]), ROLES[ROLE_KEYS[k]][1]] for k in kinds]),
+        FILES[3]: device_types_yaml(used_types),
+        FILES[4]: rows_to_csv([["site", "name", "status", "u_height"]] + [
+            [safe_cell(site), rack, "planned", str(heights[rack])] for rack in racks])}
+    names = [safe_field(src.host(c)) for c in range(servers)] + \
+            [safe_field(dev.name(c)) if present[c] else "" for c in range(servers, dev.total)]
+    site_cell = safe_field(site)
+    out[FILES[5]] = _devices(order, role, types, names, site_cell, rack_of, unit_of, label)
+    out[FILES[6]] = _optics(optic, e_dev, e_cage, e_port, e_part, servers, names, modules)
+    out[FILES[7]] = _cables(src, table, rows, names, site_cell)
+    files: dict[str, str | Iterable[str]] = {name: out[name] for name in FILES}
+    files["README.txt"] = readme(src, site, table.findings, heights)
+    files.update(network_netbox_chunks(src))
+    return files
+
+
+def _interfaces(dev: np.ndarray, port: np.ndarray, servers: int) -> tuple[np.ndarray, list[str]]:
+    """A code per link end for its interface as the link-by-link writer names it ('nic-K' on a
+    server, 'Port N' on a switch: neither needs quoting), and the name of each code."""
+    host = dev < servers
+    switch_ports = int(port[~host].max(initial=0)) + 1
+    nic_ports = int(port[host].max(initial=0)) + 1
+    names = [f"Port {p}" for p in range(switch_ports)] + [f"nic-{k + 1}" for k in range(nic_ports)]
+    return np.where(host, switch_ports + port, port), names
+
+
+def _devices(order: np.ndarray, role: np.ndarray, types: dict[int, DeviceType], names: list[str], site: str,
+             rack_of: np.ndarray, unit_of: np.ndarray, label: dict[int, str]) -> Iterator[str]:
+    yield rows_to_csv([["name", "role", "manufacturer", "device_type", "site", "rack", "position", "face", "status"]])
+    # what follows the name, per kind of device: role, manufacturer and type, then the site
+    middle = {k: ",".join([csv_field(ROLES[ROLE_KEYS[k]][0]), safe_field(t.maker),
+                           safe_field(t.model), site]) for k, t in types.items()}
+    racks = {code: csv_field(name) for code, name in label.items()}
+    for first in range(0, len(order), STEP):
+        ids = order[first:first + STEP]
+        yield "".join([f"{names[c]},{middle[k]},{racks[rk]},{u},front,planned\r\n" for c, k, rk, u in zip(
+            ids.tolist(), role[ids].tolist(), rack_of[ids].tolist(), unit_of[ids].tolist(), strict=True)])
+
+
+def _optics(optic: np.ndarray, e_dev: np.ndarray, e_cage: np.ndarray, e_port: np.ndarray, e_part: np.ndarray,
+            servers: int, names: list[str],
+            modules: dict[int, tuple[str, Transceiver | None]]) -> Iterator[str]:
+    yield rows_to_csv([["device", "name", "status", "manufacturer", "part_id", "description", "component_type",
+                        "component_name"]])
+    part_cells = {}
+    for i, (part, module) in modules.items():
+        part_cells[i] = ",".join(safe_field(x) for x in (
+            (module.vendor or "Generic") if module else "Generic",
+            (module.part_number or module.name) if module else part, module.name if module else part))
+    iface, iface_name = _interfaces(e_dev[optic], e_port[optic], servers)
+    for first in range(0, len(optic), STEP):
+        ids = optic[first:first + STEP]
+        yield "".join([
+            f"{names[d]},Optic {c + 1},planned,{part_cells[p]},dcim.interface,{iface_name[f]}\r\n"
+            for d, c, p, f in zip(e_dev[ids].tolist(), e_cage[ids].tolist(), e_part[ids].tolist(),
+                                  iface[first:first + STEP].tolist(), strict=True)])
+
+
+def _cables(src: ExportSource, table: LinkTable, rows: np.ndarray, names: list[str], site: str) -> Iterator[str]:
+    yield rows_to_csv([["side_a_site", "side_a_device", "side_a_type", "side_a_name", "side_b_site",
+                        "side_b_device", "side_b_type", "side_b_name", "type", "status", "label", "length",
+                        "length_unit"]])
+    links, servers = table.links, table.dev.servers
+    # each end's site, device and type columns, made once per device
+    end = [f"{site},{name},dcim.interface," for name in names]
+    both, iface_name = _interfaces(np.concatenate([links.a_dev[rows], links.b_dev[rows]]),
+                                   np.concatenate([links.a_port[rows], links.b_port[rows]]), servers)
+    a_iface, b_iface = both[:len(rows)], both[len(rows):]
+    # the cable type of each (medium, cable) with the length bought (or the run where none is
+    # sold): the columns around the label, made once per kind of cable
+    n_cables = len(table.cables) + 1
+    length = np.where(table.sold[rows] > 0, table.sold[rows], table.length[rows])
+    length_codes, length_of = np.unique(length, return_inverse=True)
+    kind_key = (table.medium[rows] * n_cables + table.cable[rows] + 1) * len(length_codes) + length_of.reshape(-1)
+    kind_codes, kind_of = np.unique(kind_key, return_inverse=True)
+    kind_of = kind_of.reshape(-1)
+    before, after = [], []
+    lengths = length_codes.tolist()
+    for k in kind_codes.tolist():
+        cable, at = divmod(k, len(lengths))
+        medium, cable = divmod(cable, n_cables)
+        kind = medium_cable_type(src, table.media[medium], table.cables[cable - 1].id if cable else "")
+        before.append(f"{csv_field(kind)},planned,L")
+        after.append(f",{csv_field(f'{lengths[at]:g}')},m\r\n")
+    for first in range(0, len(rows), STEP):
+        ids = rows[first:first + STEP]
+        part = slice(first, first + STEP)
+        yield "".join([
+            f"{end[ad]}{iface_name[ai]},{end[bd]}{iface_name[bi]},{before[k]}{i + 1}{after[k]}"
+            for i, ad, ai, bd, bi, k in zip(
+                ids.tolist(), links.a_dev[ids].tolist(), a_iface[part].tolist(), links.b_dev[ids].tolist(),
+                b_iface[part].tolist(), kind_of[part].tolist(), strict=True)])

@@ -28,6 +28,16 @@ def _data(key: str, value: object) -> str:
     return f'<data key="{key}">{xml_text(value)}</data>'
 
 
+class _Escaped(dict[str, str]):
+    """`xml_attr` of each text, made once: device names and ports repeat on every link (the
+    networks of a 131,072-GPU design have 174,000 links). Escaping goes character by
+    character, so a server port's node id is its server's escaped name, '/', its escaped port."""
+
+    def __missing__(self, text: str) -> str:
+        self[text] = escaped = xml_attr(text)
+        return escaped
+
+
 def network_graph(src: ExportSource, first_edge: int) -> NetworkGraph:
     if not src.design.networks or src.members is not None:
         return NetworkGraph()
@@ -36,26 +46,34 @@ def network_graph(src: ExportSource, first_edge: int) -> NetworkGraph:
     by_name = {d.name: d for d in devices}
     compute = set(compute_switch_names(src))
     seen: set[str] = set()
+    attr = _Escaped()
+    bodies: dict[tuple[str, ...], str] = {}     # a node's or an edge's data, per kind of element
 
-    def node(name: str, network: str, role: str, model: str = "") -> None:
+    def node(name: str, escaped: str, network: str, role: str, model: str = "") -> None:
         if name in seen or name in compute:
             return
         seen.add(name)
-        body = _data("n_role", role) + (_data("n_model", model) if model else "") + _data("n_network", network)
-        out.elements.append(f'    <node id="{xml_attr(name)}">{body}</node>')
+        body = bodies.get(("node", role, model, network))
+        if body is None:
+            body = bodies[("node", role, model, network)] = (
+                _data("n_role", role) + (_data("n_model", model) if model else "") + _data("n_network", network))
+        out.elements.append(f'    <node id="{escaped}">{body}</node>')
 
     for d in devices:
-        node(d.name, d.network, d.tier, d.switch)
+        node(d.name, attr[d.name], d.network, d.tier, d.switch)
     for k, link in enumerate(links):
         ends = []
         for device, port in ((link.a, link.a_port), (link.b, link.b_port)):
             if device in by_name or device in compute:
-                ends.append(device)
+                ends.append(attr[device])
             else:  # a server's port of this role
-                name = f"{device}/{port}"
-                node(name, link.network, "host-port")
-                ends.append(name)
-        body = (_data("e_tier", link.kind) + _data("e_gbps", link.gbps) + _data("e_network", link.network))
-        out.elements.append(f'    <edge id="e{first_edge + k}" source="{xml_attr(ends[0])}" '
-                            f'target="{xml_attr(ends[1])}">{body}</edge>')
+                escaped = f"{attr[device]}/{attr[port]}"
+                node(f"{device}/{port}", escaped, link.network, "host-port")
+                ends.append(escaped)
+        key = ("edge", link.kind, str(link.gbps), link.network)
+        body = bodies.get(key)
+        if body is None:
+            body = bodies[key] = _data("e_tier", link.kind) + _data("e_gbps", link.gbps) + _data("e_network",
+                                                                                                  link.network)
+        out.elements.append(f'    <edge id="e{first_edge + k}" source="{ends[0]}" target="{ends[1]}">{body}</edge>')
     return out

@@ -8,7 +8,9 @@ cables. Servers are the compute fabric's devices, cabled once per role. Everythi
 
 from __future__ import annotations
 
-from designer.io.csv_cells import rows_to_csv, safe_cell
+from collections.abc import Callable, Iterable, Iterator
+
+from designer.io.csv_cells import csv_field, rows_to_csv, safe_cell, safe_field
 from designer.io.export_source import ExportError, ExportSource
 from designer.io.markup import one_line, slug
 from designer.model.networks.devices import NetDevice, NetLink, expand
@@ -38,11 +40,17 @@ def checked_sizes(src: ExportSource) -> tuple[NetworkSize, ...]:
 def compute_switch_names(src: ExportSource) -> list[str]:
     """The compute fabric's switches in the graph's order: read off the plan for a template
     design (as the builder numbers them), so a streamed export of a large fabric never builds
-    the device graph for the other networks' sake."""
+    the device graph for the other networks' sake. An edited design's are the wiring's, which
+    replays its edits (edits remove switches, never add one); edits that name a NIC take the graph."""
     if not src.design.edits:
         from designer.io.plan_stream import switch_nodes
 
         return [n.id for n in switch_nodes(src.derived)]
+    from designer.model.physical.edited_bom import counted_from_arrays
+
+    if counted_from_arrays(src.design):
+        w = src.wiring
+        return [w.name(node) for node in w.order() if w.is_switch(node)]
     return [n for n, d in src.graph.nodes(data=True) if d.get("role") in ("leaf", "spine", "core")]
 
 
@@ -64,6 +72,13 @@ def network_inventory(src: ExportSource) -> tuple[list[NetDevice], list[NetLink]
 
 
 def network_netbox_files(src: ExportSource) -> dict[str, str]:
+    return {name: text if isinstance(text, str) else "".join(text)
+            for name, text in network_netbox_chunks(src).items()}
+
+
+def network_netbox_chunks(src: ExportSource) -> dict[str, str | Iterable[str]]:
+    """The networks' files, the interfaces and cables as chunks of rows. The inventory is
+    expanded (and a network that cannot be sized refused) before this returns."""
     if not src.design.networks:
         return {}
     site = one_line(src.options.site or src.name, 100) or "Fabric"
@@ -79,29 +94,72 @@ def network_netbox_files(src: ExportSource) -> dict[str, str]:
     roles = sorted({f"{d.network} {d.tier}" for d in devices})
     makers = sorted({maker_model(d)[0] for d in devices})
     types = sorted({maker_model(d) for d in devices})
-    out: dict[str, list[list[str]]] = {
-        FILES[0]: [["name", "slug"]] + [[safe_cell(m), slug(m)] for m in makers],
-        FILES[1]: [["name", "slug", "color"]] + [[safe_cell(r), slug(r), "607d8b"] for r in roles],
-        FILES[2]: [["manufacturer", "model", "slug", "u_height"]] + [
-            [safe_cell(m), safe_cell(t), slug(f"{m}-{t}"), "1" if m != ENDPOINT_MAKER[0] else "0"] for m, t in types],
+    out: dict[str, str | Iterable[str]] = {
+        FILES[0]: rows_to_csv([["name", "slug"]] + [[safe_cell(m), slug(m)] for m in makers]),
+        FILES[1]: rows_to_csv([["name", "slug", "color"]] + [[safe_cell(r), slug(r), "607d8b"] for r in roles]),
+        FILES[2]: rows_to_csv([["manufacturer", "model", "slug", "u_height"]] + [
+            [safe_cell(m), safe_cell(t), slug(f"{m}-{t}"), "1" if m != ENDPOINT_MAKER[0] else "0"] for m, t in types]),
     }
-    rows = [["name", "role", "manufacturer", "device_type", "site", "status"]]
-    for d in devices:
-        maker, model = maker_model(d)
-        rows.append([safe_cell(d.name), safe_cell(f"{d.network} {d.tier}"), safe_cell(maker), safe_cell(model),
-                     safe_cell(site), "planned"])
-    out[FILES[3]] = rows
-    interfaces = [["device", "name", "type", "speed", "description"]]
-    cables = [["side_a_device", "side_a_type", "side_a_name", "side_b_device", "side_b_type", "side_b_name",
-               "type", "status", "label"]]
-    for k, link in enumerate(links):
-        kind = "1000base-t" if link.medium == "copper" else "other"
-        for dev, port, other in ((link.a, link.a_port, link.b), (link.b, link.b_port, link.a)):
-            interfaces.append([safe_cell(dev), safe_cell(port), kind, str(link.gbps * 1_000_000),
-                               safe_cell(f"{link.network} {link.kind} to {other}")])
-        cables.append([safe_cell(link.a), "dcim.interface", safe_cell(link.a_port), safe_cell(link.b),
-                       "dcim.interface", safe_cell(link.b_port), CABLE_TYPES[link.medium], "planned",
-                       f"{link.network.upper()}{k + 1}"])
-    out[FILES[4]] = interfaces
-    out[FILES[5]] = cables
-    return {name: rows_to_csv(rows) for name, rows in out.items()}
+    out[FILES[3]] = _device_rows(devices, maker_model, site)
+    out[FILES[4]] = _interface_rows(links)
+    out[FILES[5]] = _cable_rows(links)
+    return out
+
+
+# Rows are written as rows_to_csv would write them, each cell made once per distinct value
+# (device names and ports repeat on every link): the networks of a 131,072-GPU design have
+# 174,000 links.
+_STEP = 20000
+
+
+class _Cells(dict[str, str]):
+    """`safe_field` of each text, made once."""
+
+    def __missing__(self, text: str) -> str:
+        self[text] = cell = safe_field(text)
+        return cell
+
+
+def _device_rows(devices: list[NetDevice], maker_model: Callable[[NetDevice], tuple[str, str]],
+                 site: str) -> Iterator[str]:
+    yield rows_to_csv([["name", "role", "manufacturer", "device_type", "site", "status"]])
+    cell = _Cells()
+    tail = f"{safe_field(site)},planned\r\n"
+    for first in range(0, len(devices), _STEP):
+        yield "".join([f"{cell[d.name]},{cell[f'{d.network} {d.tier}']},{cell[maker]},{cell[model]},{tail}"
+                       for d in devices[first:first + _STEP] for maker, model in (maker_model(d),)])
+
+
+def _interface_rows(links: list[NetLink]) -> Iterator[str]:
+    yield rows_to_csv([["device", "name", "type", "speed", "description"]])
+    cell = _Cells()
+    # a description is "<network> <kind> to <other end>": plain where the other end's name is
+    # (the network and kind are this tool's words), made safe as a whole otherwise
+    kinds: dict[tuple[str, int, str, str], tuple[str, str, bool]] = {}
+    for first in range(0, len(links), _STEP):
+        lines = []
+        for link in links[first:first + _STEP]:
+            key = (link.medium, link.gbps, link.network, link.kind)
+            if key not in kinds:
+                kind = "1000base-t" if link.medium == "copper" else "other"
+                what = f"{link.network} {link.kind} to "
+                kinds[key] = (f"{kind},{link.gbps * 1_000_000}", what, safe_field(what) == what)
+            speed, what, plain = kinds[key]
+            a, b = link.a, link.b
+            ca, cb = cell[a], cell[b]
+            to_b = what + b if plain and cb == b else safe_field(what + b)
+            to_a = what + a if plain and ca == a else safe_field(what + a)
+            lines.append(f"{ca},{cell[link.a_port]},{speed},{to_b}\r\n{cb},{cell[link.b_port]},{speed},{to_a}\r\n")
+        yield "".join(lines)
+
+
+def _cable_rows(links: list[NetLink]) -> Iterator[str]:
+    yield rows_to_csv([["side_a_device", "side_a_type", "side_a_name", "side_b_device", "side_b_type", "side_b_name",
+                        "type", "status", "label"]])
+    cell = _Cells()
+    labels = {network: csv_field(network.upper()) for network in {link.network for link in links}}
+    for first in range(0, len(links), _STEP):
+        yield "".join([
+            f"{cell[link.a]},dcim.interface,{cell[link.a_port]},{cell[link.b]},dcim.interface,{cell[link.b_port]},"
+            f"{CABLE_TYPES[link.medium]},planned,{labels[link.network]}{k + 1}\r\n"
+            for k, link in enumerate(links[first:first + _STEP], start=first)])

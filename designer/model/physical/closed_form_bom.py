@@ -365,7 +365,8 @@ def counts_from_links(derived: Derived, catalog: Catalog, links: _Links, cages: 
     A link end is a host (a server's NIC cage) when its device code is a server's. Given a dict
     `per_link`, fills it with what a cabling export writes per link, as arrays in link order:
     "length" (estimated run, m), "medium" (index into MEDIA_CODES), "cable" (index into
-    "cables", -1 for none) and "sold" (the stock length bought, m; 0 for none).
+    "cables", -1 for none), "sold" (the stock length bought, m; 0 for none) and "a_part",
+    "b_part" (each end's transceiver, index into "parts", ids; -1 for none).
     """
     r, design = derived.resolved, derived.design
     fp = design.floorplan
@@ -596,6 +597,10 @@ def counts_from_links(derived: Derived, catalog: Catalog, links: _Links, cages: 
     class_pieces = np.zeros((n_classes, max_links), np.int64)
     class_split = np.full((n_classes, max_links), -1, np.int64)
     class_cable = np.full(n_classes, -1, np.int64)
+    # per class and cage (local index in the group): its transceiver, index into parts (-1 none)
+    max_cages = int(g_ncages.max(initial=1))
+    class_module = np.full((n_classes, max_cages), -1, np.int64)
+    parts: list[str] = []
     class_watts = np.zeros(n_classes)
     fibers: list[Cable] = []                               # catalog cables by index
     split_fiber: dict[tuple[int, int], int] = {}           # (class, splitter) -> fibers index
@@ -633,6 +638,9 @@ def counts_from_links(derived: Derived, catalog: Catalog, links: _Links, cages: 
         for key, module in modules.items():
             if module is not None:   # None: a co-packaged-optics port
                 transceivers[(module.id, "host" if group_cages[key].host else "switch")] += mult
+                if module.id not in parts:
+                    parts.append(module.id)
+                class_module[c, keys_.index(key)] = parts.index(module.id)
         slots: dict[tuple[CageKey, int], int] = {}
         for j, link in enumerate(group_):
             for part, e in ((part_id(modules[link.a.key]), link.a), (part_id(modules[link.b.key]), link.b)):
@@ -740,7 +748,10 @@ def counts_from_links(derived: Derived, catalog: Catalog, links: _Links, cages: 
     media_counts = {t: media_counts[t] for t in tier_first}
 
     if per_link is not None:
+        module_of = class_module.ravel()
+        cage_class = class_of_group[group] * max_cages
         per_link.update(length=length, medium=class_medium.ravel()[flat], cable=link_cable, sold=link_sold,
-                        cables=fibers)
+                        cables=fibers, a_part=module_of[cage_class + local[ca]],
+                        b_part=module_of[cage_class + local[cb]], parts=parts)
     findings = _findings(problems, forced_failed, custom, r.technology.family)
     return PhysicalCounts(layout, transceivers, ends, cables, power, custom, findings, tier_first, media_counts)

@@ -33,6 +33,7 @@ from designer.model.physical.template_layout import template_positions
 
 if TYPE_CHECKING:
     from designer.model.topology.derive import Derived
+    from designer.model.topology.metrics import Finding
 
 
 @dataclass
@@ -48,6 +49,10 @@ class LinkTable:
     cable: np.ndarray       # index into `cables`, -1 for none
     sold: np.ndarray        # stock length bought per link, m (0 for none)
     cables: list[Cable]
+    a_part: np.ndarray      # transceiver at each end, index into `parts` (-1 for none)
+    b_part: np.ndarray
+    parts: list[str]        # transceiver ids
+    findings: list[Finding]  # the physical layer's (media not found, forced media, custom lengths)
 
     tiers = TIERS
     media = MEDIA_CODES
@@ -57,7 +62,8 @@ def link_table(derived: Derived, catalog: Catalog) -> LinkTable | None:
     """The links of the design as arrays; None when an edit names a NIC."""
     found: dict[str, Any] = {}
     if derived.design.edits:
-        if edited_physical(derived, catalog, per_link=found) is None:
+        counts = edited_physical(derived, catalog, per_link=found)
+        if counts is None:
             return None
     else:
         r, plan, design = derived.resolved, derived.plan, derived.design
@@ -67,12 +73,13 @@ def link_table(derived: Derived, catalog: Catalog) -> LinkTable | None:
                                                dev, leaf_of, server_of_ep)
         cages = template_cages(derived, catalog, links)
         found.update(links=links, cages=cages, dev=dev, row=row, slot=slot, removed=set())
-        counts_from_links(derived, catalog, links, cages, dev, row, slot, layout, found)
+        counts = counts_from_links(derived, catalog, links, cages, dev, row, slot, layout, found)
     if "length" not in found:   # every link edited away
         n = 0
         found.update(length=np.zeros(n), medium=np.zeros(n, np.int64), cable=np.full(n, -1, np.int64),
-                     sold=np.zeros(n), cables=[])
-    return LinkTable(**found)
+                     sold=np.zeros(n), cables=[], a_part=np.zeros(n, np.int64), b_part=np.zeros(n, np.int64),
+                     parts=[])
+    return LinkTable(**found, findings=list(counts.findings))
 
 
 def elevation(table: LinkTable, server_units: int, switch_units: dict[str, int]) -> tuple[np.ndarray, np.ndarray]:

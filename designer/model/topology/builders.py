@@ -48,28 +48,29 @@ def leaf_assignment(plan: Plan, rails: int) -> tuple[tuple[int, int], ...]:
 
 
 def _assign(plan: Plan, rails: int) -> list[tuple[int, int]]:
-    out: list[tuple[int, int]] = []
+    """(leaf, down port) of each endpoint, worked out on arrays: a 32,768-GPU plane has 32,768
+    endpoints, and a design-space sweep builds hundreds of plans."""
+    import numpy as np
+
     n, e = plan.servers, rails
     if plan.rail_su_size:
-        for j in range(n):
-            out.extend((plan.rail_leaf(j, p, e), plan.rail_port(j, p)) for p in range(e))
-        return out
+        server = np.repeat(np.arange(n, dtype=np.int64), e)
+        rail = np.tile(np.arange(e, dtype=np.int64), n)
+        leaf, port = plan.rail_leaf(server, rail, e), plan.rail_port(server, rail)
+        return list(zip(leaf.tolist(), port.tolist(), strict=True))
     per_leaf = plan.leaf_down
     if e <= per_leaf and per_leaf % e == 0 and plan.leaves * (per_leaf // e) >= n:
-        # Keep each server's ports on one leaf, spreading servers evenly over the leaves.
-        fill = [0] * plan.leaves
-        for j in range(n):
-            leaf = j * plan.leaves // n
-            out.extend((leaf, fill[leaf] + p + 1) for p in range(e))
-            fill[leaf] += e
-        return out
+        # Keep each server's ports on one leaf, spreading servers evenly over the leaves: the
+        # servers on a leaf are consecutive, each taking the next e ports.
+        server_leaf = np.arange(n, dtype=np.int64) * plan.leaves // n
+        before = np.arange(n, dtype=np.int64) - np.searchsorted(server_leaf, server_leaf, side="left")
+        leaf = np.repeat(server_leaf, e)
+        port = (np.repeat(before * e, e) + np.tile(np.arange(1, e + 1, dtype=np.int64), n))
+        return list(zip(leaf.tolist(), port.tolist(), strict=True))
     total = n * e
-    fill = [0] * plan.leaves
-    for idx in range(total):
-        leaf = idx * plan.leaves // total
-        fill[leaf] += 1
-        out.append((leaf, fill[leaf]))
-    return out
+    leaf = np.arange(total, dtype=np.int64) * plan.leaves // total
+    port = np.arange(total, dtype=np.int64) - np.searchsorted(leaf, leaf, side="left") + 1
+    return list(zip(leaf.tolist(), port.tolist(), strict=True))
 
 
 def _spread(count: int, targets: int, offset: int) -> list[int]:

@@ -73,10 +73,15 @@ def management_hosts(fabric: AsBuilt, roles: dict[str, str]) -> set[str]:
 def _leaf_ends(fabric: AsBuilt, roles: dict[str, str]) -> dict[str, list[tuple[int, str]]]:
     """leaf id -> [(leaf port, HCA id)] of its host links."""
     out: dict[str, list[tuple[int, str]]] = defaultdict(list)
+    # Sets of leaves and HCAs, read once per link end: a 131,072-GPU capture has 400,000 links.
+    leaves = {d for d, role in roles.items() if role == "leaf"}
+    nics = {d for d, role in roles.items() if role == "nic"}
     for w in fabric.links:
-        for sw, port, nic in ((w.a, w.pa, w.b), (w.b, w.pb, w.a)):
-            if roles.get(sw) == "leaf" and roles.get(nic) == "nic":
-                out[sw].append((port, nic))
+        a, b = w.a, w.b
+        if a in leaves and b in nics:
+            out[a].append((w.pa, b))
+        if b in leaves and a in nics:
+            out[b].append((w.pb, a))
     return out
 
 
@@ -229,10 +234,14 @@ def _place_upper(fabric: AsBuilt, roles: dict[str, str], g: DesignView, mapping:
     """Spines, then cores: to the design switches whose lower neighbours they share most."""
     devs = fabric.devices
     below: dict[str, Counter[str]] = defaultdict(Counter)
+    # Sets of the upper tiers, read once per link end: a 131,072-GPU capture has 400,000 links.
+    upper = {d for d, role in roles.items() if role in ("spine", "core")}
     for w in fabric.links:
-        for up, down in ((w.a, w.b), (w.b, w.a)):
-            if roles.get(up) in ("spine", "core") and down in mapping:
-                below[up][mapping[down]] += 1
+        a, b = w.a, w.b
+        if a in upper and b in mapping:
+            below[a][mapping[b]] += 1
+        if b in upper and a in mapping:
+            below[b][mapping[a]] += 1
     for level, role in ((2, "spine"), (3, "core")):
         built = [d.id for d in devs.values() if roles.get(d.id) == role]
         design = g.by_role(role)
@@ -287,11 +296,16 @@ def _place_upper(fabric: AsBuilt, roles: dict[str, str], g: DesignView, mapping:
             for slot, n in zip(_by_number(bs, devs, classes[keys[k]]), classes[keys[k]], strict=False):
                 if slot is not None:
                     mapping[slot] = n
-        # Switches mapped above feed the tier above them.
-        for w in fabric.links:
-            for up, down in ((w.a, w.b), (w.b, w.a)):
-                if roles.get(up) == "core" and roles.get(down) == role and down in mapping and role == "spine":
-                    below[up][mapping[down]] += 1
+        # Spines mapped above feed the cores above them.
+        if role == "spine":
+            cores = {d for d, r in roles.items() if r == "core"}
+            spines = {d for d, r in roles.items() if r == "spine"}
+            for w in fabric.links:
+                a, b = w.a, w.b
+                if a in cores and b in spines and b in mapping:
+                    below[a][mapping[b]] += 1
+                if b in cores and a in spines and a in mapping:
+                    below[b][mapping[a]] += 1
 
 
 @dataclass
