@@ -291,8 +291,11 @@ def collectives_page(ink: Ink, rect: QRectF, f: Facts) -> None:
     page.table(ink, QRectF(rect.left(), y, rect.width(), rect.bottom() - y), cols, rows, 8, styles)
 
 
-def _delta(value, digits: int = 1) -> str:
-    return "—" if value is None else f"{value:+.{digits}f}%"
+def _delta(value, digits: int = 1, unit: str = "%") -> str:
+    """A change against the baseline: in %, or in percentage points on a row of shares."""
+    if value is None:
+        return "—"
+    return f"{value:+.{digits}f} pt" if unit == "pt" else f"{value:+.{digits}f}%"
 
 
 def _value(v, unit: str) -> str:
@@ -330,7 +333,7 @@ def comparison_page(ink: Ink, rect: QRectF, c) -> None:
             styles.append("group")
         unit = {"us": "µs"}.get(r.unit, r.unit)
         rows.append((r.label, unit, *[_value(v, r.unit) for v in r.values],
-                     *[_delta(d, 0 if many else 1) for d in r.deltas[1:]]))
+                     *[_delta(d, 0 if many else 1, r.delta_unit) for d in r.deltas[1:]]))
         styles.append("")
     page.table(ink, QRectF(left.left(), yy, left.width(), left.bottom() - yy), cols, rows, 7.5, styles)
     # recommendation
