@@ -4,6 +4,8 @@ the draws do not back says so in its first line (text, JSON, CSV)."""
 import json
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from designer.catalog import default_catalog
 from designer.cli.cmd_compare import render_text
@@ -113,3 +115,20 @@ def test_a_point_winner_that_ties_the_most_draws_is_no_close_call(five):
     assert five.recommendation.close_call is None
     assert five.recommendation.verdict.startswith(five.names[point])
     assert five.to_json()["recommendation"]["close_call"] is None
+
+
+@given(unit=st.sampled_from(["%", "", "USD", "ms", "GB/s"]),
+       values=st.lists(st.one_of(st.none(), st.floats(-1e6, 1e6, allow_nan=False)), min_size=2, max_size=5))
+def test_each_row_has_its_deltas_in_exactly_one_unit(unit, values):
+    row = Row("k", "label", unit, tuple(values), "lower")
+    pct, pt = row.delta_pct, row.delta_pt
+    assert len(pct) == len(pt) == len(values)
+    if unit == "%":
+        assert all(d is None for d in pct)
+        assert all((d is None) == (values[0] is None or v is None) for d, v in zip(pt, values, strict=True))
+        assert all(d is None or row.delta_text(d).endswith(" pt") for d in pt)
+    else:
+        assert all(d is None for d in pt)
+        assert all(d is None or row.delta_text(d).endswith("%") for d in pct)
+        if values[0] in (None, 0):
+            assert all(d is None for d in pct)

@@ -7,6 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from PySide6.QtCore import QRectF
 from PySide6.QtGui import QImage, QPainter
 
@@ -104,5 +106,25 @@ def test_a_long_url_wraps_instead_of_ending_in_an_ellipsis(qapp):
         assert _flat(" ".join(lines)) == _flat(f"Source of power: {url} (2026-01-01)")
         used = ink.paragraph(QRectF(0, 0, width, 1000), f"Source of power: {url}", 8)
         assert used > 0 and ink.elided == [] and not any("…" in t for _, t in ink.texts)
+    finally:
+        painter.end()
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(text=st.text(st.characters(codec="ascii", categories=("L", "N", "P", "S", "Zs")), max_size=300),
+       width_pt=st.floats(20, 400))
+def test_wrapped_lines_fit_and_keep_every_character(qapp, text, width_pt):
+    from designer.ui.export.ink import Ink
+
+    image = QImage(50, 50, QImage.Format.Format_RGB32)
+    painter = QPainter(image)
+    try:
+        ink = Ink(painter)
+        width = ink.pt(width_pt)
+        lines = ink.wrap_lines(text, width, 8)
+        widest_char = max((ink.width(ch, 8) for ch in text), default=0)
+        assert all(ink.width(line, 8) <= max(width, widest_char) for line in lines)
+        assert _flat("".join(lines)) == _flat(text)
+        assert ink.paragraph_height(width, text, 8) == len(lines) * ink.metrics(8).lineSpacing()
     finally:
         painter.end()
