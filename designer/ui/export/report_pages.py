@@ -299,14 +299,18 @@ def comparison_diagrams_page(ink: Ink, rect: QRectF, a: Facts, b: Facts, catalog
 def side_by_side(ink: Ink, rect: QRectF, a: Facts, b: Facts, catalog, scale: float = 1.0) -> None:
     """Two designs next to each other: name, diagram and key figures of each."""
     left, right = _two_columns(rect, ink)
-    for facts, box in ((a, left), (b, right)):
-        t = ink.theme
-        # The name and the description wrap rather than lose their ends (a long counterpart name,
-        # a server model with its variant); the diagram takes what is left.
-        name = facts.design.meta.name
-        about = f"{facts.derived.resolved.technology.name} · {page.describe(facts.design, facts.derived)}"
-        lh = ink.paragraph_height(box.width(), name, 11 * scale, True)
-        sub = ink.paragraph_height(box.width(), about, 8.5 * scale)
+    t = ink.theme
+
+    def heading(facts: Facts) -> tuple[str, str]:
+        return (facts.design.meta.name,
+                f"{facts.derived.resolved.technology.name} · {page.describe(facts.design, facts.derived)}")
+
+    # The names and descriptions wrap rather than lose their ends (a long counterpart name, a
+    # server model with its variant); both diagrams start below the taller heading, level.
+    heads = [heading(a), heading(b)]
+    lh = max(ink.paragraph_height(left.width(), name, 11 * scale, True) for name, _ in heads)
+    sub = max(ink.paragraph_height(left.width(), about, 8.5 * scale) for _, about in heads)
+    for facts, box, (name, about) in ((a, left, heads[0]), (b, right, heads[1])):
         ink.paragraph(QRectF(box.left(), box.top(), box.width(), lh), name, 11 * scale, t.text, bold=True)
         ink.paragraph(QRectF(box.left(), box.top() + lh, box.width(), sub), about, 8.5 * scale, t.muted)
         cards = [c for c in facts.cards() if c.title in ("Switches", "Network cost", "Network power",
