@@ -29,7 +29,7 @@ def _comparison():
 
 def test_bisection_reads_the_same_in_the_window_the_report_the_cli_and_the_csv(qapp):
     from designer.ui.compare.compare_table import row_format
-    from designer.ui.export.report_pages import _value
+    from designer.ui.export.comparison_pages import _value
 
     c = _comparison()
     row = next(r for r in c.rows if r.key == "bisection_tbps")
@@ -47,7 +47,7 @@ def test_bisection_reads_the_same_in_the_window_the_report_the_cli_and_the_csv(q
 
 def test_every_comparison_row_reads_the_same_in_the_window_report_and_cli(qapp):
     from designer.ui.compare.compare_table import row_format
-    from designer.ui.export.report_pages import _value
+    from designer.ui.export.comparison_pages import _value
 
     c = _comparison()
     cli = render_text(c)

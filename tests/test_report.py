@@ -113,14 +113,19 @@ def test_a_comparison_adds_its_pages(gui):
     from designer.model.decisions.counterpart import make_counterpart
 
     other = make_counterpart(design, "roce-400g", default_catalog()).design
-    data, _ = Report(design, other).render()
+    report = Report(design, other)
+    data, _ = report.render()
     pages = _read(data)
-    assert len(pages) == 9
+    # The comparison's rows and recommendation run onto a continuation page rather than be cut.
+    assert len(pages) == 10
+    assert report.sections[5:9] == ["Comparison", "Comparison (continued)", "Comparison: cost per token",
+                                    "Comparison: diagrams"]
     assert "Comparison" in pages[5] and "Recommendation (heuristic)" in pages[5]
     assert "TCO over 5 years" in pages[5] and "RoCE 400GbE" in pages[5]
-    assert "Verdict in dollars of training" in pages[6] and "Cost per million tokens" in pages[6]
-    assert "cheapest in" in pages[6] and "of draws" in pages[6]
-    assert "Comparison: the two fabrics" in pages[7] and "Spectrum-4 SN5600" in pages[7]
+    assert "Comparison (continued)" in pages[6] and "Cheapest in" in pages[6]
+    assert "Verdict in dollars of training" in pages[7] and "Cost per million tokens" in pages[7]
+    assert "cheapest in" in pages[7] and "of draws" in pages[7]
+    assert "Comparison: the two fabrics" in pages[8] and "Spectrum-4 SN5600" in pages[8]
 
 
 def test_a_report_against_every_ethernet_fabric_lists_their_costs_and_win_shares(gui):
@@ -169,7 +174,7 @@ def test_report_command_compares_with_a_file_or_a_counterpart(gui, tmp_path, cap
     out = tmp_path / "r.pdf"
     assert main(["report", str(SUPERPOD), "-o", str(out), "--compare", str(other), "--page", "letter"]) == 0
     reader = PdfReader(out)
-    assert len(reader.pages) == 9
+    assert len(reader.pages) == 10      # the comparison takes a continuation page
     assert round(float(reader.pages[0].mediabox.width)) == 792  # US letter, landscape
     assert "512-GPU RoCE leaf-spine" in pdf_text(reader.pages[5])
     out2 = tmp_path / "r2.pdf"

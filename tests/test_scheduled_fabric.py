@@ -19,7 +19,7 @@ from designer.model.physical.bom import build_bom
 from designer.model.physical.prices import default_prices
 from designer.model.topology.derive import derive
 from designer.model.topology.presets import new_design
-from designer.model.topology.sizing import resolve
+from designer.model.topology.sizing import SizingError, resolve
 
 CAT = default_catalog()
 SCHEDULED = "roce-sched-400g"
@@ -67,11 +67,44 @@ def test_it_builds_sizes_and_prices_with_fabric_elements_as_spines(ib256):
     assert bom.total_cost > 0
 
 
-def test_a_spine_the_design_names_overrides_the_fabric_element(ib256):
+def _with_tier(design: FabricDesign, tier: str, switch: str) -> FabricDesign:
+    spec = dataclasses.replace(design.fabric.tier(tier), switch=switch)
+    return dataclasses.replace(design, fabric=dataclasses.replace(design.fabric, **{tier: spec}))
+
+
+@pytest.mark.parametrize(("tier", "switch"), [("spine", "tomahawk5-51t"), ("core", "tomahawk5-51t"),
+                                              ("spine", "qm9700")])
+def test_a_scheduled_leaf_refuses_a_spine_or_core_other_than_its_fabric_element(ib256, tier, switch):
     made = make_counterpart(ib256, SCHEDULED, CAT).design
-    spine = dataclasses.replace(made.fabric.spine, switch="tomahawk5-51t")
-    named = dataclasses.replace(made, fabric=dataclasses.replace(made.fabric, spine=spine))
-    assert resolve(named, CAT).spine_switch.id == "tomahawk5-51t"
+    with pytest.raises(SizingError) as refused:
+        resolve(_with_tier(made, tier, switch), CAT)
+    message = str(refused.value)
+    assert "\n" not in message and CAT.switch(switch).name in message and "Ramon3 class fabric element" in message
+    # Its own fabric element, named, is the same fabric as leaving the tier to the leaf.
+    named = _with_tier(made, "spine", "ramon3-fabric")
+    assert resolve(named, CAT).spine_switch.id == "ramon3-fabric"
+    assert derive(named, CAT).metrics.switches_total == derive(made, CAT).metrics.switches_total
+
+
+def test_a_fabric_element_refuses_to_sit_above_a_leaf_that_is_not_its_own(ib256):
+    ecmp = make_counterpart(ib256, "roce-ecmp-400g", CAT).design
+    with pytest.raises(SizingError, match="takes cells only from the leaf boxes"):
+        resolve(_with_tier(ecmp, "spine", "ramon3-fabric"), CAT)
+
+
+def test_loading_a_project_with_a_tomahawk_spine_on_scheduled_leaves_is_one_line(tmp_path, ib256):
+    import subprocess
+    import sys
+
+    from designer.io.project import save_design
+
+    path = tmp_path / "sched.json"
+    save_design(_with_tier(make_counterpart(ib256, SCHEDULED, CAT).design, "spine", "tomahawk5-51t"), path)
+    for command in (["metrics", str(path)], ["compare", str(path), "--counterpart", "ib-ndr"]):
+        run = subprocess.run([sys.executable, "-m", "designer.cli.main", *command], capture_output=True, text=True)
+        lines = run.stderr.strip().splitlines()
+        assert run.returncode != 0 and len(lines) == 1, run.stderr
+        assert "Tomahawk 5" in lines[0] and "fabric element" in lines[0] and "Traceback" not in run.stderr
 
 
 def test_the_256_gpu_rail_design_lists_it_among_the_ethernet_counterparts(ib256):

@@ -88,3 +88,40 @@ def test_the_scheduled_fabric_is_a_technology_choice_whose_cell_switch_is_no_fab
     switches = [page.switch.itemData(i) for i in range(page.switch.count())]
     assert "jericho3-ai-leaf" in switches and "ramon3-fabric" not in switches
     assert window.compute.latest.metrics.switches_by_model.get("ramon3-fabric", 0) > 0
+
+
+def test_a_scheduled_leaf_offers_only_its_fabric_element_for_the_spine(make_window):
+    window = make_window(_design("rail-optimized", technology="roce-sched-400g"))
+    assert window.document.design.fabric.switch == "jericho3-ai-leaf"
+    window.controller.selection.set(["tier:spine"])
+    page = window.inspector.tier_page
+    choices = [page.switch.itemData(i) for i in range(page.switch.count())]
+    assert choices == [None, "ramon3-fabric"]
+    assert "Ramon3" in page.switch.itemText(0)
+    window.controller.selection.set(["tier:leaf"])
+    leaves = [page.switch.itemData(i) for i in range(page.switch.count())]
+    assert "ramon3-fabric" not in leaves and "jericho3-ai-leaf" in leaves
+
+
+def test_a_plain_leaf_offers_no_fabric_element_for_the_spine(make_window):
+    window = make_window(_design("rail-optimized", technology="roce-ecmp-400g"))
+    window.controller.selection.set(["tier:spine"])
+    page = window.inspector.tier_page
+    choices = [page.switch.itemData(i) for i in range(page.switch.count())]
+    assert "tomahawk5-51t" in choices and "ramon3-fabric" not in choices
+
+
+def test_a_project_with_a_tomahawk_spine_on_scheduled_leaves_opens_with_one_line_why(make_window, tmp_path):
+    import dataclasses
+
+    from designer.io.project import save_design
+
+    design = _design("rail-optimized", technology="roce-sched-400g")
+    spine = dataclasses.replace(design.fabric.spine, switch="tomahawk5-51t")
+    path = tmp_path / "sched.json"
+    save_design(dataclasses.replace(design, fabric=dataclasses.replace(design.fabric, spine=spine)), path)
+    window = make_window(design)
+    assert window.files.open(path, ask=False) is True and window.dialogs.errors == []
+    error = window.compute.latest.error
+    assert error and "\n" not in error and "Tomahawk 5" in error and "fabric element" in error
+    assert window.metrics.cards["gpus"].value.text() == "Cannot size"

@@ -130,7 +130,7 @@ def render_text(c: Comparison) -> str:
                *[f"[{i + 2}] vs [1]" for i in range(len(c.names) - 1)])
     rows = []
     for r in c.rows:
-        deltas = ["-" if d is None else f"{d:+.1f}%" for d in r.deltas[1:]]
+        deltas = [r.delta_text(d) for d in r.deltas[1:]]
         rows.append((r.label, r.unit, *[_fmt(v, r.unit) for v in r.values], *deltas))
     legend = [f"[{i + 1}] {n} ({t})" for i, (n, t) in enumerate(zip(c.names, c.technologies, strict=True))]
     out = legend + ["", table(rows, headers), "", "Recommendation (heuristic): " + c.recommendation.verdict]

@@ -46,7 +46,7 @@ def run(args: argparse.Namespace) -> int:
     from designer.ui.export.report import export_report
 
     report = export_report(design, out, other, catalog, args.page, extra=tuple(extra))
-    sections = [p.section for p in report.pages()]
+    sections = report.sections
     print(f"wrote {out}: {len(sections)} pages ({'; '.join(sections)})")
     for note in notes:
         print(f"  counterpart: {note}")

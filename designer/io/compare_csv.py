@@ -1,4 +1,5 @@
-"""The comparison as CSV: one row per metric, a value column per design, then deltas in %.
+"""The comparison as CSV: one row per metric, a value column per design, then deltas in %, then
+deltas in percentage points (filled on the rows of shares and ratios, whose change in % means nothing).
 
 After the table come the recommendation, its reasons, the assumptions and any warnings, one
 per row, so the sheet stands on its own in a review.
@@ -19,10 +20,12 @@ def _number(value: float | None) -> str:
 
 def compare_rows(c: Comparison) -> list[list[str]]:
     names = [safe_cell(n) for n in c.names]
-    header = ["Group", "Metric", "Unit", *names, *[f"Delta vs baseline (%): {n}" for n in names[1:]]]
+    header = ["Group", "Metric", "Unit", *names, *[f"Delta vs baseline (%): {n}" for n in names[1:]],
+              *[f"Delta vs baseline (pt): {n}" for n in names[1:]]]
     rows = [header]
     for r in c.rows:
-        rows.append([r.group, r.label, r.unit, *map(_number, r.values), *map(_number, r.deltas[1:])])
+        rows.append([r.group, r.label, r.unit, *map(_number, r.values), *map(_number, r.delta_pct[1:]),
+                     *map(_number, r.delta_pt[1:])])
     width = len(header)
 
     def line(label: str, text: str) -> list[str]:

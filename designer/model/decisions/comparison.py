@@ -1,6 +1,7 @@
 """Two to five designs side by side: cost, power, TCO, bandwidth, latency, collective time.
 
-Each row holds one value per design and its delta in % against the first (baseline) design.
+Each row holds one value per design and its delta against the first (baseline) design: in %,
+or in percentage points on a row of shares and ratios (rows.Row.delta_unit).
 The recommendation applies the InfiniBand-vs-Ethernet framework of the literature to the
 designs' own numbers; its thresholds are heuristics, editable per design (performance.advice_*).
 """
@@ -23,6 +24,7 @@ from designer.model.decisions.rows import HOURS_PER_YEAR as HOURS_PER_YEAR  # re
 from designer.model.decisions.rows import Row as Row
 from designer.model.decisions.rows import energy_cost_usd as energy_cost_usd
 from designer.model.decisions.training_cost import Confidence, TrainingCost
+from designer.model.decisions.verdict import CloseCall
 from designer.model.intent.design import FabricDesign
 from designer.model.intent.serde import DesignValidationError
 from designer.model.performance.collective_costs import CollectiveError, load_balancing_mode
@@ -81,6 +83,8 @@ class Recommendation:
     reasons: tuple[str, ...]
     heuristic: bool = True
     flips: tuple[Flip, ...] = ()   # break-even of each assumption behind the verdict (flips.py)
+    # Set when the design cheapest at book prices is not the one cheapest in the most draws.
+    close_call: CloseCall | None = None
 
 
 @dataclass(frozen=True)
@@ -115,10 +119,13 @@ class Comparison:
                         for n, t, f in zip(self.names, self.technologies, self.families, strict=True)],
             "baseline": self.names[0],
             "rows": [{"key": r.key, "label": r.label, "unit": r.unit, "group": r.group, "better": r.better,
-                      "values": list(r.values), "delta_pct": list(r.deltas)} for r in self.rows],
+                      "values": list(r.values), "delta_pct": list(r.delta_pct), "delta_pt": list(r.delta_pt),
+                      "delta_unit": r.delta_unit} for r in self.rows],
             "recommendation": {"verdict": self.recommendation.verdict, "family": self.recommendation.family,
                                "reasons": list(self.recommendation.reasons), "heuristic": True,
-                               "flips": [f.to_json() for f in self.recommendation.flips]},
+                               "flips": [f.to_json() for f in self.recommendation.flips],
+                               "close_call": (self.recommendation.close_call.to_json(self.names)
+                                              if self.recommendation.close_call is not None else None)},
             "warnings": list(self.warnings),
             "assumptions": {"years": self.settings.years, "energy_usd_per_kwh": self.settings.energy_usd_per_kwh,
                             "pue": self.settings.pue, "params": self._job("params"),

@@ -22,9 +22,11 @@ from designer.model.decisions.training_cost import (
     sensitivity,
     training_cost,
 )
-from designer.model.decisions.verdict import cost_reasons, dollar_flips, verdict_lines
+from designer.model.decisions.verdict import close_call, cost_reasons, dollar_flips, verdict_lines
 from designer.model.performance.collectives import context_for
 from designer.model.physical.prices import default_prices
+
+FAMILY_TAG = {"infiniband": "InfiniBand", "ethernet": "Ethernet"}
 
 
 def tokens_label(n: float) -> str:
@@ -85,12 +87,17 @@ def dollar_recommendation(cols: Sequence[Any], costs: Sequence[TrainingCost], se
                           names: Sequence[str]) -> Any:
     """The verdict by cost per token; the rule of thumb's reasons follow as context."""
     fams = [c.derived.resolved.family for c in cols]
-    text, win = verdict_lines(costs, conf, names)
+    both = "infiniband" in fams and "ethernet" in fams
+    tags = [FAMILY_TAG.get(f, f) for f in fams] if both else []
+    text, win = verdict_lines(costs, conf, names, tags)
+    close = close_call(conf, win)
     reasons = cost_reasons(costs, conf, names, s.years, s.token_budget)
     context = tuple(f"context (rule of thumb, no longer deciding): {r}" for r in rule.reasons)
-    if "infiniband" not in fams or "ethernet" not in fams:
-        return replace(rule, verdict=rule.verdict + " " + text, family="", reasons=tuple(reasons) + context,
-                       flips=())
+    if not both:
+        # The close call leads: a reader of the first line learns the draws disagree.
+        verdict = text + " " + rule.verdict if close is not None else rule.verdict + " " + text
+        return replace(rule, verdict=verdict, family="", reasons=tuple(reasons) + context, flips=(),
+                       close_call=close)
     family = fams[win]
     units = [c.cost_per_mtok if c.cost_per_mtok is not None else (c.cost_per_step or 0.0) for c in costs]
     rival = min((i for i, f in enumerate(fams) if f != family), key=lambda i: units[i])
@@ -106,5 +113,5 @@ def dollar_recommendation(cols: Sequence[Any], costs: Sequence[TrainingCost], se
     energy = [energy_cost_usd(c.bom.total_power_w, s) for c in cols]
     flips = dollar_flips(costs, sens, [c.bom for c in cols], win, rival, eth, energy, s.years * HOURS_PER_YEAR,
                          sharp_steps)
-    verdict = f"{text[:-1]} ({'InfiniBand' if family == 'infiniband' else 'Ethernet'})."
-    return replace(rule, verdict=verdict, family=family, reasons=tuple(reasons) + context, flips=tuple(flips))
+    return replace(rule, verdict=text, family=family, reasons=tuple(reasons) + context, flips=tuple(flips),
+                   close_call=close)

@@ -11,6 +11,7 @@ balance, SHARP. Costs are linear in each of them around the computed step (the s
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from designer.model.decisions.flips import Flip
@@ -155,15 +156,66 @@ def _solve_balance(c: TrainingCost, s: Sensitivity, target: float) -> Flip:
                 f"{how}: the costs per token are equal at a load-balance efficiency of {at:.3f}")
 
 
-def verdict_lines(costs: Sequence[TrainingCost], conf: Confidence | None, names: Sequence[str]) -> tuple[str, int]:
-    """The winner's sentence and index: the design with the lowest cost per token (or step)."""
+@dataclass(frozen=True)
+class CloseCall:
+    """The design cheapest at book prices is not the one cheapest in the most draws.
+
+    The point verdict rests on one set of prices and efficiencies; the draws vary them. When
+    another design wins as many draws or more, the verdict says so in its first line rather
+    than let one number hide a coin toss.
+    """
+
+    book_winner: int        # cheapest at the price book's prices and the computed step
+    draws_winner: int       # cheapest in the most draws (another design)
+    book_share: float       # share of the draws each wins, 0 to 1
+    draws_share: float
+    draws: int
+
+    def text(self, names: Sequence[str], tags: Sequence[str] = ()) -> str:
+        def who(i: int) -> str:
+            return f"{names[i]} ({tags[i]})" if tags else names[i]
+
+        return (f"{who(self.draws_winner)} is cheapest in the most scenarios: {self.draws_share:.0%} of "
+                f"{self.draws:,} price and efficiency scenarios against {self.book_share:.0%}")
+
+    def to_json(self, names: Sequence[str]) -> dict[str, Any]:
+        return {"book_price_winner": names[self.book_winner], "book_price_winner_share": self.book_share,
+                "most_draws_winner": names[self.draws_winner], "most_draws_share": self.draws_share,
+                "draws": self.draws}
+
+
+def close_call(conf: Confidence | None, win: int) -> CloseCall | None:
+    """The close call against the point winner `win`, or None when no design wins more draws (a
+    design tied with it on draws shares the lead: the point winner is one of the most frequent)."""
+    if conf is None:
+        return None
+    shares = conf.win_share
+    rivals = [i for i in range(len(shares)) if i != win and shares[i] > shares[win]]
+    if not rivals:
+        return None
+    top = max(rivals, key=lambda i: shares[i])
+    return CloseCall(win, top, shares[win], shares[top], conf.draws)
+
+
+def verdict_lines(costs: Sequence[TrainingCost], conf: Confidence | None, names: Sequence[str],
+                  tags: Sequence[str] = ()) -> tuple[str, int]:
+    """The winner's sentence and index: the design with the lowest cost per token (or step).
+
+    `tags` (a family label per design) follow the winner's name at the end, or, in a close call,
+    each name they qualify, since two designs are named.
+    """
     units = [_unit_cost(c) for c in costs]
     win = min(range(len(costs)), key=lambda i: units[i])
     per = "per million tokens" if costs[win].cost_per_mtok is not None else "per step"
+    close = close_call(conf, win)
+    if close is not None:
+        who = f"{names[win]} ({tags[win]})" if tags else names[win]
+        return (f"Close call: {who} trains the example job for the least at book prices, {money(units[win])} "
+                f"{per}, but {close.text(names, tags)}."), win
     text = f"{names[win]} trains the example job for the least: {money(units[win])} {per}"
     if conf is not None:
         text += f", cheapest in {conf.win_share[win]:.0%} of {conf.draws:,} price and efficiency scenarios"
-    return text + ".", win
+    return text + (f" ({tags[win]})." if tags else "."), win
 
 
 def cost_reasons(costs: Sequence[TrainingCost], conf: Confidence | None, names: Sequence[str], years: int,

@@ -123,6 +123,29 @@ class Plan:
         return math.ceil(self.leaves / self.pods)
 
 
+def scheduled_tiers(design: FabricDesign, tier_switch: dict[str, Switch], catalog: Catalog) -> None:
+    """Refuse a spine or core switch that a scheduled fabric cannot use, as the design names it.
+
+    A scheduled fabric's leaf box (Jericho3-AI class) sprays cells only to its own fabric element
+    (Ramon3 class), and a fabric element takes cells only from the leaf boxes that name it: a
+    Tomahawk spine above a Jericho3-AI leaf, or a Ramon3 spine above a Tomahawk leaf, is no fabric.
+    """
+    leaf = tier_switch["leaf"]
+    for name in ("spine", "core"):
+        if not design.fabric.tier(name).switch:
+            continue          # the tier takes the leaf's fabric element (or the leaf's switch)
+        sw = tier_switch[name]
+        if leaf.fabric_switch and sw.id != leaf.fabric_switch:
+            element = catalog.switch(leaf.fabric_switch).name
+            raise SizingError(f"the {name} tier names {sw.name}, but a {leaf.name} sends its uplinks only to "
+                              f"its fabric element, {element}: choose {element} or leave the {name} switch to "
+                              "the leaf's choice")
+        if sw.fabric_element and leaf.fabric_switch != sw.id:
+            raise SizingError(f"the {name} tier names {sw.name}, which takes cells only from the leaf boxes "
+                              f"of its scheduled fabric, not from a {leaf.name}: choose a leaf box whose fabric "
+                              f"element it is, or another {name} switch")
+
+
 def resolve(design: FabricDesign, catalog: Catalog) -> Resolved:
     """Look up every part of the design; raises UnknownPartError or SizingError."""
     c, f = design.cluster, design.fabric
@@ -135,6 +158,7 @@ def resolve(design: FabricDesign, catalog: Catalog) -> Resolved:
     upper = catalog.switch(switch.fabric_switch) if switch.fabric_switch else switch
     tier_switch = {name: catalog.switch(asked) if (asked := f.tier(name).switch) else
                    (switch if name == "leaf" else upper) for name in ("leaf", "spine", "core")}
+    scheduled_tiers(design, tier_switch, catalog)
     gpus = c.gpus_per_server or server.gpus
     if c.ports_per_server:
         ports = c.ports_per_server

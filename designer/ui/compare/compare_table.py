@@ -120,12 +120,14 @@ def row_format(row: Row) -> RowFormat:
     return RowFormat(scale, decimals, "", suffix, row.unit)
 
 
-def delta_text(delta: float | None) -> str:
+def delta_text(delta: float | None, unit: str = "%") -> str:
+    """A change against the baseline: in % or, on a row of shares (unit "pt"), in percentage points."""
+    suffix = " pt" if unit == "pt" else "%"
     if delta is None:
         return "—"
     if abs(delta) < 0.05:
-        return "0.0%"
-    return f"{delta:+,.1f}%"
+        return f"0.0{suffix}"
+    return f"{delta:+,.1f}{suffix}"
 
 
 def delta_verdict(delta: float | None, better: str) -> str:
@@ -298,7 +300,7 @@ class CompareTableModel(QAbstractTableModel):
             return None
         delta = row.deltas[col.design]
         if role == R.DisplayRole:
-            return delta_text(delta)
+            return delta_text(delta, row.delta_unit)
         if role == RAW_ROLE:
             return delta
         if role == R.TextAlignmentRole:
@@ -340,7 +342,8 @@ class CompareTableModel(QAbstractTableModel):
         verdict = delta_verdict(delta, row.better)
         word = {"good": "an improvement", "bad": "worse", "neutral": "neither better nor worse"}[verdict]
         direction = "higher" if delta > 0 else "lower"
-        return (f"{self._name(design)} is {abs(delta):,.1f}% {direction} than the baseline "
+        size = f"{abs(delta):,.1f} percentage points" if row.delta_unit == "pt" else f"{abs(delta):,.1f}%"
+        return (f"{self._name(design)} is {size} {direction} than the baseline "
                 f"{self._name(0)}: {word}.\n{_DIRECTION.get(row.better, '')}")
 
     def headerData(self, section: int, orientation, role: int = Qt.ItemDataRole.DisplayRole):

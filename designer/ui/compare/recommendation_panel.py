@@ -308,7 +308,9 @@ class RecommendationPanel(QWidget):
                 parts += [f"<li>[{k}] {html.escape(_sentence(line))}</li>" for line in lines]
             parts.append("</ul>")
         family = FAMILY_LABEL.get(rec.family, "")
-        self.badge.setText("HEURISTIC" + (f" · favours {family}" if family else ""))
+        # A close call (the draws back another design than the point verdict) is named in the badge too.
+        self.badge.setText("HEURISTIC" + (f" · favours {family}" if family else "")
+                           + (" · close call" if rec.close_call is not None else ""))
         self.reasons.setHtml("".join(parts))
         if first:
             self._restyle()  # the verdict's border takes the favoured family's colour

@@ -11,7 +11,7 @@ from PySide6.QtGui import QPainterPath
 from designer.model.common.units import figure_text
 from designer.ui.export import page
 from designer.ui.export.ink import Ink
-from designer.ui.export.page import LEFT, RIGHT
+from designer.ui.export.page import RIGHT
 from designer.ui.theme import FAMILY_HUES, TIER_HUES
 
 # One colour per design, in column order (distinct from one another on paper).
@@ -27,7 +27,12 @@ def cost_distribution(ink: Ink, rect: QRectF, c: Any) -> None:
     """Step histograms of the draws in `rect`, a legend line per design under them."""
     t = ink.theme
     conf = c.confidence
-    legend_h = ink.line_height(8.5) * len(c.names) + ink.pt(4)
+    # Each design's line wraps under its swatch rather than lose its figures at the margin.
+    lines = [f"[{i + 1}] {name}: cheapest in {conf.win_share[i]:.0%} of draws; median {_money(p50)} "
+             f"(p10 {_money(p10)}, p90 {_money(p90)})"
+             for i, (name, (p10, p50, p90)) in enumerate(zip(c.names, conf.cost_per_mtok, strict=True))]
+    text_w = rect.width() - ink.pt(18)
+    legend_h = sum(ink.paragraph_height(text_w, line, 8.5) for line in lines) + ink.pt(4)
     tick_h = ink.line_height(7)
     plot = QRectF(rect.left() + ink.pt(30), rect.top(), rect.width() - ink.pt(34),
                   rect.height() - legend_h - tick_h - ink.pt(6))
@@ -61,14 +66,10 @@ def cost_distribution(ink: Ink, rect: QRectF, c: Any) -> None:
         painter.drawPath(path)
     y = plot.bottom() + tick_h + ink.pt(6)
     lh = ink.line_height(8.5)
-    for i, name in enumerate(c.names):
+    for i, line in enumerate(lines):
         colour = DESIGN_COLOURS[i % len(DESIGN_COLOURS)]
         ink.hline(rect.left(), rect.left() + ink.pt(14), y + lh / 2, colour, 2.0)
-        p10, p50, p90 = conf.cost_per_mtok[i]
-        ink.text(QRectF(rect.left() + ink.pt(18), y, rect.width() - ink.pt(18), lh),
-                 f"[{i + 1}] {name}: cheapest in {conf.win_share[i]:.0%} of draws; median {_money(p50)} "
-                 f"(p10 {_money(p10)}, p90 {_money(p90)})", 8.5, t.text, align=LEFT, elide=True)
-        y += lh
+        y += ink.paragraph(QRectF(rect.left() + ink.pt(18), y, text_w, rect.bottom() - y), line, 8.5, t.text)
 
 
 def cost_page(ink: Ink, rect: QRectF, c: Any) -> None:

@@ -50,6 +50,8 @@ class Ink:
         self.font_scale = self.u / self.device_points
         self.theme = theme or paper_theme()
         self.texts: list[tuple[QRectF, str]] = []
+        # Text shortened to fit, as (what was asked, what was drawn): what a reader lost.
+        self.elided: list[tuple[str, str]] = []
         self._metrics: dict[tuple[float, bool, bool], QFontMetricsF] = {}
 
     # --- units ------------------------------------------------------------------------------
@@ -111,6 +113,8 @@ class Ink:
             shown = fm.elidedText(options[-1], Qt.TextElideMode.ElideRight, rect.width())
             if len(shown) <= 2:
                 shown = None
+            elif record:
+                self.elided.append((options[-1], shown))
         if shown is None:
             return None
         width = fm.horizontalAdvance(shown)
@@ -140,23 +144,15 @@ class Ink:
                   italic: bool = False) -> float:
         """Word-wrapped text from the top of `rect`; returns the height used (device units).
 
-        Lines that would run past the bottom are left out, the last shown one ending in '…'.
+        Lines that would run past the bottom are left out, the last shown one ending in '…' (and
+        recorded in `elided`): a page that must lose nothing measures first (`paragraph_height`).
         """
         fm = self.metrics(size, bold, italic)
-        words = text.split()
-        lines: list[str] = []
-        current = ""
-        for word in words:
-            trial = f"{current} {word}" if current else word
-            if fm.horizontalAdvance(trial) <= rect.width() or not current:
-                current = trial
-            else:
-                lines.append(current)
-                current = word
-        if current:
-            lines.append(current)
-        room = max(0, int(rect.height() // fm.lineSpacing()))
+        lines = self.wrap_lines(text, rect.width(), size, bold, italic)
+        # A rectangle measured by paragraph_height holds all its lines whatever the float rounding.
+        room = max(0, int((rect.height() + 0.5) // fm.lineSpacing()))
         if len(lines) > room:
+            self.elided.append((text, " ".join(lines[:room])))
             lines = lines[:room]
             if lines:
                 lines[-1] = fm.elidedText(lines[-1] + " …", Qt.TextElideMode.ElideRight, rect.width())
@@ -169,17 +165,31 @@ class Ink:
 
     def paragraph_height(self, width: float, text: str, size: float, bold: bool = False) -> float:
         """Height `paragraph` needs for `text` in `width` device units."""
-        fm = self.metrics(size, bold)
-        lines, current = 0, ""
+        return len(self.wrap_lines(text, width, size, bold)) * self.metrics(size, bold).lineSpacing()
+
+    def wrap_lines(self, text: str, width: float, size: float, bold: bool = False, italic: bool = False) -> list[str]:
+        """`text` word-wrapped into lines of at most `width`; a word wider than a line (a URL, a
+        long part number) is broken after a '/', '-', '_', '.' or '=' where it can be, else
+        anywhere, so that no line needs shortening."""
+        fm = self.metrics(size, bold, italic)
+        lines: list[str] = []
+        current = ""
         for word in text.split():
             trial = f"{current} {word}" if current else word
-            if fm.horizontalAdvance(trial) <= width or not current:
+            if fm.horizontalAdvance(trial) <= width:
                 current = trial
-            else:
-                lines += 1
-                current = word
-        lines += 1 if current else 0
-        return lines * fm.lineSpacing()
+                continue
+            if current:
+                lines.append(current)
+            current = ""
+            while fm.horizontalAdvance(word) > width and len(word) > 1:
+                head = _break_word(word, lambda part: fm.horizontalAdvance(part) <= width)
+                lines.append(head)
+                word = word[len(head):]
+            current = word
+        if current:
+            lines.append(current)
+        return lines
 
     # --- lines and boxes --------------------------------------------------------------------------
 
@@ -198,6 +208,15 @@ class Ink:
     def hline(self, x0: float, x1: float, y: float, color, width_pt: float = 0.5) -> None:
         self.painter.setPen(self.pen(color, width_pt))
         self.painter.drawLine(QPointF(x0, y), QPointF(x1, y))
+
+
+def _break_word(word: str, fits) -> str:
+    """The longest head of `word` that fits, ending after a separator when one is in it."""
+    n = 1
+    while n < len(word) and fits(word[:n + 1]):
+        n += 1
+    cut = max((i + 1 for i in range(n) if word[i] in "/-_.=&?"), default=0)
+    return word[:cut] if cut > n // 2 else word[:n]
 
 
 def overlapping_texts(texts: list[tuple[QRectF, str]], tolerance: float = 0.5) -> list[tuple[str, str]]:

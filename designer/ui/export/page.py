@@ -234,12 +234,9 @@ def table(ink: Ink, rect: QRectF, columns: list[Column], rows: list[tuple], size
     stripe = QColor(t.window)
     stripe.setAlpha(120)
     shaded = False
-    for row, style in zip(rows, styles, strict=True):
-        row_h = lh
-        for c, w, cell in zip(columns, widths, row, strict=False):
-            if c.wrap and cell:
-                row_h = max(row_h, ink.paragraph_height(w - 2 * pad, str(cell), size) + ink.pt(4))
-        if y + (lh if style == "group" else row_h) > rect.bottom() + 0.5:
+    heights = row_heights(ink, rect.width(), columns, rows, size, styles)
+    for row, style, row_h in zip(rows, styles, heights, strict=True):
+        if y + row_h > rect.bottom() + 0.5:
             break
         if style == "group":
             ink.text(QRectF(rect.left() + pad, y + ink.pt(2), rect.width() - 2 * pad, lh), str(row[0]), size,
@@ -265,6 +262,66 @@ def table(ink: Ink, rect: QRectF, columns: list[Column], rows: list[tuple], size
             x += w
         y += row_h
     return y - rect.top()
+
+
+def row_heights(ink: Ink, width: float, columns: list[Column], rows: list[tuple], size: float = 8.5,
+                styles: list[str] | None = None) -> list[float]:
+    """The height `table` gives each row in `width`: one line, or a wrapping cell's lines."""
+    total = sum(c.width for c in columns)
+    widths = [width * c.width / total for c in columns]
+    pad = ink.pt(4)
+    lh = ink.line_height(size) + ink.pt(4)
+    out = []
+    for row, style in zip(rows, styles or [""] * len(rows), strict=True):
+        row_h = lh
+        if style != "group":
+            for c, w, cell in zip(columns, widths, row, strict=False):
+                if c.wrap and cell:
+                    row_h = max(row_h, ink.paragraph_height(w - 2 * pad, str(cell), size) + ink.pt(4))
+        out.append(row_h)
+    return out
+
+
+def table_pages(ink: Ink, width: float, heights: list[float], columns: list[Column], rows: list[tuple],
+                size: float = 8.5, styles: list[str] | None = None) -> list[tuple[int, int]]:
+    """Split rows over pages whose table heights are `heights` (the last repeats): (first, end) per page.
+
+    Each page repeats the header row. A group heading goes with its rows: a group that fits on a
+    page starts on a fresh one rather than be split, and a heading never ends a page.
+    """
+    styles = styles or [""] * len(rows)
+    own = row_heights(ink, width, columns, rows, size, styles)
+    header = ink.line_height(size) + ink.pt(4)
+    groups: list[tuple[int, int]] = []      # (first, end) of each heading and its rows
+    for i, style in enumerate(styles):
+        if style == "group" or not groups:
+            groups.append((i, i + 1))
+        else:
+            groups[-1] = (groups[-1][0], i + 1)
+    pages: list[tuple[int, int]] = []
+    start, used = 0, header
+
+    def room() -> float:
+        return heights[min(len(pages), len(heights) - 1)]
+
+    for first, end in groups:
+        need = sum(own[first:end])
+        if used + need <= room() + 0.5:
+            used += need
+            continue
+        if used > header and header + need <= heights[-1] + 0.5:
+            pages.append((start, first))     # the whole group fits a fresh page: start one
+            start, used = first, header + need
+            continue
+        for i in range(first, end):          # longer than a page: split it row by row
+            # A heading needs its first row beside it on the same page.
+            h = own[i] + (own[i + 1] if styles[i] == "group" and i + 1 < end else 0)
+            if used + h > room() + 0.5 and i > start:
+                pages.append((start, i))
+                start, used = i, header
+            used += own[i]
+    pages.append((start, len(rows)))
+    return pages
 
 
 def table_height(ink: Ink, rows: int, size: float = 8.5) -> float:

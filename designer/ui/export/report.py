@@ -23,6 +23,7 @@ from designer.model.networks.arrangements import Arrangement, arrangements
 from designer.model.networks.bom import NetworkBom, compute_switch_count, network_boms
 from designer.model.physical.prices import default_prices
 from designer.ui.export import page
+from designer.ui.export.comparison_pages import comparison_pages
 from designer.ui.export.cost_page import cost_page
 from designer.ui.export.diagram import Diagram, DiagramSource, View
 from designer.ui.export.facts import Facts, today
@@ -33,7 +34,6 @@ from designer.ui.export.report_pages import (
     bom_page,
     collectives_page,
     comparison_diagrams_page,
-    comparison_page,
     metrics_page,
     resilience_page,
 )
@@ -46,7 +46,17 @@ MAX_DETAIL_PAGES = 6
 @dataclass
 class Page:
     section: str                     # running header, and what tests look for
-    draw: Callable[[Ink, QRectF], None]
+    draw: Callable[[Ink, QRectF], None] | None = None
+    # A section that takes as many pages as its content needs: laid out with the page's Ink and
+    # body before anything is drawn (so every page knows the count), one drawing per page.
+    split: Callable[[Ink, QRectF], list[Callable[[Ink, QRectF], None]]] | None = None
+
+    def expand(self, ink: Ink, body: QRectF) -> list[Page]:
+        """This page, or its section's pages: the first under its own name, then "(continued)"."""
+        if self.split is None:
+            return [self]
+        return [Page(self.section if k == 0 else f"{self.section} (continued)", draw)
+                for k, draw in enumerate(self.split(ink, body))]
 
 
 @dataclass
@@ -69,6 +79,7 @@ class Report:
         self.source = DiagramSource(self.design, self.catalog, self.facts.derived)
         self.other_facts = Facts.gather(self.other, self.catalog) if self.other is not None else None
         self.comparison = None
+        self.sections: list[str] = []        # every page's section once rendered
         self._sections: tuple[NetworkBom, ...] | None = None
         if self.other is not None:
             from designer.model.decisions.comparison import compare
@@ -113,7 +124,7 @@ class Report:
                 ink, rect, self.network_arrangements(), self.facts.bom.currency)))
         out.append(Page("Collective performance (estimate)", lambda ink, rect: collectives_page(ink, rect, self.facts)))
         if self.comparison is not None:
-            out.append(Page("Comparison", lambda ink, rect: comparison_page(ink, rect, self.comparison)))
+            out.append(Page("Comparison", split=lambda ink, rect: comparison_pages(ink, rect, self.comparison)))
             if self.comparison.costs:
                 out.append(Page("Comparison: cost per token", lambda ink, rect: cost_page(ink, rect, self.comparison)))
             out.append(Page("Comparison: diagrams", lambda ink, rect: comparison_diagrams_page(
@@ -151,8 +162,10 @@ class Report:
     # --- output ----------------------------------------------------------------------------
 
     def render(self) -> tuple[bytes, list[Ink]]:
-        """The PDF's bytes, and the Ink of each page (what was drawn, for checks)."""
-        pages = self.pages()
+        """The PDF's bytes, and the Ink of each page (what was drawn, for checks).
+
+        Sets `sections`, the running header of every page as drawn (a section may take several).
+        """
         width_in, height_in = PAGE_SIZES[self.page_size]
         data = QByteArray()
         buffer = QBuffer(data)
@@ -160,17 +173,26 @@ class Report:
         writer = pdf_writer(buffer, width_in, height_in, f"{self.design.meta.name}: fabric design report")
         painter = QPainter(writer)
         inks = []
+
+        def body_of(ink: Ink) -> QRectF:
+            margin = ink.pt(MARGIN_PT)
+            return ink.rect(0, 0, width_in * 72, height_in * 72).adjusted(margin, margin * 1.05, -margin,
+                                                                          -margin * 1.05)
+
         try:
+            measure = Ink(painter)
+            pages = [one for p in self.pages() for one in p.expand(measure, body_of(measure))]
+            self.sections = [p.section for p in pages]
             for number, p in enumerate(pages, 1):
                 if number > 1:
                     writer.newPage()
                 ink = Ink(painter)
                 painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
                 full = ink.rect(0, 0, width_in * 72, height_in * 72)
-                margin = ink.pt(MARGIN_PT)
-                page.header_footer(ink, full, margin, self.design.meta.name, p.section, number, len(pages), self.date)
-                body = full.adjusted(margin, margin * 1.05, -margin, -margin * 1.05)
-                p.draw(ink, body)
+                page.header_footer(ink, full, ink.pt(MARGIN_PT), self.design.meta.name, p.section, number,
+                                   len(pages), self.date)
+                assert p.draw is not None    # expanded above
+                p.draw(ink, body_of(ink))
                 inks.append(ink)
         finally:
             painter.end()

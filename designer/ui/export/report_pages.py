@@ -1,4 +1,4 @@
-"""The report's pages of figures: metrics, BOM, collective curves, comparison.
+"""The report's pages of figures: metrics, BOM, collective curves, the two compared fabrics.
 
 Each function fills the body rectangle of one page (device units) through `Ink`.
 """
@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QRectF
 
-from designer.model.common.units import bandwidth_label, figure_text, rate_label
+from designer.model.common.units import bandwidth_label, rate_label
 from designer.model.common.units import duration_label as duration
 from designer.model.performance.collectives import CollectiveResult
 from designer.model.physical.bom import CATEGORIES
@@ -291,77 +291,6 @@ def collectives_page(ink: Ink, rect: QRectF, f: Facts) -> None:
     page.table(ink, QRectF(rect.left(), y, rect.width(), rect.bottom() - y), cols, rows, 8, styles)
 
 
-def _delta(value, digits: int = 1) -> str:
-    return "—" if value is None else f"{value:+.{digits}f}%"
-
-
-def _value(v, unit: str) -> str:
-    if v is None:
-        return "—"
-    if unit == "USD":
-        return money_exact(v) if abs(v) < 100_000 else money(v, "USD", 2 if abs(v) >= 1e6 else 0)
-    return figure_text(v, unit)
-
-
-def comparison_page(ink: Ink, rect: QRectF, c) -> None:
-    y = rect.top() + page.section_title(ink, rect, "Comparison", "deltas against the first design")
-    t = ink.theme
-    # Four or five designs (InfiniBand beside every Ethernet fabric) take more of the page, and
-    # their deltas are whole percents under short headings, so each stays readable.
-    many = len(c.names) > 3
-    left, right = _two_columns(QRectF(rect.left(), y, rect.width(), rect.bottom() - y), ink, 0.7 if many else 0.6)
-    names = [f"[{i + 1}] {n}" for i, n in enumerate(c.names)]
-    lh = ink.line_height(8.5)
-    yy = left.top()
-    for name, tech in zip(names, c.technologies, strict=True):
-        ink.text(QRectF(left.left(), yy, left.width(), lh), f"{name} ({tech})", 8.5, t.text, align=LEFT, elide=True)
-        yy += lh
-    yy += ink.pt(6)
-    cols = [Column("Metric", 2.1), Column("Unit", 0.55, CENTER)] + \
-           [Column(f"[{i + 1}]", 1.0, RIGHT) for i in range(len(c.names))] + \
-           [Column(f"Δ[{i + 2}]" if many else f"[{i + 2}] vs [1]", 0.8, RIGHT) for i in range(len(c.names) - 1)]
-    rows: list[tuple[str, ...]] = []
-    styles: list[str] = []
-    group = None
-    for r in c.rows:
-        if r.group != group:
-            group = r.group
-            rows.append((group,))
-            styles.append("group")
-        unit = {"us": "µs"}.get(r.unit, r.unit)
-        rows.append((r.label, unit, *[_value(v, r.unit) for v in r.values],
-                     *[_delta(d, 0 if many else 1) for d in r.deltas[1:]]))
-        styles.append("")
-    page.table(ink, QRectF(left.left(), yy, left.width(), left.bottom() - yy), cols, rows, 7.5, styles)
-    # recommendation
-    yy = right.top() + _sub_title(ink, right, "Recommendation (heuristic)")
-    yy += ink.paragraph(QRectF(right.left(), yy, right.width(), right.bottom() - yy), c.recommendation.verdict, 9.5,
-                        t.text, bold=True) + ink.pt(6)
-    # The sources of the rows a co-packaged-optics switch changes (transceivers, power, failures),
-    # ahead of the heuristic's reasons so that they stay on the page.
-    for line in c.sources:
-        room = QRectF(right.left(), yy, right.width(), right.bottom() - yy)
-        if room.height() < ink.line_height(7):
-            break
-        yy += ink.paragraph(room, f"Source of {line}", 7, t.muted) + ink.pt(2)
-    flips = [f"Flips: {f.line()}" for f in c.recommendation.flips]
-    for reason in flips + list(c.recommendation.reasons):
-        room = QRectF(right.left() + ink.pt(8), yy, right.width() - ink.pt(8), right.bottom() - yy)
-        if room.height() < ink.line_height(8):
-            break
-        ink.text(QRectF(right.left(), yy, ink.pt(8), ink.line_height(8)), "•", 8, t.muted, align=LEFT)
-        yy += ink.paragraph(room, reason, 8, t.text) + ink.pt(3)
-    s = c.settings
-    notes = [f"Assumptions: {s.years} years, {s.energy_usd_per_kwh:g} USD/kWh, PUE {s.pue:g}; {s.job_text}. "
-             "Prices are illustrative."]
-    notes += [f"Warning: {w}" for w in c.warnings]
-    for note in notes:
-        room = QRectF(right.left(), yy + ink.pt(4), right.width(), right.bottom() - yy - ink.pt(4))
-        if room.height() < ink.line_height(8):
-            break
-        yy += ink.paragraph(room, note, 8, t.warning if note.startswith("Warning") else t.muted) + ink.pt(6)
-
-
 def comparison_diagrams_page(ink: Ink, rect: QRectF, a: Facts, b: Facts, catalog) -> None:
     y = rect.top() + page.section_title(ink, rect, "Comparison: the two fabrics", "same scale of detail")
     side_by_side(ink, QRectF(rect.left(), y, rect.width(), rect.bottom() - y), a, b, catalog)
@@ -370,15 +299,20 @@ def comparison_diagrams_page(ink: Ink, rect: QRectF, a: Facts, b: Facts, catalog
 def side_by_side(ink: Ink, rect: QRectF, a: Facts, b: Facts, catalog, scale: float = 1.0) -> None:
     """Two designs next to each other: name, diagram and key figures of each."""
     left, right = _two_columns(rect, ink)
-    for facts, box in ((a, left), (b, right)):
-        t = ink.theme
-        lh = ink.line_height(11 * scale, True)
-        ink.text(QRectF(box.left(), box.top(), box.width(), lh), facts.design.meta.name, 11 * scale, t.text, bold=True,
-                 align=LEFT, elide=True)
-        sub = ink.line_height(8.5 * scale)
-        ink.text(QRectF(box.left(), box.top() + lh, box.width(), sub),
-                 f"{facts.derived.resolved.technology.name} · {page.describe(facts.design, facts.derived)}",
-                 8.5 * scale, t.muted, align=LEFT, elide=True)
+    t = ink.theme
+
+    def heading(facts: Facts) -> tuple[str, str]:
+        return (facts.design.meta.name,
+                f"{facts.derived.resolved.technology.name} · {page.describe(facts.design, facts.derived)}")
+
+    # The names and descriptions wrap rather than lose their ends (a long counterpart name, a
+    # server model with its variant); both diagrams start below the taller heading, level.
+    heads = [heading(a), heading(b)]
+    lh = max(ink.paragraph_height(left.width(), name, 11 * scale, True) for name, _ in heads)
+    sub = max(ink.paragraph_height(left.width(), about, 8.5 * scale) for _, about in heads)
+    for facts, box, (name, about) in ((a, left, heads[0]), (b, right, heads[1])):
+        ink.paragraph(QRectF(box.left(), box.top(), box.width(), lh), name, 11 * scale, t.text, bold=True)
+        ink.paragraph(QRectF(box.left(), box.top() + lh, box.width(), sub), about, 8.5 * scale, t.muted)
         cards = [c for c in facts.cards() if c.title in ("Switches", "Network cost", "Network power",
                                                          "All-reduce busbw")]
         cards_h = page.cards_height(ink, 0.85 * scale, len(cards), box.width())

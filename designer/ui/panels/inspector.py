@@ -276,8 +276,18 @@ class TierPage(_Page):
         self.title.setText(f"{TIER_LABEL[tier]} tier")
         spec = f.tier(tier)
         fabric_switch = catalog.switch(f.switch)
-        items: list[tuple[str, str | None]] = [(f"Fabric switch ({fabric_switch.name})", None)]
-        items += [(s.name_with_status(), s.id) for s in catalog.switches.values() if s.family in (tech.family, "any")]
+        leaf = catalog.switch(f.leaf.switch) if f.leaf.switch else fabric_switch
+        items: list[tuple[str, str | None]]
+        if tier != "leaf" and leaf.fabric_switch:
+            # A scheduled fabric's leaf box sprays cells to its own fabric element only: that is
+            # the one switch its spine and core tiers can take (sizing refuses any other).
+            element = catalog.switch(leaf.fabric_switch)
+            items = [(f"Leaf's fabric element ({element.name})", None), (element.name_with_status(), element.id)]
+        else:
+            # A fabric element takes no servers and no uplinks but its own leaf boxes'.
+            items = [(f"Fabric switch ({fabric_switch.name})", None)]
+            items += [(s.name_with_status(), s.id) for s in catalog.switches.values()
+                      if s.family in (tech.family, "any") and not s.fabric_element]
         self.fill(self.switch, items, spec.switch)
         plan = layout.plan if layout is not None else None
         r = layout.resolved if layout is not None else None

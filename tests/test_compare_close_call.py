@@ -1,0 +1,134 @@
+"""The comparison reads right: share rows change in percentage points, and a point verdict that
+the draws do not back says so in its first line (text, JSON, CSV)."""
+
+import json
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from designer.catalog import default_catalog
+from designer.cli.cmd_compare import render_text
+from designer.io.compare_csv import compare_rows
+from designer.io.project import load_design
+from designer.model.decisions import dollar_comparison
+from designer.model.decisions.comparison import compare
+from designer.model.decisions.counterpart import ETHERNET_CHOICES, make_counterpart
+from designer.model.decisions.rows import Row
+from designer.model.decisions.training_cost import Confidence
+from designer.model.decisions.verdict import close_call
+
+CAT = default_catalog()
+EXAMPLE = "examples/dgx-h100-superpod-1su.json"
+
+
+def test_a_share_row_changes_in_points_and_a_count_in_percent():
+    share = Row("win_share_pct", "Cheapest in (1,000 draws)", "%", (33.9, 66.5, 0.0), "higher")
+    assert share.delta_unit == "pt"
+    assert share.deltas == pytest.approx((0.0, 32.6, -33.9))
+    assert share.delta_text(share.deltas[1]) == "+32.6 pt"
+    assert share.delta_pct == (None, None, None)
+    # A baseline share of 0% still has a difference in points (a change in % would divide by zero).
+    zero = Row("win_share_pct", "Cheapest in", "%", (0.0, 48.0), "higher")
+    assert zero.deltas == (0.0, 48.0) and zero.delta_text(48.0) == "+48.0 pt"
+    count = Row("switches", "Switches", "", (12.0, 6.0), "lower")
+    assert count.delta_unit == "%" and count.deltas == (0.0, -50.0) and count.delta_text(-50.0) == "-50.0%"
+    assert count.delta_pt == (None, None)
+    nothing = Row("failures_month", "Failures", "", (0.0, 3.0), "lower")
+    assert nothing.deltas == (None, None)    # +inf % against zero is no figure
+
+
+@pytest.fixture(scope="module")
+def five():
+    ib = load_design(EXAMPLE)
+    return compare([ib] + [make_counterpart(ib, t, CAT).design for t in ETHERNET_CHOICES])
+
+
+def test_every_share_row_of_the_comparison_shows_points_in_text_json_and_csv(five):
+    shares = [r for r in five.rows if r.unit == "%"]
+    assert {"win_share_pct", "bisection_ratio", "comm_share", "load_balance_pct"} <= {r.key for r in shares}
+    text = render_text(five)
+    line = next(x for x in text.splitlines() if x.startswith("Cheapest in"))
+    wins = five.row("win_share_pct").values
+    assert f"{wins[2] - wins[0]:+.1f} pt" in line and "%  " not in line.split("%", 1)[1]
+    rows = {r["key"]: r for r in five.to_json()["rows"]}
+    assert rows["win_share_pct"]["delta_unit"] == "pt"
+    assert rows["win_share_pct"]["delta_pt"] == pytest.approx([w - wins[0] for w in wins])
+    assert rows["win_share_pct"]["delta_pct"] == [None] * 5
+    assert rows["capex_usd"]["delta_unit"] == "%" and rows["capex_usd"]["delta_pt"] == [None] * 5
+    table = compare_rows(five)
+    header = table[0]
+    row = next(r for r in table if r[1].startswith("Cheapest in"))
+    pct = [row[i] for i, h in enumerate(header) if h.startswith("Delta vs baseline (%)")]
+    pt = [row[i] for i, h in enumerate(header) if h.startswith("Delta vs baseline (pt)")]
+    assert pct == [""] * 4 and [float(x) for x in pt] == pytest.approx([w - wins[0] for w in wins[1:]])
+
+
+def _draws(shares):
+    n = len(shares)
+    return Confidence(1000, 7, tuple(shares), ((1.0, 1.0, 1.0),) * n, (0.0, 1.0), ((1000,),) * n,
+                      "USD per million tokens")
+
+
+def test_close_call_only_when_another_design_wins_more_draws():
+    assert close_call(_draws((0.26, 0.48, 0.26)), 0).draws_winner == 1
+    assert close_call(_draws((0.48, 0.26, 0.26)), 0) is None
+    assert close_call(_draws((0.5, 0.5)), 0) is None     # a tie on draws: the point winner leads too
+    assert close_call(None, 0) is None
+
+
+def test_a_point_winner_that_loses_the_draws_is_named_a_close_call(monkeypatch, five):
+    units = five.row("cost_per_mtok_usd").values
+    point = min(range(5), key=lambda i: units[i])
+    other = (point + 1) % 5
+    shares = [0.0] * 5
+    shares[point], shares[other] = 0.26, 0.48
+    shares[(point + 2) % 5] = 0.26
+    # The draws, constructed: another design is cheapest in more of them than the point winner.
+    real = dollar_comparison.confidence
+    monkeypatch.setattr(dollar_comparison, "confidence", lambda *a, **k: _draws(shares))
+    ib = load_design(EXAMPLE)
+    c = compare([ib] + [make_counterpart(ib, t, CAT).design for t in ETHERNET_CHOICES])
+    monkeypatch.setattr(dollar_comparison, "confidence", real)
+    rec = c.recommendation
+    assert rec.close_call is not None and rec.close_call.book_winner == point
+    first = rec.verdict.splitlines()[0]
+    assert first.startswith("Close call:")
+    assert c.names[point] in first and c.names[other] in first
+    assert "26%" in first and "48%" in first and "book prices" in first
+    text = render_text(c)
+    assert next(x for x in text.splitlines() if x.startswith("Recommendation")).count("Close call:") == 1
+    doc = json.loads(json.dumps(c.to_json()))
+    assert doc["recommendation"]["verdict"] == rec.verdict
+    assert doc["recommendation"]["close_call"] == {
+        "book_price_winner": c.names[point], "book_price_winner_share": 0.26,
+        "most_draws_winner": c.names[other], "most_draws_share": 0.48, "draws": 1000}
+    assert any(r[0] == "Recommendation (heuristic)" and r[1].startswith("Close call:") for r in compare_rows(c))
+
+
+def test_a_point_winner_that_ties_the_most_draws_is_no_close_call(five):
+    # In one SU static and enhanced ECMP cost the same in every draw and share the lead.
+    shares = five.confidence.win_share
+    units = five.row("cost_per_mtok_usd").values
+    point = min(range(5), key=lambda i: units[i])
+    assert shares[point] == max(shares)     # the premise of this test
+    assert five.recommendation.close_call is None
+    assert five.recommendation.verdict.startswith(five.names[point])
+    assert five.to_json()["recommendation"]["close_call"] is None
+
+
+@given(unit=st.sampled_from(["%", "", "USD", "ms", "GB/s"]),
+       values=st.lists(st.one_of(st.none(), st.floats(-1e6, 1e6, allow_nan=False)), min_size=2, max_size=5))
+def test_each_row_has_its_deltas_in_exactly_one_unit(unit, values):
+    row = Row("k", "label", unit, tuple(values), "lower")
+    pct, pt = row.delta_pct, row.delta_pt
+    assert len(pct) == len(pt) == len(values)
+    if unit == "%":
+        assert all(d is None for d in pct)
+        assert all((d is None) == (values[0] is None or v is None) for d, v in zip(pt, values, strict=True))
+        assert all(d is None or row.delta_text(d).endswith(" pt") for d in pt)
+    else:
+        assert all(d is None for d in pt)
+        assert all(d is None or row.delta_text(d).endswith("%") for d in pct)
+        if values[0] in (None, 0):
+            assert all(d is None for d in pct)
