@@ -49,6 +49,7 @@ from designer.model.topology.closed_form import leaf_assignment_arrays as _assig
 from designer.model.topology.metrics import Finding
 
 if TYPE_CHECKING:
+    from designer.model.intent.floorplan import FloorPlan
     from designer.model.topology.derive import Derived
     from designer.model.topology.sizing import Plan, Resolved
 
@@ -357,28 +358,10 @@ def template_cages(derived: Derived, catalog: Catalog, links: _Links) -> _Cages:
     return _Cages(a_cage, a_lane, a_cap, a_type, b_cage, b_lane, b_cap, b_type, type_names, host_type, k_host)
 
 
-def counts_from_links(derived: Derived, catalog: Catalog, links: _Links, cages: _Cages, dev: _Devices,
-                      row: np.ndarray, slot: np.ndarray, layout: Layout,
-                      per_link: dict[str, Any] | None = None) -> PhysicalCounts:
-    """Lengths, groups of cages, media, transceivers and cables of the links given, in their order.
-
-    A link end is a host (a server's NIC cage) when its device code is a server's. Given a dict
-    `per_link`, fills it with what a cabling export writes per link, as arrays in link order:
-    "length" (estimated run, m), "medium" (index into MEDIA_CODES), "cable" (index into
-    "cables", -1 for none) and "sold" (the stock length bought, m; 0 for none).
-    """
-    r, design = derived.resolved, derived.design
-    fp = design.floorplan
-    servers = dev.servers
-    n_links = len(links.tier)
-    a_cage, a_lane, a_cap, a_type = cages.a_cage, cages.a_lane, cages.a_cap, cages.a_type
-    b_cage, b_lane, b_cap, b_type = cages.b_cage, cages.b_lane, cages.b_cap, cages.b_type
-    type_names, host_type = cages.type_names, cages.host_type
-    if n_links == 0:   # every link edited away
-        return PhysicalCounts(layout, Counter(), Counter(), Counter())
-
-    # lengths, as cable_run_m computes them (same float operations, Python's rounding, which
-    # is looked up per distinct value: a floor plan has few distinct runs)
+def link_lengths(fp: FloorPlan, links: _Links, row: np.ndarray, slot: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each link's run as `cable_run_m` computes it (the same float operations and Python's
+    rounding, looked up per distinct value: a floor plan has few distinct runs): the distinct
+    lengths, sorted, and per link the index of its length among them."""
     xs = [round(s * fp.rack_width_m, 3) for s in range(int(slot.max(initial=0)) + 1)]
     ys = [round(w * fp.row_pitch_m, 3) for w in range(int(row.max(initial=0)) + 1)]
     ra, sa, rb, sb = row[links.a_dev], slot[links.a_dev], row[links.b_dev], slot[links.b_dev]
@@ -413,8 +396,31 @@ def counts_from_links(derived: Derived, catalog: Catalog, links: _Links, cages: 
     value_code = {v: i for i, v in enumerate(len_values.tolist())}
     code_of_combo[list(run)] = [value_code[v] for v in run.values()]
     len_inv = code_of_combo[combo]
+    return len_values, len_inv
+
+
+def counts_from_links(derived: Derived, catalog: Catalog, links: _Links, cages: _Cages, dev: _Devices,
+                      row: np.ndarray, slot: np.ndarray, layout: Layout,
+                      per_link: dict[str, Any] | None = None) -> PhysicalCounts:
+    """Lengths, groups of cages, media, transceivers and cables of the links given, in their order.
+
+    A link end is a host (a server's NIC cage) when its device code is a server's. Given a dict
+    `per_link`, fills it with what a cabling export writes per link, as arrays in link order:
+    "length" (estimated run, m), "medium" (index into MEDIA_CODES), "cable" (index into
+    "cables", -1 for none) and "sold" (the stock length bought, m; 0 for none).
+    """
+    r, design = derived.resolved, derived.design
+    fp = design.floorplan
+    servers = dev.servers
+    n_links = len(links.tier)
+    a_cage, a_lane, a_cap, a_type = cages.a_cage, cages.a_lane, cages.a_cap, cages.a_type
+    b_cage, b_lane, b_cap, b_type = cages.b_cage, cages.b_lane, cages.b_cap, cages.b_type
+    type_names, host_type = cages.type_names, cages.host_type
+    if n_links == 0:   # every link edited away
+        return PhysicalCounts(layout, Counter(), Counter(), Counter())
+
+    len_values, len_inv = link_lengths(fp, links, row, slot)
     length = len_values[len_inv]
-    del combo, ra, sa, rb, sb
 
     # cage ids: (device, cage) numbered densely over the cages in use (no sort needed)
     width = int(max(a_cage.max(initial=0), b_cage.max(initial=0))) + 1
