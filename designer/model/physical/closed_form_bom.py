@@ -157,8 +157,11 @@ class _Devices:
         return f"{plane_prefix(plane, self.planes)}{role}-{i + 1}"
 
 
-def _generate(r: Resolved, plan: Plan, dev: _Devices) -> tuple[_Links, np.ndarray, np.ndarray]:
-    """The links, plus per node-leaf link its server and rail (for host cages and placement)."""
+def _generate(r: Resolved, plan: Plan, dev: _Devices, ordered: bool = True) -> tuple[_Links, np.ndarray, np.ndarray]:
+    """The links, plus per node-leaf link its server and rail (for host cages and placement).
+
+    `ordered=False` leaves them tier by tier, not in the graph's edge order, for sums over
+    links that do not depend on it (cost_bound.py); every plane still repeats the first."""
     e, planes = r.rails, r.planes
     leaf_of, port_of = _assignment(plan, e)
     endpoints = len(leaf_of)
@@ -189,20 +192,22 @@ def _generate(r: Resolved, plan: Plan, dev: _Devices) -> tuple[_Links, np.ndarra
     # Edge order of the graph: per plane, each leaf's server links then its uplinks, then each
     # spine's uplinks (networkx walks nodes in insertion order and skips edges already seen).
     # (uplinks and spine uplinks are generated owner by owner already)
-    nl_order = np.argsort(leaf_of, kind="stable")
-    ls_order = np.arange(len(ls_leaf))
     n_nl, n_ls, n_sc = endpoints, len(ls_leaf), len(sc_spine)
-    nl_cnt = np.bincount(leaf_of, minlength=plan.leaves)
-    ls_cnt = np.bincount(ls_leaf, minlength=plan.leaves)
-    block = np.r_[0, np.cumsum(nl_cnt + ls_cnt)[:-1]]
-    nl_first = np.r_[0, np.cumsum(nl_cnt)[:-1]]
-    ls_first = np.r_[0, np.cumsum(ls_cnt)[:-1]]
-    nl_leaf = leaf_of[nl_order]
-    pos = np.concatenate([block[nl_leaf] + np.arange(n_nl) - nl_first[nl_leaf],
-                          block[ls_leaf] + nl_cnt[ls_leaf] + np.arange(n_ls) - ls_first[ls_leaf],
-                          n_nl + n_ls + np.arange(n_sc)])
-    order = np.empty_like(pos)
-    order[pos] = np.arange(len(pos))
+    ls_order = np.arange(len(ls_leaf))
+    order: np.ndarray | slice = slice(None)
+    nl_order = np.argsort(leaf_of, kind="stable") if ordered else np.arange(n_nl)
+    if ordered:
+        nl_cnt = np.bincount(leaf_of, minlength=plan.leaves)
+        ls_cnt = np.bincount(ls_leaf, minlength=plan.leaves)
+        block = np.r_[0, np.cumsum(nl_cnt + ls_cnt)[:-1]]
+        nl_first = np.r_[0, np.cumsum(nl_cnt)[:-1]]
+        ls_first = np.r_[0, np.cumsum(ls_cnt)[:-1]]
+        nl_leaf = leaf_of[nl_order]
+        pos = np.concatenate([block[nl_leaf] + np.arange(n_nl) - nl_first[nl_leaf],
+                              block[ls_leaf] + nl_cnt[ls_leaf] + np.arange(n_ls) - ls_first[ls_leaf],
+                              n_nl + n_ls + np.arange(n_sc)])
+        order = np.empty_like(pos)
+        order[pos] = np.arange(len(pos))
 
     tier1 = np.concatenate([np.zeros(n_nl, np.int64), np.ones(n_ls, np.int64), np.full(n_sc, 2, np.int64)])[order]
     gbps1 = np.concatenate([np.full(n_nl, r.link_gbps, np.int64), np.full(n_ls + n_sc, r.uplink_gbps, np.int64)])[order]

@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from designer.catalog import Catalog, UnknownPartError
+from designer.catalog.entries import Cable
 from designer.model.common.cache import ContentCache
 from designer.model.intent.design import FabricDesign
 from designer.model.physical.bom import _nic_items, _Pricer
@@ -46,6 +47,19 @@ def _price(prices: PriceBook, key: str) -> float:
     return price.for_length(None) if price is not None else 0.0
 
 
+# Lengths sold for a run, by cable id, stock lengths, shortest sold and run: candidates repeat runs.
+_SOLD: dict[tuple[str, tuple[float, ...], float, float], float] = {}
+
+
+def _sold(cable: Cable, run_m: float) -> float:
+    key = (cable.id, cable.lengths_m, cable.min_m, run_m)
+    if key not in _SOLD:
+        if len(_SOLD) > 100_000:
+            _SOLD.clear()
+        _SOLD[key] = sold_length(cable, run_m)[0]
+    return _SOLD[key]
+
+
 def _fiber_price(media: MediaIndex, prices: PriceBook, cable_id: str, lengths: np.ndarray,
                  straight: bool) -> np.ndarray:
     """Per length, the least a fiber of `cable_id` costs on a link that long: a straight fiber is
@@ -56,7 +70,7 @@ def _fiber_price(media: MediaIndex, prices: PriceBook, cable_id: str, lengths: n
         return np.zeros(len(lengths))
     if straight:
         cable = media.fibers[cable_id]
-        return np.array([price.for_length(sold_length(cable, x)[0]) for x in lengths.tolist()])
+        return np.array([price.for_length(_sold(cable, x)) for x in lengths.tolist()])
     return price.unit_price + price.per_m * np.maximum(lengths - 1e-9, 0.0)
 
 
@@ -117,7 +131,7 @@ def _geometry(derived: Derived, catalog: Catalog, prices: PriceBook) -> tuple[in
     design, r, plan = derived.design, derived.resolved, derived.plan
     servers, planes = design.cluster.servers, r.planes
     dev = _Devices(servers, plan, planes)
-    links, server_of_ep, leaf_of = _generate(r, plan, dev)
+    links, server_of_ep, leaf_of = _generate(r, plan, dev, ordered=False)
     if len(links.tier) == 0:
         return None
     row, slot, layout = template_positions(design.floorplan, servers, plan, planes, r.rails, dev, leaf_of, server_of_ep)
@@ -141,22 +155,26 @@ def _geometry(derived: Derived, catalog: Catalog, prices: PriceBook) -> tuple[in
     common: set[tuple[str, int]] | None = None
     optics = 0.0
     for far, (kind_type, kind_cap) in enumerate(((cages.a_type, cages.a_cap), (cages.b_type, cages.b_cap))):
-        key = (kind_type.astype(np.int64) << 40) | (kind_cap.astype(np.int64) << 20) | links.gbps
-        kinds, kind_of = np.unique(key, return_inverse=True)
-        pair = kind_of.reshape(-1) * n_len + len_inv
-        every = np.bincount(pair, minlength=len(kinds) * n_len).reshape(len(kinds), n_len)
-        long_ = np.bincount(pair[optical], minlength=len(kinds) * n_len).reshape(len(kinds), n_len)
-        for k, value in enumerate(kinds.tolist()):
+        # a kind as one small integer (links run at the two speeds _generate gives them), and the
+        # kinds present numbered densely, without sorting the links
+        caps = int(kind_cap.max(initial=0)) + 1
+        key = (kind_type * caps + kind_cap) * 2 + (links.gbps != r.link_gbps)
+        found = np.flatnonzero(np.bincount(key))
+        dense = np.zeros(len(found) and int(found[-1]) + 1, np.int64)
+        dense[found] = np.arange(len(found))
+        pair = dense[key] * n_len + len_inv
+        every = np.bincount(pair, minlength=len(found) * n_len).reshape(len(found), n_len)
+        long_ = np.bincount(pair[optical], minlength=len(found) * n_len).reshape(len(found), n_len)
+        for k, value in enumerate(found.tolist()):
             used = np.flatnonzero(every[k])
-            module, with_fiber, serving = _end_floor(media, prices, cages.type_names[value >> 40],
-                                                (value >> 20) & 0xFFFFF, value & 0xFFFFF, len_values[used])
+            (type_code, capacity), uplink = divmod(value // 2, caps), value % 2
+            module, with_fiber, serving = _end_floor(media, prices, cages.type_names[type_code], capacity,
+                                                     r.uplink_gbps if uplink else r.link_gbps, len_values[used])
             common = serving if common is None else common & serving
             optics += float(((with_fiber if far else module) * long_[k, used]).sum())
     if not common:
         return None    # some group of cages may find no optics: its links would cost nothing
     return leaves, spines, cores, optics + racks
-
-
 
 
 def fabric_bound(catalog: Catalog, prices: PriceBook | None) -> FabricBound | None:
