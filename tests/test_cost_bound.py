@@ -23,7 +23,7 @@ from designer.model.physical.cost_bound import fabric_bound
 from designer.model.physical.fabric_cost import fabric_cost
 from designer.model.physical.prices import load_prices
 from designer.model.topology.derive import derive
-from designer.model.topology.presets import new_design
+from designer.model.topology.presets import new_design, new_design_choice
 from designer.model.topology.sizing import SizingError
 from designer.model.topology.switch_choice import LAYOUT_COST_TIE, candidates
 
@@ -128,3 +128,28 @@ def test_pruned_16k_counterpart_is_the_cheapest_layout_within_the_tie():
     smaller = dataclasses.replace(pruned.design, fabric=dataclasses.replace(pruned.design.fabric, nodes_per_su=63))
     cost = COST(smaller)[0]
     assert cost is not None and cost > chosen * (1 + LAYOUT_COST_TIE)
+
+
+new_requests = st.fixed_dictionaries({
+    "gpus": st.integers(min_value=1, max_value=1024).map(lambda n: 8 * n),
+    "server": st.sampled_from(["dgx-h100", "dgx-b200"]),
+    "technology": st.sampled_from(["ib-ndr", "roce-400g", "roce-ecmp-400g"]),
+    "oversubscription": st.sampled_from([1.0, 2.0]),
+    "template": st.sampled_from(["rail-optimized", "rail-optimized", "leaf-spine"]),
+})
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(new_requests)
+def test_new_with_the_floor_chooses_as_new_pricing_every_layout(req):
+    req = dict(req)
+    template = req.pop("template")
+    try:
+        every = new_design_choice(CAT, template, cost=COST, **req)
+    except (SizingError, UnknownPartError):
+        return
+    pruned = new_design_choice(CAT, template, cost=COST, bound=BOUND, **req)
+    assert (pruned.design, pruned.notes) == (every.design, every.notes)
+    assert pruned.chosen is not None and every.chosen is not None
+    assert pruned.chosen.cost == every.chosen.cost
+    assert len(pruned.options) <= len(every.options)
