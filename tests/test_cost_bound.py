@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 
+import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -19,8 +20,9 @@ from designer.catalog import UnknownPartError, default_catalog
 from designer.model.decisions.counterpart import make_counterpart
 from designer.model.intent.floorplan import FloorPlan
 from designer.model.physical.bom import build_bom
-from designer.model.physical.cost_bound import fabric_bound
+from designer.model.physical.cost_bound import _sold, fabric_bound
 from designer.model.physical.fabric_cost import fabric_cost
+from designer.model.physical.media import sold_length
 from designer.model.physical.prices import load_prices
 from designer.model.topology.derive import derive
 from designer.model.topology.presets import new_design, new_design_choice
@@ -153,3 +155,11 @@ def test_new_with_the_floor_chooses_as_new_pricing_every_layout(req):
     assert pruned.chosen is not None and every.chosen is not None
     assert pruned.chosen.cost == every.chosen.cost
     assert len(pruned.options) <= len(every.options)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.floats(min_value=0.0, max_value=3000.0, allow_nan=False), min_size=1, max_size=50),
+       st.sampled_from(sorted(CAT.cables)))
+def test_sold_lengths_as_arrays_are_media_sold_length(runs, cable_id):
+    cable = CAT.cables[cable_id]
+    assert _sold(cable, np.array(runs)).tolist() == [sold_length(cable, x)[0] for x in runs]

@@ -47,17 +47,18 @@ def _price(prices: PriceBook, key: str) -> float:
     return price.for_length(None) if price is not None else 0.0
 
 
-# Lengths sold for a run, by cable id, stock lengths, shortest sold and run: candidates repeat runs.
-_SOLD: dict[tuple[str, tuple[float, ...], float, float], float] = {}
-
-
-def _sold(cable: Cable, run_m: float) -> float:
-    key = (cable.id, cable.lengths_m, cable.min_m, run_m)
-    if key not in _SOLD:
-        if len(_SOLD) > 100_000:
-            _SOLD.clear()
-        _SOLD[key] = sold_length(cable, run_m)[0]
-    return _SOLD[key]
+def _sold(cable: Cable, runs: np.ndarray) -> np.ndarray:
+    """`media.sold_length` of each run, as arrays: the first stock length that covers it, else
+    the run rounded up to the metre (to 10 m above 10 m)."""
+    stock = np.array(cable.lengths_m, dtype=np.float64)
+    if np.any(np.diff(stock) < 0):   # stock lengths out of order: ask for each run
+        return np.array([sold_length(cable, x)[0] for x in runs.tolist()])
+    need = np.maximum(runs, cable.min_m)
+    first = np.searchsorted(stock + 1e-9, need, side="left")
+    step = np.where(need > 10, 10.0, 1.0)
+    custom = np.ceil(need / step - 1e-9) * step
+    return np.where(first < len(stock), stock[np.minimum(first, max(len(stock) - 1, 0))] if len(stock) else 0.0,
+                    custom)
 
 
 def _fiber_price(media: MediaIndex, prices: PriceBook, cable_id: str, lengths: np.ndarray,
@@ -69,8 +70,7 @@ def _fiber_price(media: MediaIndex, prices: PriceBook, cable_id: str, lengths: n
     if price is None:
         return np.zeros(len(lengths))
     if straight:
-        cable = media.fibers[cable_id]
-        return np.array([price.for_length(_sold(cable, x)) for x in lengths.tolist()])
+        return np.round(price.unit_price + price.per_m * _sold(media.fibers[cable_id], lengths), 2)
     return price.unit_price + price.per_m * np.maximum(lengths - 1e-9, 0.0)
 
 
