@@ -157,11 +157,12 @@ class _Devices:
         return f"{plane_prefix(plane, self.planes)}{role}-{i + 1}"
 
 
-def _generate(r: Resolved, plan: Plan, dev: _Devices, ordered: bool = True) -> tuple[_Links, np.ndarray, np.ndarray]:
+def _generate(r: Resolved, plan: Plan, dev: _Devices, numbered: bool = True) -> tuple[_Links, np.ndarray, np.ndarray]:
     """The links, plus per node-leaf link its server and rail (for host cages and placement).
 
-    `ordered=False` leaves them tier by tier, not in the graph's edge order, for sums over
-    links that do not depend on it (cost_bound.py); every plane still repeats the first."""
+    `numbered=False` leaves them tier by tier, not in the graph's edge order, and the
+    switch-to-switch ports unnumbered (0), for sums over links that read neither
+    (cost_bound.py); every plane still repeats the first."""
     e, planes = r.rails, r.planes
     leaf_of, port_of = _assignment(plan, e)
     endpoints = len(leaf_of)
@@ -175,8 +176,9 @@ def _generate(r: Resolved, plan: Plan, dev: _Devices, ordered: bool = True) -> t
     local = li - pod * leaves_per_pod
     ls_leaf, ls_t = _spread_links(plan.leaves, plan.leaf_up, plan.spines_per_pod, local * plan.leaf_up)
     ls_spine = pod[ls_leaf] * plan.spines_per_pod + ls_t
-    ls_pa = plan.leaf_down + 1 + rank_within(ls_leaf)
-    ls_pb = 1 + rank_within(ls_spine)
+    unnumbered = np.zeros(len(ls_leaf), np.int64)
+    ls_pa = plan.leaf_down + 1 + rank_within(ls_leaf) if numbered else unnumbered
+    ls_pb = 1 + rank_within(ls_spine) if numbered else unnumbered
 
     # spine-core, one plane
     if plan.tiers == 3:
@@ -184,8 +186,8 @@ def _generate(r: Resolved, plan: Plan, dev: _Devices, ordered: bool = True) -> t
         s_local, s_pod = si % plan.spines_per_pod, si // plan.spines_per_pod
         sc_spine, sc_t = _spread_links(plan.spines, plan.spine_up, plan.core_groups_size, s_pod * plan.spine_up)
         sc_core = (s_local[sc_spine] * plan.core_groups_size + sc_t) % plan.cores
-        sc_pa = plan.spine_down + 1 + rank_within(sc_spine)
-        sc_pb = 1 + rank_within(sc_core)
+        sc_pa = plan.spine_down + 1 + rank_within(sc_spine) if numbered else np.zeros_like(sc_spine)
+        sc_pb = 1 + rank_within(sc_core) if numbered else np.zeros_like(sc_spine)
     else:
         sc_spine = sc_core = sc_pa = sc_pb = np.zeros(0, dtype=np.int64)
 
@@ -195,8 +197,8 @@ def _generate(r: Resolved, plan: Plan, dev: _Devices, ordered: bool = True) -> t
     n_nl, n_ls, n_sc = endpoints, len(ls_leaf), len(sc_spine)
     ls_order = np.arange(len(ls_leaf))
     order: np.ndarray | slice = slice(None)
-    nl_order = np.argsort(leaf_of, kind="stable") if ordered else np.arange(n_nl)
-    if ordered:
+    nl_order = np.argsort(leaf_of, kind="stable") if numbered else np.arange(n_nl)
+    if numbered:
         nl_cnt = np.bincount(leaf_of, minlength=plan.leaves)
         ls_cnt = np.bincount(ls_leaf, minlength=plan.leaves)
         block = np.r_[0, np.cumsum(nl_cnt + ls_cnt)[:-1]]

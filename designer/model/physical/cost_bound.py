@@ -27,14 +27,14 @@ from typing import Any
 
 import numpy as np
 
-from designer.catalog import Catalog, UnknownPartError
+from designer.catalog import Catalog, Switch, UnknownPartError
 from designer.catalog.entries import Cable
 from designer.model.common.cache import ContentCache
 from designer.model.intent.design import FabricDesign
 from designer.model.physical.bom import _nic_items, _Pricer
-from designer.model.physical.closed_form_bom import _Devices, _generate, link_lengths, template_cages
+from designer.model.physical.closed_form_bom import _Devices, _generate, link_lengths
 from designer.model.physical.fabric_cost import physical_key
-from designer.model.physical.media import OPTICS, MediaIndex, sold_length
+from designer.model.physical.media import OPTICS, MediaIndex, host_ports_per_cage, sold_length, switch_cage_capacity
 from designer.model.physical.prices import PriceBook
 from designer.model.physical.template_layout import template_positions
 from designer.model.topology.derive import Derived
@@ -131,11 +131,10 @@ def _geometry(derived: Derived, catalog: Catalog, prices: PriceBook) -> tuple[in
     design, r, plan = derived.design, derived.resolved, derived.plan
     servers, planes = design.cluster.servers, r.planes
     dev = _Devices(servers, plan, planes)
-    links, server_of_ep, leaf_of = _generate(r, plan, dev, ordered=False)
+    links, server_of_ep, leaf_of = _generate(r, plan, dev, numbered=False)
     if len(links.tier) == 0:
         return None
     row, slot, layout = template_positions(design.floorplan, servers, plan, planes, r.rails, dev, leaf_of, server_of_ep)
-    cages = template_cages(derived, catalog, links)
     len_values, len_inv = link_lengths(design.floorplan, links, row, slot)
     media = MediaIndex(catalog, r.technology.family)
 
@@ -149,29 +148,32 @@ def _geometry(derived: Derived, catalog: Catalog, prices: PriceBook) -> tuple[in
     cores = len(local) - leaves - spines
     racks = layout.network_racks * _price(prices, "network-rack")    # the bill's own rack count
 
-    # optics: each end by kind (cage type, capacity, speed), counted per length
+    # optics: the ends of each tier's links, by kind (cage type and capacity, as template_cages
+    # gives them: a server's cage, a leaf's downlink or uplink cage, a spine's, a core's)
     optical = len_values[len_inv] > media.copper_reach_m + 1e-9
     n_len = len(len_values)
+    k_host, host_type = host_ports_per_cage(catalog, derived)
+
+    def switch_end(sw: Switch, gbps: int) -> tuple[str, int, int]:
+        return sw.cage_type, switch_cage_capacity(sw, gbps), gbps
+
+    up = r.uplink_gbps
+    ends = {0: ((host_type, k_host, r.link_gbps), switch_end(r.leaf_switch, r.link_gbps)),
+            1: (switch_end(r.leaf_switch, up), switch_end(r.spine_switch, up)),
+            2: (switch_end(r.spine_switch, up), switch_end(r.core_switch, up))}
     common: set[tuple[str, int]] | None = None
     optics = 0.0
-    for far, (kind_type, kind_cap) in enumerate(((cages.a_type, cages.a_cap), (cages.b_type, cages.b_cap))):
-        # a kind as one small integer (links run at the two speeds _generate gives them), and the
-        # kinds present numbered densely, without sorting the links
-        caps = int(kind_cap.max(initial=0)) + 1
-        key = (kind_type * caps + kind_cap) * 2 + (links.gbps != r.link_gbps)
-        found = np.flatnonzero(np.bincount(key))
-        dense = np.zeros(len(found) and int(found[-1]) + 1, np.int64)
-        dense[found] = np.arange(len(found))
-        pair = dense[key] * n_len + len_inv
-        every = np.bincount(pair, minlength=len(found) * n_len).reshape(len(found), n_len)
-        long_ = np.bincount(pair[optical], minlength=len(found) * n_len).reshape(len(found), n_len)
-        for k, value in enumerate(found.tolist()):
-            used = np.flatnonzero(every[k])
-            (type_code, capacity), uplink = divmod(value // 2, caps), value % 2
-            module, with_fiber, serving = _end_floor(media, prices, cages.type_names[type_code], capacity,
-                                                     r.uplink_gbps if uplink else r.link_gbps, len_values[used])
+    for tier, (near, far) in ends.items():
+        mine = links.tier == tier
+        every = np.bincount(len_inv[mine], minlength=n_len)
+        if not every.any():
+            continue
+        used = np.flatnonzero(every)
+        long_ = np.bincount(len_inv[mine & optical], minlength=n_len)[used]
+        for is_far, (cage_type, capacity, gbps) in enumerate((near, far)):
+            module, with_fiber, serving = _end_floor(media, prices, cage_type, capacity, gbps, len_values[used])
             common = serving if common is None else common & serving
-            optics += float(((with_fiber if far else module) * long_[k, used]).sum())
+            optics += float(((with_fiber if is_far else module) * long_).sum())
     if not common:
         return None    # some group of cages may find no optics: its links would cost nothing
     return leaves, spines, cores, optics + racks
