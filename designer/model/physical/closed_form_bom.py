@@ -220,6 +220,8 @@ def _generate(r: Resolved, plan: Plan, dev: _Devices, numbered: bool = True) -> 
     b_dev0 = np.concatenate([dev.leaf(0, leaf_of[nl_order]), dev.spine(0, ls_spine[ls_order]),
                              dev.core(0, sc_core)])[order]
     b_port0 = np.concatenate([port_of[nl_order], ls_pb[ls_order], sc_pb])[order]
+    if planes == 1:
+        return _Links(tier1, gbps1, a_dev0, a_port0, b_dev0, b_port0), server, leaf_of
     host = tier1 == 0
     # every plane is the first one with its switches (and the NICs' global ports) shifted
     a_shift = np.where(host, 0, dev.per_plane)
