@@ -223,31 +223,43 @@ def price_candidates(sized: list[Option], catalog: Catalog, cost: FabricCost | N
     its layouts within the tie), so they are left out. A candidate without a floor is priced.
     Without a floor function (or a cost) every candidate is priced.
     """
-    if cost is None or bound is None:
-        return [_priced(o, cost) for o in sized]
     priced: dict[int, Option] = {}
+
+    def price(i: int) -> float | None:
+        """Price candidate i (a candidate that cannot be derived is left out); its cost."""
+        try:
+            priced[i] = _priced(sized[i], cost)
+        except (SizingError, UnknownPartError):
+            return None
+        return priced[i].cost
+
+    if cost is None or bound is None:
+        for i in range(len(sized)):
+            price(i)
+        return [priced[i] for i in range(len(sized)) if i in priced]
     models: dict[str, list[int]] = {}
     for i, o in enumerate(sized):
         models.setdefault(o.switch.id, []).append(i)
     for members in models.values():
-        first, rest = members[0], members[1:]
-        priced[first] = _priced(sized[first], cost)
-        cheapest = priced[first].cost
+        costs: list[float] = []
+        first = 0
+        while first < len(members):   # the first candidate that prices, as without a floor
+            total = price(members[first])
+            first += 1
+            if members[first - 1] in priced:
+                costs.extend([total] if total is not None else [])
+                break
         floors: list[tuple[float, int]] = []
-        for i in rest:
+        for i in members[first:]:
             floor = bound(sized[i].design)
             if floor is None:
-                priced[i] = _priced(sized[i], cost)
+                total = price(i)
+                costs.extend([total] if total is not None else [])
             else:
                 floors.append((floor, i))
-        for i in rest:
-            if i in priced and priced[i].cost is not None:
-                cheapest = min(c for c in (cheapest, priced[i].cost) if c is not None)
         for floor, i in sorted(floors):
-            if cheapest is not None and floor * (1 - _FLOOR_SLACK) > cheapest * (1 + LAYOUT_COST_TIE):
+            if costs and floor * (1 - _FLOOR_SLACK) > min(costs) * (1 + LAYOUT_COST_TIE):
                 break
-            priced[i] = _priced(sized[i], cost)
-            total = priced[i].cost
-            if total is not None and (cheapest is None or total < cheapest):
-                cheapest = total
+            total = price(i)
+            costs.extend([total] if total is not None else [])
     return [priced[i] for i in range(len(sized)) if i in priced]
