@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from designer.catalog import Catalog, Switch, UnknownPartError
-from designer.catalog.entries import Cable
+from designer.catalog.entries import Cable, Transceiver
 from designer.model.common.cache import ContentCache
 from designer.model.intent.design import FabricDesign
 from designer.model.physical.bom import _nic_items, _Pricer
@@ -74,21 +74,27 @@ def _fiber_price(media: MediaIndex, prices: PriceBook, cable_id: str, lengths: n
     return price.unit_price + price.per_m * np.maximum(lengths - 1e-9, 0.0)
 
 
-def _end_floor(media: MediaIndex, prices: PriceBook, cage_type: str, capacity: int, gbps: int,
-               lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray, set[tuple[str, int]]]:
-    """For an end of this kind, per length: the cheapest module a link that long can take, per
-    link (price / capacity; 0 for a co-packaged-optics port); the same with the fiber that
-    module takes when this is the link's far end (media.compute_physical reads the far end's
-    module: a straight fiber per link, or a splitter per `capacity // connectors` links); and
-    the (optic, lane) pairs that serve this kind of end at the longest of `lengths`."""
-    longest = float(lengths.max(initial=0.0))
+def _modules(media: MediaIndex, cage_type: str, capacity: int, gbps: int) -> list[Transceiver]:
+    """Every module an end of this kind can hold, of any optic and lane rate."""
+    return [t for o in OPTICS for lane in media.lanes for t in media.modules(o, lane, cage_type, capacity, gbps)]
+
+
+def _serving(media: MediaIndex, cage_type: str, capacity: int, gbps: int, longest: float) -> set[tuple[str, int]]:
+    """The (optic, lane) pairs that serve an end of this kind whose longest link is `longest`."""
     if cage_type in media.cpo:
-        serving = {(o, lane) for o in OPTICS for lane in media.lanes
-                   if media.cpo_fits(cage_type, o, lane, longest)}
-        fiber = _fiber_price(media, prices, media.cpo_fiber(cage_type), lengths, True)
-        return np.zeros(len(lengths)), fiber, serving
-    modules = [t for o in OPTICS for lane in media.lanes for t in media.modules(o, lane, cage_type, capacity, gbps)]
-    serving = {(t.optic, t.lane_gbps) for t in modules if t.reach_m + 1e-9 >= longest}
+        return {(o, lane) for o in OPTICS for lane in media.lanes if media.cpo_fits(cage_type, o, lane, longest)}
+    return {(t.optic, t.lane_gbps) for t in _modules(media, cage_type, capacity, gbps) if t.reach_m + 1e-9 >= longest}
+
+
+def _end_floor(media: MediaIndex, prices: PriceBook, cage_type: str, capacity: int, gbps: int,
+               lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For an end of this kind, per length: the cheapest module a link that long can take, per
+    link (price / capacity; 0 for a co-packaged-optics port), and the same with the fiber that
+    module takes when this is the link's far end (media.compute_physical reads the far end's
+    module: a straight fiber per link, or a splitter per `capacity // connectors` links)."""
+    if cage_type in media.cpo:
+        return np.zeros(len(lengths)), _fiber_price(media, prices, media.cpo_fiber(cage_type), lengths, True)
+    modules = _modules(media, cage_type, capacity, gbps)
     module = np.full(len(lengths), np.inf)
     with_fiber = np.full(len(lengths), np.inf)
     for t in modules:
@@ -99,8 +105,8 @@ def _end_floor(media: MediaIndex, prices: PriceBook, cage_type: str, capacity: i
         price_t = _price(prices, t.id) / capacity
         module = np.where(reaches, np.minimum(module, price_t), module)
         with_fiber = np.where(reaches, np.minimum(with_fiber, price_t + fiber_t), with_fiber)
-    # no module reaches: the group finds no optics, which the check on `serving` rules out
-    return np.where(np.isfinite(module), module, 0.0), np.where(np.isfinite(with_fiber), with_fiber, 0.0), serving
+    # no module reaches: the group finds no optics, which the check on `_serving` rules out
+    return np.where(np.isfinite(module), module, 0.0), np.where(np.isfinite(with_fiber), with_fiber, 0.0)
 
 
 # A template fabric's switches some link reaches, per tier, and its optics floor (None: no
@@ -161,6 +167,7 @@ def _geometry(derived: Derived, catalog: Catalog, prices: PriceBook) -> tuple[in
     ends = {0: ((host_type, k_host, r.link_gbps), switch_end(r.leaf_switch, r.link_gbps)),
             1: (switch_end(r.leaf_switch, up), switch_end(r.spine_switch, up)),
             2: (switch_end(r.spine_switch, up), switch_end(r.core_switch, up))}
+    floors: dict[tuple[str, int, int], tuple[np.ndarray, np.ndarray]] = {}   # by kind, per length
     common: set[tuple[str, int]] | None = None
     optics = 0.0
     for tier, (near, far) in ends.items():
@@ -168,12 +175,14 @@ def _geometry(derived: Derived, catalog: Catalog, prices: PriceBook) -> tuple[in
         every = np.bincount(len_inv[mine], minlength=n_len)
         if not every.any():
             continue
-        used = np.flatnonzero(every)
-        long_ = np.bincount(len_inv[mine & optical], minlength=n_len)[used]
-        for is_far, (cage_type, capacity, gbps) in enumerate((near, far)):
-            module, with_fiber, serving = _end_floor(media, prices, cage_type, capacity, gbps, len_values[used])
+        longest = float(len_values[np.flatnonzero(every)[-1]])
+        long_ = np.bincount(len_inv[mine & optical], minlength=n_len)
+        for is_far, kind in enumerate((near, far)):
+            if kind not in floors:
+                floors[kind] = _end_floor(media, prices, *kind, len_values)
+            serving = _serving(media, *kind, longest)
             common = serving if common is None else common & serving
-            optics += float(((with_fiber if is_far else module) * long_).sum())
+            optics += float((floors[kind][is_far] * long_).sum())
     if not common:
         return None    # some group of cages may find no optics: its links would cost nothing
     return leaves, spines, cores, optics + racks
