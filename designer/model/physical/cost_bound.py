@@ -8,16 +8,19 @@ bill's own figure:
 
 - switches: every leaf, spine and core some link reaches, at its price-book price (the bill
   counts every switch built, at least these);
-- NICs: exactly the bill's NIC line;
+- NICs: exactly the bill's NIC line; network racks: exactly the bill's count, at its price;
 - optics: a link longer than every copper and active optical cable of the technology reaches
   cannot take a cable, so each of its ends holds a transceiver (or a co-packaged-optics port,
-  0), and a cage's module serves at most the cage's capacity of links: each end counts the
+  0), and a cage's module serves at most the cage's capacity of links: the near end counts the
   cheapest module that fits its cage, runs its speed at that capacity and reaches the link,
-  divided by the capacity. This holds only when every group of cages finds optics, which is
-  checked first: some optic and lane serves every kind of end at its longest link. Otherwise
-  there is no floor (None) and the candidate is priced in full.
+  divided by the capacity; the far end the same module with the fiber the bill takes for it (a
+  straight fiber per link sold for the link's run, or a splitter shared by at most
+  capacity / connectors links, at least the run long). This holds only when every group of
+  cages finds optics, which is checked first: some optic and lane serves every kind of end at
+  its longest link. Otherwise there is no floor (None) and the candidate is priced in full.
 
-Cables, fibers and racks count 0; an unpriced part counts 0 (its bill has no total anyway).
+Copper cables count 0. Prices are never negative (the price book refuses them), so a part left
+out, or unpriced (counted 0; its bill has no total anyway), only lowers the floor.
 tests/test_cost_bound.py holds the floor at or under the full price on random designs.
 """
 
