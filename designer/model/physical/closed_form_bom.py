@@ -160,9 +160,9 @@ class _Devices:
 def _generate(r: Resolved, plan: Plan, dev: _Devices, numbered: bool = True) -> tuple[_Links, np.ndarray, np.ndarray]:
     """The links, plus per node-leaf link its server and rail (for host cages and placement).
 
-    `numbered=False` leaves them tier by tier, not in the graph's edge order, and the
-    switch-to-switch ports unnumbered (0), for sums over links that read neither
-    (cost_bound.py); every plane still repeats the first."""
+    `numbered=False` leaves them tier by tier, not in the graph's edge order, and their ports
+    unnumbered (0), for sums over links that read neither (cost_bound.py); every plane still
+    repeats the first."""
     e, planes = r.rails, r.planes
     leaf_of, port_of = _assignment(plan, e)
     endpoints = len(leaf_of)
@@ -216,10 +216,12 @@ def _generate(r: Resolved, plan: Plan, dev: _Devices, numbered: bool = True) -> 
     nl_srv, nl_rail = server[nl_order], rail[nl_order]
 
     a_dev0 = np.concatenate([nl_srv, dev.leaf(0, ls_leaf[ls_order]), dev.spine(0, sc_spine)])[order]
-    a_port0 = np.concatenate([nl_rail, ls_pa[ls_order], sc_pa])[order]
+    n_all = n_nl + n_ls + n_sc
+    a_port0 = np.concatenate([nl_rail, ls_pa[ls_order], sc_pa])[order] if numbered else np.zeros(n_all, np.int64)
     b_dev0 = np.concatenate([dev.leaf(0, leaf_of[nl_order]), dev.spine(0, ls_spine[ls_order]),
                              dev.core(0, sc_core)])[order]
-    b_port0 = np.concatenate([port_of[nl_order], ls_pb[ls_order], sc_pb])[order]
+    b_port0 = (np.concatenate([port_of[nl_order], ls_pb[ls_order], sc_pb])[order] if numbered
+               else np.zeros(n_all, np.int64))
     if planes == 1:
         return _Links(tier1, gbps1, a_dev0, a_port0, b_dev0, b_port0), server, leaf_of
     host = tier1 == 0
