@@ -28,6 +28,7 @@ from designer.model.intent.design import (
 )
 from designer.model.networks.defaults import converged_networks, ra_networks
 from designer.model.networks.sizing import size_networks
+from designer.model.physical.cost_bound import fabric_bound
 from designer.model.physical.fabric_cost import fabric_cost
 from designer.model.physical.prices import load_prices
 from designer.model.topology.derive import derive
@@ -108,7 +109,8 @@ def run(args: argparse.Namespace) -> int:
         server=args.server, switch=args.switch, radix=args.radix, speed=args.speed,
         oversubscription=args.oversubscription, spine_oversubscription=args.spine_oversubscription,
         tiers=args.tiers, nodes_per_su=args.nodes_per_su, planes=args.planes,
-        technology=args.technology, name=args.name, cost=fabric_cost(catalog, prices))
+        technology=args.technology, name=args.name, cost=fabric_cost(catalog, prices),
+        bound=fabric_bound(catalog, prices))
     design = choice.design
     if args.networks != "compute":
         server = catalog.server(design.cluster.server)

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from designer.catalog import Catalog, Nic, Server, Switch, Technology
 from designer.model.intent.design import ClusterSpec, FabricDesign, FabricSpec, Meta, TierSpec
+from designer.model.physical.cost_bound import fabric_bound
 from designer.model.physical.fabric_cost import fabric_cost
 from designer.model.physical.prices import PriceBook, default_prices
 from designer.model.topology.presets import leaf_downlinks, sizing_notes, split_uplink_variants
@@ -97,11 +98,13 @@ def pick_server(design: FabricDesign, source: Resolved, tech: Technology, catalo
 
 
 def make_counterpart(design: FabricDesign, technology: str, catalog: Catalog,
-                     prices: PriceBook | None = None) -> Counterpart:
+                     prices: PriceBook | None = None, *, price_every_candidate: bool = False) -> Counterpart:
     """The same cluster built on `technology`; raises UnknownPartError or SizingError.
 
     The switch is the technology's switch whose fabric costs least in `prices` (default: the
-    price book commands use) while meeting the original's oversubscription targets.
+    price book commands use) while meeting the original's oversubscription targets. Candidates
+    whose cost floor shows they cannot be chosen go unpriced (switch_choice.price_candidates);
+    `price_every_candidate` prices them all, to the same result.
     """
     tech = catalog.technology(technology)
     source = resolve(design, catalog)
@@ -196,7 +199,9 @@ def make_counterpart(design: FabricDesign, technology: str, catalog: Catalog,
                 if design.cluster.gpus_per_server not in (None, server.gpus) else None)
         return dataclasses.replace(design, meta=meta, cluster=cluster, fabric=fabric, edits=())
 
-    choice = choose_switch(catalog, tech, build, fabric_cost(catalog, prices or default_prices()))
+    book = prices or default_prices()
+    choice = choose_switch(catalog, tech, build, fabric_cost(catalog, book),
+                           bound=None if price_every_candidate else fabric_bound(catalog, book))
     counterpart = choice.design
     if counterpart.fabric.switch in su_notes:
         notes.append(su_notes[counterpart.fabric.switch])

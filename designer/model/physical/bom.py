@@ -270,16 +270,18 @@ def liquid_cooling(derived: Derived, server_racks: int, network_racks: int) -> d
 
 
 def build_bom(derived: Derived, catalog: Catalog | None = None, prices: PriceBook | None = None,
-              link_by_link: bool = False) -> Bom:
+              link_by_link: bool = False, physical: PhysicalCounts | None = None) -> Bom:
     """The design's bill of materials, with totals and counts that reconcile with its metrics.
 
     A template design's counts come in closed form (closed_form_bom.py, equal to the link-by-link
     result), and an edited one's from the template's arrays with its edits replayed
     (edited_bom.py); `link_by_link=True`, or an edit that names a server's NIC, walks every link.
+    `physical` holds this design's physical counts when the caller has them already (sizing shares
+    them between candidates whose physical layer is the same, fabric_cost.py).
     """
     catalog = catalog or default_catalog()
     price = _Pricer(prices or default_prices())
-    counted = None if link_by_link else physical_counts(derived, catalog)
+    counted = None if link_by_link else physical if physical is not None else physical_counts(derived, catalog)
     phys = counted if counted is not None else physical_layer(derived, catalog)
     items = (_switch_items(derived, catalog, price) + _nic_items(derived, catalog, price)
              + _transceiver_items(phys, catalog, price) + _cable_items(phys, catalog, price))

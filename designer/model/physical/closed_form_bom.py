@@ -49,6 +49,7 @@ from designer.model.topology.closed_form import leaf_assignment_arrays as _assig
 from designer.model.topology.metrics import Finding
 
 if TYPE_CHECKING:
+    from designer.model.intent.floorplan import FloorPlan
     from designer.model.topology.derive import Derived
     from designer.model.topology.sizing import Plan, Resolved
 
@@ -156,8 +157,12 @@ class _Devices:
         return f"{plane_prefix(plane, self.planes)}{role}-{i + 1}"
 
 
-def _generate(r: Resolved, plan: Plan, dev: _Devices) -> tuple[_Links, np.ndarray, np.ndarray]:
-    """The links, plus per node-leaf link its server and rail (for host cages and placement)."""
+def _generate(r: Resolved, plan: Plan, dev: _Devices, numbered: bool = True) -> tuple[_Links, np.ndarray, np.ndarray]:
+    """The links, plus per node-leaf link its server and rail (for host cages and placement).
+
+    `numbered=False` leaves them tier by tier, not in the graph's edge order, and their ports
+    unnumbered (0), for sums over links that read neither (cost_bound.py); every plane still
+    repeats the first."""
     e, planes = r.rails, r.planes
     leaf_of, port_of = _assignment(plan, e)
     endpoints = len(leaf_of)
@@ -171,8 +176,9 @@ def _generate(r: Resolved, plan: Plan, dev: _Devices) -> tuple[_Links, np.ndarra
     local = li - pod * leaves_per_pod
     ls_leaf, ls_t = _spread_links(plan.leaves, plan.leaf_up, plan.spines_per_pod, local * plan.leaf_up)
     ls_spine = pod[ls_leaf] * plan.spines_per_pod + ls_t
-    ls_pa = plan.leaf_down + 1 + rank_within(ls_leaf)
-    ls_pb = 1 + rank_within(ls_spine)
+    unnumbered = np.zeros(len(ls_leaf), np.int64)
+    ls_pa = plan.leaf_down + 1 + rank_within(ls_leaf) if numbered else unnumbered
+    ls_pb = 1 + rank_within(ls_spine) if numbered else unnumbered
 
     # spine-core, one plane
     if plan.tiers == 3:
@@ -180,38 +186,44 @@ def _generate(r: Resolved, plan: Plan, dev: _Devices) -> tuple[_Links, np.ndarra
         s_local, s_pod = si % plan.spines_per_pod, si // plan.spines_per_pod
         sc_spine, sc_t = _spread_links(plan.spines, plan.spine_up, plan.core_groups_size, s_pod * plan.spine_up)
         sc_core = (s_local[sc_spine] * plan.core_groups_size + sc_t) % plan.cores
-        sc_pa = plan.spine_down + 1 + rank_within(sc_spine)
-        sc_pb = 1 + rank_within(sc_core)
+        sc_pa = plan.spine_down + 1 + rank_within(sc_spine) if numbered else np.zeros_like(sc_spine)
+        sc_pb = 1 + rank_within(sc_core) if numbered else np.zeros_like(sc_spine)
     else:
         sc_spine = sc_core = sc_pa = sc_pb = np.zeros(0, dtype=np.int64)
 
     # Edge order of the graph: per plane, each leaf's server links then its uplinks, then each
     # spine's uplinks (networkx walks nodes in insertion order and skips edges already seen).
     # (uplinks and spine uplinks are generated owner by owner already)
-    nl_order = np.argsort(leaf_of, kind="stable")
-    ls_order = np.arange(len(ls_leaf))
     n_nl, n_ls, n_sc = endpoints, len(ls_leaf), len(sc_spine)
-    nl_cnt = np.bincount(leaf_of, minlength=plan.leaves)
-    ls_cnt = np.bincount(ls_leaf, minlength=plan.leaves)
-    block = np.r_[0, np.cumsum(nl_cnt + ls_cnt)[:-1]]
-    nl_first = np.r_[0, np.cumsum(nl_cnt)[:-1]]
-    ls_first = np.r_[0, np.cumsum(ls_cnt)[:-1]]
-    nl_leaf = leaf_of[nl_order]
-    pos = np.concatenate([block[nl_leaf] + np.arange(n_nl) - nl_first[nl_leaf],
-                          block[ls_leaf] + nl_cnt[ls_leaf] + np.arange(n_ls) - ls_first[ls_leaf],
-                          n_nl + n_ls + np.arange(n_sc)])
-    order = np.empty_like(pos)
-    order[pos] = np.arange(len(pos))
+    ls_order = np.arange(len(ls_leaf))
+    order: np.ndarray | slice = slice(None)
+    nl_order = np.argsort(leaf_of, kind="stable") if numbered else np.arange(n_nl)
+    if numbered:
+        nl_cnt = np.bincount(leaf_of, minlength=plan.leaves)
+        ls_cnt = np.bincount(ls_leaf, minlength=plan.leaves)
+        block = np.r_[0, np.cumsum(nl_cnt + ls_cnt)[:-1]]
+        nl_first = np.r_[0, np.cumsum(nl_cnt)[:-1]]
+        ls_first = np.r_[0, np.cumsum(ls_cnt)[:-1]]
+        nl_leaf = leaf_of[nl_order]
+        pos = np.concatenate([block[nl_leaf] + np.arange(n_nl) - nl_first[nl_leaf],
+                              block[ls_leaf] + nl_cnt[ls_leaf] + np.arange(n_ls) - ls_first[ls_leaf],
+                              n_nl + n_ls + np.arange(n_sc)])
+        order = np.empty_like(pos)
+        order[pos] = np.arange(len(pos))
 
     tier1 = np.concatenate([np.zeros(n_nl, np.int64), np.ones(n_ls, np.int64), np.full(n_sc, 2, np.int64)])[order]
     gbps1 = np.concatenate([np.full(n_nl, r.link_gbps, np.int64), np.full(n_ls + n_sc, r.uplink_gbps, np.int64)])[order]
     nl_srv, nl_rail = server[nl_order], rail[nl_order]
 
     a_dev0 = np.concatenate([nl_srv, dev.leaf(0, ls_leaf[ls_order]), dev.spine(0, sc_spine)])[order]
-    a_port0 = np.concatenate([nl_rail, ls_pa[ls_order], sc_pa])[order]
+    n_all = n_nl + n_ls + n_sc
+    a_port0 = np.concatenate([nl_rail, ls_pa[ls_order], sc_pa])[order] if numbered else np.zeros(n_all, np.int64)
     b_dev0 = np.concatenate([dev.leaf(0, leaf_of[nl_order]), dev.spine(0, ls_spine[ls_order]),
                              dev.core(0, sc_core)])[order]
-    b_port0 = np.concatenate([port_of[nl_order], ls_pb[ls_order], sc_pb])[order]
+    b_port0 = (np.concatenate([port_of[nl_order], ls_pb[ls_order], sc_pb])[order] if numbered
+               else np.zeros(n_all, np.int64))
+    if planes == 1:
+        return _Links(tier1, gbps1, a_dev0, a_port0, b_dev0, b_port0), server, leaf_of
     host = tier1 == 0
     # every plane is the first one with its switches (and the NICs' global ports) shifted
     a_shift = np.where(host, 0, dev.per_plane)
@@ -357,29 +369,10 @@ def template_cages(derived: Derived, catalog: Catalog, links: _Links) -> _Cages:
     return _Cages(a_cage, a_lane, a_cap, a_type, b_cage, b_lane, b_cap, b_type, type_names, host_type, k_host)
 
 
-def counts_from_links(derived: Derived, catalog: Catalog, links: _Links, cages: _Cages, dev: _Devices,
-                      row: np.ndarray, slot: np.ndarray, layout: Layout,
-                      per_link: dict[str, Any] | None = None) -> PhysicalCounts:
-    """Lengths, groups of cages, media, transceivers and cables of the links given, in their order.
-
-    A link end is a host (a server's NIC cage) when its device code is a server's. Given a dict
-    `per_link`, fills it with what a cabling export writes per link, as arrays in link order:
-    "length" (estimated run, m), "medium" (index into MEDIA_CODES), "cable" (index into
-    "cables", -1 for none), "sold" (the stock length bought, m; 0 for none) and "a_part",
-    "b_part" (each end's transceiver, index into "parts", ids; -1 for none).
-    """
-    r, design = derived.resolved, derived.design
-    fp = design.floorplan
-    servers = dev.servers
-    n_links = len(links.tier)
-    a_cage, a_lane, a_cap, a_type = cages.a_cage, cages.a_lane, cages.a_cap, cages.a_type
-    b_cage, b_lane, b_cap, b_type = cages.b_cage, cages.b_lane, cages.b_cap, cages.b_type
-    type_names, host_type = cages.type_names, cages.host_type
-    if n_links == 0:   # every link edited away
-        return PhysicalCounts(layout, Counter(), Counter(), Counter())
-
-    # lengths, as cable_run_m computes them (same float operations, Python's rounding, which
-    # is looked up per distinct value: a floor plan has few distinct runs)
+def link_lengths(fp: FloorPlan, links: _Links, row: np.ndarray, slot: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each link's run as `cable_run_m` computes it (the same float operations and Python's
+    rounding, looked up per distinct value: a floor plan has few distinct runs): the distinct
+    lengths, sorted, and per link the index of its length among them."""
     xs = [round(s * fp.rack_width_m, 3) for s in range(int(slot.max(initial=0)) + 1)]
     ys = [round(w * fp.row_pitch_m, 3) for w in range(int(row.max(initial=0)) + 1)]
     ra, sa, rb, sb = row[links.a_dev], slot[links.a_dev], row[links.b_dev], slot[links.b_dev]
@@ -414,8 +407,32 @@ def counts_from_links(derived: Derived, catalog: Catalog, links: _Links, cages: 
     value_code = {v: i for i, v in enumerate(len_values.tolist())}
     code_of_combo[list(run)] = [value_code[v] for v in run.values()]
     len_inv = code_of_combo[combo]
+    return len_values, len_inv
+
+
+def counts_from_links(derived: Derived, catalog: Catalog, links: _Links, cages: _Cages, dev: _Devices,
+                      row: np.ndarray, slot: np.ndarray, layout: Layout,
+                      per_link: dict[str, Any] | None = None) -> PhysicalCounts:
+    """Lengths, groups of cages, media, transceivers and cables of the links given, in their order.
+
+    A link end is a host (a server's NIC cage) when its device code is a server's. Given a dict
+    `per_link`, fills it with what a cabling export writes per link, as arrays in link order:
+    "length" (estimated run, m), "medium" (index into MEDIA_CODES), "cable" (index into
+    "cables", -1 for none), "sold" (the stock length bought, m; 0 for none) and "a_part",
+    "b_part" (each end's transceiver, index into "parts", ids; -1 for none).
+    """
+    r, design = derived.resolved, derived.design
+    fp = design.floorplan
+    servers = dev.servers
+    n_links = len(links.tier)
+    a_cage, a_lane, a_cap, a_type = cages.a_cage, cages.a_lane, cages.a_cap, cages.a_type
+    b_cage, b_lane, b_cap, b_type = cages.b_cage, cages.b_lane, cages.b_cap, cages.b_type
+    type_names, host_type = cages.type_names, cages.host_type
+    if n_links == 0:   # every link edited away
+        return PhysicalCounts(layout, Counter(), Counter(), Counter())
+
+    len_values, len_inv = link_lengths(fp, links, row, slot)
     length = len_values[len_inv]
-    del combo, ra, sa, rb, sb
 
     # cage ids: (device, cage) numbered densely over the cages in use (no sort needed)
     width = int(max(a_cage.max(initial=0), b_cage.max(initial=0))) + 1

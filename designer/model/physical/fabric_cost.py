@@ -8,15 +8,18 @@ never taken as free.
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
-from designer.catalog import Catalog
+from designer.catalog import Catalog, Switch
 from designer.model.common.cache import ContentCache
 from designer.model.intent.design import FabricDesign, content_key
 from designer.model.intent.serde import to_data
 from designer.model.physical.bom import build_bom
+from designer.model.physical.closed_form_bom import PhysicalCounts
+from designer.model.physical.edited_bom import physical_counts
 from designer.model.physical.prices import PriceBook
-from designer.model.topology.derive import derive
+from designer.model.topology.derive import Derived, derive
 from designer.model.topology.switch_choice import FabricCost
 
 # Candidate fabrics priced, by what their bill of materials reads: sizing prices the same
@@ -24,6 +27,20 @@ from designer.model.topology.switch_choice import FabricCost
 # the same switches (static and enhanced ECMP) give the same bill. A value keeps its catalog and
 # price book alive, so the ids in its key name no other object while it is cached.
 _COSTS: ContentCache[tuple[tuple[float | None, str], Any, Any]] = ContentCache(size=2048)
+
+# Physical counts (racks, media, optics, cables) of candidate fabrics, by what the physical layer
+# reads of them: a switch by its physical make-up, not its name. Sizing prices the same layouts
+# on every switch model of a technology and on each counterpart's switches, and two switches
+# alike in cages, port modes, rack units and optics (Spectrum-4 SN5600 and a Tomahawk 5 box) give
+# the same counts; only the switches' own line differs. A value keeps its catalog alive.
+_COUNTS: ContentCache[tuple[PhysicalCounts | None, Any]] = ContentCache(size=512)
+
+# What a switch entry says about where it comes from and what it is called, not what it is
+# physically: the physical layer reads none of these (a field not listed here is part of the key,
+# so a field added to Switch never makes two different switches share counts).
+_NOT_PHYSICAL = frozenset({"id", "name", "source", "vendor", "part_number", "notes", "estimates",
+                           "estimate_basis", "available", "status", "currency_source", "stand_in",
+                           "load_balancing"})
 
 
 def _bill_key(design: FabricDesign, catalog: Catalog) -> str:
@@ -35,6 +52,32 @@ def _bill_key(design: FabricDesign, catalog: Catalog) -> str:
     tech = catalog.technologies.get(design.fabric.technology)
     data["fabric"]["technology"] = f"family:{tech.family}" if tech is not None else design.fabric.technology
     return content_key(data)
+
+
+def _physical_make(switch: Switch) -> str:
+    """The switch as the physical layer reads it: every field but its names and provenance."""
+    return repr([(f.name, getattr(switch, f.name)) for f in dataclasses.fields(switch)
+                 if f.name not in _NOT_PHYSICAL])
+
+
+def physical_key(derived: Derived, catalog: Catalog) -> str:
+    """The bill key (`_bill_key`) with each tier's switch, as sizing resolved it, by its physical
+    make-up instead of its id."""
+    data = to_data(derived.design)
+    data.pop("meta", None)
+    data["fabric"]["technology"] = f"family:{derived.resolved.technology.family}"
+    r = derived.resolved
+    data["fabric"]["switch"] = None
+    for tier, switch in (("leaf", r.leaf_switch), ("spine", r.spine_switch), ("core", r.core_switch)):
+        data["fabric"].setdefault(tier, {})
+        data["fabric"][tier] = dict(data["fabric"][tier] or {}, switch=_physical_make(switch))
+    return content_key(data)
+
+
+def shared_counts(derived: Derived, catalog: Catalog) -> PhysicalCounts | None:
+    """The design's physical counts, shared with every design of the same physical key."""
+    key = (physical_key(derived, catalog), id(catalog))
+    return _COUNTS.get_or_compute(key, lambda: (physical_counts(derived, catalog), catalog))[0]
 
 
 def fabric_cost(catalog: Catalog, prices: PriceBook | None) -> FabricCost | None:
@@ -50,7 +93,7 @@ def fabric_cost(catalog: Catalog, prices: PriceBook | None) -> FabricCost | None
         derived = derive(design, catalog)
         if derived.metrics.errors:
             return None, "not buildable"
-        bom = build_bom(derived, catalog, prices)
+        bom = build_bom(derived, catalog, prices, physical=shared_counts(derived, catalog))
         if bom.incomplete:
             return None, bom.incomplete_note()
         return bom.total_cost, prices.currency

@@ -11,7 +11,7 @@ from designer.model.intent.floorplan import FloorPlan
 from designer.model.topology.bounds import plan_totals
 from designer.model.topology.rail_layout import DEFAULT_NODES_PER_SU, pareto, rail_layouts, reference_su
 from designer.model.topology.sizing import Plan, Resolved, SizingError, plan_fabric, rack_size, resolve, split_ports
-from designer.model.topology.switch_choice import FabricCost, SwitchChoice, choose_switch
+from designer.model.topology.switch_choice import FabricBound, FabricCost, SwitchChoice, choose_switch
 
 TEMPLATES = ("leaf-spine", "fat-tree", "rail-optimized")
 
@@ -131,13 +131,14 @@ def new_design_choice(catalog: Catalog, template: str = "leaf-spine", *, gpus: i
                       oversubscription: float = 1.0, spine_oversubscription: float = 1.0,
                       tiers: int | None = None, nodes_per_su: int | None = None, planes: int | None = None,
                       technology: str | None = None, name: str | None = None,
-                      cost: FabricCost | None = None) -> SwitchChoice:
+                      cost: FabricCost | None = None, bound: FabricBound | None = None) -> SwitchChoice:
     """`new_design`, with the switch choice and its notes.
 
     Without a switch (or radix), the technology's switches are compared and the fabric of least
     `cost` that meets the requested oversubscription wins (see switch_choice; the physical layer's
     fabric_cost prices the bill of materials); without one the fewest switches win. A named
-    switch is the only candidate.
+    switch is the only candidate. `bound`, a floor under `cost` (physical/cost_bound.py), lets
+    layouts that cannot be chosen go unpriced, to the same choice.
     """
     if not is_template(template):
         raise SizingError(f"unknown template '{template}' (choose from {', '.join(TEMPLATES)})")
@@ -255,7 +256,7 @@ def new_design_choice(catalog: Catalog, template: str = "leaf-spine", *, gpus: i
         return split_uplink_variants(catalog, designs if cost is not None else front(catalog, designs))
 
     named = bool(switch or radix or switch_id != tech.default_switch)
-    choice = choose_switch(catalog, tech, build, cost, switches=(chosen,) if named else None)
+    choice = choose_switch(catalog, tech, build, cost, switches=(chosen,) if named else None, bound=bound)
     notes = sizing_notes(catalog, choice.design, nodes_per_su)
     return SwitchChoice(choice.design, choice.options, variant_notes + tuple(choice.notes) + notes)
 

@@ -12,9 +12,11 @@ Sizing prices every layout returned here and keeps the cheapest (ties go to the 
 then the fewest rails per leaf), as it does for the switch model (switch_choice.py).
 
 Which are priced: every SU size a leaf holds, with every rails-per-leaf that divides the rails,
-with the published SU first. With a price book all of them are priced: a price does not follow
-the switch and link counts alone (cable lengths and media move it). Without one, the counts
-decide, and only the layouts no other matches or beats on both counts (`pareto`) are kept.
+with the published SU first. With a price book all of them are considered: a price does not
+follow the switch and link counts alone (cable lengths and media move it); those whose floor
+price (physical/cost_bound.py) already exceeds a priced layout's by more than the layout tie are
+left unpriced, which changes nothing chosen (switch_choice.price_candidates). Without a book, the
+counts decide, and only the layouts no other matches or beats on both counts (`pareto`) are kept.
 tests/test_rail_layout.py holds that no SU size, rail grouping or switch model found by brute
 force is cheaper.
 """

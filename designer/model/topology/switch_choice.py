@@ -15,6 +15,7 @@ when none is priced (or no cost is given), the fewest switches win, then the few
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -24,6 +25,8 @@ from designer.model.topology.sizing import SizingError, plan_fabric, resolve
 
 # What a design's fabric costs: (total, currency) or (None, why it has no total).
 FabricCost = Callable[[FabricDesign], "tuple[float | None, str]"]
+# A floor under a design's fabric cost, cheaper to compute than the cost (None: no floor known).
+FabricBound = Callable[[FabricDesign], "float | None"]
 
 
 # How candidates rank: cost, switches, ports, then the order they were built in.
@@ -58,7 +61,8 @@ class Option:
 @dataclass(frozen=True)
 class SwitchChoice:
     design: FabricDesign
-    options: tuple[Option, ...] = ()   # every candidate that could be built, in catalog order
+    # every candidate that could be built and was priced, in catalog order (price_candidates)
+    options: tuple[Option, ...] = ()
     notes: tuple[str, ...] = ()        # empty when the switch was named, not chosen
 
     @property
@@ -78,15 +82,24 @@ def candidates(catalog: Catalog, tech: Technology) -> tuple[Switch, ...]:
 
 def size_option(design: FabricDesign, catalog: Catalog, cost: FabricCost | None) -> Option:
     """`design` sized with its own switch; raises SizingError when it cannot be built."""
+    return _priced(_sized(design, catalog), cost)
+
+
+def _sized(design: FabricDesign, catalog: Catalog) -> Option:
+    """`design` sized, not yet priced; raises SizingError when it cannot be built."""
     r = resolve(design, catalog)
     plan = plan_fabric(design, r)
     count = (plan.leaves + plan.spines + plan.cores) * r.planes
     ports = count * r.leaf_switch.ports_at(r.link_gbps)
     down = plan.leaf_down * r.link_gbps
     ratio = down / (plan.leaf_up * r.uplink_gbps) if plan.leaf_up else float("inf")
-    total, text = cost(design) if cost is not None else (None, "no price book given")
-    return Option(r.leaf_switch, design, count, ports, total, text, ratio,
-                  design.fabric.leaf.oversubscription, r.link_gbps)
+    return Option(r.leaf_switch, design, count, ports, None, "", ratio, design.fabric.leaf.oversubscription,
+                  r.link_gbps)
+
+
+def _priced(option: Option, cost: FabricCost | None) -> Option:
+    total, text = cost(option.design) if cost is not None else (None, "no price book given")
+    return dataclasses.replace(option, cost=total, cost_text=text)
 
 
 def _layout_text(o: Option) -> str:
@@ -162,16 +175,18 @@ def pick(options: list[Option]) -> tuple[Option, list[str]]:
 
 def choose_switch(catalog: Catalog, tech: Technology,
                   build: Callable[[Switch], FabricDesign | Sequence[FabricDesign]],
-                  cost: FabricCost | None, switches: Sequence[Switch] | None = None) -> SwitchChoice:
+                  cost: FabricCost | None, switches: Sequence[Switch] | None = None,
+                  bound: FabricBound | None = None) -> SwitchChoice:
     """Size `build(switch)` for each of the technology's switches and keep the cheapest.
 
     `build` makes the design for one switch, or several layouts of it (SU size and rails per
     leaf, rail_layout.py), each priced; it may raise SizingError, e.g. when an SU does not fit
     the switch. `switches` limits the candidates (a switch the user named). If no candidate can
     be sized, the first switch's design is returned as it is, so that deriving it reports why it
-    cannot be built.
+    cannot be built. `bound`, a floor under `cost`, lets candidates that cannot be chosen go
+    unpriced (`price_candidates`); the choice and its notes are the same as without it.
     """
-    options: list[Option] = []
+    sized: list[Option] = []
     pool = tuple(switches) if switches is not None else candidates(catalog, tech)
     for sw in pool:
         try:
@@ -180,12 +195,71 @@ def choose_switch(catalog: Catalog, tech: Technology,
             continue
         for design in ([built] if isinstance(built, FabricDesign) else built):
             try:
-                options.append(size_option(design, catalog, cost))
+                sized.append(_sized(design, catalog))
             except (SizingError, UnknownPartError):
                 continue
+    options = price_candidates(sized, catalog, cost, bound)
     if not options:
         first = pool[0] if switches is not None and pool else catalog.switch(tech.default_switch)
         built = build(first)
         return SwitchChoice(built if isinstance(built, FabricDesign) else built[0])
     best, notes = pick(options)
     return SwitchChoice(best.design, tuple(options), tuple(notes))
+
+
+# A floor this close above the cut still gets priced: the floor and the bill add their figures
+# in different orders, so equal sums may differ in the last bits.
+_FLOOR_SLACK = 1e-9
+
+
+def price_candidates(sized: list[Option], catalog: Catalog, cost: FabricCost | None,
+                     bound: FabricBound | None) -> list[Option]:
+    """The candidates priced, in the order given, leaving out those `pick` cannot take.
+
+    Branch and bound, switch model by switch model: the first candidate of each model (its
+    published layout) is always priced; the others in the order of their floor, and once a
+    floor exceeds the model's cheapest price so far by more than LAYOUT_COST_TIE, that candidate
+    and all after it cost more than anything `pick` looks at for the model (its cheapest, and
+    its layouts within the tie), so they are left out. A candidate without a floor is priced.
+    Without a floor function (or a cost) every candidate is priced.
+    """
+    priced: dict[int, Option] = {}
+
+    def price(i: int) -> float | None:
+        """Price candidate i (a candidate that cannot be derived is left out); its cost."""
+        try:
+            priced[i] = _priced(sized[i], cost)
+        except (SizingError, UnknownPartError):
+            return None
+        return priced[i].cost
+
+    if cost is None or bound is None:
+        for i in range(len(sized)):
+            price(i)
+        return [priced[i] for i in range(len(sized)) if i in priced]
+    models: dict[str, list[int]] = {}
+    for i, o in enumerate(sized):
+        models.setdefault(o.switch.id, []).append(i)
+    for members in models.values():
+        costs: list[float] = []
+        first = 0
+        while first < len(members):   # the first candidate that prices, as without a floor
+            total = price(members[first])
+            first += 1
+            if members[first - 1] in priced:
+                costs.extend([total] if total is not None else [])
+                break
+        floors: list[tuple[float, int]] = []
+        for i in members[first:]:
+            floor = bound(sized[i].design)
+            if floor is None:
+                total = price(i)
+                costs.extend([total] if total is not None else [])
+            else:
+                floors.append((floor, i))
+        for floor, i in sorted(floors):
+            if costs and floor * (1 - _FLOOR_SLACK) > min(costs) * (1 + LAYOUT_COST_TIE):
+                break
+            total = price(i)
+            costs.extend([total] if total is not None else [])
+    return [priced[i] for i in range(len(sized)) if i in priced]
