@@ -163,3 +163,17 @@ def test_new_with_the_floor_chooses_as_new_pricing_every_layout(req):
 def test_sold_lengths_as_arrays_are_media_sold_length(runs, cable_id):
     cable = CAT.cables[cable_id]
     assert _sold(cable, np.array(runs)).tolist() == [sold_length(cable, x)[0] for x in runs]
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(template=st.sampled_from(["leaf-spine", "rail-optimized", "fat-tree"]),
+       technology=st.sampled_from(["ib-ndr", "roce-400g", "roce-ecmp-400g"]),
+       gpus=st.sampled_from([256, 1024, 4096]))
+def test_a_palette_drop_chooses_as_pricing_every_layout_would(template, technology, gpus):
+    # The window's drop passes the floor, as `new` does: the same design as pricing every layout.
+    from designer.ui.blocks import choice_cost, template_design
+
+    dropped = template_design(CAT, template, technology, gpus=gpus)
+    full = new_design(CAT, template, gpus=gpus, technology=technology, server=dropped.cluster.server,
+                      name=dropped.meta.name, cost=choice_cost(CAT))
+    assert dropped == full

@@ -10,10 +10,12 @@ from dataclasses import dataclass
 
 from designer.catalog import Catalog
 from designer.model.intent.design import FabricDesign, replace_path
+from designer.model.physical.cost_bound import fabric_bound
 from designer.model.physical.fabric_cost import fabric_cost
 from designer.model.physical.prices import PriceBookError, default_prices
 from designer.model.topology.edits import with_tiers
 from designer.model.topology.presets import default_server, new_design
+from designer.model.topology.switch_choice import FabricBound, FabricCost
 
 MIME_TYPE = "application/x-fabric-designer-block"
 DEFAULT_GPUS = 256
@@ -59,18 +61,27 @@ def template_design(catalog: Catalog, template: str, technology: str, gpus: int 
     # and the same switch choice: the cheapest of the technology's switches in the price book.
     # A new fabric starts on the newest shipping server of its family that runs the technology.
     server = server or default_server(catalog, tech).id
+    cost, bound = choice_pricing(catalog)
+    # The floor lets layouts that cannot be chosen go unpriced, as in `new`: same choice, less
+    # sizing on the drop.
     return new_design(catalog, template, gpus=gpus, technology=tech.id, server=server,
-                      name=f"{gpus:,}-GPU {_NAMES[template]}", cost=choice_cost(catalog))
+                      name=f"{gpus:,}-GPU {_NAMES[template]}", cost=cost, bound=bound)
 
 
-def choice_cost(catalog: Catalog):
-    """What the switch choice compares fabrics by: their bill of materials in the price book;
-    None (fewest switches) if the book cannot be read, since a malformed user price book is
-    reported where prices are shown, not on a drop."""
+def choice_pricing(catalog: Catalog) -> tuple[FabricCost | None, FabricBound | None]:
+    """What the switch choice compares fabrics by, and a floor under it: their bill of materials
+    in the price book; (None, None) (fewest switches) if the book cannot be read, since a
+    malformed user price book is reported where prices are shown, not on a drop."""
     try:
-        return fabric_cost(catalog, default_prices())
+        book = default_prices()
     except PriceBookError:
-        return None
+        return None, None
+    return fabric_cost(catalog, book), fabric_bound(catalog, book)
+
+
+def choice_cost(catalog: Catalog) -> FabricCost | None:
+    """The cost of `choice_pricing`, for choices that price one candidate per switch model."""
+    return choice_pricing(catalog)[0]
 
 
 _NAMES = {"leaf-spine": "leaf-spine", "fat-tree": "fat-tree", "rail-optimized": "rail-optimized fabric"}

@@ -161,8 +161,8 @@ class CloseCall:
     """The design cheapest at book prices is not the one cheapest in the most draws.
 
     The point verdict rests on one set of prices and efficiencies; the draws vary them. When
-    another design wins as many draws or more, the verdict says so in its first line rather
-    than let one number hide a coin toss.
+    another design wins more draws, the verdict says so in its first line rather than let one
+    number hide a coin toss (a tie on draws is no close call: the point winner shares the lead).
     """
 
     book_winner: int        # cheapest at the price book's prices and the computed step

@@ -143,7 +143,11 @@ class CompareLauncher(QObject):
 
         if self.synchronous:
             return done(work())
-        background().start(self, work, lambda outcome: None if done(outcome) else None, name="counterparts")
+
+        def deliver(outcome: tuple[list, tuple[str, str] | None]) -> None:
+            done(outcome)
+
+        background().start(self, work, deliver, name="counterparts")
         return True
 
     def compare_with_files(self, paths: Sequence[str | Path] | None = None) -> bool:
