@@ -232,8 +232,8 @@ def test_graphml_of_the_other_networks_as_they_were_escaped(design, pattern):
 
     design = dataclasses.replace(design, networks=ra_networks(CAT.server(design.cluster.server)))
     src = ExportSource(design, CAT, ExportOptions(node_pattern=pattern))
-    elements = network_graph(src, 7).elements
-    assert elements and elements == graph.network_graph(src, 7).elements
+    elements = network_graph(src, 7).elements   # a server port's node shares its first edge's element
+    assert elements and "\n".join(elements) == "\n".join(graph.network_graph(src, 7).elements)
 
 
 def test_the_netbox_export_writes_its_streamed_files(tmp_path):

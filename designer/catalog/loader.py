@@ -14,7 +14,7 @@ import re
 import types
 import typing
 from collections.abc import Callable, Mapping
-from functools import lru_cache
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
@@ -250,11 +250,17 @@ def _coerce(value: Any, annotation: Any, where: str) -> Any:
     raise CatalogError(f"{where}: unsupported field type {annotation!r}")
 
 
+@cache
+def _shape(cls: type) -> tuple[dict[str, Any], dict[str, dataclasses.Field[Any]]]:
+    """A dataclass's field types and fields, read once per class: resolving the hints is most of
+    loading the catalog's few hundred entries otherwise."""
+    return typing.get_type_hints(cls), {f.name: f for f in dataclasses.fields(cls)}
+
+
 def _build(cls: type[_T], table: object, where: str) -> _T:
     if not isinstance(table, dict):
         raise CatalogError(f"{where}: expected a table, got {quote(table)}")
-    hints = typing.get_type_hints(cls)
-    fields = {f.name: f for f in dataclasses.fields(cls)}
+    hints, fields = _shape(cls)
     unknown = set(table) - set(fields)
     if unknown:
         raise CatalogError(f"{where}: unknown field {quote(sorted(unknown)[0], 40)}")

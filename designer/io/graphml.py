@@ -224,11 +224,10 @@ def _streamed_lines(src: ExportSource) -> Iterator[str]:
                f'<data key="e_lower">{name}</data><data key="e_lower_port">{k}</data>'
                f'<data key="e_upper_port">1</data></edge>')
         i += 2
-    for e in switch_links(derived):
-        lower = e.lower
-        yield (f'    <edge id="e{i}" source="{lower}" target="{e.upper}"><data key="e_label">{e.gbps}G</data>'
-               f'<data key="e_tier">{e.tier}</data><data key="e_gbps">{e.gbps}</data><data key="e_lower">{lower}</data>'
-               f'<data key="e_lower_port">{e.pa}</data><data key="e_upper_port">{e.pb}</data></edge>')
+    for lower, upper, tier, gbps, pa, pb in switch_links(derived):
+        yield (f'    <edge id="e{i}" source="{lower}" target="{upper}"><data key="e_label">{gbps}G</data>'
+               f'<data key="e_tier">{tier}</data><data key="e_gbps">{gbps}</data><data key="e_lower">{lower}</data>'
+               f'<data key="e_lower_port">{pa}</data><data key="e_upper_port">{pb}</data></edge>')
         i += 1
     if has_networks:
         yield from network_graph(src, i).elements

@@ -14,6 +14,8 @@ import re
 # invisible and trip up editors.
 _XML_BAD = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff]")
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+# Text that every escape below leaves as it is: device and port names are nearly all of it.
+_PLAIN = re.compile(r"[A-Za-z0-9 ._/:,=+@#()\[\]-]*")
 
 
 def clean_text(value: object) -> str:
@@ -29,11 +31,15 @@ def one_line(value: object, limit: int = 200) -> str:
 
 def xml_text(value: object) -> str:
     """Escaped element content."""
+    if type(value) is str and _PLAIN.fullmatch(value):
+        return value
     return clean_text(value).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
 def xml_attr(value: object) -> str:
     """Escaped attribute value for a double-quoted attribute; line breaks survive as references."""
+    if type(value) is str and _PLAIN.fullmatch(value):
+        return value
     return (xml_text(value).replace('"', "&quot;").replace("\n", "&#10;").replace("\r", "&#13;")
             .replace("\t", "&#9;"))
 

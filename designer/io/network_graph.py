@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from designer.io.export_source import ExportSource
 from designer.io.markup import xml_attr, xml_text
-from designer.io.network_netbox import compute_switch_names, network_inventory
+from designer.io.network_netbox import compute_switch_names, network_runs
 
 NETWORK_NODE_KEY = '  <key id="n_network" for="node" attr.name="network" attr.type="string"/>'
 NETWORK_EDGE_KEY = '  <key id="e_network" for="edge" attr.name="network" attr.type="string"/>'
@@ -20,6 +20,8 @@ NETWORK_EDGE_KEY = '  <key id="e_network" for="edge" attr.name="network" attr.ty
 
 @dataclass
 class NetworkGraph:
+    """The `<key>` lines and the element lines to add; an edge's element carries, before it, the
+    node line of a server port that edge names first (lines are joined with line breaks)."""
     keys: list[str] = field(default_factory=list)
     elements: list[str] = field(default_factory=list)
 
@@ -41,39 +43,68 @@ class _Escaped(dict[str, str]):
 def network_graph(src: ExportSource, first_edge: int) -> NetworkGraph:
     if not src.design.networks or src.members is not None:
         return NetworkGraph()
-    devices, links = network_inventory(src)
+    devices, runs = network_runs(src)
     out = NetworkGraph([NETWORK_NODE_KEY, NETWORK_EDGE_KEY])
-    by_name = {d.name: d for d in devices}
     compute = set(compute_switch_names(src))
-    seen: set[str] = set()
+    named = compute | {d.name for d in devices}   # ends that are nodes already; the rest are server ports
     attr = _Escaped()
-    bodies: dict[tuple[str, ...], str] = {}     # a node's or an edge's data, per kind of element
+    elements = out.elements
+    bodies: dict[tuple[str, ...], str] = {}     # a node's data, per kind of node
+    seen: set[str] = set()
 
-    def node(name: str, escaped: str, network: str, role: str, model: str = "") -> None:
-        if name in seen or name in compute:
-            return
-        seen.add(name)
-        body = bodies.get(("node", role, model, network))
-        if body is None:
-            body = bodies[("node", role, model, network)] = (
-                _data("n_role", role) + (_data("n_model", model) if model else "") + _data("n_network", network))
-        out.elements.append(f'    <node id="{escaped}">{body}</node>')
+    def node_body(role: str, model: str, network: str) -> str:
+        key = (role, model, network)
+        if key not in bodies:
+            model_data = _data("n_model", model) if model else ""
+            bodies[key] = _data("n_role", role) + model_data + _data("n_network", network)
+        return bodies[key]
 
     for d in devices:
-        node(d.name, attr[d.name], d.network, d.tier, d.switch)
-    for k, link in enumerate(links):
-        ends = []
-        for device, port in ((link.a, link.a_port), (link.b, link.b_port)):
-            if device in by_name or device in compute:
-                ends.append(attr[device])
-            else:  # a server's port of this role
-                escaped = f"{attr[device]}/{attr[port]}"
-                node(f"{device}/{port}", escaped, link.network, "host-port")
-                ends.append(escaped)
-        key = ("edge", link.kind, str(link.gbps), link.network)
-        body = bodies.get(key)
-        if body is None:
-            body = bodies[key] = _data("e_tier", link.kind) + _data("e_gbps", link.gbps) + _data("e_network",
-                                                                                                  link.network)
-        out.elements.append(f'    <edge id="e{first_edge + k}" source="{ends[0]}" target="{ends[1]}">{body}</edge>')
+        if d.name in seen or d.name in compute:
+            continue
+        seen.add(d.name)
+        elements.append(f'    <node id="{attr[d.name]}">{node_body(d.tier, d.switch, d.network)}</node>')
+    k = first_edge
+    for run in runs:
+        data = _data("e_tier", run.kind) + _data("e_gbps", run.gbps) + _data("e_network", run.network)
+        body = node_body("host-port", "", run.network)
+        # A server port's node goes just before the first edge that names it: the a side's
+        # before the b side's, link by link (a column at a time where the b side is all devices).
+        if named.issuperset(run.b):
+            a_ids, a_nodes = _server_ports(run.a, run.a_port, named, compute, seen, attr, body)
+            b_ids = [attr[end] for end in run.b]
+            elements += [f'{node}    <edge id="e{k + j}" source="{a}" target="{b}">{data}</edge>'
+                         for j, (a, b, node) in enumerate(zip(a_ids, b_ids, a_nodes, strict=True))]
+        else:
+            for j, ends in enumerate(zip(run.a, run.a_port, run.b, run.b_port, strict=True)):
+                a_ids, a_nodes = _server_ports([ends[0]], [ends[1]], named, compute, seen, attr, body)
+                b_ids, b_nodes = _server_ports([ends[2]], [ends[3]], named, compute, seen, attr, body)
+                elements.append(f'{a_nodes[0]}{b_nodes[0]}    <edge id="e{k + j}" source="{a_ids[0]}" '
+                                f'target="{b_ids[0]}">{data}</edge>')
+        k += len(run.a)
     return out
+
+
+def _server_ports(ends: list[str], ports: list[str], named: set[str], compute: set[str], seen: set[str],
+                  attr: _Escaped, body: str) -> tuple[list[str], list[str]]:
+    """The node ids of a run's ends on one side, and before each the node line (with its line
+    break) of a server port not written yet, or "". Devices and switches are nodes already; a
+    server's port of the run's role is `host/port`. A run is a column: 32,768 server ports of
+    one role at 131,072 GPUs."""
+    if named.issuperset(ends):
+        return [attr[end] for end in ends], [""] * len(ends)
+    ids, nodes = [], []
+    for end, port in zip(ends, ports, strict=True):
+        if end in named:
+            ids.append(attr[end])
+            nodes.append("")
+            continue
+        escaped = f"{attr[end]}/{attr[port]}"
+        ids.append(escaped)
+        name = f"{end}/{port}"
+        if name in seen or name in compute:
+            nodes.append("")
+        else:
+            seen.add(name)
+            nodes.append(f'    <node id="{escaped}">{body}</node>\n')
+    return ids, nodes

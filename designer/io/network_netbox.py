@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable, Iterator
 from designer.io.csv_cells import csv_field, rows_to_csv, safe_cell, safe_field
 from designer.io.export_source import ExportError, ExportSource
 from designer.io.markup import one_line, slug
-from designer.model.networks.devices import NetDevice, NetLink, expand
+from designer.model.networks.devices import LinkRun, NetDevice, NetLink, expand_runs
 from designer.model.networks.sizing import (
     NetworkSize,
     servers_per_rack,
@@ -56,19 +56,25 @@ def compute_switch_names(src: ExportSource) -> list[str]:
 
 def network_inventory(src: ExportSource) -> tuple[list[NetDevice], list[NetLink]]:
     """Every device and link of the design's other networks, servers named as the exports name them."""
+    devices, runs = network_runs(src)
+    return devices, [link for run in runs for link in run.links()]
+
+
+def network_runs(src: ExportSource) -> tuple[list[NetDevice], list[LinkRun]]:
+    """The same devices, and the same links in the same order as runs of one kind, in columns."""
     design, catalog = src.design, src.catalog
     compute = compute_switch_names(src)
     sizes = checked_sizes(src)
     server = catalog.server(design.cluster.server)
     rack = servers_per_rack(design, server)
     devices: list[NetDevice] = []
-    links: list[NetLink] = []
+    runs: list[LinkRun] = []
     for size in sizes:
         others = compute + [d.name for d in devices if d.switch] if size.role == "oob" else []
-        new_devices, new_links = expand(size, design.cluster.servers, rack, src.host, others)
+        new_devices, new_runs = expand_runs(size, design.cluster.servers, rack, src.host, others)
         devices += new_devices
-        links += new_links
-    return devices, links
+        runs += new_runs
+    return devices, runs
 
 
 def network_netbox_files(src: ExportSource) -> dict[str, str]:
@@ -82,7 +88,7 @@ def network_netbox_chunks(src: ExportSource) -> dict[str, str | Iterable[str]]:
     if not src.design.networks:
         return {}
     site = one_line(src.options.site or src.name, 100) or "Fabric"
-    devices, links = network_inventory(src)
+    devices, runs = network_runs(src)
     catalog = src.catalog
 
     def maker_model(d: NetDevice) -> tuple[str, str]:
@@ -101,8 +107,8 @@ def network_netbox_chunks(src: ExportSource) -> dict[str, str | Iterable[str]]:
             [safe_cell(m), safe_cell(t), slug(f"{m}-{t}"), "1" if m != ENDPOINT_MAKER[0] else "0"] for m, t in types]),
     }
     out[FILES[3]] = _device_rows(devices, maker_model, site)
-    out[FILES[4]] = _interface_rows(links)
-    out[FILES[5]] = _cable_rows(links)
+    out[FILES[4]] = _interface_rows(runs)
+    out[FILES[5]] = _cable_rows(runs)
     return out
 
 
@@ -130,36 +136,40 @@ def _device_rows(devices: list[NetDevice], maker_model: Callable[[NetDevice], tu
                        for d in devices[first:first + _STEP] for maker, model in (maker_model(d),)])
 
 
-def _interface_rows(links: list[NetLink]) -> Iterator[str]:
+def _interface_rows(runs: list[LinkRun]) -> Iterator[str]:
     yield rows_to_csv([["device", "name", "type", "speed", "description"]])
     cell = _Cells()
     # a description is "<network> <kind> to <other end>": plain where the other end's name is
     # (the network and kind are this tool's words), made safe as a whole otherwise
-    kinds: dict[tuple[str, int, str, str], tuple[str, str, bool]] = {}
-    for first in range(0, len(links), _STEP):
-        lines = []
-        for link in links[first:first + _STEP]:
-            key = (link.medium, link.gbps, link.network, link.kind)
-            if key not in kinds:
-                kind = "1000base-t" if link.medium == "copper" else "other"
-                what = f"{link.network} {link.kind} to "
-                kinds[key] = (f"{kind},{link.gbps * 1_000_000}", what, safe_field(what) == what)
-            speed, what, plain = kinds[key]
-            a, b = link.a, link.b
-            ca, cb = cell[a], cell[b]
-            to_b = what + b if plain and cb == b else safe_field(what + b)
-            to_a = what + a if plain and ca == a else safe_field(what + a)
-            lines.append(f"{ca},{cell[link.a_port]},{speed},{to_b}\r\n{cb},{cell[link.b_port]},{speed},{to_a}\r\n")
-        yield "".join(lines)
+    for run in runs:
+        kind = "1000base-t" if run.medium == "copper" else "other"
+        speed = f"{kind},{run.gbps * 1_000_000}"
+        what = f"{run.network} {run.kind} to "
+        plain = safe_field(what) == what
+        for first in range(0, len(run.a), _STEP):
+            last = first + _STEP
+            a_cells = [cell[end] for end in run.a[first:last]]
+            b_cells = [cell[end] for end in run.b[first:last]]
+            yield "".join([
+                f"{ca},{cell[pa]},{speed},{what + b if plain and cb == b else safe_field(what + b)}\r\n"
+                f"{cb},{cell[pb]},{speed},{what + a if plain and ca == a else safe_field(what + a)}\r\n"
+                for a, pa, b, pb, ca, cb in zip(run.a[first:last], run.a_port[first:last], run.b[first:last],
+                                                run.b_port[first:last], a_cells, b_cells, strict=True)])
 
 
-def _cable_rows(links: list[NetLink]) -> Iterator[str]:
+def _cable_rows(runs: list[LinkRun]) -> Iterator[str]:
     yield rows_to_csv([["side_a_device", "side_a_type", "side_a_name", "side_b_device", "side_b_type", "side_b_name",
                         "type", "status", "label"]])
     cell = _Cells()
-    labels = {network: csv_field(network.upper()) for network in {link.network for link in links}}
-    for first in range(0, len(links), _STEP):
-        yield "".join([
-            f"{cell[link.a]},dcim.interface,{cell[link.a_port]},{cell[link.b]},dcim.interface,{cell[link.b_port]},"
-            f"{CABLE_TYPES[link.medium]},planned,{labels[link.network]}{k + 1}\r\n"
-            for k, link in enumerate(links[first:first + _STEP], start=first)])
+    labels = {network: csv_field(network.upper()) for network in {run.network for run in runs}}
+    k = 0
+    for run in runs:
+        tail = f"{CABLE_TYPES[run.medium]},planned,{labels[run.network]}"
+        for first in range(0, len(run.a), _STEP):
+            last = first + _STEP
+            yield "".join([
+                f"{cell[a]},dcim.interface,{cell[pa]},{cell[b]},dcim.interface,{cell[pb]},{tail}{n}\r\n"
+                for n, (a, pa, b, pb) in enumerate(zip(run.a[first:last], run.a_port[first:last], run.b[first:last],
+                                                       run.b_port[first:last], strict=True), start=k + first + 1)])
+        k += len(run.a)
+

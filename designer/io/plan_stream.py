@@ -11,6 +11,7 @@ go through the graph as before (`streamable`).
 from __future__ import annotations
 
 from collections.abc import Iterator
+from functools import partial
 from typing import NamedTuple
 
 from designer.model.topology.builders import _spread, leaf_assignment, nic_id, nodes_pod, plane_prefix
@@ -37,6 +38,11 @@ class Edge(NamedTuple):
     gbps: int
     pa: int
     pb: int
+
+
+# Made from one tuple by tuple.__new__ itself, without the named tuple's Python-level __new__:
+# a 131,072-GPU fabric has 262,144 switch links.
+_edge = partial(tuple.__new__, Edge)
 
 
 def streamable(derived: Derived, view_is_fabric: bool, other_networks: bool = False) -> bool:
@@ -121,8 +127,8 @@ def switch_links(derived: Derived) -> Iterator[Edge]:
                 spine = f"{pre}spine-{s + 1}"
                 for _ in range(links):
                     up_port += 1
-                    spine_used[s] += 1
-                    yield Edge(leaf, spine, "leaf-spine", gbps, up_port, spine_used[s])
+                    spine_used[s] = used = spine_used[s] + 1
+                    yield _edge((leaf, spine, "leaf-spine", gbps, up_port, used))
         if plan.tiers == 3:
             core_used = [0] * plan.cores
             group = plan.core_groups_size
@@ -136,5 +142,5 @@ def switch_links(derived: Derived) -> Iterator[Edge]:
                     core = f"{pre}core-{c + 1}"
                     for _ in range(links):
                         up_port += 1
-                        core_used[c] += 1
-                        yield Edge(spine, core, "spine-core", gbps, up_port, core_used[c])
+                        core_used[c] = used = core_used[c] + 1
+                        yield _edge((spine, core, "spine-core", gbps, up_port, used))

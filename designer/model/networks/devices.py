@@ -39,6 +39,23 @@ class NetLink(NamedTuple):
     network: str
 
 
+class LinkRun(NamedTuple):
+    """Links of one kind in a row, as columns: the writers of a large cluster's networks read
+    them a column at a time instead of a tuple per link."""
+    a: list[str]
+    a_port: list[str]
+    b: list[str]
+    b_port: list[str]
+    gbps: int
+    medium: str
+    kind: str
+    network: str
+
+    def links(self) -> list[NetLink]:
+        rest = (self.gbps, self.medium, self.kind, self.network)
+        return [NetLink(*ends, *rest) for ends in zip(self.a, self.a_port, self.b, self.b_port, strict=True)]
+
+
 class _Ports:
     """Port names per device, numbered in the order they are taken."""
 
@@ -48,6 +65,14 @@ class _Ports:
     def take(self, device: str, stem: str = "port") -> str:
         self.used[device] = n = self.used.get(device, 0) + 1
         return f"{stem}{n}"
+
+    def taken(self, devices: list[str]) -> list[str]:
+        """`take` for each device in turn."""
+        used, out = self.used, []
+        for device in devices:
+            used[device] = n = used.get(device, 0) + 1
+            out.append(f"port{n}")
+        return out
 
 
 def _group(size: NetworkSize, servers: int) -> int:
@@ -61,6 +86,13 @@ def _group(size: NetworkSize, servers: int) -> int:
 def expand(size: NetworkSize, servers: int, servers_per_rack: int, server_name: Callable[[int], str],
            other_switches: Sequence[str] = ()) -> tuple[list[NetDevice], list[NetLink]]:
     """The devices and links of one sized network."""
+    devices, runs = expand_runs(size, servers, servers_per_rack, server_name, other_switches)
+    return devices, [link for run in runs for link in run.links()]
+
+
+def expand_runs(size: NetworkSize, servers: int, servers_per_rack: int, server_name: Callable[[int], str],
+                other_switches: Sequence[str] = ()) -> tuple[list[NetDevice], list[LinkRun]]:
+    """The devices of one sized network and its links, in the same order as runs of one kind."""
     if size.errors or size.template in ("merged", "segment"):   # no devices or cables of their own
         return [], []
     if size.template == "per-rack":
@@ -69,13 +101,13 @@ def expand(size: NetworkSize, servers: int, servers_per_rack: int, server_name: 
 
 
 def _expand_pairs(size: NetworkSize, servers: int,
-                  server_name: Callable[[int], str]) -> tuple[list[NetDevice], list[NetLink]]:
+                  server_name: Callable[[int], str]) -> tuple[list[NetDevice], list[LinkRun]]:
     p, net = PREFIX[size.role], size.role
     tiers = {g.tier: g for g in size.switches}
     links = {g.kind: g for g in size.links}
     ports = _Ports()
     devices: list[NetDevice] = []
-    out: list[NetLink] = []
+    out: list[LinkRun] = []
     leaves: list[str] = []
     for tier, stem in (("leaf", "leaf"), ("storage leaf", "sleaf")):
         group = tiers.get(tier)
@@ -90,52 +122,45 @@ def _expand_pairs(size: NetworkSize, servers: int,
     per_server = server_links.count // servers if servers else 0
     per_pair = _group(size, servers)
     pair_leaves = [d.name for d in devices if d.tier == "leaf"]
-    used, gbps, medium = ports.used, server_links.gbps, server_links.medium
     server_ports = [f"{net}{k + 1}" for k in range(per_server)]
-    for i in range(servers):
-        pair = i // per_pair
-        server = server_name(i)
-        for k in range(per_server):
-            leaf = pair_leaves[2 * pair + k % 2]
-            used[leaf] = n = used.get(leaf, 0) + 1   # ports.take(leaf), inlined: one call per server port
-            out.append(NetLink(server, server_ports[k], leaf, f"port{n}", gbps, medium, "server-leaf", net))
+    names = [server_name(i) for i in range(servers)]
+    # each server's ports in turn, port k to the leaf of its pair on side k % 2
+    to_leaf = [pair_leaves[2 * (i // per_pair) + k % 2] for i in range(servers) for k in range(per_server)]
+    out.append(LinkRun([name for name in names for _ in server_ports], server_ports * servers, to_leaf,
+                       ports.taken(to_leaf), server_links.gbps, server_links.medium, "server-leaf", net))
     if "storage-leaf" in links:
         s = links["storage-leaf"]
         storage_leaves = [d.name for d in devices if d.tier == "storage leaf"]
         appliance = f"{p}-storage-appliances"
         devices.append(NetDevice(appliance, "storage appliance", "", net))
-        for k in range(s.count):
-            leaf = storage_leaves[k % len(storage_leaves)]
-            out.append(NetLink(appliance, f"port{k + 1}", leaf, ports.take(leaf), s.gbps, s.medium, "storage-leaf",
-                               net))
+        to_storage = [storage_leaves[k % len(storage_leaves)] for k in range(s.count)]
+        out.append(LinkRun([appliance] * s.count, [f"port{k + 1}" for k in range(s.count)], to_storage,
+                           ports.taken(to_storage), s.gbps, s.medium, "storage-leaf", net))
     if "leaf peer link" in links:
         peer = links["leaf peer link"]
         per_pair = peer.count // max(1, len(leaves) // 2)
-        for k in range(0, len(leaves), 2):
-            for _ in range(per_pair):
-                a, b = leaves[k], leaves[k + 1]
-                out.append(NetLink(a, ports.take(a), b, ports.take(b), peer.gbps, peer.medium, "leaf peer link", net))
+        sides = [leaves[k] for k in range(0, len(leaves) - 1, 2) for _ in range(per_pair)]
+        others = [leaves[k + 1] for k in range(0, len(leaves) - 1, 2) for _ in range(per_pair)]
+        out.append(LinkRun(sides, ports.taken(sides), others, ports.taken(others), peer.gbps, peer.medium,
+                           "leaf peer link", net))
     if spines and "leaf-spine" in links:
         up = links["leaf-spine"]
         per_leaf = up.count // len(leaves)
-        turn = 0   # one round-robin over every uplink, so the spines fill evenly
-        for leaf in leaves:
-            for _ in range(per_leaf):
-                spine_name = spines[turn % len(spines)]
-                turn += 1
-                out.append(NetLink(leaf, ports.take(leaf), spine_name, ports.take(spine_name), up.gbps, up.medium,
-                                   "leaf-spine", net))
-    return devices, out
+        lower = [leaf for leaf in leaves for _ in range(per_leaf)]
+        upper = [spines[turn % len(spines)] for turn in range(len(lower))]   # one round-robin: spines fill evenly
+        out.append(LinkRun(lower, ports.taken(lower), upper, ports.taken(upper), up.gbps, up.medium, "leaf-spine",
+                           net))
+    return devices, [run for run in out if run.a]
 
 
 def _expand_oob(size: NetworkSize, servers: int, servers_per_rack: int, server_name: Callable[[int], str],
-                other_switches: Sequence[str]) -> tuple[list[NetDevice], list[NetLink]]:
+                other_switches: Sequence[str]) -> tuple[list[NetDevice], list[LinkRun]]:
     net = "oob"
     tiers = {g.tier: g for g in size.switches}
     links = {g.kind: g for g in size.links}
     ports = _Ports()
     devices: list[NetDevice] = []
-    out: list[NetLink] = []
+    out: list[LinkRun] = []
     racks = max(1, size.racks)
     rack_group = tiers["management (server racks)"]
     per_rack = rack_group.count // racks
@@ -148,27 +173,29 @@ def _expand_oob(size: NetworkSize, servers: int, servers_per_rack: int, server_n
     for r in range(racks):
         switches = [f"oob-r{r + 1:03d}-{k + 1}" for k in range(per_rack)]
         devices += [NetDevice(s, "management", rack_group.switch, net) for s in switches]
-        ends: list[tuple[str, str, str]] = []
-        for i in range(r * servers_per_rack, min(servers, (r + 1) * servers_per_rack)):
-            ends += [(server, bmc_port, "BMC") for server in (server_name(i),) for bmc_port in bmc_ports]
-        for k in range(rack_mgmt):
-            name = f"rack-{r + 1:03d}-mgmt-{k + 1}"
-            devices.append(NetDevice(name, "rack management port", "", net))
-            ends.append((name, "mgmt", "rack management ports"))
-        for k in range(pdus):
-            name = f"rack-{r + 1:03d}-pdu-{'ab'[k] if k < 2 else k + 1}"
-            devices.append(NetDevice(name, "PDU", "", net))
-            ends.append((name, "mgmt", "PDU"))
-        used = ports.used
-        for k, (device, port, kind) in enumerate(ends):
-            switch = switches[k * len(switches) // len(ends)] if ends else switches[0]
-            used[switch] = n = used.get(switch, 0) + 1   # ports.take(switch), inlined
-            out.append(NetLink(device, port, switch, f"port{n}", gbps, "copper", kind, net))
+        # the rack's ends in order, a run per kind: its BMCs, management ports and PDUs
+        bmcs = [server_name(i) for i in range(r * servers_per_rack, min(servers, (r + 1) * servers_per_rack))]
+        kinds: list[tuple[str, list[str], list[str]]] = [
+            ("BMC", [server for server in bmcs for _ in bmc_ports], bmc_ports * len(bmcs))]
+        for kind, tier, named in (
+                ("rack management ports", "rack management port",
+                 [f"rack-{r + 1:03d}-mgmt-{k + 1}" for k in range(rack_mgmt)]),
+                ("PDU", "PDU", [f"rack-{r + 1:03d}-pdu-{'ab'[k] if k < 2 else k + 1}" for k in range(pdus)])):
+            devices += [NetDevice(name, tier, "", net) for name in named]
+            kinds.append((kind, named, ["mgmt"] * len(named)))
+        ends = sum(len(devices_of) for _, devices_of, _ in kinds)
+        first = 0
+        for kind, devices_of, port_of in kinds:
+            to_switch = [switches[k * len(switches) // ends] for k in range(first, first + len(devices_of))]
+            first += len(devices_of)
+            if devices_of:
+                out.append(LinkRun(devices_of, port_of, to_switch, ports.taken(to_switch), gbps, "copper", kind, net))
     network_group = tiers.get("management (network racks)")
     if network_group and other_switches:
         names = [f"oob-net-{k + 1:02d}" for k in range(network_group.count)]
         devices += [NetDevice(s, "management", network_group.switch, net) for s in names]
-        for k, device in enumerate(other_switches):
-            switch = names[k * len(names) // len(other_switches)]
-            out.append(NetLink(device, "mgmt0", switch, ports.take(switch), gbps, "copper", "switch management", net))
+        managed = list(other_switches)
+        to_switch = [names[k * len(names) // len(managed)] for k in range(len(managed))]
+        out.append(LinkRun(managed, ["mgmt0"] * len(managed), to_switch, ports.taken(to_switch), gbps, "copper",
+                           "switch management", net))
     return devices, out
