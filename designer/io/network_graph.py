@@ -93,6 +93,14 @@ def _server_ports(ends: list[str], ports: list[str], named: set[str], compute: s
     one role at 131,072 GPUs."""
     if named.issuperset(ends):
         return [attr[end] for end in ends], [""] * len(ends)
+    if named.isdisjoint(ends):
+        names = [f"{end}/{port}" for end, port in zip(ends, ports, strict=True)]
+        fresh = set(names)
+        if len(fresh) == len(names) and fresh.isdisjoint(seen) and fresh.isdisjoint(compute):
+            # every end a server port met for the first time: the run's columns in one go
+            seen |= fresh
+            ids = [f"{attr[end]}/{attr[port]}" for end, port in zip(ends, ports, strict=True)]
+            return ids, [f'    <node id="{escaped}">{body}</node>\n' for escaped in ids]
     ids, nodes = [], []
     for end, port in zip(ends, ports, strict=True):
         if end in named:

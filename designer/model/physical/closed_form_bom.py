@@ -100,6 +100,12 @@ def _spread_links(owners: int, count: int, targets: int, offsets: np.ndarray) ->
     return np.repeat(owner, flat), np.repeat(tt, flat)
 
 
+def _looked_up(table: dict[int, float], keys: np.ndarray) -> np.ndarray:
+    """table[k] for each key, looked up once per distinct key (a few lengths over 262,144 links)."""
+    distinct, inverse = np.unique(keys, return_inverse=True)
+    return np.array([table[k] for k in distinct.tolist()], np.float64)[inverse.reshape(-1)]
+
+
 def _repeat(x: np.ndarray, times: int) -> np.ndarray:
     """x, x, ... (`times` copies end to end); faster than np.tile for one dimension."""
     return np.concatenate([x] * times) if times > 1 else x
@@ -708,7 +714,7 @@ def counts_from_links(derived: Derived, catalog: Catalog, links: _Links, cages: 
         sold_fiber = add(lf[has], len_inv[has], class_pieces.ravel()[flat][has].astype(np.float64))
         if per_link is not None:
             link_cable[has] = lf[has]
-            link_sold[has] = [sold_fiber[k] for k in (lf[has] * n_len + len_inv[has]).tolist()]
+            link_sold[has] = _looked_up(sold_fiber, lf[has] * n_len + len_inv[has])
     ls = class_split.ravel()[flat]
     has = ls >= 0
     if has.any():
@@ -736,7 +742,7 @@ def counts_from_links(derived: Derived, catalog: Catalog, links: _Links, cages: 
             cabled_link = g_cable[group] >= 0
             link_cable[cabled_link] = g_cable[group][cabled_link]
             keys_l = g_cable[group][cabled_link] * n_len + g_longest[group][cabled_link]
-            link_sold[cabled_link] = [sold_of[k] for k in keys_l.tolist()]
+            link_sold[cabled_link] = _looked_up(sold_of, keys_l)
         bucket_key = g_cable[cabled] * n_len + g_longest[cabled]
         # power: the same float additions, in the same (group) order, as the link-by-link path
         keys_u, inv_u = np.unique(bucket_key, return_inverse=True)
