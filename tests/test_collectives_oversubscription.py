@@ -124,3 +124,17 @@ def test_deleting_spines_reads_the_uplinks_share_and_binds_once_they_cannot_carr
         else:
             assert packed.busbw_GBps < base.busbw_GBps
             assert _is_oversubscription(packed.bottleneck)
+
+
+def test_a_packed_figure_that_keeps_up_shows_what_spread_ranks_would_get():
+    """After a spine is deleted the packed all-reduce still runs at its intact rate; the reading
+    beside it says what the same job gets with its ranks spread, where the 1.33:1 leaf binds."""
+    derived = _without_spines(1)
+    packed = C.estimate(derived, "allreduce", SIZE)
+    spread = C.estimate(derived, "allreduce", SIZE, placement="spread")
+    reading = C.other_placement_reading(derived, "allreduce", SIZE, packed)
+    assert reading == f"with ranks spread: {spread.busbw_GBps:,.0f} GB/s, limited by {spread.bottleneck}"
+    assert _is_oversubscription(spread.bottleneck) and spread.busbw_GBps < packed.busbw_GBps
+    # where both placements give the same figure there is nothing to add
+    intact = _without_spines(0)
+    assert C.other_placement_reading(intact, "allreduce", SIZE, C.estimate(intact, "allreduce", SIZE)) == ""

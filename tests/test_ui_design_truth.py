@@ -189,3 +189,25 @@ def test_bandwidth_and_power_read_the_same_in_the_window_and_the_report(qtbot):
     plain = panel.cards["bisection"].value.text().replace("&nbsp;", " ")
     assert cards["Bisection"].value.split(" ")[0] in plain
     assert cards["Network power"].value.split(" ")[0] in panel.cards["power"].value.text()
+
+
+def test_the_all_reduce_card_of_an_oversubscribed_fabric_shows_both_placements(qtbot):
+    """A deleted spine leaves the packed all-reduce at its intact rate: the card says how much of
+    the traffic meets the uplinks, and what the same job gets with its ranks spread."""
+    from designer.model.performance import collectives as C
+    from designer.model.topology.presets import new_design
+    from designer.ui.panels.metrics_panel import MetricsPanel
+
+    panel = MetricsPanel()
+    qtbot.addWidget(panel)
+    design = new_design(CAT, "leaf-spine", nodes=24, server="dgx-h100")
+    edited = dataclasses.replace(design, edits=(Edit(op="remove-device", a="spine-1"),))
+    result = compute(edited, CAT)
+    panel.show_result(result)
+    spread = C.estimate(derive(edited, CAT), "allreduce", design.performance.message_size_bytes, placement="spread")
+    detail = panel.cards["allreduce"].detail.text()
+    assert "(packed ranks): the uplinks keep up" in detail
+    assert f"with ranks spread: {spread.busbw_GBps:,.0f} GB/s, limited by oversubscription at leaf tier" in detail
+    # the intact fabric is not oversubscribed: one figure, no second reading
+    panel.show_result(compute(design, CAT))
+    assert "with ranks" not in panel.cards["allreduce"].detail.text()

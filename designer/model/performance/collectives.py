@@ -618,6 +618,21 @@ def uplink_reading(ctx: FabricContext, algorithm: str) -> str:
     return f"{where} ({ctx.placement} ranks): the uplinks keep up"
 
 
+def other_placement_reading(derived: Derived, collective: str, size_bytes: int, shown: CollectiveResult) -> str:
+    """The same collective with the ranks placed the other way, where that reads differently.
+
+    With ranks packed, a ring leaves each leaf once and a mildly oversubscribed leaf keeps up; a
+    job whose ranks land spread over the leaves (a fragmented cluster, a scheduler that does not
+    place by topology) sends nearly all its traffic over the spines, and there the leaf ratio
+    binds. A card that shows one figure shows the other beside it. Empty when they agree."""
+    placement = derived.design.performance.placement
+    other = "spread" if placement == "packed" else "packed"
+    r = estimate(derived, collective, size_bytes, placement=other)
+    if abs(r.busbw_GBps - shown.busbw_GBps) <= 0.005 * max(shown.busbw_GBps, 1e-12):
+        return ""
+    return f"with ranks {other}: {r.busbw_GBps:,.0f} GB/s, limited by {r.bottleneck}"
+
+
 def sweep(derived: Derived, collective: str = "allreduce", gpus: int | None = None, algorithm: str = "auto",
           placement: str | None = None, sizes: Sequence[int] | np.ndarray | None = None,
           settings: PerformanceSettings | None = None) -> Sweep:

@@ -349,10 +349,14 @@ class MetricsPanel(QWidget):
             # On an oversubscribed fabric the card says how much of the traffic meets the uplinks,
             # so a NIC-bound figure after an edit reads as a measured fact, not as a stale one.
             detail += f"\n{result.allreduce_uplinks}"
+        if result.allreduce_other and oversubscribed:
+            # what the oversubscription costs the same job when its ranks land the other way
+            detail += f"\n{result.allreduce_other}"
         self.cards["allreduce"].show_value(f"{est.busbw_GBps:,.0f} GB/s", detail)
         self.cards["allreduce"].setToolTip(
             "Estimated bus bandwidth and time of one all-reduce over every GPU (an estimate; see the "
-            "collectives model)" + (f"\nUplinks: {result.allreduce_uplinks}" if result.allreduce_uplinks else ""))
+            "collectives model)" + (f"\nUplinks: {result.allreduce_uplinks}" if result.allreduce_uplinks else "")
+            + (f"\nThe same {result.allreduce_other}" if result.allreduce_other else ""))
 
     def _show_findings(self, findings: list[tuple[str, str, str]], result) -> None:
         self.findings.clear()

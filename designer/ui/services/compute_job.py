@@ -52,6 +52,7 @@ class ComputeResult:
     allreduce: CollectiveResult | None = None   # at the chosen size
     busbw_curve: tuple | None = None  # (message sizes in bytes, busbw in GB/s), numpy arrays
     allreduce_uplinks: str = ""       # what the uplinks do to that collective (collectives.uplink_reading)
+    allreduce_other: str = ""         # the same with the ranks placed the other way, where it differs
     extras_error: str | None = None   # the BOM or collective estimate failed; metrics are still good
     elapsed_ms: float = 0.0
     bom_ms: float = 0.0               # the BOM's own time when it came in a second step (in elapsed_ms)
@@ -75,7 +76,7 @@ def compute(design: FabricDesign | None, catalog: Catalog | None = None, generat
         return ComputeResult(generation, design, preview, error=str(exc),
                              elapsed_ms=(time.perf_counter() - start) * 1000)
     built = allreduce = curve = None
-    uplinks = ""
+    uplinks = other = ""
     problems = []
     pending = False
     try:
@@ -83,6 +84,9 @@ def compute(design: FabricDesign | None, catalog: Catalog | None = None, generat
         allreduce = collectives_module.estimate(derived, perf.collective, size_bytes=perf.message_size_bytes)
         curve = collectives_module.sweep(derived, perf.collective).curve("busbw")
         uplinks = collectives_module.uplink_reading(collectives_module.context_for(derived), allreduce.algorithm)
+        if _oversubscribed(metrics):
+            other = collectives_module.other_placement_reading(derived, perf.collective, perf.message_size_bytes,
+                                                               allreduce)
     except Exception as exc:  # an estimate problem must not hide the metrics
         problems.append(f"collective estimate: {exc}")
     if bom != "skip":
@@ -95,8 +99,12 @@ def compute(design: FabricDesign | None, catalog: Catalog | None = None, generat
         else:
             pending = not preview
     return ComputeResult(generation, design, preview, metrics, derived.resolved.family, None, built, pending,
-                         allreduce, curve, uplinks, "; ".join(problems) or None,
+                         allreduce, curve, uplinks, other, "; ".join(problems) or None,
                          (time.perf_counter() - start) * 1000)
+
+
+def _oversubscribed(m: Metrics) -> bool:
+    return any((m.oversubscription(t) or 1.0) > 1.001 for t in ("leaf", "spine") if t in m.ports_by_tier)
 
 
 def compute_bom(first: ComputeResult, catalog: Catalog | None = None) -> ComputeResult:
