@@ -129,6 +129,24 @@ def _place(mode: str, leaves: int, uplinks: int, nics: int, load: float, per_nic
         # Packet spraying, or one leaf (nothing crosses): every link carries the mean.
         return Placement(mode, leaves, uplinks, flows, per_nic, load, 1.0, 1.0, 1.0, flows / uplinks, 0)
     seeds = max(4, min(consts.seeds, budget // (leaves * flows)))
+    on_path, busiest = _draws(leaves, uplinks, flows, seeds, seed)
+    mean = flows / uplinks
+    # A flow's rate against capacity: its link's fair share, or its own demand if the link keeps up.
+    per_flow_load = load / mean
+    balanced = min(1.0, 1.0 / load) if load > 0 else 1.0
+    share = np.minimum(1.0, 1.0 / (per_flow_load * on_path)) / balanced
+    throughput = share.mean(axis=1)
+    return Placement(mode, leaves, uplinks, flows, per_nic, load, float(throughput.mean()),
+                     float(np.percentile(throughput, 10)), float(share.min(axis=1).mean()),
+                     busiest, seeds)
+
+
+# The draws do not depend on the load, nor on which hashed mode asked: a collective's several
+# loads (each message size, the full-load figure) on one fabric share one placement of flows.
+@lru_cache(maxsize=16)
+def _draws(leaves: int, uplinks: int, flows: int, seeds: int, seed: int) -> tuple[np.ndarray, float]:
+    """Per seed and flow, the flows on the busier link of its path (read-only), and the flows on
+    the busiest link, mean over seeds."""
     rng = np.random.default_rng(seed)
     n = leaves * flows
     src = np.repeat(np.arange(leaves, dtype=np.int32), flows)
@@ -142,16 +160,9 @@ def _place(mode: str, leaves: int, uplinks: int, nics: int, load: float, per_nic
     up = np.bincount(up_idx.ravel(), minlength=size)
     down = np.bincount(down_idx.ravel(), minlength=size)
     on_path = np.maximum(up[up_idx], down[down_idx]).astype(np.float64)
-    mean = flows / uplinks
-    # A flow's rate against capacity: its link's fair share, or its own demand if the link keeps up.
-    per_flow_load = load / mean
-    balanced = min(1.0, 1.0 / load) if load > 0 else 1.0
-    share = np.minimum(1.0, 1.0 / (per_flow_load * on_path)) / balanced
-    throughput = share.mean(axis=1)
+    on_path.flags.writeable = False
     busiest = np.maximum(up.reshape(seeds, -1).max(axis=1), down.reshape(seeds, -1).max(axis=1))
-    return Placement(mode, leaves, uplinks, flows, per_nic, load, float(throughput.mean()),
-                     float(np.percentile(throughput, 10)), float(share.min(axis=1).mean()),
-                     float(busiest.mean()), seeds)
+    return on_path, float(busiest.mean())
 
 
 def full_load(mode: str, leaves: int, uplinks: int, nics_per_leaf: int, qps_per_connection: int) -> Placement:
