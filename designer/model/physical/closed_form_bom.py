@@ -369,10 +369,11 @@ def template_cages(derived: Derived, catalog: Catalog, links: _Links) -> _Cages:
     return _Cages(a_cage, a_lane, a_cap, a_type, b_cage, b_lane, b_cap, b_type, type_names, host_type, k_host)
 
 
-def link_lengths(fp: FloorPlan, links: _Links, row: np.ndarray, slot: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Each link's run as `cable_run_m` computes it (the same float operations and Python's
-    rounding, looked up per distinct value: a floor plan has few distinct runs): the distinct
-    lengths, sorted, and per link the index of its length among them."""
+def _run_codes(fp: FloorPlan, links: _Links, row: np.ndarray,
+               slot: np.ndarray) -> tuple[np.ndarray, dict[int, float], int]:
+    """Per link a code of its run, each code's run as `cable_run_m` computes it (the same float
+    operations and Python's rounding, worked out per distinct code: a floor plan has few
+    distinct runs), and the number of codes."""
     xs = [round(s * fp.rack_width_m, 3) for s in range(int(slot.max(initial=0)) + 1)]
     ys = [round(w * fp.row_pitch_m, 3) for w in range(int(row.max(initial=0)) + 1)]
     ra, sa, rb, sb = row[links.a_dev], slot[links.a_dev], row[links.b_dev], slot[links.b_dev]
@@ -402,12 +403,38 @@ def link_lengths(fp: FloorPlan, links: _Links, row: np.ndarray, slot: np.ndarray
         else:
             ix, iy = divmod(c, len(dy_u) + 1)
             run[c] = round(dx_u[ix] + dy_u[iy] + 2 * fp.vertical_run_m + fp.slack_m, 2)
+    return combo, run, in_rack + 1
+
+
+def _value_codes(run: dict[int, float], codes: int) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct runs, sorted, and per run code the index of its run among them."""
     len_values = np.array(sorted(set(run.values())), dtype=np.float64)
-    code_of_combo = np.zeros(in_rack + 1, np.int64)
+    code_of_combo = np.zeros(codes, np.int64)
     value_code = {v: i for i, v in enumerate(len_values.tolist())}
     code_of_combo[list(run)] = [value_code[v] for v in run.values()]
-    len_inv = code_of_combo[combo]
-    return len_values, len_inv
+    return len_values, code_of_combo
+
+
+def link_lengths(fp: FloorPlan, links: _Links, row: np.ndarray, slot: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each link's run as `cable_run_m` computes it: the distinct lengths, sorted, and per link
+    the index of its length among them."""
+    combo, run, codes = _run_codes(fp, links, row, slot)
+    len_values, code_of_combo = _value_codes(run, codes)
+    return len_values, code_of_combo[combo]
+
+
+def tier_length_counts(fp: FloorPlan, links: _Links, row: np.ndarray, slot: np.ndarray,
+                       weights: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct runs of `link_lengths`, and per tier (index into TIERS) the links of each
+    run: what a sum over links by tier and length reads, without a length per link. With
+    `weights`, each entry of `links` stands for that many links alike."""
+    combo, run, codes = _run_codes(fp, links, row, slot)
+    len_values, code_of_combo = _value_codes(run, codes)
+    by_code = np.bincount(links.tier * codes + combo, weights=weights, minlength=len(TIERS) * codes)
+    by_code = by_code.astype(np.int64).reshape(len(TIERS), codes)
+    counts = np.zeros((len(TIERS), len(len_values)), np.int64)
+    np.add.at(counts.T, code_of_combo, by_code.T)
+    return len_values, counts
 
 
 def counts_from_links(derived: Derived, catalog: Catalog, links: _Links, cages: _Cages, dev: _Devices,
