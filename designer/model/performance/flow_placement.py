@@ -149,17 +149,22 @@ def _draws(leaves: int, uplinks: int, flows: int, seeds: int, seed: int) -> tupl
     the busiest link, mean over seeds."""
     rng = np.random.default_rng(seed)
     n = leaves * flows
-    src = np.repeat(np.arange(leaves, dtype=np.int32), flows)
+    src = np.repeat(np.arange(leaves, dtype=np.int64), flows)
     # Destination leaf: any other leaf, uniformly; path: one uplink (spine), uniformly.
-    dst = (src[None, :] + rng.integers(1, leaves, size=(seeds, n))) % leaves
+    # (src + k) mod leaves for k in 1..leaves-1, the sum being under 2 x leaves
+    dst = src[None, :] + rng.integers(1, leaves, size=(seeds, n))
+    dst[dst >= leaves] -= leaves
     spine = rng.integers(0, uplinks, size=(seeds, n), dtype=np.int32)
     offset = (np.arange(seeds, dtype=np.int64) * leaves * uplinks)[:, None]
-    up_idx = offset + src[None, :] * uplinks + spine
-    down_idx = offset + dst * uplinks + spine
+    up_idx = spine + (offset + src[None, :] * uplinks)
+    down_idx = dst   # in place: dst is not read again
+    down_idx *= uplinks
+    down_idx += offset
+    down_idx += spine
     size = seeds * leaves * uplinks
     up = np.bincount(up_idx.ravel(), minlength=size)
     down = np.bincount(down_idx.ravel(), minlength=size)
-    on_path = np.maximum(up[up_idx], down[down_idx]).astype(np.float64)
+    on_path = np.maximum(up.take(up_idx), down.take(down_idx)).astype(np.float64)
     on_path.flags.writeable = False
     busiest = np.maximum(up.reshape(seeds, -1).max(axis=1), down.reshape(seeds, -1).max(axis=1))
     return on_path, float(busiest.mean())
