@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
@@ -369,16 +370,22 @@ def template_cages(derived: Derived, catalog: Catalog, links: _Links) -> _Cages:
     return _Cages(a_cage, a_lane, a_cap, a_type, b_cage, b_lane, b_cap, b_type, type_names, host_type, k_host)
 
 
+@lru_cache(maxsize=64)   # the same floor plan's positions for every candidate sizing measures
+def _coords(pitch: float, n: int) -> tuple[float, ...]:
+    """Position i at `pitch` metres per step, rounded as `cable_run_m` rounds it, for i < n."""
+    return tuple(round(i * pitch, 3) for i in range(n))
+
+
 def _run_codes(fp: FloorPlan, links: _Links, row: np.ndarray,
                slot: np.ndarray) -> tuple[np.ndarray, dict[int, float], int]:
     """Per link a code of its run, each code's run as `cable_run_m` computes it (the same float
     operations and Python's rounding, worked out per distinct code: a floor plan has few
     distinct runs), and the number of codes."""
-    xs = [round(s * fp.rack_width_m, 3) for s in range(int(slot.max(initial=0)) + 1)]
-    ys = [round(w * fp.row_pitch_m, 3) for w in range(int(row.max(initial=0)) + 1)]
+    xs = _coords(fp.rack_width_m, int(slot.max(initial=0)) + 1)
+    ys = _coords(fp.row_pitch_m, int(row.max(initial=0)) + 1)
     ra, sa, rb, sb = row[links.a_dev], slot[links.a_dev], row[links.b_dev], slot[links.b_dev]
 
-    def distance_codes(ca_: np.ndarray, cb_: np.ndarray, coords: list[float]) -> tuple[np.ndarray, list[float]]:
+    def distance_codes(ca_: np.ndarray, cb_: np.ndarray, coords: tuple[float, ...]) -> tuple[np.ndarray, list[float]]:
         """Code of |coords[a] - coords[b]| per link, from the pairs that occur."""
         n = len(coords)
         pair = ca_ * n + cb_
