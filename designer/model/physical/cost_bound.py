@@ -35,8 +35,9 @@ from designer.catalog.entries import Cable, Transceiver
 from designer.model.common.cache import ContentCache
 from designer.model.intent.design import FabricDesign
 from designer.model.physical.bom import _nic_items, _Pricer
-from designer.model.physical.closed_form_bom import _Devices, _Links, tier_length_counts
+from designer.model.physical.closed_form_bom import TIERS, _Devices, _Links
 from designer.model.physical.fabric_cost import physical_key
+from designer.model.physical.link_runs import tier_length_counts
 from designer.model.physical.media import OPTICS, MediaIndex, host_ports_per_cage, sold_length, switch_cage_capacity
 from designer.model.physical.prices import PriceBook
 from designer.model.physical.template_layout import template_positions
@@ -145,7 +146,7 @@ def _geometry(derived: Derived, catalog: Catalog, prices: PriceBook) -> tuple[in
     if len(links.tier) == 0:
         return None
     row, slot, layout = template_positions(design.floorplan, servers, plan, planes, r.rails, dev, leaf_of, server_of_ep)
-    len_values, by_tier = tier_length_counts(design.floorplan, links, row, slot, weights)
+    len_values, by_tier = tier_length_counts(design.floorplan, links, row, slot, len(TIERS), weights)
     media = MediaIndex(catalog, r.technology.family)
 
     # switches some link reaches, by tier
