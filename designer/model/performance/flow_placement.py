@@ -143,7 +143,9 @@ def _place(mode: str, leaves: int, uplinks: int, nics: int, load: float, per_nic
 
 # The draws do not depend on the load, nor on which hashed mode asked: a collective's several
 # loads (each message size, the full-load figure) on one fabric share one placement of flows.
-@lru_cache(maxsize=16)
+# A comparison asks each fabric's loads together, so a few entries do; each holds an int32 per
+# flow and seed (a few MB at 16K GPUs, more on larger fabrics).
+@lru_cache(maxsize=4)
 def _draws(leaves: int, uplinks: int, flows: int, seeds: int, seed: int) -> tuple[np.ndarray, float]:
     """Per seed and flow, the flows on the busier link of its path (read-only), and the flows on
     the busiest link, mean over seeds."""
@@ -168,6 +170,7 @@ def _draws(leaves: int, uplinks: int, flows: int, seeds: int, seed: int) -> tupl
     # flows on the busier link of each flow's path (whole numbers: the shares read them as floats)
     on_path = up.take(up_idx)
     np.maximum(on_path, down.take(down_idx), out=on_path)
+    on_path = on_path.astype(np.int32)   # at most the flows drawn
     on_path.flags.writeable = False
     busiest = np.maximum(up.reshape(seeds, -1).max(axis=1), down.reshape(seeds, -1).max(axis=1))
     return on_path, float(busiest.mean())
