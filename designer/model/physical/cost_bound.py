@@ -217,8 +217,8 @@ def _alike_links(r: Resolved, plan: Plan, dev: _Devices,
     leaves_per_pod = plan.leaves_per_pod if plan.tiers == 3 else plan.leaves
     li = np.arange(plan.leaves, dtype=np.int64)
     pod = li // leaves_per_pod if plan.tiers == 3 else np.zeros_like(li)
-    ls_leaf, ls_t, ls_w = _spread_pairs(plan.leaves, plan.leaf_up, plan.spines_per_pod, (li - pod * leaves_per_pod)
-                                        * plan.leaf_up)
+    offsets = (li - pod * leaves_per_pod) * plan.leaf_up
+    ls_leaf, ls_t, ls_w = _spread_pairs(plan.leaves, plan.leaf_up, plan.spines_per_pod, offsets)
     ls_spine = pod[ls_leaf] * plan.spines_per_pod + ls_t
     if plan.tiers == 3:
         si = np.arange(plan.spines, dtype=np.int64)
