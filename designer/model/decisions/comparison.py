@@ -32,6 +32,7 @@ from designer.model.performance.collectives import CollectiveResult, context_for
 from designer.model.performance.training import StepEstimate, estimate_step
 from designer.model.performance.workload import DEFAULT_WORKLOAD, preset, presets
 from designer.model.physical.bom import Bom, build_bom
+from designer.model.physical.fabric_cost import shared_counts
 from designer.model.topology.derive import Derived, derive
 
 # Designs one comparison holds: an InfiniBand design beside the four Ethernet options of
@@ -151,7 +152,9 @@ class _Column:
 def _column(design: FabricDesign, s: CompareSettings, catalog: Catalog, gpus: int,
             beside: Sequence[Derived] = ()) -> _Column:
     d = derive(design, catalog)
-    bom = build_bom(d, catalog)
+    # the counts sizing computed for this fabric, or for one physically alike (a counterpart's
+    # candidates were counted while its switch was chosen)
+    bom = build_bom(d, catalog, physical=shared_counts(d, catalog))
     results = {}
     for collective in ("allreduce", "alltoall"):
         for size in s.sizes:

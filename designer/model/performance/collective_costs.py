@@ -374,25 +374,60 @@ def _ratio(value: float) -> str:
     return ratio_label(value)
 
 
-def _tier_limit(pattern: str, lay: _Layout, plan: Plan, link: float, uplink_cap: float,
+@dataclass(frozen=True)
+class _PatternLoad:
+    """What a pattern's traffic puts on the uplinks of one layout, before any capacity."""
+
+    leaf_share: float      # the largest share of a leaf group's traffic that leaves it
+    leaf_demand: float     # the busiest leaf's leaving traffic, in NIC links
+    leaves: int            # leaves whose traffic leaves them
+    sending: int           # the most job NICs of one leaf that send across its uplinks
+    pod_share: float       # the same at the pods of a three-tier fabric (0: none crosses)
+    pod_demand: float
+
+
+@lru_cache(maxsize=32)
+def _pattern_loads(plan: Plan, rails: int, servers_per_domain: int, job_servers: int,
+                   placement: str) -> tuple[_Layout, dict[str, _PatternLoad]]:
+    """The job's layout and each pattern's load on it. A comparison estimates each design's
+    collectives under several performance settings (the training step, the break-evens, the
+    advice's other technology): the layout and the traffic it sends are the same for all."""
+    lay = _layout(plan, rails, servers_per_domain, job_servers, placement)
+    loads = {}
+    for pattern in PATTERNS:
+        if len(lay.domain_group) < 2:
+            loads[pattern] = _PatternLoad(0.0, 0.0, 0, 0, 0.0, 0.0)
+            continue
+        g_share = _shares(pattern, lay.domain_group, lay.groups_used)[lay.domain_group]
+        per_leaf = np.bincount(lay.nic_leaf, weights=g_share[lay.nic_domain])
+        sending = np.bincount(lay.nic_leaf, weights=(g_share[lay.nic_domain] > 0).astype(np.float64))
+        pod_share = pod_demand = 0.0
+        if plan.tiers >= 3 and lay.pods_used > 1:
+            p_share = _shares(pattern, lay.domain_pod, lay.pods_used)[lay.domain_pod]
+            pod_share = float(p_share.max())
+            pod_demand = float(np.bincount(lay.nic_pod, weights=p_share[lay.nic_domain]).max(initial=0.0))
+        loads[pattern] = _PatternLoad(float(g_share.max()), float(per_leaf.max(initial=0.0)),
+                                      int(np.count_nonzero(per_leaf)), int(sending.max(initial=0.0)),
+                                      pod_share, pod_demand)
+    return lay, loads
+
+
+def _tier_limit(pattern: str, lay: _Layout, load_of: _PatternLoad, plan: Plan, link: float, uplink_cap: float,
                 pod_cap: float, lb: float, o_leaf: float, o_spine: float,
                 balance: Callable[[str, int, int, float], float] | None = None) -> TierLimit:
     n = len(lay.domain_group)
     if n < 2:
         return TierLimit(1.0, "NIC", 0, 0.0, 0.0)
-    g_share = _shares(pattern, lay.domain_group, lay.groups_used)[lay.domain_group]
-    leaf_share = float(g_share.max())
+    leaf_share = load_of.leaf_share
     factor, name = 1.0, "NIC"
     # Leaf uplinks: every job NIC on the leaf sends its domain's leaving share through them.
-    per_leaf = np.bincount(lay.nic_leaf, weights=g_share[lay.nic_domain])
-    demand = per_leaf.max(initial=0.0) * link
+    demand = load_of.leaf_demand * link
     pod_lb = lb
     if demand > 0 and balance is not None and uplink_cap > 0:
         # Hashed paths: the flow placement on these uplinks replaces a fixed efficiency; `lb`
         # becomes the share of uplink capacity the placed flows deliver at this demand.
-        sending = np.bincount(lay.nic_leaf, weights=(g_share[lay.nic_domain] > 0).astype(np.float64))
         load = demand / uplink_cap
-        placed = balance(pattern, int(np.count_nonzero(per_leaf)), int(sending.max(initial=0.0)), load)
+        placed = balance(pattern, load_of.leaves, load_of.sending, load)
         lb = placed * min(1.0, 1.0 / load) * load
         # Pod uplinks of a three-tier fabric hash the same flows: the leaf's efficiency against
         # their capacity (conservative where they carry less than the leaf uplinks).
@@ -405,9 +440,8 @@ def _tier_limit(pattern: str, lay: _Layout, plan: Plan, link: float, uplink_cap:
                     else "leaf uplinks (load balancing)" if lb < 0.999 else "leaf uplinks")
     pod_share = 0.0
     if plan.tiers >= 3 and lay.pods_used > 1:
-        p_share = _shares(pattern, lay.domain_pod, lay.pods_used)[lay.domain_pod]
-        pod_share = float(p_share.max())
-        demand = np.bincount(lay.nic_pod, weights=p_share[lay.nic_domain]).max(initial=0.0) * link
+        pod_share = load_of.pod_share
+        demand = load_of.pod_demand * link
         if demand > 0:
             pod_factor = min(1.0, pod_cap * pod_lb / demand)
             if pod_factor < factor - 1e-12:
@@ -489,8 +523,8 @@ def build_context(derived: Derived, gpus: int, placement: str, settings: Perform
             pod_cap *= o_spine / worst
             o_spine = worst
 
-    lay = _layout(plan, r.rails, servers_per_domain, job_servers, placement)
-    limits = {p: _tier_limit(p, lay, plan, link, uplink_cap, pod_cap, lb, o_leaf, o_spine, balance)
+    lay, loads = _pattern_loads(plan, r.rails, servers_per_domain, job_servers, placement)
+    limits = {p: _tier_limit(p, lay, loads[p], plan, link, uplink_cap, pod_cap, lb, o_leaf, o_spine, balance)
               for p in PATTERNS}
 
     # Latency of this fabric's path against the ~1 us InfiniBand path in NCCL's constants.

@@ -129,29 +129,51 @@ def _place(mode: str, leaves: int, uplinks: int, nics: int, load: float, per_nic
         # Packet spraying, or one leaf (nothing crosses): every link carries the mean.
         return Placement(mode, leaves, uplinks, flows, per_nic, load, 1.0, 1.0, 1.0, flows / uplinks, 0)
     seeds = max(4, min(consts.seeds, budget // (leaves * flows)))
-    rng = np.random.default_rng(seed)
-    n = leaves * flows
-    src = np.repeat(np.arange(leaves, dtype=np.int32), flows)
-    # Destination leaf: any other leaf, uniformly; path: one uplink (spine), uniformly.
-    dst = (src[None, :] + rng.integers(1, leaves, size=(seeds, n))) % leaves
-    spine = rng.integers(0, uplinks, size=(seeds, n), dtype=np.int32)
-    offset = (np.arange(seeds, dtype=np.int64) * leaves * uplinks)[:, None]
-    up_idx = offset + src[None, :] * uplinks + spine
-    down_idx = offset + dst * uplinks + spine
-    size = seeds * leaves * uplinks
-    up = np.bincount(up_idx.ravel(), minlength=size)
-    down = np.bincount(down_idx.ravel(), minlength=size)
-    on_path = np.maximum(up[up_idx], down[down_idx]).astype(np.float64)
+    on_path, busiest = _draws(leaves, uplinks, flows, seeds, seed)
     mean = flows / uplinks
     # A flow's rate against capacity: its link's fair share, or its own demand if the link keeps up.
     per_flow_load = load / mean
     balanced = min(1.0, 1.0 / load) if load > 0 else 1.0
     share = np.minimum(1.0, 1.0 / (per_flow_load * on_path)) / balanced
     throughput = share.mean(axis=1)
-    busiest = np.maximum(up.reshape(seeds, -1).max(axis=1), down.reshape(seeds, -1).max(axis=1))
     return Placement(mode, leaves, uplinks, flows, per_nic, load, float(throughput.mean()),
                      float(np.percentile(throughput, 10)), float(share.min(axis=1).mean()),
-                     float(busiest.mean()), seeds)
+                     busiest, seeds)
+
+
+# The draws do not depend on the load, nor on which hashed mode asked: a collective's several
+# loads (each message size, the full-load figure) on one fabric share one placement of flows.
+# A comparison asks each fabric's loads together, so a few entries do; each holds an int32 per
+# flow and seed (a few MB at 16K GPUs, more on larger fabrics).
+@lru_cache(maxsize=4)
+def _draws(leaves: int, uplinks: int, flows: int, seeds: int, seed: int) -> tuple[np.ndarray, float]:
+    """Per seed and flow, the flows on the busier link of its path (read-only), and the flows on
+    the busiest link, mean over seeds."""
+    rng = np.random.default_rng(seed)
+    n = leaves * flows
+    src = np.repeat(np.arange(leaves, dtype=np.int64), flows)
+    # Destination leaf: any other leaf, uniformly; path: one uplink (spine), uniformly.
+    # (Arrays are reused in place: at 250,000 flows x seeds each fresh one costs its page faults.)
+    dst = rng.integers(1, leaves, size=(seeds, n))
+    dst += src
+    dst %= leaves
+    spine = rng.integers(0, uplinks, size=(seeds, n), dtype=np.int32)
+    offset = (np.arange(seeds, dtype=np.int64) * leaves * uplinks)[:, None]
+    up_idx = spine + (offset + src[None, :] * uplinks)
+    down_idx = dst   # dst is not read again
+    down_idx *= uplinks
+    down_idx += offset
+    down_idx += spine
+    size = seeds * leaves * uplinks
+    up = np.bincount(up_idx.ravel(), minlength=size)
+    down = np.bincount(down_idx.ravel(), minlength=size)
+    # flows on the busier link of each flow's path (whole numbers: the shares read them as floats)
+    on_path = up.take(up_idx)
+    np.maximum(on_path, down.take(down_idx), out=on_path)
+    on_path = on_path.astype(np.int32)   # at most the flows drawn
+    on_path.flags.writeable = False
+    busiest = np.maximum(up.reshape(seeds, -1).max(axis=1), down.reshape(seeds, -1).max(axis=1))
+    return on_path, float(busiest.mean())
 
 
 def full_load(mode: str, leaves: int, uplinks: int, nics_per_leaf: int, qps_per_connection: int) -> Placement:

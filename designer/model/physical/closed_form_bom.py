@@ -26,6 +26,7 @@ import numpy as np
 from designer.catalog import Catalog, Switch, default_catalog
 from designer.catalog.entries import Cable
 from designer.model.physical.floor_layout import Layout, server_device
+from designer.model.physical.link_runs import link_lengths
 from designer.model.physical.media import (
     MEDIUM_OF_OPTIC,
     CableLength,
@@ -49,7 +50,6 @@ from designer.model.topology.closed_form import leaf_assignment_arrays as _assig
 from designer.model.topology.metrics import Finding
 
 if TYPE_CHECKING:
-    from designer.model.intent.floorplan import FloorPlan
     from designer.model.topology.derive import Derived
     from designer.model.topology.sizing import Plan, Resolved
 
@@ -373,47 +373,6 @@ def template_cages(derived: Derived, catalog: Catalog, links: _Links) -> _Cages:
         hc, hl = gp // k_host, gp % k_host
     a_cage[is_nl], a_lane[is_nl] = hc, hl
     return _Cages(a_cage, a_lane, a_cap, a_type, b_cage, b_lane, b_cap, b_type, type_names, host_type, k_host)
-
-
-def link_lengths(fp: FloorPlan, links: _Links, row: np.ndarray, slot: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Each link's run as `cable_run_m` computes it (the same float operations and Python's
-    rounding, looked up per distinct value: a floor plan has few distinct runs): the distinct
-    lengths, sorted, and per link the index of its length among them."""
-    xs = [round(s * fp.rack_width_m, 3) for s in range(int(slot.max(initial=0)) + 1)]
-    ys = [round(w * fp.row_pitch_m, 3) for w in range(int(row.max(initial=0)) + 1)]
-    ra, sa, rb, sb = row[links.a_dev], slot[links.a_dev], row[links.b_dev], slot[links.b_dev]
-
-    def distance_codes(ca_: np.ndarray, cb_: np.ndarray, coords: list[float]) -> tuple[np.ndarray, list[float]]:
-        """Code of |coords[a] - coords[b]| per link, from the pairs that occur."""
-        n = len(coords)
-        pair = ca_ * n + cb_
-        present_ = np.flatnonzero(np.bincount(pair, minlength=n * n))
-        dist = {int(p_): abs(coords[p_ // n] - coords[p_ % n]) for p_ in present_.tolist()}
-        values = sorted(set(dist.values()))
-        code = {v: i for i, v in enumerate(values)}
-        table = np.zeros(n * n, np.int64)
-        table[present_] = [code[dist[p_]] for p_ in present_.tolist()]
-        return table[pair], values
-
-    dx_code, dx_u = distance_codes(sa, sb, xs)
-    dy_code, dy_u = distance_codes(ra, rb, ys)
-    combo = dx_code * (len(dy_u) + 1) + dy_code
-    in_rack = len(dx_u) * (len(dy_u) + 1)
-    combo[(ra == rb) & (sa == sb)] = in_rack
-    present = np.flatnonzero(np.bincount(combo, minlength=in_rack + 1))
-    run = {}
-    for c in present.tolist():
-        if c == in_rack:
-            run[c] = round(fp.in_rack_m, 2)
-        else:
-            ix, iy = divmod(c, len(dy_u) + 1)
-            run[c] = round(dx_u[ix] + dy_u[iy] + 2 * fp.vertical_run_m + fp.slack_m, 2)
-    len_values = np.array(sorted(set(run.values())), dtype=np.float64)
-    code_of_combo = np.zeros(in_rack + 1, np.int64)
-    value_code = {v: i for i, v in enumerate(len_values.tolist())}
-    code_of_combo[list(run)] = [value_code[v] for v in run.values()]
-    len_inv = code_of_combo[combo]
-    return len_values, len_inv
 
 
 def counts_from_links(derived: Derived, catalog: Catalog, links: _Links, cages: _Cages, dev: _Devices,

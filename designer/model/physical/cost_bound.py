@@ -35,13 +35,15 @@ from designer.catalog.entries import Cable, Transceiver
 from designer.model.common.cache import ContentCache
 from designer.model.intent.design import FabricDesign
 from designer.model.physical.bom import _nic_items, _Pricer
-from designer.model.physical.closed_form_bom import _Devices, _generate, link_lengths
+from designer.model.physical.closed_form_bom import TIERS, _Devices, _Links
 from designer.model.physical.fabric_cost import physical_key
+from designer.model.physical.link_runs import tier_length_counts
 from designer.model.physical.media import OPTICS, MediaIndex, host_ports_per_cage, sold_length, switch_cage_capacity
 from designer.model.physical.prices import PriceBook
 from designer.model.physical.template_layout import template_positions
+from designer.model.topology.closed_form import _spread_matrix, leaf_assignment_arrays
 from designer.model.topology.derive import Derived
-from designer.model.topology.sizing import SizingError, plan_fabric, resolve
+from designer.model.topology.sizing import Plan, Resolved, SizingError, plan_fabric, resolve
 from designer.model.topology.switch_choice import FabricBound
 
 
@@ -140,11 +142,11 @@ def _geometry(derived: Derived, catalog: Catalog, prices: PriceBook) -> tuple[in
     design, r, plan = derived.design, derived.resolved, derived.plan
     servers, planes = design.cluster.servers, r.planes
     dev = _Devices(servers, plan, planes)
-    links, server_of_ep, leaf_of = _generate(r, plan, dev, numbered=False)
+    links, weights, server_of_ep, leaf_of = _alike_links(r, plan, dev, design.floorplan.servers_per_rack)
     if len(links.tier) == 0:
         return None
     row, slot, layout = template_positions(design.floorplan, servers, plan, planes, r.rails, dev, leaf_of, server_of_ep)
-    len_values, len_inv = link_lengths(design.floorplan, links, row, slot)
+    len_values, by_tier = tier_length_counts(design.floorplan, links, row, slot, len(TIERS), weights)
     media = MediaIndex(catalog, r.technology.family)
 
     # switches some link reaches, by tier
@@ -159,8 +161,7 @@ def _geometry(derived: Derived, catalog: Catalog, prices: PriceBook) -> tuple[in
 
     # optics: the ends of each tier's links, by kind (cage type and capacity, as template_cages
     # gives them: a server's cage, a leaf's downlink or uplink cage, a spine's, a core's)
-    optical = len_values[len_inv] > media.copper_reach_m + 1e-9
-    n_len = len(len_values)
+    optical = len_values > media.copper_reach_m + 1e-9     # by length
     k_host, host_type = host_ports_per_cage(catalog, derived)
 
     def switch_end(sw: Switch, gbps: int) -> tuple[str, int, int]:
@@ -174,12 +175,11 @@ def _geometry(derived: Derived, catalog: Catalog, prices: PriceBook) -> tuple[in
     common: set[tuple[str, int]] | None = None
     optics = 0.0
     for tier, (near, far) in ends.items():
-        mine = links.tier == tier
-        every = np.bincount(len_inv[mine], minlength=n_len)
+        every = by_tier[tier]
         if not every.any():
             continue
         longest = float(len_values[np.flatnonzero(every)[-1]])
-        long_ = np.bincount(len_inv[mine & optical], minlength=n_len)
+        long_ = np.where(optical, every, 0)
         for is_far, kind in enumerate((near, far)):
             if kind not in floors:
                 floors[kind] = _end_floor(media, prices, *kind, len_values)
@@ -189,6 +189,69 @@ def _geometry(derived: Derived, catalog: Catalog, prices: PriceBook) -> tuple[in
     if not common:
         return None    # some group of cages may find no optics: its links would cost nothing
     return leaves, spines, cores, optics + racks
+
+
+def _alike_links(r: Resolved, plan: Plan, dev: _Devices,
+                 per_rack: int) -> tuple[_Links, np.ndarray, np.ndarray, np.ndarray]:
+    """`_generate`'s links (numbered=False) with the links alike in tier and ends' positions
+    merged: (links, how many each stands for, server and leaf per NIC port as `_generate`
+    gives them). A server's links count from its rack's first server, which stands where it
+    does (template_layout.py places servers by rack); a switch's repeated links to one switch
+    (a spread of several uplinks per pair) count once. The floor reads only tiers, ends and
+    lengths, so this changes no sum and the arrays are a third of the size at 16,384 GPUs."""
+    e, planes = r.rails, r.planes
+    leaf_of, _ = leaf_assignment_arrays(plan, e)
+    server = np.arange(len(leaf_of), dtype=np.int64) // e
+    servers = dev.servers
+    # node-leaf: (rack's first server, leaf) pairs with their link counts
+    racks = max(1, -(-servers // per_rack))
+    if racks * plan.leaves <= 8 * len(leaf_of) + 1024:
+        count = np.bincount(server // per_rack * plan.leaves + leaf_of, minlength=racks * plan.leaves)
+        pair = np.flatnonzero(count)
+        nl_w = count[pair]
+    else:   # too many racks and leaves for a table: sort instead
+        pair, nl_w = np.unique(server // per_rack * plan.leaves + leaf_of, return_counts=True)
+    nl_srv, nl_leaf = pair // plan.leaves * per_rack, pair % plan.leaves
+
+    # leaf-spine and spine-core: each (owner, target) pair with its links, as _spread_links spreads them
+    leaves_per_pod = plan.leaves_per_pod if plan.tiers == 3 else plan.leaves
+    li = np.arange(plan.leaves, dtype=np.int64)
+    pod = li // leaves_per_pod if plan.tiers == 3 else np.zeros_like(li)
+    offsets = (li - pod * leaves_per_pod) * plan.leaf_up
+    ls_leaf, ls_t, ls_w = _spread_pairs(plan.leaves, plan.leaf_up, plan.spines_per_pod, offsets)
+    ls_spine = pod[ls_leaf] * plan.spines_per_pod + ls_t
+    if plan.tiers == 3:
+        si = np.arange(plan.spines, dtype=np.int64)
+        s_local, s_pod = si % plan.spines_per_pod, si // plan.spines_per_pod
+        sc_spine, sc_t, sc_w = _spread_pairs(plan.spines, plan.spine_up, plan.core_groups_size, s_pod * plan.spine_up)
+        sc_core = (s_local[sc_spine] * plan.core_groups_size + sc_t) % plan.cores
+    else:
+        sc_spine = sc_core = sc_w = np.zeros(0, dtype=np.int64)
+
+    tier0 = np.concatenate([np.zeros(len(nl_srv), np.int64), np.ones(len(ls_leaf), np.int64),
+                            np.full(len(sc_spine), 2, np.int64)])
+    a0 = np.concatenate([nl_srv, dev.leaf(0, ls_leaf), dev.spine(0, sc_spine)])
+    b0 = np.concatenate([dev.leaf(0, nl_leaf), dev.spine(0, ls_spine), dev.core(0, sc_core)])
+    w0 = np.concatenate([nl_w, ls_w, sc_w]).astype(np.float64)
+    if planes > 1:   # every plane is the first with its switches shifted
+        shift = np.repeat(np.arange(planes, dtype=np.int64) * dev.per_plane, len(tier0))
+        host = np.tile(tier0 == 0, planes)
+        a0 = np.tile(a0, planes) + np.where(host, 0, shift)
+        b0 = np.tile(b0, planes) + shift
+        tier0, w0 = np.tile(tier0, planes), np.tile(w0, planes)
+    none = np.zeros(0, np.int64)
+    return _Links(tier0, none, a0, none, b0, none), w0, server, leaf_of
+
+
+def _spread_pairs(owners: int, count: int, targets: int,
+                  offsets: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """`_spread_links` as (owner, target, links) for each pair with at least one link."""
+    if targets <= 0:
+        empty = np.zeros(0, dtype=np.int64)
+        return empty, empty, empty
+    per = _spread_matrix(count, targets, offsets).ravel()
+    keep = np.flatnonzero(per)
+    return keep // targets, keep % targets, per[keep]
 
 
 def fabric_bound(catalog: Catalog, prices: PriceBook | None) -> FabricBound | None:

@@ -9,6 +9,7 @@ never taken as free.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 from typing import Any
 
 from designer.catalog import Catalog, Switch
@@ -60,18 +61,43 @@ def _physical_make(switch: Switch) -> str:
                  if f.name not in _NOT_PHYSICAL])
 
 
+# Makes by switch object: sizing keys every candidate of a technology with the same few catalog
+# switches. A value holds its switch, so the id names no other object while it is kept.
+_MAKES: dict[int, tuple[Switch, str]] = {}
+
+
+def _make_of(switch: Switch) -> str:
+    known = _MAKES.get(id(switch))
+    if known is None or known[0] is not switch:
+        if len(_MAKES) > 256:
+            _MAKES.clear()
+        known = _MAKES[id(switch)] = (switch, _physical_make(switch))
+    return known[1]
+
+
+def _fields_but(obj: Any, left_out: frozenset[str]) -> list[tuple[str, Any]]:
+    return [(f.name, getattr(obj, f.name)) for f in dataclasses.fields(obj) if f.name not in left_out]
+
+
+_FABRIC_OWN = frozenset({"technology", "switch", "leaf", "spine", "core"})
+_TIER_OWN = frozenset({"switch"})
+
+
 def physical_key(derived: Derived, catalog: Catalog) -> str:
-    """The bill key (`_bill_key`) with each tier's switch, as sizing resolved it, by its physical
-    make-up instead of its id."""
-    data = to_data(derived.design)
-    data.pop("meta", None)
-    data["fabric"]["technology"] = f"family:{derived.resolved.technology.family}"
-    r = derived.resolved
-    data["fabric"]["switch"] = None
-    for tier, switch in (("leaf", r.leaf_switch), ("spine", r.spine_switch), ("core", r.core_switch)):
-        data["fabric"].setdefault(tier, {})
-        data["fabric"][tier] = dict(data["fabric"][tier] or {}, switch=_physical_make(switch))
-    return content_key(data)
+    """The design's content as the physical layer reads it: `_bill_key`'s content (no name, the
+    technology by its family) with each tier's switch, as sizing resolved it, by its physical
+    make-up instead of its id.
+
+    Built from the fields' reprs, not the project file's form: sizing keys every candidate it
+    bounds, and serialising each would cost more than the floor's cached look-up it serves.
+    """
+    design, r = derived.design, derived.resolved
+    fabric = design.fabric
+    tiers = [(tier, _fields_but(fabric.tier(tier), _TIER_OWN), _make_of(switch))
+             for tier, switch in (("leaf", r.leaf_switch), ("spine", r.spine_switch), ("core", r.core_switch))]
+    text = repr((f"family:{r.technology.family}", _fields_but(fabric, _FABRIC_OWN), tiers,
+                 _fields_but(design, frozenset({"meta", "fabric"}))))
+    return hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
 
 
 def shared_counts(derived: Derived, catalog: Catalog) -> PhysicalCounts | None:

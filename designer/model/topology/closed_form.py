@@ -10,7 +10,6 @@ import math
 
 import numpy as np
 
-from designer.model.topology.builders import _spread
 from designer.model.topology.sizing import Plan, Resolved
 
 
@@ -142,10 +141,11 @@ def ports_per_switch(plan: Plan, r: Resolved) -> dict[str, list[tuple[int, int]]
                                   weights=per.ravel(), minlength=plan.spines).astype(np.int64)
     out["spine"] = [(d, plan.spine_up if plan.tiers == 3 else 0) for d in spine_down.tolist()]
     if plan.tiers == 3:
-        core = [0] * plan.cores
-        for s in range(plan.spines):
-            local, pod_s = s % plan.spines_per_pod, s // plan.spines_per_pod
-            for t, links in enumerate(_spread(plan.spine_up, plan.core_groups_size, pod_s * plan.spine_up)):
-                core[(local * plan.core_groups_size + t) % plan.cores] += links
-        out["core"] = [(d, 0) for d in core]
+        # Spine s (local index l in pod p) spreads its uplinks over core group l, as builders do.
+        s = np.arange(plan.spines, dtype=np.int64)
+        local, pod_s = s % plan.spines_per_pod, s // plan.spines_per_pod
+        per_core = _spread_matrix(plan.spine_up, plan.core_groups_size, pod_s * plan.spine_up)
+        target = (local[:, None] * plan.core_groups_size + np.arange(plan.core_groups_size)) % max(plan.cores, 1)
+        core = np.bincount(target.ravel(), weights=per_core.ravel(), minlength=plan.cores).astype(np.int64)
+        out["core"] = [(d, 0) for d in core.tolist()]
     return out

@@ -12,6 +12,7 @@ Conventions (see README, "How fabrics are sized"):
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeVar
@@ -185,6 +186,7 @@ def _ports(switch: Switch, gbps: int, role: str) -> int:
     return n
 
 
+@functools.lru_cache(maxsize=1024)   # asked for every candidate layout with the same few port counts
 def split_ports(n_down: int, n_up: int, s_down: int, s_up: int, ratio: float) -> tuple[int, int]:
     """Most downlinks d, with u = ceil(d*s_down / (ratio*s_up)) uplinks, that fit one switch.
 

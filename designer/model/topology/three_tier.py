@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 
 
 @dataclass(frozen=True)
@@ -37,7 +38,11 @@ class Layout:
         return leaves * self.leaf_up + pods * self.spines_per_pod * self.spine_up
 
 
-def divisors(n: int) -> list[int]:
+# Sizing runs these searches for every candidate layout of every switch, and the candidates of one
+# cluster repeat the same few port counts and pod shapes: each is a pure function of integers
+# (and a ratio), so its answers are kept.
+@lru_cache(maxsize=4096)
+def divisors(n: int) -> tuple[int, ...]:
     """Divisors of n in ascending order, in O(sqrt n)."""
     small, large = [], []
     for k in range(1, math.isqrt(n) + 1):
@@ -45,13 +50,14 @@ def divisors(n: int) -> list[int]:
             small.append(k)
             if k != n // k:
                 large.append(n // k)
-    return small + large[::-1]
+    return tuple(small + large[::-1])
 
 
 def spine_uplinks_needed(down: int, ratio: float) -> int:
     return max(1, math.ceil(down / ratio - 1e-9))
 
 
+@lru_cache(maxsize=4096)
 def core_group(down: int, pods: int, spine_ports: int, core_ports: int,
                ratio: float) -> tuple[int, int] | None:
     """(g, v) for spines with `down` downlinks: the fewest cores per group, then the fewest
@@ -67,6 +73,7 @@ def core_group(down: int, pods: int, spine_ports: int, core_ports: int,
     return best
 
 
+@lru_cache(maxsize=1024)
 def fewest_switches(leaves: int, pods: int, leaves_per_pod: int, u_min: int, u_max: int,
                     spine_ports: int, core_ports: int, spine_ratio: float,
                     spine_down_max: int) -> Layout | None:
