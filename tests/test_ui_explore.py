@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+from PySide6.QtWidgets import QStyle
 
 from designer.catalog import default_catalog
 from designer.model.decisions.design_space import dominates
@@ -130,4 +131,15 @@ def test_every_column_of_the_results_stays_in_view_at_1280(window_with_design, q
     header = table.horizontalHeader()
     assert header.sectionViewportPosition(last) + header.sectionSize(last) <= table.viewport().width()
     assert not table.horizontalScrollBar().isVisible() or table.horizontalScrollBar().maximum() == 0
-    assert table.item(0, 2).toolTip() == table.item(0, 2).text()
+    # ...and no text of the table is cut short: the technology's short name shows whole (its
+    # full name and id in the tooltip), and every word of a switch's name fits its column.
+    metrics = table.fontMetrics()
+    margin = 2 * table.style().pixelMetric(QStyle.PixelMetric.PM_FocusFrameHMargin, None, table)
+    for row, point in enumerate(explore._shown):
+        tech = explore.catalog.technologies[point.choice["technology"]]
+        technology, switch = table.item(row, 2), table.item(row, 3)
+        assert tech.name in technology.toolTip() and tech.id in technology.toolTip()
+        assert len(technology.text()) < len(tech.name) or technology.text() == tech.name
+        assert metrics.horizontalAdvance(technology.text()) + margin <= header.sectionSize(2), technology.text()
+        for word in switch.text().split():
+            assert metrics.horizontalAdvance(word) + margin <= header.sectionSize(3), switch.text()

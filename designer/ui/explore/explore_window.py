@@ -40,6 +40,7 @@ from designer.model.decisions.design_space import SweepPoint, SweepResult, Sweep
 from designer.model.intent.design import FabricDesign
 from designer.model.topology.presets import TEMPLATES
 from designer.model.topology.sizing import parse_ratio
+from designer.ui.compare.palette import short_technology
 from designer.ui.explore.explore_service import SweepService
 from designer.ui.panels.tables import pick_table
 from designer.ui.theme import FAMILY_LABEL, Theme
@@ -119,6 +120,13 @@ class ExploreWindow(QMainWindow):
         self.server = QComboBox()
         for server in self.catalog.servers.values():
             self.server.addItem(server.name, server.id)
+            self.server.setItemData(self.server.count() - 1, server.name, Qt.ItemDataRole.ToolTipRole)
+        # Server names run to 60 characters: the box gives way (its list opens at full width), so
+        # that the form does not push the results table into cutting its columns short.
+        self.server.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.server.setMinimumContentsLength(22)
+        self.server.view().setMinimumWidth(self.server.view().sizeHintForColumn(0) + 24)
+        self.server.currentTextChanged.connect(self.server.setToolTip)
         form.addRow("Server", self.server)
         self.template_boxes = {}
         column = QVBoxLayout()
@@ -131,8 +139,10 @@ class ExploreWindow(QMainWindow):
         self.tech_boxes = {}
         column = QVBoxLayout()
         for tech in self.catalog.technologies.values():
-            check = QCheckBox(tech.name)
-            check.setToolTip(tech.id)
+            # The short name keeps the form narrow, so that the results table beside it shows
+            # every column whole at 1280 pixels; the full name is in the tooltip.
+            check = QCheckBox(short_technology(tech.name))
+            check.setToolTip(f"{tech.name} ({tech.id})")
             check.setChecked(True)
             self.tech_boxes[tech.id] = check
             column.addWidget(check)
@@ -413,7 +423,9 @@ class ExploreWindow(QMainWindow):
         for row, p in enumerate(points):
             assert p.capex_usd is not None and p.power_w is not None and p.tco_usd is not None \
                 and p.time_us is not None   # a built point measured them all
-            values = (str(p.index + 1), "\u2605" if p.index in front else "", p.choice["technology"], p.switch,
+            tech = self.catalog.technologies.get(p.choice["technology"])
+            tech_name = tech.name if tech is not None else p.choice["technology"]
+            values = (str(p.index + 1), "\u2605" if p.index in front else "", short_technology(tech_name), p.switch,
                       f"{p.choice['oversubscription']:g}:1",
                       ratio_label(p.oversubscription) if p.oversubscription else "—",
                       str(p.planes), str(p.tiers), f"{p.switches:,}",
@@ -421,7 +433,9 @@ class ExploreWindow(QMainWindow):
                       f"${p.tco_usd / 1e6:,.2f}M", duration_label(p.time_us))
             for col, text in enumerate(values):
                 item = QTableWidgetItem(text)
-                if col in (2, 3):
+                if col == 2:
+                    item.setToolTip(f"{tech_name} ({p.choice['technology']})")
+                elif col == 3:
                     item.setToolTip(text)
                 if col == 1:
                     item.setTextAlignment(Qt.AlignmentFlag.AlignCenter)
