@@ -272,3 +272,21 @@ def test_the_resilience_pages_sources_are_whole(superpod_report):
     for e in interruptions(report.facts.derived).expected:
         if e.rate.source:
             assert " ".join(e.rate.source.split()) in words or all(w in words for w in e.rate.source.split())
+
+
+def test_the_resilience_page_names_its_counts_as_the_window_and_the_cli_do(superpod_report):
+    """The report's "Of" column read "1,024 gpus" where the window says "1,024 GPUs"."""
+    from designer.cli.cmd_whatif import interruptions_text
+    from designer.model.decisions.interruptions import interruptions, unit_name
+
+    report, _, inks = superpod_report
+    number = [p.section for p in report.pages()].index("Resilience and growth")
+    shown = [text for _, text in inks[number].texts]
+    expected = interruptions(report.facts.derived)
+    cli = interruptions_text(expected)
+    gpus = [e for e in expected.expected if e.rate.applies_to == "gpus"]
+    assert gpus
+    for e in gpus:
+        said = f"{e.units:,} {unit_name(e.rate.applies_to)}"
+        assert said.endswith(" GPUs") and said in shown and said in cli
+    assert not [t for t in shown if t.endswith(" gpus")] and " gpus " not in cli

@@ -4,8 +4,7 @@ import csv
 from pathlib import Path
 
 from designer.io.project import load_design
-from designer.model.decisions.interruptions import interruptions
-from designer.ui.panels.interruptions_panel import UNIT_NAMES
+from designer.model.decisions.interruptions import UNIT_NAMES, interruptions
 from tests.helpers import derived, superpod
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"

@@ -65,6 +65,9 @@ def test_phases_panel_plans_and_draws_a_phase(make_window, tmp_path):
     panel.compute()
     assert panel.growth is not None and panel.table.rowCount() == 6
     assert "needs recabling" in panel.summary.text()
+    # The model's notes close the summary as sentences (it read "... not a quote. recabling labour")
+    last = panel.summary.text().splitlines()[-1]
+    assert panel.growth.notes and all(f"{n[:1].upper()}{n[1:]}" in last for n in panel.growth.notes)
     panel.table.selectRow(3)   # the alternative's first phase
     panel._draw()
     other = window.spawned_windows[-1]

@@ -10,7 +10,7 @@ from designer.catalog import default_catalog
 from designer.cli.common import CommandError, SubParsers, print_json, table
 from designer.io.project import load_design
 from designer.model.common.units import bandwidth_label, duration_label, rate_label, ratio_label
-from designer.model.decisions.interruptions import Interruptions, interruptions, load_rates
+from designer.model.decisions.interruptions import Interruptions, interruptions, load_rates, unit_name
 from designer.model.decisions.whatif import (
     NMinusOne,
     WhatIf,
@@ -172,7 +172,7 @@ def _rate(v: float | None) -> str:
 
 
 def interruptions_text(report: Interruptions) -> str:
-    rows = [(e.rate.label, f"{e.units:,} {e.rate.applies_to}", _rate(e.per_day), _rate(e.per_month))
+    rows = [(e.rate.label, f"{e.units:,} {unit_name(e.rate.applies_to)}", _rate(e.per_day), _rate(e.per_month))
             for e in report.expected]
     out = ["Expected failures (estimated: computed counts x published rates, extrapolated)",
            table(rows, ("kind", "of", "per day", "per month"))]
@@ -199,8 +199,8 @@ def networks_text(networks: tuple[NetworkResilience, ...]) -> str:
                   + (" - stops jobs" if f.stops_jobs else "") for f in net.failures]
         for e in net.expected:
             if e.per_month is None:
-                lines.append(f"  {e.rate.label}: no published rate ({e.units:,} {e.rate.applies_to})")
+                lines.append(f"  {e.rate.label}: no published rate ({e.units:,} {unit_name(e.rate.applies_to)})")
             else:
-                lines.append(f"  {e.rate.label}: {e.per_month:.2f} per month over {e.units:,} {e.rate.applies_to} "
-                             "(estimate)")
+                lines.append(f"  {e.rate.label}: {e.per_month:.2f} per month over {e.units:,} "
+                             f"{unit_name(e.rate.applies_to)} (estimate)")
     return "\n".join(lines)

@@ -31,6 +31,15 @@ from designer.model.topology.sizing import SizingError
 RATES_FILE = RESOURCES / "reliability" / "failure_rates.toml"
 DAYS_PER_MONTH = 30.0
 UNITS = ("links", "gpus", "transceivers", "cables", "nics", "switches")
+# What each count is, as a reader says it: the window, the report and the CLI name it alike.
+UNIT_NAMES = {"gpus": "GPUs", "nics": "NIC ports", "links.node-leaf": "server links",
+              "links.leaf-spine": "leaf-spine links", "links.spine-core": "spine-core links",
+              "links.manual": "manual links"}
+
+
+def unit_name(key: str) -> str:
+    """A count's key as a reader says it: 'gpus' is GPUs, 'links.leaf-spine' leaf-spine links."""
+    return UNIT_NAMES.get(key, key)
 
 
 # A rate table is a few KiB; a megabyte is far more than any real one.

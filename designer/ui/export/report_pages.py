@@ -326,7 +326,7 @@ def side_by_side(ink: Ink, rect: QRectF, a: Facts, b: Facts, catalog, scale: flo
 def resilience_page(ink: Ink, rect: QRectF, f: Facts, growth_limit_gpus: int = 16384) -> None:
     """What if it fails (N-1, computed), how often (estimated from sourced rates), what if it grows."""
     from designer.model.decisions.growth import GrowthError, grow
-    from designer.model.decisions.interruptions import RateTableError, interruptions
+    from designer.model.decisions.interruptions import RateTableError, interruptions, unit_name
     from designer.model.decisions.whatif import n_minus_one
 
     t = ink.theme
@@ -356,7 +356,7 @@ def resilience_page(ink: Ink, rect: QRectF, f: Facts, growth_limit_gpus: int = 1
         y += ink.paragraph(QRectF(rect.left(), y, rect.width(), rect.bottom() - y), str(exc), 8.5, t.error)
         intr = None
     if intr is not None:
-        rows = [(e.rate.label, f"{e.units:,} {e.rate.applies_to}",
+        rows = [(e.rate.label, f"{e.units:,} {unit_name(e.rate.applies_to)}",
                  rate_label(e.per_month),
                  e.rate.source or "—") for e in intr.expected]
         cols = [Column("Kind", 1.6), Column("Of", 1.0, RIGHT), Column("Per month", 0.8, RIGHT),

@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
 from designer.catalog import default_catalog
 from designer.io.interruptions_csv import NOT_PUBLISHED, per_year
 from designer.model.common.units import rate_label
-from designer.model.decisions.interruptions import RateTableError, interruptions
+from designer.model.decisions.interruptions import RateTableError, interruptions, unit_name
 from designer.model.networks.resilience import design_resilience
 from designer.model.topology.derive import derive
 from designer.model.topology.sizing import SizingError
@@ -40,14 +40,6 @@ SHARE_TIP = ("Of the expected link and NIC failures (weighted by their rates), t
              "failure cuts a GPU off; the rest leave the job running at reduced bandwidth")
 
 
-UNIT_NAMES = {"gpus": "GPUs", "nics": "NIC ports", "links.node-leaf": "server links",
-              "links.leaf-spine": "leaf-spine links", "links.spine-core": "spine-core links",
-              "links.manual": "manual links"}
-
-
-def _unit(key: str) -> str:
-    """A count's key as a reader says it: 'gpus' is GPUs, 'links.leaf-spine' leaf-spine links."""
-    return UNIT_NAMES.get(key, key)
 
 
 UNPUBLISHED_MARK = "—"   # in the table; the heading says what it means, the row's tooltip says it again
@@ -169,7 +161,7 @@ class InterruptionsPanel(QWidget):
                              f"{UNPUBLISHED_MARK} {NOT_PUBLISHED}, not estimated. Hover a row for what was measured.")
         for e in report.expected:
             r = e.rate
-            cells = [r.label, f"{e.units:,} {_unit(r.applies_to)}", _figure(r.per_unit_day), _figure(e.per_day),
+            cells = [r.label, f"{e.units:,} {unit_name(r.applies_to)}", _figure(r.per_unit_day), _figure(e.per_day),
                      _figure(e.per_month), _figure(per_year(e.per_day)), r.source or "—"]
             row = self.expected.rowCount()
             self.expected.insertRow(row)
@@ -182,8 +174,9 @@ class InterruptionsPanel(QWidget):
         for net in self.networks:   # the cluster's other networks, after the compute fabric's rows
             for e in net.expected:
                 r = e.rate
-                cells = [f"{net.size.label}: {r.label}", f"{e.units:,} {_unit(r.applies_to)}", _figure(r.per_unit_day),
-                         _figure(e.per_day), _figure(e.per_month), _figure(per_year(e.per_day)), r.source or "—"]
+                cells = [f"{net.size.label}: {r.label}", f"{e.units:,} {unit_name(r.applies_to)}",
+                         _figure(r.per_unit_day), _figure(e.per_day), _figure(e.per_month),
+                         _figure(per_year(e.per_day)), r.source or "—"]
                 row = self.expected.rowCount()
                 self.expected.insertRow(row)
                 for column, text in enumerate(cells):
@@ -212,7 +205,7 @@ class InterruptionsPanel(QWidget):
         self.stops.resizeColumnsToContents()
         share = report.design_share.share if report.design_share is not None else None
         self.tabs.setTabText(1, STOPS_TAB + (f" ({share:.0%} of expected failures do)" if share is not None else ""))
-        self.counts.setText("Counted (computed): " + ", ".join(f"{n:,} {_unit(name)}"
+        self.counts.setText("Counted (computed): " + ", ".join(f"{n:,} {unit_name(name)}"
                                                               for name, n in report.counts.items()))
         self.notes.setText("\n".join(f"Note: {n}" for n in report.notes)
                            + "".join(f"\n{net.size.label}: " + "; ".join(f"one {f.component} down: {f.effect}"

@@ -214,7 +214,9 @@ class PhasesPanel(QWidget):
             lines.append(f"Alternative ({g.alternative.label}): "
                          f"{'needs recabling' if g.alternative.needs_recabling else 'no recabling'}, "
                          f"day one {g.currency} {g.alternative.day_one_cost:,.0f}.")
-        lines.append(f"Counts and recabling computed; prices {g.prices_note}. " + " ".join(g.notes))
+        # The notes are clauses shared with the CLI's "note:" lines: each starts a sentence here.
+        notes = " ".join(f"{n[:1].upper()}{n[1:]}{'' if n.endswith('.') else '.'}" for n in g.notes)
+        lines.append(f"Counts and recabling computed; prices {g.prices_note}. {notes}".rstrip())
         if self.design is not None and not self.design.growth.stored:
             lines.insert(0, "A first proposal for the suggested target; Plan stores a target and phases "
                             "with the design.")
