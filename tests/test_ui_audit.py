@@ -155,3 +155,31 @@ def test_a_capture_audited_on_its_own_opens_that_audit(make_window, tmp_path):
     assert lines[0].startswith("Audited on its own, without a design: the capture reports no link rates")
     assert "Read from the capture: servers 8 (high)" in lines
     assert not any("built as designed" in line for line in lines)
+
+
+def test_findings_and_summary_lines_show_whole_in_a_narrow_dock(make_window, tmp_path):
+    """The summary's first line ran off under a sideways scroll bar and each finding ended in
+    '...': the lines wrap, a few findings' rows grow to their text, and the chosen finding is
+    written in full under the table."""
+    from PySide6.QtWidgets import QHeaderView
+
+    design = _design()
+    write_ibnetdiscover(dataclasses.replace(design, edits=(Edit("remove-links", "leaf-2", "spine-3", 1),
+                                                           Edit("remove-device", "spine-8"))), tmp_path / "f.topo")
+    window = make_window(design)
+    window.audit.audit_file(str(tmp_path / "f.topo"))
+    panel = window.audit.panel
+    panel.resize(700, 300)
+    panel.show()
+    assert panel.summary.wordWrap()
+    assert panel.summary.horizontalScrollBarPolicy() == Qt.ScrollBarPolicy.ScrollBarAlwaysOff
+    assert panel.table.verticalHeader().sectionResizeMode(0) == QHeaderView.ResizeMode.ResizeToContents
+    finding = panel.model.columnCount() - 1
+    for row in range(panel.proxy.rowCount()):
+        text = panel.proxy.index(row, finding).data()
+        assert panel.proxy.index(row, finding).data(Qt.ItemDataRole.ToolTipRole) == text
+    panel.table.selectRow(0)
+    chosen = panel.proxy.index(0, finding).data()
+    assert chosen and chosen in panel.detail.text()
+    window.audit.panel.set_report(None)
+    assert panel.detail.text() == ""

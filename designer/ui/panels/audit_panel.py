@@ -31,6 +31,8 @@ from designer.model.decisions.audit import AuditReport, impact_lines
 from designer.model.decisions.audit_summary import SECTIONS, describe, detail_groups, summary_counts, summary_lines
 
 COLUMNS = ("SU", "Device", "Port", "Kind", "Finding")
+DEVICE_EMS = 16       # the Device column's widest, in the width of so many letters M
+WRAPPED_ROWS = 500     # up to this many findings, each row grows to show its text whole
 KIND_LABEL = {"missing_devices": "Absent device", "missing_links": "Missing link", "swapped": "Swapped or crossed",
               "miswired": "Miswired", "extra_links": "Extra link", "degraded_links": "Degraded",
               "unnamed_devices": "Unnamed device"}
@@ -109,6 +111,11 @@ class AuditPanel(QWidget):
         self.summary.setObjectName("auditSummary")
         self.summary.setToolTip("The audit's summary; click a line to list only its findings")
         self.summary.itemClicked.connect(self._section_chosen)
+        # A line such as "Audited on its own, without a design: no catalog switch runs ..." wraps
+        # in the dock's width instead of running off under a sideways scroll bar.
+        self.summary.setWordWrap(True)
+        self.summary.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.summary.setResizeMode(QListWidget.ResizeMode.Adjust)
         layout.addWidget(self.summary, 1)
         self.cards = QHBoxLayout()
         layout.addLayout(self.cards)
@@ -145,8 +152,15 @@ class AuditPanel(QWidget):
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.verticalHeader().setVisible(False)
         self.table.horizontalHeader().setSectionResizeMode(len(COLUMNS) - 1, QHeaderView.ResizeMode.Stretch)
+        self.table.setWordWrap(True)
         self.table.selectionModel().currentRowChanged.connect(self._row_chosen)
         layout.addWidget(self.table, 1)
+        # The chosen finding in full, whatever the width of its column.
+        self.detail = QLabel()
+        self.detail.setObjectName("auditDetail")
+        self.detail.setWordWrap(True)
+        self.detail.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        layout.addWidget(self.detail)
         self.filter.textChanged.connect(self.proxy.setFilterFixedString)
         self.kind.currentIndexChanged.connect(lambda _i: self.proxy.set_kinds(tuple(self.kind.currentData() or ())))
 
@@ -162,6 +176,7 @@ class AuditPanel(QWidget):
             if widget is not None:
                 widget.deleteLater()
         self.export.setEnabled(report is not None)
+        self.detail.clear()
         if report is None:
             self.title.setText("No audit yet: Tools > Audit Against... compares a capture with this design.")
             return
@@ -171,6 +186,7 @@ class AuditPanel(QWidget):
         counts = {key: n for key, _, n in summary_counts(report.summary)}
         for key, line in zip([k for k, _ in SECTIONS], summary_lines(report), strict=False):
             entry = QListWidgetItem(line)
+            entry.setToolTip(line)
             entry.setData(Qt.ItemDataRole.UserRole, SECTION_KINDS.get(key, ()))
             if counts.get(key):
                 font = entry.font()
@@ -196,6 +212,7 @@ class AuditPanel(QWidget):
                 row: list[QStandardItem] = []
                 for text, sort_key in zip(cells, sort_keys, strict=True):
                     cell = QStandardItem(text)
+                    cell.setToolTip(text)
                     cell.setData(sort_key, SORT_ROLE)
                     row.append(cell)
                 row[0].setData(kind, KIND_ROLE)
@@ -204,6 +221,17 @@ class AuditPanel(QWidget):
         self.table.setSortingEnabled(True)
         self.table.sortByColumn(0, Qt.SortOrder.AscendingOrder)
         self.table.resizeColumnsToContents()
+        # A long device description ("SwitchIB Mellanox Technologies (e41d2d030003e470)") wraps
+        # rather than take the width the finding's own text needs.
+        device_width = self.table.fontMetrics().horizontalAdvance("M" * DEVICE_EMS)
+        self.table.setColumnWidth(1, min(self.table.columnWidth(1), device_width))
+        # Each finding's text wraps whole in its row. Rows follow their text only while there are
+        # few of them: measuring every row of a damaged capture's thousands of findings at each
+        # resize would stall the window, so there each row keeps one height, its text in the
+        # tooltip and in the line under the table.
+        rows_fit = self.model.rowCount() <= WRAPPED_ROWS
+        self.table.verticalHeader().setSectionResizeMode(
+            QHeaderView.ResizeMode.ResizeToContents if rows_fit else QHeaderView.ResizeMode.Interactive)
 
     # --- choosing --------------------------------------------------------------------------
 
@@ -218,6 +246,9 @@ class AuditPanel(QWidget):
         first = self.proxy.mapToSource(current.siblingAtColumn(0))
         item = self.model.item(first.row(), 0)
         if item is not None:
+            text = self.model.item(first.row(), len(COLUMNS) - 1)
+            device = self.model.item(first.row(), 1)
+            self.detail.setText(f"{device.text() if device else ''}: {text.text() if text else ''}")
             self.findingChosen.emit(item.data(KIND_ROLE), item.data(ENTRY_ROLE))
 
     def visible_rows(self) -> int:
