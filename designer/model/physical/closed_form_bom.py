@@ -19,13 +19,15 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from designer.catalog import Catalog, Switch, default_catalog
 from designer.catalog.entries import Cable
 from designer.model.physical.floor_layout import Layout, server_device
+from designer.model.physical.link_arrays import DeviceCodes as _Devices
+from designer.model.physical.link_arrays import LinkArrays as _Links
 from designer.model.physical.link_runs import link_lengths
 from designer.model.physical.media import (
     MEDIUM_OF_OPTIC,
@@ -45,7 +47,6 @@ from designer.model.physical.media import (
     switch_cage_capacity,
 )
 from designer.model.physical.template_layout import rank_within, template_positions
-from designer.model.topology.builders import plane_prefix
 from designer.model.topology.closed_form import leaf_assignment_arrays as _assignment
 from designer.model.topology.metrics import Finding
 
@@ -109,58 +110,6 @@ def _looked_up(table: dict[int, float], keys: np.ndarray) -> np.ndarray:
 def _repeat(x: np.ndarray, times: int) -> np.ndarray:
     """x, x, ... (`times` copies end to end); faster than np.tile for one dimension."""
     return np.concatenate([x] * times) if times > 1 else x
-
-
-@dataclass
-class _Links:
-    """Every link of the fabric as parallel arrays, in the device graph's edge order."""
-
-    tier: np.ndarray       # index into TIERS
-    gbps: np.ndarray
-    a_dev: np.ndarray      # device code (see _Devices)
-    a_port: np.ndarray
-    b_dev: np.ndarray
-    b_port: np.ndarray
-
-
-# A device index, or an array of them.
-_I = TypeVar("_I", int, np.ndarray)
-
-
-class _Devices:
-    """Integer codes for devices: servers first, then per plane leaves, spines and cores."""
-
-    def __init__(self, servers: int, plan: Plan, planes: int) -> None:
-        self.servers, self.plan, self.planes = servers, plan, planes
-        self.per_plane = plan.leaves + plan.spines + plan.cores
-        self.total = servers + planes * self.per_plane
-
-    def leaf(self, plane: int, i: _I) -> _I:
-        return self.servers + plane * self.per_plane + i
-
-    def spine(self, plane: int, i: _I) -> _I:
-        return self.servers + plane * self.per_plane + self.plan.leaves + i
-
-    def core(self, plane: int, i: _I) -> _I:
-        return self.servers + plane * self.per_plane + self.plan.leaves + self.plan.spines + i
-
-    def describe(self, code: int) -> tuple[str, int, int]:
-        """(role, plane, index) of a device code."""
-        if code < self.servers:
-            return "nic", -1, code
-        plane, local = divmod(code - self.servers, self.per_plane)
-        if local < self.plan.leaves:
-            return "leaf", plane, local
-        local -= self.plan.leaves
-        if local < self.plan.spines:
-            return "spine", plane, local
-        return "core", plane, local - self.plan.spines
-
-    def name(self, code: int) -> str:
-        role, plane, i = self.describe(code)
-        if role == "nic":
-            return server_device(i)
-        return f"{plane_prefix(plane, self.planes)}{role}-{i + 1}"
 
 
 def _generate(r: Resolved, plan: Plan, dev: _Devices, numbered: bool = True) -> tuple[_Links, np.ndarray, np.ndarray]:

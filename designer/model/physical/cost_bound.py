@@ -35,8 +35,9 @@ from designer.catalog.entries import Cable, Transceiver
 from designer.model.common.cache import ContentCache
 from designer.model.intent.design import FabricDesign
 from designer.model.physical.bom import _nic_items, _Pricer
-from designer.model.physical.closed_form_bom import TIERS, _Devices, _Links
+from designer.model.physical.closed_form_bom import TIERS
 from designer.model.physical.fabric_cost import physical_key
+from designer.model.physical.link_arrays import DeviceCodes, LinkArrays
 from designer.model.physical.link_runs import tier_length_counts
 from designer.model.physical.media import OPTICS, MediaIndex, host_ports_per_cage, sold_length, switch_cage_capacity
 from designer.model.physical.prices import PriceBook
@@ -141,7 +142,7 @@ def _geometry(derived: Derived, catalog: Catalog, prices: PriceBook) -> tuple[in
     """(leaves, spines, cores some link reaches, the optics floor), or None without a floor."""
     design, r, plan = derived.design, derived.resolved, derived.plan
     servers, planes = design.cluster.servers, r.planes
-    dev = _Devices(servers, plan, planes)
+    dev = DeviceCodes(servers, plan, planes)
     links, weights, server_of_ep, leaf_of = _alike_links(r, plan, dev, design.floorplan.servers_per_rack)
     if len(links.tier) == 0:
         return None
@@ -191,8 +192,8 @@ def _geometry(derived: Derived, catalog: Catalog, prices: PriceBook) -> tuple[in
     return leaves, spines, cores, optics + racks
 
 
-def _alike_links(r: Resolved, plan: Plan, dev: _Devices,
-                 per_rack: int) -> tuple[_Links, np.ndarray, np.ndarray, np.ndarray]:
+def _alike_links(r: Resolved, plan: Plan, dev: DeviceCodes,
+                 per_rack: int) -> tuple[LinkArrays, np.ndarray, np.ndarray, np.ndarray]:
     """`_generate`'s links (numbered=False) with the links alike in tier and ends' positions
     merged: (links, how many each stands for, server and leaf per NIC port as `_generate`
     gives them). A server's links count from its rack's first server, which stands where it
@@ -240,7 +241,7 @@ def _alike_links(r: Resolved, plan: Plan, dev: _Devices,
         b0 = np.tile(b0, planes) + shift
         tier0, w0 = np.tile(tier0, planes), np.tile(w0, planes)
     none = np.zeros(0, np.int64)
-    return _Links(tier0, none, a0, none, b0, none), w0, server, leaf_of
+    return LinkArrays(tier0, none, a0, none, b0, none), w0, server, leaf_of
 
 
 def _spread_pairs(owners: int, count: int, targets: int,

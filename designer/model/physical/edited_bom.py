@@ -27,14 +27,13 @@ from designer.model.common.cache import ContentCache
 from designer.model.physical.closed_form_bom import (
     PhysicalCounts,
     _Cages,
-    _Devices,
     _generate,
-    _Links,
     closed_form_physical,
     counts_from_links,
     template_cages,
 )
 from designer.model.physical.floor_layout import Layout
+from designer.model.physical.link_arrays import DeviceCodes, LinkArrays
 from designer.model.physical.media import switch_cage
 from designer.model.physical.template_layout import positions_of
 from designer.model.topology.edited_fabric import SwitchPairs
@@ -71,7 +70,7 @@ class _Added:
 class _Replay:
     """The edits replayed on the template's links, as `builders.apply_edits` applies them."""
 
-    def __init__(self, links: _Links, dev: _Devices, switches: SwitchPairs) -> None:
+    def __init__(self, links: LinkArrays, dev: DeviceCodes, switches: SwitchPairs) -> None:
         self.links, self.dev, self.switches = links, dev, switches
         self.n = n = len(links.tier)
         self.alive = np.ones(n, bool)
@@ -172,7 +171,7 @@ def edited_physical(derived: Derived, catalog: Catalog,
     positions, and the removed devices ("links", "cages", "dev", "row", "slot", "removed")."""
     r, plan, design = derived.resolved, derived.plan, derived.design
     servers, planes = design.cluster.servers, r.planes
-    dev = _Devices(servers, plan, planes)
+    dev = DeviceCodes(servers, plan, planes)
     links, _server_of_ep, _leaf_of = _generate(r, plan, dev)
     n = len(links.tier)
     levels = {"leaf": 1, "spine": 2, "core": 3}
@@ -212,7 +211,7 @@ def edited_physical(derived: Derived, catalog: Catalog,
 
 
 def _manual_links(added: list[_Added], derived: Derived, catalog: Catalog, cages: _Cages,
-                  dev: _Devices) -> dict[str, np.ndarray]:
+                  dev: DeviceCodes) -> dict[str, np.ndarray]:
     """Arrays of the added links with their cages (few: computed one by one)."""
     r, plan = derived.resolved, derived.plan
     cols: dict[str, list[int]] = defaultdict(list)
@@ -234,14 +233,14 @@ def _manual_links(added: list[_Added], derived: Derived, catalog: Catalog, cages
     return {k: np.array(v, np.int64) for k, v in cols.items()}
 
 
-def _concat_links(links: _Links, keep: np.ndarray, extra: dict[str, np.ndarray], order: np.ndarray) -> _Links:
+def _concat_links(links: LinkArrays, keep: np.ndarray, extra: dict[str, np.ndarray], order: np.ndarray) -> LinkArrays:
     m = len(extra.get("a_dev", ()))
 
     def cat(template: np.ndarray, added: Sequence[int] | np.ndarray) -> np.ndarray:
         joined: np.ndarray = np.concatenate([template[keep], np.asarray(added, np.int64)])[order]
         return joined
 
-    return _Links(cat(links.tier, [MANUAL] * m), cat(links.gbps, extra.get("gbps", [])),
+    return LinkArrays(cat(links.tier, [MANUAL] * m), cat(links.gbps, extra.get("gbps", [])),
                   cat(links.a_dev, extra.get("a_dev", [])), cat(links.a_port, extra.get("a_port", [])),
                   cat(links.b_dev, extra.get("b_dev", [])), cat(links.b_port, extra.get("b_port", [])))
 
@@ -257,7 +256,7 @@ def _concat_cages(cages: _Cages, keep: np.ndarray, extra: dict[str, np.ndarray],
                   cages.k_host)
 
 
-def _positions(derived: Derived, dev: _Devices, links: _Links, alive: np.ndarray,
+def _positions(derived: Derived, dev: DeviceCodes, links: LinkArrays, alive: np.ndarray,
                removed: set[int]) -> tuple[np.ndarray, np.ndarray, Layout]:
     """`floor_layout.lay_out` on the leaves and switches left, as media._leaf_spots lists them:
     (row, slot) per device code and the Layout counts, from arrays (template_layout.positions_of)."""

@@ -11,7 +11,7 @@ import numpy as np
 
 if TYPE_CHECKING:
     from designer.model.intent.floorplan import FloorPlan
-    from designer.model.physical.closed_form_bom import _Links
+    from designer.model.physical.link_arrays import LinkArrays
 
 
 @lru_cache(maxsize=64)   # the same floor plan's positions for every candidate sizing measures
@@ -20,7 +20,7 @@ def _coords(pitch: float, n: int) -> tuple[float, ...]:
     return tuple(round(i * pitch, 3) for i in range(n))
 
 
-def _run_codes(fp: FloorPlan, links: _Links, row: np.ndarray,
+def _run_codes(fp: FloorPlan, links: LinkArrays, row: np.ndarray,
                slot: np.ndarray) -> tuple[np.ndarray, dict[int, float], int]:
     """Per link a code of its run, each code's run as `cable_run_m` computes it (the same float
     operations and Python's rounding, worked out per distinct code: a floor plan has few
@@ -66,7 +66,7 @@ def _value_codes(run: dict[int, float], codes: int) -> tuple[np.ndarray, np.ndar
     return len_values, code_of_combo
 
 
-def link_lengths(fp: FloorPlan, links: _Links, row: np.ndarray, slot: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def link_lengths(fp: FloorPlan, links: LinkArrays, row: np.ndarray, slot: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Each link's run as `cable_run_m` computes it: the distinct lengths, sorted, and per link
     the index of its length among them."""
     combo, run, codes = _run_codes(fp, links, row, slot)
@@ -74,7 +74,7 @@ def link_lengths(fp: FloorPlan, links: _Links, row: np.ndarray, slot: np.ndarray
     return len_values, code_of_combo[combo]
 
 
-def tier_length_counts(fp: FloorPlan, links: _Links, row: np.ndarray, slot: np.ndarray, tiers: int,
+def tier_length_counts(fp: FloorPlan, links: LinkArrays, row: np.ndarray, slot: np.ndarray, tiers: int,
                        weights: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """The distinct runs of `link_lengths`, and per tier (index into closed_form_bom.TIERS, of
     which there are `tiers`) the links of each run: what a sum over links by tier and length

@@ -22,13 +22,12 @@ from designer.model.physical.closed_form_bom import (
     MEDIA_CODES,
     TIERS,
     _Cages,
-    _Devices,
     _generate,
-    _Links,
     counts_from_links,
     template_cages,
 )
 from designer.model.physical.edited_bom import edited_physical
+from designer.model.physical.link_arrays import DeviceCodes, LinkArrays
 from designer.model.physical.template_layout import template_positions
 
 if TYPE_CHECKING:
@@ -38,9 +37,9 @@ if TYPE_CHECKING:
 
 @dataclass
 class LinkTable:
-    links: _Links           # tier (index into TIERS), Gb/s, device codes and ports of each end
+    links: LinkArrays       # tier (index into TIERS), Gb/s, device codes and ports of each end
     cages: _Cages
-    dev: _Devices           # device codes: servers, then per plane leaves, spines, cores
+    dev: DeviceCodes        # device codes: servers, then per plane leaves, spines, cores
     row: np.ndarray         # floor row and slot of every device code
     slot: np.ndarray
     removed: set[int]       # device codes the edits removed
@@ -67,7 +66,7 @@ def link_table(derived: Derived, catalog: Catalog) -> LinkTable | None:
             return None
     else:
         r, plan, design = derived.resolved, derived.plan, derived.design
-        dev = _Devices(design.cluster.servers, plan, r.planes)
+        dev = DeviceCodes(design.cluster.servers, plan, r.planes)
         links, server_of_ep, leaf_of = _generate(r, plan, dev)
         row, slot, layout = template_positions(design.floorplan, design.cluster.servers, plan, r.planes, r.rails,
                                                dev, leaf_of, server_of_ep)

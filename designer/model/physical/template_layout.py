@@ -14,7 +14,7 @@ IntOrArray = Any
 
 if TYPE_CHECKING:
     from designer.model.intent.floorplan import FloorPlan
-    from designer.model.physical.closed_form_bom import _Devices
+    from designer.model.physical.link_arrays import DeviceCodes
     from designer.model.topology.sizing import Plan
 
 
@@ -30,7 +30,7 @@ def rank_within(keys: np.ndarray) -> np.ndarray:
     return out
 
 
-def template_positions(fp: FloorPlan, servers: int, plan: Plan, planes: int, rails: int, dev: _Devices,
+def template_positions(fp: FloorPlan, servers: int, plan: Plan, planes: int, rails: int, dev: DeviceCodes,
                        leaf_of: np.ndarray, server_of_ep: np.ndarray) -> tuple[np.ndarray, np.ndarray, Layout]:
     """(row, slot) per device code, and the Layout counts, by `floor_layout.lay_out`'s rules: the
     template's leaves (each serving the same servers in every plane), spines and cores, placed by

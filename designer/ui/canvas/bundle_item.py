@@ -21,7 +21,7 @@ from designer.ui.canvas.lod import DEVICE, ROW, row_lod
 from designer.ui.canvas.tier_item import label_font
 
 if TYPE_CHECKING:
-    from designer.ui.canvas.scene import FabricScene
+    from designer.ui.canvas.scene_state import SceneState
 
 CLUSTERS = 16        # bundles of a row drawn as one box start from at most this many points
 SMOOTH_LINES = 60    # slanted lines are antialiased up to this many per bundle
@@ -77,8 +77,8 @@ def _spread_over_devices(lo, up, xa, xb, links):
 class BundleItem(QGraphicsObject):
     """All links between row `lower` and row `upper`."""
 
-    if TYPE_CHECKING:   # these live only in the fabric scene, whose own methods they call
-        def scene(self) -> FabricScene: ...
+    if TYPE_CHECKING:   # these live only in the fabric scene and call what its state offers
+        def scene(self) -> SceneState: ...
 
     def __init__(self, lower: str, upper: str):
         super().__init__()
@@ -353,8 +353,8 @@ def ctx_color(item: BundleItem | ManualLinksItem, family: str, alpha: int) -> QC
 class ManualLinksItem(QGraphicsObject):
     """Links added by hand (manual edits), drawn as dashed arcs above the template's links."""
 
-    if TYPE_CHECKING:   # these live only in the fabric scene, whose own methods they call
-        def scene(self) -> FabricScene: ...
+    if TYPE_CHECKING:   # these live only in the fabric scene and call what its state offers
+        def scene(self) -> SceneState: ...
 
     def __init__(self):
         super().__init__()

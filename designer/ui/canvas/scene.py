@@ -2,24 +2,25 @@
 
 The scene owns no design state. It follows the controller's `displayChanged` (the document's
 design, or a preview during a drag) and the selection, and answers questions about what lies
-where. Items read the theme, layout, selection and problems from the scene when they paint.
+where. Items read the theme, layout, selection and problems from the scene when they paint
+(`scene_state.py`).
 """
 
 from __future__ import annotations
 
 from PySide6.QtCore import QPointF, QRectF, Signal
-from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QGraphicsScene
 
 from designer.ui.canvas.bundle_item import BundleItem, ManualLinksItem
-from designer.ui.canvas.layout import BOX_HEIGHT, ROWS, Layout, device_id, parse_device_id
+from designer.ui.canvas.layout import BOX_HEIGHT, ROWS, parse_device_id
+from designer.ui.canvas.scene_state import SceneState
 from designer.ui.canvas.tier_item import HandleItem, TierRowItem
 from designer.ui.theme import Theme
 
 _SEVERITY_RANK = {"error": 3, "warning": 2, "info": 1}
 
 
-class FabricScene(QGraphicsScene):
+class FabricScene(SceneState):
     """Draws the design the controller has on display."""
 
     layoutChanged = Signal(object)
@@ -31,13 +32,8 @@ class FabricScene(QGraphicsScene):
     """A failure (or a later build-out phase) is shown or cleared; carries its LinkFailure or None."""
 
     def __init__(self, controller, theme: Theme | None = None, parent=None):
-        super().__init__(parent)
-        self.controller = controller
-        self.theme = theme or Theme()
-        self.layout: Layout | None = None
+        super().__init__(controller, theme, parent)
         self.error: str | None = None
-        self.selected: frozenset[str] = frozenset()
-        self._problems: dict[str, str] = {}
         self._findings = ()
         self.link_failure = None      # the failed devices and cables the bundles draw as down
         self.rows: dict[str, TierRowItem] = {}
@@ -144,30 +140,6 @@ class FabricScene(QGraphicsScene):
         if self.layout is None:
             return QRectF(0, 0, 10, 10)  # nothing to scroll to
         return QRectF(0, -BOX_HEIGHT / 2, self.layout.width, self.layout.height)
-
-    def device_id(self, tier: str, index: int) -> str:
-        if self.layout is None:
-            return device_id(tier, index)
-        return device_id(tier, index, self.layout.plane, self.layout.planes)
-
-    def problem_color(self, element: str) -> QColor | None:
-        severity = self._problems.get(element)
-        if severity in ("error", "warning"):
-            return self.theme.severity(severity)
-        return None
-
-    def selected_devices(self, tier: str) -> list[int]:
-        out = []
-        for element in self.selected:
-            parsed = parse_device_id(element)
-            plane = self.layout.plane if self.layout else 0
-            if parsed is not None and parsed[0] == tier and (parsed[2] == plane or tier == "servers"):
-                out.append(parsed[1])
-        return out
-
-    def describe(self, element: str) -> str:
-        """A tooltip for an element."""
-        return self.controller.describe(element)
 
     # --- where things are -------------------------------------------------------------------
 

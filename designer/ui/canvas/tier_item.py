@@ -19,7 +19,7 @@ from designer.ui.canvas.layout import BLOCK_GAP, BOX_HEIGHT, TIER_LABEL, Row
 from designer.ui.canvas.lod import BLOCK, DEVICE, LABEL_MIN_PX, ROW, row_lod
 
 if TYPE_CHECKING:
-    from designer.ui.canvas.scene import FabricScene
+    from designer.ui.canvas.scene_state import SceneState
 
 PLANE_OFFSET_PX = 5.0   # stacked copies behind a row show further planes
 MAX_DEVICE_PX = 66.0    # a device box never gets wider than this on screen
@@ -73,8 +73,8 @@ def _plural(tier: str, n: int) -> str:
 class TierRowItem(QGraphicsObject):
     """One tier of the fabric as a row of boxes."""
 
-    if TYPE_CHECKING:   # these live only in the fabric scene, whose own methods they call
-        def scene(self) -> FabricScene: ...
+    if TYPE_CHECKING:   # these live only in the fabric scene and call what its state offers
+        def scene(self) -> SceneState: ...
 
     def __init__(self, tier: str):
         super().__init__()
@@ -412,8 +412,8 @@ def short_block_label(label: str) -> list[str]:
 class HandleItem(QGraphicsObject):
     """The grip at the right end of a row: drag it to grow or shrink the tier."""
 
-    if TYPE_CHECKING:   # these live only in the fabric scene, whose own methods they call
-        def scene(self) -> FabricScene: ...
+    if TYPE_CHECKING:   # these live only in the fabric scene and call what its state offers
+        def scene(self) -> SceneState: ...
 
     hovered = Signal(str)
     """The pointer entered the handle; carries the tier name (for the status bar)."""

@@ -6,7 +6,7 @@ May import: the ui foundation modules (theme). The inspector and the network pag
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, TypeVar
+from typing import Protocol, TypeVar
 
 from PySide6.QtCore import QSize, Qt
 from PySide6.QtWidgets import (
@@ -22,10 +22,6 @@ from PySide6.QtWidgets import (
 
 from designer.model.intent.design import FabricDesign
 from designer.ui.theme import ERROR_HUE, WARNING_HUE
-
-if TYPE_CHECKING:   # the inspector imports this module; the page only calls back into it
-    from designer.ui.panels.inspector import Inspector
-
 
 _W = TypeVar("_W", bound=QWidget)
 
@@ -64,10 +60,21 @@ class _WholeCombo(QComboBox):
         return QSize(size.width(), super().minimumSizeHint().height())
 
 
-class _Page(QWidget):
-    """A form page; subclasses fill it from a design and report edits to the inspector."""
+class InspectorHost(Protocol):
+    """What a page asks of the inspector that holds it (the inspector imports this module)."""
 
-    def __init__(self, inspector: Inspector):
+    def design(self) -> FabricDesign: ...
+
+    def commit(self, new: FabricDesign, field: str, text: str) -> str | None: ...
+
+    def reload(self, *_) -> None: ...
+
+
+class FormPage(QWidget):
+    """A form page, the base of every inspector form; subclasses fill it from a design and
+    report edits to the inspector."""
+
+    def __init__(self, inspector: InspectorHost):
         super().__init__()
         self.inspector = inspector
         self.form = QFormLayout()
@@ -130,6 +137,3 @@ class _Page(QWidget):
         self.refused.show_lines([("error", f"Not applied: {problem}")] if problem else [])
         if problem:
             self.inspector.reload()
-
-
-FormPage = _Page   # the base of every inspector form

@@ -29,7 +29,7 @@ from designer.model.topology.metrics import Finding
 from designer.model.topology.sizing import SizingError, parse_ratio, resolve
 from designer.ui.blocks import choice_cost
 from designer.ui.canvas.layout import TIER_LABEL
-from designer.ui.panels.form_page import _Page
+from designer.ui.panels.form_page import FormPage
 from designer.ui.panels.network_arrangements import arrangement_edit, fill_arrangements
 from designer.ui.panels.network_page import NetworkPage
 from designer.ui.theme import ERROR_HUE, FAMILY_LABEL
@@ -53,7 +53,9 @@ def _when(part: Server | Switch) -> str:
 
 
 
-class FabricPage(_Page):
+class FabricPage(FormPage):
+    inspector: Inspector    # the holder, with all it offers (the base knows only what it asks)
+
     def __init__(self, inspector):
         super().__init__(inspector)
         self.title.setText("Fabric")
@@ -247,7 +249,9 @@ class FabricPage(_Page):
                   f"Set server links to {_speed(value)}" if value else "Use the NIC port speed")
 
 
-class TierPage(_Page):
+class TierPage(FormPage):
+    inspector: Inspector    # the holder, with all it offers (the base knows only what it asks)
+
     def __init__(self, inspector):
         super().__init__(inspector)
         self.tier = "leaf"
@@ -488,7 +492,7 @@ class Inspector(QScrollArea):
 
     def _show_problems(self) -> None:
         page = self.stack.currentWidget()
-        if not isinstance(page, _Page):
+        if not isinstance(page, FormPage):
             return
         tier = page.tier if isinstance(page, TierPage) else None
         lines: list[tuple[str, str]] = []
