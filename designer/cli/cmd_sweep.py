@@ -81,7 +81,12 @@ def add_parser(sub: SubParsers) -> None:
     p.add_argument("--energy-price", type=float, default=CompareSettings.energy_usd_per_kwh,
                    help="USD per kWh (an assumption: use your tariff)")
     p.add_argument("--pue", type=float, default=CompareSettings.pue, help="power usage effectiveness")
-    p.add_argument("--workers", type=positive_int, help="worker processes (default: one per core)")
+    where = p.add_mutually_exclusive_group()
+    where.add_argument("--workers", type=positive_int, help="worker processes (default: one per core)")
+    where.add_argument("--scheduler", metavar="ADDRESS", type=non_empty,
+                       help="run on the Dask distributed cluster whose scheduler is at ADDRESS, e.g. "
+                            "tcp://10.0.0.5:8786 (needs pip install 'fabric-designer[cluster]' here and "
+                            "on every worker)")
     p.add_argument("--json", action="store_true")
     p.add_argument("--csv", metavar="OUT", type=output_file, help="also write every combination as CSV")
     p.set_defaults(run=run)
@@ -104,9 +109,12 @@ def run(args: argparse.Namespace) -> int:
                          size_bytes=args.size, settings=settings)
     except ValueError as exc:
         raise CommandError(str(exc)) from None
-    start = time.perf_counter()
-    result = run_sweep(spec, workers=args.workers)
-    elapsed = time.perf_counter() - start
+    if args.scheduler:
+        result, elapsed = _on_cluster(spec, args.scheduler)
+    else:
+        start = time.perf_counter()
+        result = run_sweep(spec, workers=args.workers)
+        elapsed = time.perf_counter() - start
     if args.csv:
         write_sweep_csv(result, args.csv)
     if args.json:
@@ -116,6 +124,21 @@ def run(args: argparse.Namespace) -> int:
     else:
         print(render_text(result, elapsed))
     return 0
+
+
+def _on_cluster(spec: SweepSpec, address: str) -> tuple[SweepResult, float]:
+    """The sweep on a Dask cluster: the same chunks as the process pool, the same result."""
+    from designer.cli.cluster import dask_executor
+
+    with dask_executor(address) as (executor, _threads):
+        start = time.perf_counter()
+        try:
+            result = run_sweep(spec, executor=executor)
+        except Exception as exc:   # raised on a worker: one line, not the worker's traceback
+            text = str(exc).splitlines()[0] if str(exc) else ""
+            raise CommandError(f"the sweep failed on the Dask cluster: {type(exc).__name__}"
+                               + (f": {text}" if text else "")) from None
+        return result, time.perf_counter() - start
 
 
 def _money(v: float | None) -> str:
