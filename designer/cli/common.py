@@ -76,7 +76,8 @@ def positive_int(text: str) -> int:
     return bounded_int(1, MAX_GPUS)(text)
 
 
-_SPEED = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([GT])?(?:b|bps|bit/s)?\s*$", re.IGNORECASE)
+# ASCII digits only, as cli_number takes them; \Z so that a trailing newline is refused.
+_SPEED = re.compile(r"\s*([0-9]+(?:\.[0-9]+)?)\s*([GT])?(?:b|bps|bit/s)?\s*\Z", re.IGNORECASE | re.ASCII)
 
 
 def speed_gbps(text: str) -> int:
