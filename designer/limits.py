@@ -79,6 +79,16 @@ def terminal_text(text: str) -> str:
     return _TERMINAL_UNSAFE.sub(_escape_one, text)
 
 
+def check_one_line(text: str, source: str, field: str) -> str:
+    """An identifier, part number or name that outputs write inside a line (a CSV cell, an
+    ibnetdiscover description, a terminal row): a line break or control character is refused."""
+    bad = _TERMINAL_UNSAFE.search(text)
+    if bad:
+        raise InputError(f"holds a control character ({terminal_text(bad.group())}); names are one line of text",
+                         source, field)
+    return text
+
+
 def _escape_one(match: re.Match[str]) -> str:
     char = match.group()
     named = _NAMED_ESCAPES.get(char)
@@ -121,11 +131,17 @@ def read_capped(path: str | os.PathLike[str], limit: int = MAX_FILE_BYTES, what:
         raise InputError(f"is a folder, not a {what}", str(p)) from None
     except OSError as exc:
         raise InputError(f"cannot read ({exc.strerror or exc})", str(p)) from None
-    with os.fdopen(fd, "rb") as fh:
+    # Checked on the descriptor before wrapping it: os.fdopen refuses a folder itself, with an
+    # error that names the descriptor number instead of the path.
+    try:
         kind = _not_regular(os.fstat(fd).st_mode)
-        if kind is not None:
-            raise InputError(f"is {kind}, not a {what}" if kind.startswith("a ") else f"{kind}, not a {what}",
-                             str(p))
+    except OSError as exc:
+        os.close(fd)
+        raise InputError(f"cannot read ({exc.strerror or exc})", str(p)) from None
+    if kind is not None:
+        os.close(fd)
+        raise InputError(f"is {kind}, not a {what}" if kind.startswith("a ") else f"{kind}, not a {what}", str(p))
+    with os.fdopen(fd, "rb") as fh:
         try:
             raw = fh.read(limit + 1)
         except OSError as exc:
