@@ -79,6 +79,15 @@ def terminal_text(text: str) -> str:
     return _TERMINAL_UNSAFE.sub(_escape_one, text)
 
 
+_TERMINAL_UNSAFE_BUT_LINES = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")
+
+
+def terminal_lines(text: str) -> str:
+    """Text of several lines as a terminal may show it: line breaks and tabs kept, every other
+    control character escaped (ESC, a carriage return, C1 controls such as CSI)."""
+    return _TERMINAL_UNSAFE_BUT_LINES.sub(_escape_one, text)
+
+
 def check_one_line(text: str, source: str, field: str) -> str:
     """An identifier, part number or name that outputs write inside a line (a CSV cell, an
     ibnetdiscover description, a terminal row): a line break or control character is refused."""

@@ -8,7 +8,7 @@ import re
 from designer.catalog import default_catalog
 from designer.cli.common import CommandError, SubParsers, bounded_int, positive_int, print_json, size_bytes, table
 from designer.io.project import load_design
-from designer.limits import InputError, cli_number
+from designer.limits import InputError, cli_number, terminal_text
 from designer.model.common.units import duration_label, size_label
 from designer.model.decisions.advice import training_step
 from designer.model.performance.collectives import (
@@ -114,7 +114,7 @@ def run(args: argparse.Namespace) -> int:
         if args.json:
             print_json(step.to_json())
         else:
-            print(training_summary(design.meta.name, step))
+            print(training_summary(terminal_text(design.meta.name), step))
         return 0
     if args.params is not None:
         step = training_step(derived, params=args.params, bytes_per_grad=args.bytes_per_grad,
@@ -123,7 +123,7 @@ def run(args: argparse.Namespace) -> int:
         if args.json:
             print_json(step.to_json())
         else:
-            print(training_summary(design.meta.name, step))
+            print(training_summary(terminal_text(design.meta.name), step))
         return 0
     settings = design.performance
     collective = normalize_collective(args.collective or settings.collective)
@@ -136,9 +136,9 @@ def run(args: argparse.Namespace) -> int:
     if args.compare:
         other_design = load_design(args.compare)
         other = sweep(derive(other_design, catalog), collective, gpus, algorithm, args.placement, sizes)
-        print(side_by_side(design.meta.name, result, other_design.meta.name, other))
+        print(side_by_side(terminal_text(design.meta.name), result, terminal_text(other_design.meta.name), other))
         return 0
-    print(summary(design.meta.name, result))
+    print(summary(terminal_text(design.meta.name), result))
     return 0
 
 
