@@ -61,7 +61,7 @@ def main(argv: list[str] | None = None) -> int:
     from designer.cli.common import USER_ERRORS, CommandError  # loaded by every command already
 
     stdout = sys.stdout
-    sys.stdout = TerminalStream(stdout)  # type: ignore[assignment]  # write() is all print() needs
+    sys.stdout = TerminalStream(stdout)  # write() is all print() needs; the rest passes through
     try:
         code = int(args.run(args) or 0)
         sys.stdout.flush()  # a closed pipe shows here, not in the interpreter's last flush
