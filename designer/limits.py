@@ -27,6 +27,9 @@ MAX_NUMBER_CHARS = 40           # a number literal: enough for any float, far be
 MAX_TEXT_CHARS = 100_000        # any one string (a 10,000-character name is fine)
 MAX_RADIX = 2048                # ports of one switch; the largest switches today have 512
 QUOTE_CHARS = 80                # how much of a bad value a message quotes
+MAX_JSON_VALUES = 4_000_000     # values in one JSON file (counted by its commas): a design holds ~1,000
+MAX_CAPTURE_VALUES = 16_000_000  # an LLDP capture of a 131,072-GPU fabric holds a few million
+MAX_CAPTURE_TEXT = 16 * 2**20   # one string of a capture: a switch's whole table quoted (Cumulus json0)
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
@@ -63,6 +66,47 @@ def printable(text: str) -> str:
     return _SURROGATE.sub("\ufffd", _CONTROL.sub("", text))
 
 
+# C0 and C1 control characters, DEL, and the Unicode line and paragraph separators: each can move
+# the cursor, clear the screen or start a new line on a terminal.
+_TERMINAL_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")
+_NAMED_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def terminal_text(text: str) -> str:
+    """User text as a terminal may show it: every control character written as an escape
+    (a newline as \\n, ESC as \\x1b), so that a name can neither forge a line nor clear the
+    screen. Printable text, including non-ASCII letters, is left as it is."""
+    return _TERMINAL_UNSAFE.sub(_escape_one, text)
+
+
+_TERMINAL_UNSAFE_BUT_LINES = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")
+
+
+def terminal_lines(text: str) -> str:
+    """Text of several lines as a terminal may show it: line breaks and tabs kept, every other
+    control character escaped (ESC, a carriage return, C1 controls such as CSI)."""
+    return _TERMINAL_UNSAFE_BUT_LINES.sub(_escape_one, text)
+
+
+def check_one_line(text: str, source: str, field: str) -> str:
+    """An identifier, part number or name that outputs write inside a line (a CSV cell, an
+    ibnetdiscover description, a terminal row): a line break or control character is refused."""
+    bad = _TERMINAL_UNSAFE.search(text)
+    if bad:
+        raise InputError(f"holds a control character ({terminal_text(bad.group())}); names are one line of text",
+                         source, field)
+    return text
+
+
+def _escape_one(match: re.Match[str]) -> str:
+    char = match.group()
+    named = _NAMED_ESCAPES.get(char)
+    if named:
+        return named
+    code = ord(char)
+    return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
+
+
 # --- reading ----------------------------------------------------------------------------------------
 
 def _not_regular(mode: int) -> str | None:
@@ -96,11 +140,17 @@ def read_capped(path: str | os.PathLike[str], limit: int = MAX_FILE_BYTES, what:
         raise InputError(f"is a folder, not a {what}", str(p)) from None
     except OSError as exc:
         raise InputError(f"cannot read ({exc.strerror or exc})", str(p)) from None
-    with os.fdopen(fd, "rb") as fh:
+    # Checked on the descriptor before wrapping it: os.fdopen refuses a folder itself, with an
+    # error that names the descriptor number instead of the path.
+    try:
         kind = _not_regular(os.fstat(fd).st_mode)
-        if kind is not None:
-            raise InputError(f"is {kind}, not a {what}" if kind.startswith("a ") else f"{kind}, not a {what}",
-                             str(p))
+    except OSError as exc:
+        os.close(fd)
+        raise InputError(f"cannot read ({exc.strerror or exc})", str(p)) from None
+    if kind is not None:
+        os.close(fd)
+        raise InputError(f"is {kind}, not a {what}" if kind.startswith("a ") else f"{kind}, not a {what}", str(p))
+    with os.fdopen(fd, "rb") as fh:
         try:
             raw = fh.read(limit + 1)
         except OSError as exc:
@@ -126,15 +176,21 @@ def read_text(path: str | os.PathLike[str], what: str = "file", limit: int = MAX
 
 # --- JSON -------------------------------------------------------------------------------------------
 
-_TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]', re.DOTALL)
+_TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{},]', re.DOTALL)
 
 
-def check_depth(text: str, source: str, limit: int = MAX_DEPTH) -> None:
-    """Refuse nesting deeper than `limit` in one linear pass, before any parser recurses."""
+def check_depth(text: str, source: str, limit: int = MAX_DEPTH, max_values: int = MAX_JSON_VALUES) -> None:
+    """Refuse nesting deeper than `limit`, or more than `max_values` values, in one linear pass,
+    before any parser recurses or allocates a value."""
     depth = 0
+    values = 0
     for match in _TOKENS.finditer(text):
         token = match.group()
-        if token in "[{":
+        if token == ",":
+            values += 1
+            if values > max_values:
+                raise InputError(f"holds more than {max_values:,} values, more than any file of its kind", source)
+        elif token in "[{":
             depth += 1
             if depth > limit:
                 line = text.count("\n", 0, match.start()) + 1
@@ -199,6 +255,38 @@ def load_json(text: str, source: str) -> Any:
     return doc
 
 
+def load_json_documents(text: str, source: str, max_values: int = MAX_JSON_VALUES,
+                        duplicate_keys: bool = False, text_limit: int = MAX_TEXT_CHARS) -> list[Any]:
+    """Every JSON document of a text holding one or more of them back to back (a capture of
+    several switches' `lldpctl -f json`), under the same bounds as `load_json`: nesting and value
+    count checked before parsing, numbers and text after. `duplicate_keys` keeps the last value
+    of a repeated key, as the tools that write captures expect their readers to."""
+    if text.startswith(BOM):
+        text = text[1:]
+    check_depth(text, source, MAX_DEPTH, max_values)
+    hook = dict if duplicate_keys else _pairs
+    decoder = json.JSONDecoder(object_pairs_hook=hook, parse_int=_int, parse_float=_float,
+                               parse_constant=_constant)
+    docs: list[Any] = []
+    pos, end = 0, len(text)
+    try:
+        while True:
+            while pos < end and text[pos].isspace():
+                pos += 1
+            if pos >= end:
+                break
+            doc, pos = decoder.raw_decode(text, pos)
+            docs.append(doc)
+    except json.JSONDecodeError as exc:
+        hint = " (the file looks truncated)" if exc.pos >= len(text.rstrip()) - 1 else ""
+        raise InputError(f"not valid JSON at line {exc.lineno}, column {exc.colno}{hint}", source) from None
+    except (RecursionError, ValueError) as exc:  # belt and braces behind check_depth and the hooks
+        raise InputError(f"cannot be read ({type(exc).__name__})", source) from None
+    for doc in docs:
+        check_tree(doc, source, text_limit=text_limit)
+    return docs
+
+
 def join(path: str, key: object) -> str:
     if isinstance(key, int):
         return f"{path}[{key}]"
@@ -207,7 +295,7 @@ def join(path: str, key: object) -> str:
     return f"{path}.{shown}" if path else shown
 
 
-def check_tree(value: object, source: str, path: str = "") -> None:
+def check_tree(value: object, source: str, path: str = "", text_limit: int = MAX_TEXT_CHARS) -> None:
     """Bounds on a parsed tree (JSON or TOML): finite numbers, bounded text, no lone surrogates,
     no duplicate keys. Depth is bounded by the parser's caller."""
     stack = [(value, path, 0)]
@@ -218,7 +306,7 @@ def check_tree(value: object, source: str, path: str = "") -> None:
         if isinstance(item, _Bad):
             raise InputError(item.why, source, where)
         if isinstance(item, str):
-            check_text(item, source, where)
+            check_text(item, source, where, text_limit)
         elif isinstance(item, float):
             if not math.isfinite(item):
                 raise InputError(f"{quote(item)} is out of range (numbers must be finite)", source, where)

@@ -32,7 +32,7 @@ from designer.catalog.entries import (
     Transceiver,
     _Entry,
 )
-from designer.limits import MAX_RADIX, InputError, config_dir, parse_toml, quote, read_text
+from designer.limits import MAX_RADIX, InputError, check_one_line, config_dir, parse_toml, quote, read_text
 
 if TYPE_CHECKING:
     from _typeshed import DataclassInstance
@@ -394,6 +394,11 @@ def _validate_media(entry: Transceiver | Cable, bad: Callable[[str, str], NoRetu
         bad("min_m", "must lie between 0 and reach_m")
 
 
+# Fields that exports write inside one line (ibnetdiscover descriptions, CSV cells, NDT rows):
+# a newline there would forge lines in the file, a NUL make it binary.
+_ONE_LINE_FIELDS = ("id", "name", "part_number", "vendor")
+
+
 def load_file(path: Path, catalog: Catalog) -> None:
     """Merge the entries of one TOML file into `catalog`, overriding by id.
 
@@ -420,6 +425,13 @@ def load_file(path: Path, catalog: Catalog) -> None:
             label = table.get("id", f"#{index + 1}") if isinstance(table, dict) else f"#{index + 1}"
             where = f"{path.name}: {kind} {quote(str(label), 40)}"
             entry = _build(cls, table, where)
+            for field in _ONE_LINE_FIELDS:
+                value = getattr(entry, field, None)
+                if isinstance(value, str):
+                    try:
+                        check_one_line(value, where, field)
+                    except InputError as exc:
+                        raise CatalogError(exc.reason, exc.source, exc.field) from None
             _validate(entry, where)
             before = catalog.origins.get((kind, entry.id))
             if before and Path(before).parent == path.parent:

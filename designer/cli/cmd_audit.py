@@ -9,8 +9,10 @@ fabric size; --csv and --json carry every finding.
 from __future__ import annotations
 
 import argparse
+import sys
 
 from designer.cli.common import SubParsers, output_file, print_json
+from designer.cli.parser import one_line
 from designer.io.audit_csv import findings_csv, write_findings_csv
 from designer.io.fabric_capture import load_capture
 from designer.io.project import load_design
@@ -37,6 +39,8 @@ def add_parser(sub: SubParsers) -> None:
 def run(args: argparse.Namespace) -> int:
     design = load_design(args.against) if args.against else None
     fabric = load_capture(args.file)
+    for note in fabric.notes:  # on stderr, so that --json stays one document
+        print(f"fabric-designer audit: note: {one_line(note)}", file=sys.stderr)
     inference = infer_design(fabric)
     report = audit(fabric, design=design, inference=inference)
     if args.csv:

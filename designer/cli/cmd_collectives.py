@@ -8,6 +8,7 @@ import re
 from designer.catalog import default_catalog
 from designer.cli.common import CommandError, SubParsers, bounded_int, positive_int, print_json, size_bytes, table
 from designer.io.project import load_design
+from designer.limits import InputError, cli_number, terminal_text
 from designer.model.common.units import duration_label, size_label
 from designer.model.decisions.advice import training_step
 from designer.model.performance.collectives import (
@@ -22,7 +23,7 @@ from designer.model.performance.training import StepEstimate
 from designer.model.performance.workload import presets
 from designer.model.topology.derive import Derived, derive
 
-_COUNT = re.compile(r"^\s*(\d+(?:\.\d+)?(?:e\d+)?)\s*([KMBT])?\s*$", re.IGNORECASE)
+_COUNT = re.compile(r"\s*([0-9]+(?:\.[0-9]+)?(?:e[0-9]+)?)\s*([KMBT])?\s*\Z", re.IGNORECASE | re.ASCII)
 _SCALE = {"": 1, "K": 1e3, "M": 1e6, "B": 1e9, "T": 1e12}
 MAX_PARAMS = 1e16   # ten thousand trillion parameters, far above any model
 
@@ -40,12 +41,9 @@ def param_count(text: str) -> float:
 
 def milliseconds(text: str) -> float:
     try:
-        value = float(text) if len(text) <= 40 else float("nan")
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number of milliseconds, got '{text}'") from None
-    if not 0 <= value <= 1e9:  # also refuses NaN and inf
-        raise argparse.ArgumentTypeError(f"compute time must be 0 to 1e9 milliseconds, got '{text[:40]}'")
-    return value
+        return float(cli_number(text, "", 0, 1e9))
+    except InputError as exc:
+        raise argparse.ArgumentTypeError(f"compute time in milliseconds: {exc.reason}") from None
 
 
 def add_parser(sub: SubParsers) -> None:
@@ -116,7 +114,7 @@ def run(args: argparse.Namespace) -> int:
         if args.json:
             print_json(step.to_json())
         else:
-            print(training_summary(design.meta.name, step))
+            print(training_summary(terminal_text(design.meta.name), step))
         return 0
     if args.params is not None:
         step = training_step(derived, params=args.params, bytes_per_grad=args.bytes_per_grad,
@@ -125,7 +123,7 @@ def run(args: argparse.Namespace) -> int:
         if args.json:
             print_json(step.to_json())
         else:
-            print(training_summary(design.meta.name, step))
+            print(training_summary(terminal_text(design.meta.name), step))
         return 0
     settings = design.performance
     collective = normalize_collective(args.collective or settings.collective)
@@ -138,9 +136,9 @@ def run(args: argparse.Namespace) -> int:
     if args.compare:
         other_design = load_design(args.compare)
         other = sweep(derive(other_design, catalog), collective, gpus, algorithm, args.placement, sizes)
-        print(side_by_side(design.meta.name, result, other_design.meta.name, other))
+        print(side_by_side(terminal_text(design.meta.name), result, terminal_text(other_design.meta.name), other))
         return 0
-    print(summary(design.meta.name, result))
+    print(summary(terminal_text(design.meta.name), result))
     return 0
 
 

@@ -6,9 +6,19 @@ import argparse
 
 from designer.catalog import Catalog, default_catalog
 from designer.cli.cmd_bom import arrangements_table
-from designer.cli.common import SubParsers, bounded_float, bounded_int, output_file, print_json, size_bytes, table
+from designer.cli.common import (
+    SubParsers,
+    bounded_float,
+    bounded_int,
+    named_for_terminal,
+    output_file,
+    print_json,
+    size_bytes,
+    table,
+)
 from designer.io.compare_csv import write_compare_csv
 from designer.io.project import load_design
+from designer.limits import terminal_text
 from designer.model.common.units import figure_text
 from designer.model.decisions.comparison import MAX_COMPARED, SETTING_RANGES, CompareSettings, Comparison, compare
 from designer.model.decisions.counterpart import (
@@ -104,11 +114,16 @@ def run(args: argparse.Namespace) -> int:
                                    for d, opts in zip(designs, options, strict=True)]
         print_json(doc)
     else:
+        # The verdict's sentences quote the designs' names: a name holding a line break is shown
+        # escaped, so it cannot forge a line (compared again only in that rare case).
+        shown = [named_for_terminal(d) for d in designs]
+        if any(s is not d for s, d in zip(shown, designs, strict=True)):
+            result = compare(shown, settings, catalog)
         print(render_text(result))
         if notes:
-            print("\n".join(notes))
+            print("\n".join(terminal_text(n) for n in notes))
         for design, opts in zip(designs, options, strict=True) if options else ():
-            print(f"\nNetwork arrangements of {design.meta.name}:")
+            print(f"\nNetwork arrangements of {terminal_text(design.meta.name)}:")
             print(arrangements_table(opts, "USD"))
     return 0
 

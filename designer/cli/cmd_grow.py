@@ -6,15 +6,17 @@ import argparse
 
 from designer.cli.common import CommandError, SubParsers, positive_int, print_json, table
 from designer.io.project import load_design
+from designer.limits import InputError, cli_number, quote
 from designer.model.decisions.growth import Growth, GrowthError, GrowthPath, grow
 from designer.model.intent.design import FabricDesign
 
 
 def _phase_list(text: str) -> list[int]:
     try:
-        values = [int(v) for v in text.split(",") if v.strip()]
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected whole numbers separated by commas, got '{text}'") from None
+        values = [cli_number(v, "", 0, 2**31, whole=True) for v in text.split(",") if v.strip()]
+    except InputError:
+        raise argparse.ArgumentTypeError(f"expected whole numbers in plain digits separated by commas, "
+                                         f"got {quote(text, 60)}") from None
     if not values:
         raise argparse.ArgumentTypeError("give at least one phase, e.g. 4,8,16")
     return values

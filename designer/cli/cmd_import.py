@@ -7,8 +7,10 @@ graph is the fabric as built.
 from __future__ import annotations
 
 import argparse
+import sys
 
 from designer.cli.common import SubParsers, output_file
+from designer.cli.parser import one_line
 from designer.io.fabric_capture import import_capture
 from designer.io.project import save_design
 
@@ -23,7 +25,10 @@ def add_parser(sub: SubParsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    design, inference, report = import_capture(args.file)
+    notes: list[str] = []
+    design, inference, report = import_capture(args.file, notes=notes)
+    for note in notes:
+        print(f"fabric-designer import: note: {one_line(note)}", file=sys.stderr)
     save_design(design, args.output)
     counts = ", ".join(f"{len(getattr(report, k))} {k.replace('_', ' ')}" for k in
                        ("missing_devices", "missing_links", "swapped", "extra_links", "miswired", "degraded_links"))

@@ -6,6 +6,7 @@ import argparse
 
 from designer.cli.common import SubParsers, print_json, table
 from designer.io.project import load_design
+from designer.limits import terminal_text
 from designer.model.common.units import bandwidth_label, ratio_label
 from designer.model.topology.derive import derive
 from designer.model.topology.metrics import Metrics
@@ -39,7 +40,7 @@ def _ratio(value: float | None) -> str:
 
 def summary(m: Metrics) -> str:
     head = [
-        ("Design", m.name),
+        ("Design", terminal_text(m.name)),   # a name cannot forge a line of the figures below
         ("Fabric", f"{m.template}, {m.tiers} tiers, {m.planes} plane(s), {m.technology}"),
         ("GPUs / servers / endpoints", f"{m.gpus:,} / {m.servers:,} / {m.endpoints:,}"),
         ("Network per GPU", f"{bandwidth_label(m.gbps_per_gpu)} ({m.endpoints // max(m.servers, 1)} x "

@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from designer.cli.common import CommandError, SubParsers, output_file
+from designer.cli.common import CommandError, SubParsers, bounded_int, output_file
 from designer.io.project import load_design
 
 if TYPE_CHECKING:
@@ -16,8 +16,9 @@ if TYPE_CHECKING:
     from designer.model.intent.slides import Slide
 
 FORMATS = {".svg": "svg", ".pdf": "pdf", ".png": "png"}
-_SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*[xX×]\s*(\d+(?:\.\d+)?)\s*(in)?\s*$")
-_VIEW = re.compile(r"^(fabric|su|plane|slide)(?::(\d+))?$")
+# ASCII digits only, as every numeric option (cli_number); \Z refuses a trailing newline.
+_SIZE = re.compile(r"\s*([0-9]+(?:\.[0-9]+)?)\s*[xX×]\s*([0-9]+(?:\.[0-9]+)?)\s*(in)?\s*\Z", re.ASCII)
+_VIEW = re.compile(r"(fabric|su|plane|slide)(?::([0-9]+))?\Z", re.ASCII)
 
 
 def page_size(text: str) -> tuple[float, float]:
@@ -63,7 +64,8 @@ def add_parser(sub: SubParsers) -> None:
                                    "Works without a display.")
     p.add_argument("file", help="project file")
     p.add_argument("-o", "--output", required=True, type=output_file, help="output file: .svg, .pdf or .png")
-    p.add_argument("--dpi", type=int, default=200, help="PNG resolution in dots per inch (default 200; PNG only)")
+    p.add_argument("--dpi", type=bounded_int(1, 2**31), default=200,
+                   help="PNG resolution in dots per inch (default 200; PNG only)")
     p.add_argument("--size", type=page_size, default=None, metavar="WxH",
                    help="picture size in inches (default 13.333x7.5, a 16:9 slide)")
     p.add_argument("--view", type=view_spec, default=("fabric", None), metavar="VIEW",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import re
 import sys
@@ -13,8 +14,9 @@ from typing import TypeAlias
 from designer.catalog import CatalogError, UnknownPartError
 from designer.io.atomic import WriteRefused, check_target
 from designer.io.project import ProjectFileError, is_project_file
-from designer.limits import InputError, cli_number, quote
+from designer.limits import InputError, cli_number, quote, terminal_text
 from designer.model.common.units import parse_size
+from designer.model.intent.design import FabricDesign
 from designer.model.topology.sizing import SizingError
 
 # Errors a user can cause; each is printed as one line, never as a traceback.
@@ -61,6 +63,15 @@ def bounded_float(low: float, high: float, low_open: bool = False) -> Callable[[
     return parse
 
 
+def named_for_terminal(design: FabricDesign) -> FabricDesign:
+    """The design with its name as a terminal may show it (control characters escaped); the
+    same object when the name needs nothing."""
+    shown = terminal_text(design.meta.name)
+    if shown == design.meta.name:
+        return design
+    return dataclasses.replace(design, meta=dataclasses.replace(design.meta, name=shown))
+
+
 def non_empty(text: str) -> str:
     """An argparse type for a catalog id or a name: an empty value is refused, not taken as unset."""
     if not text.strip():
@@ -76,7 +87,8 @@ def positive_int(text: str) -> int:
     return bounded_int(1, MAX_GPUS)(text)
 
 
-_SPEED = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([GT])?(?:b|bps|bit/s)?\s*$", re.IGNORECASE)
+# ASCII digits only, as cli_number takes them; \Z so that a trailing newline is refused.
+_SPEED = re.compile(r"\s*([0-9]+(?:\.[0-9]+)?)\s*([GT])?(?:b|bps|bit/s)?\s*\Z", re.IGNORECASE | re.ASCII)
 
 
 def speed_gbps(text: str) -> int:
@@ -133,12 +145,18 @@ def output_file(text: str) -> str:
 output_file.__name__ = "file name"
 
 
+_JSON_UNSAFE = re.compile("[\x7f-\x9f\u2028\u2029]")
+
+
 def print_json(data: object) -> None:
     """JSON on stdout, all or nothing: NaN and Infinity are refused (they are not JSON), and a
     value that cannot be encoded stops the command before a byte is written."""
     try:
         text = json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False)
         text.encode("utf-8")
+        # json escapes C0 controls itself; DEL, C1 controls and the Unicode line separators can
+        # only stand inside strings, where \\uXXXX is the same text and safe on a terminal.
+        text = _JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
     except (ValueError, UnicodeEncodeError) as exc:
         raise CommandError(f"the result cannot be written as JSON ({quote(str(exc), 80)})") from None
     sys.stdout.write(text + "\n")

@@ -7,7 +7,7 @@ import os
 import sys
 
 from designer import __version__
-from designer.cli.parser import OneLineParser, one_line
+from designer.cli.parser import OneLineParser, TerminalStream, one_line
 
 # Sub-commands in the order `--help` lists them: name, module (with add_parser(subparsers)) and
 # the one-line help `--help` shows. Only the chosen command's module is imported, so a command
@@ -60,6 +60,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     from designer.cli.common import USER_ERRORS, CommandError  # loaded by every command already
 
+    stdout = sys.stdout
+    sys.stdout = TerminalStream(stdout)  # write() is all print() needs; the rest passes through
     try:
         code = int(args.run(args) or 0)
         sys.stdout.flush()  # a closed pipe shows here, not in the interpreter's last flush
@@ -87,6 +89,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"fabric-designer {args.command}: internal error: {type(exc).__name__}: {one_line(exc, 200)} "
               "(set FABRIC_DESIGNER_DEBUG=1 for details)", file=sys.stderr)
         return 3
+    finally:
+        if isinstance(sys.stdout, TerminalStream):
+            sys.stdout = stdout
 
 
 if __name__ == "__main__":

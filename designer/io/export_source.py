@@ -35,10 +35,12 @@ if TYPE_CHECKING:
 DEFAULT_NODE_PATTERN = "gpu-node-{n:04d}"
 PATTERN_FIELDS = {"n": "the server's number from 1", "su": "its scalable unit from 1",
                   "i": "its place in the SU from 1"}
-_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,62}$")
-_SPEC = re.compile(r"^0?\d{0,2}d?$")
-_SWITCH_NAME = re.compile(r"^(p\d+[.-])?(leaf|spine|core)-\d+$")  # the builder's switch ids
-_VIEW = re.compile(r"^(fabric|su|pod|plane)(?::(\d+))?$")
+# ASCII, and \Z rather than $: `$` matches before a final newline, which would let
+# 'gpu{n}\n' through and put a line break into every exported name.
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,62}\Z", re.ASCII)
+_SPEC = re.compile(r"0?[0-9]{0,2}d?\Z", re.ASCII)
+_SWITCH_NAME = re.compile(r"(p[0-9]+[.-])?(leaf|spine|core)-[0-9]+\Z", re.ASCII)  # the builder's switch ids
+_VIEW = re.compile(r"(fabric|su|pod|plane)(?::([0-9]+))?\Z", re.ASCII)
 # NetBox creates racks 42U high unless told otherwise; a floor plan that stacks more into one
 # rack gets a taller rack and a note.
 DEFAULT_RACK_UNITS = 42

@@ -9,6 +9,7 @@ from pathlib import Path
 from designer.catalog import Catalog
 from designer.io.ibnetdiscover import CaptureError, looks_like_ibnetdiscover, parse_ibnetdiscover
 from designer.io.lldp import looks_like_lldp_csv, looks_like_lldp_json, parse_lldp_csv, parse_lldp_json
+from designer.io.markup import one_line
 from designer.limits import InputError, read_capped
 from designer.model.decisions.audit import AuditReport, audit
 from designer.model.intent.design import MAX_EDITS, FabricDesign
@@ -27,15 +28,32 @@ def parse_capture(text: str, source: str = "<text>") -> AsBuilt:
     if "\x00" in text[:65536]:
         raise CaptureError(f"{source}: binary data, not a fabric capture")
     if looks_like_ibnetdiscover(text):
-        return parse_ibnetdiscover(text, source)
+        return drop_dangling_links(parse_ibnetdiscover(text, source))
     if looks_like_lldp_json(text):
-        return parse_lldp_json(text, source)
+        return drop_dangling_links(parse_lldp_json(text, source))
     if looks_like_lldp_csv(text):
-        return parse_lldp_csv(text, source)
+        return drop_dangling_links(parse_lldp_csv(text, source))
     if text.lstrip().startswith("{") and '"format"' in text[:200]:
         raise CaptureError(f"{source}: a project file, not a fabric capture (use --against for designs)")
     raise CaptureError(f"{source}: not a fabric capture: expected ibnetdiscover output, "
                        "lldpctl -f json, Cumulus 'net show lldp json' or an LLDP CSV")
+
+
+def drop_dangling_links(fabric: AsBuilt) -> AsBuilt:
+    """The capture without links to a device it does not describe, the drop stated in its notes.
+
+    A port line naming a peer that has no block of its own (a hand-edited or damaged dump) says
+    nothing about what is cabled there; every reader ends here, so inference and audit only ever
+    see links between devices the capture describes.
+    """
+    kept = [link for link in fabric.links if link.a in fabric.devices and link.b in fabric.devices]
+    dropped = len(fabric.links) - len(kept)
+    if dropped:
+        absent = sorted({end for link in fabric.links for end in (link.a, link.b) if end not in fabric.devices})
+        fabric.links[:] = kept
+        fabric.notes.append(f"{dropped:,} link(s) to {len(absent):,} device(s) the capture does not describe "
+                            f"were left out (first {one_line(absent[0], 80)})")
+    return fabric
 
 
 def load_capture(path: str | os.PathLike[str]) -> AsBuilt:
@@ -54,8 +72,8 @@ def load_capture(path: str | os.PathLike[str]) -> AsBuilt:
     return parse_capture(text, str(p))
 
 
-def import_capture(path: str | os.PathLike[str],
-                   catalog: Catalog | None = None) -> tuple[FabricDesign, Inference, AuditReport]:
+def import_capture(path: str | os.PathLike[str], catalog: Catalog | None = None,
+                   notes: list[str] | None = None) -> tuple[FabricDesign, Inference, AuditReport]:
     """(as-built design, inference, audit report) of a capture file.
 
     The design is the inferred one plus the capture's differences as edits, so its graph is the

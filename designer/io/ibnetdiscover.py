@@ -177,7 +177,13 @@ def _rate(gbps: int) -> str:
 
 
 def _part(switch: Switch) -> str:
-    return (switch.part_number or switch.id.upper()).split("-")[0]
+    """The part as the description's last field: a catalog's part number is the user's text, so
+    anything but letters, digits and '.', '_', '+' is written as '_' (a quote, a newline or a
+    NUL would end the description or the line, or make the file binary)."""
+    return _DESCRIPTION_UNSAFE.sub("_", (switch.part_number or switch.id.upper()).split("-")[0]) or "_"
+
+
+_DESCRIPTION_UNSAFE = re.compile(r"[^A-Za-z0-9._+]", re.ASCII)
 
 
 def export_ibnetdiscover(derived: Derived, aggregation_nodes: bool = True,

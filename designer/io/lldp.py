@@ -25,6 +25,7 @@ from pathlib import PurePath
 from typing import TYPE_CHECKING, Any
 
 from designer.io.ibnetdiscover import CaptureError
+from designer.limits import MAX_CAPTURE_TEXT, MAX_CAPTURE_VALUES, InputError, load_json_documents
 from designer.model.topology.asbuilt import AsBuilt, Device, Link, natural_key
 from designer.model.topology.derive import Derived
 
@@ -211,19 +212,9 @@ def _port_speed(pinfo: object) -> float:
 
 
 def parse_lldp_json(text: str, source: str = "<text>") -> AsBuilt:
-    docs = []
-    decoder = json.JSONDecoder()
-    pos, text = 0, text.strip()
-    try:
-        while pos < len(text):
-            doc, end = decoder.raw_decode(text, pos)
-            docs.append(doc)
-            pos = end
-            while pos < len(text) and text[pos].isspace():
-                pos += 1
-    except json.JSONDecodeError as exc:
-        raise CaptureError(f"{source}: the LLDP JSON is not valid at line {exc.lineno} "
-                           "(truncated or damaged)") from None
+    # The one capped parse: nesting, value count and number bounds before any value is built.
+    # A switch's table quoted as a string (Cumulus json0) is parsed the same way, below.
+    docs = _capped_documents(text, source)
     b = _Builder("lldp")
     local_default = PurePath(source).stem.split("_")[0] or "local"
     for doc in docs:
@@ -232,15 +223,25 @@ def parse_lldp_json(text: str, source: str = "<text>") -> AsBuilt:
             if isinstance(rec, dict) and "hostname" in rec and "data" in rec:
                 data = rec["data"]
                 if isinstance(data, str):
-                    try:
-                        data = json.loads(data) if data.strip().startswith(("{", "[")) else None
-                    except json.JSONDecodeError:
-                        data = None
+                    # a record whose text is not a table (a server's plain output) holds no links
+                    data = _capped_documents(data, source)[0] if data.strip().startswith(("{", "[")) else None
                 if data:
                     _read_table(b, str(rec["hostname"]), data)
             elif isinstance(rec, dict) and "lldp" in rec:
                 _read_table(b, local_default, rec)
     return b.finish(source)
+
+
+def _capped_documents(text: str, source: str) -> list[Any]:
+    try:
+        return load_json_documents(text, source, MAX_CAPTURE_VALUES, duplicate_keys=True,
+                                   text_limit=MAX_CAPTURE_TEXT)
+    except InputError as exc:
+        reason = exc.reason
+        if reason.startswith("not valid JSON") and "truncated" not in reason:
+            reason += " (truncated or damaged)"
+        raise CaptureError(f"{source}: the LLDP JSON is {reason}" if reason.startswith("not valid")
+                           else f"{source}: the LLDP JSON {reason}") from None
 
 
 def parse_lldp_csv(text: str, source: str = "<text>") -> AsBuilt:

@@ -33,7 +33,9 @@ def ratio_label(value: float | None, missing: str = "\u2014") -> str:
     return f"{text}:1"
 
 
-_SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([KMGT]i?B?|B)?\s*$", re.IGNORECASE)
+# ASCII digits only (a full-width ８ is refused as on every numeric option); \Z, not $, so that a
+# trailing newline is refused too.
+_SIZE = re.compile(r"\s*([0-9]+(?:\.[0-9]+)?)\s*([KMGT]i?B?|B)?\s*\Z", re.IGNORECASE | re.ASCII)
 _SIZE_UNITS = {"": 1, "B": 1, "K": 1024, "M": 1024**2, "G": 1024**3, "T": 1024**4}
 
 
@@ -45,7 +47,9 @@ def parse_size(text: str) -> int:
     match = _SIZE.match(text)
     if not match:
         raise ValueError(f"malformed size '{text}' (use a form like 64KiB, 8MiB or 8GiB)")
-    unit = (match.group(2) or "").upper().replace("IB", "").replace("B", "") or ""
+    unit = (match.group(2) or "").upper()
+    unit = unit[:-1] if len(unit) > 1 and unit.endswith("B") else unit   # 8GiB, 8GB -> 8Gi, 8G
+    unit = unit.removesuffix("I")                                           # 8Gi -> 8G
     value = float(match.group(1)) * _SIZE_UNITS[unit]
     if value < 1 or not value.is_integer():
         raise ValueError(f"size '{text}' must be at least 1 byte, in whole bytes")

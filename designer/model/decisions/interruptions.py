@@ -13,14 +13,13 @@ away; with two planes the GPU keeps its other NIC and the job runs on at reduced
 from __future__ import annotations
 
 import math
-import tomllib
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from designer.catalog.loader import RESOURCES
-from designer.limits import InputError, read_text
+from designer.limits import InputError, parse_toml, quote, read_text, terminal_text
 from designer.model.decisions.whatif import Failure, what_if
 from designer.model.intent.design import FabricDesign
 from designer.model.physical.bom import build_bom
@@ -44,6 +43,10 @@ def unit_name(key: str) -> str:
 
 # A rate table is a few KiB; a megabyte is far more than any real one.
 MAX_RATES_BYTES = 2**20
+
+
+# The entries that are words, not numbers: a number, a list or NaN there is a slip, refused.
+_TEXT_KEYS = ("id", "label", "per", "measured", "extrapolated", "source")
 
 
 class RateTableError(ValueError):
@@ -92,19 +95,21 @@ def load_rates(path: str | Path | None = None) -> tuple[Rate, ...]:
     """The rate table (the built-in one unless `path` names another)."""
     path = Path(path) if path else RATES_FILE
     try:
-        data = tomllib.loads(read_text(path, "failure-rate table", MAX_RATES_BYTES))
+        # The one capped parse: nesting, number length and text bounds as for every TOML file.
+        data = parse_toml(read_text(path, "failure-rate table", MAX_RATES_BYTES), str(path))
     except InputError as exc:
         raise RateTableError(f"cannot read failure rates: {exc}") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise RateTableError(f"cannot read failure rates from {path}: {exc}") from None
     rows = data.get("rate", [])
     if not isinstance(rows, list) or not all(isinstance(row, dict) for row in rows):
         raise RateTableError(f"{path.name}: expected [[rate]] tables")
     out = []
     for n, row in enumerate(rows, start=1):
-        where = f"{path.name}, rate {row.get('id', n)}"
+        where = f"{terminal_text(path.name)}, rate {terminal_text(str(row.get('id', n)))}"
         if row.get("applies_to") not in UNITS:
             raise RateTableError(f"{where}: applies_to must be one of {', '.join(UNITS)}")
+        for key in _TEXT_KEYS:
+            if key in row and not isinstance(row[key], str):
+                raise RateTableError(f"{where}: {key} must be text, got {quote(row[key], 40)}")
         out.append(Rate(str(row.get("id", n)), str(row.get("label", row.get("id", n))), row["applies_to"],
                         str(row.get("per", "")), _per_day(row, where), str(row.get("measured", "")),
                         str(row.get("extrapolated", "")), str(row.get("source", ""))))

@@ -324,6 +324,22 @@ def template_cages(derived: Derived, catalog: Catalog, links: _Links) -> _Cages:
     return _Cages(a_cage, a_lane, a_cap, a_type, b_cage, b_lane, b_cap, b_type, type_names, host_type, k_host)
 
 
+def cage_slots(a_dev: np.ndarray, a_cage: np.ndarray, b_dev: np.ndarray, b_cage: np.ndarray,
+               servers: int, total: int) -> tuple[np.ndarray, np.ndarray, int]:
+    """A slot per (device, cage) for both ends of every link, and the number of slots: servers
+    (codes below `servers`) take as many slots each as the widest server cage number used, the
+    switches as many as the widest switch cage number. Slots follow device, then cage order."""
+    host_a, host_b = a_dev < servers, b_dev < servers
+    host_w = int(max(a_cage[host_a].max(initial=-1), b_cage[host_b].max(initial=-1))) + 1
+    switch_w = int(max(a_cage[~host_a].max(initial=-1), b_cage[~host_b].max(initial=-1))) + 1
+    base = servers * host_w
+
+    def slot(d: np.ndarray, c: np.ndarray, host: np.ndarray) -> np.ndarray:
+        return np.where(host, d * host_w + c, base + (d - servers) * switch_w + c).astype(np.int64)
+
+    return slot(a_dev, a_cage, host_a), slot(b_dev, b_cage, host_b), base + (total - servers) * switch_w
+
+
 def counts_from_links(derived: Derived, catalog: Catalog, links: _Links, cages: _Cages, dev: _Devices,
                       row: np.ndarray, slot: np.ndarray, layout: Layout,
                       per_link: dict[str, Any] | None = None) -> PhysicalCounts:
@@ -348,11 +364,12 @@ def counts_from_links(derived: Derived, catalog: Catalog, links: _Links, cages: 
     len_values, len_inv = link_lengths(fp, links, row, slot)
     length = len_values[len_inv]
 
-    # cage ids: (device, cage) numbered densely over the cages in use (no sort needed)
-    width = int(max(a_cage.max(initial=0), b_cage.max(initial=0))) + 1
-    ca = links.a_dev * width + a_cage
-    cb = links.b_dev * width + b_cage
-    used = np.zeros(dev.total * width, bool)
+    # cage ids: (device, cage) numbered densely over the cages in use (no sort needed). Each
+    # class of device (servers, switches) is as wide as its own widest cage number, so a
+    # one-NIC server takes one slot, not as many as the largest switch has cages (245,000
+    # servers times 1,024 cages was 8 GB of scratch).
+    ca, cb, slots = cage_slots(links.a_dev, a_cage, links.b_dev, b_cage, servers, dev.total)
+    used = np.zeros(slots, bool)
     used[ca], used[cb] = True, True
     renumber = np.cumsum(used) - 1
     ca, cb = renumber[ca], renumber[cb]
