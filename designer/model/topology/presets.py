@@ -10,10 +10,11 @@ from designer.model.intent.design import ClusterSpec, FabricDesign, FabricSpec, 
 from designer.model.intent.floorplan import FloorPlan
 from designer.model.topology.bounds import plan_totals
 from designer.model.topology.rail_layout import DEFAULT_NODES_PER_SU, pareto, rail_layouts, reference_su
+from designer.model.topology.rail_only import rail_only_by_default
 from designer.model.topology.sizing import Plan, Resolved, SizingError, plan_fabric, rack_size, resolve, split_ports
 from designer.model.topology.switch_choice import FabricBound, FabricCost, SwitchChoice, choose_switch
 
-TEMPLATES = ("leaf-spine", "fat-tree", "rail-optimized")
+TEMPLATES = ("leaf-spine", "fat-tree", "rail-optimized", "rail-only")
 
 
 def is_template(name: str) -> TypeGuard[Template]:
@@ -142,6 +143,20 @@ def new_design_choice(catalog: Catalog, template: str = "leaf-spine", *, gpus: i
     """
     if not is_template(template):
         raise SizingError(f"unknown template '{template}' (choose from {', '.join(TEMPLATES)})")
+    asked = dict(gpus=gpus, nodes=nodes, gpus_per_node=gpus_per_node, server=server, switch=switch, radix=radix,
+                 speed=speed, oversubscription=oversubscription, spine_oversubscription=spine_oversubscription,
+                 nodes_per_su=nodes_per_su, planes=planes, technology=technology, name=name, cost=cost, bound=bound)
+    sized = _new_choice(catalog, template, tiers=tiers, **asked)
+    if template != "rail-optimized" or tiers is not None or nodes_per_su is not None:
+        return sized
+    return rail_only_by_default(catalog, sized, lambda: _new_choice(catalog, "rail-only", tiers=1, **asked))
+
+
+def _new_choice(catalog: Catalog, template: Template, *, gpus: int | None, nodes: int | None,
+                gpus_per_node: int | None, server: str | None, switch: str | None, radix: int | None,
+                speed: int | None, oversubscription: float, spine_oversubscription: float,
+                tiers: int | None, nodes_per_su: int | None, planes: int | None, technology: str | None,
+                name: str | None, cost: FabricCost | None, bound: FabricBound | None) -> SwitchChoice:
     srv = catalog.server(server or DEFAULT_SERVER)
     if server is None and technology and not switch and not radix:
         # DGX H100 stays the default where it runs the technology (400G); on a technology it
@@ -337,6 +352,11 @@ def sizing_notes(catalog: Catalog, design: FabricDesign, given_su: int | None = 
         return ()
     f = design.fabric
     out: list[str] = []
+    if plan.tiers == 1 and f.template == "rail-only":
+        out.append(f"tiers: one {r.leaf_switch.name} per rail takes the rail's {plan.endpoints} endpoints; no "
+                   "spine joins the rails (cross-rail traffic crosses NVLink); give --tiers 2 to build each "
+                   "rail as a leaf-spine fabric for growth")
+        return tuple(out)
     if plan.tiers == 1:
         out.append(f"tiers: one {r.leaf_switch.name} per plane takes all {plan.endpoints} endpoints "
                    "(rule of the single switch: a spine tier would join nothing); give --tiers 2 to "
