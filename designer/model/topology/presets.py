@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 from typing import Any, TypeGuard
 
 from designer.catalog import Catalog, Server, Switch, Technology, UnknownPartError
@@ -143,13 +144,14 @@ def new_design_choice(catalog: Catalog, template: str = "leaf-spine", *, gpus: i
     """
     if not is_template(template):
         raise SizingError(f"unknown template '{template}' (choose from {', '.join(TEMPLATES)})")
-    asked = dict(gpus=gpus, nodes=nodes, gpus_per_node=gpus_per_node, server=server, switch=switch, radix=radix,
-                 speed=speed, oversubscription=oversubscription, spine_oversubscription=spine_oversubscription,
-                 nodes_per_su=nodes_per_su, planes=planes, technology=technology, name=name, cost=cost, bound=bound)
-    sized = _new_choice(catalog, template, tiers=tiers, **asked)
+    sized = functools.partial(
+        _new_choice, catalog, gpus=gpus, nodes=nodes, gpus_per_node=gpus_per_node, server=server, switch=switch,
+        radix=radix, speed=speed, oversubscription=oversubscription, spine_oversubscription=spine_oversubscription,
+        nodes_per_su=nodes_per_su, planes=planes, technology=technology, name=name, cost=cost, bound=bound)
+    choice = sized(template, tiers=tiers)
     if template != "rail-optimized" or tiers is not None or nodes_per_su is not None:
-        return sized
-    return rail_only_by_default(catalog, sized, lambda: _new_choice(catalog, "rail-only", tiers=1, **asked))
+        return choice
+    return rail_only_by_default(catalog, choice, lambda: sized("rail-only", tiers=1))
 
 
 def _new_choice(catalog: Catalog, template: Template, *, gpus: int | None, nodes: int | None,
