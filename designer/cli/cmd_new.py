@@ -55,7 +55,9 @@ def add_parser(sub: SubParsers) -> None:
                        description="Make a design from a template and write it as a project file. "
                                    "Nothing is written when the request cannot be built.")
     p.add_argument("--template", choices=TEMPLATES, default="rail-optimized",
-                   help="fabric template (default: rail-optimized, the reference architectures' layout)")
+                   help="fabric template (default: rail-optimized, the reference architectures' layout; without "
+                        "--tiers or --nodes-per-su it is built rail-only, one switch per rail, where every rail "
+                        "fits one switch and NVLink spans the server)")
     size = p.add_mutually_exclusive_group(required=True)
     size.add_argument("--gpus", type=positive_int, help="GPU count")
     size.add_argument("--nodes", type=bounded_int(1, MAX_NODES), help="server (node) count")
@@ -110,7 +112,7 @@ def run(args: argparse.Namespace) -> int:
         oversubscription=args.oversubscription, spine_oversubscription=args.spine_oversubscription,
         tiers=args.tiers, nodes_per_su=args.nodes_per_su, planes=args.planes,
         technology=args.technology, name=args.name, cost=fabric_cost(catalog, prices),
-        bound=fabric_bound(catalog, prices))
+        bound=fabric_bound(catalog, prices), rail_only_default=True)
     design = choice.design
     if args.networks != "compute":
         server = catalog.server(design.cluster.server)
