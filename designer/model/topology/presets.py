@@ -134,11 +134,13 @@ def new_design_choice(catalog: Catalog, template: str = "leaf-spine", *, gpus: i
                       tiers: int | None = None, nodes_per_su: int | None = None, planes: int | None = None,
                       technology: str | None = None, name: str | None = None,
                       cost: FabricCost | None = None, bound: FabricBound | None = None,
-                      rail_only_default: bool = False) -> SwitchChoice:
+                      rail_only_default: bool | None = False) -> SwitchChoice:
     """`new_design`, with the switch choice and its notes.
 
-    With `rail_only_default` (as `fabric-designer new` asks), a rail-optimized request with no
-    tier count or SU size is built rail-only where every rail fits one switch (rail_only.py).
+    With `rail_only_default` True (as `fabric-designer new` asks when no template is named), a
+    rail-optimized request with no tier count or SU size is built rail-only where every rail fits
+    one switch (rail_only.py); with None (the template named) it stays rail-optimized and a note
+    prices the rail-only alternative.
 
     Without a switch (or radix), the technology's switches are compared and the fabric of least
     `cost` that meets the requested oversubscription wins (see switch_choice; the physical layer's
@@ -153,9 +155,9 @@ def new_design_choice(catalog: Catalog, template: str = "leaf-spine", *, gpus: i
         radix=radix, speed=speed, oversubscription=oversubscription, spine_oversubscription=spine_oversubscription,
         nodes_per_su=nodes_per_su, planes=planes, technology=technology, name=name, cost=cost, bound=bound)
     choice = sized(template, tiers=tiers)
-    if not rail_only_default or template != "rail-optimized" or tiers is not None or nodes_per_su is not None:
+    if rail_only_default is False or template != "rail-optimized" or tiers is not None or nodes_per_su is not None:
         return choice
-    return rail_only_by_default(catalog, choice, lambda: sized("rail-only", tiers=1))
+    return rail_only_by_default(catalog, choice, lambda: sized("rail-only", tiers=1), take=bool(rail_only_default))
 
 
 def _new_choice(catalog: Catalog, template: Template, *, gpus: int | None, nodes: int | None,

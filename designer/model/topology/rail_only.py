@@ -57,9 +57,11 @@ def _saving(rail_only: Option, optimized: Option) -> str:
 
 
 def rail_only_by_default(catalog: Catalog, optimized: SwitchChoice,
-                         build_rail_only: Callable[[], SwitchChoice]) -> SwitchChoice:
+                         build_rail_only: Callable[[], SwitchChoice], take: bool = True) -> SwitchChoice:
     """The rail-only choice in place of a rail-optimized one when every rail fits one switch and
-    NVLink spans the server; else the rail-optimized choice unchanged. The note prices both."""
+    NVLink spans the server; else the rail-optimized choice unchanged. The note prices both.
+    With `take` False (the template was named), the rail-optimized choice is kept and the note
+    prices the rail-only alternative."""
     best = optimized.chosen
     if best is None or _tiers(optimized.design, catalog) <= 1:
         return optimized          # one switch already takes every endpoint (or nothing was sized)
@@ -74,6 +76,12 @@ def rail_only_by_default(catalog: Catalog, optimized: SwitchChoice,
     if not nvlink_spans_server(r):
         return optimized
     rails = r.planes
+    if not take:
+        note = (f"rail-only alternative: every rail's {r.rails * ro.design.cluster.servers:,} ports fit one "
+                f"{chosen.mode}: {chosen.switches:,} switches, {_cost_text(chosen)}, {_saving(chosen, best)} than "
+                "this design, with all-to-all forwarded over NVLink (see collectives); --template rail-only "
+                "builds it")
+        return SwitchChoice(optimized.design, optimized.options, (*optimized.notes, note))
     note = (f"template: rail-only, one {chosen.mode} per rail ({rails} rails, {chosen.switches:,} switches, "
             f"{_cost_text(chosen)}): every rail's {r.rails * ro.design.cluster.servers:,} ports fit one switch and "
             f"the {r.server.name}'s NVLink domain joins its {r.gpus_per_server} GPUs, so cross-rail traffic "
