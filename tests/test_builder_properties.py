@@ -16,7 +16,7 @@ from designer.model.topology.sizing import SizingError
 CAT = default_catalog()
 
 requests = st.fixed_dictionaries({
-    "template": st.sampled_from(["leaf-spine", "fat-tree", "rail-optimized"]),
+    "template": st.sampled_from(["leaf-spine", "fat-tree", "rail-optimized", "rail-only"]),
     "nodes": st.integers(1, 160),
     "server": st.sampled_from(["dgx-h100", "dgx-a100", "gb200-nvl72-tray", "dgx-b300-eth"]),
     "radix": st.sampled_from([8, 12, 16, 32, 64]),

@@ -35,7 +35,7 @@ def _same_bom(design) -> None:
 
 @st.composite
 def template_designs(draw):
-    template = draw(st.sampled_from(["leaf-spine", "fat-tree", "rail-optimized"]))
+    template = draw(st.sampled_from(["leaf-spine", "fat-tree", "rail-optimized", "rail-only"]))
     server = draw(st.sampled_from(sorted(CAT.servers)))
     technology = draw(st.sampled_from([None, "ib-ndr", "ib-xdr", "roce-400g", "roce-800g", "ib-hdr"]))
     switch = draw(st.sampled_from([None, "qm9700", "qm8700", "q3400", "sn5600", "tomahawk5-51t"]))

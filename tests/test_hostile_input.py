@@ -226,13 +226,15 @@ def test_a_large_count_inside_the_field_range_is_refused_by_the_ceilings(tmp_pat
 
 
 def test_a_huge_fabric_request_is_refused_by_arithmetic(tmp_path, capsys):
-    code, _, err = cli(capsys, "new", "--template", "fat-tree", "--gpus", "4000000", "--radix", "2048",
-                       "--speed", "400G", "-o", tmp_path / "x.json")
+    # 2^20 four-plane servers put 33.5 million NIC ports on the fabric: twice the closed forms' ceiling.
+    code, _, err = cli(capsys, "new", "--template", "fat-tree", "--nodes", str(2**20), "--server",
+                       "hgx-b300-eth-4plane", "--technology", "roce-400g", "--radix", "2048", "--speed", "200G",
+                       "-o", tmp_path / "x.json")
     line = one_line(err)
-    assert code == 1 and "ceiling" in line
+    assert code == 1 and "ceiling" in line and not (tmp_path / "x.json").exists()
     with pytest.raises(FabricTooLargeError):
         derive(dataclasses.replace(superpod(1), cluster=dataclasses.replace(superpod(1).cluster,
-                                                                            servers=2**20)))
+                                                                            servers=2**20, ports_per_server=32)))
 
 
 def test_an_absurd_dpi_is_refused_before_rendering(tmp_path, capsys):

@@ -54,8 +54,10 @@ def add_parser(sub: SubParsers) -> None:
     p = sub.add_parser("new", help="make a new design file from a template",
                        description="Make a design from a template and write it as a project file. "
                                    "Nothing is written when the request cannot be built.")
-    p.add_argument("--template", choices=TEMPLATES, default="rail-optimized",
-                   help="fabric template (default: rail-optimized, the reference architectures' layout)")
+    p.add_argument("--template", choices=TEMPLATES,
+                   help="fabric template (default: rail-optimized, the reference architectures' layout, built "
+                        "rail-only (one switch per rail, no spine) where every rail fits one switch and NVLink "
+                        "spans the server, unless --tiers or --nodes-per-su is given)")
     size = p.add_mutually_exclusive_group(required=True)
     size.add_argument("--gpus", type=positive_int, help="GPU count")
     size.add_argument("--nodes", type=bounded_int(1, MAX_NODES), help="server (node) count")
@@ -105,12 +107,13 @@ def run(args: argparse.Namespace) -> int:
     # leaf) are compared by price all the same.
     prices = load_prices(args.prices)
     choice = new_design_choice(
-        catalog, args.template, gpus=args.gpus, nodes=args.nodes, gpus_per_node=args.gpus_per_node,
+        catalog, args.template or "rail-optimized", gpus=args.gpus, nodes=args.nodes, gpus_per_node=args.gpus_per_node,
         server=args.server, switch=args.switch, radix=args.radix, speed=args.speed,
         oversubscription=args.oversubscription, spine_oversubscription=args.spine_oversubscription,
         tiers=args.tiers, nodes_per_su=args.nodes_per_su, planes=args.planes,
         technology=args.technology, name=args.name, cost=fabric_cost(catalog, prices),
-        bound=fabric_bound(catalog, prices))
+        bound=fabric_bound(catalog, prices),
+        rail_only_default=True if args.template is None else None)
     design = choice.design
     if args.networks != "compute":
         server = catalog.server(design.cluster.server)

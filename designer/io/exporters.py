@@ -25,6 +25,7 @@ from typing import Any
 
 from designer.io.atomic import write_atomic
 from designer.io.export_source import ExportError, ExportSource
+from designer.model.topology.bounds import check_per_link, plan_totals
 
 Rendered = str | dict[str, str]
 
@@ -129,6 +130,9 @@ def check_exportable(fmt: ExportFormat, src: ExportSource, force: bool = False) 
     if fmt.family and src.family != fmt.family:
         need = {"infiniband": "InfiniBand", "ethernet": "Ethernet"}[fmt.family]
         raise ExportError(f"{fmt.name} is for {need} designs; this design is {src.technology.name}")
+    if not fmt.name.startswith("slurm-"):   # the Slurm files list switches, not links
+        d = src.derived
+        check_per_link(f"export --format {fmt.name}", plan_totals(d.design, d.resolved, d.plan)["links"])
     errors = src.errors
     if errors and not force:
         more = f" and {len(errors) - 1} more" if len(errors) > 1 else ""

@@ -20,7 +20,7 @@ from designer.model.intent.perf_settings import PerformanceSettings
 from designer.model.intent.serde import DesignValidationError, to_data
 from designer.model.intent.slides import Slide
 
-Template = Literal["leaf-spine", "fat-tree", "rail-optimized"]
+Template = Literal["leaf-spine", "fat-tree", "rail-optimized", "rail-only"]
 TIER_NAMES = ("leaf", "spine", "core")
 
 

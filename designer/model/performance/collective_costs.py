@@ -36,6 +36,7 @@ from designer.limits import read_text
 from designer.model.common.units import ratio_label
 from designer.model.intent.perf_settings import PerformanceSettings
 from designer.model.performance.flow_placement import HASHED, MODE_NAMES, Placement, flows_per_nic, place
+from designer.model.performance.rail_only import overhead_note
 
 if TYPE_CHECKING:
     from designer.model.topology.derive import Derived
@@ -208,6 +209,8 @@ class FabricContext:
     # NCCL's own view, with which it chooses the algorithm: every NIC of the domain carries
     # traffic and no fitted rack-scale latency applies (see collectives.evaluate).
     nccl_view: bool = False
+    # No spine joins the rails (rail-only template): all-to-all forwards over NVLink (rail_only.py).
+    rail_only: bool = False
 
     def for_group(self, ranks_per_domain: int) -> FabricContext:
         """The same job seen by a communicator holding `ranks_per_domain` ranks of each domain.
@@ -565,12 +568,15 @@ def build_context(derived: Derived, gpus: int, placement: str, settings: Perform
         servers_per_domain=servers_per_domain, limits=limits, extra_us=extra_us,
         ll_cap_GBps=gen.ll_max_busbw_GBps[bucket], constants=consts, generation=gen,
         technology=tech.id, family=tech.family, placement=placement, sus_used=lay.groups_used,
-        load_balancing=mode, flow_placements=tuple(sorted(placements.items())))
+        load_balancing=mode, flow_placements=tuple(sorted(placements.items())),
+        rail_only=_design.fabric.template == "rail-only")
     notes = _notes(ctx, derived, tech, pe, lb, adaptive, nvlink_eff, nvls_eff, leaf_ns, nic_ns, o_leaf, o_spine)
     notes += tuple(f"Flow placement ({pattern}): {p.text()}." for pattern, p in ctx.flow_placements
                    if pattern in ("ring", "tree", "alltoall"))
     if mode_note:
         notes = (*notes, mode_note)
+    if ctx.rail_only:
+        notes = (*notes, overhead_note(ctx))
     return replace(ctx, notes=notes)
 
 

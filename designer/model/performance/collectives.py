@@ -45,6 +45,7 @@ from designer.model.performance.collective_costs import (
     TierLimit,
     build_context,
 )
+from designer.model.performance.rail_only import stages
 
 if TYPE_CHECKING:
     from designer.model.topology.derive import Derived
@@ -423,6 +424,17 @@ def _alltoall(ctx: FabricContext) -> list[Candidate]:
     return out
 
 
+def _rail_only_alltoall(ctx: FabricContext) -> list[Candidate]:
+    """The pairwise exchange with no spine: NVLink forward, then the rail (rail_only.py)."""
+    out = []
+    for st in stages(ctx):
+        upb, neck = st.us_per_byte, st.bottleneck
+        if PROTOCOLS[st.protocol] == "LL":
+            upb, neck = _ll_cap(ctx, "alltoall", upb, neck)
+        out.append(Candidate("pairwise", PROTOCOLS[st.protocol], st.latency_us, upb, neck))
+    return out
+
+
 def _binomial_broadcast(ctx: FabricContext) -> list[Candidate]:
     """Binomial tree (Thakur et al.): lg p rounds of the whole buffer, domains first."""
     c = ctx.constants
@@ -472,7 +484,7 @@ def candidates(ctx: FabricContext, collective: str, algorithm: str = "auto") -> 
             extra["hierarchical"] = _hierarchical(ctx, collective)
         families["innetwork"] = _in_network(ctx, collective)
     elif collective == "alltoall":
-        families["pairwise"] = _alltoall(ctx)
+        families["pairwise"] = _rail_only_alltoall(ctx) if ctx.rail_only else _alltoall(ctx)
     else:
         families["ring"] = _ring_like(ctx, collective, 1)
         extra["tree"] = _binomial_broadcast(ctx)

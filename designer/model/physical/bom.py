@@ -175,7 +175,10 @@ def _item(category: str, part: str, description: str, qty: int, unit_price: floa
 
 
 def _power_note(entry: _Entry, field_name: str = "power_w") -> str:
-    return "power is an estimate (see catalog)" if entry.is_estimate(field_name) else ""
+    if not entry.is_estimate(field_name):
+        return ""
+    # An estimate of 0 W is no figure at all (a generic module nobody publishes a rating for).
+    return "power not published" if not getattr(entry, field_name, 0) else "power is an estimate (see catalog)"
 
 
 def _switch_items(derived: Derived, catalog: Catalog, price: _Pricer) -> list[LineItem]:

@@ -5,10 +5,16 @@ the cabling plan grow with the counts it holds. Each is checked here first, so t
 mistyped design ("1e9 spines", "a 10^9-port switch") is refused in microseconds instead of
 allocating gigabytes.
 
-Why these numbers: the device graph takes about 1.1 KB per link (measured on the shipped
-65,536-GPU k=64 fat tree: 196,608 links, ~210 MB). 500,000 links keep the graph of the largest
-design the tool accepts near half a gigabyte, 2.5 times the largest shipped example, and still
-cover a 1:1 three-tier fabric of about 166,000 endpoints. Switches and ports follow from the links.
+Each path has the ceiling of what it holds in memory:
+- sizing and the closed forms (new, metrics, bom, collectives, compare, report, the Slurm
+  exports, the window's metrics) hold arrays per server or per link class, never one object per
+  link: 1,048,576 GPUs on four planes (4.2 million endpoints, 12.6 million links) measure in
+  about 90 MB. Their ceilings (MAX_*) stand well above a million-GPU cluster;
+- the device graph and the per-link exports (GraphML, DOT, draw.io, containerlab, NetBox,
+  ibnetdiscover, NDT) hold or write an object per link: the graph takes about 1.1 KB per link
+  (measured on the shipped 65,536-GPU k=64 fat tree: 196,608 links, ~210 MB), so GRAPH_MAX_LINKS,
+  500,000 links, keeps it near half a gigabyte. Above it they are refused in one line that names
+  the closed-form commands that still work (`check_per_link`).
 """
 
 from __future__ import annotations
@@ -53,10 +59,13 @@ class Plan(Protocol):
     @property
     def tiers(self) -> int: ...
 
-MAX_LINKS = 500_000          # physical links, all planes, manual edits included
-MAX_SWITCHES = 50_000        # switches, all planes
-MAX_ENDPOINTS = 500_000      # NIC ports attached to the fabric, all planes
-MAX_PORTS = 2_000_000        # switch ports (radix x switches), all planes
+MAX_LINKS = 64_000_000       # physical links, all planes, manual edits included (closed forms)
+MAX_SWITCHES = 250_000       # switches, all planes: each is listed, and drawn at the window's level of detail
+MAX_ENDPOINTS = 16_777_216   # NIC ports attached to the fabric, all planes: 2^20 servers of 16 ports
+MAX_PORTS = 128_000_000      # switch ports (radix x switches), all planes
+GRAPH_MAX_LINKS = 500_000    # the device graph and the per-link exports
+CLOSED_FORM_COMMANDS = ("new, metrics, bom, collectives, compare, report and the Slurm exports "
+                        "(export --format slurm-tree, slurm-block or slurm-yaml)")
 
 
 class FabricTooLargeError(InputError):
@@ -106,7 +115,7 @@ def check_plan(design: FabricDesign, r: Resolved, plan: Plan) -> None:
     """After sizing, before anything is built or measured per device."""
     totals = plan_totals(design, r, plan)
     _refuse("switches", totals["switches"], MAX_SWITCHES, "each is drawn, measured and listed")
-    _refuse("links", totals["links"], MAX_LINKS, "the device graph takes about 1.1 KB per link")
+    _refuse("links", totals["links"], MAX_LINKS, "the closed forms hold arrays of links by class")
     _refuse("endpoints", totals["endpoints"], MAX_ENDPOINTS, "NIC ports attached to the fabric")
     _refuse("switch ports", totals["switch ports"], MAX_PORTS, "each port is planned and cabled")
 
@@ -122,3 +131,11 @@ def bounded(plan_fabric: Callable[[FabricDesign, R], P]) -> Callable[[FabricDesi
         return plan
 
     return checked
+
+
+def check_per_link(what: str, links: int) -> None:
+    """Refuse `what` (the device graph, a per-link export) for a fabric above what it holds."""
+    if links > GRAPH_MAX_LINKS:
+        raise FabricTooLargeError(
+            f"{what} holds at most {GRAPH_MAX_LINKS:,} links (about 1.1 KB each in memory) and this design has "
+            f"{links:,}; these work on it in closed form: {CLOSED_FORM_COMMANDS}", "", "links")

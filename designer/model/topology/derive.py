@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from designer.catalog import Catalog, default_catalog
 from designer.model.common.cache import ContentCache
 from designer.model.intent.design import FabricDesign
+from designer.model.topology.bounds import check_per_link, plan_totals
 from designer.model.topology.builders import Build, build_graph
 from designer.model.topology.edited_fabric import measure_edits
 from designer.model.topology.metrics import Metrics, assemble, compute_metrics
@@ -42,6 +43,10 @@ class Derived:
     def build(self) -> Build:
         with self._lock:  # the canvas worker and an exporter may ask at the same time
             if self._build is None:
+                # The graph holds an object per link: refused in one line above what it holds,
+                # naming the closed-form commands that still work (bounds.py).
+                links = plan_totals(self.design, self.resolved, self.plan)["links"]
+                check_per_link("the device graph", links)
                 self._build = build_graph(self.design, self.resolved, self.plan)
             return self._build
 

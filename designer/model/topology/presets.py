@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 from typing import Any, TypeGuard
 
 from designer.catalog import Catalog, Server, Switch, Technology, UnknownPartError
@@ -10,10 +11,11 @@ from designer.model.intent.design import ClusterSpec, FabricDesign, FabricSpec, 
 from designer.model.intent.floorplan import FloorPlan
 from designer.model.topology.bounds import plan_totals
 from designer.model.topology.rail_layout import DEFAULT_NODES_PER_SU, pareto, rail_layouts, reference_su
+from designer.model.topology.rail_only import rail_only_by_default
 from designer.model.topology.sizing import Plan, Resolved, SizingError, plan_fabric, rack_size, resolve, split_ports
 from designer.model.topology.switch_choice import FabricBound, FabricCost, SwitchChoice, choose_switch
 
-TEMPLATES = ("leaf-spine", "fat-tree", "rail-optimized")
+TEMPLATES = ("leaf-spine", "fat-tree", "rail-optimized", "rail-only")
 
 
 def is_template(name: str) -> TypeGuard[Template]:
@@ -131,8 +133,14 @@ def new_design_choice(catalog: Catalog, template: str = "leaf-spine", *, gpus: i
                       oversubscription: float = 1.0, spine_oversubscription: float = 1.0,
                       tiers: int | None = None, nodes_per_su: int | None = None, planes: int | None = None,
                       technology: str | None = None, name: str | None = None,
-                      cost: FabricCost | None = None, bound: FabricBound | None = None) -> SwitchChoice:
+                      cost: FabricCost | None = None, bound: FabricBound | None = None,
+                      rail_only_default: bool | None = False) -> SwitchChoice:
     """`new_design`, with the switch choice and its notes.
+
+    With `rail_only_default` True (as `fabric-designer new` asks when no template is named), a
+    rail-optimized request with no tier count or SU size is built rail-only where every rail fits
+    one switch (rail_only.py); with None (the template named) it stays rail-optimized and a note
+    prices the rail-only alternative.
 
     Without a switch (or radix), the technology's switches are compared and the fabric of least
     `cost` that meets the requested oversubscription wins (see switch_choice; the physical layer's
@@ -142,6 +150,21 @@ def new_design_choice(catalog: Catalog, template: str = "leaf-spine", *, gpus: i
     """
     if not is_template(template):
         raise SizingError(f"unknown template '{template}' (choose from {', '.join(TEMPLATES)})")
+    sized = functools.partial(
+        _new_choice, catalog, gpus=gpus, nodes=nodes, gpus_per_node=gpus_per_node, server=server, switch=switch,
+        radix=radix, speed=speed, oversubscription=oversubscription, spine_oversubscription=spine_oversubscription,
+        nodes_per_su=nodes_per_su, planes=planes, technology=technology, name=name, cost=cost, bound=bound)
+    choice = sized(template, tiers=tiers)
+    if rail_only_default is False or template != "rail-optimized" or tiers is not None or nodes_per_su is not None:
+        return choice
+    return rail_only_by_default(catalog, choice, lambda: sized("rail-only", tiers=1), take=bool(rail_only_default))
+
+
+def _new_choice(catalog: Catalog, template: Template, *, gpus: int | None, nodes: int | None,
+                gpus_per_node: int | None, server: str | None, switch: str | None, radix: int | None,
+                speed: int | None, oversubscription: float, spine_oversubscription: float,
+                tiers: int | None, nodes_per_su: int | None, planes: int | None, technology: str | None,
+                name: str | None, cost: FabricCost | None, bound: FabricBound | None) -> SwitchChoice:
     srv = catalog.server(server or DEFAULT_SERVER)
     if server is None and technology and not switch and not radix:
         # DGX H100 stays the default where it runs the technology (400G); on a technology it
@@ -337,6 +360,11 @@ def sizing_notes(catalog: Catalog, design: FabricDesign, given_su: int | None = 
         return ()
     f = design.fabric
     out: list[str] = []
+    if plan.tiers == 1 and f.template == "rail-only":
+        out.append(f"tiers: one {r.leaf_switch.name} per rail takes the rail's {plan.endpoints} endpoints; no "
+                   "spine joins the rails (cross-rail traffic crosses NVLink); give --tiers 2 to build each "
+                   "rail as a leaf-spine fabric for growth")
+        return tuple(out)
     if plan.tiers == 1:
         out.append(f"tiers: one {r.leaf_switch.name} per plane takes all {plan.endpoints} endpoints "
                    "(rule of the single switch: a spine tier would join nothing); give --tiers 2 to "

@@ -174,8 +174,14 @@ def resolve(design: FabricDesign, catalog: Catalog) -> Resolved:
     if ports % f.planes:
         raise SizingError(
             f"{ports} NIC ports per server cannot be split evenly over {f.planes} planes")
+    planes, rails = f.planes, ports // f.planes
+    if f.template == "rail-only":
+        # Rail-only (Wang et al., arXiv 2307.12169): no spine joins the rails, so every rail of
+        # every plane is a fabric of its own, one port per server: sized, built and counted as
+        # planes of one rail each (port p of a server is rail-fabric p, as plane * rails + rail).
+        planes, rails = ports, 1
     return Resolved(server, nic, tech, tier_switch["leaf"], tier_switch["spine"], tier_switch["core"],
-                    gpus, ports, port_gbps, link, uplink, f.planes, ports // f.planes)
+                    gpus, ports, port_gbps, link, uplink, planes, rails)
 
 
 def _ports(switch: Switch, gbps: int, role: str) -> int:

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 from designer.catalog import Catalog, Switch, Technology, UnknownPartError
 from designer.model.intent.design import FabricDesign
+from designer.model.topology.bounds import GRAPH_MAX_LINKS, plan_totals
 from designer.model.topology.sizing import SizingError, plan_fabric, resolve
 
 # What a design's fabric costs: (total, currency) or (None, why it has no total).
@@ -95,6 +96,11 @@ def _sized(design: FabricDesign, catalog: Catalog) -> Option:
     ratio = down / (plan.leaf_up * r.uplink_gbps) if plan.leaf_up else float("inf")
     return Option(r.leaf_switch, design, count, ports, None, "", ratio, design.fabric.leaf.oversubscription,
                   r.link_gbps)
+
+
+def _links(option: Option, catalog: Catalog) -> int:
+    r = resolve(option.design, catalog)
+    return plan_totals(option.design, r, plan_fabric(option.design, r))["links"]
 
 
 def _priced(option: Option, cost: FabricCost | None) -> Option:
@@ -198,6 +204,11 @@ def choose_switch(catalog: Catalog, tech: Technology,
                 sized.append(_sized(design, catalog))
             except (SizingError, UnknownPartError):
                 continue
+    if len(sized) == 1 and _links(sized[0], catalog) > GRAPH_MAX_LINKS:
+        # Nothing to compare: pricing a bill of millions of links would only delay `new` (a
+        # million-GPU fabric's bill takes longer than sizing it); `bom` prices it.
+        only = dataclasses.replace(sized[0], cost_text="not priced while sizing (the only candidate; bom prices it)")
+        return SwitchChoice(only.design, (only,), ())
     options = price_candidates(sized, catalog, cost, bound)
     if not options:
         first = pool[0] if switches is not None and pool else catalog.switch(tech.default_switch)

@@ -32,6 +32,9 @@ if TYPE_CHECKING:
 # take tens of milliseconds. Template designs get it in closed form, so with the metrics (drag
 # previews of large ones skip it). Drag previews of large edited designs skip the BOM.
 QUICK_BOM_LINKS = 6000
+# Template designs above this many links (a million GPUs: 12.6 million) also get their BOM as a
+# second job: the closed form still takes tens of seconds there, and the metrics must not wait.
+CLOSED_FORM_BOM_LINKS = 1_000_000
 
 
 # What sizing a design can raise for a reason the user can fix: shown as a message, never a crash.
@@ -90,7 +93,7 @@ def compute(design: FabricDesign | None, catalog: Catalog | None = None, generat
     except Exception as exc:  # an estimate problem must not hide the metrics
         problems.append(f"collective estimate: {exc}")
     if bom != "skip":
-        closed_form = not preview and counted_from_arrays(design)
+        closed_form = not preview and counted_from_arrays(design) and metrics.links_total <= CLOSED_FORM_BOM_LINKS
         if bom == "now" or metrics.links_total <= QUICK_BOM_LINKS or closed_form:
             try:
                 built = bom_module.build_bom(derived, catalog)

@@ -1,0 +1,80 @@
+"""Two tiers at 131,072 endpoints per plane on a 102.4T switch in 512 x 200G mode, and a
+million GPUs through the closed-form commands; the device graph and per-link exports refused."""
+
+import json
+
+import pytest
+
+from designer.catalog import default_catalog
+from designer.cli.main import main
+from designer.io.project import load_design
+from designer.model.topology.bounds import GRAPH_MAX_LINKS, FabricTooLargeError
+from designer.model.topology.derive import derive
+from designer.model.topology.presets import new_design_choice
+
+CAT = default_catalog()
+FOUR_PLANE = ["--template", "fat-tree", "--server", "hgx-b300-eth-4plane", "--switch", "tomahawk6-102t",
+              "--networks", "compute"]
+
+
+def test_tomahawk6_offers_its_512_x_200g_mode():
+    sw = CAT.switch("tomahawk6-102t")
+    assert {(m.count, m.gbps) for m in sw.port_modes} >= {(64, 1600), (128, 800), (512, 200)}
+    assert all(m.count * m.gbps == 102_400 for m in sw.port_modes)
+
+
+def test_131072_gpus_in_two_tiers_of_102t_switches_by_hand_count(tmp_path, capsys):
+    out = tmp_path / "two.json"
+    assert main(["new", "--gpus", "131072", *FOUR_PLANE, "-o", str(out)]) == 0
+    assert "2 tiers, 3,072 switches" in capsys.readouterr().out
+    choice = new_design_choice(CAT, "fat-tree", gpus=131072, server="hgx-b300-eth-4plane", switch="tomahawk6-102t")
+    assert choice.chosen.mode == "Tomahawk 6 class 102.4T switch in 512 x 200G mode"
+    assert main(["metrics", str(out), "--json"]) == 0
+    m = json.loads(capsys.readouterr().out)
+    # 16,384 servers x 8 ConnectX-8 = 131,072 endpoints per plane, 4 planes. A leaf: 256 down,
+    # 256 up at 200G; 512 leaves per plane; 256 spines of 512 down take their 131,072 uplinks.
+    assert (m["tiers"], m["planes"], m["endpoints"]) == (2, 4, 4 * 131_072)
+    assert m["switches"]["by_tier"] == {"leaf": 4 * 512, "spine": 4 * 256, "core": 0}
+    assert m["links"]["by_tier"] == {"node-leaf": 4 * 131_072, "leaf-spine": 4 * 131_072}
+    assert main(["bom", str(out), "--json"]) == 0
+    counts = json.loads(capsys.readouterr().out)["counts"]
+    # Every one of the 64 cages of every switch holds one 1.6T module broken out 8 x 200G; every
+    # ConnectX-8 cage one 800G DR4 module broken out 4 x 200G, one lane per plane.
+    assert counts["transceivers"] == {"switch_side": 3_072 * 64, "server_side": 16_384 * 8,
+                                      "total": 3_072 * 64 + 16_384 * 8}
+    assert counts["media_by_tier"] == {"node-leaf": {"smf": 524_288}, "leaf-spine": {"smf": 524_288}}
+
+
+@pytest.fixture(scope="module")
+def million(tmp_path_factory):
+    out = tmp_path_factory.mktemp("m") / "million.json"
+    assert main(["new", "--gpus", "1048576", *FOUR_PLANE, "-o", str(out)]) == 0
+    return out
+
+
+def test_a_million_gpus_run_the_closed_form_metrics(million, capsys):
+    capsys.readouterr()
+    assert main(["metrics", str(million), "--json"]) == 0
+    m = json.loads(capsys.readouterr().out)
+    # Per plane: 1,048,576 endpoints on 4,096 leaves (256 down, 256 up), 4,096 spines (256 down,
+    # 256 up) in 16 pods, 2,048 cores of 512 ports.
+    assert m["gpus"] == 1_048_576 and m["tiers"] == 3
+    assert m["switches"]["by_tier"] == {"leaf": 4 * 4096, "spine": 4 * 4096, "core": 4 * 2048}
+    assert m["links"]["by_tier"] == {"node-leaf": 4 * 1_048_576, "leaf-spine": 4 * 1_048_576,
+                                     "spine-core": 4 * 1_048_576}
+
+
+def test_the_device_graph_and_per_link_exports_are_refused_in_one_line_naming_what_works(million, tmp_path,
+                                                                                           capsys):
+    derived = derive(load_design(million), CAT)
+    with pytest.raises(FabricTooLargeError) as refused:
+        _ = derived.graph
+    text = str(refused.value)
+    assert f"{GRAPH_MAX_LINKS:,}" in text and "12,582,912" in text
+    for command in ("metrics", "bom", "collectives", "compare", "report", "slurm-tree"):
+        assert command in text
+    capsys.readouterr()
+    target = tmp_path / "x.graphml"
+    assert main(["export", str(million), "--format", "graphml", "-o", str(target)]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "closed form" in err[0] and not target.exists()
