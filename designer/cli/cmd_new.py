@@ -61,14 +61,16 @@ def add_parser(sub: SubParsers) -> None:
     size.add_argument("--nodes", type=bounded_int(1, MAX_NODES), help="server (node) count")
     p.add_argument("--gpus-per-node", type=bounded_int(1, MAX_PER_SERVER),
                    help="GPUs per server (default: the server model's)")
-    p.add_argument("--server", type=non_empty, help="server model id from the catalog (default: dgx-h100)")
+    p.add_argument("--server", type=non_empty, help="server model id from the catalog (default: dgx-h100; "
+                                                        "`fabric-designer catalog servers` lists them)")
     p.add_argument("--switch", type=non_empty,
                    help="switch from the catalog: its id or the vendor's model name or part "
                                     "number, in any case (e.g. QM9700, MQM9700-NS2F, q3400)")
     p.add_argument("--radix", type=bounded_int(2, MAX_RADIX), help="a generic switch of this many ports (with --speed)")
     p.add_argument("--speed", type=speed_gbps, help="link speed such as 400G (default: the NIC port speed, or the "
                                                      "switch's own speed where it has no ports at that speed)")
-    p.add_argument("--technology", type=non_empty, help="fabric technology id, e.g. ib-ndr or roce-400g")
+    p.add_argument("--technology", type=non_empty, help="fabric technology id, e.g. ib-ndr or roce-ecmp-400g "
+                                                         "(`fabric-designer catalog technologies` lists them)")
     p.add_argument("--oversubscription", type=_ratio, default=1.0, help="leaf downlink:uplink, e.g. 1:1 or 3:1")
     p.add_argument("--spine-oversubscription", type=_ratio, default=1.0,
                    help="spine downlink:uplink in three-tier fabrics")
