@@ -43,6 +43,7 @@ from designer.ui.shell.files import FileController
 from designer.ui.shell.network_selector import install_network_canvas
 from designer.ui.shell.whatif_actions import FailMode, install_interruptions, install_phases
 from designer.ui.theme import Theme
+from designer.ui.wheel_guard import install_wheel_guard
 
 CANVAS_HELP = """<b>Canvas</b><br>
 Drag a template or building block from the palette onto the canvas.<br>
@@ -90,6 +91,7 @@ class MainWindow(DesignerWindow):
                  settings: QSettings | None = None, persist: bool = True):
         """`persist=False` neither reads nor writes the user's settings (screenshots)."""
         super().__init__()
+        install_wheel_guard()   # every window of the app: the wheel edits only a focused field
         self.persist = persist
         self.catalog = catalog or default_catalog()
         self.dialogs = dialogs or Dialogs(self)
