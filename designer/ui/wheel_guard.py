@@ -8,7 +8,7 @@ or Tab, and an unfocused field hands the wheel to the panel that scrolls around 
 
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, QObject, Qt
+from PySide6.QtCore import QCoreApplication, QEvent, QObject, Qt
 from PySide6.QtWidgets import (
     QAbstractScrollArea,
     QAbstractSlider,
@@ -43,7 +43,7 @@ class WheelGuard(QObject):
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt's name)
         kind = event.type()
-        if kind == QEvent.Type.Polish and _guarded(watched):
+        if kind == QEvent.Type.Polish and isinstance(watched, QWidget) and _guarded(watched):
             watched.setFocusPolicy(Qt.FocusPolicy.StrongFocus)   # click or Tab, never the wheel
         elif kind == QEvent.Type.Wheel:
             field = _field_of(watched)
@@ -65,7 +65,7 @@ class WheelGuard(QObject):
 _GUARD: WheelGuard | None = None
 
 
-def install_wheel_guard(app: QApplication | None = None) -> WheelGuard | None:
+def install_wheel_guard(app: QCoreApplication | None = None) -> WheelGuard | None:
     """Install the filter on the application once; later calls return the same guard."""
     global _GUARD
     app = app or QApplication.instance()
