@@ -14,7 +14,6 @@ from PySide6.QtCore import QEvent, QSettings, QSize, Qt, QTimer
 from PySide6.QtGui import QAction, QColor, QGuiApplication, QIcon, QKeySequence, QPainter
 from PySide6.QtWidgets import QApplication, QDockWidget, QLabel, QMenu, QStyle, QToolBar
 
-from designer import __version__
 from designer.catalog import Catalog, default_catalog
 from designer.model.intent.design import FabricDesign, replace_path
 from designer.model.topology.edits import with_tier_count
@@ -209,7 +208,10 @@ class MainWindow(DesignerWindow):
                                       "Let the sizing choose this tier's switch count")
         a["help_canvas"] = self._action("&Canvas Controls", self._show_canvas_help, S.HelpContents,
                                         "How to work on the canvas")
-        a["about"] = self._action("&About Fabric Designer", self._show_about, None, "Version and licence")
+        a["user_guide"] = self._action("User &Guide", self._show_user_guide, None,
+                                       "The user guide shipped with this version, read offline")
+        a["about"] = self._action("&About Fabric Designer", self._show_about, None,
+                                  "Version, catalog edition and licences")
         self.actions_ = a
 
     def _make_menus(self) -> None:
@@ -259,6 +261,7 @@ class MainWindow(DesignerWindow):
         self.phases = install_phases(self, self.catalog, self.compute.synchronous)
         self.interruptions = install_interruptions(self, self.catalog, self.compute.synchronous)
         help_menu = bar.addMenu("&Help")
+        help_menu.addAction(a["user_guide"])
         help_menu.addAction(a["help_canvas"])
         help_menu.addAction(a["about"])
         self._fill_recent(self.files.recent())
@@ -611,12 +614,17 @@ class MainWindow(DesignerWindow):
 
         QMessageBox.information(self, "Canvas controls", CANVAS_HELP)
 
+    def _show_user_guide(self) -> None:
+        from designer.ui.shell.user_guide import open_user_guide
+
+        open_user_guide(self, self.dialogs.show_error)
+
     def _show_about(self) -> None:
         from PySide6.QtWidgets import QMessageBox
 
-        QMessageBox.about(self, "About Fabric Designer",
-                          f"<b>Fabric Designer {__version__}</b><br>Design, size and compare InfiniBand and "
-                          "Ethernet compute fabrics for GPU clusters.")
+        from designer.ui.shell.about import about_html
+
+        QMessageBox.about(self, "About Fabric Designer", about_html(self.catalog))
 
     # --- light and dark ----------------------------------------------------------------------------
 
