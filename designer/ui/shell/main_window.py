@@ -503,7 +503,13 @@ class MainWindow(DesignerWindow):
             self.statusBar().clearMessage()
 
     def _show_refusal(self, text: str) -> None:
-        self.statusBar().showMessage(f"Not applied: {text}", 8000)
+        # The Inspector shows the reason whole, wrapped, with what would build the request; the
+        # status bar cuts a long line, so it points there unless the Inspector is hidden.
+        dock = self.docks.get("inspector")
+        if dock is not None and dock.isVisible():
+            self.statusBar().showMessage("Not applied: the Inspector says why, and what would build it", 8000)
+        else:
+            self.statusBar().showMessage(f"Not applied: {text}", 8000)
 
     def _show_zoom(self, sx: float) -> None:
         # A fitted large fabric is drawn well under 1%: keep two significant digits, never "0%".
