@@ -493,7 +493,7 @@ class MainWindow(DesignerWindow):
         if self.isVisible():   # another design may have more rows in the inspector's form
             QTimer.singleShot(0, self, self._fit_right_column)
         if design is not None:
-            self.palette_panel.set_technology(design.fabric.technology)
+            self.palette_panel.set_technology(design.fabric.technology, design.cluster.server)
         self._on_selection()
 
     def _show_message(self, text: str) -> None:
