@@ -211,9 +211,8 @@ class PaletteWidget(QWidget):
         if tech_id is None:
             self.server_note.clear()
             return
-        server = None
-        if getattr(self, "_design_server", None):
-            server = self.catalog.servers.get(self._design_server)
+        design_server = getattr(self, "_design_server", None)
+        server = self.catalog.servers.get(design_server) if design_server else None
         if server is None:
             server = default_server(self.catalog, self.catalog.technology(tech_id))
         self.server_note.setText(f"on {server.name_with_currency()}")
