@@ -69,6 +69,10 @@ def add_parser(sub: SubParsers) -> None:
     p.add_argument("--view", type=view_spec, default=("fabric", None), metavar="VIEW",
                    help="fabric (default), su:N, plane:N, or slide:N for the design's N-th saved slide")
     p.add_argument("--no-title", action="store_true", help="leave out the title line above the diagram")
+    p.add_argument("--links", choices=("bundles", "each"), default="bundles",
+                   help="bundles (default): the links between two tiers as one labelled bundle per SU or pod "
+                        "and switch above ('16 x 400G to each spine'), SUs framed, rails in colour; each: one line "
+                        "per pair of drawn boxes, link by link")
     p.set_defaults(run=run)
 
 
@@ -114,7 +118,7 @@ def run(args: argparse.Namespace) -> int:
     width, height = args.size or (DEFAULT_WIDTH_IN, DEFAULT_HEIGHT_IN)
     source = DiagramSource(design)
     slide = pick_slide(design, source.planes, source.columns, source.column_noun, args.view)
-    figure = Figure(design, FigureSpec(width, height, slide, not args.no_title))
+    figure = Figure(design, FigureSpec(width, height, slide, not args.no_title, args.links))
     if kind == "svg":
         from designer.ui.export.svg import export_svg
 
