@@ -1,9 +1,10 @@
-"""Build step: ship the top-level resources/ and examples/ inside the package.
+"""Build step: ship the top-level resources/, examples/ and the user guide inside the package.
 
 People edit the catalog, price book, performance constants, icons and examples where they
 are, at the top of the source tree. A wheel (and so `pip install .`) carries a copy of them
 as package data under designer/_data/, where designer.catalog.loader finds them through
-importlib.resources. An editable install reads the source tree directly.
+importlib.resources. The guide's Markdown (docs/, with mkdocs.yml for its page order) goes
+there too, so Help > User Guide opens offline. An editable install reads the source tree directly.
 """
 
 import shutil
@@ -13,7 +14,8 @@ from setuptools import setup
 from setuptools.command.build_py import build_py
 
 ROOT = Path(__file__).resolve().parent
-DATA = ("resources", "examples")
+DATA = ("resources", "examples", "docs")
+FILES = ("mkdocs.yml",)
 
 
 class BuildWithData(build_py):
@@ -26,7 +28,9 @@ class BuildWithData(build_py):
             dest = target / name
             if dest.exists():
                 shutil.rmtree(dest)
-            shutil.copytree(ROOT / name, dest, ignore=shutil.ignore_patterns("__pycache__", "*.pyc", ".*"))
+            shutil.copytree(ROOT / name, dest, ignore=shutil.ignore_patterns("__pycache__", "*.pyc", ".*", "hooks"))
+        for name in FILES:
+            shutil.copy2(ROOT / name, target / name)
 
 
 setup(cmdclass={"build_py": BuildWithData})

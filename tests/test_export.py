@@ -244,13 +244,22 @@ def test_render_command_view_option_picks_an_su_and_a_saved_slide(gui, tmp_path)
         assert expected in texts and "leaf-1" not in texts
 
 
+def test_render_reaches_the_default_slides_of_a_design_without_saved_ones(gui, tmp_path):
+    design = load_design(EXAMPLES / "dgx-h100-superpod-4su.json")
+    assert not design.slides
+    out = tmp_path / "s5.svg"
+    assert main(["render", str(EXAMPLES / "dgx-h100-superpod-4su.json"), "-o", str(out), "--view", "slide:5"]) == 0
+    texts = _svg_texts(out.read_bytes())
+    assert "leaf-25" in texts and "leaf-1" not in texts and any("SU 4 of 4" in t for t in texts)
+
+
 @pytest.mark.parametrize("args, message", [
     (["-o", "{tmp}/out.jpg"], "cannot write .jpg files: use .svg, .pdf or .png"),
     (["-o", "{tmp}/out"], "give the output file an extension"),
     (["-o", "{tmp}/missing/out.svg"], "does not exist"),
     (["-o", "{tmp}"], "is a folder"),
     (["-o", "{tmp}/out.svg", "--view", "su:9"], "SU 9 does not exist"),
-    (["-o", "{tmp}/out.svg", "--view", "slide:1"], "has no slide 1"),
+    (["-o", "{tmp}/out.svg", "--view", "slide:6"], "has no default slide 6 (it has only 5)"),
     (["-o", "{tmp}/out.png", "--dpi", "5000"], "DPI must be"),
 ])
 def test_render_command_refuses_bad_requests_in_one_line_and_writes_nothing(gui, tmp_path, capsys, args, message):

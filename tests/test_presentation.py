@@ -49,9 +49,16 @@ def test_a_bad_slide_in_a_file_names_its_path():
 
 def test_default_slides_follow_the_fabric():
     assert [s.title for s in default_slides("rail-optimized", 2, 4, 4, 1)] == \
-        ["Whole fabric", "SU 1 of 4", "SU 2 of 4", "SU 3 of 4"]
+        ["Whole fabric", "SU 1 of 4", "SU 2 of 4", "SU 3 of 4", "SU 4 of 4"]
+    eight = default_slides("rail-optimized", 2, 8, 8, 1)
+    assert [s.su for s in eight[1:]] == list(range(1, 9)) and eight[0].title == "Whole fabric"
+    many = default_slides("rail-optimized", 3, 64, 64, 1)
+    assert [s.su for s in many[1:]] == list(range(1, 9))
+    assert many[0].title == "Whole fabric (SUs 9–64 have no slide of their own)"
+    assert default_slides("rail-optimized", 3, 9, 9, 1)[0].title == "Whole fabric (SU 9 has no slide of its own)"
     assert [s.title for s in default_slides("rail-optimized", 2, 1, 1, 1)] == ["Whole fabric"]
     assert [s.title for s in default_slides("fat-tree", 3, 8, 0, 1)][:2] == ["Whole fabric", "Pod 1 of 8"]
+    assert default_slides("fat-tree", 3, 16, 0, 1)[0].title == "Whole fabric (Pods 9–16 have no slide of their own)"
     two_planes = default_slides("rail-optimized", 2, 2, 2, 2, comparison=True)
     assert [(s.kind, s.su, s.plane) for s in two_planes] == [
         ("fabric", None, None), ("su", 1, None), ("su", 2, None), ("plane", None, 1), ("plane", None, 2),
@@ -84,15 +91,15 @@ def test_f5_presents_steps_through_the_slides_and_esc_restores_the_window(make_w
     assert not any(d.isVisible() for d in window.findChildren(QDockWidget))
     assert not any(b.isVisible() for b in window.findChildren(QToolBar))
     assert mode.widget.geometry() == window.rect() and mode.widget.hasFocus()
-    assert [s.title for s in mode.slides] == ["Whole fabric", "SU 1 of 4", "SU 2 of 4", "SU 3 of 4"]
+    assert [s.title for s in mode.slides] == ["Whole fabric", "SU 1 of 4", "SU 2 of 4", "SU 3 of 4", "SU 4 of 4"]
 
     steps = []
     mode.slideChanged.connect(steps.append)
-    for key in (Qt.Key.Key_Right, Qt.Key.Key_PageDown, Qt.Key.Key_Space, Qt.Key.Key_Right, Qt.Key.Key_Left,
-                Qt.Key.Key_PageUp):
+    for key in (Qt.Key.Key_Right, Qt.Key.Key_PageDown, Qt.Key.Key_Space, Qt.Key.Key_Right, Qt.Key.Key_Right,
+                Qt.Key.Key_Left, Qt.Key.Key_PageUp):
         QTest.keyClick(mode.widget, key)
-    assert steps == [1, 2, 3, 2, 1]   # stops at the last slide
-    assert mode.current().su == 1
+    assert steps == [1, 2, 3, 4, 3, 2]   # stops at the last slide
+    assert mode.current().su == 2
     # Editing keys do nothing while presenting.
     QTest.keyClick(mode.widget, Qt.Key.Key_Delete)
     QTest.keyClick(mode.widget, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
@@ -120,7 +127,7 @@ def test_the_slide_shows_title_block_diagram_legend_and_key_figures(make_window)
     texts = [t for _, t in mode.widget.last_ink.texts]
     for expected in ("DGX H100 SuperPOD, 4 SU (NDR)", "Author", "Date", "InfiniBand NDR 400G", "SU 2 of 4",
                      "Spine", "Leaf", "Servers", "leaf-9", "leaf-16", "Legend", "GPUS", "1,024", "NETWORK COST",
-                     "illustrative estimate", "Slide 3 / 4"):
+                     "illustrative estimate", "Slide 3 / 5"):
         assert expected in texts, expected
     assert "leaf-17" not in texts
     from designer.ui.export.ink import overlapping_texts
@@ -229,3 +236,26 @@ def test_the_other_family_counterpart_is_the_closest_speed():
     assert other_family_technology(ndr, catalog) == "roce-400g"
     assert other_family_technology(xdr, catalog) == "roce-800g"
     assert other_family_technology(roce, catalog) == "ib-ndr"
+
+
+def test_any_su_can_be_added_as_a_slide_and_the_16th_is_presented(make_window, monkeypatch):
+    from PySide6.QtWidgets import QInputDialog
+
+    from designer.catalog import default_catalog
+    from designer.model.topology.presets import new_design
+
+    design = new_design(default_catalog(), "rail-optimized", nodes=512, server="dgx-h100", switch="qm9700")
+    window = make_window(design)
+    mode = window.presentation
+    assert mode.start()
+    defaults = mode.slides
+    assert [s.su for s in defaults[1:]] == list(range(1, 9))
+    assert defaults[0].title == "Whole fabric (SUs 9–16 have no slide of their own)"
+    mode.stop()
+    monkeypatch.setattr(QInputDialog, "getInt", staticmethod(lambda *a, **k: (16, True)))
+    mode.actions["add_su_slide"].trigger()
+    assert window.document.design.slides == (Slide("SU 16 of 16", "su", su=16),)
+    assert window.document.undo_stack.undoText() == "Add slide 'SU 16 of 16'"
+    assert mode.start()
+    assert mode.current().su == 16
+    mode.stop()

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+from collections.abc import Mapping
+from typing import Any
 
-from designer.catalog import default_catalog
+from designer.catalog import Catalog, default_catalog
 from designer.cli.common import (
     MAX_NODES,
     CommandError,
@@ -33,7 +35,8 @@ from designer.model.physical.fabric_cost import fabric_cost
 from designer.model.physical.prices import load_prices
 from designer.model.topology.derive import derive
 from designer.model.topology.presets import TEMPLATES, new_design_choice
-from designer.model.topology.sizing import parse_ratio
+from designer.model.topology.refusal_hints import hint_text, what_would_build
+from designer.model.topology.sizing import SizingError, parse_ratio
 
 
 def _ratio(text: str) -> float:
@@ -63,14 +66,16 @@ def add_parser(sub: SubParsers) -> None:
     size.add_argument("--nodes", type=bounded_int(1, MAX_NODES), help="server (node) count")
     p.add_argument("--gpus-per-node", type=bounded_int(1, MAX_PER_SERVER),
                    help="GPUs per server (default: the server model's)")
-    p.add_argument("--server", type=non_empty, help="server model id from the catalog (default: dgx-h100)")
+    p.add_argument("--server", type=non_empty, help="server model id from the catalog (default: dgx-h100; "
+                                                        "`fabric-designer catalog servers` lists them)")
     p.add_argument("--switch", type=non_empty,
                    help="switch from the catalog: its id or the vendor's model name or part "
                                     "number, in any case (e.g. QM9700, MQM9700-NS2F, q3400)")
     p.add_argument("--radix", type=bounded_int(2, MAX_RADIX), help="a generic switch of this many ports (with --speed)")
     p.add_argument("--speed", type=speed_gbps, help="link speed such as 400G (default: the NIC port speed, or the "
                                                      "switch's own speed where it has no ports at that speed)")
-    p.add_argument("--technology", type=non_empty, help="fabric technology id, e.g. ib-ndr or roce-400g")
+    p.add_argument("--technology", type=non_empty, help="fabric technology id, e.g. ib-ndr or roce-ecmp-400g "
+                                                         "(`fabric-designer catalog technologies` lists them)")
     p.add_argument("--oversubscription", type=_ratio, default=1.0, help="leaf downlink:uplink, e.g. 1:1 or 3:1")
     p.add_argument("--spine-oversubscription", type=_ratio, default=1.0,
                    help="spine downlink:uplink in three-tier fabrics")
@@ -97,6 +102,27 @@ def add_parser(sub: SubParsers) -> None:
     p.set_defaults(run=run)
 
 
+def _what_would_build(catalog: Catalog, request: dict[str, Any]) -> str:
+    """'what builds it: --template fat-tree, or --tiers 3' when those size the refused request; ''."""
+    if request["radix"]:
+        return ""   # a generic switch of a given radix: the user chose the box on purpose
+    try:   # the technology the request runs on: the one a one-server design of it takes
+        tech_id = request["technology"] or new_design_choice(
+            catalog, request["template"], nodes=1, server=request["server"], switch=request["switch"],
+            speed=request["speed"]).design.fabric.technology
+    except (SizingError, KeyError, ValueError):
+        return ""
+
+    def builds(changes: Mapping[str, Any]) -> bool:
+        derive(new_design_choice(catalog, **{**request, **changes}).design, catalog)
+        return True
+
+    found = what_would_build(catalog, catalog.technology(tech_id), template=request["template"],
+                             tiers=request["tiers"], switch=request["switch"], planes=request["planes"] or 1,
+                             builds=builds)
+    return hint_text(found, command_line=True)
+
+
 def run(args: argparse.Namespace) -> int:
     if args.radix and args.switch:
         raise CommandError("give either --switch or --radix, not both")
@@ -106,14 +132,20 @@ def run(args: argparse.Namespace) -> int:
     # "How sizing chooses"); a named switch is used as named, and its layouts (SU size, rails per
     # leaf) are compared by price all the same.
     prices = load_prices(args.prices)
-    choice = new_design_choice(
-        catalog, args.template or "rail-optimized", gpus=args.gpus, nodes=args.nodes, gpus_per_node=args.gpus_per_node,
+    request: dict[str, Any] = dict(
+        template=args.template or "rail-optimized", gpus=args.gpus, nodes=args.nodes, gpus_per_node=args.gpus_per_node,
         server=args.server, switch=args.switch, radix=args.radix, speed=args.speed,
         oversubscription=args.oversubscription, spine_oversubscription=args.spine_oversubscription,
         tiers=args.tiers, nodes_per_su=args.nodes_per_su, planes=args.planes,
-        technology=args.technology, name=args.name, cost=fabric_cost(catalog, prices),
-        bound=fabric_bound(catalog, prices),
-        rail_only_default=True if args.template is None else None)
+        technology=args.technology, name=args.name)
+    try:
+        choice = new_design_choice(catalog, **request, cost=fabric_cost(catalog, prices),
+                                   bound=fabric_bound(catalog, prices),
+                                   rail_only_default=True if args.template is None else None)
+        derive(choice.design, catalog)   # a three-tier ceiling shows only when the plan is made
+    except SizingError as exc:
+        hint = _what_would_build(catalog, request)
+        raise CommandError(f"{exc}; {hint}" if hint else str(exc)) from None
     design = choice.design
     if args.networks != "compute":
         server = catalog.server(design.cluster.server)

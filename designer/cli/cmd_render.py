@@ -69,24 +69,32 @@ def add_parser(sub: SubParsers) -> None:
     p.add_argument("--size", type=page_size, default=None, metavar="WxH",
                    help="picture size in inches (default 13.333x7.5, a 16:9 slide)")
     p.add_argument("--view", type=view_spec, default=("fabric", None), metavar="VIEW",
-                   help="fabric (default), su:N, plane:N, or slide:N for the design's N-th saved slide")
+                   help="fabric (default), su:N, plane:N, or slide:N for the design's N-th slide (its saved "
+                        "slides, else the default slides presentation mode shows)")
     p.add_argument("--no-title", action="store_true", help="leave out the title line above the diagram")
+    p.add_argument("--links", choices=("bundles", "each"), default="bundles",
+                   help="bundles (default): the links between two tiers as one labelled bundle per SU or pod "
+                        "and switch above ('16 x 400G to each spine'), SUs framed, rails in colour; each: one line "
+                        "per pair of drawn boxes, link by link")
     p.set_defaults(run=run)
 
 
 def pick_slide(design: FabricDesign, derived_planes: int, columns: int, noun: str,
-               view: tuple[str, int | None]) -> Slide | None:
-    """The Slide a --view asks for; refuses SUs, planes and slides the design does not have."""
+               view: tuple[str, int | None], defaults: tuple[Slide, ...] = ()) -> Slide | None:
+    """The Slide a --view asks for; refuses SUs, planes and slides the design does not have.
+    A design with no saved slides has the `defaults` presentation mode shows."""
     from designer.model.intent.slides import Slide
 
     kind, n = view
     if kind == "fabric" or n is None:  # only the whole fabric comes without a number
         return None
     if kind == "slide":
-        if n > len(design.slides):
-            have = f"only {len(design.slides)}" if design.slides else "none"
-            raise CommandError(f"the design has no slide {n} (it has {have})")
-        slide = design.slides[n - 1]
+        slides = design.slides or defaults
+        if n > len(slides):
+            have = f"only {len(slides)}" if slides else "none"
+            which = "" if design.slides else " default"
+            raise CommandError(f"the design has no{which} slide {n} (it has {have})")
+        slide = slides[n - 1]
         if slide.kind == "comparison":
             raise CommandError(f"slide {n} is a comparison; render draws one design (use `fabric-designer report "
                                "--compare`)")
@@ -115,8 +123,11 @@ def run(args: argparse.Namespace) -> int:
 
     width, height = args.size or (DEFAULT_WIDTH_IN, DEFAULT_HEIGHT_IN)
     source = DiagramSource(design)
-    slide = pick_slide(design, source.planes, source.columns, source.column_noun, args.view)
-    figure = Figure(design, FigureSpec(width, height, slide, not args.no_title))
+    from designer.model.intent.slides import default_slides
+
+    defaults = default_slides(source.plan.template, source.plan.tiers, source.columns, source.plan.sus, source.planes)
+    slide = pick_slide(design, source.planes, source.columns, source.column_noun, args.view, defaults)
+    figure = Figure(design, FigureSpec(width, height, slide, not args.no_title, args.links))
     if kind == "svg":
         from designer.ui.export.svg import export_svg
 

@@ -4,7 +4,8 @@ Packages, from the foundations up; each may import those before it, never one af
 (a test enforces it):
 - the modules here: theme (colours), blocks (the palette's building blocks, plain Python),
   display_check and x11_libraries (can a window open here; plain Python, loaded before Qt),
-  message_box; app (the entry point) alone may import any package below;
+  message_box, wheel_guard (the wheel changes a field only when it has focus); app (the entry
+  point) alone may import any package below;
 - services: derived results computed off the UI thread;
 - canvas: the scene, its items, level of detail and one class per interaction mode;
 - editing: the open document, undo commands, selection and the gesture controller;

@@ -39,6 +39,9 @@ def create_application(argv: list[str] | None = None):
     from designer.ui.services.collector import install_collector
 
     install_collector(app)
+    from designer.ui.wheel_guard import install_wheel_guard
+
+    install_wheel_guard(app)
     return app
 
 

@@ -20,6 +20,10 @@ INFO_HUE = "#3d7fd1"
 # and a band, so the shape tells it apart where hues are close.
 COOLANT_HUE = "#0fb5d8"
 SEVERITY_HUE = {"error": ERROR_HUE, "warning": WARNING_HUE, "info": INFO_HUE}
+# One hue per rail of a rail-optimized SU (rail 1 first), as reference architectures colour them;
+# ten hues far enough apart to tell on paper and a projector, then they repeat.
+RAIL_HUES = ("#4e79a7", "#f28e2b", "#e15759", "#59a14f", "#b07aa1", "#edc948", "#76b7b2", "#ff9da7",
+             "#9c755f", "#8c8c8c")
 
 
 def _mix(a: QColor, b: QColor, t: float) -> QColor:
@@ -67,6 +71,13 @@ class Theme:
 
     def family(self, family: str) -> QColor:
         return QColor(FAMILY_HUES.get(family, "#888888"))
+
+    def rail(self, index: int) -> QColor:
+        """The colour of rail `index` (0-based)."""
+        return QColor(RAIL_HUES[index % len(RAIL_HUES)])
+
+    def rail_fill(self, index: int) -> QColor:
+        return _mix(self.rail(index), self.background, 0.55 if self.dark else 0.72)
 
     def link(self, family: str, alpha: int = 170) -> QColor:
         color = self.family(family)

@@ -15,9 +15,9 @@ from designer.model.intent.serde import DesignValidationError
 
 SlideKind = Literal["fabric", "su", "plane", "comparison"]
 
-# Default slides show at most this many SUs and planes: a review walks through a few, and the
-# whole fabric slide stands for the rest.
-DEFAULT_SU_SLIDES = 3
+# Default slides show at most this many SUs and planes: a review walks through every SU of a
+# fabric up to eight, and above that the whole fabric slide says which SUs have none.
+DEFAULT_SU_SLIDES = 8
 DEFAULT_PLANE_SLIDES = 4
 
 
@@ -56,18 +56,30 @@ def block_noun(template: str, tiers: int, sus: int) -> str:
     return "Pod" if tiers == 3 else ""
 
 
+def without_slide(noun: str, numbers: range) -> str:
+    """'SUs 9–64', 'SU 9', '' : the SUs (or pods) of `numbers`, 1-based, named as one range."""
+    if not numbers:
+        return ""
+    plural = {"SU": "SUs", "Pod": "Pods"}.get(noun, noun)
+    first, last = numbers[0], numbers[-1]
+    return f"{noun} {first}" if first == last else f"{plural} {first}–{last}"
+
+
 def default_slides(template: str, tiers: int, blocks: int, sus: int, planes: int,
                    comparison: bool = False) -> tuple[Slide, ...]:
     """Slides offered when a design has none saved.
 
-    The whole fabric; for a fabric drawn in several columns, the first few SUs (or pods); each
+    The whole fabric; for a fabric drawn in several columns, every SU (or pod) up to eight, the
+    whole fabric's title naming those left without a slide of their own; each
     of the first few planes of a multi-plane fabric; and the comparison when one is open.
     `blocks` is the number of columns (SUs or pods) of one plane.
     """
-    out = [Slide("Whole fabric", "fabric")]
     noun = block_noun(template, tiers, sus)
-    if noun and blocks > 1:
-        out += [Slide(f"{noun} {k} of {blocks}", "su", su=k) for k in range(1, min(blocks, DEFAULT_SU_SLIDES) + 1)]
+    shown = min(blocks, DEFAULT_SU_SLIDES) if noun and blocks > 1 else 0
+    left_out = without_slide(noun, range(shown + 1, blocks + 1)) if shown else ""
+    verb = "has no slide of its own" if shown + 1 == blocks else "have no slide of their own"
+    out = [Slide(f"Whole fabric ({left_out} {verb})" if left_out else "Whole fabric", "fabric")]
+    out += [Slide(f"{noun} {k} of {blocks}", "su", su=k) for k in range(1, shown + 1)]
     if planes > 1:
         out += [Slide(f"Plane {p} of {planes}", "plane", plane=p)
                 for p in range(1, min(planes, DEFAULT_PLANE_SLIDES) + 1)]

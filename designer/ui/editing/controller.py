@@ -7,11 +7,12 @@ it shows a preview design that is not on the undo stack; the command is pushed o
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 from PySide6.QtCore import QObject, Signal
 
-from designer.catalog import Catalog
+from designer.catalog import Catalog, UnknownPartError
 from designer.model.intent.design import FabricDesign
 from designer.model.topology.derive import plan_only
 from designer.model.topology.edits import (
@@ -23,6 +24,7 @@ from designer.model.topology.edits import (
     with_tiers,
     without_edits,
 )
+from designer.model.topology.refusal_hints import hint_text, what_would_build
 from designer.ui.blocks import apply_block
 from designer.ui.canvas.layout import ROWS, Layout, compute_layout, parse_device_id
 from designer.ui.editing.commands import (
@@ -75,6 +77,29 @@ def check(design: FabricDesign, catalog: Catalog) -> str | None:
     except SIZING_ERRORS as exc:
         return str(exc)
     return None
+
+
+def what_would_build_text(design: FabricDesign, catalog: Catalog) -> str:
+    """'The fat-tree template, or 2 planes would build it.' for a refused design; '' when nothing
+    tried sizes it (each alternative is sized, not guessed)."""
+    try:
+        tech = catalog.technology(design.fabric.technology)
+    except (UnknownPartError, KeyError):
+        return ""
+    fabric = design.fabric
+    fields = {"template": "template", "tiers": "tiers", "switch": "switch", "planes": "planes"}
+
+    def builds(changes) -> bool:
+        changed = dataclasses.replace(fabric, **{fields[k]: v for k, v in changes.items()})
+        if "switch" in changes:   # the tiers follow the fabric's new switch
+            changed = dataclasses.replace(changed, leaf=dataclasses.replace(changed.leaf, switch=None),
+                                          spine=dataclasses.replace(changed.spine, switch=None),
+                                          core=dataclasses.replace(changed.core, switch=None))
+        return check(dataclasses.replace(design, fabric=changed), catalog) is None
+
+    found = what_would_build(catalog, tech, template=fabric.template, tiers=fabric.tiers, switch=fabric.switch,
+                             planes=fabric.planes, builds=builds)
+    return hint_text(found, command_line=False)
 
 
 class DesignController(QObject):
@@ -337,7 +362,8 @@ class DesignController(QObject):
             return None
         problem = check(new, self.catalog)
         if problem:
-            return problem
+            hint = what_would_build_text(new, self.catalog)
+            return f"{problem}. {hint}" if hint else problem
         new = follow_generated_name(design, new, self.catalog)
         self.document.push(EditFieldCommand(self.document, new, field, text))
         return None

@@ -26,6 +26,15 @@ from designer.model.topology.derive import plan_only
 from designer.ui.canvas.bundle_item import bundle_width
 from designer.ui.canvas.layout import TIER_LABEL, Layout, Row, compute_layout, device_id, parse_device_id
 from designer.ui.canvas.tier_item import paint_coolant
+from designer.ui.export.bundles import (
+    Bundle,
+    BundleLabel,
+    draw_block_frames,
+    draw_bundles,
+    draw_labels,
+    rail_groups_of_leaves,
+    rail_names,
+)
 from designer.ui.export.ink import Ink
 from designer.ui.theme import FAMILY_LABEL
 
@@ -54,6 +63,10 @@ class View:
     plane: int = 0               # 0-based plane whose device names are shown
     left: float = 0.0
     right: float = 1.0
+    # "bundles": links between tiers as one labelled bundle per block and switch above, SUs as
+    # framed blocks, rails in colour (as reference architectures draw them); "each": one line
+    # per pair of drawn boxes, the link-by-link view.
+    links: str = "bundles"
 
     @classmethod
     def of(cls, slide: Slide | None) -> View:
@@ -120,6 +133,12 @@ class DiagramSource:
             rows.append(("stack", f"{r.planes} identical planes, one drawn", theme.muted))
         if any(row.liquid_cooled for row in self.layout.rows.values()):
             rows.append(("coolant", "Liquid-cooled racks", theme.coolant))
+        if rail_groups_of_leaves(self) is not None:
+            names = rail_names(self)
+            first, last = names[0].split(" ", 1)[1], names[-1].split(" ", 1)[1]
+            span = f"{first.split('–')[0]}–{last.split('–')[-1]}"
+            rows.append(("rails", f"Rails {span}: leaves drawn one by one and their server links, one colour per rail",
+                         tuple(theme.rail(k) for k in range(len(names)))))
         return rows
 
 
@@ -176,6 +195,9 @@ class Diagram:
         self.view = view or View()
         self.ts = text_scale
         self.rows: dict[str, RowDrawing] = {}
+        self.bundles: dict[str, list[Bundle]] = {}          # lower tier -> bundles drawn up from it
+        self.bundle_labels: dict[str, list[BundleLabel]] = {}
+        self.frames: list[str] = []                          # labels of the SU / pod frames drawn
 
     # --- geometry ------------------------------------------------------------------------------
 
@@ -296,12 +318,26 @@ class Diagram:
             painter.fillRect(QRectF(rect.left(), r.y - r.h * 0.95, rect.width(), r.h * 1.9), band)
         painter.setClipRect(area)
         clip = self.view.kind != "su"
+        bundled = self.view.links == "bundles"
         self.drawn_links = {}
+        self.bundles, self.bundle_labels = {}, {}
+        self.frames = draw_block_frames(self, ink, _block_of_devices) if bundled else []
+        pending: dict[str, list] = {}
         for k in range(len(tiers) - 1):
-            self.drawn_links[tiers[k + 1]] = self._links(ink, self.rows[tiers[k + 1]], self.rows[tiers[k]], area, clip)
+            lower, upper = self.rows[tiers[k + 1]], self.rows[tiers[k]]
+            if bundled:
+                pending[lower.tier] = []
+                drawn, bundles = draw_bundles(self, ink, lower, upper, area, clip, _block_of_devices,
+                                              pending[lower.tier])
+                self.drawn_links[lower.tier] = drawn
+                self.bundles[lower.tier] = bundles
+            else:
+                self.drawn_links[lower.tier] = self._links(ink, lower, upper, area, clip)
         self._manual(ink)
         for tier in tiers:
             self._boxes(ink, self.rows[tier], area)
+        for tier, queued in pending.items():
+            self.bundle_labels[tier] = draw_labels(ink, queued)
         painter.setClipping(False)
         self._gutter(ink, QRectF(rect.left(), rect.top(), gutter - ink.pt(6), rect.height()), pitch)
         painter.restore()
@@ -390,12 +426,18 @@ class Diagram:
         step = ink.pt(PLANE_STEP_PT)
         back = QColor(fill).darker(106)
         removed = self.source.layout.removed
+        # Leaves drawn one by one take their rail's colour, as the legend lists them.
+        rails = rail_groups_of_leaves(self.source) if r.tier == "leaf" and r.lod == DEVICE else None
         labelled: list[tuple[int, QRectF]] = []
         for c in np.nonzero(visible)[0].tolist():
             box = QRectF(float(r.x0[c]), top, float(r.x1[c] - r.x0[c]), height)
             for k in range(stacked, 0, -1):
                 ink.box(box.translated(k * step, -k * step), back, border, 0.4, 2)
-            ink.box(box, fill, border, 0.6 if r.lod == DEVICE else 0.8, 2 if r.lod == DEVICE else 3)
+            if rails is not None:
+                rail = int(rails[int(r.first[c])])
+                ink.box(box, theme.rail_fill(rail), theme.rail(rail).darker(115), 0.8, 2)
+            else:
+                ink.box(box, fill, border, 0.6 if r.lod == DEVICE else 0.8, 2 if r.lod == DEVICE else 3)
             if r.row.liquid_cooled:   # the canvas's mark: a band and a droplet (a pixel is 0.75 pt)
                 paint_coolant(ink.painter, box, theme.coolant, ink.pt(0.75))
             if r.lod == DEVICE and device_id(r.tier, int(r.first[c]), self.view.plane, self.source.planes) in removed:

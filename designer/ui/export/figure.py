@@ -6,6 +6,7 @@ of a given size in points and paints it with `Ink`.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 from PySide6.QtCore import QRectF, Qt
@@ -33,6 +34,7 @@ class FigureSpec:
     height_in: float = DEFAULT_HEIGHT_IN
     slide: Slide | None = None
     title: bool = True
+    links: str = "bundles"       # "each": the link-by-link drawing instead of labelled bundles
 
     def __post_init__(self):
         for name in ("width_in", "height_in"):
@@ -59,7 +61,7 @@ class Figure:
         derived = derive(design, catalog)
         self.derived = derived
         self.source = DiagramSource(design, catalog, derived)
-        self.diagram = Diagram(self.source, View.of(self.spec.slide))
+        self.diagram = Diagram(self.source, dataclasses.replace(View.of(self.spec.slide), links=self.spec.links))
         self.ink: Ink | None = None
 
     def describe(self) -> str:

@@ -101,6 +101,13 @@ def _swatch(ink: Ink, kind: str, r: QRectF, color: QColor) -> None:
         p.drawPath(droplet(r.left() + r.height() * 0.3, r.center().y() + r.height() * 0.1, r.height() * 0.22))
         p.drawRect(QRectF(r.left() + r.height() * 0.7, r.bottom() - r.height() * 0.2, r.width() - r.height() * 0.7,
                           r.height() * 0.18))
+    elif kind == "rails":   # the rails' colours side by side, rail 1 at the left
+        hues = list(color) if isinstance(color, (tuple, list)) else [color]
+        step = r.width() / max(len(hues), 1)
+        p.setPen(Qt.PenStyle.NoPen)
+        for k, hue in enumerate(hues):
+            p.setBrush(QColor(hue))
+            p.drawRect(QRectF(r.left() + k * step, r.top(), step, r.height()))
     elif kind == "stack":
         step = r.height() * 0.2
         for k in (2, 1, 0):
@@ -113,12 +120,13 @@ def legend(ink: Ink, rect: QRectF, entries, scale: float = 1.0) -> float:
     t = ink.theme
     size = 8 * scale
     lh = max(ink.line_height(size), ink.pt(10 * scale))
-    sw, gap = ink.pt(18 * scale), ink.pt(14 * scale)
+    gap = ink.pt(14 * scale)
     head = "Legend"
     head_w = ink.width(head, size, True) + ink.pt(10 * scale)
     x, y = rect.left() + head_w, rect.top()
     ink.text(QRectF(rect.left(), y, head_w, lh), head, size, t.muted, bold=True, align=LEFT)
     for kind, text, color in entries:
+        sw = ink.pt((36 if kind == "rails" else 18) * scale)   # the rails' many colours get more room
         w = sw + ink.pt(5 * scale) + ink.width(text, size)
         if x + w > rect.right() and x > rect.left() + head_w:
             x, y = rect.left() + head_w, y + lh + ink.pt(3 * scale)
@@ -135,10 +143,11 @@ def legend_height(ink: Ink, width: float, entries, scale: float = 1.0) -> float:
     """The height `legend` will use in `width`."""
     size = 8 * scale
     lh = max(ink.line_height(size), ink.pt(10 * scale))
-    sw, gap = ink.pt(18 * scale), ink.pt(14 * scale)
+    gap = ink.pt(14 * scale)
     head_w = ink.width("Legend", size, True) + ink.pt(10 * scale)
     x, lines = head_w, 1
-    for _, text, _ in entries:
+    for kind, text, _ in entries:
+        sw = ink.pt((36 if kind == "rails" else 18) * scale)
         w = sw + ink.pt(5 * scale) + ink.width(text, size)
         if x + w > width and x > head_w:
             x, lines = head_w, lines + 1

@@ -421,7 +421,13 @@ class Inspector(QScrollArea):
         controller.displayChanged.connect(self._on_display)
         controller.selection.changed.connect(self.reload)
         controller.networkChanged.connect(self.reload)
+        controller.document.loaded.connect(self.clear_refusals)
         self.reload()
+
+    def clear_refusals(self) -> None:
+        """Another design was opened: an earlier edit's refusal no longer speaks of it."""
+        for page in (self.fabric_page, self.tier_page, self.network_page):
+            page.refused.show_lines([])
 
     # what pages ask
     def design(self) -> FabricDesign:

@@ -195,19 +195,25 @@ class PaletteWidget(QWidget):
         layout.addWidget(self.tree, 1)
         layout.addWidget(hint)
 
-    def set_technology(self, tech_id: str) -> None:
+    def set_technology(self, tech_id: str, server_id: str | None = None) -> None:
+        """Follow the open design: its technology, and its server (a template dropped on it keeps
+        the design's server); `server_id` None when no design is open."""
+        self._design_server = server_id
         index = self.technology.findData(tech_id)
         if index >= 0 and index != self.technology.currentIndex():
             self.technology.blockSignals(True)
             self.technology.setCurrentIndex(index)
             self.technology.blockSignals(False)
-            self._show_default_server()
+        self._show_default_server()
 
     def _show_default_server(self) -> None:
         tech_id = self.technology.currentData()
         if tech_id is None:
             self.server_note.clear()
             return
-        server = default_server(self.catalog, self.catalog.technology(tech_id))
+        design_server = getattr(self, "_design_server", None)
+        server = self.catalog.servers.get(design_server) if design_server else None
+        if server is None:
+            server = default_server(self.catalog, self.catalog.technology(tech_id))
         self.server_note.setText(f"on {server.name_with_currency()}")
         self.server_note.setToolTip(server.currency_note())

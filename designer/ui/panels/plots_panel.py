@@ -56,6 +56,10 @@ class PlotsPanel(QWidget):
         self.busbw.hideButtons()
         self.busbw_curve = self.busbw.plot([], [])
         self.size_marker = self.busbw.plot([], [], pen=None, symbol="d", symbolSize=12)
+        # Shown in place of the curve while there is none (no design, or no estimate for it).
+        self.busbw_empty = pg.TextItem("no estimate yet", anchor=(0.5, 0.5))
+        self.busbw_empty.setParentItem(self.busbw.getPlotItem().getViewBox())
+        self.busbw_empty.setPos(0, 0)
         box.addWidget(self.busbw, 1)
         for plot in (self.ports, self.busbw):   # side by side in a 370-pixel column: each may be narrow
             plot.setMinimumSize(120, 120)
@@ -64,6 +68,7 @@ class PlotsPanel(QWidget):
         self._family = ""
         self._marker = None
         self.apply_theme(self.theme)
+        self._show_busbw_axes(False)
 
     def _set_titles(self, plot, variants: list[str]) -> None:
         """A plot's title and its shorter forms; the longest that fits the plot is shown."""
@@ -115,8 +120,21 @@ class PlotsPanel(QWidget):
         free = [theme.tier_fill(t) for t in TIERS]
         self.free_bars.setOpts(brushes=free, pen=pg.mkPen(theme.muted, style=pg.QtCore.Qt.PenStyle.DashLine))
         self.busbw_curve.setPen(pg.mkPen(theme.family("infiniband"), width=2))
+        self.busbw_empty.setColor(theme.muted)
         self.size_marker.setSymbolBrush(theme.highlight)
         self.size_marker.setSymbolPen(pg.mkPen(theme.text))
+
+    def _show_busbw_axes(self, shown: bool) -> None:
+        """An empty plot shows no ticks: pyqtgraph's default range would put stray numbers there."""
+        if shown == getattr(self, "_busbw_axes_shown", None):
+            return
+        self._busbw_axes_shown = shown
+        for name in ("left", "bottom"):
+            self.busbw.getAxis(name).setStyle(showValues=shown)
+        self.busbw.showGrid(x=shown, y=shown, alpha=0.25)
+        if shown:
+            self.busbw.getPlotItem().getViewBox().setMouseEnabled(True, True)
+        self.busbw_empty.setVisible(not shown)
 
     def show_result(self, result: ComputeResult | None) -> None:
         m = result.metrics if result is not None else None
@@ -138,7 +156,9 @@ class PlotsPanel(QWidget):
             self.busbw_curve.setData([], [])
             self.size_marker.setData([], [])
             self._marker = None
+            self._show_busbw_axes(False)
             return
+        self._show_busbw_axes(True)
         if result.family != self._family:
             self._family = result.family
             self.busbw_curve.setPen(pg.mkPen(self.theme.family(result.family), width=2))

@@ -122,11 +122,46 @@ class PresentationMode(QObject):
         add = QAction("Add View as &Slide", window)
         add.setStatusTip("Save the part of the fabric in view as a presentation slide")
         add.triggered.connect(mode.add_current_view)
-        for action in (present, add):
+        add_su = QAction("Add S&U or Pod as Slide…", window)
+        add_su.setStatusTip("Save any SU or pod of the fabric as a presentation slide")
+        add_su.triggered.connect(mode.ask_su_slide)
+        for action in (present, add, add_su):
             window.addAction(action)
             menu.addAction(action)
-        mode.actions = {"present": present, "add_slide": add}
+        mode.actions = {"present": present, "add_slide": add, "add_su_slide": add_su}
         return mode
+
+    def ask_su_slide(self) -> None:
+        """Ask which SU (or pod) and add it as a slide; the fabric's own numbering, 1-based."""
+        from PySide6.QtWidgets import QInputDialog
+
+        design = self.window.document.design
+        if design is None:
+            return
+        try:
+            source = DiagramSource(design, self.window.catalog)
+        except Exception as exc:  # noqa: BLE001 - a design that cannot be sized has no SUs to show
+            self.window.statusBar().showMessage(f"No SU slide: {exc}", 8000)
+            return
+        if source.columns < 2:
+            self.window.statusBar().showMessage("This fabric is not divided into SUs or pods: add the view "
+                                                "as a slide instead", 8000)
+            return
+        noun = source.column_noun
+        number, ok = QInputDialog.getInt(self.window, "Add Slide", f"{noun} to show (1 to {source.columns}):",
+                                         1, 1, source.columns)
+        if ok:
+            self.add_su_slide(number, source.columns, noun)
+
+    def add_su_slide(self, number: int, columns: int, noun: str = "SU") -> None:
+        """Save SU (or pod) `number` as a slide of the design (one undoable step)."""
+        document = self.window.document
+        design = document.design
+        if design is None or not 1 <= number <= columns:
+            return
+        slide = Slide(f"{noun} {number} of {columns}", "su", su=number)
+        new = dataclasses.replace(design, slides=design.slides + (slide,))
+        document.push(AddSlideCommand(document, new, f"Add slide '{slide.title}'"))
 
     def add_current_view(self) -> None:
         """Save the canvas's view as a slide of the design (one undoable step)."""

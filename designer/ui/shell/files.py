@@ -8,6 +8,7 @@ before it overwrites a change made on disk since this window read the file (file
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +22,15 @@ from designer.ui.shell.file_guard import FileGuard
 
 MAX_RECENT = 8
 
+
+
+def file_stem(name: str) -> str:
+    """A design's name as a file name a shell and any file system take: '4 SU, DGX H100 (1:1)' ->
+    '4-su-dgx-h100-1-1'. Letters and digits stay (any script), the rest become single hyphens."""
+    name = re.sub(r"(?<=\d),(?=\d{3})", "", name)   # 1,024 GPUs -> 1024, not 1-024
+    stem = re.sub(r"[^\w.]+", "-", name.strip().lower()).replace("_", "-")
+    stem = re.sub(r"-{2,}", "-", stem).strip("-.")
+    return stem[:80].rstrip("-.") or "design"
 
 class FileController(QObject):
     recentChanged = Signal(list)
@@ -141,7 +151,7 @@ class FileController(QObject):
         design = self.document.design
         if design is None:
             return False
-        suggestion = str(self.document.path) if self.document.path else f"{design.meta.name}.json"
+        suggestion = str(self.document.path) if self.document.path else f"{file_stem(design.meta.name)}.json"
         path = self.dialogs.save_path(suggestion)
         if path is None:
             return False

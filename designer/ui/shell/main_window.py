@@ -14,7 +14,6 @@ from PySide6.QtCore import QEvent, QSettings, QSize, Qt, QTimer
 from PySide6.QtGui import QAction, QColor, QGuiApplication, QIcon, QKeySequence, QPainter
 from PySide6.QtWidgets import QApplication, QDockWidget, QLabel, QMenu, QStyle, QToolBar
 
-from designer import __version__
 from designer.catalog import Catalog, default_catalog
 from designer.model.intent.design import FabricDesign, replace_path
 from designer.model.topology.edits import with_tier_count
@@ -43,6 +42,7 @@ from designer.ui.shell.files import FileController
 from designer.ui.shell.network_selector import install_network_canvas
 from designer.ui.shell.whatif_actions import FailMode, install_interruptions, install_phases
 from designer.ui.theme import Theme
+from designer.ui.wheel_guard import install_wheel_guard
 
 CANVAS_HELP = """<b>Canvas</b><br>
 Drag a template or building block from the palette onto the canvas.<br>
@@ -90,6 +90,7 @@ class MainWindow(DesignerWindow):
                  settings: QSettings | None = None, persist: bool = True):
         """`persist=False` neither reads nor writes the user's settings (screenshots)."""
         super().__init__()
+        install_wheel_guard()   # every window of the app: the wheel edits only a focused field
         self.persist = persist
         self.catalog = catalog or default_catalog()
         self.dialogs = dialogs or Dialogs(self)
@@ -207,7 +208,10 @@ class MainWindow(DesignerWindow):
                                       "Let the sizing choose this tier's switch count")
         a["help_canvas"] = self._action("&Canvas Controls", self._show_canvas_help, S.HelpContents,
                                         "How to work on the canvas")
-        a["about"] = self._action("&About Fabric Designer", self._show_about, None, "Version and licence")
+        a["user_guide"] = self._action("User &Guide", self._show_user_guide, None,
+                                       "The user guide shipped with this version, read offline")
+        a["about"] = self._action("&About Fabric Designer", self._show_about, None,
+                                  "Version, catalog edition and licences")
         self.actions_ = a
 
     def _make_menus(self) -> None:
@@ -257,6 +261,7 @@ class MainWindow(DesignerWindow):
         self.phases = install_phases(self, self.catalog, self.compute.synchronous)
         self.interruptions = install_interruptions(self, self.catalog, self.compute.synchronous)
         help_menu = bar.addMenu("&Help")
+        help_menu.addAction(a["user_guide"])
         help_menu.addAction(a["help_canvas"])
         help_menu.addAction(a["about"])
         self._fill_recent(self.files.recent())
@@ -488,7 +493,7 @@ class MainWindow(DesignerWindow):
         if self.isVisible():   # another design may have more rows in the inspector's form
             QTimer.singleShot(0, self, self._fit_right_column)
         if design is not None:
-            self.palette_panel.set_technology(design.fabric.technology)
+            self.palette_panel.set_technology(design.fabric.technology, design.cluster.server)
         self._on_selection()
 
     def _show_message(self, text: str) -> None:
@@ -498,7 +503,13 @@ class MainWindow(DesignerWindow):
             self.statusBar().clearMessage()
 
     def _show_refusal(self, text: str) -> None:
-        self.statusBar().showMessage(f"Not applied: {text}", 8000)
+        # The Inspector shows the reason whole, wrapped, with what would build the request; the
+        # status bar cuts a long line, so it points there unless the Inspector is hidden.
+        dock = self.docks.get("inspector")
+        if dock is not None and dock.isVisible():
+            self.statusBar().showMessage("Not applied: the Inspector says why, and what would build it", 8000)
+        else:
+            self.statusBar().showMessage(f"Not applied: {text}", 8000)
 
     def _show_zoom(self, sx: float) -> None:
         # A fitted large fabric is drawn well under 1%: keep two significant digits, never "0%".
@@ -609,12 +620,17 @@ class MainWindow(DesignerWindow):
 
         QMessageBox.information(self, "Canvas controls", CANVAS_HELP)
 
+    def _show_user_guide(self) -> None:
+        from designer.ui.shell.user_guide import open_user_guide
+
+        open_user_guide(self, self.dialogs.show_error)
+
     def _show_about(self) -> None:
         from PySide6.QtWidgets import QMessageBox
 
-        QMessageBox.about(self, "About Fabric Designer",
-                          f"<b>Fabric Designer {__version__}</b><br>Design, size and compare InfiniBand and "
-                          "Ethernet compute fabrics for GPU clusters.")
+        from designer.ui.shell.about import about_html
+
+        QMessageBox.about(self, "About Fabric Designer", about_html(self.catalog))
 
     # --- light and dark ----------------------------------------------------------------------------
 

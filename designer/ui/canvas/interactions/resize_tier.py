@@ -48,8 +48,8 @@ class ResizeTierInteraction(Interaction):
         return f"{self.tier} switch" if n == 1 else f"{self.tier} switches"
 
     def _text(self, count: int, problem: str | None) -> str:
-        was = f"  (was {self.start_count})" if count != self.start_count else ""
-        text = f"{count} {self._noun(count)}{was}"
+        was = f"  (was {self.start_count:,})" if count != self.start_count else ""
+        text = f"{count:,} {self._noun(count)}{was}"
         return f"{text}\n{problem}" if problem else text
 
     def move(self, event) -> None:
