@@ -7,6 +7,7 @@ import argparse
 from designer.catalog import Catalog, default_catalog
 from designer.cli.cmd_bom import arrangements_table
 from designer.cli.common import SubParsers, bounded_float, bounded_int, output_file, print_json, size_bytes, table
+from designer.cli.job_options import add_batch_options, add_fleet_options, job_changes
 from designer.io.compare_csv import write_compare_csv
 from designer.io.project import load_design
 from designer.model.common.units import figure_text
@@ -61,6 +62,8 @@ def add_parser(sub: SubParsers) -> None:
                    default=CompareSettings.token_budget,
                    help="tokens the example job trains, for the time-to-train row (an assumption; "
                         f"default {CompareSettings.token_budget:g})")
+    add_fleet_options(p, "default: resources/perf/fleet.toml's, with its basis")
+    add_batch_options(p)
     p.add_argument("--arrangements", action="store_true",
                    help="also price each design's network arrangements (as designed, hybrid, all-Ethernet, "
                         "merged) with capex and power; in --json under the new key 'arrangements'")
@@ -81,7 +84,7 @@ def run(args: argparse.Namespace) -> int:
                                compute_ms=(args.compute_ms if args.compute_ms is not None
                                            else CompareSettings.compute_ms),
                                workload=None if legacy else (args.workload or DEFAULT_WORKLOAD),
-                               token_budget=args.token_budget)
+                               token_budget=args.token_budget, **job_changes(args))
     designs = [load_design(f) for f in args.files]
     catalog = default_catalog()
     notes = []
@@ -133,7 +136,9 @@ def render_text(c: Comparison) -> str:
         deltas = [r.delta_text(d) for d in r.deltas[1:]]
         rows.append((r.label, r.unit, *[_fmt(v, r.unit) for v in r.values], *deltas))
     legend = [f"[{i + 1}] {n} ({t})" for i, (n, t) in enumerate(zip(c.names, c.technologies, strict=True))]
-    out = legend + ["", table(rows, headers), "", "Recommendation (heuristic): " + c.recommendation.verdict]
+    out = legend + ["", table(rows, headers), "", *[f"Assumed {line}" if not line.startswith("  ") else line
+                                                     for line in c.job_lines()],
+                    "", "Recommendation (heuristic): " + c.recommendation.verdict]
     out += [f"  - {reason}" for reason in c.recommendation.reasons]
     if c.recommendation.flips:
         out += ["When it would flip (each assumption alone; the rest held):"]

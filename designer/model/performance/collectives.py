@@ -51,7 +51,7 @@ if TYPE_CHECKING:
 
 COLLECTIVES = ("allreduce", "allgather", "reducescatter", "alltoall", "broadcast")
 ALGORITHMS = ("auto", "ring", "tree", "hierarchical", "innetwork")
-PLACEMENTS = ("packed", "spread")
+PLACEMENTS = ("packed", "scattered", "spread")
 SWEEP_SIZES = tuple(1 << k for k in range(3, 35))   # 8 B to 16 GiB
 IN_NETWORK = ("nvls", "nvls+sharp", "nvls+tree", "sharp", "nvls+ring")
 LATENCY = "latency"
