@@ -15,9 +15,11 @@ from designer.model.decisions.comparison import MAX_COMPARED, SETTING_RANGES, Co
 from designer.model.decisions.counterpart import (
     COUNTERPART_TECHNOLOGIES,
     ETHERNET_CHOICES,
+    IB_STATIC,
     expand_counterparts,
     make_counterpart,
     optics_twin,
+    static_routing_twin,
 )
 from designer.model.intent.design import FabricDesign
 from designer.model.networks.arrangements import Arrangement, arrangements
@@ -30,10 +32,12 @@ def add_parser(sub: SubParsers) -> None:
                        description="Cost, power, TCO, bandwidth, latency and collective time of 2 to 5 "
                                    "designs, with deltas against the first and a recommendation.")
     p.add_argument("files", nargs="+", metavar="FILE", help="project files; the first is the baseline")
-    p.add_argument("--counterpart", action="append", choices=(*COUNTERPART_TECHNOLOGIES, "ethernet"), metavar="TECH",
+    p.add_argument("--counterpart", action="append", choices=(*COUNTERPART_TECHNOLOGIES, "ethernet", IB_STATIC),
+                   metavar="TECH",
                    help="also compare the first design rebuilt on TECH (repeatable: "
                         + ", ".join(COUNTERPART_TECHNOLOGIES) + "; 'ethernet' adds "
-                        + ", ".join(ETHERNET_CHOICES) + ")")
+                        + ", ".join(ETHERNET_CHOICES) + f"; '{IB_STATIC}' the InfiniBand design with adaptive "
+                        "routing off)")
     p.add_argument("--optics-twin", action="store_true",
                    help="also compare the first design on its switches' optics twins: a pluggable fabric "
                         "beside the same fabric on co-packaged-optics switches (e.g. Q3400-RA and Q3450-LD), "
@@ -89,7 +93,8 @@ def run(args: argparse.Namespace) -> int:
     catalog = default_catalog()
     notes = []
     for tech in args.counterpart or ():
-        made = make_counterpart(designs[0], tech, catalog)
+        made = (static_routing_twin(designs[0], catalog) if tech == IB_STATIC
+                else make_counterpart(designs[0], tech, catalog))
         designs.append(made.design)
         notes += [f"note: {made.design.meta.name}: {n}" for n in made.notes]
     if args.optics_twin:
