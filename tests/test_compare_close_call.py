@@ -64,17 +64,33 @@ def test_every_share_row_of_the_comparison_shows_points_in_text_json_and_csv(fiv
     assert pct == [""] * 4 and [float(x) for x in pt] == pytest.approx([w - wins[0] for w in wins[1:]])
 
 
-def _draws(shares):
+def _draws(shares, ranges=None):
     n = len(shares)
-    return Confidence(1000, 7, tuple(shares), ((1.0, 1.0, 1.0),) * n, (0.0, 1.0), ((1000,),) * n,
+    # p10-p90 ranges apart unless given: the draws alone decide the close call.
+    ranges = ranges or tuple((1.0 + 10 * i, 1.5 + 10 * i, 2.0 + 10 * i) for i in range(n))
+    return Confidence(1000, 7, tuple(shares), tuple(ranges), (0.0, 1.0), ((1000,),) * n,
                       "USD per million tokens")
 
 
-def test_close_call_only_when_another_design_wins_more_draws():
+def test_close_call_when_another_design_wins_more_draws():
     assert close_call(_draws((0.26, 0.48, 0.26)), 0).draws_winner == 1
     assert close_call(_draws((0.48, 0.26, 0.26)), 0) is None
     assert close_call(_draws((0.5, 0.5)), 0) is None     # a tie on draws: the point winner leads too
     assert close_call(None, 0) is None
+
+
+def test_close_call_whenever_the_leaders_p10_p90_ranges_overlap():
+    apart = ((1.0, 1.1, 1.2), (1.3, 1.4, 1.5), (2.0, 2.1, 2.2))
+    assert close_call(_draws((0.9, 0.1, 0.0), apart), 0, (1.1, 1.4, 2.1)) is None
+    touching = ((1.0, 1.1, 1.3), (1.25, 1.4, 1.5), (2.0, 2.1, 2.2))
+    call = close_call(_draws((0.9, 0.1, 0.0), touching), 0, (1.1, 1.4, 2.1))
+    assert call is not None and call.overlap and not call.more_draws and call.draws_winner == 1
+    assert "p10-p90 ranges overlap" in call.text(("a", "b", "c"))
+    # The runner-up is the next cheapest at book prices, not a twin that costs the same.
+    twin = ((1.0, 1.1, 1.2), (1.0, 1.1, 1.2), (1.15, 1.3, 1.5))
+    call = close_call(Confidence(1000, 7, (0.0, 0.0, 0.1), twin, (0.0, 1.0), ((1000,),) * 3, "USD",
+                                 tie_share=(0.9, 0.9, 0.0), tied=0.9), 0, (1.1, 1.1, 1.3))
+    assert call is not None and call.draws_winner == 2 and call.book_share == pytest.approx(0.9)
 
 
 def test_a_point_winner_that_loses_the_draws_is_named_a_close_call(monkeypatch, five):
@@ -102,19 +118,23 @@ def test_a_point_winner_that_loses_the_draws_is_named_a_close_call(monkeypatch, 
     assert doc["recommendation"]["verdict"] == rec.verdict
     assert doc["recommendation"]["close_call"] == {
         "book_price_winner": c.names[point], "book_price_winner_share": 0.26,
-        "most_draws_winner": c.names[other], "most_draws_share": 0.48, "draws": 1000}
+        "most_draws_winner": c.names[other], "most_draws_share": 0.48, "draws": 1000,
+        "p10_p90_overlap": False, "other_leader": c.names[other], "other_leader_wins_more_draws": True}
     assert any(r[0] == "Recommendation (heuristic)" and r[1].startswith("Close call:") for r in compare_rows(c))
 
 
-def test_a_point_winner_that_ties_the_most_draws_is_no_close_call(five):
-    # In one SU static and enhanced ECMP cost the same in every draw and share the lead.
-    shares = five.confidence.win_share
+def test_a_point_winner_that_ties_its_twin_is_judged_against_the_next_design(five):
+    # In one SU static and enhanced ECMP cost the same in every draw: they tie, and the close call
+    # (their p10-p90 range overlaps the next design's) names that next design, not the twin.
+    conf = five.confidence
     units = five.row("cost_per_mtok_usd").values
     point = min(range(5), key=lambda i: units[i])
-    assert shares[point] == max(shares)     # the premise of this test
-    assert five.recommendation.close_call is None
-    assert five.recommendation.verdict.startswith(five.names[point])
-    assert five.to_json()["recommendation"]["close_call"] is None
+    twin = next(i for i in range(5) if i != point and units[i] == pytest.approx(units[point], rel=1e-12))
+    assert conf.win_share[point] == 0 and conf.tie_share[point] == conf.tie_share[twin] > 0
+    call = five.recommendation.close_call
+    assert call is not None and call.draws_winner not in (point, twin) and call.overlap
+    assert five.recommendation.verdict.startswith("Close call: " + five.names[point])
+    assert five.to_json()["recommendation"]["close_call"]["p10_p90_overlap"] is True
 
 
 @given(unit=st.sampled_from(["%", "", "USD", "ms", "GB/s"]),

@@ -4,23 +4,26 @@ from __future__ import annotations
 
 import argparse
 import re
+from dataclasses import replace
 
 from designer.catalog import default_catalog
 from designer.cli.common import CommandError, SubParsers, bounded_int, positive_int, print_json, size_bytes, table
+from designer.cli.job_options import add_batch_options, add_fleet_options, with_job_options
 from designer.io.project import load_design
 from designer.limits import InputError, cli_number, terminal_text
 from designer.model.common.units import duration_label, size_label
 from designer.model.decisions.advice import training_step
+from designer.model.intent.perf_settings import PerformanceSettings
+from designer.model.performance import fleet
 from designer.model.performance.collectives import (
     ALGORITHMS,
     COLLECTIVES,
-    PLACEMENTS,
     Sweep,
     normalize_collective,
     sweep,
 )
 from designer.model.performance.training import StepEstimate
-from designer.model.performance.workload import presets
+from designer.model.performance.workload import SCHEDULE_NAMES, presets
 from designer.model.topology.derive import Derived, derive
 
 _COUNT = re.compile(r"\s*([0-9]+(?:\.[0-9]+)?(?:e[0-9]+)?)\s*([KMBT])?\s*\Z", re.IGNORECASE | re.ASCII)
@@ -64,8 +67,7 @@ def add_parser(sub: SubParsers) -> None:
     size.add_argument("--sweep", action="store_true", help="8 B to 16 GiB in powers of two (the default)")
     p.add_argument("--algorithm", choices=ALGORITHMS, default=None,
                    help="auto picks the fastest per size (default: the design's setting)")
-    p.add_argument("--placement", choices=PLACEMENTS, default=None,
-                   help="packed fills SUs in order; spread round-robins over SUs")
+    add_fleet_options(p, "default: the design's setting, packed")
     p.add_argument("--compare", metavar="FILE2", help="a second design, shown side by side (text only)")
     p.add_argument("--params", type=param_count, help="training-step view: model parameters, e.g. 70e9 or 70B")
     p.add_argument("--compute-ms", type=milliseconds, help="training-step view: compute time per step")
@@ -76,6 +78,7 @@ def add_parser(sub: SubParsers) -> None:
                    help="training-step view: data-parallel degree (default: all GPUs)")
     p.add_argument("--bytes-per-grad", type=bounded_int(1, 64),
                    help="training-step view: bytes per gradient (default 2)")
+    add_batch_options(p)
     p.add_argument("--json", action="store_true", help="machine-readable output (stable keys)")
     p.set_defaults(run=run)
 
@@ -88,6 +91,12 @@ def _gpus(args: argparse.Namespace, derived: Derived) -> int | None:
         return int(args.nodes) * derived.resolved.gpus_per_server
     gpus: int | None = args.gpus
     return gpus
+
+
+def _fleet_json(perf: PerformanceSettings, placement: str | None) -> dict[str, object]:
+    placed = placement or perf.placement
+    return {"placement": placed, "occupancy": fleet.occupancy(perf) if placed == "scattered" else None,
+            "placement_seed": perf.placement_seed, "background_load": fleet.background_load(perf)}
 
 
 def _bw(value: float) -> str:
@@ -106,13 +115,14 @@ def run(args: argparse.Namespace) -> int:
         raise CommandError("--compute-ms, --dp and --bytes-per-grad belong to the training-step view: add --params")
     catalog = default_catalog()
     design = load_design(args.file)
+    design = replace(design, performance=with_job_options(design.performance, args))
     derived = derive(design, catalog)
     gpus = _gpus(args, derived)
     if args.workload:
         step = training_step(derived, compute_ms=args.compute_ms, gpus=gpus, placement=args.placement,
                              catalog=catalog, workload=args.workload)
         if args.json:
-            print_json(step.to_json())
+            print_json({**step.to_json(), "fleet": _fleet_json(design.performance, args.placement)})
         else:
             print(training_summary(terminal_text(design.meta.name), step))
         return 0
@@ -206,11 +216,18 @@ def _workload_summary(name: str, st: StepEstimate) -> str:
                            f"{m.optimizer / 1e9:,.1f}, activations {m.activations / 1e9:,.1f}"),
         ("Compute per step", f"{st.compute_ms:,.1f} ms (6 x active parameters x tokens at {st.mfu:.0%} MFU, "
                              "a heuristic)"),
+        ("Batch", f"{w.global_batch_tokens:,} tokens per step, micro-batch {w.micro_batch}: {p.batch_basis}"),
+        ("Pipeline", f"{SCHEDULE_NAMES.get(p.schedule, p.schedule)}"
+                     + (f" with {p.virtual_stages} virtual stages" if p.virtual_stages > 1 else "")
+                     + f": bubble {st.bubble_ms:,.1f} ms = (PP - 1) / ("
+                     + ("virtual stages x " if p.virtual_stages > 1 else "") + "micro-batches) of the compute, "
+                     f"{st.bubble_ms / st.step_ms if st.step_ms else 0:.0%} of the step"),
     ]
     rows = [(c.name, c.where, f"{c.count:,}", size_label(c.bytes_each), c.algorithm, f"{c.time_ms:,.1f}",
              f"{c.time_ms - c.exposed_ms:,.1f}") for c in st.collectives]
     tail = [("Communication per step", f"{st.comm_ms:,.1f} ms ({st.exposed_comm_ms:,.1f} ms not overlapped)"),
-            ("Step time", f"{st.step_ms:,.1f} ms = {st.compute_ms:,.1f} ms compute + exposed communication"),
+            ("Step time", f"{st.step_ms:,.1f} ms = {st.compute_ms:,.1f} ms compute + {st.bubble_ms:,.1f} ms "
+                          "pipeline bubble + exposed communication"),
             ("Communication share", f"{st.comm_share:.1%}")]
     return "\n".join([table(head), "", table(rows, ("collective", "where", "per step", "size", "algorithm",
                                                     "time ms", "overlapped ms")),

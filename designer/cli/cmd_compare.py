@@ -16,6 +16,7 @@ from designer.cli.common import (
     size_bytes,
     table,
 )
+from designer.cli.job_options import add_batch_options, add_fleet_options, job_changes
 from designer.io.compare_csv import write_compare_csv
 from designer.io.project import load_design
 from designer.limits import terminal_text
@@ -24,9 +25,11 @@ from designer.model.decisions.comparison import MAX_COMPARED, SETTING_RANGES, Co
 from designer.model.decisions.counterpart import (
     COUNTERPART_TECHNOLOGIES,
     ETHERNET_CHOICES,
+    IB_STATIC,
     expand_counterparts,
     make_counterpart,
     optics_twin,
+    static_routing_twin,
 )
 from designer.model.intent.design import FabricDesign
 from designer.model.networks.arrangements import Arrangement, arrangements
@@ -39,10 +42,12 @@ def add_parser(sub: SubParsers) -> None:
                        description="Cost, power, TCO, bandwidth, latency and collective time of 2 to 5 "
                                    "designs, with deltas against the first and a recommendation.")
     p.add_argument("files", nargs="+", metavar="FILE", help="project files; the first is the baseline")
-    p.add_argument("--counterpart", action="append", choices=(*COUNTERPART_TECHNOLOGIES, "ethernet"), metavar="TECH",
+    p.add_argument("--counterpart", action="append", choices=(*COUNTERPART_TECHNOLOGIES, "ethernet", IB_STATIC),
+                   metavar="TECH",
                    help="also compare the first design rebuilt on TECH (repeatable: "
                         + ", ".join(COUNTERPART_TECHNOLOGIES) + "; 'ethernet' adds "
-                        + ", ".join(ETHERNET_CHOICES) + ")")
+                        + ", ".join(ETHERNET_CHOICES) + f"; '{IB_STATIC}' the InfiniBand design with adaptive "
+                        "routing off)")
     p.add_argument("--optics-twin", action="store_true",
                    help="also compare the first design on its switches' optics twins: a pluggable fabric "
                         "beside the same fabric on co-packaged-optics switches (e.g. Q3400-RA and Q3450-LD), "
@@ -71,6 +76,8 @@ def add_parser(sub: SubParsers) -> None:
                    default=CompareSettings.token_budget,
                    help="tokens the example job trains, for the time-to-train row (an assumption; "
                         f"default {CompareSettings.token_budget:g})")
+    add_fleet_options(p, "default: resources/perf/fleet.toml's, with its basis")
+    add_batch_options(p)
     p.add_argument("--arrangements", action="store_true",
                    help="also price each design's network arrangements (as designed, hybrid, all-Ethernet, "
                         "merged) with capex and power; in --json under the new key 'arrangements'")
@@ -91,12 +98,13 @@ def run(args: argparse.Namespace) -> int:
                                compute_ms=(args.compute_ms if args.compute_ms is not None
                                            else CompareSettings.compute_ms),
                                workload=None if legacy else (args.workload or DEFAULT_WORKLOAD),
-                               token_budget=args.token_budget)
+                               token_budget=args.token_budget, **job_changes(args))
     designs = [load_design(f) for f in args.files]
     catalog = default_catalog()
     notes = []
     for tech in args.counterpart or ():
-        made = make_counterpart(designs[0], tech, catalog)
+        made = (static_routing_twin(designs[0], catalog) if tech == IB_STATIC
+                else make_counterpart(designs[0], tech, catalog))
         designs.append(made.design)
         notes += [f"note: {made.design.meta.name}: {n}" for n in made.notes]
     if args.optics_twin:
@@ -148,7 +156,9 @@ def render_text(c: Comparison) -> str:
         deltas = [r.delta_text(d) for d in r.deltas[1:]]
         rows.append((r.label, r.unit, *[_fmt(v, r.unit) for v in r.values], *deltas))
     legend = [f"[{i + 1}] {n} ({t})" for i, (n, t) in enumerate(zip(c.names, c.technologies, strict=True))]
-    out = legend + ["", table(rows, headers), "", "Recommendation (heuristic): " + c.recommendation.verdict]
+    out = legend + ["", table(rows, headers), "", *[f"Assumed {line}" if not line.startswith("  ") else line
+                                                     for line in c.job_lines()],
+                    "", "Recommendation (heuristic): " + c.recommendation.verdict]
     out += [f"  - {reason}" for reason in c.recommendation.reasons]
     if c.recommendation.flips:
         out += ["When it would flip (each assumption alone; the rest held):"]

@@ -26,11 +26,13 @@ from designer.model.decisions.rows import energy_cost_usd as energy_cost_usd
 from designer.model.decisions.training_cost import Confidence, TrainingCost
 from designer.model.decisions.verdict import CloseCall
 from designer.model.intent.design import FabricDesign
+from designer.model.intent.perf_settings import PerformanceSettings
 from designer.model.intent.serde import DesignValidationError
+from designer.model.performance import fleet as fleet_mod
 from designer.model.performance.collective_costs import CollectiveError, load_balancing_mode
 from designer.model.performance.collectives import CollectiveResult, context_for, estimate
 from designer.model.performance.training import StepEstimate, estimate_step
-from designer.model.performance.workload import DEFAULT_WORKLOAD, preset, presets
+from designer.model.performance.workload import DEFAULT_WORKLOAD, SCHEDULE_NAMES, SCHEDULES, preset, presets
 from designer.model.physical.bom import Bom, build_bom
 from designer.model.physical.fabric_cost import shared_counts
 from designer.model.topology.derive import Derived, derive
@@ -58,6 +60,17 @@ class CompareSettings:
     workload: str | None = DEFAULT_WORKLOAD
     # Tokens the example job trains, for "time to train" (an assumption: set your run's budget).
     token_budget: float = 1e12
+    # The fleet the job runs in, the same for every design (None: the first design's setting,
+    # else resources/perf/fleet.toml's default; the placement is always the fleet's unless given).
+    placement: str | None = None
+    occupancy: float | None = None
+    background_load: float | None = None
+    placement_seed: int | None = None
+    # The job's batch and pipeline schedule (None: each design's setting, else the workload's).
+    global_batch_tokens: int | None = None
+    micro_batch: int | None = None
+    pipeline_schedule: str | None = None
+    virtual_stages: int | None = None
 
     @property
     def job_text(self) -> str:
@@ -75,6 +88,32 @@ class CompareSettings:
                                         f"{', '.join(presets())})")
         if not self.sizes or any(not 1 <= s <= 2**50 for s in self.sizes):
             raise DesignValidationError("sizes", "give at least one message size of 1 byte or more")
+        if self.placement is not None and self.placement not in fleet_mod.PLACEMENTS:
+            raise DesignValidationError("placement", f"unknown placement '{self.placement}' (choose from "
+                                        f"{', '.join(fleet_mod.PLACEMENTS)})")
+        # The same checks as a project file's performance settings.
+        PerformanceSettings(occupancy=self.occupancy, background_load=self.background_load,
+                            placement_seed=self.placement_seed or 0, global_batch_tokens=self.global_batch_tokens,
+                            micro_batch=self.micro_batch, virtual_stages=self.virtual_stages)
+        if self.pipeline_schedule is not None and self.pipeline_schedule not in SCHEDULES:
+            raise DesignValidationError("pipeline_schedule", f"unknown pipeline schedule '{self.pipeline_schedule}' "
+                                        f"(choose from {', '.join(SCHEDULES)})")
+
+    def fleet(self, first: PerformanceSettings) -> fleet_mod.FleetAssumptions:
+        """The fleet assumed for every design: what is set here, else the first design's, else the defaults."""
+        return fleet_mod.assumptions(first, self.placement, self.occupancy, self.background_load, self.placement_seed)
+
+    def applied(self, design: FabricDesign, assumed: fleet_mod.FleetAssumptions) -> FabricDesign:
+        """The design with the comparison's job and fleet assumptions in its performance settings."""
+        perf = design.performance
+        changes: dict[str, Any] = {"placement": assumed.placement, "occupancy": assumed.occupancy,
+                                   "background_load": assumed.background_load, "placement_seed": assumed.seed}
+        for key in ("global_batch_tokens", "micro_batch", "pipeline_schedule", "virtual_stages"):
+            if getattr(self, key) is not None:
+                changes[key] = getattr(self, key)
+        if all(getattr(perf, k) == v for k, v in changes.items()):
+            return design
+        return replace(design, performance=replace(perf, **changes))
 
 
 @dataclass(frozen=True)
@@ -103,6 +142,7 @@ class Comparison:
     # Where the figures that set a pluggable fabric apart from a co-packaged-optics one come from
     # (transceivers, power, failures), one line each; () when no design has a CPO switch.
     sources: tuple[str, ...] = ()
+    fleet: fleet_mod.FleetAssumptions | None = None   # the placement and background load assumed
 
     def row(self, key: str) -> Row:
         return next(r for r in self.rows if r.key == key)
@@ -113,6 +153,31 @@ class Comparison:
             step = self.steps[0] if self.steps else None
             return getattr(step, key) if step is not None else None
         return getattr(self.settings, key)
+
+    def _batch_json(self) -> dict[str, Any]:
+        step = self.steps[0] if self.steps else None
+        if step is None or step.workload is None or step.plan is None:
+            return {}
+        p = step.plan
+        return {"global_batch_tokens": step.workload.global_batch_tokens, "micro_batch": step.workload.micro_batch,
+                "pipeline_schedule": p.schedule, "virtual_stages": p.virtual_stages, "batch_basis": p.batch_basis}
+
+    def job_lines(self) -> list[str]:
+        """What the comparison assumed of the job and its fleet, one line each, for text and window."""
+        out = []
+        if self.fleet is not None:
+            out.append(f"fleet: {self.fleet.text()}")
+            out += [f"  basis of {b}" for b in self.fleet.bases]
+        step = self.steps[0] if self.steps else None
+        if step is not None and step.workload is not None and step.plan is not None:
+            p = step.plan
+            sched = SCHEDULE_NAMES.get(p.schedule, p.schedule) + (
+                f" with {p.virtual_stages} virtual stages" if p.virtual_stages > 1 else "")
+            out.append(f"batch: {step.workload.global_batch_tokens:,} tokens per step, micro-batch "
+                       f"{step.workload.micro_batch}, {p.micro_batches} micro-batches per pipeline, {sched} "
+                       f"schedule (bubble {step.bubble_ms:,.0f} ms, {step.bubble_ms / step.step_ms:.0%} of "
+                       f"{step.step_ms:,.0f} ms step on {self.names[0]}); batch {p.batch_basis}")
+        return out
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -131,7 +196,8 @@ class Comparison:
             "assumptions": {"years": self.settings.years, "energy_usd_per_kwh": self.settings.energy_usd_per_kwh,
                             "pue": self.settings.pue, "params": self._job("params"),
                             "compute_ms": self._job("compute_ms"), "sizes": list(self.settings.sizes),
-                            "workload": self.settings.workload, "token_budget": self.settings.token_budget},
+                            "workload": self.settings.workload, "token_budget": self.settings.token_budget,
+                            **self._batch_json(), "fleet": self.fleet.to_json() if self.fleet else None},
             "training_cost": [c.to_json() for c in self.costs],
             "confidence": self.confidence.to_json(self.names) if self.confidence is not None else None,
             "sources": list(self.sources),
@@ -185,6 +251,8 @@ def compare(designs: list[FabricDesign], settings: CompareSettings | None = None
         raise ValueError(f"compare takes 2 to {MAX_COMPARED} designs, got {len(designs)}")
     s = settings or CompareSettings()
     catalog = catalog or default_catalog()
+    assumed = s.fleet(designs[0].performance)
+    designs = [s.applied(d, assumed) for d in designs]
     derived = [derive(d, catalog) for d in designs]
     gpu_counts = [d.metrics.gpus for d in derived]
     warnings = []
@@ -226,7 +294,7 @@ def compare(designs: list[FabricDesign], settings: CompareSettings | None = None
     return Comparison(names, tuple(c.derived.resolved.technology.id for c in cols),
                       tuple(c.derived.resolved.family for c in cols), tuple(rows), rec, tuple(warnings), s,
                       tuple(c.step for c in cols), tuple(costs), conf,
-                      optics_sources([c.derived for c in cols], rates))
+                      optics_sources([c.derived for c in cols], rates), assumed)
 
 
 def base_latency_us(d: Derived) -> float:

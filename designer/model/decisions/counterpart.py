@@ -249,3 +249,37 @@ def optics_twin(design: FabricDesign, catalog: Catalog) -> Counterpart:
         label = f"{design.meta.name} ({names})"
     made = dataclasses.replace(design, fabric=new_fabric, meta=dataclasses.replace(design.meta, name=label))
     return Counterpart(made, (f"optics twin: {names}; the cluster, counts and ratios are unchanged",))
+
+
+# `compare --counterpart ib-static`: the same InfiniBand fabric with adaptive routing off.
+IB_STATIC = "ib-static"
+
+
+def static_routing_twin(design: FabricDesign, catalog: Catalog, load_balance: float | None = None,
+                        basis: str = "") -> Counterpart:
+    """The same InfiniBand design with adaptive routing off (the subnet manager's static routes),
+    to answer "do we need adaptive routing?" in dollars; raises SizingError for another family.
+
+    `load_balance` is the hook for a figure measured outside the model (the share of balanced
+    throughput the routes deliver, e.g. from OpenSM's ftree tables computed on this design), with
+    `basis` saying where it comes from. Without it the model places each flow on one fixed path,
+    as it does static ECMP: an approximation of destination-based routes, named in the notes.
+    """
+    source = resolve(design, catalog)
+    if source.technology.family != "infiniband":
+        raise SizingError(f"'{design.meta.name}' is on {source.technology.name}: static routing is the "
+                          "InfiniBand twin of adaptive routing; compare an InfiniBand design")
+    perf = dataclasses.replace(design.performance, adaptive_routing=False,
+                               load_balance_efficiency=load_balance if load_balance is not None
+                               else design.performance.load_balance_efficiency)
+    name = f"{design.meta.name.rstrip()} \u2013 static routing"
+    meta = dataclasses.replace(design.meta, name=name,
+                               notes=f"'{design.meta.name}' with adaptive routing off (static routes).")
+    if load_balance is not None:
+        note = (f"static routing: {load_balance:.0%} of balanced throughput on the uplinks, "
+                f"{basis or 'as given'}")
+    else:
+        note = ("static routing: each flow keeps one fixed path to the spines, placed on the design's uplinks as "
+                "static hashing places it (the model's placement; the subnet manager's destination-based "
+                "routes may balance a packed job better and a scattered one no better)")
+    return Counterpart(dataclasses.replace(design, meta=meta, performance=perf), (note,))

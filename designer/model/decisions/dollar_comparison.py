@@ -9,10 +9,11 @@ that costs least per token. The rule of thumb's lines stay, marked as context.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
+from designer.catalog import default_catalog
 from designer.model.decisions.rows import HOURS_PER_YEAR, Row, energy_cost_usd
 from designer.model.decisions.training_cost import (
     Confidence,
@@ -22,7 +23,8 @@ from designer.model.decisions.training_cost import (
     sensitivity,
     training_cost,
 )
-from designer.model.decisions.verdict import close_call, cost_reasons, dollar_flips, verdict_lines
+from designer.model.decisions.verdict import close_call, cost_reasons, dollar_flips, fleet_flips, verdict_lines
+from designer.model.performance import fleet
 from designer.model.performance.collectives import context_for
 from designer.model.physical.prices import default_prices
 
@@ -56,8 +58,22 @@ def training_costs(names: Sequence[str], cols: Sequence[Any], s: Any
     costs = [training_cost(n, c.derived, c.bom, c.step, prices, s.years, s.energy_usd_per_kwh, s.pue,
                            s.token_budget, e) for n, c, e in zip(names, cols, energy, strict=True)]
     sens = [sensitivity(c.derived, c.step, c.rerun) for c in cols]
-    conf = confidence(costs, sens, [c.bom for c in cols], prices, energy, s.years)
+    conf = confidence(costs, sens, [c.bom for c in cols], prices, energy, s.years, vendor_of=_vendor_lookup())
     return costs, sens, conf
+
+
+def _vendor_lookup() -> Callable[[str], str]:
+    """A catalog id's vendor (the id itself where the catalog names none): discounts are per vendor."""
+    cat = default_catalog()
+    tables = (cat.switches, cat.nics, cat.transceivers, cat.cables, cat.servers)
+
+    def vendor_of(key: str) -> str:
+        for table in tables:
+            entry = table.get(key)
+            if entry is not None:
+                return entry.vendor or key
+        return key
+    return vendor_of
 
 
 def cost_rows(costs: Sequence[TrainingCost], conf: Confidence | None, s: Any) -> list[Row]:
@@ -79,6 +95,9 @@ def cost_rows(costs: Sequence[TrainingCost], conf: Confidence | None, s: Any) ->
     if conf is not None:
         out.append(row("win_share_pct", f"Cheapest in ({conf.draws:,} draws)", "%",
                        [w * 100 for w in conf.win_share], "higher"))
+        if conf.tied > 0:
+            out.append(row("tie_share_pct", "Tied for cheapest in (draws)", "%",
+                           [t * 100 for t in conf.tie_share], ""))
     return out
 
 
@@ -89,8 +108,9 @@ def dollar_recommendation(cols: Sequence[Any], costs: Sequence[TrainingCost], se
     fams = [c.derived.resolved.family for c in cols]
     both = "infiniband" in fams and "ethernet" in fams
     tags = [FAMILY_TAG.get(f, f) for f in fams] if both else []
-    text, win = verdict_lines(costs, conf, names, tags)
-    close = close_call(conf, win)
+    text, win = verdict_lines(costs, conf, names, tags, s.token_budget)
+    close = close_call(conf, win, [c.cost_per_mtok if c.cost_per_mtok is not None else (c.cost_per_step or 0.0)
+                                   for c in costs])
     reasons = cost_reasons(costs, conf, names, s.years, s.token_budget)
     context = tuple(f"context (rule of thumb, no longer deciding): {r}" for r in rule.reasons)
     if not both:
@@ -113,5 +133,8 @@ def dollar_recommendation(cols: Sequence[Any], costs: Sequence[TrainingCost], se
     energy = [energy_cost_usd(c.bom.total_power_w, s) for c in cols]
     flips = dollar_flips(costs, sens, [c.bom for c in cols], win, rival, eth, energy, s.years * HOURS_PER_YEAR,
                          sharp_steps)
+    perf = cols[win].derived.design.performance
+    flips += fleet_flips(costs, win, rival, [c.rerun for c in cols], perf.placement,
+                         fleet.background_load(perf), fleet.PLACEMENTS)
     return replace(rule, verdict=text, family=family, reasons=tuple(reasons) + context, flips=tuple(flips),
                    close_call=close)

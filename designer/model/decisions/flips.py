@@ -21,8 +21,8 @@ ROCE_EFFICIENCY_RANGE = (0.5, 1.0)       # share of line rate RoCE moves as payl
 @dataclass(frozen=True)
 class Flip:
     assumption: str          # stable id: price_ratio, capex_difference_usd, comm_share, sharp, roce_efficiency
-    current: float | bool | None
-    flips_at: float | bool | None
+    current: float | bool | str | None
+    flips_at: float | bool | str | None
     unit: str
     note: str = ""
 
@@ -43,12 +43,15 @@ LABELS = {"price_ratio": "Ethernet/InfiniBand network capex ratio",
           "comm_share": "scale-out communication share of the step on Ethernet",
           "sharp": "InfiniBand SHARP", "roce_efficiency": "RoCE efficiency",
           "gpu_price": "GPU server price (x the price book's)",
-          "load_balance_efficiency": "Ethernet load-balance efficiency"}
+          "load_balance_efficiency": "Ethernet load-balance efficiency",
+          "placement": "rank placement", "background_load": "other jobs' load on every uplink"}
 
 
-def _fmt(value: float | bool | None, unit: str) -> str:
+def _fmt(value: float | bool | str | None, unit: str) -> str:
     if value is None:
         return "n/a"
+    if isinstance(value, str):
+        return value
     if isinstance(value, bool):
         return "on" if value else "off"
     if unit == "USD":

@@ -191,21 +191,32 @@ def sensitivity(derived: Any, step: Any, rerun: Callable[..., Any] | None) -> Se
 class Confidence:
     draws: int
     seed: int
-    win_share: tuple[float, ...]
+    win_share: tuple[float, ...]      # share of draws each design is cheapest alone (ties excluded)
     cost_per_mtok: tuple[tuple[float, float, float], ...]   # p10, p50, p90 per design
     hist_edges: tuple[float, ...]
     hist_counts: tuple[tuple[int, ...], ...]
     unit: str                                               # "USD per million tokens" or "USD per step"
     varied: tuple[str, ...] = field(default=())
+    # Share of draws in which each design ties for the lowest cost with another (never split
+    # into the win shares), and the share of draws that end in any tie.
+    tie_share: tuple[float, ...] = field(default=())
+    tied: float = 0.0
 
     def to_json(self, names: Sequence[str]) -> dict[str, Any]:
+        ties = self.tie_share or tuple(0.0 for _ in names)
         return {"draws": self.draws, "seed": self.seed, "unit": self.unit, "varied": list(self.varied),
                 "approximation": "step time moves linearly in 1/efficiency around the computed step",
-                "designs": [{"design": n, "win_share": w, "p10": q[0], "p50": q[1], "p90": q[2],
+                "tied_share": self.tied,
+                "designs": [{"design": n, "win_share": w, "tie_share": t, "p10": q[0], "p50": q[1], "p90": q[2],
                              "histogram": list(h)}
-                            for n, w, q, h in zip(names, self.win_share, self.cost_per_mtok, self.hist_counts,
-                                                  strict=True)],
+                            for n, w, t, q, h in zip(names, self.win_share, ties, self.cost_per_mtok,
+                                                     self.hist_counts, strict=True)],
                 "histogram_edges": list(self.hist_edges)}
+
+    def overlap(self, a: int, b: int) -> bool:
+        """Whether designs a and b have overlapping p10-p90 ranges."""
+        (lo_a, _, hi_a), (lo_b, _, hi_b) = self.cost_per_mtok[a], self.cost_per_mtok[b]
+        return lo_a <= hi_b and lo_b <= hi_a
 
 
 def _balance_table(s: Sensitivity) -> np.ndarray:
@@ -227,24 +238,30 @@ def _balance_table(s: Sensitivity) -> np.ndarray:
     return np.array(out)
 
 
-def _class_costs(bom: Any, prices: PriceBook) -> dict[str, float]:
-    """The network's capex by price class (a part without a class is its own class)."""
-    out: dict[str, float] = {}
-    for item in bom.items:
-        if not item.extended_price:
-            continue
-        price = prices.get(item.key) if item.key else None
-        cls = (price.price_class if price and price.price_class else item.key or item.part_number) or "other"
-        out[cls] = out.get(cls, 0.0) + item.extended_price
-    return out
-
-
 # Costs of one draw within this share of each other are a tie.
 TIE_REL = 1e-9
 
 
+# The parts whose discounts are drawn on their own, by BOM category.
+DISCOUNT_GROUPS = {"Switches": "switches", "NICs": "NICs", "Transceivers": "transceivers",
+                   "Copper cables": "cables", "Fiber": "cables", "Accessories": "accessories"}
+
+
+def _vendor_costs(bom: Any, vendor_of: Callable[[str], str]) -> dict[str, float]:
+    """The network's capex by (part group, vendor): each vendor's discount is drawn on its own."""
+    out: dict[str, float] = {}
+    for item in bom.items:
+        if not item.extended_price:
+            continue
+        group = DISCOUNT_GROUPS.get(item.category, item.category)
+        key = f"{group}:{vendor_of(item.key) if item.key else ''}"
+        out[key] = out.get(key, 0.0) + item.extended_price
+    return out
+
+
 def confidence(costs: Sequence[TrainingCost], sens: Sequence[Sensitivity], boms: Sequence[Any], prices: PriceBook,
-               network_energy: Sequence[float], years: int, draws: int = DRAWS, seed: int = SEED) -> Confidence | None:
+               network_energy: Sequence[float], years: int, draws: int = DRAWS, seed: int = SEED,
+               vendor_of: Callable[[str], str] | None = None) -> Confidence | None:
     """Share of seeded price and efficiency draws in which each design costs least per token (or step)."""
     if any(c.usd_per_hour is None for c in costs):
         return None
@@ -252,10 +269,11 @@ def confidence(costs: Sequence[TrainingCost], sens: Sequence[Sensitivity], boms:
     band = prices.class_band or 1.5
     half = math.log(band) / 2
     hours = years * HOURS_PER_YEAR
-    by_class = [_class_costs(b, prices) for b in boms]
-    classes = sorted({k for d in by_class for k in d} | {f"server:{c.server_key}" for c in costs})
-    server_class = {c.server_key: (_price_class(prices, c.server_key) or c.server_key) for c in costs}
-    classes = sorted(set(classes) | {f"server:{v}" for v in server_class.values()})
+    who = vendor_of or (lambda key: key)
+    by_class = [_vendor_costs(b, who) for b in boms]
+    server_class = {c.server_key: f"GPU servers:{who(c.server_key)}" for c in costs}
+    classes = sorted({k for d in by_class for k in d} | set(server_class.values()))
+    # One discount per vendor and part group, shared by every design buying from it.
     mult = {k: np.exp(rng.uniform(-half, half, draws)) for k in classes}
     fam_pe = {f: rng.uniform(lo, hi, draws) for f, (lo, hi) in PROTOCOL_RANGE.items()}
     # One draw of NCCL's channels / queue pairs per draw, shared by every hashed design.
@@ -265,7 +283,7 @@ def confidence(costs: Sequence[TrainingCost], sens: Sequence[Sensitivity], boms:
     for c, s, cls_cost, energy in zip(costs, sens, by_class, network_energy, strict=True):
         capex = sum(mult[k] * v for k, v in cls_cost.items()) if cls_cost else np.zeros(draws)
         net_hour = (capex + energy) / hours
-        server_mult = mult[f"server:{server_class[c.server_key]}"]
+        server_mult = mult[server_class[c.server_key]]
         capex_hour, all_hour = c.gpu_capex_usd_per_hour or 0.0, c.gpu_usd_per_hour or 0.0
         gpu_hour = capex_hour * server_mult + (all_hour - capex_hour)
         pe = fam_pe.get(c.family, np.full(draws, s.protocol))
@@ -279,27 +297,26 @@ def confidence(costs: Sequence[TrainingCost], sens: Sequence[Sensitivity], boms:
             cost = cost / c.tokens_per_step * 1e6
         values.append(cost)
     v = np.vstack(values)
-    # Designs that cost the same in a draw share its win: two fabrics that differ only where the
-    # job's traffic never goes (hashing, when nothing crosses the spines) split it, rather than
-    # the first taking all.
-    tied = v <= v.min(axis=0) * (1 + TIE_REL)
-    share = (tied / tied.sum(axis=0)).sum(axis=1) / draws
+    # Designs that cost the same in a draw tie: the draw is nobody's win (two fabrics that differ
+    # only where the job's traffic never goes), counted apart and never split into shares.
+    lowest = v <= v.min(axis=0) * (1 + TIE_REL)
+    alone = lowest.sum(axis=0) == 1
+    share = (lowest & alone).sum(axis=1) / draws
+    tie_share = (lowest & ~alone).sum(axis=1) / draws
     lo, hi = float(v.min()), float(v.max())
     edges = np.linspace(lo, hi if hi > lo else lo + 1e-9, HIST_BINS + 1)
     hists = tuple(tuple(int(x) for x in np.histogram(row, bins=edges)[0]) for row in v)
     quant = tuple(_three(np.percentile(row, (10, 50, 90))) for row in v)
-    varied = (f"every priced class within its band ({band:g}x max/min)", "GPU server prices within the same band",
+    varied = (f"each vendor's discount on switches, NICs, transceivers, cables and GPU servers on its own, within "
+              f"the price book's class band ({band:g}x max/min, the spread its illustrative prices are held to; no "
+              "vendor publishes its discounts)",
               "protocol efficiency: InfiniBand 0.92-0.96, RoCE 0.85-0.95",
               "hashed load balance: NCCL channels per peer "
               f"{placement_constants().channels_range[0]}-{placement_constants().channels_range[1]}, "
               f"queue pairs {placement_constants().qps_range[0]}-{placement_constants().qps_range[1]} (enhanced ECMP)")
     return Confidence(draws, seed, tuple(float(x) for x in share), quant, tuple(float(e) for e in edges), hists,
-                      "USD per million tokens" if per_token else "USD per step", varied)
-
-
-def _price_class(prices: PriceBook, key: str) -> str:
-    price = prices.get(key)
-    return price.price_class if price is not None else ""
+                      "USD per million tokens" if per_token else "USD per step", varied,
+                      tuple(float(x) for x in tie_share), float((~alone).mean()))
 
 
 def _three(values: Any) -> tuple[float, float, float]:

@@ -10,7 +10,7 @@ balance, SHARP. Costs are linear in each of them around the computed step (the s
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -156,65 +156,185 @@ def _solve_balance(c: TrainingCost, s: Sensitivity, target: float) -> Flip:
                 f"{how}: the costs per token are equal at a load-balance efficiency of {at:.3f}")
 
 
+BACKGROUND_GRID = (0.0, 0.15, 0.3, 0.45, 0.6, 0.75, 0.9)   # other jobs' uplink load searched
+
+
+def fleet_flips(costs: Sequence[TrainingCost], winner: int, rival: int,
+                reruns: Sequence[Callable[..., Any] | None], placement: str, background: float,
+                placements: Sequence[str]) -> list[Flip]:
+    """The rank placement and the background load at which the rival would cost less per token
+    than the winner: each re-run of the two steps under the other value, the rest held."""
+    rw, rr = reruns[winner], reruns[rival]
+    if rw is None or rr is None:
+        return []
+    w, r = costs[winner], costs[rival]
+
+    def gap(**perf: Any) -> float | None:
+        """Rival's minus winner's cost per unit of work under these settings (None: a step cannot run)."""
+        sw, sr = rw(**perf), rr(**perf)
+        if sw is None or sr is None:
+            return None
+        return float(_scale(r) * sr.step_ms - _scale(w) * sw.step_ms)
+
+    out = []
+    flipping = [p for p in placements if p != placement and (g := gap(placement=p)) is not None and g < 0]
+    if flipping:
+        out.append(Flip("placement", placement, flipping[0], "",
+                        f"with {flipping[0]} ranks {r.name} costs less per token than {w.name}"))
+    else:
+        others = " or ".join(p for p in placements if p != placement)
+        out.append(Flip("placement", placement, None, "",
+                        f"with {others} ranks {w.name} still costs least per token against {r.name}"))
+    # Background load: the first grid value above (or below) the assumed one where the rival
+    # costs less, refined by bisection between it and the last value where it did not.
+    at: float | None = None
+    up = [b for b in BACKGROUND_GRID if b > background + 1e-9]
+    down = [b for b in reversed(BACKGROUND_GRID) if b < background - 1e-9]
+    for side in (up, down):
+        last = background
+        for b in side:
+            g = gap(background_load=b)
+            if g is not None and g < 0:
+                lo, hi = last, b
+                for _ in range(5):
+                    mid = (lo + hi) / 2
+                    gm = gap(background_load=mid)
+                    lo, hi = (lo, mid) if gm is not None and gm < 0 else (mid, hi)
+                at = round(hi, 3)
+                break
+            last = b
+        if at is not None:
+            break
+    if at is None:
+        out.append(Flip("background_load", background, None, "share of uplink capacity",
+                        f"no other jobs' load from {BACKGROUND_GRID[0]:.0%} to {BACKGROUND_GRID[-1]:.0%} of every "
+                        f"uplink makes {r.name} cost less per token than {w.name}"))
+    else:
+        out.append(Flip("background_load", background, at, "share of uplink capacity",
+                        f"with other jobs' traffic at {at:.0%} of every uplink {r.name} costs less per token "
+                        f"than {w.name}"))
+    return out
+
+
 @dataclass(frozen=True)
 class CloseCall:
-    """The design cheapest at book prices is not the one cheapest in the most draws.
+    """The verdict is a close call: the draws do not settle it.
 
-    The point verdict rests on one set of prices and efficiencies; the draws vary them. When
-    another design wins more draws, the verdict says so in its first line rather than let one
-    number hide a coin toss (a tie on draws is no close call: the point winner shares the lead).
+    Either another design is cheapest in more draws than the one cheapest at book prices, or the
+    two leaders' p10-p90 ranges of cost per token overlap (at any size): one number must not hide
+    a coin toss, so the verdict's first line says so.
     """
 
     book_winner: int        # cheapest at the price book's prices and the computed step
-    draws_winner: int       # cheapest in the most draws (another design)
-    book_share: float       # share of the draws each wins, 0 to 1
+    draws_winner: int       # the other leader: cheapest in the most draws, else the runner-up
+    book_share: float       # share of the draws each is cheapest in, alone or tied, 0 to 1
     draws_share: float
     draws: int
+    overlap: bool = False   # the two leaders' p10-p90 ranges overlap
+    ranges: tuple[tuple[float, float], tuple[float, float]] = ((0.0, 0.0), (0.0, 0.0))
+    more_draws: bool = True  # the other leader wins more draws than the book winner
 
     def text(self, names: Sequence[str], tags: Sequence[str] = ()) -> str:
         def who(i: int) -> str:
             return f"{names[i]} ({tags[i]})" if tags else names[i]
 
-        return (f"{who(self.draws_winner)} is cheapest in the most scenarios: {self.draws_share:.0%} of "
-                f"{self.draws:,} price and efficiency scenarios against {self.book_share:.0%}")
+        if self.more_draws:
+            out = (f"{who(self.draws_winner)} is cheapest in the most scenarios: {self.draws_share:.0%} of "
+                   f"{self.draws:,} price and efficiency scenarios against {self.book_share:.0%}")
+        else:
+            out = (f"{who(self.draws_winner)} is cheapest in {share_text(self.draws_share)} of {self.draws:,} price "
+                   f"and efficiency scenarios against {share_text(self.book_share)}")
+        if self.overlap:
+            (a_lo, a_hi), (b_lo, b_hi) = self.ranges
+            out += (f"; their p10-p90 ranges overlap ({money(a_lo)}-{money(a_hi)} against "
+                    f"{money(b_lo)}-{money(b_hi)})")
+        return out
 
     def to_json(self, names: Sequence[str]) -> dict[str, Any]:
         return {"book_price_winner": names[self.book_winner], "book_price_winner_share": self.book_share,
                 "most_draws_winner": names[self.draws_winner], "most_draws_share": self.draws_share,
-                "draws": self.draws}
+                "draws": self.draws, "p10_p90_overlap": self.overlap, "other_leader": names[self.draws_winner],
+                "other_leader_wins_more_draws": self.more_draws}
 
 
-def close_call(conf: Confidence | None, win: int) -> CloseCall | None:
-    """The close call against the point winner `win`, or None when no design wins more draws (a
-    design tied with it on draws shares the lead: the point winner is one of the most frequent)."""
+def share_text(share: float) -> str:
+    """A share of draws that is neither 0% nor 100% unless it is: '<1%' and '>99%' at the ends."""
+    if 0 < share < 0.005:
+        return "<1%"
+    if 0.995 < share < 1:
+        return ">99%"
+    return f"{share:.0%}"
+
+
+def close_call(conf: Confidence | None, win: int, units: Sequence[float] = ()) -> CloseCall | None:
+    """The close call against the point winner `win`: another design wins more draws, or the
+    runner-up's p10-p90 range (next-lowest cost at book prices) overlaps the winner's; None otherwise."""
     if conf is None:
         return None
-    shares = conf.win_share
-    rivals = [i for i in range(len(shares)) if i != win and shares[i] > shares[win]]
-    if not rivals:
+    # A design leads a draw when it is cheapest in it, alone or tied: a twin that ties the winner
+    # in every draw shares its lead and is no rival, nor the runner-up.
+    ties = conf.tie_share or tuple(0.0 for _ in conf.win_share)
+    lead = [w + t for w, t in zip(conf.win_share, ties, strict=True)]
+    rivals = [i for i in range(len(lead)) if i != win and lead[i] > lead[win]]
+    twin = [bool(units) and abs(units[i] - units[win]) <= abs(units[win]) * 1e-9 for i in range(len(lead))]
+    others = [i for i in range(len(lead)) if i != win and not twin[i]]
+    if not others:
         return None
-    top = max(rivals, key=lambda i: shares[i])
-    return CloseCall(win, top, shares[win], shares[top], conf.draws)
+    runner = min(others, key=lambda i: units[i]) if units else max(others, key=lambda i: lead[i])
+    top = max(rivals, key=lambda i: lead[i]) if rivals else runner
+    overlap = conf.overlap(win, top)
+    if not rivals and not overlap:
+        return None
+    q = conf.cost_per_mtok
+    return CloseCall(win, top, lead[win], lead[top], conf.draws, overlap,
+                     ((q[win][0], q[win][2]), (q[top][0], q[top][2])), bool(rivals))
+
+
+def margin_text(costs: Sequence[TrainingCost], names: Sequence[str], win: int, budget: float) -> str:
+    """'$4.20M less than <baseline> over 1T tokens': the winner's saving over the token budget
+    against the baseline (the first design), or against the runner-up when the baseline wins."""
+    units = [_unit_cost(c) for c in costs]
+    if costs[win].cost_per_mtok is None or len(costs) < 2:
+        return ""
+    other = 0 if win != 0 else min((i for i in range(len(costs)) if i != win), key=lambda i: units[i])
+    saving = (units[other] - units[win]) * budget / 1e6
+    label = _tokens(budget)
+    if abs(saving) < 0.5:
+        return f"the same as {names[other]} over {label} tokens"
+    return f"{money(saving)} less than {names[other]} over {label} tokens"
+
+
+def _tokens(n: float) -> str:
+    for scale, suffix in ((1e12, "T"), (1e9, "B"), (1e6, "M")):
+        if n >= scale:
+            return f"{n / scale:,.3g}{suffix}"
+    return f"{n:,.0f}"
 
 
 def verdict_lines(costs: Sequence[TrainingCost], conf: Confidence | None, names: Sequence[str],
-                  tags: Sequence[str] = ()) -> tuple[str, int]:
+                  tags: Sequence[str] = (), budget: float | None = None) -> tuple[str, int]:
     """The winner's sentence and index: the design with the lowest cost per token (or step).
 
     `tags` (a family label per design) follow the winner's name at the end, or, in a close call,
-    each name they qualify, since two designs are named.
+    each name they qualify, since two designs are named. With a token budget the sentence gives
+    the winner's margin in dollars over it against the baseline.
     """
     units = [_unit_cost(c) for c in costs]
     win = min(range(len(costs)), key=lambda i: units[i])
     per = "per million tokens" if costs[win].cost_per_mtok is not None else "per step"
-    close = close_call(conf, win)
+    margin = margin_text(costs, names, win, budget) if budget else ""
+    margin = f" ({margin})" if margin else ""
+    close = close_call(conf, win, units)
     if close is not None:
         who = f"{names[win]} ({tags[win]})" if tags else names[win]
         return (f"Close call: {who} trains the example job for the least at book prices, {money(units[win])} "
-                f"{per}, but {close.text(names, tags)}."), win
-    text = f"{names[win]} trains the example job for the least: {money(units[win])} {per}"
+                f"{per}{margin}, but {close.text(names, tags)}."), win
+    text = f"{names[win]} trains the example job for the least: {money(units[win])} {per}{margin}"
     if conf is not None:
-        text += f", cheapest in {conf.win_share[win]:.0%} of {conf.draws:,} price and efficiency scenarios"
+        text += (f", cheapest in {share_text(conf.win_share[win])} of {conf.draws:,} price and efficiency "
+                 "scenarios")
+        if conf.tie_share and conf.tie_share[win] > 0:
+            text += f" and tied for cheapest in {share_text(conf.tie_share[win])}"
     return text + (f" ({tags[win]})." if tags else "."), win
 
 
@@ -224,7 +344,9 @@ def cost_reasons(costs: Sequence[TrainingCost], conf: Confidence | None, names: 
     for i, c in enumerate(costs):
         per = f"{money(c.cost_per_mtok)} per million tokens, " if c.cost_per_mtok is not None else ""
         days = f", {c.train_days:,.1f} days for {budget / 1e9:,.4g}B tokens" if c.train_days is not None else ""
-        share = f"; cheapest in {conf.win_share[i]:.0%} of scenarios" if conf is not None else ""
+        share = f"; cheapest in {share_text(conf.win_share[i])} of scenarios" if conf is not None else ""
+        if conf is not None and conf.tie_share and conf.tie_share[i] > 0:
+            share += f", tied for cheapest in {share_text(conf.tie_share[i])}"
         out.append(f"{names[i]}: {per}{money(c.cost_per_step or 0.0)} per {c.step_ms:,.0f} ms step, of which "
                    f"{money(c.idle_gpu_per_step or 0.0)} is GPU capex and energy idle for {c.network_ms:,.0f} ms "
                    f"on the network{days}{share}")

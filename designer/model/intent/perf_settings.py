@@ -9,7 +9,7 @@ figure for this design only.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
 from designer.limits import quote
@@ -17,7 +17,11 @@ from designer.model.intent.serde import DesignValidationError
 
 Collective = Literal["allreduce", "allgather", "reducescatter", "alltoall", "broadcast"]
 Algorithm = Literal["auto", "ring", "tree", "hierarchical", "innetwork"]
-Placement = Literal["packed", "spread"]
+Placement = Literal["packed", "scattered", "spread"]
+Schedule = Literal["1f1b", "interleaved"]
+# Fields added after files were saved without them: left out of a file while None (the
+# default), so an older project file reads and writes back the same.
+_NEW = {"omit_none": True}
 
 
 def _check(name: str, value: float | None, low: float, high: float | None = None, allow_none: bool = True) -> None:
@@ -34,8 +38,15 @@ class PerformanceSettings:
     message_size_bytes: int = 1 << 30
     collective: Collective = "allreduce"
     algorithm: Algorithm = "auto"
-    placement: Placement = "packed"        # packed: fill SUs in order; spread: round-robin over SUs
+    # packed: fill SUs in order (a topology-aware scheduler); scattered: servers drawn at random
+    # from a cluster at `occupancy`, seeded; spread: round-robin over SUs.
+    placement: Placement = "packed"
     job_gpus: int | None = None            # GPUs taking part; None: every GPU of the design
+
+    # The fleet the job runs in (None: resources/perf/fleet.toml's defaults, each with its basis).
+    occupancy: float | None = field(default=None, metadata=_NEW)        # share of the cluster's servers busy
+    placement_seed: int = field(default=0, metadata={"omit_empty": True})               # the scattered draw
+    background_load: float | None = field(default=None, metadata=_NEW)  # other jobs' share of each uplink
 
     # Technology efficiencies (None: the technology's catalog figure).
     protocol_efficiency: float | None = None      # share of line rate NCCL moves as payload
@@ -74,6 +85,14 @@ class PerformanceSettings:
     pp_degree: int | None = None
     ep_degree: int | None = None
     zero_stage: int | None = None        # 0 (DDP) .. 3 (FSDP); None: the workload's
+    # The job's batch: global batch in tokens and sequences per micro-batch (None: the workload's,
+    # the global batch grown with data parallelism up to its published ceiling, workloads.toml).
+    global_batch_tokens: int | None = field(default=None, metadata=_NEW)
+    micro_batch: int | None = field(default=None, metadata=_NEW)
+    # Pipeline schedule (None: 1F1B); interleaved runs `virtual_stages` model chunks per GPU
+    # (None: 2), dividing the bubble by them (Narayanan et al., SC21, section 2.2.2).
+    pipeline_schedule: Schedule | None = field(default=None, metadata=_NEW)
+    virtual_stages: int | None = field(default=None, metadata=_NEW)
 
     # Advice thresholds: heuristics from the InfiniBand-vs-Ethernet literature (REFERENCE.md),
     # not measurements. Shown as heuristics in every output that uses them.
@@ -102,6 +121,12 @@ class PerformanceSettings:
         _check("pp_degree", self.pp_degree, 1, 2**20)
         _check("ep_degree", self.ep_degree, 1, 2**20)
         _check("zero_stage", self.zero_stage, 0, 3)
+        _check("occupancy", self.occupancy, 0.01, 1.0)
+        _check("placement_seed", self.placement_seed, 0, 2**31, allow_none=False)
+        _check("background_load", self.background_load, 0.0, 0.95)
+        _check("global_batch_tokens", self.global_batch_tokens, 1, 2**40)
+        _check("micro_batch", self.micro_batch, 1, 2**16)
+        _check("virtual_stages", self.virtual_stages, 1, 64)
         _check("advice_ethernet_max_gpus", self.advice_ethernet_max_gpus, 1, 2**30, allow_none=False)
         _check("advice_infiniband_min_gpus", self.advice_infiniband_min_gpus, 1, 2**30, allow_none=False)
         _check("advice_comm_share", self.advice_comm_share, 0.0, 1.0, allow_none=False)

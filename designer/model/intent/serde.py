@@ -34,8 +34,10 @@ def to_data(obj: object) -> Any:
     """A dataclass tree as dicts, lists and scalars, fit for json.dumps."""
     if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
         # A field marked omit_empty is left out while empty, so adding one keeps older files equal.
+        # omit_none leaves it out only while None (a 0 the user set is kept).
         return {f.name: to_data(getattr(obj, f.name)) for f in dataclasses.fields(obj)
-                if not (f.metadata.get("omit_empty") and not getattr(obj, f.name))}
+                if not (f.metadata.get("omit_empty") and not getattr(obj, f.name))
+                and not (f.metadata.get("omit_none") and getattr(obj, f.name) is None)}
     if isinstance(obj, (list, tuple)):
         return [to_data(v) for v in obj]
     if isinstance(obj, dict):

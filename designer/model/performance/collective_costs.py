@@ -35,6 +35,7 @@ from designer.catalog.loader import RESOURCES
 from designer.limits import read_text
 from designer.model.common.units import ratio_label
 from designer.model.intent.perf_settings import PerformanceSettings
+from designer.model.performance import fleet
 from designer.model.performance.flow_placement import HASHED, MODE_NAMES, Placement, flows_per_nic, place
 from designer.model.performance.rail_only import overhead_note
 
@@ -206,6 +207,10 @@ class FabricContext:
     # the flow placement behind each pattern's uplink limit (flow_placement.py).
     load_balancing: str = "adaptive"
     flow_placements: tuple[tuple[str, Placement], ...] = field(default=(), compare=False)
+    # The fleet around the job: the scattered draw's occupancy and seed, other jobs' uplink share.
+    occupancy: float = 1.0
+    placement_seed: int = 0
+    background_load: float = 0.0
     # NCCL's own view, with which it chooses the algorithm: every NIC of the domain carries
     # traffic and no fitted rack-scale latency applies (see collectives.evaluate).
     nccl_view: bool = False
@@ -346,12 +351,22 @@ class _Layout:
     nic_pod: np.ndarray        # ... and that leaf's pod
 
 
-def _layout(plan: Plan, rails: int, servers_per_domain: int, job_servers: int, placement: str) -> _Layout:
+def _layout(plan: Plan, rails: int, servers_per_domain: int, job_servers: int, placement: str,
+            occupancy: float = 1.0, seed: int = 0) -> _Layout:
     total = plan.servers
     n_domains = math.ceil(total / servers_per_domain)
     first = np.arange(n_domains, dtype=np.int64) * servers_per_domain
     group_of_domain = _leaf_group(plan, rails, _leaf_of_servers(plan, rails, first))
     order = np.arange(n_domains)
+    if placement == "scattered":
+        # The cluster's free domains are scattered among busy ones: the job's are drawn at random
+        # from a window of job / (1 - occupancy) domains (the whole cluster at most), and ranked
+        # in the order drawn, as a scheduler that knows no topology hands them out (Kubernetes
+        # pods, Slurm without a topology plugin).
+        need = math.ceil(job_servers / servers_per_domain)
+        window = min(n_domains, max(need, math.ceil(need / max(1e-9, 1.0 - min(occupancy, 0.999)))))
+        rng = np.random.default_rng(seed)
+        order = rng.permutation(rng.choice(window, size=need, replace=False))
     _, inverse = np.unique(group_of_domain, return_inverse=True)
     if placement == "spread" and inverse.max(initial=0) > 0:
         # Round-robin over groups: the first domain of every group, then the second...
@@ -391,11 +406,11 @@ class _PatternLoad:
 
 @lru_cache(maxsize=32)
 def _pattern_loads(plan: Plan, rails: int, servers_per_domain: int, job_servers: int,
-                   placement: str) -> tuple[_Layout, dict[str, _PatternLoad]]:
+                   placement: str, occupancy: float = 1.0, seed: int = 0) -> tuple[_Layout, dict[str, _PatternLoad]]:
     """The job's layout and each pattern's load on it. A comparison estimates each design's
     collectives under several performance settings (the training step, the break-evens, the
     advice's other technology): the layout and the traffic it sends are the same for all."""
-    lay = _layout(plan, rails, servers_per_domain, job_servers, placement)
+    lay = _layout(plan, rails, servers_per_domain, job_servers, placement, occupancy, seed)
     loads = {}
     for pattern in PATTERNS:
         if len(lay.domain_group) < 2:
@@ -417,40 +432,46 @@ def _pattern_loads(plan: Plan, rails: int, servers_per_domain: int, job_servers:
 
 def _tier_limit(pattern: str, lay: _Layout, load_of: _PatternLoad, plan: Plan, link: float, uplink_cap: float,
                 pod_cap: float, lb: float, o_leaf: float, o_spine: float,
-                balance: Callable[[str, int, int, float], float] | None = None) -> TierLimit:
+                balance: Callable[[str, int, int, float], float] | None = None,
+                background: float = 0.0) -> TierLimit:
     n = len(lay.domain_group)
     if n < 2:
         return TierLimit(1.0, "NIC", 0, 0.0, 0.0)
     leaf_share = load_of.leaf_share
     factor, name = 1.0, "NIC"
-    # Leaf uplinks: every job NIC on the leaf sends its domain's leaving share through them.
+    # Leaf uplinks: every job NIC on the leaf sends its domain's leaving share through them, on
+    # top of other jobs' traffic (`background`, a share of each uplink's capacity). Where the
+    # uplinks are overloaded every flow gets the same share, so the job keeps its proportion.
     demand = load_of.leaf_demand * link
     pod_lb = lb
-    if demand > 0 and balance is not None and uplink_cap > 0:
-        # Hashed paths: the flow placement on these uplinks replaces a fixed efficiency; `lb`
-        # becomes the share of uplink capacity the placed flows deliver at this demand.
-        load = demand / uplink_cap
-        placed = balance(pattern, load_of.leaves, load_of.sending, load)
-        lb = placed * min(1.0, 1.0 / load) * load
-        # Pod uplinks of a three-tier fabric hash the same flows: the leaf's efficiency against
-        # their capacity (conservative where they carry less than the leaf uplinks).
-        pod_lb = placed
-    if demand > 0:
-        leaf_factor = min(1.0, uplink_cap * lb / demand)
+    shared = " shared with other jobs" if background > 0 else ""
+    if demand > 0 and math.isfinite(uplink_cap) and uplink_cap > 0:
+        load = demand / uplink_cap + background
+        if balance is not None:
+            # Hashed paths: the flow placement at this load replaces a fixed efficiency: the job's
+            # flows deliver `placed` of what they would balanced, and no more than capacity.
+            placed = balance(pattern, load_of.leaves, load_of.sending, load)
+            leaf_factor = min(1.0, placed * min(1.0, 1.0 / load))
+            # Pod uplinks of a three-tier fabric hash the same flows: the leaf's efficiency against
+            # their capacity (conservative where they carry less than the leaf uplinks).
+            pod_lb = lb = placed
+        else:
+            leaf_factor = min(1.0, lb / load)
         if leaf_factor < factor - 1e-12:
             factor = leaf_factor
             name = (f"oversubscription at leaf tier ({_ratio(o_leaf)})" if o_leaf > 1.001
-                    else "leaf uplinks (load balancing)" if lb < 0.999 else "leaf uplinks")
+                    else f"leaf uplinks{shared} (load balancing)" if lb < 0.999 else f"leaf uplinks{shared}")
     pod_share = 0.0
     if plan.tiers >= 3 and lay.pods_used > 1:
         pod_share = load_of.pod_share
         demand = load_of.pod_demand * link
-        if demand > 0:
-            pod_factor = min(1.0, pod_cap * pod_lb / demand)
+        if demand > 0 and math.isfinite(pod_cap) and pod_cap > 0:
+            pod_factor = min(1.0, pod_lb / (demand / pod_cap + background))
             if pod_factor < factor - 1e-12:
                 factor = pod_factor
                 name = (f"oversubscription at spine tier ({_ratio(o_spine)})" if o_spine > 1.001
-                        else "spine uplinks (load balancing)" if pod_lb < 0.999 else "spine uplinks")
+                        else f"spine uplinks{shared} (load balancing)" if pod_lb < 0.999
+                        else f"spine uplinks{shared}")
     hops = 5 if pod_share > 0 else 3 if leaf_share > 0 else 1
     return TierLimit(float(factor), name, hops, leaf_share, pod_share)
 
@@ -473,8 +494,8 @@ def build_context(derived: Derived, gpus: int, placement: str, settings: Perform
         raise CollectiveError(f"{gpus:,} GPUs requested but the design has {total_gpus:,}")
     if gpus > g and gpus % g:
         raise CollectiveError(f"{gpus:,} GPUs is not a whole number of {g}-GPU servers")
-    if placement not in ("packed", "spread"):
-        raise CollectiveError(f"unknown placement '{placement}' (choose packed or spread)")
+    if placement not in ("packed", "scattered", "spread"):
+        raise CollectiveError(f"unknown placement '{placement}' (choose packed, scattered or spread)")
 
     # NVLink domain: a server, or several servers sharing one NVLink fabric (NVL72).
     domain_gpus = r.server.nvlink_domain_gpus if r.server.nvlink_domain_gpus > r.server.gpus else g
@@ -526,8 +547,12 @@ def build_context(derived: Derived, gpus: int, placement: str, settings: Perform
             pod_cap *= o_spine / worst
             o_spine = worst
 
-    lay, loads = _pattern_loads(plan, r.rails, servers_per_domain, job_servers, placement)
-    limits = {p: _tier_limit(p, lay, loads[p], plan, link, uplink_cap, pod_cap, lb, o_leaf, o_spine, balance)
+    occ = fleet.occupancy(settings) if placement == "scattered" else 1.0
+    seed = settings.placement_seed if placement == "scattered" else 0
+    background = fleet.background_load(settings)
+    lay, loads = _pattern_loads(plan, r.rails, servers_per_domain, job_servers, placement, occ, seed)
+    limits = {p: _tier_limit(p, lay, loads[p], plan, link, uplink_cap, pod_cap, lb, o_leaf, o_spine, balance,
+                             background)
               for p in PATTERNS}
 
     # Latency of this fabric's path against the ~1 us InfiniBand path in NCCL's constants.
@@ -568,7 +593,8 @@ def build_context(derived: Derived, gpus: int, placement: str, settings: Perform
         servers_per_domain=servers_per_domain, limits=limits, extra_us=extra_us,
         ll_cap_GBps=gen.ll_max_busbw_GBps[bucket], constants=consts, generation=gen,
         technology=tech.id, family=tech.family, placement=placement, sus_used=lay.groups_used,
-        load_balancing=mode, flow_placements=tuple(sorted(placements.items())),
+        load_balancing=mode, flow_placements=tuple(sorted(placements.items())), occupancy=occ,
+        placement_seed=seed, background_load=background,
         rail_only=_design.fabric.template == "rail-only")
     notes = _notes(ctx, derived, tech, pe, lb, adaptive, nvlink_eff, nvls_eff, leaf_ns, nic_ns, o_leaf, o_spine)
     notes += tuple(f"Flow placement ({pattern}): {p.text()}." for pattern, p in ctx.flow_placements
@@ -615,7 +641,11 @@ def _notes(ctx: FabricContext, derived: Derived, tech: Technology, pe: float, lb
     ring = ctx.limits["ring"]
     out = [
         f"Job: {ctx.gpus:,} GPUs on {ctx.servers:,} {r.server.name} server(s) = {ctx.domains:,} NVLink "
-        f"domain(s) of up to {ctx.domain_gpus} GPUs, {ctx.placement} over {ctx.sus_used} {unit}(s).",
+        f"domain(s) of up to {ctx.domain_gpus} GPUs, {ctx.placement} over {ctx.sus_used} {unit}(s)"
+        + (f" (drawn from a cluster {ctx.occupancy:.0%} busy, seed {ctx.placement_seed})"
+           if ctx.placement == "scattered" else "")
+        + (f"; other jobs' traffic takes {ctx.background_load:.0%} of every uplink" if ctx.background_load > 0
+           else "") + ".",
         f"NVLink: {ctx.nvlink_GBps:.1f} GB/s usable per GPU per direction ({ctx.nvlink_raw_GBps:g} x "
         f"{nvlink_eff:.3g}, NCCL's usable share for {ctx.generation.id}); NVLink SHARP "
         + (f"on: {ctx.nvls_GBps:.1f} GB/s at NCCL's NVLS efficiency {nvls_eff:g}"

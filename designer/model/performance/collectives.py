@@ -52,7 +52,7 @@ if TYPE_CHECKING:
 
 COLLECTIVES = ("allreduce", "allgather", "reducescatter", "alltoall", "broadcast")
 ALGORITHMS = ("auto", "ring", "tree", "hierarchical", "innetwork")
-PLACEMENTS = ("packed", "spread")
+PLACEMENTS = ("packed", "scattered", "spread")
 SWEEP_SIZES = tuple(1 << k for k in range(3, 35))   # 8 B to 16 GiB
 IN_NETWORK = ("nvls", "nvls+sharp", "nvls+tree", "sharp", "nvls+ring")
 LATENCY = "latency"
@@ -553,6 +553,7 @@ def evaluate(ctx: FabricContext, collective: str, sizes: Sequence[int] | np.ndar
     upb = np.array([c.us_per_byte for c in cands])
     cost = lat[:, None] + upb[:, None] * sizes[None, :].astype(np.float64)
     best = np.argmin(cost, axis=0)
+    cols = np.arange(sizes.size)
     if ctx.servers_per_domain > 1 and ctx.domains > 1:
         # NCCL chooses by its own model, which sees every NIC of a rack-scale domain and none
         # of the fitted rack latency; the estimate is what the chosen algorithm then achieves.
@@ -561,7 +562,6 @@ def evaluate(ctx: FabricContext, collective: str, sizes: Sequence[int] | np.ndar
             s_lat = np.array([c.latency_us for c in seen])
             s_upb = np.array([c.us_per_byte for c in seen])
             best = np.argmin(s_lat[:, None] + s_upb[:, None] * sizes[None, :].astype(np.float64), axis=0)
-    cols = np.arange(sizes.size)
     time_us = cost[best, cols]
     algbw = sizes / time_us / 1e3            # bytes/us -> GB/s
     busbw = algbw * busbw_factor(collective, ctx.gpus)
@@ -569,10 +569,21 @@ def evaluate(ctx: FabricContext, collective: str, sizes: Sequence[int] | np.ndar
     algorithms = [cands[i].algorithm for i in best]
     protocols = [cands[i].protocol for i in best]
     necks = [LATENCY if lb else cands[i].bottleneck for i, lb in zip(best, latency_bound, strict=True)]
+    # Where NCCL's own model picks an algorithm the estimate finds slower than another (a
+    # rack-scale domain's per-tray latency, which NCCL does not see), the time is that choice's
+    # doing, not latency's nor a link's: say so, with what the faster one would take.
+    fastest = np.argmin(cost, axis=0)
+    for k in np.flatnonzero(cost[best, cols] > cost[fastest, cols] * (1 + 1e-6)).tolist():
+        f = cands[int(fastest[k])]
+        necks[k] = f"NCCL's choice ({f.algorithm}/{f.protocol}: {_us_text(float(cost[fastest[k], k]))})"
     if algorithm == "auto":
         necks = _uplinks_that_cost_the_faster_choice(ctx, collective, sizes, time_us, cands, necks)
     return Sweep(collective, ctx.gpus, ctx.placement, algorithm, sizes, time_us, algbw, busbw,
                  algorithms, protocols, necks, ctx)
+
+
+def _us_text(us: float) -> str:
+    return f"{us / 1000:.3g} ms" if us >= 1000 else f"{us:.3g} us"
 
 
 def _uplinks_that_cost_the_faster_choice(ctx: FabricContext, collective: str, sizes: np.ndarray,

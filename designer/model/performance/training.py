@@ -103,7 +103,7 @@ class StepEstimate:
     # domains, PP between domains, EP beyond a domain), not NVLink tensor parallelism. Only this
     # share can tell one scale-out fabric from another, so only it enters the advice thresholds.
     scaleout_ms: float = 0.0
-    # Idle time of the 1F1B pipeline schedule: (pp - 1) / micro-batches of the compute
+    # Idle time of the pipeline schedule: (pp - 1) / (virtual stages x micro-batches) of the compute
     # (Narayanan et al., SC21, "Efficient Large-Scale Language Model Training on GPU Clusters").
     bubble_ms: float = 0.0
 
@@ -141,7 +141,10 @@ class StepEstimate:
             out["workload"] = {"id": w.id, "name": w.name, "params": w.params, "active_params": w.active_params,
                                "source": w.source, "plan_source": w.plan_source}
             out["plan"] = {"tp": p.tp, "pp": p.pp, "dp": p.dp, "ep": p.ep, "zero": p.zero,
-                           "micro_batches": p.micro_batches}
+                           "micro_batches": p.micro_batches, "global_batch_tokens": w.global_batch_tokens,
+                           "micro_batch": w.micro_batch, "pipeline_schedule": p.schedule,
+                           "virtual_stages": p.virtual_stages, "batch_basis": p.batch_basis}
+            out["pipeline_bubble_share"] = self.bubble_ms / self.step_ms if self.step_ms > 0 else 0.0
             out["mfu"] = self.mfu
             out["mfu_heuristic"] = True
             out["collectives"] = [c.to_json() for c in self.collectives]
@@ -296,7 +299,8 @@ def workload_step(ctx: FabricContext, w: W.Workload, settings: PerformanceSettin
                   compute_override: float | None = None) -> StepEstimate:
     """Every collective of one step of `w` on this fabric context; refused when it does not fit."""
     gpus = ctx.gpus
-    plan = W.make_plan(w, gpus, ctx.domain_gpus)
+    w, basis = W.scaled(w, gpus, ctx.domain_gpus, settings)
+    plan = W.make_plan(w, gpus, ctx.domain_gpus, settings.pipeline_schedule, settings.virtual_stages, basis)
     mem = W.memory(w, plan, gpu)
     W.refuse_if_too_big(mem, w, plan)
     mfu = settings.mfu or W.constants().mfu
@@ -314,7 +318,9 @@ def workload_step(ctx: FabricContext, w: W.Workload, settings: PerformanceSettin
     if plan.pp > 1:
         network = gpus > ctx.domain_gpus
         nbytes = max(1, act // plan.tp)
-        count = 2 * plan.micro_batches
+        # Each micro-batch crosses every stage boundary forward and back; an interleaved schedule
+        # crosses them once per virtual stage (Narayanan et al., SC21, section 2.2.2).
+        count = 2 * plan.micro_batches * plan.virtual_stages
         t = count * _p2p_ms(ctx, nbytes, network)
         items.append(StepCollective("PP send/receive", "sendrecv", "network" if network else "NVLink",
                                     count, nbytes, t, t, "p2p"))
@@ -364,7 +370,7 @@ def workload_step(ctx: FabricContext, w: W.Workload, settings: PerformanceSettin
     comm = sum(i.time_ms for i in items)
     exposed = sum(i.exposed_ms for i in items)
     scaleout = sum(i.exposed_ms for i in items if i.where == "network")
-    bubble = pipeline_bubble_ms(compute, plan.pp, plan.micro_batches)
+    bubble = pipeline_bubble_ms(compute, plan.pp, plan.micro_batches, plan.virtual_stages)
     step = compute + bubble + exposed
     if head is None:   # no data parallelism: the TP figure heads the summary
         tp_ctx = _one_domain(ctx, max(2, plan.tp))
@@ -379,12 +385,14 @@ def workload_step(ctx: FabricContext, w: W.Workload, settings: PerformanceSettin
                         scaleout_ms=scaleout, bubble_ms=bubble)
 
 
-def pipeline_bubble_ms(compute_ms: float, pp: int, micro_batches: int) -> float:
+def pipeline_bubble_ms(compute_ms: float, pp: int, micro_batches: int, virtual_stages: int = 1) -> float:
     """Idle time of a 1F1B pipeline: each of the pp - 1 warm-up and drain slots costs one micro-batch's
-    forward and backward, (pp - 1) / m of the compute; none without pipelining."""
+    forward and backward, (pp - 1) / m of the compute; an interleaved schedule of v model chunks per
+    GPU makes each slot v times shorter, (pp - 1) / (v m) (Narayanan et al., SC21, sections 2.2.1-2.2.2);
+    none without pipelining."""
     if pp <= 1:
         return 0.0
-    return compute_ms * (pp - 1) / max(1, micro_batches)
+    return compute_ms * (pp - 1) / (max(1, micro_batches) * max(1, virtual_stages))
 
 
 def step_on(ctx: FabricContext, est: StepEstimate, settings: PerformanceSettings,

@@ -25,6 +25,9 @@ from designer.model.performance.collective_costs import CollectiveError
 
 WORKLOADS_FILE = RESOURCES / "perf" / "workloads.toml"
 DEFAULT_WORKLOAD = "dense-70b"
+SCHEDULES = ("1f1b", "interleaved")
+SCHEDULE_NAMES = {"1f1b": "1F1B", "interleaved": "interleaved 1F1B"}
+DEFAULT_VIRTUAL_STAGES = 2
 
 
 class WorkloadError(CollectiveError):
@@ -51,6 +54,8 @@ class Workload:
     zero: int
     source: str = ""
     plan_source: str = ""
+    batch_ceiling_tokens: int = 0        # the largest published batch of its class (0: the preset's)
+    batch_ceiling_source: str = ""
 
     @property
     def dense_params(self) -> float:
@@ -69,6 +74,8 @@ class WorkloadConstants:
     optimizer_bytes: float
     mfu: float
     sources: tuple[str, ...]
+    microbatches_per_stage: int = 4
+    batch_basis: str = ""
 
 
 def _load() -> tuple[dict[str, Workload], WorkloadConstants]:
@@ -81,13 +88,16 @@ def _load() -> tuple[dict[str, Workload], WorkloadConstants]:
                      seq_len=int(row["seq_len"]), global_batch_tokens=int(row["global_batch_tokens"]),
                      micro_batch=int(row["micro_batch"]), top_k=int(row["top_k"]), tp=int(row["tp"]),
                      pp=int(row["pp"]), ep=int(row["ep"]), zero=int(row["zero"]),
-                     source=str(row.get("source", "")), plan_source=str(row.get("plan_source", "")))
+                     source=str(row.get("source", "")), plan_source=str(row.get("plan_source", "")),
+                     batch_ceiling_tokens=int(row.get("batch_ceiling_tokens", 0)),
+                     batch_ceiling_source=str(row.get("batch_ceiling_source", "")))
         out[w.id] = w
-    act, state, compute = data["activations"], data["state"], data["compute"]
+    act, state, compute, batch = data["activations"], data["state"], data["compute"], data["batch"]
     consts = WorkloadConstants(float(act["bytes_per_sbh"]), float(state["weight_bytes"]),
                                float(state["grad_bytes"]), float(state["optimizer_bytes"]),
                                float(compute["mfu"]),
-                               (str(act["source"]), str(state["source"]), str(compute["source"])))
+                               (str(act["source"]), str(state["source"]), str(compute["source"])),
+                               int(batch["microbatches_per_stage"]), str(batch["basis"]))
     return out, consts
 
 
@@ -122,6 +132,9 @@ class Plan:
     ep: int
     zero: int
     micro_batches: int      # per pipeline per step (gradient accumulation)
+    schedule: str = "1f1b"  # pipeline schedule: 1f1b or interleaved
+    virtual_stages: int = 1  # model chunks per GPU (interleaved)
+    batch_basis: str = ""   # where the global batch comes from
 
     @property
     def expert_dp(self) -> int:
@@ -156,13 +169,48 @@ class Memory:
 
 
 def with_overrides(w: Workload, settings: PerformanceSettings) -> Workload:
-    """The preset with the design's own plan and model choices (performance.*_degree, zero_stage)."""
+    """The preset with the design's own plan and model choices (performance.*_degree, zero_stage,
+    micro_batch, global_batch_tokens)."""
     changes: dict[str, Any] = {k: v for k, v in (("tp", settings.tp_degree), ("pp", settings.pp_degree),
-                                  ("ep", settings.ep_degree), ("zero", settings.zero_stage)) if v is not None}
+                                  ("ep", settings.ep_degree), ("zero", settings.zero_stage),
+                                  ("micro_batch", settings.micro_batch),
+                                  ("global_batch_tokens", settings.global_batch_tokens)) if v is not None}
     return replace(w, **changes) if changes else w
 
 
-def make_plan(w: Workload, gpus: int, domain_gpus: int) -> Plan:
+def batch_tokens(w: Workload, dp: int, pp: int, settings: PerformanceSettings) -> tuple[int, str]:
+    """The job's global batch in tokens and where it comes from: the user's, or the workload's
+    grown with data parallelism (every pipeline at least microbatches_per_stage x pp micro-batches)
+    up to the published ceiling, never below the workload's own batch."""
+    if settings.global_batch_tokens is not None:
+        return max(w.seq_len, settings.global_batch_tokens), "as set (--global-batch, performance.global_batch_tokens)"
+    c = constants()
+    floor = w.global_batch_tokens
+    ceiling = max(floor, w.batch_ceiling_tokens or floor)
+    per_seq = w.seq_len * w.micro_batch
+    wanted = dp * max(1, pp) * c.microbatches_per_stage * per_seq if pp > 1 else floor
+    tokens = max(floor, min(ceiling, wanted))
+    tokens -= tokens % w.seq_len
+    if tokens == floor:
+        basis = f"the workload's own batch ({floor / 2**20:,.3g}M tokens: {w.source.split(':')[0]})"
+    elif tokens >= ceiling:
+        basis = (f"grown with data parallelism {dp:,} to the published ceiling {ceiling / 2**20:,.3g}M tokens "
+                 f"({w.batch_ceiling_source})")
+    else:
+        basis = (f"grown with data parallelism {dp:,}: {c.microbatches_per_stage} x PP micro-batches per pipeline "
+                 f"({c.batch_basis})")
+    return tokens, basis
+
+
+def scaled(w: Workload, gpus: int, domain_gpus: int, settings: PerformanceSettings) -> tuple[Workload, str]:
+    """The workload with the global batch this job runs (batch_tokens), and its basis."""
+    plan = make_plan(w, gpus, domain_gpus)
+    tokens, basis = batch_tokens(w, plan.dp, plan.pp, settings)
+    return (replace(w, global_batch_tokens=tokens) if tokens != w.global_batch_tokens else w), basis
+
+
+def make_plan(w: Workload, gpus: int, domain_gpus: int, schedule: str | None = None,
+              virtual_stages: int | None = None, batch_basis: str = "") -> Plan:
     """Split `gpus` by the workload's plan; a plan that does not divide is refused, saying why."""
     tp, pp, ep = w.tp, w.pp, w.ep
     if tp > domain_gpus:
@@ -179,7 +227,16 @@ def make_plan(w: Workload, gpus: int, domain_gpus: int) -> Plan:
                             f"{tp * pp * ep:,} GPUs")
     seqs = max(1, w.global_batch_tokens // w.seq_len)
     micro = max(1, math.ceil(seqs / (dp * w.micro_batch)))
-    return Plan(tp, pp, dp, ep if w.moe else 1, w.zero, micro)
+    sched = schedule or "1f1b"
+    if sched not in SCHEDULES:
+        raise WorkloadError(f"unknown pipeline schedule '{sched}' (choose from {', '.join(SCHEDULES)})")
+    v = 1
+    if sched == "interleaved" and pp > 1:
+        v = virtual_stages or DEFAULT_VIRTUAL_STAGES
+        if w.layers and pp * v > w.layers:
+            raise WorkloadError(f"an interleaved schedule of {v} virtual stages x pipeline parallel {pp} needs "
+                                f"{pp * v} layers; the model has {w.layers} (performance.virtual_stages)")
+    return Plan(tp, pp, dp, ep if w.moe else 1, w.zero, micro, sched, v, batch_basis)
 
 
 def memory(w: Workload, plan: Plan, gpu: GpuSpec) -> Memory:
