@@ -29,6 +29,7 @@ from designer.model.topology.builders import leaf_assignment
 from designer.model.topology.capture_mapping import Placement, group_view, place
 from designer.model.topology.derive import Derived, derive, plan_only
 from designer.model.topology.design_view import design_view
+from designer.model.topology.server_evidence import cluster_of, read_server
 from designer.model.topology.sizing import Plan, Resolved
 
 ROLES = ("leaf", "spine", "core")
@@ -172,6 +173,8 @@ def infer_design(fabric: AsBuilt, catalog: Catalog | None = None, name: str = "A
     uplink = int(_mode((wire.gbps for wire in up_links if wire.gbps), float(link)))
     facts.append(Inferred("link speed", f"{link}G hosts, {uplink}G between switches", "high",
                           "most common rate per tier; slower links are reported as degraded"))
+    evidence = read_server(hosts, ports, link, catalog, family)
+    facts.append(Inferred("server model", evidence.value, evidence.confidence, evidence.why))
 
     if family == "ethernet":
         switch_id, conf, why, unknown = _ethernet_switch_model(by_tier["leaf"] + by_tier["spine"] + by_tier["core"],
@@ -244,7 +247,7 @@ def infer_design(fabric: AsBuilt, catalog: Catalog | None = None, name: str = "A
     if planes > 1:
         facts.append(Inferred("planes", str(planes), "high", f"the switches form {planes} fabrics of the same size "
                               "that share no link; each server has HCAs in every one"))
-    server = _server(catalog, ports, link)
+    server = cluster_of(evidence, catalog, ports, link)
     observed = (len(by_tier["leaf"]), len(by_tier["spine"]), len(by_tier["core"]),
                 len(host_links), len([wire for wire in up_links if "leaf" in (roles.get(wire.a), roles.get(wire.b))]),
                 len([wire for wire in up_links if "core" in (roles.get(wire.a), roles.get(wire.b))]))
@@ -416,16 +419,6 @@ def _switch_model(switches: Sequence[Device], catalog: Catalog, gbps: int) -> tu
         s = max(fits, key=lambda s: s.ports_at(gbps))
         return s.id, "low", f"no known part number in the switch descriptions; the largest {gbps}G catalog switch"
     return None, "low", f"no catalog InfiniBand switch offers {gbps}G ports"
-
-
-def _server(catalog: Catalog, ports: int, gbps: int) -> ClusterSpec:
-    servers = getattr(catalog, "servers", {})
-    for sid in ["dgx-h100"] + sorted(servers):
-        s = servers.get(sid)
-        if s and s.compute_ports == ports and s.port_gbps == gbps:
-            return ClusterSpec(server=s.id)
-    return ClusterSpec(server="generic-8gpu", ports_per_server=ports, port_gbps=gbps,
-                       gpus_per_server=max(1, ports))
 
 
 def _candidate(name: str, server: ClusterSpec, ports: int, link: int, uplink: int, switch_id: str, template: Template,
