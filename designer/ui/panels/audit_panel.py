@@ -198,7 +198,7 @@ class AuditPanel(QWidget):
         self.title.setText(f"Audit of {source or 'the capture'}: {len(rows):,} finding(s)"
                            if rows else f"Audit of {source or 'the capture'}: built as designed, no findings")
         # What the audit rests on, as `fabric-designer audit` prints it above its summary.
-        for line in inferred_lines(report, width=90) + [f"note: {p}" for p in report.inferred.get("problems", [])]:
+        for line in inferred_lines(report) + [f"note: {p}" for p in report.inferred.get("problems", [])]:
             head = QListWidgetItem(line.strip())
             head.setToolTip("\n".join(f"{f['subject']}: {f['value']} ({f['confidence']}): {f['why']}"
                                        for f in report.inferred.get("facts", [])))
