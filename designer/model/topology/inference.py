@@ -117,6 +117,12 @@ def assign_roles(fabric: AsBuilt) -> dict[str, str]:
         frontier = nxt
     for dev in fabric.switches():
         roles[dev.id] = ROLES[level[dev.id] - 1] if dev.id in level else "isolated"
+    # A core tier reaches every spine; switches above at most half the spines are leaves with
+    # no host cabled (a spare leaf's uplinks), not cores.
+    cores = {d for d, r in roles.items() if r == "core"}
+    spines = {d for d, r in roles.items() if r == "spine"}
+    if cores and 2 * len({m for c in cores for m in adj[c] if m in spines}) <= len(spines):
+        roles.update((c, "leaf") for c in cores)
     return roles
 
 
