@@ -117,6 +117,20 @@ def assign_roles(fabric: AsBuilt) -> dict[str, str]:
         frontier = nxt
     for dev in fabric.switches():
         roles[dev.id] = ROLES[level[dev.id] - 1] if dev.id in level else "isolated"
+    # A switch with a few hosts whose every switch neighbour is a leaf, and which has more
+    # switch links than host links, is a spine with hosts cabled to it directly (a storage or
+    # service host on a spine), not a leaf.
+    leaves = {d for d, r in roles.items() if r == "leaf"}
+    links_of: Counter[str] = Counter()
+    hosts_of: Counter[str] = Counter()
+    for link in fabric.links:
+        for x, y in ((link.a, link.b), (link.b, link.a)):
+            if x in leaves:
+                (hosts_of if roles.get(y) == "nic" else links_of)[x] += 1
+    for d in leaves:
+        switch_peers = {m for m in adj[d] if fabric.devices[m].kind == "switch"}
+        if len(switch_peers) >= 2 and switch_peers <= leaves and links_of[d] > hosts_of[d]:
+            roles[d] = "spine"
     # A core tier reaches every spine; switches above at most half the spines are leaves with
     # no host cabled (a spare leaf's uplinks), not cores.
     cores = {d for d, r in roles.items() if r == "core"}
@@ -135,6 +149,12 @@ def infer_design(fabric: AsBuilt, catalog: Catalog | None = None, name: str = "A
     nics = [d for d in fabric.endpoints()]
     family = fabric.family
     if not nics or not any(roles[d.id] == "leaf" for d in devs.values()):
+        switches = [d for d in devs.values() if d.kind == "switch"]
+        between = sum(1 for w in fabric.links if devs[w.a].kind == devs[w.b].kind == "switch")
+        facts.append(Inferred("read", f"{len(switches)} switches, {between} links between them, {len(nics)} host "
+                              f"{'NIC ports' if family == 'ethernet' else 'HCAs'}", "high",
+                              "every device and link the capture names; hosts without a neighbour table "
+                              "(servers not running LLDP) do not appear"))
         inf.problems.append("the capture holds no host connected to a switch: there is no fabric to infer")
         return inf
     by_tier = {r: [d for d in devs.values() if roles[d.id] == r] for r in ROLES}
