@@ -14,11 +14,11 @@ import sys
 from designer.cli.common import SubParsers, output_file, print_json
 from designer.cli.parser import one_line
 from designer.io.audit_csv import findings_csv, write_findings_csv
-from designer.io.fabric_capture import load_capture
+from designer.io.fabric_capture import read_answer
 from designer.io.project import load_design
-from designer.model.decisions.audit import AuditReport, audit, impact_lines
-from designer.model.decisions.audit_summary import detail_groups, detail_lines, summary_lines
-from designer.model.topology.inference import infer_design
+from designer.model.decisions.audit import AuditReport, impact_lines
+from designer.model.decisions.audit_summary import detail_groups, detail_lines, inferred_lines, summary_lines
+from designer.model.topology.inference_corrections import parse_corrections
 
 __all__ = ["add_parser", "run", "summary", "findings_csv"]
 
@@ -32,17 +32,20 @@ def add_parser(sub: SubParsers) -> None:
     p.add_argument("--against", metavar="DESIGN", help="project file to audit against (default: the inferred design)")
     p.add_argument("--json", action="store_true", help="machine-readable output (stable keys)")
     p.add_argument("--csv", metavar="OUT", type=output_file, help="write one row per finding to OUT")
+    p.add_argument("--set", dest="corrections", action="append", default=[], metavar="KEY=VALUE",
+                   help="correct an inferred figure before the audit: server=dgx-h100, servers=N, "
+                        "nodes_per_su=N, rails=N, spines=N (repeatable)")
     p.add_argument("--detail", action="store_true", help="after the summary, list every finding grouped by device")
     p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    corrections = parse_corrections(getattr(args, "corrections", None) or [])
     design = load_design(args.against) if args.against else None
-    fabric = load_capture(args.file)
-    for note in fabric.notes:  # on stderr, so that --json stays one document
+    answer = read_answer(args.file, against=design, corrections=corrections)
+    for note in answer.fabric.notes:  # on stderr, so that --json stays one document
         print(f"fabric-designer audit: note: {one_line(note)}", file=sys.stderr)
-    inference = infer_design(fabric)
-    report = audit(fabric, design=design, inference=inference)
+    report = answer.report
     if args.csv:
         write_findings_csv(report, args.csv)
     if args.json:
@@ -52,23 +55,8 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _inferred_lines(report: AuditReport) -> list[str]:
-    facts = report.inferred.get("facts", [])
-    if not facts:
-        return []
-    parts = [f"{f['subject']} {f['value']} ({f['confidence']})" for f in facts]
-    lines: list[str] = []
-    line = "Inferred:"
-    for part in parts:
-        if len(line) + len(part) + 2 > 110:
-            lines.append(line)
-            line = "   "
-        line += (" " if line.endswith(":") or line == "   " else "; ") + part
-    return lines + [line]
-
-
 def summary(report: AuditReport, detail: bool = False) -> str:
-    out = _inferred_lines(report)
+    out = inferred_lines(report)
     out += [f"note: {p}" for p in report.inferred.get("problems", [])]
     out += ["", "Summary"] + [f"  {line}" for line in summary_lines(report)]
     impact = impact_lines(report.impact) if report.impact else []

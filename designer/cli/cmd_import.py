@@ -11,8 +11,10 @@ import sys
 
 from designer.cli.common import SubParsers, output_file
 from designer.cli.parser import one_line
-from designer.io.fabric_capture import import_capture
+from designer.io.fabric_capture import as_built_design, read_answer
 from designer.io.project import save_design
+from designer.model.decisions.audit_summary import inferred_lines
+from designer.model.topology.inference_corrections import parse_corrections
 
 
 def add_parser(sub: SubParsers) -> None:
@@ -21,15 +23,22 @@ def add_parser(sub: SubParsers) -> None:
                                    "infer the design and write it with the differences as edits.")
     p.add_argument("file", help="capture file")
     p.add_argument("-o", "--output", required=True, type=output_file, help="project file to write")
+    p.add_argument("--set", dest="corrections", action="append", default=[], metavar="KEY=VALUE",
+                   help="correct an inferred figure before the audit: server=dgx-h100, servers=N, "
+                        "nodes_per_su=N, rails=N, spines=N (repeatable)")
     p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    notes: list[str] = []
-    design, inference, report = import_capture(args.file, notes=notes)
-    for note in notes:
+    corrections = parse_corrections(getattr(args, "corrections", None) or [])
+    answer = read_answer(args.file, corrections=corrections)
+    for note in answer.fabric.notes:  # on stderr, beside the summary on stdout
         print(f"fabric-designer import: note: {one_line(note)}", file=sys.stderr)
+    design = as_built_design(answer, args.file)
+    report = answer.report
     save_design(design, args.output)
+    for line in inferred_lines(report):
+        print(line)
     counts = ", ".join(f"{len(getattr(report, k))} {k.replace('_', ' ')}" for k in
                        ("missing_devices", "missing_links", "swapped", "extra_links", "miswired", "degraded_links"))
     print(f"{args.output}: {design.fabric.template}, {design.cluster.servers} servers, "

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import os
 from pathlib import Path
 
@@ -11,17 +10,18 @@ from designer.io.ibnetdiscover import CaptureError, looks_like_ibnetdiscover, pa
 from designer.io.lldp import looks_like_lldp_csv, looks_like_lldp_json, parse_lldp_csv, parse_lldp_json
 from designer.io.markup import one_line
 from designer.limits import InputError, read_capped
-from designer.model.decisions.audit import AuditReport, audit
+from designer.model.decisions.audit import AuditReport
+from designer.model.decisions.audit_answer import CaptureAnswer, capture_answer
 from designer.model.intent.design import MAX_EDITS, FabricDesign
 from designer.model.topology.asbuilt import AsBuilt
-from designer.model.topology.inference import Inference, infer_design
+from designer.model.topology.inference import Inference
 
 # A 131,072-GPU ibnetdiscover dump is about 90 MB and an LLDP JSON of the same fabric a few
 # times that per switch report: 256 MiB holds the largest fabric anyone captures, and refuses
 # /dev/zero or a runaway file after reading at most that much.
 MAX_BYTES = 256 * 2**20
 
-__all__ = ["CaptureError", "load_capture", "parse_capture", "import_capture"]
+__all__ = ["CaptureError", "load_capture", "parse_capture", "import_capture", "read_answer", "as_built_design"]
 
 
 def parse_capture(text: str, source: str = "<text>") -> AsBuilt:
@@ -72,20 +72,32 @@ def load_capture(path: str | os.PathLike[str]) -> AsBuilt:
     return parse_capture(text, str(p))
 
 
+def read_answer(path: str | os.PathLike[str], against: FabricDesign | None = None,
+                corrections: dict[str, str] | None = None, catalog: Catalog | None = None) -> CaptureAnswer:
+    """The one answer of a capture file (model/decisions/audit_answer.py): what the window's
+    Import and Audit Against and the CLI's `import` and `audit` all show."""
+    fabric = load_capture(path)
+    return capture_answer(fabric, against, corrections, catalog, name=f"As built: {Path(path).name}")
+
+
 def import_capture(path: str | os.PathLike[str], catalog: Catalog | None = None,
-                   notes: list[str] | None = None) -> tuple[FabricDesign, Inference, AuditReport]:
+                   corrections: dict[str, str] | None = None) -> tuple[FabricDesign, Inference, AuditReport]:
     """(as-built design, inference, audit report) of a capture file.
 
     The design is the inferred one plus the capture's differences as edits, so its graph is the
     fabric as built. Raises CaptureError when no design can be inferred.
     """
-    fabric = load_capture(path)
-    inference = infer_design(fabric, catalog, name=f"As built: {Path(path).name}")
+    answer = read_answer(path, None, corrections, catalog)
+    return as_built_design(answer, path), answer.inference, answer.report
+
+
+def as_built_design(answer: CaptureAnswer, path: str | os.PathLike[str]) -> FabricDesign:
+    """The answer's fabric as built as a design; CaptureError (one line) when there is none."""
+    inference, report = answer.inference, answer.report
     if inference.design is None:
         raise CaptureError(f"{path}: {inference.problems[0] if inference.problems else 'no design fits'}")
-    report = audit(fabric, inference=inference, catalog=catalog)
-    if len(inference.design.edits) + len(report.edits) > MAX_EDITS:
+    design = answer.as_built()
+    if design is None or len(design.edits) > MAX_EDITS:
         raise CaptureError(f"{path}: the capture differs from the closest design in {len(report.edits):,} places; "
                            f"a project holds at most {MAX_EDITS:,} edits (use 'audit' to list them)")
-    design = dataclasses.replace(inference.design, edits=inference.design.edits + report.edits)
-    return design, inference, report
+    return design

@@ -44,7 +44,8 @@ _MAU = re.compile(r"^\s*(\d+)(?:p(\d+))?\s*(G|Gig)?\s*base", re.IGNORECASE | re.
 def looks_like_lldp_json(text: str) -> bool:
     head = text.lstrip()[:4096]
     return head[:1] in "[{" and ('"lldp"' in text[:1000000] or '"interface"' in head
-                                 or ('"hostname"' in head and '"data"' in head))
+                                 or ('"hostname"' in head and '"data"' in head)
+                                 or any(key in head for key in _VENDOR_TABLES))
 
 
 def looks_like_lldp_csv(text: str) -> bool:
@@ -226,9 +227,9 @@ def parse_lldp_json(text: str, source: str = "<text>") -> AsBuilt:
                     # a record whose text is not a table (a server's plain output) holds no links
                     data = _capped_documents(data, source)[0] if data.strip().startswith(("{", "[")) else None
                 if data:
-                    _read_table(b, str(rec["hostname"]), data)
-            elif isinstance(rec, dict) and "lldp" in rec:
-                _read_table(b, local_default, rec)
+                    _read_any(b, str(rec["hostname"]), data)
+            elif isinstance(rec, dict) and ("lldp" in rec or any(key.strip('"') in rec for key in _VENDOR_TABLES)):
+                _read_any(b, local_default, rec)
     return b.finish(source)
 
 
@@ -242,6 +243,90 @@ def _capped_documents(text: str, source: str) -> list[Any]:
             reason += " (truncated or damaged)"
         raise CaptureError(f"{source}: the LLDP JSON is {reason}" if reason.startswith("not valid")
                            else f"{source}: the LLDP JSON {reason}") from None
+
+
+# Switch operating systems' own LLDP tables, besides lldpd's (Cumulus, SONiC, lldpctl):
+# Arista EOS `show lldp neighbors detail | json` and Junos `show lldp neighbors detail | display json`.
+_VENDOR_TABLES = ('"lldpNeighbors"', '"lldp-neighbors-information"')
+
+
+def _read_any(b: _Builder, local: str, data: object) -> None:
+    if isinstance(data, dict) and "lldpNeighbors" in data:
+        _read_eos(b, local, data["lldpNeighbors"])
+    elif isinstance(data, dict) and "lldp-neighbors-information" in data:
+        _read_junos(b, local, data["lldp-neighbors-information"])
+    else:
+        _read_table(b, local, data)
+
+
+def _read_eos(b: _Builder, local: str, table: object) -> None:
+    """EOS: interface -> {"lldpNeighborInfo": [neighbour, ...]}; an interface without a
+    neighbour has an empty list. The neighbour's port name keeps its own quotes ("\"Ethernet1\""),
+    and a neighbour that sends a locally assigned port id (Junos' SNMP index) names its port
+    only in the port description."""
+    b.reporters.add(local)
+    b.device(local)
+    for port, entry in (table.items() if isinstance(table, dict) else ()):
+        infos = entry.get("lldpNeighborInfo", []) if isinstance(entry, dict) else []
+        for info in infos if isinstance(infos, list) else ():
+            if not isinstance(info, dict) or not info.get("systemName"):
+                continue
+            remote = str(info["systemName"])
+            iface = info.get("neighborInterfaceInfo", {})
+            iface = iface if isinstance(iface, dict) else {}
+            rport = str(iface.get("interfaceId", "")).strip().strip('"')
+            if iface.get("interfaceIdType") not in (None, "interfaceName") and iface.get("interfaceDescription"):
+                rport = str(iface["interfaceDescription"]).strip().strip('"')
+            if not rport:
+                continue
+            if info.get("systemDescription"):
+                b.descriptions.setdefault(remote, str(info["systemDescription"]))
+            b.link(local, str(port), remote, rport)
+            caps = info.get("systemCapabilities", {})
+            if isinstance(caps, dict) and (caps.get("bridge") or caps.get("router")):
+                b.bridges.add(remote)
+            elif caps:
+                b.stations.add(remote)
+
+
+def _junos(value: object) -> str:
+    """Junos JSON puts every value in a list of {"data": ...} objects."""
+    while isinstance(value, list):
+        value = value[0] if value else None
+    if isinstance(value, dict):
+        value = value.get("data", "")
+    return str(value or "").strip()
+
+
+def _read_junos(b: _Builder, local: str, table: object) -> None:
+    """Junos: [{"lldp-neighbor-information": [neighbour, ...]}]; a neighbour's port id is often
+    "Locally assigned" (an SNMP index such as 516), its port name then only in the remote port
+    description (xe-0/0/0)."""
+    b.reporters.add(local)
+    b.device(local)
+    blocks = table if isinstance(table, list) else [table]
+    for block in blocks:
+        neighbours = block.get("lldp-neighbor-information", []) if isinstance(block, dict) else []
+        for info in neighbours if isinstance(neighbours, list) else ():
+            if not isinstance(info, dict):
+                continue
+            remote, port = _junos(info.get("lldp-remote-system-name")), _junos(info.get("lldp-local-interface"))
+            rport = _junos(info.get("lldp-remote-port-id"))
+            if _junos(info.get("lldp-remote-port-id-subtype")).lower() != "interface name":
+                rport = _junos(info.get("lldp-remote-port-description")) or rport
+            if not remote or not port or not rport:
+                continue
+            described = info.get("lldp-system-description")
+            if isinstance(described, list) and described and isinstance(described[0], dict):
+                text = _junos(described[0].get("lldp-remote-system-description"))
+                if text:
+                    b.descriptions.setdefault(remote, text)
+            b.link(local, port, remote, rport)
+            caps = _junos(info.get("lldp-remote-system-capabilities-enabled"))
+            if "Bridge" in caps or "Router" in caps:
+                b.bridges.add(remote)
+            elif caps:
+                b.stations.add(remote)
 
 
 def parse_lldp_csv(text: str, source: str = "<text>") -> AsBuilt:

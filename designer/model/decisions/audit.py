@@ -29,6 +29,7 @@ from typing import Any
 
 from designer.catalog import Catalog, default_catalog
 from designer.model.common.units import bandwidth_label, duration_label, ratio_label
+from designer.model.decisions.audit_confidence import grade, missing_by_symmetry
 from designer.model.decisions.audit_summary import summarise
 from designer.model.intent.design import MAX_EDITS, Edit, FabricDesign
 from designer.model.performance.collectives import estimate
@@ -160,6 +161,8 @@ def audit(fabric: AsBuilt, design: FabricDesign | None = None, inference: Infere
         report.unnamed_devices.append(entry)
     if g is None or derived is None:        # g is read off derived: both or neither
         _degraded_by_mode(report, links, roles, end)
+        report.missing_links = missing_by_symmetry(links, roles, {d: devs[d].name for d in devs})
+        grade(report, None)
         report.summary = summarise(report, {}, {})
         return report
 
@@ -188,6 +191,8 @@ def audit(fabric: AsBuilt, design: FabricDesign | None = None, inference: Infere
     report.edits = _edits(report, missing_pairs, absent_switches, absent_nics, down_by_server, moves)
     report.impact = _impact(derived, report.edits, catalog)
     report.summary = summarise(report, down_by_server, missing_pairs)
+    template = next((f.confidence for f in inference.facts if f.subject == "template"), None) if inference else None
+    grade(report, template if design is None else None)
     return report
 
 

@@ -193,3 +193,19 @@ def detail_lines(report: Any, limit: int | None = None) -> list[str]:
             lines = lines[:limit] + ["  ... (see --csv or --json for every finding)"]
             break
     return lines
+
+
+def inferred_lines(report: Any, width: int = 110) -> list[str]:
+    """The inferred figures as the CLI and the window's Audit panel print them, wrapped."""
+    facts = report.inferred.get("facts", [])
+    if not facts:
+        return []
+    parts = [f"{f['subject']} {f['value']} ({f['confidence']})" for f in facts]
+    lines: list[str] = []
+    line = "Inferred:"
+    for part in parts:
+        if len(line) + len(part) + 2 > width:
+            lines.append(line)
+            line = "   "
+        line += (" " if line.endswith(":") or line == "   " else "; ") + part
+    return lines + [line]

@@ -29,6 +29,7 @@ from designer.model.topology.builders import leaf_assignment
 from designer.model.topology.capture_mapping import Placement, group_view, place
 from designer.model.topology.derive import Derived, derive, plan_only
 from designer.model.topology.design_view import design_view
+from designer.model.topology.server_evidence import cluster_of, read_server
 from designer.model.topology.sizing import Plan, Resolved
 
 ROLES = ("leaf", "spine", "core")
@@ -116,6 +117,26 @@ def assign_roles(fabric: AsBuilt) -> dict[str, str]:
         frontier = nxt
     for dev in fabric.switches():
         roles[dev.id] = ROLES[level[dev.id] - 1] if dev.id in level else "isolated"
+    # A switch with a few hosts whose every switch neighbour is a leaf, and which has more
+    # switch links than host links, is a spine with hosts cabled to it directly (a storage or
+    # service host on a spine), not a leaf.
+    leaves = {d for d, r in roles.items() if r == "leaf"}
+    links_of: Counter[str] = Counter()
+    hosts_of: Counter[str] = Counter()
+    for link in fabric.links:
+        for x, y in ((link.a, link.b), (link.b, link.a)):
+            if x in leaves:
+                (hosts_of if roles.get(y) == "nic" else links_of)[x] += 1
+    for d in leaves:
+        switch_peers = {m for m in adj[d] if fabric.devices[m].kind == "switch"}
+        if len(switch_peers) >= 2 and switch_peers <= leaves and links_of[d] > hosts_of[d]:
+            roles[d] = "spine"
+    # A core tier reaches every spine; switches above at most half the spines are leaves with
+    # no host cabled (a spare leaf's uplinks), not cores.
+    cores = {d for d, r in roles.items() if r == "core"}
+    spines = {d for d, r in roles.items() if r == "spine"}
+    if cores and 2 * len({m for c in cores for m in adj[c] if m in spines}) <= len(spines):
+        roles.update((c, "leaf") for c in cores)
     return roles
 
 
@@ -128,6 +149,12 @@ def infer_design(fabric: AsBuilt, catalog: Catalog | None = None, name: str = "A
     nics = [d for d in fabric.endpoints()]
     family = fabric.family
     if not nics or not any(roles[d.id] == "leaf" for d in devs.values()):
+        switches = [d for d in devs.values() if d.kind == "switch"]
+        between = sum(1 for w in fabric.links if devs[w.a].kind == devs[w.b].kind == "switch")
+        facts.append(Inferred("read", f"{len(switches)} switches, {between} links between them, {len(nics)} host "
+                              f"{'NIC ports' if family == 'ethernet' else 'HCAs'}", "high",
+                              "every device and link the capture names; hosts without a neighbour table "
+                              "(servers not running LLDP) do not appear"))
         inf.problems.append("the capture holds no host connected to a switch: there is no fabric to infer")
         return inf
     by_tier = {r: [d for d in devs.values() if roles[d.id] == r] for r in ROLES}
@@ -172,6 +199,8 @@ def infer_design(fabric: AsBuilt, catalog: Catalog | None = None, name: str = "A
     uplink = int(_mode((wire.gbps for wire in up_links if wire.gbps), float(link)))
     facts.append(Inferred("link speed", f"{link}G hosts, {uplink}G between switches", "high",
                           "most common rate per tier; slower links are reported as degraded"))
+    evidence = read_server(hosts, ports, link, catalog, family)
+    facts.append(Inferred("server model", evidence.value, evidence.confidence, evidence.why))
 
     if family == "ethernet":
         switch_id, conf, why, unknown = _ethernet_switch_model(by_tier["leaf"] + by_tier["spine"] + by_tier["core"],
@@ -244,7 +273,7 @@ def infer_design(fabric: AsBuilt, catalog: Catalog | None = None, name: str = "A
     if planes > 1:
         facts.append(Inferred("planes", str(planes), "high", f"the switches form {planes} fabrics of the same size "
                               "that share no link; each server has HCAs in every one"))
-    server = _server(catalog, ports, link)
+    server = cluster_of(evidence, catalog, ports, link)
     observed = (len(by_tier["leaf"]), len(by_tier["spine"]), len(by_tier["core"]),
                 len(host_links), len([wire for wire in up_links if "leaf" in (roles.get(wire.a), roles.get(wire.b))]),
                 len([wire for wire in up_links if "core" in (roles.get(wire.a), roles.get(wire.b))]))
@@ -416,16 +445,6 @@ def _switch_model(switches: Sequence[Device], catalog: Catalog, gbps: int) -> tu
         s = max(fits, key=lambda s: s.ports_at(gbps))
         return s.id, "low", f"no known part number in the switch descriptions; the largest {gbps}G catalog switch"
     return None, "low", f"no catalog InfiniBand switch offers {gbps}G ports"
-
-
-def _server(catalog: Catalog, ports: int, gbps: int) -> ClusterSpec:
-    servers = getattr(catalog, "servers", {})
-    for sid in ["dgx-h100"] + sorted(servers):
-        s = servers.get(sid)
-        if s and s.compute_ports == ports and s.port_gbps == gbps:
-            return ClusterSpec(server=s.id)
-    return ClusterSpec(server="generic-8gpu", ports_per_server=ports, port_gbps=gbps,
-                       gpus_per_server=max(1, ports))
 
 
 def _candidate(name: str, server: ClusterSpec, ports: int, link: int, uplink: int, switch_id: str, template: Template,

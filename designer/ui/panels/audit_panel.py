@@ -28,7 +28,14 @@ from PySide6.QtWidgets import (
 )
 
 from designer.model.decisions.audit import AuditReport, impact_lines
-from designer.model.decisions.audit_summary import SECTIONS, describe, detail_groups, summary_counts, summary_lines
+from designer.model.decisions.audit_summary import (
+    SECTIONS,
+    describe,
+    detail_groups,
+    inferred_lines,
+    summary_counts,
+    summary_lines,
+)
 
 COLUMNS = ("SU", "Device", "Port", "Kind", "Finding")
 DEVICE_EMS = 16       # the Device column's widest, in the width of so many letters M
@@ -87,6 +94,7 @@ def _card(title: str, value: str) -> QFrame:
 class AuditPanel(QWidget):
     findingChosen = Signal(str, object)      # kind, finding entry
     exportRequested = Signal()
+    correctRequested = Signal()              # the Inferred design dialog
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -135,8 +143,14 @@ class AuditPanel(QWidget):
         self.export.setObjectName("auditExport")
         self.export.setEnabled(False)
         self.export.clicked.connect(self.exportRequested.emit)
+        self.correct = QPushButton("Inferred Design...")
+        self.correct.setObjectName("auditCorrect")
+        self.correct.setToolTip("Each inferred figure with its evidence; correct one and the audit runs again")
+        self.correct.setEnabled(False)
+        self.correct.clicked.connect(self.correctRequested.emit)
         bar.addWidget(self.filter, 1)
         bar.addWidget(self.kind)
+        bar.addWidget(self.correct)
         bar.addWidget(self.export)
         layout.addLayout(bar)
         self.model = QStandardItemModel(0, len(COLUMNS), self)
@@ -183,6 +197,12 @@ class AuditPanel(QWidget):
         rows = report.rows()
         self.title.setText(f"Audit of {source or 'the capture'}: {len(rows):,} finding(s)"
                            if rows else f"Audit of {source or 'the capture'}: built as designed, no findings")
+        # What the audit rests on, as `fabric-designer audit` prints it above its summary.
+        for line in inferred_lines(report) + [f"note: {p}" for p in report.inferred.get("problems", [])]:
+            head = QListWidgetItem(line.strip())
+            head.setToolTip("\n".join(f"{f['subject']}: {f['value']} ({f['confidence']}): {f['why']}"
+                                       for f in report.inferred.get("facts", [])))
+            self.summary.addItem(head)
         counts = {key: n for key, _, n in summary_counts(report.summary)}
         for key, line in zip([k for k, _ in SECTIONS], summary_lines(report), strict=False):
             entry = QListWidgetItem(line)

@@ -1,7 +1,10 @@
 """File > Import Fabric Capture... and Tools > Audit Against...: the fabric as built in the window.
 
 Import opens a capture (ibnetdiscover, LLDP) as a new, unsaved design: the inferred design with
-the capture's differences as edits. Audit compares a capture with the open design, off the UI
+the capture's differences as edits, and opens the Audit panel when the capture differs from the
+inferred design's wiring rule. Tools > Inferred Design... shows each inferred figure with its
+evidence and imports again on the user's corrections. Import and Audit Against call the same
+function as the command line (io/fabric_capture.read_answer). Audit compares a capture with the open design, off the UI
 thread, then marks only the faulty devices and links on the canvas (missing links and absent
 devices dashed red, swapped and miswired cables red, degraded links amber) and lists the
 findings in the Audit panel; choosing a finding there shows that one on the canvas.
@@ -16,9 +19,9 @@ from PySide6.QtGui import QColor, QPainterPath, QPen
 from PySide6.QtWidgets import QDockWidget, QFileDialog, QGraphicsItem
 
 from designer.io.audit_csv import write_findings_csv
-from designer.io.fabric_capture import CaptureError, import_capture, load_capture
-from designer.model.decisions.audit import AuditReport, audit
-from designer.model.topology.inference import infer_design
+from designer.io.fabric_capture import CaptureError, as_built_design, read_answer
+from designer.model.decisions.audit import AuditReport
+from designer.model.decisions.audit_answer import CaptureAnswer
 from designer.ui.panels.audit_panel import AuditPanel
 from designer.ui.services.background import Latest
 
@@ -121,12 +124,16 @@ class AuditActions(QObject):
         super().__init__(window)
         self.window = window
         self.report: AuditReport | None = None
+        self.answer: CaptureAnswer | None = None       # the last import's answer (Inferred design)
+        self.answer_path: str | None = None
+        self.imported = False
         self.source = ""
         self.overlay = AuditOverlay(window.scene)
         window.scene.addItem(self.overlay)
         self.panel = AuditPanel()
         self.panel.findingChosen.connect(self._chosen)
         self.panel.exportRequested.connect(lambda: self.export_csv())
+        self.panel.correctRequested.connect(lambda: self.correct_inference())
         self.dock = QDockWidget("Audit", window)
         self.dock.setObjectName("dock-audit")
         self.dock.setWidget(self.panel)
@@ -138,42 +145,86 @@ class AuditActions(QObject):
 
     # --- File > Import ---------------------------------------------------------------------
 
-    def import_file(self, path: str | None = None) -> bool:
-        """Open a capture as a new unsaved design; a bad file gets one message and changes nothing."""
+    def import_file(self, path: str | None = None, corrections: dict[str, str] | None = None) -> bool:
+        """Open a capture as a new unsaved design, read off the UI thread by the same function as
+        `fabric-designer import` (read_answer); the Audit panel opens when the capture does not
+        match the inferred design's wiring rule. A bad file gets one message and changes nothing.
+        Returns whether the import was started (run at once in synchronous mode: whether it was
+        imported)."""
         if path is None:
             path, _ = QFileDialog.getOpenFileName(self.window, "Import Fabric Capture", "", CAPTURE_FILTER)
             if not path:
                 return False
-        if not self.window.files.maybe_save():
+        if not corrections and not self.window.files.maybe_save():
             return False
         catalog = self.window.catalog
+        chosen = path
+
+        def work():
+            try:
+                return read_answer(chosen, None, corrections, catalog), ""
+            except (CaptureError, ValueError, KeyError, OSError) as exc:
+                return None, str(exc)
+
+        self.imported = True
+        self._work.run(work, lambda outcome: self._imported(chosen, *outcome))
+        if not self._work.synchronous:
+            self.window.statusBar().showMessage(f"Importing {os.path.basename(path)}...", 2000)
+        return self.imported
+
+    def _imported(self, path: str, answer: CaptureAnswer | None, error: str) -> None:
+        self.imported = False
+        if answer is None:
+            self.window.dialogs.show_error("Cannot import capture", "The capture could not be imported.", error)
+            return
+        inference = answer.inference
+        self.source = os.path.basename(path)
+        if inference.design is None:
+            # No design fits (no link rates, no catalog switch): the capture is audited on its
+            # own, as `fabric-designer audit` does, and that audit opens; the open design stays.
+            report = answer.report
+            self._show(report, "")
+            reason = inference.problems[0] if inference.problems else "no design fits"
+            # Without a design, no findings is not "built as designed".
+            if not report.rows():
+                self.panel.title.setText(f"Audit of {self.source}: no findings in the capture itself")
+            self.panel.summary.insertItem(0, f"Audited on its own, without a design: {reason}")
+            self.window.statusBar().showMessage(f"Not imported as a design: {reason}", 10000)
+            return
         try:
-            fabric = load_capture(path)
-            inference = infer_design(fabric, catalog)
-            if inference.design is None:
-                # No design fits (no link rates, no catalog switch): the capture is audited on its
-                # own, as `fabric-designer audit` does, and that audit opens; the open design stays.
-                report = audit(fabric, inference=inference, catalog=catalog)
-                self.source = os.path.basename(path)
-                self._show(report, "")
-                reason = inference.problems[0] if inference.problems else "no design fits"
-                # Say what the audit rests on, above the panel's summary: no design, only what
-                # the capture itself tells. Without a design, no findings is not "built as designed".
-                if not report.rows():
-                    self.panel.title.setText(f"Audit of {self.source}: no findings in the capture itself")
-                head = [f"Audited on its own, without a design: {reason}"]
-                head += [f"Read from the capture: {f['subject']} {f['value']} ({f['confidence']})"
-                         for f in report.inferred.get("facts", [])]
-                for row, text in enumerate(head):
-                    self.panel.summary.insertItem(row, text)
-                self.window.statusBar().showMessage(f"Not imported as a design: {reason}", 10000)
-                return False
-            design, _, _ = import_capture(path, catalog)
-        except (CaptureError, ValueError, KeyError, OSError) as exc:
+            design = as_built_design(answer, path)
+        except CaptureError as exc:
             self.window.dialogs.show_error("Cannot import capture", "The capture could not be imported.", str(exc))
-            return False
+            return
+        self.imported = True
+        self.answer, self.answer_path = answer, path
         self.window.document.load(design, None, modified=True)
-        return True
+        self.panel.correct.setEnabled(True)
+        if answer.matches_rule():
+            self.report = answer.report
+            self.panel.set_report(answer.report, self.source)
+            self.window.statusBar().showMessage(
+                f"Imported {self.source}: wired as the inferred design's rule says", 10000)
+        else:
+            self._show(answer.report, "")
+
+    # --- Tools > Inferred Design... --------------------------------------------------------
+
+    def correct_inference(self, corrections: dict[str, str] | None = None) -> bool:
+        """The Inferred design dialog: each inferred figure with its evidence, the user corrects
+        server model, servers, group size, rails or spines, and the capture is imported again on
+        the corrected design (as `import --set`). With `corrections` given, no dialog opens."""
+        if self.answer is None or self.answer_path is None:
+            self.window.dialogs.show_error("Nothing inferred", "Import a fabric capture first (File > Import).")
+            return False
+        if corrections is None:
+            from designer.ui.shell.inferred_dialog import InferredDesignDialog
+            dialog = InferredDesignDialog(self.window, self.answer, self.window.catalog)
+            if not dialog.exec():
+                return False
+            corrections = dialog.corrections()
+        merged = {**self.answer.corrections, **corrections}
+        return self.import_file(self.answer_path, merged)
 
     # --- Tools > Audit Against... ----------------------------------------------------------
 
@@ -187,11 +238,13 @@ class AuditActions(QObject):
             if not path:
                 return
         catalog = self.window.catalog
+        chosen = path
+        corrections = dict(self.answer.corrections) if self.answer is not None else {}
 
         def work():
+            # The same function as `fabric-designer audit CAPTURE --against DESIGN`.
             try:
-                fabric = load_capture(path)
-                return audit(fabric, design=design, inference=infer_design(fabric, catalog), catalog=catalog), ""
+                return read_answer(chosen, design, corrections, catalog).report, ""
             except (CaptureError, ValueError, KeyError, OSError) as exc:
                 return None, str(exc)
 
@@ -260,5 +313,6 @@ def install(window, file_menu, tools_menu) -> AuditActions:
     actions = AuditActions(window)
     file_menu.addAction("&Import Fabric Capture...", lambda: actions.import_file())
     tools_menu.addAction("&Audit Against...", lambda: actions.audit_file())
+    tools_menu.addAction("&Inferred Design...", lambda: actions.correct_inference())
     tools_menu.addAction("&Clear Audit", actions.clear)
     return actions

@@ -1,0 +1,115 @@
+"""The server model a capture shows, from everything it says together.
+
+Evidence: the host names (`dgx-070`, `r07-p1-dgx-070-c01` name a DGX; `gb200-...` a tray), the
+compute HCAs each host has in this capture, the HCAs' and switches' device ids and the host
+links' rate. A host named like a DGX with 4 compute HCAs in this plane is a DGX cabled on 4 of
+its 8 rails here, never a 4-GPU tray. Where the evidence leaves more than one catalog model, the
+answer is "not decided" with the models left, and the design uses a generic server with the
+HCAs seen, so nothing downstream rests on a guess.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass
+
+from designer.catalog import Catalog
+from designer.catalog.device_ids import device_ids
+from designer.catalog.entries import Server
+from designer.model.intent.design import ClusterSpec
+from designer.model.topology.asbuilt import Device
+
+# Host-name words that name a server family, and the catalog ids they point to (by prefix).
+_FAMILY_WORDS = (
+    (re.compile(r"(?<![a-z])dgx", re.I), ("dgx-",)),
+    (re.compile(r"(?<![a-z])hgx", re.I), ("hgx-",)),
+    (re.compile(r"gb200|nvl72", re.I), ("gb200-",)),
+    (re.compile(r"gb300", re.I), ("gb300-",)),
+    (re.compile(r"mi300", re.I), ("mi300x",)),
+    (re.compile(r"mi325", re.I), ("mi325x",)),
+    (re.compile(r"mi355", re.I), ("mi355x",)),
+)
+# GPU generations a host name may carry, to tell DGX H100 from DGX B200.
+_GPU_WORDS = (("h100", "H100"), ("h200", "H100"), ("b200", "B200"), ("b300", "B300"), ("a100", "A100"))
+
+
+@dataclass(frozen=True)
+class ServerEvidence:
+    decided: str | None          # the catalog server id, or None when the evidence leaves several
+    candidates: tuple[str, ...]  # catalog server ids the evidence leaves
+    value: str                   # "DGX H100" or "not decided: DGX H100 or HGX H100, 4 of 8 HCAs in this plane"
+    confidence: str
+    why: str
+    gpus: int | None             # GPUs per server when every candidate agrees
+
+
+def read_server(hosts: dict[str, list[Device]], ports: int, gbps: int, catalog: Catalog,
+                family: str = "infiniband") -> ServerEvidence:
+    """The server model of the compute hosts (`hosts`: host name -> its HCAs in the capture)."""
+    servers: dict[str, Server] = getattr(catalog, "servers", {})
+    names = list(hosts)
+    word_hits: Counter[str] = Counter()
+    for name in names:
+        for pattern, prefixes in _FAMILY_WORDS:
+            if pattern.search(name):
+                word_hits[prefixes[0]] += 1
+    gpu_hits = Counter(label for name in names for word, label in _GPU_WORDS if word in name.lower())
+    nic_ids = Counter(d.devid for hcas in hosts.values() for d in hcas if d.devid)
+    nic_names = [n for n in (_nic_name(devid) for devid, _ in nic_ids.most_common(2)) if n]
+    evidence = [f"{len(names)} host names"]
+    family_prefix = None
+    if word_hits:
+        family_prefix, n = word_hits.most_common(1)[0]
+        evidence.append(f"{n} named like {family_prefix.rstrip('-').upper()}")
+    evidence.append(f"{ports} compute {'NIC ports' if family == 'ethernet' else 'HCAs'} per host seen")
+    if gbps:
+        evidence.append(f"{gbps}G host links")
+    if nic_names:
+        evidence.append("NIC " + ", ".join(nic_names))
+    fits = [s for s in servers.values() if s.port_gbps == gbps and not s.id.startswith("generic")
+            and (not s.fabric_families or family in s.fabric_families)]
+    if family_prefix:
+        fits = [s for s in fits if s.id.startswith(family_prefix)]
+    else:
+        # A host name that names no family leaves every model with that many HCAs or a multiple.
+        fits = [s for s in fits if s.compute_ports == ports]
+    if gpu_hits:
+        gpu = gpu_hits.most_common(1)[0][0]
+        evidence.append(f"names say {gpu}")
+        fits = [s for s in fits if gpu.upper() in f"{s.name} {s.gpu}".upper()] or fits
+    # A model with more HCAs than seen is a server cabled on some of its rails here (one plane of
+    # several, or HCAs down); fewer than seen cannot be.
+    fits = [s for s in fits if s.compute_ports >= ports and ports > 0 and s.compute_ports % ports == 0]
+    why = "; ".join(evidence)
+    ids = tuple(sorted(s.id for s in fits))
+    gpu_counts = {s.gpus for s in fits}
+    gpus = gpu_counts.pop() if len(gpu_counts) == 1 else None
+    if len(fits) == 1:
+        s = fits[0]
+        share = "" if s.compute_ports == ports else f", cabled on {ports} of its {s.compute_ports} rails here"
+        return ServerEvidence(s.id, ids, f"{s.name}{share}", "high" if family_prefix else "medium", why, s.gpus)
+    if not fits:
+        return ServerEvidence(None, (), f"not decided: no catalog server has {ports} x {gbps}G compute ports",
+                              "low", why, None)
+    models = " or ".join(s.name for s in sorted(fits, key=lambda s: s.id)[:4])
+    total = {s.compute_ports for s in fits}
+    share = f", {ports} of {total.pop()} HCAs in this plane" if len(total) == 1 and ports not in total else ""
+    return ServerEvidence(None, ids, f"not decided: {models}{share}", "low", why, gpus)
+
+
+def _nic_name(devid: int) -> str:
+    known = device_ids().by_devid(devid)
+    return known.name if known is not None and known.kind != "switch" else ""
+
+
+def cluster_of(evidence: ServerEvidence, catalog: Catalog, ports: int, gbps: int) -> ClusterSpec:
+    """The design's servers: the decided model cabled on the ports seen, else a generic server
+    with those ports (and the candidates' GPU count when they agree)."""
+    servers = getattr(catalog, "servers", {})
+    if evidence.decided is not None and evidence.decided in servers:
+        s = servers[evidence.decided]
+        return ClusterSpec(server=s.id, ports_per_server=None if s.compute_ports == ports else ports)
+    return ClusterSpec(server="generic-8gpu", ports_per_server=ports, port_gbps=gbps,
+                       gpus_per_server=evidence.gpus or max(1, ports))
+

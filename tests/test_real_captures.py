@@ -1,0 +1,69 @@
+"""Real captures from public sites and labs (tests/data/real_captures, with their licences):
+each gives the inference and findings written down in expected.json, and the same answer through
+the CLI's `audit` and `import` and the window's Import, with no internal error."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from designer.cli.main import main
+from designer.io.fabric_capture import read_answer
+
+HERE = Path(__file__).parent / "data" / "real_captures"
+EXPECTED = {k: v for k, v in json.loads((HERE / "expected.json").read_text()).items() if not k.startswith("_")}
+
+
+def test_every_capture_in_the_folder_has_its_expectation_written_down():
+    captures = {str(p.relative_to(HERE)) for p in HERE.rglob("*") if p.is_file()
+                and p.name not in ("LICENSE", "README.md", "expected.json", "X5.map")}
+    assert captures == set(EXPECTED)
+    assert all((HERE / name).parent.joinpath("LICENSE").is_file() for name in captures)
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_a_real_capture_gives_its_written_inference_and_findings(name):
+    want = EXPECTED[name]
+    answer = read_answer(HERE / name)
+    inference, report = answer.inference, answer.report
+    roles = Counter(r for r in inference.roles.values() if r not in ("nic", "aggregation"))
+    assert dict(roles) == want["roles"]
+    facts = {f.subject: f.value for f in inference.facts}
+    if "tiers" in want:
+        assert facts["tiers"] == want["tiers"] and facts["servers"] == want["servers"]
+    if "links" in want:
+        assert len(answer.fabric.links) == want["links"]
+    assert (inference.design is not None) == want["design"]
+    assert any(want["problem"] in p for p in inference.problems)
+    found = {kind: len(getattr(report, kind)) for kind, _ in report.rows()}
+    assert found == want["findings"]
+    for kind, reason in want.get("reasons", {}).items():
+        assert all(e["reason"] == reason for e in getattr(report, kind))
+    for a, b, pair in want.get("missing", []):
+        assert any((e["a"]["device"], e["b"]["device"], e["pair_links"]) == (a, b, pair) for e in report.missing_links)
+    # every finding says how sure the tool is and why
+    assert all(e["confidence"] in ("high", "medium", "low") and e["why"] for _, e in report.rows())
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_the_cli_and_the_window_give_a_real_capture_one_answer(name, make_window, tmp_path, capsys):
+    path = HERE / name
+    capsys.readouterr()
+    assert main(["audit", str(path), "--json"]) == 0
+    cli = json.loads(capsys.readouterr().out)
+    assert cli == json.loads(json.dumps(read_answer(path).report.to_json()))
+    code = main(["import", str(path), "-o", str(tmp_path / "p.json")])
+    err = capsys.readouterr().err
+    window = make_window()
+    started = window.audit.import_file(str(path))
+    assert json.loads(json.dumps(window.audit.report.to_json())) == cli
+    if not EXPECTED[name]["design"]:
+        # no design fits: the CLI refuses in one line, the window opens the audit on its own and
+        # says why in its status bar, and neither writes nor changes a design
+        assert code == 1 and err.count("\n") == 1 and EXPECTED[name]["problem"] in err
+        assert not (tmp_path / "p.json").exists() and not started and window.document.path is None
+        assert EXPECTED[name]["problem"] in window.statusBar().currentMessage()
+        assert window.audit.dock.isVisible() and window.dialogs.errors == []
