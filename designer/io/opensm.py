@@ -45,6 +45,9 @@ class SubnetGuids:
     compute: tuple[str, ...]          # compute HCA ports' port GUIDs
     io: tuple[str, ...]               # other CA ports (aggregation nodes): port GUIDs
     names: tuple[tuple[str, str], ...]   # (node GUID, name) of every device
+    compute_nodes: tuple[str, ...] = ()      # compute HCAs' node GUIDs, in rank order
+    placement: tuple[tuple[int, int], ...] = ()   # their (server, NIC port on it)
+    nic_gbps: float = 0.0
 
 
 def _plus(guid: str, port: int) -> str:
@@ -72,6 +75,8 @@ def subnet_guids(derived: Derived, host_name: object = None) -> SubnetGuids:
     nic_names = _nic_names(w)
     hosts = [str(name_of(server)) for server in range(w.endpoints // w.rails)]
     compute, names = [], [(sw_guid[v], w.name(v)) for v in switches]
+    nodes: list[str] = []
+    placement: list[tuple[int, int]] = []
     for node in range(w.n_switches, w.n):
         if node in w.removed:
             continue
@@ -80,9 +85,12 @@ def subnet_guids(derived: Derived, host_name: object = None) -> SubnetGuids:
         server, rail = divmod(within, w.rails)
         g = digest(nic_names[idx])
         compute.append(_plus(g, 1))
+        nodes.append(g)
+        placement.append((server, plane * w.rails + rail))
         names.append((g, f"{hosts[server]} mlx5_{plane * w.rails + rail}"))
     names += [(g, "Mellanox Technologies Aggregation Node") for g in aggregators]
-    return SubnetGuids(roots, tuple(compute), tuple(_plus(g, 1) for g in aggregators), tuple(names))
+    return SubnetGuids(roots, tuple(compute), tuple(_plus(g, 1) for g in aggregators), tuple(names),
+                       tuple(nodes), tuple(placement), float(r.link_gbps))
 
 
 def _guid_file(title: str, guids: tuple[str, ...]) -> str:
