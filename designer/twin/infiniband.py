@@ -30,12 +30,12 @@ from pathlib import Path
 
 from designer.catalog import Catalog, default_catalog
 from designer.io.atomic import write_atomic
-from designer.io.ibnetdiscover import export_ibnetdiscover, parse_ibnetdiscover
+from designer.io.export_source import ExportSource
+from designer.io.ibnetdiscover import SIMULATED_MARK, export_ibnetdiscover, parse_ibnetdiscover
 from designer.io.opensm import CONF, ENGINES, opensm_files_of, subnet_guids
 from designer.limits import read_capped, read_text
 from designer.model.intent.design import FabricDesign
 from designer.model.performance.static_routes import StaticRoutingLoad, static_routing_load
-from designer.model.topology.derive import derive
 from designer.twin.faults import FabricIndex, Fault, FaultError, check_disjoint, parse_fault
 from designer.twin.processes import Processes, TwinError
 from designer.twin.tables import TableError, read_tables
@@ -46,7 +46,6 @@ INSTALL = f"apt-get install {PACKAGES}"
 # in ibsim/sim.h), so a fabric with more ports than that cannot be routed in the simulator.
 SIM_MAX_LIDS = 30 * 1024
 SIM_SPEED = "4xSDR"
-SIMULATED_MARK = "# Link speeds simulated:"
 DUMP_LIMIT = 4 * 2**30
 
 
@@ -172,14 +171,15 @@ def run_infiniband_twin(design: FabricDesign, catalog: Catalog | None = None, op
     if missing:
         raise TwinError(missing)
     catalog = catalog or default_catalog()
-    derived = derive(design, catalog)
+    src = ExportSource(design, catalog)     # the exports' host names: the capture's and the audit's
+    derived = src.derived
     if derived.resolved.family != "infiniband":
         raise TwinError("the InfiniBand twin needs an InfiniBand design; "
                         f"this one is {derived.resolved.technology.name}")
     errors = derived.metrics.errors
     if errors:
         raise TwinError(f"the design has errors ({errors[0].message}); fix them first")
-    topology = export_ibnetdiscover(derived)
+    topology = export_ibnetdiscover(derived, host_name=src.host)
     fabric = parse_ibnetdiscover(topology, "the design's fabric")
     switches = sum(1 for d in fabric.devices.values() if d.kind == "switch")
     cas = len(fabric.devices) - switches
@@ -196,7 +196,7 @@ def run_infiniband_twin(design: FabricDesign, catalog: Catalog | None = None, op
         check_disjoint(faults)
     except FaultError as exc:
         raise TwinError(str(exc)) from None
-    guids = subnet_guids(derived)
+    guids = subnet_guids(derived, src.host)
     touched = {d for f in faults for d in f.devices} | {e for f in faults for a, _, b, _ in f.links for e in (a, b)}
     attach = next((f"H-{g}" for g in guids.compute_nodes if f"H-{g}" not in touched), None)
     if attach is None:
@@ -207,7 +207,7 @@ def run_infiniband_twin(design: FabricDesign, catalog: Catalog | None = None, op
         write_atomic(folder / "fabric.topo", topology)
         sm_dir = folder / "opensm"
         sm_dir.mkdir()
-        for name, text in opensm_files_of(derived, options.engine).items():
+        for name, text in opensm_files_of(derived, options.engine, src.host).items():
             write_atomic(sm_dir / name, text)
         sock = f"fabric-twin-{uuid.uuid4().hex[:12]}"
         env = {"IBSIM_SOCKNAME": sock, "SIM_HOST": attach}
