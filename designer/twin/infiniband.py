@@ -74,6 +74,7 @@ class TwinOptions:
     faults: tuple[str, ...] = ()
     capture: Path | None = None
     loads: bool = True
+    route: bool = True              # run OpenSM; without it, only the capture (ibnetdiscover needs no SM)
 
 
 @dataclass
@@ -230,25 +231,12 @@ def run_infiniband_twin(design: FabricDesign, catalog: Catalog | None = None, op
             sim.stdin.flush()
             run.wait_for(lambda: run.read_log("ibsim.log").count("sim>") >= prompts + len(lines),
                          "the simulator's console did not take the faults", alive=sim)
-        say(f"routing with OpenSM ({options.engine})")
         preload = preload_library() or ""
-        started = time.monotonic()
-        sm = run.start(["opensm", "-o", "-F", CONF, "-f", str(folder / "opensm.log"), "-D", "0x43",
-                        "--dump_files_dir", str(folder)], "opensm.out", {**env, "LD_PRELOAD": preload},
-                       cwd=sm_dir)
-        code = run.wait_exit(sm, "OpenSM did not bring the subnet up")
-        up_seconds = time.monotonic() - started
-        log = run.read_log("opensm.log")
-        if code != 0 or "SUBNET UP" not in log:
-            tail = run.read_log("opensm.out").strip().splitlines()
-            raise TwinError(f"OpenSM exited (code {code}) without bringing the subnet up"
-                            + (f": {tail[-1][:160]}" if tail else ""))
-        configured = _CONFIGURED.findall(log)
-        routed_by = configured[-1] if configured else "default"
-        routed = routed_by == options.engine
-        reason = "" if routed else fallback_reason(log, options.engine)
-        result = TwinResult(design.meta.name, options.engine, routed_by, routed, reason, True,
-                            routing_seconds(log), up_seconds, switches, cas, lids, faults)
+        result = TwinResult(design.meta.name, options.engine, "", False, "not routed: capture only", False,
+                            0.0, 0.0, switches, cas, lids, faults)
+        if options.route:
+            say(f"routing with OpenSM ({options.engine})")
+            _route(run, result, sm_dir, {**env, "LD_PRELOAD": preload})
         if options.capture is not None:
             say("capturing with ibnetdiscover")
             cap = run.start(["ibnetdiscover"], "capture.txt", {**env, "LD_PRELOAD": preload})
@@ -258,7 +246,7 @@ def run_infiniband_twin(design: FabricDesign, catalog: Catalog | None = None, op
                 raise TwinError(f"ibnetdiscover failed (code {code})")
             write_atomic(options.capture, capture_header(design.meta.name, faults) + _without_stderr(text))
             result.capture = str(options.capture)
-        if options.loads:
+        if options.loads and options.route:
             say("loading the traffic patterns on the forwarding tables")
             try:
                 dump = read_capped(folder / "opensm-lfts.dump", DUMP_LIMIT, "OpenSM's forwarding-table dump")
@@ -273,6 +261,27 @@ def run_infiniband_twin(design: FabricDesign, catalog: Catalog | None = None, op
             result.load = static_routing_load(tables)
         result.notes.append(f"the simulator runs every link at {SIM_SPEED}; loads use the design's speeds")
         return result
+
+
+def _route(run: Processes, result: TwinResult, sm_dir: Path, env: dict[str, str]) -> None:
+    """Run `opensm -o` in the export's folder; fill in which engine routed, why not, and how long."""
+    folder = run.folder
+    started = time.monotonic()
+    sm = run.start(["opensm", "-o", "-F", CONF, "-f", str(folder / "opensm.log"), "-D", "0x43",
+                    "--dump_files_dir", str(folder)], "opensm.out", env, cwd=sm_dir)
+    code = run.wait_exit(sm, "OpenSM did not bring the subnet up")
+    result.seconds_to_subnet_up = time.monotonic() - started
+    log = run.read_log("opensm.log")
+    if code != 0 or "SUBNET UP" not in log:
+        tail = run.read_log("opensm.out").strip().splitlines()
+        raise TwinError(f"OpenSM exited (code {code}) without bringing the subnet up"
+                        + (f": {tail[-1][:160]}" if tail else ""))
+    configured = _CONFIGURED.findall(log)
+    result.routed_by = configured[-1] if configured else "default"
+    result.routed = result.routed_by == result.engine
+    result.reason = "" if result.routed else fallback_reason(log, result.engine)
+    result.subnet_up = True
+    result.seconds_to_route = routing_seconds(log)
 
 
 def capture_header(name: str, faults: list[Fault]) -> str:
