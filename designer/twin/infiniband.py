@@ -37,7 +37,7 @@ from designer.limits import read_capped, read_text
 from designer.model.intent.design import FabricDesign
 from designer.model.performance.static_routes import StaticRoutingLoad, static_routing_load
 from designer.twin.faults import FabricIndex, Fault, FaultError, check_disjoint, parse_fault
-from designer.twin.processes import Processes, TwinError
+from designer.twin.processes import Processes, TwinCancelled, TwinError
 from designer.twin.tables import TableError, read_tables
 
 PACKAGES = "ibsim-utils opensm infiniband-diags"
@@ -219,9 +219,12 @@ def run_infiniband_twin(design: FabricDesign, catalog: Catalog | None = None, op
         try:
             run.wait_for(lambda: _socket_listening(f"{sock}:ctl") and "sim>" in run.read_log("ibsim.log"),
                          "the simulator did not come up", alive=sim)
+        except TwinCancelled:
+            raise
         except TwinError as exc:
             said = [ln for ln in run.read_log("ibsim.log").splitlines() if "ibpanic" in ln or "ERR" in ln]
-            raise TwinError(f"{exc}" + (f" ({said[-1].split(': ', 2)[-1][:160]})" if said else "")) from None
+            why = said[-1].split(": ", 2)[-1].removesuffix(": Success")[:160] if said else ""
+            raise TwinError(f"{exc}" + (f" (ibsim: {why})" if why else "")) from None
         if faults:
             say(f"applying {len(faults)} fault(s)")
             lines = [c for f in faults for c in f.commands]
