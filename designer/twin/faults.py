@@ -6,6 +6,8 @@ Written on the command line as `KIND:WHAT`:
   (`gpu-node-0004:2`, the server's NIC port 2, mlx5_1) is down (`Unlink "dev"[port]`);
 - `switch:NAME`: the switch is absent (`Unlink "dev"`, every link of it);
 - `server:NAME`: every NIC port of the server is unplugged;
+- `cable:A--B`: the first cable (by A's port) between switches A and B is down (what-if's
+  `A--B`);
 - `swap:DEVICE:PORT,DEVICE:PORT`: the cables at two switch ports are swapped (both unlinked,
   then each end re-linked to the other's peer);
 - `speed:...`: refused: ibsim gives every port its default width and speed (4x SDR) and its
@@ -18,7 +20,7 @@ from dataclasses import dataclass
 
 from designer.model.topology.asbuilt import AsBuilt, Link
 
-KINDS = ("link", "switch", "server", "swap")
+KINDS = ("link", "switch", "server", "swap", "cable")
 
 
 class FaultError(ValueError):
@@ -90,11 +92,24 @@ def parse_fault(text: str, index: FabricIndex) -> Fault:
         raise FaultError("the simulator cannot lower a link's width or speed (ibsim runs every port at 4x SDR); "
                          "use link: for a link down")
     if not sep or kind not in KINDS or not what:
-        raise FaultError(f"fault '{text}': use link:DEVICE:PORT, switch:NAME, server:NAME or swap:DEV:PORT,DEV:PORT")
+        raise FaultError(f"fault '{text}': use link:DEVICE:PORT, switch:NAME, server:NAME, cable:A--B or "
+                         "swap:DEV:PORT,DEV:PORT")
     if kind == "link":
         node, port = index.port_of(what)
         w = index.link(node, port, what)
         return Fault(kind, text, (f'Unlink "{node}"[{port}]',), ((w.a, w.pa), (w.b, w.pb)), (), (_ends(w),))
+    if kind == "cable":
+        a_name, dash, b_name = what.partition("--")
+        if not dash:
+            raise FaultError(f"fault '{text}': cable takes two switches, A--B")
+        a, b = index.device(a_name.strip()), index.device(b_name.strip())
+        cables = sorted((w for w in index.fabric.links if {w.a, w.b} == {a, b}),
+                        key=lambda w: w.pa if w.a == a else w.pb)
+        if not cables:
+            raise FaultError(f"no cable between '{a_name}' and '{b_name}' in the design")
+        w = cables[0]
+        port = w.pa if w.a == a else w.pb
+        return Fault(kind, text, (f'Unlink "{a}"[{port}]',), ((w.a, w.pa), (w.b, w.pb)), (), (_ends(w),))
     if kind == "switch":
         node = index.device(what)
         links = tuple(_ends(w) for w in index.fabric.links if node in (w.a, w.b))

@@ -42,9 +42,10 @@ from designer.twin.tables import TableError, read_tables
 
 PACKAGES = "ibsim-utils opensm infiniband-diags"
 INSTALL = f"apt-get install {PACKAGES}"
-# ibsim's fixed ceiling: a switch's linear forwarding table holds 30 * 1024 LIDs (MAXLINEARCAP
-# in ibsim/sim.h), so a fabric with more ports than that cannot be routed in the simulator.
-SIM_MAX_LIDS = 30 * 1024
+# One LID per switch and per CA port, from InfiniBand's unicast range 0x0001-0xBFFF: the
+# simulator's forwarding tables are sized to it with -L (ibsim's default, MAXLINEARCAP in
+# ibsim/sim.h, is 30,720; it accepts up to 49,152), so this is the largest fabric it holds.
+SIM_MAX_LIDS = 0xBFFF
 SIM_SPEED = "4xSDR"
 DUMP_LIMIT = 4 * 2**30
 
@@ -188,7 +189,7 @@ def run_infiniband_twin(design: FabricDesign, catalog: Catalog | None = None, op
     if lids > SIM_MAX_LIDS:
         per_server = max(1, cas // max(1, len({d.host for d in fabric.devices.values() if d.host})))
         raise TwinError(f"the fabric needs {lids:,} LIDs ({switches:,} switches, {cas:,} CAs); the simulator's "
-                        f"forwarding tables hold {SIM_MAX_LIDS:,} (ibsim MAXLINEARCAP), about "
+                        f"forwarding tables and InfiniBand's unicast LID range hold {SIM_MAX_LIDS:,}, about "
                         f"{(SIM_MAX_LIDS - switches) // per_server:,} servers of {per_server} NIC ports at this "
                         "switch count")
     index = FabricIndex(fabric)
@@ -213,7 +214,9 @@ def run_infiniband_twin(design: FabricDesign, catalog: Catalog | None = None, op
         sock = f"fabric-twin-{uuid.uuid4().hex[:12]}"
         env = {"IBSIM_SOCKNAME": sock, "SIM_HOST": attach}
         say("starting the simulator")
+        linear_cap = min(SIM_MAX_LIDS + 1, (lids // 64 + 2) * 64)     # whole 64-LID blocks
         sim = run.start(["ibsim", "-s", "-N", str(cas + switches + 16), "-S", str(switches + 16),
+                         "-L", str(max(linear_cap, 1024)),
                          "-P", str(sum(d.ports + 1 for d in fabric.devices.values()) + 64),
                          str(folder / "fabric.topo")], "ibsim.log", env, stdin=True)
         try:

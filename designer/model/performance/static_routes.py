@@ -154,60 +154,83 @@ def pattern_flows(t: RoutingTables, pattern: str) -> tuple[np.ndarray, np.ndarra
     return t.leaf_of[sources], np.asarray(dst, dtype=np.int64), np.ones(len(sources)), sources
 
 
-def _paths(t: RoutingTables, start: np.ndarray, dst: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(flow index, link id) of every hop between switches or down to the endpoint, and a
-    delivered flag per flow. A link id is switch * ports + port."""
+def _paths(t: RoutingTables, start: np.ndarray, dst: np.ndarray, pad: int) -> tuple[np.ndarray, np.ndarray]:
+    """The links of every flow, hop by hop between switches and down to the endpoint, as a
+    (flows x hops) matrix of link ids (switch * ports + port; `pad` past a flow's last hop),
+    and a delivered flag per flow."""
     n = len(dst)
-    cur = start.astype(np.int64).copy()
+    cur = start.astype(np.int32)
+    dst = dst.astype(np.int32)
     active = np.ones(n, dtype=bool)
     delivered = np.zeros(n, dtype=bool)
-    flows_out: list[np.ndarray] = []
-    links_out: list[np.ndarray] = []
-    idx = np.arange(n)
+    hops: list[np.ndarray] = []
+    idx = np.arange(n, dtype=np.int32)
     for _ in range(MAX_HOPS):
         if not active.any():
             break
         a = idx[active]
-        port = t.lft[cur[a], dst[a]].astype(np.int64)
-        ok = (port > 0) & (t.gbps[cur[a], port] > 0)
-        a, port = a[ok], port[ok]
-        lost = np.setdiff1d(idx[active], a, assume_unique=True)
-        active[lost] = False
-        flows_out.append(a)
-        links_out.append(cur[a] * t.ports + port)
-        nxt = t.peer_switch[cur[a], port]
-        arrived = t.peer_endpoint[cur[a], port] == dst[a]
+        here = cur[a]
+        port = t.lft[here, dst[a]].astype(np.int32)
+        ok = (port > 0) & (t.gbps[here, port] > 0)
+        active[a[~ok]] = False                  # no route out of this switch: the flow is lost
+        a, here, port = a[ok], here[ok], port[ok]
+        column = np.full(n, pad, dtype=np.int32)
+        column[a] = here * t.ports + port
+        hops.append(column)
+        nxt = t.peer_switch[here, port]
+        arrived = t.peer_endpoint[here, port] == dst[a]
         delivered[a[arrived]] = True
         active[a[arrived | (nxt < 0)]] = False
-        cur[a] = np.where(nxt >= 0, nxt, cur[a])
-    return (np.concatenate(flows_out) if flows_out else np.zeros(0, np.int64),
-            np.concatenate(links_out) if links_out else np.zeros(0, np.int64), delivered)
+        cur[a] = np.where(nxt >= 0, nxt, here)
+    matrix = np.stack(hops, axis=1) if hops else np.full((n, 0), pad, dtype=np.int32)
+    return matrix, delivered
+
+
+def _fill(paths: np.ndarray, capacity: np.ndarray, weight: np.ndarray) -> np.ndarray:
+    """Max-min fair rates of the rows of `paths` (link ids; the last id of `capacity` is padding,
+    never a bottleneck), each row standing for `weight` identical flows."""
+    n, width = paths.shape
+    pad = len(capacity) - 1
+    rate = np.zeros(n)
+    frozen = np.zeros(n, dtype=bool)
+    remaining = capacity.astype(np.float64).copy()
+    remaining[pad] = np.inf
+    # Each round fills at least one link, so there are at most as many rounds as links; in a
+    # fat tree a handful (one per distinct bottleneck share).
+    for _ in range(len(capacity) + 1):
+        live = np.flatnonzero(~frozen)
+        if not len(live):
+            break
+        rows = paths[live]
+        load = np.bincount(rows.ravel(), weights=np.repeat(weight[live], width), minlength=len(capacity))
+        load[pad] = 0.0
+        busy = load > 0
+        if not busy.any():
+            break
+        step = np.min(remaining[busy] / load[busy])
+        rate[live] += step
+        remaining -= step * load
+        full = busy & (remaining <= 1e-9 * np.maximum(capacity, 1.0))
+        frozen[live[full[rows].any(axis=1)]] = True
+    rate[~frozen] = np.inf
+    return rate
 
 
 def max_min_fair(flow: np.ndarray, link: np.ndarray, capacity: np.ndarray, weight: np.ndarray,
                  n_flows: int) -> np.ndarray:
-    """Max-min fair rates (per single flow) of weighted flows over links, by progressive filling.
+    """Max-min fair rates (per single flow) of weighted flows over links, by progressive filling:
+    every unfrozen flow grows at one pace until a link fills, whose flows then freeze.
 
     `flow`, `link`: the (flow, link) incidence; `capacity[link]`; `weight[flow]`: how many
     identical flows a row stands for. A flow crossing no link gets infinity."""
-    rate = np.zeros(n_flows)
-    frozen = np.zeros(n_flows, dtype=bool)
-    remaining = capacity.astype(np.float64).copy()
-    used = np.unique(link)
-    for _ in range(len(used) + 1):
-        live = ~frozen[flow]
-        if not live.any():
-            break
-        load = np.bincount(link[live], weights=weight[flow[live]], minlength=len(capacity))
-        busy = load > 0
-        step = np.min(remaining[busy] / load[busy])
-        rate[~frozen] += step
-        remaining -= step * load
-        full = busy & (remaining <= 1e-9 * np.maximum(capacity, 1.0))
-        hit = np.unique(flow[live & full[link]])
-        frozen[hit] = True
-    rate[~frozen] = np.inf
-    return rate
+    order = np.argsort(flow, kind="stable")
+    f, lk = flow[order], link[order]
+    counts = np.bincount(f, minlength=n_flows)
+    width = int(counts.max()) if len(f) else 0
+    starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
+    paths = np.full((n_flows, width), len(capacity), dtype=np.int64)
+    paths[f, np.arange(len(f)) - starts[f]] = lk
+    return _fill(paths, np.concatenate([capacity.astype(np.float64), [np.inf]]), weight)
 
 
 def _tier_name(t: RoutingTables, link: np.ndarray) -> np.ndarray:
@@ -224,7 +247,6 @@ TIER_NAMES = {2: "leaf down to NICs", 3: "leaf up", 4: "spine down", 5: "spine u
 def pattern_load(t: RoutingTables, pattern: str) -> tuple[PatternLoad, list[TierRoutes]]:
     start, dst, weight, counted = pattern_flows(t, pattern)
     n = len(dst)
-    flow, link, delivered = _paths(t, start, dst)
     per_flow = float(t.nic_gbps)
     # Host links: each source NIC's link to its leaf. Ring and tree: one link per source
     # endpoint; all-to-all rows are per source leaf, so the leaf's NICs share one link id of
@@ -236,9 +258,10 @@ def pattern_load(t: RoutingTables, pattern: str) -> tuple[PatternLoad, list[Tier
     else:
         host = links_n + counted
         host_cap = np.full(t.endpoints, per_flow)
-    all_flow = np.concatenate([np.arange(n), flow])
-    all_link = np.concatenate([host, link])
-    capacity = np.concatenate([t.gbps.ravel().astype(np.float64), host_cap])
+    capacity = np.concatenate([t.gbps.ravel().astype(np.float64), host_cap, [0.0]])   # last: padding
+    pad = len(capacity) - 1
+    hops, delivered = _paths(t, start, dst, pad)
+    paths = np.concatenate([host.astype(np.int32)[:, None], hops], axis=1)
     # Offered: every stream at one rate, the busiest NIC (sending or receiving) at its line rate:
     # a ring's NIC sends one stream, a binary tree's inner node three (parent and two children).
     if pattern == "all-to-all":
@@ -246,7 +269,9 @@ def pattern_load(t: RoutingTables, pattern: str) -> tuple[PatternLoad, list[Tier
     else:
         busiest = max(int(np.bincount(counted).max()), int(np.bincount(dst).max())) if n else 1
         offered = np.full(n, per_flow / busiest)
-    offered_load = np.bincount(all_link, weights=(offered * weight)[all_flow], minlength=len(capacity))
+    width = paths.shape[1]
+    offered_load = np.bincount(paths.ravel(), weights=np.repeat(offered * weight, width), minlength=len(capacity))
+    offered_load[pad] = 0.0
     with np.errstate(divide="ignore", invalid="ignore"):
         ratio = np.where(capacity > 0, offered_load / capacity, 0.0)
     switch_ratio = ratio[:links_n]
@@ -259,7 +284,7 @@ def pattern_load(t: RoutingTables, pattern: str) -> tuple[PatternLoad, list[Tier
         in_tier = used & (tiers == key)
         cap = float(t.gbps.ravel()[in_tier].sum())
         model_worst = max(model_worst, float(offered_load[:links_n][in_tier].sum()) / cap if cap else 0.0)
-    rates = max_min_fair(all_flow, all_link, capacity, weight, n)
+    rates = _fill(paths, capacity, weight)
     rates[~delivered] = 0.0
     share = np.minimum(rates / offered, 1.0)
     w = weight / weight.sum() if n else weight
@@ -272,7 +297,7 @@ def pattern_load(t: RoutingTables, pattern: str) -> tuple[PatternLoad, list[Tier
         busiest_link=TIER_NAMES.get(int(tiers[worst]), "?") if links_n else "")
     routes: list[TierRoutes] = []
     if pattern == "all-to-all":
-        counts = np.bincount(link, weights=weight[flow], minlength=links_n)
+        counts = np.bincount(hops.ravel(), weights=np.repeat(weight, hops.shape[1]), minlength=len(capacity))[:links_n]
         for key in sorted(np.unique(tiers[used]).tolist()):
             in_tier = used & (tiers == key)
             c = counts[in_tier]
