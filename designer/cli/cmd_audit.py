@@ -59,6 +59,8 @@ def summary(report: AuditReport, detail: bool = False) -> str:
     out = inferred_lines(report)
     out += [f"note: {p}" for p in report.inferred.get("problems", [])]
     out += ["", "Summary"] + [f"  {line}" for line in summary_lines(report)]
+    if report.summary.get("link_speeds"):
+        out.append(f"  Link speeds: {report.summary['link_speeds']}")
     impact = impact_lines(report.impact) if report.impact else []
     if impact:
         out += ["", "Impact (designed -> as built)"] + [f"  {line}" for line in impact]

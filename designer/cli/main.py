@@ -31,6 +31,7 @@ COMMANDS: list[tuple[str, str, str]] = [
     ("whatif", "designer.cli.cmd_whatif", "what a failure does to the fabric"),
     ("grow", "designer.cli.cmd_grow", "plan a phased build-out to a target size"),
     ("catalog", "designer.cli.cmd_catalog", "list the hardware catalog's ids: servers, switches, technologies, media"),
+    ("twin", "designer.cli.cmd_twin", "bring the design up on the real InfiniBand or routing stack"),
 ]
 
 

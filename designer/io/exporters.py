@@ -113,6 +113,10 @@ register(ExportFormat("ibnetdiscover", "ibnetdiscover text", ".txt",
                       family="infiniband",
                       chunks=_ibnetdiscover("ibnetdiscover_chunks"),
                       purpose="the fabric as ibnetdiscover would print it: diff it against a capture, or audit it"))
+register(ExportFormat("opensm", "OpenSM subnet manager files (folder)", "", _writer("opensm", "opensm_files"),
+                      family="infiniband",
+                      purpose="OpenSM's root, compute-node and I/O GUID files, node-name map and opensm.conf "
+                              "lines that let ftree route the fabric"))
 register(ExportFormat("ndt", "UFM cabling topology (NDT CSV)", ".csv", _writer("ndt", "ndt_csv"), family="infiniband",
                       chunks=_writer("ndt", "ndt_chunks"),
                       purpose="UFM's NDT plugin checks the installed cabling against it"))

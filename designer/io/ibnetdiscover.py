@@ -56,6 +56,10 @@ _QUOTED = re.compile(r'"([^"]*)"')
 _ATTR = re.compile(r"^(vendid|devid|sysimgguid|switchguid|caguid|routerguid)=", re.IGNORECASE)
 
 
+# The first line of a capture the InfiniBand twin writes (designer/twin/infiniband.py).
+SIMULATED_MARK = "# Link speeds simulated:"
+
+
 def looks_like_ibnetdiscover(text: str) -> bool:
     return bool(re.search(r'^(Switch|Ca)\s+\d+\s+"[SH]-[0-9a-fA-F]+"', text, re.MULTILINE))
 
@@ -65,6 +69,7 @@ def parse_ibnetdiscover(text: str, source: str = "<text>") -> AsBuilt:
     if "\x00" in text:
         raise CaptureError(f"{source}: binary data, not an ibnetdiscover dump")
     fabric = AsBuilt("ibnetdiscover")
+    fabric.speeds_simulated = SIMULATED_MARK in text[:4096]
     seen: dict[tuple[str, int, str, int], int] = {}   # (end, port, end, port), ends in order -> link index
     current: str | None = None
     devid = 0

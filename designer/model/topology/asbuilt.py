@@ -61,6 +61,9 @@ class AsBuilt:
     devices: dict[str, Device] = field(default_factory=dict)
     links: list[Link] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)   # stray lines and other things skipped
+    # The capture is of a simulator (the InfiniBand twin's): its link speeds are the simulator's,
+    # not the hardware's, so an audit compares links and leaves speeds alone.
+    speeds_simulated: bool = False
 
     @property
     def family(self) -> str:

@@ -1,0 +1,12 @@
+"""The design on real network software: simulators, subnet managers and discovery tools run on it.
+
+`infiniband` brings an InfiniBand design up on ibsim (the fabric simulator), routes it with
+OpenSM through the `opensm` export's files, reads the forwarding tables OpenSM programmed and
+captures the fabric with the real ibnetdiscover, with faults typed into the simulator's
+console (`faults`). `tables` reads OpenSM's dumped tables into the model's data, on which
+`designer.model.performance.static_routes` loads the traffic patterns. `processes` holds every
+program a run starts in its own process group and stops them all, whatever ends the run.
+
+May import: designer.model, designer.catalog, designer.io, designer.limits; never designer.ui
+or designer.cli (import-linter contract). The model never imports this package.
+"""

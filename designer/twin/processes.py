@@ -1,0 +1,143 @@
+"""The lifetime of the programs a twin starts: each in its own process group, all stopped on leaving.
+
+`Processes` is a context manager. Every program started through it runs in a new session (its
+own process group), so stopping it stops whatever it started too; on leaving the block, by
+success, an exception, Ctrl-C (KeyboardInterrupt) or a timeout, each group still alive gets
+SIGTERM, then SIGKILL after a grace period, and is reaped. The private folder it made for the
+run (sockets' names, logs, dumps, the exported files) is removed with it.
+
+`wait` polls instead of blocking, so a cancel flag set by another thread (the window's Cancel)
+or a deadline ends the wait within a tenth of a second.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import signal
+import subprocess
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from types import TracebackType
+from typing import IO
+
+
+class TwinError(Exception):
+    """The stack could not do what was asked; the message is one line for the user."""
+
+
+class TwinCancelled(TwinError):
+    """The user cancelled the run."""
+
+
+POLL_SECONDS = 0.1
+GRACE_SECONDS = 2.0
+
+
+class Processes:
+    """Programs started for one run, and the run's private folder; all gone after the block."""
+
+    def __init__(self, deadline: float | None = None, cancel: threading.Event | None = None,
+                 prefix: str = "fabric-twin-") -> None:
+        self.deadline = deadline                  # time.monotonic() value, or None
+        self.cancel = cancel
+        self.folder = Path(tempfile.mkdtemp(prefix=prefix))
+        self._started: list[subprocess.Popen[bytes]] = []
+        self._logs: list[IO[bytes]] = []
+
+    def __enter__(self) -> Processes:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.stop_all()
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+    # --- starting and stopping ------------------------------------------------------------------
+
+    def start(self, argv: Sequence[str], log: str, env: Mapping[str, str] | None = None,
+              cwd: Path | None = None, stdin: bool = False) -> subprocess.Popen[bytes]:
+        """Start `argv` in its own session, its output to `log` in the run's folder."""
+        out = open(self.folder / log, "wb")  # noqa: SIM115 - closed in stop_all
+        self._logs.append(out)
+        full_env = dict(os.environ)
+        full_env.update(env or {})
+        try:
+            proc = subprocess.Popen(list(argv), stdout=out, stderr=subprocess.STDOUT,
+                                    stdin=subprocess.PIPE if stdin else subprocess.DEVNULL,
+                                    env=full_env, cwd=str(cwd or self.folder), start_new_session=True)
+        except OSError as exc:
+            raise TwinError(f"cannot start {argv[0]}: {exc.strerror or exc}") from None
+        self._started.append(proc)
+        return proc
+
+    def stop(self, proc: subprocess.Popen[bytes]) -> None:
+        """Stop one program's process group: SIGTERM, then SIGKILL after the grace period."""
+        if proc.poll() is None:
+            _signal_group(proc, signal.SIGTERM)
+            try:
+                proc.wait(GRACE_SECONDS)
+            except subprocess.TimeoutExpired:
+                _signal_group(proc, signal.SIGKILL)
+                proc.wait()
+        else:
+            # The leader exited; anything it left in its group goes too.
+            _signal_group(proc, signal.SIGKILL)
+        if proc.stdin:
+            with contextlib.suppress(OSError):
+                proc.stdin.close()
+
+    def stop_all(self) -> None:
+        for proc in reversed(self._started):
+            self.stop(proc)
+        self._started.clear()
+        for out in self._logs:
+            out.close()
+        self._logs.clear()
+
+    @property
+    def pids(self) -> list[int]:
+        return [p.pid for p in self._started if p.poll() is None]
+
+    # --- waiting ---------------------------------------------------------------------------------
+
+    def check(self) -> None:
+        """Raise if the run was cancelled or its time is up."""
+        if self.cancel is not None and self.cancel.is_set():
+            raise TwinCancelled("cancelled")
+        if self.deadline is not None and time.monotonic() > self.deadline:
+            raise TwinError("timed out")
+
+    def wait_for(self, ready: Callable[[], bool], what: str,
+                 alive: subprocess.Popen[bytes] | None = None) -> None:
+        """Poll `ready` until true; raise if `alive` exits first, or on cancel or timeout."""
+        while not ready():
+            if alive is not None and alive.poll() is not None:
+                raise TwinError(f"{what}: the program exited (code {alive.returncode})")
+            try:
+                self.check()
+            except TwinCancelled:
+                raise
+            except TwinError:
+                raise TwinError(f"{what}: timed out") from None
+            time.sleep(POLL_SECONDS)
+
+    def wait_exit(self, proc: subprocess.Popen[bytes], what: str) -> int:
+        """The program's exit code, waiting for it with cancel and timeout."""
+        self.wait_for(lambda: proc.poll() is not None, what)
+        return int(proc.returncode)
+
+    def read_log(self, log: str) -> str:
+        try:
+            return (self.folder / log).read_text(errors="replace")
+        except OSError:
+            return ""
+
+
+def _signal_group(proc: subprocess.Popen[bytes], sig: int) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(proc.pid, sig)
