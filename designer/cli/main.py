@@ -30,6 +30,7 @@ COMMANDS: list[tuple[str, str, str]] = [
     ("audit", "designer.cli.cmd_audit", "audit a fabric capture against a design"),
     ("whatif", "designer.cli.cmd_whatif", "what a failure does to the fabric"),
     ("grow", "designer.cli.cmd_grow", "plan a phased build-out to a target size"),
+    ("twin", "designer.cli.cmd_twin", "bring the design up on the real InfiniBand or routing stack"),
 ]
 
 
