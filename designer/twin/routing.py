@@ -23,6 +23,7 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -61,6 +62,10 @@ Progress = Callable[[str], None]
 
 class TwinError(ValueError):
     """The design cannot be brought up (wrong family, a fault naming nothing): one line."""
+
+
+class TwinCancelled(Exception):
+    """The run was stopped (the window's Stop): everything it made has been removed."""
 
 
 @dataclass
@@ -183,6 +188,11 @@ class RoutingTwin:
         self.progress = progress or (lambda _msg: None)
         self.down_links: set[frozenset[tuple[str, int]]] = set()
         self.down_switches: set[str] = set()
+        self.cancel = threading.Event()     # set from another thread: the run stops and cleans up
+
+    def _check(self) -> None:
+        if self.cancel.is_set():
+            raise TwinCancelled("stopped")
 
     # --- the run ---------------------------------------------------------------------------------
 
@@ -207,13 +217,16 @@ class RoutingTwin:
         fab = self.fabric
         self.progress(f"making {len(fab.plan)} namespaces and {len(fab.links)} veth pairs")
         for name in fab.plan:
+            self._check()
             self.ns.add(name)
             self.ns.sysctl(self.ns.name(name), {"net.ipv4.conf.all.rp_filter": "0",
                                                 "net.ipv4.conf.default.rp_filter": "0"})
         for a, b in fab.links:
+            self._check()
             self.ns.veth(a[0], swp(a[1]), b[0], swp(b[1]))
         self.progress(f"starting zebra and bgpd on {len(fab.plan)} switches")
         for name, sw in fab.plan.items():
+            self._check()
             self.fleet.start(name, self.ns.name(name), frr_conf(sw, fab.title))
         start = time.monotonic()
         for name in fab.plan:
@@ -298,6 +311,7 @@ class RoutingTwin:
         changed_at = start
         converged = False
         while True:
+            self._check()
             snap = self.snapshot()
             now = time.monotonic()
             sig = snap.signature()
@@ -374,4 +388,4 @@ def run_twin(design: FabricDesign, catalog: Catalog | None = None, **options: An
     return twin.run()
 
 
-__all__ = ["RoutingTwin", "TwinError", "TwinReport", "TwinUnavailable", "check_machine", "run_twin"]
+__all__ = ["RoutingTwin", "TwinCancelled", "TwinError", "TwinReport", "TwinUnavailable", "check_machine", "run_twin"]

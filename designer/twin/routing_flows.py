@@ -53,6 +53,7 @@ class FlowPlan:
     per_nic: int
     load: float             # mean uplink load over capacity, balanced (the design's full load)
     flows: tuple[Flow, ...]
+    fabric_leaves: int = 0  # leaves of the largest fabric (plane) the flows cross
 
 
 def plan_flows(leaves_by_fabric: Sequence[Sequence[str]], nics_per_leaf: int, design_uplinks: int, mode: str,
@@ -69,7 +70,8 @@ def plan_flows(leaves_by_fabric: Sequence[Sequence[str]], nics_per_leaf: int, de
             sports = rng.integers(*SPORT_RANGE, size=n)
             flows += [Flow(src, leaves[int(d)], int(s)) for d, s in zip(dst, sports, strict=True)]
     load = nics_per_leaf / design_uplinks if design_uplinks else 1.0
-    return FlowPlan(mode, design_mode, nics_per_leaf, per_nic, load, tuple(flows))
+    return FlowPlan(mode, design_mode, nics_per_leaf, per_nic, load, tuple(flows),
+                    max((len(lv) for lv in leaves_by_fabric), default=0))
 
 
 def route_get(flow: Flow, loopbacks: dict[str, str], iif: str = "") -> str:
@@ -157,7 +159,8 @@ def kernel_placement(plan: FlowPlan, loopbacks: dict[str, str], peer_of: dict[tu
     per_leaf = plan.nics_per_leaf * plan.per_nic
     balanced = per_leaf / paths if paths else 0.0
     shares = flow_shares(on_path, plan.load, balanced) if len(on_path) and paths else np.zeros(1)
-    model = place(plan.mode, leaves, max(paths, 1), plan.nics_per_leaf, plan.load, plan.per_nic)
+    model = place(plan.mode, plan.fabric_leaves or leaves, max(paths, 1), plan.nics_per_leaf, plan.load,
+                  plan.per_nic)
     return KernelPlacement(len(plan.flows), leaves, paths, max(up_count.values(), default=0),
                            max([*up_count.values(), *down_count.values()], default=0), balanced,
                            float(shares.mean()), float(shares.min()), len(plan.flows) - len(routed), model, plan)
