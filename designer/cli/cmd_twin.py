@@ -2,7 +2,8 @@
 
 An InfiniBand design runs on ibsim, is routed by OpenSM with the `opensm` export's files and
 can be captured by the real ibnetdiscover with faults applied (designer/twin/infiniband.py).
-An Ethernet design goes to the routing-stack twin (`cmd_twin_routing`), where it exists.
+An Ethernet design goes to the routing-stack twin (`cmd_twin_routing`: FRR's zebra and bgpd in a
+network namespace per switch).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import sys
 from pathlib import Path
 from types import FrameType
 
+from designer.cli import cmd_twin_routing
 from designer.cli.common import CommandError, SubParsers, print_json
 from designer.io.project import load_design
 
@@ -23,7 +25,9 @@ def add_parser(sub: SubParsers) -> None:
                                    "files of `export --format opensm`), read the forwarding tables it "
                                    "programmed and load NCCL's ring and tree and all-to-all on them, each "
                                    "beside the model's figure. Needs the Debian packages ibsim-utils, opensm "
-                                   "and infiniband-diags.")
+                                   "and infiniband-diags. An Ethernet design runs on FRR (zebra, bgpd) in a "
+                                   "Linux network namespace per switch, with the configuration the frr export "
+                                   "writes; that needs root and the Debian packages frr and iproute2.")
     p.add_argument("file", help="project file")
     p.add_argument("--engine", "--routing-engine", dest="engine", default="ftree",
                    help="OpenSM routing engine (ftree, updn, dnup, minhop, dfsssp, sssp, lash, dor, nue); "
@@ -35,20 +39,13 @@ def add_parser(sub: SubParsers) -> None:
     p.add_argument("--timeout", type=float, default=300.0, metavar="SECONDS",
                    help="stop everything after this long (default 300)")
     p.add_argument("--json", action="store_true", help="machine-readable output (stable keys)")
-    try:
-        from designer.cli import cmd_twin_routing  # type: ignore[attr-defined, unused-ignore]
-        cmd_twin_routing.add_routing_arguments(p)
-    except ImportError:
-        pass
+    cmd_twin_routing.add_routing_arguments(p)
     p.set_defaults(run=run)
 
 
 def _routing_twin(args: argparse.Namespace) -> int:
-    try:
-        from designer.cli import cmd_twin_routing  # type: ignore[attr-defined, unused-ignore]
-    except ImportError:
-        raise CommandError("the routing-stack twin is not available") from None
-    return int(cmd_twin_routing.run_routing_twin(args))
+    args.fault = [f for group in args.fault for f in group]   # --fault may be given more than once
+    return cmd_twin_routing.run_routing_twin(args)
 
 
 def run(args: argparse.Namespace) -> int:

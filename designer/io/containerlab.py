@@ -14,10 +14,11 @@ configuration, and `topology.links` with `endpoints: ["a:eth1", "b:eth1"]`.
   is refused. Another image named with --clab-image keeps every link; its port map must hold
   them. NVIDIA Cumulus VX (`nvidia_cumulusvx`): design port N is swpN, as the kind's
   documentation asks and as Cumulus names a switch's ports.
-- Every switch gets a loopback (10.255.0.0/16, in node order), a private 4-byte ASN of its own
-  (4200000000 + its number), a /31 on each switch-to-switch link (from 10.0.0.0, lower switch
-  on the even address) and BGP unnumbered to every fabric neighbour, redistributing connected
-  routes with multipath over differing AS paths. SONiC takes it as `exec` commands (the `config`
+- Every switch gets the routing of `designer.io.frr` (the one source of it): a loopback
+  (10.255.0.0/16, in node order), a private 4-byte ASN of its own (4200000000 + its number), a
+  /31 on each switch-to-switch link (from 10.0.0.0, lower switch on the even address) and BGP
+  unnumbered to every fabric neighbour, redistributing connected routes with multipath over
+  differing AS paths. SONiC takes it as `exec` commands (the `config`
   CLI, then FRR's vtysh) once its configuration database is up; Cumulus as NVUE commands
   (Cumulus Linux 5.x up to 5.14, where switches read `enable on`) in an embedded startup-config.
 - `mgmt` names the lab's management network and a subnet that holds every node.
@@ -30,13 +31,13 @@ configuration, and `topology.links` with `endpoints: ["a:eth1", "b:eth1"]`.
 
 from __future__ import annotations
 
-import ipaddress
 import re
 from collections import defaultdict
 from dataclasses import dataclass
 
 from designer import __version__
 from designer.io.export_source import ExportError, ExportSource, safe_id
+from designer.io.frr import RoutedSwitch, bgp_commands, routing_plan
 from designer.io.markup import one_line, yaml_str
 from designer.io.network_clab import Endpoint, network_lab
 
@@ -64,9 +65,6 @@ PROFILES = {
 }
 LINUX_KIND = "linux"
 LINUX_IMAGE = "alpine:latest"
-LOOPBACKS = ipaddress.IPv4Network("10.255.0.0/16")
-P2P = ipaddress.IPv4Network("10.0.0.0/8")
-ASN_BASE = 4_200_000_000           # RFC 6996 private 4-byte ASNs run 4200000000-4294967294
 
 
 def lab_name(text: str) -> str:
@@ -163,55 +161,36 @@ def _collect(src: ExportSource, profile: Profile, custom_image: bool) -> tuple[_
     return lab, networks.comments
 
 
-def _addresses(lab: _Lab) -> tuple[dict[str, str], dict[str, int], dict[str, list[tuple[int, str, str]]]]:
-    """Each switch's loopback and ASN, and its fabric ports as (design port, address/31, peer)."""
-    if len(lab.switches) > LOOPBACKS.num_addresses - 2:
-        raise ExportError(f"the lab has {len(lab.switches):,} switches; its loopbacks ({LOOPBACKS}) hold "
-                          f"{LOOPBACKS.num_addresses - 2:,}")
-    loopback = {name: str(LOOPBACKS.network_address + k) for k, (name, _) in enumerate(lab.switches, start=1)}
-    asn = {name: ASN_BASE + k for k, (name, _) in enumerate(lab.switches, start=1)}
-    ports: dict[str, list[tuple[int, str, str]]] = defaultdict(list)
-    base = P2P.network_address
-    j = 0
-    for a, b in lab.links:
-        if not (a[2] and b[2]):
-            continue
-        low = base + 2 * j
-        if low >= LOOPBACKS.network_address:
-            raise ExportError("the lab has more switch-to-switch links than 10.0.0.0/8 holds as /31s")
-        ports[a[0]].append((a[1], f"{low}/31", b[0]))
-        ports[b[0]].append((b[1], f"{low + 1}/31", a[0]))
-        j += 1
-    return loopback, asn, ports
+def _addresses(lab: _Lab) -> dict[str, RoutedSwitch]:
+    """Each switch's loopback, ASN and fabric ports, from the one routing plan (designer.io.frr)."""
+    links = [((a[0], a[1]), (b[0], b[1])) for a, b in lab.links if a[2] and b[2]]
+    return routing_plan([name for name, _ in lab.switches], links)
 
 
-def _sonic_exec(lab: _Lab, name: str, loopback: str, asn: int, ports: list[tuple[int, str, str]]) -> list[str]:
+def _sonic_exec(lab: _Lab, sw: RoutedSwitch) -> list[str]:
     """The SONiC config CLI and FRR commands that make the switch routed, as one exec."""
     wait = ("for i in $(seq 150); do [ -n \"$(sonic-db-cli CONFIG_DB KEYS 'PORT|*' 2>/dev/null)\" ] && break; "
             "sleep 2; done")
-    steps = [wait, "config loopback add Loopback0", f"config interface ip add Loopback0 {loopback}/32"]
-    vtysh = ["configure terminal", f"router bgp {asn}", f"bgp router-id {loopback}",
-             "bgp bestpath as-path multipath-relax", "no bgp ebgp-requires-policy", "neighbor fabric peer-group",
-             "neighbor fabric remote-as external"]
-    for port, address, _ in sorted(ports):
-        iface = lab.os_port(name, port)
-        steps += [f"config interface ip add {iface} {address}",
+    steps = [wait, "config loopback add Loopback0", f"config interface ip add Loopback0 {sw.loopback}/32"]
+    for p in sw.ports:
+        iface = lab.os_port(sw.name, p.port)
+        steps += [f"config interface ip add {iface} {p.address}",
                   f"config interface ipv6 enable use-link-local-only {iface}", f"config interface startup {iface}"]
-        vtysh.append(f"neighbor {iface} interface peer-group fabric")
-    vtysh += ["address-family ipv4 unicast", "redistribute connected", "exit-address-family"]
+    vtysh = ["configure terminal", *bgp_commands(sw, lambda port: lab.os_port(sw.name, port))]
     steps.append("vtysh " + " ".join(f"-c '{c}'" for c in vtysh))
     return ['bash -c "' + "; ".join(s.replace('"', '\\"') for s in steps) + '"']
 
 
-def _nvue(lab: _Lab, name: str, loopback: str, asn: int, ports: list[tuple[int, str, str]]) -> list[str]:
-    """NVUE commands (Cumulus Linux 5.x) for a routed switch with BGP unnumbered."""
-    out = [f"nv set system hostname {name}", f"nv set interface lo ip address {loopback}/32",
-           f"nv set router bgp autonomous-system {asn}", f"nv set router bgp router-id {loopback}",
+def _nvue(lab: _Lab, sw: RoutedSwitch) -> list[str]:
+    """NVUE commands (Cumulus Linux 5.x) for a routed switch with BGP unnumbered: the routing
+    plan of designer.io.frr in NVUE's words (NVUE writes FRR's configuration from them)."""
+    out = [f"nv set system hostname {sw.name}", f"nv set interface lo ip address {sw.loopback}/32",
+           f"nv set router bgp autonomous-system {sw.asn}", f"nv set router bgp router-id {sw.loopback}",
            "nv set vrf default router bgp path-selection multipath aspath-ignore on",
            "nv set vrf default router bgp address-family ipv4-unicast redistribute connected enable on"]
-    for port, address, _ in sorted(ports):
-        iface = lab.os_port(name, port)
-        out += [f"nv set interface {iface} ip address {address}",
+    for p in sw.ports:
+        iface = lab.os_port(sw.name, p.port)
+        out += [f"nv set interface {iface} ip address {p.address}",
                 f"nv set vrf default router bgp neighbor {iface} remote-as external"]
     out.append("nv config apply -y")
     return out
@@ -230,7 +209,7 @@ def containerlab_yaml(src: ExportSource) -> str:
     kind, image = opts.clab_kind or profile.kind, opts.clab_image or profile.image
     server_image = opts.clab_server_image or LINUX_IMAGE
     lab, network_comments = _collect(src, profile, bool(opts.clab_image))
-    loopback, asn, fabric_ports = _addresses(lab)
+    routed = _addresses(lab)
     name = lab_name(src.name)
     servers = src.servers if opts.clab_servers else []
     image_line = (f"# Switch image: {one_line(image, 120)} (named with --clab-image; its port map must hold the "
@@ -262,13 +241,12 @@ def containerlab_yaml(src: ExportSource) -> str:
         lines.append(f"      image: {yaml_str(image)}"
                      + ("  # PLACEHOLDER: see the note at the top" if image == PROFILES["cumulus"].image else ""))
         lines.append("      labels: {" + ", ".join(f"{k}: {yaml_str(v)}" for k, v in labels.items()) + "}")
-        ports = fabric_ports.get(sw, [])
         if kind == "sonic-vs":
             lines.append("      exec:")
-            lines += [f"        - {yaml_str(cmd)}" for cmd in _sonic_exec(lab, sw, loopback[sw], asn[sw], ports)]
+            lines += [f"        - {yaml_str(cmd)}" for cmd in _sonic_exec(lab, routed[sw])]
         elif kind == "nvidia_cumulusvx":
             lines.append("      startup-config: |")
-            lines += [f"        {cmd}" for cmd in _nvue(lab, sw, loopback[sw], asn[sw], ports)]
+            lines += [f"        {cmd}" for cmd in _nvue(lab, routed[sw])]
     for server in servers:
         lines.append(f"    {yaml_str(src.host(server))}:")
         lines.append(f"      kind: {LINUX_KIND}")

@@ -100,6 +100,11 @@ register(ExportFormat("netbox", "NetBox import (CSV folder)", "", _writer("netbo
                       purpose="bulk import of sites, racks, devices, interfaces and cables into NetBox"))
 register(ExportFormat("clab", "containerlab topology", ".clab.yml", _writer("containerlab", "containerlab_yaml"),
                       family="ethernet", purpose="emulate an Ethernet fabric with containerlab"))
+register(ExportFormat("frr", "FRR configuration per switch (folder)", "", _writer("frr", "frr_files"),
+                      family="ethernet",
+                      purpose="each switch's frr.conf (zebra, BGP unnumbered) and the interface plan"))
+register(ExportFormat("air-dot", "NVIDIA Air topology (DOT)", ".dot", _writer("air_dot", "air_dot"),
+                      family="ethernet", purpose="build the fabric as a digital twin in NVIDIA Air"))
 register(ExportFormat("graphml", "GraphML device graph", ".graphml", _writer("graphml", "graphml"),
                       purpose="analysis in networkx, Gephi or yEd", chunks=_writer("graphml", "graphml_chunks")))
 register(ExportFormat("dot", "Graphviz DOT device graph", ".dot", _writer("dot", "dot"),
@@ -192,6 +197,8 @@ def _write_export(fmt: ExportFormat, src: ExportSource, path: str | os.PathLike[
     out.mkdir(exist_ok=True)
     written = []
     for name, text in rendered.items():
+        # A name may hold one folder of its own (frr: `<switch>/frr.conf`).
+        (out / name).parent.mkdir(exist_ok=True)
         write_atomic(out / name, text, encoding=fmt.encoding)
         written.append(out / name)
     return written

@@ -130,15 +130,23 @@ def _place(mode: str, leaves: int, uplinks: int, nics: int, load: float, per_nic
         return Placement(mode, leaves, uplinks, flows, per_nic, load, 1.0, 1.0, 1.0, flows / uplinks, 0)
     seeds = max(4, min(consts.seeds, budget // (leaves * flows)))
     on_path, busiest = _draws(leaves, uplinks, flows, seeds, seed)
-    mean = flows / uplinks
-    # A flow's rate against capacity: its link's fair share, or its own demand if the link keeps up.
-    per_flow_load = load / mean
-    balanced = min(1.0, 1.0 / load) if load > 0 else 1.0
-    share = np.minimum(1.0, 1.0 / (per_flow_load * on_path)) / balanced
+    share = flow_shares(on_path, load, flows / uplinks)
     throughput = share.mean(axis=1)
     return Placement(mode, leaves, uplinks, flows, per_nic, load, float(throughput.mean()),
                      float(np.percentile(throughput, 10)), float(share.min(axis=1).mean()),
                      busiest, seeds)
+
+
+def flow_shares(on_path: np.ndarray, load: float, flows_per_link: float) -> np.ndarray:
+    """Each flow's throughput over the perfectly balanced figure, from the flows on the busier
+    link of its path (`on_path`); `load` is the mean link load over capacity when balanced and
+    `flows_per_link` the flows a link carries when balanced. Shared with the routing twin, which
+    counts the flows the kernel's hash put on each link."""
+    # A flow's rate against capacity: its link's fair share, or its own demand if the link keeps up.
+    per_flow_load = load / flows_per_link
+    balanced = min(1.0, 1.0 / load) if load > 0 else 1.0
+    result: np.ndarray = np.minimum(1.0, 1.0 / (per_flow_load * on_path)) / balanced
+    return result
 
 
 # The draws do not depend on the load, nor on which hashed mode asked: a collective's several

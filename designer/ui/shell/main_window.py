@@ -40,6 +40,7 @@ from designer.ui.shell.export_actions import ExportActions
 from designer.ui.shell.file_guard import FileGuard
 from designer.ui.shell.files import FileController
 from designer.ui.shell.network_selector import install_network_canvas
+from designer.ui.shell.twin_actions import RoutingTwinActions
 from designer.ui.shell.whatif_actions import FailMode, install_interruptions, install_phases
 from designer.ui.theme import Theme
 from designer.ui.wheel_guard import install_wheel_guard
@@ -255,6 +256,7 @@ class MainWindow(DesignerWindow):
         tools = bar.addMenu("&Tools")
         self.audit = audit_actions.install(self, file_menu, tools)
         self.explore = ExploreActions(self, tools)
+        self.routing_twin = RoutingTwinActions(self, tools)
         file_menu.addSeparator()
         file_menu.addAction(a["quit"])
         self.fail_mode = FailMode.install(self, bar)
@@ -447,6 +449,7 @@ class MainWindow(DesignerWindow):
         self.compute.shutdown()
         self.compare_launcher.shutdown()
         self.explore.shutdown()
+        self.routing_twin.shutdown()
         self.exports.cancel()
         self.autosave.stop()
         self.file_guard.release()

@@ -1,0 +1,165 @@
+"""FRR's zebra and bgpd, one pair per switch namespace, started and stopped by one owner.
+
+Each daemon runs in the foreground as a child of this process (never daemonised, so it is
+reaped), in its own process group, with its pid file, zebra socket, vty sockets and log in the
+switch's folder of the run's temporary directory: nothing under /etc/frr or /var/run/frr is
+read or written, and a system FRR keeps running untouched. The daemons start empty and take
+the switch's `frr.conf` (designer.io.frr, the text the `frr` export writes) through `vtysh -f`,
+as FRR's own service does at boot, so the configuration is the export's text, not a copy.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import signal
+import subprocess
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from designer.twin.namespaces import CommandFailed, TwinUnavailable, run
+
+FRR_DIR = Path("/usr/lib/frr")
+DAEMONS = ("zebra", "bgpd")
+FRR_USER = "frr"            # the Debian package's user; its group frrvty may open the vty sockets
+STOP_GRACE = 3.0
+
+
+def require_frr() -> tuple[Path, str]:
+    """FRR's daemon folder and vtysh, or TwinUnavailable naming the package to install."""
+    missing = [d for d in DAEMONS if not (FRR_DIR / d).is_file()]
+    vtysh = shutil.which("vtysh")
+    if missing or vtysh is None:
+        raise TwinUnavailable(f"the routing twin needs FRR ({', '.join(missing) or 'vtysh'} missing): install the "
+                              "Debian package frr")
+    return FRR_DIR, vtysh
+
+
+@dataclass
+class SwitchDaemons:
+    """One switch's zebra and bgpd."""
+
+    switch: str
+    namespace: str
+    folder: Path
+    processes: dict[str, subprocess.Popen[bytes]] = field(default_factory=dict)
+
+    @property
+    def alive(self) -> bool:
+        return bool(self.processes) and all(p.poll() is None for p in self.processes.values())
+
+
+class FrrFleet:
+    """Every switch's daemons in one run. Use as a context manager: leaving it stops them all."""
+
+    def __init__(self, root: Path, vtysh: str, ip: str = "ip"):
+        self.root = root
+        self.vtysh = vtysh
+        self.ip = ip
+        self.switches: dict[str, SwitchDaemons] = {}
+
+    def __enter__(self) -> FrrFleet:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop_all()
+
+    def start(self, switch: str, namespace: str, config: str) -> SwitchDaemons:
+        """Start zebra, then bgpd, in `namespace`; write `config` as the switch's frr.conf."""
+        folder = self.root / switch
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / "frr.conf").write_text(config, encoding="utf-8")
+        _give_to_frr(folder)
+        daemons = SwitchDaemons(switch, namespace, folder)
+        self.switches[switch] = daemons
+        for name in DAEMONS:
+            args = [self.ip, "netns", "exec", namespace, str(FRR_DIR / name), "-f", "/dev/null",
+                    "-i", str(folder / f"{name}.pid"), "-z", str(folder / "zserv.api"),
+                    "--vty_socket", str(folder), "--log", f"file:{folder / (name + '.log')}"]
+            log = open(folder / f"{name}.out", "wb")   # noqa: SIM115 - the child keeps it open
+            try:
+                daemons.processes[name] = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=log,
+                                                           stderr=subprocess.STDOUT, start_new_session=True)
+            finally:
+                log.close()
+            self._wait_for_socket(daemons, folder / f"{name}.vty")
+        return daemons
+
+    def _wait_for_socket(self, daemons: SwitchDaemons, sock: Path, timeout: float = 15.0) -> None:
+        end = time.monotonic() + timeout
+        while not sock.exists():
+            dead = [n for n, p in daemons.processes.items() if p.poll() is not None]
+            if dead:
+                raise CommandFailed(f"{dead[0]} of {daemons.switch} stopped at start: "
+                                    f"{_tail(daemons.folder / (dead[0] + '.out'))}")
+            if time.monotonic() > end:
+                raise CommandFailed(f"{sock.stem} of {daemons.switch} did not open its vty socket in {timeout:.0f} s")
+            time.sleep(0.05)
+
+    def configure(self, switch: str) -> None:
+        """Hand the switch's frr.conf to its daemons through vtysh, as FRR's boot does."""
+        d = self.switches[switch]
+        out = run([self.ip, "netns", "exec", d.namespace, self.vtysh, "--vty_socket", str(d.folder),
+                   "-f", str(d.folder / "frr.conf")])
+        bad = [line for line in out.splitlines() if "Unknown command" in line or "% " in line]
+        if bad:
+            raise CommandFailed(f"{switch}: FRR refused its configuration: {bad[0].strip()}")
+
+    def show(self, switch: str, command: str) -> Any:
+        """A `show ... json` command's answer, parsed."""
+        d = self.switches[switch]
+        out = run([self.ip, "netns", "exec", d.namespace, self.vtysh, "--vty_socket", str(d.folder),
+                   "-c", command], timeout=30)
+        try:
+            return json.loads(out) if out.strip() else {}
+        except json.JSONDecodeError:
+            raise CommandFailed(f"{switch}: vtysh '{command}' gave no JSON: {out.strip()[:120]}") from None
+
+    def stop(self, switch: str) -> None:
+        """Stop the switch's daemons: SIGTERM, then SIGKILL after a grace period; each is reaped."""
+        d = self.switches.get(switch)
+        if d is None:
+            return
+        for proc in reversed(list(d.processes.values())):
+            _stop(proc)
+        d.processes.clear()
+
+    def stop_all(self) -> None:
+        for switch in reversed(list(self.switches)):
+            self.stop(switch)
+
+
+def _stop(proc: subprocess.Popen[bytes]) -> None:
+    if proc.poll() is not None:
+        return
+    for sig, wait in ((signal.SIGTERM, STOP_GRACE), (signal.SIGKILL, STOP_GRACE)):
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, sig)     # its own group: `ip netns exec` and the daemon it became
+        try:
+            proc.wait(timeout=wait)
+            return
+        except subprocess.TimeoutExpired:
+            continue
+
+
+def _give_to_frr(folder: Path) -> None:
+    """FRR drops root for its user after start; its sockets and pid files go in this folder."""
+    try:
+        import grp
+        import pwd
+
+        os.chown(folder, pwd.getpwnam(FRR_USER).pw_uid, grp.getgrnam(FRR_USER).gr_gid)
+    except (KeyError, OSError) as exc:
+        raise TwinUnavailable(f"FRR's user '{FRR_USER}' is missing ({exc}): reinstall the Debian package frr") from None
+
+
+def _tail(path: Path) -> str:
+    try:
+        lines = [ln for ln in path.read_text(errors="replace").splitlines() if ln.strip()]
+    except OSError:
+        return "no output"
+    return lines[-1].strip()[:200] if lines else "no output"

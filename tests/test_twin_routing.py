@@ -1,0 +1,91 @@
+"""The routing twin for real: FRR's zebra and bgpd in network namespaces, as root.
+
+Each run makes its own namespaces (a random prefix per run) and removes them; traffic stays
+inside them (`ip route get` asks the kernel, no packet is sent). Skipped without root or FRR.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from designer.catalog import default_catalog
+from designer.cli.main import main
+from designer.io.project import load_design
+from designer.twin.frr_daemons import FRR_DIR
+from designer.twin.namespaces import NETNS_DIR
+from designer.twin.routing import RoutingTwin
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+ROCE = EXAMPLES / "roce-512-leaf-spine-sn5600.json"
+CAT = default_catalog()
+
+pytestmark = [
+    pytest.mark.skipif(os.geteuid() != 0, reason="the routing twin needs root (network namespaces)"),
+    pytest.mark.skipif(not (FRR_DIR / "bgpd").is_file() or shutil.which("vtysh") is None,
+                       reason="FRR is missing (Debian package frr)"),
+    pytest.mark.skipif(shutil.which("ip") is None, reason="iproute2 is missing (Debian package iproute2)"),
+]
+
+
+def _left(prefix: str) -> list[str]:
+    return sorted(p.name for p in NETNS_DIR.glob(prefix + "*")) if NETNS_DIR.is_dir() else []
+
+
+def test_the_512_gpu_example_converges_with_every_leaf_as_wide_as_its_spines(capsys):
+    assert main(["twin", str(ROCE), "--json", "--flows", "--timeout", "90"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["converged"] and report["converge_seconds"] < 30
+    assert report["bundles_collapsed"] and report["links"] == 32 and report["design_links"] == 512
+    sessions = report["sessions"]
+    assert sessions["expected"] == sessions["established"] == 64 and not sessions["down"]
+    assert len(report["ecmp"]) == 8
+    for leaf in report["ecmp"]:
+        assert leaf["spines"] == 4 and len(leaf["widths"]) == 7
+        assert set(leaf["widths"].values()) == {4}
+    tiers = {t["tier"]: t for t in report["tiers"]}
+    assert tiers["leaf"]["switches"] == 8 and tiers["spine"]["switches"] == 4
+    flows = report["flows"]
+    assert flows["flows"] == 8 * 64 * flows["flows_per_nic"] and flows["unrouted"] == 0
+    assert flows["paths"] == 4 and flows["busiest_uplink_flows"] >= flows["balanced_flows_per_uplink"]
+    assert 0 < flows["load_balance"] <= 1 and 0 < flows["model"]["expected"] <= 1
+    assert report["left_behind"] == []
+
+
+def test_one_spine_down_drops_every_leafs_width_by_one_and_a_link_only_its_leafs():
+    twin = RoutingTwin(load_design(ROCE), CAT, faults=("switch:spine-3", "link:leaf-1--spine-1"), timeout=90)
+    report = twin.run()
+    assert report.before.converged and report.after is not None and report.after.converged
+    after = {w.leaf: w for w in report.after.widths}
+    assert {w.low for w in report.before.widths} == {4}
+    # spine-3 gone: every leaf loses one path; leaf-1 also lost its link to spine-1
+    assert after["leaf-1"].spines == 2 and set(after["leaf-1"].widths.values()) == {2}
+    for name, w in after.items():
+        if name != "leaf-1":
+            assert w.spines == 3 and w.widths["leaf-1"] == 2
+            assert {v for k, v in w.widths.items() if k != "leaf-1"} == {3}
+    assert report.after.established == 64 - 16 - 2 and not report.after.down
+    assert len(report.after.faulted) == 8 + 2          # the leaves' sessions to spine-3, and the cut link's
+    assert report.cleanup == [] and _left(twin.ns.prefix) == []
+
+
+def test_an_interrupted_run_removes_every_namespace_and_daemon():
+    seen = {}
+
+    def progress(message: str) -> None:
+        if message.startswith("waiting"):
+            seen["prefix"] = twin.ns.prefix
+            seen["procs"] = [p for d in twin.fleet.switches.values() for p in d.processes.values()]
+            assert _left(twin.ns.prefix)
+            raise KeyboardInterrupt
+
+    twin = RoutingTwin(load_design(ROCE), CAT, timeout=60, progress=progress)
+    with pytest.raises(KeyboardInterrupt):
+        twin.run()
+    assert len(seen["procs"]) == 2 * 12
+    assert all(p.poll() is not None for p in seen["procs"])
+    assert _left(seen["prefix"]) == []
