@@ -17,11 +17,52 @@ stages are a labelled heuristic: NCCL may pipeline part of the forward.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Protocol
 
-if TYPE_CHECKING:     # collective_costs and collectives call in here: no import back at run time
-    from designer.model.performance.collective_costs import FabricContext
+
+# What the stages read of collective_costs.FabricContext, named here so that this module does not
+# import the module that calls into it (no two modules import each other).
+class _Limit(Protocol):
+    @property
+    def factor(self) -> float: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def hops(self) -> int: ...
+
+
+class _Constants(Protocol):
+    @property
+    def ring_protocol_factor(self) -> tuple[float, ...]: ...
+    @property
+    def net_ring_step_us(self) -> tuple[float, ...]: ...
+    @property
+    def base_ring_us(self) -> tuple[float, ...]: ...
+    @property
+    def nvlink_ring_step_us(self) -> tuple[float, ...]: ...
+
+
+class FabricContext(Protocol):
+    """The fabric as all-to-all sees it (collective_costs.FabricContext has these members)."""
+
+    @property
+    def gpus(self) -> int: ...
+    @property
+    def domains(self) -> int: ...
+    @property
+    def per_domain(self) -> float: ...
+    @property
+    def nvlink_GBps(self) -> float: ...
+    @property
+    def nic_GBps(self) -> float: ...
+    @property
+    def limits(self) -> Mapping[str, _Limit]: ...
+    @property
+    def extra_us(self) -> Mapping[int, float]: ...
+    @property
+    def constants(self) -> _Constants: ...
 
 # How the overhead is labelled wherever it is shown.
 HEURISTIC = ("heuristic: the NVLink forward and the rail transfer run one after the other "
