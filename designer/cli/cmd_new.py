@@ -5,12 +5,13 @@ from __future__ import annotations
 import argparse
 import dataclasses
 
-from designer.catalog import default_catalog
+from designer.catalog import Catalog, default_catalog
 from designer.cli.common import (
     MAX_NODES,
     CommandError,
     SubParsers,
     bounded_int,
+    check_memory,
     check_project_target,
     non_empty,
     output_file,
@@ -19,6 +20,7 @@ from designer.cli.common import (
 )
 from designer.io.project import save_design
 from designer.limits import MAX_RADIX, quote
+from designer.model.common.footprint import links_upper_bound
 from designer.model.common.units import ratio_label
 from designer.model.intent.design import (
     MAX_PER_SERVER,
@@ -95,6 +97,16 @@ def add_parser(sub: SubParsers) -> None:
     p.set_defaults(run=run)
 
 
+def _links_before_sizing(args: argparse.Namespace, catalog: Catalog) -> int:
+    """An upper bound on the links of the fabric asked for, from the command line alone: pricing
+    the candidates builds each one's links, so the estimate must come before it."""
+    server = catalog.servers.get(args.server) if args.server else None
+    gpus_per_server = args.gpus_per_node or (server.gpus if server else 8)
+    ports = server.compute_ports if server else gpus_per_server
+    servers = args.nodes or -(-(args.gpus or 0) // max(1, gpus_per_server))
+    return links_upper_bound(servers * ports, args.tiers or 3)
+
+
 def run(args: argparse.Namespace) -> int:
     if args.radix and args.switch:
         raise CommandError("give either --switch or --radix, not both")
@@ -104,6 +116,8 @@ def run(args: argparse.Namespace) -> int:
     # "How sizing chooses"); a named switch is used as named, and its layouts (SU size, rails per
     # leaf) are compared by price all the same.
     prices = load_prices(args.prices)
+    check_memory(_links_before_sizing(args, catalog), "sizing and pricing this fabric",
+                 "a smaller cluster (--nodes, --gpus) fits, or a larger budget")
     choice = new_design_choice(
         catalog, args.template, gpus=args.gpus, nodes=args.nodes, gpus_per_node=args.gpus_per_node,
         server=args.server, switch=args.switch, radix=args.radix, speed=args.speed,
