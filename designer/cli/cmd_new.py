@@ -97,6 +97,22 @@ def add_parser(sub: SubParsers) -> None:
     p.set_defaults(run=run)
 
 
+def _check_switch_fits_technology(args: argparse.Namespace, catalog: Catalog) -> None:
+    """A named switch of another family, or an InfiniBand switch of another generation, than the
+    named technology is refused here, not found later by `bom` (a QM9700 runs NDR, not XDR)."""
+    if not (args.switch and args.technology):
+        return
+    switch, tech = catalog.switch(args.switch), catalog.technology(args.technology)
+    if switch.family != tech.family:
+        raise CommandError(f"switch {switch.id} ({switch.name}) is {switch.family}; technology {tech.id} is "
+                           f"{tech.family}: choose a switch of that family or leave --switch out")
+    if (tech.family == "infiniband" and switch.generation != tech.generation
+            and switch.id not in (*tech.switches, tech.default_switch)):
+        raise CommandError(f"switch {switch.id} ({switch.name}) runs InfiniBand {switch.generation}; technology "
+                           f"{tech.id} is {tech.generation}: choose one of its switches "
+                           f"({', '.join(dict.fromkeys((tech.default_switch, *tech.switches)))}) or leave --switch out")
+
+
 def _links_before_sizing(args: argparse.Namespace, catalog: Catalog) -> int:
     """An upper bound on the links of the fabric asked for, from the command line alone: pricing
     the candidates builds each one's links, so the estimate must come before it."""
@@ -115,6 +131,7 @@ def run(args: argparse.Namespace) -> int:
     # Without --switch or --radix the technology's switches are compared by price (see README,
     # "How sizing chooses"); a named switch is used as named, and its layouts (SU size, rails per
     # leaf) are compared by price all the same.
+    _check_switch_fits_technology(args, catalog)
     prices = load_prices(args.prices)
     check_memory(_links_before_sizing(args, catalog), "sizing and pricing this fabric",
                  "a smaller cluster (--nodes, --gpus) fits, or a larger budget")
