@@ -450,6 +450,37 @@ _ASCII_FLOAT = re.compile(r"[+-]?(?:(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?
                           re.ASCII | re.IGNORECASE)
 
 
+MEMORY_BUDGET_ENV = "FABRIC_DESIGNER_MEMORY_BUDGET"
+MEMORY_SHARE = 0.5   # of the machine's memory, by default: the window and other programs keep the rest
+_MEMORY = re.compile(r"\s*([0-9]+(?:\.[0-9]+)?)\s*([KMGT]?)(?:i?B)?\s*\Z", re.IGNORECASE | re.ASCII)
+
+
+def memory_budget() -> int:
+    """Bytes a command may plan to use: FABRIC_DESIGNER_MEMORY_BUDGET ('4G', '1500M', bytes), or
+    MEMORY_SHARE of the machine's memory; never more than the process's address-space limit."""
+    text = os.environ.get(MEMORY_BUDGET_ENV, "")
+    if text:
+        match = _MEMORY.match(text) if len(text) <= 40 else None
+        if not match:
+            raise InputError(f"{quote(text, 40)} is not a memory size (use a form like 4G or 1500M)",
+                             MEMORY_BUDGET_ENV)
+        budget = int(float(match.group(1)) * 1024 ** "_KMGT".index(match.group(2).upper() or "_"))
+    else:
+        try:
+            budget = int(os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE") * MEMORY_SHARE)
+        except (AttributeError, ValueError, OSError):  # not POSIX: no figure, no refusal
+            budget = 2**62
+    try:
+        import resource
+
+        soft = resource.getrlimit(resource.RLIMIT_AS)[0]
+        if soft != resource.RLIM_INFINITY:
+            budget = min(budget, soft)
+    except (ImportError, ValueError, OSError):
+        pass
+    return budget
+
+
 def config_dir() -> Path:
     """The user's settings folder; FABRIC_DESIGNER_CONFIG_DIR moves it (the user catalog and price
     book live there too)."""

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from designer.catalog import default_catalog
-from designer.cli.common import CommandError, SubParsers, output_file, print_json, table
+from designer.cli.common import CommandError, SubParsers, check_design_memory, output_file, print_json, table
 from designer.io.bom_csv import write_bom_csv
 from designer.io.cabling_csv import write_cabling_csv
 from designer.io.network_csv import write_cluster_bom_csv, write_network_cabling_csv
@@ -60,6 +60,7 @@ def run(args: argparse.Namespace) -> int:
     catalog = default_catalog()
     prices = load_prices(args.prices)
     derived = derive(load_design(args.file), catalog)
+    check_design_memory(derived, "the bill of materials")
     errors = derived.metrics.errors
     if errors:
         raise CommandError(f"the design has errors ({errors[0].message}); `fabric-designer metrics` lists them")

@@ -10,6 +10,7 @@ from designer.cli.common import (
     SubParsers,
     bounded_float,
     bounded_int,
+    check_design_memory,
     named_for_terminal,
     output_file,
     print_json,
@@ -35,6 +36,7 @@ from designer.model.intent.design import FabricDesign
 from designer.model.networks.arrangements import Arrangement, arrangements
 from designer.model.performance.workload import DEFAULT_WORKLOAD, presets
 from designer.model.physical.prices import load_prices
+from designer.model.topology.derive import derive
 
 
 def add_parser(sub: SubParsers) -> None:
@@ -101,6 +103,8 @@ def run(args: argparse.Namespace) -> int:
                                token_budget=args.token_budget, **job_changes(args))
     designs = [load_design(f) for f in args.files]
     catalog = default_catalog()
+    for design in designs:
+        check_design_memory(derive(design, catalog), "the comparison")
     notes = []
     for tech in args.counterpart or ():
         made = (static_routing_twin(designs[0], catalog) if tech == IB_STATIC

@@ -10,12 +10,13 @@ from __future__ import annotations
 import argparse
 import sys
 
-from designer.cli.common import CommandError, SubParsers
+from designer.cli.common import CommandError, SubParsers, check_design_memory
 from designer.io.containerlab import PROFILES
 from designer.io.export_source import DEFAULT_NODE_PATTERN, ExportError, ExportOptions, ExportSource, parse_view
 from designer.io.exporters import FORMATS, format_named, write_export
 from designer.io.ndt import NDT_KINDS
 from designer.io.project import load_design
+from designer.model.topology.derive import derive
 
 
 def _view(text: str) -> str:
@@ -78,6 +79,7 @@ def run(args: argparse.Namespace) -> int:
                             clab_profile=args.clab_profile, clab_kind=args.clab_kind, clab_image=args.clab_image,
                             clab_servers=args.clab_servers, clab_server_image=args.clab_server_image)
     design = load_design(args.file)
+    check_design_memory(derive(design), "the export")
     try:
         src = ExportSource(design, options=options)
         written = write_export(fmt, src, args.output, force=args.force)

@@ -13,6 +13,7 @@ from designer.cli.common import (
     CommandError,
     SubParsers,
     bounded_int,
+    check_memory,
     check_project_target,
     non_empty,
     output_file,
@@ -21,6 +22,7 @@ from designer.cli.common import (
 )
 from designer.io.project import save_design
 from designer.limits import MAX_RADIX, quote
+from designer.model.common.footprint import links_upper_bound
 from designer.model.common.units import ratio_label
 from designer.model.intent.design import (
     MAX_PER_SERVER,
@@ -123,6 +125,32 @@ def _what_would_build(catalog: Catalog, request: dict[str, Any]) -> str:
     return hint_text(found, command_line=True)
 
 
+def _check_switch_fits_technology(args: argparse.Namespace, catalog: Catalog) -> None:
+    """A named switch of another family, or an InfiniBand switch of another generation, than the
+    named technology is refused here, not found later by `bom` (a QM9700 runs NDR, not XDR)."""
+    if not (args.switch and args.technology):
+        return
+    switch, tech = catalog.switch(args.switch), catalog.technology(args.technology)
+    if switch.family != tech.family:
+        raise CommandError(f"switch {switch.id} ({switch.name}) is {switch.family}; technology {tech.id} is "
+                           f"{tech.family}: choose a switch of that family or leave --switch out")
+    if (tech.family == "infiniband" and switch.generation != tech.generation
+            and switch.id not in (*tech.switches, tech.default_switch)):
+        raise CommandError(f"switch {switch.id} ({switch.name}) runs InfiniBand {switch.generation}; technology "
+                           f"{tech.id} is {tech.generation}: choose one of its switches "
+                           f"({', '.join(dict.fromkeys((tech.default_switch, *tech.switches)))}) or leave --switch out")
+
+
+def _links_before_sizing(args: argparse.Namespace, catalog: Catalog) -> int:
+    """An upper bound on the links of the fabric asked for, from the command line alone: pricing
+    the candidates builds each one's links, so the estimate must come before it."""
+    server = catalog.servers.get(args.server) if args.server else None
+    gpus_per_server = args.gpus_per_node or (server.gpus if server else 8)
+    ports = server.compute_ports if server else gpus_per_server
+    servers = args.nodes or -(-(args.gpus or 0) // max(1, gpus_per_server))
+    return links_upper_bound(servers * ports, args.tiers or 3)
+
+
 def run(args: argparse.Namespace) -> int:
     if args.radix and args.switch:
         raise CommandError("give either --switch or --radix, not both")
@@ -131,7 +159,10 @@ def run(args: argparse.Namespace) -> int:
     # Without --switch or --radix the technology's switches are compared by price (see README,
     # "How sizing chooses"); a named switch is used as named, and its layouts (SU size, rails per
     # leaf) are compared by price all the same.
+    _check_switch_fits_technology(args, catalog)
     prices = load_prices(args.prices)
+    check_memory(_links_before_sizing(args, catalog), "sizing and pricing this fabric",
+                 "a smaller cluster (--nodes, --gpus) fits, or a larger budget")
     request: dict[str, Any] = dict(
         template=args.template or "rail-optimized", gpus=args.gpus, nodes=args.nodes, gpus_per_node=args.gpus_per_node,
         server=args.server, switch=args.switch, radix=args.radix, speed=args.speed,

@@ -6,7 +6,7 @@ import argparse
 
 from designer.catalog import default_catalog
 from designer.cli.cmd_render import check_output
-from designer.cli.common import SubParsers, output_file
+from designer.cli.common import SubParsers, check_design_memory, output_file
 from designer.io.project import load_design
 from designer.model.decisions.counterpart import COUNTERPART_TECHNOLOGIES, ETHERNET_CHOICES, expand_counterparts
 
@@ -32,6 +32,10 @@ def run(args: argparse.Namespace) -> int:
     catalog = default_catalog()
     design = load_design(args.file)
     other = load_design(args.compare) if args.compare else None
+    from designer.model.topology.derive import derive
+
+    for each in (design, other) if other else (design,):
+        check_design_memory(derive(each, catalog), "the report")
     notes: tuple[str, ...] = ()
     extra = []
     if args.counterpart:

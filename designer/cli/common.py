@@ -9,15 +9,19 @@ import re
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TypeAlias
+from typing import TYPE_CHECKING, TypeAlias
 
 from designer.catalog import CatalogError, UnknownPartError
 from designer.io.atomic import WriteRefused, check_target
 from designer.io.project import ProjectFileError, is_project_file
-from designer.limits import InputError, cli_number, quote, terminal_text
+from designer.limits import MEMORY_BUDGET_ENV, InputError, cli_number, memory_budget, quote, terminal_text
+from designer.model.common.footprint import BYTES_PER_LINK, START_BYTES, bytes_label, peak_bytes
 from designer.model.common.units import parse_size
 from designer.model.intent.design import FabricDesign
 from designer.model.topology.sizing import SizingError
+
+if TYPE_CHECKING:
+    from designer.model.topology.derive import Derived
 
 # Errors a user can cause; each is printed as one line, never as a traceback.
 USER_ERRORS = (InputError, SizingError, UnknownPartError, ProjectFileError, CatalogError, ValueError, OSError)
@@ -70,6 +74,26 @@ def named_for_terminal(design: FabricDesign) -> FabricDesign:
     if shown == design.meta.name:
         return design
     return dataclasses.replace(design, meta=dataclasses.replace(design.meta, name=shown))
+
+
+def check_memory(links: int, what: str, fits: str) -> None:
+    """Refuse, before anything is built, a command whose estimated peak memory for `links`
+    links is above the budget (limits.memory_budget); `fits` names the path that does fit."""
+    try:
+        budget = memory_budget()
+    except InputError as exc:
+        raise CommandError(str(exc)) from None
+    need = peak_bytes(links)
+    if need > budget:
+        raise CommandError(f"{what} needs an estimated {bytes_label(need)} of memory for {links:,} links "
+                           f"(heuristic: {bytes_label(START_BYTES)} + {BYTES_PER_LINK:,} bytes a link), above the "
+                           f"budget of {bytes_label(budget)} ({MEMORY_BUDGET_ENV} sets it); {fits}")
+
+
+def check_design_memory(derived: Derived, what: str) -> None:
+    """check_memory for a design whose links the closed form counts (its metrics)."""
+    check_memory(derived.metrics.links_total, what,
+                 f"'fabric-designer metrics' gives its counts in closed form in about {bytes_label(START_BYTES)}")
 
 
 def non_empty(text: str) -> str:

@@ -55,6 +55,27 @@ def build_parser(only: str | None = None) -> OneLineParser:
     return parser
 
 
+def _stop(signum: int, frame: object) -> None:
+    raise SystemExit(128 + signum)
+
+
+def _stop_cleanly_on_signals() -> None:
+    """SIGTERM and SIGHUP (a closed terminal, `timeout`, a scheduler's kill) end the command as
+    an exception would, so that a write under way removes its temporary file or folder; the
+    default action would leave them behind. SIGKILL cannot be caught: the next write beside
+    them removes those."""
+    import signal
+
+    for name in ("SIGTERM", "SIGHUP"):
+        number = getattr(signal, name, None)
+        if number is None:
+            continue
+        try:
+            signal.signal(number, _stop)
+        except ValueError:  # not the main thread (a test running main() from a worker)
+            return
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     command = chosen_command(argv)
@@ -62,6 +83,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     from designer.cli.common import USER_ERRORS, CommandError  # loaded by every command already
 
+    _stop_cleanly_on_signals()
     stdout = sys.stdout
     sys.stdout = TerminalStream(stdout)  # write() is all print() needs; the rest passes through
     try:

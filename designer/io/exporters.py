@@ -9,7 +9,7 @@ line here, for example:
                           lambda src: ibnetdiscover.to_text(src.derived), family="infiniband"))
 
 Every export refuses a design with errors unless forced, and writes atomically: a reader sees
-the old file or the new one, never half of one (a folder's files are each written so).
+the old file or the new one, never half of one (a folder of files is replaced as a set).
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from importlib import import_module
 from pathlib import Path
 from typing import Any
 
-from designer.io.atomic import write_atomic
+from designer.io.atomic import write_atomic, write_folder_atomic
 from designer.io.export_source import ExportError, ExportSource
 from designer.model.topology.bounds import check_per_link, plan_totals
 
@@ -194,11 +194,5 @@ def _write_export(fmt: ExportFormat, src: ExportSource, path: str | os.PathLike[
     if isinstance(rendered, str):
         write_atomic(out, rendered, encoding=fmt.encoding)
         return [out]
-    out.mkdir(exist_ok=True)
-    written = []
-    for name, text in rendered.items():
-        # A name may hold one folder of its own (frr: `<switch>/frr.conf`).
-        (out / name).parent.mkdir(exist_ok=True)
-        write_atomic(out / name, text, encoding=fmt.encoding)
-        written.append(out / name)
-    return written
+    # Replaced as a set: the old folder stays whole until the new one is complete.
+    return write_folder_atomic(out, rendered, encoding=fmt.encoding)

@@ -335,8 +335,8 @@ def cage_slots(a_dev: np.ndarray, a_cage: np.ndarray, b_dev: np.ndarray, b_cage:
     base = servers * host_w
 
     def slot(d: np.ndarray, c: np.ndarray, host: np.ndarray) -> np.ndarray:
-        numbered: np.ndarray = np.where(host, d * host_w + c, base + (d - servers) * switch_w + c).astype(np.int64)
-        return numbered
+        out: np.ndarray = np.where(host, d * host_w + c, base + (d - servers) * switch_w + c).astype(np.int64)
+        return out
 
     return slot(a_dev, a_cage, host_a), slot(b_dev, b_cage, host_b), base + (total - servers) * switch_w
 
@@ -369,8 +369,8 @@ def counts_from_links(derived: Derived, catalog: Catalog, links: _Links, cages: 
     # class of device (servers, switches) is as wide as its own widest cage number, so a
     # one-NIC server takes one slot, not as many as the largest switch has cages (245,000
     # servers times 1,024 cages was 8 GB of scratch).
-    ca, cb, cage_slot_count = cage_slots(links.a_dev, a_cage, links.b_dev, b_cage, servers, dev.total)
-    used = np.zeros(cage_slot_count, bool)
+    ca, cb, n_slots = cage_slots(links.a_dev, a_cage, links.b_dev, b_cage, servers, dev.total)
+    used = np.zeros(n_slots, bool)
     used[ca], used[cb] = True, True
     renumber = np.cumsum(used) - 1
     ca, cb = renumber[ca], renumber[cb]
