@@ -70,6 +70,10 @@ def add_parser(sub: SubParsers) -> None:
     p.add_argument("--radix", type=bounded_int(2, MAX_RADIX), help="a generic switch of this many ports (with --speed)")
     p.add_argument("--speed", type=speed_gbps, help="link speed such as 400G (default: the NIC port speed, or the "
                                                      "switch's own speed where it has no ports at that speed)")
+    p.add_argument("--uplink-speed", type=speed_gbps,
+                   help="switch-to-switch speed such as 800G, where the switch's port modes allow it (e.g. 200G "
+                        "down and 800G up on a 102.4T switch: a quarter of the uplink cables for the same "
+                        "bandwidth); default: the technology's")
     p.add_argument("--technology", type=non_empty, help="fabric technology id, e.g. ib-ndr or roce-400g")
     p.add_argument("--oversubscription", type=_ratio, default=1.0, help="leaf downlink:uplink, e.g. 1:1 or 3:1")
     p.add_argument("--spine-oversubscription", type=_ratio, default=1.0,
@@ -113,7 +117,7 @@ def run(args: argparse.Namespace) -> int:
         tiers=args.tiers, nodes_per_su=args.nodes_per_su, planes=args.planes,
         technology=args.technology, name=args.name, cost=fabric_cost(catalog, prices),
         bound=fabric_bound(catalog, prices),
-        rail_only_default=True if args.template is None else None)
+        rail_only_default=True if args.template is None else None, uplink_speed=args.uplink_speed)
     design = choice.design
     if args.networks != "compute":
         server = catalog.server(design.cluster.server)
