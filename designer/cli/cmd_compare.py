@@ -18,6 +18,7 @@ from designer.model.decisions.counterpart import (
     make_counterpart,
     optics_twin,
 )
+from designer.model.decisions.topology_counterpart import CHEAPEST_TOPOLOGY, cheapest_topology
 from designer.model.intent.design import FabricDesign
 from designer.model.networks.arrangements import Arrangement, arrangements
 from designer.model.performance.workload import DEFAULT_WORKLOAD, presets
@@ -29,10 +30,12 @@ def add_parser(sub: SubParsers) -> None:
                        description="Cost, power, TCO, bandwidth, latency and collective time of 2 to 5 "
                                    "designs, with deltas against the first and a recommendation.")
     p.add_argument("files", nargs="+", metavar="FILE", help="project files; the first is the baseline")
-    p.add_argument("--counterpart", action="append", choices=(*COUNTERPART_TECHNOLOGIES, "ethernet"), metavar="TECH",
+    p.add_argument("--counterpart", action="append", choices=(*COUNTERPART_TECHNOLOGIES, "ethernet", CHEAPEST_TOPOLOGY),
+                   metavar="TECH",
                    help="also compare the first design rebuilt on TECH (repeatable: "
                         + ", ".join(COUNTERPART_TECHNOLOGIES) + "; 'ethernet' adds "
-                        + ", ".join(ETHERNET_CHOICES) + ")")
+                        + ", ".join(ETHERNET_CHOICES) + f"; '{CHEAPEST_TOPOLOGY}' adds the same cluster on the "
+                        "cheapest other template: leaf-spine, fat-tree, rail-optimized or rail-only)")
     p.add_argument("--optics-twin", action="store_true",
                    help="also compare the first design on its switches' optics twins: a pluggable fabric "
                         "beside the same fabric on co-packaged-optics switches (e.g. Q3400-RA and Q3450-LD), "
@@ -86,7 +89,8 @@ def run(args: argparse.Namespace) -> int:
     catalog = default_catalog()
     notes = []
     for tech in args.counterpart or ():
-        made = make_counterpart(designs[0], tech, catalog)
+        made = (cheapest_topology(designs[0], catalog) if tech == CHEAPEST_TOPOLOGY
+                else make_counterpart(designs[0], tech, catalog))
         designs.append(made.design)
         notes += [f"note: {made.design.meta.name}: {n}" for n in made.notes]
     if args.optics_twin:
