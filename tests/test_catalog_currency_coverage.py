@@ -42,7 +42,7 @@ def test_the_stand_ins_are_the_generic_entries():
                          "generic-8gpu", "generic-1gpu-host",
                          "ieee-400gbase-dr4", "ieee-400gbase-fr4", "qsfpdd-400gbase-sr8",
                          "qsfpdd-400gbase-dr4", "qsfpdd-400gbase-fr4", "smf-lc-duplex", "mmf-mpo12",
-                         "mmf-mpo16", "osfp-1.6t-2xdr4", "osfp-1.6t-2xdr4-2", "osfp-800g-dr4-eth", "smf-mpo12-4xlc"}
+                         "mmf-mpo16", "osfp-1.6t-2xdr4-2", "smf-mpo12-4xlc"}
     assert CAT.switch("generic-64x400g").stand_in
 
 

@@ -6,7 +6,7 @@ import pytest
 
 from designer.catalog import default_catalog
 from designer.cli.main import main
-from designer.io.project import load_design
+from designer.io.project import load_design, save_design
 from designer.model.performance.collectives import context_for, evaluate
 from designer.model.performance.rail_only import alltoall_overhead, stages
 from designer.model.physical.fabric_cost import fabric_cost
@@ -119,3 +119,36 @@ def test_collectives_show_the_overhead_next_to_the_fat_tree(tmp_path, capsys):
     row = capsys.readouterr().out.splitlines()[-1].split()
     a_ms, b_ms = float(row[2]), float(row[7])
     assert a_ms > b_ms
+
+
+def test_compare_adds_the_cheapest_topology_and_weighs_its_all_to_all(tmp_path, capsys):
+    from designer.model.decisions.topology_counterpart import cheapest_topology
+
+    base = new_design_choice(CAT, "rail-optimized", gpus=512, technology="ib-ndr", cost=COST).design
+    made = cheapest_topology(base, CAT)
+    assert made.design.fabric.template == "rail-only"
+    assert derive(made.design, CAT).metrics.switches_total == 8
+    out = tmp_path / "base.json"
+    save_design(base, out)
+    capsys.readouterr()
+    assert main(["compare", str(out), "--counterpart", "cheapest-topology"]) == 0
+    text = capsys.readouterr().out
+    row = next(line for line in text.splitlines() if line.startswith("All-to-all 1 GiB time"))
+    spine, rail_only = (float(x.replace(",", "")) for x in row.split()[5:7])
+    assert rail_only > spine          # the rail-only counterpart pays its NVLink forward
+    assert "cheapest topology of 3 other templates: rail-only" in text
+
+
+def test_speed_asymmetric_uplinks_take_a_quarter_of_the_cables_for_the_same_bisection(tmp_path, capsys):
+    flat, asym = tmp_path / "flat.json", tmp_path / "asym.json"
+    common = ["new", "--template", "fat-tree", "--gpus", "16384", "--server", "hgx-b300-eth-4plane", "--switch",
+              "tomahawk6-102t", "--networks", "compute"]
+    assert main([*common, "-o", str(flat)]) == 0
+    assert main([*common, "--uplink-speed", "800G", "-o", str(asym)]) == 0
+    note = capsys.readouterr().out
+    a, b = derive(load_design(flat), CAT).metrics, derive(load_design(asym), CAT).metrics
+    assert a.bisection_gbps == b.bisection_gbps
+    assert b.links_by_tier["leaf-spine"] * 4 == a.links_by_tier["leaf-spine"]
+    assert "64 x 800G up per leaf" in note and "16,384 leaf uplinks instead of 65,536" in note
+    assert main([*common, "--uplink-speed", "400G", "-o", str(tmp_path / "x.json")]) == 1
+    assert "no 400G ports for uplinks" in capsys.readouterr().err

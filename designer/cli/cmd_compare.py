@@ -32,6 +32,7 @@ from designer.model.decisions.counterpart import (
     optics_twin,
     static_routing_twin,
 )
+from designer.model.decisions.topology_counterpart import CHEAPEST_TOPOLOGY, cheapest_topology
 from designer.model.intent.design import FabricDesign
 from designer.model.networks.arrangements import Arrangement, arrangements
 from designer.model.performance.workload import DEFAULT_WORKLOAD, presets
@@ -44,12 +45,13 @@ def add_parser(sub: SubParsers) -> None:
                        description="Cost, power, TCO, bandwidth, latency and collective time of 2 to 5 "
                                    "designs, with deltas against the first and a recommendation.")
     p.add_argument("files", nargs="+", metavar="FILE", help="project files; the first is the baseline")
-    p.add_argument("--counterpart", action="append", choices=(*COUNTERPART_TECHNOLOGIES, "ethernet", IB_STATIC),
-                   metavar="TECH",
+    p.add_argument("--counterpart", action="append",
+                   choices=(*COUNTERPART_TECHNOLOGIES, "ethernet", IB_STATIC, CHEAPEST_TOPOLOGY), metavar="TECH",
                    help="also compare the first design rebuilt on TECH (repeatable: "
                         + ", ".join(COUNTERPART_TECHNOLOGIES) + "; 'ethernet' adds "
                         + ", ".join(ETHERNET_CHOICES) + f"; '{IB_STATIC}' the InfiniBand design with adaptive "
-                        "routing off)")
+                        f"routing off; '{CHEAPEST_TOPOLOGY}' the same cluster on the cheapest other template: "
+                        "leaf-spine, fat-tree, rail-optimized or rail-only)")
     p.add_argument("--optics-twin", action="store_true",
                    help="also compare the first design on its switches' optics twins: a pluggable fabric "
                         "beside the same fabric on co-packaged-optics switches (e.g. Q3400-RA and Q3450-LD), "
@@ -108,6 +110,7 @@ def run(args: argparse.Namespace) -> int:
     notes = []
     for tech in args.counterpart or ():
         made = (static_routing_twin(designs[0], catalog) if tech == IB_STATIC
+                else cheapest_topology(designs[0], catalog) if tech == CHEAPEST_TOPOLOGY
                 else make_counterpart(designs[0], tech, catalog))
         designs.append(made.design)
         notes += [f"note: {made.design.meta.name}: {n}" for n in made.notes]

@@ -41,7 +41,10 @@ def _ratio(value: float | None) -> str:
 def summary(m: Metrics) -> str:
     head = [
         ("Design", terminal_text(m.name)),   # a name cannot forge a line of the figures below
-        ("Fabric", f"{m.template}, {m.tiers} tiers, {m.planes} plane(s), {m.technology}"),
+        ("Fabric", f"{m.template}, {m.tiers} tiers, "
+                   # a rail-only fabric is one fabric per rail (and plane), with no spine between them
+                   + (f"{m.planes} rail fabrics" if m.template == "rail-only" else f"{m.planes} plane(s)")
+                   + f", {m.technology}"),
         ("GPUs / servers / endpoints", f"{m.gpus:,} / {m.servers:,} / {m.endpoints:,}"),
         ("Network per GPU", f"{bandwidth_label(m.gbps_per_gpu)} ({m.endpoints // max(m.servers, 1)} x "
                             f"{m.link_gbps}G per {m.gpus // max(m.servers, 1)}-GPU server)"),

@@ -76,6 +76,10 @@ def add_parser(sub: SubParsers) -> None:
     p.add_argument("--radix", type=bounded_int(2, MAX_RADIX), help="a generic switch of this many ports (with --speed)")
     p.add_argument("--speed", type=speed_gbps, help="link speed such as 400G (default: the NIC port speed, or the "
                                                      "switch's own speed where it has no ports at that speed)")
+    p.add_argument("--uplink-speed", type=speed_gbps,
+                   help="switch-to-switch speed such as 800G, where the switch's port modes allow it (e.g. 200G "
+                        "down and 800G up on a 102.4T switch: a quarter of the uplink cables for the same "
+                        "bandwidth); default: the technology's")
     p.add_argument("--technology", type=non_empty, help="fabric technology id, e.g. ib-ndr or roce-ecmp-400g "
                                                          "(`fabric-designer catalog technologies` lists them)")
     p.add_argument("--oversubscription", type=_ratio, default=1.0, help="leaf downlink:uplink, e.g. 1:1 or 3:1")
@@ -168,7 +172,7 @@ def run(args: argparse.Namespace) -> int:
         server=args.server, switch=args.switch, radix=args.radix, speed=args.speed,
         oversubscription=args.oversubscription, spine_oversubscription=args.spine_oversubscription,
         tiers=args.tiers, nodes_per_su=args.nodes_per_su, planes=args.planes,
-        technology=args.technology, name=args.name)
+        technology=args.technology, name=args.name, uplink_speed=args.uplink_speed)
     try:
         choice = new_design_choice(catalog, **request, cost=fabric_cost(catalog, prices),
                                    bound=fabric_bound(catalog, prices),

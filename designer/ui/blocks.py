@@ -84,7 +84,8 @@ def choice_cost(catalog: Catalog) -> FabricCost | None:
     return choice_pricing(catalog)[0]
 
 
-_NAMES = {"leaf-spine": "leaf-spine", "fat-tree": "fat-tree", "rail-optimized": "rail-optimized fabric"}
+_NAMES = {"leaf-spine": "leaf-spine", "fat-tree": "fat-tree", "rail-optimized": "rail-optimized fabric",
+          "rail-only": "rail-only fabric"}
 
 
 def apply_block(block_id: str, design: FabricDesign | None, catalog: Catalog, technology: str,

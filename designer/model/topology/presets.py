@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import math
 from typing import Any, TypeGuard
 
 from designer.catalog import Catalog, Server, Switch, Technology, UnknownPartError
@@ -134,7 +135,7 @@ def new_design_choice(catalog: Catalog, template: str = "leaf-spine", *, gpus: i
                       tiers: int | None = None, nodes_per_su: int | None = None, planes: int | None = None,
                       technology: str | None = None, name: str | None = None,
                       cost: FabricCost | None = None, bound: FabricBound | None = None,
-                      rail_only_default: bool | None = False) -> SwitchChoice:
+                      rail_only_default: bool | None = False, uplink_speed: int | None = None) -> SwitchChoice:
     """`new_design`, with the switch choice and its notes.
 
     With `rail_only_default` True (as `fabric-designer new` asks when no template is named), a
@@ -153,7 +154,8 @@ def new_design_choice(catalog: Catalog, template: str = "leaf-spine", *, gpus: i
     sized = functools.partial(
         _new_choice, catalog, gpus=gpus, nodes=nodes, gpus_per_node=gpus_per_node, server=server, switch=switch,
         radix=radix, speed=speed, oversubscription=oversubscription, spine_oversubscription=spine_oversubscription,
-        nodes_per_su=nodes_per_su, planes=planes, technology=technology, name=name, cost=cost, bound=bound)
+        nodes_per_su=nodes_per_su, planes=planes, technology=technology, name=name, cost=cost, bound=bound,
+        uplink_speed=uplink_speed)
     choice = sized(template, tiers=tiers)
     if rail_only_default is False or template != "rail-optimized" or tiers is not None or nodes_per_su is not None:
         return choice
@@ -164,7 +166,8 @@ def _new_choice(catalog: Catalog, template: Template, *, gpus: int | None, nodes
                 gpus_per_node: int | None, server: str | None, switch: str | None, radix: int | None,
                 speed: int | None, oversubscription: float, spine_oversubscription: float,
                 tiers: int | None, nodes_per_su: int | None, planes: int | None, technology: str | None,
-                name: str | None, cost: FabricCost | None, bound: FabricBound | None) -> SwitchChoice:
+                name: str | None, cost: FabricCost | None, bound: FabricBound | None,
+                uplink_speed: int | None = None) -> SwitchChoice:
     srv = catalog.server(server or DEFAULT_SERVER)
     if server is None and technology and not switch and not radix:
         # DGX H100 stays the default where it runs the technology (400G); on a technology it
@@ -266,6 +269,12 @@ def _new_choice(catalog: Catalog, template: Template, *, gpus: int | None, nodes
         # Switch-to-switch links run at the technology's uplink speed where the switch offers it
         # (800G leaf-spine for RoCE 800G), exactly as a counterpart does.
         uplink = tech.uplink_gbps if tech.uplink_gbps > link and sw.ports_at(tech.uplink_gbps) else link
+        if uplink_speed:
+            # Speed-asymmetric uplinks (200G down, 800G up): the switch's modes share its cages.
+            if not sw.ports_at(uplink_speed):
+                raise SizingError(f"switch {sw.name} has no {uplink_speed}G ports for uplinks "
+                                  f"(it offers {sw.radix_label()})")
+            uplink = uplink_speed
         d_max = leaf_downlinks(sw, link, uplink, oversubscription)
         ref = reference_su(srv, tech, d_max)
         if template != "rail-optimized":
@@ -360,6 +369,13 @@ def sizing_notes(catalog: Catalog, design: FabricDesign, given_su: int | None = 
         return ()
     f = design.fabric
     out: list[str] = []
+    if plan.tiers > 1 and r.uplink_gbps > r.link_gbps and plan.leaf_up:
+        # Speed-asymmetric uplinks: the same leaf bandwidth up over fewer, faster links.
+        same = math.ceil(plan.leaf_up * r.uplink_gbps / r.link_gbps)
+        out.append(f"uplinks: {plan.leaf_down} x {r.link_gbps}G down and {plan.leaf_up} x {r.uplink_gbps}G up per "
+                   f"leaf ({r.leaf_switch.name}'s modes share its cages): {plan.leaf_up * plan.leaves * r.planes:,} "
+                   f"leaf uplinks instead of {same * plan.leaves * r.planes:,} at {r.link_gbps}G for the same "
+                   "bandwidth")
     if plan.tiers == 1 and f.template == "rail-only":
         out.append(f"tiers: one {r.leaf_switch.name} per rail takes the rail's {plan.endpoints} endpoints; no "
                    "spine joins the rails (cross-rail traffic crosses NVLink); give --tiers 2 to build each "

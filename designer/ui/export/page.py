@@ -22,7 +22,8 @@ LEFT = Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter
 RIGHT = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
 CENTER = Qt.AlignmentFlag.AlignCenter
 
-TEMPLATE_LABEL = {"leaf-spine": "Leaf-spine", "fat-tree": "Fat-tree", "rail-optimized": "Rail-optimized"}
+TEMPLATE_LABEL = {"leaf-spine": "Leaf-spine", "fat-tree": "Fat-tree", "rail-optimized": "Rail-optimized",
+                  "rail-only": "Rail-only"}
 
 
 def describe(design: FabricDesign, derived) -> str:

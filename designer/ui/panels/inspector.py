@@ -36,7 +36,8 @@ from designer.ui.theme import ERROR_HUE, FAMILY_LABEL
 
 RATIOS = ("1:1", "1.5:1", "2:1", "3:1", "4:1")
 SPEEDS = (100, 200, 400, 800, 1600)
-TEMPLATE_NAMES = {"leaf-spine": "Leaf-spine", "fat-tree": "Fat-tree", "rail-optimized": "Rail-optimized"}
+TEMPLATE_NAMES = {"leaf-spine": "Leaf-spine", "fat-tree": "Fat-tree", "rail-optimized": "Rail-optimized",
+                  "rail-only": "Rail-only"}
 
 
 def _speed(gbps: int) -> str:
