@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 
 from designer.catalog import default_catalog
@@ -12,6 +13,7 @@ from designer.io.bom_csv import write_bom_csv
 from designer.io.cabling_csv import write_cabling_csv
 from designer.io.network_csv import write_cluster_bom_csv, write_network_cabling_csv
 from designer.io.project import load_design
+from designer.model.decisions.spares import SpareShare, default_shares, parse_shares, spares_items
 from designer.model.intent.networks import ROLE_LABELS
 from designer.model.networks.arrangements import Arrangement, arrangements
 from designer.model.networks.bom import (
@@ -39,6 +41,10 @@ def add_parser(sub: SubParsers) -> None:
                    help="also price the other arrangements of the cluster's networks (hybrid, all-Ethernet, "
                         "merged) beside the design's own")
     p.add_argument("--prices", help="price book (TOML) whose entries override the built-in and user prices")
+    p.add_argument("--spares", default="", metavar="SPEC",
+                   help="spares per class as a share of the quantity, e.g. transceivers=2%%,switches=1%%; 'none' "
+                        "for no spares (default: a year of expected failures where a failure rate is published, "
+                        "each with its basis)")
     p.set_defaults(run=run)
 
 
@@ -65,6 +71,11 @@ def run(args: argparse.Namespace) -> int:
     if errors:
         raise CommandError(f"the design has errors ({errors[0].message}); `fabric-designer metrics` lists them")
     bom = build_bom(derived, catalog, prices)
+    try:
+        shares = parse_shares(args.spares, default_shares())
+    except ValueError as exc:
+        raise CommandError(str(exc)) from None
+    spares = spares_items(bom.items, shares)
     design = derived.design
     sections = network_boms(design, catalog, prices, compute_switch_count(bom)) if design.networks else ()
     network_errors = [e for section in sections for e in section.size.errors]
@@ -86,6 +97,9 @@ def run(args: argparse.Namespace) -> int:
     options = arrangements(design, catalog, prices) if args.arrangements else ()
     if args.json:
         doc = bom.to_json()
+        doc["spares"] = {"items": [i.to_json() for i in spares],
+                         "total_usd": round(sum(i.extended_price for i in spares), 2),
+                         "shares": {k: {"share": v.share, "basis": v.basis} for k, v in shares.items()}}
         if sections:
             doc.update(cluster_bom_json(bom, sections))
         if options:
@@ -93,6 +107,7 @@ def run(args: argparse.Namespace) -> int:
         print_json(doc)
     else:
         print(summary(bom))
+        print(spares_summary(bom, spares, shares))
         if sections:
             print(networks_summary(bom, sections))
         if options:
@@ -123,6 +138,23 @@ def _power_cell(item: LineItem) -> str:
 def _unpublished_power_note(items: tuple[LineItem, ...]) -> list[str]:
     missing = sorted({i.description for i in items if _power_cell(i) == "not published"})
     return [f"power totals leave out {', '.join(missing)}: no published figure"] if missing else []
+
+
+def spares_summary(bom: Bom, spares: list[LineItem], shares: Mapping[str, SpareShare]) -> str:
+    """The spares lines (not in the total above) and each class's share with its basis."""
+    lines = ["", "Spares (ordered with the BOM, not in its total)"]
+    if spares:
+        lines.append(table([(i.category, i.part_number or "-", i.description, i.quantity,
+                             f"{i.extended_price:,.2f}") for i in spares],
+                           ("category", "part", "description", "qty", f"extended ({bom.currency})")))
+        total = sum(i.extended_price for i in spares)
+        lines.append(f"Total with spares  {bom.total_cost + total:,.2f} {bom.currency}")
+    else:
+        lines.append("none")
+    for cls, share in shares.items():
+        amount = "no spares" if share.share is None else f"{share.share:.2%}"
+        lines.append(f"  {cls}: {amount} ({share.basis})")
+    return "\n".join(lines)
 
 
 def summary(bom: Bom) -> str:

@@ -19,6 +19,7 @@ from designer.catalog.entries import Switch, _Entry
 from designer.model.physical.closed_form_bom import PhysicalCounts
 from designer.model.physical.edited_bom import physical_counts
 from designer.model.physical.media import Physical, physical_layer
+from designer.model.physical.orderable_parts import cable_part, module_part
 from designer.model.physical.prices import PriceBook, default_prices
 from designer.model.topology.metrics import Finding
 
@@ -228,11 +229,12 @@ def _transceiver_items(phys: Physical | PhysicalCounts, catalog: Catalog, price:
         t = catalog.transceivers[tid]
         unit, price_note = price(tid)
         served = phys.transceiver_ends[(tid, side)]
+        # The part for this end's cage: finned-top in a switch, flat-top in a server or adapter.
+        part = module_part(t, side)
         notes = [f"twin-port: {qty} modules serve {served} ports" if t.connectors > 1 else "",
-                 "flat-top (RHS) version for server cages" if side == "host" and "OSFP" in t.form_factors else "",
-                 _power_note(t), price_note]
+                 part.note, _power_note(t), price_note]
         where = "switch side" if side == "switch" else "server side"
-        out.append(_item("Transceivers", t.part_number, f"{t.name}, {where}", qty, unit, t.power_w, notes, tid))
+        out.append(_item("Transceivers", part.part_number, f"{t.name}, {where}", qty, unit, t.power_w, notes, tid))
     return out
 
 
@@ -246,7 +248,9 @@ def _cable_items(phys: Physical | PhysicalCounts, catalog: Catalog, price: _Pric
                  "power is an estimate (see catalog)" if c.kind != "fiber" and c.is_estimate("power_w") else "",
                  price_note]
         category = "Copper cables" if c.kind in ("dac", "acc") else "Fiber"
-        out.append(_item(category, c.part_number, f"{c.name}, {length:g} m", qty, unit, watts, notes, cid))
+        part = cable_part(c, length)   # the length in the ordering number, where the vendor puts it
+        notes.insert(1, part.note)
+        out.append(_item(category, part.part_number, f"{c.name}, {length:g} m", qty, unit, watts, notes, cid))
     return out
 
 

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from PySide6.QtCore import QEvent, QSize, Qt
+from PySide6.QtCore import QEvent, QRect, QSize, Qt, QTimer
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QApplication,
@@ -46,6 +46,8 @@ from designer.ui.compare.compare_dialogs import CompareDialogs
 from designer.ui.compare.compare_service import CompareOutcome, CompareService
 from designer.ui.compare.compare_table import CompareTable, CompareTableModel
 from designer.ui.compare.design_legend import DesignLegend
+from designer.ui.compare.frozen_column import FrozenFirstColumn
+from designer.ui.compare.headline import headline
 from designer.ui.compare.network_costs import NetworkCostsTable
 from designer.ui.compare.palette import design_styles
 from designer.ui.compare.recommendation_panel import RecommendationPanel
@@ -67,6 +69,14 @@ class Entry:
     @property
     def name(self) -> str:
         return self.design.meta.name
+
+
+def compare_title(names) -> str:
+    """A short window title: the baseline and how many designs it is compared with."""
+    base = names[0] if names else ""
+    base = base if len(base) <= 40 else base[:39].rstrip() + "…"
+    more = len(names) - 1
+    return f"Compare: {base} + {more} design{'s' if more != 1 else ''} — Fabric Designer"
 
 
 class CompareWindow(QMainWindow):
@@ -97,8 +107,19 @@ class CompareWindow(QMainWindow):
         self.table_model = CompareTableModel(self.theme, self)
         self.table = CompareTable(self.table_model)
         self.table.designMenuRequested.connect(self._design_menu)
+        # The metric names stay put while the designs scroll sideways (five designs at 1280 px).
+        self.frozen = FrozenFirstColumn(self.table)
+
+        # Who wins, by how many dollars against the baseline, and whether it is a close call.
+        self.headline = QLabel("")
+        self.headline.setObjectName("compareHeadline")
+        self.headline.setWordWrap(True)
+        self.headline.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.winner: int | None = None
         self.panel = RecommendationPanel()
         self.panel.assumptions.settingsChanged.connect(self.set_settings)
+        # The flip lines read in full on a laptop: about eight lines before the box scrolls.
+        self.panel.reasons.setMinimumHeight(self.panel.reasons.fontMetrics().lineSpacing() * 8)
         self.charts = CompareCharts()
         # Each chart keeps a readable height; a low window scrolls them rather than squashing the
         # bars to nothing (at 1280x800 the bar charts had no plot left).
@@ -132,7 +153,8 @@ class CompareWindow(QMainWindow):
         host = QWidget()
         box = QVBoxLayout(host)
         box.setContentsMargins(6, 4, 6, 6)
-        box.addWidget(self.split)
+        box.addWidget(self.headline)
+        box.addWidget(self.split, 1)
         self.setCentralWidget(host)
 
         self._make_actions()
@@ -396,6 +418,9 @@ class CompareWindow(QMainWindow):
                                         "Add a second design or a counterpart to compare.")
             self.charts_scroll.setVisible(False)
             self.status.setText("")
+            self.headline.setText("")
+            self.headline.hide()
+            self.winner = None
             self.setWindowTitle("Compare — Fabric Designer")
             self._update_actions()
             return
@@ -413,9 +438,29 @@ class CompareWindow(QMainWindow):
         self.table_title.setText("COMPARISON  ·  changes against the baseline [1]")
         self.status.setText(f"{len(comparison.names)} designs compared in {outcome.elapsed_ms:,.0f} ms · "
                             "costs use illustrative prices unless a price book is loaded")
-        self.setWindowTitle(" vs ".join(f"[{i + 1}] {n}" for i, n in enumerate(comparison.names))
-                            + " — Compare — Fabric Designer")
+        self.setWindowTitle(compare_title(comparison.names))
+        top = headline(comparison)
+        self.winner = top.winner
+        self.headline.setText(top.text)
+        self.headline.show()
+        self._winner_beside_baseline()
+        self.frozen.refresh()
         self._update_actions()
+
+    def _winner_beside_baseline(self) -> None:
+        """The recommended design's columns right after the baseline's, so it is in view without
+        scrolling; the others keep their order (the model's order is untouched)."""
+        header = self.table.horizontalHeader()
+        model = self.table_model
+        for logical in range(model.columnCount()):   # start from the model's order
+            header.moveSection(header.visualIndex(logical), logical)
+        win = self.winner
+        if not win or model.comparison is None:
+            return
+        value = model.value_column(win)
+        target = model.value_column(0) + 1
+        header.moveSection(header.visualIndex(value), target)
+        header.moveSection(header.visualIndex(value + 1), target + 1)   # its change against [1]
 
     def _fit_split(self) -> None:
         """Give the table the width its columns need, the rest to the recommendation and charts."""
@@ -425,7 +470,9 @@ class CompareWindow(QMainWindow):
         left = min(max(need, 700), total - 540)
         self.split.setSizes([left, total - left])
         height = max(self.right.height(), self.height() - 90)
-        self.right.setSizes([round(height * 0.5), height - round(height * 0.5)])
+        # The recommendation with its flip lines gets the room it reads in; the charts scroll.
+        panel = min(max(round(height * 0.6), 420), height - 230)
+        self.right.setSizes([panel, height - panel])
 
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
@@ -436,7 +483,28 @@ class CompareWindow(QMainWindow):
         super().showEvent(event)
         if not self._sized:
             self._sized = True
+            self._fit_screen()
             self._fit_split()
+            # The window manager adds its frame after the first show: fit again once it has.
+            QTimer.singleShot(100, self, self._fit_screen)
+
+    def _fit_screen(self, room: QRect | None = None) -> None:
+        """The whole window on the screen (`room`: its available part), frame and status bar
+        included (at 1280x800 the window manager's frame pushed the status bar below the edge)."""
+        screen = self.screen()
+        if room is None:
+            if screen is None:
+                return
+            room = screen.availableGeometry()
+        frame = self.frameGeometry()
+        extra_w, extra_h = frame.width() - self.width(), frame.height() - self.height()
+        width = min(self.width(), room.width() - extra_w)
+        height = min(self.height(), room.height() - extra_h)
+        self.resize(width, height)
+        frame = self.frameGeometry()
+        x = max(min(frame.left(), room.right() - frame.width() + 1), room.left())
+        y = max(min(frame.top(), room.bottom() - frame.height() + 1), room.top())
+        self.move(x, y)
 
     def _legend_lines(self, comparison, styles) -> list:
         """(colour, name, detail) per design: technology, GPUs and where the design came from."""
@@ -583,6 +651,10 @@ class CompareWindow(QMainWindow):
             QTableView#compareTable {{ background: {t.background.name()}; border: 1px solid {border.name()};
                                       border-radius: 3px; }}
             QTableView#compareTable::item {{ padding: 0px 8px; }}
+            QTableView#frozenMetricColumn {{ background: {t.background.name()};
+                                            border-right: 1px solid {border.name()}; }}
+            QTableView#frozenMetricColumn::item {{ padding: 0px 8px; }}
+            QLabel#compareHeadline {{ font-size: 10.5pt; font-weight: 600; padding: 2px 2px 4px 2px; }}
             QLabel#legendNumber, QLabel#legendName {{ font-weight: 600; }}
             QLabel#legendDetail {{ color: {t.muted.name()}; }}
         """)

@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
 )
 
 from designer.model.common.units import bandwidth_label, duration_label, power_label, ratio_label, size_label
+from designer.ui.panels.network_cards import money, show_cluster_card, show_network_cards
 from designer.ui.services.compute import ComputeResult
 from designer.ui.theme import Theme
 
@@ -38,11 +39,7 @@ _UNIT = re.compile(r"^([kMGTP]?W|[TPG]b/s|GB/s|[kMB])$")
 
 
 def _money(value: float, currency: str) -> str:
-    symbol = {"USD": "$", "EUR": "€", "GBP": "£"}.get(currency, "")
-    for factor, suffix in ((1e9, " B"), (1e6, " M"), (1e3, " k")):
-        if abs(value) >= factor:
-            return f"{symbol}{value / factor:,.1f}{suffix}" + ("" if symbol else f" {currency}")
-    return f"{symbol}{value:,.0f}" + ("" if symbol else f" {currency}")
+    return money(value, currency)
 
 
 def _bandwidth(gbps: float) -> str:
@@ -170,10 +167,12 @@ class MetricsPanel(QWidget):
             ("power", "Power", "Network power (switches, NICs, optics) from the bill of materials"),
             ("allreduce", "All-reduce", "Estimated bus bandwidth and time of one all-reduce over every GPU "
                                         "(an estimate; see the collectives model)"),
+            ("cluster", "Whole cluster", "Every network of the cluster together: the compute fabric and the "
+                                         "storage, in-band and out-of-band networks"),
         ]
         places = {"gpus": (0, 0, 1), "switches": (0, 1, 1), "oversub": (0, 2, 1), "bisection": (0, 3, 1),
                   "hops": (0, 4, 1), "links": (0, 5, 1), "cables": (1, 0, 1), "cost": (1, 1, 1),
-                  "power": (1, 2, 1), "allreduce": (1, 3, 3)}
+                  "power": (1, 2, 1), "allreduce": (1, 3, 2), "cluster": (1, 5, 1)}
         for key, title, tip in specs:
             card = MetricCard(title, tip)
             self.cards[key] = card
@@ -219,8 +218,17 @@ class MetricsPanel(QWidget):
         box.setContentsMargins(0, 0, 0, 0)
         box.addWidget(split)
         self._cost_tip = self.cards["cost"].toolTip()
+        self._titles = {key: card.title.text() for key, card in self.cards.items()}
+        self._tips = {key: card.toolTip() for key, card in self.cards.items()}
+        self.network = "compute"          # the network whose figures the cards show
+        self._result: ComputeResult | None = None
         self.apply_theme(self.theme)
         self.show_result(None)
+
+    def show_network(self, role: str) -> None:
+        """Follow the network selected on the canvas: its figures, or the compute fabric's."""
+        self.network = role or "compute"
+        self.show_result(self._result)
 
     def apply_theme(self, theme: Theme) -> None:
         self.theme = theme
@@ -252,6 +260,22 @@ class MetricsPanel(QWidget):
     # --- results ---------------------------------------------------------------------------
 
     def show_result(self, result: ComputeResult | None) -> None:
+        self._result = result
+        self._restore_titles()
+        self._show_compute(result)
+        self._show_cluster(result)
+        if self.network != "compute" and result is not None and result.metrics is not None:
+            show_network_cards(self, result, self.network)
+
+    def _restore_titles(self) -> None:
+        for key, card in self.cards.items():
+            card.title.setText(self._titles[key])
+            card.setToolTip(self._tips[key])
+
+    def _show_cluster(self, result: ComputeResult | None) -> None:
+        show_cluster_card(self.cards["cluster"], result)
+
+    def _show_compute(self, result: ComputeResult | None) -> None:
         c = self.cards
         m = result.metrics if result is not None else None
         if result is None or result.design is None:

@@ -59,6 +59,8 @@ class ComputeResult:
     extras_error: str | None = None   # the BOM or collective estimate failed; metrics are still good
     elapsed_ms: float = 0.0
     bom_ms: float = 0.0               # the BOM's own time when it came in a second step (in elapsed_ms)
+    # The cluster's other networks (storage, in-band, out-of-band...), one NetworkBom each, with the BOM.
+    networks: tuple = ()
 
 
 def compute(design: FabricDesign | None, catalog: Catalog | None = None, generation: int = 0,
@@ -101,9 +103,25 @@ def compute(design: FabricDesign | None, catalog: Catalog | None = None, generat
                 problems.append(f"BOM: {exc}")
         else:
             pending = not preview
+    networks: tuple = ()
+    if built is not None:
+        try:
+            networks = other_networks(design, catalog, built)
+        except Exception as exc:  # the other networks must not hide the fabric's figures
+            problems.append(f"other networks: {exc}")
     return ComputeResult(generation, design, preview, metrics, derived.resolved.family, None, built, pending,
                          allreduce, curve, uplinks, other, "; ".join(problems) or None,
-                         (time.perf_counter() - start) * 1000)
+                         (time.perf_counter() - start) * 1000, networks=networks)
+
+
+def other_networks(design: FabricDesign, catalog: Catalog, built) -> tuple:
+    """The BOM of each of the cluster's other networks, priced from the same book as the fabric's."""
+    if not design.networks:
+        return ()
+    from designer.model.networks.bom import compute_switch_count, network_boms
+    from designer.model.physical.prices import default_prices
+
+    return network_boms(design, catalog, default_prices(), compute_switch_count(built))
 
 
 def _oversubscribed(m: Metrics) -> bool:
@@ -117,11 +135,12 @@ def compute_bom(first: ComputeResult, catalog: Catalog | None = None) -> Compute
         assert first.design is not None   # a first result with metrics carries its design
         built = bom_module.build_bom(derive(first.design, catalog or default_catalog()), catalog)
         problem = first.extras_error
+        networks = other_networks(first.design, catalog or default_catalog(), built)
     except Exception as exc:
-        built, problem = None, "; ".join(p for p in (first.extras_error, f"BOM: {exc}") if p)
+        built, problem, networks = None, "; ".join(p for p in (first.extras_error, f"BOM: {exc}") if p), ()
     bom_ms = (time.perf_counter() - start) * 1000
     return dataclasses.replace(first, bom=built, bom_pending=False, extras_error=problem,
-                               elapsed_ms=first.elapsed_ms + bom_ms, bom_ms=bom_ms)
+                               elapsed_ms=first.elapsed_ms + bom_ms, bom_ms=bom_ms, networks=networks)
 
 
 def run_job(kind: str, job, catalog: Catalog) -> ComputeResult:

@@ -335,6 +335,7 @@ class MainWindow(DesignerWindow):
         self.palette_panel.technologyChosen.connect(self._set_default_technology)
         self.metrics.findingActivated.connect(self._focus_finding)
         self.metrics.messageSizeChosen.connect(self._set_message_size)
+        self.controller.networkChanged.connect(self.metrics.show_network)   # the cards follow the network
         self.inspector.editRefused.connect(self._show_refusal)
         self.files.recentChanged.connect(self._fill_recent)
         self.files.readOnlyChanged.connect(self._update_title)

@@ -1,0 +1,54 @@
+"""The metric cards follow the selected network, and a Whole cluster card totals every network."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from designer.catalog import default_catalog
+from designer.io.project import load_design
+from designer.model.networks.bom import cluster_bom_json, compute_switch_count, network_boms
+from designer.model.physical.bom import build_bom
+from designer.model.physical.prices import default_prices
+from designer.model.topology.derive import derive
+
+GB300 = Path(__file__).resolve().parent.parent / "examples" / "gb300-nvl72-8rack.json"
+
+
+def _expected(design):
+    catalog = default_catalog()
+    bom = build_bom(derive(design, catalog), catalog)
+    sections = network_boms(design, catalog, default_prices(), compute_switch_count(bom))
+    return bom, sections, cluster_bom_json(bom, sections)["cluster_total"]
+
+
+def test_the_whole_cluster_card_totals_every_network(make_window):
+    design = load_design(GB300)
+    assert len(design.networks) >= 3
+    window = make_window(design)
+    bom, sections, total = _expected(design)
+    card = window.metrics.cards["cluster"]
+    counts = total["counts_by_category"]
+    detail = card.detail.text()
+    assert f"{counts['Switches']:,} switches" in detail
+    assert f"{counts['Copper cables'] + counts['Fiber']:,} cables" in detail
+    assert f"{counts['Transceivers']:,} optics" in detail
+    assert counts["Switches"] > sum(i.quantity for i in bom.by_category("Switches"))   # more than the fabric
+    assert "out-of-band" in card.toolTip().lower() and "storage" in card.toolTip().lower()
+    assert window.metrics.cards["cluster"].value.text() != window.metrics.cards["cost"].value.text()
+
+
+def test_the_cards_follow_the_selected_network_and_come_back(make_window):
+    design = load_design(GB300)
+    window = make_window(design)
+    cards = window.metrics.cards
+    fabric_switches = cards["switches"].value.text()
+    _, sections, _ = _expected(design)
+    oob = next(s for s in sections if s.size.role == "oob")
+    window.controller.set_network("oob")
+    assert cards["switches"].value.text() == f"{sum(g.count for g in oob.size.switches):,}"
+    assert cards["switches"].value.text() != fabric_switches
+    assert cards["bisection"].detail.text() == "compute fabric only"
+    assert "out-of-band" in window.metrics.status.text().lower()
+    window.controller.set_network("compute")
+    assert cards["switches"].value.text() == fabric_switches
+    assert cards["bisection"].detail.text() != "compute fabric only"
