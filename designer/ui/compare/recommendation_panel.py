@@ -21,7 +21,9 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QPushButton,
+    QSizePolicy,
     QSpinBox,
+    QTabWidget,
     QTextBrowser,
     QVBoxLayout,
     QWidget,
@@ -132,25 +134,37 @@ class AssumptionsBox(QGroupBox):
             lab.setObjectName("assumptionLabel")
             return lab
 
-        rows = ((("TCO period", self.years), ("Energy price", self.energy)),
-                (("PUE", self.pue), ("Message sizes", self.sizes)),
-                (("Example job", self.params), ("Compute per step", self.compute_ms)))
-        for r, pairs in enumerate(rows):
-            for k, (text, widget) in enumerate(pairs):
-                grid.addWidget(label(text), r, 2 * k)
-                grid.addWidget(widget, r, 2 * k + 1)
-        job_rows = ((("Rank placement", self.placement), ("Busy servers", self.occupancy)),
-                    (("Other jobs' load", self.background), ("Global batch", self.global_batch)),
-                    (("Micro-batch", self.micro_batch), ("Pipeline", self.schedule)))
-        for r, pairs in enumerate(job_rows, start=len(rows)):
-            for k, (text, widget) in enumerate(pairs):
-                grid.addWidget(label(text), r, 2 * k)
-                grid.addWidget(widget, r, 2 * k + 1)
-        last = len(rows) + len(job_rows)
-        grid.addWidget(label("Workload"), last, 0)
-        grid.addWidget(self.workload, last, 1, 1, 3)
-        grid.addWidget(self.problem, last + 1, 0, 1, 3)
-        grid.addWidget(self.reset, last + 1, 3, Qt.AlignmentFlag.AlignRight)
+        def page(rows: tuple[tuple[tuple[str, QWidget], ...], ...]) -> QWidget:
+            widget = QWidget()
+            inner = QGridLayout(widget)
+            inner.setContentsMargins(2, 4, 2, 0)
+            inner.setHorizontalSpacing(10)
+            inner.setVerticalSpacing(4)
+            for r, pairs in enumerate(rows):
+                for k, (text, control) in enumerate(pairs):
+                    inner.addWidget(label(text), r, 2 * k)
+                    inner.addWidget(control, r, 2 * k + 1, 1, 3 if len(pairs) == 1 else 1)
+            for column in (1, 3):
+                inner.setColumnStretch(column, 1)
+            return widget
+
+        # Two pages, so the box keeps its height: the costs, and the job and its fleet.
+        self.pages = QTabWidget()
+        self.pages.setDocumentMode(True)
+        self.pages.addTab(page(((("TCO period", self.years), ("Energy price", self.energy)),
+                                (("PUE", self.pue), ("Message sizes", self.sizes)),
+                                (("Example job", self.params), ("Compute per step", self.compute_ms)),
+                                (("Workload", self.workload),))), "Costs and job")
+        self.pages.addTab(page(((("Rank placement", self.placement), ("Busy servers", self.occupancy)),
+                                (("Other jobs' load", self.background), ("Global batch", self.global_batch)),
+                                (("Micro-batch", self.micro_batch), ("Pipeline", self.schedule)))),
+                          "Fleet and batch")
+        self.pages.setTabToolTip(1, "Where the job's ranks sit, other jobs' load on the uplinks, and the job's "
+                                    "batch and pipeline schedule: the verdict names what it assumed")
+        # "Defaults" sits beside the tabs, so the box is no taller than its pages.
+        self.pages.setCornerWidget(self.reset, Qt.Corner.TopRightCorner)
+        grid.addWidget(self.pages, 0, 0, 1, 4)
+        grid.addWidget(self.problem, 1, 0, 1, 4)
         for column in (1, 3):
             grid.setColumnStretch(column, 1)
         self.set_settings(self._settings)
@@ -307,6 +321,9 @@ class RecommendationPanel(QWidget):
         self.reasons.setOpenLinks(False)
         self.reasons.setFrameShape(QFrame.Shape.NoFrame)
         self.assumptions = AssumptionsBox()
+        # The assumptions keep their height; the reasons above scroll instead.
+        self.assumptions.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Fixed)
+        self.reasons.setMinimumHeight(40)
         box = QVBoxLayout(self)
         box.setContentsMargins(8, 6, 8, 8)
         box.setSpacing(6)
