@@ -284,7 +284,7 @@ def test_performance_settings_survive_a_project_file_and_are_validated():
     with pytest.raises(DesignValidationError, match="protocol_efficiency"):
         PerformanceSettings(protocol_efficiency=1.5)
     text = json.loads(design_to_json(d))
-    text["design"]["performance"]["placement"] = "scattered"
+    text["design"]["performance"]["placement"] = "everywhere"
     with pytest.raises(ValueError, match="placement"):
         design_from_json(json.dumps(text))
 

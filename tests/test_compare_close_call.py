@@ -152,3 +152,8 @@ def test_each_row_has_its_deltas_in_exactly_one_unit(unit, values):
         assert all(d is None or row.delta_text(d).endswith("%") for d in pct)
         if values[0] in (None, 0):
             assert all(d is None for d in pct)
+
+
+def test_overlapping_ranges_with_one_design_cheaper_in_every_draw_are_no_close_call():
+    touching = ((1.0, 1.1, 1.3), (1.25, 1.4, 1.5))
+    assert close_call(_draws((1.0, 0.0), touching), 0, (1.1, 1.4)) is None

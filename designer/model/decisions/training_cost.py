@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from designer.model.performance import fleet
 from designer.model.performance.collective_costs import load_balancing_mode
 from designer.model.performance.flow_placement import (
     MODE_NAMES,
@@ -165,6 +166,11 @@ class Sensitivity:
     leaves: int = 0
     uplinks: int = 0
     nics_per_leaf: int = 0
+    # The fleet: the step with the ranks placed the other way, minus the computed one, and the
+    # step's change at other jobs' load over `background_grid` (interpolated between them).
+    placement_ms: float = 0.0
+    background_grid: tuple[float, ...] = ()
+    background_ms: tuple[float, ...] = ()
 
 
 def sensitivity(derived: Any, step: Any, rerun: Callable[..., Any] | None) -> Sensitivity:
@@ -182,9 +188,23 @@ def sensitivity(derived: Any, step: Any, rerun: Callable[..., Any] | None) -> Se
         slower = rerun(protocol_efficiency=0.75 * pe)
         if slower is not None:
             protocol_ms = max(0.0, (slower.step_ms - step.step_ms) / (1 / 0.75 - 1))
+    placement_ms = 0.0
+    grid: tuple[float, ...] = ()
+    grid_ms: tuple[float, ...] = ()
+    if rerun is not None:
+        other = rerun(placement=fleet.other_placement(perf.placement))
+        if other is not None:
+            placement_ms = other.step_ms - step.step_ms
+        bg = fleet.background_load(perf)
+        lo, hi = fleet.background_range(bg)
+        points = sorted({lo, bg, hi})
+        steps = [step if abs(b - bg) < 1e-12 else rerun(background_load=b) for b in points]
+        if all(x is not None for x in steps):
+            grid, grid_ms = tuple(points), tuple(x.step_ms - step.step_ms for x in steps)
     plan = derived.plan
     return Sensitivity(protocol_ms, balance_ms, pe, placement.mode if placement else tech.placement,
-                       tech.qps_per_connection, plan.leaves, plan.leaf_up, plan.leaf_down)
+                       tech.qps_per_connection, plan.leaves, plan.leaf_up, plan.leaf_down, placement_ms,
+                       grid, grid_ms)
 
 
 @dataclass(frozen=True)
@@ -278,6 +298,12 @@ def confidence(costs: Sequence[TrainingCost], sens: Sequence[Sensitivity], boms:
     fam_pe = {f: rng.uniform(lo, hi, draws) for f, (lo, hi) in PROTOCOL_RANGE.items()}
     # One draw of NCCL's channels / queue pairs per draw, shared by every hashed design.
     pick = rng.random(draws)
+    # The fleet of a draw is every design's: the ranks placed the other way in some draws, other
+    # jobs' load drawn around the assumed figure (fleet.toml [draws], assumptions).
+    fd = fleet.fleet_defaults()
+    moved = rng.random(draws) < fd.other_placement_share
+    grid = next((s.background_grid for s in sens if s.background_grid), ())
+    background = rng.uniform(grid[0], grid[-1], draws) if grid else np.zeros(draws)
     per_token = costs[0].tokens_per_step is not None and all(c.tokens_per_step for c in costs)
     values = []
     for c, s, cls_cost, energy in zip(costs, sens, by_class, network_energy, strict=True):
@@ -292,6 +318,9 @@ def confidence(costs: Sequence[TrainingCost], sens: Sequence[Sensitivity], boms:
         nominal_lb = c.load_balance_efficiency
         step = (c.step_ms + s.protocol_ms * (s.protocol / pe - 1.0)
                 + s.balance_ms * (1.0 / lb - 1.0 / nominal_lb))
+        step = step + np.where(moved, s.placement_ms, 0.0)
+        if s.background_grid:
+            step = step + np.interp(background, s.background_grid, s.background_ms)
         cost = (net_hour + gpu_hour) * np.maximum(step, 0.0) / 3.6e6
         if per_token:
             cost = cost / c.tokens_per_step * 1e6
@@ -313,7 +342,10 @@ def confidence(costs: Sequence[TrainingCost], sens: Sequence[Sensitivity], boms:
               "protocol efficiency: InfiniBand 0.92-0.96, RoCE 0.85-0.95",
               "hashed load balance: NCCL channels per peer "
               f"{placement_constants().channels_range[0]}-{placement_constants().channels_range[1]}, "
-              f"queue pairs {placement_constants().qps_range[0]}-{placement_constants().qps_range[1]} (enhanced ECMP)")
+              f"queue pairs {placement_constants().qps_range[0]}-{placement_constants().qps_range[1]} (enhanced ECMP)",
+              f"the fleet: ranks placed the other way in {fd.other_placement_share:.0%} of draws, other jobs' "
+              + (f"load {grid[0]:.0%}-{grid[-1]:.0%} of every uplink" if grid else "load as assumed")
+              + f" ({fd.draws_basis})")
     return Confidence(draws, seed, tuple(float(x) for x in share), quant, tuple(float(e) for e in edges), hists,
                       "USD per million tokens" if per_token else "USD per step", varied,
                       tuple(float(x) for x in tie_share), float((~alone).mean()))

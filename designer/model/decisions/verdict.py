@@ -282,7 +282,10 @@ def close_call(conf: Confidence | None, win: int, units: Sequence[float] = ()) -
         return None
     runner = min(others, key=lambda i: units[i]) if units else max(others, key=lambda i: lead[i])
     top = max(rivals, key=lambda i: lead[i]) if rivals else runner
-    overlap = conf.overlap(win, top)
+    # Ranges that overlap only through what both designs share (the GPU servers' price, energy)
+    # while one is cheaper in every draw leave the ranking certain: no close call (verdict_lines
+    # says so instead).
+    overlap = conf.overlap(win, top) and lead[top] > 0
     if not rivals and not overlap:
         return None
     q = conf.cost_per_mtok
@@ -335,6 +338,12 @@ def verdict_lines(costs: Sequence[TrainingCost], conf: Confidence | None, names:
                  "scenarios")
         if conf.tie_share and conf.tie_share[win] > 0:
             text += f" and tied for cheapest in {share_text(conf.tie_share[win])}"
+        others = [i for i in range(len(units)) if i != win and abs(units[i] - units[win]) > abs(units[win]) * 1e-9]
+        if others:
+            runner = min(others, key=lambda i: units[i])
+            if conf.overlap(win, runner):
+                text += (f"; its p10-p90 range overlaps {names[runner]}'s only through what both share (the GPU "
+                         "servers' price and energy): it costs less in every scenario")
     return text + (f" ({tags[win]})." if tags else "."), win
 
 

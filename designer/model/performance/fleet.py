@@ -30,18 +30,34 @@ class FleetDefaults:
     occupancy_basis: str
     background_load: float
     background_basis: str
+    other_placement_share: float = 0.5   # the confidence draws' share with ranks placed the other way
+    background_spread: float = 0.15      # ... and the spread of other jobs' load around the assumed one
+    draws_basis: str = ""
 
 
 @lru_cache(maxsize=1)
 def fleet_defaults() -> FleetDefaults:
     """The defaults, read once from resources/perf/fleet.toml."""
     data = tomllib.loads(read_text(FLEET_FILE, "fleet defaults file"))
-    p, o, b = data["placement"], data["occupancy"], data["background"]
+    p, o, b, dr = data["placement"], data["occupancy"], data["background"], data["draws"]
     placement = str(p["default"])
     if placement not in PLACEMENTS:
         raise ValueError(f"{FLEET_FILE}: placement default '{placement}' is not one of {', '.join(PLACEMENTS)}")
     return FleetDefaults(placement, str(p["basis"]), float(o["default"]), str(o["basis"]),
-                         float(b["default"]), str(b["basis"]))
+                         float(b["default"]), str(b["basis"]), float(dr["other_placement_share"]),
+                         float(dr["background_spread"]), str(dr["basis"]))
+
+
+def other_placement(placement: str) -> str:
+    """The placement the confidence draws try beside the assumed one: packed for scattered or
+    spread ranks (a topology-aware scheduler), scattered for packed ones."""
+    return "scattered" if placement == "packed" else "packed"
+
+
+def background_range(background: float) -> tuple[float, float]:
+    """Other jobs' load the confidence draws cover around the assumed figure."""
+    spread = fleet_defaults().background_spread
+    return max(0.0, background - spread), min(0.9, background + spread)
 
 
 def occupancy(settings: PerformanceSettings) -> float:

@@ -1,8 +1,9 @@
 """The recommendation of a comparison, its reasons and warnings, and the assumptions behind it.
 
 The recommendation is a rule of thumb applied to the designs' own numbers, and says so. The
-assumptions (TCO period, energy price, PUE, the example training job, the message sizes of
-the collective rows) are the user's to set; a change asks for a new comparison.
+assumptions (TCO period, energy price, PUE, the example training job, its fleet (rank placement,
+busy servers, other jobs' uplink load) and batch (global batch, micro-batch, pipeline schedule),
+the message sizes of the collective rows) are the user's to set; a change asks for a new comparison.
 """
 
 from __future__ import annotations
@@ -20,7 +21,9 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QPushButton,
+    QSizePolicy,
     QSpinBox,
+    QTabWidget,
     QTextBrowser,
     QVBoxLayout,
     QWidget,
@@ -29,6 +32,7 @@ from PySide6.QtWidgets import (
 from designer.model.common.units import parse_size, size_label
 from designer.model.decisions.comparison import CompareSettings, Comparison
 from designer.model.intent.serde import DesignValidationError
+from designer.model.performance.fleet import PLACEMENT_NAMES, PLACEMENTS, fleet_defaults
 from designer.model.performance.workload import presets
 from designer.ui.theme import FAMILY_LABEL, Theme
 
@@ -110,7 +114,9 @@ class AssumptionsBox(QGroupBox):
         self.workload.currentIndexChanged.connect(self._edited)
         self.sizes = QLineEdit()
         self.sizes.setToolTip("Message sizes of the collective rows, such as 1MiB, 1GiB (K, M, G are binary)")
-        for spin in (self.years, self.energy, self.pue, self.params, self.compute_ms):
+        self._job_controls()
+        for spin in (self.years, self.energy, self.pue, self.params, self.compute_ms, self.occupancy,
+                     self.background, self.global_batch, self.micro_batch):
             spin.setKeyboardTracking(False)  # one recomputation per finished entry, not per keystroke
             spin.setAlignment(Qt.AlignmentFlag.AlignRight)
             spin.valueChanged.connect(self._edited)
@@ -128,20 +134,83 @@ class AssumptionsBox(QGroupBox):
             lab.setObjectName("assumptionLabel")
             return lab
 
-        rows = ((("TCO period", self.years), ("Energy price", self.energy)),
-                (("PUE", self.pue), ("Message sizes", self.sizes)),
-                (("Example job", self.params), ("Compute per step", self.compute_ms)))
-        for r, pairs in enumerate(rows):
-            for k, (text, widget) in enumerate(pairs):
-                grid.addWidget(label(text), r, 2 * k)
-                grid.addWidget(widget, r, 2 * k + 1)
-        grid.addWidget(label("Workload"), 3, 0)
-        grid.addWidget(self.workload, 3, 1, 1, 3)
-        grid.addWidget(self.problem, 4, 0, 1, 3)
-        grid.addWidget(self.reset, 4, 3, Qt.AlignmentFlag.AlignRight)
+        def page(rows: tuple[tuple[tuple[str, QWidget], ...], ...]) -> QWidget:
+            widget = QWidget()
+            inner = QGridLayout(widget)
+            inner.setContentsMargins(2, 4, 2, 0)
+            inner.setHorizontalSpacing(10)
+            inner.setVerticalSpacing(4)
+            for r, pairs in enumerate(rows):
+                for k, (text, control) in enumerate(pairs):
+                    inner.addWidget(label(text), r, 2 * k)
+                    inner.addWidget(control, r, 2 * k + 1, 1, 3 if len(pairs) == 1 else 1)
+            for column in (1, 3):
+                inner.setColumnStretch(column, 1)
+            return widget
+
+        # Two pages, so the box keeps its height: the costs, and the job and its fleet.
+        self.pages = QTabWidget()
+        self.pages.setDocumentMode(True)
+        self.pages.addTab(page(((("TCO period", self.years), ("Energy price", self.energy)),
+                                (("PUE", self.pue), ("Message sizes", self.sizes)),
+                                (("Example job", self.params), ("Compute per step", self.compute_ms)),
+                                (("Workload", self.workload),))), "Costs and job")
+        self.pages.addTab(page(((("Rank placement", self.placement), ("Busy servers", self.occupancy)),
+                                (("Other jobs' load", self.background), ("Global batch", self.global_batch)),
+                                (("Micro-batch", self.micro_batch), ("Pipeline", self.schedule)))),
+                          "Fleet and batch")
+        self.pages.setTabToolTip(1, "Where the job's ranks sit, other jobs' load on the uplinks, and the job's "
+                                    "batch and pipeline schedule: the verdict names what it assumed")
+        # "Defaults" sits beside the tabs, so the box is no taller than its pages.
+        self.pages.setCornerWidget(self.reset, Qt.Corner.TopRightCorner)
+        grid.addWidget(self.pages, 0, 0, 1, 4)
+        grid.addWidget(self.problem, 1, 0, 1, 4)
         for column in (1, 3):
             grid.setColumnStretch(column, 1)
         self.set_settings(self._settings)
+
+    def _job_controls(self) -> None:
+        """The fleet the example job runs in and its batch: the same choices as compare's options."""
+        d = fleet_defaults()
+        self.placement = QComboBox()
+        self.placement.addItem(f"Fleet default ({d.placement})", "")
+        self.placement.setItemData(0, d.placement_basis, Qt.ItemDataRole.ToolTipRole)
+        for key in PLACEMENTS:
+            self.placement.addItem(key.capitalize(), key)
+            self.placement.setItemData(self.placement.count() - 1, PLACEMENT_NAMES[key], Qt.ItemDataRole.ToolTipRole)
+        self.placement.setToolTip("Where the job's ranks sit: packed (a topology-aware scheduler), scattered "
+                                  "(servers drawn where free, ranked in that order) or spread over the SUs")
+        self.placement.currentIndexChanged.connect(self._edited)
+        self.occupancy = QSpinBox()
+        self.occupancy.setRange(1, 100)
+        self.occupancy.setSuffix(" %")
+        self.occupancy.setToolTip("Share of the cluster's servers busy when a scattered job is placed.\n"
+                                  + d.occupancy_basis)
+        self.background = QSpinBox()
+        self.background.setRange(0, 95)
+        self.background.setSuffix(" % of uplinks")
+        self.background.setToolTip("Other jobs' traffic on every uplink, a share of its capacity.\n"
+                                   + d.background_basis)
+        self.global_batch = QDoubleSpinBox()
+        self.global_batch.setRange(0.0, 1e6)
+        self.global_batch.setDecimals(1)
+        self.global_batch.setSuffix(" M tokens")
+        self.global_batch.setSpecialValueText("Workload's (grows with DP)")
+        self.global_batch.setToolTip("The job's global batch in millions of tokens (2^20). At its lowest, the "
+                                     "workload's batch grown with data parallelism up to the largest published "
+                                     "for its class (resources/perf/workloads.toml)")
+        self.micro_batch = QSpinBox()
+        self.micro_batch.setRange(0, 1024)
+        self.micro_batch.setSpecialValueText("Workload's")
+        self.micro_batch.setSuffix(" sequences")
+        self.micro_batch.setToolTip("Sequences per micro-batch; at its lowest, the workload's")
+        self.schedule = QComboBox()
+        for text, data in (("1F1B", ""), ("Interleaved, 2 virtual stages", "interleaved:2"),
+                           ("Interleaved, 4 virtual stages", "interleaved:4")):
+            self.schedule.addItem(text, data)
+        self.schedule.setToolTip("Pipeline schedule: the bubble is (PP - 1) / (virtual stages x micro-batches) "
+                                 "of the compute (Narayanan et al., SC21)")
+        self.schedule.currentIndexChanged.connect(self._edited)
 
     @property
     def settings(self) -> CompareSettings:
@@ -150,7 +219,9 @@ class AssumptionsBox(QGroupBox):
     def set_settings(self, s: CompareSettings) -> None:
         """Show `s` without announcing it as an edit."""
         self._settings = s
-        widgets = (self.years, self.energy, self.pue, self.params, self.compute_ms, self.sizes, self.workload)
+        widgets = (self.years, self.energy, self.pue, self.params, self.compute_ms, self.sizes, self.workload,
+                   self.placement, self.occupancy, self.background, self.global_batch, self.micro_batch,
+                   self.schedule)
         for w in widgets:
             w.blockSignals(True)
         index = self.workload.findData(s.workload or "")
@@ -164,6 +235,16 @@ class AssumptionsBox(QGroupBox):
         self.params.setValue(s.params / 1e9)
         self.compute_ms.setValue(s.compute_ms)
         self.sizes.setText(sizes_text(s.sizes))
+        d = fleet_defaults()
+        self.placement.setCurrentIndex(max(0, self.placement.findData(s.placement or "")))
+        self.occupancy.setValue(round(100 * (s.occupancy if s.occupancy is not None else d.occupancy)))
+        self.background.setValue(round(100 * (s.background_load if s.background_load is not None
+                                              else d.background_load)))
+        self.global_batch.setValue((s.global_batch_tokens or 0) / 2**20)
+        self.micro_batch.setValue(s.micro_batch or 0)
+        sched = f"interleaved:{s.virtual_stages or 2}" if s.pipeline_schedule == "interleaved" else ""
+        self.schedule.setCurrentIndex(max(0, self.schedule.findData(sched)))
+        self.occupancy.setEnabled((s.placement or d.placement) == "scattered")
         for w in widgets:
             w.blockSignals(False)
         self._show_problem("")
@@ -172,10 +253,22 @@ class AssumptionsBox(QGroupBox):
         workload = self.workload.currentData() or None
         self.params.setEnabled(workload is None)
         self.compute_ms.setEnabled(workload is None)
+        d = fleet_defaults()
+        placement = self.placement.currentData() or None
+        self.occupancy.setEnabled((placement or d.placement) == "scattered")
+        # A value equal to the fleet default stays "the default", so its basis is still named.
+        occupancy = self.occupancy.value() / 100
+        background = self.background.value() / 100
+        batch = round(self.global_batch.value() * 2**20) or None
+        schedule, _, stages = (self.schedule.currentData() or "").partition(":")
         return CompareSettings(years=self.years.value(), energy_usd_per_kwh=round(self.energy.value(), 6),
                                pue=round(self.pue.value(), 4), sizes=parse_sizes(self.sizes.text()),
                                params=round(self.params.value() * 1e9), compute_ms=self.compute_ms.value(),
-                               workload=workload)
+                               workload=workload, placement=placement,
+                               occupancy=None if abs(occupancy - d.occupancy) < 1e-9 else occupancy,
+                               background_load=None if abs(background - d.background_load) < 1e-9 else background,
+                               global_batch_tokens=batch, micro_batch=self.micro_batch.value() or None,
+                               pipeline_schedule=schedule or None, virtual_stages=int(stages) if stages else None)
 
     def _edited(self, *_) -> None:
         try:
@@ -228,6 +321,9 @@ class RecommendationPanel(QWidget):
         self.reasons.setOpenLinks(False)
         self.reasons.setFrameShape(QFrame.Shape.NoFrame)
         self.assumptions = AssumptionsBox()
+        # The assumptions keep their height; the reasons above scroll instead.
+        self.assumptions.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Fixed)
+        self.reasons.setMinimumHeight(40)
         box = QVBoxLayout(self)
         box.setContentsMargins(8, 6, 8, 8)
         box.setSpacing(6)
@@ -288,6 +384,12 @@ class RecommendationPanel(QWidget):
             parts.append(f"<p style='margin:0 0 2px 0; color:{muted}'><b>When it would flip</b> "
                          "(each assumption alone, the rest held)</p><ul style='margin-left:-14px'>")
             parts += [f"<li style='margin-bottom:4px'>{html.escape(_sentence(f.line()))}</li>" for f in rec.flips]
+            parts.append("</ul>")
+        assumed = comparison.job_lines()
+        if assumed:   # which fleet and batch the verdict rests on, before why
+            parts.append(f"<p style='margin:0 0 2px 0; color:{muted}'><b>Assumed</b> (change them below)</p>"
+                         "<ul style='margin-left:-14px'>")
+            parts += [f"<li style='margin-bottom:4px'>{html.escape(_sentence(line))}</li>" for line in assumed]
             parts.append("</ul>")
         parts += [f"<p style='margin:0 0 4px 0; color:{muted}'>Why "
                  f"(<i>a rule of thumb applied to these estimates, not a measurement</i>):</p>",
