@@ -36,3 +36,13 @@ def test_site_named_captures_audit_to_exactly_their_faults(seed, site, key):
     if not (last_spine or last_server):
         found_exactly_the_injected(answer.report, capture)
     assert not answer.report.extra_links
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(0, 10**9), st.sampled_from(sorted(SITES)), st.sampled_from(["one-plane", "small", "roce"]))
+def test_site_named_lldp_captures_audit_to_exactly_their_faults(seed, site, key):
+    """LLDP alike: the same site names on lldpd tables."""
+    design, derived = _derived(key)
+    capture = make_capture(derived, seed, "lldp", site=site)
+    fabric = parse_capture(capture.text, "site.json")
+    found_exactly_the_injected(capture_answer(fabric, against=design).report, capture)
