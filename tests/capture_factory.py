@@ -53,9 +53,31 @@ class _Wire:
     width: int = 4
 
 
+# Real sites' naming schemes (host, leaf, spine), each as the public capture or site guide
+# that shows it names devices; `{n}` is the host's number, with the gaps a site leaves between
+# groups, `{row}`/`{hall}` follow the group, `{su}`, `{rail}`, `{index}` the switch's place.
+SITES: dict[str, tuple[str, str, str]] = {
+    # DGX SuperPOD rows and pods (the issue's site: R07-P1-IBLEAF-02-03, r07-p1-dgx-070-c01 HCA-2)
+    "superpod-rows": ("r{row:02d}-p1-dgx-{n:03d}-c01", "R{row:02d}-P1-IBLEAF-{su:02d}-{rail:02d}",
+                      "R07-P1-IBSPINE-{index:02d}"),
+    # loginoff/infiniband_topology: switches ib1..ibN in one series, hosts by role (stage97)
+    "loginoff": ("stage{n}", "ib{index}", "ibsp{index}"),
+    # ltaulell/HPC_toolset (PSMN X5): switches hoibpNNNN, hosts by chassis model (r510gluster1)
+    "psmn": ("r510node{n}", "hoibp{index:04d}", "hoibp{index:04d}s"),
+    # halls with their own host prefixes (rows of several halls in one fabric)
+    "halls": ("h{hall}-gpu{n:04d}", "h{hall}-su{su}-rail{rail}-leaf", "core-spine-{index}"),
+    # NVIDIA topograph's NDR captures: rail-and-group encoded leaves, GPU nodes by rack
+    "topograph": ("gpu-rack{row:02d}-{n:02d}", "ibleaf-g{su}-r{rail}", "ibspine{index:02d}"),
+}
+
+
 def make_capture(derived: Derived, seed: int, fmt: str = "ibnetdiscover", faults: bool = True,
-                 quiet: bool = False) -> Capture:
-    """A capture of the design's fabric with random faults (none when `faults` is False)."""
+                 quiet: bool = False, site: str | None = None) -> Capture:
+    """A capture of the design's fabric with random faults (none when `faults` is False).
+
+    With `site`, devices are named in that site's scheme (SITES), host numbers leave a gap
+    between groups, each HCA of a host is named its own way (HCA-N or mlx5_N) and default names
+    are both the vendor's and `localhost HCA-N`."""
     rnd = random.Random(seed)
     g = derived.graph
     f = Faults()
@@ -75,18 +97,30 @@ def make_capture(derived: Derived, seed: int, fmt: str = "ibnetdiscover", faults
     leaf_style = rnd.choice(["IBLEAF-{su:02d}-{rail:02d}", "leaf-{index}", "su{su}-rail{rail}-l{index}"])
     spine_style = rnd.choice(["IBSPINE-{index:02d}", "spine-{index}", "sp{index}"])
     names: dict[str, str] = {}
+    su_of = {d["server"]: max(d.get("pod", 0), 0) for n, d in g.nodes(data=True) if d["role"] == "nic"}
+    if site is not None:
+        host_style, leaf_style, spine_style = SITES[site]
     for n, d in g.nodes(data=True):
+        place = {"su": d.get("pod", 0) + 1, "rail": d.get("rail", 0) + 1, "index": d["index"] + 1,
+                 "row": 7 + d.get("pod", 0), "hall": 1 + (d.get("pod", 0) >= 2)}
         if d["role"] == "leaf":
-            names[n] = leaf_style.format(su=d["pod"] + 1, rail=d["rail"] + 1, index=d["index"] + 1)
+            names[n] = leaf_style.format(**place)
         elif d["role"] in ("spine", "core"):
-            names[n] = (spine_style if d["role"] == "spine" else "core-{index}").format(index=d["index"] + 1)
+            names[n] = (spine_style if d["role"] == "spine" else "core-{index}").format(**place)
     hca_style = {s: rnd.choice(["HCA-{}", "mlx5_{}"]) for s in servers}
+
+    def host_name(server: int) -> str:
+        if site is None:
+            return host_style.format(server + 1)
+        su = su_of[server]
+        # numbering gaps: each group's hosts start 10 numbers after the last group's
+        return host_style.format(n=server + 1 + 10 * su, row=7 + su, hall=1 + (su >= 2))
 
     def hca_name(nic: str) -> str:
         d = g.nodes[nic]
         idx = indices[d["port"]]
-        style = hca_style[d["server"]]
-        return f"{host_style.format(d['server'] + 1)} " + style.format(idx + 1 if style.startswith("HCA") else idx)
+        style = hca_style[d["server"]] if site is None else rnd.choice(["HCA-{}", "mlx5_{}"])
+        return f"{host_name(d['server'])} " + style.format(idx + 1 if style.startswith("HCA") else idx)
 
     for s in servers:
         for n in nics_of[s]:
@@ -201,7 +235,8 @@ def make_capture(derived: Derived, seed: int, fmt: str = "ibnetdiscover", faults
             untouched = [n for n in sorted(present_nics) if g.nodes[n]["server"] not in busy]
             f.default_named = rnd.sample(untouched, min(len(untouched), rnd.randint(0, max(1, len(untouched) // 5))))
             for n in f.default_named:
-                names[n] = DEFAULT_HCA
+                names[n] = DEFAULT_HCA if site is None or rnd.random() < 0.5 else \
+                    f"localhost HCA-{indices[g.nodes[n]['port']] + 1}"
         if spare and rnd.random() < 0.7:
             for i in range(min(len(spare), rnd.randint(1, 3))):
                 leaf, p = spare.pop(0)

@@ -58,6 +58,19 @@ def test_the_four_paths_give_one_inference_and_the_same_findings(make_window, tm
     assert _cli_json(capsys, "audit", str(path), "--json", "--against", str(tmp_path / "p.json")) == cli_audit
 
 
+def test_an_absent_leaf_leaves_no_hca_without_a_link_in_the_imported_design(tmp_path, capsys):
+    """The HCAs behind an absent leaf go with it: no 'srv-19.nic-4 has no link' on names the
+    capture never gave."""
+    design = FabricDesign(cluster=ClusterSpec(servers=64), fabric=FabricSpec(template="rail-optimized"))
+    capture = next(c for c in (make_capture(derive(design), seed) for seed in range(100))
+                   if any(s.startswith("leaf") for s in c.faults.absent_switches))
+    (tmp_path / "f.topo").write_text(capture.text)
+    assert main(["import", str(tmp_path / "f.topo"), "-o", str(tmp_path / "p.json")]) == 0
+    imported = load_design(tmp_path / "p.json")
+    assert any(e.op == "remove-device" and e.a.startswith("leaf") for e in imported.edits)
+    assert not [f for f in derive(imported).metrics.findings if f.code == "disconnected-endpoint"]
+
+
 def test_a_capture_wired_as_the_rule_says_imports_without_opening_the_audit(make_window, tmp_path):
     design = FabricDesign(cluster=ClusterSpec(servers=32), fabric=FabricSpec(template="rail-optimized"))
     path = tmp_path / "clean.topo"

@@ -190,7 +190,12 @@ def audit(fabric: AsBuilt, design: FabricDesign | None = None, inference: Infere
                                        "leaf_port": leaf_port.get(nics[0])})
     for key in FINDINGS:
         getattr(report, key).sort(key=_sort_key)
-    report.edits = _edits(report, missing_pairs, absent_switches, absent_nics, down_by_server, moves)
+    # The HCAs behind an absent leaf are removed with it in the as-built design, as a port down
+    # is: the capture shows no cable on them, and a NIC left without a link would read as a
+    # design problem on a name the capture never gave.
+    gone = set(absent_switches)
+    behind = [nic for nic, leaf, _, _ in g.host_links if leaf in gone and nic not in set(absent_nics)]
+    report.edits = _edits(report, missing_pairs, absent_switches, absent_nics + behind, down_by_server, moves)
     report.impact = _impact(derived, report.edits, catalog)
     _simulated_speeds(report, fabric)
     report.summary = summarise(report, down_by_server, missing_pairs)

@@ -65,6 +65,7 @@ class Inference:
     problems: list[str] = field(default_factory=list)
     exact: bool = False                   # the design's counts equal the capture's
     placement: Placement | None = None    # where each as-built device sits in the design
+    server_candidates: tuple[str, ...] = ()   # catalog servers the capture's evidence leaves
     _fabric: AsBuilt | None = None
 
     def placed(self) -> Placement | None:
@@ -201,6 +202,7 @@ def infer_design(fabric: AsBuilt, catalog: Catalog | None = None, name: str = "A
                           "most common rate per tier; slower links are reported as degraded"))
     evidence = read_server(hosts, ports, link, catalog, family)
     facts.append(Inferred("server model", evidence.value, evidence.confidence, evidence.why))
+    inf.server_candidates = evidence.candidates
 
     if family == "ethernet":
         switch_id, conf, why, unknown = _ethernet_switch_model(by_tier["leaf"] + by_tier["spine"] + by_tier["core"],

@@ -71,9 +71,9 @@ def read_server(hosts: dict[str, list[Device]], ports: int, gbps: int, catalog: 
             and (not s.fabric_families or family in s.fabric_families)]
     if family_prefix:
         fits = [s for s in fits if s.id.startswith(family_prefix)]
-    else:
-        # A host name that names no family leaves every model with that many HCAs or a multiple.
-        fits = [s for s in fits if s.compute_ports == ports]
+    # A host name that names no family leaves every model with that many HCAs or a multiple (an
+    # 8-HCA server cabled on 4 rails of this plane looks like a 4-HCA tray): several remain, and
+    # the answer is "not decided" rather than the one model with exactly the HCAs seen.
     if gpu_hits:
         gpu = gpu_hits.most_common(1)[0][0]
         evidence.append(f"names say {gpu}")

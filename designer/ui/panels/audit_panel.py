@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from designer.model.decisions.audit import AuditReport, impact_lines
+from designer.model.decisions.audit import FINDINGS, AuditReport, impact_lines
 from designer.model.decisions.audit_summary import (
     SECTIONS,
     describe,
@@ -52,6 +52,8 @@ ENTRY_ROLE = Qt.ItemDataRole.UserRole + 1
 KIND_ROLE = Qt.ItemDataRole.UserRole + 2
 SORT_ROLE = Qt.ItemDataRole.UserRole + 3
 
+
+RANK = {kind: i for i, kind in enumerate(FINDINGS)}   # the Kind column sorts in this order
 
 class _FindingFilter(QSortFilterProxyModel):
     """Text in any column, and one kind (or all)."""
@@ -228,7 +230,7 @@ class AuditPanel(QWidget):
                 cells = [str(su) if su else "", device.split(" \u00b7 ")[-1],
                          str(port) if isinstance(port, int) else "", KIND_LABEL.get(kind, kind), describe(kind, e)]
                 sort_keys: list[object] = [su, device.split(" \u00b7 ")[-1].lower(),
-                                           port if isinstance(port, int) else -1, kind, cells[-1]]
+                                           port if isinstance(port, int) else -1, RANK.get(kind, len(RANK)), cells[-1]]
                 row: list[QStandardItem] = []
                 for text, sort_key in zip(cells, sort_keys, strict=True):
                     cell = QStandardItem(text)
@@ -239,7 +241,9 @@ class AuditPanel(QWidget):
                 row[0].setData(e, ENTRY_ROLE)
                 self.model.appendRow(row)
         self.table.setSortingEnabled(True)
-        self.table.sortByColumn(0, Qt.SortOrder.AscendingOrder)
+        # In the order a technician acts (absent devices, missing links, swaps, miswires, extra,
+        # degraded, unnamed), by SU, device and port within each kind (the sort is stable).
+        self.table.sortByColumn(3, Qt.SortOrder.AscendingOrder)
         self.table.resizeColumnsToContents()
         # A long device description ("SwitchIB Mellanox Technologies (e41d2d030003e470)") wraps
         # rather than take the width the finding's own text needs.
@@ -268,7 +272,10 @@ class AuditPanel(QWidget):
         if item is not None:
             text = self.model.item(first.row(), len(COLUMNS) - 1)
             device = self.model.item(first.row(), 1)
-            self.detail.setText(f"{device.text() if device else ''}: {text.text() if text else ''}")
+            entry = item.data(ENTRY_ROLE) or {}
+            # How sure the audit is of this finding, and why (the JSON's confidence and why).
+            sure = f" (confidence {entry['confidence']}: {entry.get('why', '')})" if entry.get("confidence") else ""
+            self.detail.setText(f"{device.text() if device else ''}: {text.text() if text else ''}{sure}")
             self.findingChosen.emit(item.data(KIND_ROLE), item.data(ENTRY_ROLE))
 
     def visible_rows(self) -> int:

@@ -66,8 +66,14 @@ class InferredDesignDialog(QDialog):
         self.server = QComboBox()
         self.server.setObjectName("inferredServer")
         self.server.addItem(f"{AS_INFERRED} ({design.cluster.server if design else 'none'})", "")
-        for sid, server in sorted(getattr(catalog, "servers", {}).items()):
-            self.server.addItem(f"{server.name} ({sid})", sid)
+        # The models the evidence leaves first, then the rest of the catalog.
+        servers = getattr(catalog, "servers", {})
+        fits = [sid for sid in answer.inference.server_candidates if sid in servers]
+        for sid in fits:
+            self.server.addItem(f"{servers[sid].name} ({sid}): fits the evidence", sid)
+        for sid, server in sorted(servers.items()):
+            if sid not in fits:
+                self.server.addItem(f"{server.name} ({sid})", sid)
         form.addRow("Server model", self.server)
         self._initial: dict[str, int] = {}
         self.counts: dict[str, QSpinBox] = {}
