@@ -32,7 +32,7 @@ from designer.ui.panels.palette import PaletteWidget
 from designer.ui.panels.plots_panel import PlotsPanel
 from designer.ui.present.presentation_mode import PresentationMode
 from designer.ui.services.compute import ComputeResult, ComputeService
-from designer.ui.shell import audit_actions, paths, theme_choice
+from designer.ui.shell import audit_actions, paths, theme_choice, twin_actions
 from designer.ui.shell.autosave import AUTOSAVE_INTERVAL_MS, AutosaveManager, find_recoverable
 from designer.ui.shell.dialogs import Dialogs
 from designer.ui.shell.ecosystem_export import EcosystemExport
@@ -251,6 +251,8 @@ class MainWindow(DesignerWindow):
         tools = bar.addMenu("&Tools")
         self.audit = audit_actions.install(self, file_menu, tools)
         self.explore = ExploreActions(self, tools)
+        tools.addSeparator()
+        self.twin = twin_actions.install(self, tools)
         file_menu.addSeparator()
         file_menu.addAction(a["quit"])
         self.fail_mode = FailMode.install(self, bar)
@@ -442,6 +444,7 @@ class MainWindow(DesignerWindow):
         self.compute.shutdown()
         self.compare_launcher.shutdown()
         self.explore.shutdown()
+        self.twin.shutdown()
         self.exports.cancel()
         self.autosave.stop()
         self.file_guard.release()
