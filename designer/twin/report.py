@@ -15,7 +15,9 @@ _pct = percent
 def twin_text(r: TwinResult) -> str:
     """The twin's report as the command line prints it and the window shows it."""
     out = [f"{r.design}: {r.switches:,} switches, {r.cas:,} CAs on the ibsim simulator"]
-    if r.routed:
+    if not r.subnet_up:
+        out.append("OpenSM not run: the fabric was captured only")
+    elif r.routed:
         out.append(f"OpenSM {r.engine} routed the fabric: tables on every switch in {r.seconds_to_route:.2f} s, "
                    f"subnet up {r.seconds_to_subnet_up:.1f} s after OpenSM started")
     else:
@@ -37,8 +39,8 @@ def twin_text(r: TwinResult) -> str:
             lost = f", {p.unrouted:,} unrouted" if p.unrouted else ""
             out.append(f"{p.pattern:<11} {p.flows:>10,}  {_pct(p.worst_load) + ' / ' + _pct(p.model_worst_load):>24}  "
                        f"{_pct(p.throughput) + ' / ' + _pct(p.model_throughput):>22}  {_pct(p.slowest)}{lost}")
-        out.append("(load: offered over capacity at the busiest port, each NIC sending at line rate; throughput: "
-                   "delivered over offered, max-min fair; model: each tier's load spread evenly, as adaptive "
-                   "routing approaches)")
+        out.append("load: offered over capacity at the busiest port, the busiest NIC at line rate; throughput:")
+        out.append("delivered over offered, max-min fair; model: each tier's load spread evenly over its links, "
+                   "as adaptive routing approaches")
     out += [f"note: {n}" for n in r.notes]
     return "\n".join(out)
