@@ -82,7 +82,7 @@ def test_cli_json_has_each_pattern_beside_the_model(capsys, started):
         assert {"worst_port_load", "model_worst_port_load", "throughput", "model_throughput"} <= set(p)
     assert [t["tier"] for t in doc["load"]["all_to_all_routes_per_port"]] == ["leaf down to NICs", "leaf up",
                                                                                "spine down"]
-    assert doc["simulated_link_speed"] == "4xSDR"
+    assert doc["simulated_link_speed"] == "4xQDR"
     assert_all_gone(*started)
 
 
@@ -158,7 +158,7 @@ def test_missing_stack_names_the_packages(monkeypatch, capsys):
 
 
 def test_bad_faults_are_refused_before_anything_starts(capsys, started):
-    for fault, said in (("link:leaf-99:1", "no switch named 'leaf-99'"), ("speed:leaf-1:33", "cannot lower"),
+    for fault, said in (("link:leaf-99:1", "no switch named 'leaf-99'"), ("width:leaf-1:99", "no cable at that port"),
                         ("server:nobody", "no server named 'nobody'"), ("bogus", "use link:DEVICE:PORT"),
                         ("link:leaf-1:33 link:spine-1:1", "another fault already takes")):
         assert main(["twin", str(SU1), "--fault", *fault.split()]) == 1

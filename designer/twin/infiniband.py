@@ -36,7 +36,15 @@ from designer.io.opensm import CONF, ENGINES, opensm_files_of, subnet_guids
 from designer.limits import read_capped, read_text
 from designer.model.intent.design import FabricDesign
 from designer.model.performance.static_routes import StaticRoutingLoad, static_routing_load
-from designer.twin.faults import FabricIndex, Fault, FaultError, check_disjoint, parse_fault
+from designer.twin.faults import (
+    SIM_RATE,
+    FabricIndex,
+    Fault,
+    FaultError,
+    check_disjoint,
+    parse_fault,
+    simulator_fabric,
+)
 from designer.twin.processes import Processes, TwinCancelled, TwinError
 from designer.twin.tables import TableError, read_tables
 
@@ -46,7 +54,8 @@ INSTALL = f"apt-get install {PACKAGES}"
 # simulator's forwarding tables are sized to it with -L (ibsim's default, MAXLINEARCAP in
 # ibsim/sim.h, is 30,720; it accepts up to 49,152), so this is the largest fabric it holds.
 SIM_MAX_LIDS = 0xBFFF
-SIM_SPEED = "4xSDR"
+SIM_SPEED = SIM_RATE      # every link in the simulator, whatever the design's speed
+SLOWED_SHARE = 0.25       # a width or speed fault: 1x of 4x lanes, or SDR's 2.5 of QDR's 10 Gb/s per lane
 DUMP_LIMIT = 4 * 2**30
 
 
@@ -206,7 +215,7 @@ def run_infiniband_twin(design: FabricDesign, catalog: Catalog | None = None, op
     deadline = time.monotonic() + options.timeout
     with Processes(deadline, cancel) as run:
         folder = run.folder
-        write_atomic(folder / "fabric.topo", topology)
+        write_atomic(folder / "fabric.topo", simulator_fabric(topology, faults))
         sm_dir = folder / "opensm"
         sm_dir.mkdir()
         for name, text in opensm_files_of(derived, options.engine, src.host).items():
@@ -228,9 +237,9 @@ def run_infiniband_twin(design: FabricDesign, catalog: Catalog | None = None, op
             said = [ln for ln in run.read_log("ibsim.log").splitlines() if "ibpanic" in ln or "ERR" in ln]
             why = said[-1].split(": ", 2)[-1].removesuffix(": Success")[:160] if said else ""
             raise TwinError(f"{exc}" + (f" (ibsim: {why})" if why else "")) from None
-        if faults:
+        lines = [c for f in faults for c in f.commands]
+        if lines:
             say(f"applying {len(faults)} fault(s)")
-            lines = [c for f in faults for c in f.commands]
             prompts = run.read_log("ibsim.log").count("sim>")
             assert sim.stdin is not None
             sim.stdin.write(("\n".join(lines) + "\n").encode())
@@ -259,9 +268,12 @@ def run_infiniband_twin(design: FabricDesign, catalog: Catalog | None = None, op
             except Exception as exc:   # noqa: BLE001 - any unreadable dump is one line
                 raise TwinError(f"OpenSM wrote no forwarding tables ({exc})") from None
             down = [end for f in faults for end in f.down]
+            # 1x of 4x, or SDR of QDR: a quarter of the link's rate, on the design's speed.
+            slowed = {(e, p): SLOWED_SHARE for f in faults if f.rate for a, pa, b, pb in f.links
+                      for e, p in ((a, pa), (b, pb))}
             try:
                 tables = read_tables(dump, fabric, [f"H-{g}" for g in guids.compute_nodes], list(guids.placement),
-                                     guids.nic_gbps, down)
+                                     guids.nic_gbps, down, slowed)
             except TableError as exc:
                 raise TwinError(str(exc)) from None
             result.load = static_routing_load(tables)
@@ -291,8 +303,8 @@ def _route(run: Processes, result: TwinResult, sm_dir: Path, env: dict[str, str]
 
 
 def capture_header(name: str, faults: list[Fault]) -> str:
-    lines = [f"{SIMULATED_MARK} this capture is of the ibsim simulator, which reports every port at "
-             f"{SIM_SPEED}; the audit compares links, not speeds",
+    lines = [f"{SIMULATED_MARK} this capture is of the ibsim simulator, which runs every link at "
+             f"{SIM_SPEED} (the fastest it knows) unless a fault slowed it; the audit judges speeds against that",
              f"# Twin of \"{name.replace(chr(10), ' ')[:120]}\" captured by ibnetdiscover"]
     lines += [f"# fault: {f.target}" for f in faults]
     return "\n".join(lines) + "\n"
