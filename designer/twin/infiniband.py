@@ -285,8 +285,13 @@ def _route(run: Processes, result: TwinResult, sm_dir: Path, env: dict[str, str]
     """Run `opensm -o` in the export's folder; fill in which engine routed, why not, and how long."""
     folder = run.folder
     started = time.monotonic()
+    # OpenSM keeps guid2lid, guid2mkey and neighbors in OSM_CACHE_DIR (default /var/cache/opensm):
+    # a run's own, or runs side by side would read each other's LIDs (and touch the system's).
+    cache = folder / "cache"
+    cache.mkdir(exist_ok=True)
     sm = run.start(["opensm", "-o", "-F", CONF, "-f", str(folder / "opensm.log"), "-D", "0x43",
-                    "--dump_files_dir", str(folder)], "opensm.out", env, cwd=sm_dir)
+                    "--dump_files_dir", str(folder)], "opensm.out", {**env, "OSM_CACHE_DIR": str(cache)},
+                   cwd=sm_dir)
     code = run.wait_exit(sm, "OpenSM did not bring the subnet up")
     result.seconds_to_subnet_up = time.monotonic() - started
     log = run.read_log("opensm.log")
