@@ -181,3 +181,20 @@ def test_whatif_twin_sets_the_rerouted_throughput_beside_the_analytic_figure(cap
     assert a2a["throughput_before"] == pytest.approx(1.0)
     assert 0.75 <= a2a["throughput_after"] < 1.0
     assert_all_gone(*started)
+
+
+def test_ftree_routes_a_three_tier_fat_tree_as_evenly_as_the_model(started):
+    from designer.catalog import default_catalog
+    from designer.model.topology.presets import new_design
+
+    design = new_design(default_catalog(), "fat-tree", nodes=16, server="dgx-h100", radix=8, speed=400, tiers=3,
+                        technology="ib-ndr")
+    result = run_infiniband_twin(design)
+    assert result.routed and result.routed_by == "ftree"
+    tiers = {t.tier: t for t in result.load.routes_per_port}
+    assert set(tiers) == {"leaf down to NICs", "leaf up", "spine down", "spine up", "core down"}
+    for t in tiers.values():
+        assert t.least == t.most          # every port of a tier carries as many all-to-all flows
+    a2a = result.load.pattern("all-to-all")
+    assert a2a.throughput == pytest.approx(a2a.model_throughput)
+    assert_all_gone(*started)
