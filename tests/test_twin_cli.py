@@ -35,3 +35,32 @@ def test_bad_options_are_one_line(args, said, capsys):
     assert main(["twin", str(ROOT / "examples" / "dgx-h100-superpod-1su.json"), *args]) == 1
     err = capsys.readouterr().err.strip()
     assert said in err and "\n" not in err
+
+
+def test_fallback_reasons_are_words_not_log_lines():
+    from designer.twin.infiniband import fallback_reason, routing_seconds
+
+    log = ("Nov 27 12:54:14 910206 [606F66C0] 0x01 -> construct_fabric: ERR AB2B: Found more than one root on "
+           "fabric with maximum rank 0\n"
+           "Nov 27 12:54:14 910248 [606F66C0] 0x01 -> ucast_mgr_route: ftree: cannot build lid matrices\n")
+    assert fallback_reason(log, "ftree") == ("ftree found more than one candidate root among the top-tier "
+                                             "switches (no root GUID file)")
+    quiet = "Nov 27 12:54:14 910248 [606F66C0] 0x01 -> ucast_mgr_route: ftree: cannot build lid matrices\n"
+    assert "could not rank the fabric as a fat tree" in fallback_reason(quiet, "ftree")
+    timed = ("Nov 27 23:59:59 900000 [1] 0x80 -> Entering MASTER state\n"
+             "Nov 28 00:00:00 150000 [1] 0x02 -> osm_ucast_mgr_process: ftree tables configured on all switches\n")
+    assert routing_seconds(timed) == pytest.approx(0.25)
+
+
+def test_a_fabric_over_the_simulators_lids_names_the_limit(monkeypatch):
+    from designer.io.project import load_design
+    from designer.twin import infiniband
+    from designer.twin.processes import TwinError
+
+    monkeypatch.setattr(infiniband, "missing_stack", lambda capture=True: None)
+    monkeypatch.setattr(infiniband, "SIM_MAX_LIDS", 200)
+    with pytest.raises(TwinError) as info:
+        infiniband.run_infiniband_twin(load_design(ROOT / "examples" / "dgx-h100-superpod-1su.json"))
+    assert str(info.value) == ("the fabric needs 280 LIDs (12 switches, 268 CAs); the simulator's forwarding "
+                               "tables and InfiniBand's unicast LID range hold 200, about 23 servers of 8 NIC "
+                               "ports at this switch count")

@@ -123,11 +123,11 @@ _FAILED = re.compile(r"ucast_mgr_route: (\S+): cannot build lid matrices")
 _ERR = re.compile(r"-> (\w+): ERR ([0-9A-F]{4}): (.*)")
 _STAMP = re.compile(r"^\w{3} [ \d]\d (\d\d):(\d\d):(\d\d) (\d{6})")
 _REASONS = {
-    "AB2B": "it found more than one candidate root among the top-tier switches (no root GUID file)",
-    "AB24": "a root GUID in the root file is not in the fabric",
-    "AB25": "none of the root GUIDs is in the fabric",
-    "AB16": "two switches linked across more than one tier",
-    "AB11": "a CA is cabled to another CA",
+    "AB2B": "found more than one candidate root among the top-tier switches (no root GUID file)",
+    "AB24": "was given a root GUID that is not in the fabric",
+    "AB25": "found none of the root GUIDs in the fabric",
+    "AB16": "found two switches linked across more than one tier",
+    "AB11": "found a CA cabled to another CA",
 }
 
 
