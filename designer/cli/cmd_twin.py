@@ -35,10 +35,11 @@ def add_parser(sub: SubParsers) -> None:
     p.add_argument("--timeout", type=float, default=300.0, metavar="SECONDS",
                    help="stop everything after this long (default 300)")
     p.add_argument("--json", action="store_true", help="machine-readable output (stable keys)")
+    # The routing-stack twin's own options, where it is installed (an option both define stays ours).
     try:
         from designer.cli import cmd_twin_routing  # type: ignore[attr-defined, unused-ignore]
         cmd_twin_routing.add_routing_arguments(p)
-    except ImportError:
+    except (ImportError, argparse.ArgumentError):
         pass
     p.set_defaults(run=run)
 
