@@ -115,3 +115,13 @@ def test_the_format_is_registered_as_an_infiniband_folder(tmp_path):
     written = write_export(fmt, src, tmp_path / "sm")
     assert sorted(p.name for p in written) == sorted([ROOT_FILE, CN_FILE, IO_FILE, NAME_MAP, CONF])
     assert not [p for p in (tmp_path / "sm").iterdir() if p.name not in {w.name for w in written}]
+
+
+def test_a_fabric_without_aggregation_nodes_names_no_io_file():
+    # ftree refuses an I/O file with no GUID in it, so the fragment leaves it out.
+    design = new_design(CAT, "fat-tree", nodes=16, server="dgx-h100", radix=8, speed=400, tiers=3,
+                        technology="ib-ndr")
+    files = opensm_files(ExportSource(design, CAT))
+    assert _guids(files[IO_FILE]) == []
+    assert not re.search(r"^io_guid_file", files[CONF], re.M)
+    assert re.search(r"^root_guid_file root_guids.conf$", files[CONF], re.M)

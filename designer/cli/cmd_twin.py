@@ -79,6 +79,8 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print_json(result.to_json())
     else:
+        from designer.twin.report import twin_text
+
         print(twin_text(result))
     return 0
 
@@ -87,40 +89,54 @@ def _interrupt(signum: int, frame: FrameType | None) -> None:
     raise KeyboardInterrupt
 
 
-def _pct(x: float) -> str:
-    return f"{x:.0%}"
+# --- whatif --fail ... --twin ---------------------------------------------------------------------
+
+def whatif_twin(design: object, failure: object, analytic: object, timeout: float = 300.0) -> dict[str, object]:
+    """The fabric routed by OpenSM before and after the failure, each pattern's throughput on the
+    real tables beside the analytic what-if's figure (bisection kept for all-to-all, the NIC
+    bandwidth kept for ring and tree)."""
+    from designer.model.decisions.whatif import Failure, WhatIf
+    from designer.model.intent.design import FabricDesign
+    from designer.twin.infiniband import TwinOptions, run_infiniband_twin
+    from designer.twin.processes import TwinCancelled, TwinError
+
+    assert isinstance(design, FabricDesign) and isinstance(failure, Failure) and isinstance(analytic, WhatIf)
+    faults = tuple(f"switch:{d}" for d in failure.devices) + tuple(f"cable:{a}--{b}" for a, b in failure.links)
+    try:
+        before = run_infiniband_twin(design, options=TwinOptions(timeout=timeout))
+        after = run_infiniband_twin(design, options=TwinOptions(timeout=timeout, faults=faults))
+    except TwinCancelled:
+        raise KeyboardInterrupt from None
+    except TwinError as exc:
+        raise CommandError(f"--twin: {exc}") from None
+    kept_bisection = analytic.ratio_after / analytic.ratio_before if analytic.ratio_before else 0.0
+    kept_nic = analytic.nic_share if analytic.job_continues else 0.0
+    rows = []
+    assert before.load is not None and after.load is not None
+    for b, a in zip(before.load.patterns, after.load.patterns, strict=True):
+        model = kept_bisection if b.pattern == "all-to-all" else kept_nic
+        rows.append({"pattern": b.pattern, "throughput_before": b.throughput, "throughput_after": a.throughput,
+                     "unrouted_after": a.unrouted, "analytic_after": model,
+                     "analytic_basis": "bisection kept" if b.pattern == "all-to-all" else "NIC bandwidth kept"})
+    return {"engine": after.engine, "routed_by_after": after.routed_by, "routed_after": after.routed,
+            "fallback_reason_after": after.reason or None, "seconds_to_route_after": round(after.seconds_to_route, 3),
+            "faults": [f.to_json() for f in after.faults], "patterns": rows}
 
 
-def twin_text(result: object) -> str:
-    from designer.twin.infiniband import TwinResult
+def whatif_twin_text(doc: dict[str, object]) -> str:
+    from designer.twin.report import percent as _pct
 
-    assert isinstance(result, TwinResult)
-    r = result
-    out = [f"{r.design}: {r.switches:,} switches, {r.cas:,} CAs on the ibsim simulator"]
-    if r.routed:
-        out.append(f"OpenSM {r.engine} routed the fabric: tables on every switch in {r.seconds_to_route:.2f} s, "
-                   f"subnet up {r.seconds_to_subnet_up:.1f} s after OpenSM started")
-    else:
-        out.append(f"OpenSM {r.engine} did not route the fabric: {r.reason}. It fell back to {r.routed_by} "
-                   f"(subnet up after {r.seconds_to_subnet_up:.1f} s)")
-    for f in r.faults:
-        out.append(f"fault applied: {f.target}")
-    if r.capture:
-        out.append(f"capture written: {r.capture} (ibnetdiscover on the simulator; speeds are the simulator's)")
-    if r.load is not None:
-        out.append("")
-        out.append("All-to-all flows per port (static routes):")
-        for t in r.load.routes_per_port:
-            out.append(f"  {t.tier:<18} {t.ports:>6,} ports  min {t.least:,}  mean {t.mean:,.1f}  max {t.most:,}")
-        out.append("")
-        out.append(f"{'pattern':<11} {'flows':>10}  {'worst port load':>24}  {'throughput':>22}  slowest flow")
-        out.append(f"{'':<11} {'':>10}  {'tables / model':>24}  {'tables / model':>22}")
-        for p in r.load.patterns:
-            lost = f", {p.unrouted:,} unrouted" if p.unrouted else ""
-            out.append(f"{p.pattern:<11} {p.flows:>10,}  {_pct(p.worst_load) + ' / ' + _pct(p.model_worst_load):>24}  "
-                       f"{_pct(p.throughput) + ' / ' + _pct(p.model_throughput):>22}  {_pct(p.slowest)}{lost}")
-        out.append("(load: offered over capacity at the busiest port, each NIC sending at line rate; throughput: "
-                   "delivered over offered, max-min fair; model: each tier's load spread evenly, as adaptive "
-                   "routing approaches)")
-    out += [f"note: {n}" for n in r.notes]
+    routed = (f"OpenSM {doc['engine']} rerouted the fabric in {doc['seconds_to_route_after']} s"
+              if doc["routed_after"] else
+              f"OpenSM {doc['engine']} did not route the failed fabric ({doc['fallback_reason_after']}); "
+              f"{doc['routed_by_after']} did")
+    out = ["", f"On the InfiniBand stack (ibsim + OpenSM): {routed}",
+           f"  {'pattern':<11} {'before':>7} {'after, real tables':>19} {'after, analytic':>16}"]
+    patterns = doc["patterns"]
+    assert isinstance(patterns, list)
+    for p in patterns:
+        lost = f" ({p['unrouted_after']:,} flows unrouted)" if p["unrouted_after"] else ""
+        out.append(f"  {p['pattern']:<11} {_pct(p['throughput_before']):>7} {_pct(p['throughput_after']):>19} "
+                   f"{_pct(p['analytic_after']):>16}  ({p['analytic_basis']}){lost}")
+    out.append("  (throughput: delivered over offered, max-min fair on the forwarding tables OpenSM programmed)")
     return "\n".join(out)

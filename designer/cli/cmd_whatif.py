@@ -41,12 +41,18 @@ def add_parser(sub: SubParsers) -> None:
     mode.add_argument("--interruptions", action="store_true",
                       help="expected link failures and interruptions from the failure-rate table")
     p.add_argument("--rates", metavar="FILE", help="failure-rate table (TOML) instead of the built-in one")
+    p.add_argument("--twin", action="store_true",
+                   help="with --fail on an InfiniBand design: re-run OpenSM on the simulated fabric with the "
+                        "failure and set the rerouted throughput beside the analytic figures (needs ibsim-utils, "
+                        "opensm, infiniband-diags)")
     p.add_argument("--json", action="store_true", help="machine-readable output (stable keys)")
     p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
     derived = derive(load_design(args.file))
+    if args.twin and not args.fail:
+        raise CommandError("--twin goes with --fail")
     try:
         if args.interruptions:
             rates = load_rates(args.rates) if args.rates else None
@@ -80,16 +86,28 @@ def run(args: argparse.Namespace) -> int:
     except WhatIfError as exc:
         raise CommandError(str(exc)) from None
     impact = performance_impact(derived, result)
+    twin = None
+    if args.twin:
+        if derived.resolved.family != "infiniband":
+            raise CommandError("--twin runs the InfiniBand stack; this design is "
+                               f"{derived.resolved.technology.name}")
+        from designer.cli.cmd_twin import whatif_twin, whatif_twin_text
+
+        twin = whatif_twin(derived.design, result.failure, result)
     if args.json:
         data = result.to_json()
         data["performance"] = impact
         if network_failed:
             data["networks"] = [f.to_json() for f in network_failed]
+        if twin is not None:
+            data["twin"] = twin
         print_json(data)
     else:
         print(whatif_text(result, impact))
         if network_failed:
             print(network_failures_text(network_failed))
+        if twin is not None:
+            print(whatif_twin_text(twin))
     return 0
 
 

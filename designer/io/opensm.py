@@ -97,17 +97,20 @@ def _guid_file(title: str, guids: tuple[str, ...]) -> str:
     return f"# {title}\n" + "".join(f"0x{g}\n" for g in guids)
 
 
-def conf_fragment(engine: str = "ftree") -> str:
-    """The opensm.conf lines the design needs; file names relative to the folder."""
+def conf_fragment(engine: str = "ftree", io_nodes: bool = True) -> str:
+    """The opensm.conf lines the design needs; file names relative to the folder. Without I/O
+    nodes the I/O file is not named: ftree refuses an I/O file that lists none."""
     if engine not in ENGINES:
         raise ValueError(f"unknown routing engine '{engine}' (OpenSM has {', '.join(ENGINES)})")
+    io_line = (f"io_guid_file {IO_FILE}" if io_nodes else
+               f"# io_guid_file {IO_FILE}: no I/O nodes (ftree refuses an empty file)")
     return "\n".join([
         "# OpenSM settings for this fabric; run `opensm -F opensm.conf` in this folder,",
         "# or merge these lines into /etc/opensm/opensm.conf with absolute file names.",
         f"routing_engine {engine}",
         f"root_guid_file {ROOT_FILE}",
         f"cn_guid_file {CN_FILE}",
-        f"io_guid_file {IO_FILE}",
+        io_line,
         f"node_name_map_name {NAME_MAP}",
         "# One LID per port: ftree balances on the base LIDs.",
         "lmc 0",
@@ -126,7 +129,7 @@ def opensm_files_of(derived: Derived, engine: str = "ftree", host_name: object =
         IO_FILE: _guid_file(f"Other CA ports of \"{title}\" (SHARP aggregation nodes; port GUIDs): "
                             "routed to, not ranked as compute nodes", g.io),
         NAME_MAP: f"# Node names of \"{title}\" (ib-node-name-map)\n" + names,
-        CONF: conf_fragment(engine),
+        CONF: conf_fragment(engine, bool(g.io)),
     }
 
 

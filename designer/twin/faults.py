@@ -10,17 +10,25 @@ Written on the command line as `KIND:WHAT`:
   `A--B`);
 - `swap:DEVICE:PORT,DEVICE:PORT`: the cables at two switch ports are swapped (both unlinked,
   then each end re-linked to the other's peer);
-- `speed:...`: refused: ibsim gives every port its default width and speed (4x SDR) and its
-  console cannot lower one, so the twin cannot show a slow link.
+- `width:DEVICE:PORT`: the cable at that port trained at 1x instead of 4x;
+- `speed:DEVICE:PORT`: the cable at that port runs at SDR while the others run at QDR.
+
+ibsim knows the widths 1x, 4x, 8x and 12x and the speeds SDR, DDR and QDR, and takes each
+link's from the fabric file it loads, not from its console: the twin gives every link 4x QDR
+(the fastest it knows; the design's NDR or XDR is beyond it) and writes the slow links into
+the file (`rate`), so a capture shows them below the others.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from designer.model.topology.asbuilt import AsBuilt, Link
 
-KINDS = ("link", "switch", "server", "swap", "cable")
+KINDS = ("link", "switch", "server", "swap", "cable", "width", "speed")
+SIM_RATE = "4xQDR"                               # every link, in the simulator
+SLOW_RATE = {"width": "1xQDR", "speed": "4xSDR"}
 
 
 class FaultError(ValueError):
@@ -35,9 +43,10 @@ class Fault:
     down: tuple[tuple[str, int], ...]   # switch-side (device id, port) of every link it takes down
     devices: tuple[str, ...] = ()       # devices it isolates (switch or the server's NICs)
     links: tuple[tuple[str, int, str, int], ...] = ()   # the design's links it touches (ids, ports)
+    rate: str = ""                      # width and speed of the link in the simulator's file
 
     def to_json(self) -> dict[str, object]:
-        return {"kind": self.kind, "target": self.target, "console": list(self.commands),
+        return {"kind": self.kind, "target": self.target, "console": list(self.commands), "rate": self.rate or None,
                 "links": [{"a": a, "port_a": pa, "b": b, "port_b": pb} for a, pa, b, pb in self.links]}
 
 
@@ -88,16 +97,17 @@ def _ends(w: Link) -> tuple[str, int, str, int]:
 def parse_fault(text: str, index: FabricIndex) -> Fault:
     kind, sep, what = text.strip().partition(":")
     kind = kind.lower()
-    if kind == "speed":
-        raise FaultError("the simulator cannot lower a link's width or speed (ibsim runs every port at 4x SDR); "
-                         "use link: for a link down")
     if not sep or kind not in KINDS or not what:
-        raise FaultError(f"fault '{text}': use link:DEVICE:PORT, switch:NAME, server:NAME, cable:A--B or "
-                         "swap:DEV:PORT,DEV:PORT")
+        raise FaultError(f"fault '{text}': use link:DEVICE:PORT, width:DEVICE:PORT, speed:DEVICE:PORT, "
+                         "switch:NAME, server:NAME, cable:A--B or swap:DEV:PORT,DEV:PORT")
     if kind == "link":
         node, port = index.port_of(what)
         w = index.link(node, port, what)
         return Fault(kind, text, (f'Unlink "{node}"[{port}]',), ((w.a, w.pa), (w.b, w.pb)), (), (_ends(w),))
+    if kind in SLOW_RATE:
+        node, port = index.port_of(what)
+        w = index.link(node, port, what)
+        return Fault(kind, text, (), (), (), (_ends(w),), SLOW_RATE[kind])
     if kind == "cable":
         a_name, dash, b_name = what.partition("--")
         if not dash:
@@ -146,3 +156,29 @@ def check_disjoint(faults: list[Fault]) -> None:
             if link in seen:
                 raise FaultError(f"fault '{f.target}' touches a cable another fault already takes")
             seen.add(link)
+
+
+_RATE_TOKEN = re.compile(r"\b\d+x(?:SDR|DDR|QDR|FDR10|FDR|EDR|HDR|NDR|XDR)\b")
+_HEAD = re.compile(r'^(?:Switch|Ca)\s+\d+\s+"([SH]-[0-9a-fA-F]+)"')
+_PORT_LINE = re.compile(r"^\[(\d+)\]")
+
+
+def simulator_fabric(text: str, faults: list[Fault]) -> str:
+    """The fabric file the simulator loads: every link at SIM_RATE, the slow links' ends at theirs."""
+    slow: dict[tuple[str, int], str] = {}
+    for f in faults:
+        if f.rate:
+            for a, pa, b, pb in f.links:
+                slow[(a, pa)] = slow[(b, pb)] = f.rate
+    out = []
+    node = ""
+    for line in text.splitlines():
+        head = _HEAD.match(line)
+        if head:
+            node = head.group(1)
+        elif line.startswith("["):
+            port = _PORT_LINE.match(line)
+            rate = slow.get((node, int(port.group(1)))) if port else None
+            line = _RATE_TOKEN.sub(rate or SIM_RATE, line)
+        out.append(line)
+    return "\n".join(out) + "\n"

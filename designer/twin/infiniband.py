@@ -36,7 +36,15 @@ from designer.io.opensm import CONF, ENGINES, opensm_files_of, subnet_guids
 from designer.limits import read_capped, read_text
 from designer.model.intent.design import FabricDesign
 from designer.model.performance.static_routes import StaticRoutingLoad, static_routing_load
-from designer.twin.faults import FabricIndex, Fault, FaultError, check_disjoint, parse_fault
+from designer.twin.faults import (
+    SIM_RATE,
+    FabricIndex,
+    Fault,
+    FaultError,
+    check_disjoint,
+    parse_fault,
+    simulator_fabric,
+)
 from designer.twin.processes import Processes, TwinCancelled, TwinError
 from designer.twin.tables import TableError, read_tables
 
@@ -46,7 +54,8 @@ INSTALL = f"apt-get install {PACKAGES}"
 # simulator's forwarding tables are sized to it with -L (ibsim's default, MAXLINEARCAP in
 # ibsim/sim.h, is 30,720; it accepts up to 49,152), so this is the largest fabric it holds.
 SIM_MAX_LIDS = 0xBFFF
-SIM_SPEED = "4xSDR"
+SIM_SPEED = SIM_RATE      # every link in the simulator, whatever the design's speed
+SLOWED_SHARE = 0.25       # a width or speed fault: 1x of 4x lanes, or SDR's 2.5 of QDR's 10 Gb/s per lane
 DUMP_LIMIT = 4 * 2**30
 
 
@@ -114,11 +123,11 @@ _FAILED = re.compile(r"ucast_mgr_route: (\S+): cannot build lid matrices")
 _ERR = re.compile(r"-> (\w+): ERR ([0-9A-F]{4}): (.*)")
 _STAMP = re.compile(r"^\w{3} [ \d]\d (\d\d):(\d\d):(\d\d) (\d{6})")
 _REASONS = {
-    "AB2B": "it found more than one candidate root among the top-tier switches (no root GUID file)",
-    "AB24": "a root GUID in the root file is not in the fabric",
-    "AB25": "none of the root GUIDs is in the fabric",
-    "AB16": "two switches linked across more than one tier",
-    "AB11": "a CA is cabled to another CA",
+    "AB2B": "found more than one candidate root among the top-tier switches (no root GUID file)",
+    "AB24": "was given a root GUID that is not in the fabric",
+    "AB25": "found none of the root GUIDs in the fabric",
+    "AB16": "found two switches linked across more than one tier",
+    "AB11": "found a CA cabled to another CA",
 }
 
 
@@ -206,7 +215,7 @@ def run_infiniband_twin(design: FabricDesign, catalog: Catalog | None = None, op
     deadline = time.monotonic() + options.timeout
     with Processes(deadline, cancel) as run:
         folder = run.folder
-        write_atomic(folder / "fabric.topo", topology)
+        write_atomic(folder / "fabric.topo", simulator_fabric(topology, faults))
         sm_dir = folder / "opensm"
         sm_dir.mkdir()
         for name, text in opensm_files_of(derived, options.engine, src.host).items():
@@ -228,9 +237,9 @@ def run_infiniband_twin(design: FabricDesign, catalog: Catalog | None = None, op
             said = [ln for ln in run.read_log("ibsim.log").splitlines() if "ibpanic" in ln or "ERR" in ln]
             why = said[-1].split(": ", 2)[-1].removesuffix(": Success")[:160] if said else ""
             raise TwinError(f"{exc}" + (f" (ibsim: {why})" if why else "")) from None
-        if faults:
+        lines = [c for f in faults for c in f.commands]
+        if lines:
             say(f"applying {len(faults)} fault(s)")
-            lines = [c for f in faults for c in f.commands]
             prompts = run.read_log("ibsim.log").count("sim>")
             assert sim.stdin is not None
             sim.stdin.write(("\n".join(lines) + "\n").encode())
@@ -259,9 +268,12 @@ def run_infiniband_twin(design: FabricDesign, catalog: Catalog | None = None, op
             except Exception as exc:   # noqa: BLE001 - any unreadable dump is one line
                 raise TwinError(f"OpenSM wrote no forwarding tables ({exc})") from None
             down = [end for f in faults for end in f.down]
+            # 1x of 4x, or SDR of QDR: a quarter of the link's rate, on the design's speed.
+            slowed = {(e, p): SLOWED_SHARE for f in faults if f.rate for a, pa, b, pb in f.links
+                      for e, p in ((a, pa), (b, pb))}
             try:
                 tables = read_tables(dump, fabric, [f"H-{g}" for g in guids.compute_nodes], list(guids.placement),
-                                     guids.nic_gbps, down)
+                                     guids.nic_gbps, down, slowed)
             except TableError as exc:
                 raise TwinError(str(exc)) from None
             result.load = static_routing_load(tables)
@@ -273,8 +285,13 @@ def _route(run: Processes, result: TwinResult, sm_dir: Path, env: dict[str, str]
     """Run `opensm -o` in the export's folder; fill in which engine routed, why not, and how long."""
     folder = run.folder
     started = time.monotonic()
+    # OpenSM keeps guid2lid, guid2mkey and neighbors in OSM_CACHE_DIR (default /var/cache/opensm):
+    # a run's own, or runs side by side would read each other's LIDs (and touch the system's).
+    cache = folder / "cache"
+    cache.mkdir(exist_ok=True)
     sm = run.start(["opensm", "-o", "-F", CONF, "-f", str(folder / "opensm.log"), "-D", "0x43",
-                    "--dump_files_dir", str(folder)], "opensm.out", env, cwd=sm_dir)
+                    "--dump_files_dir", str(folder)], "opensm.out", {**env, "OSM_CACHE_DIR": str(cache)},
+                   cwd=sm_dir)
     code = run.wait_exit(sm, "OpenSM did not bring the subnet up")
     result.seconds_to_subnet_up = time.monotonic() - started
     log = run.read_log("opensm.log")
@@ -291,8 +308,8 @@ def _route(run: Processes, result: TwinResult, sm_dir: Path, env: dict[str, str]
 
 
 def capture_header(name: str, faults: list[Fault]) -> str:
-    lines = [f"{SIMULATED_MARK} this capture is of the ibsim simulator, which reports every port at "
-             f"{SIM_SPEED}; the audit compares links, not speeds",
+    lines = [f"{SIMULATED_MARK} this capture is of the ibsim simulator, which runs every link at "
+             f"{SIM_SPEED} (the fastest it knows) unless a fault slowed it; the audit judges speeds against that",
              f"# Twin of \"{name.replace(chr(10), ' ')[:120]}\" captured by ibnetdiscover"]
     lines += [f"# fault: {f.target}" for f in faults]
     return "\n".join(lines) + "\n"

@@ -4,7 +4,8 @@
 own process group), so stopping it stops whatever it started too; on leaving the block, by
 success, an exception, Ctrl-C (KeyboardInterrupt) or a timeout, each group still alive gets
 SIGTERM, then SIGKILL after a grace period, and is reaped. The private folder it made for the
-run (sockets' names, logs, dumps, the exported files) is removed with it.
+run (sockets' names, logs, dumps, the exported files) is removed with it. Runs still under way
+when the interpreter exits (a worker thread of a closed window) are stopped by an atexit hook.
 
 `wait` polls instead of blocking, so a cancel flag set by another thread (the window's Cancel)
 or a deadline ends the wait within a tenth of a second.
@@ -12,6 +13,7 @@ or a deadline ends the wait within a tenth of a second.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import os
 import shutil
@@ -20,6 +22,7 @@ import subprocess
 import tempfile
 import threading
 import time
+import weakref
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
@@ -37,6 +40,17 @@ class TwinCancelled(TwinError):
 POLL_SECONDS = 0.1
 GRACE_SECONDS = 2.0
 
+# Runs under way in this interpreter: stopped at its exit too, so a window closed while a run
+# goes on (the run's worker thread dies with the interpreter) leaves no simulator behind.
+_LIVE: weakref.WeakSet[Processes] = weakref.WeakSet()
+
+
+@atexit.register
+def _stop_live_runs() -> None:
+    for run in list(_LIVE):
+        run.stop_all()
+        shutil.rmtree(run.folder, ignore_errors=True)
+
 
 class Processes:
     """Programs started for one run, and the run's private folder; all gone after the block."""
@@ -48,6 +62,11 @@ class Processes:
         self.folder = Path(tempfile.mkdtemp(prefix=prefix))
         self._started: list[subprocess.Popen[bytes]] = []
         self._logs: list[IO[bytes]] = []
+        # Starting and stopping exclude each other: once stopped, a run starts nothing more (a
+        # worker thread may still be on its way to start the next program when the exit hook runs).
+        self._lock = threading.Lock()
+        self._stopped = False
+        _LIVE.add(self)
 
     def __enter__(self) -> Processes:
         return self
@@ -56,23 +75,27 @@ class Processes:
                  tb: TracebackType | None) -> None:
         self.stop_all()
         shutil.rmtree(self.folder, ignore_errors=True)
+        _LIVE.discard(self)
 
     # --- starting and stopping ------------------------------------------------------------------
 
     def start(self, argv: Sequence[str], log: str, env: Mapping[str, str] | None = None,
               cwd: Path | None = None, stdin: bool = False) -> subprocess.Popen[bytes]:
         """Start `argv` in its own session, its output to `log` in the run's folder."""
-        out = open(self.folder / log, "wb")  # noqa: SIM115 - closed in stop_all
-        self._logs.append(out)
         full_env = dict(os.environ)
         full_env.update(env or {})
-        try:
-            proc = subprocess.Popen(list(argv), stdout=out, stderr=subprocess.STDOUT,
-                                    stdin=subprocess.PIPE if stdin else subprocess.DEVNULL,
-                                    env=full_env, cwd=str(cwd or self.folder), start_new_session=True)
-        except OSError as exc:
-            raise TwinError(f"cannot start {argv[0]}: {exc.strerror or exc}") from None
-        self._started.append(proc)
+        with self._lock:
+            if self._stopped:
+                raise TwinCancelled("stopped")
+            out = open(self.folder / log, "wb")  # noqa: SIM115 - closed in stop_all
+            self._logs.append(out)
+            try:
+                proc = subprocess.Popen(list(argv), stdout=out, stderr=subprocess.STDOUT,
+                                        stdin=subprocess.PIPE if stdin else subprocess.DEVNULL,
+                                        env=full_env, cwd=str(cwd or self.folder), start_new_session=True)
+            except OSError as exc:
+                raise TwinError(f"cannot start {argv[0]}: {exc.strerror or exc}") from None
+            self._started.append(proc)
         return proc
 
     def stop(self, proc: subprocess.Popen[bytes]) -> None:
@@ -92,12 +115,14 @@ class Processes:
                 proc.stdin.close()
 
     def stop_all(self) -> None:
-        for proc in reversed(self._started):
-            self.stop(proc)
-        self._started.clear()
-        for out in self._logs:
-            out.close()
-        self._logs.clear()
+        with self._lock:
+            self._stopped = True
+            for proc in reversed(self._started):
+                self.stop(proc)
+            self._started.clear()
+            for out in self._logs:
+                out.close()
+            self._logs.clear()
 
     @property
     def pids(self) -> list[int]:
@@ -106,8 +131,8 @@ class Processes:
     # --- waiting ---------------------------------------------------------------------------------
 
     def check(self) -> None:
-        """Raise if the run was cancelled or its time is up."""
-        if self.cancel is not None and self.cancel.is_set():
+        """Raise if the run was cancelled, stopped or its time is up."""
+        if self._stopped or (self.cancel is not None and self.cancel.is_set()):
             raise TwinCancelled("cancelled")
         if self.deadline is not None and time.monotonic() > self.deadline:
             raise TwinError("timed out")

@@ -26,7 +26,8 @@ class TableError(ValueError):
 
 
 def read_tables(dump: bytes, fabric: AsBuilt, compute: list[str], placement: list[tuple[int, int]],
-                nic_gbps: float, down: Iterable[tuple[str, int]] = ()) -> RoutingTables:
+                nic_gbps: float, down: Iterable[tuple[str, int]] = (),
+                slowed: dict[tuple[str, int], float] | None = None) -> RoutingTables:
     """RoutingTables of the dump, on the links of `fabric` (the simulated fabric as given) less
     the switch ports in `down`. `compute`: the compute HCAs' node ids ("H-<guid>") in rank order,
     `placement`: their (server, rail)."""
@@ -79,7 +80,7 @@ def read_tables(dump: bytes, fabric: AsBuilt, compute: list[str], placement: lis
                 leaf_of[ep_index[b]] = s
             else:
                 continue
-            gbps[s, pa] = link.gbps
+            gbps[s, pa] = link.gbps * (slowed or {}).get((a, pa), 1.0)
     level = _levels(peer_switch, leaf_of, n_sw)
     server = np.array([p[0] for p in placement], dtype=np.int64)
     rail = np.array([p[1] for p in placement], dtype=np.int64)

@@ -162,10 +162,10 @@ def audit(fabric: AsBuilt, design: FabricDesign | None = None, inference: Infere
     if g is None or derived is None:        # g is read off derived: both or neither
         _degraded_by_mode(report, links, roles, end)
         report.missing_links = missing_by_symmetry(links, roles, {d: devs[d].name for d in devs})
-        _simulated_speeds(report, fabric)
         grade(report, None)
         report.summary = summarise(report, {}, {})
-        _simulated_speeds(report, fabric)
+        if fabric.speeds_simulated:
+            report.summary["link_speeds"] = SIMULATED_SPEEDS
         return report
 
     nic_ids = {d for d, role in roles.items() if role == "nic"}          # sets: 400,000 links at 131K
@@ -197,25 +197,21 @@ def audit(fabric: AsBuilt, design: FabricDesign | None = None, inference: Infere
     behind = [nic for nic, leaf, _, _ in g.host_links if leaf in gone and nic not in set(absent_nics)]
     report.edits = _edits(report, missing_pairs, absent_switches, absent_nics + behind, down_by_server, moves)
     report.impact = _impact(derived, report.edits, catalog)
-    _simulated_speeds(report, fabric)
+    if fabric.speeds_simulated:
+        # A simulator's capture: its rates say nothing of the design's (ibsim knows nothing
+        # faster than QDR), so a link is degraded against the others of its tier instead.
+        report.degraded_links.clear()
+        _degraded_by_mode(report, links, roles, end)
     report.summary = summarise(report, down_by_server, missing_pairs)
     template = next((f.confidence for f in inference.facts if f.subject == "template"), None) if inference else None
     grade(report, template if design is None else None)
-    _simulated_speeds(report, fabric)
+    if fabric.speeds_simulated:
+        report.summary["link_speeds"] = SIMULATED_SPEEDS
     return report
 
 
-SIMULATED_SPEEDS = ("link speeds came from a simulator (ibsim reports every port at 4x SDR), not the "
-                    "hardware: links compared, speeds not")
-
-
-def _simulated_speeds(report: AuditReport, fabric: AsBuilt) -> None:
-    """A simulator's capture: its speeds say nothing of the design's, so no link is degraded
-    for its speed; the summary says why (key `link_speeds`)."""
-    if fabric.speeds_simulated:
-        report.degraded_links.clear()
-        if report.summary:
-            report.summary["link_speeds"] = SIMULATED_SPEEDS
+SIMULATED_SPEEDS = ("link speeds came from a simulator, not the hardware: a link is degraded when it runs "
+                    "below the others of its tier, not against the design's speed")
 
 
 def _host_links(report: AuditReport, fabric: AsBuilt, roles: dict[str, str], g: DesignView, mapping: dict[str, str],

@@ -9,7 +9,8 @@ weight, so all-to-all on 16K endpoints is the (source leaf, destination) pairs, 
 
 Each pattern's figures sit beside the model's own: the model spreads each tier's traffic evenly
 over the tier's links (what adaptive routing approaches; model/performance/flow_placement.py),
-so its busiest port carries the tier's mean load. The difference is what static routing costs.
+so its busiest port carries the tier's mean load (a NIC's own link excepted: no routing spreads
+it). The difference is what static routing costs.
 
 Patterns, on the design's rank order (servers in order, GPU i on NIC port i):
 - ring: NCCL's ring, one per rail, each server's GPU sending to the same GPU of the next server;
@@ -241,7 +242,8 @@ def _tier_name(t: RoutingTables, link: np.ndarray) -> np.ndarray:
     return np.asarray(t.level[s] * 2 + up.astype(np.int64))
 
 
-TIER_NAMES = {2: "leaf down to NICs", 3: "leaf up", 4: "spine down", 5: "spine up", 6: "core down", 7: "core up"}
+NIC_TIER = 2
+TIER_NAMES = {NIC_TIER: "leaf down to NICs", 3: "leaf up", 4: "spine down", 5: "spine up", 6: "core down", 7: "core up"}
 
 
 def pattern_load(t: RoutingTables, pattern: str) -> tuple[PatternLoad, list[TierRoutes]]:
@@ -278,10 +280,14 @@ def pattern_load(t: RoutingTables, pattern: str) -> tuple[PatternLoad, list[Tier
     worst = int(np.argmax(switch_ratio)) if links_n else 0
     tiers = _tier_name(t, np.arange(links_n)) if links_n else np.zeros(0, np.int64)
     used = t.gbps.ravel() > 0
-    # The model: each tier's offered load spread over the tier's links.
+    # The model: each tier's offered load spread over the tier's links, except the links down to
+    # the NICs, which no routing can spread (a NIC's traffic ends on its own link).
     model_worst = 0.0
     for key in np.unique(tiers[used]):
         in_tier = used & (tiers == key)
+        if key == NIC_TIER:
+            model_worst = max(model_worst, float(switch_ratio[in_tier].max()))
+            continue
         cap = float(t.gbps.ravel()[in_tier].sum())
         model_worst = max(model_worst, float(offered_load[:links_n][in_tier].sum()) / cap if cap else 0.0)
     rates = _fill(paths, capacity, weight)

@@ -31,7 +31,7 @@ from designer.ui.panels.palette import PaletteWidget
 from designer.ui.panels.plots_panel import PlotsPanel
 from designer.ui.present.presentation_mode import PresentationMode
 from designer.ui.services.compute import ComputeResult, ComputeService
-from designer.ui.shell import audit_actions, paths, theme_choice
+from designer.ui.shell import audit_actions, infiniband_twin_actions, paths, theme_choice
 from designer.ui.shell.autosave import AUTOSAVE_INTERVAL_MS, AutosaveManager, find_recoverable
 from designer.ui.shell.dialogs import Dialogs
 from designer.ui.shell.ecosystem_export import EcosystemExport
@@ -40,7 +40,7 @@ from designer.ui.shell.export_actions import ExportActions
 from designer.ui.shell.file_guard import FileGuard
 from designer.ui.shell.files import FileController
 from designer.ui.shell.network_selector import install_network_canvas
-from designer.ui.shell.twin_actions import RoutingTwinActions
+from designer.ui.shell.routing_twin_actions import RoutingTwinActions
 from designer.ui.shell.whatif_actions import FailMode, install_interruptions, install_phases
 from designer.ui.theme import Theme
 from designer.ui.wheel_guard import install_wheel_guard
@@ -256,6 +256,8 @@ class MainWindow(DesignerWindow):
         tools = bar.addMenu("&Tools")
         self.audit = audit_actions.install(self, file_menu, tools)
         self.explore = ExploreActions(self, tools)
+        tools.addSeparator()
+        self.twin = infiniband_twin_actions.install(self, tools)
         self.routing_twin = RoutingTwinActions(self, tools)
         file_menu.addSeparator()
         file_menu.addAction(a["quit"])
@@ -450,6 +452,7 @@ class MainWindow(DesignerWindow):
         self.compute.shutdown()
         self.compare_launcher.shutdown()
         self.explore.shutdown()
+        self.twin.shutdown()
         self.routing_twin.shutdown()
         self.exports.cancel()
         self.autosave.stop()
