@@ -89,3 +89,37 @@ def test_an_interrupted_run_removes_every_namespace_and_daemon():
     assert len(seen["procs"]) == 2 * 12
     assert all(p.poll() is not None for p in seen["procs"])
     assert _left(seen["prefix"]) == []
+
+
+def test_sigterm_to_the_command_removes_everything_it_made(tmp_path):
+    """`timeout` or `kill` ends the command as Ctrl-C does: one line, exit 130, nothing left."""
+    import re
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    proc = subprocess.Popen([sys.executable, "-m", "designer.cli.main", "twin", str(ROCE)], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env=env)
+    prefix = None
+    try:
+        assert proc.stderr is not None
+        for line in proc.stderr:
+            if m := re.search(r"namespaces \((fdtw[0-9a-f]+-)1 ", line):
+                prefix = m.group(1)
+            if "waiting for BGP" in line:
+                break
+        assert prefix and _left(prefix)
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 130 and "interrupted" in err and err.count("\n") == 1
+    for _ in range(20):
+        if not _left(prefix):
+            break
+        time.sleep(0.1)
+    assert _left(prefix) == []

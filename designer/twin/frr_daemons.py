@@ -21,6 +21,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from designer.io.atomic import write_atomic
+from designer.limits import InputError, read_text
 from designer.twin.namespaces import CommandFailed, TwinUnavailable, run
 
 FRR_DIR = Path("/usr/lib/frr")
@@ -72,7 +74,7 @@ class FrrFleet:
         """Start zebra, then bgpd, in `namespace`; write `config` as the switch's frr.conf."""
         folder = self.root / switch
         folder.mkdir(parents=True, exist_ok=True)
-        (folder / "frr.conf").write_text(config, encoding="utf-8")
+        write_atomic(folder / "frr.conf", config)
         _give_to_frr(folder)
         daemons = SwitchDaemons(switch, namespace, folder)
         self.switches[switch] = daemons
@@ -159,7 +161,7 @@ def _give_to_frr(folder: Path) -> None:
 
 def _tail(path: Path) -> str:
     try:
-        lines = [ln for ln in path.read_text(errors="replace").splitlines() if ln.strip()]
-    except OSError:
+        lines = [ln for ln in read_text(path, "FRR daemon output").splitlines() if ln.strip()]
+    except (InputError, OSError):
         return "no output"
     return lines[-1].strip()[:200] if lines else "no output"

@@ -215,7 +215,8 @@ class RoutingTwin:
 
     def _run(self) -> TwinReport:
         fab = self.fabric
-        self.progress(f"making {len(fab.plan)} namespaces and {len(fab.links)} veth pairs")
+        self.progress(f"making {len(fab.plan)} namespaces ({self.ns.prefix}1 to {self.ns.prefix}{len(fab.plan)}) "
+                      f"and {len(fab.links)} veth pairs")
         for name in fab.plan:
             self._check()
             self.ns.add(name)
