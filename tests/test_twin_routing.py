@@ -80,7 +80,7 @@ def test_the_text_report_says_what_reconverged():
     report = twin.run()
     text = "\n".join(report_lines(report))
     assert "64 of 64 up" in text and "8 of 8 leaves equal to its spine count" in text
-    assert "ECMP width down by 1 on 8 of 8 leaves" in text and "48 of 48 up" in text
+    assert "ECMP width 4 before, 3 after (down by 1) on 8 of 8 leaves" in text and "48 of 48 up" in text
     assert "bundles collapsed to one link per switch pair (512 design links as 32" in text
     assert report.cleanup == [] and _left(twin.ns.prefix) == []
 

@@ -268,8 +268,9 @@ class RoutingTwin:
     def _read(self, switch: str) -> SwitchState:
         state = SwitchState(switch)
         try:
-            state.sessions = parse_neighbors(switch, self.fleet.show(switch, "show bgp neighbors json"))
-            state.routes = parse_routes(self.fleet.show(switch, "show ip route json"))
+            neighbors, routes = self.fleet.show(switch, "show bgp neighbors json", "show ip route json")
+            state.sessions = parse_neighbors(switch, neighbors)
+            state.routes = parse_routes(routes)
         except CommandFailed as exc:
             state.error = str(exc)
         return state
