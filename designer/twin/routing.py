@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import tempfile
 import threading
 import time
@@ -151,6 +152,10 @@ class _Fabric:
         return g
 
 
+def _interrupt(signum: int, _frame: object) -> None:
+    raise KeyboardInterrupt(f"signal {signum}")
+
+
 def _fabric(design: FabricDesign, catalog: Catalog | None, every_link: bool) -> _Fabric:
     src = ExportSource(design, catalog)
     if src.family != "ethernet":
@@ -197,6 +202,20 @@ class RoutingTwin:
     # --- the run ---------------------------------------------------------------------------------
 
     def run(self) -> TwinReport:
+        """Make, run, read and remove. On the main thread, SIGTERM (a `timeout`, a `kill`) ends the
+        run as Ctrl-C does, through every clean-up, whoever called it."""
+        if threading.current_thread() is not threading.main_thread():
+            return self._run_and_clean()
+        previous = signal.getsignal(signal.SIGTERM)
+        if previous is signal.SIG_DFL:
+            signal.signal(signal.SIGTERM, _interrupt)
+        try:
+            return self._run_and_clean()
+        finally:
+            if previous is signal.SIG_DFL:
+                signal.signal(signal.SIGTERM, previous)
+
+    def _run_and_clean(self) -> TwinReport:
         ip, vtysh = check_machine()
         root = Path(tempfile.mkdtemp(prefix="fdtw-"))
         os.chmod(root, 0o711)     # FRR's user reaches its switch folders, lists nothing
