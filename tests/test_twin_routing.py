@@ -19,6 +19,7 @@ from designer.io.project import load_design
 from designer.twin.frr_daemons import FRR_DIR
 from designer.twin.namespaces import NETNS_DIR
 from designer.twin.routing import RoutingTwin
+from designer.twin.routing_text import report_lines
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 ROCE = EXAMPLES / "roce-512-leaf-spine-sn5600.json"
@@ -36,10 +37,13 @@ def _left(prefix: str) -> list[str]:
     return sorted(p.name for p in NETNS_DIR.glob(prefix + "*")) if NETNS_DIR.is_dir() else []
 
 
-def test_the_512_gpu_example_converges_with_every_leaf_as_wide_as_its_spines(capsys):
-    assert main(["twin", str(ROCE), "--json", "--flows", "--timeout", "90"]) == 0
+def test_the_512_gpu_example_converges_and_reconverges_after_a_spine_and_a_link(capsys):
+    """One run (bringing FRR up is the slow part): the fabric as designed, then spine-3 and the
+    leaf-1--spine-1 link down."""
+    assert main(["twin", str(ROCE), "--json", "--flows", "--timeout", "90",
+                 "--fault", "switch:spine-3", "link:leaf-1--spine-1"]) == 0
     report = json.loads(capsys.readouterr().out)
-    assert report["converged"] and report["converge_seconds"] < 30
+    assert report["converged"] and report["converge_seconds"] > 0   # its speed target is in benchmarks/
     assert report["bundles_collapsed"] and report["links"] == 32 and report["design_links"] == 512
     sessions = report["sessions"]
     assert sessions["expected"] == sessions["established"] == 64 and not sessions["down"]
@@ -55,21 +59,29 @@ def test_the_512_gpu_example_converges_with_every_leaf_as_wide_as_its_spines(cap
     assert 0 < flows["load_balance"] <= 1 and 0 < flows["model"]["expected"] <= 1
     assert report["left_behind"] == []
 
-
-def test_one_spine_down_drops_every_leafs_width_by_one_and_a_link_only_its_leafs():
-    twin = RoutingTwin(load_design(ROCE), CAT, faults=("switch:spine-3", "link:leaf-1--spine-1"), timeout=90)
-    report = twin.run()
-    assert report.before.converged and report.after is not None and report.after.converged
-    after = {w.leaf: w for w in report.after.widths}
-    assert {w.low for w in report.before.widths} == {4}
+    after = report["after_faults"]
+    assert after["converged"]
+    widths = {w["leaf"]: w for w in after["ecmp"]}
     # spine-3 gone: every leaf loses one path; leaf-1 also lost its link to spine-1
-    assert after["leaf-1"].spines == 2 and set(after["leaf-1"].widths.values()) == {2}
-    for name, w in after.items():
+    assert widths["leaf-1"]["spines"] == 2 and set(widths["leaf-1"]["widths"].values()) == {2}
+    for name, w in widths.items():
         if name != "leaf-1":
-            assert w.spines == 3 and w.widths["leaf-1"] == 2
-            assert {v for k, v in w.widths.items() if k != "leaf-1"} == {3}
-    assert report.after.established == 64 - 16 - 2 and not report.after.down
-    assert len(report.after.faulted) == 8 + 2          # the leaves' sessions to spine-3, and the cut link's
+            assert w["spines"] == 3 and w["widths"]["leaf-1"] == 2
+            assert {v for k, v in w["widths"].items() if k != "leaf-1"} == {3}
+    assert after["sessions"]["established"] == after["sessions"]["expected"] == 64 - 16 - 2
+    assert not after["sessions"]["down"]
+    assert len(after["sessions"]["down_by_faults"]) == 8 + 2   # the leaves' sessions to spine-3, the cut link's
+    assert after["flows"]["paths"] == 2 and after["flows"]["unrouted"] == 0
+    assert tiers["spine"]["switches"] - 1 == {t["tier"]: t for t in after["tiers"]}["spine"]["switches"]
+
+
+def test_the_text_report_says_what_reconverged():
+    twin = RoutingTwin(load_design(ROCE), CAT, faults=("switch:spine-3",), timeout=90)
+    report = twin.run()
+    text = "\n".join(report_lines(report))
+    assert "64 of 64 up" in text and "8 of 8 leaves equal to its spine count" in text
+    assert "ECMP width 4 before, 3 after (down by 1) on 8 of 8 leaves" in text and "48 of 48 up" in text
+    assert "bundles collapsed to one link per switch pair (512 design links as 32" in text
     assert report.cleanup == [] and _left(twin.ns.prefix) == []
 
 
@@ -89,3 +101,37 @@ def test_an_interrupted_run_removes_every_namespace_and_daemon():
     assert len(seen["procs"]) == 2 * 12
     assert all(p.poll() is not None for p in seen["procs"])
     assert _left(seen["prefix"]) == []
+
+
+def test_sigterm_to_the_command_removes_everything_it_made(tmp_path):
+    """`timeout` or `kill` ends the command as Ctrl-C does: one line, exit 130, nothing left."""
+    import re
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    proc = subprocess.Popen([sys.executable, "-m", "designer.cli.main", "twin", str(ROCE)], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env=env)
+    prefix = None
+    try:
+        assert proc.stderr is not None
+        for line in proc.stderr:
+            if m := re.search(r"namespaces \((fdtw[0-9a-f]+-)1 ", line):
+                prefix = m.group(1)
+            if "waiting for BGP" in line:
+                break
+        assert prefix and _left(prefix)
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 130 and "interrupted" in err and err.count("\n") == 1
+    for _ in range(20):
+        if not _left(prefix):
+            break
+        time.sleep(0.1)
+    assert _left(prefix) == []

@@ -21,6 +21,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from designer.io.atomic import write_atomic
+from designer.limits import InputError, read_text
 from designer.twin.namespaces import CommandFailed, TwinUnavailable, run
 
 FRR_DIR = Path("/usr/lib/frr")
@@ -72,7 +74,7 @@ class FrrFleet:
         """Start zebra, then bgpd, in `namespace`; write `config` as the switch's frr.conf."""
         folder = self.root / switch
         folder.mkdir(parents=True, exist_ok=True)
-        (folder / "frr.conf").write_text(config, encoding="utf-8")
+        write_atomic(folder / "frr.conf", config)
         _give_to_frr(folder)
         daemons = SwitchDaemons(switch, namespace, folder)
         self.switches[switch] = daemons
@@ -100,24 +102,38 @@ class FrrFleet:
                 raise CommandFailed(f"{sock.stem} of {daemons.switch} did not open its vty socket in {timeout:.0f} s")
             time.sleep(0.05)
 
+    # vtysh talks to the daemons over their vty sockets in the switch's folder, so it runs in the
+    # host's namespace: one process per call, no `ip netns exec`.
     def configure(self, switch: str) -> None:
         """Hand the switch's frr.conf to its daemons through vtysh, as FRR's boot does."""
         d = self.switches[switch]
-        out = run([self.ip, "netns", "exec", d.namespace, self.vtysh, "--vty_socket", str(d.folder),
-                   "-f", str(d.folder / "frr.conf")])
+        out = run([self.vtysh, "--vty_socket", str(d.folder), "-f", str(d.folder / "frr.conf")])
         bad = [line for line in out.splitlines() if "Unknown command" in line or "% " in line]
         if bad:
             raise CommandFailed(f"{switch}: FRR refused its configuration: {bad[0].strip()}")
 
-    def show(self, switch: str, command: str) -> Any:
-        """A `show ... json` command's answer, parsed."""
+    def show(self, switch: str, *commands: str) -> list[Any]:
+        """The answers of `show ... json` commands, parsed, from one vtysh call."""
         d = self.switches[switch]
-        out = run([self.ip, "netns", "exec", d.namespace, self.vtysh, "--vty_socket", str(d.folder),
-                   "-c", command], timeout=30)
+        args = [self.vtysh, "--vty_socket", str(d.folder)]
+        for command in commands:
+            args += ["-c", command]
+        out = run(args, timeout=30)
+        answers: list[Any] = []
+        decoder = json.JSONDecoder()
+        at = 0
         try:
-            return json.loads(out) if out.strip() else {}
+            while len(answers) < len(commands):
+                while at < len(out) and out[at].isspace():
+                    at += 1
+                if at >= len(out):
+                    answers.append({})      # an empty answer: nothing configured yet
+                    continue
+                value, at = decoder.raw_decode(out, at)
+                answers.append(value)
         except json.JSONDecodeError:
-            raise CommandFailed(f"{switch}: vtysh '{command}' gave no JSON: {out.strip()[:120]}") from None
+            raise CommandFailed(f"{switch}: vtysh {', '.join(commands)} gave no JSON: {out.strip()[:120]}") from None
+        return answers
 
     def stop(self, switch: str) -> None:
         """Stop the switch's daemons: SIGTERM, then SIGKILL after a grace period; each is reaped."""
@@ -159,7 +175,7 @@ def _give_to_frr(folder: Path) -> None:
 
 def _tail(path: Path) -> str:
     try:
-        lines = [ln for ln in path.read_text(errors="replace").splitlines() if ln.strip()]
-    except OSError:
+        lines = [ln for ln in read_text(path, "FRR daemon output").splitlines() if ln.strip()]
+    except (InputError, OSError):
         return "no output"
     return lines[-1].strip()[:200] if lines else "no output"

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import tempfile
 import threading
 import time
@@ -151,6 +152,10 @@ class _Fabric:
         return g
 
 
+def _interrupt(signum: int, _frame: object) -> None:
+    raise KeyboardInterrupt(f"signal {signum}")
+
+
 def _fabric(design: FabricDesign, catalog: Catalog | None, every_link: bool) -> _Fabric:
     src = ExportSource(design, catalog)
     if src.family != "ethernet":
@@ -197,6 +202,20 @@ class RoutingTwin:
     # --- the run ---------------------------------------------------------------------------------
 
     def run(self) -> TwinReport:
+        """Make, run, read and remove. On the main thread, SIGTERM (a `timeout`, a `kill`) ends the
+        run as Ctrl-C does, through every clean-up, whoever called it."""
+        if threading.current_thread() is not threading.main_thread():
+            return self._run_and_clean()
+        previous = signal.getsignal(signal.SIGTERM)
+        if previous is signal.SIG_DFL:
+            signal.signal(signal.SIGTERM, _interrupt)
+        try:
+            return self._run_and_clean()
+        finally:
+            if previous is signal.SIG_DFL:
+                signal.signal(signal.SIGTERM, previous)
+
+    def _run_and_clean(self) -> TwinReport:
         ip, vtysh = check_machine()
         root = Path(tempfile.mkdtemp(prefix="fdtw-"))
         os.chmod(root, 0o711)     # FRR's user reaches its switch folders, lists nothing
@@ -215,7 +234,8 @@ class RoutingTwin:
 
     def _run(self) -> TwinReport:
         fab = self.fabric
-        self.progress(f"making {len(fab.plan)} namespaces and {len(fab.links)} veth pairs")
+        self.progress(f"making {len(fab.plan)} namespaces ({self.ns.prefix}1 to {self.ns.prefix}{len(fab.plan)}) "
+                      f"and {len(fab.links)} veth pairs")
         for name in fab.plan:
             self._check()
             self.ns.add(name)
@@ -267,8 +287,9 @@ class RoutingTwin:
     def _read(self, switch: str) -> SwitchState:
         state = SwitchState(switch)
         try:
-            state.sessions = parse_neighbors(switch, self.fleet.show(switch, "show bgp neighbors json"))
-            state.routes = parse_routes(self.fleet.show(switch, "show ip route json"))
+            neighbors, routes = self.fleet.show(switch, "show bgp neighbors json", "show ip route json")
+            state.sessions = parse_neighbors(switch, neighbors)
+            state.routes = parse_routes(routes)
         except CommandFailed as exc:
             state.error = str(exc)
         return state

@@ -18,7 +18,8 @@ def _widths_line(phase: Phase, every_link: bool) -> list[str]:
     groups = Counter((w.low, w.high, w.spines, w.uplinks) for w in phase.widths)
     for (low, high, spines, uplinks), n in sorted(groups.items()):
         width = f"{low}" if low == high else f"{low} to {high}"
-        out.append(f"  {n:>4} leaves: width {width}, {spines} spines ({uplinks} uplinks in the twin)")
+        out.append(f"  {n:>4} {'leaf' if n == 1 else 'leaves'}: width {width}, {spines} spines "
+                   f"({uplinks} uplinks in the twin)")
     return out
 
 
@@ -67,6 +68,11 @@ def report_lines(report: TwinReport) -> list[str]:
     return out
 
 
+def _span(low_high: tuple[int, int]) -> str:
+    low, high = low_high
+    return f"{low}" if low == high else f"{low} to {high}"
+
+
 def _changes(report: TwinReport) -> list[str]:
     """What reconverged: sessions lost, routes and ECMP widths before and after."""
     assert report.after is not None
@@ -74,15 +80,15 @@ def _changes(report: TwinReport) -> list[str]:
     out = [f"  sessions: {before.established:,} up before, {after.established:,} after "
            f"({before.established - after.established:,} gone with the faults)"]
     widths_before = {w.leaf: (w.low, w.high) for w in before.widths}
-    drops: Counter[tuple[int, int]] = Counter()
+    moves: Counter[tuple[tuple[int, int], tuple[int, int]]] = Counter()
     for w in after.widths:
-        b = widths_before.get(w.leaf)
-        if b:
-            drops[(b[0] - w.low, b[1] - w.high)] += 1
-    for (dlow, dhigh), n in sorted(drops.items()):
-        what = ("unchanged" if dlow == dhigh == 0 else f"down by {dlow}" if dlow == dhigh else
-                f"down by {dlow} to {dhigh}")
-        out.append(f"  ECMP width {what} on {n} of {len(after.widths)} leaves")
+        if w.leaf in widths_before:
+            moves[(widths_before[w.leaf], (w.low, w.high))] += 1
+    for (b, a), n in sorted(moves.items()):
+        change = ("unchanged" if a == b else f"down by {b[0] - a[0]}" if b[0] == b[1] and a[0] == a[1] else
+                  "some leaves' width lower")
+        out.append(f"  ECMP width {_span(b)} before, {_span(a)} after ({change}) on {n} of {len(after.widths)} "
+                   f"{'leaf' if n == 1 else 'leaves'}")
     routes_before = {t.tier: t.routes for t in before.tiers}
     for t in after.tiers:
         out.append(f"  {t.tier} routes: {routes_before.get(t.tier, 0):,} before, {t.routes:,} after")
