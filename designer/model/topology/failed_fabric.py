@@ -19,6 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from designer.model.intent.design import Edit, FabricDesign
+from designer.model.topology.builders import leaf_assignment
 from designer.model.topology.edited_fabric import (
     SwitchPairs,
     assignment_columns,
@@ -106,6 +107,30 @@ def _intact_plane_flow(f: SwitchPairs, assignment: Sequence[tuple[int, int]], u:
     return _INTACT_PLANE[key]
 
 
+# The intact fabric of an unedited template, by its plan: an N-1 sweep or the expected
+# interruptions measure many failures of one fabric, each against the same intact state.
+_INTACT_STATE: dict[tuple[object, ...], tuple[np.ndarray, ...]] = {}
+
+
+def _intact_state(f: SwitchPairs, design: FabricDesign, keys: np.ndarray,
+                  template: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray,
+                                                 tuple[tuple[int, int], ...]]:
+    """(u, v, links, alive, endpoints per switch, assignment) of the fabric before the failure."""
+    key = (f.plan, f.r.rails, f.r.planes) if not design.edits else None
+    if key is not None and key in _INTACT_STATE:
+        u, v, total, alive, nics = _INTACT_STATE[key]
+        return u, v, total, alive, nics, leaf_assignment(f.plan, f.r.rails)
+    removed, touched, _ = replay_edits(design.edits, f, keys, template)
+    u, v, _, _, total, alive, nics, assignment = fabric_state(f, keys, template, removed, touched)
+    if key is not None:
+        for array in (u, v, total, alive, nics):
+            array.flags.writeable = False   # shared by later failures: read, never written
+        if len(_INTACT_STATE) >= 4:
+            _INTACT_STATE.clear()
+        _INTACT_STATE[key] = (u, v, total, alive, nics)
+    return u, v, total, alive, nics, assignment
+
+
 def measure_failure(design: FabricDesign, r: Resolved, plan: Plan, devices: Sequence[str],
                     links: Sequence[tuple[str, str]],
                     flow: bool = True) -> AfterFailure | None:
@@ -120,11 +145,10 @@ def measure_failure(design: FabricDesign, r: Resolved, plan: Plan, devices: Sequ
             return None   # a component could then span planes
     between_switches = [(a, b) for a, b in links if not f.is_nic(a) and not f.is_nic(b)]
     keys, template = f.template_pairs()
-    removed0, touched0, _ = replay_edits(design.edits, f, keys, template)
     failing = design.edits + tuple(Edit("remove-device", d) for d in devices) + \
         tuple(Edit("remove-links", a, b, 1) for a, b in between_switches)
     removed1, touched1, _ = replay_edits(failing, f, keys, template)
-    u0, v0, _, _, total0, alive0, nics0, assignment = fabric_state(f, keys, template, removed0, touched0)
+    u0, v0, total0, alive0, nics0, assignment = _intact_state(f, design, keys, template)
     u, v, _, _, total, alive, nics, _ = fabric_state(f, keys, template, removed1, touched1)
     dropped = _failed_endpoint_cables(f, assignment, links, alive0, alive, nics)
     e, s_d, s_u = r.rails, r.link_gbps, r.uplink_gbps
