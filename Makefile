@@ -16,8 +16,11 @@ $(STAMP): pyproject.toml
 run: $(STAMP)
 	$(BIN)/fabric-designer gui $(EXAMPLE)
 
-test: lint docs
-	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q
+# The checks and the guide side by side (mypy uses one core), then the tests on every core
+# (pytest-xdist; a file whose tests share a tally keeps them on one worker: --dist loadgroup).
+test: $(STAMP)
+	$(MAKE) --no-print-directory -j2 lint docs
+	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q -n auto --dist loadgroup
 
 # The code's checks: ruff's rules, the architecture's import contracts and the type checker
 # (pyproject.toml).
@@ -31,7 +34,7 @@ docs: $(STAMP)
 	$(BIN)/mkdocs build --strict --quiet
 
 test-slow: $(STAMP)
-	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q -m slow
+	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q -n auto --dist loadgroup -m slow
 
 bench: $(STAMP)
 	@for b in benchmarks/bench_*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done

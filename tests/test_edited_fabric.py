@@ -60,7 +60,9 @@ def test_switch_edits_measure_as_the_graph_does(design):
     assert fast.to_json() == reference.to_json()
 
 
-@pytest.mark.parametrize("name", ["k64-fat-tree-hosts.json", "dgx-h100-superpod-4su.json", "b300-roce-two-plane.json"])
+# The 131K-GPU example runs with `make test-slow`; the other two replay the same kinds of edit.
+@pytest.mark.parametrize("name", [pytest.param("k64-fat-tree-hosts.json", marks=pytest.mark.slow),
+                                  "dgx-h100-superpod-4su.json", "b300-roce-two-plane.json"])
 def test_examples_with_edits_measure_as_the_graph_does(name):
     design = load_design(EXAMPLES / name)
     r, plan = plan_only(design, CAT)

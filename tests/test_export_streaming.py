@@ -148,7 +148,10 @@ def test_edited_designs_stream_as_the_graph_wrote_them(design):
     _assert_same(design)
 
 
-@pytest.mark.parametrize("path", sorted(p for p in EXAMPLES.glob("*.json") if p.stem != "k64-fat-tree-hosts"),
+# The 8K-GPU fat-tree runs with `make test-slow`; the template property test above and the other
+# examples cover the same writers on the same kinds of fabric.
+@pytest.mark.parametrize("path", [pytest.param(p, marks=pytest.mark.slow) if p.stem == "ndr-8k-fat-tree" else p
+                                  for p in sorted(EXAMPLES.glob("*.json")) if p.stem != "k64-fat-tree-hosts"],
                          ids=lambda p: p.stem)
 def test_examples_stream_as_the_graph_wrote_them(path):
     design = load_design(path)

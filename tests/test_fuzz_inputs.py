@@ -23,6 +23,10 @@ from designer.io.project import design_to_json, save_design
 from designer.model.intent.design import Edit
 from designer.model.intent.slides import Slide
 
+# The last test writes the whole run's tally: under pytest-xdist every test of this file runs
+# on one worker (`make test` passes --dist loadgroup).
+pytestmark = pytest.mark.xdist_group("fuzz-inputs")
+
 CORPUS = Path(__file__).parent / "data" / "fuzz"
 FUZZ = settings(max_examples=int(os.environ.get("FUZZ_EXAMPLES", "120")), deadline=None, database=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])

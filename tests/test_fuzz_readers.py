@@ -15,6 +15,7 @@ import os
 import time
 from collections import Counter
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -26,6 +27,10 @@ from designer.model.decisions.interruptions import RateTableError, load_rates
 from designer.model.topology.derive import derive
 from designer.model.topology.inference import infer_design
 from designer.model.topology.presets import new_design
+
+# The last test writes the whole run's tally: under pytest-xdist every test of this file runs
+# on one worker (`make test` passes --dist loadgroup).
+pytestmark = pytest.mark.xdist_group("fuzz-readers")
 
 CAT = default_catalog()
 SECONDS = 10.0     # a generous bound for a loaded test machine; the benchmark prints the real figures

@@ -60,6 +60,9 @@ requests = st.fixed_dictionaries({
 })
 
 
+# With `make test-slow`: the 256-GPU test below holds the chosen layout to the brute force on one
+# design, and tests/test_cost_bound.py to pricing every layout on more.
+@pytest.mark.slow
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(requests)
 def test_no_layout_found_by_brute_force_is_cheaper(req):

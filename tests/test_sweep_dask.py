@@ -67,6 +67,12 @@ def test_an_unreachable_scheduler_is_one_line(capsys):
     assert "\n" not in str(info.value)
 
 
+def test_a_malformed_address_is_one_line_at_once(capsys):
+    assert main([*SWEEP, "--scheduler", "nonsense://scheduler"]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "not a Dask scheduler address" in err and "nonsense" in err
+
+
 def test_without_dask_the_option_says_how_to_install_it(monkeypatch, capsys):
     monkeypatch.setitem(sys.modules, "distributed", None)   # import distributed now fails
     assert main([*SWEEP, "--scheduler", "tcp://scheduler.invalid:8786"]) == 1

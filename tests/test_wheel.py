@@ -8,6 +8,7 @@ with `/` as its working directory, so neither the source tree nor its resources/
 
 import json
 import os
+import shutil
 import site
 import subprocess
 import sys
@@ -20,11 +21,23 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 
 
+# One worker builds the wheel once for every test of this file (pytest-xdist, --dist loadgroup).
+pytestmark = pytest.mark.xdist_group("wheel")
+
+# What the build leaves out: it writes its own build/ and *.egg-info beside the sources.
+_NOT_BUILT = shutil.ignore_patterns(".git", ".venv", "build", "dist", "*.egg-info", "__pycache__", "*.pyc",
+                                    ".*_cache", ".hypothesis", "tests", "benchmarks", "docs", "packaging")
+
+
 @pytest.fixture(scope="module")
 def installed(tmp_path_factory):
     base = tmp_path_factory.mktemp("wheel")
     dist = base / "dist"
-    build = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(dist), str(ROOT)],
+    # Built from a copy of the tree: a build writes into its source folder (build/, the copied
+    # data), which another test run or build in this tree may be reading at the same time.
+    source = base / "source"
+    shutil.copytree(ROOT, source, ignore=_NOT_BUILT)
+    build = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(dist), str(source)],
                            capture_output=True, text=True, timeout=300)
     assert build.returncode == 0, build.stderr
     wheel = next(dist.glob("fabric_designer-*.whl"))
@@ -39,7 +52,10 @@ def installed(tmp_path_factory):
     (purelib / "zz_test_dependencies.pth").write_text("\n".join(dict.fromkeys(deps)) + "\n")
     install = subprocess.run([sys.executable, "-m", "pip", "--python", str(python), "install", "--no-deps", "-q",
                               str(wheel)], capture_output=True, text=True, timeout=300)
-    if install.returncode != 0:  # pip before 22.3 has no --python: unpack the wheel by hand
+    # pip before 22.3 has no --python; and a pip that finds fabric-designer already installed in
+    # the dependencies' environment (an editable install of it) leaves the fresh one without it.
+    # Either way: unpack the wheel by hand.
+    if install.returncode != 0 or not (purelib / "designer").is_dir():
         import zipfile
         zipfile.ZipFile(wheel).extractall(purelib)
     return env_dir, wheel

@@ -29,6 +29,11 @@ def dask_executor(address: str, timeout_s: float = CONNECT_TIMEOUT_S) -> Iterato
         distributed: Any = importlib.import_module("distributed")
     except ImportError:
         raise CommandError(f"--scheduler needs Dask's distributed scheduler: {INSTALL_HINT}") from None
+    try:   # a malformed address is refused before a client exists (a half-made one hangs on exit)
+        scheme, _ = importlib.import_module("distributed.comm").parse_address(address)
+        importlib.import_module("distributed.comm.registry").get_backend(scheme)
+    except ValueError as exc:
+        raise CommandError(f"not a Dask scheduler address: {address} ({exc})") from None
     try:
         client = distributed.Client(address, timeout=timeout_s, set_as_default=False)
     except (OSError, TimeoutError, ValueError) as exc:

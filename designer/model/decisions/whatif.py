@@ -22,19 +22,19 @@ import re
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import Any
-
-import networkx as nx
+from typing import TYPE_CHECKING, Any
 
 from designer.model.intent.design import Edit, FabricDesign
 from designer.model.intent.perf_settings import PerformanceSettings
 from designer.model.performance.collective_costs import CollectiveError, FabricContext
 from designer.model.performance.collectives import context_for, evaluate
 from designer.model.performance.training import estimate_step, gradient_comm, group_context
-from designer.model.topology import graph_metrics
 from designer.model.topology.builders import leaf_assignment
 from designer.model.topology.derive import Derived, derive
 from designer.model.topology.failed_fabric import measure_failure, switch_signatures
+
+if TYPE_CHECKING:   # networkx loads only where a device graph is measured, not for N-1 on switch pairs
+    import networkx as nx
 
 TIER_ROLES = ("leaf", "spine", "core")
 _SWITCH_ID = re.compile(r"^(?:p(\d+)\.)?(leaf|spine|core)-(\d+)$")
@@ -303,6 +303,8 @@ def _closed_form(derived: Derived, failure: Failure) -> WhatIf:
 
 def _maxflow(g: nx.MultiGraph[str], first: set[str], second: set[str]) -> float:
     """Max-flow between two endpoint sets; single-homed endpoints fold into their leaf."""
+    import networkx as nx
+
     flow: nx.DiGraph[str] = nx.DiGraph()
     cap: dict[tuple[str, str], float] = defaultdict(float)
     gbps: float
@@ -355,6 +357,10 @@ def _graph_method(derived: Derived, failure: Failure, flow: bool = True) -> What
 
 def _graph_measure(derived: Derived, failure: Failure, flow: bool = True) -> WhatIf:
     intact = derived.graph
+    import networkx as nx
+
+    from designer.model.topology import graph_metrics
+
     first, second = graph_metrics.endpoint_halves(intact)
     g = failed_graph(derived, failure)
     nic_nodes = [n for n, d in intact.nodes(data=True) if d["role"] == "nic"]
@@ -436,11 +442,14 @@ def n_minus_one(derived: Derived, method: str = "auto", limit: int = 400) -> NMi
     by_tier: dict[str, list[str]] = defaultdict(list)
     for s in switches:
         by_tier[s.split(".")[-1].rsplit("-", 1)[0]].append(s)
+    counts = {t: len(members) for t, members in by_tier.items()}
     use_graph = method == "max-flow" or (method == "auto" and not _closed_form_applies(derived, Failure(("spine-1",))))
     if use_graph and len(switches) > limit:
         kinds = switch_signatures(derived.design, derived.resolved, derived.plan)
         if kinds is None:
             g = derived.graph
+            import networkx as nx
+
             level = nx.get_node_attributes(g, "level")
             kinds = {s: (sum(1 for _, n in g.edges(s) if level[n] < level[s]), g.degree(s)) for s in switches}
         for tier, members in by_tier.items():
@@ -459,8 +468,7 @@ def n_minus_one(derived: Derived, method: str = "auto", limit: int = 400) -> NMi
         methods.update(w.method for w in results)
         worst[tier] = max(results, key=_severity)
         evaluated[tier] = len(results)
-    counts = {t: len([s for s in switches if s.split(".")[-1].startswith(t + "-")]) for t in worst}
-    return NMinusOne(worst, evaluated, counts, " and ".join(sorted(methods)))
+    return NMinusOne(worst, evaluated, {t: counts[t] for t in worst}, " and ".join(sorted(methods)))
 
 
 N1_COLUMNS = ("Tier", "Switches", "Evaluated", "Worst failure", "GPUs cut off", "Bisection after",

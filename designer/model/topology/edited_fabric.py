@@ -21,6 +21,7 @@ here: `measure_edits` returns None and the caller builds the graph.
 
 from __future__ import annotations
 
+import math
 import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
@@ -44,6 +45,25 @@ FabricState = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, 
 
 if TYPE_CHECKING:   # networkx loads only where a graph is built or walked
     pass
+
+
+@lru_cache(maxsize=4)
+def _assignment_columns(plan: Plan, rails: int) -> tuple[np.ndarray, np.ndarray]:
+    """(leaf, down port) of every endpoint of a plane as two arrays, made once per plan: an N-1
+    sweep reads them per failure, and a Python tuple per endpoint of a 131,072-GPU fabric takes
+    a tenth of a second to walk each time."""
+    pairs = np.array(leaf_assignment(plan, rails), dtype=np.int64).reshape(-1, 2)
+    leaf, port = pairs[:, 0].copy(), pairs[:, 1].copy()
+    leaf.flags.writeable = port.flags.writeable = False   # shared by every caller
+    return leaf, port
+
+
+def assignment_columns(f: SwitchPairs, assignment: Assignment) -> tuple[np.ndarray, np.ndarray]:
+    """`assignment` as (leaf, down port) arrays; the plan's own assignment is read from the cache."""
+    if assignment is leaf_assignment(f.plan, f.r.rails):
+        return _assignment_columns(f.plan, f.r.rails)
+    return (np.fromiter((a for a, _ in assignment), dtype=np.int64, count=len(assignment)),
+            np.fromiter((b for _, b in assignment), dtype=np.int64, count=len(assignment)))
 
 
 _SWITCH_ID = re.compile(r"(?:p(\d+)\.)?(leaf|spine|core)-(\d+)")
@@ -91,6 +111,15 @@ class SwitchPairs:
         server, port = int(m.group(1)), int(m.group(2))
         return (f"srv-{server}.nic-{port}" == device and 1 <= server <= self.plan.servers
                 and 1 <= port <= self.r.rails * self.planes)
+
+    def names(self) -> list[str]:
+        """Every switch's name, by number: one list built tier by tier, not a lookup per switch."""
+        out: list[str] = []
+        for plane in range(self.planes):
+            prefix = plane_prefix(plane, self.planes)
+            for tier in ("leaf", "spine", "core"):
+                out += [f"{prefix}{tier}-{i}" for i in range(1, self.counts[tier] + 1)]
+        return out
 
     def name(self, node: int) -> str:
         plane, local = divmod(node, self.per_plane)
@@ -241,7 +270,7 @@ def fabric_state(f: SwitchPairs, keys: np.ndarray, template: np.ndarray, removed
 
     # Endpoints: the same assignment in every plane; a removed leaf leaves its endpoints unlinked.
     assignment = leaf_assignment(plan, r.rails)
-    leaf_of = np.fromiter((leaf for leaf, _ in assignment), dtype=np.int64, count=len(assignment))
+    leaf_of = _assignment_columns(plan, r.rails)[0]
     nics_per_leaf = np.bincount(leaf_of, minlength=plan.leaves)
     leaf_nodes = (np.arange(f.planes)[:, None] * f.per_plane + np.arange(plan.leaves)[None, :]).ravel()
     nics = np.zeros(n, dtype=np.int64)
@@ -311,23 +340,28 @@ def _port_use(f: SwitchPairs, u: np.ndarray, v: np.ndarray, total: np.ndarray, n
 
 def pair_bisection(f: SwitchPairs, assignment: Assignment, u: np.ndarray, v: np.ndarray, total: np.ndarray,
                    alive: np.ndarray, ordered: np.ndarray | None = None, counted: np.ndarray | None = None,
-                   dropped: np.ndarray | None = None) -> float:
+                   dropped: np.ndarray | None = None, planes: Iterable[int] | None = None) -> float:
     """graph_metrics.bisection_maxflow without the graph (same partition, same reduction).
 
     `ordered` (default `alive`): the switches whose endpoints keep their place when the
     endpoints are split into halves (a failure keeps the intact fabric's halves); `counted`
-    (default `alive`): the leaves whose endpoints take part in the flow."""
+    (default `alive`): the leaves whose endpoints take part in the flow. `planes` (default
+    all): the flow of these planes alone; planes share no switch, so the whole fabric's flow is
+    the sum of its planes' flows."""
     ordered = alive if ordered is None else ordered
     counted = alive if counted is None else counted
     # dropped[plane]: endpoints whose own cable failed (they keep their place in the halves)
     s_d, s_u = f.r.link_gbps, f.r.uplink_gbps
     supply = np.zeros(f.n, dtype=np.int64)   # from the source: endpoints of the first half
     demand = np.zeros(f.n, dtype=np.int64)   # to the sink: endpoints of the second half
-    leaf = np.fromiter((a for a, _ in assignment), dtype=np.int64, count=len(assignment))
-    port = np.fromiter((b for _, b in assignment), dtype=np.int64, count=len(assignment))
+    leaf, port = assignment_columns(f, assignment)
     idx = np.arange(len(assignment), dtype=np.int64)
     half = len(assignment) // 2
-    for plane in range(f.planes):
+    chosen = sorted(set(planes)) if planes is not None else list(range(f.planes))
+    if len(chosen) < f.planes:
+        inside = np.isin(u // f.per_plane, chosen)
+        u, v, total = u[inside], v[inside], total[inside]
+    for plane in chosen:
         base = plane * f.per_plane
         linked, taking_part = ordered[base + leaf], counted[base + leaf]
         # Endpoints sorted by (leaf, port), those without a link last, as endpoint_halves does.
@@ -345,22 +379,103 @@ def pair_bisection(f: SwitchPairs, assignment: Assignment, u: np.ndarray, v: np.
     dst = np.concatenate([v, u])
     caps = np.concatenate([cap, cap])
     cell = _equitable_cells(f.n, src, dst, caps, supply, demand)
-    import networkx as nx
-    quotient: nx.DiGraph[int | str] = nx.DiGraph()
     cs, cd = cell[src], cell[dst]
     between = cs != cd   # flow inside one cell cancels out by symmetry
-    sums: dict[tuple[int, int], int] = defaultdict(int)
-    for a, b, c in zip(cs[between].tolist(), cd[between].tolist(), caps[between].tolist(), strict=True):
-        sums[(a, b)] += c
-    for (a, b), c in sums.items():
-        quotient.add_edge(a, b, capacity=c)
+    # The capacity from cell a to cell b, summed over their links in one pass.
+    cells = int(cell.max()) + 1
+    if cells * cells <= _DENSE_SIGNATURES:   # a dense table of cell pairs, no sort
+        table = np.bincount((cs * cells + cd)[between], weights=caps[between], minlength=cells * cells)
+        pair = np.flatnonzero(table)
+        sums = table[pair].astype(caps.dtype)
+    else:
+        pair, at = np.unique(cs[between] * cells + cd[between], return_inverse=True)
+        sums = np.zeros(len(pair), dtype=caps.dtype)
+        np.add.at(sums, at.ravel(), caps[between])
+    source, sink = cells, cells + 1
+    arcs = [(key // cells, key % cells, c) for key, c in zip(pair.tolist(), sums.tolist(), strict=True)]
     source_cap = np.bincount(cell, weights=supply).astype(np.int64)
     sink_cap = np.bincount(cell, weights=demand).astype(np.int64)
-    for a in np.flatnonzero(source_cap).tolist():
-        quotient.add_edge("_source", a, capacity=int(source_cap[a]))
-    for a in np.flatnonzero(sink_cap).tolist():
-        quotient.add_edge(a, "_sink", capacity=int(sink_cap[a]))
-    return float(nx.maximum_flow_value(quotient, "_source", "_sink"))
+    arcs += [(source, a, int(source_cap[a])) for a in np.flatnonzero(source_cap).tolist()]
+    arcs += [(a, sink, int(sink_cap[a])) for a in np.flatnonzero(sink_cap).tolist()]
+    if len(arcs) <= _SMALL_QUOTIENT:
+        return float(_max_flow(cells + 2, arcs, source, sink))
+    import networkx as nx  # a quotient this large is rare (a much edited fabric)
+    quotient: nx.DiGraph[int] = nx.DiGraph()
+    for a, b, c in arcs:
+        quotient.add_edge(a, b, capacity=c)
+    return float(nx.maximum_flow_value(quotient, source, sink))
+
+
+# A quotient with up to this many arcs is solved here, without loading networkx (a template's
+# symmetry leaves tens of cells); a larger one by networkx's preflow-push.
+_SMALL_QUOTIENT = 5_000
+
+
+def _max_flow(nodes: int, arcs: list[tuple[int, int, float]], source: int, sink: int) -> float:
+    """Dinic's maximum flow from `source` to `sink` over directed arcs (tail, head, capacity).
+
+    The capacities are whole Gb/s, so every sum is exact and the value equals networkx's."""
+    out: list[list[int]] = [[] for _ in range(nodes)]
+    head: list[int] = []
+    room: list[float] = []
+    for a, b, c in arcs:   # arc 2k and its residual twin 2k + 1
+        out[a].append(len(head))
+        head.append(b)
+        room.append(c)
+        out[b].append(len(head))
+        head.append(a)
+        room.append(0)
+    level = [-1] * nodes      # BFS depth of each node in this phase
+    next_arc = [0] * nodes    # the next arc of each node to try in this phase
+
+    def push(x: int, limit: float) -> float:
+        if x == sink:
+            return limit
+        while next_arc[x] < len(out[x]):
+            arc = out[x][next_arc[x]]
+            y = head[arc]
+            if room[arc] > 0 and level[y] == level[x] + 1:
+                sent = push(y, min(limit, room[arc]))
+                if sent > 0:
+                    room[arc] -= sent
+                    room[arc ^ 1] += sent
+                    return sent
+            next_arc[x] += 1
+        return 0
+
+    total: float = 0
+    while True:
+        level[:] = [-1] * nodes
+        level[source] = 0
+        queue = [source]
+        for x in queue:
+            for arc in out[x]:
+                if room[arc] > 0 and level[head[arc]] < 0:
+                    level[head[arc]] = level[x] + 1
+                    queue.append(head[arc])
+        if level[sink] < 0:
+            return total
+        next_arc[:] = [0] * nodes
+        while (sent := push(source, math.inf)) > 0:
+            total += sent
+
+
+def _row_classes(rows: np.ndarray) -> np.ndarray:
+    """A class number per row, equal rows alike, numbered in the rows' sorted order (as
+    np.unique(axis=0) numbers them), by one stable sort per column: faster than comparing rows
+    as opaque records when there are few columns."""
+    order = np.lexsort(rows.T[::-1])
+    ordered = rows[order]
+    starts = np.empty(len(rows), dtype=bool)
+    starts[:1] = True
+    starts[1:] = np.any(ordered[1:] != ordered[:-1], axis=1)
+    classes = np.empty(len(rows), dtype=np.int64)
+    classes[order] = np.cumsum(starts) - 1
+    return classes
+
+
+# Up to this many (switch, cell) pairs, a round of refinement sums capacities in a dense table.
+_DENSE_SIGNATURES = 4_000_000
 
 
 def _equitable_cells(n: int, src: np.ndarray, dst: np.ndarray, caps: np.ndarray, supply: np.ndarray,
@@ -373,9 +488,23 @@ def _equitable_cells(n: int, src: np.ndarray, dst: np.ndarray, caps: np.ndarray,
     """
     cell = np.zeros(n, dtype=np.int64)
     cells = 1
-    order = np.argsort(src, kind="stable")
-    src, dst, caps = src[order], dst[order], caps[order]
+    by_switch = False
     while True:
+        if n * cells <= _DENSE_SIGNATURES:
+            # Few cells (a template's symmetry): each switch's capacity into every cell as one
+            # dense row, summed without sorting the links (the same partition as below).
+            into = np.bincount(src * cells + cell[dst], weights=caps, minlength=n * cells).reshape(n, cells)
+            refined = _row_classes(np.column_stack([cell, supply, demand, into]))
+            count = int(refined.max()) + 1
+            cell = refined
+            if count == cells:
+                return cell
+            cells = count
+            continue
+        if not by_switch:   # the sparse rows below rank each switch's links in order
+            order = np.argsort(src, kind="stable")
+            src, dst, caps = src[order], dst[order], caps[order]
+            by_switch = True
         key = src * (cells + 1) + cell[dst]
         uniq, inverse = np.unique(key, return_inverse=True)
         capsum = np.bincount(inverse, weights=caps).astype(np.int64)

@@ -19,7 +19,15 @@ from dataclasses import dataclass
 import numpy as np
 
 from designer.model.intent.design import Edit, FabricDesign
-from designer.model.topology.edited_fabric import SwitchPairs, fabric_state, pair_bisection, replay_edits, switch_links
+from designer.model.topology.builders import leaf_assignment
+from designer.model.topology.edited_fabric import (
+    SwitchPairs,
+    assignment_columns,
+    fabric_state,
+    pair_bisection,
+    replay_edits,
+    switch_links,
+)
 from designer.model.topology.sizing import Plan, Resolved
 
 
@@ -71,6 +79,58 @@ def _failed_endpoint_cables(f: SwitchPairs, assignment: Sequence[tuple[int, int]
     return dropped
 
 
+def _planes_hit(f: SwitchPairs, devices: Sequence[str], links: Sequence[tuple[str, str]]) -> set[int] | None:
+    """The planes holding a failed switch or cable; None if a name is not of this fabric."""
+    hit: set[int] = set()
+    for name in [*devices, *(x for link in links for x in link)]:
+        if f.is_nic(name):
+            hit.add((int(name.rsplit(".nic-", 1)[1]) - 1) // f.r.rails)
+            continue
+        node = f.index(name)
+        if node is None:
+            return None
+        hit.add(node // f.per_plane)
+    return hit
+
+
+# The flow of one intact plane of an unedited template, by what pair_bisection reads of it.
+_INTACT_PLANE: dict[tuple[object, ...], float] = {}
+
+
+def _intact_plane_flow(f: SwitchPairs, assignment: Sequence[tuple[int, int]], u: np.ndarray, v: np.ndarray,
+                       total: np.ndarray, alive: np.ndarray) -> float:
+    key = (f.plan, f.r.rails, f.r.planes, f.r.link_gbps, f.r.uplink_gbps)
+    if key not in _INTACT_PLANE:
+        if len(_INTACT_PLANE) >= 8:
+            _INTACT_PLANE.clear()
+        _INTACT_PLANE[key] = pair_bisection(f, assignment, u, v, total, alive, planes=(0,))
+    return _INTACT_PLANE[key]
+
+
+# The intact fabric of an unedited template, by its plan: an N-1 sweep or the expected
+# interruptions measure many failures of one fabric, each against the same intact state.
+_INTACT_STATE: dict[tuple[object, ...], tuple[np.ndarray, ...]] = {}
+
+
+def _intact_state(f: SwitchPairs, design: FabricDesign, keys: np.ndarray,
+                  template: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray,
+                                                 tuple[tuple[int, int], ...]]:
+    """(u, v, links, alive, endpoints per switch, assignment) of the fabric before the failure."""
+    key = (f.plan, f.r.rails, f.r.planes) if not design.edits else None
+    if key is not None and key in _INTACT_STATE:
+        u, v, total, alive, nics = _INTACT_STATE[key]
+        return u, v, total, alive, nics, leaf_assignment(f.plan, f.r.rails)
+    removed, touched, _ = replay_edits(design.edits, f, keys, template)
+    u, v, _, _, total, alive, nics, assignment = fabric_state(f, keys, template, removed, touched)
+    if key is not None:
+        for array in (u, v, total, alive, nics):
+            array.flags.writeable = False   # shared by later failures: read, never written
+        if len(_INTACT_STATE) >= 4:
+            _INTACT_STATE.clear()
+        _INTACT_STATE[key] = (u, v, total, alive, nics)
+    return u, v, total, alive, nics, assignment
+
+
 def measure_failure(design: FabricDesign, r: Resolved, plan: Plan, devices: Sequence[str],
                     links: Sequence[tuple[str, str]],
                     flow: bool = True) -> AfterFailure | None:
@@ -85,18 +145,17 @@ def measure_failure(design: FabricDesign, r: Resolved, plan: Plan, devices: Sequ
             return None   # a component could then span planes
     between_switches = [(a, b) for a, b in links if not f.is_nic(a) and not f.is_nic(b)]
     keys, template = f.template_pairs()
-    removed0, touched0, _ = replay_edits(design.edits, f, keys, template)
     failing = design.edits + tuple(Edit("remove-device", d) for d in devices) + \
         tuple(Edit("remove-links", a, b, 1) for a, b in between_switches)
     removed1, touched1, _ = replay_edits(failing, f, keys, template)
-    u0, v0, _, _, total0, alive0, nics0, assignment = fabric_state(f, keys, template, removed0, touched0)
+    u0, v0, total0, alive0, nics0, assignment = _intact_state(f, design, keys, template)
     u, v, _, _, total, alive, nics, _ = fabric_state(f, keys, template, removed1, touched1)
     dropped = _failed_endpoint_cables(f, assignment, links, alive0, alive, nics)
     e, s_d, s_u = r.rails, r.link_gbps, r.uplink_gbps
 
     # The main component of each plane: the one with the most endpoints (ties: the lowest index).
     label = _components(f.n, u, v)
-    leaf = np.fromiter((a for a, _ in assignment), dtype=np.int64, count=len(assignment))
+    leaf = assignment_columns(f, assignment)[0]
     idx = np.arange(len(assignment), dtype=np.int64)
     degree = np.add(*switch_links(f, u, v, total))   # switch links of each switch, endpoints not counted
     main = np.zeros(f.n, dtype=bool)
@@ -123,8 +182,18 @@ def measure_failure(design: FabricDesign, r: Resolved, plan: Plan, devices: Sequ
         for k in np.flatnonzero(lost).tolist():
             server, rail = divmod(k, e)
             cut.add((plane, server, rail))
-    bisection = (pair_bisection(f, assignment, u, v, total, alive, ordered=alive0, counted=main, dropped=dropped)
-                 if flow else float("nan"))
+    bisection = float("nan")
+    if flow:
+        hit = None if design.edits else _planes_hit(f, devices, links)
+        if hit is not None and len(hit) < f.planes:
+            # The planes the failure leaves alone carry the intact plane's flow, the same in every
+            # plane of an unedited template: measured once per fabric, not once per failure.
+            bisection = (_intact_plane_flow(f, assignment, u0, v0, total0, alive0) * (f.planes - len(hit))
+                         + pair_bisection(f, assignment, u, v, total, alive, ordered=alive0, counted=main,
+                                          dropped=dropped, planes=hit))
+        else:
+            bisection = pair_bisection(f, assignment, u, v, total, alive, ordered=alive0, counted=main,
+                                       dropped=dropped)
 
     oversub: dict[str, float | None] = {}
     degraded: set[int] = set()
@@ -157,4 +226,5 @@ def switch_signatures(design: FabricDesign, r: Resolved, plan: Plan) -> dict[str
     u, v, _, _, total, alive, nics, _ = fabric_state(f, keys, template, removed, touched)
     down, up = switch_links(f, u, v, total)
     down, degree = (down + nics).tolist(), (down + up + nics).tolist()
-    return {f.name(n): (down[n], degree[n]) for n in np.flatnonzero(alive).tolist()}
+    names = f.names()
+    return {names[n]: (down[n], degree[n]) for n in np.flatnonzero(alive).tolist()}
