@@ -176,6 +176,7 @@ def read_text(path: str | os.PathLike[str], what: str = "file", limit: int = MAX
 # --- JSON -------------------------------------------------------------------------------------------
 
 _NOT_STRUCTURE = re.compile(r"[^\[\]{},]+")
+_EMPTY_PAIR = re.compile(r"\[\]|\{\}")
 # Deletes every ASCII character but the structure ([]{},), as str.translate does in C.
 _ASCII_NOT_STRUCTURE = {code: None for code in range(128) if chr(code) not in "[]{},"}
 
@@ -209,7 +210,7 @@ def check_depth(text: str, source: str, limit: int = MAX_DEPTH, max_values: int 
     structure = structure.replace(",", "")
     levels = 0
     while structure and levels <= limit:
-        reduced = structure.replace("[]", "").replace("{}", "")
+        reduced = _EMPTY_PAIR.sub("", structure)   # one scan: a pair emptied by it waits a pass
         if len(reduced) == len(structure):
             break
         levels += 1
