@@ -29,7 +29,6 @@ MAX_RADIX = 2048                # ports of one switch; the largest switches toda
 QUOTE_CHARS = 80                # how much of a bad value a message quotes
 MAX_JSON_VALUES = 4_000_000     # values in one JSON file (counted by its commas): a design holds ~1,000
 MAX_CAPTURE_VALUES = 16_000_000  # an LLDP capture of a 131,072-GPU fabric holds a few million
-MAX_CAPTURE_TEXT = 16 * 2**20   # one string of a capture: a switch's whole table quoted (Cumulus json0)
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
@@ -176,27 +175,48 @@ def read_text(path: str | os.PathLike[str], what: str = "file", limit: int = MAX
 
 # --- JSON -------------------------------------------------------------------------------------------
 
-_TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{},]', re.DOTALL)
+_NOT_STRUCTURE = re.compile(r"[^\[\]{},]+")
+_EMPTY_PAIR = re.compile(r"\[\]|\{\}")
+# Deletes every ASCII character but the structure ([]{},), as str.translate does in C.
+_ASCII_NOT_STRUCTURE = {code: None for code in range(128) if chr(code) not in "[]{},"}
+
+
+def _structure(text: str) -> str:
+    """The brackets and commas of JSON text outside its strings, in order.
+
+    Each step is a C-level string operation (never a Python loop over characters, nor a regular
+    expression that could backtrack): escaped backslashes and quotes are dropped, so every quote
+    left opens or closes a string; splitting on quotes leaves the text outside strings at the even
+    places (an unterminated string runs to the end); then all but the structure is deleted.
+    """
+    plain = text.replace("\\\\", "").replace('\\"', "")
+    outside = "".join(plain.split('"')[0::2]).translate(_ASCII_NOT_STRUCTURE)
+    if not outside.isascii():  # garbage outside strings; the parser refuses it after this
+        outside = _NOT_STRUCTURE.sub("", outside)
+    return outside
 
 
 def check_depth(text: str, source: str, limit: int = MAX_DEPTH, max_values: int = MAX_JSON_VALUES) -> None:
-    """Refuse nesting deeper than `limit`, or more than `max_values` values, in one linear pass,
-    before any parser recurses or allocates a value."""
-    depth = 0
-    values = 0
-    for match in _TOKENS.finditer(text):
-        token = match.group()
-        if token == ",":
-            values += 1
-            if values > max_values:
-                raise InputError(f"holds more than {max_values:,} values, more than any file of its kind", source)
-        elif token in "[{":
-            depth += 1
-            if depth > limit:
-                line = text.count("\n", 0, match.start()) + 1
-                raise InputError(f"nested more than {limit} levels deep (line {line})", source)
-        elif token in "]}":
-            depth -= 1
+    """Refuse nesting deeper than `limit`, or more than `max_values` values, before any parser
+    recurses or allocates a value.
+
+    Linear, and in C: the structure outside strings is taken (`_structure`), the values counted by
+    its commas, then the innermost empty pairs removed one level a pass (at most `limit` passes).
+    Brackets left unclosed (a truncated file) count as levels too.
+    """
+    structure = _structure(text)
+    if structure.count(",") > max_values:
+        raise InputError(f"holds more than {max_values:,} values, more than any file of its kind", source)
+    structure = structure.replace(",", "")
+    levels = 0
+    while structure and levels <= limit:
+        reduced = _EMPTY_PAIR.sub("", structure)   # one scan: a pair emptied by it waits a pass
+        if len(reduced) == len(structure):
+            break
+        levels += 1
+        structure = reduced
+    if levels > limit or levels + structure.count("[") + structure.count("{") > limit:
+        raise InputError(f"nested more than {limit} levels deep", source)
 
 
 class _Bad:
@@ -255,35 +275,71 @@ def load_json(text: str, source: str) -> Any:
     return doc
 
 
+class _Refused(ValueError):
+    """A number the hooks refuse while parsing (the fast path, which walks no tree after)."""
+
+
+def _at_once(hook: Any) -> Any:
+    def parse(text: str) -> Any:
+        value = hook(text)
+        if isinstance(value, _Bad):
+            raise _Refused(value.why)
+        return value
+
+    return parse
+
+
+_SPACE = re.compile(r"\s*")
+# \uD800-\uDBFF followed by \uDC00-\uDFFF is one character; either half alone is not text.
+_ESCAPED_SURROGATE = re.compile(r"\\u[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2}"
+                                r"|\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+
+
 def load_json_documents(text: str, source: str, max_values: int = MAX_JSON_VALUES,
-                        duplicate_keys: bool = False, text_limit: int = MAX_TEXT_CHARS) -> list[Any]:
+                        duplicate_keys: bool = False, text_limit: int = MAX_TEXT_CHARS,
+                        walk: bool = True) -> list[Any]:
     """Every JSON document of a text holding one or more of them back to back (a capture of
     several switches' `lldpctl -f json`), under the same bounds as `load_json`: nesting and value
     count checked before parsing, numbers and text after. `duplicate_keys` keeps the last value
-    of a repeated key, as the tools that write captures expect their readers to."""
+    of a repeated key, as the tools that write captures expect their readers to.
+
+    `walk=False` is the path for captures of hundreds of megabytes: numbers are refused while
+    parsing and lone surrogates are looked for in the text, so no tree is walked in Python after
+    (the walk takes seconds a megabyte); strings are bounded by the file's cap only.
+    """
     if text.startswith(BOM):
         text = text[1:]
     check_depth(text, source, MAX_DEPTH, max_values)
     hook = dict if duplicate_keys else _pairs
-    decoder = json.JSONDecoder(object_pairs_hook=hook, parse_int=_int, parse_float=_float,
-                               parse_constant=_constant)
+    if walk:
+        decoder = json.JSONDecoder(object_pairs_hook=hook, parse_int=_int, parse_float=_float,
+                                   parse_constant=_constant)
+    else:
+        lone = next((m for m in _ESCAPED_SURROGATE.finditer(text) if len(m.group()) == 6), None)
+        if lone is not None:
+            line = text.count("\n", 0, lone.start()) + 1
+            raise InputError(f"holds a lone surrogate ({lone.group()}) at line {line}, which is not text", source)
+        decoder = json.JSONDecoder(object_pairs_hook=hook, parse_int=_at_once(_int),
+                                   parse_float=_at_once(_float), parse_constant=_at_once(_constant))
     docs: list[Any] = []
     pos, end = 0, len(text)
     try:
         while True:
-            while pos < end and text[pos].isspace():
-                pos += 1
+            pos = _SPACE.match(text, pos).end()  # type: ignore[union-attr]  # \s* always matches
             if pos >= end:
                 break
             doc, pos = decoder.raw_decode(text, pos)
             docs.append(doc)
+    except _Refused as exc:
+        raise InputError(str(exc), source) from None
     except json.JSONDecodeError as exc:
         hint = " (the file looks truncated)" if exc.pos >= len(text.rstrip()) - 1 else ""
         raise InputError(f"not valid JSON at line {exc.lineno}, column {exc.colno}{hint}", source) from None
     except (RecursionError, ValueError) as exc:  # belt and braces behind check_depth and the hooks
         raise InputError(f"cannot be read ({type(exc).__name__})", source) from None
-    for doc in docs:
-        check_tree(doc, source, text_limit=text_limit)
+    if walk:
+        for doc in docs:
+            check_tree(doc, source, text_limit=text_limit)
     return docs
 
 
@@ -357,7 +413,8 @@ def parse_toml(text: str, source: str) -> dict[str, Any]:
     return data
 
 
-_TOML_TOKENS = re.compile(r'"(?:[^"\\\n]|\\.)*"|\'[^\'\n]*\'|#[^\n]*|[\[\]{}]')
+# As _STRING: a string ends at its quote or at the end of its line, never by backtracking.
+_TOML_TOKENS = re.compile(r'"(?:[^"\\\n]|\\[^\n])*+(?:"|\\?$)|\'[^\'\n]*+(?:\'|$)|#[^\n]*|[\[\]{}]', re.M)
 
 
 # Anchored at a line start, so that a long run of name characters is scanned once, not once

@@ -25,7 +25,7 @@ from pathlib import PurePath
 from typing import TYPE_CHECKING, Any
 
 from designer.io.ibnetdiscover import CaptureError
-from designer.limits import MAX_CAPTURE_TEXT, MAX_CAPTURE_VALUES, InputError, load_json_documents
+from designer.limits import MAX_CAPTURE_VALUES, InputError, load_json_documents
 from designer.model.topology.asbuilt import AsBuilt, Device, Link, natural_key
 from designer.model.topology.derive import Derived
 
@@ -235,8 +235,7 @@ def parse_lldp_json(text: str, source: str = "<text>") -> AsBuilt:
 
 def _capped_documents(text: str, source: str) -> list[Any]:
     try:
-        return load_json_documents(text, source, MAX_CAPTURE_VALUES, duplicate_keys=True,
-                                   text_limit=MAX_CAPTURE_TEXT)
+        return load_json_documents(text, source, MAX_CAPTURE_VALUES, duplicate_keys=True, walk=False)
     except InputError as exc:
         reason = exc.reason
         if reason.startswith("not valid JSON") and "truncated" not in reason:
