@@ -26,7 +26,9 @@ def test_tomahawk6_offers_its_512_x_200g_mode():
 def test_131072_gpus_in_two_tiers_of_102t_switches_by_hand_count(tmp_path, capsys):
     out = tmp_path / "two.json"
     assert main(["new", "--gpus", "131072", *FOUR_PLANE, "-o", str(out)]) == 0
-    assert "2 tiers, 3,072 switches" in capsys.readouterr().out
+    said = capsys.readouterr().out
+    assert "2 tiers, 3,072 switches" in said
+    assert "port mode: Tomahawk 6 class 102.4T switch in 512 x 200G mode" in said and "broken out to 8 ports" in said
     choice = new_design_choice(CAT, "fat-tree", gpus=131072, server="hgx-b300-eth-4plane", switch="tomahawk6-102t")
     assert choice.chosen.mode == "Tomahawk 6 class 102.4T switch in 512 x 200G mode"
     assert main(["metrics", str(out), "--json"]) == 0
