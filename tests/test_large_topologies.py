@@ -80,3 +80,13 @@ def test_the_device_graph_and_per_link_exports_are_refused_in_one_line_naming_wh
     assert main(["export", str(million), "--format", "graphml", "-o", str(target)]) == 1
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "closed form" in err[0] and not target.exists()
+
+
+def test_the_window_shows_a_million_gpus_metrics_before_their_bill(million):
+    # The window's compute job: metrics (and the collective estimate) first, the BOM of 12.6
+    # million links as a second job, so the metrics cards fill without waiting for it.
+    from designer.ui.services.compute_job import compute
+
+    first = compute(load_design(million), CAT)
+    assert first.metrics is not None and first.metrics.gpus == 1_048_576 and first.metrics.switches_total == 40_960
+    assert first.bom is None and first.bom_pending and first.allreduce is not None
