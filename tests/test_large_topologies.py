@@ -90,3 +90,18 @@ def test_the_window_shows_a_million_gpus_metrics_before_their_bill(million):
     first = compute(load_design(million), CAT)
     assert first.metrics is not None and first.metrics.gpus == 1_048_576 and first.metrics.switches_total == 40_960
     assert first.bom is None and first.bom_pending and first.allreduce is not None
+
+
+def test_sweep_takes_uplink_speed_and_rail_only_as_dimensions():
+    from designer.model.decisions.design_space import SweepSpec, run_sweep
+
+    spec = SweepSpec(gpus=16384, server="hgx-b300-eth-4plane", templates=("fat-tree",), technologies=("roce-400g",),
+                     switches=("tomahawk6-102t",), uplink_speeds=(None, 800))
+    assert spec.count == 2 and [c["uplink_speed"] for c in spec.choices()] == [None, 800]
+    flat, fast = run_sweep(spec, workers=1).points
+    assert flat.ok and fast.ok and "800G uplinks" in fast.name
+    assert fast.bisection_tbps == flat.bisection_tbps and fast.switches == flat.switches
+    rail = SweepSpec(gpus=512, templates=("rail-optimized", "rail-only"), technologies=("ib-ndr",))
+    optimized, rail_only = run_sweep(rail, workers=1).points
+    assert (optimized.switches, rail_only.switches) == (24, 8)
+    assert rail_only.capex_usd < optimized.capex_usd
