@@ -26,7 +26,9 @@ def test_tomahawk6_offers_its_512_x_200g_mode():
 def test_131072_gpus_in_two_tiers_of_102t_switches_by_hand_count(tmp_path, capsys):
     out = tmp_path / "two.json"
     assert main(["new", "--gpus", "131072", *FOUR_PLANE, "-o", str(out)]) == 0
-    assert "2 tiers, 3,072 switches" in capsys.readouterr().out
+    said = capsys.readouterr().out
+    assert "2 tiers, 3,072 switches" in said
+    assert "port mode: Tomahawk 6 class 102.4T switch in 512 x 200G mode" in said and "broken out to 8 ports" in said
     choice = new_design_choice(CAT, "fat-tree", gpus=131072, server="hgx-b300-eth-4plane", switch="tomahawk6-102t")
     assert choice.chosen.mode == "Tomahawk 6 class 102.4T switch in 512 x 200G mode"
     assert main(["metrics", str(out), "--json"]) == 0
@@ -78,3 +80,28 @@ def test_the_device_graph_and_per_link_exports_are_refused_in_one_line_naming_wh
     assert main(["export", str(million), "--format", "graphml", "-o", str(target)]) == 1
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "closed form" in err[0] and not target.exists()
+
+
+def test_the_window_shows_a_million_gpus_metrics_before_their_bill(million):
+    # The window's compute job: metrics (and the collective estimate) first, the BOM of 12.6
+    # million links as a second job, so the metrics cards fill without waiting for it.
+    from designer.ui.services.compute_job import compute
+
+    first = compute(load_design(million), CAT)
+    assert first.metrics is not None and first.metrics.gpus == 1_048_576 and first.metrics.switches_total == 40_960
+    assert first.bom is None and first.bom_pending and first.allreduce is not None
+
+
+def test_sweep_takes_uplink_speed_and_rail_only_as_dimensions():
+    from designer.model.decisions.design_space import SweepSpec, run_sweep
+
+    spec = SweepSpec(gpus=16384, server="hgx-b300-eth-4plane", templates=("fat-tree",), technologies=("roce-400g",),
+                     switches=("tomahawk6-102t",), uplink_speeds=(None, 800))
+    assert spec.count == 2 and [c["uplink_speed"] for c in spec.choices()] == [None, 800]
+    flat, fast = run_sweep(spec, workers=1).points
+    assert flat.ok and fast.ok and "800G uplinks" in fast.name
+    assert fast.bisection_tbps == flat.bisection_tbps and fast.switches == flat.switches
+    rail = SweepSpec(gpus=512, templates=("rail-optimized", "rail-only"), technologies=("ib-ndr",))
+    optimized, rail_only = run_sweep(rail, workers=1).points
+    assert (optimized.switches, rail_only.switches) == (24, 8)
+    assert rail_only.capex_usd < optimized.capex_usd

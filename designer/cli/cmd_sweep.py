@@ -16,6 +16,7 @@ from designer.cli.common import (
     positive_int,
     print_json,
     size_bytes,
+    speed_gbps,
     table,
 )
 from designer.io.sweep_csv import write_sweep_csv
@@ -74,6 +75,9 @@ def add_parser(sub: SubParsers) -> None:
     p.add_argument("--switch", type=_list(str), default=(None,),
                    help="switch ids (default: each technology's default switch)")
     p.add_argument("--tiers", type=_list(_tiers), default=(None,), help="tier counts, 2 and/or 3 (default: fewest)")
+    p.add_argument("--uplink-speed", type=_list(speed_gbps), default=(None,),
+                   help="switch-to-switch speeds, e.g. 200G,800G: speed-asymmetric uplinks where a switch's "
+                        "modes allow them (default: the technology's)")
     p.add_argument("--nodes-per-su", type=positive_int, default=32, help="servers per scalable unit")
     p.add_argument("--collective", default="allreduce", help="collective to estimate (default allreduce)")
     p.add_argument("--size", type=size_bytes, default=1 << 30, help="message size (default 1GiB)")
@@ -105,7 +109,8 @@ def run(args: argparse.Namespace) -> int:
         settings = CompareSettings(years=args.years, energy_usd_per_kwh=args.energy_price, pue=args.pue)
         spec = SweepSpec(gpus=args.gpus, server=args.server, templates=args.template, technologies=args.technology,
                          oversubscriptions=args.oversubscription, planes=args.planes, switches=args.switch,
-                         tiers=args.tiers, nodes_per_su=args.nodes_per_su, collective=args.collective,
+                         tiers=args.tiers, uplink_speeds=args.uplink_speed, nodes_per_su=args.nodes_per_su,
+                         collective=args.collective,
                          size_bytes=args.size, settings=settings)
     except ValueError as exc:
         raise CommandError(str(exc)) from None

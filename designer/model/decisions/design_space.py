@@ -50,6 +50,9 @@ class SweepSpec:
     planes: tuple[int | None, ...] = (None,)           # None: the server model's default
     switches: tuple[str | None, ...] = (None,)         # None: the technology's default switch
     tiers: tuple[int | None, ...] = (None,)            # None: the fewest tiers that fit
+    # Switch-to-switch speeds (speed-asymmetric uplinks where a switch's modes allow them);
+    # None: the technology's. A point whose switch has no such mode is listed as refused.
+    uplink_speeds: tuple[int | None, ...] = (None,)
     nodes_per_su: int = 32
     collective: str = "allreduce"
     size_bytes: int = 1 << 30
@@ -58,7 +61,8 @@ class SweepSpec:
     def __post_init__(self) -> None:
         if self.gpus < 1:
             raise ValueError(f"GPU count must be positive, got {self.gpus}")
-        for name in ("templates", "technologies", "oversubscriptions", "planes", "switches", "tiers"):
+        for name in ("templates", "technologies", "oversubscriptions", "planes", "switches", "tiers",
+                     "uplink_speeds"):
             if not getattr(self, name):
                 raise ValueError(f"give at least one value for {name}")
         for t in self.templates:
@@ -77,14 +81,15 @@ class SweepSpec:
     @property
     def count(self) -> int:
         return math.prod(len(getattr(self, n)) for n in
-                         ("templates", "technologies", "oversubscriptions", "planes", "switches", "tiers"))
+                         ("templates", "technologies", "oversubscriptions", "planes", "switches", "tiers",
+                          "uplink_speeds"))
 
     def choices(self) -> list[dict[str, Any]]:
         """Every combination, in a stable order."""
         axes = itertools.product(self.templates, self.technologies, self.oversubscriptions, self.planes,
-                                 self.switches, self.tiers)
-        return [{"template": t, "technology": tech, "oversubscription": o, "planes": p, "switch": sw, "tiers": k}
-                for t, tech, o, p, sw, k in axes]
+                                 self.switches, self.tiers, self.uplink_speeds)
+        return [{"template": t, "technology": tech, "oversubscription": o, "planes": p, "switch": sw, "tiers": k,
+                 "uplink_speed": u} for t, tech, o, p, sw, k, u in axes]
 
 
 @dataclass(frozen=True)
@@ -171,12 +176,15 @@ def _build(spec: SweepSpec, choice: dict[str, Any], catalog: Catalog) -> FabricD
         parts.append(f"{choice['tiers']} tiers")
     if choice["switch"]:
         parts.append(catalog.switch(choice["switch"]).name)
+    uplink = choice.get("uplink_speed")
+    if uplink:
+        parts.append(f"{uplink}G uplinks")
     # One cluster across every technology: the server is fixed, never the newest one each
     # technology would start a new design on.
     return new_design(catalog, choice["template"], gpus=spec.gpus, server=sweep_server(spec, catalog),
                       switch=choice["switch"],
                       technology=tech.id, oversubscription=ratio, planes=choice["planes"], tiers=choice["tiers"],
-                      nodes_per_su=spec.nodes_per_su, name=", ".join(parts))
+                      nodes_per_su=spec.nodes_per_su, name=", ".join(parts), uplink_speed=uplink)
 
 
 def sweep_server(spec: SweepSpec, catalog: Catalog) -> str:

@@ -360,6 +360,19 @@ def _group_layout_note(catalog: Catalog, design: FabricDesign, r: Resolved, plan
             f"{g.cores * r.planes} cores here), so that growth only adds groups"]
 
 
+def _mode_note(r: Resolved) -> list[str]:
+    """Which port mode the leaf runs and why, when it is a breakout of faster cages."""
+    sw = r.leaf_switch
+    if len(sw.port_modes) < 2 or r.link_gbps >= sw.max_gbps:
+        return []
+    others = ", ".join(f"{m.count} x {m.gbps}G" for m in sw.port_modes if m.gbps not in (r.link_gbps, r.uplink_gbps))
+    up = (f" and its uplinks {sw.ports_at(r.uplink_gbps)} x {r.uplink_gbps}G in the same cages"
+          if r.uplink_gbps != r.link_gbps else "")
+    return [f"port mode: {sw.name} in {sw.ports_at(r.link_gbps)} x {r.link_gbps}G mode, the speed of the "
+            f"{r.server.name}'s {r.ports_per_server} NIC ports{up}: each {sw.max_gbps}G cage broken out to "
+            f"{sw.max_gbps // r.link_gbps} ports" + (f" (its other modes: {others})" if others else "")]
+
+
 def sizing_notes(catalog: Catalog, design: FabricDesign, given_su: int | None = None) -> tuple[str, ...]:
     """Which rule chose the tiers, the SU and the rail grouping of a sized design, one line each."""
     try:
@@ -369,6 +382,7 @@ def sizing_notes(catalog: Catalog, design: FabricDesign, given_su: int | None = 
         return ()
     f = design.fabric
     out: list[str] = []
+    out.extend(_mode_note(r))
     if plan.tiers > 1 and r.uplink_gbps > r.link_gbps and plan.leaf_up:
         # Speed-asymmetric uplinks: the same leaf bandwidth up over fewer, faster links.
         same = math.ceil(plan.leaf_up * r.uplink_gbps / r.link_gbps)
