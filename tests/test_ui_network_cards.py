@@ -52,3 +52,19 @@ def test_the_cards_follow_the_selected_network_and_come_back(make_window):
     window.controller.set_network("compute")
     assert cards["switches"].value.text() == fabric_switches
     assert cards["bisection"].detail.text() != "compute fabric only"
+
+
+def test_the_report_has_a_whole_cluster_page_with_the_same_totals(qapp, tmp_path, capsys):
+    from pypdf import PdfReader
+
+    from designer.cli.main import main
+
+    out = tmp_path / "r.pdf"
+    assert main(["report", str(GB300), "-o", str(out)]) == 0
+    pages = [" ".join(p.extract_text().split()) for p in PdfReader(out).pages]
+    page = next(p for p in pages if p.startswith("GB300") and "Whole cluster every network together" in p)
+    _, _, total = _expected(load_design(GB300))
+    counts = total["counts_by_category"]
+    cables = counts["Copper cables"] + counts["Fiber"]
+    assert f"Whole cluster {counts['Switches']:,} {cables:,} {counts['Transceivers']:,}" in page
+    assert "Out-of-band management" in page and "Compute (east-west)" in page
