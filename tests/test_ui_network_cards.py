@@ -68,3 +68,28 @@ def test_the_report_has_a_whole_cluster_page_with_the_same_totals(qapp, tmp_path
     cables = counts["Copper cables"] + counts["Fiber"]
     assert f"Whole cluster {counts['Switches']:,} {cables:,} {counts['Transceivers']:,}" in page
     assert "Out-of-band management" in page and "Compute (east-west)" in page
+
+
+def test_the_oob_view_is_drawn_per_rack_and_readable_at_fit(make_window):
+    from PySide6.QtWidgets import QGraphicsTextItem
+
+    design = load_design(GB300)
+    window = make_window(design)
+    window.resize(1280, 800)
+    window.controller.set_network("oob")
+    scene = window.network_scene
+    texts = [i.toPlainText() for i in scene.items() if isinstance(i, QGraphicsTextItem)]
+    racks = scene.size.racks
+    assert racks == 8
+    assert sum(1 for t in texts if t.startswith("Rack ") and t.endswith("2 switches")) == racks
+    # one line per rack from its switches to the endpoints, not one per switch and endpoint
+    assert scene.drawn_bundles and all(lines <= racks for lines, _ in scene.drawn_bundles)
+    # fitted to a 1280x800 window's canvas, the scene's text is no smaller than 8 pixels
+    from designer.ui.canvas.network_view import NetworkView
+
+    view = window.findChild(NetworkView)
+    view.resize(660, 420)
+    view._fit()
+    scale = view.transform().m11()
+    font = next(i for i in scene.items() if isinstance(i, QGraphicsTextItem)).font()
+    assert font.pointSizeF() * 96 / 72 * scale >= 8.0, scale
