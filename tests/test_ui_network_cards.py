@@ -31,7 +31,7 @@ def test_the_whole_cluster_card_totals_every_network(make_window):
     detail = card.detail.text()
     assert f"{counts['Switches']:,} switches" in detail
     assert f"{counts['Copper cables'] + counts['Fiber']:,} cables" in detail
-    assert f"{counts['Transceivers']:,} optics" in detail
+    assert f"{counts['Transceivers']:,} transceivers" in detail
     assert counts["Switches"] > sum(i.quantity for i in bom.by_category("Switches"))   # more than the fabric
     assert "out-of-band" in card.toolTip().lower() and "storage" in card.toolTip().lower()
     assert window.metrics.cards["cluster"].value.text() != window.metrics.cards["cost"].value.text()

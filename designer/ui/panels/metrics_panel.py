@@ -172,7 +172,7 @@ class MetricsPanel(QWidget):
         ]
         places = {"gpus": (0, 0, 1), "switches": (0, 1, 1), "oversub": (0, 2, 1), "bisection": (0, 3, 1),
                   "hops": (0, 4, 1), "links": (0, 5, 1), "cables": (1, 0, 1), "cost": (1, 1, 1),
-                  "power": (1, 2, 1), "allreduce": (1, 3, 2), "cluster": (1, 5, 1)}
+                  "power": (1, 2, 1), "allreduce": (1, 3, 3), "cluster": (2, 0, 6)}
         for key, title, tip in specs:
             card = MetricCard(title, tip)
             self.cards[key] = card
@@ -189,8 +189,8 @@ class MetricsPanel(QWidget):
         self.cards["allreduce"].header.addWidget(self.size_box)
         self.status = QLabel("")
         self.status.setObjectName("metricsStatus")
-        grid.addWidget(self.status, 2, 0, 1, 6)
-        grid.setRowStretch(3, 1)
+        grid.addWidget(self.status, 3, 0, 1, 6)
+        grid.setRowStretch(4, 1)
 
         self.findings = QListWidget()
         self.findings.setObjectName("findingsList")

@@ -47,8 +47,8 @@ def show_cluster_card(card, result) -> None:
     t = cluster_totals(bom, sections)
     names = ["compute"] + [ROLE_LABELS.get(s.size.role, s.size.label).lower() for s in sections]
     card.show_value(money(t["cost"], bom.currency),
-                    f"{t['switches']:,} switches · {t['cables']:,} cables · {t['transceivers']:,} optics · "
-                    f"{power_label(t['power_w'])}")
+                    f"{t['switches']:,} switches · {t['cables']:,} cables · {t['transceivers']:,} transceivers · "
+                    f"{power_label(t['power_w'])} · over {', '.join(names)}")
     card.setToolTip(f"Every network of the cluster ({', '.join(names)}): {t['switches']:,} switches, "
                     f"{t['cables']:,} cables, {t['transceivers']:,} transceivers, "
                     f"{money(t['cost'], bom.currency)}, {power_label(t['power_w'])}")
