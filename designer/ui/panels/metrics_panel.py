@@ -194,7 +194,12 @@ class MetricsPanel(QWidget):
 
         self.findings = QListWidget()
         self.findings.setObjectName("findingsList")
-        self.findings.setWordWrap(True)
+        # One line per finding, cut with an ellipsis: wrapped, each took five lines of a narrow
+        # column. The whole text is in the row's tooltip, and a click selects what it is about.
+        self.findings.setWordWrap(False)
+        self.findings.setTextElideMode(Qt.TextElideMode.ElideRight)
+        self.findings.setUniformItemSizes(True)
+        self.findings.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.findings.setAlternatingRowColors(True)
         self.findings.setToolTip("Problems and notes about the design; click one to select what it is about")
         self.findings.itemClicked.connect(self._clicked)
