@@ -91,6 +91,7 @@ def main() -> int:
             ("report", ["report", str(design), "-o", str(tmp / "report.pdf")], tmp / "report.pdf"),
             ("whatif", ["whatif", str(design), "--fail", "p1.spine-1"], None),
             ("grow", ["grow", str(design), "--to-gpus", str(GPUS), "--phases", "32768,65536,131072"], None),
+            ("catalog", ["catalog", "--json"], None),
         ]
         for fmt in EXPORTS:
             out = capture if fmt == "ibnetdiscover" else tmp / f"out-{fmt}"
