@@ -93,6 +93,7 @@ def main() -> int:
             ("whatif", ["whatif", str(design), "--fail", "p1.spine-1"], None),
             ("whatif --n-1", ["whatif", str(design), "--n-1"], None),
             ("grow", ["grow", str(design), "--to-gpus", str(GPUS), "--phases", "32768,65536,131072"], None),
+            ("catalog", ["catalog", "--json"], None),
         ]
         for fmt in EXPORTS:
             out = capture if fmt == "ibnetdiscover" else tmp / f"out-{fmt}"

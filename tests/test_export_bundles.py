@@ -91,3 +91,14 @@ def test_the_svg_report_and_slides_carry_the_same_drawing(gui, tmp_path, capsys)
     each = tmp_path / "each.svg"
     assert main(["render", str(EXAMPLES / "dgx-h100-superpod-4su.json"), "--links", "each", "-o", str(each)]) == 0
     assert "to each spine" not in each.read_text()
+
+
+def test_the_canvas_labels_each_su_bundle_as_the_export_does(make_window):
+    from designer.ui.canvas.bundle_item import BundleItem
+
+    window = make_window(load_design(EXAMPLES / "dgx-h100-superpod-4su.json"))
+    items = {(i.lower, i.upper): i for i in window.scene.items() if isinstance(i, BundleItem)}
+    up = items[("leaf", "spine")]._count_texts(window.scene.layout)
+    assert {k: v[0] for k, v in up.items()} == {k: "16 × 400G to each spine" for k in range(4)}
+    down = items[("servers", "leaf")]._count_texts(window.scene.layout)
+    assert {v[0] for v in down.values()} == {"32 × 400G to each rail leaf"}

@@ -31,7 +31,7 @@ def test_the_whole_cluster_card_totals_every_network(make_window):
     detail = card.detail.text()
     assert f"{counts['Switches']:,} switches" in detail
     assert f"{counts['Copper cables'] + counts['Fiber']:,} cables" in detail
-    assert f"{counts['Transceivers']:,} optics" in detail
+    assert f"{counts['Transceivers']:,} transceivers" in detail
     assert counts["Switches"] > sum(i.quantity for i in bom.by_category("Switches"))   # more than the fabric
     assert "out-of-band" in card.toolTip().lower() and "storage" in card.toolTip().lower()
     assert window.metrics.cards["cluster"].value.text() != window.metrics.cards["cost"].value.text()
@@ -52,3 +52,44 @@ def test_the_cards_follow_the_selected_network_and_come_back(make_window):
     window.controller.set_network("compute")
     assert cards["switches"].value.text() == fabric_switches
     assert cards["bisection"].detail.text() != "compute fabric only"
+
+
+def test_the_report_has_a_whole_cluster_page_with_the_same_totals(qapp, tmp_path, capsys):
+    from pypdf import PdfReader
+
+    from designer.cli.main import main
+
+    out = tmp_path / "r.pdf"
+    assert main(["report", str(GB300), "-o", str(out)]) == 0
+    pages = [" ".join(p.extract_text().split()) for p in PdfReader(out).pages]
+    page = next(p for p in pages if p.startswith("GB300") and "Whole cluster every network together" in p)
+    _, _, total = _expected(load_design(GB300))
+    counts = total["counts_by_category"]
+    cables = counts["Copper cables"] + counts["Fiber"]
+    assert f"Whole cluster {counts['Switches']:,} {cables:,} {counts['Transceivers']:,}" in page
+    assert "Out-of-band management" in page and "Compute (east-west)" in page
+
+
+def test_the_oob_view_is_drawn_per_rack_and_readable_at_fit(make_window):
+    from PySide6.QtWidgets import QGraphicsTextItem
+
+    design = load_design(GB300)
+    window = make_window(design)
+    window.resize(1280, 800)
+    window.controller.set_network("oob")
+    scene = window.network_scene
+    texts = [i.toPlainText() for i in scene.items() if isinstance(i, QGraphicsTextItem)]
+    racks = scene.size.racks
+    assert racks == 8
+    assert sum(1 for t in texts if t.startswith("Rack ") and t.endswith("2 switches")) == racks
+    # one line per rack from its switches to the endpoints, not one per switch and endpoint
+    assert scene.drawn_bundles and all(lines <= racks for lines, _ in scene.drawn_bundles)
+    # fitted to a 1280x800 window's canvas, the scene's text is no smaller than 8 pixels
+    from designer.ui.canvas.network_view import NetworkView
+
+    view = window.findChild(NetworkView)
+    view.resize(660, 420)
+    view._fit()
+    scale = view.transform().m11()
+    font = next(i for i in scene.items() if isinstance(i, QGraphicsTextItem)).font()
+    assert font.pointSizeF() * 96 / 72 * scale >= 8.0, scale

@@ -44,3 +44,31 @@ def test_an_empty_busbw_plot_shows_no_tick_values(make_window):
     window.document.load(new_design(default_catalog(), "leaf-spine", gpus=256))
     assert plot.getAxis("bottom").style["showValues"]
     assert not window.plots.busbw_empty.isVisible()
+
+
+def test_findings_take_one_line_each_with_the_whole_text_in_the_tooltip(make_window):
+    from PySide6.QtCore import Qt
+
+    from designer.model.intent.design import replace_path
+
+    design = replace_path(new_design(default_catalog(), "leaf-spine", gpus=1024), "fabric.leaf.count", 8)
+    window = make_window(design)   # 1,024 endpoints on 8 leaves: more ports than a leaf has
+    findings = window.metrics.findings
+    assert not findings.wordWrap() and findings.textElideMode() == Qt.TextElideMode.ElideRight
+    assert findings.count() >= 1
+    item = findings.item(0)
+    assert item.text() in item.toolTip()
+    row = findings.visualItemRect(item)
+    assert row.height() <= findings.fontMetrics().lineSpacing() * 2
+
+
+def test_the_plots_follow_the_dark_theme(make_window):
+    window = make_window(new_design(default_catalog(), "leaf-spine", gpus=256))
+    window.theme_choice.choose("dark")
+    try:
+        assert window.theme.dark
+        for plot in (window.plots.ports, window.plots.busbw):
+            assert plot.backgroundBrush().color() == window.theme.background
+            assert plot.getAxis("left").textPen().color() == window.theme.text
+    finally:
+        window.theme_choice.choose("system")

@@ -125,7 +125,71 @@ class BundleItem(QGraphicsObject):
             self._paint_devices(painter, layout, lo, up, sx, dx, y_lo, y_up, left, right, family)
         else:
             self._paint_blocks(painter, layout, lo, up, sx, dx, y_lo, y_up, left, right, family)
+        if failure is None:
+            self._paint_counts(painter, layout, lo, sx, dx, y_lo, left, right)
         painter.restore()
+
+    def _paint_counts(self, painter, layout, lo, sx, dx, y_lo, left, right) -> None:
+        """'16 × 400G to each spine' above each block (SU, pod) of the lower row, where it fits,
+        as the exported diagram labels its bundles."""
+        if len(lo.blocks) < 2:
+            return
+        texts = self._count_texts(layout)
+        if not texts:
+            return
+        font = label_font(7.5)
+        painter.setFont(font)
+        fm = painter.fontMetrics()
+        paper = QColor(self.scene().theme.background) if hasattr(self.scene(), "theme") else QColor("white")
+        paper.setAlpha(225)
+        ink = self.scene().theme.text if hasattr(self.scene(), "theme") else QColor("black")
+        room = min(b.w * sx for b in lo.blocks) - 8
+        # The longest form that fits every block, the same in each: "16 × 400G to each spine",
+        # "16 × 400G each", "16 × 400G"; none when even that does not fit (the gutter has the total).
+        level = next((k for k in range(3) if all(fm.horizontalAdvance(f[k]) <= room for f in texts.values())), None)
+        if level is None:
+            return
+        for b in lo.blocks:
+            forms = texts.get(b.index)
+            text = forms[level] if forms else None
+            cx = (b.x + b.w / 2) * sx + dx
+            if text is None or cx < left or cx > right:
+                continue
+            w, h = fm.horizontalAdvance(text) + 6, fm.height()
+            box = QRectF(cx - w / 2, y_lo - h - 10, w, h)
+            painter.setPen(Qt.PenStyle.NoPen)
+            painter.setBrush(paper)
+            painter.drawRoundedRect(box, 2, 2)
+            painter.setPen(ink)
+            painter.drawText(box, int(Qt.AlignmentFlag.AlignCenter), text)
+
+    def _count_texts(self, layout) -> dict[int, tuple[str, str, str]]:
+        """Per lower block: how many links it has to each switch above, with their speed (cached)."""
+        key = ("count-texts", self.lower, self.upper)
+        if key in layout._cache:
+            return layout._cache[key]
+        lo = layout.rows[self.lower]
+        a, b, n = layout.link_arrays(self.lower)
+        out: dict[int, tuple[str, str, str]] = {}
+        if len(a):
+            firsts = np.array([blk.first for blk in lo.blocks], dtype=np.int64)
+            block = np.clip(np.searchsorted(firsts, a, side="right") - 1, 0, len(firsts) - 1)
+            keys, inverse = np.unique(block * (int(b.max()) + 1) + b, return_inverse=True)
+            per = np.bincount(inverse.ravel(), weights=n)
+            of_block = keys // (int(b.max()) + 1)
+            r = layout.resolved
+            gbps = r.link_gbps if self.lower == "servers" else r.uplink_gbps
+            speed = f"{gbps / 1000:g}T" if gbps >= 1000 else f"{gbps}G"
+            noun = {"leaf": "leaf", "spine": "spine", "core": "core switch"}.get(self.upper, self.upper)
+            if self.upper == "leaf" and layout.plan.rail_su_size:
+                noun = "rail leaf"
+            for k in np.unique(of_block).tolist():
+                counts = per[of_block == k]
+                low, high = int(counts.min()), int(counts.max())
+                each = f"{low:,}" if low == high else f"{low:,}–{high:,}"
+                out[int(k)] = (f"{each} × {speed} to each {noun}", f"{each} × {speed} each", f"{each} × {speed}")
+        layout._cache[key] = out
+        return out
 
     def _paint_blocks(self, painter, layout, lo, up, sx, dx, y_lo, y_up, left, right, family) -> None:
         # A row drawn as one box shows no pods, so its bundles need not start at every pod:

@@ -129,6 +129,10 @@ class LegendWidget(QWidget):
         rows.append(("line", texts, t.family(family)))
         if any(row.liquid_cooled for row in layout.rows.values()):
             rows.append(("coolant", ["Liquid-cooled racks", "Liquid-cooled"], t.coolant))
+        plan = layout.plan
+        if plan.rail_su_size and r.rails >= 2:   # leaves drawn one by one take their rail's colour
+            self._rail_groups = plan.rail_groups(r.rails)
+            rows.append(("rails", [f"Rails 1–{r.rails}, one colour each", "Rails"], t.rail(0)))
         rows += self._failure_entries()
         if layout.manual_links:
             rows.append(("dash", ["Manual link", "Manual"], t.manual))
@@ -230,7 +234,16 @@ class LegendWidget(QWidget):
         p.setFont(font)
         for kind, text, color, x, line in placed:
             top = line * self.HEIGHT
-            self._swatch(p, kind, QRectF(x, top + self.HEIGHT / 2 - 5.5, 24, 11), color)
+            swatch = QRectF(x, top + self.HEIGHT / 2 - 5.5, 24, 11)
+            if kind == "rails":   # the rails' colours side by side, rail 1 at the left
+                groups = max(1, getattr(self, "_rail_groups", 1))
+                step = swatch.width() / groups
+                p.setPen(Qt.PenStyle.NoPen)
+                for k in range(groups):
+                    p.setBrush(t.rail(k))
+                    p.drawRect(QRectF(swatch.left() + k * step, swatch.top(), step, swatch.height()))
+            else:
+                self._swatch(p, kind, swatch, color)
             p.setPen(t.text)
             p.drawText(QRectF(x + 30, top, fm.horizontalAdvance(text) + 2, self.HEIGHT),
                        int(Qt.AlignmentFlag.AlignVCenter), text)

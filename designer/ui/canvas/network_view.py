@@ -25,12 +25,12 @@ from designer.model.networks.sizing import (
 from designer.ui.services.compute_job import SIZING_ERRORS
 from designer.ui.theme import Theme
 
-ROW_GAP = 110.0
-BOX_W, BOX_H = 46.0, 26.0
+ROW_GAP = 210.0
+BOX_H = 58.0
 TEXT_SCALE = 1.5          # the view fits the network to the window, which scales text down
-MAX_BOXES = 24            # boxes drawn per row; the rest is said in the row's label
-WIDTH = 1100.0
-NOTE_MARGIN = 500.0       # notes may run under the row captions to the right of the boxes
+MAX_BOXES = 24            # racks drawn one box each up to this many
+FEW_BOXES = 8             # a row of up to this many devices is drawn device by device
+WIDTH = 900.0             # narrow enough that Fit to Window keeps the text readable at 1280x800
 ROW_HUES = {"spine": "spine", "leaf": "leaf", "storage leaf": "core", "servers": "servers",
             "storage": "core", "management (server racks)": "leaf", "management (network racks)": "spine",
             "endpoints": "servers"}
@@ -46,6 +46,8 @@ class NetworkScene(QGraphicsScene):
         self.theme = theme or Theme()
         self.size: NetworkSize | None = None
         self.rows: list[Row] = []
+        self.drawn_bundles: list[tuple[int, str]] = []   # (lines drawn, label) per bundle, for the tests
+        self._labels_at: list[tuple[int, int, float]] = []
         controller.displayChanged.connect(self._redraw)
         controller.networkChanged.connect(self._redraw)
         self._redraw()
@@ -77,6 +79,7 @@ class NetworkScene(QGraphicsScene):
         role = self.controller.network
         self.size = self._sized(design, role) if design is not None and role != "compute" else None
         self.rows = []
+        self.drawn_bundles = []
         if self.size is None:
             return
         t = self.theme
@@ -89,44 +92,119 @@ class NetworkScene(QGraphicsScene):
         title.setPos(0, -70)
         rows, bundles = network_rows(self.size, design.cluster.servers)
         self.rows = rows
-        centres: list[list[float]] = []
+        self.drawn_bundles = []
+        self._labels_at = []
+        racks = self.size.racks
+        spans: list[list[tuple[float, float]]] = []     # per row: each box's left and right edge
         for i, row in enumerate(rows):
             y = i * ROW_GAP
-            shown = min(row.count, MAX_BOXES) if row.count else 1
-            step = WIDTH / max(shown, 1)
-            xs = [step * (k + 0.5) for k in range(shown)]
-            centres.append(xs)
+            caption = self.addText(f"{row.title}: {row.count:,}" + (f" · {row.detail}" if row.detail else "")
+                                   if row.count else row.title + (f" ({row.detail})" if row.detail else ""))
+            caption.setTextWidth(WIDTH)
+            caption.setDefaultTextColor(t.text)
+            caption.setPos(0, y - caption.boundingRect().height() - 2)
+            boxes = self._boxes_of(row, racks)
+            step = WIDTH / max(len(boxes), 1)
             hue = ROW_HUES.get(row.key, "servers")
             # A row of none (a segment's carrier, merged leaves) is a dashed stand-in, not a switch.
-            pen = QPen(t.tier_border(hue), 1.2, Qt.PenStyle.SolidLine if row.count else Qt.PenStyle.DashLine)
-            for x in xs:
-                self.addRect(QRectF(x - BOX_W / 2, y, BOX_W, BOX_H), pen,
-                             QBrush(t.tier_fill(hue) if row.count else QColor(t.grid)))
-            more = f" (first {MAX_BOXES} drawn)" if row.count > MAX_BOXES else ""
-            text = (f"{row.title}: {row.count:,}{more}" + (f" - {row.detail}" if row.detail else "")
-                    if row.count else f"{row.title}" + (f" ({row.detail})" if row.detail else ""))
-            caption = self.addText(text)
-            caption.setDefaultTextColor(t.text)
-            caption.setPos(WIDTH + 20, y - 4)
-        for upper, lower, text in bundles:
-            y0, y1 = upper * ROW_GAP + BOX_H, lower * ROW_GAP
-            pen = QPen(t.link("infiniband" if self.size.technology.startswith("ib-") else "ethernet", 140), 1.0)
-            for x0 in centres[upper][:MAX_BOXES]:
-                for x1 in centres[lower][:: max(1, len(centres[lower]) // 6)]:
-                    self.addLine(x0, y0, x1, y1, pen)
-            if text:
+            pen = QPen(t.tier_border(hue), 1.4, Qt.PenStyle.SolidLine if row.count else Qt.PenStyle.DashLine)
+            row_spans = []
+            for k, text in enumerate(boxes):
+                x0, x1 = step * k + step * 0.06, step * (k + 1) - step * 0.06
+                fill = QBrush(t.tier_fill(hue) if row.count else QColor(t.grid))
+                self.addRect(QRectF(x0, y, x1 - x0, BOX_H), pen, fill)
                 label = self.addText(text)
-                label.setDefaultTextColor(t.muted)
-                label.setPos(WIDTH + 20, (y0 + y1) / 2 - 10)
+                label.setDefaultTextColor(t.text)
+                label.setTextWidth(x1 - x0)
+                doc = label.document()
+                doc.setDefaultTextOption(_centred())
+                label.setPos(x0, y + (BOX_H - label.boundingRect().height()) / 2)
+                row_spans.append((x0, x1))
+            spans.append(row_spans)
+        family = "infiniband" if self.size.technology.startswith("ib-") else "ethernet"
+        for upper, lower, text in bundles:
+            self._bundle(spans[upper], spans[lower], upper * ROW_GAP + BOX_H, lower * ROW_GAP,
+                         text or self._implied(rows[upper], rows[lower]), family)
         # Notes wrap to the drawing's width: a long source line must not widen the scene, which
         # the view fits to the window and would shrink the whole network to fit it.
-        y = len(rows) * ROW_GAP + 10
+        y = (len(rows) - 1) * ROW_GAP + BOX_H + 24
         for k, note in enumerate((*self.size.errors, *self.size.notes[:3])):
             item = self.addText(note)
-            item.setTextWidth(WIDTH + NOTE_MARGIN)
+            item.setTextWidth(WIDTH)
             item.setDefaultTextColor(t.error if k < len(self.size.errors) else t.muted)
             item.setPos(0, y)
             y += item.boundingRect().height() + 4
+
+    @staticmethod
+    def _boxes_of(row: Row, racks: int) -> list[str]:
+        """The boxes of a row: one per rack where the row splits evenly over the racks, else one
+        per device up to a few, else one box for the whole row; each with the text it holds."""
+        if not row.count:
+            return ["none of its own"]
+        noun = "switch" if row.key not in ("servers", "endpoints", "storage") else row.key.rstrip("s")
+        if racks > 1 and row.count >= racks and row.count % racks == 0 and racks <= MAX_BOXES:
+            per = row.count // racks
+            plural = noun if per == 1 else ("switches" if noun == "switch" else noun + "s")
+            return [f"Rack {k + 1}\n{per:,} {plural}" for k in range(racks)]
+        if row.count <= FEW_BOXES:
+            return [f"{noun} {k + 1}" for k in range(row.count)]
+        return [f"{row.count:,} {'switches' if noun == 'switch' else noun + 's'}"]
+
+    @staticmethod
+    def _implied(upper: Row, lower: Row) -> str:
+        """A bundle the model leaves unlabelled: what it joins."""
+        return f"{upper.title} to {lower.title}"
+
+    def _bundle(self, top: list[tuple[float, float]], bottom: list[tuple[float, float]], y0: float, y1: float,
+                text: str, family: str) -> None:
+        """One line per pair of boxes that face each other: box to box where both rows have as
+        many boxes (rack to rack), else each box of the smaller row to every box of the other,
+        fanned over the wide box when one row is a single box; labelled once with its count."""
+        pen = QPen(self.theme.link(family, 170), 3.0)
+        pen.setCapStyle(Qt.PenCapStyle.RoundCap)
+
+        def centre(span):
+            return (span[0] + span[1]) / 2
+
+        pairs: list[tuple[float, float]] = []
+        if len(top) == len(bottom):
+            pairs = [(centre(a), centre(b)) for a, b in zip(top, bottom, strict=True)]
+        elif len(bottom) == 1:
+            b0, b1 = bottom[0]
+            pairs = [(centre(a), min(max(centre(a), b0 + 8), b1 - 8)) for a in top]
+        elif len(top) == 1:
+            a0, a1 = top[0]
+            pairs = [(min(max(centre(b), a0 + 8), a1 - 8), centre(b)) for b in bottom]
+        else:
+            pairs = [(centre(a), centre(b)) for a in top for b in bottom]
+        for xa, xb in pairs:
+            line = self.addLine(xa, y0, xb, y1, pen)
+            line.setZValue(-1)   # behind the boxes of a row the bundle passes
+        self.drawn_bundles.append((len(pairs), text))
+        if text:
+            label = self.addText(text)
+            label.setDefaultTextColor(self.theme.text)
+            label.setTextWidth(WIDTH * 0.5)
+            box = label.boundingRect()
+            # Just above the row it reaches, under any label already there (two bundles into one row).
+            below = sum(1 for _, _, at in self._labels_at if at == y1)
+            self._labels_at.append((0, 0, y1))
+            x, y = 4, y1 - ROW_GAP * 0.66 + below * (box.height() + 2)
+            paper = QColor(self.theme.background)
+            paper.setAlpha(230)
+            back = self.addRect(QRectF(x, y, box.width(), box.height()), QPen(Qt.PenStyle.NoPen), QBrush(paper))
+            back.setZValue(1)
+            label.setZValue(2)
+            label.setPos(x, y)
+
+
+def _centred():
+    from PySide6.QtGui import QTextOption
+
+    option = QTextOption()
+    option.setAlignment(Qt.AlignmentFlag.AlignHCenter)
+    option.setWrapMode(QTextOption.WrapMode.WordWrap)
+    return option
 
 
 class NetworkView(QGraphicsView):

@@ -320,6 +320,7 @@ class TierRowItem(QGraphicsObject):
         tier_selected = f"tier:{tier}" in selected
         devices = r.devices_between(exposed.left(), exposed.right())
         removed = ctx.layout.removed if ctx.layout else frozenset()
+        rails = self._rail_groups() if tier == "leaf" else None
         for i in devices:
             x = r.device_x(i)
             pitch = r.block_of(i).pitch
@@ -335,8 +336,13 @@ class TierRowItem(QGraphicsObject):
             ident = ctx.device_id(tier, i)
             block_id = f"block:{tier}:{r.block_of(i).index}"
             self._stack(painter, rect, planes if tier != "servers" else 1, fill, border)
-            painter.setPen(QPen(border, 1.0))
-            painter.setBrush(fill)
+            if rails is not None:   # each rail in its colour, as the exported diagram and its legend
+                rail = rails(i)
+                painter.setPen(QPen(theme.rail(rail).darker(115), 1.2))
+                painter.setBrush(theme.rail_fill(rail))
+            else:
+                painter.setPen(QPen(border, 1.0))
+                painter.setBrush(fill)
             painter.drawRoundedRect(rect, 4, 4)
             if r.liquid_cooled:
                 paint_coolant(painter, rect, theme.coolant)
@@ -355,6 +361,16 @@ class TierRowItem(QGraphicsObject):
                 self._text(painter, rect, [name, f"{i + 1}"], theme.text, size=7.5)
             elif w_px >= 18:
                 self._text(painter, rect, f"{i + 1}", theme.text, size=7.0)
+
+    def _rail_groups(self):
+        """leaf index -> its rail group in a rail-optimized SU, or None when the fabric has no rails."""
+        layout = getattr(self.scene(), "layout", None)
+        plan = getattr(layout, "plan", None)
+        resolved = getattr(layout, "resolved", None)
+        if plan is None or resolved is None or not plan.rail_su_size or resolved.rails < 2:
+            return None
+        per, groups = max(plan.rail_leaves, 1), plan.rail_groups(resolved.rails)
+        return lambda leaf: (leaf // per) % groups
 
     def _marks(self, painter: QPainter, t, lod: int, theme) -> None:
         """Selected devices that are drawn aggregated get a marker at their position."""

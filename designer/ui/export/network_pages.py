@@ -87,3 +87,38 @@ def arrangements_page(ink: Ink, rect: QRectF, options: tuple[Arrangement, ...], 
                 return
             y += ink.paragraph(QRectF(rect.left(), y, rect.width(), rect.bottom() - y), f"{a.label}: {note}", 7.5,
                                ink.theme.muted)
+
+
+def cluster_page(ink: Ink, rect: QRectF, bom, sections: tuple[NetworkBom, ...]) -> None:
+    """Every network of the cluster side by side, with the total: switches, cables, transceivers,
+    cost and power (the window's Whole cluster card gives the same totals)."""
+    currency = bom.currency
+    y = rect.top() + page.section_title(ink, rect, "Whole cluster",
+                                        "every network together; prices per the price book")
+
+    def row(name: str, counts: dict, cost: float, watts: float, incomplete: bool) -> tuple[str, ...]:
+        cables = counts.get("Copper cables", 0) + counts.get("Fiber", 0)
+        return (name, f"{counts.get('Switches', 0):,}", f"{cables:,}", f"{counts.get('Transceivers', 0):,}",
+                money_exact(cost, currency) + (" (incomplete)" if incomplete else ""),
+                power(watts) if watts else "not stated")
+
+    rows = [row(ROLE_LABELS["compute"], bom.counts_by_category, bom.total_cost, bom.total_power_w,
+                bool(bom.unpriced_parts))]
+    rows += [row(s.size.label, s.counts_by_category(), s.total_cost, s.total_power_w, bool(s.unpriced_parts))
+             for s in sections]
+    totals: dict[str, int] = {}
+    for counts in [bom.counts_by_category] + [s.counts_by_category() for s in sections]:
+        for key, n in counts.items():
+            totals[key] = totals.get(key, 0) + int(n)
+    cost = bom.total_cost + sum(s.total_cost for s in sections)
+    watts = bom.total_power_w + sum(s.total_power_w for s in sections)
+    incomplete = bool(bom.unpriced_parts) or any(s.unpriced_parts for s in sections)
+    rows.append(row("Whole cluster", totals, cost, watts, incomplete))
+    y += page.table(ink, QRectF(rect.left(), y, rect.width(), rect.bottom() - y),
+                    [Column("Network", 2.6), Column("Switches", 0.7, RIGHT), Column("Cables", 0.7, RIGHT),
+                     Column("Transceivers", 0.9, RIGHT), Column("Cost", 1.2, RIGHT), Column("Power", 0.8, RIGHT)],
+                    rows, 9) + ink.pt(10)
+    if incomplete and y < rect.bottom():
+        ink.paragraph(QRectF(rect.left(), y, rect.width(), rect.bottom() - y),
+                      "Incomplete: some parts have no price in the price book and count as 0; the total is a "
+                      "lower bound.", 8, ink.theme.warning)

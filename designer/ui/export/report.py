@@ -28,7 +28,7 @@ from designer.ui.export.cost_page import cost_page
 from designer.ui.export.diagram import Diagram, DiagramSource, View
 from designer.ui.export.facts import Facts, today
 from designer.ui.export.ink import Ink
-from designer.ui.export.network_pages import arrangements_page, network_page
+from designer.ui.export.network_pages import arrangements_page, cluster_page, network_page
 from designer.ui.export.pdf import pdf_writer
 from designer.ui.export.report_pages import (
     bom_page,
@@ -119,6 +119,9 @@ class Report:
         for section in self.network_sections():
             out.append(Page(f"Network: {section.size.label}",
                             partial(network_page, section=section, currency=self.facts.bom.currency)))
+        if self.network_sections():
+            out.append(Page("Whole cluster", lambda ink, rect: cluster_page(
+                ink, rect, self.facts.bom, self.network_sections())))
         if self.design.networks and self.facts.bom is not None:
             out.append(Page("Network arrangements", lambda ink, rect: arrangements_page(
                 ink, rect, self.network_arrangements(), self.facts.bom.currency)))

@@ -172,7 +172,7 @@ class MetricsPanel(QWidget):
         ]
         places = {"gpus": (0, 0, 1), "switches": (0, 1, 1), "oversub": (0, 2, 1), "bisection": (0, 3, 1),
                   "hops": (0, 4, 1), "links": (0, 5, 1), "cables": (1, 0, 1), "cost": (1, 1, 1),
-                  "power": (1, 2, 1), "allreduce": (1, 3, 2), "cluster": (1, 5, 1)}
+                  "power": (1, 2, 1), "allreduce": (1, 3, 3), "cluster": (2, 0, 6)}
         for key, title, tip in specs:
             card = MetricCard(title, tip)
             self.cards[key] = card
@@ -189,12 +189,17 @@ class MetricsPanel(QWidget):
         self.cards["allreduce"].header.addWidget(self.size_box)
         self.status = QLabel("")
         self.status.setObjectName("metricsStatus")
-        grid.addWidget(self.status, 2, 0, 1, 6)
-        grid.setRowStretch(3, 1)
+        grid.addWidget(self.status, 3, 0, 1, 6)
+        grid.setRowStretch(4, 1)
 
         self.findings = QListWidget()
         self.findings.setObjectName("findingsList")
-        self.findings.setWordWrap(True)
+        # One line per finding, cut with an ellipsis: wrapped, each took five lines of a narrow
+        # column. The whole text is in the row's tooltip, and a click selects what it is about.
+        self.findings.setWordWrap(False)
+        self.findings.setTextElideMode(Qt.TextElideMode.ElideRight)
+        self.findings.setUniformItemSizes(True)
+        self.findings.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.findings.setAlternatingRowColors(True)
         self.findings.setToolTip("Problems and notes about the design; click one to select what it is about")
         self.findings.itemClicked.connect(self._clicked)

@@ -47,8 +47,8 @@ def show_cluster_card(card, result) -> None:
     t = cluster_totals(bom, sections)
     names = ["compute"] + [ROLE_LABELS.get(s.size.role, s.size.label).lower() for s in sections]
     card.show_value(money(t["cost"], bom.currency),
-                    f"{t['switches']:,} switches · {t['cables']:,} cables · {t['transceivers']:,} optics · "
-                    f"{power_label(t['power_w'])}")
+                    f"{t['switches']:,} switches · {t['cables']:,} cables · {t['transceivers']:,} transceivers · "
+                    f"{power_label(t['power_w'])} · over {', '.join(names)}")
     card.setToolTip(f"Every network of the cluster ({', '.join(names)}): {t['switches']:,} switches, "
                     f"{t['cables']:,} cables, {t['transceivers']:,} transceivers, "
                     f"{money(t['cost'], bom.currency)}, {power_label(t['power_w'])}")
@@ -80,7 +80,10 @@ def show_network_cards(panel, result, role: str) -> None:
     c["cost"].show_value(money(section.total_cost, currency),
                          f"{label.lower()} only" + (f" · {len(section.unpriced_parts)} parts unpriced"
                                                     if section.unpriced_parts else ""))
-    c["power"].show_value(power_label(section.total_power_w), f"{label.lower()} only")
+    if section.total_power_w:
+        c["power"].show_value(power_label(section.total_power_w), f"{label.lower()} only")
+    else:   # no part of it states its power: say so rather than show 0 W
+        c["power"].show_value("—", "not stated for its parts", "stale")
     ports = size.storage_ports
     if ports:
         c["gpus"].title.setText("PORTS")
