@@ -228,13 +228,21 @@ def _column(design: FabricDesign, s: CompareSettings, catalog: Catalog, gpus: in
 
     job = dict(workload=s.workload) if s.workload else dict(params=s.params, compute_ms=s.compute_ms)
 
+    memo: dict[tuple[tuple[str, Any], ...], StepEstimate | None] = {}
+
     def rerun(**perf: Any) -> StepEstimate | None:
         # The step alone: the break-evens need its time and share, not the advice's counterpart.
+        # The confidence and the break-evens ask some settings alike (the other placement): once.
+        key = tuple(sorted(perf.items()))
+        if key in memo:
+            return memo[key]
         settings = replace(d.design.performance, **perf)
         try:
-            return estimate_step(d, gpus=gpus, settings=settings, **job)
+            out: StepEstimate | None = estimate_step(d, gpus=gpus, settings=settings, **job)
         except CollectiveError:
-            return None
+            out = None
+        memo[key] = out
+        return out
 
     error = ""
     try:
