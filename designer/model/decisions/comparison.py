@@ -165,8 +165,13 @@ class Comparison:
     def job_lines(self) -> list[str]:
         """What the comparison assumed of the job and its fleet, one line each, for text and window."""
         out = []
+        step0 = self.steps[0] if self.steps else None
         if self.fleet is not None:
-            out.append(f"fleet: {self.fleet.text()}")
+            fills = (self.fleet.placement == "scattered" and step0 is not None and self.rows
+                     and step0.gpus >= (self.row("gpus").values[0] or 0))
+            out.append(f"fleet: {self.fleet.text()}" + (
+                " (the job fills the cluster: its servers are ranked in a random order, the occupancy has "
+                "no effect)" if fills else ""))
             out += [f"  basis of {b}" for b in self.fleet.bases]
         step = self.steps[0] if self.steps else None
         if step is not None and step.workload is not None and step.plan is not None:
