@@ -137,3 +137,17 @@ def test_static_routing_twin_takes_an_outside_load_balance_figure():
         static_routing_twin(twins(4096)[1], CAT)
     c = compare([_with(base, placement="scattered"), made.design], CompareSettings(placement="scattered"))
     assert c.steps[1].step_ms > c.steps[0].step_ms
+
+
+def test_compare_counterpart_ib_static_in_the_cli_and_its_refusal_on_ethernet():
+    base = [sys.executable, "-m", "designer.cli.main", "compare"]
+    run = subprocess.run([*base, "examples/dgx-h100-superpod-1su.json", "--counterpart", "ib-static", "--json"],
+                         capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    doc = json.loads(run.stdout)
+    assert doc["designs"][1]["name"].endswith("static routing") and doc["designs"][1]["technology"] == "ib-ndr"
+    assert doc["training_cost"][1]["load_balancing"] == "ecmp"
+    bad = subprocess.run([*base, "examples/roce-512-leaf-spine-sn5600.json", "--counterpart", "ib-static"],
+                         capture_output=True, text=True)
+    assert bad.returncode == 1 and "InfiniBand" in bad.stderr
+    assert len(bad.stderr.strip().splitlines()) == 1 and "Traceback" not in bad.stderr

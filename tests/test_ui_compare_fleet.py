@@ -40,3 +40,20 @@ def test_fleet_and_batch_set_in_the_window_reach_the_comparison_and_its_text(qtb
     box.reset.click()
     assert window.settings == CompareSettings()
     assert box.placement.currentIndex() == 0 and box.global_batch.value() == 0
+
+
+def test_infiniband_static_routing_is_a_counterpart_of_an_infiniband_design_only(make_window):
+    window = make_window(load_design(SUPERPOD), SUPERPOD)
+    launcher = window.compare_launcher
+    launcher.dialogs = ScriptedCompareDialogs()
+    launcher.update_actions()
+    assert launcher.static_action.isEnabled() and launcher.ethernet_action.isEnabled()
+    launcher.static_action.trigger()
+    comparison = launcher.window.comparison
+    assert comparison.technologies == ("ib-ndr", "ib-ndr")
+    assert comparison.names[1].endswith("static routing")
+    assert launcher.window.entries[1].design.performance.adaptive_routing is False
+    roce = load_design(SUPERPOD.parent / "roce-512-leaf-spine-sn5600.json")
+    window.document.load(roce, None)
+    launcher.update_actions()
+    assert not launcher.static_action.isEnabled()

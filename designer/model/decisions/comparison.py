@@ -165,8 +165,13 @@ class Comparison:
     def job_lines(self) -> list[str]:
         """What the comparison assumed of the job and its fleet, one line each, for text and window."""
         out = []
+        step0 = self.steps[0] if self.steps else None
         if self.fleet is not None:
-            out.append(f"fleet: {self.fleet.text()}")
+            fills = (self.fleet.placement == "scattered" and step0 is not None and self.rows
+                     and step0.gpus >= (self.row("gpus").values[0] or 0))
+            out.append(f"fleet: {self.fleet.text()}" + (
+                " (the job fills the cluster: its servers are ranked in a random order, the occupancy has "
+                "no effect)" if fills else ""))
             out += [f"  basis of {b}" for b in self.fleet.bases]
         step = self.steps[0] if self.steps else None
         if step is not None and step.workload is not None and step.plan is not None:
@@ -228,13 +233,21 @@ def _column(design: FabricDesign, s: CompareSettings, catalog: Catalog, gpus: in
 
     job = dict(workload=s.workload) if s.workload else dict(params=s.params, compute_ms=s.compute_ms)
 
+    memo: dict[tuple[tuple[str, Any], ...], StepEstimate | None] = {}
+
     def rerun(**perf: Any) -> StepEstimate | None:
         # The step alone: the break-evens need its time and share, not the advice's counterpart.
+        # The confidence and the break-evens ask some settings alike (the other placement): once.
+        key = tuple(sorted(perf.items()))
+        if key in memo:
+            return memo[key]
         settings = replace(d.design.performance, **perf)
         try:
-            return estimate_step(d, gpus=gpus, settings=settings, **job)
+            out: StepEstimate | None = estimate_step(d, gpus=gpus, settings=settings, **job)
         except CollectiveError:
-            return None
+            out = None
+        memo[key] = out
+        return out
 
     error = ""
     try:

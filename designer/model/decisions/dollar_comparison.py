@@ -19,6 +19,7 @@ from designer.model.decisions.training_cost import (
     Confidence,
     Sensitivity,
     TrainingCost,
+    balance_fit,
     confidence,
     sensitivity,
     training_cost,
@@ -131,10 +132,16 @@ def dollar_recommendation(cols: Sequence[Any], costs: Sequence[TrainingCost], se
         if toggled is not None:
             sharp_steps = (on, toggled.step_ms)
     energy = [energy_cost_usd(c.bom.total_power_w, s) for c in cols]
+    rerun_e = cols[eth].rerun
+    if sens[eth].mode not in ("ecmp", "ecmp-qp") and rerun_e is not None:
+        # Load balance is fitted for hashed fabrics only; the break-even needs it here too.
+        sens = [*sens]
+        sens[eth] = replace(sens[eth], balance_ms=balance_fit(rerun_e))
     flips = dollar_flips(costs, sens, [c.bom for c in cols], win, rival, eth, energy, s.years * HOURS_PER_YEAR,
                          sharp_steps)
     perf = cols[win].derived.design.performance
+    # Packed and scattered ranks are the schedulers buyers run (spread is a test of the fabric).
     flips += fleet_flips(costs, win, rival, [c.rerun for c in cols], perf.placement,
-                         fleet.background_load(perf), fleet.PLACEMENTS)
+                         fleet.background_load(perf), ("packed", "scattered"))
     return replace(rule, verdict=text, family=family, reasons=tuple(reasons) + context, flips=tuple(flips),
                    close_call=close)

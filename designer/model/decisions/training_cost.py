@@ -173,6 +173,14 @@ class Sensitivity:
     background_ms: tuple[float, ...] = ()
 
 
+def balance_fit(rerun: Callable[..., Any]) -> float:
+    """Step ms added between perfect load balance and half of it (re-runs of the step)."""
+    at_one, at_half = rerun(load_balance_efficiency=1.0), rerun(load_balance_efficiency=0.5)
+    if at_one is None or at_half is None:
+        return 0.0
+    return max(0.0, float(at_half.step_ms - at_one.step_ms))
+
+
 def sensitivity(derived: Any, step: Any, rerun: Callable[..., Any] | None) -> Sensitivity:
     """Fit the step's dependence on load balance: the step at perfect balance and at half."""
     perf = derived.design.performance
@@ -180,10 +188,12 @@ def sensitivity(derived: Any, step: Any, rerun: Callable[..., Any] | None) -> Se
     pe = perf.protocol_efficiency or tech.protocol_efficiency
     placement = design_placement(derived)
     balance_ms, protocol_ms = 0.0, network_wait_ms(step)
+    mode = placement.mode if placement else tech.placement
+    # The draws move the load balance of hashed fabrics only; the break-evens fit it for the
+    # Ethernet design they weigh (balance_fit) when it is not hashed.
+    if rerun is not None and mode in ("ecmp", "ecmp-qp"):
+        balance_ms = balance_fit(rerun)
     if rerun is not None:
-        at_one, at_half = rerun(load_balance_efficiency=1.0), rerun(load_balance_efficiency=0.5)
-        if at_one is not None and at_half is not None:
-            balance_ms = max(0.0, at_half.step_ms - at_one.step_ms)
         # step(pe) = a + b / pe, fitted on the step at pe and at 3/4 of it: protocol_ms = b / pe.
         slower = rerun(protocol_efficiency=0.75 * pe)
         if slower is not None:
@@ -249,7 +259,7 @@ def _balance_table(s: Sensitivity) -> np.ndarray:
     qps = sorted({consts.qps_range[0], sum(consts.qps_range) // 2, consts.qps_range[1]}) \
         if s.mode == "ecmp-qp" else [1]
     load = s.nics_per_leaf / s.uplinks
-    budget = consts.max_samples // 4
+    budget = consts.max_samples // 8
     # The delivered throughput is a mean over flows: it barely moves with the number of leaves
     # beyond a few dozen (unlike the busiest link), so the draws' table places 32 leaves at most.
     leaves = min(s.leaves, 32)

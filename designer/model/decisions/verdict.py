@@ -156,7 +156,7 @@ def _solve_balance(c: TrainingCost, s: Sensitivity, target: float) -> Flip:
                 f"{how}: the costs per token are equal at a load-balance efficiency of {at:.3f}")
 
 
-BACKGROUND_GRID = (0.0, 0.15, 0.3, 0.45, 0.6, 0.75, 0.9)   # other jobs' uplink load searched
+BACKGROUND_GRID = (0.0, 0.9)   # other jobs' uplink load searched between, by bisection
 
 
 def fleet_flips(costs: Sequence[TrainingCost], winner: int, rival: int,
@@ -185,26 +185,23 @@ def fleet_flips(costs: Sequence[TrainingCost], winner: int, rival: int,
         others = " or ".join(p for p in placements if p != placement)
         out.append(Flip("placement", placement, None, "",
                         f"with {others} ranks {w.name} still costs least per token against {r.name}"))
-    # Background load: the first grid value above (or below) the assumed one where the rival
-    # costs less, refined by bisection between it and the last value where it did not.
+    # Background load: the gap is taken to move one way with other jobs' load (more load slows
+    # hashed paths before adaptive ones), so the far end of each side says whether it flips
+    # there; bisection between the assumed figure and that end finds where.
     at: float | None = None
-    up = [b for b in BACKGROUND_GRID if b > background + 1e-9]
-    down = [b for b in reversed(BACKGROUND_GRID) if b < background - 1e-9]
-    for side in (up, down):
-        last = background
-        for b in side:
-            g = gap(background_load=b)
-            if g is not None and g < 0:
-                lo, hi = last, b
-                for _ in range(5):
-                    mid = (lo + hi) / 2
-                    gm = gap(background_load=mid)
-                    lo, hi = (lo, mid) if gm is not None and gm < 0 else (mid, hi)
-                at = round(hi, 3)
-                break
-            last = b
-        if at is not None:
-            break
+    for end in (BACKGROUND_GRID[-1], BACKGROUND_GRID[0]):
+        if abs(end - background) < 1e-9:
+            continue
+        g = gap(background_load=end)
+        if g is None or g >= 0:
+            continue
+        lo, hi = background, end
+        for _ in range(7):    # to within 1 point of uplink capacity
+            mid = (lo + hi) / 2
+            gm = gap(background_load=mid)
+            lo, hi = (lo, mid) if gm is not None and gm < 0 else (mid, hi)
+        at = round(hi, 3)
+        break
     if at is None:
         out.append(Flip("background_load", background, None, "share of uplink capacity",
                         f"no other jobs' load from {BACKGROUND_GRID[0]:.0%} to {BACKGROUND_GRID[-1]:.0%} of every "

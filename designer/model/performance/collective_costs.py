@@ -642,7 +642,9 @@ def _notes(ctx: FabricContext, derived: Derived, tech: Technology, pe: float, lb
     out = [
         f"Job: {ctx.gpus:,} GPUs on {ctx.servers:,} {r.server.name} server(s) = {ctx.domains:,} NVLink "
         f"domain(s) of up to {ctx.domain_gpus} GPUs, {ctx.placement} over {ctx.sus_used} {unit}(s)"
-        + (f" (drawn from a cluster {ctx.occupancy:.0%} busy, seed {ctx.placement_seed})"
+        + ((f" (drawn from a cluster {ctx.occupancy:.0%} busy, seed {ctx.placement_seed})"
+            if ctx.servers < plan.servers else
+            f" (the job fills the cluster: its servers ranked in a random order, seed {ctx.placement_seed})")
            if ctx.placement == "scattered" else "")
         + (f"; other jobs' traffic takes {ctx.background_load:.0%} of every uplink" if ctx.background_load > 0
            else "") + ".",

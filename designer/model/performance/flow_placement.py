@@ -151,9 +151,10 @@ def flow_shares(on_path: np.ndarray, load: float, flows_per_link: float) -> np.n
 
 # The draws do not depend on the load, nor on which hashed mode asked: a collective's several
 # loads (each message size, the full-load figure) on one fabric share one placement of flows.
-# A comparison asks each fabric's loads together, so a few entries do; each holds an int32 per
+# A comparison asks each fabric's loads together, and its re-runs (the other rank placement,
+# other jobs' load) come back to them, so a dozen entries are kept; each holds an int32 per
 # flow and seed (a few MB at 16K GPUs, more on larger fabrics).
-@lru_cache(maxsize=4)
+@lru_cache(maxsize=12)
 def _draws(leaves: int, uplinks: int, flows: int, seeds: int, seed: int) -> tuple[np.ndarray, float]:
     """Per seed and flow, the flows on the busier link of its path (read-only), and the flows on
     the busiest link, mean over seeds."""

@@ -20,7 +20,13 @@ from PySide6.QtWidgets import QMenu
 
 from designer.catalog import UnknownPartError
 from designer.io.project import ProjectFileError, load_design
-from designer.model.decisions.counterpart import COUNTERPART_TECHNOLOGIES, ETHERNET_CHOICES, make_counterpart
+from designer.model.decisions.counterpart import (
+    COUNTERPART_TECHNOLOGIES,
+    ETHERNET_CHOICES,
+    IB_STATIC,
+    make_counterpart,
+    static_routing_twin,
+)
 from designer.model.topology.sizing import SizingError
 from designer.ui.compare.compare_dialogs import CompareDialogs
 from designer.ui.compare.compare_window import MAX_DESIGNS, CompareWindow, Entry
@@ -68,6 +74,13 @@ class CompareLauncher(QObject):
         self.ethernet_action.setToolTip(tip)
         self.ethernet_action.setStatusTip(tip)
         self.ethernet_action.triggered.connect(lambda _=False: self.add_counterparts(ETHERNET_CHOICES))
+        self.static_action = self.counterpart_menu.addAction("InfiniBand, &Static Routing")
+        self.static_action.setObjectName("counterpart-ib-static")
+        tip = ("This InfiniBand cluster with adaptive routing off (the subnet manager's static routes): "
+               "do you need adaptive routing, in dollars?")
+        self.static_action.setToolTip(tip)
+        self.static_action.setStatusTip(tip)
+        self.static_action.triggered.connect(lambda _=False: self.add_counterparts((IB_STATIC,)))
         self._building = 0     # the newest counterpart request; an older one's result is dropped
         self.compare_files_action = self.menu.addAction("Compare &With Designs…")
         self.compare_files_action.setStatusTip("Set one to four project files beside this design")
@@ -86,6 +99,7 @@ class CompareLauncher(QObject):
             action.setEnabled(design is not None and design.fabric.technology != tech_id)
         family = self.catalog.technologies.get(design.fabric.technology) if design is not None else None
         self.ethernet_action.setEnabled(family is not None and family.family != "ethernet")
+        self.static_action.setEnabled(family is not None and family.family == "infiniband")
         self.show_action.setEnabled(self.window is not None and self.window.comparison is not None)
 
     # --- the commands ----------------------------------------------------------------------------
@@ -123,7 +137,8 @@ class CompareLauncher(QObject):
             built = []
             for tech_id in tech_ids:
                 try:
-                    built.append(make_counterpart(design, tech_id, catalog))
+                    built.append(static_routing_twin(design, catalog) if tech_id == IB_STATIC
+                                 else make_counterpart(design, tech_id, catalog))
                 except (SizingError, UnknownPartError, ValueError) as exc:
                     return built, (tech_id, str(exc))
             return built, None
