@@ -91,7 +91,7 @@ def _place(g: DesignView | None, node: str | None) -> Json:
             "rail": d["rail"] + 1 if d.get("rail", -1) >= 0 else None}
 
 
-_INDEX = re.compile(r"(mlx5_|HCA-)(\d+)\s*$")
+_INDEX = re.compile(r"(mlx\d_|HCA-)(\d+)\s*$")
 
 
 def hca_label(description: str, host: str, device_id: str = "") -> str:
