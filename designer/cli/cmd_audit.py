@@ -30,6 +30,8 @@ def add_parser(sub: SubParsers) -> None:
     p.add_argument("--against", metavar="DESIGN", help="project file to audit against (default: the inferred design)")
     p.add_argument("--json", action="store_true", help="machine-readable output (stable keys)")
     p.add_argument("--csv", metavar="OUT", type=output_file, help="write one row per finding to OUT")
+    p.add_argument("--names", metavar="MAP", help="GUID name map for HCAs with default descriptions "
+                   "('H-0002c90300080e84 host1' lines; default: CAPTURE's name with .map, when there is one)")
     p.add_argument("--set", dest="corrections", action="append", default=[], metavar="KEY=VALUE",
                    help="correct an inferred figure before the audit: server=dgx-h100, servers=N, "
                         "nodes_per_su=N, rails=N, spines=N (repeatable)")
@@ -40,7 +42,7 @@ def add_parser(sub: SubParsers) -> None:
 def run(args: argparse.Namespace) -> int:
     corrections = parse_corrections(getattr(args, "corrections", None) or [])
     design = load_design(args.against) if args.against else None
-    report = read_answer(args.file, against=design, corrections=corrections).report
+    report = read_answer(args.file, against=design, corrections=corrections, names=getattr(args, "names", None)).report
     if args.csv:
         write_findings_csv(report, args.csv)
     if args.json:
