@@ -16,7 +16,7 @@ from designer.io.fabric_capture import parse_capture
 from designer.model.decisions.audit_answer import capture_answer
 
 
-@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.integers(0, 10**9), st.sampled_from(sorted(SITES)), st.sampled_from(["one-plane", "small", "dgx-4su"]))
 def test_site_named_captures_audit_to_exactly_their_faults(seed, site, key):
     design, derived = _derived(key)
@@ -38,7 +38,7 @@ def test_site_named_captures_audit_to_exactly_their_faults(seed, site, key):
     assert not answer.report.extra_links
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.integers(0, 10**9), st.sampled_from(sorted(SITES)), st.sampled_from(["one-plane", "small", "roce"]))
 def test_site_named_lldp_captures_audit_to_exactly_their_faults(seed, site, key):
     """LLDP alike: the same site names on lldpd tables."""

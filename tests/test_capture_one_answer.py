@@ -126,7 +126,22 @@ def test_the_inferred_design_dialog_shows_the_evidence_and_audits_again(make_win
     assert wanted == {"nodes_per_su": "16", "server": "hgx-h100"}
     dialog.done(QDialog.DialogCode.Accepted)
     assert window.audit.correct_inference(wanted)
+    # the open design was the import itself: replaced without asking to save it
+    assert not [a for a in window.dialogs.asked if a.startswith("save-changes")]
     design = window.document.design
     assert design.fabric.nodes_per_su == 16 and design.cluster.server == "hgx-h100"
     facts = {f["subject"]: f for f in window.audit.report.inferred["facts"]}
     assert facts["nodes per SU"]["confidence"] == "set"
+
+
+def test_correcting_after_other_work_asks_before_replacing_the_design(make_window, tmp_path):
+    path = _faulty_capture(tmp_path)
+    window = make_window()
+    assert window.audit.import_file(str(path))
+    other = FabricDesign(cluster=ClusterSpec(servers=16), fabric=FabricSpec(template="leaf-spine"))
+    window.document.load(other, None, modified=True)          # the user moved on to another design
+    window.dialogs.save_changes = "cancel"
+    assert not window.audit.correct_inference({"nodes_per_su": "16"})
+    assert window.document.design == other and window.dialogs.asked[-1].startswith("save-changes")
+    assert not window.audit.correct_inference({})              # nothing corrected: nothing happens
+    window.statusBar().clearMessage()      # the import's timed status line; no wall-clock wait

@@ -34,6 +34,8 @@ def test_a_real_capture_gives_its_written_inference_and_findings(name):
     facts = {f.subject: f.value for f in inference.facts}
     if "tiers" in want:
         assert facts["tiers"] == want["tiers"] and facts["servers"] == want["servers"]
+    if "hosts_named" in want:
+        assert len({d.host for d in answer.fabric.endpoints() if d.host}) == want["hosts_named"]
     if "links" in want:
         assert len(answer.fabric.links) == want["links"]
     assert (inference.design is not None) == want["design"]

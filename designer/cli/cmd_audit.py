@@ -32,6 +32,8 @@ def add_parser(sub: SubParsers) -> None:
     p.add_argument("--against", metavar="DESIGN", help="project file to audit against (default: the inferred design)")
     p.add_argument("--json", action="store_true", help="machine-readable output (stable keys)")
     p.add_argument("--csv", metavar="OUT", type=output_file, help="write one row per finding to OUT")
+    p.add_argument("--names", metavar="MAP", help="GUID name map for HCAs with default descriptions "
+                   "('H-0002c90300080e84 host1' lines; default: CAPTURE's name with .map, when there is one)")
     p.add_argument("--set", dest="corrections", action="append", default=[], metavar="KEY=VALUE",
                    help="correct an inferred figure before the audit: server=dgx-h100, servers=N, "
                         "nodes_per_su=N, rails=N, spines=N (repeatable)")
@@ -42,7 +44,8 @@ def add_parser(sub: SubParsers) -> None:
 def run(args: argparse.Namespace) -> int:
     corrections = parse_corrections(getattr(args, "corrections", None) or [])
     design = load_design(args.against) if args.against else None
-    answer = read_answer(args.file, against=design, corrections=corrections)
+    answer = read_answer(args.file, against=design, corrections=corrections,
+                         names=getattr(args, "names", None))
     for note in answer.fabric.notes:  # on stderr, so that --json stays one document
         print(f"fabric-designer audit: note: {one_line(note)}", file=sys.stderr)
     report = answer.report

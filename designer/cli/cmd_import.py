@@ -23,6 +23,8 @@ def add_parser(sub: SubParsers) -> None:
                                    "infer the design and write it with the differences as edits.")
     p.add_argument("file", help="capture file")
     p.add_argument("-o", "--output", required=True, type=output_file, help="project file to write")
+    p.add_argument("--names", metavar="MAP", help="GUID name map for HCAs with default descriptions "
+                   "('H-0002c90300080e84 host1' lines; default: CAPTURE's name with .map, when there is one)")
     p.add_argument("--set", dest="corrections", action="append", default=[], metavar="KEY=VALUE",
                    help="correct an inferred figure before the audit: server=dgx-h100, servers=N, "
                         "nodes_per_su=N, rails=N, spines=N (repeatable)")
@@ -31,7 +33,8 @@ def add_parser(sub: SubParsers) -> None:
 
 def run(args: argparse.Namespace) -> int:
     corrections = parse_corrections(getattr(args, "corrections", None) or [])
-    answer = read_answer(args.file, corrections=corrections)
+    answer = read_answer(args.file, corrections=corrections,
+                         names=getattr(args, "names", None))
     for note in answer.fabric.notes:  # on stderr, beside the summary on stdout
         print(f"fabric-designer import: note: {one_line(note)}", file=sys.stderr)
     design = as_built_design(answer, args.file)

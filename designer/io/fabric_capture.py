@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from pathlib import Path
 
 from designer.catalog import Catalog
+from designer.io.guid_names import beside, name_hosts, read_guid_names
 from designer.io.ibnetdiscover import CaptureError, looks_like_ibnetdiscover, parse_ibnetdiscover
 from designer.io.lldp import looks_like_lldp_csv, looks_like_lldp_json, parse_lldp_csv, parse_lldp_json
 from designer.io.markup import one_line
@@ -14,7 +16,7 @@ from designer.model.decisions.audit import AuditReport
 from designer.model.decisions.audit_answer import CaptureAnswer, capture_answer
 from designer.model.intent.design import MAX_EDITS, FabricDesign
 from designer.model.topology.asbuilt import AsBuilt
-from designer.model.topology.inference import Inference
+from designer.model.topology.inference import Inference, Inferred
 
 # A 131,072-GPU ibnetdiscover dump is about 90 MB and an LLDP JSON of the same fabric a few
 # times that per switch report: 256 MiB holds the largest fabric anyone captures, and refuses
@@ -73,11 +75,24 @@ def load_capture(path: str | os.PathLike[str]) -> AsBuilt:
 
 
 def read_answer(path: str | os.PathLike[str], against: FabricDesign | None = None,
-                corrections: dict[str, str] | None = None, catalog: Catalog | None = None) -> CaptureAnswer:
+                corrections: dict[str, str] | None = None, catalog: Catalog | None = None,
+                names: str | os.PathLike[str] | None = None) -> CaptureAnswer:
     """The one answer of a capture file (model/decisions/audit_answer.py): what the window's
-    Import and Audit Against and the CLI's `import` and `audit` all show."""
+    Import and Audit Against and the CLI's `import` and `audit` all show.
+
+    `names` is a GUID name map (io/guid_names.py) for HCAs with default descriptions; without
+    one, the map a site keeps beside the capture (same name, `.map`) is read when there is one.
+    """
     fabric = load_capture(path)
-    return capture_answer(fabric, against, corrections, catalog, name=f"As built: {Path(path).name}")
+    map_path = Path(names) if names is not None else beside(path)
+    named = name_hosts(fabric, read_guid_names(map_path)) if map_path is not None else 0
+    answer = capture_answer(fabric, against, corrections, catalog, name=f"As built: {Path(path).name}")
+    if map_path is not None:
+        fact = Inferred("host names", f"{named:,} from {map_path.name}", "high",
+                        "HCAs with default descriptions named by their GUID from the site's map")
+        answer.inference.facts.insert(0, fact)
+        answer.report.inferred["facts"].insert(0, dataclasses.asdict(fact))
+    return answer
 
 
 def import_capture(path: str | os.PathLike[str], catalog: Catalog | None = None,

@@ -91,7 +91,7 @@ def _place(g: DesignView | None, node: str | None) -> Json:
             "rail": d["rail"] + 1 if d.get("rail", -1) >= 0 else None}
 
 
-_INDEX = re.compile(r"(mlx5_|HCA-)(\d+)\s*$")
+_INDEX = re.compile(r"(mlx\d_|HCA-)(\d+)\s*$")
 
 
 def hca_label(description: str, host: str, device_id: str = "") -> str:
@@ -193,8 +193,8 @@ def audit(fabric: AsBuilt, design: FabricDesign | None = None, inference: Infere
     # The HCAs behind an absent leaf are removed with it in the as-built design, as a port down
     # is: the capture shows no cable on them, and a NIC left without a link would read as a
     # design problem on a name the capture never gave.
-    gone = set(absent_switches)
-    behind = [nic for nic, leaf, _, _ in g.host_links if leaf in gone and nic not in set(absent_nics)]
+    gone, counted = set(absent_switches), set(absent_nics)
+    behind = [nic for nic, leaf, _, _ in g.host_links if leaf in gone and nic not in counted] if gone else []
     report.edits = _edits(report, missing_pairs, absent_switches, absent_nics + behind, down_by_server, moves)
     report.impact = _impact(derived, report.edits, catalog)
     if fabric.speeds_simulated:

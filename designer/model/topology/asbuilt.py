@@ -78,7 +78,7 @@ class AsBuilt:
 
 
 _DEFAULT_HOST = re.compile(r"^(MT\d+\b|localhost\b|.*Mellanox Technologies)", re.IGNORECASE)
-_HCA = re.compile(r"^(?P<host>\S+)\s+(?:mlx5_(?P<mlx>\d+)|HCA-(?P<hca>\d+))\s*$")
+_HCA = re.compile(r"^(?P<host>\S+)\s+(?:mlx\d_(?P<mlx>\d+)|HCA-(?P<hca>\d+))\s*$")
 _SWITCH = re.compile(r"^MF0;(?P<name>[^:]+):(?P<part>[^/\s]+)")
 _PART = re.compile(r"\b(MT\d+|M?Q[MX]?\d{4}\w*|SX\d{4}|ISR\d+|SB\d{4}\w*)\b")
 

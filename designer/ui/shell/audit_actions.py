@@ -155,7 +155,7 @@ class AuditActions(QObject):
             path, _ = QFileDialog.getOpenFileName(self.window, "Import Fabric Capture", "", CAPTURE_FILTER)
             if not path:
                 return False
-        if not corrections and not self.window.files.maybe_save():
+        if corrections is None and not self.window.files.maybe_save():
             return False
         catalog = self.window.catalog
         chosen = path
@@ -224,6 +224,11 @@ class AuditActions(QObject):
                 return False
             corrections = dialog.corrections()
         merged = {**self.answer.corrections, **corrections}
+        if merged == self.answer.corrections:
+            return False                      # nothing corrected: the import stands
+        # Importing again replaces the open design: ask first when it is no longer the import.
+        if self.window.document.design != self.answer.as_built() and not self.window.files.maybe_save():
+            return False
         return self.import_file(self.answer_path, merged)
 
     # --- Tools > Audit Against... ----------------------------------------------------------
