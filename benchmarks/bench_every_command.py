@@ -29,7 +29,8 @@ import tempfile
 from pathlib import Path
 
 GPUS = 131072
-EXPORTS = ("slurm-tree", "slurm-block", "slurm-yaml", "graphml", "dot", "drawio", "netbox", "ibnetdiscover", "ndt")
+EXPORTS = ("slurm-tree", "slurm-block", "slurm-yaml", "graphml", "dot", "drawio", "netbox", "ibnetdiscover", "ndt",
+           "opensm")
 PER_LINK = ("graphml", "dot", "netbox", "ibnetdiscover", "ndt")
 RATIO_TARGET = {"report": 3.0, "whatif --n-1": 3.0,
                 "slurm-tree": 2.0, "slurm-block": 2.0, "slurm-yaml": 2.0, "graphml": 5.0, "drawio": 5.0,

@@ -198,3 +198,20 @@ def test_ftree_routes_a_three_tier_fat_tree_as_evenly_as_the_model(started):
     a2a = result.load.pattern("all-to-all")
     assert a2a.throughput == pytest.approx(a2a.model_throughput)
     assert_all_gone(*started)
+
+
+def test_opensm_keeps_its_cache_in_the_runs_folder(monkeypatch):
+    # Not /var/cache/opensm: runs side by side would read each other's LIDs.
+    seen: dict[str, dict] = {}
+    original = Processes.start
+
+    def start(self, argv, log, env=None, cwd=None, stdin=False):
+        seen[argv[0]] = {"env": dict(env or {}), "folder": self.folder}
+        return original(self, argv, log, env, cwd, stdin)
+
+    monkeypatch.setattr(Processes, "start", start)
+    run_infiniband_twin(load_design(SU1), options=TwinOptions(loads=False))
+    cache = Path(seen["opensm"]["env"]["OSM_CACHE_DIR"])
+    assert cache.parent == seen["opensm"]["folder"]
+    assert seen["ibsim"]["env"]["IBSIM_SOCKNAME"] == seen["opensm"]["env"]["IBSIM_SOCKNAME"]
+    assert seen["ibsim"]["env"]["IBSIM_SOCKNAME"].startswith("fabric-twin-")

@@ -256,7 +256,7 @@ def run_infiniband_twin(design: FabricDesign, catalog: Catalog | None = None, op
             say("capturing with ibnetdiscover")
             cap = run.start(["ibnetdiscover"], "capture.txt", {**env, "LD_PRELOAD": preload})
             code = run.wait_exit(cap, "ibnetdiscover did not finish")
-            text = read_text(folder / "capture.txt", "ibnetdiscover's output", limit=DUMP_LIMIT)
+            text = read_text(run.log_path("capture.txt"), "ibnetdiscover's output", limit=DUMP_LIMIT)
             if code != 0 or not text.strip():
                 raise TwinError(f"ibnetdiscover failed (code {code})")
             write_atomic(options.capture, capture_header(design.meta.name, faults) + _without_stderr(text))

@@ -28,6 +28,8 @@ from pathlib import Path
 from types import TracebackType
 from typing import IO
 
+from designer.limits import InputError, read_capped
+
 
 class TwinError(Exception):
     """The stack could not do what was asked; the message is one line for the user."""
@@ -62,6 +64,7 @@ class Processes:
         self.folder = Path(tempfile.mkdtemp(prefix=prefix))
         self._started: list[subprocess.Popen[bytes]] = []
         self._logs: list[IO[bytes]] = []
+        self._log_paths: dict[str, Path] = {}
         # Starting and stopping exclude each other: once stopped, a run starts nothing more (a
         # worker thread may still be on its way to start the next program when the exit hook runs).
         self._lock = threading.Lock()
@@ -87,8 +90,11 @@ class Processes:
         with self._lock:
             if self._stopped:
                 raise TwinCancelled("stopped")
-            out = open(self.folder / log, "wb")  # noqa: SIM115 - closed in stop_all
+            # A program's output grows as it runs: a plain new file in the run's folder, not an
+            # atomic write (closed in stop_all).
+            out = tempfile.NamedTemporaryFile(mode="wb", dir=self.folder, prefix=f"{log}.", delete=False)  # noqa: SIM115
             self._logs.append(out)
+            self._log_paths[log] = Path(out.name)
             try:
                 proc = subprocess.Popen(list(argv), stdout=out, stderr=subprocess.STDOUT,
                                         stdin=subprocess.PIPE if stdin else subprocess.DEVNULL,
@@ -156,10 +162,15 @@ class Processes:
         self.wait_for(lambda: proc.poll() is not None, what)
         return int(proc.returncode)
 
-    def read_log(self, log: str) -> str:
+    def log_path(self, log: str) -> Path:
+        """Where the output of the program started with `log` goes."""
+        return self._log_paths.get(log, self.folder / log)
+
+    def read_log(self, log: str, limit: int = 256 * 2**20) -> str:
+        """The output so far of the program started with `log` ("" before it wrote anything)."""
         try:
-            return (self.folder / log).read_text(errors="replace")
-        except OSError:
+            return read_capped(self.log_path(log), limit, "program output").decode("utf-8", errors="replace")
+        except InputError:
             return ""
 
 

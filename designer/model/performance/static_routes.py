@@ -117,10 +117,11 @@ class StaticRoutingLoad:
 # --- flows ----------------------------------------------------------------------------------------
 
 def pattern_flows(t: RoutingTables, pattern: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """(source leaf or endpoint, destination, weight, source endpoints aggregated) of a pattern.
+    """(first switch, destination endpoint, weight, source) of each row of a pattern.
 
-    The first array holds source endpoints for ring and tree and is -1-free; for all-to-all the
-    flows are grouped by source leaf (see `_host_links`)."""
+    Ring and tree: one row per flow, the first switch its source's leaf and the source the
+    sending endpoint. All-to-all: one row per (source leaf, destination), standing for the
+    leaf's NICs that send to it (the weight); the source is then the leaf."""
     e = t.endpoints
     servers = int(t.server_of.max()) + 1 if e else 0
     index = {(int(s), int(r)): i for i, (s, r) in enumerate(zip(t.server_of.tolist(), t.rail_of.tolist(), strict=True))}
@@ -141,14 +142,16 @@ def pattern_flows(t: RoutingTables, pattern: str) -> tuple[np.ndarray, np.ndarra
                 src += [i, j]
                 dst += [j, i]
     elif pattern == "all-to-all":
-        leaves = t.leaf_of
+        leaves = t.leaf_of.astype(np.int32)
         uniq, counts = np.unique(leaves, return_counts=True)
         srcs = np.repeat(uniq, e)
-        dsts = np.tile(np.arange(e), len(uniq))
-        weight = np.repeat(counts, e).astype(np.float64)
-        weight -= (leaves[dsts] == srcs)          # a leaf's endpoints do not send to themselves
+        dsts = np.tile(np.arange(e, dtype=np.int32), len(uniq))
+        weight = np.repeat(counts.astype(np.float64), e)
+        weight -= leaves.take(dsts) == srcs      # a leaf's endpoints do not send to themselves
         keep = weight > 0
-        return srcs[keep], dsts[keep], weight[keep], np.repeat(counts, e)[keep]
+        if not keep.all():
+            srcs, dsts, weight = srcs[keep], dsts[keep], weight[keep]
+        return srcs, dsts, weight, srcs       # rows stand for a leaf's NICs: no one source
     else:
         raise ValueError(f"unknown pattern '{pattern}' (use {', '.join(PATTERNS)})")
     sources = np.asarray(src, dtype=np.int64)
@@ -158,31 +161,35 @@ def pattern_flows(t: RoutingTables, pattern: str) -> tuple[np.ndarray, np.ndarra
 def _paths(t: RoutingTables, start: np.ndarray, dst: np.ndarray, pad: int) -> tuple[np.ndarray, np.ndarray]:
     """The links of every flow, hop by hop between switches and down to the endpoint, as a
     (flows x hops) matrix of link ids (switch * ports + port; `pad` past a flow's last hop),
-    and a delivered flag per flow."""
+    and a delivered flag per flow. Tables are read through flat indexes (`take`), the fastest
+    gather numpy has."""
     n = len(dst)
-    cur = start.astype(np.int32)
-    dst = dst.astype(np.int32)
-    active = np.ones(n, dtype=bool)
+    lft = t.lft.ravel()
+    usable = t.gbps.ravel() > 0
+    peer_switch = t.peer_switch.ravel()
+    peer_endpoint = t.peer_endpoint.ravel()
+    endpoints, ports = t.endpoints, t.ports
     delivered = np.zeros(n, dtype=bool)
     hops: list[np.ndarray] = []
-    idx = np.arange(n, dtype=np.int32)
+    a = np.arange(n, dtype=np.int64)           # the flows still on their way
+    here = start.astype(np.int64)
+    to = dst.astype(np.int64)
     for _ in range(MAX_HOPS):
-        if not active.any():
+        if not len(a):
             break
-        a = idx[active]
-        here = cur[a]
-        port = t.lft[here, dst[a]].astype(np.int32)
-        ok = (port > 0) & (t.gbps[here, port] > 0)
-        active[a[~ok]] = False                  # no route out of this switch: the flow is lost
-        a, here, port = a[ok], here[ok], port[ok]
-        column = np.full(n, pad, dtype=np.int32)
-        column[a] = here * t.ports + port
+        port = lft.take(here * endpoints + to).astype(np.int64)
+        link = here * ports + port
+        ok = (port > 0) & usable.take(link)    # no route out of this switch: the flow is lost
+        if not ok.all():
+            a, here, to, link = a[ok], here[ok], to[ok], link[ok]
+        column = np.full(n, pad, dtype=np.int32 if pad < 2**31 else np.int64)
+        column[a] = link
         hops.append(column)
-        nxt = t.peer_switch[here, port]
-        arrived = t.peer_endpoint[here, port] == dst[a]
+        nxt = peer_switch.take(link)
+        arrived = peer_endpoint.take(link) == to
         delivered[a[arrived]] = True
-        active[a[arrived | (nxt < 0)]] = False
-        cur[a] = np.where(nxt >= 0, nxt, here)
+        going = ~arrived & (nxt >= 0)
+        a, here, to = a[going], nxt[going], to[going]
     matrix = np.stack(hops, axis=1) if hops else np.full((n, 0), pad, dtype=np.int32)
     return matrix, delivered
 
@@ -199,11 +206,12 @@ def _fill(paths: np.ndarray, capacity: np.ndarray, weight: np.ndarray) -> np.nda
     # Each round fills at least one link, so there are at most as many rounds as links; in a
     # fat tree a handful (one per distinct bottleneck share).
     for _ in range(len(capacity) + 1):
-        live = np.flatnonzero(~frozen)
-        if not len(live):
+        if frozen.all():
             break
-        rows = paths[live]
-        load = np.bincount(rows.ravel(), weights=np.repeat(weight[live], width), minlength=len(capacity))
+        # While every row grows, read the matrix itself rather than a copy of its live rows.
+        live = np.arange(n) if not frozen.any() else np.flatnonzero(~frozen)
+        rows = paths if len(live) == n else paths[live]
+        load = _column_load(rows, weight[live], len(capacity))
         load[pad] = 0.0
         busy = load > 0
         if not busy.any():
@@ -215,6 +223,15 @@ def _fill(paths: np.ndarray, capacity: np.ndarray, weight: np.ndarray) -> np.nda
         frozen[live[full[rows].any(axis=1)]] = True
     rate[~frozen] = np.inf
     return rate
+
+
+def _column_load(paths: np.ndarray, weight: np.ndarray, size: int) -> np.ndarray:
+    """Sum of `weight` over the rows crossing each link, one hop column at a time (no
+    rows x hops copy of the weights)."""
+    load = np.zeros(size)
+    for column in paths.T:
+        load += np.bincount(column, weights=weight, minlength=size)
+    return load
 
 
 def max_min_fair(flow: np.ndarray, link: np.ndarray, capacity: np.ndarray, weight: np.ndarray,
@@ -263,7 +280,7 @@ def pattern_load(t: RoutingTables, pattern: str) -> tuple[PatternLoad, list[Tier
     capacity = np.concatenate([t.gbps.ravel().astype(np.float64), host_cap, [0.0]])   # last: padding
     pad = len(capacity) - 1
     hops, delivered = _paths(t, start, dst, pad)
-    paths = np.concatenate([host.astype(np.int32)[:, None], hops], axis=1)
+    paths = np.concatenate([host.astype(hops.dtype)[:, None], hops], axis=1)
     # Offered: every stream at one rate, the busiest NIC (sending or receiving) at its line rate:
     # a ring's NIC sends one stream, a binary tree's inner node three (parent and two children).
     if pattern == "all-to-all":
@@ -271,8 +288,7 @@ def pattern_load(t: RoutingTables, pattern: str) -> tuple[PatternLoad, list[Tier
     else:
         busiest = max(int(np.bincount(counted).max()), int(np.bincount(dst).max())) if n else 1
         offered = np.full(n, per_flow / busiest)
-    width = paths.shape[1]
-    offered_load = np.bincount(paths.ravel(), weights=np.repeat(offered * weight, width), minlength=len(capacity))
+    offered_load = _column_load(paths, offered * weight, len(capacity))
     offered_load[pad] = 0.0
     with np.errstate(divide="ignore", invalid="ignore"):
         ratio = np.where(capacity > 0, offered_load / capacity, 0.0)
@@ -303,7 +319,7 @@ def pattern_load(t: RoutingTables, pattern: str) -> tuple[PatternLoad, list[Tier
         busiest_link=TIER_NAMES.get(int(tiers[worst]), "?") if links_n else "")
     routes: list[TierRoutes] = []
     if pattern == "all-to-all":
-        counts = np.bincount(hops.ravel(), weights=np.repeat(weight, hops.shape[1]), minlength=len(capacity))[:links_n]
+        counts = _column_load(hops, weight, len(capacity))[:links_n]
         for key in sorted(np.unique(tiers[used]).tolist()):
             in_tier = used & (tiers == key)
             c = counts[in_tier]
