@@ -82,12 +82,14 @@ class FrrFleet:
             args = [self.ip, "netns", "exec", namespace, str(FRR_DIR / name), "-f", "/dev/null",
                     "-i", str(folder / f"{name}.pid"), "-z", str(folder / "zserv.api"),
                     "--vty_socket", str(folder), "--log", f"file:{folder / (name + '.log')}"]
-            log = open(folder / f"{name}.out", "wb")   # noqa: SIM115 - the child keeps it open
+            # The daemon's own output before its log opens (a refused option, a missing library):
+            # a descriptor the child inherits, closed here once it has.
+            out = os.open(folder / f"{name}.out", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
             try:
-                daemons.processes[name] = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=log,
+                daemons.processes[name] = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=out,
                                                            stderr=subprocess.STDOUT, start_new_session=True)
             finally:
-                log.close()
+                os.close(out)
             self._wait_for_socket(daemons, folder / f"{name}.vty")
         return daemons
 
