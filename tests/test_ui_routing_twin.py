@@ -63,9 +63,10 @@ def test_the_run_is_off_the_ui_thread_and_stop_ends_it(ethernet_window, qtbot, m
     assert dialog.status.text().startswith("Stopped")
 
 
-def test_a_bad_fault_is_refused_before_anything_runs(ethernet_window, monkeypatch):
+def test_a_bad_fault_is_refused_before_anything_runs(ethernet_window, qtbot, monkeypatch):
     _run_with(monkeypatch, lambda self: pytest.fail("the run must not start"))
     dialog = ethernet_window.routing_twin.show()
     dialog.faults.setText("switch:nope-9")
     dialog.start()
-    assert not dialog.running and "no switch 'nope-9'" in dialog.status.text()
+    qtbot.waitUntil(lambda: not dialog.running and dialog.run_button.isEnabled(), timeout=10_000)
+    assert "no switch 'nope-9'" in dialog.status.text()

@@ -47,6 +47,7 @@ class RoutingTwinDialog(QDialog):
         self.resize(900, 640)
         self.twin = None
         self.report = None
+        self.cancel = threading.Event()
         self.finished_run = threading.Event()
         self.finished_run.set()
         self.relay = _Relay(self)
@@ -101,30 +102,30 @@ class RoutingTwinDialog(QDialog):
     def start(self) -> None:
         if self.running:
             return
-        from designer.twin.routing import RoutingTwin
-
         design = self.main.document.design        # immutable: the worker reads this snapshot
-        try:
-            twin = RoutingTwin(design, self.main.catalog, every_link=self.every_link.isChecked(),
-                               faults=tuple(self.faults.text().split()), flows=self.flows.isChecked(),
-                               progress=self.relay.line.emit)
-        except ValueError as exc:       # not Ethernet, a design with errors, a fault naming nothing
-            self._show_error(str(exc))
-            return
-        self.twin, self.report = twin, None
+        catalog = self.main.catalog
+        every_link, flows = self.every_link.isChecked(), self.flows.isChecked()
+        faults = tuple(self.faults.text().split())
+        self.twin, self.report = None, None
+        self.cancel = threading.Event()
         self.finished_run.clear()
         self.text.clear()
         self.copy_button.setEnabled(False)
         self.run_button.setEnabled(False)
         self.stop_button.setEnabled(True)
         self.status.setText("Starting…")
-        done = self.finished_run
+        done, cancel, emit = self.finished_run, self.cancel, self.relay.line.emit
 
         def work():
+            # Everything, the fabric's graph and routing plan included, is made off the UI thread.
             from designer.twin.namespaces import CommandFailed, TwinUnavailable
-            from designer.twin.routing import TwinCancelled
+            from designer.twin.routing import RoutingTwin, TwinCancelled
 
             try:
+                twin = RoutingTwin(design, catalog, every_link=every_link, faults=faults, flows=flows,
+                                   progress=emit)
+                twin.cancel = cancel
+                self.twin = twin
                 return twin.run()
             except (TwinUnavailable, CommandFailed, TwinCancelled, ValueError, OSError) as exc:
                 return exc
@@ -163,15 +164,15 @@ class RoutingTwinDialog(QDialog):
             QGuiApplication.clipboard().setText(json.dumps(self.report.to_json(), indent=2))
 
     def stop(self) -> None:
-        if self.twin is not None and self.running:
-            self.twin.cancel.set()
+        if self.running:
+            self.cancel.set()
             self.status.setText("Stopping: removing the namespaces and daemons…")
             self.stop_button.setEnabled(False)
 
     def shutdown(self) -> None:
         """Stop a run and wait for its clean-up: the window is closing."""
-        if self.twin is not None and self.running:
-            self.twin.cancel.set()
+        if self.running:
+            self.cancel.set()
             self.finished_run.wait(CLEANUP_WAIT_S)
 
 
