@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from designer.catalog import default_catalog
-from designer.cli.common import CommandError, SubParsers, check_project_target, output_file
+from designer.cli.common import CommandError, SubParsers, check_design_memory, check_project_target, output_file
 from designer.io.project import load_design, save_design
 from designer.model.decisions.counterpart import COUNTERPART_TECHNOLOGIES, make_counterpart
 from designer.model.topology.derive import derive
@@ -27,6 +27,7 @@ def run(args: argparse.Namespace) -> int:
     out = check_project_target(args.output, args.force)
     catalog = default_catalog()
     original = load_design(args.file)
+    check_design_memory(derive(original, catalog), "the counterpart")   # it is sized and priced anew
     result = make_counterpart(original, args.technology, catalog)
     derived = derive(result.design, catalog)
     if derived.metrics.errors:

@@ -7,7 +7,7 @@ import fnmatch
 from typing import Any
 
 from designer.catalog import default_catalog
-from designer.cli.common import CommandError, SubParsers, print_json, table
+from designer.cli.common import CommandError, SubParsers, check_design_memory, print_json, table
 from designer.io.project import load_design
 from designer.model.common.units import bandwidth_label, duration_label, rate_label, ratio_label
 from designer.model.decisions.interruptions import Interruptions, interruptions, load_rates, unit_name
@@ -53,6 +53,7 @@ def run(args: argparse.Namespace) -> int:
     derived = derive(load_design(args.file))
     if args.twin and not args.fail:
         raise CommandError("--twin goes with --fail")
+    check_design_memory(derived, "the failure analysis")
     try:
         if args.interruptions:
             rates = load_rates(args.rates) if args.rates else None
