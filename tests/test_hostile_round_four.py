@@ -270,7 +270,7 @@ def test_a_request_above_the_budget_is_refused_before_it_is_built(tmp_path, caps
     assert code == 1 and "needs an estimated" in err and "735,000 links" in err and "budget" in err
     assert not out.exists()
     save_design(superpod(4), tmp_path / "p.json")
-    monkeypatch.setenv("FABRIC_DESIGNER_MEMORY_BUDGET", "65M")
+    monkeypatch.setenv("FABRIC_DESIGNER_MEMORY_BUDGET", "64M")
     code, _, err = cli(capsys, "bom", tmp_path / "p.json")
     assert code == 1 and "fabric-designer metrics" in err and len(err.strip().splitlines()) == 1
 

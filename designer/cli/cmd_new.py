@@ -145,14 +145,14 @@ def _check_switch_fits_technology(args: argparse.Namespace, catalog: Catalog) ->
                            f"({', '.join(dict.fromkeys((tech.default_switch, *tech.switches)))}) or leave --switch out")
 
 
-def _links_before_sizing(args: argparse.Namespace, catalog: Catalog) -> int:
-    """An upper bound on the links of the fabric asked for, from the command line alone: pricing
-    the candidates builds each one's links, so the estimate must come before it."""
+def _links_before_sizing(args: argparse.Namespace, catalog: Catalog) -> tuple[int, int]:
+    """Upper bounds on the (links, servers) of the fabric asked for, from the command line alone:
+    pricing the candidates builds each one's links, so the estimate must come before it."""
     server = catalog.servers.get(args.server) if args.server else None
     gpus_per_server = args.gpus_per_node or (server.gpus if server else 8)
     ports = server.compute_ports if server else gpus_per_server
     servers = args.nodes or -(-(args.gpus or 0) // max(1, gpus_per_server))
-    return links_upper_bound(servers * ports, args.tiers or 3)
+    return links_upper_bound(servers * ports, args.tiers or 3), servers
 
 
 def run(args: argparse.Namespace) -> int:
@@ -165,8 +165,9 @@ def run(args: argparse.Namespace) -> int:
     # leaf) are compared by price all the same.
     _check_switch_fits_technology(args, catalog)
     prices = load_prices(args.prices)
-    check_memory(_links_before_sizing(args, catalog), "sizing and pricing this fabric",
-                 "a smaller cluster (--nodes, --gpus) fits, or a larger budget")
+    links, servers = _links_before_sizing(args, catalog)
+    check_memory(links, "sizing and pricing this fabric",
+                 "a smaller cluster (--nodes, --gpus) fits, or a larger budget", devices=servers)
     request: dict[str, Any] = dict(
         template=args.template or "rail-optimized", gpus=args.gpus, nodes=args.nodes, gpus_per_node=args.gpus_per_node,
         server=args.server, switch=args.switch, radix=args.radix, speed=args.speed,

@@ -15,7 +15,13 @@ from designer.catalog import CatalogError, UnknownPartError
 from designer.io.atomic import WriteRefused, check_target
 from designer.io.project import ProjectFileError, is_project_file
 from designer.limits import MEMORY_BUDGET_ENV, InputError, cli_number, memory_budget, quote, terminal_text
-from designer.model.common.footprint import BYTES_PER_LINK, START_BYTES, bytes_label, peak_bytes
+from designer.model.common.footprint import (
+    BYTES_PER_DEVICE,
+    BYTES_PER_LINK,
+    START_BYTES,
+    bytes_label,
+    peak_bytes,
+)
 from designer.model.common.units import parse_size
 from designer.model.intent.design import FabricDesign
 from designer.model.topology.sizing import SizingError
@@ -76,24 +82,28 @@ def named_for_terminal(design: FabricDesign) -> FabricDesign:
     return dataclasses.replace(design, meta=dataclasses.replace(design.meta, name=shown))
 
 
-def check_memory(links: int, what: str, fits: str) -> None:
+def check_memory(links: int, what: str, fits: str, devices: int = 0) -> None:
     """Refuse, before anything is built, a command whose estimated peak memory for `links`
-    links is above the budget (limits.memory_budget); `fits` names the path that does fit."""
+    links between `devices` devices is above the budget (limits.memory_budget); `fits` names the
+    path that does fit."""
     try:
         budget = memory_budget()
     except InputError as exc:
         raise CommandError(str(exc)) from None
-    need = peak_bytes(links)
+    need = peak_bytes(links, devices)
     if need > budget:
         raise CommandError(f"{what} needs an estimated {bytes_label(need)} of memory for {links:,} links "
-                           f"(heuristic: {bytes_label(START_BYTES)} + {BYTES_PER_LINK:,} bytes a link), above the "
+                           f"and {devices:,} devices (heuristic: {bytes_label(START_BYTES)} + {BYTES_PER_LINK:,} "
+                           f"bytes a link + {BYTES_PER_DEVICE:,} bytes a device), above the "
                            f"budget of {bytes_label(budget)} ({MEMORY_BUDGET_ENV} sets it); {fits}")
 
 
 def check_design_memory(derived: Derived, what: str) -> None:
     """check_memory for a design whose links the closed form counts (its metrics)."""
-    check_memory(derived.metrics.links_total, what,
-                 f"'fabric-designer metrics' gives its counts in closed form in about {bytes_label(START_BYTES)}")
+    m = derived.metrics
+    check_memory(m.links_total, what,
+                 f"'fabric-designer metrics' gives its counts in closed form in about {bytes_label(START_BYTES)}",
+                 devices=m.servers + m.switches_total)
 
 
 def non_empty(text: str) -> str:
