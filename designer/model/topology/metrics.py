@@ -245,6 +245,8 @@ def assemble(design: FabricDesign, r: Resolved, plan: Plan, edited_fabric: Edite
         bisection = closed_form.bisection_gbps(plan, r)
         hops, hops_rail = closed_form.max_hops(plan)
         method = "closed-form"
+    # With fewer than two endpoints in a plane (one server on a rail-only fabric: a rail of one
+    # port) there is no pair to cut apart, so nothing is short of full (ratio 1).
     full = closed_form.full_bisection_gbps(plan, r)
     gpus = design.cluster.servers * r.gpus_per_server
     capacity = capacity_servers(design, r, plan.tiers) * r.gpus_per_server
@@ -257,7 +259,7 @@ def assemble(design: FabricDesign, r: Resolved, plan: Plan, edited_fabric: Edite
         switches_by_tier={t: (ports_by_tier[t].switches if t in ports_by_tier else 0) for t in TIERS},
         switches_by_model=dict(by_model), links_total=sum(links_by_tier.values()),
         links_by_tier=links_by_tier, ports_by_tier=ports_by_tier, bisection_gbps=bisection,
-        full_bisection_gbps=full, bisection_ratio=(bisection / full if full else 0.0),
+        full_bisection_gbps=full, bisection_ratio=(bisection / full if full else 1.0),
         bisection_method=method, max_hops=hops, max_hops_same_rail=hops_rail,
         headroom_gpus=max(0, capacity - gpus), headroom_limit=limit, findings=tuple(findings))
 
