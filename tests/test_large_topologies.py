@@ -10,7 +10,7 @@ from designer.cli.main import main
 from designer.io.project import load_design
 from designer.model.topology.bounds import GRAPH_MAX_LINKS, FabricTooLargeError
 from designer.model.topology.derive import derive
-from designer.model.topology.presets import new_design_choice
+from designer.model.topology.presets import SizingError, new_design_choice
 
 CAT = default_catalog()
 FOUR_PLANE = ["--template", "fat-tree", "--server", "hgx-b300-eth-4plane", "--switch", "tomahawk6-102t",
@@ -105,3 +105,25 @@ def test_sweep_takes_uplink_speed_and_rail_only_as_dimensions():
     optimized, rail_only = run_sweep(rail, workers=1).points
     assert (optimized.switches, rail_only.switches) == (24, 8)
     assert rail_only.capex_usd < optimized.capex_usd
+
+
+@pytest.mark.parametrize("server", sorted(s.id for s in CAT.servers.values() if s.fabric_families))
+def test_without_a_switch_a_server_is_cabled_to_a_switch_of_its_own_family(server):
+    # A 200G multi-plane Ethernet server once fell through to the only 200G technology,
+    # InfiniBand HDR, and was refused for a QM8700 it never asked for.
+    srv = CAT.server(server)
+    others = [sw.name for sw in CAT.switches.values() if sw.family not in srv.fabric_families]
+    try:
+        design = new_design_choice(CAT, "fat-tree", nodes=4, server=server).design
+    except SizingError as exc:   # a refusal may happen, but never over another family's switch
+        assert not [name for name in others if name in str(exc)], str(exc)
+        return
+    tech = CAT.technology(design.fabric.technology)
+    assert tech.family in srv.fabric_families
+    assert CAT.switch(design.fabric.switch).family == tech.family
+
+
+def test_a_four_plane_200g_ethernet_server_builds_without_naming_a_switch():
+    design = new_design_choice(CAT, "fat-tree", gpus=4096, server="hgx-b300-eth-4plane").design
+    assert CAT.technology(design.fabric.technology).family == "ethernet"
+    assert derive(design, CAT).metrics.gpus == 4096

@@ -214,11 +214,16 @@ def _new_choice(catalog: Catalog, template: Template, *, gpus: int | None, nodes
         switch_id = switch or (f"generic-{radix}x{link}g" if radix else None)
         if switch_id is None:
             families = srv.fabric_families or ("infiniband", "ethernet")
-            tech_id = next((t.id for fam in families for t in catalog.technologies.values()
-                            if t.link_gbps == link and t.family == fam), None)
-            tech_id = tech_id or next((t.id for t in catalog.technologies.values() if t.link_gbps == link), None)
+            techs = [t for fam in families for t in catalog.technologies.values() if t.family == fam]
+            tech_id = next((t.id for t in techs if t.link_gbps == link), None)
+            # A server whose NICs run a speed no technology names as its own (200G planes of a
+            # ConnectX-8) is cabled to a switch of its own family with ports at that speed (a
+            # 102.4T switch in 512 x 200G mode), never to another family's switch.
+            tech_id = tech_id or next((t.id for t in techs for sid in (t.default_switch, *t.switches)
+                                       if sid in catalog.switches and catalog.switch(sid).ports_at(link)), None)
             if tech_id is None:
-                raise SizingError(f"no technology in the catalog runs at {link}G")
+                raise SizingError(f"no {' or '.join(families)} technology in the catalog runs at {link}G; "
+                                  f"name a switch with {link}G ports (--switch)")
             switch_id = catalog.technology(tech_id).default_switch
         catalog.switch(switch_id)
         technology = pick_technology(catalog, switch_id, link)
