@@ -59,7 +59,9 @@ def test_the_cluster_ran_the_work(cluster):
 
 
 def test_an_unreachable_scheduler_is_one_line(capsys):
-    with LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None) as gone:
+    # A scheduler on a port the system chose, closed again: nothing listens there any more.
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None,
+                      protocol="tcp://", host="127.0.0.1", scheduler_port=0) as gone:
         address = gone.scheduler_address
     with pytest.raises(CommandError, match="cannot reach the Dask scheduler") as info, \
             dask_executor(address, timeout_s=1):
