@@ -24,9 +24,10 @@ ROOT = Path(__file__).resolve().parents[1]
 # One worker builds the wheel once for every test of this file (pytest-xdist, --dist loadgroup).
 pytestmark = pytest.mark.xdist_group("wheel")
 
-# What the build leaves out: it writes its own build/ and *.egg-info beside the sources.
+# What the build leaves out: it writes its own build/ and *.egg-info beside the sources. The
+# guide (docs/, mkdocs.yml) goes into the wheel, so it is copied.
 _NOT_BUILT = shutil.ignore_patterns(".git", ".venv", "build", "dist", "*.egg-info", "__pycache__", "*.pyc",
-                                    ".*_cache", ".hypothesis", "tests", "benchmarks", "docs", "packaging")
+                                    ".*_cache", ".hypothesis", "tests", "benchmarks", "packaging")
 
 
 @pytest.fixture(scope="module")
@@ -88,7 +89,8 @@ def test_installed_wheel_runs_new_metrics_bom_and_render_from_root(installed, tm
     probe = subprocess.run([str(env_dir / "bin" / "python"), "-c",
                             "import designer, designer.catalog.loader as l; print(designer.__file__);"
                             " print(l.RESOURCES)"],
-                           cwd="/", capture_output=True, text=True, check=True)
+                           cwd="/", capture_output=True, text=True, check=True,
+                           env={k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")})
     module_file, resources = probe.stdout.split()
     assert str(env_dir) in module_file and str(ROOT) not in module_file
     assert resources.startswith(str(env_dir)) and resources.endswith("_data/resources")
