@@ -128,11 +128,12 @@ def test_the_step_lists_each_collective_where_it_runs():
 
 
 def test_the_pipeline_bubble_at_16k_gpus_is_counted():
-    """At 16K GPUs the 70B plan has few micro-batches per pipeline: the bubble is in the step."""
+    """At 16K GPUs the 70B plan has few micro-batches per pipeline, even with the batch grown to
+    its published ceiling (at most 4 per pipeline stage): the bubble is in the step."""
     d = derive(new_design(CAT, "rail-optimized", gpus=16384, server="dgx-h100", switch="qm9700"), CAT)
     st_ = training_step(d, workload="dense-70b")
     p = st_.plan
-    assert p.pp > 1 and p.micro_batches <= 4
+    assert p.pp > 1 and p.micro_batches <= 4 * p.pp
     assert st_.bubble_ms == pytest.approx(st_.compute_ms * (p.pp - 1) / p.micro_batches)
     assert st_.step_ms > st_.compute_ms + st_.bubble_ms
     assert "pipeline bubble" in " ".join(st_.advice.reasons)
@@ -173,7 +174,8 @@ def test_collectives_cli_training_view_of_a_workload(tmp_path):
                           "dense-70b", "--json"], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     data = json.loads(out.stdout)
-    assert data["plan"] == {"tp": 8, "pp": 4, "dp": 8, "ep": 1, "zero": 1, "micro_batches": 128}
+    plan = {k: data["plan"][k] for k in ("tp", "pp", "dp", "ep", "zero", "micro_batches")}
+    assert plan == {"tp": 8, "pp": 4, "dp": 8, "ep": 1, "zero": 1, "micro_batches": 128}
     assert data["memory"]["fits"] and data["mfu_heuristic"] is True
     assert {c["name"] for c in data["collectives"]} >= {"TP all-reduce", "DP reduce-scatter"}
     bad = subprocess.run([sys.executable, "-m", "designer.cli.main", "collectives", str(path), "--workload",

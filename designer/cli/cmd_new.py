@@ -35,6 +35,7 @@ from designer.model.networks.sizing import size_networks
 from designer.model.physical.cost_bound import fabric_bound
 from designer.model.physical.fabric_cost import fabric_cost
 from designer.model.physical.prices import load_prices
+from designer.model.topology.bounds import check_endpoints
 from designer.model.topology.derive import derive
 from designer.model.topology.presets import TEMPLATES, new_design_choice
 from designer.model.topology.refusal_hints import hint_text, what_would_build
@@ -145,14 +146,13 @@ def _check_switch_fits_technology(args: argparse.Namespace, catalog: Catalog) ->
                            f"({', '.join(dict.fromkeys((tech.default_switch, *tech.switches)))}) or leave --switch out")
 
 
-def _links_before_sizing(args: argparse.Namespace, catalog: Catalog) -> tuple[int, int]:
-    """Upper bounds on the (links, servers) of the fabric asked for, from the command line alone:
-    pricing the candidates builds each one's links, so the estimate must come before it."""
+def _request_size(args: argparse.Namespace, catalog: Catalog) -> tuple[int, int]:
+    """(servers, NIC ports attached to the fabric) of the request, from the command line alone."""
     server = catalog.servers.get(args.server) if args.server else None
     gpus_per_server = args.gpus_per_node or (server.gpus if server else 8)
     ports = server.compute_ports if server else gpus_per_server
     servers = args.nodes or -(-(args.gpus or 0) // max(1, gpus_per_server))
-    return links_upper_bound(servers * ports, args.tiers or 3), servers
+    return servers, servers * ports
 
 
 def run(args: argparse.Namespace) -> int:
@@ -165,8 +165,11 @@ def run(args: argparse.Namespace) -> int:
     # leaf) are compared by price all the same.
     _check_switch_fits_technology(args, catalog)
     prices = load_prices(args.prices)
-    links, servers = _links_before_sizing(args, catalog)
-    check_memory(links, "sizing and pricing this fabric",
+    # Before sizing, from the request alone: the closed forms' ceiling (the plainer refusal), then
+    # the memory that pricing the candidates takes, each of which builds its links.
+    servers, endpoints = _request_size(args, catalog)
+    check_endpoints(endpoints)
+    check_memory(links_upper_bound(endpoints, args.tiers or 3), "sizing and pricing this fabric",
                  "a smaller cluster (--nodes, --gpus) fits, or a larger budget", devices=servers)
     request: dict[str, Any] = dict(
         template=args.template or "rail-optimized", gpus=args.gpus, nodes=args.nodes, gpus_per_node=args.gpus_per_node,

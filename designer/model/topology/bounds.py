@@ -93,7 +93,12 @@ def check_request(design: FabricDesign, r: Resolved) -> None:
         if _radix(switch) > MAX_RADIX:
             raise FabricTooLargeError(f"{tier} switch {switch.name[:60]} has {_radix(switch):,} ports; "
                                       f"at most {MAX_RADIX:,} are supported", "", f"fabric.{tier}.switch")
-    endpoints = design.cluster.servers * r.rails * r.planes
+    check_endpoints(design.cluster.servers * r.rails * r.planes)
+
+
+def check_endpoints(endpoints: int) -> None:
+    """The NIC ports a request attaches, against the closed forms' ceiling (also asked before
+    anything is sized, from the request alone)."""
     _refuse("endpoints", endpoints, MAX_ENDPOINTS, "NIC ports attached to the fabric")
 
 

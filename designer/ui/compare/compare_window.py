@@ -465,9 +465,10 @@ class CompareWindow(QMainWindow):
     def _fit_split(self) -> None:
         """Give the table the width its columns need, the rest to the recommendation and charts."""
         need = self.table.minimum_width() + 2
-        self.table.setMinimumWidth(min(need, 700))
+        # At most 640 px as a minimum: with the recommendation's ~600 px the window fits 1280.
+        self.table.setMinimumWidth(min(need, 640))
         total = max(self.split.width(), self.width() - 12)
-        left = min(max(need, 700), total - 540)
+        left = min(max(need, 640), total - 600)
         self.split.setSizes([left, total - left])
         height = max(self.right.height(), self.height() - 90)
         # The recommendation with its flip lines gets the room it reads in; the charts scroll.

@@ -3,6 +3,7 @@ recipe): the metric names stay beside whichever designs are in view on a laptop 
 
 from __future__ import annotations
 
+import shiboken6
 from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtWidgets import QAbstractItemView, QFrame, QHeaderView, QTableView
 
@@ -75,7 +76,9 @@ class FrozenFirstColumn(QObject):
 
     def eventFilter(self, watched, event) -> bool:  # noqa: N802 (Qt's name)
         table = getattr(self, "table", None)   # events can come while the table is being built
-        if table is not None and watched in (table, table.horizontalHeader()) and event.type() in (
+        if table is None or not shiboken6.isValid(table):   # ... or after it was deleted
+            return False
+        if watched in (table, table.horizontalHeader()) and event.type() in (
                 QEvent.Type.Resize, QEvent.Type.Show):
             self._place()
         return False

@@ -163,6 +163,11 @@ class AssumptionsBox(QGroupBox):
                                     "batch and pipeline schedule: the verdict names what it assumed")
         # "Defaults" sits beside the tabs, so the box is no taller than its pages.
         self.pages.setCornerWidget(self.reset, Qt.Corner.TopRightCorner)
+        # A combo box is as wide as its longest item by default; the items are named in full in
+        # the open list, so the box keeps a laptop's width (the whole Compare window fits 1280 px).
+        for combo in self.pages.findChildren(QComboBox):
+            combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+            combo.setMinimumContentsLength(10)
         grid.addWidget(self.pages, 0, 0, 1, 4)
         grid.addWidget(self.problem, 1, 0, 1, 4)
         for column in (1, 3):

@@ -25,7 +25,7 @@ def _licence(distributions: tuple[str, ...]) -> tuple[str, str]:
             meta = metadata.metadata(name)
         except metadata.PackageNotFoundError:
             continue
-        licence = meta["License-Expression"] or meta["License"] or ""
+        licence = meta.get("License-Expression") or meta.get("License") or ""
         if not licence or len(licence) > 80:   # some packages put the whole licence text here
             licence = next((c.split("::")[-1].strip() for c in meta.get_all("Classifier") or []
                             if c.startswith("License ::")), licence[:80] or "not stated")
