@@ -126,9 +126,12 @@ def audit(fabric: AsBuilt, design: FabricDesign | None = None, inference: Infere
     placement = placed if placed is not None else (place(fabric, roles, g) if g is not None else Placement())
     mapping = placement.mapping
     management = set(placement.management)
+    upper = {d for d, role in roles.items() if role in ("spine", "core")} if management else set()
+    on_spine = {e for w in fabric.links for e, other in ((w.a, w.b), (w.b, w.a)) if e in management and other in upper}
     report.set_apart = ([{"device": d.name, "id": d.id, "kind": "aggregation node"} for d in devs.values()
                          if roles.get(d.id) == "aggregation"]
-                        + [{"device": devs[i].name, "id": i, "kind": "management HCA"} for i in sorted(management)])
+                        + [{"device": devs[i].name, "id": i, "kind": "host HCA on a spine" if i in on_spine
+                            else "management HCA"} for i in sorted(management)])
     aside = {e["id"] for e in report.set_apart}
 
     def end(dev: str, port: int, node: str | None = None) -> Json:
@@ -233,7 +236,9 @@ def _host_links(report: AuditReport, fabric: AsBuilt, roles: dict[str, str], g: 
             report.extra_links.append({"a": end(nic, 1), "b": end(sw, port), "as_built": w.label, "reason": why})
             continue
         leaf, port, gbps = designed_at[node]
-        ok = next(((sw, p, w) for sw, p, w in rows if mapping.get(sw) == leaf and p == port), None)
+        # An HCA placed by its leaf (an inferred design of one-HCA servers) is in place on any leaf.
+        ok = next(((sw, p, w) for sw, p, w in rows if (mapping.get(sw) == leaf and p == port) or (
+            nic in placement.by_leaf and g.nodes.get(mapping.get(sw, ""), {}).get("role") == "leaf")), None)
         if ok is None:
             misplaced[nic] = ok = rows[0]
         sw, p, w = ok

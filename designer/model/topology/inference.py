@@ -72,7 +72,9 @@ class Inference:
         """Where each as-built device sits in the inferred design, placed once, when first asked
         (an audit against another design never needs it)."""
         if self.placement is None and self.derived is not None and self._fabric is not None:
-            self.placement = place(self._fabric, self.roles, design_view(self.derived))
+            # One HCA per server: the design fixes the leaf, the site its own port plan.
+            one = self.design is not None and (self.design.cluster.ports_per_server or 0) == 1
+            self.placement = place(self._fabric, self.roles, design_view(self.derived), by_leaf=one)
             self.mapping = self.placement.mapping
         return self.placement
 
@@ -170,7 +172,7 @@ def infer_design(fabric: AsBuilt, catalog: Catalog | None = None, name: str = "A
     if mgmt or aggregation:
         facts.append(Inferred("set apart", f"{aggregation} aggregation nodes, {len(mgmt)} management HCAs", "high",
                               "SHARP aggregation nodes by their description; management HCAs are hosts named "
-                              "unlike the compute hosts with fewer HCAs (" + (", ".join(sorted(view.management)[:3])
+                              "unlike the compute hosts with fewer HCAs, or cabled only to spines (" + (", ".join(sorted(view.management)[:3])
                                                                               or "none") + ")"))
     named = [d for d in nics if d.host]
     hosts: dict[str, list[Device]] = defaultdict(list)
@@ -472,7 +474,8 @@ def _candidate(name: str, server: ClusterSpec, ports: int, link: int, uplink: in
 def _technology(gbps: int, uplink: int = 0, family: str = "infiniband") -> str:
     if family == "ethernet":
         return "roce-800g" if gbps == 400 and uplink == 800 else "roce-400g"
-    return {800: "ib-xdr", 400: "ib-ndr", 200: "ib-ndr"}.get(gbps, "ib-ndr")
+    # Older generations (resources/catalog/infiniband_older.toml): QDR and FDR10 both run 40G.
+    return {800: "ib-xdr", 400: "ib-ndr", 200: "ib-ndr", 100: "ib-edr", 56: "ib-fdr", 40: "ib-qdr"}.get(gbps, "ib-ndr")
 
 
 _MODEL = re.compile(r"\b[A-Z]{1,4}\d{3,5}[A-Z]?\b")
