@@ -38,6 +38,7 @@ from designer.model.topology.capture_mapping import Placement, place
 from designer.model.topology.derive import Derived, derive
 from designer.model.topology.design_view import DesignView, design_view
 from designer.model.topology.inference import Inference, InferenceJson, assign_roles
+from designer.model.topology.server_evidence import at_card_rate
 
 KEYS = ("inferred", "missing_devices", "missing_links", "extra_links", "miswired", "degraded_links",
         "unnamed_devices", "impact", "summary", "swapped", "set_apart")
@@ -163,7 +164,7 @@ def audit(fabric: AsBuilt, design: FabricDesign | None = None, inference: Infere
             entry["leaf"], entry["port"] = devs[leaf].name, port
         report.unnamed_devices.append(entry)
     if g is None or derived is None:        # g is read off derived: both or neither
-        _degraded_by_mode(report, links, roles, end)
+        _degraded_by_mode(report, links, roles, end, {d.id: d.devid for d in fabric.endpoints()})
         report.missing_links = missing_by_symmetry(links, roles, {d: devs[d].name for d in devs})
         grade(report, None)
         report.summary = summarise(report, {}, {})
@@ -242,7 +243,8 @@ def _host_links(report: AuditReport, fabric: AsBuilt, roles: dict[str, str], g: 
         if ok is None:
             misplaced[nic] = ok = rows[0]
         sw, p, w = ok
-        if (w.gbps and w.gbps < gbps) or 0 < w.width < 4:     # a moved cable can run slow too
+        # A moved cable can run slow too; an older HCA at its own top rate is no fault.
+        if (w.gbps and w.gbps < gbps and not at_card_rate(devs[nic].devid, w.gbps)) or 0 < w.width < 4:
             report.degraded_links.append({"a": end(nic, 1), "b": end(sw, p), "as_built": w.label,
                                           "designed": f"{gbps}G", "gbps": w.gbps})
     # An HCA that the capture lists without a cable to a switch is a port down, like one not listed.
@@ -406,7 +408,8 @@ def _reason(g: DesignView, leaf: str, port: int, built_leaf: str | None, built_p
     return f"wrong port: on port {built_port} instead of port {port}"
 
 
-def _degraded_by_mode(report: AuditReport, links: list[Link], roles: dict[str, str], end: EndOf) -> None:
+def _degraded_by_mode(report: AuditReport, links: list[Link], roles: dict[str, str], end: EndOf,
+                      devid_of: dict[str, int]) -> None:
     """Without a design, a link is degraded when it runs below the most common rate of its tier."""
     def tier_of(wire: Link) -> tuple[str, ...]:
         return tuple(sorted((roles.get(wire.a, ""), roles.get(wire.b, ""))))
@@ -416,7 +419,8 @@ def _degraded_by_mode(report: AuditReport, links: list[Link], roles: dict[str, s
         best[tier_of(wire)][wire.gbps] += 1
     for wire in links:
         mode = best[tier_of(wire)].most_common(1)[0][0]
-        if wire.gbps < mode or 0 < wire.width < 4:
+        card = wire.a if roles.get(wire.a) == "nic" else wire.b if roles.get(wire.b) == "nic" else ""
+        if (wire.gbps < mode and not (card and at_card_rate(devid_of.get(card, 0), wire.gbps))) or 0 < wire.width < 4:
             report.degraded_links.append({"a": end(wire.a, wire.pa), "b": end(wire.b, wire.pb), "as_built": wire.label,
                                           "designed": f"{mode:g}G (most common in this tier)", "gbps": wire.gbps})
 

@@ -260,7 +260,8 @@ def _pair_leaves_by_hosts(mapping: dict[str, str], ends: dict[str, list[tuple[in
     """Leaves of one-HCA servers, each its own group: in name order, each takes the first free
     design leaf with room for the hosts it holds (the last leaf of a design is often the short
     one), so that a full leaf is not held to a short leaf's positions."""
-    built = sorted((lf for lf in mapping if lf in ends and lf not in same_name), key=lambda x: natural_key(devs[x].name))
+    built = sorted((lf for lf in mapping if lf in ends and lf not in same_name),
+                   key=lambda x: natural_key(devs[x].name))
     design = sorted((mapping[lf] for lf in built), key=natural_key)
     room = {d: len(d_hosts_on.get(d, ())) for d in design}
     for leaf in built:
@@ -277,13 +278,13 @@ def _place_by_leaf(out: Placement, ends: dict[str, list[tuple[int, str]]], devs:
     port order (named hosts first take a server; default-named HCAs are attributed to one)."""
     mapping = out.mapping
     spare: list[tuple[int, str, str]] = []      # (port, HCA, leaf) of hosts their leaf had no room for
+    # A default-named HCA on a designed port keeps it (the default-named pass places it).
+    kept = {at_port[(mapping[leaf], port)] for leaf, rows in ends.items() if leaf in mapping
+            for port, nic in rows if not devs[nic].host and (mapping[leaf], port) in at_port}
     for leaf, rows in sorted(ends.items()):
         d_leaf = mapping.get(leaf)
         if d_leaf is None:
             continue
-        # A default-named HCA on a designed port keeps it (the default-named pass places it).
-        kept = {at_port[(d_leaf, port)] for port, nic in rows
-                if not devs[nic].host and (d_leaf, port) in at_port}
         free = [n for (lf, _), n in sorted(at_port.items(), key=lambda t: t[0][1])
                 if lf == d_leaf and g.nodes[n]["server"] not in taken and n not in kept]
         for port, nic in sorted(rows):
@@ -299,7 +300,7 @@ def _place_by_leaf(out: Placement, ends: dict[str, list[tuple[int, str]]], devs:
     # some and leaves others short (24, 24, 22): without a design to say which leaf a one-HCA
     # server belongs on, any leaf is its place, so the rest take the positions left anywhere.
     left = [n for (_, _), n in sorted(at_port.items(), key=lambda t: (natural_key(t[0][0]), t[0][1]))
-            if g.nodes[n]["server"] not in taken and n not in set(mapping.values())]
+            if g.nodes[n]["server"] not in taken and n not in kept]
     for _, nic, _ in sorted(spare, key=lambda t: (natural_key(devs[t[2]].name), t[0])):
         d = devs[nic]
         if left and not (d.host and d.host in out.server_of_host):

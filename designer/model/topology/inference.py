@@ -29,7 +29,7 @@ from designer.model.topology.builders import leaf_assignment
 from designer.model.topology.capture_mapping import Placement, group_view, place
 from designer.model.topology.derive import Derived, derive, plan_only
 from designer.model.topology.design_view import design_view
-from designer.model.topology.server_evidence import cluster_of, read_server
+from designer.model.topology.server_evidence import cluster_of, older_cards, read_server
 from designer.model.topology.sizing import Plan, Resolved
 
 ROLES = ("leaf", "spine", "core")
@@ -172,8 +172,8 @@ def infer_design(fabric: AsBuilt, catalog: Catalog | None = None, name: str = "A
     if mgmt or aggregation:
         facts.append(Inferred("set apart", f"{aggregation} aggregation nodes, {len(mgmt)} management HCAs", "high",
                               "SHARP aggregation nodes by their description; management HCAs are hosts named "
-                              "unlike the compute hosts with fewer HCAs, or cabled only to spines (" + (", ".join(sorted(view.management)[:3])
-                                                                              or "none") + ")"))
+                              "unlike the compute hosts with fewer HCAs, or cabled only to spines ("
+                              + (", ".join(sorted(view.management)[:3]) or "none") + ")"))
     named = [d for d in nics if d.host]
     hosts: dict[str, list[Device]] = defaultdict(list)
     for d in named:
@@ -202,6 +202,11 @@ def infer_design(fabric: AsBuilt, catalog: Catalog | None = None, name: str = "A
     uplink = int(_mode((wire.gbps for wire in up_links if wire.gbps), float(link)))
     facts.append(Inferred("link speed", f"{link}G hosts, {uplink}G between switches", "high",
                           "most common rate per tier; slower links are reported as degraded"))
+    slow, cards = older_cards(nics, link) if family == "infiniband" and link else (0, "")
+    if slow:
+        facts.append(Inferred("older HCAs", f"{slow} at their own top rate", "high",
+                              f"{cards}: their links run slower than {link}G because the card does, "
+                              "not the cable; they are not reported as degraded"))
     evidence = read_server(hosts, ports, link, catalog, family)
     facts.append(Inferred("server model", evidence.value, evidence.confidence, evidence.why))
     inf.server_candidates = evidence.candidates
@@ -270,7 +275,16 @@ def infer_design(fabric: AsBuilt, catalog: Catalog | None = None, name: str = "A
                             "without speeds); the capture is audited on its own, without a design")
         return inf
     if switch_id is None:
-        inf.problems.append(f"no catalog switch runs {link}G host links and {uplink}G uplinks; "
+        seen = sorted({d.description for d in by_tier["leaf"] + by_tier["spine"] if d.description})
+        inf.problems.append(f"no catalog switch runs {link}G host links and {uplink}G uplinks"
+                            + (f" (the switches describe themselves as {', '.join(seen[:3])})" if seen else "")
+                            + "; the capture is audited on its own, without a design")
+        return inf
+    mixed = _generations(by_tier["leaf"] + by_tier["spine"] + by_tier["core"], catalog)
+    if len(mixed) > 1:
+        inf.problems.append("the switches are of more than one generation ("
+                            + ", ".join(f"{n} {gen}" for gen, n in sorted(mixed.items()))
+                            + ", by their device ids): no one catalog design has them; "
                             "the capture is audited on its own, without a design")
         return inf
     planes = _planes(fabric, roles)
@@ -312,7 +326,12 @@ def infer_design(fabric: AsBuilt, catalog: Catalog | None = None, name: str = "A
                 resolved, plan = plan_only(cand, catalog)
             except (ValueError, KeyError):
                 continue
-            score = sum(abs(a - b) for a, b in zip(_planned_counts(resolved, plan), observed, strict=True))
+            planned = _planned_counts(resolved, plan)
+            score = sum(abs(a - b) for a, b in zip(planned, observed, strict=True))
+            # A capture can lack designed switches (absent), never hold more than the design has:
+            # a design with fewer switches than seen counts each one twice (X5's 7 uneven leaves
+            # and 4 spines are not a 5-leaf, 2-spine design with a few links off).
+            score += sum(max(0, b - a) for a, b in zip(planned[:3], observed[:3], strict=True))
             # Equal counts can come from another SU size (uplinks rounded up to spread evenly over
             # fewer spines): the SU size seen on the leaves breaks the tie.
             su_off = abs(plan.rail_su_size - nodes_per_su) if template == "rail-optimized" else 0
@@ -444,11 +463,25 @@ def _switch_model(switches: Sequence[Device], catalog: Catalog, gbps: int) -> tu
         if on_chip:
             return on_chip[0], "medium", (f"{n} switches report devid 0x{devid:04x} ({known.name}); catalog parts "
                                           f"on that chip: {', '.join(on_chip)}")
-    fits = [s for s in ib if s.ports_at(gbps)]
+    # An end-of-life switch runs the slower rates too, but a capture at those rates is of its
+    # own generation (an SDR ISR9024 is no FDR SX6036): it is the guess only at its own top rate.
+    fits = [s for s in ib if s.ports_at(gbps) and (s.status != "end-of-life" or s.max_gbps == gbps)]
     if fits:
         s = max(fits, key=lambda s: s.ports_at(gbps))
         return s.id, "low", f"no known part number in the switch descriptions; the largest {gbps}G catalog switch"
     return None, "low", f"no catalog InfiniBand switch offers {gbps}G ports"
+
+
+def _generations(switches: Sequence[Device], catalog: Catalog) -> Counter[str]:
+    """Switches per generation (QDR, FDR, EDR ...), read from the device ids the catalog knows."""
+    ids = device_ids()
+    out: Counter[str] = Counter()
+    for d in switches:
+        known = ids.by_devid(d.devid) if d.devid else None
+        parts = [catalog.switches[c] for c in (known.catalog if known else ()) if c in catalog.switches]
+        if parts and parts[0].generation:
+            out[parts[0].generation] += 1
+    return out
 
 
 def _candidate(name: str, server: ClusterSpec, ports: int, link: int, uplink: int, switch_id: str, template: Template,
