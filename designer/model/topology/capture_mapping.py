@@ -157,11 +157,11 @@ def _group_number(names: dict[str, str], groups: list[list[str]]) -> dict[str, i
     return None
 
 
-def place(fabric: AsBuilt, roles: dict[str, str], design: Any, by_leaf: bool = False) -> Placement:
-    """Place the capture's devices on the design (a DesignView, or a device graph). `by_leaf`:
-    servers of one HCA go to the design's positions on the leaf they are cabled to, in port
-    order, when their port is not the one the design gives (the design is inferred, and the
-    site's port plan is its own)."""
+def place(fabric: AsBuilt, roles: dict[str, str], design: Any) -> Placement:
+    """Place the capture's devices on the design (a DesignView, or a device graph). Servers of
+    one HCA whose port is not the one the design gives are placed by their leaf: every host port
+    of a leaf-spine leaf is alike, and a site's port plan (hosts on ports 1-16 and the even ports
+    above) is its own, so the design's numbering is no wiring rule for them."""
     g = design if isinstance(design, DesignView) else view_from_graph(design)
     devs = fabric.devices
     out = Placement()
@@ -211,6 +211,7 @@ def place(fabric: AsBuilt, roles: dict[str, str], design: Any, by_leaf: bool = F
             mapping[leaf] = want
             free.remove(want)
         mapping.update(zip(rest, free, strict=False))
+    by_leaf = len({data["port"] for data in g.nodes.values() if data["role"] == "nic"}) == 1
     if by_leaf and all(len(grp) == 1 for grp in d_groups):
         _pair_leaves_by_hosts(mapping, ends, devs, d_hosts_on, same_name)
 

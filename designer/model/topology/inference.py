@@ -72,9 +72,7 @@ class Inference:
         """Where each as-built device sits in the inferred design, placed once, when first asked
         (an audit against another design never needs it)."""
         if self.placement is None and self.derived is not None and self._fabric is not None:
-            # One HCA per server: the design fixes the leaf, the site its own port plan.
-            one = self.design is not None and (self.design.cluster.ports_per_server or 0) == 1
-            self.placement = place(self._fabric, self.roles, design_view(self.derived), by_leaf=one)
+            self.placement = place(self._fabric, self.roles, design_view(self.derived))
             self.mapping = self.placement.mapping
         return self.placement
 
