@@ -154,7 +154,8 @@ def _device(node_id: str, kind: str, desc: str, ports: int, devid: int) -> Devic
 
 # --- exporter -------------------------------------------------------------------------------
 
-_SPEED_NAME = {100: "EDR", 200: "HDR", 400: "NDR", 800: "XDR"}
+# 4x rates by generation; QDR names 40G (an FDR10 link reads back as 40G too).
+_SPEED_NAME = {10: "SDR", 20: "DDR", 40: "QDR", 56: "FDR", 100: "EDR", 200: "HDR", 400: "NDR", 800: "XDR"}
 
 
 @lru_cache(maxsize=64)
@@ -278,7 +279,9 @@ def ibnetdiscover_chunks(derived: Derived, aggregation_nodes: bool = True,
         sw = model[w.role(n)]
         own, peers, other, gbps = ends(n)
         ports = max(sw.ports_at(r.uplink_gbps), sw.ports_at(r.link_gbps), own[-1] if own else 0)
-        chunk += [f"vendid=0x{vendid:x}", f"devid=0x{_devid(sw.id, 'switch'):04x}", f"sysimgguid=0x{guid[n]}",
+        own_vendor = device_ids().for_part(sw.id, "switch")   # Voltaire boxes report their own vendor id
+        chunk += [f"vendid=0x{(own_vendor.vendid if own_vendor else 0) or vendid:x}",
+                  f"devid=0x{_devid(sw.id, 'switch'):04x}", f"sysimgguid=0x{guid[n]}",
                   f"switchguid=0x{guid[n]}({guid[n]})",
                   f'Switch\t{ports + 1 if aggregation_nodes and sw.in_network_reduction else ports} "S-{guid[n]}"'
                   f'\t\t# "{desc[n]}" enhanced port 0 lid {lid[n]} lmc 0']
