@@ -273,9 +273,10 @@ def infer_design(fabric: AsBuilt, catalog: Catalog | None = None, name: str = "A
                             "without speeds); the capture is audited on its own, without a design")
         return inf
     if switch_id is None:
-        seen = sorted({d.description for d in by_tier["leaf"] + by_tier["spine"] if d.description})
+        described = sorted({d.description for d in by_tier["leaf"] + by_tier["spine"] if d.description})
         inf.problems.append(f"no catalog switch runs {link}G host links and {uplink}G uplinks"
-                            + (f" (the switches describe themselves as {', '.join(seen[:3])})" if seen else "")
+                            + (f" (the switches describe themselves as {', '.join(described[:3])})"
+                               if described else "")
                             + "; the capture is audited on its own, without a design")
         return inf
     mixed = _generations(by_tier["leaf"] + by_tier["spine"] + by_tier["core"], catalog)
