@@ -55,6 +55,8 @@ def test_a_real_capture_gives_its_written_inference_and_findings(name):
     assert found == want["findings"]
     for kind, reason in want.get("reasons", {}).items():
         assert all(e["reason"] == reason for e in getattr(report, kind))
+    for kind, start in want.get("reasons_start", {}).items():
+        assert all(e["reason"].startswith(start) for e in getattr(report, kind))
     for a, b, pair in want.get("missing", []):
         assert any((e["a"]["device"], e["b"]["device"], e["pair_links"]) == (a, b, pair) for e in report.missing_links)
     # every finding says how sure the tool is and why

@@ -11,9 +11,11 @@ block (stderr messages, headers such as "Non-Chassis Nodes") are skipped and cou
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import os
 import re
+from collections import Counter
 from collections.abc import Callable, Iterator
 from functools import lru_cache
 
@@ -136,6 +138,15 @@ def parse_ibnetdiscover(text: str, source: str = "<text>") -> AsBuilt:
                            f"have no block of their own (first {missing[0]}){cut}")
     if skipped:
         fabric.notes.append(f"{skipped} line(s) that are not part of the ibnetdiscover format were skipped")
+    # Switches sharing one description (four 'Voltaire 4036 - 36 QDR ports switch' in X5) are
+    # told apart by their GUID, as default-named ones are, so that no finding reads "cabled to
+    # X instead of X".
+    plain = [d for d in fabric.devices.values() if d.kind == "switch" and d.name == d.description.strip()]
+    names = Counter(d.name for d in plain)
+    for d in plain:
+        key = d.id
+        if names[d.name] > 1:
+            fabric.devices[key] = dataclasses.replace(d, name=f"{d.name} ({key[2:]})")
     return fabric
 
 

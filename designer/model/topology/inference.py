@@ -13,6 +13,7 @@ confidence and reason.
 from __future__ import annotations
 
 import dataclasses
+import math
 import re
 from collections import Counter, defaultdict
 from collections.abc import Hashable, Iterable, Sequence
@@ -300,6 +301,13 @@ def infer_design(fabric: AsBuilt, catalog: Catalog | None = None, name: str = "A
             if roles.get(end) == "leaf":
                 leaf_up[end] += 1
     up = _mode(leaf_up.values(), 1) if leaf_up else 0   # one tier: no leaf has an uplink
+    if tiers == 2 and leaf_up:
+        # A missing cable takes one link off one leaf-spine pair but off its leaf's whole total:
+        # when most leaves miss one, the usual links per pair times the spines is the design.
+        pair_links = Counter(frozenset((w.a, w.b)) for w in up_links)
+        spines_of: Counter[str] = Counter(end for pair in pair_links for end in pair if roles.get(end) == "leaf")
+        if spines_of and _mode(spines_of.values(), 0) == len(by_tier["spine"]):
+            up = max(up, _mode(pair_links.values(), 1) * len(by_tier["spine"]))
     # Spines numbered 1..9 with one number missing: the missing one is absent, not undesigned.
     gaps = _numbering_gaps(by_tier["spine"]) if tiers == 2 else 0
     if gaps:
@@ -313,6 +321,12 @@ def infer_design(fabric: AsBuilt, catalog: Catalog | None = None, name: str = "A
     seen_spread = sorted(hosts_per_leaf.get(d.id, 0) for d in by_tier["leaf"])
     ratio = round(nodes_per_su * link / (up * uplink), 3) if up else 1.0
     ratios = sorted({1.0, ratio, 1.5, 2.0, 3.0, 4.0}, key=lambda x: abs(x - ratio))
+    # Sizing spreads the servers evenly over the leaves seen, so a leaf holds fewer than the
+    # fullest one: the ratio that gives it the uplinks seen is tried last (ties keep the others).
+    if up and tier_sizes["leaf"]:
+        # rounded up to 3 decimals: a hair more ratio keeps the same whole uplinks, and reads 1.084:1
+        even = math.ceil(-(-servers // tier_sizes["leaf"]) * link / (up * uplink) * 1000) / 1000
+        ratios += [even] if even not in ratios else []
     # (score, SU size off, spread off, order, candidate, template, ratio)
     scored: list[tuple[int, int, int, int, FabricDesign, Template, float]] = []
     for template in templates:
@@ -328,9 +342,14 @@ def infer_design(fabric: AsBuilt, catalog: Catalog | None = None, name: str = "A
             planned = _planned_counts(resolved, plan)
             score = sum(abs(a - b) for a, b in zip(planned, observed, strict=True))
             # A capture can lack designed switches (absent), never hold more than the design has:
-            # a design with fewer switches than seen counts each one twice (X5's 7 uneven leaves
-            # and 4 spines are not a 5-leaf, 2-spine design with a few links off).
-            score += sum(max(0, b - a) for a, b in zip(planned[:3], observed[:3], strict=True))
+            # a design with fewer switches than seen counts each one ten times, as the links a
+            # switch carries would (X5's 7 uneven leaves and 4 spines are not a 5-leaf, 2-spine
+            # design with a few links off).
+            score += 9 * sum(max(0, b - a) for a, b in zip(planned[:3], observed[:3], strict=True))
+            # Likewise a cable between switches is more often missing than extra: a design with
+            # fewer switch links than seen counts each one three times (a site that lost one
+            # uplink on most leaves is not a design with one uplink fewer).
+            score += 2 * sum(max(0, b - a) for a, b in zip(planned[4:], observed[4:], strict=True))
             # Equal counts can come from another SU size (uplinks rounded up to spread evenly over
             # fewer spines): the SU size seen on the leaves breaks the tie.
             su_off = abs(plan.rail_su_size - nodes_per_su) if template == "rail-optimized" else 0
