@@ -144,9 +144,8 @@ def parse_ibnetdiscover(text: str, source: str = "<text>") -> AsBuilt:
     plain = [d for d in fabric.devices.values() if d.kind == "switch" and d.name == d.description.strip()]
     names = Counter(d.name for d in plain)
     for d in plain:
-        key = d.id
         if names[d.name] > 1:
-            fabric.devices[key] = dataclasses.replace(d, name=f"{d.name} ({key[2:]})")
+            fabric.devices[d.id] = dataclasses.replace(d, name=f"{d.name} ({d.id[2:]})")
     return fabric
 
 
