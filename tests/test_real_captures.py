@@ -45,6 +45,7 @@ def test_a_real_capture_gives_its_written_inference_and_findings(name):
         fabric, plan = inference.design.fabric, inference.derived.plan
         assert (fabric.technology, fabric.switch, fabric.template, plan.leaves, plan.spines) == tuple(
             want["design"][k] for k in ("technology", "switch", "template", "leaves", "spines"))
+        assert inference.design.cluster.nic == want["design"]["nic"]
     if "problem" in want:
         assert any(want["problem"] in p for p in inference.problems), inference.problems
     else:

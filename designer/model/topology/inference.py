@@ -30,7 +30,7 @@ from designer.model.topology.builders import leaf_assignment
 from designer.model.topology.capture_mapping import Placement, group_view, place
 from designer.model.topology.derive import Derived, derive, plan_only
 from designer.model.topology.design_view import design_view
-from designer.model.topology.server_evidence import cluster_of, older_cards, read_server
+from designer.model.topology.server_evidence import cluster_of, older_cards, older_nic, read_server
 from designer.model.topology.sizing import Plan, Resolved
 
 ROLES = ("leaf", "spine", "core")
@@ -292,6 +292,9 @@ def infer_design(fabric: AsBuilt, catalog: Catalog | None = None, name: str = "A
         facts.append(Inferred("planes", str(planes), "high", f"the switches form {planes} fabrics of the same size "
                               "that share no link; each server has HCAs in every one"))
     server = cluster_of(evidence, catalog, ports, link)
+    card = older_nic(nics, catalog, link) if family == "infiniband" and evidence.decided is None else None
+    if card:
+        server = dataclasses.replace(server, nic=card)
     observed = (len(by_tier["leaf"]), len(by_tier["spine"]), len(by_tier["core"]),
                 len(host_links), len([wire for wire in up_links if "leaf" in (roles.get(wire.a), roles.get(wire.b))]),
                 len([wire for wire in up_links if "core" in (roles.get(wire.a), roles.get(wire.b))]))

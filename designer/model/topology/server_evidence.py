@@ -114,6 +114,20 @@ def older_cards(hcas: list[Device], gbps: int) -> tuple[int, str]:
     return sum(slow.values()), names
 
 
+def older_nic(hcas: list[Device], catalog: Catalog, gbps: int) -> str | None:
+    """The catalog HCA of an older generation (end-of-life) that most of `hcas` are, by device
+    id, when it runs `gbps`: the design's NIC then is the card the site has, not a ConnectX-7."""
+    nics = getattr(catalog, "nics", {})
+    for devid, _ in Counter(d.devid for d in hcas if d.devid).most_common(1):
+        known = device_ids().by_devid(devid)
+        for nic_id in known.catalog if known is not None and known.kind == "hca" else ():
+            nic = nics.get(nic_id)
+            if nic is not None and nic.status == "end-of-life" and any(
+                    m.family == "infiniband" and m.gbps == gbps for m in nic.modes):
+                return nic_id
+    return None
+
+
 def _top_rate(devid: int) -> int:
     known = device_ids().by_devid(devid)
     return known.max_gbps if known is not None and known.kind == "hca" else 0
