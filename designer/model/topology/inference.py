@@ -310,7 +310,10 @@ def infer_design(fabric: AsBuilt, catalog: Catalog | None = None, name: str = "A
         pair_links = Counter(frozenset((w.a, w.b)) for w in up_links)
         spines_of: Counter[str] = Counter(end for pair in pair_links for end in pair if roles.get(end) == "leaf")
         if spines_of and _mode(spines_of.values(), 0) == len(by_tier["spine"]):
-            up = max(up, _mode(pair_links.values(), 1) * len(by_tier["spine"]))
+            # as many pairs with 9 links as with 8: a cable is missing more often than one is added
+            per_pair = Counter(pair_links.values())
+            usual = max(v for v, n in per_pair.items() if n == max(per_pair.values()))
+            up = max(up, usual * len(by_tier["spine"]))
     # Spines numbered 1..9 with one number missing: the missing one is absent, not undesigned.
     gaps = _numbering_gaps(by_tier["spine"]) if tiers == 2 else 0
     if gaps:
