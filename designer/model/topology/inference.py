@@ -356,6 +356,10 @@ def infer_design(fabric: AsBuilt, catalog: Catalog | None = None, name: str = "A
             # fewer switch links than seen counts each one three times (a site that lost one
             # uplink on most leaves is not a design with one uplink fewer).
             score += 2 * sum(max(0, b - a) for a, b in zip(planned[4:], observed[4:], strict=True))
+            # Uplinks that do not spread evenly over the spines (17 over 2) are no design a site
+            # builds: each leaf would hold one pair short, so each leaf counts twice.
+            if plan.tiers == 2 and plan.spines and plan.leaf_up % plan.spines:
+                score += 2 * plan.leaves * (plan.leaf_up % plan.spines)
             # Equal counts can come from another SU size (uplinks rounded up to spread evenly over
             # fewer spines): the SU size seen on the leaves breaks the tie.
             su_off = abs(plan.rail_su_size - nodes_per_su) if template == "rail-optimized" else 0
