@@ -1,5 +1,6 @@
 """Catalog currency on every product: each switch, NIC, server, transceiver and cable states its
-quarter and status with a source, or is an explicit generic stand-in that states none."""
+quarter and status with a source, or is an explicit generic stand-in that states none. Parts no
+longer sold (the older InfiniBand generations real captures show) say end-of-life."""
 
 import shutil
 
@@ -29,7 +30,7 @@ def test_every_product_states_its_currency_or_is_a_stand_in(kind, entry_id):
         assert not entry.available and not entry.status
         assert "generic stand-in" in entry.currency_note()
         return
-    assert entry.available and entry.status in ("shipping", "announced", "preliminary"), entry_id
+    assert entry.available and entry.status in ("shipping", "announced", "preliminary", "end-of-life"), entry_id
     source = entry.currency_source or entry.source
     assert "http" in source or "docs.nvidia.com" in source, source
     if entry.is_estimate("available"):
@@ -107,3 +108,13 @@ def test_every_new_generation_entry_has_a_url_and_is_listed_in_the_catalog_guide
     assert "https://" in entry.source, entry.source
     guide = (Path(__file__).resolve().parents[1] / "docs" / "catalog.md").read_text()
     assert f"| `{entry_id}` |" in guide
+
+
+def test_end_of_life_parts_say_so_in_their_label_and_are_never_a_default():
+    eol = [e for table in TABLES.values() for e in table.values() if e.status == "end-of-life"]
+    assert {e.id for e in eol} >= {"sx6036", "is5030", "grid-director-4036", "sb7800", "connectx-3"}
+    for e in eol:
+        assert e.currency_label() == f"end of life (shipped from {e.available})"
+        assert e.name_with_status().endswith("(end-of-life)")
+    defaults = {t.default_switch for t in CAT.technologies.values() if t.generation in ("HDR", "NDR", "XDR")}
+    assert not defaults & {e.id for e in eol}

@@ -150,8 +150,8 @@ def test_sweep_command_text_and_refusals(tmp_path):
     r = _cli("sweep", "--gpus", "256", "--technology", "ib-ndr,ib-xdr", "--workers", "1")
     assert r.returncode == 0, r.stderr
     assert "Refused:" in r.stdout and "front" in r.stdout
-    bad = _cli("sweep", "--gpus", "256", "--technology", "ib-qdr")
-    assert bad.returncode == 1 and bad.stderr.count("\n") == 1 and "ib-qdr" in bad.stderr
+    bad = _cli("sweep", "--gpus", "256", "--technology", "ib-zdr")
+    assert bad.returncode == 1 and bad.stderr.count("\n") == 1 and "ib-zdr" in bad.stderr
     bad = _cli("sweep", "--gpus", "256", "--oversubscription", "1:0")
     assert bad.returncode == 2 and "oversubscription" in bad.stderr
 

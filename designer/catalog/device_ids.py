@@ -22,6 +22,8 @@ class DeviceId:
     kind: str                     # "switch", "hca" or "aggregation"
     catalog: tuple[str, ...]      # catalog entry ids built on this chip
     source: str
+    vendid: int = 0               # the device's own vendor id where it is not the table's (Voltaire)
+    max_gbps: int = 0             # an HCA's top 4x rate where its source names it (0: not stated)
 
 
 @dataclass(frozen=True)
@@ -44,5 +46,6 @@ def device_ids() -> DeviceIds:
     data = tomllib.loads(read_text(RESOURCES / "ids" / "infiniband.toml", "device-id file"))
     vendor = data["vendor"]
     return DeviceIds(vendor["vendid"], vendor["name"], vendor["source"], tuple(
-        DeviceId(d["devid"], d["name"], d["kind"], tuple(d.get("catalog", ())), d["source"])
+        DeviceId(d["devid"], d["name"], d["kind"], tuple(d.get("catalog", ())), d["source"],
+                 d.get("vendid", 0), d.get("max_gbps", 0))
         for d in data.get("device", ())))

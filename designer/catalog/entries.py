@@ -23,7 +23,8 @@ class _Entry:
     estimates: tuple[str, ...] = ()
     estimate_basis: str = ""
     # Catalog currency: the quarter the part ships or shipped ("2026-Q1") and whether it is
-    # shipping, announced or preliminary, as its `source` says ("" : not stated).
+    # shipping, announced, preliminary or end-of-life (no longer sold: a part real captures show),
+    # as its `source` says ("" : not stated).
     available: str = ""
     status: str = ""
     currency_source: str = ""   # where `available`/`status` come from, when not from `source`
@@ -41,6 +42,8 @@ class _Entry:
             return f"announced for {when}" if when else "announced"
         if self.status == "preliminary":
             return f"preliminary, {when}" if when else "preliminary"
+        if self.status == "end-of-life":
+            return f"end of life (shipped from {when})" if when else "end of life"
         return when
 
     def name_with_currency(self) -> str:

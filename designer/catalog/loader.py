@@ -71,7 +71,7 @@ _NESTED = {PortMode, NicMode, RolePorts, ReferenceSU}
 _GENERIC_SWITCH = re.compile(r"^generic-(\d+)x(\d+)g$")
 FAMILIES = ("infiniband", "ethernet")
 # Catalog currency: "" where the entry does not say.
-STATUSES = ("", "shipping", "announced", "preliminary")
+STATUSES = ("", "shipping", "announced", "preliminary", "end-of-life")
 
 
 # The range of every number a catalog entry holds, by field name: (lowest, highest). A field not

@@ -11,9 +11,11 @@ block (stderr messages, headers such as "Non-Chassis Nodes") are skipped and cou
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import os
 import re
+from collections import Counter
 from collections.abc import Callable, Iterator
 from functools import lru_cache
 
@@ -141,6 +143,14 @@ def parse_ibnetdiscover(text: str, source: str = "<text>") -> AsBuilt:
                            f"have no block of their own (first {missing[0]}){cut}")
     if skipped:
         fabric.notes.append(f"{skipped} line(s) that are not part of the ibnetdiscover format were skipped")
+    # Switches sharing one description (four 'Voltaire 4036 - 36 QDR ports switch' in X5) are
+    # told apart by their GUID, as default-named ones are, so that no finding reads "cabled to
+    # X instead of X".
+    plain = [d for d in fabric.devices.values() if d.kind == "switch" and d.name == d.description.strip()]
+    names = Counter(d.name for d in plain)
+    for d in plain:
+        if names[d.name] > 1:
+            fabric.devices[d.id] = dataclasses.replace(d, name=f"{d.name} ({d.id[2:]})")
     return fabric
 
 
@@ -159,7 +169,8 @@ def _device(node_id: str, kind: str, desc: str, ports: int, devid: int) -> Devic
 
 # --- exporter -------------------------------------------------------------------------------
 
-_SPEED_NAME = {100: "EDR", 200: "HDR", 400: "NDR", 800: "XDR"}
+# 4x rates by generation; QDR names 40G (an FDR10 link reads back as 40G too).
+_SPEED_NAME = {10: "SDR", 20: "DDR", 40: "QDR", 56: "FDR", 100: "EDR", 200: "HDR", 400: "NDR", 800: "XDR"}
 
 
 @lru_cache(maxsize=64)
@@ -289,7 +300,9 @@ def ibnetdiscover_chunks(derived: Derived, aggregation_nodes: bool = True,
         sw = model[w.role(n)]
         own, peers, other, gbps = ends(n)
         ports = max(sw.ports_at(r.uplink_gbps), sw.ports_at(r.link_gbps), own[-1] if own else 0)
-        chunk += [f"vendid=0x{vendid:x}", f"devid=0x{_devid(sw.id, 'switch'):04x}", f"sysimgguid=0x{guid[n]}",
+        own_vendor = device_ids().for_part(sw.id, "switch")   # Voltaire boxes report their own vendor id
+        chunk += [f"vendid=0x{(own_vendor.vendid if own_vendor else 0) or vendid:x}",
+                  f"devid=0x{_devid(sw.id, 'switch'):04x}", f"sysimgguid=0x{guid[n]}",
                   f"switchguid=0x{guid[n]}({guid[n]})",
                   f'Switch\t{ports + 1 if aggregation_nodes and sw.in_network_reduction else ports} "S-{guid[n]}"'
                   f'\t\t# "{desc[n]}" enhanced port 0 lid {lid[n]} lmc 0']

@@ -38,6 +38,7 @@ from designer.model.topology.capture_mapping import Placement, place
 from designer.model.topology.derive import Derived, derive
 from designer.model.topology.design_view import DesignView, design_view
 from designer.model.topology.inference import Inference, InferenceJson, assign_roles
+from designer.model.topology.server_evidence import at_card_rate
 
 KEYS = ("inferred", "missing_devices", "missing_links", "extra_links", "miswired", "degraded_links",
         "unnamed_devices", "impact", "summary", "swapped", "set_apart")
@@ -126,9 +127,12 @@ def audit(fabric: AsBuilt, design: FabricDesign | None = None, inference: Infere
     placement = placed if placed is not None else (place(fabric, roles, g) if g is not None else Placement())
     mapping = placement.mapping
     management = set(placement.management)
+    upper = {d for d, role in roles.items() if role in ("spine", "core")} if management else set()
+    on_spine = {e for w in fabric.links for e, other in ((w.a, w.b), (w.b, w.a)) if e in management and other in upper}
     report.set_apart = ([{"device": d.name, "id": d.id, "kind": "aggregation node"} for d in devs.values()
                          if roles.get(d.id) == "aggregation"]
-                        + [{"device": devs[i].name, "id": i, "kind": "management HCA"} for i in sorted(management)])
+                        + [{"device": devs[i].name, "id": i, "kind": "host HCA on a spine" if i in on_spine
+                            else "management HCA"} for i in sorted(management)])
     aside = {e["id"] for e in report.set_apart}
 
     def end(dev: str, port: int, node: str | None = None) -> Json:
@@ -160,7 +164,7 @@ def audit(fabric: AsBuilt, design: FabricDesign | None = None, inference: Infere
             entry["leaf"], entry["port"] = devs[leaf].name, port
         report.unnamed_devices.append(entry)
     if g is None or derived is None:        # g is read off derived: both or neither
-        _degraded_by_mode(report, links, roles, end)
+        _degraded_by_mode(report, links, roles, end, {d.id: d.devid for d in fabric.endpoints()})
         report.missing_links = missing_by_symmetry(links, roles, {d: devs[d].name for d in devs})
         grade(report, None)
         report.summary = summarise(report, {}, {})
@@ -246,11 +250,14 @@ def _host_links(report: AuditReport, fabric: AsBuilt, roles: dict[str, str], g: 
             report.extra_links.append({"a": end(nic, 1), "b": end(sw, port), "as_built": w.label, "reason": why})
             continue
         leaf, port, gbps = designed_at[node]
-        ok = next(((sw, p, w) for sw, p, w in rows if mapping.get(sw) == leaf and p == port), None)
+        # An HCA placed by its leaf (an inferred design of one-HCA servers) is in place on any leaf.
+        ok = next(((sw, p, w) for sw, p, w in rows if (mapping.get(sw) == leaf and p == port) or (
+            nic in placement.by_leaf and g.nodes.get(mapping.get(sw, ""), {}).get("role") == "leaf")), None)
         if ok is None:
             misplaced[nic] = ok = rows[0]
         sw, p, w = ok
-        if (w.gbps and w.gbps < gbps) or 0 < w.width < 4:     # a moved cable can run slow too
+        # A moved cable can run slow too; an older HCA at its own top rate is no fault.
+        if (w.gbps and w.gbps < gbps and not at_card_rate(devs[nic].devid, w.gbps)) or 0 < w.width < 4:
             report.degraded_links.append({"a": end(nic, 1), "b": end(sw, p), "as_built": w.label,
                                           "designed": f"{gbps}G", "gbps": w.gbps})
     # An HCA that the capture lists without a cable to a switch is a port down, like one not listed.
@@ -414,7 +421,8 @@ def _reason(g: DesignView, leaf: str, port: int, built_leaf: str | None, built_p
     return f"wrong port: on port {built_port} instead of port {port}"
 
 
-def _degraded_by_mode(report: AuditReport, links: list[Link], roles: dict[str, str], end: EndOf) -> None:
+def _degraded_by_mode(report: AuditReport, links: list[Link], roles: dict[str, str], end: EndOf,
+                      devid_of: dict[str, int]) -> None:
     """Without a design, a link is degraded when it runs below the most common rate of its tier."""
     def tier_of(wire: Link) -> tuple[str, ...]:
         return tuple(sorted((roles.get(wire.a, ""), roles.get(wire.b, ""))))
@@ -424,7 +432,8 @@ def _degraded_by_mode(report: AuditReport, links: list[Link], roles: dict[str, s
         best[tier_of(wire)][wire.gbps] += 1
     for wire in links:
         mode = best[tier_of(wire)].most_common(1)[0][0]
-        if wire.gbps < mode or 0 < wire.width < 4:
+        card = wire.a if roles.get(wire.a) == "nic" else wire.b if roles.get(wire.b) == "nic" else ""
+        if (wire.gbps < mode and not (card and at_card_rate(devid_of.get(card, 0), wire.gbps))) or 0 < wire.width < 4:
             report.degraded_links.append({"a": end(wire.a, wire.pa), "b": end(wire.b, wire.pb), "as_built": wire.label,
                                           "designed": f"{mode:g}G (most common in this tier)", "gbps": wire.gbps})
 

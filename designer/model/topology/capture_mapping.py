@@ -46,6 +46,10 @@ class Placement:
     rank: dict[int, int] = field(default_factory=dict)           # HCA index -> rail rank
     groups: list[list[str]] = field(default_factory=list)        # as-built leaf groups, design order
     group_size: int = 0                                          # most common hosts per group
+    # HCAs placed by the leaf they are on, not by its port: an inferred design of one-HCA servers
+    # cannot know the site's port plan (hosts on ports 1-16 and the even ports above), so a host
+    # on its leaf is where the design wants it whatever the port.
+    by_leaf: set[str] = field(default_factory=set)
 
 
 def name_stem(host: str) -> str:
@@ -67,7 +71,22 @@ def management_hosts(fabric: AsBuilt, roles: dict[str, str]) -> set[str]:
         stems[name_stem(host)] += n
     main_stem = stems.most_common(1)[0][0]
     usual = Counter(per_host.values()).most_common(1)[0][0]
-    return {h for h, n in per_host.items() if name_stem(h) != main_stem and n < usual}
+    return {h for h, n in per_host.items() if name_stem(h) != main_stem and n < usual} | _spine_hosts(fabric, roles)
+
+
+def _spine_hosts(fabric: AsBuilt, roles: dict[str, str]) -> set[str]:
+    """Hosts cabled only to spines or cores (a storage or service host on the spine, as sites
+    cable them): no compute server of a leaf-spine design sits there."""
+    upper = {d for d, role in roles.items() if role in ("spine", "core")}
+    if not upper:
+        return set()
+    tiers: dict[str, set[bool]] = defaultdict(set)
+    devs = fabric.devices
+    for w in fabric.links:
+        for nic, sw in ((w.a, w.b), (w.b, w.a)):
+            if roles.get(nic) == "nic" and devs[nic].host and roles.get(sw) in ("leaf", "spine", "core"):
+                tiers[devs[nic].host].add(sw in upper)
+    return {h for h, seen in tiers.items() if seen == {True}}
 
 
 def _leaf_ends(fabric: AsBuilt, roles: dict[str, str]) -> dict[str, list[tuple[int, str]]]:
@@ -139,7 +158,10 @@ def _group_number(names: dict[str, str], groups: list[list[str]]) -> dict[str, i
 
 
 def place(fabric: AsBuilt, roles: dict[str, str], design: Any) -> Placement:
-    """Place the capture's devices on the design (a DesignView, or a device graph)."""
+    """Place the capture's devices on the design (a DesignView, or a device graph). Servers of
+    one HCA whose port is not the one the design gives are placed by their leaf: every host port
+    of a leaf-spine leaf is alike, and a site's port plan (hosts on ports 1-16 and the even ports
+    above) is its own, so the design's numbering is no wiring rule for them."""
     g = design if isinstance(design, DesignView) else view_from_graph(design)
     devs = fabric.devices
     out = Placement()
@@ -189,6 +211,9 @@ def place(fabric: AsBuilt, roles: dict[str, str], design: Any) -> Placement:
             mapping[leaf] = want
             free.remove(want)
         mapping.update(zip(rest, free, strict=False))
+    by_leaf = len({data["port"] for data in g.nodes.values() if data["role"] == "nic"}) == 1
+    if by_leaf and all(len(grp) == 1 for grp in d_groups):
+        _pair_leaves_by_hosts(mapping, ends, devs, d_hosts_on, same_name)
 
     # --- servers: by the positions their HCAs occupy ---------------------------------------
     votes: dict[str, Counter[int]] = defaultdict(Counter)
@@ -206,6 +231,8 @@ def place(fabric: AsBuilt, roles: dict[str, str], design: Any) -> Placement:
         if host not in out.server_of_host and server not in taken:
             out.server_of_host[host] = server
             taken.add(server)
+    if by_leaf:
+        _place_by_leaf(out, ends, devs, mgmt_hosts, g, at_port, taken)
     for d in compute:
         chosen = out.server_of_host.get(d.host) if d.host else None
         nid = nic_of.get((chosen, out.rank[d.hca])) if chosen is not None and d.hca in out.rank else None
@@ -227,6 +254,69 @@ def place(fabric: AsBuilt, roles: dict[str, str], design: Any) -> Placement:
                 out.unplaced.append((nic, leaf, port))
     _place_upper(fabric, roles, g, mapping, same_name)
     return out
+
+
+def _pair_leaves_by_hosts(mapping: dict[str, str], ends: dict[str, list[tuple[int, str]]], devs: dict[str, Device],
+                          d_hosts_on: dict[str, set[str]], same_name: dict[str, str]) -> None:
+    """Leaves of one-HCA servers, each its own group: in name order, each takes the first free
+    design leaf with room for the hosts it holds (the last leaf of a design is often the short
+    one), so that a full leaf is not held to a short leaf's positions."""
+    built = sorted((lf for lf in mapping if lf in ends and lf not in same_name),
+                   key=lambda x: natural_key(devs[x].name))
+    design = sorted((mapping[lf] for lf in built), key=natural_key)
+    room = {d: len(d_hosts_on.get(d, ())) for d in design}
+    for leaf in built:
+        need = len(ends[leaf])
+        pick = next((d for d in design if room[d] >= need), None) or max(design, key=lambda d: room[d])
+        mapping[leaf] = pick
+        design.remove(pick)
+
+
+def _place_by_leaf(out: Placement, ends: dict[str, list[tuple[int, str]]], devs: dict[str, Device],
+                   mgmt_hosts: set[str], g: DesignView, at_port: dict[tuple[str, int], str],
+                   taken: set[int]) -> None:
+    """One-HCA servers that no designed port took: the free design positions of their leaf, in
+    port order (named hosts first take a server; default-named HCAs are attributed to one)."""
+    mapping = out.mapping
+    spare: list[tuple[int, str, str]] = []      # (port, HCA, leaf) of hosts their leaf had no room for
+    # A default-named HCA on a designed port keeps it (the default-named pass places it).
+    kept = {at_port[(mapping[leaf], port)] for leaf, rows in ends.items() if leaf in mapping
+            for port, nic in rows if not devs[nic].host and (mapping[leaf], port) in at_port}
+    for leaf, rows in sorted(ends.items()):
+        d_leaf = mapping.get(leaf)
+        if d_leaf is None:
+            continue
+        free = [n for (lf, _), n in sorted(at_port.items(), key=lambda t: t[0][1])
+                if lf == d_leaf and g.nodes[n]["server"] not in taken and n not in kept]
+        for port, nic in sorted(rows):
+            d = devs[nic]
+            if (d.host and (d.host in mgmt_hosts or d.host in out.server_of_host)) or (
+                    not d.host and (d_leaf, port) in at_port):
+                continue
+            if not free:
+                spare.append((port, nic, leaf))
+                continue
+            _take(out, nic, d, free.pop(0), g, taken)
+    # The design spreads its servers evenly over the leaves (24, 23, 24, ...), the site fills
+    # some and leaves others short (24, 24, 22): without a design to say which leaf a one-HCA
+    # server belongs on, any leaf is its place, so the rest take the positions left anywhere.
+    left = [n for (_, _), n in sorted(at_port.items(), key=lambda t: (natural_key(t[0][0]), t[0][1]))
+            if g.nodes[n]["server"] not in taken and n not in kept]
+    for _, nic, _ in sorted(spare, key=lambda t: (natural_key(devs[t[2]].name), t[0])):
+        d = devs[nic]
+        if left and not (d.host and d.host in out.server_of_host):
+            _take(out, nic, d, left.pop(0), g, taken)
+
+
+def _take(out: Placement, nic: str, d: Device, target: str, g: DesignView, taken: set[int]) -> None:
+    server = g.nodes[target]["server"]
+    taken.add(server)
+    out.by_leaf.add(nic)
+    if d.host:
+        out.server_of_host[d.host] = server
+    else:
+        out.mapping[nic] = target
+        out.attributed[nic] = server
 
 
 def _place_upper(fabric: AsBuilt, roles: dict[str, str], g: DesignView, mapping: dict[str, str],

@@ -13,6 +13,7 @@ confidence and reason.
 from __future__ import annotations
 
 import dataclasses
+import math
 import re
 from collections import Counter, defaultdict
 from collections.abc import Hashable, Iterable, Sequence
@@ -29,7 +30,7 @@ from designer.model.topology.builders import leaf_assignment
 from designer.model.topology.capture_mapping import Placement, group_view, place
 from designer.model.topology.derive import Derived, derive, plan_only
 from designer.model.topology.design_view import design_view
-from designer.model.topology.server_evidence import cluster_of, read_server
+from designer.model.topology.server_evidence import cluster_of, older_cards, older_nic, read_server
 from designer.model.topology.sizing import Plan, Resolved
 
 ROLES = ("leaf", "spine", "core")
@@ -170,8 +171,8 @@ def infer_design(fabric: AsBuilt, catalog: Catalog | None = None, name: str = "A
     if mgmt or aggregation:
         facts.append(Inferred("set apart", f"{aggregation} aggregation nodes, {len(mgmt)} management HCAs", "high",
                               "SHARP aggregation nodes by their description; management HCAs are hosts named "
-                              "unlike the compute hosts with fewer HCAs (" + (", ".join(sorted(view.management)[:3])
-                                                                              or "none") + ")"))
+                              "unlike the compute hosts with fewer HCAs, or cabled only to spines ("
+                              + (", ".join(sorted(view.management)[:3]) or "none") + ")"))
     named = [d for d in nics if d.host]
     hosts: dict[str, list[Device]] = defaultdict(list)
     for d in named:
@@ -200,6 +201,11 @@ def infer_design(fabric: AsBuilt, catalog: Catalog | None = None, name: str = "A
     uplink = int(_mode((wire.gbps for wire in up_links if wire.gbps), float(link)))
     facts.append(Inferred("link speed", f"{link}G hosts, {uplink}G between switches", "high",
                           "most common rate per tier; slower links are reported as degraded"))
+    slow, cards = older_cards(nics, link) if family == "infiniband" and link else (0, "")
+    if slow:
+        facts.append(Inferred("older HCAs", f"{slow} at their own top rate", "high",
+                              f"{cards}: their links run slower than {link}G because the card does, "
+                              "not the cable; they are not reported as degraded"))
     evidence = read_server(hosts, ports, link, catalog, family)
     facts.append(Inferred("server model", evidence.value, evidence.confidence, evidence.why))
     inf.server_candidates = evidence.candidates
@@ -268,7 +274,17 @@ def infer_design(fabric: AsBuilt, catalog: Catalog | None = None, name: str = "A
                             "without speeds); the capture is audited on its own, without a design")
         return inf
     if switch_id is None:
-        inf.problems.append(f"no catalog switch runs {link}G host links and {uplink}G uplinks; "
+        described = sorted({d.description for d in by_tier["leaf"] + by_tier["spine"] if d.description})
+        inf.problems.append(f"no catalog switch runs {link}G host links and {uplink}G uplinks"
+                            + (f" (the switches describe themselves as {', '.join(described[:3])})"
+                               if described else "")
+                            + "; the capture is audited on its own, without a design")
+        return inf
+    mixed = _generations(by_tier["leaf"] + by_tier["spine"] + by_tier["core"], catalog)
+    if len(mixed) > 1:
+        inf.problems.append("the switches are of more than one generation ("
+                            + ", ".join(f"{n} {gen}" for gen, n in sorted(mixed.items()))
+                            + ", by their device ids): no one catalog design has them; "
                             "the capture is audited on its own, without a design")
         return inf
     planes = _planes(fabric, roles)
@@ -276,6 +292,9 @@ def infer_design(fabric: AsBuilt, catalog: Catalog | None = None, name: str = "A
         facts.append(Inferred("planes", str(planes), "high", f"the switches form {planes} fabrics of the same size "
                               "that share no link; each server has HCAs in every one"))
     server = cluster_of(evidence, catalog, ports, link)
+    card = older_nic(nics, catalog, link) if family == "infiniband" and evidence.decided is None else None
+    if card:
+        server = dataclasses.replace(server, nic=card)
     observed = (len(by_tier["leaf"]), len(by_tier["spine"]), len(by_tier["core"]),
                 len(host_links), len([wire for wire in up_links if "leaf" in (roles.get(wire.a), roles.get(wire.b))]),
                 len([wire for wire in up_links if "core" in (roles.get(wire.a), roles.get(wire.b))]))
@@ -285,6 +304,16 @@ def infer_design(fabric: AsBuilt, catalog: Catalog | None = None, name: str = "A
             if roles.get(end) == "leaf":
                 leaf_up[end] += 1
     up = _mode(leaf_up.values(), 1) if leaf_up else 0   # one tier: no leaf has an uplink
+    if tiers == 2 and leaf_up:
+        # A missing cable takes one link off one leaf-spine pair but off its leaf's whole total:
+        # when most leaves miss one, the usual links per pair times the spines is the design.
+        pair_links = Counter(frozenset((w.a, w.b)) for w in up_links)
+        spines_of: Counter[str] = Counter(end for pair in pair_links for end in pair if roles.get(end) == "leaf")
+        if spines_of and _mode(spines_of.values(), 0) == len(by_tier["spine"]):
+            # as many pairs with 9 links as with 8: a cable is missing more often than one is added
+            per_pair = Counter(pair_links.values())
+            usual = max(v for v, n in per_pair.items() if n == max(per_pair.values()))
+            up = max(up, usual * len(by_tier["spine"]))
     # Spines numbered 1..9 with one number missing: the missing one is absent, not undesigned.
     gaps = _numbering_gaps(by_tier["spine"]) if tiers == 2 else 0
     if gaps:
@@ -298,6 +327,12 @@ def infer_design(fabric: AsBuilt, catalog: Catalog | None = None, name: str = "A
     seen_spread = sorted(hosts_per_leaf.get(d.id, 0) for d in by_tier["leaf"])
     ratio = round(nodes_per_su * link / (up * uplink), 3) if up else 1.0
     ratios = sorted({1.0, ratio, 1.5, 2.0, 3.0, 4.0}, key=lambda x: abs(x - ratio))
+    # Sizing spreads the servers evenly over the leaves seen, so a leaf holds fewer than the
+    # fullest one: the ratio that gives it the uplinks seen is tried last (ties keep the others).
+    if up and tier_sizes["leaf"]:
+        # rounded up to 3 decimals: a hair more ratio keeps the same whole uplinks, and reads 1.084:1
+        even = math.ceil(-(-servers // tier_sizes["leaf"]) * link / (up * uplink) * 1000) / 1000
+        ratios += [even] if even not in ratios else []
     # (score, SU size off, spread off, order, candidate, template, ratio)
     scored: list[tuple[int, int, int, int, FabricDesign, Template, float]] = []
     for template in templates:
@@ -310,7 +345,21 @@ def infer_design(fabric: AsBuilt, catalog: Catalog | None = None, name: str = "A
                 resolved, plan = plan_only(cand, catalog)
             except (ValueError, KeyError):
                 continue
-            score = sum(abs(a - b) for a, b in zip(_planned_counts(resolved, plan), observed, strict=True))
+            planned = _planned_counts(resolved, plan)
+            score = sum(abs(a - b) for a, b in zip(planned, observed, strict=True))
+            # A capture can lack designed switches (absent), never hold more than the design has:
+            # a design with fewer switches than seen counts each one ten times, as the links a
+            # switch carries would (X5's 7 uneven leaves and 4 spines are not a 5-leaf, 2-spine
+            # design with a few links off).
+            score += 9 * sum(max(0, b - a) for a, b in zip(planned[:3], observed[:3], strict=True))
+            # Likewise a cable between switches is more often missing than extra: a design with
+            # fewer switch links than seen counts each one three times (a site that lost one
+            # uplink on most leaves is not a design with one uplink fewer).
+            score += 2 * sum(max(0, b - a) for a, b in zip(planned[4:], observed[4:], strict=True))
+            # Uplinks that do not spread evenly over the spines (17 over 2) are no design a site
+            # builds: each leaf would hold one pair short, so each leaf counts twice.
+            if plan.tiers == 2 and plan.spines and plan.leaf_up % plan.spines:
+                score += 2 * plan.leaves * (plan.leaf_up % plan.spines)
             # Equal counts can come from another SU size (uplinks rounded up to spread evenly over
             # fewer spines): the SU size seen on the leaves breaks the tie.
             su_off = abs(plan.rail_su_size - nodes_per_su) if template == "rail-optimized" else 0
@@ -442,11 +491,25 @@ def _switch_model(switches: Sequence[Device], catalog: Catalog, gbps: int) -> tu
         if on_chip:
             return on_chip[0], "medium", (f"{n} switches report devid 0x{devid:04x} ({known.name}); catalog parts "
                                           f"on that chip: {', '.join(on_chip)}")
-    fits = [s for s in ib if s.ports_at(gbps)]
+    # An end-of-life switch runs the slower rates too, but a capture at those rates is of its
+    # own generation (an SDR ISR9024 is no FDR SX6036): it is the guess only at its own top rate.
+    fits = [s for s in ib if s.ports_at(gbps) and (s.status != "end-of-life" or s.max_gbps == gbps)]
     if fits:
         s = max(fits, key=lambda s: s.ports_at(gbps))
         return s.id, "low", f"no known part number in the switch descriptions; the largest {gbps}G catalog switch"
     return None, "low", f"no catalog InfiniBand switch offers {gbps}G ports"
+
+
+def _generations(switches: Sequence[Device], catalog: Catalog) -> Counter[str]:
+    """Switches per generation (QDR, FDR, EDR ...), read from the device ids the catalog knows."""
+    ids = device_ids()
+    out: Counter[str] = Counter()
+    for d in switches:
+        known = ids.by_devid(d.devid) if d.devid else None
+        parts = [catalog.switches[c] for c in (known.catalog if known else ()) if c in catalog.switches]
+        if parts and parts[0].generation:
+            out[parts[0].generation] += 1
+    return out
 
 
 def _candidate(name: str, server: ClusterSpec, ports: int, link: int, uplink: int, switch_id: str, template: Template,
@@ -472,7 +535,8 @@ def _candidate(name: str, server: ClusterSpec, ports: int, link: int, uplink: in
 def _technology(gbps: int, uplink: int = 0, family: str = "infiniband") -> str:
     if family == "ethernet":
         return "roce-800g" if gbps == 400 and uplink == 800 else "roce-400g"
-    return {800: "ib-xdr", 400: "ib-ndr", 200: "ib-ndr"}.get(gbps, "ib-ndr")
+    # Older generations (resources/catalog/infiniband_older.toml): QDR and FDR10 both run 40G.
+    return {800: "ib-xdr", 400: "ib-ndr", 200: "ib-ndr", 100: "ib-edr", 56: "ib-fdr", 40: "ib-qdr"}.get(gbps, "ib-ndr")
 
 
 _MODEL = re.compile(r"\b[A-Z]{1,4}\d{3,5}[A-Z]?\b")

@@ -98,6 +98,41 @@ def read_server(hosts: dict[str, list[Device]], ports: int, gbps: int, catalog: 
     return ServerEvidence(None, ids, f"not decided: {models}{share}", "low", why, gpus)
 
 
+def at_card_rate(devid: int, gbps: float) -> bool:
+    """True when an HCA runs at its own top rate (a DDR ConnectX at 20G on a QDR switch): slower
+    than the fabric, but no fault of the cable or the port. Only HCAs whose device id has a
+    published top rate (resources/ids/infiniband.toml `max_gbps`) are recognised."""
+    known = device_ids().by_devid(devid)
+    return known is not None and known.kind == "hca" and 0 < known.max_gbps <= gbps
+
+
+def older_cards(hcas: list[Device], gbps: int) -> tuple[int, str]:
+    """(how many, which) of `hcas` are cards whose top rate is below the fabric's `gbps`."""
+    slow = Counter(d.devid for d in hcas if d.devid and _top_rate(d.devid) and _top_rate(d.devid) < gbps)
+    names = ", ".join(f"{n} x devid 0x{devid:04x} ({_nic_name(devid)}, {_top_rate(devid)}G)"
+                      for devid, n in slow.most_common())
+    return sum(slow.values()), names
+
+
+def older_nic(hcas: list[Device], catalog: Catalog, gbps: int) -> str | None:
+    """The catalog HCA of an older generation (end-of-life) that most of `hcas` are, by device
+    id, when it runs `gbps`: the design's NIC then is the card the site has, not a ConnectX-7."""
+    nics = getattr(catalog, "nics", {})
+    for devid, _ in Counter(d.devid for d in hcas if d.devid).most_common(1):
+        known = device_ids().by_devid(devid)
+        for nic_id in known.catalog if known is not None and known.kind == "hca" else ():
+            nic = nics.get(nic_id)
+            if nic is not None and nic.status == "end-of-life" and any(
+                    m.family == "infiniband" and m.gbps == gbps for m in nic.modes):
+                return nic_id
+    return None
+
+
+def _top_rate(devid: int) -> int:
+    known = device_ids().by_devid(devid)
+    return known.max_gbps if known is not None and known.kind == "hca" else 0
+
+
 def _nic_name(devid: int) -> str:
     known = device_ids().by_devid(devid)
     return known.name if known is not None and known.kind != "switch" else ""

@@ -174,8 +174,12 @@ class PaletteWidget(QWidget):
         # Long technology names must not widen the dock: the popup shows them in full.
         self.technology.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         self.technology.setMinimumContentsLength(14)
+        # New fabrics start on hardware one can buy: the older generations (end-of-life switches)
+        # are there to read real captures, and an imported one leaves this choice as it was.
         for tech in catalog.technologies.values():
-            self.technology.addItem(tech.name, tech.id)
+            default = catalog.switches.get(tech.default_switch)
+            if default is None or default.status != "end-of-life":
+                self.technology.addItem(tech.name, tech.id)
         self.technology.currentIndexChanged.connect(
             lambda _: self.technologyChosen.emit(self.technology.currentData()))
         caption.setBuddy(self.technology)
