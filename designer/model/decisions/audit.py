@@ -205,7 +205,7 @@ def audit(fabric: AsBuilt, design: FabricDesign | None = None, inference: Infere
         # A simulator's capture: its rates say nothing of the design's (ibsim knows nothing
         # faster than QDR), so a link is degraded against the others of its tier instead.
         report.degraded_links.clear()
-        _degraded_by_mode(report, links, roles, end)
+        _degraded_by_mode(report, links, roles, end, {d.id: d.devid for d in fabric.endpoints()})
     report.summary = summarise(report, down_by_server, missing_pairs)
     template = next((f.confidence for f in inference.facts if f.subject == "template"), None) if inference else None
     grade(report, template if design is None else None)

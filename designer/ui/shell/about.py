@@ -25,7 +25,8 @@ def _licence(distributions: tuple[str, ...]) -> tuple[str, str]:
             meta = metadata.metadata(name)
         except metadata.PackageNotFoundError:
             continue
-        licence = meta.get("License-Expression") or meta.get("License") or ""
+        # A field the package does not state is absent (KeyError with importlib_metadata's backport).
+        licence = next((meta[key] for key in ("License-Expression", "License") if key in meta and meta[key]), "")
         if not licence or len(licence) > 80:   # some packages put the whole licence text here
             licence = next((c.split("::")[-1].strip() for c in meta.get_all("Classifier") or []
                             if c.startswith("License ::")), licence[:80] or "not stated")
