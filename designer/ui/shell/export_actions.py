@@ -27,6 +27,7 @@ from designer.catalog import Catalog
 from designer.io.atomic import move_into_place
 from designer.model.intent.design import FabricDesign
 from designer.model.intent.slides import Slide
+from designer.ui.message_box import dismiss_progress
 from designer.ui.services.background import background
 
 PNG_DPI = 200          # as `fabric-designer render` writes by default
@@ -414,10 +415,7 @@ class ExportActions(QObject):
         self.job = None
         if self.progress is not None:
             progress, self.progress = self.progress, None
-            progress.canceled.disconnect(self.cancel)
-            progress.reset()
-            progress.close()
-            progress.deleteLater()
+            dismiss_progress(progress, self.cancel)
 
     def _on_done(self, job: ExportJob, error: str | None) -> None:
         if job.cancelled or error is not None:

@@ -15,6 +15,7 @@ from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QPlainTextEdit, QProgressDialog, QVBoxLayout
 
+from designer.ui.message_box import dismiss_progress
 from designer.ui.services.background import background
 
 
@@ -110,10 +111,7 @@ class TwinActions(QObject):
     def _close_progress(self) -> None:
         if self.progress is not None:
             progress, self.progress = self.progress, None
-            progress.canceled.disconnect(self.cancel)
-            progress.reset()
-            progress.close()
-            progress.deleteLater()
+            dismiss_progress(progress, self.cancel)
 
     def _done(self, outcome: tuple[str, str]) -> None:
         kind, text = outcome
