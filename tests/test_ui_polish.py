@@ -41,6 +41,10 @@ def test_an_empty_busbw_plot_shows_no_tick_values(make_window):
     plot = window.plots.busbw
     assert not plot.getAxis("bottom").style["showValues"] and not plot.getAxis("left").style["showValues"]
     assert window.plots.busbw_empty.isVisible()
+    # the note sits whole inside the plot's view, not half outside its corner
+    view = plot.getPlotItem().getViewBox()
+    note = window.plots.busbw_empty.mapRectToItem(view, window.plots.busbw_empty.boundingRect())
+    assert view.boundingRect().contains(note), (note, view.boundingRect())
     window.document.load(new_design(default_catalog(), "leaf-spine", gpus=256))
     assert plot.getAxis("bottom").style["showValues"]
     assert not window.plots.busbw_empty.isVisible()

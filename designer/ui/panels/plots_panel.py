@@ -58,8 +58,10 @@ class PlotsPanel(QWidget):
         self.size_marker = self.busbw.plot([], [], pen=None, symbol="d", symbolSize=12)
         # Shown in place of the curve while there is none (no design, or no estimate for it).
         self.busbw_empty = pg.TextItem("no estimate yet", anchor=(0.5, 0.5))
-        self.busbw_empty.setParentItem(self.busbw.getPlotItem().getViewBox())
-        self.busbw_empty.setPos(0, 0)
+        view = self.busbw.getPlotItem().getViewBox()
+        self.busbw_empty.setParentItem(view)   # in the view's own pixels: kept at its centre
+        view.sigResized.connect(self._centre_busbw_empty)
+        self._centre_busbw_empty(view)
         box.addWidget(self.busbw, 1)
         for plot in (self.ports, self.busbw):   # side by side in a 370-pixel column: each may be narrow
             plot.setMinimumSize(120, 120)
@@ -123,6 +125,10 @@ class PlotsPanel(QWidget):
         self.busbw_empty.setColor(theme.muted)
         self.size_marker.setSymbolBrush(theme.highlight)
         self.size_marker.setSymbolPen(pg.mkPen(theme.text))
+
+    def _centre_busbw_empty(self, view) -> None:
+        rect = view.boundingRect()
+        self.busbw_empty.setPos(rect.center())
 
     def _show_busbw_axes(self, shown: bool) -> None:
         """An empty plot shows no ticks: pyqtgraph's default range would put stray numbers there."""
