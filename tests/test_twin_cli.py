@@ -1,9 +1,8 @@
-"""`fabric-designer twin` without the stack: an Ethernet design goes to the routing-stack twin,
-or says in one line that it is not available; bad options are refused before any work."""
+"""`fabric-designer twin` without the stack: an Ethernet design goes to the routing-stack twin
+with its options; bad options are refused before any work."""
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 import pytest
@@ -13,12 +12,18 @@ from designer.cli.main import main
 ROOT = Path(__file__).resolve().parents[1]
 
 
-@pytest.mark.skipif(importlib.util.find_spec("designer.cli.cmd_twin_routing") is not None,
-                    reason="the routing-stack twin is present: its own tests cover Ethernet designs")
-def test_an_ethernet_design_says_the_routing_twin_is_not_available(capsys):
-    assert main(["twin", str(ROOT / "examples" / "roce-512-leaf-spine-sn5600.json")]) == 1
-    err = capsys.readouterr().err.strip()
-    assert err == "fabric-designer twin: error: the routing-stack twin is not available"
+def test_an_ethernet_design_goes_to_the_routing_twin_with_its_faults(monkeypatch):
+    from designer.cli import cmd_twin_routing
+
+    seen = []
+    monkeypatch.setattr(cmd_twin_routing, "run_routing_twin", lambda args: seen.append(args) or 7)
+    code = main(["twin", str(ROOT / "examples" / "roce-512-leaf-spine-sn5600.json"),
+                 "--fault", "switch:spine-3", "--fault", "link:leaf-1--spine-2", "--flows"])
+    assert code == 7 and len(seen) == 1
+    assert seen[0].fault == ["switch:spine-3", "link:leaf-1--spine-2"] and seen[0].flows
+    # an InfiniBand design never reaches it
+    main(["twin", str(ROOT / "examples" / "dgx-h100-superpod-1su.json"), "--timeout", "0"])
+    assert len(seen) == 1
 
 
 def test_whatif_twin_needs_fail_and_an_infiniband_design(capsys):
