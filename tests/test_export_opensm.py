@@ -125,3 +125,23 @@ def test_a_fabric_without_aggregation_nodes_names_no_io_file():
     assert _guids(files[IO_FILE]) == []
     assert not re.search(r"^io_guid_file", files[CONF], re.M)
     assert re.search(r"^root_guid_file root_guids.conf$", files[CONF], re.M)
+
+
+def test_the_export_configures_the_engine_the_design_names_and_a_file_refuses_an_unknown_one(tmp_path):
+    import dataclasses
+    import json
+
+    from designer.io.project import ProjectFileError, save_design
+
+    design = load_design(ROOT / "examples" / "dgx-h100-superpod-1su.json")
+    assert "routing_engine ftree" in opensm_files(ExportSource(design, default_catalog()))[CONF]
+    named = dataclasses.replace(design, performance=dataclasses.replace(design.performance, routing_engine="dfsssp"))
+    assert "routing_engine dfsssp" in opensm_files(ExportSource(named, default_catalog()))[CONF]
+    path = tmp_path / "named.json"
+    save_design(named, path)
+    assert load_design(path).performance.routing_engine == "dfsssp"
+    doc = json.loads(path.read_text())
+    doc["design"]["performance"]["routing_engine"] = "magic"
+    path.write_text(json.dumps(doc))
+    with pytest.raises(ProjectFileError):
+        load_design(path)

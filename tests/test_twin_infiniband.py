@@ -5,6 +5,7 @@ whether it ended well, by an error, a cancel, Ctrl-C or a timeout."""
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import stat
 import threading
@@ -215,3 +216,11 @@ def test_opensm_keeps_its_cache_in_the_runs_folder(monkeypatch):
     assert cache.parent == seen["opensm"]["folder"]
     assert seen["ibsim"]["env"]["IBSIM_SOCKNAME"] == seen["opensm"]["env"]["IBSIM_SOCKNAME"]
     assert seen["ibsim"]["env"]["IBSIM_SOCKNAME"].startswith("fabric-twin-")
+
+
+def test_the_twin_routes_with_the_engine_the_design_names(started):
+    design = load_design(SU1)
+    named = dataclasses.replace(design, performance=dataclasses.replace(design.performance, routing_engine="updn"))
+    result = run_infiniband_twin(named)
+    assert result.engine == "updn" and result.routed and result.routed_by == "updn"
+    assert_all_gone(*started)

@@ -29,9 +29,9 @@ def add_parser(sub: SubParsers) -> None:
                                    "Linux network namespace per switch, with the configuration the frr export "
                                    "writes; that needs root and the Debian packages frr and iproute2.")
     p.add_argument("file", help="project file")
-    p.add_argument("--engine", "--routing-engine", dest="engine", default="ftree",
+    p.add_argument("--engine", "--routing-engine", dest="engine", default=None,
                    help="OpenSM routing engine (ftree, updn, dnup, minhop, dfsssp, sssp, lash, dor, nue); "
-                        "default ftree")
+                        "default: the one the design names (performance.routing_engine), else ftree")
     p.add_argument("--fault", action="append", nargs="+", default=[], metavar="FAULT",
                    help="apply before routing: link:DEVICE:PORT, switch:NAME, server:NAME, "
                         "swap:DEV:PORT,DEV:PORT (repeatable)")

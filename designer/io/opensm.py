@@ -29,10 +29,12 @@ from dataclasses import dataclass
 from designer.io.export_source import ExportSource
 from designer.io.ibnetdiscover import _guid, _nic_names
 from designer.io.markup import one_line
+from designer.model.intent.design import FabricDesign
+from designer.model.intent.perf_settings import DEFAULT_ROUTING_ENGINE, ROUTING_ENGINES
 from designer.model.topology.derive import Derived
 from designer.model.topology.wiring import Wiring
 
-ENGINES = ("ftree", "updn", "dnup", "minhop", "dfsssp", "sssp", "lash", "dor", "nue")
+ENGINES = ROUTING_ENGINES   # OpenSM's routing engines, as the design may name them
 ROOT_FILE, CN_FILE, IO_FILE = "root_guids.conf", "cn_guids.conf", "io_guids.conf"
 NAME_MAP, CONF = "ib-node-name-map", "opensm.conf"
 
@@ -118,8 +120,10 @@ def conf_fragment(engine: str = "ftree", io_nodes: bool = True) -> str:
     ])
 
 
-def opensm_files_of(derived: Derived, engine: str = "ftree", host_name: object = None) -> dict[str, str]:
-    """{file name: text} of the subnet manager's folder."""
+def opensm_files_of(derived: Derived, engine: str | None = None, host_name: object = None) -> dict[str, str]:
+    """{file name: text} of the subnet manager's folder, routed by `engine` (None: the one the
+    design names, else ftree)."""
+    engine = engine or design_engine(derived.design)
     g = subnet_guids(derived, host_name)
     title = one_line(derived.design.meta.name, 120)
     names = "".join(f'0x{guid} "{one_line(name, 60).replace(chr(34), chr(39))}"\n' for guid, name in g.names)
@@ -134,5 +138,11 @@ def opensm_files_of(derived: Derived, engine: str = "ftree", host_name: object =
 
 
 def opensm_files(src: ExportSource) -> dict[str, str]:
-    """The export's folder (ftree), with the export's host names."""
-    return opensm_files_of(src.derived, "ftree", src.host)
+    """The export's folder (the design's routing engine, ftree unless it names another), with the
+    export's host names."""
+    return opensm_files_of(src.derived, None, src.host)
+
+
+def design_engine(design: FabricDesign) -> str:
+    """The routing engine the design names, else ftree."""
+    return design.performance.routing_engine or DEFAULT_ROUTING_ENGINE

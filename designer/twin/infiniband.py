@@ -18,6 +18,7 @@ The tables are then read into model data and the three traffic patterns are load
 
 from __future__ import annotations
 
+import dataclasses
 import glob
 import re
 import shutil
@@ -32,7 +33,7 @@ from designer.catalog import Catalog, default_catalog
 from designer.io.atomic import write_atomic
 from designer.io.export_source import ExportSource
 from designer.io.ibnetdiscover import SIMULATED_MARK, export_ibnetdiscover, parse_ibnetdiscover
-from designer.io.opensm import CONF, ENGINES, opensm_files_of, subnet_guids
+from designer.io.opensm import CONF, ENGINES, design_engine, opensm_files_of, subnet_guids
 from designer.limits import read_capped, read_text
 from designer.model.intent.design import FabricDesign
 from designer.model.performance.static_routes import StaticRoutingLoad, static_routing_load
@@ -79,7 +80,7 @@ def missing_stack(capture: bool = True) -> str | None:
 
 @dataclass(frozen=True)
 class TwinOptions:
-    engine: str = "ftree"
+    engine: str | None = None       # None: the routing engine the design names, else ftree
     timeout: float = 300.0
     faults: tuple[str, ...] = ()
     capture: Path | None = None
@@ -175,6 +176,8 @@ def run_infiniband_twin(design: FabricDesign, catalog: Catalog | None = None, op
                         cancel: threading.Event | None = None, progress: Progress | None = None) -> TwinResult:
     """Bring the design up on ibsim, route it with OpenSM, optionally capture it; every process stopped."""
     options = options or TwinOptions()
+    if options.engine is None:
+        options = dataclasses.replace(options, engine=design_engine(design))
     say = progress or (lambda _msg: None)
     if options.engine not in ENGINES:
         raise TwinError(f"unknown routing engine '{options.engine}' (OpenSM has {', '.join(ENGINES)})")

@@ -9,6 +9,7 @@ figure for this design only.
 
 from __future__ import annotations
 
+import typing
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -19,6 +20,11 @@ Collective = Literal["allreduce", "allgather", "reducescatter", "alltoall", "bro
 Algorithm = Literal["auto", "ring", "tree", "hierarchical", "innetwork"]
 Placement = Literal["packed", "scattered", "spread"]
 Schedule = Literal["1f1b", "interleaved"]
+# OpenSM's routing engines (opensm 3.3's --routing_engine): the one the fabric's subnet manager
+# runs, which the opensm export configures and the twin routes with.
+RoutingEngine = Literal["ftree", "updn", "dnup", "minhop", "dfsssp", "sssp", "lash", "dor", "nue"]
+ROUTING_ENGINES: tuple[str, ...] = typing.get_args(RoutingEngine)
+DEFAULT_ROUTING_ENGINE = "ftree"   # the fat-tree engine, for the fat-trees and SUs the tool builds
 # Fields added after files were saved without them: left out of a file while None (the
 # default), so an older project file reads and writes back the same.
 _NEW = {"omit_none": True}
@@ -52,6 +58,8 @@ class PerformanceSettings:
     protocol_efficiency: float | None = None      # share of line rate NCCL moves as payload
     load_balance_efficiency: float | None = None  # share of uplink bandwidth usable by many flows
     adaptive_routing: bool | None = None          # None: the technology's; False: static ECMP
+    # InfiniBand's subnet manager routing engine (None: ftree).
+    routing_engine: RoutingEngine | None = field(default=None, metadata=_NEW)
     # Heuristic, used when adaptive routing is off and the technology gives no lower figure:
     # hashing k equal flows onto k paths leaves on average (1 - 1/k)^k ~ 1/e of the paths idle
     # (balls into bins), so about 63% of the uplink bandwidth carries traffic. Not a measurement.
