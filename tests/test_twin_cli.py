@@ -69,3 +69,10 @@ def test_a_fabric_over_the_simulators_lids_names_the_limit(monkeypatch):
     assert str(info.value) == ("the fabric needs 280 LIDs (12 switches, 268 CAs); the simulator's forwarding "
                                "tables and InfiniBand's unicast LID range hold 200, about 23 servers of 8 NIC "
                                "ports at this switch count")
+
+
+def test_static_routes_from_opensm_need_the_static_routing_counterpart(capsys):
+    su1 = str(ROOT / "examples" / "dgx-h100-superpod-1su.json")
+    assert main(["compare", su1, su1, "--static-routes", "opensm"]) == 1
+    err = capsys.readouterr().err.strip()
+    assert "--counterpart ib-static" in err and "\n" not in err

@@ -224,3 +224,14 @@ def test_the_twin_routes_with_the_engine_the_design_names(started):
     result = run_infiniband_twin(named)
     assert result.engine == "updn" and result.routed and result.routed_by == "updn"
     assert_all_gone(*started)
+
+
+def test_compare_prices_static_routing_on_opensms_tables(capsys, started):
+    from designer.cli.main import main
+
+    assert main(["compare", str(SU1), "--counterpart", "ib-static", "--static-routes", "opensm"]) == 0
+    out = capsys.readouterr().out
+    # the flavour's load balance is the tables' worst pattern against the model, with its basis
+    assert "% of balanced throughput on the uplinks, the worst of ring, tree and all-to-all on the tables " \
+           "OpenSM ftree programmed" in out
+    assert_all_gone(*started)

@@ -7,6 +7,7 @@ import argparse
 from designer.catalog import Catalog, default_catalog
 from designer.cli.cmd_bom import arrangements_table
 from designer.cli.common import (
+    CommandError,
     SubParsers,
     bounded_float,
     bounded_int,
@@ -27,6 +28,7 @@ from designer.model.decisions.counterpart import (
     COUNTERPART_TECHNOLOGIES,
     ETHERNET_CHOICES,
     IB_STATIC,
+    Counterpart,
     expand_counterparts,
     make_counterpart,
     optics_twin,
@@ -52,6 +54,11 @@ def add_parser(sub: SubParsers) -> None:
                         + ", ".join(ETHERNET_CHOICES) + f"; '{IB_STATIC}' the InfiniBand design with adaptive "
                         f"routing off; '{CHEAPEST_TOPOLOGY}' the same cluster on the cheapest other template: "
                         "leaf-spine, fat-tree, rail-optimized or rail-only)")
+    p.add_argument("--static-routes", choices=("model", "opensm"), default="model",
+                   help=f"how '--counterpart {IB_STATIC}' is priced: 'model' places each flow on one fixed path "
+                        "(default); 'opensm' brings the design up on the InfiniBand twin (ibsim, OpenSM with the "
+                        "design's routing engine) and takes the worst pattern's throughput on the tables OpenSM "
+                        "programmed (needs the Debian packages ibsim-utils and opensm)")
     p.add_argument("--optics-twin", action="store_true",
                    help="also compare the first design on its switches' optics twins: a pluggable fabric "
                         "beside the same fabric on co-packaged-optics switches (e.g. Q3400-RA and Q3450-LD), "
@@ -107,9 +114,11 @@ def run(args: argparse.Namespace) -> int:
     catalog = default_catalog()
     for design in designs:
         check_design_memory(derive(design, catalog), "the comparison")
+    if args.static_routes == "opensm" and IB_STATIC not in (args.counterpart or ()):
+        raise CommandError(f"--static-routes opensm prices --counterpart {IB_STATIC}; add that counterpart")
     notes = []
     for tech in args.counterpart or ():
-        made = (static_routing_twin(designs[0], catalog) if tech == IB_STATIC
+        made = (_static_routing(designs[0], catalog, args.static_routes) if tech == IB_STATIC
                 else cheapest_topology(designs[0], catalog) if tech == CHEAPEST_TOPOLOGY
                 else make_counterpart(designs[0], tech, catalog))
         designs.append(made.design)
@@ -173,3 +182,25 @@ def render_text(c: Comparison) -> str:
     out += [f"source: {line}" for line in c.sources]
     out += [f"warning: {w}" for w in c.warnings]
     return "\n".join(out)
+
+
+def _static_routing(design: FabricDesign, catalog: Catalog, source: str) -> Counterpart:
+    """The static-routing flavour, by the model's fixed paths or by OpenSM's real tables."""
+    if source != "opensm":
+        return static_routing_twin(design, catalog)
+    from designer.model.performance.static_routes import static_routing_penalty
+    from designer.twin.infiniband import run_infiniband_twin
+    from designer.twin.processes import TwinCancelled, TwinError
+
+    static_routing_twin(design, catalog)   # an Ethernet design is refused before anything starts
+    try:
+        result = run_infiniband_twin(design, catalog)
+    except TwinCancelled:
+        raise KeyboardInterrupt from None
+    except TwinError as exc:
+        raise CommandError(str(exc)) from None
+    if result.load is None:
+        raise CommandError(f"OpenSM did not route '{design.meta.name}': {result.reason}")
+    basis = (f"the worst of ring, tree and all-to-all on the tables OpenSM {result.routed_by} programmed for this "
+             "design on ibsim, against the model's evenly spread load")
+    return static_routing_twin(design, catalog, load_balance=static_routing_penalty(result.load), basis=basis)
