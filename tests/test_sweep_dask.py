@@ -25,7 +25,7 @@ SWEEP = ["sweep", "--gpus", "512", "--technology", "ib-ndr,roce-400g,ib-xdr", "-
 
 @pytest.fixture
 def cluster():
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None) as local:
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=":0") as local:
         yield local
 
 
@@ -60,7 +60,7 @@ def test_the_cluster_ran_the_work(cluster):
 
 def test_an_unreachable_scheduler_is_one_line(capsys):
     # A scheduler on a port the system chose, closed again: nothing listens there any more.
-    with LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None,
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=":0",
                       protocol="tcp://", host="127.0.0.1", scheduler_port=0) as gone:
         address = gone.scheduler_address
     with pytest.raises(CommandError, match="cannot reach the Dask scheduler") as info, \
