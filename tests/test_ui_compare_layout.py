@@ -95,6 +95,10 @@ def test_the_title_is_short_and_the_window_fits_the_screen(every_ethernet):
     window._fit_screen(room)
     assert room.contains(window.frameGeometry()), window.frameGeometry()
     assert window.minimumSizeHint().width() <= 1280 and window.minimumSizeHint().height() <= 800
+    # nothing in the recommendation is cut: the verdict's wrapped text and the assumptions whole
+    panel = window.panel
+    assert panel.verdict.height() >= panel.verdict.heightForWidth(panel.verdict.width())
+    assert panel.assumptions.height() >= panel.assumptions.sizeHint().height()
 
 
 def test_an_unpriced_comparison_names_no_winner():

@@ -130,7 +130,7 @@ class CompareWindow(QMainWindow):
         self.charts_scroll.setFrameShape(QScrollArea.Shape.NoFrame)
         self.charts_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.charts_scroll.setWidget(self.charts)
-        self.charts_scroll.setMinimumHeight(230)
+        self.charts_scroll.setMinimumHeight(120)   # the charts scroll; the verdict and assumptions do not
 
         self.legend = DesignLegend()
         self.right = QSplitter(Qt.Orientation.Vertical)
@@ -427,10 +427,10 @@ class CompareWindow(QMainWindow):
         styles = design_styles(comparison, self.theme, self.catalog)
         columns = self.table_model.columnCount()
         self.table_model.set_comparison(comparison, styles)
-        if self.table_model.columnCount() != columns:
-            self._fit_split()
         notes = {e.name: e.notes for e in self.shown if e.notes}
         self.panel.show_comparison(comparison, notes)
+        if self.table_model.columnCount() != columns:
+            self._fit_split()   # after the verdict is in: the panel's height follows its text
         self.network_costs.show_arrangements(comparison.names, outcome.networks)
         self.charts_scroll.setVisible(True)
         self.charts.show_comparison(comparison, outcome.curves, styles, outcome.curve_gpus)
@@ -472,7 +472,8 @@ class CompareWindow(QMainWindow):
         self.split.setSizes([left, total - left])
         height = max(self.right.height(), self.height() - 90)
         # The recommendation with its flip lines gets the room it reads in; the charts scroll.
-        panel = min(max(round(height * 0.6), 420), height - 230)
+        need = self.panel.needed_height(self.panel.width() or self.right.width())
+        panel = min(max(round(height * 0.6), 420, need), height - 160)
         self.right.setSizes([panel, height - panel])
 
     def resizeEvent(self, event) -> None:

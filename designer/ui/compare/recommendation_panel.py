@@ -341,6 +341,26 @@ class RecommendationPanel(QWidget):
         self.apply_theme(self.theme)
         self.show_placeholder("Add a second design or a counterpart to compare.")
 
+    def _hold_verdict(self) -> None:
+        """The verdict keeps the height its wrapped text needs at the panel's width; the reasons
+        below scroll instead (a vertical layout would otherwise share the squeeze and cut it)."""
+        width = self.verdict.width() or max(1, self.width() - 16)
+        self.verdict.setMinimumHeight(self.verdict.heightForWidth(width))
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 (Qt's name)
+        super().resizeEvent(event)
+        self._hold_verdict()
+
+    def needed_height(self, width: int) -> int:
+        """The height at `width` that shows the verdict and the assumptions whole, the reasons
+        (which scroll) at their least: the Compare window gives the panel at least this."""
+        box = self.layout()
+        margins = box.contentsMargins()
+        inner = max(1, width - margins.left() - margins.right())
+        return (margins.top() + margins.bottom() + 3 * box.spacing() + self.title.sizeHint().height()
+                + self.verdict.heightForWidth(inner) + self.reasons.minimumHeight()
+                + self.assumptions.sizeHint().height())
+
     def apply_theme(self, theme: Theme) -> None:
         self.theme = theme
         self._restyle()
@@ -382,6 +402,7 @@ class RecommendationPanel(QWidget):
         self._notes = dict(notes or {})
         rec = comparison.recommendation
         self.verdict.setText(rec.verdict)
+        self._hold_verdict()
         muted = self.theme.muted.name()
         warn = self.theme.warning.name()
         parts = []
