@@ -128,6 +128,15 @@ class FabricScene(SceneState):
         self.theme = theme
         self.update()
 
+    def set_each_link(self, on: bool) -> None:
+        """Draw every link as its own line (True) or the links between blocks as bundles (False).
+
+        A way of looking, like the zoom: the design is untouched and nothing goes on the undo stack.
+        """
+        if on != self.each_link:
+            self.each_link = on
+            self.update()
+
     def set_link_failure(self, failure) -> None:
         """Draw the links a failure takes down as failed (None: every link live again)."""
         self.link_failure = failure
