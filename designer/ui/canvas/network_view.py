@@ -48,7 +48,7 @@ class NetworkScene(QGraphicsScene):
         self.rows: list[Row] = []
         self.drawn_bundles: list[tuple[int, str]] = []   # (lines drawn, label) per bundle, for the tests
         self.rack_labels: list[list[str]] = []           # per bundle: the count on each rack's line
-        self._labels_at: list[tuple[int, int, float]] = []
+        self._label_bottom: dict[float, float] = {}   # per row reached: where the next bundle label may start
         controller.displayChanged.connect(self._redraw)
         controller.networkChanged.connect(self._redraw)
         self._redraw()
@@ -95,7 +95,7 @@ class NetworkScene(QGraphicsScene):
         rows, bundles = network_diagram(self.size, design.cluster.servers)
         self.rows = rows
         self.drawn_bundles = []
-        self._labels_at = []
+        self._label_bottom = {}
         racks = self.size.racks
         spans: list[list[tuple[float, float]]] = []     # per row: each box's left and right edge
         for i, row in enumerate(rows):
@@ -190,7 +190,8 @@ class NetworkScene(QGraphicsScene):
         racks_at = top if len(top) == len(pairs) else bottom
         by_rack = len(per_rack) == len(pairs) == len(racks_at) and len(pairs) > 1
         self.rack_labels.append([bundle.rack_label(k) for k in range(len(pairs))] if by_rack and bundle else [])
-        at = 0.3 if racks_at is top else 0.7
+        near = 0.35 * (ROW_GAP - BOX_H) / max(y1 - y0, 1.0)   # within the gap next to the racks' row
+        at = near if racks_at is top else 1 - near
         for (xa, xb), rack_text in zip(pairs, self.rack_labels[-1], strict=False):
             self._rack_count(xa + (xb - xa) * at, y0 + (y1 - y0) * at, rack_text, racks_at[0][1] - racks_at[0][0])
         if bundle is not None and bundle.per_rack and not by_rack:
@@ -201,16 +202,15 @@ class NetworkScene(QGraphicsScene):
             label.setTextWidth(WIDTH * 0.5)
             box = label.boundingRect()
             # Just above the row it reaches, under any label already there (two bundles into one row).
-            below = sum(1 for _, _, at in self._labels_at if at == y1)
-            self._labels_at.append((0, 0, y1))
-            x, y = 4, y1 - ROW_GAP * 0.66 + below * (box.height() + 2)
+            # (a label may wrap to two lines: the next starts below its actual height)
+            x, y = 4, self._label_bottom.get(y1, y1 - ROW_GAP * 0.66)
+            self._label_bottom[y1] = y + box.height() + 2
             paper = QColor(self.theme.background)
             paper.setAlpha(230)
             back = self.addRect(QRectF(x, y, box.width(), box.height()), QPen(Qt.PenStyle.NoPen), QBrush(paper))
             back.setZValue(1)
             label.setZValue(2)
             label.setPos(x, y)
-
 
     def _rack_count(self, x: float, y: float, text: str, width: float) -> None:
         """One rack's count on its line ('29 x 1G'), centred on it, on the paper colour."""
