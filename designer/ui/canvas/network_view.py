@@ -190,10 +190,12 @@ class NetworkScene(QGraphicsScene):
         racks_at = top if len(top) == len(pairs) else bottom
         by_rack = len(per_rack) == len(pairs) == len(racks_at) and len(pairs) > 1
         self.rack_labels.append([bundle.rack_label(k) for k in range(len(pairs))] if by_rack and bundle else [])
-        near = 0.35 * (ROW_GAP - BOX_H) / max(y1 - y0, 1.0)   # within the gap next to the racks' row
-        at = near if racks_at is top else 1 - near
+        # Within the gap next to the racks' row; below the bundle's own label, above the caption
+        # of the row it reaches.
+        near = 0.35 * (ROW_GAP - BOX_H) / max(y1 - y0, 1.0)
+        at = near if racks_at is top else 1 - 0.45 * (ROW_GAP - BOX_H) / max(y1 - y0, 1.0)
         for (xa, xb), rack_text in zip(pairs, self.rack_labels[-1], strict=False):
-            self._rack_count(xa + (xb - xa) * at, y0 + (y1 - y0) * at, rack_text, racks_at[0][1] - racks_at[0][0])
+            self._rack_count(xa + (xb - xa) * at, y0 + (y1 - y0) * at, rack_text)
         if bundle is not None and bundle.per_rack and not by_rack:
             text = f"{text}; {bundle.racks_summary()}" if text else bundle.racks_summary()
         if text:
@@ -212,21 +214,18 @@ class NetworkScene(QGraphicsScene):
             label.setZValue(2)
             label.setPos(x, y)
 
-    def _rack_count(self, x: float, y: float, text: str, width: float) -> None:
-        """One rack's count on its line ('29 x 1G'), centred on it, on the paper colour."""
+    def _rack_count(self, x: float, y: float, text: str) -> None:
+        """One rack's count on its line ('29 x 1G'), on one line centred on it, on the paper colour."""
         label = self.addText(text)
         label.setDefaultTextColor(self.theme.text)
-        label.setTextWidth(width)
-        label.document().setDefaultTextOption(_centred())
         box = label.boundingRect()
-        ideal = label.document().idealWidth()
         paper = QColor(self.theme.background)
         paper.setAlpha(230)
-        back = self.addRect(QRectF(x - ideal / 2 - 2, y - box.height() / 2, ideal + 4, box.height()),
+        back = self.addRect(QRectF(x - box.width() / 2, y - box.height() / 2, box.width(), box.height()),
                             QPen(Qt.PenStyle.NoPen), QBrush(paper))
         back.setZValue(1)
         label.setZValue(2)
-        label.setPos(x - width / 2, y - box.height() / 2)
+        label.setPos(x - box.width() / 2, y - box.height() / 2)
 
 
 def _centred():
