@@ -135,6 +135,9 @@ class FabricScene(SceneState):
         """
         if on != self.each_link:
             self.each_link = on
+            self.controller.message.emit(
+                "Each link drawn as its own line; View > Show Each Link again for bundles with counts" if on
+                else "Links drawn as bundles with their counts")
             self.update()
 
     def set_link_failure(self, failure) -> None:
