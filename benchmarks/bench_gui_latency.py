@@ -248,6 +248,9 @@ def main() -> int:
     out.append("")
     out.append("32,768-GPU rail-optimized fabric (Q3400 XDR): canvas frames while panning")
     out.extend(frame_times(app, window, [("fit to window", 0.0), ("pods and SUs", 0.12), ("every switch", 1.0)]))
+    window.actions_["each_link"].trigger()   # View > Show Each Link: one line per link
+    out.append("the same with View > Show Each Link")
+    out.extend(frame_times(app, window, [("fit to window", 0.0), ("every switch", 1.0)]))
     window.shutdown()
     window.close()
 

@@ -209,3 +209,25 @@ def test_a_segment_adds_no_expected_failures_of_its_own():
 
     inband = _sizes(_design("gb300-nvl72-tray", 144))["inband"]
     assert expected_failures(inband, load_rates()) == ()
+
+
+def test_the_draw_io_network_pages_label_each_bundle_with_its_count_per_rack():
+    import xml.etree.ElementTree as ET
+    from pathlib import Path
+
+    from designer.io.export_source import ExportSource
+    from designer.io.network_drawio import network_pages
+    from designer.io.project import load_design
+
+    design = load_design(Path(__file__).resolve().parents[1] / "examples" / "gb300-nvl72-8rack.json")
+    pages = ET.fromstring("<mxfile>" + "\n".join(network_pages(ExportSource(design, CAT))) + "</mxfile>")
+    sizes = _sizes(design)
+    for page in pages.iter("diagram"):
+        size = next(s for s in sizes.values() if s.label == page.get("name"))
+        edges = [o for o in page.iter("object") if o.get("id", "").startswith("b")]
+        assert edges and all(" x " in o.get("label") for o in edges), size.role   # count and speed
+        racked = [o for o in edges if o.get("per_rack")]
+        assert racked, size.role
+        for o in racked:
+            assert [int(n) for n in o.get("per_rack").split(",")] == list(size.rack_links)
+            assert f"{size.rack_links[0]} x {o.get('gbps')}G per rack" in o.get("label")

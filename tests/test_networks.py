@@ -393,3 +393,30 @@ def test_bom_text_says_not_published_where_a_part_has_no_power_figure(tmp_path, 
     assert "power totals leave out" in oob and "Spectrum SN2201" in oob.split("power totals leave out")[1]
     storage = text.split("Network: Storage")[1].split("Network:")[0]
     assert "not published" not in storage.split("note:")[0]
+
+
+@settings(max_examples=40, deadline=None)
+@given(servers=st.integers(1, 700), server=st.sampled_from(["dgx-h100", "gb300-nvl72-tray", "hgx-h100"]))
+def test_every_rack_s_links_add_up_to_the_network_s_and_the_diagram_labels_them(servers, server):
+    from designer.model.networks.diagram import network_diagram
+
+    design = FabricDesign(cluster=ClusterSpec(server=server, servers=servers),
+                          networks=ra_networks(CAT.server(server)))
+    for size in size_networks(design, CAT, 0):
+        if size.errors or not size.racks:
+            continue
+        links = {g.kind: g.count for g in size.links}
+        assert len(size.rack_links) == size.racks, size.role
+        in_racks = {"per-rack": sum(links.get(k, 0) for k in ("BMC", "rack management ports", "PDU")),
+                    "segment": size.shared_ports}.get(size.template, links.get("server-leaf", 0))
+        assert sum(size.rack_links) == in_racks, size.role
+        # Only the last rack may be partly filled.
+        assert all(n == size.rack_links[0] for n in size.rack_links[:-1]) and size.rack_links[-1] <= size.rack_links[0]
+        _, bundles = network_diagram(size, servers)
+        assert all(b.text for b in bundles), size.role        # every bundle has its count and speed
+        per_rack = [b for b in bundles if b.per_rack]
+        assert per_rack, size.role
+        for b in per_rack:
+            assert b.racks_summary().endswith(f"x {b.gbps}G per rack")
+            assert [b.rack_label(k) for k in range(len(b.per_rack))] == [
+                f"{n:,} x {b.gbps}G" for n in size.rack_links]

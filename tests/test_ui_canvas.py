@@ -157,3 +157,30 @@ def test_a_one_tier_fabric_is_drawn_as_one_switch_and_its_servers(make_window):
     rows = window.scene.layout.rows
     assert rows["leaf"].count == 1 and rows["spine"].count == 0 and "core" not in rows
     assert not [b for b in window.scene.layout.bundles if b.upper == "spine"]
+
+
+def test_show_each_link_draws_every_link_and_back_without_an_undo_step(make_window):
+    design = new_design(default_catalog(), "leaf-spine", gpus=256)
+    window = make_window(design)
+    window.view.fit()
+    layout = window.scene.layout
+    expected = {pair: int(layout.link_arrays(pair[0])[2].sum()) for pair in window.scene.bundles}
+    assert sum(expected.values()) > len(window.scene.bundles)   # bundles stand for many links
+
+    def drawn():
+        window.view.grab()   # paints the bundles at the current zoom
+        return {pair: item.links_drawn for pair, item in window.scene.bundles.items()}
+
+    action = window.actions_["each_link"]
+    assert not action.isChecked()
+    assert set(drawn().values()) == {0}             # off by default: bundles with counts
+    undo_before = window.document.undo_stack.count()
+    modified_before = window.document.modified
+    action.trigger()
+    assert action.isChecked()
+    assert drawn() == expected                       # one line per link of the design
+    assert window.document.undo_stack.count() == undo_before
+    assert window.document.modified == modified_before
+    action.trigger()
+    assert set(drawn().values()) == {0}
+    assert window.controller.display.design == design

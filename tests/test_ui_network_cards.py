@@ -93,3 +93,31 @@ def test_the_oob_view_is_drawn_per_rack_and_readable_at_fit(make_window):
     scale = view.transform().m11()
     font = next(i for i in scene.items() if isinstance(i, QGraphicsTextItem)).font()
     assert font.pointSizeF() * 96 / 72 * scale >= 8.0, scale
+
+
+def test_every_out_of_band_bundle_has_its_count_and_each_rack_its_own(make_window):
+    from designer.model.networks.sizing import PDUS_PER_RACK, servers_per_rack
+
+    design = load_design(GB300)
+    window = make_window(design)
+    window.controller.set_network("oob")
+    scene = window.network_scene
+    size = scene.size
+    links = {g.kind: g for g in size.links}
+    server = default_catalog().server(design.cluster.server)
+    # The model's count for each rack: its servers' BMC ports, its other management ports, its PDUs.
+    rack = servers_per_rack(design, server)
+    bmc = links["BMC"].count // design.cluster.servers
+    expected = [min(rack, design.cluster.servers - k * rack) * bmc + server.rack_mgmt_ports + PDUS_PER_RACK
+                for k in range(size.racks)]
+    assert list(size.rack_links) == expected
+    assert all(text for _, text in scene.drawn_bundles)                  # no bundle without its count
+    assert all(" x " in text and "G" in text for _, text in scene.drawn_bundles)
+    racked = [labels for labels in scene.rack_labels if labels]
+    assert len(racked) == 1 and len(racked[0]) == size.racks == 8
+    assert racked[0] == [f"{n} x {links['BMC'].gbps}G" for n in expected]
+    texts = {i.toPlainText() for i in scene.items() if hasattr(i, "toPlainText")}
+    assert set(racked[0]) <= texts                                       # drawn on the canvas
+    # The in-band view (a segment on the converged network) counts per rack too.
+    window.controller.set_network("inband")
+    assert [labels for labels in scene.rack_labels if labels]

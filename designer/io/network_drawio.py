@@ -11,7 +11,7 @@ from designer.catalog import Catalog
 from designer.io.export_source import ExportSource
 from designer.io.markup import xml_attr
 from designer.io.network_netbox import checked_sizes
-from designer.model.networks.diagram import network_rows
+from designer.model.networks.diagram import network_diagram
 
 ROW_W, ROW_H, ROW_GAP = 520.0, 50.0, 110.0
 FILL = {"spine": "#d5e8d4", "leaf": "#dae8fc", "storage leaf": "#fde0c5", "servers": "#f5f5f5",
@@ -33,7 +33,7 @@ def network_pages(src: ExportSource) -> list[str]:
         return []
     pages: list[str] = []
     for n, size in enumerate(checked_sizes(src)):
-        rows, bundles = network_rows(size, design.cluster.servers)
+        rows, bundles = network_diagram(size, design.cluster.servers)
         colour = "#2e7d32" if any(_family(catalog, g.switch) == "infiniband" for g in size.switches) else "#1565c0"
         cells = ['        <mxCell id="0"/>', '        <mxCell id="1" parent="0"/>',
                  (f'        <mxCell id="title" value="{xml_attr(f"{src.name}: {size.label}")}" '
@@ -47,8 +47,15 @@ def network_pages(src: ExportSource) -> list[str]:
                          f'network="{xml_attr(size.role)}"><mxCell style="{style}" vertex="1" parent="1">'
                          f'<mxGeometry x="40" y="{80 + k * ROW_GAP:g}" width="{ROW_W:g}" height="{ROW_H:g}" '
                          'as="geometry"/></mxCell></object>')
-        for k, (upper, lower, text) in enumerate(bundles):
-            cells.append(f'        <object id="b{k + 1}" label="{xml_attr(text)}" network="{xml_attr(size.role)}">'
+        for k, bundle in enumerate(bundles):
+            upper, lower = bundle.upper, bundle.lower
+            # One shape per row here: each rack's count goes in the label (and, for tools, an attribute).
+            text = "\n".join(t for t in (bundle.text or f"{rows[upper].title} to {rows[lower].title}",
+                                          bundle.racks_summary()) if t)
+            racks = (f' per_rack="{",".join(str(n) for n in bundle.per_rack)}" gbps="{bundle.gbps}"'
+                     if bundle.per_rack else "")
+            cells.append(f'        <object id="b{k + 1}" label="{xml_attr(text)}" network="{xml_attr(size.role)}"'
+                         f'{racks}>'
                          f'<mxCell style="endArrow=none;startArrow=none;strokeColor={colour};strokeWidth=3;'
                          f'fontSize=10;" edge="1" parent="1" source="r{upper + 1}" target="r{lower + 1}">'
                          '<mxGeometry relative="1" as="geometry"/></mxCell></object>')

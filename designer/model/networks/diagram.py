@@ -4,7 +4,7 @@ link bundles between them. The window's network canvas and the draw.io export dr
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from designer.model.intent.networks import ROLE_LABELS
 from designer.model.networks.sizing import NetworkSize
@@ -18,11 +18,45 @@ class Row:
     detail: str = ""
 
 
+@dataclass(frozen=True)
+class Bundle:
+    """The links between two rows: `text` labels the whole bundle; where it runs rack by rack,
+    `per_rack` holds each server rack's links (the model's `rack_links`), at `gbps` each."""
+
+    upper: int
+    lower: int
+    text: str
+    per_rack: tuple[int, ...] = ()
+    gbps: int = 0
+
+    def rack_label(self, rack: int) -> str:
+        """'29 x 1G': the links of one rack, its index counted from 0 ('' for none)."""
+        if rack >= len(self.per_rack):
+            return ""
+        return f"{self.per_rack[rack]:,} x {self.gbps:g}G"
+
+    def racks_summary(self) -> str:
+        """'29 x 1G per rack', or '18-36 x 400G per rack' where racks differ ('' if not per rack)."""
+        if not self.per_rack:
+            return ""
+        low, high = min(self.per_rack), max(self.per_rack)
+        each = f"{low:,}" if low == high else f"{low:,}-{high:,}"
+        return f"{each} x {self.gbps:g}G per rack"
+
+
 def network_rows(size: NetworkSize, servers: int) -> tuple[list[Row], list[tuple[int, int, str]]]:
     """Rows top to bottom and the bundles between them as (upper row, lower row, label)."""
+    rows, bundles = network_diagram(size, servers)
+    return rows, [(b.upper, b.lower, b.text) for b in bundles]
+
+
+def network_diagram(size: NetworkSize, servers: int) -> tuple[list[Row], list[Bundle]]:
+    """Rows top to bottom and the bundles between them, each with its count and speed, and,
+    where it runs rack by rack (servers to their leaves or carrier, a rack's management
+    switches to its endpoints), each rack's count."""
     links = {g.kind: g for g in size.links}
     rows: list[Row] = []
-    bundles: list[tuple[int, int, str]] = []
+    bundles: list[Bundle] = []
 
     def label(kind: str) -> str:
         g = links.get(kind)
@@ -34,7 +68,8 @@ def network_rows(size: NetworkSize, servers: int) -> tuple[list[Row], list[tuple
         carrier = ROLE_LABELS.get(size.carried_by, size.carried_by)
         rows.append(Row("leaf", f"carried by {carrier}", 0, "no switches of its own"))
         rows.append(Row("servers", "servers", servers, f"{size.racks:,} racks" if size.racks else ""))
-        bundles.append((0, 1, f"{size.shared_ports:,} x {size.shared_gbps}G ports shared with {carrier}"))
+        bundles.append(Bundle(0, 1, f"{size.shared_ports:,} x {size.shared_gbps}G ports shared with {carrier}",
+                              size.rack_links, size.shared_gbps))
         return rows, bundles
     if size.template == "per-rack":
         for g in size.switches:
@@ -42,8 +77,18 @@ def network_rows(size: NetworkSize, servers: int) -> tuple[list[Row], list[tuple
         ends = [k for k in ("BMC", "rack management ports", "PDU", "switch management") if k in links]
         rows.append(Row("endpoints", "endpoints", sum(links[k].count for k in ends),
                         ", ".join(f"{links[k].count:,} {k}" for k in ends)))
-        for i in range(len(rows) - 1):
-            bundles.append((i, len(rows) - 1, ""))
+        rack_kinds = [k for k in ("BMC", "rack management ports", "PDU") if k in links]
+        in_racks = sum(links[k].count for k in rack_kinds)
+        gbps = links[rack_kinds[0]].gbps if rack_kinds else 0
+        for i, row in enumerate(rows[:-1]):
+            if row.key == "management (server racks)":
+                bundles.append(Bundle(i, len(rows) - 1, f"{in_racks:,} x {gbps}G in the server racks ("
+                                      + ", ".join(rack_kinds) + ")", size.rack_links, gbps))
+            elif "switch management" in links:
+                ports = links["switch management"]
+                bundles.append(Bundle(i, len(rows) - 1, f"{ports.count:,} x {ports.gbps}G switch management"))
+            else:
+                bundles.append(Bundle(i, len(rows) - 1, ""))
         if "management uplink" in links:
             rows[0] = Row(rows[0].key, rows[0].title, rows[0].count,
                           f"{rows[0].detail}; {label('management uplink')} to the site")
@@ -58,16 +103,28 @@ def network_rows(size: NetworkSize, servers: int) -> tuple[list[Row], list[tuple
     else:
         rows.append(Row("leaf", "compute fabric leaves (merged)", 0, "shared with the compute fabric"))
     leaf_row = len(rows) - 1
+    # The leaf-spine links split over the server and storage leaf pairs alike (the same uplinks each).
+    uplinks = links.get("leaf-spine")
+    leaves = tiers["leaf"].count if "leaf" in tiers else 0
+    storage_leaves = tiers["storage leaf"].count if "storage leaf" in tiers else 0
+    per_leaf = uplinks.count // (leaves + storage_leaves) if uplinks and leaves + storage_leaves else 0
     if "spine" in tiers:
-        bundles.append((0, leaf_row, label("leaf-spine")))
+        text = label("leaf-spine")
+        if storage_leaves and uplinks:
+            text = f"{per_leaf * leaves:,} x {uplinks.gbps}G leaf-spine"
+        bundles.append(Bundle(0, leaf_row, text))
     rows.append(Row("servers", "servers", servers, f"{size.racks:,} racks" if size.racks else ""))
-    bundles.append((leaf_row, len(rows) - 1, label("server-leaf")))
+    server_leaf = links.get("server-leaf")
+    bundles.append(Bundle(leaf_row, len(rows) - 1, label("server-leaf"), size.rack_links,
+                          server_leaf.gbps if server_leaf else 0))
     if "storage leaf" in tiers:
         rows.insert(leaf_row + 1, Row("storage leaf", "storage leaf pairs", tiers["storage leaf"].count,
                                       tiers["storage leaf"].switch))
-        bundles = [(a if a <= leaf_row else a + 1, b if b <= leaf_row else b + 1, t) for a, b, t in bundles]
+        bundles = [replace(b, upper=b.upper if b.upper <= leaf_row else b.upper + 1,
+                           lower=b.lower if b.lower <= leaf_row else b.lower + 1) for b in bundles]
         if "spine" in tiers:
-            bundles.append((0, leaf_row + 1, ""))
+            bundles.append(Bundle(0, leaf_row + 1, f"{per_leaf * storage_leaves:,} x {uplinks.gbps}G leaf-spine"
+                                  if uplinks else ""))
         rows.append(Row("storage", "storage appliance ports", size.storage_ports, f"{size.storage_gbps:,.0f} Gb/s"))
-        bundles.append((leaf_row + 1, len(rows) - 1, label("storage-leaf")))
+        bundles.append(Bundle(leaf_row + 1, len(rows) - 1, label("storage-leaf")))
     return rows, bundles

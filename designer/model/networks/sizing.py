@@ -70,6 +70,9 @@ class NetworkSize:
     carried_by: str = ""
     shared_ports: int = 0
     shared_gbps: int = 0
+    # Per server rack, in rack order: the links its servers (and, out of band, its other
+    # management ports and PDUs) have to this network; the last rack may be partly filled.
+    rack_links: tuple[int, ...] = ()
 
     @property
     def switch_count(self) -> int:
@@ -137,6 +140,13 @@ def size_network(design: FabricDesign, net: NetworkSpec, catalog: Catalog,
     return _size_leaf_pairs(design, net, catalog, server)
 
 
+def _rack_servers(servers: int, per_rack: int) -> list[int]:
+    """Servers in each rack, in order: full racks, then the remainder (if any) in the last."""
+    per_rack = max(per_rack, 1)
+    full, rest = divmod(servers, per_rack)
+    return [per_rack] * full + ([rest] if rest else [])
+
+
 def _gpus(design: FabricDesign, server: Server) -> int:
     return design.cluster.servers * (design.cluster.gpus_per_server or server.gpus)
 
@@ -191,7 +201,9 @@ def _size_segment(design: FabricDesign, net: NetworkSpec, server: Server) -> Net
         notes.append(f"set in the design: the server model states no {net.role} ports")
     return NetworkSize(net.role, net.label, net.template, net.technology, notes=tuple(notes),
                        racks=math.ceil(design.cluster.servers / servers_per_rack(design, server)),
-                       carried_by=carrier, shared_ports=design.cluster.servers * ports, shared_gbps=gbps)
+                       carried_by=carrier, shared_ports=design.cluster.servers * ports, shared_gbps=gbps,
+                       rack_links=tuple(n * ports for n in _rack_servers(design.cluster.servers,
+                                                                         servers_per_rack(design, server))))
 
 
 def _peer_ports(leaf: Switch) -> int:
@@ -285,7 +297,8 @@ def _size_leaf_pairs(design: FabricDesign, net: NetworkSpec, catalog: Catalog, s
                        links=tuple(links), oversubscription=net.oversubscription,
                        storage_ports=storage_ports, storage_gbps=storage_gbps, notes=tuple(notes),
                        errors=tuple(errors), racks=math.ceil(servers / rack),
-                       extra={"servers_per_pair": float(group)})
+                       extra={"servers_per_pair": float(group)},
+                       rack_links=tuple(n * ports for n in _rack_servers(servers, rack)))
 
 
 def _size_oob(design: FabricDesign, net: NetworkSpec, catalog: Catalog, server: Server,
@@ -337,7 +350,9 @@ def _size_oob(design: FabricDesign, net: NetworkSpec, catalog: Catalog, server: 
                  f"site's management aggregation (not sized here)")
     return NetworkSize(net.role, net.label, net.template, net.technology, switches=tuple(groups),
                        links=tuple(g for g in links if g.count), notes=tuple(notes),
-                       errors=tuple(errors), racks=racks)
+                       errors=tuple(errors), racks=racks,
+                       rack_links=tuple(n * bmc + server.rack_mgmt_ports + PDUS_PER_RACK
+                                        for n in _rack_servers(servers, rack)))
 
 
 def size_networks(design: FabricDesign, catalog: Catalog, compute_switches: int) -> tuple[NetworkSize, ...]:

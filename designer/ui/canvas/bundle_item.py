@@ -25,6 +25,7 @@ if TYPE_CHECKING:
 
 CLUSTERS = 16        # bundles of a row drawn as one box start from at most this many points
 SMOOTH_LINES = 60    # slanted lines are antialiased up to this many per bundle
+EACH_LINK_MAX = 20000  # "Show Each Link" draws one line per link up to this many in view, then one per pair
 
 
 def bundle_width(links: int) -> float:
@@ -85,6 +86,7 @@ class BundleItem(QGraphicsObject):
         self.lower = lower
         self.upper = upper
         self.layout: Layout | None = None
+        self.links_drawn = 0   # links the last paint drew one line each ("Show Each Link"); 0 drawn as bundles
         self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemUsesExtendedStyleOption, True)
         self.setZValue(0)
 
@@ -119,13 +121,16 @@ class BundleItem(QGraphicsObject):
         painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
         family = layout.resolved.family
         failure = getattr(ctx, "link_failure", None)
+        self.links_drawn = 0
         if failure is not None and failure.layout is layout and failure.touches(self.lower):
             self._paint_failure(painter, failure, lo, up, sx, dx, y_lo, y_up, left, right, family)
+        elif ctx.each_link:
+            self._paint_each(painter, layout, lo, up, sx, dx, y_lo, y_up, left, right, family)
         elif row_lod(lo, sx) == DEVICE and row_lod(up, sx) == DEVICE:
             self._paint_devices(painter, layout, lo, up, sx, dx, y_lo, y_up, left, right, family)
         else:
             self._paint_blocks(painter, layout, lo, up, sx, dx, y_lo, y_up, left, right, family)
-        if failure is None:
+        if failure is None and not ctx.each_link:
             self._paint_counts(painter, layout, lo, sx, dx, y_lo, left, right)
         painter.restore()
 
@@ -249,6 +254,32 @@ class BundleItem(QGraphicsObject):
         pick = np.union1d(near_a, near_b)
         self._paint_pairs(painter, sa[pick] * sx + dx, sb[pick] * sx + dx, links[pick], 0.7,
                           y_lo, y_up, left, right, family)
+
+    def _paint_each(self, painter, layout, lo, up, sx, dx, y_lo, y_up, left, right, family) -> None:
+        """View > Show Each Link: every link its own line, device to device, whatever the zoom.
+
+        Parallel links of one pair of devices are fanned a few pixels apart so that each stays
+        countable; past EACH_LINK_MAX links in view a pair is one line again (the level of detail
+        that keeps a 16K-GPU fabric responsive), and zooming in brings the single links back.
+        """
+        a, b, links = layout.link_arrays(self.lower)
+        if not len(a):
+            return
+        xa, xb = lo.device_xs(a) * sx + dx, up.device_xs(b) * sx + dx
+        crossing = ~(((xa < left) & (xb < left)) | ((xa > right) & (xb > right)))
+        xa, xb, links = xa[crossing], xb[crossing], links[crossing].astype(np.int64)
+        total = int(links.sum())
+        if total <= EACH_LINK_MAX:
+            # Room per link: a fraction of the narrower row's device pitch, at most 3 px apart.
+            gap = min(3.0, 0.6 * min(lo.pitch, up.pitch) * sx / max(int(links.max()), 1))
+            k = np.repeat(links, links)
+            offset = (np.arange(total) - np.repeat(np.cumsum(links) - links, links) - (k - 1) / 2) * gap
+            xa, xb = np.repeat(xa, links) + offset, np.repeat(xb, links) + offset
+            self.links_drawn = total
+        count = len(xa)
+        x1, y1, x2, y2, _ = _clip_to_columns(xa, np.full(count, y_lo), xb, np.full(count, y_up), left, right)
+        self._draw_by_width(painter, x1, y1, x2, y2, np.ones(len(x1)),
+                            ctx_color(self, family, 150 if count <= SMOOTH_LINES * 10 else 100))
 
     def _paint_failure(self, painter, failure, lo, up, sx, dx, y_lo, y_up, left, right, family) -> None:
         """The bundles with a failure shown: live links as usual, failed ones dashed in the

@@ -16,7 +16,7 @@ from PySide6.QtWidgets import QFrame, QGraphicsScene, QGraphicsTextItem, QGraphi
 
 from designer.catalog import Catalog
 from designer.model.intent.design import FabricDesign
-from designer.model.networks.diagram import Row, network_rows
+from designer.model.networks.diagram import Bundle, Row, network_diagram
 from designer.model.networks.sizing import (
     NetworkSize,
     size_networks,
@@ -47,7 +47,8 @@ class NetworkScene(QGraphicsScene):
         self.size: NetworkSize | None = None
         self.rows: list[Row] = []
         self.drawn_bundles: list[tuple[int, str]] = []   # (lines drawn, label) per bundle, for the tests
-        self._labels_at: list[tuple[int, int, float]] = []
+        self.rack_labels: list[list[str]] = []           # per bundle: the count on each rack's line
+        self._label_bottom: dict[float, float] = {}   # per row reached: where the next bundle label may start
         controller.displayChanged.connect(self._redraw)
         controller.networkChanged.connect(self._redraw)
         self._redraw()
@@ -80,6 +81,7 @@ class NetworkScene(QGraphicsScene):
         self.size = self._sized(design, role) if design is not None and role != "compute" else None
         self.rows = []
         self.drawn_bundles = []
+        self.rack_labels = []
         if self.size is None:
             return
         t = self.theme
@@ -90,10 +92,10 @@ class NetworkScene(QGraphicsScene):
         title.setFont(font)
         title.setDefaultTextColor(t.text)
         title.setPos(0, -70)
-        rows, bundles = network_rows(self.size, design.cluster.servers)
+        rows, bundles = network_diagram(self.size, design.cluster.servers)
         self.rows = rows
         self.drawn_bundles = []
-        self._labels_at = []
+        self._label_bottom = {}
         racks = self.size.racks
         spans: list[list[tuple[float, float]]] = []     # per row: each box's left and right edge
         for i, row in enumerate(rows):
@@ -122,9 +124,10 @@ class NetworkScene(QGraphicsScene):
                 row_spans.append((x0, x1))
             spans.append(row_spans)
         family = "infiniband" if self.size.technology.startswith("ib-") else "ethernet"
-        for upper, lower, text in bundles:
+        for bundle in bundles:
+            upper, lower = bundle.upper, bundle.lower
             self._bundle(spans[upper], spans[lower], upper * ROW_GAP + BOX_H, lower * ROW_GAP,
-                         text or self._implied(rows[upper], rows[lower]), family)
+                         bundle.text or self._implied(rows[upper], rows[lower]), family, bundle)
         # Notes wrap to the drawing's width: a long source line must not widen the scene, which
         # the view fits to the window and would shrink the whole network to fit it.
         y = (len(rows) - 1) * ROW_GAP + BOX_H + 24
@@ -156,7 +159,7 @@ class NetworkScene(QGraphicsScene):
         return f"{upper.title} to {lower.title}"
 
     def _bundle(self, top: list[tuple[float, float]], bottom: list[tuple[float, float]], y0: float, y1: float,
-                text: str, family: str) -> None:
+                text: str, family: str, bundle: Bundle | None = None) -> None:
         """One line per pair of boxes that face each other: box to box where both rows have as
         many boxes (rack to rack), else each box of the smaller row to every box of the other,
         fanned over the wide box when one row is a single box; labelled once with its count."""
@@ -181,21 +184,48 @@ class NetworkScene(QGraphicsScene):
             line = self.addLine(xa, y0, xb, y1, pen)
             line.setZValue(-1)   # behind the boxes of a row the bundle passes
         self.drawn_bundles.append((len(pairs), text))
+        per_rack = bundle.per_rack if bundle is not None else ()
+        # A line per rack (a row drawn rack by rack at either end): each carries its rack's count,
+        # near its rack's box.
+        racks_at = top if len(top) == len(pairs) else bottom
+        by_rack = len(per_rack) == len(pairs) == len(racks_at) and len(pairs) > 1
+        self.rack_labels.append([bundle.rack_label(k) for k in range(len(pairs))] if by_rack and bundle else [])
+        # Within the gap next to the racks' row; below the bundle's own label, above the caption
+        # of the row it reaches.
+        near = 0.35 * (ROW_GAP - BOX_H) / max(y1 - y0, 1.0)
+        at = near if racks_at is top else 1 - 0.45 * (ROW_GAP - BOX_H) / max(y1 - y0, 1.0)
+        for (xa, xb), rack_text in zip(pairs, self.rack_labels[-1], strict=False):
+            self._rack_count(xa + (xb - xa) * at, y0 + (y1 - y0) * at, rack_text)
+        if bundle is not None and bundle.per_rack and not by_rack:
+            text = f"{text}; {bundle.racks_summary()}" if text else bundle.racks_summary()
         if text:
             label = self.addText(text)
             label.setDefaultTextColor(self.theme.text)
             label.setTextWidth(WIDTH * 0.5)
             box = label.boundingRect()
             # Just above the row it reaches, under any label already there (two bundles into one row).
-            below = sum(1 for _, _, at in self._labels_at if at == y1)
-            self._labels_at.append((0, 0, y1))
-            x, y = 4, y1 - ROW_GAP * 0.66 + below * (box.height() + 2)
+            # (a label may wrap to two lines: the next starts below its actual height)
+            x, y = 4, self._label_bottom.get(y1, y1 - ROW_GAP * 0.66)
+            self._label_bottom[y1] = y + box.height() + 2
             paper = QColor(self.theme.background)
             paper.setAlpha(230)
             back = self.addRect(QRectF(x, y, box.width(), box.height()), QPen(Qt.PenStyle.NoPen), QBrush(paper))
             back.setZValue(1)
             label.setZValue(2)
             label.setPos(x, y)
+
+    def _rack_count(self, x: float, y: float, text: str) -> None:
+        """One rack's count on its line ('29 x 1G'), on one line centred on it, on the paper colour."""
+        label = self.addText(text)
+        label.setDefaultTextColor(self.theme.text)
+        box = label.boundingRect()
+        paper = QColor(self.theme.background)
+        paper.setAlpha(230)
+        back = self.addRect(QRectF(x - box.width() / 2, y - box.height() / 2, box.width(), box.height()),
+                            QPen(Qt.PenStyle.NoPen), QBrush(paper))
+        back.setZValue(1)
+        label.setZValue(2)
+        label.setPos(x - box.width() / 2, y - box.height() / 2)
 
 
 def _centred():

@@ -128,6 +128,18 @@ class FabricScene(SceneState):
         self.theme = theme
         self.update()
 
+    def set_each_link(self, on: bool) -> None:
+        """Draw every link as its own line (True) or the links between blocks as bundles (False).
+
+        A way of looking, like the zoom: the design is untouched and nothing goes on the undo stack.
+        """
+        if on != self.each_link:
+            self.each_link = on
+            self.controller.message.emit(
+                "Each link drawn as its own line; View > Show Each Link again for bundles with counts" if on
+                else "Links drawn as bundles with their counts")
+            self.update()
+
     def set_link_failure(self, failure) -> None:
         """Draw the links a failure takes down as failed (None: every link live again)."""
         self.link_failure = failure

@@ -25,6 +25,7 @@ class SceneState(QGraphicsScene):
         self.layout: Layout | None = None
         self.selected: frozenset[str] = frozenset()
         self._problems: dict[str, str] = {}
+        self.each_link = False   # View > Show Each Link: a view setting of this window, not an edit
 
     def device_id(self, tier: str, index: int) -> str:
         if self.layout is None:

@@ -205,6 +205,10 @@ class MainWindow(DesignerWindow):
         a["legend"] = self._action("&Legend", self.view.set_legend_visible, None, "Show what the colours mean")
         a["legend"].setCheckable(True)
         a["legend"].setChecked(True)
+        # A view setting of this window (off in each new one), not an edit: no undo step.
+        a["each_link"] = self._action("Show &Each Link", self.scene.set_each_link, None,
+                                      "Draw every link as its own line instead of bundles with counts")
+        a["each_link"].setCheckable(True)
         a["auto_size"] = self._action("Size Tier &Automatically", self._auto_size_selected, None,
                                       "Let the sizing choose this tier's switch count")
         a["help_canvas"] = self._action("&Canvas Controls", self._show_canvas_help, S.HelpContents,
@@ -242,6 +246,7 @@ class MainWindow(DesignerWindow):
             view.addAction(a[key])
         view.addSeparator()
         view.addAction(a["legend"])
+        view.addAction(a["each_link"])
         self.theme_choice = theme_choice.install(self, view)
         view.addSeparator()
         self.presentation = PresentationMode.install(self, view)
