@@ -329,7 +329,7 @@ class RecommendationPanel(QWidget):
         # The assumptions keep their height; the reasons above scroll instead.
         self.assumptions.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Fixed)
         self.reasons.setMinimumHeight(40)
-        box = QVBoxLayout(self)
+        box = self.box = QVBoxLayout(self)
         box.setContentsMargins(8, 6, 8, 8)
         box.setSpacing(6)
         box.addLayout(head)
@@ -354,7 +354,7 @@ class RecommendationPanel(QWidget):
     def needed_height(self, width: int) -> int:
         """The height at `width` that shows the verdict and the assumptions whole, the reasons
         (which scroll) at their least: the Compare window gives the panel at least this."""
-        box = self.layout()
+        box = self.box
         margins = box.contentsMargins()
         inner = max(1, width - margins.left() - margins.right())
         return (margins.top() + margins.bottom() + 3 * box.spacing() + self.title.sizeHint().height()
