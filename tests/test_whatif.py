@@ -139,3 +139,21 @@ def test_whatif_command():
     assert res.returncode == 0 and "leaf-1" in res.stdout and "stops" in res.stdout
     res = run("whatif", path, "--fail", "core-1")
     assert res.returncode == 1 and res.stderr.count("\n") == 1 and "core-1" in res.stderr
+
+
+def test_n_minus_one_of_a_large_closed_form_fabric_takes_one_switch_of_each_kind():
+    # A two-tier four-plane fabric of 768 switches: every leaf alike and every spine alike, so
+    # one of each stands for its tier (the closed form walks every endpoint per failure).
+    from designer.model.topology.derive import derive
+
+    catalog = default_catalog()
+    d = derive(new_design(catalog, "fat-tree", gpus=16384, server="hgx-b300-eth-4plane", switch="tomahawk5-51t"),
+               catalog)
+    assert d.metrics.switches_total > 400
+    result = n_minus_one(d)
+    assert result.method == "closed-form"
+    assert result.switches == {"leaf": d.metrics.switches_by_tier["leaf"], "spine": d.metrics.switches_by_tier["spine"]}
+    assert result.evaluated == {"leaf": 1, "spine": 1}
+    # the kind stands for all: any other leaf fails the same way
+    other = what_if(d, Failure(("p3.leaf-7",)))
+    assert other.bisection_after_gbps == pytest.approx(result.worst["leaf"].bisection_after_gbps)
