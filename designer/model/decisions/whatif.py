@@ -446,13 +446,12 @@ def n_minus_one(derived: Derived, method: str = "auto", limit: int = 400) -> NMi
     counts = {t: len(members) for t, members in by_tier.items()}
     use_graph = method == "max-flow" or (method == "auto" and not _closed_form_applies(derived, Failure(("spine-1",))))
     kinds = switch_signatures(derived.design, derived.resolved, derived.plan) if len(switches) > limit else None
-    if use_graph and len(switches) > limit:
-        if kinds is None:
-            g = derived.graph
-            import networkx as nx
+    if use_graph and len(switches) > limit and kinds is None:   # an edit names an endpoint: the graph tells
+        g = derived.graph
+        import networkx as nx
 
-            level = nx.get_node_attributes(g, "level")
-            kinds = {s: (sum(1 for _, n in g.edges(s) if level[n] < level[s]), g.degree(s)) for s in switches}
+        level = nx.get_node_attributes(g, "level")
+        kinds = {s: (sum(1 for _, n in g.edges(s) if level[n] < level[s]), g.degree(s)) for s in switches}
     if kinds is not None:
         for tier, members in by_tier.items():
             seen: dict[tuple[int, int], str] = {}
