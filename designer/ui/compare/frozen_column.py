@@ -3,6 +3,8 @@ recipe): the metric names stay beside whichever designs are in view on a laptop 
 
 from __future__ import annotations
 
+import contextlib
+
 from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtWidgets import QAbstractItemView, QFrame, QHeaderView, QTableView
 
@@ -40,8 +42,9 @@ class FrozenFirstColumn(QObject):
         view.verticalScrollBar().valueChanged.connect(table.verticalScrollBar().setValue)
         table.model().modelReset.connect(self.refresh)
         table.model().layoutChanged.connect(self.refresh)
+        self.header = table.horizontalHeader()
         table.installEventFilter(self)
-        table.horizontalHeader().installEventFilter(self)
+        self.header.installEventFilter(self)
         self.refresh()
 
     def refresh(self) -> None:
@@ -74,8 +77,11 @@ class FrozenFirstColumn(QObject):
         self.view.verticalScrollBar().setValue(table.verticalScrollBar().value())
 
     def eventFilter(self, watched, event) -> bool:  # noqa: N802 (Qt's name)
-        table = getattr(self, "table", None)   # events can come while the table is being built
-        if table is not None and watched in (table, table.horizontalHeader()) and event.type() in (
-                QEvent.Type.Resize, QEvent.Type.Show):
-            self._place()
+        # Compared by identity: while the window is torn down, asking the table for its header
+        # would reach a deleted C++ object.
+        watching = (getattr(self, "table", None), getattr(self, "header", None))
+        if event.type() in (QEvent.Type.Resize, QEvent.Type.Show) and any(
+                watched is w for w in watching if w is not None):
+            with contextlib.suppress(RuntimeError):   # the table went away with its window
+                self._place()
         return False
