@@ -85,9 +85,13 @@ def test_the_svg_report_and_slides_carry_the_same_drawing(gui, tmp_path, capsys)
     assert main(["report", str(EXAMPLES / "dgx-h100-superpod-4su.json"), "-o", str(report)]) == 0
     first_pages = " ".join(" ".join(p.extract_text().split()) for p in PdfReader(report).pages[:3])
     assert "to each spine" in first_pages and "SU 4" in first_pages
-    # a slide of one SU draws its rails and bundles too
+    # a slide of one SU draws each switch's bundles from that switch: 2 x 400G from each leaf to
+    # each spine, and each server's rail links to its 8 rail leaves
     su = _drawn(load_design(EXAMPLES / "dgx-h100-superpod-4su.json"), slide=Slide(kind="su", su=2))
-    assert su.diagram.bundles["servers"] and {b.links for b in su.diagram.bundles["servers"]} == {32}
+    assert len(su.diagram.bundles["leaf"]) == 8 * 16 and {b.links for b in su.diagram.bundles["leaf"]} == {2}
+    assert len(su.diagram.bundles["servers"]) == 32 * 8
+    assert {label.text for label in su.diagram.bundle_labels["leaf"]} <= {"2 × 400G to each spine",
+                                                                          "2 × 400G each", "2 × 400G"}
     each = tmp_path / "each.svg"
     assert main(["render", str(EXAMPLES / "dgx-h100-superpod-4su.json"), "--links", "each", "-o", str(each)]) == 0
     assert "to each spine" not in each.read_text()

@@ -55,13 +55,14 @@ def rail_names(source) -> list[str]:
     return [f"Rail {g + 1}" if k == 1 else f"Rails {g * k + 1}–{min(r.rails, g * k + k)}" for g in range(groups)]
 
 
-def units(row_drawing, blocks_of_devices) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[str]]:
+def units(row_drawing, blocks_of_devices, by_block: bool = True) -> tuple[np.ndarray, np.ndarray, np.ndarray,
+                                                                          list[str]]:
     """Per device of a drawn row: the unit it belongs to (-1 when not drawn), and each unit's
     left and right edge and label. A unit is a block (SU, pod) when the row is drawn switch by
     switch, else a drawn box (itself a block or a gathering of blocks)."""
     r = row_drawing
     blocks = r.row.blocks
-    if r.lod == DEVICE and len(blocks) > 1:
+    if by_block and r.lod == DEVICE and len(blocks) > 1:
         of_device = blocks_of_devices(r.row)
         drawn = r.cell_of >= 0
         unit = np.where(drawn, of_device, -1)
@@ -99,7 +100,8 @@ def draw_bundles(diagram, ink: Ink, lo, up, area: QRectF, clip: bool, blocks_of_
     a, b, n = layout.link_arrays(lo.tier)
     if not len(a):
         return 0, []
-    unit_of, ux0, ux1, _ = units(lo, blocks_of_devices)
+    # One SU on its own: each switch's bundles start at that switch (the SU is the whole drawing).
+    unit_of, ux0, ux1, _ = units(lo, blocks_of_devices, by_block=diagram.view.kind != "su")
     ua, cb = unit_of[a], up.cell_of[b]
     keep = (ua >= 0) & (cb >= 0) & ~diagram._removed(lo)[a] & ~diagram._removed(up)[b]
     if not keep.any():
@@ -188,7 +190,13 @@ def _labels(diagram, ink: Ink, lo, up, ua, bk, nk, ux0, ux1, y_lo: float, area: 
         # No block is wide enough: one line for all of them when they agree, at the lane's left.
         texts = {f[0] for _, f in forms_of}
         if len(texts) == 1:
-            label = f"each {source.column_noun if len(lo.row.blocks) > 1 else 'box'}: {texts.pop()}"
+            if len(lo.row.blocks) > 1 and diagram.view.kind != "su":
+                unit = source.column_noun
+            elif lo.lod == DEVICE:
+                unit = "server" if lo.tier == "servers" else UPPER_NOUN.get(lo.tier, lo.tier)
+            else:
+                unit = "box"
+            label = f"each {unit}: {texts.pop()}"
             w = ink.width(label, size) + ink.pt(4)
             pending.append((-1, QRectF(area.left() + ink.pt(2), y_lo - lh - ink.pt(4), w, lh), label, size))
         return
