@@ -33,8 +33,8 @@ SU1 = ROOT / "examples" / "dgx-h100-superpod-1su.json"
 EXAMPLES = int(os.environ.get("TWIN_FAULT_EXAMPLES", "25"))
 FAULTS = 20
 
-pytestmark = pytest.mark.skipif(missing_stack() is not None,
-                                reason="needs the Debian packages ibsim-utils, opensm and infiniband-diags")
+# The reason names the packages this machine lacks (and the apt-get line that installs them).
+pytestmark = pytest.mark.skipif(missing_stack() is not None, reason=missing_stack() or "")
 
 
 @lru_cache(maxsize=1)

@@ -22,8 +22,8 @@ from designer.twin.processes import Processes, TwinCancelled, TwinError
 ROOT = Path(__file__).resolve().parents[1]
 SU1 = ROOT / "examples" / "dgx-h100-superpod-1su.json"
 
-pytestmark = pytest.mark.skipif(missing_stack() is not None,
-                                reason="needs the Debian packages ibsim-utils, opensm and infiniband-diags")
+# The reason names the packages this machine lacks (and the apt-get line that installs them).
+pytestmark = pytest.mark.skipif(missing_stack() is not None, reason=missing_stack() or "")
 
 
 @pytest.fixture
