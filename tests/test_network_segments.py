@@ -194,9 +194,9 @@ def test_failing_converged_leaves_takes_in_band_with_them():
     from designer.model.networks.failures import match_network_switches, network_failures
 
     sizes = size_networks(_design("gb300-nvl72-tray", 144), CAT, 12)
-    failed, rest = match_network_switches(["conv-leaf-01a", "conv-leaf-01b", "conv-leaf-02a"], sizes, 144, 18)
+    failed, rest = match_network_switches(["conv-leaf-01a", "conv-leaf-01b", "conv-leaf-02a"], sizes)
     assert not rest
-    effects = {f.network: f for f in network_failures(failed, sizes, 144, 18)}
+    effects = {f.network: f for f in network_failures(failed, sizes, 144)}
     assert set(effects) == {"converged", "inband"}
     conv, inband = effects["converged"], effects["inband"]
     assert (inband.servers_cut, inband.servers_degraded) == (conv.servers_cut, conv.servers_degraded) == (54, 54)

@@ -420,3 +420,22 @@ def test_every_rack_s_links_add_up_to_the_network_s_and_the_diagram_labels_them(
             assert b.racks_summary().endswith(f"x {b.gbps}G per rack")
             assert [b.rack_label(k) for k in range(len(b.per_rack))] == [
                 f"{n:,} x {b.gbps}G" for n in size.rack_links]
+
+
+@settings(max_examples=40, deadline=None)
+@given(servers=st.integers(1, 700),
+       server=st.sampled_from(["dgx-h100", "gb300-nvl72-tray", "hgx-h100", "gb200-nvl72-tray"]),
+       storage=st.sampled_from([None, 0.0, 25.0]))
+def test_the_switches_failures_name_are_the_expanded_networks_switches(servers, server, storage):
+    from designer.model.networks.devices import expand, switch_devices
+    from designer.model.networks.sizing import servers_per_rack
+
+    networks = ra_networks(CAT.server(server))
+    if storage is not None:   # a storage network of its own, with storage leaves when it has appliances
+        networks = (*(n for n in networks if n.role != "storage"),
+                    NetworkSpec(role="storage", storage_GBps_per_gpu=storage))
+    design = FabricDesign(cluster=ClusterSpec(server=server, servers=servers), networks=networks)
+    rack = servers_per_rack(design, CAT.server(server))
+    for size in size_networks(design, CAT, 0):
+        devices, _ = expand(size, servers, rack, lambda i: f"server-{i + 1}")
+        assert switch_devices(size) == [d for d in devices if d.switch], size.role

@@ -23,7 +23,7 @@ from designer.model.decisions.whatif import (
 )
 from designer.model.networks.failures import NetworkFailure, match_network_switches, network_failures
 from designer.model.networks.resilience import NetworkResilience, design_resilience
-from designer.model.networks.sizing import servers_per_rack, size_networks
+from designer.model.networks.sizing import size_networks
 from designer.model.topology.derive import Derived, derive
 
 
@@ -119,12 +119,11 @@ def _network_tokens(derived: Derived, tokens: list[str]) -> tuple[list[str], tup
         return list(tokens), ()
     catalog = default_catalog()
     sizes = size_networks(design, catalog, derived.metrics.switches_total)
-    rack = servers_per_rack(design, catalog.server(design.cluster.server))
-    failed, rest = match_network_switches(list(tokens), sizes, design.cluster.servers, rack)
+    failed, rest = match_network_switches(list(tokens), sizes)
     # A glob may name switches of both: the compute fabric's part goes to its own failure model.
     compute = switch_ids(derived)
     rest += [t for t in tokens if t not in rest and any(ch in t for ch in "*?[") and fnmatch.filter(compute, t)]
-    return rest, network_failures(failed, sizes, design.cluster.servers, rack)
+    return rest, network_failures(failed, sizes, design.cluster.servers)
 
 
 def network_failures_text(failures: tuple[NetworkFailure, ...]) -> str:

@@ -14,7 +14,7 @@ import math
 from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
-from designer.model.networks.sizing import NetworkSize
+from designer.model.networks.sizing import NetworkSize, SwitchGroup
 
 PREFIX = {"converged": "conv", "storage": "stor", "inband": "inb", "oob": "oob", "customer": "cust"}
 
@@ -100,14 +100,24 @@ def expand_runs(size: NetworkSize, servers: int, servers_per_rack: int, server_n
     return _expand_pairs(size, servers, server_name)
 
 
-def _expand_pairs(size: NetworkSize, servers: int,
-                  server_name: Callable[[int], str]) -> tuple[list[NetDevice], list[LinkRun]]:
+def switch_devices(size: NetworkSize) -> list[NetDevice]:
+    """The switches of one sized network, named and ordered as `expand` gives them, without
+    their links or endpoints (failing named switches reads only these)."""
+    if size.errors or size.template in ("merged", "segment"):
+        return []
+    if size.template == "per-rack":
+        group, racks, per_rack = _rack_switch_group(size)
+        return [NetDevice(name, "management", group.switch, "oob")
+                for r in range(racks) for name in _rack_switch_names(r, per_rack)]
+    return _pair_switches(size)[0]
+
+
+def _pair_switches(size: NetworkSize) -> tuple[list[NetDevice], list[str], list[str]]:
+    """A leaf-pair network's switches (its leaves, storage leaves and spines, in that order), and
+    the names of its leaves (storage leaves included) and of its spines."""
     p, net = PREFIX[size.role], size.role
     tiers = {g.tier: g for g in size.switches}
-    links = {g.kind: g for g in size.links}
-    ports = _Ports()
     devices: list[NetDevice] = []
-    out: list[LinkRun] = []
     leaves: list[str] = []
     for tier, stem in (("leaf", "leaf"), ("storage leaf", "sleaf")):
         group = tiers.get(tier)
@@ -118,6 +128,27 @@ def _expand_pairs(size: NetworkSize, servers: int,
     spine = tiers.get("spine")
     spines = [f"{p}-spine-{k + 1:02d}" for k in range(spine.count if spine else 0)]
     devices += [NetDevice(s, "spine", spine.switch if spine else "", net) for s in spines]
+    return devices, leaves, spines
+
+
+def _rack_switch_group(size: NetworkSize) -> tuple[SwitchGroup, int, int]:
+    """An out-of-band network's switches in server racks: their group, the racks, and per rack."""
+    group = {g.tier: g for g in size.switches}["management (server racks)"]
+    racks = max(1, size.racks)
+    return group, racks, group.count // racks
+
+
+def _rack_switch_names(rack: int, per_rack: int) -> list[str]:
+    return [f"oob-r{rack + 1:03d}-{k + 1}" for k in range(per_rack)]
+
+
+def _expand_pairs(size: NetworkSize, servers: int,
+                  server_name: Callable[[int], str]) -> tuple[list[NetDevice], list[LinkRun]]:
+    p, net = PREFIX[size.role], size.role
+    links = {g.kind: g for g in size.links}
+    ports = _Ports()
+    devices, leaves, spines = _pair_switches(size)
+    out: list[LinkRun] = []
     server_links = links["server-leaf"]
     per_server = server_links.count // servers if servers else 0
     per_pair = _group(size, servers)
@@ -161,9 +192,7 @@ def _expand_oob(size: NetworkSize, servers: int, servers_per_rack: int, server_n
     ports = _Ports()
     devices: list[NetDevice] = []
     out: list[LinkRun] = []
-    racks = max(1, size.racks)
-    rack_group = tiers["management (server racks)"]
-    per_rack = rack_group.count // racks
+    rack_group, racks, per_rack = _rack_switch_group(size)
     bmc = links.get("BMC")
     per_server = bmc.count // servers if bmc and servers else 0
     gbps = bmc.gbps if bmc else 1
@@ -171,7 +200,7 @@ def _expand_oob(size: NetworkSize, servers: int, servers_per_rack: int, server_n
     pdus = links["PDU"].count // racks if "PDU" in links else 0
     bmc_ports = ["bmc" if per_server == 1 else f"bmc{k + 1}" for k in range(per_server)]
     for r in range(racks):
-        switches = [f"oob-r{r + 1:03d}-{k + 1}" for k in range(per_rack)]
+        switches = _rack_switch_names(r, per_rack)
         devices += [NetDevice(s, "management", rack_group.switch, net) for s in switches]
         # the rack's ends in order, a run per kind: its BMCs, management ports and PDUs
         bmcs = [server_name(i) for i in range(r * servers_per_rack, min(servers, (r + 1) * servers_per_rack))]

@@ -13,7 +13,7 @@ import fnmatch
 from dataclasses import dataclass
 
 from designer.model.intent.networks import ROLE_LABELS
-from designer.model.networks.devices import NetDevice, expand
+from designer.model.networks.devices import NetDevice, switch_devices
 from designer.model.networks.sizing import NetworkSize
 
 
@@ -30,18 +30,16 @@ class NetworkFailure:
                 "servers_cut": self.servers_cut, "servers_degraded": self.servers_degraded}
 
 
-def _devices(sizes: tuple[NetworkSize, ...], servers: int, per_rack: int) -> dict[str, list[NetDevice]]:
-    out: dict[str, list[NetDevice]] = {}
-    for size in sizes:
-        devices, _ = expand(size, servers, per_rack, lambda i: f"server-{i + 1}")
-        out[size.role] = [d for d in devices if d.switch]
-    return out
+def _devices(sizes: tuple[NetworkSize, ...]) -> dict[str, list[NetDevice]]:
+    """Each network's switches by name, as the exports name them; their links are not needed (at
+    131,072 GPUs expanding them took most of a `whatif --fail`)."""
+    return {size.role: [d for d in switch_devices(size) if d.switch] for size in sizes}
 
 
-def match_network_switches(tokens: list[str], sizes: tuple[NetworkSize, ...], servers: int,
-                           per_rack: int) -> tuple[dict[str, set[str]], list[str]]:
+def match_network_switches(tokens: list[str],
+                           sizes: tuple[NetworkSize, ...]) -> tuple[dict[str, set[str]], list[str]]:
     """(failed switch names by network, the tokens that name none of them)."""
-    by_network = _devices(sizes, servers, per_rack)
+    by_network = _devices(sizes)
     names = {d.name: role for role, devices in by_network.items() for d in devices}
     failed: dict[str, set[str]] = {}
     rest: list[str] = []
@@ -55,9 +53,9 @@ def match_network_switches(tokens: list[str], sizes: tuple[NetworkSize, ...], se
     return failed, rest
 
 
-def network_failures(failed: dict[str, set[str]], sizes: tuple[NetworkSize, ...], servers: int,
-                     per_rack: int) -> tuple[NetworkFailure, ...]:
-    by_network = _devices(sizes, servers, per_rack)
+def network_failures(failed: dict[str, set[str]], sizes: tuple[NetworkSize, ...],
+                     servers: int) -> tuple[NetworkFailure, ...]:
+    by_network = _devices(sizes)
     out: list[NetworkFailure] = []
     for size in sizes:
         down = failed.get(size.role, set())
