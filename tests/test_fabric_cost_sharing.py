@@ -80,3 +80,32 @@ def test_switches_that_differ_physically_do_not_share_counts():
     assert physical_key(derive(_on(base, twin.id, "roce-400g"), cat2), cat2) != keys["sn5600"]
     other_su = dataclasses.replace(base, fabric=dataclasses.replace(base.fabric, nodes_per_su=16))
     assert physical_key(derive(_on(other_su, "tomahawk5-51t", "roce-400g"), CAT), CAT) != keys["sn5600"]
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(designs, st.text(max_size=20), st.sampled_from([1, 3]), st.integers(1, 6))
+def test_designs_alike_but_for_what_the_physical_layer_never_reads_share_its_counts(req, name, size_kib,
+                                                                                      servers_per_rack):
+    """A report prices the design, the same fabric with converged networks and the counterpart
+    with converged networks: they differ in their name, networks and collective settings only,
+    and count their racks, optics and cables once. The shared counts are the variant's own."""
+    from designer.model.networks.defaults import converged_networks, ra_networks
+    from designer.model.physical.closed_form_bom import closed_form_physical
+
+    try:
+        base = new_design(CAT, req["template"], nodes=req["nodes"], server=req["server"], technology="roce-400g",
+                          oversubscription=req["oversubscription"], nodes_per_su=req["nodes_per_su"])
+    except SizingError:
+        return
+    server = CAT.server(req["server"])
+    base = dataclasses.replace(base, networks=ra_networks(server))
+    variant = dataclasses.replace(
+        base, meta=dataclasses.replace(base.meta, name=name or "other"), networks=converged_networks(server),
+        performance=dataclasses.replace(base.performance, message_size_bytes=size_kib * 1024))
+    counted = physical_counts(derive(base, CAT), CAT)
+    assert physical_counts(derive(variant, CAT), CAT) is counted
+    assert closed_form_physical(derive(variant, CAT), CAT) == counted
+    # The floor plan is read: another one is counted afresh.
+    moved = dataclasses.replace(variant, floorplan=dataclasses.replace(variant.floorplan,
+                                                                       servers_per_rack=servers_per_rack + 6))
+    assert physical_counts(derive(moved, CAT), CAT) is not counted

@@ -24,6 +24,8 @@ import numpy as np
 
 from designer.catalog import Catalog, default_catalog
 from designer.model.common.cache import ContentCache
+from designer.model.intent.design import content_key
+from designer.model.intent.serde import to_data
 from designer.model.physical.closed_form_bom import (
     PhysicalCounts,
     _Cages,
@@ -278,16 +280,30 @@ def _positions(derived: Derived, dev: DeviceCodes, links: LinkArrays, alive: np.
                         fallback, links.b_dev[host], links.a_dev[host], others)
 
 
-_CACHE: ContentCache[PhysicalCounts | None] = ContentCache(size=4)
+# Physical counts by the design's physical content (`physical_content_key`): a report prices the
+# design, the same fabric with its other networks converged, its counterpart's candidates and that
+# counterpart with converged networks, and estimates its interruptions, and only the networks
+# differ between several of them.
+_CACHE: ContentCache[PhysicalCounts | None] = ContentCache(size=8)
+
+# The parts of a design the physical layer never reads (its name, the collective settings, saved
+# views, the growth plan, the other networks, which have their own bill). A field not listed is
+# part of the key, so a field added to the design never makes two different fabrics share counts.
+_NOT_PHYSICAL = frozenset({"meta", "performance", "slides", "growth", "networks"})
+
+
+def physical_content_key(design: FabricDesign) -> str:
+    """A digest of what the physical layer reads of the design (the fabric, cluster, edits and
+    floor plan): designs equal in it have equal physical counts."""
+    return content_key({name: value for name, value in to_data(design).items() if name not in _NOT_PHYSICAL})
 
 
 def physical_counts(derived: Derived, catalog: Catalog | None = None) -> PhysicalCounts | None:
-    """The counts without the per-link list, cached by the design's content (designs are
+    """The counts without the per-link list, cached by the design's physical content (designs are
     immutable): `closed_form_physical` for a template design, `edited_physical` for an edited
     one (None where an edit names a server's NIC: walk the links instead)."""
     catalog = catalog or default_catalog()
+    key = (physical_content_key(derived.design), id(catalog))
     if derived.design.edits:
-        return _CACHE.get_or_compute((derived.design.content_key(), id(catalog)),
-                                     lambda: edited_physical(derived, catalog))
-    return _CACHE.get_or_compute((derived.design.content_key(), id(catalog)),
-                                 lambda: closed_form_physical(derived, catalog))
+        return _CACHE.get_or_compute(key, lambda: edited_physical(derived, catalog))
+    return _CACHE.get_or_compute(key, lambda: closed_form_physical(derived, catalog))
