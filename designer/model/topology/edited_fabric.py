@@ -536,39 +536,67 @@ def _max_hops(f: SwitchPairs, assignment: Assignment, u: np.ndarray, v: np.ndarr
     the distances between their members. Classes are searched together, one bit per class.
     """
     e = f.r.rails
-    neighbours: dict[int, list[int]] = defaultdict(list)
-    for a, b in zip(u.tolist(), v.tolist(), strict=True):
-        neighbours[a].append(b)
-        neighbours[b].append(a)
+    # Each switch's neighbours, sorted, as slices of one list (a 131,072-GPU fabric has 260,000
+    # linked pairs: sorted once by numpy rather than a list appended per pair).
+    ends, others = np.concatenate([u, v]), np.concatenate([v, u])
+    order = np.lexsort((others, ends))
+    flat = others[order].tolist()
+    start = np.searchsorted(ends[order], np.arange(f.n + 1)).tolist()
     twin: dict[tuple[int, ...], int] = {}
     class_of: dict[int, int] = {}
+    has_neighbours: dict[int, bool] = {}
+    cls = np.full(f.n, -1, dtype=np.int64)
+    first: list[int] = []       # the first switch of each class stands for it in the quotient
     for node in np.flatnonzero(alive).tolist():
-        class_of[node] = twin.setdefault(tuple(sorted(neighbours.get(node, ()))), len(twin))
+        row = tuple(flat[start[node]:start[node + 1]])
+        c = twin.setdefault(row, len(twin))
+        if c == len(first):
+            first.append(node)
+        class_of[node] = c
+        has_neighbours[node] = bool(row)
+    cls[list(class_of)] = list(class_of.values())
+    # The quotient: each class's neighbour classes, read off its first switch's pairs.
+    stands = np.zeros(f.n, dtype=bool)
+    stands[first] = True
+    by_end = ends[order]
+    picked = stands[by_end]
+    classes = max(len(twin), 1)
+    q_pairs = np.sort(cls[by_end[picked]] * classes + cls[others[order][picked]])
+    q_pairs = q_pairs[np.concatenate([[True], q_pairs[1:] != q_pairs[:-1]])] if len(q_pairs) else q_pairs
     quotient: list[set[int]] = [set() for _ in twin]
-    for members, c in twin.items():
-        quotient[c].update(class_of[m] for m in members)
+    for a, b in zip((q_pairs // classes).tolist(), (q_pairs % classes).tolist(), strict=True):
+        quotient[a].add(b)
     # Leaves with endpoints, by twin class: (plane, rail) counts, as max_hops_graph keeps them.
-    keys_per_leaf: list[Counter[int]] = [Counter() for _ in range(f.plan.leaves)]
-    for idx, (leaf, _) in enumerate(assignment):
-        keys_per_leaf[leaf][idx % e] += 1
+    leaf_of = assignment_columns(f, assignment)[0]
+    rail_of = np.arange(len(leaf_of), dtype=np.int64) % e
+    per_rail = np.bincount(leaf_of * e + rail_of, minlength=f.plan.leaves * e).reshape(f.plan.leaves, e)
+    keys_per_leaf = [{rail: k for rail, k in enumerate(row) if k} for row in per_rail.tolist()]
     info: dict[int, dict[str, Any]] = {}
+    alive_list, nics_list = alive.tolist(), nics.tolist()
+    # Per leaf: its endpoints' rails, whether two share it (both figures are the same in every plane)
+    pairs_on_leaf = [(sum(rails.values()) >= 2, any(k >= 2 for k in rails.values())) for rails in keys_per_leaf]
     for plane in range(f.planes):
         base = plane * f.per_plane
         for leaf in range(f.plan.leaves):
             node = base + leaf
-            if not alive[node] or not nics[node]:
+            if not alive_list[node] or not nics_list[node]:
                 continue
             c = class_of[node]
-            entry = info.setdefault(c, {"members": 0, "planes": Counter(), "keys": Counter(),
-                                        "self": False, "self_rail": False,
-                                        "has_neighbours": bool(neighbours.get(node))})
-            mine = {(plane, rail): k for rail, k in keys_per_leaf[leaf].items()}
+            entry = info.get(c)
+            if entry is None:
+                entry = info[c] = {"members": 0, "planes": Counter(), "keys": Counter(), "self": False,
+                                   "self_rail": False, "has_neighbours": has_neighbours[node]}
+            rails = keys_per_leaf[leaf]
             entry["members"] += 1
-            entry["planes"].update({p for p, _ in mine})
-            entry["keys"].update(mine.keys())
-            if sum(mine.values()) >= 2:
+            if rails:
+                entry["planes"][plane] += 1
+            keys = entry["keys"]
+            for rail in rails:
+                keys[(plane, rail)] += 1
+            two, two_on_a_rail = pairs_on_leaf[leaf]
+            if two:
                 entry["self"] = True
-                entry["self_rail"] = entry["self_rail"] or any(k >= 2 for k in mine.values())
+                entry["self_rail"] = entry["self_rail"] or two_on_a_rail
     sources = list(info)
     bit = {c: 1 << i for i, c in enumerate(sources)}
     plane_mask: dict[int, int] = defaultdict(int)
