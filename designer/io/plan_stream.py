@@ -177,5 +177,6 @@ def _rank_within(keys: np.ndarray) -> np.ndarray:
 def _picked(names: list[str], index: list[int]) -> Iterable[str]:
     """names[i] for each i, looked up in C."""
     if len(index) > 1:
-        return itemgetter(*index)(names)   # a tuple
+        picked: tuple[str, ...] = itemgetter(*index)(names)
+        return picked
     return [names[i] for i in index]
