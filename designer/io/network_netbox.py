@@ -136,16 +136,38 @@ def _device_rows(devices: list[NetDevice], maker_model: Callable[[NetDevice], tu
                        for d in devices[first:first + _STEP] for maker, model in (maker_model(d),)])
 
 
+def _batched(pieces: Iterator[str]) -> Iterator[str]:
+    """The pieces joined into chunks of about _STEP rows' worth: the out-of-band network has a
+    run of a few links per rack (8,192 runs at 131,072 GPUs), each written alone before."""
+    held: list[str] = []
+    size = 0
+    for piece in pieces:
+        held.append(piece)
+        size += len(piece)
+        if size >= _STEP * 64:   # about 64 characters a row
+            yield "".join(held)
+            held, size = [], 0
+    if held:
+        yield "".join(held)
+
+
 def _interface_rows(runs: list[LinkRun]) -> Iterator[str]:
     yield rows_to_csv([["device", "name", "type", "speed", "description"]])
+    yield from _batched(_interface_pieces(runs))
+
+
+def _interface_pieces(runs: list[LinkRun]) -> Iterator[str]:
     cell = _Cells()
+    plain_words: dict[str, bool] = {}
     # a description is "<network> <kind> to <other end>": plain where the other end's name is
     # (the network and kind are this tool's words), made safe as a whole otherwise
     for run in runs:
         kind = "1000base-t" if run.medium == "copper" else "other"
         speed = f"{kind},{run.gbps * 1_000_000}"
         what = f"{run.network} {run.kind} to "
-        plain = safe_field(what) == what
+        plain = plain_words.get(what)
+        if plain is None:
+            plain = plain_words[what] = safe_field(what) == what
         for first in range(0, len(run.a), _STEP):
             last = first + _STEP
             a_cells = [cell[end] for end in run.a[first:last]]
@@ -160,6 +182,10 @@ def _interface_rows(runs: list[LinkRun]) -> Iterator[str]:
 def _cable_rows(runs: list[LinkRun]) -> Iterator[str]:
     yield rows_to_csv([["side_a_device", "side_a_type", "side_a_name", "side_b_device", "side_b_type", "side_b_name",
                         "type", "status", "label"]])
+    yield from _batched(_cable_pieces(runs))
+
+
+def _cable_pieces(runs: list[LinkRun]) -> Iterator[str]:
     cell = _Cells()
     labels = {network: csv_field(network.upper()) for network in {run.network for run in runs}}
     k = 0
