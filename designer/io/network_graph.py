@@ -65,8 +65,12 @@ def network_graph(src: ExportSource, first_edge: int) -> NetworkGraph:
         seen.add(d.name)
         elements.append(f'    <node id="{attr[d.name]}">{node_body(d.tier, d.switch, d.network)}</node>')
     k = first_edge
+    edge_data: dict[tuple[str, int, str], str] = {}   # an edge's data, per kind of run
     for run in runs:
-        data = _data("e_tier", run.kind) + _data("e_gbps", run.gbps) + _data("e_network", run.network)
+        data = edge_data.get((run.kind, run.gbps, run.network))
+        if data is None:
+            data = edge_data[(run.kind, run.gbps, run.network)] = (
+                _data("e_tier", run.kind) + _data("e_gbps", run.gbps) + _data("e_network", run.network))
         body = node_body("host-port", "", run.network)
         # A server port's node goes just before the first edge that names it: the a side's
         # before the b side's, link by link (a column at a time where the b side is all devices).

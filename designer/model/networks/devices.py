@@ -199,6 +199,9 @@ def _expand_oob(size: NetworkSize, servers: int, servers_per_rack: int, server_n
     rack_mgmt = links["rack management ports"].count // racks if "rack management ports" in links else 0
     pdus = links["PDU"].count // racks if "PDU" in links else 0
     bmc_ports = ["bmc" if per_server == 1 else f"bmc{k + 1}" for k in range(per_server)]
+    # Racks alike in their ends share how those ends spread over the rack's switches and which
+    # port each takes (every full rack; the last may hold fewer servers): worked out once each.
+    shapes: dict[tuple[int, ...], list[tuple[list[int], list[str]]]] = {}
     for r in range(racks):
         switches = _rack_switch_names(r, per_rack)
         devices += [NetDevice(s, "management", rack_group.switch, net) for s in switches]
@@ -212,13 +215,13 @@ def _expand_oob(size: NetworkSize, servers: int, servers_per_rack: int, server_n
                 ("PDU", "PDU", [f"rack-{r + 1:03d}-pdu-{'ab'[k] if k < 2 else k + 1}" for k in range(pdus)])):
             devices += [NetDevice(name, tier, "", net) for name in named]
             kinds.append((kind, named, ["mgmt"] * len(named)))
-        ends = sum(len(devices_of) for _, devices_of, _ in kinds)
-        first = 0
-        for kind, devices_of, port_of in kinds:
-            to_switch = [switches[k * len(switches) // ends] for k in range(first, first + len(devices_of))]
-            first += len(devices_of)
+        shape = tuple(len(devices_of) for _, devices_of, _ in kinds)
+        if shape not in shapes:
+            shapes[shape] = _rack_spread(shape, len(switches))
+        for (kind, devices_of, port_of), (to, taken) in zip(kinds, shapes[shape], strict=True):
             if devices_of:
-                out.append(LinkRun(devices_of, port_of, to_switch, ports.taken(to_switch), gbps, "copper", kind, net))
+                out.append(LinkRun(devices_of, port_of, [switches[j] for j in to], list(taken), gbps, "copper",
+                                   kind, net))
     network_group = tiers.get("management (network racks)")
     if network_group and other_switches:
         names = [f"oob-net-{k + 1:02d}" for k in range(network_group.count)]
@@ -228,3 +231,21 @@ def _expand_oob(size: NetworkSize, servers: int, servers_per_rack: int, server_n
         out.append(LinkRun(managed, ["mgmt0"] * len(managed), to_switch, ports.taken(to_switch), gbps, "copper",
                            "switch management", net))
     return devices, out
+
+
+def _rack_spread(ends: tuple[int, ...], switches: int) -> list[tuple[list[int], list[str]]]:
+    """For a rack's runs of `ends` ends in turn, spread in order over its `switches` switches:
+    each end's switch (by index) and the port it takes there (numbered per switch in turn)."""
+    total = sum(ends)
+    used = [0] * switches
+    out: list[tuple[list[int], list[str]]] = []
+    first = 0
+    for count in ends:
+        to = [k * switches // total for k in range(first, first + count)]
+        first += count
+        taken = []
+        for j in to:
+            used[j] += 1
+            taken.append(f"port{used[j]}")
+        out.append((to, taken))
+    return out
