@@ -197,21 +197,57 @@ def measure_failure(design: FabricDesign, r: Resolved, plan: Plan, devices: Sequ
 
     oversub: dict[str, float | None] = {}
     degraded: set[int] = set()
-    degree0 = np.add(*switch_links(f, u0, v0, total0))
+    degree0 = _intact_degree(f, design, u0, v0, total0)
     lpp = plan.leaves_per_pod if plan.tiers == 3 else plan.leaves
+    leaf_names = _leaf_names(f)
     for plane in range(f.planes):
         base = plane * f.per_plane
+        # plain lists: the loop reads every leaf of the plane (4,096 of them at 131,072 GPUs)
+        span = slice(base, base + plan.leaves)
+        alive_p, nics_p, degree_p = alive[span].tolist(), nics[span].tolist(), degree[span].tolist()
+        changed = (nics0[span] + degree0[span] != nics[span] + degree[span]).tolist()
+        names = leaf_names[plane]
         for i in range(plan.leaves):
-            node = base + i
-            if not alive[node]:
+            if not alive_p[i]:
                 continue
-            down = int(nics[node]) * s_d
-            up = int(degree[node]) * s_u
+            down = nics_p[i] * s_d
+            up = degree_p[i] * s_u
             if down:
-                oversub[f.name(node)] = down / up if up else None
-            if int(nics0[node]) + int(degree0[node]) != int(nics[node]) + int(degree[node]):
+                oversub[names[i]] = down / up if up else None
+            if changed[i]:
                 degraded.add(int(plan.leaf_su(i, e)) if plan.rail_su_size else (i // lpp if plan.tiers == 3 else 0))
     return AfterFailure(cut, bisection, oversub, degraded)
+
+
+def _leaf_names(f: SwitchPairs) -> list[list[str]]:
+    """Each plane's leaf names, by number (kept per plan: an N-1 sweep names them per failure)."""
+    key = (f.plan, f.planes)
+    if key not in _LEAF_NAMES:
+        if len(_LEAF_NAMES) >= 8:
+            _LEAF_NAMES.clear()
+        _LEAF_NAMES[key] = [[f.name(plane * f.per_plane + i) for i in range(f.plan.leaves)]
+                            for plane in range(f.planes)]
+    return _LEAF_NAMES[key]
+
+
+_LEAF_NAMES: dict[tuple[object, ...], list[list[str]]] = {}
+
+# Links of each switch of an unedited template's intact fabric, by its plan (as _INTACT_STATE).
+_INTACT_DEGREE: dict[tuple[object, ...], np.ndarray] = {}
+
+
+def _intact_degree(f: SwitchPairs, design: FabricDesign, u0: np.ndarray, v0: np.ndarray,
+                   total0: np.ndarray) -> np.ndarray:
+    key = (f.plan, f.r.rails, f.r.planes) if not design.edits else None
+    if key is not None and key in _INTACT_DEGREE:
+        return _INTACT_DEGREE[key]
+    degree0: np.ndarray = np.add(*switch_links(f, u0, v0, total0))
+    if key is not None:
+        degree0.flags.writeable = False
+        if len(_INTACT_DEGREE) >= 4:
+            _INTACT_DEGREE.clear()
+        _INTACT_DEGREE[key] = degree0
+    return degree0
 
 
 def switch_signatures(design: FabricDesign, r: Resolved, plan: Plan) -> dict[str, tuple[int, int]] | None:
