@@ -116,7 +116,7 @@ def draw_bundles(diagram, ink: Ink, lo, up, area: QRectF, clip: bool, blocks_of_
     # The lower ends fan out over the block, in the order of the boxes above.
     xb = up.centers[upper]
     xa = np.empty(len(keys))
-    for u in np.unique(lower).tolist():
+    for u in sorted(set(lower.tolist())):   # np.unique of one array loads numpy.ma (tens of ms)
         sel = np.nonzero(lower == u)[0]
         order = sel[np.argsort(xb[sel], kind="stable")]
         width = ux1[u] - ux0[u]

@@ -375,7 +375,7 @@ class Diagram:
         y_lo, y_up = lo.y - lo.h / 2, up.y + up.h / 2
         painter = ink.painter
         widths = np.round(widths / ink.pt(0.05)) * ink.pt(0.05)
-        for width in np.unique(widths).tolist():
+        for width in sorted(set(widths.tolist())):   # np.unique of one array loads numpy.ma (tens of ms)
             sel = widths == width
             pen = ink.pen(color, width / ink.u)
             painter.setPen(pen)
