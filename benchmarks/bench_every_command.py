@@ -14,8 +14,9 @@ CPU-second (start-up and the design's derivation included).
 Import and audit read the tool's own ibnetdiscover export of the design. A command that runs
 longer than the cap (--cap, default 300 s) is stopped and shown as such.
 
-Targets (each row, where one is set): report and whatif --n-1 within 3x metrics; slurm-* within 2x;
-graphml, drawio, netbox, ndt and ibnetdiscover within 5x; every export under 400 MB; audit under 30 s and 1 GB.
+Targets (each row, where one is set): report, whatif (one switch failed) and whatif --n-1 within 3x
+metrics; slurm-* within 2x; every other export (graphml, dot, drawio, netbox, ibnetdiscover, ndt, opensm)
+within 5x; every export under 400 MB; audit under 30 s and 1 GB. `--only` runs the rows named.
 """
 
 from __future__ import annotations
@@ -32,9 +33,9 @@ GPUS = 131072
 EXPORTS = ("slurm-tree", "slurm-block", "slurm-yaml", "graphml", "dot", "drawio", "netbox", "ibnetdiscover", "ndt",
            "opensm")
 PER_LINK = ("graphml", "dot", "netbox", "ibnetdiscover", "ndt")
-RATIO_TARGET = {"report": 3.0, "whatif --n-1": 3.0,
-                "slurm-tree": 2.0, "slurm-block": 2.0, "slurm-yaml": 2.0, "graphml": 5.0, "drawio": 5.0,
-                "netbox": 5.0, "ndt": 5.0, "ibnetdiscover": 5.0}
+RATIO_TARGET = {"report": 3.0, "whatif": 3.0, "whatif --n-1": 3.0,
+                "slurm-tree": 2.0, "slurm-block": 2.0, "slurm-yaml": 2.0, "graphml": 5.0, "dot": 5.0, "drawio": 5.0,
+                "netbox": 5.0, "ndt": 5.0, "ibnetdiscover": 5.0, "opensm": 5.0}
 EXPORT_MB = 400
 
 # Runs one command and prints its wall time, CPU time and peak memory as JSON.
@@ -78,6 +79,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cap", type=float, default=300.0, help="stop a command after this many seconds")
     parser.add_argument("--only", default="", help="comma-separated row names to run (metrics always runs)")
+    parser.add_argument("--repeat", type=int, default=1,
+                        help="run each command this many times and keep its least CPU time (a shared machine)")
     opts = parser.parse_args()
     only = {x.strip() for x in opts.only.split(",") if x.strip()}
     with tempfile.TemporaryDirectory() as tmp_dir:
@@ -106,13 +109,14 @@ def main() -> int:
             rows = [row for row in rows if row[0] in needed]
 
         print(f"{GPUS:,} GPUs, two-plane k=64 fat-tree (QM9700); {os.cpu_count()} CPU(s), "
-              f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())} at the start; cap {opts.cap:.0f} s")
+              f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())} at the start; cap {opts.cap:.0f} s"
+              + (f"; least CPU of {opts.repeat} runs each" if opts.repeat > 1 else ""))
         print("| command | wall | CPU | peak memory | CPU vs metrics | target | output |")
         print("|---|---|---|---|---|---|---|")
         base = None
         failed = False
         for name, args, out in rows:
-            m = measure(args, opts.cap)
+            m = min((measure(args, opts.cap) for _ in range(max(1, opts.repeat))), key=lambda run: run["cpu"])
             if base is None:
                 base = m["cpu"]
             fmt = name.removeprefix("export ")
