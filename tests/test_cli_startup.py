@@ -42,6 +42,17 @@ def test_help_imports_no_numpy_networkx_model_or_window():
     assert not {m for m in loaded if m.startswith(("designer.ui", "designer.model", "designer.cli.cmd_"))}
 
 
+def test_failing_a_switch_loads_neither_the_bill_of_materials_nor_the_failure_rates():
+    """`whatif --fail` measures the fabric on its switch pairs; the bill of materials and the
+    failure-rate table are for `--interruptions` (and the report), not a failed switch."""
+    loaded = _loaded("whatif", str(EXAMPLE), "--fail", "spine-1")
+    assert "designer.model.decisions.whatif" in loaded
+    assert not {m for m in loaded if m.startswith(("designer.model.physical.bom",
+                                                   "designer.model.decisions.interruptions", "networkx"))}
+    interruptions = _loaded("whatif", str(EXAMPLE), "--interruptions")
+    assert "designer.model.decisions.interruptions" in interruptions
+
+
 def test_metrics_of_a_template_design_imports_neither_networkx_nor_the_window():
     loaded = _loaded("metrics", str(EXAMPLE))
     assert "designer.cli.cmd_metrics" in loaded

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import argparse
 import fnmatch
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from designer.catalog import default_catalog
 from designer.cli.common import CommandError, SubParsers, check_design_memory, print_json, table
 from designer.io.project import load_design
 from designer.model.common.units import bandwidth_label, duration_label, rate_label, ratio_label
-from designer.model.decisions.interruptions import Interruptions, interruptions, load_rates, unit_name
 from designer.model.decisions.whatif import (
     NMinusOne,
     WhatIf,
@@ -22,9 +21,12 @@ from designer.model.decisions.whatif import (
     what_if,
 )
 from designer.model.networks.failures import NetworkFailure, match_network_switches, network_failures
-from designer.model.networks.resilience import NetworkResilience, design_resilience
 from designer.model.networks.sizing import size_networks
 from designer.model.topology.derive import Derived, derive
+
+if TYPE_CHECKING:   # the expected interruptions (and the bill of materials they count) load only for them
+    from designer.model.decisions.interruptions import Interruptions
+    from designer.model.networks.resilience import NetworkResilience
 
 
 def add_parser(sub: SubParsers) -> None:
@@ -56,6 +58,9 @@ def run(args: argparse.Namespace) -> int:
     check_design_memory(derived, "the failure analysis")
     try:
         if args.interruptions:
+            from designer.model.decisions.interruptions import interruptions, load_rates
+            from designer.model.networks.resilience import design_resilience
+
             rates = load_rates(args.rates) if args.rates else None
             report = interruptions(derived, rates)
             networks = design_resilience(derived, default_catalog(), rates)
@@ -190,6 +195,8 @@ def _rate(v: float | None) -> str:
 
 
 def interruptions_text(report: Interruptions) -> str:
+    from designer.model.decisions.interruptions import unit_name
+
     rows = [(e.rate.label, f"{e.units:,} {unit_name(e.rate.applies_to)}", _rate(e.per_day), _rate(e.per_month))
             for e in report.expected]
     out = ["Expected failures (estimated: computed counts x published rates, extrapolated)",
@@ -210,6 +217,8 @@ def interruptions_text(report: Interruptions) -> str:
 
 
 def networks_text(networks: tuple[NetworkResilience, ...]) -> str:
+    from designer.model.decisions.interruptions import unit_name
+
     lines: list[str] = []
     for net in networks:
         lines += ["", f"Network: {net.size.label}"]
