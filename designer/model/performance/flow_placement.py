@@ -28,6 +28,7 @@ import math
 import tomllib
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
 
 import numpy as np
 
@@ -179,11 +180,12 @@ def _draws(leaves: int, uplinks: int, flows: int, seeds: int, seed: int) -> tupl
     spine = rng.integers(0, uplinks, size=(seeds, n), dtype=np.int32)
     # Link indices and counts in 32 bits where they fit: the same values, half the memory to walk.
     size = seeds * leaves * uplinks
-    itype = np.int32 if size < 2**31 else np.int64
-    offset = (np.arange(seeds, dtype=itype) * (leaves * uplinks))[:, None]
-    up_idx = (src * uplinks).astype(itype)[None, :] + offset
+    itype: type[np.signedinteger[Any]] = np.int32 if size < 2**31 else np.int64
+    offset: np.ndarray[Any, np.dtype[np.signedinteger[Any]]] = (
+        np.arange(seeds, dtype=itype) * (leaves * uplinks))[:, None]
+    up_idx: np.ndarray[Any, np.dtype[np.signedinteger[Any]]] = (src * uplinks).astype(itype)[None, :] + offset
     up_idx += spine
-    down_idx = dst.astype(itype)
+    down_idx: np.ndarray[Any, np.dtype[np.signedinteger[Any]]] = dst.astype(itype)
     del dst
     down_idx *= uplinks
     down_idx += offset
