@@ -154,6 +154,15 @@ def test_each_row_has_its_deltas_in_exactly_one_unit(unit, values):
             assert all(d is None for d in pct)
 
 
-def test_overlapping_ranges_with_one_design_cheaper_in_every_draw_are_no_close_call():
+def test_overlapping_ranges_are_a_close_call_even_where_one_design_wins_every_draw():
+    """The issue's rule: a close call whenever the leaders' p10-p90 ranges overlap. Where the
+    draws never reverse them the close call says why (what both share), and neither share
+    reads as 0% or 100%."""
     touching = ((1.0, 1.1, 1.3), (1.25, 1.4, 1.5))
-    assert close_call(_draws((1.0, 0.0), touching), 0, (1.1, 1.4)) is None
+    close = close_call(_draws((1.0, 0.0), touching), 0, (1.1, 1.4))
+    assert close is not None and close.overlap and not close.more_draws
+    text = close.text(["A", "B"])
+    assert "<1%" in text and ">99%" in text and "0%" not in text.replace("<1%", "").replace(">99%", "")
+    assert "100%" not in text and "what both share" in text and "A costs less in every one" in text
+    apart = ((1.0, 1.1, 1.2), (1.25, 1.4, 1.5))
+    assert close_call(_draws((1.0, 0.0), apart), 0, (1.1, 1.4)) is None

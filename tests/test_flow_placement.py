@@ -143,3 +143,41 @@ def test_two_tier_designs_built_directly_sit_in_the_published_range(gpus, planes
           f"enhanced / ECMP {gain:.2f} (Meta up to {META_GAIN:.2f}); {ecmp.text()}")
     assert PUBLISHED_RANGE[0] <= ratio <= PUBLISHED_RANGE[1]
     assert 1.1 < gain <= META_GAIN
+
+
+def _reference_draws(leaves, uplinks, flows, seeds, seed):
+    """The placement's draws written plainly (modulo, 64-bit indices): the figures the faster
+    code must give."""
+    rng = np.random.default_rng(seed)
+    n = leaves * flows
+    src = np.repeat(np.arange(leaves, dtype=np.int64), flows)
+    dst = (rng.integers(1, leaves, size=(seeds, n)) + src) % leaves
+    spine = rng.integers(0, uplinks, size=(seeds, n), dtype=np.int32)
+    offset = (np.arange(seeds, dtype=np.int64) * leaves * uplinks)[:, None]
+    up_idx = spine + offset + src[None, :] * uplinks
+    down_idx = dst * uplinks + offset + spine
+    size = seeds * leaves * uplinks
+    up, down = np.bincount(up_idx.ravel(), minlength=size), np.bincount(down_idx.ravel(), minlength=size)
+    on_path = np.maximum(up[up_idx], down[down_idx])
+    busiest = np.maximum(up.reshape(seeds, -1).max(axis=1), down.reshape(seeds, -1).max(axis=1))
+    return on_path, float(busiest.mean())
+
+
+def _reference_place(leaves, uplinks, nics, load, per_nic, seeds):
+    on_path, busiest = _reference_draws(leaves, uplinks, nics * per_nic, seeds, 0)
+    flows_per_link = nics * per_nic / uplinks
+    share = np.minimum(1.0, 1.0 / (load / flows_per_link * on_path)) / (min(1.0, 1.0 / load) if load > 0 else 1.0)
+    throughput = share.mean(axis=1)
+    return float(throughput.mean()), float(np.percentile(throughput, 10)), float(share.min(axis=1).mean()), busiest
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(2, 40), st.integers(1, 16), st.integers(1, 12), st.sampled_from([0.01, 0.3, 0.9, 1.0, 1.5, 4.0]),
+       st.integers(1, 4))
+def test_placement_equals_the_plain_computation_exactly(leaves, uplinks, nics, load, per_nic):
+    """The draws share their arrays, wrap the destination by subtraction, count in 32 bits, read
+    each flow's share from a table and skip the shares where no link is full: the same figures,
+    to the last bit, as the plain computation."""
+    p = place("ecmp", leaves, uplinks, nics, load, per_nic)
+    expected, p10, slowest, busiest = _reference_place(leaves, uplinks, nics, load, per_nic, p.seeds)
+    assert (p.expected, p.p10, p.slowest, p.busiest_flows) == (expected, p10, slowest, busiest)

@@ -134,3 +134,25 @@ def test_designs_that_cost_the_same_in_every_draw_tie_and_the_tie_is_no_win(four
     assert conf.tied >= conf.tie_share[ecmp]
     assert sum(conf.win_share) + conf.tied == pytest.approx(1.0)
     assert "tied for cheapest" in four.recommendation.verdict + " ".join(four.recommendation.reasons)
+
+
+def test_one_vendors_infiniband_and_ethernet_switches_are_discounted_apart():
+    """Quantum and Spectrum switches are separate product lines: their discounts are drawn apart,
+    so at 256 GPUs, where InfiniBand and Spectrum-X cost within a percent per token, each is
+    cheapest in some draws (with one discount for both, Spectrum-X won all 1,000)."""
+    ib = load_design(EXAMPLE)
+    two = compare([ib, make_counterpart(ib, "roce-400g", CAT).design])
+    assert all(0 < w < 1 for w in two.confidence.win_share)
+    from designer.model.decisions.training_cost import _vendor_costs
+
+    class Item:
+        def __init__(self, category, key, price):
+            self.category, self.key, self.extended_price = category, key, price
+
+    class Bom:
+        items = [Item("Switches", "sw", 10.0), Item("NICs", "nic", 5.0), Item("Fiber", "f", 1.0)]
+
+    ib_keys = set(_vendor_costs(Bom(), lambda key: "V", "infiniband"))
+    eth_keys = set(_vendor_costs(Bom(), lambda key: "V", "ethernet"))
+    assert ib_keys & eth_keys == {"NICs:V", "cables:V"}
+    assert {"switches:V:infiniband", "switches:V:ethernet"} <= ib_keys ^ eth_keys

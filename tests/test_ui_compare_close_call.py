@@ -53,5 +53,14 @@ def test_the_recommendation_names_a_close_call(qtbot, monkeypatch, pair):
     panel.show_comparison(c)
     assert panel.verdict.text().startswith("Close call:") and "70%" in panel.verdict.text()
     assert "close call" in panel.badge.text()
-    panel.show_comparison(plain)
+    # Ranges apart and the point winner cheapest in every draw: no close call. (Ranges that
+    # overlap are a close call at any size, as they are on these two designs' own draws.)
+    apart = ((1.0, 1.0, 1.0), (2.0, 2.0, 2.0)) if point == 0 else ((2.0, 2.0, 2.0), (1.0, 1.0, 1.0))
+    monkeypatch.setattr(dollar_comparison, "confidence", lambda *a, **k: Confidence(
+        1000, 7, (1.0, 0.0) if point == 0 else (0.0, 1.0), apart, (0.0, 1.0), ((1000,),) * 2,
+        "USD per million tokens"))
+    settled = compare(pair)
+    panel.show_comparison(settled)
     assert not panel.verdict.text().startswith("Close call:") and "close call" not in panel.badge.text()
+    panel.show_comparison(plain)
+    assert plain.confidence.overlap(0, 1) == panel.verdict.text().startswith("Close call:")

@@ -221,11 +221,15 @@ class _Column:
 
 
 def _column(design: FabricDesign, s: CompareSettings, catalog: Catalog, gpus: int,
-            beside: Sequence[Derived] = ()) -> _Column:
+            beside: Sequence[Derived] = (), as_sized: FabricDesign | None = None) -> _Column:
     d = derive(design, catalog)
     # the counts sizing computed for this fabric, or for one physically alike (a counterpart's
-    # candidates were counted while its switch was chosen)
-    bom = build_bom(d, catalog, physical=shared_counts(d, catalog))
+    # candidates were counted while its switch was chosen). The fleet assumptions the comparison
+    # writes into the performance settings move no cable, nor switch (sizing and the physical
+    # layer never read them): the design as sized (`as_sized`), on the same resolved parts and
+    # plan, finds the counts its sizing left, where the fleet's copy of it would count them again.
+    sized = d if as_sized is None else Derived(as_sized, d.resolved, d.plan)
+    bom = build_bom(d, catalog, physical=shared_counts(sized, catalog))
     results = {}
     for collective in ("allreduce", "alltoall"):
         for size in s.sizes:
@@ -265,6 +269,7 @@ def compare(designs: list[FabricDesign], settings: CompareSettings | None = None
     s = settings or CompareSettings()
     catalog = catalog or default_catalog()
     assumed = s.fleet(designs[0].performance)
+    as_sized = designs
     designs = [s.applied(d, assumed) for d in designs]
     derived = [derive(d, catalog) for d in designs]
     gpu_counts = [d.metrics.gpus for d in derived]
@@ -274,8 +279,8 @@ def compare(designs: list[FabricDesign], settings: CompareSettings | None = None
                         + f"); collective and training figures use {min(gpu_counts):,} GPUs on each")
     job = min(gpu_counts)
     # Each design's rule-of-thumb context reads a compared design of the other family, if any.
-    cols = [_column(d, s, catalog, job, [o for o in derived if o is not own])
-            for d, own in zip(designs, derived, strict=True)]
+    cols = [_column(d, s, catalog, job, [o for o in derived if o is not own], sized)
+            for d, own, sized in zip(designs, derived, as_sized, strict=True)]
     for name, col in zip((d.meta.name for d in designs), cols, strict=True):
         for finding in col.derived.metrics.errors:
             warnings.append(f"{name}: {finding.message}")

@@ -277,14 +277,24 @@ DISCOUNT_GROUPS = {"Switches": "switches", "NICs": "NICs", "Transceivers": "tran
                    "Copper cables": "cables", "Fiber": "cables", "Accessories": "accessories"}
 
 
-def _vendor_costs(bom: Any, vendor_of: Callable[[str], str]) -> dict[str, float]:
-    """The network's capex by (part group, vendor): each vendor's discount is drawn on its own."""
+# Part groups whose products form a line per fabric family: one vendor's InfiniBand switches and
+# its Ethernet switches (Quantum and Spectrum), or its InfiniBand and Ethernet modules, are sold
+# and discounted as separate product lines, so their discounts are drawn apart. A NIC that runs
+# either family, cables, fiber and the GPU servers are one product whatever the fabric.
+FAMILY_LINES = frozenset({"switches", "transceivers"})
+
+
+def _vendor_costs(bom: Any, vendor_of: Callable[[str], str], family: str = "") -> dict[str, float]:
+    """The network's capex by (part group, vendor, and the fabric family for the groups sold as
+    one line per family): each vendor's discount is drawn on its own."""
     out: dict[str, float] = {}
     for item in bom.items:
         if not item.extended_price:
             continue
         group = DISCOUNT_GROUPS.get(item.category, item.category)
         key = f"{group}:{vendor_of(item.key) if item.key else ''}"
+        if group in FAMILY_LINES and family:
+            key += f":{family}"
         out[key] = out.get(key, 0.0) + item.extended_price
     return out
 
@@ -300,7 +310,7 @@ def confidence(costs: Sequence[TrainingCost], sens: Sequence[Sensitivity], boms:
     half = math.log(band) / 2
     hours = years * HOURS_PER_YEAR
     who = vendor_of or (lambda key: key)
-    by_class = [_vendor_costs(b, who) for b in boms]
+    by_class = [_vendor_costs(b, who, c.family) for b, c in zip(boms, costs, strict=True)]
     server_class = {c.server_key: f"GPU servers:{who(c.server_key)}" for c in costs}
     classes = sorted({k for d in by_class for k in d} | set(server_class.values()))
     # One discount per vendor and part group, shared by every design buying from it.

@@ -239,12 +239,19 @@ class CloseCall:
             out = (f"{who(self.draws_winner)} is cheapest in the most scenarios: {self.draws_share:.0%} of "
                    f"{self.draws:,} price and efficiency scenarios against {self.book_share:.0%}")
         else:
-            out = (f"{who(self.draws_winner)} is cheapest in {share_text(self.draws_share)} of {self.draws:,} price "
-                   f"and efficiency scenarios against {share_text(self.book_share)}")
+            out = (f"{who(self.draws_winner)} is cheapest in {share_text(self.draws_share, self.overlap)} of "
+                   f"{self.draws:,} price and efficiency scenarios against "
+                   f"{share_text(self.book_share, self.overlap)}")
         if self.overlap:
             (a_lo, a_hi), (b_lo, b_hi) = self.ranges
             out += (f"; their p10-p90 ranges overlap ({money(a_lo)}-{money(a_hi)} against "
                     f"{money(b_lo)}-{money(b_hi)})")
+            if self.draws_share == 0:
+                # The draws never reverse the two, yet the ranges overlap: what both share (the
+                # GPU servers' price and energy) moves them together. Said, not hidden.
+                out += (f". The ranges overlap through what both share (the GPU servers' price and energy): "
+                        f"{names[self.book_winner]} costs less in every one of the {self.draws:,} scenarios drawn, "
+                        "by less than those shared costs vary")
         return out
 
     def to_json(self, names: Sequence[str]) -> dict[str, Any]:
@@ -254,11 +261,15 @@ class CloseCall:
                 "other_leader_wins_more_draws": self.more_draws}
 
 
-def share_text(share: float) -> str:
-    """A share of draws that is neither 0% nor 100% unless it is: '<1%' and '>99%' at the ends."""
-    if 0 < share < 0.005:
+def share_text(share: float, uncertain: bool = False) -> str:
+    """A share of draws that is neither 0% nor 100% unless it is: '<1%' and '>99%' at the ends.
+
+    `uncertain` (the two leaders' p10-p90 ranges overlap): never 0% nor 100% either, since a
+    thousand draws that all agree do not make a certainty of two overlapping ranges: '<1%' and
+    '>99%' (both true of 0 and 1,000 of 1,000)."""
+    if 0 < share < 0.005 or (uncertain and share <= 0):
         return "<1%"
-    if 0.995 < share < 1:
+    if 0.995 < share < 1 or (uncertain and share >= 1):
         return ">99%"
     return f"{share:.0%}"
 
@@ -279,10 +290,10 @@ def close_call(conf: Confidence | None, win: int, units: Sequence[float] = ()) -
         return None
     runner = min(others, key=lambda i: units[i]) if units else max(others, key=lambda i: lead[i])
     top = max(rivals, key=lambda i: lead[i]) if rivals else runner
-    # Ranges that overlap only through what both designs share (the GPU servers' price, energy)
-    # while one is cheaper in every draw leave the ranking certain: no close call (verdict_lines
-    # says so instead).
-    overlap = conf.overlap(win, top) and lead[top] > 0
+    # Overlapping ranges make a close call at any size, as the verdict's rule says, even where one
+    # design is cheaper in every draw (the ranges then overlap through what both share, the GPU
+    # servers' price and energy: the close call's text says so).
+    overlap = conf.overlap(win, top)
     if not rivals and not overlap:
         return None
     q = conf.cost_per_mtok
@@ -335,22 +346,22 @@ def verdict_lines(costs: Sequence[TrainingCost], conf: Confidence | None, names:
                  "scenarios")
         if conf.tie_share and conf.tie_share[win] > 0:
             text += f" and tied for cheapest in {share_text(conf.tie_share[win])}"
-        others = [i for i in range(len(units)) if i != win and abs(units[i] - units[win]) > abs(units[win]) * 1e-9]
-        if others:
-            runner = min(others, key=lambda i: units[i])
-            if conf.overlap(win, runner):
-                text += (f"; its p10-p90 range overlaps {names[runner]}'s only through what both share (the GPU "
-                         "servers' price and energy): it costs less in every scenario")
     return text + (f" ({tags[win]})." if tags else "."), win
 
 
 def cost_reasons(costs: Sequence[TrainingCost], conf: Confidence | None, names: Sequence[str], years: int,
                  budget: float) -> list[str]:
     out = []
+    # The two leaders of a close call on overlapping ranges: neither share reads as a certainty.
+    units = [_unit_cost(c) for c in costs]
+    win = min(range(len(costs)), key=lambda i: units[i])
+    close = close_call(conf, win, units)
+    leaders = {win, close.draws_winner} if close is not None and close.overlap else set()
     for i, c in enumerate(costs):
         per = f"{money(c.cost_per_mtok)} per million tokens, " if c.cost_per_mtok is not None else ""
         days = f", {c.train_days:,.1f} days for {budget / 1e9:,.4g}B tokens" if c.train_days is not None else ""
-        share = f"; cheapest in {share_text(conf.win_share[i])} of scenarios" if conf is not None else ""
+        share = (f"; cheapest in {share_text(conf.win_share[i], i in leaders)} of scenarios"
+                 if conf is not None else "")
         if conf is not None and conf.tie_share and conf.tie_share[i] > 0:
             share += f", tied for cheapest in {share_text(conf.tie_share[i])}"
         out.append(f"{names[i]}: {per}{money(c.cost_per_step or 0.0)} per {c.step_ms:,.0f} ms step, of which "

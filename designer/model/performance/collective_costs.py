@@ -211,9 +211,6 @@ class FabricContext:
     occupancy: float = 1.0
     placement_seed: int = 0
     background_load: float = 0.0
-    # NCCL's own view, with which it chooses the algorithm: every NIC of the domain carries
-    # traffic and no fitted rack-scale latency applies (see collectives.evaluate).
-    nccl_view: bool = False
     # No spine joins the rails (rail-only template): all-to-all forwards over NVLink (rail_only.py).
     rail_only: bool = False
 

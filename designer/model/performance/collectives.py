@@ -7,7 +7,10 @@ NIC latency); the time per byte is the alpha-beta bandwidth term (Thakur, Rabens
 Gropp) on the resource each phase loads most: NVLink per GPU, NIC per GPU, or the tier
 uplinks the traffic crosses in this fabric for this placement (collective_costs.py).
 Phases that run pipelined take the slowest resource; phases that run one after the other add.
-The protocol (LL, LL128, Simple) is chosen per size like NCCL does: the fastest.
+The algorithm and protocol (LL, LL128, Simple) are chosen per size as NCCL's tuner does: the
+fastest of the candidates (enqueue.cc topoGetAlgoInfo takes the least estimated time). Each
+candidate's time is affine in the size, so the fastest never takes longer for a smaller size:
+a sweep never falls.
 
 Algorithms. `auto` picks among what NCCL itself would run on the hardware: ring and tree;
 NVLS (one NVLink domain) and NVLSTree (NVLS inside each domain, a tree across), which need
@@ -231,7 +234,8 @@ def _tree_allreduce(ctx: FabricContext) -> list[Candidate]:
     out = []
     for i, proto in enumerate(PROTOCOLS):
         lat = c.base_tree_us[i] + 2 * ((L - 1) * c.nvlink_tree_step_us[i]
-                                       + depth * _net_step(ctx, c.net_tree_step_us[i], lim))
+                                       + depth * (_net_step(ctx, c.net_tree_step_us[i], lim)
+                                                  + _rack_step_latency(ctx)))
         f = c.tree_factor * (c.tree_ll128_one_node_factor if (proto == "LL128" and N == 1)
                              else c.tree_protocol_factor[i])
         rate, nic_name = _nic(ctx, lim, f)
@@ -350,7 +354,7 @@ def _in_network(ctx: FabricContext, collective: str) -> list[Candidate]:
         rate, nic_name = _nic(ctx, lim)
         heads, head_rate, head_name = nvls_tree_heads(ctx, rate, nic_name)
         lat = nvls_lat + nvls_tree_steps(N) * (_net_step(ctx, c.nvls_tree_net_step_us, lim)
-                                               + _nvls_step_latency(ctx))
+                                               + _rack_step_latency(ctx))
         # The domain's tree traffic (2 x the buffer, NCCL's bus bandwidth) crosses the network
         # through its heads only; two domains exchange, at twice the NIC rate (see below).
         head_load = 2.0 / heads
@@ -363,7 +367,7 @@ def domain_nics(ctx: FabricContext) -> float:
     """NICs of one NVLink domain that carry NCCL's traffic between domains: every GPU's NIC on
     an 8-GPU server; a multi-node NVLink domain (NVL72) sustains only `multinode_domain_nics`
     of them (fitted, nccl.toml)."""
-    if ctx.servers_per_domain > 1 and not ctx.nccl_view:
+    if ctx.servers_per_domain > 1:
         return min(ctx.per_domain, float(ctx.constants.multinode_domain_nics))
     return ctx.per_domain
 
@@ -376,12 +380,19 @@ def nvls_tree_steps(domains: int) -> int:
     return 1 if domains == 2 else 2 * int(math.floor(math.log2(domains)))
 
 
-def _nvls_step_latency(ctx: FabricContext) -> float:
-    """What one tree step adds inside a rack-scale domain: the head's data passes the rack's NVLS
-    buffers, at the per-tray NVLS latency of the trays beyond the first (0 on an 8-GPU board,
-    whose step latency NCCL's constant already holds)."""
+def _rack_step_latency(ctx: FabricContext) -> float:
+    """What one tree step between rack-scale domains adds: the data a step brings into a rack
+    reaches its compute trays one after the other (NVLSTree through the rack's NVLS buffers, the
+    tree along its chain of the rack's GPUs), at the per-tray NVLS latency of the trays beyond
+    the first (0 on an 8-GPU board, whose step latency NCCL's constants already hold).
+
+    Fitted to NVLSTree's measured fixed cost across 2 and 20 GB200 racks (nccl.toml); NCCL
+    counts both trees' steps alike (tuning.cc: 2 x log2i(nNodes) x interLat), so the tree pays it
+    too. Charged to NVLSTree alone, the tree was the fastest candidate across 20 racks at 512 MiB
+    by 2.2x the measured figure, which is why `auto` once had to follow NCCL's own choice there
+    instead of the fastest."""
     c = ctx.constants
-    if not c.nvls_latency_per_tray or ctx.nccl_view:
+    if not c.nvls_latency_per_tray:
         return 0.0
     return c.nvls_nvlink_us * (ctx.trays - 1)
 
@@ -554,14 +565,6 @@ def evaluate(ctx: FabricContext, collective: str, sizes: Sequence[int] | np.ndar
     cost = lat[:, None] + upb[:, None] * sizes[None, :].astype(np.float64)
     best = np.argmin(cost, axis=0)
     cols = np.arange(sizes.size)
-    if ctx.servers_per_domain > 1 and ctx.domains > 1:
-        # NCCL chooses by its own model, which sees every NIC of a rack-scale domain and none
-        # of the fitted rack latency; the estimate is what the chosen algorithm then achieves.
-        seen = candidates(replace(ctx, nccl_view=True), collective, algorithm)
-        if [(c.algorithm, c.protocol) for c in seen] == [(c.algorithm, c.protocol) for c in cands]:
-            s_lat = np.array([c.latency_us for c in seen])
-            s_upb = np.array([c.us_per_byte for c in seen])
-            best = np.argmin(s_lat[:, None] + s_upb[:, None] * sizes[None, :].astype(np.float64), axis=0)
     time_us = cost[best, cols]
     algbw = sizes / time_us / 1e3            # bytes/us -> GB/s
     busbw = algbw * busbw_factor(collective, ctx.gpus)
@@ -569,21 +572,10 @@ def evaluate(ctx: FabricContext, collective: str, sizes: Sequence[int] | np.ndar
     algorithms = [cands[i].algorithm for i in best]
     protocols = [cands[i].protocol for i in best]
     necks = [LATENCY if lb else cands[i].bottleneck for i, lb in zip(best, latency_bound, strict=True)]
-    # Where NCCL's own model picks an algorithm the estimate finds slower than another (a
-    # rack-scale domain's per-tray latency, which NCCL does not see), the time is that choice's
-    # doing, not latency's nor a link's: say so, with what the faster one would take.
-    fastest = np.argmin(cost, axis=0)
-    for k in np.flatnonzero(cost[best, cols] > cost[fastest, cols] * (1 + 1e-6)).tolist():
-        f = cands[int(fastest[k])]
-        necks[k] = f"NCCL's choice ({f.algorithm}/{f.protocol}: {_us_text(float(cost[fastest[k], k]))})"
     if algorithm == "auto":
         necks = _uplinks_that_cost_the_faster_choice(ctx, collective, sizes, time_us, cands, necks)
     return Sweep(collective, ctx.gpus, ctx.placement, algorithm, sizes, time_us, algbw, busbw,
                  algorithms, protocols, necks, ctx)
-
-
-def _us_text(us: float) -> str:
-    return f"{us / 1000:.3g} ms" if us >= 1000 else f"{us:.3g} us"
 
 
 def _uplinks_that_cost_the_faster_choice(ctx: FabricContext, collective: str, sizes: np.ndarray,

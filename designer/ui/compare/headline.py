@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from designer.model.decisions.comparison import Comparison
-from designer.model.decisions.verdict import close_call, money
+from designer.model.decisions.verdict import close_call, money, share_text
 
 
 def _usd(value: float) -> str:
@@ -54,9 +54,13 @@ def headline(comparison: Comparison) -> Headline:
             job = gap * costs[win].token_budget / 1e6
             head += f", {_usd(job)} over the example job's {costs[win].token_budget / 1e9:,.4g}B tokens"
     close = close_call(comparison.confidence, win)
-    if close is not None:
+    if close is not None and close.more_draws:
         head += (f". Close call: [{close.draws_winner + 1}] is cheapest in more scenarios "
                  f"({close.draws_share:.0%} against {close.book_share:.0%} of {close.draws:,}).")
+    elif close is not None:
+        head += (f". Close call: the p10-p90 ranges of [{win + 1}] and [{close.draws_winner + 1}] overlap "
+                 f"([{close.draws_winner + 1}] cheapest in {share_text(close.draws_share, True)} of "
+                 f"{close.draws:,} scenarios).")
     elif comparison.confidence is not None:
         head += (f". Not a close call: cheapest in {comparison.confidence.win_share[win]:.0%} of "
                  f"{comparison.confidence.draws:,} scenarios.")
