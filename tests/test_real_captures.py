@@ -39,7 +39,18 @@ HERE = Path(__file__).parent / "data" / "real_captures"
 #   two HCAs read as "wrong port" (2 of the 5 miswired), r-ufm96 as a host not in the design and
 #   one designed server as absent; a technician would act on none of those four.
 # ibtopotool/4.topo: one InfiniScale IV (Sun DCS 36) switch and one QDR host: one-switch ib-qdr.
-# loginoff, X5: see README.md.
+# ltaulell-HPC_toolset/X5.topofile: 4 leaves take 3 links to each of the 4 spines (the design's
+#   rule, 12 uplinks). Three leaves are wired another way on purpose, each spreading its uplinks
+#   evenly over the spines it reaches with no more hosts per uplink than those 4: the 21-host
+#   leaf with 6 links to each of 2 spines (12 uplinks too, cabled as pairs of 6), the 6-host leaf
+#   with 1 link to each spine (1.5 hosts per uplink, fewer than the full leaves' 2) and the leaf
+#   of uplinks only, 3 links to each of 2 spines. Missing cables would leave a leaf uneven
+#   (3, 3, 2, 3) or, losing a whole spine's, with more hosts per uplink than the others; none of
+#   the 14 missing and 6 moved uplinks once reported is such a fault, so the audit names none:
+#   "uplinks by design" says which leaves follow their own rule. What remains is the 5 devices
+#   with factory descriptions and no name in X5.map (2 switches, 3 HCAs).
+# loginoff: see README.md (6 leaves with 4 links to each of 2 spines; ib1 has 3 to ib8, uneven:
+#   the one missing link a technician would lay).
 EXPECTED = {k: v for k, v in json.loads((HERE / "expected.json").read_text()).items() if not k.startswith("_")}
 
 
@@ -83,6 +94,9 @@ def test_a_real_capture_gives_its_written_inference_and_findings(name):
         assert all(e["reason"] == reason for e in getattr(report, kind))
     for kind, start in want.get("reasons_start", {}).items():
         assert all(e["reason"].startswith(start) for e in getattr(report, kind))
+    own_rule = [f for f in report.inferred["facts"] if f["subject"] == "uplinks by design"]
+    assert [f["value"] for f in own_rule] == (
+        [f"{want['own_uplink_rule']} leaves wired their own way"] if "own_uplink_rule" in want else [])
     for device, label in want.get("degraded", []):
         assert any(device in (e["a"]["device"], e["b"]["device"]) and e["as_built"] == label
                    for e in report.degraded_links), report.degraded_links
