@@ -426,9 +426,11 @@ def _own_uplink_rule(designed: Counter[tuple[str, str]], built: dict[tuple[str, 
     """(leaves, one note per leaf) whose uplinks follow a rule of their own that a site builds on
     purpose: X5's leaf with 6 links to each of 2 of its 4 spines, its 6-host leaf with 1 link to
     each spine, its leaf of uplinks only on 2 spines. Each spreads its uplinks evenly over the
-    spines it reaches (k links to each of m spines) and has no more hosts per uplink than the
-    fullest leaf wired as the design says. A leaf that lost cables is uneven (3, 3, 2, 3) or,
-    losing a whole spine's, holds more hosts per uplink than the others: both stay findings."""
+    spines it reaches (k links to each of m spines), has no more hosts per uplink than the fullest
+    leaf wired as the design says, and either reaches every spine, or pairs its links otherwise
+    than the design (k is not the design's links per pair), or carries no host. A leaf that lost
+    cables is uneven (3, 3, 2, 3), or lost a whole spine's links (3, 3, 3, 0: the design's k on
+    fewer spines, with hosts): both stay findings."""
     leaves = {lo for lo, _ in designed if g.nodes[lo]["role"] == "leaf" and lo in present}
     up: dict[str, Counter[str]] = defaultdict(Counter)
     want: Counter[str] = Counter()
@@ -443,14 +445,19 @@ def _own_uplink_rule(designed: Counter[tuple[str, str]], built: dict[tuple[str, 
     if not as_designed:
         return [], []
     worst = max(hosts_on[leaf] / max(1, want[leaf]) for leaf in as_designed)
+    spines = {hi for lo, hi in designed if lo in leaves}
+    per_pair = Counter(n for (lo, _), n in designed.items() if lo in leaves).most_common(1)[0][0]
     own: list[str] = []
     notes: list[str] = []
     for leaf in sorted(leaves - set(as_designed), key=natural_key):
         counts = set(up[leaf].values())
         total = sum(up[leaf].values())
-        if len(counts) == 1 and total and hosts_on[leaf] <= worst * total:
+        if len(counts) != 1 or not total or hosts_on[leaf] > worst * total:
+            continue
+        k = next(iter(counts))
+        if set(up[leaf]) >= spines or k != per_pair or not hosts_on[leaf]:
             own.append(leaf)
-            notes.append(f"{name_of.get(leaf, leaf)}: {counts.pop()} link(s) to each of {len(up[leaf])} spines, "
+            notes.append(f"{name_of.get(leaf, leaf)}: {k} link(s) to each of {len(up[leaf])} spines, "
                          f"{hosts_on[leaf]} host(s)")
     return own, notes
 
