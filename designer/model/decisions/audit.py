@@ -426,8 +426,9 @@ def _own_uplink_rule(designed: Counter[tuple[str, str]], built: dict[tuple[str, 
     """(leaves, one note per leaf) whose uplinks follow a rule of their own that a site builds on
     purpose: X5's leaf with 6 links to each of 2 of its 4 spines, its 6-host leaf with 1 link to
     each spine, its leaf of uplinks only on 2 spines. Each spreads its uplinks evenly over the
-    spines it reaches (k links to each of m spines), has no more hosts per uplink than the fullest
-    leaf wired as the design says, and either reaches every spine, or pairs its links otherwise
+    spines it reaches (k links to each of m spines), keeps all its uplinks or has no more hosts
+    per uplink than the fullest leaf wired as the design says, and either reaches every spine,
+    or pairs its links otherwise
     than the design (k is not the design's links per pair), or carries no host. A leaf that lost
     cables is uneven (3, 3, 2, 3), or lost a whole spine's links (3, 3, 3, 0: the design's k on
     fewer spines, with hosts): both stay findings."""
@@ -452,7 +453,9 @@ def _own_uplink_rule(designed: Counter[tuple[str, str]], built: dict[tuple[str, 
     for leaf in sorted(leaves - set(as_designed), key=natural_key):
         counts = set(up[leaf].values())
         total = sum(up[leaf].values())
-        if len(counts) != 1 or not total or hosts_on[leaf] > worst * total:
+        # All its uplinks kept, or fewer for fewer hosts: a leaf that lost cables holds more
+        # hosts per uplink than the fullest leaf wired as designed.
+        if len(counts) != 1 or not total or (total < want[leaf] and hosts_on[leaf] > worst * total):
             continue
         k = next(iter(counts))
         if set(up[leaf]) >= spines or k != per_pair or not hosts_on[leaf]:
