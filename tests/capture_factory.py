@@ -34,6 +34,9 @@ class Faults:
     default_named: list[str] = field(default_factory=list)             # NICs with the default name
     unplaced: int = 0                                                  # default-named HCAs on spare ports
     management: int = 0
+    # Not faults: leaves whose uplinks follow a rule of their own (X5's leaf with 6 links to each
+    # of 2 of its 4 spines), which the audit names as "uplinks by design" and reports nothing of.
+    own_rule: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -225,6 +228,8 @@ def make_capture(derived: Derived, seed: int, fmt: str = "ibnetdiscover", faults
         for w in rnd.sample(wires, min(len(wires) // 10, rnd.randint(0, 3))):
             w.speed, w.width = rnd.choice([("HDR", 4), ("NDR", 1), ("NDR", 2)])
             f.degraded.append((w.a, w.b))
+        if site is not None:
+            f.own_rule = _own_uplink_rule(g, wires, leaves, spines, f, switch_ports, random.Random(seed * 7919 + 1))
         # an HCA that no position explains
         if spare and rnd.random() < 0.5 and fmt == "ibnetdiscover":
             leaf, p = spare.pop(0)
@@ -247,6 +252,47 @@ def make_capture(derived: Derived, seed: int, fmt: str = "ibnetdiscover", faults
     else:
         text = _lldp(g, names, wires, stray_hcas, indices)
     return Capture(text, f, names)
+
+
+def _own_uplink_rule(g, wires, leaves, spines, f: Faults, switch_ports: int, rnd: random.Random) -> list[str]:
+    """Rewire one whole leaf's uplinks onto fewer spines, as many on each (18 links over 9 spines
+    become 3 on each of 6), as X5's site did on purpose: the same uplinks, another pairing. Only
+    on a two-tier fabric with every spine there, on a leaf none of whose uplinks is cut or
+    degraded, and only when the spines taking them have free ports."""
+    role = {n: d["role"] for n, d in g.nodes(data=True)}
+    if rnd.random() < 0.3 or any(role[n] != "spine" for n in spines) or set(f.absent_switches) & set(spines):
+        return []
+    touched = {n for pair in list(f.missing_uplinks) + f.degraded for n in pair}
+    candidates = [leaf for leaf in leaves if leaf not in f.absent_switches and leaf not in touched]
+    if not candidates:
+        return []
+    leaf = rnd.choice(candidates)
+    ups = [w for w in wires if leaf in (w.a, w.b) and role.get(w.b if w.a == leaf else w.a) == "spine"]
+    reached = sorted({w.b if w.a == leaf else w.a for w in ups}, key=lambda n: g.nodes[n]["index"])
+    per_pair = len(ups) // max(1, len(reached))
+    fewer = [t for t in range(2, len(reached)) if len(ups) % t == 0 and len(ups) // t != per_pair]
+    if not fewer:
+        return []
+    targets = reached[:max(fewer)]
+    used: dict[str, set[int]] = {n: set() for n in targets}
+    for w in wires:
+        for n, p in ((w.a, w.pa), (w.b, w.pb)):
+            if n in used:
+                used[n].add(p)
+    movers = [w for w in ups if (w.b if w.a == leaf else w.a) not in targets]
+    free = {n: [p for p in range(1, switch_ports + 1) if p not in used[n]] for n in targets}
+    # each target takes as many of the movers as it needs to hold len(ups) / len(targets)
+    want = {n: len(ups) // len(targets) - sum(1 for w in ups if n in (w.a, w.b)) for n in targets}
+    if any(len(free[n]) < want[n] for n in targets):
+        return []
+    queue = [n for n in targets for _ in range(want[n])]
+    for w, n in zip(movers, queue, strict=True):
+        p = free[n].pop(0)
+        if w.a == leaf:
+            w.b, w.pb = n, p
+        else:
+            w.a, w.pa = n, p
+    return [leaf]
 
 
 _GBPS = {("NDR", 4): 400, ("NDR", 2): 200, ("NDR", 1): 100, ("HDR", 4): 200, ("XDR", 4): 800}

@@ -1,7 +1,8 @@
 """Captures named as five real sites name their devices (tests/capture_factory.SITES), with
 their mess (each HCA of a host named its own way, vendor and `localhost HCA-N` defaults, host
 numbering gaps between groups, row/pod/rail/group in leaf names, hall prefixes, management hosts,
-SHARP aggregation nodes, parallel uplinks) audit to exactly the faults injected: against the
+SHARP aggregation nodes, parallel uplinks, a leaf whose uplinks follow a rule of its own as X5's
+do) audit to exactly the faults injected: against the
 design, and against the design inferred from the capture alone through the one answer every
 path uses."""
 

@@ -15,6 +15,42 @@ from designer.io.fabric_capture import read_answer
 from designer.io.project import load_design
 
 HERE = Path(__file__).parent / "data" / "real_captures"
+
+# Why each written inference (expected.json) is the one to defend:
+#
+# ibtopotool/1.topo (the ibnetdiscover(8) example, SDR 2007): a 24-port Voltaire ISR 9024 and an
+#   8-port SW-6IB4 (devids 0x5a06, 0x5a05 under Voltaire's vendor id, rdma-core chassis.h), both
+#   with hosts, cabled to each other by two links. The small switch hangs from the big one: a
+#   leaf-spine of one leaf and one spine (the ISR 9024) at 4x SDR, ib-sdr. The two InfiniHost HCAs
+#   on the ISR 9024 are hosts on a spine, set apart as loginoff's storage hosts are; the two on
+#   the SW-6IB4 are the design's servers. One uplink trained at 1xSDR: the one degraded link. The
+#   second 1xSDR link belongs to an HCA set apart, which the audit does not grade.
+# ibtopotool/2.topo (SDR 2009): one 8-port InfiniScale (MT43132, devid 0xa87c) switch and two
+#   hosts, InfiniHost and ConnectX SDR: a one-switch ib-sdr fabric of two servers, nothing wrong
+#   but the switch's factory description.
+# ibtopotool/3.topo (a UFM lab, 2016): a 36-port Switch-IB (EDR) and a 12-port SX6012 (FDR) cabled
+#   by one link, three loopback cables on the Switch-IB. The Switch-IB is the spine the SX6012
+#   hangs from, so the design is the spine's generation, EDR (sb7800), and the FDR uplink is
+#   reported as the one degraded link; the QDR ConnectX and the ConnectX-3 on the SX6012 run their
+#   own top rate (older HCAs, no finding), and its hosts on the Switch-IB are set apart. The loops
+#   are three "switch cabled to itself". Hosts are named HCA-1/HCA-2, so servers have two HCAs:
+#   r-ufm100 HCA-1 and the SX6012-Switch-IB second uplink show as missing links. Not yet right: the
+#   placement reads the leaf's port order as the wiring rule for two-HCA servers, so r-ufm101's
+#   two HCAs read as "wrong port" (2 of the 5 miswired), r-ufm96 as a host not in the design and
+#   one designed server as absent; a technician would act on none of those four.
+# ibtopotool/4.topo: one InfiniScale IV (Sun DCS 36) switch and one QDR host: one-switch ib-qdr.
+# ltaulell-HPC_toolset/X5.topofile: 4 leaves take 3 links to each of the 4 spines (the design's
+#   rule, 12 uplinks). Three leaves are wired another way on purpose, each spreading its uplinks
+#   evenly over the spines it reaches with no more hosts per uplink than those 4: the 21-host
+#   leaf with 6 links to each of 2 spines (12 uplinks too, cabled as pairs of 6), the 6-host leaf
+#   with 1 link to each spine (1.5 hosts per uplink, fewer than the full leaves' 2) and the leaf
+#   of uplinks only, 3 links to each of 2 spines. Missing cables would leave a leaf uneven
+#   (3, 3, 2, 3) or, losing a whole spine's, with more hosts per uplink than the others; none of
+#   the 14 missing and 6 moved uplinks once reported is such a fault, so the audit names none:
+#   "uplinks by design" says which leaves follow their own rule. What remains is the 5 devices
+#   with factory descriptions and no name in X5.map (2 switches, 3 HCAs).
+# loginoff: see README.md (6 leaves with 4 links to each of 2 spines; ib1 has 3 to ib8, uneven:
+#   the one missing link a technician would lay).
 EXPECTED = {k: v for k, v in json.loads((HERE / "expected.json").read_text()).items() if not k.startswith("_")}
 
 
@@ -58,6 +94,12 @@ def test_a_real_capture_gives_its_written_inference_and_findings(name):
         assert all(e["reason"] == reason for e in getattr(report, kind))
     for kind, start in want.get("reasons_start", {}).items():
         assert all(e["reason"].startswith(start) for e in getattr(report, kind))
+    own_rule = [f for f in report.inferred["facts"] if f["subject"] == "uplinks by design"]
+    assert [f["value"] for f in own_rule] == (
+        [f"{want['own_uplink_rule']} leaves wired their own way"] if "own_uplink_rule" in want else [])
+    for device, label in want.get("degraded", []):
+        assert any(device in (e["a"]["device"], e["b"]["device"]) and e["as_built"] == label
+                   for e in report.degraded_links), report.degraded_links
     for a, b, pair in want.get("missing", []):
         assert any((e["a"]["device"], e["b"]["device"], e["pair_links"]) == (a, b, pair) for e in report.missing_links)
     # every finding says how sure the tool is and why

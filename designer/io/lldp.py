@@ -1,6 +1,7 @@
 """LLDP neighbour tables: `lldpctl -f json`, the json0 layout of Cumulus `net show lldp json`
-(every value in a list), collections of per-host records ({hostname, data}), and a plain CSV
-(local device, local port, remote device, remote port[, speed]).
+(every value in a list), Arista EOS, Junos (detail and brief) and Cisco NX-OS JSON, collections
+of per-host records ({hostname, data}), and a plain CSV (local device, local port, remote
+device, remote port[, speed]).
 
 A device that announces the Bridge or Router capability is a switch, and so is one that
 reports neighbours but is seen announcing neither (servers running lldpd announce Station);
@@ -81,6 +82,7 @@ class _Builder:
         self.fabric = AsBuilt(fmt)
         self.seen: set[frozenset[tuple[str, str]]] = set()
         self.raw: list[tuple[str, str, str, str, float]] = []
+        self.at: dict[tuple[str, str], int] = {}     # (device, port) -> its link in raw
         self.reporters: set[str] = set()
         self.bridges: set[str] = set()
         self.stations: set[str] = set()     # announce capabilities, but neither Bridge nor Router
@@ -101,6 +103,24 @@ class _Builder:
         if key in self.seen:
             return
         self.seen.add(key)
+        # One port holds one cable: a second report from the same port to the same device is the
+        # same cable, named otherwise by the other end (Junos sends an SNMP index, 516, where
+        # the brief NX-OS table shows no port description). The interface name is kept.
+        for x, px, y, py in ((a, pa, b, pb), (b, pb, a, pa)):
+            i = self.at.get((x, px))
+            if i is None:
+                continue
+            ra, rpa, rb, rpb, rg = self.raw[i]
+            other, oport = (rb, rpb) if (ra, rpa) == (x, px) else (ra, rpa)
+            if other != y:
+                continue
+            if oport.isdigit() and not py.isdigit():
+                self.raw[i] = (x, px, y, py, max(gbps, rg))
+                self.at[(y, py)] = i
+            elif gbps > rg:
+                self.raw[i] = (ra, rpa, rb, rpb, gbps)
+            return
+        self.at[(a, pa)] = self.at[(b, pb)] = len(self.raw)
         self.raw.append((a, pa, b, pb, gbps))
 
     def finish(self, source: str) -> AsBuilt:
@@ -245,8 +265,9 @@ def _capped_documents(text: str, source: str) -> list[Any]:
 
 
 # Switch operating systems' own LLDP tables, besides lldpd's (Cumulus, SONiC, lldpctl):
-# Arista EOS `show lldp neighbors detail | json` and Junos `show lldp neighbors detail | display json`.
-_VENDOR_TABLES = ('"lldpNeighbors"', '"lldp-neighbors-information"')
+# Arista EOS `show lldp neighbors detail | json`, Junos `show lldp neighbors [detail] | display
+# json` and Cisco NX-OS `show lldp neighbors [detail] | json [native]`.
+_VENDOR_TABLES = ('"lldpNeighbors"', '"lldp-neighbors-information"', '"TABLE_nbor"')
 
 
 def _read_any(b: _Builder, local: str, data: object) -> None:
@@ -254,6 +275,8 @@ def _read_any(b: _Builder, local: str, data: object) -> None:
         _read_eos(b, local, data["lldpNeighbors"])
     elif isinstance(data, dict) and "lldp-neighbors-information" in data:
         _read_junos(b, local, data["lldp-neighbors-information"])
+    elif isinstance(data, dict) and "TABLE_nbor" in data:
+        _read_nxos(b, local, data["TABLE_nbor"])
     else:
         _read_table(b, local, data)
 
@@ -309,7 +332,9 @@ def _read_junos(b: _Builder, local: str, table: object) -> None:
         for info in neighbours if isinstance(neighbours, list) else ():
             if not isinstance(info, dict):
                 continue
-            remote, port = _junos(info.get("lldp-remote-system-name")), _junos(info.get("lldp-local-interface"))
+            # the detail table names the local port lldp-local-interface, the brief one lldp-local-port-id
+            remote = _junos(info.get("lldp-remote-system-name"))
+            port = _junos(info.get("lldp-local-interface")) or _junos(info.get("lldp-local-port-id"))
             rport = _junos(info.get("lldp-remote-port-id"))
             if _junos(info.get("lldp-remote-port-id-subtype")).lower() != "interface name":
                 rport = _junos(info.get("lldp-remote-port-description")) or rport
@@ -326,6 +351,35 @@ def _read_junos(b: _Builder, local: str, table: object) -> None:
                 b.bridges.add(remote)
             elif caps:
                 b.stations.add(remote)
+
+
+_NXOS_SHORT = re.compile(r"^Eth(?=\d)", re.ASCII)
+
+
+def _read_nxos(b: _Builder, local: str, table: object) -> None:
+    """NX-OS: {"ROW_nbor": [neighbour, ...]} (one neighbour: the object alone). The switch names
+    its own ports short (Eth1/1) and its neighbours name them long (Ethernet1/1): both are read
+    as the long name, so a cable that both ends report is one link. The neighbour is its system
+    name (sys_name in the detail table), else the chassis id the brief table shows."""
+    b.reporters.add(local)
+    b.device(local)
+    rows = table.get("ROW_nbor", []) if isinstance(table, dict) else []
+    for info in rows if isinstance(rows, list) else [rows]:
+        if not isinstance(info, dict):
+            continue
+        remote = str(info.get("sys_name") or info.get("chassis_id") or "").strip()
+        port = _NXOS_SHORT.sub("Ethernet", str(info.get("l_port_id") or "").strip())
+        rport = str(info.get("port_id") or "").strip()
+        if not remote or not port or not rport:
+            continue
+        if info.get("sys_desc"):
+            b.descriptions.setdefault(remote, str(info["sys_desc"]))
+        b.link(local, port, remote, rport)
+        caps = str(info.get("enabled_capability") or "")
+        if "B" in caps or "R" in caps:
+            b.bridges.add(remote)
+        elif caps.strip():
+            b.stations.add(remote)
 
 
 def parse_lldp_csv(text: str, source: str = "<text>") -> AsBuilt:

@@ -178,7 +178,8 @@ def audit(fabric: AsBuilt, design: FabricDesign | None = None, inference: Infere
     switch_wires = [w for w in links if w.a in switch_ids and w.b in switch_ids]
     down_by_server, absent_nics, moves = _host_links(report, fabric, roles, g, mapping, placement, host_wires, end)
     name_of = {node: devs[dev].name for dev, node in mapping.items()}
-    missing_pairs, absent_links = _switch_links(report, roles, g, mapping, switch_wires, end, name_of)
+    hosts_on = Counter(mapping.get(w.b if w.a in nic_ids else w.a) for w in host_wires)
+    missing_pairs, absent_links = _switch_links(report, roles, g, mapping, switch_wires, end, name_of, hosts_on)
     present = set(mapping.values())
     absent_switches = [n for n, d in g.nodes.items() if d["role"] != "nic" and n not in present]
     host_ports = Counter(leaf for _, leaf, _, _ in g.host_links)
@@ -350,7 +351,8 @@ def _built_name(mapping: dict[str, str], devs: dict[str, Device], node: str) -> 
 
 def _switch_links(report: AuditReport, roles: dict[str, str], g: DesignView, mapping: dict[str, str],
                   wires: list[Link], end: EndOf,
-                  name_of: dict[str, str]) -> tuple[Counter[tuple[str, str]], Counter[str]]:
+                  name_of: dict[str, str],
+                  hosts_on: Counter[str | None] | None = None) -> tuple[Counter[tuple[str, str]], Counter[str]]:
     """Switch pairs against the design; returns (missing links per (lower, upper) pair, links of
     absent switches)."""
     designed: Counter[tuple[str, str]] = Counter({p: n for p, (n, _, _) in g.pairs.items()})
@@ -365,6 +367,18 @@ def _switch_links(report: AuditReport, roles: dict[str, str], g: DesignView, map
             continue
         lo, hi = (a, b) if g.nodes[a]["level"] <= g.nodes[b]["level"] else (b, a)
         built[(lo, hi)].append(w)
+    own, notes = _own_uplink_rule(designed, built, g, hosts_on or Counter(), present, name_of)
+    for leaf in own:
+        # The leaf's uplinks as built are its rule: no missing, extra or moved uplink on it.
+        for pair in [p for p in designed if p[0] == leaf] + [p for p in built if p[0] == leaf]:
+            designed[pair] = len(built.get(pair, []))
+    if notes:
+        report.inferred["facts"].append({
+            "subject": "uplinks by design", "value": f"{len(notes)} leaves wired their own way",
+            "confidence": "medium",
+            "why": "; ".join(notes) + ": each spreads its uplinks evenly over the spines it "
+                   "reaches, with no more hosts per uplink than the leaves wired as the design says, so "
+                   "its cabling is the site's rule for it, not missing or moved cables"})
     absent_links: Counter[str] = Counter()
     missing: Counter[tuple[str, str]] = Counter()
     for pair, want in designed.items():
@@ -404,6 +418,51 @@ def _switch_links(report: AuditReport, roles: dict[str, str], g: DesignView, map
                                          "tier": g.pairs[(lo, hi)][2] if (lo, hi) in g.pairs else "",
                                          "pair_links": f"{designed[(lo, hi)] - n} of {designed[(lo, hi)]}"})
     return +missing, absent_links
+
+
+def _own_uplink_rule(designed: Counter[tuple[str, str]], built: dict[tuple[str, str], list[Link]], g: DesignView,
+                     hosts_on: Counter[str | None], present: set[str],
+                     name_of: dict[str, str]) -> tuple[list[str], list[str]]:
+    """(leaves, one note per leaf) whose uplinks follow a rule of their own that a site builds on
+    purpose: X5's leaf with 6 links to each of 2 of its 4 spines, its 6-host leaf with 1 link to
+    each spine, its leaf of uplinks only on 2 spines. Each spreads its uplinks evenly over the
+    spines it reaches (k links to each of m spines), keeps all its uplinks or has no more hosts
+    per uplink than the fullest leaf wired as the design says, and either reaches every spine,
+    or pairs its links otherwise
+    than the design (k is not the design's links per pair), or carries no host. A leaf that lost
+    cables is uneven (3, 3, 2, 3), or lost a whole spine's links (3, 3, 3, 0: the design's k on
+    fewer spines, with hosts): both stay findings."""
+    leaves = {lo for lo, _ in designed if g.nodes[lo]["role"] == "leaf" and lo in present}
+    up: dict[str, Counter[str]] = defaultdict(Counter)
+    want: Counter[str] = Counter()
+    for (lo, _), n in designed.items():
+        if lo in leaves:
+            want[lo] += n
+    for (lo, hi), links in built.items():
+        if lo in leaves:
+            up[lo][hi] += len(links)
+    as_designed = [leaf for leaf in leaves if sum(up[leaf].values()) == want[leaf] and all(
+        len(built.get(p, [])) == n for p, n in designed.items() if p[0] == leaf)]
+    if not as_designed:
+        return [], []
+    worst = max(hosts_on[leaf] / max(1, want[leaf]) for leaf in as_designed)
+    spines = {hi for lo, hi in designed if lo in leaves}
+    per_pair = Counter(n for (lo, _), n in designed.items() if lo in leaves).most_common(1)[0][0]
+    own: list[str] = []
+    notes: list[str] = []
+    for leaf in sorted(leaves - set(as_designed), key=natural_key):
+        counts = set(up[leaf].values())
+        total = sum(up[leaf].values())
+        # All its uplinks kept, or fewer for fewer hosts: a leaf that lost cables holds more
+        # hosts per uplink than the fullest leaf wired as designed.
+        if len(counts) != 1 or not total or (total < want[leaf] and hosts_on[leaf] > worst * total):
+            continue
+        k = next(iter(counts))
+        if set(up[leaf]) >= spines or k != per_pair or not hosts_on[leaf]:
+            own.append(leaf)
+            notes.append(f"{name_of.get(leaf, leaf)}: {k} link(s) to each of {len(up[leaf])} spines, "
+                         f"{hosts_on[leaf]} host(s)")
+    return own, notes
 
 
 def _reason(g: DesignView, leaf: str, port: int, built_leaf: str | None, built_port: int) -> str:

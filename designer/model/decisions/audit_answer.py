@@ -70,8 +70,9 @@ def capture_answer(fabric: AsBuilt, against: FabricDesign | None = None, correct
         basis = ("inferred, corrected" if corrections else "inferred") if inference.design is not None else "none"
         return CaptureAnswer(fabric, inference, report, inference.design, basis, corrections)
     own = inference.design
-    if own is not None and against.edits and _same_but_edits(against, own):
-        # The open design may be this capture's import: its edits are then the audit's own.
+    if own is not None and _same_but_edits(against, own):
+        # The open design may be this capture's import: its edits are then the audit's own (none
+        # when the capture matches its inferred design's rule).
         report = audit(fabric, inference=inference, catalog=catalog)
         if own.edits + report.edits == against.edits:
             return CaptureAnswer(fabric, inference, report, own, "its own import", corrections)

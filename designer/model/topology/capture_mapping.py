@@ -65,7 +65,7 @@ def management_hosts(fabric: AsBuilt, roles: dict[str, str]) -> set[str]:
     """
     per_host: dict[str, int] = Counter(d.host for d in fabric.endpoints() if d.host and roles.get(d.id) == "nic")
     if not per_host:
-        return set()
+        return _spine_hosts(fabric, roles)
     stems = Counter[str]()
     for host, n in per_host.items():
         stems[name_stem(host)] += n
@@ -76,7 +76,8 @@ def management_hosts(fabric: AsBuilt, roles: dict[str, str]) -> set[str]:
 
 def _spine_hosts(fabric: AsBuilt, roles: dict[str, str]) -> set[str]:
     """Hosts cabled only to spines or cores (a storage or service host on the spine, as sites
-    cable them): no compute server of a leaf-spine design sits there."""
+    cable them): no compute server of a leaf-spine design sits there. An HCA with a factory
+    description (no host name) on a spine is set apart by its own id."""
     upper = {d for d, role in roles.items() if role in ("spine", "core")}
     if not upper:
         return set()
@@ -84,8 +85,8 @@ def _spine_hosts(fabric: AsBuilt, roles: dict[str, str]) -> set[str]:
     devs = fabric.devices
     for w in fabric.links:
         for nic, sw in ((w.a, w.b), (w.b, w.a)):
-            if roles.get(nic) == "nic" and devs[nic].host and roles.get(sw) in ("leaf", "spine", "core"):
-                tiers[devs[nic].host].add(sw in upper)
+            if roles.get(nic) == "nic" and roles.get(sw) in ("leaf", "spine", "core"):
+                tiers[devs[nic].host or nic].add(sw in upper)
     return {h for h, seen in tiers.items() if seen == {True}}
 
 
@@ -167,7 +168,7 @@ def place(fabric: AsBuilt, roles: dict[str, str], design: Any) -> Placement:
     out = Placement()
     view = group_view(fabric, roles)
     mgmt_hosts = view.management
-    out.management = sorted(d.id for d in fabric.endpoints() if d.host in mgmt_hosts)
+    out.management = sorted(d.id for d in fabric.endpoints() if (d.host or d.id) in mgmt_hosts)
     compute = [d for d in fabric.endpoints() if roles.get(d.id) == "nic" and d.host not in mgmt_hosts]
     out.rank = view.rank
 

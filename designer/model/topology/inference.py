@@ -22,7 +22,7 @@ from typing import NotRequired, TypedDict, TypeVar
 
 from designer.catalog import Catalog, default_catalog
 from designer.catalog.device_ids import device_ids
-from designer.catalog.entries import Switch
+from designer.catalog.entries import Switch, Technology
 from designer.model.intent.design import ClusterSpec, FabricDesign, FabricSpec, Meta, Template, TierSpec
 from designer.model.topology import closed_form
 from designer.model.topology.asbuilt import AsBuilt, Device
@@ -92,6 +92,14 @@ def _mode(values: Iterable[_T], default: _T) -> _T:
     return counts.most_common(1)[0][0] if counts else default
 
 
+def _fastest_mode(rates: Iterable[float], default: float) -> float:
+    """The most common rate, the faster of a tie: of one 4xSDR and one 1xSDR uplink, the 1x one
+    is the degraded link, not the design."""
+    counts = Counter(rates)
+    top = max(counts.values(), default=0)
+    return max((r for r, n in counts.items() if n == top), default=default)
+
+
 def assign_roles(fabric: AsBuilt) -> dict[str, str]:
     adj: dict[str, set[str]] = defaultdict(set)
     for link in fabric.links:
@@ -139,7 +147,30 @@ def assign_roles(fabric: AsBuilt) -> dict[str, str]:
     spines = {d for d, r in roles.items() if r == "spine"}
     if cores and 2 * len({m for c in cores for m in adj[c] if m in spines}) <= len(spines):
         roles.update((c, "leaf") for c in cores)
+    _cascade_hub(fabric, roles, adj)
     return roles
+
+
+def _cascade_hub(fabric: AsBuilt, roles: dict[str, str], adj: dict[str, set[str]]) -> None:
+    """Small older fabrics cascade switches that all carry hosts (an 8-port switch hung off a
+    24-port one by two cables, the ibnetdiscover(8) example): no switch is above the others by
+    distance, but the one cabled to every other switch and with the most ports is the spine they
+    hang from; its own hosts sit on a spine, as a storage host does on a larger fabric."""
+    leaves = [d for d, r in roles.items() if r == "leaf"]
+    if len(leaves) < 2 or any(r in ("spine", "core") for r in roles.values()):
+        return
+    switch_peers = {d: {m for m in adj[d] if roles.get(m) == "leaf"} for d in leaves}
+    if not all(switch_peers[d] for d in leaves):
+        return
+    hubs = [d for d in leaves if switch_peers[d] >= set(leaves) - {d}]
+    if not hubs:
+        return
+    ports = {d: fabric.devices[d].ports for d in hubs}
+    hub = max(hubs, key=lambda d: (ports[d], len(adj[d]), d))
+    # Two hubs of one size (two switches cabled to each other) name no spine.
+    if len(hubs) > 1 and sorted(ports.values())[-2] == ports[hub]:
+        return
+    roles[hub] = "spine"
 
 
 def infer_design(fabric: AsBuilt, catalog: Catalog | None = None, name: str = "As built") -> Inference:
@@ -165,7 +196,7 @@ def infer_design(fabric: AsBuilt, catalog: Catalog | None = None, name: str = "A
                           + ", ".join(f"{len(by_tier[r])} {r}" for r in ROLES if by_tier[r])))
 
     view = group_view(fabric, roles)
-    mgmt = {d.id for d in nics if d.host in view.management}
+    mgmt = {d.id for d in nics if (d.host or d.id) in view.management}
     nics = [d for d in nics if d.id not in mgmt]
     aggregation = sum(1 for d in devs.values() if d.aggregation)
     if mgmt or aggregation:
@@ -197,8 +228,8 @@ def infer_design(fabric: AsBuilt, catalog: Catalog | None = None, name: str = "A
     up_links = [wire for wire in fabric.links   # leaf-spine and spine-core: adjacent tiers
                 if abs(tier.get(wire.a, -9) - tier.get(wire.b, -9)) == 1]
     # Links of unknown rate (0) say nothing about the designed speed.
-    link = int(_mode((wire.gbps for wire in host_links if wire.gbps), 0.0))
-    uplink = int(_mode((wire.gbps for wire in up_links if wire.gbps), float(link)))
+    link = int(_fastest_mode((wire.gbps for wire in host_links if wire.gbps), 0.0))
+    uplink = int(_fastest_mode((wire.gbps for wire in up_links if wire.gbps), float(link)))
     facts.append(Inferred("link speed", f"{link}G hosts, {uplink}G between switches", "high",
                           "most common rate per tier; slower links are reported as degraded"))
     slow, cards = older_cards(nics, link) if family == "infiniband" and link else (0, "")
@@ -281,7 +312,28 @@ def infer_design(fabric: AsBuilt, catalog: Catalog | None = None, name: str = "A
                             + "; the capture is audited on its own, without a design")
         return inf
     mixed = _generations(by_tier["leaf"] + by_tier["spine"] + by_tier["core"], catalog)
-    if len(mixed) > 1:
+    core = _core_generation(by_tier, catalog) if len(mixed) > 1 else None
+    if core is not None:
+        # A fabric of two generations is designed at its core's: the older switches' links run
+        # their own top rate and are reported as slower links, not read as the design.
+        generation, technology, switch_id = core
+        link = uplink = technology.link_gbps
+        counted = ", ".join(f"{n} {gen}" for gen, n in sorted(mixed.items()))
+        slow, cards = older_cards(nics, link)
+        revised = {"link speed": Inferred("link speed", f"{link}G hosts, {uplink}G between switches", "medium",
+                                          f"the {generation} rate of the switches at the top tier; links of the "
+                                          "older switches run slower and are reported as degraded"),
+                   "switch model": Inferred("switch model", switch_id, "medium",
+                                            f"the {generation} switches at the top tier, by their device ids"),
+                   "older HCAs": Inferred("older HCAs", f"{slow} at their own top rate", "high",
+                                          f"{cards}: their links run slower than {link}G because the card does, "
+                                          "not the cable; they are not reported as degraded")}
+        facts[:] = [revised.get(f.subject, f) for f in facts if f.subject != "older HCAs" or slow]
+        if slow and not any(f.subject == "older HCAs" for f in facts):
+            facts.append(revised["older HCAs"])
+        facts.append(Inferred("generations", counted, "medium",
+                              f"switch device ids; the design is the top tier's ({generation}, {technology.id})"))
+    elif len(mixed) > 1:
         inf.problems.append("the switches are of more than one generation ("
                             + ", ".join(f"{n} {gen}" for gen, n in sorted(mixed.items()))
                             + ", by their device ids): no one catalog design has them; "
@@ -512,6 +564,24 @@ def _generations(switches: Sequence[Device], catalog: Catalog) -> Counter[str]:
     return out
 
 
+def _core_generation(by_tier: dict[str, list[Device]], catalog: Catalog) -> tuple[str, Technology, str] | None:
+    """(generation, technology, catalog switch) of the top tier's switches, by their device ids:
+    the generation a fabric of two was built around. None when the top tier is itself mixed or
+    no catalog technology has its generation."""
+    top = by_tier["core"] or by_tier["spine"] or by_tier["leaf"]
+    gens = _generations(top, catalog)
+    if len(gens) != 1:
+        return None
+    generation = next(iter(gens))
+    techs = [t for t in catalog.technologies.values() if t.family == "infiniband" and t.generation == generation]
+    if not techs:
+        return None
+    ids = device_ids()
+    parts = [c for d in top for known in (ids.by_devid(d.devid) if d.devid else None,) if known
+             for c in known.catalog if c in techs[0].switch_options]
+    return generation, techs[0], parts[0] if parts else techs[0].default_switch
+
+
 def _candidate(name: str, server: ClusterSpec, ports: int, link: int, uplink: int, switch_id: str, template: Template,
                tiers: int, nodes_per_su: int, ratio: float, servers: int, counts: bool, tier_sizes: dict[str, int],
                family: str = "infiniband", planes: int = 1) -> FabricDesign:
@@ -536,7 +606,8 @@ def _technology(gbps: int, uplink: int = 0, family: str = "infiniband") -> str:
     if family == "ethernet":
         return "roce-800g" if gbps == 400 and uplink == 800 else "roce-400g"
     # Older generations (resources/catalog/infiniband_older.toml): QDR and FDR10 both run 40G.
-    return {800: "ib-xdr", 400: "ib-ndr", 200: "ib-ndr", 100: "ib-edr", 56: "ib-fdr", 40: "ib-qdr"}.get(gbps, "ib-ndr")
+    return {800: "ib-xdr", 400: "ib-ndr", 200: "ib-ndr", 100: "ib-edr", 56: "ib-fdr", 40: "ib-qdr",
+            10: "ib-sdr"}.get(gbps, "ib-ndr")
 
 
 _MODEL = re.compile(r"\b[A-Z]{1,4}\d{3,5}[A-Z]?\b")
