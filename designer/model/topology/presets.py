@@ -293,7 +293,8 @@ def _new_choice(catalog: Catalog, template: Template, *, gpus: int | None, nodes
         return split_uplink_variants(catalog, designs if cost is not None else front(catalog, designs))
 
     named = bool(switch or radix or switch_id != tech.default_switch)
-    choice = choose_switch(catalog, tech, build, cost, switches=(chosen,) if named else None, bound=bound)
+    choice = choose_switch(catalog, tech, build, cost, switches=(chosen,) if named else None, bound=bound,
+                           modes=not uplink_speed)
     notes = sizing_notes(catalog, choice.design, nodes_per_su)
     return SwitchChoice(choice.design, choice.options, variant_notes + tuple(choice.notes) + notes)
 
