@@ -66,10 +66,7 @@ class Option:
     @property
     def modes_text(self) -> str:
         """'512 x 200G' or '512 x 200G to the servers, 128 x 800G between switches'."""
-        sw, down, up = self.switch, self.link_gbps, self.up_gbps
-        if up == down:
-            return f"{sw.ports_at(down)} x {down}G"
-        return f"{sw.ports_at(down)} x {down}G to the servers, {sw.ports_at(up)} x {up}G between switches"
+        return modes_text(self.switch, self.link_gbps, self.up_gbps)
 
     @property
     def label(self) -> str:
@@ -87,6 +84,23 @@ class SwitchChoice:
     @property
     def chosen(self) -> Option | None:
         return next((o for o in self.options if o.design is self.design), None)
+
+
+def modes_text(switch: Switch, down: int, up: int) -> str:
+    """The modes a switch runs its cages in: '512 x 200G', or '512 x 200G to the servers, 128 x
+    800G between switches' when the switch-to-switch links run another mode of the same cages."""
+    if up == down:
+        return f"{switch.ports_at(down)} x {down}G"
+    return f"{switch.ports_at(down)} x {down}G to the servers, {switch.ports_at(up)} x {up}G between switches"
+
+
+def design_modes_text(design: FabricDesign, catalog: Catalog) -> str:
+    """`modes_text` of a design's leaf switch; '' when the design cannot be resolved."""
+    try:
+        r = resolve(design, catalog)
+    except (SizingError, UnknownPartError):
+        return ""
+    return modes_text(r.leaf_switch, r.link_gbps, r.uplink_gbps)
 
 
 def candidates(catalog: Catalog, tech: Technology) -> tuple[Switch, ...]:
