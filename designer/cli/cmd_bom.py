@@ -7,7 +7,7 @@ import sys
 from collections.abc import Mapping
 from pathlib import Path
 
-from designer.catalog import default_catalog
+from designer.catalog import Catalog, default_catalog
 from designer.cli.common import CommandError, SubParsers, check_design_memory, output_file, print_json, table
 from designer.io.bom_csv import write_bom_csv
 from designer.io.cabling_csv import write_cabling_csv
@@ -25,7 +25,8 @@ from designer.model.networks.bom import (
 from designer.model.physical.bom import CATEGORIES, Bom, LineItem, build_bom
 from designer.model.physical.media import physical_layer
 from designer.model.physical.prices import load_prices
-from designer.model.topology.derive import derive
+from designer.model.topology.derive import Derived, derive
+from designer.model.topology.hall import hall_m, longest_reach_m, reachable_floorplan
 
 
 def add_parser(sub: SubParsers) -> None:
@@ -57,6 +58,25 @@ def _check_target(path: str | None) -> Path | None:
     if not out.parent.exists():
         raise CommandError(f"folder {out.parent} does not exist")
     return out
+
+
+# How media.py words links that no medium takes (their cages, or their length).
+_UNREACHED = "that fits their cages and length"
+
+
+def _hall_hint(derived: Derived, catalog: Catalog) -> str:
+    """What would build a design whose hall is too long for its optics: rows long enough to make
+    the hall about square (hall.py), when that brings its farthest run within reach."""
+    design = derived.design
+    reach = longest_reach_m(catalog, derived.resolved.technology.family)
+    square = reachable_floorplan(design.floorplan, design.cluster.servers, reach)
+    if square is None:
+        return ""
+    fp = square[0]
+    length, width = hall_m(fp, design.cluster.servers)
+    return (f"; the hall is {hall_m(design.floorplan, design.cluster.servers)[0]:,.0f} m long, beyond the "
+            f"{reach:,.0f} m the longest optic reaches: floorplan.racks_per_row = {fp.racks_per_row} makes it about "
+            f"square ({length:,.0f} m by {width:,.0f} m) and builds it")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -117,9 +137,11 @@ def run(args: argparse.Namespace) -> int:
     for path in (bom_path, plan_path, networks_plan):
         if path:
             print(f"wrote {path}", file=out)
+    hint = _hall_hint(derived, catalog) if failed else ""
     for f in bom.findings:
         if f.severity in ("error", "warning"):
-            print(f"{f.severity}: {f.message}", file=sys.stderr)
+            said = f"{f.message}{hint}" if hint and _UNREACHED in f.message else f.message
+            print(f"{f.severity}: {said}", file=sys.stderr)
     for error in network_errors:
         print(f"error: {error}", file=sys.stderr)
     return 1 if failed else 0

@@ -11,6 +11,7 @@ from designer.catalog import Catalog, Server, Switch, Technology, UnknownPartErr
 from designer.model.intent.design import ClusterSpec, FabricDesign, FabricSpec, Meta, Template, TierSpec
 from designer.model.intent.floorplan import FloorPlan
 from designer.model.topology.bounds import plan_totals
+from designer.model.topology.hall import longest_reach_m, reachable_floorplan
 from designer.model.topology.rail_layout import DEFAULT_NODES_PER_SU, pareto, rail_layouts, reference_su
 from designer.model.topology.rail_only import rail_only_by_default
 from designer.model.topology.sizing import Plan, Resolved, SizingError, plan_fabric, rack_size, resolve, split_ports
@@ -248,14 +249,19 @@ def _new_choice(catalog: Catalog, template: Template, *, gpus: int | None, nodes
     if not chosen.ports_at(link):
         raise SizingError(f"switch {chosen.name} has no {link}G ports (it offers {chosen.radix_label()})")
     n_planes = planes or srv.planes_hint
+    # A rack-scale system's rack holds the trays its RA gives (18 per NVL72 rack), so the floor
+    # plan, cable lengths and rack counts follow the rack the SU is built from; a hall too long
+    # for the optics gets longer rows (hall.py).
+    floorplan = FloorPlan(servers_per_rack=srv.servers_per_rack) if srv.servers_per_rack else FloorPlan()
+    hall = reachable_floorplan(floorplan, nodes, longest_reach_m(catalog, tech.family))
+    if hall is not None:
+        floorplan = hall[0]
 
     def design_for(sw: Switch, uplink: int, su: int, rails_per_leaf: int | None) -> FabricDesign:
         label = name or f"{nodes * per_node:,} GPU {template} on {sw.name}"
         return FabricDesign(
             meta=Meta(name=label),
-            # A rack-scale system's rack holds the trays its RA gives (18 per NVL72 rack), so the
-            # floor plan, cable lengths and rack counts follow the rack the SU is built from.
-            floorplan=FloorPlan(servers_per_rack=srv.servers_per_rack) if srv.servers_per_rack else FloorPlan(),
+            floorplan=floorplan,
             cluster=ClusterSpec(server=srv.id, servers=nodes,
                                 gpus_per_server=gpus_per_node if gpus_per_node != srv.gpus else None,
                                 ports_per_server=ports, port_gbps=link if link != srv.port_gbps else None),
@@ -293,8 +299,9 @@ def _new_choice(catalog: Catalog, template: Template, *, gpus: int | None, nodes
         return split_uplink_variants(catalog, designs if cost is not None else front(catalog, designs))
 
     named = bool(switch or radix or switch_id != tech.default_switch)
-    choice = choose_switch(catalog, tech, build, cost, switches=(chosen,) if named else None, bound=bound)
-    notes = sizing_notes(catalog, choice.design, nodes_per_su)
+    choice = choose_switch(catalog, tech, build, cost, switches=(chosen,) if named else None, bound=bound,
+                           modes=not uplink_speed)
+    notes = sizing_notes(catalog, choice.design, nodes_per_su) + ((hall[1],) if hall is not None else ())
     return SwitchChoice(choice.design, choice.options, variant_notes + tuple(choice.notes) + notes)
 
 

@@ -11,6 +11,11 @@ materials (switches, optics, cables, racks) from the price book, so the port mod
 in (an 800G cage as 2 x 400G on twin-port optics, or a 400G cage per link) count as they should.
 A fabric with anything unpriced is never taken as free: priced candidates are compared by cost;
 when none is priced (or no cost is given), the fewest switches win, then the fewest switch ports.
+
+A port mode is chosen as a switch is (`mode_variants`): where the switch's modes share its cages
+(a 102.4T switch as 512 x 200G, 128 x 800G or 64 x 1.6T), each speed of its switch-to-switch
+links is a candidate of its own, sized and priced with its optics and breakouts, and the note
+says which mode won and what the others cost.
 """
 
 from __future__ import annotations
@@ -47,11 +52,21 @@ class Option:
     leaf_ratio: float      # achieved leaf oversubscription (downlink : uplink bandwidth)
     asked_ratio: float
     link_gbps: int         # NIC-facing speed: the port mode the switch runs in
+    uplink_gbps: int = 0   # switch-to-switch speed (0: as link_gbps); a mode of the same cages
 
     @property
     def mode(self) -> str:
         """'Spectrum-4 SN5600 in 128 x 400G mode'."""
         return f"{self.switch.name} in {self.switch.ports_at(self.link_gbps)} x {self.link_gbps}G mode"
+
+    @property
+    def up_gbps(self) -> int:
+        return self.uplink_gbps or self.link_gbps
+
+    @property
+    def modes_text(self) -> str:
+        """'512 x 200G' or '512 x 200G to the servers, 128 x 800G between switches'."""
+        return modes_text(self.switch, self.link_gbps, self.up_gbps)
 
     @property
     def label(self) -> str:
@@ -69,6 +84,23 @@ class SwitchChoice:
     @property
     def chosen(self) -> Option | None:
         return next((o for o in self.options if o.design is self.design), None)
+
+
+def modes_text(switch: Switch, down: int, up: int) -> str:
+    """The modes a switch runs its cages in: '512 x 200G', or '512 x 200G to the servers, 128 x
+    800G between switches' when the switch-to-switch links run another mode of the same cages."""
+    if up == down:
+        return f"{switch.ports_at(down)} x {down}G"
+    return f"{switch.ports_at(down)} x {down}G to the servers, {switch.ports_at(up)} x {up}G between switches"
+
+
+def design_modes_text(design: FabricDesign, catalog: Catalog) -> str:
+    """`modes_text` of a design's leaf switch; '' when the design cannot be resolved."""
+    try:
+        r = resolve(design, catalog)
+    except (SizingError, UnknownPartError):
+        return ""
+    return modes_text(r.leaf_switch, r.link_gbps, r.uplink_gbps)
 
 
 def candidates(catalog: Catalog, tech: Technology) -> tuple[Switch, ...]:
@@ -95,7 +127,31 @@ def _sized(design: FabricDesign, catalog: Catalog) -> Option:
     down = plan.leaf_down * r.link_gbps
     ratio = down / (plan.leaf_up * r.uplink_gbps) if plan.leaf_up else float("inf")
     return Option(r.leaf_switch, design, count, ports, None, "", ratio, design.fabric.leaf.oversubscription,
-                  r.link_gbps)
+                  r.link_gbps, r.uplink_gbps)
+
+
+def mode_variants(design: FabricDesign, catalog: Catalog) -> list[FabricDesign]:
+    """`design`, then its twins with the switch-to-switch links in each other mode its switches
+    offer: every speed of the leaf's modes at least the NIC-facing speed and a whole multiple of
+    it (the cages are shared, so 200G down and 800G up is one cage broken out 8 x 200G beside
+    another run 2 x 800G), that the spines and cores also run. A design without switch-to-switch
+    links (one tier) has no other mode; one that cannot be resolved is returned alone."""
+    try:
+        r = resolve(design, catalog)
+        if plan_fabric(design, r).tiers == 1:
+            return [design]
+    except (SizingError, UnknownPartError):
+        return [design]
+    link, f = r.link_gbps, design.fabric
+    speeds = [g for g in r.leaf_switch.speeds if g >= link and g % link == 0 and g != r.uplink_gbps
+              and r.spine_switch.ports_at(g) and r.core_switch.ports_at(g)]
+    if not speeds:
+        return [design]
+    out = [design]
+    for gbps in speeds:
+        fabric = dataclasses.replace(f, uplink_gbps=gbps if gbps != link else None)
+        out.append(dataclasses.replace(design, fabric=fabric))
+    return out
 
 
 def _links(option: Option, catalog: Catalog) -> int:
@@ -140,6 +196,26 @@ def _published_layout_within(best: Option, priced: list[Option], key: Callable[[
     return min(near, key=lambda o: (_layout_preference(o), key(o)))
 
 
+def _mode_note(best: Option, options: list[Option], key: Callable[[Option], OptionKey], why: str) -> list[str]:
+    """Which mode of its switch the chosen fabric runs and why, with the best fabric of each other
+    mode of the same switch and layout (SU, rails per leaf), when it was offered more than one."""
+    same = [o for o in options if _layout_of(o) == _layout_of(best)]
+    by_mode: dict[int, Option] = {}
+    for o in sorted(same, key=key):
+        by_mode.setdefault(o.up_gbps, o)
+    if len(by_mode) < 2:
+        return []
+    def priced_text(o: Option) -> str:
+        if o.cost is None:
+            return f"{o.switches:,} switches, {o.cost_text}"
+        return f"{o.switches:,} switches, {o.cost_text} {o.cost:,.0f}"
+
+    others = "; ".join(f"{o.modes_text}: {priced_text(o)}" for g, o in by_mode.items() if g != best.up_gbps)
+    basis = ", optics and breakouts included" if best.cost is not None else ""
+    return [f"port modes: of the {best.switch.name}'s {len(by_mode)} modes that meet the design, {best.modes_text} "
+            f"is {why} ({priced_text(best)}{basis}); also sized: {others}"]
+
+
 def pick(options: list[Option]) -> tuple[Option, list[str]]:
     """The cheapest priced option (ties: fewer switches, fewer ports, candidate order), with notes.
 
@@ -158,7 +234,7 @@ def pick(options: list[Option]) -> tuple[Option, list[str]]:
             return (0.0, o.switches, o.ports, order[id(o)])
         best = min(options, key=key)
         why, basis = "the fewest switches", " (no candidate has a full price, so switch and then port counts decide)"
-    notes: list[str] = []
+    notes: list[str] = _mode_note(best, options, key, why)
     models = list(dict.fromkeys(o.switch.id for o in options))
     if len(models) > 1:
         # One line per other switch model: its best layout.
@@ -182,7 +258,7 @@ def pick(options: list[Option]) -> tuple[Option, list[str]]:
 def choose_switch(catalog: Catalog, tech: Technology,
                   build: Callable[[Switch], FabricDesign | Sequence[FabricDesign]],
                   cost: FabricCost | None, switches: Sequence[Switch] | None = None,
-                  bound: FabricBound | None = None) -> SwitchChoice:
+                  bound: FabricBound | None = None, modes: bool = False) -> SwitchChoice:
     """Size `build(switch)` for each of the technology's switches and keep the cheapest.
 
     `build` makes the design for one switch, or several layouts of it (SU size and rails per
@@ -190,32 +266,67 @@ def choose_switch(catalog: Catalog, tech: Technology,
     the switch. `switches` limits the candidates (a switch the user named). If no candidate can
     be sized, the first switch's design is returned as it is, so that deriving it reports why it
     cannot be built. `bound`, a floor under `cost`, lets candidates that cannot be chosen go
-    unpriced (`price_candidates`); the choice and its notes are the same as without it.
+    unpriced (`price_candidates`); the choice and its notes are the same as without it. With
+    `modes`, each design is also sized in every other mode of its switches (`mode_variants`), so
+    the uplink speed is chosen by price as the switch is; a caller whose request fixes the uplink
+    speed leaves it off.
     """
     sized: list[Option] = []
+    seen: list[FabricDesign] = []
     pool = tuple(switches) if switches is not None else candidates(catalog, tech)
     for sw in pool:
         try:
             built = build(sw)
         except (SizingError, UnknownPartError):
             continue
-        for design in ([built] if isinstance(built, FabricDesign) else built):
-            try:
-                sized.append(_sized(design, catalog))
-            except (SizingError, UnknownPartError):
-                continue
-    if len(sized) == 1 and _links(sized[0], catalog) > GRAPH_MAX_LINKS:
-        # Nothing to compare: pricing a bill of millions of links would only delay `new` (a
-        # million-GPU fabric's bill takes longer than sizing it); `bom` prices it.
-        only = dataclasses.replace(sized[0], cost_text="not priced while sizing (the only candidate; bom prices it)")
-        return SwitchChoice(only.design, (only,), ())
+        for made in ([built] if isinstance(built, FabricDesign) else built):
+            for design in (mode_variants(made, catalog) if modes else [made]):
+                if design in seen:   # a layout's twin already sized (split_uplink_variants)
+                    continue
+                seen.append(design)
+                try:
+                    sized.append(_sized(design, catalog))
+                except (SizingError, UnknownPartError):
+                    continue
+    if sized and all(_links(o, catalog) > GRAPH_MAX_LINKS for o in sized):
+        # Pricing a bill of millions of links per candidate would only delay `new` (a
+        # million-GPU fabric's bill takes longer than sizing it): the counts decide; `bom` prices
+        # the design chosen.
+        unpriced = [dataclasses.replace(o, cost_text=f"not priced while sizing ({_links(o, catalog):,} links; "
+                                                      "bom prices the design chosen)") for o in sized]
+        if len(unpriced) == 1:
+            return SwitchChoice(unpriced[0].design, (unpriced[0],), ())
+        best, notes = pick(unpriced)
+        return SwitchChoice(best.design, tuple(unpriced), tuple(notes))
     options = price_candidates(sized, catalog, cost, bound)
     if not options:
         first = pool[0] if switches is not None and pool else catalog.switch(tech.default_switch)
         built = build(first)
         return SwitchChoice(built if isinstance(built, FabricDesign) else built[0])
     best, notes = pick(options)
+    # The note on port modes gives every mode of the chosen switch and layout its price, also
+    # those the floor left unpriced (they cost more than the choice, so it stays the same).
+    done = {id(o.design): o for o in options}
+    layout = _layout_of(best)
+    if any(id(o.design) not in done and _layout_of(o) == layout for o in sized):
+        options = []
+        for o in sized:
+            if id(o.design) in done:
+                options.append(done[id(o.design)])
+            elif _layout_of(o) == layout:
+                try:
+                    options.append(_priced(o, cost))
+                except (SizingError, UnknownPartError):
+                    continue
+        best, notes = pick(options)
     return SwitchChoice(best.design, tuple(options), tuple(notes))
+
+
+def _layout_of(o: Option) -> tuple[str, int, int | None, int]:
+    """What sets one candidate's modes apart from another's layout: switch, SU, rails per leaf
+    and NIC-facing speed."""
+    f = o.design.fabric
+    return (o.switch.id, f.nodes_per_su, f.rails_per_leaf, o.link_gbps)
 
 
 # A floor this close above the cut still gets priced: the floor and the bill add their figures

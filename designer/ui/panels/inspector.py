@@ -27,6 +27,7 @@ from designer.model.topology.derive import plan_only
 from designer.model.topology.edits import tier_count, with_server, with_technology, with_tier_count, with_tiers
 from designer.model.topology.metrics import Finding
 from designer.model.topology.sizing import SizingError, parse_ratio, resolve
+from designer.model.topology.switch_choice import design_modes_text
 from designer.ui.blocks import choice_cost
 from designer.ui.canvas.layout import TIER_LABEL
 from designer.ui.panels.form_page import FormPage
@@ -84,6 +85,11 @@ class FabricPage(FormPage):
                                 self._planes, 1, 16)
         self.tiers = self.combo("Tiers", "Switch tiers: Auto picks the fewest that fit", self._tiers)
         self.link = self.combo("Server link speed", "Speed of the server-to-leaf links", self._link)
+        self.port_mode = QLabel()
+        self.port_mode.setWordWrap(True)
+        self.add("Port mode", self.port_mode, "The mode the switches run their cages in. A new fabric takes "
+                 "the cheapest mode that meets the design, priced as a switch is, optics and breakouts included; "
+                 "`fabric-designer new` prints each mode's price")
         self.networks = self.combo("Other networks", "The cluster's networks beside the compute fabric: as the "
                                    "reference architecture gives them, none, a hybrid (Ethernet converged/storage) "
                                    "or merged into the compute fabric", self._networks)
@@ -127,6 +133,8 @@ class FabricPage(FormPage):
         port = c.port_gbps or server.port_gbps
         self.fill(self.link, [(f"Auto ({_speed(port)}, the NIC port)", None)]
                   + [(_speed(s), s) for s in SPEEDS], f.link_gbps)
+        modes = design_modes_text(design, catalog)
+        self.port_mode.setText(f"{modes} ({catalog.switch(f.switch).name})" if modes else "not sized")
         fill_arrangements(self.networks, design, catalog)
         self.subtitle.setText(f"{TEMPLATE_NAMES[f.template]} on {tech.name}. "
                               "Click a tier on the canvas to edit its switches.")

@@ -1,0 +1,108 @@
+"""Sizing chooses a switch's port mode as it chooses the switch: the cheapest that meets the design.
+
+A mode is the speed the switch-to-switch links run at in cages shared with the server-facing
+ports (a 102.4T switch as 512 x 200G, or 200G down and 800G up). Every mode is sized and priced
+with its whole bill (optics and breakouts included), and the note says which one won.
+"""
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from designer.catalog import UnknownPartError, default_catalog
+from designer.model.physical.bom import build_bom
+from designer.model.physical.fabric_cost import fabric_cost
+from designer.model.physical.prices import load_prices
+from designer.model.topology.derive import derive
+from designer.model.topology.presets import new_design, new_design_choice
+from designer.model.topology.sizing import SizingError
+from designer.model.topology.switch_choice import LAYOUT_COST_TIE, mode_variants
+
+CAT = default_catalog()
+PRICES = load_prices(user_file=False)
+COST = fabric_cost(CAT, PRICES)
+
+requests = st.fixed_dictionaries({
+    "template": st.sampled_from(["leaf-spine", "fat-tree", "rail-optimized"]),
+    "nodes": st.integers(1, 96),
+    "server": st.sampled_from(["hgx-b300-eth-4plane", "dgx-b300-eth", "dgx-h100"]),
+    "switch": st.sampled_from([None, "tomahawk6-102t", "tomahawk5-51t", "sn5600"]),
+    "oversubscription": st.sampled_from([1.0, 2.0]),
+})
+
+
+def _priced(design):
+    d = derive(design, CAT)
+    if d.metrics.errors:
+        return None
+    bom = build_bom(d, CAT, PRICES)
+    assert not bom.incomplete, bom.incomplete_note()
+    return d, bom.total_cost
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(requests)
+def test_the_chosen_switch_and_mode_cost_no_more_than_any_other_that_meets_the_design(req):
+    kw = dict(nodes=req["nodes"], server=req["server"], oversubscription=req["oversubscription"])
+    try:
+        choice = new_design_choice(CAT, req["template"], switch=req["switch"], cost=COST, **kw)
+    except (SizingError, UnknownPartError):
+        return
+    chosen = _priced(choice.design)
+    if chosen is None:
+        return
+    d, best = chosen
+    asked = req["oversubscription"]
+    assert d.metrics.oversubscription("leaf") <= asked + 1e-9
+    tech = CAT.technology(choice.design.fabric.technology)
+    pool = [req["switch"]] if req["switch"] else list(tech.switch_options)
+    link = d.resolved.link_gbps
+    tried = 0
+    # Brute force: every (switch, mode) pair named explicitly (--switch, --uplink-speed), sized
+    # and priced on its own.
+    for sid in pool:
+        for gbps in CAT.switch(sid).speeds:
+            if gbps < link:
+                continue
+            try:
+                other = _priced(new_design(CAT, req["template"], switch=sid, uplink_speed=gbps,
+                                           technology=tech.id, cost=COST, **kw))
+            except (SizingError, UnknownPartError):
+                continue
+            if other is None or other[0].metrics.oversubscription("leaf") > asked + 1e-9:
+                continue
+            tried += 1
+            # Layouts of one switch within LAYOUT_COST_TIE count as equal (the published one wins).
+            assert best <= other[1] * (1 + LAYOUT_COST_TIE), (sid, gbps, best, other[1])
+    assert tried >= 1
+
+
+def test_a_102t_switch_prices_its_modes_and_says_which_it_runs():
+    choice = new_design_choice(CAT, "fat-tree", gpus=4096, server="hgx-b300-eth-4plane", switch="tomahawk6-102t",
+                               cost=COST)
+    modes = {o.up_gbps: o for o in choice.options}
+    # 200G ConnectX-8 planes: down at 200G always; up at 200G, 800G or 1.6T in the same cages.
+    assert set(modes) == {200, 800, 1600}
+    assert all(o.cost is not None and o.link_gbps == 200 for o in modes.values())
+    cheapest = min(modes.values(), key=lambda o: o.cost)
+    assert choice.chosen.up_gbps == cheapest.up_gbps
+    note = next(n for n in choice.notes if n.startswith("port modes: "))
+    assert f"{cheapest.modes_text} is the cheapest fabric" in note
+    for o in modes.values():
+        assert f"{o.cost:,.0f}" in note   # every mode's price is stated
+    # Each mode's bill is its own: the priced total is the one `bom` gives for that design.
+    for o in modes.values():
+        assert _priced(o.design)[1] == o.cost
+
+
+def test_a_fixed_uplink_speed_is_not_replaced_by_another_mode():
+    design = new_design(CAT, "fat-tree", gpus=4096, server="hgx-b300-eth-4plane", switch="tomahawk6-102t",
+                        uplink_speed=800, cost=COST)
+    assert design.fabric.uplink_gbps == 800
+
+
+def test_one_tier_fabrics_and_single_mode_switches_have_no_other_mode():
+    one = new_design(CAT, "leaf-spine", nodes=4, server="hgx-b300-eth-4plane", switch="tomahawk6-102t")
+    assert mode_variants(one, CAT) == [one]
+    ndr = new_design(CAT, "rail-optimized", nodes=64, server="dgx-h100", technology="ib-ndr")
+    # QM9700 at 400G: its only faster mode would be slower than the NIC, so there is no other.
+    assert mode_variants(ndr, CAT) == [ndr]
