@@ -109,3 +109,21 @@ def test_an_edit_and_its_undo_redraw_the_pairs(make_window):
     assert scene.size.racks == 12 and scene.pair_lines == [3, 3, 3, 3]
     window.document.undo_stack.undo()
     assert scene.pair_lines == [3, 3, 2]
+
+
+def test_current_view_exports_the_network_shown_with_its_pairs(make_window, qtbot, tmp_path):
+    from tests.test_ui_export_actions import exported
+
+    window = make_window(load_design(GB300), GB300)
+    window.controller.set_network("converged")
+    svg = exported(window, qtbot, "view_svg", tmp_path / "converged.svg").read_text()
+    for text in ("Leaf pair 1", "racks 1-3", "Leaf pair 3", "racks 7-8", "Rack 8", "36 x 400G",
+                 "2-3 racks per leaf pair"):
+        assert text in svg, text
+    assert "Converged / storage" in svg
+    png = exported(window, qtbot, "view_png", tmp_path / "converged.png")
+    assert png.read_bytes().startswith(b"\x89PNG")
+    # Back on the compute fabric, the current view is the fabric's diagram again.
+    window.controller.set_network("compute")
+    fabric = exported(window, qtbot, "view_svg", tmp_path / "fabric.svg").read_text()
+    assert "Leaf pair 1" not in fabric

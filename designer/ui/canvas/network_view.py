@@ -36,13 +36,13 @@ ROW_HUES = {"spine": "spine", "leaf": "leaf", "storage leaf": "core", "servers":
             "endpoints": "servers"}
 
 
-class NetworkScene(QGraphicsScene):
-    """Draws the network `controller.network` of the design the controller shows."""
+class NetworkDrawing(QGraphicsScene):
+    """Draws one network of a design: the window's network canvas, and its exports, which draw it
+    the same way off the UI thread."""
 
-    def __init__(self, controller, theme: Theme | None = None, parent=None):
+    def __init__(self, catalog: Catalog, theme: Theme | None = None, parent=None):
         super().__init__(parent)
-        self.controller = controller
-        self.catalog: Catalog = controller.catalog
+        self.catalog = catalog
         self.theme = theme or Theme()
         self.size: NetworkSize | None = None
         self.rows: list[Row] = []
@@ -50,13 +50,13 @@ class NetworkScene(QGraphicsScene):
         self.rack_labels: list[list[str]] = []           # per bundle: the count on each rack's line
         self.pair_lines: list[int] = []                  # lines drawn from each leaf pair, in pair order
         self._label_bottom: dict[float, float] = {}   # per row reached: where the next bundle label may start
-        controller.displayChanged.connect(self._redraw)
-        controller.networkChanged.connect(self._redraw)
-        self._redraw()
 
     def set_theme(self, theme: Theme) -> None:
         self.theme = theme
         self._redraw()
+
+    def _redraw(self, *_: object) -> None:
+        """Draw again what is shown (the canvas follows its controller)."""
 
     def _sized(self, design: FabricDesign, role: str) -> NetworkSize | None:
         if design.network(role) is None:
@@ -75,16 +75,15 @@ class NetworkScene(QGraphicsScene):
         item.setFont(big if font is None else QFont(font))
         return item
 
-    def _redraw(self, *_: object) -> None:
+    def draw(self, design: FabricDesign | None, role: str) -> None:
+        """Draw network `role` of `design` (nothing for the compute fabric or a network it lacks)."""
         self.clear()
-        design = self.controller.display.design
-        role = self.controller.network
         self.size = self._sized(design, role) if design is not None and role != "compute" else None
         self.rows = []
         self.drawn_bundles = []
         self.rack_labels = []
         self.pair_lines = []
-        if self.size is None:
+        if self.size is None or design is None:
             return
         t = self.theme
         title = self.addText(f"{self.size.label}  ({self.size.template}, {self.size.technology})")
@@ -140,6 +139,12 @@ class NetworkScene(QGraphicsScene):
                 label.setTextWidth(x1 - x0)
                 doc = label.document()
                 doc.setDefaultTextOption(_centred())
+                # A narrow box (a rack of many) wraps to three lines: the text shrinks a little to fit.
+                base = label.font().pointSizeF()
+                while label.boundingRect().height() > BOX_H and label.font().pointSizeF() > 0.8 * base:
+                    smaller = QFont(label.font())
+                    smaller.setPointSizeF(smaller.pointSizeF() * 0.95)
+                    label.setFont(smaller)
                 label.setPos(x0, y + (BOX_H - label.boundingRect().height()) / 2)
                 row_spans.append((x0, x1))
             spans.append(row_spans)
@@ -288,6 +293,20 @@ class NetworkScene(QGraphicsScene):
         back.setZValue(1)
         label.setZValue(2)
         label.setPos(x - box.width() / 2, y - box.height() / 2)
+
+
+class NetworkScene(NetworkDrawing):
+    """Draws the network `controller.network` of the design the controller shows."""
+
+    def __init__(self, controller, theme: Theme | None = None, parent=None):
+        super().__init__(controller.catalog, theme, parent)
+        self.controller = controller
+        controller.displayChanged.connect(self._redraw)
+        controller.networkChanged.connect(self._redraw)
+        self._redraw()
+
+    def _redraw(self, *_: object) -> None:
+        self.draw(self.controller.display.design, self.controller.network)
 
 
 def _centred():
