@@ -188,19 +188,12 @@ def _static_routing(design: FabricDesign, catalog: Catalog, source: str) -> Coun
     """The static-routing flavour, by the model's fixed paths or by OpenSM's real tables."""
     if source != "opensm":
         return static_routing_twin(design, catalog)
-    from designer.model.performance.static_routes import static_routing_penalty
-    from designer.twin.infiniband import run_infiniband_twin
     from designer.twin.processes import TwinCancelled, TwinError
+    from designer.twin.static_routing import opensm_static_routing
 
-    static_routing_twin(design, catalog)   # an Ethernet design is refused before anything starts
     try:
-        result = run_infiniband_twin(design, catalog)
+        return opensm_static_routing(design, catalog)
     except TwinCancelled:
         raise KeyboardInterrupt from None
     except TwinError as exc:
         raise CommandError(str(exc)) from None
-    if result.load is None:
-        raise CommandError(f"OpenSM did not route '{design.meta.name}': {result.reason}")
-    basis = (f"the worst of ring, tree and all-to-all on the tables OpenSM {result.routed_by} programmed for this "
-             "design on ibsim, against the model's evenly spread load")
-    return static_routing_twin(design, catalog, load_balance=static_routing_penalty(result.load), basis=basis)

@@ -7,6 +7,7 @@ captures the fabric with the real ibnetdiscover, with faults typed into the simu
 console (`faults`). `tables` reads OpenSM's dumped tables into the model's data, on which
 `designer.model.performance.static_routes` loads the traffic patterns. `processes` holds every
 program a run starts in its own process group and stops them all, whatever ends the run.
+`static_routing` prices InfiniBand without adaptive routing on the tables OpenSM programmed.
 
 `routing` brings an Ethernet design up on FRR (zebra and bgpd) in a Linux network namespace per
 switch (`namespaces`, `frr_daemons`), with the configuration `designer.io.frr` writes, and reads

@@ -21,13 +21,34 @@ class Row:
 @dataclass(frozen=True)
 class Bundle:
     """The links between two rows: `text` labels the whole bundle; where it runs rack by rack,
-    `per_rack` holds each server rack's links (the model's `rack_links`), at `gbps` each."""
+    `per_rack` holds each server rack's links (the model's `rack_links`), at `gbps` each; where
+    leaf pairs serve racks, `by_pair` holds, per leaf pair of the upper row, the racks it serves
+    and its links to each as (rack index from 0, links) (the model's `pair_racks`)."""
 
     upper: int
     lower: int
     text: str
     per_rack: tuple[int, ...] = ()
     gbps: int = 0
+    by_pair: tuple[tuple[tuple[int, int], ...], ...] = ()
+
+    def pair_racks_label(self, pair: int) -> str:
+        """'racks 1-3' (or 'rack 4', or 'part of rack 4'): the racks leaf pair `pair` serves."""
+        racks = self.by_pair[pair]
+        first, last = racks[0][0] + 1, racks[-1][0] + 1
+        whole = all(rack >= len(self.per_rack) or self.per_rack[rack] == links for rack, links in (racks[0], racks[-1]))
+        if first == last:
+            return f"rack {first:,}" if whole else f"part of rack {first:,}"
+        return f"racks {first:,}-{last:,}" if whole else f"parts of racks {first:,}-{last:,}"
+
+    def pair_summary(self) -> str:
+        """'3 racks per leaf pair' or '1-3 racks per leaf pair' ('' where not drawn by pair)."""
+        if not self.by_pair:
+            return ""
+        counts = {len(racks) for racks in self.by_pair}
+        low, high = min(counts), max(counts)
+        each = f"{low:,}" if low == high else f"{low:,}-{high:,}"
+        return f"{each} rack{'s' if high > 1 else ''} per leaf pair"
 
     def rack_label(self, rack: int) -> str:
         """'29 x 1G': the links of one rack, its index counted from 0 ('' for none)."""
@@ -108,15 +129,19 @@ def network_diagram(size: NetworkSize, servers: int) -> tuple[list[Row], list[Bu
     leaves = tiers["leaf"].count if "leaf" in tiers else 0
     storage_leaves = tiers["storage leaf"].count if "storage leaf" in tiers else 0
     per_leaf = uplinks.count // (leaves + storage_leaves) if uplinks and leaves + storage_leaves else 0
+    each_leaf = f" ({per_leaf:,} x {uplinks.gbps}G up from each leaf)" if uplinks and per_leaf else ""
     if "spine" in tiers:
         text = label("leaf-spine")
         if storage_leaves and uplinks:
             text = f"{per_leaf * leaves:,} x {uplinks.gbps}G leaf-spine"
-        bundles.append(Bundle(0, leaf_row, text))
+        bundles.append(Bundle(0, leaf_row, text + each_leaf if text else text))
     rows.append(Row("servers", "servers", servers, f"{size.racks:,} racks" if size.racks else ""))
     server_leaf = links.get("server-leaf")
+    per_server = server_leaf.count // servers if server_leaf and servers else 0
+    by_pair = tuple(tuple((rack, n * per_server) for rack, n in racks) for racks in size.pair_racks) \
+        if "leaf" in tiers else ()
     bundles.append(Bundle(leaf_row, len(rows) - 1, label("server-leaf"), size.rack_links,
-                          server_leaf.gbps if server_leaf else 0))
+                          server_leaf.gbps if server_leaf else 0, by_pair))
     if "storage leaf" in tiers:
         rows.insert(leaf_row + 1, Row("storage leaf", "storage leaf pairs", tiers["storage leaf"].count,
                                       tiers["storage leaf"].switch))

@@ -73,6 +73,9 @@ class NetworkSize:
     # Per server rack, in rack order: the links its servers (and, out of band, its other
     # management ports and PDUs) have to this network; the last rack may be partly filled.
     rack_links: tuple[int, ...] = ()
+    # Leaf-pair networks: per server leaf pair, in order, the racks it serves as (rack index from 0,
+    # servers of that rack on the pair). A pair serves whole racks unless a rack outgrows a leaf.
+    pair_racks: tuple[tuple[tuple[int, int], ...], ...] = ()
 
     @property
     def switch_count(self) -> int:
@@ -145,6 +148,21 @@ def _rack_servers(servers: int, per_rack: int) -> list[int]:
     per_rack = max(per_rack, 1)
     full, rest = divmod(servers, per_rack)
     return [per_rack] * full + ([rest] if rest else [])
+
+
+def _pair_racks(servers: int, per_rack: int, per_pair: int) -> tuple[tuple[tuple[int, int], ...], ...]:
+    """Per leaf pair, the racks its servers sit in: servers are given to pairs in order, `per_pair`
+    each, as racks are filled in order, `per_rack` each."""
+    per_rack, per_pair = max(per_rack, 1), max(per_pair, 1)
+    pairs = []
+    for first in range(0, servers, per_pair):
+        last = min(first + per_pair, servers)          # this pair's servers: first .. last - 1
+        racks = []
+        for rack in range(first // per_rack, (last - 1) // per_rack + 1):
+            low, high = max(first, rack * per_rack), min(last, (rack + 1) * per_rack)
+            racks.append((rack, high - low))
+        pairs.append(tuple(racks))
+    return tuple(pairs)
 
 
 def _gpus(design: FabricDesign, server: Server) -> int:
@@ -298,7 +316,8 @@ def _size_leaf_pairs(design: FabricDesign, net: NetworkSpec, catalog: Catalog, s
                        storage_ports=storage_ports, storage_gbps=storage_gbps, notes=tuple(notes),
                        errors=tuple(errors), racks=math.ceil(servers / rack),
                        extra={"servers_per_pair": float(group)},
-                       rack_links=tuple(n * ports for n in _rack_servers(servers, rack)))
+                       rack_links=tuple(n * ports for n in _rack_servers(servers, rack)),
+                       pair_racks=_pair_racks(servers, rack, group))
 
 
 def _size_oob(design: FabricDesign, net: NetworkSpec, catalog: Catalog, server: Server,

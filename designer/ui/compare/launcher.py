@@ -2,8 +2,10 @@
 
 Add Counterpart (one action) rebuilds the open design on another fabric technology and
 shows both side by side, or on every Ethernet fabric buyers choose at once (as `compare
---counterpart ethernet`), built off the UI thread; Compare With Designs asks for one to four project files to set
-beside the open design. Each designer window has at most one Compare window, closed with it.
+--counterpart ethernet`), built off the UI thread; InfiniBand, Static Routing from OpenSM prices
+adaptive routing off on the tables OpenSM programs (opensm_routing.py); Compare With Designs
+asks for one to four project files to set beside the open design. Each designer window has at
+most one Compare window, closed with it.
 
 The launcher knows the window's document, catalog and compute mode, not the window itself:
 opening a compared design in a designer window of its own is asked for with
@@ -16,7 +18,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from PySide6.QtCore import QObject, Signal
-from PySide6.QtWidgets import QMenu
+from PySide6.QtWidgets import QMenu, QWidget
 
 from designer.catalog import UnknownPartError
 from designer.io.project import ProjectFileError, load_design
@@ -30,6 +32,7 @@ from designer.model.decisions.counterpart import (
 from designer.model.topology.sizing import SizingError
 from designer.ui.compare.compare_dialogs import CompareDialogs
 from designer.ui.compare.compare_window import MAX_DESIGNS, CompareWindow, Entry
+from designer.ui.compare.opensm_routing import OpenSMStaticRouting
 from designer.ui.services.background import background
 
 
@@ -81,6 +84,15 @@ class CompareLauncher(QObject):
         self.static_action.setToolTip(tip)
         self.static_action.setStatusTip(tip)
         self.static_action.triggered.connect(lambda _=False: self.add_counterparts((IB_STATIC,)))
+        self.opensm_action = self.counterpart_menu.addAction("InfiniBand, Static Routing from &OpenSM…")
+        self.opensm_action.setObjectName("counterpart-ib-static-opensm")
+        tip = ("The same, priced on the tables OpenSM programs: the design runs on ibsim and OpenSM (as compare "
+               "--static-routes opensm), with progress and Cancel")
+        self.opensm_action.setToolTip(tip)
+        self.opensm_action.setStatusTip(tip)
+        self.opensm_action.triggered.connect(lambda _=False: self.add_static_from_opensm())
+        self.opensm = OpenSMStaticRouting(self, self.dialogs, synchronous)
+        self.opensm.finished.connect(self.update_actions)
         self._building = 0     # the newest counterpart request; an older one's result is dropped
         self.compare_files_action = self.menu.addAction("Compare &With Designs…")
         self.compare_files_action.setStatusTip("Set one to four project files beside this design")
@@ -100,6 +112,7 @@ class CompareLauncher(QObject):
         family = self.catalog.technologies.get(design.fabric.technology) if design is not None else None
         self.ethernet_action.setEnabled(family is not None and family.family != "ethernet")
         self.static_action.setEnabled(family is not None and family.family == "infiniband")
+        self.opensm_action.setEnabled(family is not None and family.family == "infiniband" and not self.opensm.running)
         self.show_action.setEnabled(self.window is not None and self.window.comparison is not None)
 
     # --- the commands ----------------------------------------------------------------------------
@@ -165,6 +178,28 @@ class CompareLauncher(QObject):
         background().start(self, work, deliver, name="counterparts")
         return True
 
+    def add_static_from_opensm(self) -> bool:
+        """Compare the open design with its static-routing counterpart priced on OpenSM's tables;
+        the run goes off the UI thread behind a progress dialog with Cancel. False when nothing
+        was started (no design, the stack missing, a run under way)."""
+        current = self._current()
+        if current is None:
+            return False
+        self._building += 1
+        request = self._building
+
+        def built(counterpart) -> None:
+            if request == self._building:    # a newer counterpart request supersedes this one
+                entry = Entry(counterpart.design, None, counterpart.notes, current.name, unsaved=True)
+                self._open([current, entry])
+
+        parent = self.parent()
+        self.opensm.dialogs = self.dialogs
+        started = self.opensm.start(current.design, self.catalog, built,
+                                    parent if isinstance(parent, QWidget) else None)
+        self.update_actions()
+        return started
+
     def compare_with_files(self, paths: Sequence[str | Path] | None = None) -> bool:
         """Compare the open design (if any) with 1 to 4 project files (asked for unless given)."""
         current = self._current()
@@ -224,7 +259,8 @@ class CompareLauncher(QObject):
         self.openDesignRequested.emit(design, path, modified)
 
     def shutdown(self) -> None:
-        """Close the Compare window and stop its worker. Idempotent."""
+        """Close the Compare window and stop its worker and any OpenSM run. Idempotent."""
+        self.opensm.cancel()
         if self.window is not None:
             self.window.shutdown()
             self.window.close()

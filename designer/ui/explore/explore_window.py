@@ -1,6 +1,6 @@
 """Tools > Explore Design Space: sweep one cluster's fabrics and pick from the Pareto front.
 
-The form sets the axes of the sweep (technologies, oversubscriptions, planes, tiers,
+The form sets the axes of the sweep (technologies, oversubscriptions, planes, tiers, uplink speeds,
 templates) and what is measured (a collective at a message size). Run sweeps off the UI
 thread with progress and cancel; the scatter shows every built design, coloured by fabric
 family, with the Pareto front of the chosen axes drawn as a line through ringed points.
@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
     QFormLayout,
+    QGridLayout,
     QHBoxLayout,
     QHeaderView,
     QLabel,
@@ -52,8 +53,22 @@ Y_AXES = {"time": ("time_us", "Collective time", 1e-3, "ms"), "power": ("power_w
           "tco": ("tco_usd", "TCO", 1e-6, "$M"), "switches": ("switches", "Switches", 1.0, "")}
 COLLECTIVES = ("allreduce", "allgather", "reducescatter", "alltoall", "broadcast")
 TIER_CHOICES = {"Fewest that fit": (None,), "2 tiers": (2,), "3 tiers": (3,), "2 and 3 tiers": (2, 3)}
-COLUMNS = ("#", "Front", "Technology", "Switch", "Asked", "Achieved", "Planes", "Tiers", "Switches", "Capex", "Power",
-           "TCO", "Time")
+# Switch-to-switch speeds offered (None: at the server links' speed); a switch without a port mode
+# at one refuses that combination, with its reason under Refused.
+UPLINK_SPEEDS: tuple[int | None, ...] = (None, 200, 400, 800, 1600)
+COLUMNS = ("#", "Front", "Technology", "Switch", "Asked", "Achieved", "Planes", "Tiers", "Up", "Switches",
+           "Capex", "Power", "TCO", "Time")
+
+
+def _uplink_cell(gbps: int | None) -> str:
+    """The Up column: the uplink speed swept, '=' where uplinks run at the server links' speed."""
+    return "=" if gbps is None else _uplink_label(gbps)
+
+
+def _uplink_label(gbps: int | None) -> str:
+    if gbps is None:
+        return "As links"
+    return f"{gbps / 1000:g}T" if gbps >= 1000 else f"{gbps}G"
 
 
 def _numbers(text: str, parse, what: str) -> tuple:
@@ -156,6 +171,18 @@ class ExploreWindow(QMainWindow):
         self.tiers = QComboBox()
         self.tiers.addItems(list(TIER_CHOICES))
         form.addRow("Tiers", self.tiers)
+        self.uplink_boxes: dict[int | None, QCheckBox] = {}
+        grid = QGridLayout()
+        grid.setContentsMargins(0, 0, 0, 0)
+        for k, gbps in enumerate(UPLINK_SPEEDS):
+            check = QCheckBox(_uplink_label(gbps))
+            check.setChecked(gbps is None)
+            check.setToolTip("Switch-to-switch links at the server links' speed" if gbps is None else
+                             f"Switch-to-switch links at {_uplink_label(gbps)}, where the switch has a port mode "
+                             "at that speed (speed-asymmetric uplinks: fewer uplink cables for the same bandwidth)")
+            self.uplink_boxes[gbps] = check
+            grid.addWidget(check, k // 3, k % 3)
+        form.addRow("Uplink speeds", grid)
         self.collective = QComboBox()
         self.collective.addItems(COLLECTIVES)
         form.addRow("Collective", self.collective)
@@ -187,7 +214,7 @@ class ExploreWindow(QMainWindow):
         form.addRow(self.error_label)
         for widget in (self.ratios, self.planes, self.size_edit):
             widget.textChanged.connect(self._update_count)
-        for check in [*self.template_boxes.values(), *self.tech_boxes.values()]:
+        for check in [*self.template_boxes.values(), *self.tech_boxes.values(), *self.uplink_boxes.values()]:
             check.toggled.connect(self._update_count)
         self.tiers.currentIndexChanged.connect(self._update_count)
         self.gpus.valueChanged.connect(self._update_count)
@@ -214,6 +241,8 @@ class ExploreWindow(QMainWindow):
         self.planes.setText(", ".join(str(p) for p in sorted({1, 2, f.planes})))
         tiers = {None: "Fewest that fit", 2: "2 tiers", 3: "3 tiers"}.get(f.tiers, "Fewest that fit")
         self.tiers.setCurrentText(tiers)
+        for gbps, check in self.uplink_boxes.items():
+            check.setChecked(gbps is None or gbps == f.uplink_gbps)
 
     def spec(self) -> SweepSpec:
         """The sweep the form describes; raises ValueError with a message for the form."""
@@ -223,11 +252,15 @@ class ExploreWindow(QMainWindow):
             raise ValueError("tick at least one template")
         if not techs:
             raise ValueError("tick at least one technology")
+        uplinks = tuple(g for g, c in self.uplink_boxes.items() if c.isChecked())
+        if not uplinks:
+            raise ValueError("tick at least one uplink speed")
         return SweepSpec(gpus=self.gpus.value(), server=self.server.currentData(), templates=templates,
                          technologies=techs, oversubscriptions=_numbers(self.ratios.text(), parse_ratio,
                                                                          "oversubscription"),
                          planes=_numbers(self.planes.text(), _planes, "planes"),
-                         tiers=TIER_CHOICES[self.tiers.currentText()], collective=self.collective.currentText(),
+                         tiers=TIER_CHOICES[self.tiers.currentText()], uplink_speeds=uplinks,
+                         collective=self.collective.currentText(),
                          size_bytes=parse_size(self.size_edit.text()))
 
     def _update_count(self, *_) -> None:
@@ -352,6 +385,9 @@ class ExploreWindow(QMainWindow):
         for col in (COLUMNS.index("Technology"), COLUMNS.index("Switch")):
             header.setSectionResizeMode(col, QHeaderView.ResizeMode.Stretch)
         header.setStretchLastSection(False)
+        up_header = self.table.horizontalHeaderItem(COLUMNS.index("Up"))
+        if up_header is not None:
+            up_header.setToolTip("Uplink speed: switch to switch ('=': at the server links' speed)")
         self.table.itemSelectionChanged.connect(self._on_row)
         tabs.addTab(self.table, "Built designs")
         self.refused = QTableWidget(0, 2)
@@ -406,7 +442,9 @@ class ExploreWindow(QMainWindow):
         what = f"{s.collective} {size_label(s.size_bytes)}" if s else "collective"
         assert p.capex_usd is not None and p.power_w is not None and p.tco_usd is not None \
             and p.time_us is not None   # a built point measured them all
-        lines = [p.name, f"{p.switches:,} switches ({p.switch}), {p.tiers} tiers, {p.planes} plane(s)",
+        uplink = p.choice.get("uplink_speed")
+        lines = [p.name, f"{p.choice['template']}: {p.switches:,} switches ({p.switch}), {p.tiers} tiers, "
+                 f"{p.planes} plane(s)" + (f", {_uplink_label(uplink)} uplinks" if uplink else ""),
                  f"capex ${p.capex_usd / 1e6:,.2f}M{' (incomplete: unpriced parts)' if p.unpriced else ''}, "
                  f"power {p.power_w / 1000:,.0f} kW, TCO ${p.tco_usd / 1e6:,.2f}M",
                  f"{what}: {duration_label(p.time_us)} ({p.algorithm}, estimate); "
@@ -428,7 +466,7 @@ class ExploreWindow(QMainWindow):
             values = (str(p.index + 1), "\u2605" if p.index in front else "", short_technology(tech_name), p.switch,
                       f"{p.choice['oversubscription']:g}:1",
                       ratio_label(p.oversubscription) if p.oversubscription else "—",
-                      str(p.planes), str(p.tiers), f"{p.switches:,}",
+                      str(p.planes), str(p.tiers), _uplink_cell(p.choice.get("uplink_speed")), f"{p.switches:,}",
                       f"${p.capex_usd / 1e6:,.2f}M" + ("*" if p.unpriced else ""), f"{p.power_w / 1000:,.0f} kW",
                       f"${p.tco_usd / 1e6:,.2f}M", duration_label(p.time_us))
             for col, text in enumerate(values):
@@ -437,6 +475,9 @@ class ExploreWindow(QMainWindow):
                     item.setToolTip(f"{tech_name} ({p.choice['technology']})")
                 elif col == 3:
                     item.setToolTip(text)
+                elif col == COLUMNS.index("Up"):
+                    item.setToolTip("Switch-to-switch links at the server links' speed" if text == "=" else
+                                    f"Switch-to-switch links at {text}")
                 if col == 1:
                     item.setTextAlignment(Qt.AlignmentFlag.AlignCenter)
                     item.setToolTip("On the Pareto front of the chosen axes")

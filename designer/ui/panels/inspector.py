@@ -90,6 +90,12 @@ class FabricPage(FormPage):
         self.add("Port mode", self.port_mode, "The mode the switches run their cages in. A new fabric takes "
                  "the cheapest mode that meets the design, priced as a switch is, optics and breakouts included; "
                  "`fabric-designer new` prints each mode's price")
+        self.uplink = self.combo("Uplink speed", "Speed of the switch-to-switch links (leaf up, spine, core), "
+                                 "among the speeds every tier's switch has a port mode for: faster uplinks than "
+                                 "server links carry the same bandwidth over fewer cables and spine ports "
+                                 "(as `new --uplink-speed`)", self._uplink)
+        self.uplink_tip = self.uplink.toolTip()
+        self.uplink_effect = ""        # what the sizing made of the uplinks, for the tooltip
         self.networks = self.combo("Other networks", "The cluster's networks beside the compute fabric: as the "
                                    "reference architecture gives them, none, a hybrid (Ethernet converged/storage) "
                                    "or merged into the compute fabric", self._networks)
@@ -135,10 +141,44 @@ class FabricPage(FormPage):
                   + [(_speed(s), s) for s in SPEEDS], f.link_gbps)
         modes = design_modes_text(design, catalog)
         self.port_mode.setText(f"{modes} ({catalog.switch(f.switch).name})" if modes else "not sized")
+        self._load_uplink(design, catalog, layout)
         fill_arrangements(self.networks, design, catalog)
         self.subtitle.setText(f"{TEMPLATE_NAMES[f.template]} on {tech.name}. "
                               "Click a tier on the canvas to edit its switches.")
         self._loading = False
+
+    def _load_uplink(self, design: FabricDesign, catalog: Catalog, layout) -> None:
+        """The uplink speeds the tiers' switches all offer a port mode at (each with the leaf's
+        port count there), Auto first; and what the sizing made of the chosen one."""
+        f = design.fabric
+        r = layout.resolved if layout is not None else None
+        plan = layout.plan if layout is not None else None
+        leaf = r.leaf_switch if r is not None else catalog.switch(f.switch)
+        switches = [leaf] if r is None else [r.leaf_switch, r.spine_switch, r.core_switch]
+        speeds = sorted(set.intersection(*(set(sw.speeds) for sw in switches)))
+        # Unset, the switches talk at the server links' speed (the sizing's rule); read from the
+        # design, so the text (and the form's height) is the same before and after the sizing.
+        server = catalog.server(design.cluster.server)
+        auto = f"As server links ({_speed(f.link_gbps or design.cluster.port_gbps or server.port_gbps)})"
+        items: list[tuple[str, int | None]] = [(auto, None)]
+        items += [(f"{_speed(s)} ({leaf.ports_at(s)} ports)", s) for s in speeds]
+        if f.uplink_gbps and f.uplink_gbps not in speeds:   # a file's speed the switches lack: shown as it is
+            items.append((f"{_speed(f.uplink_gbps)} (no port mode)", f.uplink_gbps))
+        self.fill(self.uplink, items, f.uplink_gbps)
+        one_tier = plan is not None and plan.tiers == 1
+        self.uplink.setEnabled(not one_tier)
+        # What the sizing made of it, in the tooltip: the form keeps its rows (at 1280x800 all of
+        # them stay in view); the Links card and the canvas's bundle labels show it too.
+        if plan is None or r is None:
+            self.uplink_effect = ""
+        elif one_tier:
+            self.uplink_effect = "One tier: no switch-to-switch links"
+        else:
+            links = plan.leaf_up * plan.leaves * r.planes
+            self.uplink_effect = (f"Sized: {plan.leaf_down} x {_speed(r.link_gbps)} down, {plan.leaf_up} x "
+                                  f"{_speed(r.uplink_gbps)} up per leaf; {links:,} leaf-spine links")
+        self.uplink.setToolTip(f"{self.uplink_tip}\n\n{self.uplink_effect}" if self.uplink_effect
+                               else self.uplink_tip)
 
     def _load_cooling(self, server: Server, switch: Switch, catalog: Catalog, layout) -> None:
         """Which racks need liquid cooling: the server's, and those of each switch model the tiers use
@@ -256,6 +296,12 @@ class FabricPage(FormPage):
         value = self.link.currentData()
         self.edit(replace_path(self._d(), "fabric.link_gbps", value), "fabric.link_gbps",
                   f"Set server links to {_speed(value)}" if value else "Use the NIC port speed")
+
+
+    def _uplink(self) -> None:
+        value = self.uplink.currentData()
+        self.edit(replace_path(self._d(), "fabric.uplink_gbps", value), "fabric.uplink_gbps",
+                  f"Set uplinks to {_speed(value)}" if value else "Use the server link speed between switches")
 
 
 class TierPage(FormPage):

@@ -4,10 +4,12 @@ Import opens a capture (ibnetdiscover, LLDP) as a new, unsaved design: the infer
 the capture's differences as edits, and opens the Audit panel when the capture differs from the
 inferred design's wiring rule. Tools > Inferred Design... shows each inferred figure with its
 evidence and imports again on the user's corrections. Import and Audit Against call the same
-function as the command line (io/fabric_capture.read_answer). Audit compares a capture with the open design, off the UI
-thread, then marks only the faulty devices and links on the canvas (missing links and absent
-devices dashed red, swapped and miswired cables red, degraded links amber) and lists the
-findings in the Audit panel; choosing a finding there shows that one on the canvas.
+function as the command line (io/fabric_capture.read_answer); both ask for the capture and, when
+the user gives one, the GUID name map that names its hosts (`--names MAP`). Audit compares a
+capture with the open design, off the UI thread, then marks only the faulty devices and links on
+the canvas (missing links and absent devices dashed red, swapped and miswired cables red,
+degraded links amber) and lists the findings in the Audit panel; choosing a finding there shows
+that one on the canvas.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ import os
 
 from PySide6.QtCore import QObject, QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QPainterPath, QPen
-from PySide6.QtWidgets import QDockWidget, QFileDialog, QGraphicsItem
+from PySide6.QtWidgets import QDialog, QDockWidget, QFileDialog, QGraphicsItem
 
 from designer.io.audit_csv import write_findings_csv
 from designer.io.fabric_capture import CaptureError, as_built_design, read_answer
@@ -24,9 +26,9 @@ from designer.model.decisions.audit import AuditReport
 from designer.model.decisions.audit_answer import CaptureAnswer
 from designer.ui.panels.audit_panel import AuditPanel
 from designer.ui.services.background import Latest
+from designer.ui.shell.capture_dialog import CaptureDialog
 
 RED, AMBER, GREY = QColor(200, 40, 40), QColor(230, 150, 20), QColor(140, 140, 140)
-CAPTURE_FILTER = "Fabric captures (*.topo *.out *.txt *.json *.csv);;All files (*)"
 
 
 def _canvas_id(design_id: str | None) -> str | None:
@@ -126,6 +128,8 @@ class AuditActions(QObject):
         self.report: AuditReport | None = None
         self.answer: CaptureAnswer | None = None       # the last import's answer (Inferred design)
         self.answer_path: str | None = None
+        self.answer_names: str | None = None           # the GUID name map it was read with, if chosen
+        self.last_capture, self.last_names = "", ""      # what the capture dialog offers next
         self.imported = False
         self.source = ""
         self.overlay = AuditOverlay(window.scene)
@@ -145,16 +149,31 @@ class AuditActions(QObject):
 
     # --- File > Import ---------------------------------------------------------------------
 
-    def import_file(self, path: str | None = None, corrections: dict[str, str] | None = None) -> bool:
+    def ask_capture(self, title: str) -> tuple[str, str | None] | None:
+        """The capture dialog: (capture, names map or None), or None when cancelled (tests put a
+        stand-in here)."""
+        dialog = CaptureDialog(self.window, title, self.last_capture, self.last_names)
+        if dialog.exec() != QDialog.DialogCode.Accepted:
+            return None
+        return dialog.chosen()
+
+    def _remember(self, path: str, names: str | None) -> None:
+        self.last_capture, self.last_names = path, names or ""
+
+    def import_file(self, path: str | None = None, corrections: dict[str, str] | None = None,
+                    names: str | None = None) -> bool:
         """Open a capture as a new unsaved design, read off the UI thread by the same function as
-        `fabric-designer import` (read_answer); the Audit panel opens when the capture does not
+        `fabric-designer import` (read_answer), with the GUID name map `names` (`--names`; None:
+        the map beside the capture, if any); the Audit panel opens when the capture does not
         match the inferred design's wiring rule. A bad file gets one message and changes nothing.
         Returns whether the import was started (run at once in synchronous mode: whether it was
         imported)."""
         if path is None:
-            path, _ = QFileDialog.getOpenFileName(self.window, "Import Fabric Capture", "", CAPTURE_FILTER)
-            if not path:
+            asked = self.ask_capture("Import Fabric Capture")
+            if asked is None:
                 return False
+            path, names = asked
+        self._remember(path, names)
         if corrections is None and not self.window.files.maybe_save():
             return False
         catalog = self.window.catalog
@@ -162,17 +181,17 @@ class AuditActions(QObject):
 
         def work():
             try:
-                return read_answer(chosen, None, corrections, catalog), ""
+                return read_answer(chosen, None, corrections, catalog, names), ""
             except (CaptureError, ValueError, KeyError, OSError) as exc:
                 return None, str(exc)
 
         self.imported = True
-        self._work.run(work, lambda outcome: self._imported(chosen, *outcome))
+        self._work.run(work, lambda outcome: self._imported(chosen, outcome[0], outcome[1], names))
         if not self._work.synchronous:
             self.window.statusBar().showMessage(f"Importing {os.path.basename(path)}...", 2000)
         return self.imported
 
-    def _imported(self, path: str, answer: CaptureAnswer | None, error: str) -> None:
+    def _imported(self, path: str, answer: CaptureAnswer | None, error: str, names: str | None = None) -> None:
         self.imported = False
         if answer is None:
             self.window.dialogs.show_error("Cannot import capture", "The capture could not be imported.", error)
@@ -197,7 +216,7 @@ class AuditActions(QObject):
             self.window.dialogs.show_error("Cannot import capture", "The capture could not be imported.", str(exc))
             return
         self.imported = True
-        self.answer, self.answer_path = answer, path
+        self.answer, self.answer_path, self.answer_names = answer, path, names
         self.window.document.load(design, None, modified=True)
         self.panel.correct.setEnabled(True)
         if answer.matches_rule():
@@ -229,27 +248,31 @@ class AuditActions(QObject):
         # Importing again replaces the open design: ask first when it is no longer the import.
         if self.window.document.design != self.answer.as_built() and not self.window.files.maybe_save():
             return False
-        return self.import_file(self.answer_path, merged)
+        return self.import_file(self.answer_path, merged, self.answer_names)
 
     # --- Tools > Audit Against... ----------------------------------------------------------
 
-    def audit_file(self, path: str | None = None) -> None:
+    def audit_file(self, path: str | None = None, names: str | None = None) -> None:
+        """Audit a capture against the open design, with the GUID name map `names` (`audit
+        --names`; None: the map beside the capture, if any)."""
         design = self.window.document.design
         if design is None:
             self.window.dialogs.show_error("Nothing to audit", "Open or import a design first.")
             return
         if path is None:
-            path, _ = QFileDialog.getOpenFileName(self.window, "Audit Against Capture", "", CAPTURE_FILTER)
-            if not path:
+            asked = self.ask_capture("Audit Against Capture")
+            if asked is None:
                 return
+            path, names = asked
+        self._remember(path, names)
         catalog = self.window.catalog
         chosen = path
         corrections = dict(self.answer.corrections) if self.answer is not None else {}
 
         def work():
-            # The same function as `fabric-designer audit CAPTURE --against DESIGN`.
+            # The same function as `fabric-designer audit CAPTURE --against DESIGN [--names MAP]`.
             try:
-                return read_answer(chosen, design, corrections, catalog).report, ""
+                return read_answer(chosen, design, corrections, catalog, names).report, ""
             except (CaptureError, ValueError, KeyError, OSError) as exc:
                 return None, str(exc)
 

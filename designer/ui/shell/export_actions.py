@@ -48,6 +48,7 @@ class ExportRequest:
     slide: Slide | None = None            # the part of the fabric in view; None = the whole fabric
     other: FabricDesign | None = None     # the design the report compares with
     counterpart: str | None = None        # a technology: the report compares with the counterpart on it
+    network: str = "compute"              # the network in view: another draws that network's canvas
 
 
 # --- the exporters: one per format, the same functions the command line calls -------------------
@@ -84,6 +85,13 @@ def write_cabling(request: ExportRequest, path: Path) -> None:
 def figure_of(request: ExportRequest):
     from designer.ui.export.figure import Figure, FigureSpec
 
+    if request.network != "compute":
+        from designer.ui.export.network_figure import NetworkFigure, NetworkRefused
+
+        try:
+            return NetworkFigure(request.design, request.network, request.catalog)
+        except NetworkRefused as exc:
+            raise ExportRefused(str(exc)) from exc
     return Figure(request.design, FigureSpec(slide=request.slide), request.catalog)
 
 
@@ -187,7 +195,8 @@ class ExportActions(QObject):
         for fmt, shortcut in (("svg", "Ctrl+Shift+E"), ("pdf", None), ("png", None)):
             writer = {"svg": write_svg, "pdf": write_pdf, "png": write_png}[fmt]
             add(f"view_{fmt}", f"{fmt.upper()}…", f".{fmt}", f"{fmt.upper()} files (*.{fmt})", writer, shortcut,
-                f"The part of the fabric shown on the canvas as {fmt.upper()}", "view", menu=view, current_view=True)
+                f"What the canvas shows (the part of the fabric, or the network chosen) as {fmt.upper()}", "view",
+                menu=view, current_view=True)
         self.menu.addSeparator()
         add("report", "&Report (PDF)…", ".pdf", "PDF files (*.pdf)", write_report, "Ctrl+Shift+R",
             "Overview, metrics, BOM and collectives; with the open comparison when there is one", "report",
@@ -287,6 +296,9 @@ class ExportActions(QObject):
         if design is None:
             return None
         slide = None
+        network = self.window.controller.network if current_view else "compute"
+        if current_view and network != "compute":
+            return ExportRequest(design, self.window.catalog, network=network)
         if current_view:
             from designer.ui.present.presentation_mode import view_slide
 

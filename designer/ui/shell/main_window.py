@@ -125,6 +125,9 @@ class MainWindow(DesignerWindow):
             "metrics": self._dock("Metrics", self.metrics, Qt.DockWidgetArea.BottomDockWidgetArea),
         }
         self._layout_pending = True
+        # The inspector's dock shrinks by a few pixels as the window settles (a status bar line,
+        # a toolbar), with no resize of the window: its own resize fits the column again.
+        self.docks["inspector"].installEventFilter(self)
 
         self._make_actions()
         self._make_menus()
@@ -426,6 +429,12 @@ class MainWindow(DesignerWindow):
         cramped = plots.height() < plot_height and inspector.height() > need
         if first or cut or cramped:
             self.resizeDocks([inspector, plots], [column - plot_height, plot_height], Qt.Orientation.Vertical)
+
+    def eventFilter(self, watched, event) -> bool:
+        if watched is self.docks.get("inspector") and event.type() == QEvent.Type.Resize \
+                and not self._layout_pending:
+            QTimer.singleShot(0, self, self._fit_right_column)
+        return super().eventFilter(watched, event)
 
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
