@@ -9,7 +9,11 @@ line that says why.
 The work is spread over an executor: by default a process pool of the machine's cores. Any
 object with the `concurrent.futures.Executor` interface (`submit`) will do, so a
 `dask.distributed` Client's executor or a Ray executor can spread a cluster-sized sweep.
-Points are evaluated in chunks, so each task carries enough work to pay for its dispatch.
+Points are evaluated in chunks, so each task carries enough work to pay for its dispatch. A
+chunk holds neighbouring points that differ only in the innermost axes (planes, switch, tiers,
+uplink speed), where two choices can build the same design (the technology's default switch
+named and left unnamed): a worker measures such a design once and gives every point of it the
+same figures, under the point's own name.
 """
 
 from __future__ import annotations
@@ -19,13 +23,16 @@ import math
 import os
 from collections.abc import Callable
 from concurrent.futures import Executor, ProcessPoolExecutor
+from contextlib import suppress
 from dataclasses import asdict, dataclass, field, replace
+from functools import lru_cache
 from typing import Any
 
 from designer.catalog import Catalog, Technology, UnknownPartError, default_catalog
+from designer.model.common.cache import ContentCache
 from designer.model.decisions.comparison import CompareSettings, energy_cost_usd
-from designer.model.decisions.interruptions import RateTableError, load_rates, optics_failures_per_month
-from designer.model.intent.design import FabricDesign
+from designer.model.decisions.interruptions import Rate, RateTableError, load_rates, optics_failures_per_month
+from designer.model.intent.design import FabricDesign, Meta
 from designer.model.performance.collective_costs import CollectiveError
 from designer.model.performance.collectives import estimate, normalize_collective
 from designer.model.physical.bom import build_bom
@@ -35,7 +42,8 @@ from designer.model.topology.sizing import SizingError
 
 DEFAULT_TECHNOLOGIES = ("ib-ndr", "ib-xdr", "roce-400g", "roce-800g")
 MAX_POINTS = 20_000      # a sweep larger than this is refused: it would run for many minutes
-CHUNK = 8                # points per task: one task costs about one design's derivation in overhead
+CHUNK = 8                # points per task at least: one task costs about one design's derivation in overhead
+MAX_CHUNK = 36           # and at most: progress and Cancel answer within a chunk
 
 
 @dataclass(frozen=True)
@@ -213,38 +221,87 @@ def _runs(catalog: Catalog, server_id: str, tech: Technology) -> bool:
             and (not srv.fabric_families or tech.family in srv.fabric_families))
 
 
+# A worker's measured designs by content, their names left out: the points of a sweep that build
+# the same design (the technology's default switch named and not) share one measurement.
+_MEASURED: ContentCache[tuple[SweepPoint, bool]] = ContentCache(size=64)
+
+
+@lru_cache(maxsize=1)
+def _rates() -> tuple[Rate, ...]:
+    """The built-in failure-rate table, read once per process (every point reads it)."""
+    return load_rates()
+
+
 def evaluate_point(spec: SweepSpec, index: int, choice: dict[str, Any], catalog: Catalog | None = None) -> SweepPoint:
     """Build and measure one combination; a combination that cannot be built carries its reason."""
+    shared = catalog is None   # another catalog's figures are not the default one's
     catalog = catalog or default_catalog()
     try:
         design = _build(spec, choice, catalog)
+    except (SizingError, UnknownPartError, CollectiveError, ValueError) as exc:
+        return SweepPoint(index, choice, error=str(exc) or type(exc).__name__)
+    if not shared:
+        point, named = _measure(spec, design, catalog)
+    else:
+        unnamed = replace(design, meta=Meta())
+        key = (spec.collective, spec.size_bytes, spec.settings, unnamed.content_key())
+        point, named = _MEASURED.get_or_compute(key, lambda: _measure(spec, unnamed, catalog))
+    return replace(point, index=index, choice=choice, name=design.meta.name if named else "")
+
+
+def _measure(spec: SweepSpec, design: FabricDesign, catalog: Catalog) -> tuple[SweepPoint, bool]:
+    """A design's figures as a point without index, choice or name, and whether the point
+    carries the design's name (a failure after the design was built does not)."""
+    try:
         derived = derive(design, catalog)
         m = derived.metrics
         if m.errors:
-            return SweepPoint(index, choice, design.meta.name, error=m.errors[0].message)
+            return SweepPoint(-1, {}, error=m.errors[0].message), True
         bom = build_bom(derived, catalog)
         result = estimate(derived, spec.collective, spec.size_bytes)
     except (SizingError, UnknownPartError, CollectiveError, ValueError) as exc:
-        return SweepPoint(index, choice, error=str(exc) or type(exc).__name__)
+        return SweepPoint(-1, {}, error=str(exc) or type(exc).__name__), False
     power = bom.total_power_w
     worst = max((m.oversubscription(t) or 0.0 for t in m.ports_by_tier), default=0.0)
     try:
-        failures = optics_failures_per_month(bom.counts["links_total"], bom.optics_count, load_rates())
+        failures = optics_failures_per_month(bom.counts["links_total"], bom.optics_count, _rates())
     except RateTableError:
         failures = None
     return SweepPoint(
-        index, choice, design.meta.name, derived.resolved.technology.id, derived.resolved.family,
+        -1, {}, "", derived.resolved.technology.id, derived.resolved.family,
         derived.resolved.leaf_switch.name, m.gpus, m.tiers, m.planes, m.switches_total,
         worst or None, bom.total_cost, power, bom.total_cost + energy_cost_usd(power, spec.settings),
         tuple(sorted({i.key or i.description for i in bom.unpriced})),
         m.bisection_gbps / 1000, m.bisection_ratio, result.time_us, result.busbw_GBps, result.algorithm,
         transceivers=bom.optics_count, transceivers_switch_side=bom.counts["transceivers"]["switch_side"],
-        failures_month=failures)
+        failures_month=failures), True
 
 
 def _evaluate_chunk(spec: SweepSpec, chunk: list[tuple[int, dict[str, Any]]]) -> list[SweepPoint]:
     # Runs in a worker process: the default catalog is loaded there once and cached.
     return [evaluate_point(spec, i, c) for i, c in chunk]
+
+
+def _warm_up() -> None:
+    """Load what every point reads (the catalog, the failure rates) once per process: before
+    the pool starts, so that forked workers inherit it, and in each worker that starts afresh."""
+    default_catalog()
+    with suppress(RateTableError):   # each point says so
+        _rates()
+
+
+def chunks_of(spec: SweepSpec, todo: list[tuple[int, dict[str, Any]]]) -> list[list[tuple[int, dict[str, Any]]]]:
+    """The points in tasks of whole runs of the innermost axes (uplink speeds, tiers, switches,
+    planes: as many of them as MAX_CHUNK points hold), at least CHUNK points a task, so that
+    the points that build one fabric are measured by one worker."""
+    run = 1
+    for name in ("uplink_speeds", "tiers", "switches", "planes"):
+        width = run * len(getattr(spec, name))
+        if width > MAX_CHUNK:
+            break
+        run = width
+    size = run * -(-CHUNK // run)   # below 2 x CHUNK where run < CHUNK, else run itself
+    return [todo[i:i + size] for i in range(0, len(todo), size)]
 
 
 def pareto(points: list[SweepPoint], x: str, y: str) -> set[int]:
@@ -280,12 +337,13 @@ def run_sweep(spec: SweepSpec, executor: Executor | None = None, progress: Calla
     """
     todo = list(enumerate(spec.choices()))
     total = len(todo)
-    chunks = [todo[i:i + CHUNK] for i in range(0, total, CHUNK)]
+    chunks = chunks_of(spec, todo)
     done: list[SweepPoint] = []
     own = None
     workers = workers if workers is not None else (os.cpu_count() or 1)
     if executor is None and workers > 1 and len(chunks) > 1:
-        executor = own = ProcessPoolExecutor(max_workers=min(workers, len(chunks)))
+        _warm_up()
+        executor = own = ProcessPoolExecutor(max_workers=min(workers, len(chunks)), initializer=_warm_up)
     try:
         if executor is None:
             for chunk in chunks:
