@@ -24,18 +24,32 @@ def test_leaders_whose_ranges_overlap_share_the_draws_and_the_verdict_says_close
     twins = {i for i in range(len(units)) if units[i] == pytest.approx(units[win], rel=1e-9)}
     runner = min((i for i in range(len(units)) if i not in twins), key=lambda i: units[i])
     lead = [w + t for w, t in zip(conf.win_share, conf.tie_share, strict=True)]
-    if conf.overlap(win, runner) and lead[runner] > 0:
-        # Leaders whose ranges overlap and whose ranking changes between draws: a close call.
-        assert 0 < lead[win] < 1, (lead, win, runner)
+    if conf.overlap(win, runner):
+        # Leaders whose ranges overlap: a close call at any size, and no leader reads 0% or 100%.
         call = c.recommendation.close_call
         assert call is not None and c.recommendation.verdict.startswith("Close call:")
-    elif conf.overlap(win, runner):
-        # Ranges that overlap only through what both share, the winner cheaper in every draw:
-        # the verdict says so rather than call it close.
-        assert "only through what both share" in c.recommendation.verdict
+        assert " 0% " not in c.recommendation.verdict and "100%" not in c.recommendation.verdict
+        if lead[runner] > 0:
+            assert 0 < lead[win] < 1, (lead, win, runner)
+        else:
+            assert "what both share" in c.recommendation.verdict
     # The headline gives the margin in dollars over the token budget against the baseline.
     verdict = c.recommendation.verdict
     assert "over 1T tokens" in verdict
     if win != 0:
         saving = (units[0] - units[win]) * c.settings.token_budget / 1e6
         assert saving > 0 and f"less than {c.names[0]} over 1T tokens" in verdict
+
+
+def test_at_4096_gpus_infiniband_against_spectrum_x_is_a_close_call_that_says_why():
+    """The two cost within 5% per token and their ranges overlap, yet Spectrum-X is cheaper in
+    every draw: the verdict is a close call, no share reads 0% or 100%, and the reason is given."""
+    d = new_design(CAT, "rail-optimized", gpus=4096, server="dgx-h100", switch="qm9700")
+    c = compare([d, make_counterpart(d, "roce-400g", CAT).design])
+    verdict = c.recommendation.verdict
+    assert c.confidence.overlap(0, 1) and verdict.startswith("Close call:")
+    assert "100%" not in verdict and " 0% " not in verdict
+    if min(c.confidence.win_share) == 0:
+        assert "what both share" in verdict and "<1%" in verdict and ">99%" in verdict
+    for line in c.recommendation.reasons[:2]:
+        assert "cheapest in 0%" not in line and "cheapest in 100%" not in line

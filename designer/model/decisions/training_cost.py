@@ -356,7 +356,9 @@ def confidence(costs: Sequence[TrainingCost], sens: Sequence[Sensitivity], boms:
     edges = np.linspace(lo, hi if hi > lo else lo + 1e-9, HIST_BINS + 1)
     hists = tuple(tuple(int(x) for x in np.histogram(row, bins=edges)[0]) for row in v)
     quant = tuple(_three(np.percentile(row, (10, 50, 90))) for row in v)
-    varied = (f"each vendor's discount on switches, NICs, transceivers, cables and GPU servers on its own, within "
+    varied = (f"each vendor's discount on switches, NICs, transceivers, cables and GPU servers on its own (on "
+              "switches and transceivers per fabric family too: a vendor's InfiniBand and Ethernet lines apart), "
+              "within "
               f"the price book's class band ({band:g}x max/min, the spread its illustrative prices are held to; no "
               "vendor publishes its discounts)",
               "protocol efficiency: InfiniBand 0.92-0.96, RoCE 0.85-0.95",
