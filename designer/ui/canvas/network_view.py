@@ -172,7 +172,8 @@ class NetworkDrawing(QGraphicsScene):
         per device up to a few, else one box for the whole row; each with the text it holds."""
         if not row.count:
             return ["none of its own"]
-        noun = "switch" if row.key not in ("servers", "endpoints", "storage") else row.key.rstrip("s")
+        noun = "spine" if row.key == "spine" else \
+            "switch" if row.key not in ("servers", "endpoints", "storage") else row.key.rstrip("s")
         if racks > 1 and row.count >= racks and row.count % racks == 0 and racks <= MAX_BOXES:
             per = row.count // racks
             plural = noun if per == 1 else ("switches" if noun == "switch" else noun + "s")

@@ -189,6 +189,9 @@ class MetricsPanel(QWidget):
         self.cards["allreduce"].header.addWidget(self.size_box)
         self.status = QLabel("")
         self.status.setObjectName("metricsStatus")
+        # Wrapped: on one line, the note that the cards show another network widened the panel
+        # and pushed the Findings list under the Plots panel.
+        self.status.setWordWrap(True)
         grid.addWidget(self.status, 3, 0, 1, 6)
         grid.setRowStretch(4, 1)
 

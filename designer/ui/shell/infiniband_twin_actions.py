@@ -1,6 +1,6 @@
 """Tools > Run on the InfiniBand Stack…: the open design on ibsim, routed by OpenSM, in the window.
 
-The run happens on a worker thread (ui/services/background.py) with a snapshot of the design;
+The run happens on a worker thread (ui/services/cancellable_run.py) with a snapshot of the design;
 the window stays live, a progress dialog says which step runs and its Cancel stops the run: the
 twin's process helper then stops the simulator and OpenSM and removes the run's folder. The
 result is shown as the command line prints it (`fabric-designer twin`). Closing the window
@@ -9,20 +9,16 @@ cancels a run under way.
 
 from __future__ import annotations
 
-import threading
-
-from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QFont
-from PySide6.QtWidgets import QDialog, QDialogButtonBox, QPlainTextEdit, QProgressDialog, QVBoxLayout
+from PySide6.QtWidgets import QDialog, QDialogButtonBox, QPlainTextEdit, QVBoxLayout
 
-from designer.ui.message_box import dismiss_progress
-from designer.ui.services.background import background
+from designer.ui.services.cancellable_run import CancellableRun
 
 
 class TwinActions(QObject):
     """The Tools menu's twin action, its progress dialog and its result."""
 
-    progressed = Signal(str)          # emitted by the worker, delivered on the UI thread
     finished = Signal(str, str)       # (outcome: "done", "cancelled" or "error", text)
 
     def __init__(self, window, menu) -> None:
@@ -33,14 +29,17 @@ class TwinActions(QObject):
         self.action.setStatusTip("Simulate the fabric with ibsim, route it with OpenSM (ftree, the opensm export's "
                                  "files) and load ring, tree and all-to-all on the tables it programmed")
         self.action.triggered.connect(lambda _=False: self.run())
-        self.cancel_event: threading.Event | None = None
-        self.progress: QProgressDialog | None = None
+        self.runner = CancellableRun(self, "Run on the InfiniBand Stack", "twinProgress")
+        self.progressed = self.runner.progressed
         self.result_dialog: QDialog | None = None
-        self.progressed.connect(self._progressed)
 
     @property
     def running(self) -> bool:
-        return self.cancel_event is not None
+        return self.runner.running
+
+    @property
+    def progress(self):
+        return self.runner.progress
 
     def run(self) -> None:
         from designer.twin.infiniband import missing_stack
@@ -57,33 +56,24 @@ class TwinActions(QObject):
                                            "The simulator and subnet manager are not installed.", missing)
             return
         catalog = self.window.catalog
-        cancel = threading.Event()
-        self.cancel_event = cancel
-        emit = self.progressed.emit
 
-        def work():
+        def work(cancel, progress):
             from designer.twin.infiniband import run_infiniband_twin
             from designer.twin.processes import TwinCancelled, TwinError
             from designer.twin.report import twin_text
 
             try:
-                return "done", twin_text(run_infiniband_twin(design, catalog, cancel=cancel, progress=emit))
+                return "done", twin_text(run_infiniband_twin(design, catalog, cancel=cancel, progress=progress))
             except TwinCancelled:
                 return "cancelled", ""
             except (TwinError, ValueError, OSError) as exc:
                 return "error", str(exc)
 
-        self._show_progress()
-        if self.window.compute.synchronous:
-            self._done(work())
-        else:
-            background().start(self, work, self._done, name="twin")
+        self.runner.start(work, self._done, self.window, self.window.compute.synchronous)
 
     def cancel(self) -> None:
         """Stop the run under way: its processes stop and its folder goes; nothing is shown."""
-        if self.cancel_event is not None:
-            self.cancel_event.set()
-        self._close_progress()
+        self.runner.cancel()
 
     def shutdown(self) -> None:
         self.cancel()
@@ -92,32 +82,8 @@ class TwinActions(QObject):
 
     # --- UI thread ----------------------------------------------------------------------------
 
-    def _show_progress(self) -> None:
-        progress = QProgressDialog("Starting…", "Cancel", 0, 0, self.window)
-        progress.setObjectName("twinProgress")
-        progress.setWindowTitle("Run on the InfiniBand Stack")
-        progress.setWindowModality(Qt.WindowModality.NonModal)
-        progress.setAutoClose(False)
-        progress.setAutoReset(False)
-        progress.setMinimumDuration(0)
-        progress.canceled.connect(self.cancel)
-        progress.show()
-        self.progress = progress
-
-    def _progressed(self, message: str) -> None:
-        if self.progress is not None:
-            self.progress.setLabelText(message[:1].upper() + message[1:] + "…")
-
-    def _close_progress(self) -> None:
-        if self.progress is not None:
-            progress, self.progress = self.progress, None
-            dismiss_progress(progress, self.cancel)
-
-    def _done(self, outcome: tuple[str, str]) -> None:
+    def _done(self, outcome: tuple[str, str], cancelled: bool) -> None:
         kind, text = outcome
-        cancelled = self.cancel_event is None or self.cancel_event.is_set()
-        self.cancel_event = None
-        self._close_progress()
         if cancelled or kind == "cancelled":
             self.window.statusBar().showMessage("Run on the InfiniBand stack cancelled", 5000)
             self.finished.emit("cancelled", "")
