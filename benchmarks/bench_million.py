@@ -3,8 +3,9 @@
 The design is the one `fabric-designer new --template fat-tree --gpus 1048576 --server
 hgx-b300-eth-4plane --switch tomahawk6-102t` writes: 131,072 HGX B300 servers, each ConnectX-8
 split into four 200GbE planes, on Tomahawk 6 class switches in 512 x 200G mode (three tiers,
-40,960 switches, 12,582,912 links). `compare` sets it beside the same cluster on 51.2T switches
-at 256 x 200G.
+40,960 switches, 12,582,912 links), in a hall of rows of 363 racks (the default 10 per row would
+make it 7.9 km long, beyond every optic's reach; topology/hall.py). `compare` sets it beside the
+same cluster on 51.2T switches at 256 x 200G.
 
 Each command runs in a fresh process, start-up included, under the wrapper of
 bench_every_command.py (peak memory of the child, CPU time). Targets: `new` and `metrics` within
@@ -46,6 +47,8 @@ def main() -> int:
             ("compare", ["compare", str(design), str(other)]),
             ("report", ["report", str(design), "-o", str(tmp / "report.pdf")]),
             ("export slurm-tree", ["export", str(design), "--format", "slurm-tree", "-o", str(tmp / "t.conf")]),
+            ("export slurm-block", ["export", str(design), "--format", "slurm-block", "-o", str(tmp / "b.conf")]),
+            ("export slurm-yaml", ["export", str(design), "--format", "slurm-yaml", "-o", str(tmp / "t.yaml")]),
         ]
         if only:
             rows = [row for row in rows if row[0] in only | {"new", "metrics"}]

@@ -13,9 +13,9 @@ def test_the_inspector_shows_a_split_port_mode(make_window):
                         uplink_speed=800)
     window = make_window(design)
     text = window.inspector.fabric_page.port_mode.text()
-    assert text == "512 x 200G to the servers, 128 x 800G between switches (Tomahawk 6 class 102.4T switch)"
+    assert text == "512 x 200G to the servers, 128 x 800G between switches"
 
 
 def test_the_inspector_shows_one_mode_when_every_link_runs_it(make_window):
     window = make_window(new_design(CAT, "rail-optimized", nodes=64, server="dgx-h100", technology="ib-ndr"))
-    assert window.inspector.fabric_page.port_mode.text().startswith("64 x 400G (")
+    assert window.inspector.fabric_page.port_mode.text() == "64 x 400G"

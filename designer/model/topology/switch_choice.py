@@ -212,6 +212,8 @@ def _mode_note(best: Option, options: list[Option], key: Callable[[Option], Opti
 
     others = "; ".join(f"{o.modes_text}: {priced_text(o)}" for g, o in by_mode.items() if g != best.up_gbps)
     basis = ", optics and breakouts included" if best.cost is not None else ""
+    if any(key(o)[:3] == key(best)[:3] for g, o in by_mode.items() if g != best.up_gbps):
+        basis += "; a tie goes to the mode sized first"
     return [f"port modes: of the {best.switch.name}'s {len(by_mode)} modes that meet the design, {best.modes_text} "
             f"is {why} ({priced_text(best)}{basis}); also sized: {others}"]
 

@@ -140,7 +140,7 @@ class FabricPage(FormPage):
         self.fill(self.link, [(f"Auto ({_speed(port)}, the NIC port)", None)]
                   + [(_speed(s), s) for s in SPEEDS], f.link_gbps)
         modes = design_modes_text(design, catalog)
-        self.port_mode.setText(f"{modes} ({catalog.switch(f.switch).name})" if modes else "not sized")
+        self.port_mode.setText(modes or "not sized")
         self._load_uplink(design, catalog, layout)
         fill_arrangements(self.networks, design, catalog)
         self.subtitle.setText(f"{TEMPLATE_NAMES[f.template]} on {tech.name}. "
