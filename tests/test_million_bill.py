@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from designer.catalog import default_catalog
 from designer.cli.main import main
 from designer.model.physical.bom import build_bom
@@ -53,6 +55,8 @@ def test_a_smaller_design_by_hand_count_is_its_link_by_link_bill():
     assert _from_bill(walked.to_json()) == _by_hand(1_024, 4 * 48, 4 * 2 * 8_192)
 
 
+# About 4 GB and over a minute: the 8,192-GPU case above runs the same arithmetic in every `make test`.
+@pytest.mark.slow
 def test_a_million_gpus_bill_by_hand_count(tmp_path, capsys):
     out = tmp_path / "million.json"
     assert main(["new", "--gpus", "1048576", *DESIGN, "-o", str(out)]) == 0
