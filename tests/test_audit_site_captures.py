@@ -64,7 +64,8 @@ def test_site_named_captures_audit_to_exactly_their_faults(seed, site, key):
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.integers(0, 10**9), st.sampled_from(sorted(SITES)), st.sampled_from(["one-plane", "small", "roce"]))
 def test_site_named_lldp_captures_audit_to_exactly_their_faults(seed, site, key):
-    """LLDP alike: the same site names on lldpd tables."""
+    """LLDP alike: the same site names on lldpd tables, and on half the captures spines that
+    report Cisco NX-OS tables (their own ports short, Eth1/N, no link rate), as suzieq's lab."""
     design, derived = _derived(key)
     capture = make_capture(derived, seed, "lldp", site=site)
     fabric = parse_capture(capture.text, "site.json")
