@@ -250,7 +250,10 @@ def make_capture(derived: Derived, seed: int, fmt: str = "ibnetdiscover", faults
     if fmt == "ibnetdiscover":
         text = _ibnetdiscover(g, names, wires, stray_hcas, rnd, switch_ports, quiet)
     else:
-        text = _lldp(g, names, wires, stray_hcas, indices)
+        # suzieq's NX-OS lab: spines report `show lldp neighbors | json native`, naming their own
+        # ports Eth1/N where the leaves name them Ethernet1/N, and no link rate
+        nxos = set(spines) if site is not None and random.Random(seed * 31 + 7).random() < 0.5 else set()
+        text = _lldp(g, names, wires, stray_hcas, indices, nxos)
     return Capture(text, f, names)
 
 
@@ -362,12 +365,15 @@ def _ibnetdiscover(g, names, wires, stray, rnd, switch_ports, quiet) -> str:
     return "\n".join(out) + "\n"
 
 
-def _lldp(g, names, wires, stray, indices) -> str:
+def _lldp(g, names, wires, stray, indices, nxos=frozenset()) -> str:
     role = {n: d["role"] for n, d in g.nodes(data=True)}
     tables: dict[str, list[dict]] = {}
+    nxos_rows: dict[str, list[dict]] = {}
 
     def port_name(n: str, p: int) -> str:
-        return f"eth{indices[g.nodes[n]['port']]}" if role.get(n) == "nic" else f"swp{p}"
+        if role.get(n) == "nic":
+            return f"eth{indices[g.nodes[n]['port']]}"
+        return f"Ethernet1/{p}" if n in nxos else f"swp{p}"
 
     def chassis(n: str) -> tuple[str, dict]:
         if role.get(n) == "nic":
@@ -385,11 +391,19 @@ def _lldp(g, names, wires, stray, indices) -> str:
     for w in wires:
         gbps = _GBPS.get((w.speed, w.width), 400)
         for own, op, peer, pp in ((w.a, w.pa, w.b, w.pb), (w.b, w.pb, w.a, w.pa)):
-            if role.get(own) != "nic":
+            if own in nxos:
+                nxos_rows.setdefault(names[own], []).append(
+                    {"chassis_type": "Locally Assigned", "chassis_id": chassis(peer)[0], "l_port_id": f"Eth1/{op}",
+                     "hold_time": 120, "system_capability": "BR", "enabled_capability": "BR",
+                     "port_type": "Interface Name", "port_id": port_name(peer, pp)})
+            elif role.get(own) != "nic":
                 tables.setdefault(names[own], []).append(entry(port_name(own, op), peer, port_name(peer, pp), gbps))
     for leaf, p, desc in stray:
         host = desc.split()[0]
         tables.setdefault(names[leaf], []).append(entry(f"swp{p}", host, "eth0", 400))
     records = [{"hostname": h, "cmd": "lldpctl -f json", "data": json.dumps({"lldp": {"interface": t}})}
                for h, t in tables.items()]
+    records += [{"hostname": h, "devtype": "nxos", "cmd": "show lldp neighbors | json native",
+                 "data": json.dumps({"neigh_hdr": "neigh_hdr", "TABLE_nbor": {"ROW_nbor": rows}})}
+                for h, rows in nxos_rows.items()]
     return json.dumps(records)

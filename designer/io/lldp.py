@@ -101,6 +101,11 @@ class _Builder:
         self.device(b)
         key = frozenset(((a, pa), (b, pb)))
         if key in self.seen:
+            # the other end's report of the same cable: a rate only one end names is kept (NX-OS
+            # and EOS tables name none, lldpd's names the MAU type)
+            i = self.at.get((a, pa), self.at.get((b, pb)))
+            if i is not None and gbps > self.raw[i][4]:
+                self.raw[i] = (*self.raw[i][:4], gbps)
             return
         self.seen.add(key)
         # One port holds one cable: a second report from the same port to the same device is the
@@ -114,6 +119,7 @@ class _Builder:
             other, oport = (rb, rpb) if (ra, rpa) == (x, px) else (ra, rpa)
             if other != y:
                 continue
+            self.at.setdefault((y, py), i)
             if oport.isdigit() and not py.isdigit():
                 self.raw[i] = (x, px, y, py, max(gbps, rg))
                 self.at[(y, py)] = i

@@ -179,7 +179,11 @@ def audit(fabric: AsBuilt, design: FabricDesign | None = None, inference: Infere
     down_by_server, absent_nics, moves = _host_links(report, fabric, roles, g, mapping, placement, host_wires, end)
     name_of = {node: devs[dev].name for dev, node in mapping.items()}
     hosts_on = Counter(mapping.get(w.b if w.a in nic_ids else w.a) for w in host_wires)
-    missing_pairs, absent_links = _switch_links(report, roles, g, mapping, switch_wires, end, name_of, hosts_on)
+    # A leaf's own uplink rule is read only against the inferred design: a design the user gives
+    # says how every leaf is cabled, and a leaf cabled otherwise is a finding.
+    own_rule: Counter[tuple[str, str]] | None = Counter() if design is None else None
+    missing_pairs, absent_links = _switch_links(report, roles, g, mapping, switch_wires, end, name_of, hosts_on,
+                                                own_rule)
     present = set(mapping.values())
     absent_switches = [n for n, d in g.nodes.items() if d["role"] != "nic" and n not in present]
     host_ports = Counter(leaf for _, leaf, _, _ in g.host_links)
@@ -200,7 +204,8 @@ def audit(fabric: AsBuilt, design: FabricDesign | None = None, inference: Infere
     # design problem on a name the capture never gave.
     gone, counted = set(absent_switches), set(absent_nics)
     behind = [nic for nic, leaf, _, _ in g.host_links if leaf in gone and nic not in counted] if gone else []
-    report.edits = _edits(report, missing_pairs, absent_switches, absent_nics + behind, down_by_server, moves)
+    report.edits = _edits(report, missing_pairs, absent_switches, absent_nics + behind, down_by_server, moves,
+                          own_rule)
     report.impact = _impact(derived, report.edits, catalog)
     if fabric.speeds_simulated:
         # A simulator's capture: its rates say nothing of the design's (ibsim knows nothing
@@ -352,9 +357,11 @@ def _built_name(mapping: dict[str, str], devs: dict[str, Device], node: str) -> 
 def _switch_links(report: AuditReport, roles: dict[str, str], g: DesignView, mapping: dict[str, str],
                   wires: list[Link], end: EndOf,
                   name_of: dict[str, str],
-                  hosts_on: Counter[str | None] | None = None) -> tuple[Counter[tuple[str, str]], Counter[str]]:
+                  hosts_on: Counter[str | None] | None = None,
+                  own_rule: Counter[tuple[str, str]] | None = None) -> tuple[Counter[tuple[str, str]], Counter[str]]:
     """Switch pairs against the design; returns (missing links per (lower, upper) pair, links of
-    absent switches)."""
+    absent switches). `own_rule` receives, per pair of a leaf wired by its own rule, the links it
+    has more (or, negative, fewer) than the design: no finding, but the fabric as built."""
     designed: Counter[tuple[str, str]] = Counter({p: n for p, (n, _, _) in g.pairs.items()})
     rate: dict[tuple[str, str], int] = {p: gbps for p, (_, gbps, _) in g.pairs.items()}
     present = set(mapping.values())
@@ -367,18 +374,22 @@ def _switch_links(report: AuditReport, roles: dict[str, str], g: DesignView, map
             continue
         lo, hi = (a, b) if g.nodes[a]["level"] <= g.nodes[b]["level"] else (b, a)
         built[(lo, hi)].append(w)
-    own, notes = _own_uplink_rule(designed, built, g, hosts_on or Counter(), present, name_of)
+    own, notes = _own_uplink_rule(designed, built, g, hosts_on or Counter(), present, name_of) \
+        if own_rule is not None else ([], [])
     for leaf in own:
         # The leaf's uplinks as built are its rule: no missing, extra or moved uplink on it.
         for pair in [p for p in designed if p[0] == leaf] + [p for p in built if p[0] == leaf]:
+            if own_rule is not None and len(built.get(pair, [])) != designed[pair]:
+                own_rule[pair] = len(built.get(pair, [])) - designed[pair]
             designed[pair] = len(built.get(pair, []))
     if notes:
         report.inferred["facts"].append({
             "subject": "uplinks by design", "value": f"{len(notes)} leaves wired their own way",
             "confidence": "medium",
             "why": "; ".join(notes) + ": each spreads its uplinks evenly over the spines it "
-                   "reaches, with no more hosts per uplink than the leaves wired as the design says, so "
-                   "its cabling is the site's rule for it, not missing or moved cables"})
+                   "reaches, keeping them all or with no more hosts per uplink than the leaves wired as "
+                   "the design says, so its cabling is the site's rule for it, not missing or moved "
+                   "cables (read against the inferred design only)"})
     absent_links: Counter[str] = Counter()
     missing: Counter[tuple[str, str]] = Counter()
     for pair, want in designed.items():
@@ -498,8 +509,10 @@ def _degraded_by_mode(report: AuditReport, links: list[Link], roles: dict[str, s
 
 
 def _edits(report: AuditReport, missing_pairs: Mapping[tuple[str, str], int], absent_switches: list[str],
-           absent_nics: list[str], down: dict[str, list[str]], moves: list[Move]) -> tuple[Edit, ...]:
-    """The as-built fabric as edits on the design: removed devices and links, moved cables.
+           absent_nics: list[str], down: dict[str, list[str]], moves: list[Move],
+           own_rule: Mapping[tuple[str, str], int] | None = None) -> tuple[Edit, ...]:
+    """The as-built fabric as edits on the design: removed devices and links, moved cables, and
+    the uplinks of leaves wired by their own rule as they are.
 
     A NIC port down is removed with its link, as the capture shows it: the as-built design then
     has no port left without a cable.
@@ -523,6 +536,8 @@ def _edits(report: AuditReport, missing_pairs: Mapping[tuple[str, str], int], ab
         # Two servers cabled to each other carry no fabric traffic: listed, not drawn into the fabric.
         if a and b and a != b and not (m["a"]["tier"] == m["b"]["tier"] == "server"):
             added[(a, b)] += 1
+    for (lo, hi), n in sorted((own_rule or {}).items()):
+        (added if n > 0 else removed)[(lo, hi)] += abs(n)
     edits += [Edit("remove-links", a, b, n) for (a, b), n in removed.items()]
     edits += [Edit("add-links", a, b, n) for (a, b), n in added.items()]
     return tuple(edits)
