@@ -14,6 +14,12 @@ Rows:
   500,000 endpoints), which is what each worker of a cluster adds (`sweep --scheduler`).
 Each built design is derived, priced (BOM) and its all-reduce estimated.
 
+Each row also gives the CPU seconds it took (this process and its workers, start-up of the pool
+included) and per built design, and the load average: on a machine shared with other work the
+wall time says little, and CPU seconds over the cores give the wall time to expect when they are
+free. `--workers N` runs the rows on N worker processes (default: one per core; 1 runs them in
+this process). `--rows 32k` runs the 32,768-GPU row alone.
+
 `--scheduler ADDRESS` runs every row on that Dask cluster instead of this machine's cores.
 """
 
@@ -21,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import time
 from concurrent.futures import Executor
 
@@ -31,18 +38,30 @@ RATIOS = (1.0, 1.5, 2.0, 2.5, 3.0, 4.0)
 RATIOS_32K = (1.0, 1.25, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0)
 
 
+def cpu_seconds() -> float:
+    """CPU time of this process and of its finished worker processes (user and system)."""
+    own, workers = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + workers.ru_utime + workers.ru_stime
+
+
 def row(label: str, specs: list[SweepSpec], workers: int, executor: Executor | None = None,
         target: bool = True) -> None:
     combos = sum(s.count for s in specs)
-    start = time.perf_counter()
+    cpu, start = cpu_seconds(), time.perf_counter()
     results = [run_sweep(s, workers=workers, executor=executor) for s in specs]
     elapsed = time.perf_counter() - start
+    cpu = cpu_seconds() - cpu
     built = sum(len(r.built) for r in results)
     refused = sum(len(r.refused) for r in results)
     rate = built / elapsed if elapsed else 0.0
     where = "the Dask cluster" if executor is not None else f"{workers} worker process(es)"
     print(f"{label}: {combos:,} combinations on {where}: {built:,} designs built, "
           f"{refused:,} refused, in {elapsed:.2f} s ({rate:,.1f} built designs a second)")
+    if executor is None and built:
+        cores = min(workers, os.cpu_count() or 1)
+        print(f"  {cpu:.2f} CPU seconds ({cpu / built * 1000:.1f} ms a built design), load average "
+              f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} cores: {cpu / cores:.2f} s of wall time on "
+              f"{cores} free core(s)")
     if target:
         print(f"  target 500 built designs in 10 s (50 a second): {'met' if rate >= 50 else 'NOT met'}"
               + ("" if built >= 500 else f" (as a rate: this row builds {built})"))
@@ -51,27 +70,27 @@ def row(label: str, specs: list[SweepSpec], workers: int, executor: Executor | N
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--scheduler", metavar="ADDRESS", help="run the rows on this Dask cluster")
+    parser.add_argument("--workers", type=int, default=os.cpu_count() or 1,
+                        help="worker processes (default: one per core; 1: in this process)")
+    parser.add_argument("--rows", choices=("all", "32k"), default="all", help="the rows to run")
     args = parser.parse_args()
     if args.scheduler:
         from distributed import Client
 
         with Client(args.scheduler) as client:
-            rows(os.cpu_count() or 1, client.get_executor(pure=False))
+            rows(os.cpu_count() or 1, client.get_executor(pure=False), args.rows)
     else:
-        rows(os.cpu_count() or 1, None)
+        rows(max(1, args.workers), None, args.rows)
 
 
-def rows(workers: int, executor: Executor | None) -> None:
+def rows(workers: int, executor: Executor | None, which: str = "all") -> None:
+    if which == "32k":
+        row_32k(workers, executor)
+        return
     row("1,024 GPUs", [SweepSpec(gpus=1024, templates=TEMPLATES,
                                  technologies=("ib-ndr", "ib-xdr", "roce-400g", "roce-800g"),
                                  oversubscriptions=RATIOS, planes=(1, 2), tiers=(2, 3))], workers, executor)
-    row("32,768 GPUs", [
-        SweepSpec(gpus=32768, templates=TEMPLATES, technologies=("ib-ndr", "ib-xdr"),
-                  switches=(None, "qm9700", "q3400"), oversubscriptions=RATIOS_32K, planes=(1, 2, 4), tiers=(2, 3)),
-        SweepSpec(gpus=32768, templates=TEMPLATES, technologies=("roce-400g", "roce-800g"),
-                  switches=(None, "sn5600", "tomahawk5-51t"), oversubscriptions=RATIOS_32K, planes=(1, 2, 4),
-                  tiers=(2, 3)),
-    ], workers, executor)
+    row_32k(workers, executor)
     largest = [SweepSpec(gpus=131072, templates=("fat-tree", "rail-optimized"), technologies=(tech,),
                          oversubscriptions=(1.0, 2.0), planes=(1, 2), tiers=(3,))
                for tech in ("ib-xdr", "roce-800g")]
@@ -79,6 +98,16 @@ def rows(workers: int, executor: Executor | None) -> None:
         row("131,072 GPUs, the rate of one worker", largest, 1, None, target=False)
     else:
         row("131,072 GPUs", largest, workers, executor, target=False)
+
+
+def row_32k(workers: int, executor: Executor | None) -> None:
+    row("32,768 GPUs", [
+        SweepSpec(gpus=32768, templates=TEMPLATES, technologies=("ib-ndr", "ib-xdr"),
+                  switches=(None, "qm9700", "q3400"), oversubscriptions=RATIOS_32K, planes=(1, 2, 4), tiers=(2, 3)),
+        SweepSpec(gpus=32768, templates=TEMPLATES, technologies=("roce-400g", "roce-800g"),
+                  switches=(None, "sn5600", "tomahawk5-51t"), oversubscriptions=RATIOS_32K, planes=(1, 2, 4),
+                  tiers=(2, 3)),
+    ], workers, executor)
 
 
 if __name__ == "__main__":

@@ -6,6 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from designer.catalog import default_catalog
+from designer.catalog.loader import BUILTIN_DIR, load_catalog
 from designer.model.decisions import design_space
 from designer.model.decisions.design_space import CHUNK, MAX_CHUNK, SweepSpec, chunks_of, evaluate_point, run_sweep
 from designer.model.intent.design import Meta
@@ -88,3 +89,23 @@ def test_tasks_hold_whole_runs_of_the_innermost_axes(lengths):
         run *= n
     assert all(len(c) % run == 0 for c in chunks[:-1])
     assert all(c[0][0] % run == 0 for c in chunks)
+
+
+def test_a_catalog_loaded_afresh_is_measured_afresh(monkeypatch):
+    spec = SweepSpec(gpus=256, technologies=("ib-ndr",))
+    measured = []
+    real = design_space._measure
+
+    def counting(spec_, design, catalog):
+        measured.append(catalog)
+        return real(spec_, design, catalog)
+
+    design_space._MEASURED.clear()
+    monkeypatch.setattr(design_space, "_measure", counting)
+    loaded = design_space.default_catalog()
+    first = evaluate_point(spec, 0, spec.choices()[0])
+    again = evaluate_point(spec, 0, spec.choices()[0])
+    fresh = load_catalog(BUILTIN_DIR)   # another catalog object, as after a user catalog is read again
+    monkeypatch.setattr(design_space, "default_catalog", lambda: fresh)
+    third = evaluate_point(spec, 0, spec.choices()[0])
+    assert [id(c) for c in measured] == [id(loaded), id(fresh)] and first == again == third

@@ -222,8 +222,10 @@ def _runs(catalog: Catalog, server_id: str, tech: Technology) -> bool:
 
 
 # A worker's measured designs by content, their names left out: the points of a sweep that build
-# the same design (the technology's default switch named and not) share one measurement.
-_MEASURED: ContentCache[tuple[SweepPoint, bool]] = ContentCache(size=64)
+# the same design (the technology's default switch named and not) share one measurement. The key
+# names the catalog by its id, and the entry holds it, so that a catalog loaded afresh (a user
+# catalog folder read again) is never mistaken for the one measured.
+_MEASURED: ContentCache[tuple[Catalog, SweepPoint, bool]] = ContentCache(size=64)
 
 
 @lru_cache(maxsize=1)
@@ -244,8 +246,8 @@ def evaluate_point(spec: SweepSpec, index: int, choice: dict[str, Any], catalog:
         point, named = _measure(spec, design, catalog)
     else:
         unnamed = replace(design, meta=Meta())
-        key = (spec.collective, spec.size_bytes, spec.settings, unnamed.content_key())
-        point, named = _MEASURED.get_or_compute(key, lambda: _measure(spec, unnamed, catalog))
+        key = (id(catalog), spec.collective, spec.size_bytes, spec.settings, unnamed.content_key())
+        _catalog, point, named = _MEASURED.get_or_compute(key, lambda: (catalog, *_measure(spec, unnamed, catalog)))
     return replace(point, index=index, choice=choice, name=design.meta.name if named else "")
 
 

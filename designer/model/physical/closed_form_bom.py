@@ -197,13 +197,16 @@ def _generate(r: Resolved, plan: Plan, dev: _Devices, numbered: bool = True) -> 
 def _components(a: np.ndarray, b: np.ndarray, n: int) -> np.ndarray:
     """A connected-component label of each of n nodes joined by edges a-b (one label per component)."""
     label = np.arange(n, dtype=np.int64)
-    while True:
+    while True:   # every label is a root here (label[label] == label)
         la, lb = label[a], label[b]
-        if np.array_equal(la, lb):  # every edge inside one label: the labels are the components
+        differ = la != lb
+        if not differ.any():  # every edge inside one label: the labels are the components
             return label
-        m = np.minimum(la, lb)
-        np.minimum.at(label, a, m)
-        np.minimum.at(label, b, m)
+        la, lb = la[differ], lb[differ]
+        # Hook the larger root of each edge across two labels onto the smaller. A root on several
+        # such edges takes one of its smaller neighbours (any: a plain assignment, cheaper than
+        # a minimum over them); every pass still joins, and labels only fall, so no cycle forms.
+        label[np.maximum(la, lb)] = np.minimum(la, lb)
         while True:  # pointer jumping
             nxt = label[label]
             if np.array_equal(nxt, label):
@@ -218,7 +221,7 @@ _MIX = np.array([0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9, 0xD
 
 def _mix(x: np.ndarray) -> np.ndarray:
     """splitmix64 finalizer, elementwise on uint64."""
-    x = x.astype(np.uint64)
+    x = x.astype(np.uint64, copy=False)   # the operations below copy it anyway
     with np.errstate(over="ignore"):
         x = (x ^ (x >> np.uint64(30))) * _MIX[6]
         x = (x ^ (x >> np.uint64(27))) * _MIX[7]
@@ -442,12 +445,13 @@ def counts_from_links(derived: Derived, catalog: Catalog, links: _Links, cages: 
     u = np.uint64
     ctok = _mix((local[occ_cage].astype(u) << u(32)) | (cage_cap[occ_cage].astype(u) << u(16))
                 | (cage_type[occ_cage].astype(u) << u(8)) | cage_host[occ_cage].astype(u))
-    rank_gbps = (link_rank.astype(u) << u(16)) | links.gbps.astype(u)
+    rank_u = link_rank.astype(u)
+    rank_gbps = (rank_u << u(16)) | links.gbps.astype(u)
     ends_local = (local[ca].astype(u) << u(20)) | local[cb].astype(u)
     with np.errstate(over="ignore"):
         common = _group_sum(ctok, occ_group, n_groups) + _mix(
             g_forced.astype(u) * _MIX[2] + g_nlinks.astype(u) * _MIX[3] + g_ncages.astype(u) * _MIX[4])
-        xtok = _mix((link_rank.astype(u) << u(24)) | (b_lane.astype(u) << u(4)) | links.tier.astype(u))
+        xtok = _mix((rank_u << u(24)) | (b_lane.astype(u) << u(4)) | links.tier.astype(u))
         extra = _group_sum(xtok[lorder], g_sorted, n_groups)
 
         def shape_and_class(lcode: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
