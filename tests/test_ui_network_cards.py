@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from PySide6.QtCore import Qt
+
 from designer.catalog import default_catalog
 from designer.io.project import load_design
 from designer.model.networks.bom import cluster_bom_json, compute_switch_count, network_boms
@@ -121,3 +123,41 @@ def test_every_out_of_band_bundle_has_its_count_and_each_rack_its_own(make_windo
     # The in-band view (a segment on the converged network) counts per rack too.
     window.controller.set_network("inband")
     assert [labels for labels in scene.rack_labels if labels]
+
+
+def test_a_networks_link_classes_are_never_cut_off_in_their_card(make_window, qtbot):
+    """The converged network has three link classes: at 1280x800 the Links card shows those that
+    fit its lines and counts the rest, with every class in its tooltip, never half a line."""
+    design = load_design(GB300)
+    window = make_window(design)
+    window.resize(1280, 800)
+    _, sections, _ = _expected(design)
+    role = next(s.size.role for s in sections if len(s.size.links) >= 3)
+    window.controller.set_network(role)
+    size = next(s.size for s in sections if s.size.role == role)
+    card = window.metrics.cards["links"]
+    qtbot.waitUntil(lambda: card.value.text() == f"{sum(g.count for g in size.links):,}")
+    label = card.detail
+    fm = label.fontMetrics()
+    whole = " · ".join(f"{g.count:,} × {g.gbps:g}G {g.kind}" for g in size.links)
+    shown = label.text()
+    lines = max(2, label.height() // fm.lineSpacing())
+    rect = fm.boundingRect(0, 0, label.width(), 10_000, int(Qt.TextFlag.TextWordWrap), shown)
+    assert rect.height() <= lines * fm.lineSpacing()
+    if shown != whole:
+        assert label.toolTip() == whole
+        hidden = len(size.links) - len(shown.split(" · ")) + 1
+        short = " · ".join(f"{g.count:,} {g.kind}" for g in size.links)   # the speeds in the tooltip
+        assert (shown == short
+                or shown.endswith(f"+{hidden} more")
+                and shown.split(" · ")[0] in (whole.split(" · ")[0], short.split(" · ")[0])
+                or shown == f"{len(size.links)} kinds, each in the tooltip")
+    # Narrowed to the smallest card, still no cut line; widened again, the whole detail comes back.
+    card.setFixedWidth(card.minimumWidth())
+    qtbot.waitUntil(lambda: label.text() != whole and label.toolTip() == whole)
+    rect = fm.boundingRect(0, 0, label.width(), 10_000, int(Qt.TextFlag.TextWordWrap), label.text())
+    assert rect.height() <= max(2, label.height() // fm.lineSpacing()) * fm.lineSpacing()
+    card.setMinimumWidth(0)
+    card.setMaximumWidth(16_777_215)
+    card.setFixedWidth(900)
+    qtbot.waitUntil(lambda: label.text() == whole)

@@ -76,6 +76,9 @@ class MetricCard(QFrame):
         self.setMinimumWidth(112)
         self.invalid = False
         self._reason: str | None = None
+        self._detail = ""      # the whole detail; the label shows what fits where `_fit`
+        self._fit = False
+        self._shorter = ""
 
     def fit_detail_lines(self, lines: int = 2) -> None:
         """Room for `lines` lines of detail, so a wrapped detail is never cut off."""
@@ -97,29 +100,62 @@ class MetricCard(QFrame):
         reason = self._reason
         if reason is None:
             return
+        texts = (f"invalid design: {reason}", "invalid design: see Findings", "invalid")
+        self.detail.setText(next((t for t in texts if self._fits(t)), texts[-1]))
+
+    def _fits(self, text: str) -> bool:
+        """Whether `text` wraps within the detail's lines (two at least) and width."""
         fm = self.detail.fontMetrics()
         width = max(self.detail.width(), 40)
         lines = max(2, self.detail.height() // max(fm.lineSpacing(), 1))
-        for text in (f"invalid design: {reason}", "invalid design: see Findings", "invalid"):
-            rect = fm.boundingRect(0, 0, width, 10_000, int(Qt.TextFlag.TextWordWrap), text)
-            if rect.height() <= lines * fm.lineSpacing() and rect.width() <= width:
+        rect = fm.boundingRect(0, 0, width, 10_000, int(Qt.TextFlag.TextWordWrap), text)
+        return rect.height() <= lines * fm.lineSpacing() and rect.width() <= width
+
+    def _fit_detail(self) -> None:
+        """A detail of ' · '-separated parts keeps the parts that fit and says how many more
+        there are; the whole detail is the label's tooltip. A figure is never cut mid-line."""
+        full = self._detail
+        text = full
+        if self.isVisible() and self._shorter and not self._fits(full):
+            text = self._shorter
+        parts = text.split(" · ")
+        # Before the card is laid out its size says nothing: the whole detail until it is.
+        for keep in range(len(parts) - 1, 0, -1) if self.isVisible() else ():
+            if self._fits(text):
                 break
+            text = " · ".join(parts[:keep]) + f" · +{len(parts) - keep} more"
+        else:
+            if self.isVisible() and len(parts) > 1 and not self._fits(text):
+                text = f"{len(parts)} kinds, each in the tooltip"   # not even one part and the count
         self.detail.setText(text)
+        self.detail.setToolTip(full if text != full else "")
 
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
         if self.invalid:
             self._fit_invalid_note()
+        elif self._fit:
+            self._fit_detail()
 
-    def show_value(self, value: str, detail: str = "", tone: str | None = None) -> None:
+    def show_value(self, value: str, detail: str = "", tone: str | None = None, *, fit: bool = False,
+                   shorter: str = "") -> None:
+        """`fit`: a detail of many ' · '-separated parts shows those that fit (first in the
+        `shorter` wording where given), the whole detail in its tooltip."""
         self.invalid = False
+        self._fit = fit
+        self._shorter = shorter
         self._reason = None
         number, _, unit = value.rpartition(" ")
         if number and _UNIT.match(unit):
             # The unit in a smaller size keeps the figure readable in a narrow card.
             value = f"{html.escape(number)}<span style='font-size:9.5pt'>&nbsp;{html.escape(unit)}</span>"
         self.value.setText(value)
-        self.detail.setText(detail)
+        self._detail = detail
+        if fit:
+            self._fit_detail()
+        else:
+            self.detail.setText(detail)
+            self.detail.setToolTip("")
         self.value.setProperty("tone", tone or "")
         self.value.style().unpolish(self.value)
         self.value.style().polish(self.value)

@@ -67,9 +67,10 @@ def show_network_cards(panel, result, role: str) -> None:
         return
     size = section.size
     switches = sum(g.count for g in size.switches)
-    c["switches"].show_value(f"{switches:,}", " · ".join(f"{g.tier} {g.count:,}" for g in size.switches))
+    c["switches"].show_value(f"{switches:,}", " · ".join(f"{g.tier} {g.count:,}" for g in size.switches), fit=True)
     links = sum(g.count for g in size.links)
-    c["links"].show_value(f"{links:,}", " · ".join(f"{g.count:,} × {g.gbps:g}G {g.kind}" for g in size.links))
+    c["links"].show_value(f"{links:,}", " · ".join(f"{g.count:,} × {g.gbps:g}G {g.kind}" for g in size.links), fit=True,
+                          shorter=" · ".join(f"{g.count:,} {g.kind}" for g in size.links))
     c["oversub"].show_value(ratio_label(size.oversubscription) if size.oversubscription else "—",
                             "leaf downlinks : uplinks" if size.oversubscription else "no uplink tier")
     counts = section.counts_by_category()
