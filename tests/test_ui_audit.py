@@ -184,3 +184,21 @@ def test_findings_and_summary_lines_show_whole_in_a_narrow_dock(make_window, tmp
     assert chosen and chosen in panel.detail.text()
     window.audit.panel.set_report(None)
     assert panel.detail.text() == ""
+
+
+def test_the_audit_dock_fits_beside_the_inspector_at_1280_by_800(make_window, tmp_path):
+    """After an import at 1280x800 the four impact cards side by side made the Audit dock wider
+    than the room left of the Inspector, and the findings ran on under it."""
+    design = _design()
+    write_ibnetdiscover(dataclasses.replace(design, edits=(Edit("remove-links", "leaf-2", "spine-3", 1),)),
+                        tmp_path / "f.topo")
+    window = make_window(design)
+    window.resize(1280, 800)
+    window.audit.audit_file(str(tmp_path / "f.topo"))
+    panel = window.audit.panel
+    assert panel.cards.count() >= 4                      # the impact cards, two a row
+    room = window.width() - window.docks["inspector"].width()
+    assert panel.minimumSizeHint().width() <= room
+    dock = window.audit.dock
+    right_edge = dock.mapTo(window, dock.rect().topRight()).x()
+    assert right_edge <= window.docks["inspector"].mapTo(window, window.docks["inspector"].rect().topLeft()).x()

@@ -14,6 +14,7 @@ from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
     QFrame,
+    QGridLayout,
     QHBoxLayout,
     QHeaderView,
     QLabel,
@@ -127,7 +128,9 @@ class AuditPanel(QWidget):
         self.summary.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.summary.setResizeMode(QListWidget.ResizeMode.Adjust)
         layout.addWidget(self.summary, 1)
-        self.cards = QHBoxLayout()
+        # Two impact cards a row: four side by side made the dock wider than a 1280-pixel
+        # window leaves it, and the findings ran on under the Inspector.
+        self.cards = QGridLayout()
         layout.addLayout(self.cards)
         layout = QVBoxLayout(right)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -139,6 +142,8 @@ class AuditPanel(QWidget):
         self.kind = QComboBox()
         self.kind.setObjectName("auditKind")
         self.kind.addItem("All findings", ())
+        self.kind.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.kind.setMinimumContentsLength(12)
         for key, label in KIND_LABEL.items():
             self.kind.addItem(label, (key,))
         self.export = QPushButton("Export CSV...")
@@ -217,10 +222,9 @@ class AuditPanel(QWidget):
             self.summary.addItem(entry)
         for line in summary_lines(report)[len(SECTIONS):]:
             self.summary.addItem(QListWidgetItem(line))
-        for line in impact_lines(report.impact):
+        for i, line in enumerate(impact_lines(report.impact)):
             title, _, value = line.partition(": ")
-            self.cards.addWidget(_card(title, value.replace(" -> ", " \u2192 ")))
-        self.cards.addStretch(1)
+            self.cards.addWidget(_card(title, value.replace(" -> ", " \u2192 ")), i // 2, i % 2)
         self.table.setSortingEnabled(False)
         for device, entries in detail_groups(report):
             for kind, e in entries:
