@@ -6,12 +6,13 @@ finding, while two servers' HCAs crossed between two leaves are found as crossed
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 from capture_factory import DEFAULT_HCA, Capture, make_capture
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from designer.io.fabric_capture import parse_capture
+from designer.io.fabric_capture import parse_capture, read_answer
 from designer.model.decisions.audit import audit
 from designer.model.intent.design import ClusterSpec, FabricDesign, FabricSpec
 from designer.model.topology.asbuilt import AsBuilt
@@ -106,3 +107,18 @@ def test_hcas_crossed_between_servers_of_two_leaves_are_found(seed, shape, pairs
         found = [frozenset((s["a"]["device"], s["b"]["device"])) for s in report.swapped]
         assert all(any(f in r for r in readings) for f in found)
         assert all(s["kind"] == "crossed" and "on each other's leaves" in s["reason"] for s in report.swapped)
+
+
+def test_a_host_port_down_names_a_leaf_port_no_cable_holds():
+    """ibtopotool's 3.topo: r-ufm101's HCAs sit on ports 2 and 3 of the SX6012, where the design
+    puts other servers' HCAs; the HCAs r-ufm100 and r-ufm96 lack are named on ports the capture
+    leaves free, one port each."""
+    answer = read_answer(Path(__file__).parent / "data" / "real_captures" / "ibtopotool" / "3.topo")
+    fabric = answer.fabric
+    leaf = next(d.id for d in fabric.devices.values() if d.name == "switch-de779e")
+    used = {p for w in fabric.links for d, p in ((w.a, w.pa), (w.b, w.pb)) if d == leaf}
+    down = [m for m in answer.report.missing_links if m.get("reason") == "host port down"]
+    assert sorted(m["a"]["device"] for m in down) == ["r-ufm100 HCA-1", "r-ufm96 HCA-2"]
+    ports = [m["b"]["port"] for m in down]
+    assert all(m["b"]["device"] == "switch-de779e" for m in down)
+    assert len(set(ports)) == 2 and not set(ports) & used and all(1 <= p <= 12 for p in ports)

@@ -323,6 +323,7 @@ def _host_links(report: AuditReport, fabric: AsBuilt, roles: dict[str, str], g: 
     absent: list[str] = []
     host_of = {mapping[n].split(".nic-")[0]: devs[n] for n in node_hca.values() if devs[n].host}
     present = set(mapping.values())
+    in_use: dict[str, set[int]] = {}      # leaf -> its ports holding a cable, read when first asked
     for nic in sorted(designed_at, key=natural_key):
         if nic in node_hca:
             continue
@@ -334,6 +335,10 @@ def _host_links(report: AuditReport, fabric: AsBuilt, roles: dict[str, str], g: 
             leaf, port, gbps = designed_at[nic]
             other = host_of.get(server)
             name = _port_name(other, g.nodes[nic]["port"], placement) if other is not None else nic
+            if other is not None and other.id in placement.any_port:
+                # Its server's HCAs follow the site's port order, not the design's: name a leaf
+                # port free in the capture, not one another HCA holds.
+                port = _free_port(fabric, mapping, leaf, port, in_use)
             report.missing_links.append({"a": {"device": name, "port": 1, **_place(g, nic)},
                                          "b": {"device": _built_name(mapping, devs, leaf), "port": port,
                                                **_place(g, leaf)},
@@ -341,6 +346,22 @@ def _host_links(report: AuditReport, fabric: AsBuilt, roles: dict[str, str], g: 
         else:
             absent.append(nic)
     return down, absent, moves
+
+
+def _free_port(fabric: AsBuilt, mapping: dict[str, str], leaf: str, port: int, in_use: dict[str, set[int]]) -> int:
+    """The design's leaf port when no cable holds it in the capture, else the lowest free one
+    (taken, so two ports down are given two ports)."""
+    built = next((d for d, n in mapping.items() if n == leaf), None)
+    if built is None:
+        return port
+    if built not in in_use:
+        in_use[built] = {p for w in fabric.links for d, p in ((w.a, w.pa), (w.b, w.pb)) if d == built}
+    used = in_use[built]
+    size = fabric.devices[built].ports
+    if port in used:
+        port = next((p for p in range(1, size + 1) if p not in used), port)
+    used.add(port)
+    return port
 
 
 def _port_name(other: Device, rank: int, placement: Placement) -> str:
