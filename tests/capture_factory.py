@@ -75,12 +75,19 @@ SITES: dict[str, tuple[str, str, str]] = {
 
 
 def make_capture(derived: Derived, seed: int, fmt: str = "ibnetdiscover", faults: bool = True,
-                 quiet: bool = False, site: str | None = None) -> Capture:
+                 quiet: bool = False, site: str | None = None, shuffle_host_ports: bool = False,
+                 crossed_leaves: int = 0) -> Capture:
     """A capture of the design's fabric with random faults (none when `faults` is False).
 
     With `site`, devices are named in that site's scheme (SITES), host numbers leave a gap
     between groups, each HCA of a host is named its own way (HCA-N or mlx5_N) and default names
-    are both the vendor's and `localhost HCA-N`."""
+    are both the vendor's and `localhost HCA-N`.
+
+    For designs whose servers have several HCAs on one leaf (a leaf-spine of two-HCA servers):
+    `shuffle_host_ports` cables each leaf's hosts on its host ports in a random order (the site's
+    port plan, not the design's side-by-side HCAs), and `crossed_leaves` exchanges that many
+    pairs of cables between two servers on different leaves (the same HCA of each), recorded in
+    `faults.crossed`. Both are meant with `faults=False`."""
     rnd = random.Random(seed)
     g = derived.graph
     f = Faults()
@@ -153,6 +160,7 @@ def make_capture(derived: Derived, seed: int, fmt: str = "ibnetdiscover", faults
     leaves = sorted((n for n in g if role[n] == "leaf"), key=lambda n: g.nodes[n]["index"])
     spines = sorted((n for n in g if role[n] in ("spine", "core")), key=lambda n: g.nodes[n]["index"])
     stray_hcas: list[tuple[str, int, str]] = []      # (leaf, port, description) on spare ports
+    _recable_hosts(wires, role, nics_of, f, rnd, shuffle_host_ports, crossed_leaves)
     if faults:
         removed_nics: set[str] = set()
         # a leaf or a spine absent (at most one leaf per SU, so every server keeps an HCA)
@@ -255,6 +263,42 @@ def make_capture(derived: Derived, seed: int, fmt: str = "ibnetdiscover", faults
         nxos = set(spines) if site is not None and random.Random(seed * 31 + 7).random() < 0.5 else set()
         text = _lldp(g, names, wires, stray_hcas, indices, nxos)
     return Capture(text, f, names)
+
+
+def _recable_hosts(wires: list[_Wire], role: dict[str, str], nics_of: dict[int, list[str]], f: Faults,
+                   rnd: random.Random, shuffle: bool, crossed: int) -> None:
+    """Host cables in the site's port order, and HCAs crossed between servers of two leaves."""
+    if not (shuffle or crossed):
+        return                      # the random stream of every other capture stays as it was
+    host_wire = {w.a: w for w in wires if role[w.a] == "nic"}
+    if shuffle:
+        on_leaf: dict[str, list[_Wire]] = {}
+        for w in host_wire.values():
+            on_leaf.setdefault(w.b, []).append(w)
+        for ws in on_leaf.values():
+            ports = [w.pb for w in ws]
+            rnd.shuffle(ports)
+            for w, p in zip(ws, ports, strict=True):
+                w.pb = p
+    servers = sorted(nics_of)
+    rnd.shuffle(servers)
+    busy: set[int] = set()
+    for s in servers:
+        if len(f.crossed) >= crossed:
+            break
+        if s in busy:
+            continue
+        k = rnd.randrange(len(nics_of[s]))
+        a = nics_of[s][k]
+        other = next((t for t in servers if t not in busy and t != s and len(nics_of[t]) > k
+                      and host_wire[nics_of[t][k]].b != host_wire[a].b), None)
+        if other is None:
+            continue
+        b = nics_of[other][k]
+        wa, wb = host_wire[a], host_wire[b]
+        wa.b, wa.pb, wb.b, wb.pb = wb.b, wb.pb, wa.b, wa.pb
+        f.crossed.append((a, b))
+        busy |= {s, other}
 
 
 def _own_uplink_rule(g, wires, leaves, spines, f: Faults, switch_ports: int, rnd: random.Random) -> list[str]:

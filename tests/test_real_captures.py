@@ -33,11 +33,12 @@ HERE = Path(__file__).parent / "data" / "real_captures"
 #   hangs from, so the design is the spine's generation, EDR (sb7800), and the FDR uplink is
 #   reported as the one degraded link; the QDR ConnectX and the ConnectX-3 on the SX6012 run their
 #   own top rate (older HCAs, no finding), and its hosts on the Switch-IB are set apart. The loops
-#   are three "switch cabled to itself". Hosts are named HCA-1/HCA-2, so servers have two HCAs:
-#   r-ufm100 HCA-1 and the SX6012-Switch-IB second uplink show as missing links. Not yet right: the
-#   placement reads the leaf's port order as the wiring rule for two-HCA servers, so r-ufm101's
-#   two HCAs read as "wrong port" (2 of the 5 miswired), r-ufm96 as a host not in the design and
-#   one designed server as absent; a technician would act on none of those four.
+#   are three "switch cabled to itself". Hosts are named HCA-1/HCA-2, so servers have two HCAs,
+#   both on the one leaf: each host is one of the 3 servers by its HCAs' names, whatever leaf
+#   ports the site gave them (r-ufm101 on ports 2 and 3 is in place, no server is absent). The
+#   missing links are the HCA each of r-ufm100 and r-ufm96 lacks (host ports down) and the
+#   SX6012-Switch-IB second uplink. r-ufm96's ConnectX-4 (devid 0x1013, an EDR card) trained at
+#   4xSDR: the second degraded link, a cable or port to look at.
 # ibtopotool/4.topo: one InfiniScale IV (Sun DCS 36) switch and one QDR host: one-switch ib-qdr.
 # ltaulell-HPC_toolset/X5.topofile: 4 leaves take 3 links to each of the 4 spines (the design's
 #   rule, 12 uplinks). Three leaves are wired another way on purpose, each spreading its uplinks

@@ -257,7 +257,9 @@ def _host_links(report: AuditReport, fabric: AsBuilt, roles: dict[str, str], g: 
             continue
         leaf, port, gbps = designed_at[node]
         # An HCA placed by its leaf (an inferred design of one-HCA servers) is in place on any leaf.
-        ok = next(((sw, p, w) for sw, p, w in rows if (mapping.get(sw) == leaf and p == port) or (
+        # One placed by its HCAs' names (a leaf of several HCAs per server) is in place on any port.
+        ok = next(((sw, p, w) for sw, p, w in rows if (mapping.get(sw) == leaf and (
+            p == port or nic in placement.any_port)) or (
             nic in placement.by_leaf and g.nodes.get(mapping.get(sw, ""), {}).get("role") == "leaf")), None)
         if ok is None:
             misplaced[nic] = ok = rows[0]
@@ -278,13 +280,16 @@ def _host_links(report: AuditReport, fabric: AsBuilt, roles: dict[str, str], g: 
         if h1 in paired:
             continue
         on1 = mapping.get(sw1)
-        n2 = at_port.get((on1, p1)) if on1 is not None else None
-        h2 = node_hca.get(n2) if n2 else None
+        if h1 in placement.any_port:
+            h2 = _leaf_partner(h1, on1, misplaced, paired, mapping, designed_at, g)
+        else:
+            n2 = at_port.get((on1, p1)) if on1 is not None else None
+            h2 = node_hca.get(n2) if n2 else None
         if h2 is None or h2 in paired or h2 not in misplaced:
             continue
         sw2, p2, _ = misplaced[h2]
         leaf1, port1, _ = designed_at[mapping[h1]]
-        if (mapping.get(sw2), p2) != (leaf1, port1):
+        if (mapping.get(sw2), p2 if h1 not in placement.any_port else port1) != (leaf1, port1):
             continue
         paired |= {h1, h2}
         d1, d2 = devs[h1], devs[h2]
@@ -318,6 +323,7 @@ def _host_links(report: AuditReport, fabric: AsBuilt, roles: dict[str, str], g: 
     absent: list[str] = []
     host_of = {mapping[n].split(".nic-")[0]: devs[n] for n in node_hca.values() if devs[n].host}
     present = set(mapping.values())
+    in_use: dict[str, set[int]] = {}      # leaf -> its ports holding a cable, read when first asked
     for nic in sorted(designed_at, key=natural_key):
         if nic in node_hca:
             continue
@@ -329,6 +335,10 @@ def _host_links(report: AuditReport, fabric: AsBuilt, roles: dict[str, str], g: 
             leaf, port, gbps = designed_at[nic]
             other = host_of.get(server)
             name = _port_name(other, g.nodes[nic]["port"], placement) if other is not None else nic
+            if other is not None and other.id in placement.any_port:
+                # Its server's HCAs follow the site's port order, not the design's: name a leaf
+                # port free in the capture, not one another HCA holds.
+                port = _free_port(fabric, mapping, leaf, port, in_use)
             report.missing_links.append({"a": {"device": name, "port": 1, **_place(g, nic)},
                                          "b": {"device": _built_name(mapping, devs, leaf), "port": port,
                                                **_place(g, leaf)},
@@ -336,6 +346,22 @@ def _host_links(report: AuditReport, fabric: AsBuilt, roles: dict[str, str], g: 
         else:
             absent.append(nic)
     return down, absent, moves
+
+
+def _free_port(fabric: AsBuilt, mapping: dict[str, str], leaf: str, port: int, in_use: dict[str, set[int]]) -> int:
+    """The design's leaf port when no cable holds it in the capture, else the lowest free one
+    (taken, so two ports down are given two ports)."""
+    built = next((d for d, n in mapping.items() if n == leaf), None)
+    if built is None:
+        return port
+    if built not in in_use:
+        in_use[built] = {p for w in fabric.links for d, p in ((w.a, w.pa), (w.b, w.pb)) if d == built}
+    used = in_use[built]
+    size = fabric.devices[built].ports
+    if port in used:
+        port = next((p for p in range(1, size + 1) if p not in used), port)
+    used.add(port)
+    return port
 
 
 def _port_name(other: Device, rank: int, placement: Placement) -> str:
@@ -474,6 +500,19 @@ def _own_uplink_rule(designed: Counter[tuple[str, str]], built: dict[tuple[str, 
             notes.append(f"{name_of.get(leaf, leaf)}: {k} link(s) to each of {len(up[leaf])} spines, "
                          f"{hosts_on[leaf]} host(s)")
     return own, notes
+
+
+def _leaf_partner(h1: str, on1: str | None, misplaced: dict[str, tuple[str, int, Link]], paired: set[str],
+                  mapping: dict[str, str], designed_at: dict[str, tuple[str, int, int]], g: DesignView) -> str | None:
+    """The HCA on the other end of a cross between two leaves whose ports carry no rule: one
+    designed on the leaf h1 is on and on h1's designed leaf, the same NIC of its server first."""
+    if on1 is None:
+        return None
+    leaf1 = designed_at[mapping[h1]][0]
+    rank1 = g.nodes[mapping[h1]]["port"]
+    found = [(g.nodes[mapping[h]]["port"] != rank1, h) for h, (sw, _, _) in sorted(misplaced.items())
+             if h != h1 and h not in paired and designed_at[mapping[h]][0] == on1 and mapping.get(sw) == leaf1]
+    return min(found)[1] if found else None
 
 
 def _reason(g: DesignView, leaf: str, port: int, built_leaf: str | None, built_port: int) -> str:

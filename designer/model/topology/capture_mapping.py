@@ -9,7 +9,9 @@ so devices are placed by where they are cabled, the way the design's wiring rule
   HCA-5), ranked among the indices the compute hosts use;
 - groups pair with the design's groups in order (host names, then leaf names), and within a
   group leaves pair by rail;
-- a host is the design server whose NIC positions (leaf, port) most of its HCAs occupy;
+- a host is the design server whose NIC positions (leaf, port) most of its HCAs occupy; where a
+  design leaf holds several HCAs of each server, a free server of the leaf most of its HCAs are
+  on, whatever ports they use (the design's port order is no rule a site follows);
 - a named HCA is its server's NIC of the same rank; a default-named HCA is the NIC designed at
   the leaf port it is plugged into, when that NIC is not already someone else's;
 - spines and cores pair with the design switches whose lower neighbours they share most, then
@@ -21,6 +23,7 @@ so devices are placed by where they are cabled, the way the design's wiring rule
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from collections import Counter, defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -50,6 +53,10 @@ class Placement:
     # cannot know the site's port plan (hosts on ports 1-16 and the even ports above), so a host
     # on its leaf is where the design wants it whatever the port.
     by_leaf: set[str] = field(default_factory=set)
+    # HCAs in place on any port of the leaf they are on, when it is their designed leaf: a leaf
+    # holding several HCAs of each server (a leaf-spine of two-HCA servers) numbers its ports
+    # as the site plans, so a server is placed by its HCAs' names, not by their ports.
+    any_port: set[str] = field(default_factory=set)
 
 
 def name_stem(host: str) -> str:
@@ -105,8 +112,11 @@ def _leaf_ends(fabric: AsBuilt, roles: dict[str, str]) -> dict[str, list[tuple[i
     return out
 
 
-def _union_groups(items: Iterable[str], shares: dict[tuple[str, str], int]) -> list[list[str]]:
-    """Connected components of the leaves linked by strong host sharing."""
+def _union_groups(items: Iterable[str], shares: dict[tuple[str, str], int],
+                  hosts: dict[str, int] | None = None) -> list[list[str]]:
+    """Connected components of the leaves linked by strong host sharing. With the hosts on each
+    leaf, two leaves must also share more than half the hosts of the smaller: servers of two HCAs
+    on one leaf, two of them crossed between two leaves, share two hosts and are no group."""
     parent = {i: i for i in items}
 
     def find(x: str) -> str:
@@ -121,7 +131,8 @@ def _union_groups(items: Iterable[str], shares: dict[tuple[str, str], int]) -> l
         best[b] = max(best[b], n)
     for (a, b), n in shares.items():
         # A miswired cable shares one host between two groups; a group shares nearly all.
-        if 2 * n >= best[a] and 2 * n >= best[b] and (n >= 2 or best[a] == best[b] == 1):
+        if 2 * n >= best[a] and 2 * n >= best[b] and (n >= 2 or best[a] == best[b] == 1) and (
+                hosts is None or 2 * n > min(hosts.get(a, 0), hosts.get(b, 0))):
             parent[find(a)] = find(b)
     out: dict[str, list[str]] = defaultdict(list)
     for i in parent:
@@ -185,7 +196,7 @@ def place(fabric: AsBuilt, roles: dict[str, str], design: Any) -> Placement:
         d_hosts_on[leaf].add(str(g.nodes[nic]["server"]))
         d_rails[leaf][g.nodes[nic]["port"]] += 1
     d_leaves = g.by_role("leaf")
-    d_groups = _union_groups(d_leaves, _shares(d_hosts_on))
+    d_groups = _union_groups(d_leaves, _shares(d_hosts_on), {leaf: len(d_hosts_on[leaf]) for leaf in d_leaves})
     server_min = {leaf: min((int(s) for s in d_hosts_on[leaf]), default=1 << 30) for leaf in d_leaves}
     d_groups.sort(key=lambda grp: (min(g.nodes[x]["plane"] for x in grp), min(server_min[x] for x in grp),
                                    min(g.nodes[x]["index"] for x in grp)))
@@ -217,11 +228,16 @@ def place(fabric: AsBuilt, roles: dict[str, str], design: Any) -> Placement:
         _pair_leaves_by_hosts(mapping, ends, devs, d_hosts_on, same_name)
 
     # --- servers: by the positions their HCAs occupy ---------------------------------------
+    bundled = _bundled_leaves(g)
     votes: dict[str, Counter[int]] = defaultdict(Counter)
+    on_leaf: dict[str, Counter[str]] = defaultdict(Counter)     # host -> design leaf -> its HCAs there
     for leaf, rows in ends.items():
         d_leaf = mapping.get(leaf)
         for port, nic in rows:
             host = devs[nic].host
+            if host and host not in mgmt_hosts and d_leaf in bundled:
+                on_leaf[host][d_leaf] += 1
+                continue
             target = at_port.get((d_leaf, port)) if d_leaf else None
             if host and host not in mgmt_hosts and target:
                 votes[host][g.nodes[target]["server"]] += 1
@@ -234,19 +250,29 @@ def place(fabric: AsBuilt, roles: dict[str, str], design: Any) -> Placement:
             taken.add(server)
     if by_leaf:
         _place_by_leaf(out, ends, devs, mgmt_hosts, g, at_port, taken)
+    if on_leaf:
+        _place_by_hcas(out, on_leaf, g, ends, devs, bundled, taken)
     for d in compute:
         chosen = out.server_of_host.get(d.host) if d.host else None
         nid = nic_of.get((chosen, out.rank[d.hca])) if chosen is not None and d.hca in out.rank else None
         if nid is not None:
             mapping[d.id] = nid
-    # Default-named HCAs: the NIC designed at their leaf port, unless a named HCA holds it.
+    # Default-named HCAs: the NIC designed at their leaf port, unless a named HCA holds it; on a
+    # leaf of several HCAs per server, else a free NIC of that leaf (a server there first).
     held = set(mapping.values())
+    nics_on: dict[str, list[tuple[int, str]]] = defaultdict(list)   # bundled design leaf -> [(port, NIC)]
+    for nid, d_leaf, port, _ in g.host_links if bundled else ():
+        if d_leaf in bundled:
+            nics_on[d_leaf].append((port, nid))
     for leaf, rows in sorted(ends.items()):
         for port, nic in sorted(rows):
             d = devs[nic]
             if d.host or nic in mapping:
                 continue
             target = at_port.get((mapping[leaf], port)) if leaf in mapping else None
+            if (target is None or target in held) and mapping.get(leaf) in bundled:
+                target = _free_nic(g, nics_on[mapping[leaf]], held, set(out.server_of_host.values()))
+                out.any_port.add(nic)
             if target is not None and target not in held:
                 mapping[nic] = target
                 held.add(target)
@@ -255,6 +281,86 @@ def place(fabric: AsBuilt, roles: dict[str, str], design: Any) -> Placement:
                 out.unplaced.append((nic, leaf, port))
     _place_upper(fabric, roles, g, mapping, same_name)
     return out
+
+
+def _bundled_leaves(g: DesignView) -> set[str]:
+    """Design leaves holding two or more NICs of one server."""
+    seen = Counter((leaf, g.nodes[nic]["server"]) for nic, leaf, _, _ in g.host_links)
+    return {leaf for (leaf, _), n in seen.items() if n > 1}
+
+
+def _place_by_hcas(out: Placement, on_leaf: dict[str, Counter[str]], g: DesignView,
+                   ends: dict[str, list[tuple[int, str]]], devs: dict[str, Device], bundled: set[str],
+                   taken: set[int]) -> None:
+    """Servers whose HCAs share a design leaf: a host takes a free design server of the leaf most
+    of its HCAs are on (its lowest-numbered HCA's leaf breaks a tie), whatever ports they use;
+    its HCAs then pair with the server's NICs by name. Hosts whose leaf is full take the servers
+    left anywhere, in place on any leaf: the design spreads its servers evenly over its leaves
+    (7, 7, 6), a site fills them its own way (6, 7, 7)."""
+    on_design_leaf: dict[str, set[int]] = defaultdict(set)
+    for nic, leaf, _, _ in g.host_links:
+        if leaf in bundled:
+            on_design_leaf[leaf].add(g.nodes[nic]["server"])
+    servers_on = {leaf: sorted(servers) for leaf, servers in on_design_leaf.items()}
+    first: dict[tuple[str, str], int] = {}        # (host, design leaf) -> lowest HCA rank there
+    for leaf, rows in ends.items():
+        d_leaf = out.mapping.get(leaf)
+        for _, nic in rows:
+            d = devs[nic]
+            if d.host in on_leaf and d_leaf in bundled:
+                key = (d.host, d_leaf)
+                first[key] = min(first.get(key, 1 << 30), out.rank.get(d.hca, 1 << 30))
+    # A host split evenly between two leaves (one of its two HCAs crossed with another server's)
+    # says nothing of its leaf by itself: a site numbers the hosts of a leaf together, so the
+    # leaf of the hosts named next to it decides, and then its lowest-numbered HCA's leaf.
+    home = {h: c.most_common(1)[0][0] for h, c in on_leaf.items() if list(c.values()).count(max(c.values())) == 1}
+    decided = sorted(home, key=natural_key)
+    keys = [natural_key(h) for h in decided]
+
+    def doubt(host: str, leaf: str) -> int:
+        if host in home:
+            return 0 if home[host] == leaf else 2
+        i = bisect_left(keys, natural_key(host))
+        near = {home[decided[j]] for j in (i - 1, i) if 0 <= j < len(decided)}
+        return 0 if near == {leaf} else 1 if leaf in near else 2
+
+    ballots = sorted(((n, doubt(host, leaf), first[(host, leaf)], host, leaf) for host, c in on_leaf.items()
+                      for leaf, n in c.items()),
+                     key=lambda t: (-t[0], t[1], t[2], natural_key(t[3]), natural_key(t[4])))
+    room = {leaf: sum(1 for s in servers if s not in taken) for leaf, servers in servers_on.items()}
+    leaf_of: dict[str, str] = {}
+    for _, _, _, host, leaf in ballots:
+        if host not in out.server_of_host and host not in leaf_of and room[leaf]:
+            leaf_of[host] = leaf
+            room[leaf] -= 1
+    # Within a leaf, hosts take its servers in name order (a site numbers its hosts as it cables).
+    hosts_of: dict[str, list[str]] = defaultdict(list)
+    for host, leaf in leaf_of.items():
+        hosts_of[leaf].append(host)
+    for leaf, hosts in hosts_of.items():
+        free = [s for s in servers_on[leaf] if s not in taken]
+        for host, server in zip(sorted(hosts, key=natural_key), free, strict=False):
+            out.server_of_host[host] = server
+            taken.add(server)
+    left = [s for leaf in sorted(servers_on, key=natural_key) for s in servers_on[leaf] if s not in taken]
+    spread = set()
+    for host in sorted((h for h in on_leaf if h not in out.server_of_host), key=natural_key):
+        if not left:
+            break
+        out.server_of_host[host] = server = left.pop(0)
+        taken.add(server)
+        spread.add(host)
+    for leaf, rows in ends.items():
+        if out.mapping.get(leaf) in bundled:
+            for _, nic in rows:
+                if devs[nic].host in on_leaf:
+                    (out.by_leaf if devs[nic].host in spread else out.any_port).add(nic)
+
+
+def _free_nic(g: DesignView, nics: list[tuple[int, str]], held: set[str], present: set[int]) -> str | None:
+    """Of a leaf's (port, NIC), one no HCA holds: of a server that is there first, then by port."""
+    free = [(g.nodes[nic]["server"] not in present, port, nic) for port, nic in nics if nic not in held]
+    return min(free)[2] if free else None
 
 
 def _pair_leaves_by_hosts(mapping: dict[str, str], ends: dict[str, list[tuple[int, str]]], devs: dict[str, Device],
@@ -441,7 +547,7 @@ def _group_view(fabric: AsBuilt, roles: dict[str, str]) -> GroupView:
         if ranks:
             rail_of[leaf] = ranks.most_common(1)[0][0]
     shares = _shares(hosts_on)
-    groups = _union_groups(leaves, shares)
+    groups = _union_groups(leaves, shares, {leaf: len(hosts_on[leaf]) for leaf in leaves})
     numbers = _group_number({leaf: devs[leaf].name for leaf in leaves}, groups)
     if numbers:
         # Leaves whose hosts have no names join the group their name numbers.
@@ -458,9 +564,10 @@ def _group_view(fabric: AsBuilt, roles: dict[str, str]) -> GroupView:
     _join_short_groups(groups, shares)
 
     def group_key(grp: list[str]) -> tuple[Any, ...]:
+        # By its middle host: a cable crossed in from another group's host moves its first.
         hosts = sorted({h for leaf in grp for h in hosts_on[leaf]}, key=natural_key)
         num = min((numbers[x] for x in grp if x in numbers), default=1 << 30) if numbers else 0
-        return (num, 0 if hosts else 1, natural_key(hosts[0]) if hosts else [],
+        return (num, 0 if hosts else 1, natural_key(hosts[len(hosts) // 2]) if hosts else [],
                 min(natural_key(devs[x].name) for x in grp))
 
     groups.sort(key=group_key)
