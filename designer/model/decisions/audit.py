@@ -495,6 +495,11 @@ def _own_uplink_rule(designed: Counter[tuple[str, str]], built: dict[tuple[str, 
         if len(counts) != 1 or not total or (total < want[leaf] and hosts_on[leaf] > worst * total):
             continue
         k = next(iter(counts))
+        # Fewer uplinks than designed on a leaf of hosts is read as the site's rule only where the
+        # evenness is evidence: one cable gone from each of two spines is as likely lost as meant,
+        # an even spread over three or more spines (X5's 6-host leaf, 1 to each of 4) is not.
+        if total < want[leaf] and hosts_on[leaf] and len(up[leaf]) < 3:
+            continue
         if set(up[leaf]) >= spines or k != per_pair or not hosts_on[leaf]:
             own.append(leaf)
             notes.append(f"{name_of.get(leaf, leaf)}: {k} link(s) to each of {len(up[leaf])} spines, "
