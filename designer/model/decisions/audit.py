@@ -251,8 +251,13 @@ def _host_links(report: AuditReport, fabric: AsBuilt, roles: dict[str, str], g: 
             continue
         leaf, port, gbps = designed_at[node]
         # An HCA placed by its leaf (an inferred design of one-HCA servers) is in place on any leaf.
-        ok = next(((sw, p, w) for sw, p, w in rows if (mapping.get(sw) == leaf and p == port) or (
-            nic in placement.by_leaf and g.nodes.get(mapping.get(sw, ""), {}).get("role") == "leaf")), None)
+        # Nearly every HCA has one cable, on its designed port: that is checked first.
+        first = rows[0]
+        if mapping.get(first[0]) == leaf and first[1] == port:
+            ok: tuple[str, int, Link] | None = first
+        else:
+            ok = next(((sw, p, w) for sw, p, w in rows if (mapping.get(sw) == leaf and p == port) or (
+                nic in placement.by_leaf and g.nodes.get(mapping.get(sw, ""), {}).get("role") == "leaf")), None)
         if ok is None:
             misplaced[nic] = ok = rows[0]
         sw, p, w = ok
@@ -356,13 +361,14 @@ def _switch_links(report: AuditReport, roles: dict[str, str], g: DesignView, map
     rate: dict[tuple[str, str], int] = {p: gbps for p, (_, gbps, _) in g.pairs.items()}
     present = set(mapping.values())
     built: dict[tuple[str, str], list[Link]] = defaultdict(list)
+    level = {node: g.nodes[node]["level"] for node in present if node in g.nodes}
     for w in wires:
         a, b = mapping.get(w.a), mapping.get(w.b)
         if a is None or b is None:
             why = "a switch that is not in the design"
             report.extra_links.append({"a": end(w.a, w.pa), "b": end(w.b, w.pb), "as_built": w.label, "reason": why})
             continue
-        lo, hi = (a, b) if g.nodes[a]["level"] <= g.nodes[b]["level"] else (b, a)
+        lo, hi = (a, b) if level[a] <= level[b] else (b, a)
         built[(lo, hi)].append(w)
     absent_links: Counter[str] = Counter()
     missing: Counter[tuple[str, str]] = Counter()
