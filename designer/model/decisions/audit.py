@@ -257,10 +257,15 @@ def _host_links(report: AuditReport, fabric: AsBuilt, roles: dict[str, str], g: 
             continue
         leaf, port, gbps = designed_at[node]
         # An HCA placed by its leaf (an inferred design of one-HCA servers) is in place on any leaf.
-        # One placed by its HCAs' names (a leaf of several HCAs per server) is in place on any port.
-        ok = next(((sw, p, w) for sw, p, w in rows if (mapping.get(sw) == leaf and (
-            p == port or nic in placement.any_port)) or (
-            nic in placement.by_leaf and g.nodes.get(mapping.get(sw, ""), {}).get("role") == "leaf")), None)
+        # Nearly every HCA has one cable, on its designed port: that is checked first. One placed
+        # by its HCAs' names (a leaf of several HCAs per server) is in place on any port.
+        first = rows[0]
+        if mapping.get(first[0]) == leaf and first[1] == port:
+            ok: tuple[str, int, Link] | None = first
+        else:
+            ok = next(((sw, p, w) for sw, p, w in rows if (mapping.get(sw) == leaf and (
+                p == port or nic in placement.any_port)) or (
+                nic in placement.by_leaf and g.nodes.get(mapping.get(sw, ""), {}).get("role") == "leaf")), None)
         if ok is None:
             misplaced[nic] = ok = rows[0]
         sw, p, w = ok
@@ -324,9 +329,8 @@ def _host_links(report: AuditReport, fabric: AsBuilt, roles: dict[str, str], g: 
     host_of = {mapping[n].split(".nic-")[0]: devs[n] for n in node_hca.values() if devs[n].host}
     present = set(mapping.values())
     in_use: dict[str, set[int]] = {}      # leaf -> its ports holding a cable, read when first asked
-    for nic in sorted(designed_at, key=natural_key):
-        if nic in node_hca:
-            continue
+    # Only the designed NICs without an HCA are sorted: at 131K GPUs nearly all have one.
+    for nic in sorted((n for n in designed_at if n not in node_hca), key=natural_key):
         server = nic.split(".nic-")[0]
         if designed_at[nic][0] not in present:
             continue                # counted with its absent leaf: nothing is seen behind it
@@ -392,13 +396,14 @@ def _switch_links(report: AuditReport, roles: dict[str, str], g: DesignView, map
     rate: dict[tuple[str, str], int] = {p: gbps for p, (_, gbps, _) in g.pairs.items()}
     present = set(mapping.values())
     built: dict[tuple[str, str], list[Link]] = defaultdict(list)
+    level = {node: g.nodes[node]["level"] for node in present if node in g.nodes}
     for w in wires:
         a, b = mapping.get(w.a), mapping.get(w.b)
         if a is None or b is None:
             why = "a switch that is not in the design"
             report.extra_links.append({"a": end(w.a, w.pa), "b": end(w.b, w.pb), "as_built": w.label, "reason": why})
             continue
-        lo, hi = (a, b) if g.nodes[a]["level"] <= g.nodes[b]["level"] else (b, a)
+        lo, hi = (a, b) if level[a] <= level[b] else (b, a)
         built[(lo, hi)].append(w)
     own, notes = _own_uplink_rule(designed, built, g, hosts_on or Counter(), present, name_of) \
         if own_rule is not None else ([], [])

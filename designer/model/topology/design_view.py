@@ -84,15 +84,17 @@ def view_from_plan(derived: Any) -> DesignView:
         for i in range(cores):
             nodes[f"{pre}core-{i + 1}"] = {"role": "core", "level": 3, "plane": plane, "pod": -1, "index": i,
                                            "rail": -1, "model": r.core_switch.id}
+        # Names made once per leaf and per NIC port, not per NIC: 131,072 NICs at 131K GPUs.
+        leaf_names = [f"{pre}leaf-{i + 1}" for i in range(plan.leaves)]
+        nic_suffix = [nic_id(0, plane * e + rail).removeprefix("srv-1") for rail in range(e)]
+        host_links, link_gbps, su_size = view.host_links, r.link_gbps, plan.rail_su_size
         for idx, (leaf, port) in enumerate(leaf_assignment(plan, e)):
             server, rail = divmod(idx, e)
-            global_port = plane * e + rail
-            nic = nic_id(server, global_port)
-            pod = (server // plan.rail_su_size if plan.rail_su_size else
-                   (leaf // leaves_per_pod if plan.tiers == 3 else 0))
+            nic = f"srv-{server + 1}{nic_suffix[rail]}"
+            pod = (server // su_size if su_size else (leaf // leaves_per_pod if plan.tiers == 3 else 0))
             nodes[nic] = {"role": "nic", "level": 0, "plane": plane, "pod": pod, "index": idx, "rail": rail,
-                          "server": server, "port": global_port}
-            view.host_links.append((nic, f"{pre}leaf-{leaf + 1}", port, r.link_gbps))
+                          "server": server, "port": plane * e + rail}
+            host_links.append((nic, leaf_names[leaf], port, link_gbps))
     f = SwitchPairs(plan, r)
     keys, counts = f.template_pairs()
     names: dict[int, str] = {}
