@@ -17,6 +17,32 @@ if os.environ.get("CI"):
     settings.load_profile("ci")
 
 
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(config, items):
+    """Under `--dist loadgroup`, name each test's `xdist_group` in its node id, so that the
+    group's tests run on one worker and share their module fixtures (a wheel, a campaign).
+
+    pytest-xdist does this by setting `item._nodeid`, which pytest 9 no longer reads (the id is
+    `item._id`); without this, every group is split across the workers and each worker builds
+    the group's fixtures again. An id that already carries the suffix is left alone."""
+    if not config.getvalue("loadgroup"):
+        return
+    for item in items:
+        groups = sorted({str(mark.args[0] if mark.args else mark.kwargs.get("name", "default"))
+                         for mark in item.iter_markers("xdist_group")})
+        if not groups:
+            continue
+        suffix = "@" + "_".join(groups)
+        if item.nodeid.endswith(suffix):
+            continue
+        if hasattr(item, "_id"):
+            from _pytest.nodeid import NodeId
+
+            item._id = NodeId.parse(item.nodeid + suffix)
+        else:
+            item._nodeid = item.nodeid + suffix
+
+
 @pytest.fixture(autouse=True)
 def _isolated_user_dirs(tmp_path, monkeypatch):
     """Point the user config and data directories at a per-test folder."""
