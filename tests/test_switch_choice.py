@@ -43,7 +43,8 @@ def _cost(d):
     return bom.total_cost
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+# Each example sizes and prices the request once per switch of the technology: few examples.
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(requests)
 def test_no_switch_of_the_technology_builds_the_request_for_less(req):
     kw = dict(nodes=req["nodes"], server=req["server"], technology="roce-400g",
@@ -73,7 +74,7 @@ def test_no_switch_of_the_technology_builds_the_request_for_less(req):
             assert chosen.metrics.switches_total <= other.metrics.switches_total
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(requests)
 def test_the_chosen_fabric_has_no_spine_to_spare(req):
     try:
