@@ -25,7 +25,7 @@ def pytest_collection_modifyitems(config, items):
     pytest-xdist does this by setting `item._nodeid`, which pytest 9 no longer reads (the id is
     `item._id`); without this, every group is split across the workers and each worker builds
     the group's fixtures again. An id that already carries the suffix is left alone."""
-    if not config.getvalue("loadgroup"):
+    if not getattr(config.option, "loadgroup", False):   # set on the workers of --dist loadgroup only
         return
     for item in items:
         groups = sorted({str(mark.args[0] if mark.args else mark.kwargs.get("name", "default"))
