@@ -75,7 +75,9 @@ def _nothing_left_running():
 
     assert not running_services(), "a ComputeService still runs its thread or timer"
     app = QApplication.instance()
-    if app is not None:
+    # A worker whose first Qt user was a command that renders without widgets (`render`) holds a
+    # QGuiApplication: it has no windows to check, and no topLevelWidgets().
+    if isinstance(app, QApplication):
         from designer.ui.shell.main_window import MainWindow
 
         for widget in app.topLevelWidgets():
