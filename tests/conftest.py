@@ -43,6 +43,21 @@ def pytest_collection_modifyitems(config, items):
             item._nodeid = item.nodeid + suffix
 
 
+_APPLICATION = []
+
+
+@pytest.fixture(autouse=True)
+def _one_qapplication_first():
+    """The test process's one Qt application is a QApplication, made before any test runs.
+    A command run inside a test that draws without a window (`render`, the diagram exports)
+    makes a QGuiApplication when none exists, and every widget test after it on the same worker
+    would then abort the process."""
+    if not _APPLICATION:
+        from PySide6.QtWidgets import QApplication
+
+        _APPLICATION.append(QApplication.instance() or QApplication(["pytest-qt-qapp"]))
+
+
 @pytest.fixture(autouse=True)
 def _isolated_user_dirs(tmp_path, monkeypatch):
     """Point the user config and data directories at a per-test folder."""
