@@ -7,6 +7,11 @@ EXAMPLE ?= examples/dgx-h100-superpod-1su.json
 
 .PHONY: run test test-slow lint docs bench package clean
 
+# Python keeps the bytecode it compiles (in the git-ignored __pycache__ folders), even where the
+# environment says not to: the tests start hundreds of Python processes (the command line, the
+# guide's screenshots, pytest's workers), and each would compile designer/ and the tests again.
+unexport PYTHONDONTWRITEBYTECODE
+
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip

@@ -17,6 +17,47 @@ if os.environ.get("CI"):
     settings.load_profile("ci")
 
 
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(config, items):
+    """Under `--dist loadgroup`, name each test's `xdist_group` in its node id, so that the
+    group's tests run on one worker and share their module fixtures (a wheel, a campaign).
+
+    pytest-xdist does this by setting `item._nodeid`, which pytest 9 no longer reads (the id is
+    `item._id`); without this, every group is split across the workers and each worker builds
+    the group's fixtures again. An id that already carries the suffix is left alone."""
+    if not getattr(config.option, "loadgroup", False):   # set on the workers of --dist loadgroup only
+        return
+    for item in items:
+        groups = sorted({str(mark.args[0] if mark.args else mark.kwargs.get("name", "default"))
+                         for mark in item.iter_markers("xdist_group")})
+        if not groups:
+            continue
+        suffix = "@" + "_".join(groups)
+        if item.nodeid.endswith(suffix):
+            continue
+        if hasattr(item, "_id"):
+            from _pytest.nodeid import NodeId
+
+            item._id = NodeId.parse(item.nodeid + suffix)
+        else:
+            item._nodeid = item.nodeid + suffix
+
+
+_APPLICATION = []
+
+
+@pytest.fixture(autouse=True)
+def _one_qapplication_first():
+    """The test process's one Qt application is a QApplication, made before any test runs.
+    A command run inside a test that draws without a window (`render`, the diagram exports)
+    makes a QGuiApplication when none exists, and every widget test after it on the same worker
+    would then abort the process."""
+    if not _APPLICATION:
+        from PySide6.QtWidgets import QApplication
+
+        _APPLICATION.append(QApplication.instance() or QApplication(["pytest-qt-qapp"]))
+
+
 @pytest.fixture(autouse=True)
 def _isolated_user_dirs(tmp_path, monkeypatch):
     """Point the user config and data directories at a per-test folder."""
@@ -49,7 +90,9 @@ def _nothing_left_running():
 
     assert not running_services(), "a ComputeService still runs its thread or timer"
     app = QApplication.instance()
-    if app is not None:
+    # A worker whose first Qt user was a command that renders without widgets (`render`) holds a
+    # QGuiApplication: it has no windows to check, and no topLevelWidgets().
+    if isinstance(app, QApplication):
         from designer.ui.shell.main_window import MainWindow
 
         for widget in app.topLevelWidgets():

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
+import subprocess
+
 from designer.catalog import default_catalog
 from designer.model.topology.derive import derive
 from designer.model.topology.presets import new_design
@@ -63,3 +67,21 @@ def assert_no_fewer_spines(plan, r, ratio: float) -> None:
             break
         for s in range(1, plan.spines):
             assert not (u % s == 0 and plan.leaves * u <= s * n_spine), (u, s, plan)
+
+
+def cli_run(*args: str) -> subprocess.CompletedProcess[str]:
+    """`fabric-designer ARGS` run in this process, its exit code and what it printed given as
+    `subprocess.run(..., capture_output=True, text=True)` gives them: the same `main()`, without
+    a Python start and the imports per call, and with the caches of earlier calls. Tests of what
+    only the started program shows (its start-up, signals, the terminal) start it themselves."""
+    from designer.cli.main import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            code = main(list(args))
+        except SystemExit as exc:   # argparse's refusals (exit 2) and --help (exit 0)
+            if isinstance(exc.code, str):
+                print(exc.code, file=err)
+            code = exc.code if isinstance(exc.code, int) else 0 if exc.code is None else 1
+    return subprocess.CompletedProcess(["fabric-designer", *args], code, out.getvalue(), err.getvalue())

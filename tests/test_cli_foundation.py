@@ -1,16 +1,15 @@
 """`fabric-designer new` and `metrics`: scriptable output and one-line refusals."""
 
 import json
-import subprocess
-import sys
 
 import pytest
 
 from designer.cli.main import main
+from tests.helpers import cli_run
 
 
 def run(*args):
-    return subprocess.run([sys.executable, "-m", "designer.cli.main", *args], capture_output=True, text=True)
+    return cli_run(*args)
 
 
 @pytest.mark.parametrize("args, says", [

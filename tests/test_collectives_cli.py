@@ -3,22 +3,20 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import pytest
 
 from designer.catalog import default_catalog
 from designer.io.project import save_design
 from designer.model.topology.presets import new_design
+from tests.helpers import cli_run
 
 CAT = default_catalog()
 KEYS = {"size_bytes", "time_us", "algbw_GBps", "busbw_GBps", "algorithm", "protocol", "bottleneck"}
 
 
 def run(*args):
-    return subprocess.run([sys.executable, "-m", "designer.cli.main", "collectives", *args],
-                          capture_output=True, text=True)
+    return cli_run("collectives", *args)
 
 
 @pytest.fixture(scope="module")

@@ -3,8 +3,6 @@
 import csv
 import dataclasses
 import json
-import subprocess
-import sys
 
 import pytest
 
@@ -15,7 +13,7 @@ from designer.model.decisions.comparison import HOURS_PER_YEAR, CompareSettings,
 from designer.model.decisions.counterpart import make_counterpart
 from designer.model.physical.bom import build_bom
 from designer.model.topology.derive import derive
-from tests.helpers import superpod
+from tests.helpers import cli_run, superpod
 
 CAT = default_catalog()
 
@@ -137,28 +135,25 @@ def test_compare_command(pair, tmp_path):
     for i, design in enumerate(pair):
         paths.append(tmp_path / f"d{i}.json")
         save_design(design, paths[-1])
-    run = subprocess.run([sys.executable, "-m", "designer.cli.main", "compare", *map(str, paths), "--json",
-                          "--csv", str(tmp_path / "c.csv")], capture_output=True, text=True)
+    run = cli_run("compare", *map(str, paths), "--json",
+                  "--csv", str(tmp_path / "c.csv"))
     assert run.returncode == 0, run.stderr
     data = json.loads(run.stdout)
     assert [d["technology"] for d in data["designs"]] == ["ib-ndr", "roce-400g"]
     assert data["recommendation"]["reasons"] and (tmp_path / "c.csv").exists()
-    one = subprocess.run([sys.executable, "-m", "designer.cli.main", "compare", str(paths[0])],
-                         capture_output=True, text=True)
+    one = cli_run("compare", str(paths[0]))
     assert one.returncode == 2 and len(one.stderr.strip().splitlines()) == 1
 
 
 def test_one_command_makes_the_counterpart_and_the_comparison():
-    run = subprocess.run([sys.executable, "-m", "designer.cli.main", "compare",
-                          "examples/dgx-h100-superpod-1su.json", "--counterpart", "roce-400g", "--json"],
-                         capture_output=True, text=True)
+    run = cli_run("compare",
+                  "examples/dgx-h100-superpod-1su.json", "--counterpart", "roce-400g", "--json")
     assert run.returncode == 0, run.stderr
     data = json.loads(run.stdout)
     assert [d["technology"] for d in data["designs"]] == ["ib-ndr", "roce-400g"]
     assert any("256 GPUs" in r for r in data["recommendation"]["reasons"])
-    too_many = subprocess.run([sys.executable, "-m", "designer.cli.main", "compare",
-                               "examples/dgx-h100-superpod-1su.json", "--counterpart", "roce-400g",
-                               "--counterpart", "roce-800g", "--counterpart", "ib-xdr", "--counterpart", "ib-ndr",
-                               "--counterpart", "roce-ecmp-400g"],
-                              capture_output=True, text=True)
+    too_many = cli_run("compare",
+                       "examples/dgx-h100-superpod-1su.json", "--counterpart", "roce-400g",
+                       "--counterpart", "roce-800g", "--counterpart", "ib-xdr", "--counterpart", "ib-ndr",
+                       "--counterpart", "roce-ecmp-400g")
     assert too_many.returncode == 2 and "2 to 5 designs" in too_many.stderr

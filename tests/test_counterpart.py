@@ -1,8 +1,6 @@
 """Counterpart designs keep the cluster and its targets while the fabric changes technology."""
 
 import dataclasses
-import subprocess
-import sys
 
 import pytest
 from hypothesis import given, settings
@@ -16,7 +14,7 @@ from designer.model.physical.prices import Price, PriceBook, default_prices
 from designer.model.topology.derive import derive
 from designer.model.topology.presets import new_design
 from designer.model.topology.sizing import SizingError
-from tests.helpers import superpod
+from tests.helpers import cli_run, superpod
 
 CAT = default_catalog()
 
@@ -92,14 +90,13 @@ def test_oversubscription_target_is_kept():
 
 def test_counterpart_command(tmp_path):
     out = tmp_path / "eth.json"
-    run = subprocess.run([sys.executable, "-m", "designer.cli.main", "counterpart",
-                          "examples/dgx-h100-superpod-1su.json", "--technology", "roce-400g", "-o", str(out)],
-                         capture_output=True, text=True)
+    run = cli_run("counterpart",
+                  "examples/dgx-h100-superpod-1su.json", "--technology", "roce-400g", "-o", str(out))
     assert run.returncode == 0, run.stderr
     assert load_design(out).fabric.technology == "roce-400g"
-    bad = subprocess.run([sys.executable, "-m", "designer.cli.main", "counterpart",
-                          "examples/dgx-h100-superpod-1su.json", "--technology", "token-ring", "-o",
-                          str(tmp_path / "x.json")], capture_output=True, text=True)
+    bad = cli_run("counterpart",
+                  "examples/dgx-h100-superpod-1su.json", "--technology", "token-ring", "-o",
+                  str(tmp_path / "x.json"))
     assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1
     assert not (tmp_path / "x.json").exists()
 

@@ -5,8 +5,6 @@ from __future__ import annotations
 import csv
 import json
 import os
-import subprocess
-import sys
 
 import pytest
 from hypothesis import given, settings
@@ -23,7 +21,7 @@ from designer.model.physical.bom import CATEGORIES, build_bom
 from designer.model.physical.media import physical_layer
 from designer.model.topology.derive import derive
 from designer.model.topology.presets import new_design
-from tests.helpers import superpod
+from tests.helpers import cli_run, superpod
 
 CAT = default_catalog()
 
@@ -145,7 +143,7 @@ def test_cabling_plan_copper_rows_name_the_cable(tmp_path):
 # ---------------------------------------------------------------- the command
 
 def run_cli(*args):
-    return subprocess.run([sys.executable, "-m", "designer.cli.main", *args], capture_output=True, text=True)
+    return cli_run(*args)
 
 
 def test_bom_command_writes_both_files_and_json_reconciles(tmp_path, capsys):

@@ -9,8 +9,6 @@ the flow placement gives.
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from dataclasses import replace
 from functools import cache
 
@@ -25,6 +23,7 @@ from designer.model.performance.collectives import context_for
 from designer.model.performance.training import estimate_step
 from designer.model.topology.derive import derive
 from designer.model.topology.presets import new_design
+from tests.helpers import cli_run
 
 CAT = default_catalog()
 
@@ -87,9 +86,9 @@ def test_static_ecmp_is_slower_than_spectrum_x_by_what_the_flow_placement_says(g
 def test_compare_says_which_fleet_it_assumed_in_text_and_json(tmp_path):
     path = tmp_path / "h.json"
     save_design(rail(4096), path)
-    cmd = [sys.executable, "-m", "designer.cli.main", "compare", str(path), "--counterpart", "roce-400g",
+    cmd = ["compare", str(path), "--counterpart", "roce-400g",
            "--counterpart", "roce-ecmp-400g", "--placement", "scattered", "--background-load", "0.3"]
-    run = subprocess.run([*cmd, "--json"], capture_output=True, text=True)
+    run = cli_run(*cmd, "--json")
     assert run.returncode == 0, run.stderr
     doc = json.loads(run.stdout)
     assumed = doc["assumptions"]["fleet"]
@@ -98,7 +97,7 @@ def test_compare_says_which_fleet_it_assumed_in_text_and_json(tmp_path):
     assert steps[2] > steps[1] * 1.02          # static ECMP slower than Spectrum-X
     flips = {f["assumption"]: f for f in doc["recommendation"]["flips"]}
     assert flips["placement"]["current"] == "scattered" and flips["background_load"]["current"] == 0.3
-    text = subprocess.run(cmd, capture_output=True, text=True)
+    text = cli_run(*cmd)
     assert text.returncode == 0, text.stderr
     assert "Assumed fleet: ranks scattered" in text.stdout and "30% of every uplink" in text.stdout
     assert "rank placement: now scattered" in text.stdout
@@ -140,14 +139,11 @@ def test_static_routing_twin_takes_an_outside_load_balance_figure():
 
 
 def test_compare_counterpart_ib_static_in_the_cli_and_its_refusal_on_ethernet():
-    base = [sys.executable, "-m", "designer.cli.main", "compare"]
-    run = subprocess.run([*base, "examples/dgx-h100-superpod-1su.json", "--counterpart", "ib-static", "--json"],
-                         capture_output=True, text=True)
+    run = cli_run("compare", "examples/dgx-h100-superpod-1su.json", "--counterpart", "ib-static", "--json")
     assert run.returncode == 0, run.stderr
     doc = json.loads(run.stdout)
     assert doc["designs"][1]["name"].endswith("static routing") and doc["designs"][1]["technology"] == "ib-ndr"
     assert doc["training_cost"][1]["load_balancing"] == "ecmp"
-    bad = subprocess.run([*base, "examples/roce-512-leaf-spine-sn5600.json", "--counterpart", "ib-static"],
-                         capture_output=True, text=True)
+    bad = cli_run("compare", "examples/roce-512-leaf-spine-sn5600.json", "--counterpart", "ib-static")
     assert bad.returncode == 1 and "InfiniBand" in bad.stderr
     assert len(bad.stderr.strip().splitlines()) == 1 and "Traceback" not in bad.stderr

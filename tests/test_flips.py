@@ -2,8 +2,6 @@
 
 import dataclasses
 import json
-import subprocess
-import sys
 
 import pytest
 
@@ -12,7 +10,7 @@ from designer.io.project import load_design
 from designer.model.decisions.comparison import HOURS_PER_YEAR, CompareSettings, compare, energy_cost_usd
 from designer.model.decisions.counterpart import make_counterpart
 from designer.model.decisions.flips import decide, price_flips, share_flip
-from tests.helpers import superpod
+from tests.helpers import cli_run, superpod
 
 CAT = default_catalog()
 KEYS = {"assumption", "current", "flips_at", "unit"}
@@ -69,8 +67,8 @@ def test_compare_json_lists_the_flips_with_price_and_share(su1, tmp_path):
     from designer.io.project import save_design
     path = tmp_path / "ib.json"
     save_design(su1[0], path)
-    out = subprocess.run([sys.executable, "-m", "designer.cli.main", "compare", str(path), "--counterpart",
-                          "roce-400g", "--json"], capture_output=True, text=True, timeout=300)
+    out = cli_run("compare", str(path), "--counterpart",
+                  "roce-400g", "--json")
     assert out.returncode == 0, out.stderr
     flips = json.loads(out.stdout)["recommendation"]["flips"]
     names = [f["assumption"] for f in flips]

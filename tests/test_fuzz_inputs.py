@@ -145,7 +145,9 @@ def catalog_files(draw) -> str:
     return text
 
 
-@FUZZ
+# Each example loads the whole catalog (built-in and the fuzzed user file): half the examples;
+# the corpus above and the hostile campaign's catalog cases read the same loader.
+@settings(FUZZ, max_examples=max(1, FUZZ.max_examples // 2))
 @given(catalog_files())
 def test_fuzz_the_user_catalog_loader(text):
     with tempfile.TemporaryDirectory() as folder:

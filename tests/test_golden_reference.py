@@ -1,8 +1,6 @@
 """Golden tests against public reference designs and textbook formulas."""
 
 import json
-import subprocess
-import sys
 
 import pytest
 
@@ -10,15 +8,14 @@ from designer.catalog import default_catalog
 from designer.model.topology import graph_metrics
 from designer.model.topology.derive import derive
 from designer.model.topology.presets import new_design
-from tests.helpers import derived, superpod
+from tests.helpers import cli_run, derived, superpod
 
 # DGX H100 SuperPOD compute fabric, 32 nodes per SU (REFERENCE.md, NVIDIA RA "network fabrics").
 SUPERPOD = [(1, 8, 4, 256), (2, 16, 8, 512), (4, 32, 16, 1024)]
 
 
 def _cli(*args):
-    return subprocess.run([sys.executable, "-m", "designer.cli.main", *args],
-                          capture_output=True, text=True)
+    return cli_run(*args)
 
 
 @pytest.mark.parametrize("sus,leaves,spines,links", SUPERPOD)

@@ -9,14 +9,13 @@ Switches are named as the vendor spells them, which the catalog accepts.
 """
 
 import json
-import subprocess
-import sys
 
 import pytest
 
 from designer.catalog import default_catalog
 from designer.model.topology.derive import derive
 from designer.model.topology.presets import new_design
+from tests.helpers import cli_run
 
 CAT = default_catalog()
 
@@ -90,12 +89,10 @@ def test_dgx_b200_table(sus, leaves, spines, cores):
 
 def test_dgx_h100_one_su_with_the_vendor_part_number(tmp_path):
     out = tmp_path / "h100.json"
-    made = subprocess.run([sys.executable, "-m", "designer.cli.main", "new", "--template", "rail-optimized",
-                           "--nodes", "32", "--server", "DGX-H100", "--switch", "MQM9700-NS2F", "-o", str(out)],
-                          capture_output=True, text=True)
+    made = cli_run("new", "--template", "rail-optimized",
+                   "--nodes", "32", "--server", "DGX-H100", "--switch", "MQM9700-NS2F", "-o", str(out))
     assert made.returncode == 0, made.stderr
-    shown = subprocess.run([sys.executable, "-m", "designer.cli.main", "metrics", str(out), "--json"],
-                           capture_output=True, text=True)
+    shown = cli_run("metrics", str(out), "--json")
     m = json.loads(shown.stdout)
     assert m["switches"]["by_tier"] == {"leaf": 8, "spine": 4, "core": 0}
     assert m["switches"]["by_model"] == {"qm9700": 12}
@@ -207,11 +204,10 @@ def test_gb200_nvl72_16_su_builds_as_spine_leaf_groups():
 
 def test_gb200_nvl72_su_of_144_trays_from_the_command_line(tmp_path):
     out = tmp_path / "gb200.json"
-    made = subprocess.run([sys.executable, "-m", "designer.cli.main", "new", "--template", "rail-optimized",
-                           "--gpus", "9216", "--server", "gb200-nvl72-tray", "--nodes-per-su", "144",
-                           "--switch", "QM9700", "-o", str(out)], capture_output=True, text=True)
+    made = cli_run("new", "--template", "rail-optimized",
+                   "--gpus", "9216", "--server", "gb200-nvl72-tray", "--nodes-per-su", "144",
+                   "--switch", "QM9700", "-o", str(out))
     assert made.returncode == 0, made.stderr
-    shown = subprocess.run([sys.executable, "-m", "designer.cli.main", "metrics", str(out), "--json"],
-                           capture_output=True, text=True)
+    shown = cli_run("metrics", str(out), "--json")
     m = json.loads(shown.stdout)
     assert m["switches"]["by_tier"]["leaf"] == 512 and m["switches"]["by_tier"]["spine"] == 384

@@ -1,8 +1,6 @@
 """What if it grows: phases, BOM deltas, reserved ports, recabling, and the `grow` command."""
 
 import json
-import subprocess
-import sys
 
 import pytest
 
@@ -10,6 +8,7 @@ from designer.catalog import default_catalog
 from designer.io.project import save_design
 from designer.model.decisions.growth import GrowthError, grow
 from designer.model.topology.presets import new_design
+from tests.helpers import cli_run
 
 
 def b200(sus):
@@ -17,7 +16,7 @@ def b200(sus):
 
 
 def run(*args):
-    return subprocess.run([sys.executable, "-m", "designer.cli.main", *args], capture_output=True, text=True)
+    return cli_run(*args)
 
 
 def test_b200_growth_path_matches_the_reference_table():

@@ -1,8 +1,6 @@
 """The design stores its target size and build-out phases: validation, files, the grow command."""
 
 import json
-import subprocess
-import sys
 from dataclasses import replace
 
 import pytest
@@ -15,7 +13,7 @@ from designer.model.intent.design import FabricDesign
 from designer.model.intent.growth_plan import MAX_PHASES, MAX_TARGET_GPUS, GrowthPlan
 from designer.model.intent.serde import DesignValidationError
 from designer.model.topology.presets import new_design
-from tests.helpers import superpod
+from tests.helpers import cli_run, superpod
 
 
 def b200(sus):
@@ -23,7 +21,7 @@ def b200(sus):
 
 
 def run(*args):
-    return subprocess.run([sys.executable, "-m", "designer.cli.main", *args], capture_output=True, text=True)
+    return cli_run(*args)
 
 
 plans = st.one_of(

@@ -19,6 +19,10 @@ import hostile_campaign as campaign  # noqa: E402  (after the skip: the module c
 SEED = 46
 CASES = 240
 
+# The campaign runs once, on one worker, for the three tests that read its outcomes
+# (pytest-xdist, --dist loadgroup).
+pytestmark = pytest.mark.xdist_group("hostile-campaign")
+
 
 @pytest.fixture(scope="module")
 def outcomes(tmp_path_factory):

@@ -4,8 +4,6 @@ micro-batch and pipeline schedule are the user's, and the bubble follows the sch
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from dataclasses import replace
 from functools import cache
 
@@ -21,6 +19,7 @@ from designer.model.performance import workload as W
 from designer.model.performance.training import estimate_step, pipeline_bubble_ms
 from designer.model.topology.derive import derive
 from designer.model.topology.presets import new_design
+from tests.helpers import cli_run
 
 CAT = default_catalog()
 EXAMPLE = "examples/dgx-h100-superpod-1su.json"
@@ -102,15 +101,14 @@ def test_global_batch_changes_the_bubble_and_the_cost_per_token():
 
 
 def test_the_cli_takes_the_batch_and_refuses_a_bad_one():
-    base = [sys.executable, "-m", "designer.cli.main", "collectives", EXAMPLE, "--workload", "dense-70b"]
-    run = subprocess.run([*base, "--global-batch", "2M", "--micro-batch", "2", "--pipeline-schedule",
-                          "interleaved", "--json"], capture_output=True, text=True)
+    base = ["collectives", EXAMPLE, "--workload", "dense-70b"]
+    run = cli_run(*base, "--global-batch", "2M", "--micro-batch", "2", "--pipeline-schedule", "interleaved", "--json")
     assert run.returncode == 0, run.stderr
     plan = json.loads(run.stdout)["plan"]
     assert plan["global_batch_tokens"] == 2 * 2**20 and plan["micro_batch"] == 2
     assert plan["pipeline_schedule"] == "interleaved" and plan["virtual_stages"] == 2
     for bad in (["--global-batch", "lots"], ["--global-batch", "0"], ["--micro-batch", "-1"]):
-        r = subprocess.run([*base, *bad], capture_output=True, text=True)
+        r = cli_run(*base, *bad)
         assert r.returncode == 2 and len(r.stderr.strip().splitlines()) <= 2 and "Traceback" not in r.stderr
 
 

@@ -14,6 +14,7 @@ from designer.cli.main import main
 from designer.io.project import load_design, save_design
 from designer.model.intent.slides import Slide
 from designer.model.topology.presets import new_design
+from tests.helpers import cli_run
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 SUPERPOD = EXAMPLES / "dgx-h100-superpod-4su.json"
@@ -238,7 +239,6 @@ def test_the_bom_page_shows_co_packaged_optics_and_liquid_cooling_with_their_sou
     switch-side modules, cites NVIDIA for the optics power and lists the liquid-cooled racks."""
     import shutil
     import subprocess
-    import sys
 
     from designer.catalog import default_catalog
     from designer.io.project import save_design
@@ -246,8 +246,8 @@ def test_the_bom_page_shows_co_packaged_optics_and_liquid_cooling_with_their_sou
 
     design = new_design(default_catalog(), "rail-optimized", gpus=1152, server="gb300-nvl72-tray", switch="q3450-ld")
     save_design(design, tmp_path / "cpo.json")
-    res = subprocess.run([sys.executable, "-m", "designer.cli.main", "report", str(tmp_path / "cpo.json"),
-                          "-o", str(tmp_path / "cpo.pdf")], capture_output=True, text=True)
+    res = cli_run("report", str(tmp_path / "cpo.json"),
+                  "-o", str(tmp_path / "cpo.pdf"))
     assert res.returncode == 0, res.stderr
     from designer.model.physical.bom import build_bom
     from tests.helpers import derived

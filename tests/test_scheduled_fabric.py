@@ -20,6 +20,7 @@ from designer.model.physical.prices import default_prices
 from designer.model.topology.derive import derive
 from designer.model.topology.presets import new_design
 from designer.model.topology.sizing import SizingError, resolve
+from tests.helpers import cli_run
 
 CAT = default_catalog()
 SCHEDULED = "roce-sched-400g"
@@ -93,15 +94,13 @@ def test_a_fabric_element_refuses_to_sit_above_a_leaf_that_is_not_its_own(ib256)
 
 
 def test_loading_a_project_with_a_tomahawk_spine_on_scheduled_leaves_is_one_line(tmp_path, ib256):
-    import subprocess
-    import sys
 
     from designer.io.project import save_design
 
     path = tmp_path / "sched.json"
     save_design(_with_tier(make_counterpart(ib256, SCHEDULED, CAT).design, "spine", "tomahawk5-51t"), path)
     for command in (["metrics", str(path)], ["compare", str(path), "--counterpart", "ib-ndr"]):
-        run = subprocess.run([sys.executable, "-m", "designer.cli.main", *command], capture_output=True, text=True)
+        run = cli_run(*command)
         lines = run.stderr.strip().splitlines()
         assert run.returncode != 0 and len(lines) == 1, run.stderr
         assert "Tomahawk 5" in lines[0] and "fabric element" in lines[0] and "Traceback" not in run.stderr
@@ -170,12 +169,10 @@ def test_the_advice_sets_a_design_beside_the_compared_one_of_the_other_family(ib
 
 
 def test_a_fabric_element_cannot_be_the_leaf_and_new_says_so_in_one_line(tmp_path):
-    import subprocess
-    import sys
 
     out = tmp_path / "x.json"
-    run = subprocess.run([sys.executable, "-m", "designer.cli.main", "new", "--nodes", "32", "--technology",
-                          SCHEDULED, "--switch", "ramon3-fabric", "-o", str(out)], capture_output=True, text=True)
+    run = cli_run("new", "--nodes", "32", "--technology",
+                  SCHEDULED, "--switch", "ramon3-fabric", "-o", str(out))
     assert run.returncode != 0 and not out.exists()
     lines = run.stderr.strip().splitlines()
     assert len(lines) == 1 and "takes no servers" in lines[0] and "Traceback" not in run.stderr

@@ -1,7 +1,5 @@
 """Sizing picks the cheapest fabric among the technology's switches that meets the request."""
 
-import subprocess
-import sys
 
 from helpers import assert_no_fewer_spines
 from hypothesis import HealthCheck, given, settings
@@ -18,7 +16,7 @@ from designer.model.topology.edits import with_technology
 from designer.model.topology.presets import new_design, new_design_choice
 from designer.model.topology.sizing import SizingError
 from designer.model.topology.switch_choice import LAYOUT_COST_TIE
-from tests.helpers import superpod
+from tests.helpers import cli_run, superpod
 
 CAT = default_catalog()
 PRICES = load_prices(user_file=False)
@@ -43,7 +41,8 @@ def _cost(d):
     return bom.total_cost
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+# Each example sizes and prices the request once per switch of the technology: few examples.
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(requests)
 def test_no_switch_of_the_technology_builds_the_request_for_less(req):
     kw = dict(nodes=req["nodes"], server=req["server"], technology="roce-400g",
@@ -73,7 +72,7 @@ def test_no_switch_of_the_technology_builds_the_request_for_less(req):
             assert chosen.metrics.switches_total <= other.metrics.switches_total
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(requests)
 def test_the_chosen_fabric_has_no_spine_to_spare(req):
     try:
@@ -129,9 +128,8 @@ def test_inspector_technology_change_chooses_like_new():
 
 def test_new_prints_the_choice_and_the_achieved_ratio(tmp_path):
     out = tmp_path / "roce.json"
-    run = subprocess.run([sys.executable, "-m", "designer.cli.main", "new", "--template", "rail-optimized",
-                          "--nodes", "128", "--technology", "roce-400g", "--oversubscription", "3:1",
-                          "-o", str(out)], capture_output=True, text=True)
+    run = cli_run("new", "--template", "rail-optimized", "--nodes", "128", "--technology", "roce-400g",
+                  "--oversubscription", "3:1", "-o", str(out))
     assert run.returncode == 0, run.stderr
     assert "the cheapest fabric of 2 candidates at 3:1" in run.stdout
     # The achieved ratio printed is the design's own, below the one asked for.
@@ -143,12 +141,10 @@ def test_new_prints_the_choice_and_the_achieved_ratio(tmp_path):
 def test_metrics_json_gives_the_requested_ratio_beside_the_achieved_one(tmp_path):
     import json
     out = tmp_path / "r.json"
-    subprocess.run([sys.executable, "-m", "designer.cli.main", "new", "--template", "rail-optimized",
-                    "--nodes", "128", "--switch", "QM9700", "--oversubscription", "3:1", "--nodes-per-su", "32",
-                    "-o", str(out)],
-                   check=True, capture_output=True)
-    shown = subprocess.run([sys.executable, "-m", "designer.cli.main", "metrics", str(out), "--json"],
-                           capture_output=True, text=True)
+    made = cli_run("new", "--template", "rail-optimized", "--nodes", "128", "--switch", "QM9700",
+                   "--oversubscription", "3:1", "--nodes-per-su", "32", "-o", str(out))
+    assert made.returncode == 0, made.stderr
+    shown = cli_run("metrics", str(out), "--json")
     m = json.loads(shown.stdout)
     assert m["oversubscription_requested"] == {"leaf": 3.0, "spine": 1.0}
     assert m["oversubscription"]["leaf"] <= 3.0 and abs(m["oversubscription"]["leaf"] - 8 / 3) < 1e-9

@@ -9,8 +9,6 @@ in tests/test_ui_compare_cost.py).
 import csv
 import io
 import json
-import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -21,6 +19,7 @@ from designer.io.project import load_design
 from designer.model.decisions.comparison import HOURS_PER_YEAR, compare, energy_cost_usd
 from designer.model.decisions.counterpart import ETHERNET_CHOICES, expand_counterparts, make_counterpart
 from designer.model.physical.prices import default_prices
+from tests.helpers import cli_run
 
 CAT = default_catalog()
 EXAMPLE = "examples/dgx-h100-superpod-1su.json"
@@ -92,8 +91,8 @@ def test_win_shares_are_seeded_and_follow_the_draws(four):
 
 def test_text_json_and_csv_carry_the_costs(tmp_path):
     out = tmp_path / "c.csv"
-    run = subprocess.run([sys.executable, "-m", "designer.cli.main", "compare", EXAMPLE, "--counterpart", "ethernet",
-                          "--json", "--csv", str(out)], capture_output=True, text=True)
+    run = cli_run("compare", EXAMPLE, "--counterpart", "ethernet",
+                  "--json", "--csv", str(out))
     assert run.returncode == 0, run.stderr
     data = json.loads(run.stdout)
     assert [d["technology"] for d in data["designs"]] == ["ib-ndr", *ETHERNET_CHOICES]
@@ -110,8 +109,8 @@ def test_text_json_and_csv_carry_the_costs(tmp_path):
     labels = {row[1] for row in table if len(row) > 1}
     assert {"Cost per million tokens", "Capex (network)", "Training step time"} <= labels
     assert any(label.startswith("Cheapest in") for label in labels)
-    text = subprocess.run([sys.executable, "-m", "designer.cli.main", "compare", EXAMPLE, "--counterpart",
-                           "ethernet"], capture_output=True, text=True)
+    text = cli_run("compare", EXAMPLE, "--counterpart",
+                   "ethernet")
     assert text.returncode == 0, text.stderr
     assert "Cost per million tokens" in text.stdout and "Cheapest in" in text.stdout
     assert "trains the example job for the least" in text.stdout

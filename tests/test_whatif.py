@@ -1,8 +1,6 @@
 """What if it fails: closed form and max-flow on the same failures, and the `whatif` command."""
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -21,7 +19,7 @@ from designer.model.decisions.whatif import (
 )
 from designer.model.topology.presets import new_design
 from designer.model.topology.sizing import SizingError
-from tests.helpers import derived
+from tests.helpers import cli_run, derived
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
@@ -31,7 +29,7 @@ def example(name):
 
 
 def run(*args):
-    return subprocess.run([sys.executable, "-m", "designer.cli.main", *args], capture_output=True, text=True)
+    return cli_run(*args)
 
 
 def test_one_of_16_spines_leaves_15_16_of_bisection():

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import subprocess
-import sys
 from functools import cache
 
 import pytest
@@ -21,6 +19,7 @@ from designer.model.performance import workload as W
 from designer.model.performance.collectives import CollectiveError
 from designer.model.topology.derive import derive
 from designer.model.topology.presets import new_design
+from tests.helpers import cli_run
 
 CAT = default_catalog()
 
@@ -170,16 +169,16 @@ def test_collectives_cli_training_view_of_a_workload(tmp_path):
     from designer.io.project import save_design
     path = tmp_path / "d.json"
     save_design(h100().design, path)
-    out = subprocess.run([sys.executable, "-m", "designer.cli.main", "collectives", str(path), "--workload",
-                          "dense-70b", "--json"], capture_output=True, text=True, timeout=120)
+    out = cli_run("collectives", str(path), "--workload",
+                  "dense-70b", "--json")
     assert out.returncode == 0, out.stderr
     data = json.loads(out.stdout)
     plan = {k: data["plan"][k] for k in ("tp", "pp", "dp", "ep", "zero", "micro_batches")}
     assert plan == {"tp": 8, "pp": 4, "dp": 8, "ep": 1, "zero": 1, "micro_batches": 128}
     assert data["memory"]["fits"] and data["mfu_heuristic"] is True
     assert {c["name"] for c in data["collectives"]} >= {"TP all-reduce", "DP reduce-scatter"}
-    bad = subprocess.run([sys.executable, "-m", "designer.cli.main", "collectives", str(path), "--workload",
-                          "moe-deepseek-v3"], capture_output=True, text=True, timeout=120)
+    bad = cli_run("collectives", str(path), "--workload",
+                  "moe-deepseek-v3")
     assert bad.returncode != 0 and "Traceback" not in bad.stderr and "at least 1,024 GPUs" in bad.stderr
 
 
