@@ -88,7 +88,7 @@ def _changes(report: TwinReport) -> list[str]:
         change = ("unchanged" if a == b else f"down by {b[0] - a[0]}" if b[0] == b[1] and a[0] == a[1] else
                   "some leaves' width lower")
         out.append(f"  ECMP width {_span(b)} before, {_span(a)} after ({change}) on {n} of {len(after.widths)} "
-                   f"{'leaf' if n == 1 else 'leaves'}")
+                   f"{'leaf' if len(after.widths) == 1 else 'leaves'}")
     routes_before = {t.tier: t.routes for t in before.tiers}
     for t in after.tiers:
         out.append(f"  {t.tier} routes: {routes_before.get(t.tier, 0):,} before, {t.routes:,} after")
