@@ -166,3 +166,17 @@ def test_overlapping_ranges_are_a_close_call_even_where_one_design_wins_every_dr
     assert "100%" not in text and "what both share" in text and "A costs less in every one" in text
     apart = ((1.0, 1.1, 1.2), (1.25, 1.4, 1.5))
     assert close_call(_draws((1.0, 0.0), apart), 0, (1.1, 1.4)) is None
+
+
+def test_the_share_row_of_an_overlapping_close_calls_leaders_is_never_0_or_100():
+    """The table's 'Cheapest in' cells of the two leaders read '<1' and '>99' where they count 0
+    and 1,000 of 1,000 and the ranges overlap; another design's 0 stays a counted 0, and apart
+    ranges keep the counted figures."""
+    from designer.model.decisions.verdict import leader_share_cell
+
+    touching = ((1.0, 1.1, 1.3), (1.25, 1.4, 1.5), (2.0, 2.1, 2.2))
+    close = close_call(_draws((1.0, 0.0, 0.0), touching), 0, (1.1, 1.4, 2.1))
+    assert close is not None and close.overlap
+    assert [leader_share_cell(close, i, v) for i, v in enumerate((100.0, 0.0, 0.0))] == [">99", "<1", None]
+    assert leader_share_cell(close, 0, 57.5) is None
+    assert leader_share_cell(None, 0, 100.0) is None

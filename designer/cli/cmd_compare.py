@@ -35,6 +35,7 @@ from designer.model.decisions.counterpart import (
     static_routing_twin,
 )
 from designer.model.decisions.topology_counterpart import CHEAPEST_TOPOLOGY, cheapest_topology
+from designer.model.decisions.verdict import leader_share_cell
 from designer.model.intent.design import FabricDesign
 from designer.model.networks.arrangements import Arrangement, arrangements
 from designer.model.performance.workload import DEFAULT_WORKLOAD, presets
@@ -170,7 +171,12 @@ def render_text(c: Comparison) -> str:
     rows = []
     for r in c.rows:
         deltas = [r.delta_text(d) for d in r.deltas[1:]]
-        rows.append((r.label, r.unit, *[_fmt(v, r.unit) for v in r.values], *deltas))
+        cells = [_fmt(v, r.unit) for v in r.values]
+        if r.key == "win_share_pct":   # a leader of an overlapping close call is never 0% or 100%
+            close = c.recommendation.close_call
+            cells = [leader_share_cell(close, i, v) or cell for i, (v, cell) in enumerate(zip(r.values, cells,
+                                                                                             strict=True))]
+        rows.append((r.label, r.unit, *cells, *deltas))
     legend = [f"[{i + 1}] {n} ({t})" for i, (n, t) in enumerate(zip(c.names, c.technologies, strict=True))]
     out = legend + ["", table(rows, headers), "", *[f"Assumed {line}" if not line.startswith("  ") else line
                                                      for line in c.job_lines()],

@@ -274,6 +274,15 @@ def share_text(share: float, uncertain: bool = False) -> str:
     return f"{share:.0%}"
 
 
+def leader_share_cell(close: CloseCall | None, design: int, pct: float | None) -> str | None:
+    """The table's share cell of a leader of a close call on overlapping ranges, where its count
+    reads 0 or 100: '<1' or '>99' (true of 0 and 1,000 of 1,000), as the verdict writes it;
+    None where the counted figure stands."""
+    if close is None or not close.overlap or pct is None or design not in (close.book_winner, close.draws_winner):
+        return None
+    return "<1" if pct <= 0 else ">99" if pct >= 100 else None
+
+
 def close_call(conf: Confidence | None, win: int, units: Sequence[float] = ()) -> CloseCall | None:
     """The close call against the point winner `win`: another design wins more draws, or the
     runner-up's p10-p90 range (next-lowest cost at book prices) overlaps the winner's; None otherwise."""

@@ -16,6 +16,7 @@ from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView
 
 from designer.model.common.units import figure_text, size_label
 from designer.model.decisions.comparison import Comparison, Row
+from designer.model.decisions.verdict import leader_share_cell
 from designer.ui.compare.palette import DesignStyle, delta_colours
 from designer.ui.theme import Theme
 
@@ -284,6 +285,11 @@ class CompareTableModel(QAbstractTableModel):
         value = row.values[col.design]
         if col.kind == "value":
             if role == R.DisplayRole:
+                if row.key == "win_share_pct":   # a leader of an overlapping close call: never 0% nor 100%
+                    close = self.comparison.recommendation.close_call if self.comparison is not None else None
+                    shown = leader_share_cell(close, col.design, value)
+                    if shown is not None:
+                        return shown
                 return self._formats[row.key](value)
             if role == RAW_ROLE:
                 return value
