@@ -192,7 +192,12 @@ def infer_design(fabric: AsBuilt, catalog: Catalog | None = None, name: str = "A
                               f"{'NIC ports' if family == 'ethernet' else 'HCAs'}", "high",
                               "every device and link the capture names; hosts without a neighbour table "
                               "(servers not running LLDP) do not appear"))
-        inf.problems.append("the capture holds no host connected to a switch: there is no fabric to infer")
+        inf.problems.append(
+            "the capture holds no host connected to a switch: " + (
+                "a design is inferred from the hosts' links and the leaves they reach, so none is; its "
+                f"{between} switch-to-switch links are audited on their own (a capture that also holds the "
+                "hosts' neighbours, e.g. lldpd on the servers, infers the design)" if between else
+                "there is no fabric to infer"))
         return inf
     by_tier = {r: [d for d in devs.values() if roles[d.id] == r] for r in ROLES}
     tiers = 3 if by_tier["core"] else 2 if by_tier["spine"] else 1
