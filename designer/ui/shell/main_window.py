@@ -409,7 +409,7 @@ class MainWindow(DesignerWindow):
         height = max(page.sizeHint().height(), page.heightForWidth(width) if page.hasHeightForWidth() else 0)
         return height + max(title, 0) + 2
 
-    def _fit_right_column(self, first: bool = False) -> None:
+    def _fit_right_column(self, first: bool = False, settle: bool = True) -> None:
         """The inspector's form whole above the plots: on a first start, and whenever the window
         becomes too low for it (the plots, side by side when low, take what is left)."""
         inspector, plots = self.docks["inspector"], self.docks["plots"]
@@ -429,10 +429,17 @@ class MainWindow(DesignerWindow):
         cramped = plots.height() < plot_height and inspector.height() > need
         if first or cut or cramped:
             self.resizeDocks([inspector, plots], [column - plot_height, plot_height], Qt.Orientation.Vertical)
+            # Tall plots stack their two charts and will not go below both; once lower they sit
+            # side by side and could: one more pass once they have, so the form gets that room.
+            if settle:
+                QTimer.singleShot(0, self, lambda: self._fit_right_column(settle=False))
 
     def eventFilter(self, watched, event) -> bool:
+        # Only the settling's line or two (a status line that wraps, a toolbar), and only while no
+        # mouse button is down: a user who drags the dock smaller keeps the layout chosen.
         if watched is self.docks.get("inspector") and event.type() == QEvent.Type.Resize \
-                and not self._layout_pending:
+                and not self._layout_pending and 0 < event.oldSize().height() - event.size().height() <= 48 \
+                and QGuiApplication.mouseButtons() == Qt.MouseButton.NoButton:
             QTimer.singleShot(0, self, self._fit_right_column)
         return super().eventFilter(watched, event)
 
