@@ -85,3 +85,19 @@ def cli_run(*args: str) -> subprocess.CompletedProcess[str]:
                 print(exc.code, file=err)
             code = exc.code if isinstance(exc.code, int) else 0 if exc.code is None else 1
     return subprocess.CompletedProcess(["fabric-designer", *args], code, out.getvalue(), err.getvalue())
+
+
+def record_started_pids(monkeypatch) -> list[int]:
+    """The pids of every process the twin starts from now on (to check that each is stopped)."""
+    from designer.twin.processes import Processes
+
+    pids: list[int] = []
+    start = Processes.start
+
+    def recording(self, *args, **kwargs):
+        proc = start(self, *args, **kwargs)
+        pids.append(proc.pid)
+        return proc
+
+    monkeypatch.setattr(Processes, "start", recording)
+    return pids

@@ -12,6 +12,7 @@ import pytest
 
 from designer.io.project import load_design
 from designer.twin.infiniband import missing_stack
+from tests.helpers import record_started_pids
 
 ROOT = Path(__file__).resolve().parents[1]
 SU1 = ROOT / "examples" / "dgx-h100-superpod-1su.json"
@@ -88,17 +89,7 @@ def test_the_window_prices_what_the_command_line_prices(make_window, qtbot, caps
 def test_cancel_stops_the_run_and_adds_nothing(make_window, qtbot, monkeypatch):
     from PySide6.QtWidgets import QPushButton
 
-    from designer.twin.processes import Processes
-
-    pids: list[int] = []
-    start = Processes.start
-
-    def recording(self, *args, **kwargs):
-        proc = start(self, *args, **kwargs)
-        pids.append(proc.pid)
-        return proc
-
-    monkeypatch.setattr(Processes, "start", recording)
+    pids = record_started_pids(monkeypatch)
     window = make_window(load_design(SU1), SU1, synchronous=False)
     launcher = _launcher(window)
 

@@ -10,6 +10,7 @@ import pytest
 
 from designer.io.project import load_design
 from designer.twin.infiniband import missing_stack
+from tests.helpers import record_started_pids
 
 ROOT = Path(__file__).resolve().parents[1]
 SU1 = ROOT / "examples" / "dgx-h100-superpod-1su.json"
@@ -48,17 +49,7 @@ def test_a_run_reports_in_a_dialog_without_blocking_the_window(make_window, qtbo
 
 @needs_stack
 def test_cancel_stops_the_run_and_its_processes(make_window, qtbot, monkeypatch):
-    from designer.twin.processes import Processes
-
-    pids: list[int] = []
-    start = Processes.start
-
-    def recording(self, *args, **kwargs):
-        proc = start(self, *args, **kwargs)
-        pids.append(proc.pid)
-        return proc
-
-    monkeypatch.setattr(Processes, "start", recording)
+    pids = record_started_pids(monkeypatch)
     window = make_window(load_design(SU1), synchronous=False)
 
     def on_progress(message: str) -> None:
