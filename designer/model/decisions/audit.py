@@ -419,7 +419,8 @@ def _switch_links(report: AuditReport, roles: dict[str, str], g: DesignView, map
             "confidence": "medium",
             "why": "; ".join(notes) + ": each spreads its uplinks evenly over the spines it "
                    "reaches, keeping them all or with no more hosts per uplink than the leaves wired as "
-                   "the design says, so its cabling is the site's rule for it, not missing or moved "
+                   "the design says (fewer than designed only over three or more spines), so its "
+                   "cabling is the site's rule for it, not missing or moved "
                    "cables (read against the inferred design only)"})
     absent_links: Counter[str] = Counter()
     missing: Counter[tuple[str, str]] = Counter()
