@@ -118,7 +118,33 @@ def _generate(r: Resolved, plan: Plan, dev: _Devices, numbered: bool = True) -> 
     `numbered=False` leaves them tier by tier, not in the graph's edge order, and their ports
     unnumbered (0), for sums over links that read neither (cost_bound.py); every plane still
     repeats the first."""
-    e, planes = r.rails, r.planes
+    first, server, leaf_of = first_plane_links(r, plan, dev, numbered)
+    return every_plane(first, r.planes, r.rails, dev), server, leaf_of
+
+
+def every_plane(first: _Links, planes: int, rails: int, dev: _Devices) -> _Links:
+    """The first plane's links repeated for every plane, their switches (and the NICs' global
+    ports) shifted."""
+    if planes == 1:
+        return first
+    tier1, gbps1, a_dev0, a_port0, b_dev0, b_port0 = (first.tier, first.gbps, first.a_dev, first.a_port,
+                                                      first.b_dev, first.b_port)
+    host = tier1 == 0
+    a_shift = np.where(host, 0, dev.per_plane)
+    port_shift = np.where(host, rails, 0)
+    plane_no = np.repeat(np.arange(planes, dtype=np.int64), len(tier1))
+    return _Links(_repeat(tier1, planes), _repeat(gbps1, planes),
+                  _repeat(a_dev0, planes) + plane_no * _repeat(a_shift, planes),
+                  _repeat(a_port0, planes) + plane_no * _repeat(port_shift, planes),
+                  _repeat(b_dev0, planes) + plane_no * dev.per_plane,
+                  _repeat(b_port0, planes))
+
+
+def first_plane_links(r: Resolved, plan: Plan, dev: _Devices,
+                      numbered: bool = True) -> tuple[_Links, np.ndarray, np.ndarray]:
+    """`_generate`'s links of the first plane (every other plane repeats them), the server and
+    the leaf of each NIC port."""
+    e = r.rails
     leaf_of, port_of = _assignment(plan, e)
     endpoints = len(leaf_of)
     server = np.arange(endpoints, dtype=np.int64) // e
@@ -177,19 +203,7 @@ def _generate(r: Resolved, plan: Plan, dev: _Devices, numbered: bool = True) -> 
                              dev.core(0, sc_core)])[order]
     b_port0 = (np.concatenate([port_of[nl_order], ls_pb[ls_order], sc_pb])[order] if numbered
                else np.zeros(n_all, np.int64))
-    if planes == 1:
-        return _Links(tier1, gbps1, a_dev0, a_port0, b_dev0, b_port0), server, leaf_of
-    host = tier1 == 0
-    # every plane is the first one with its switches (and the NICs' global ports) shifted
-    a_shift = np.where(host, 0, dev.per_plane)
-    port_shift = np.where(host, e, 0)
-    plane_no = np.repeat(np.arange(planes, dtype=np.int64), len(tier1))
-    links = _Links(_repeat(tier1, planes), _repeat(gbps1, planes),
-                   _repeat(a_dev0, planes) + plane_no * _repeat(a_shift, planes),
-                   _repeat(a_port0, planes) + plane_no * _repeat(port_shift, planes),
-                   _repeat(b_dev0, planes) + plane_no * dev.per_plane,
-                   _repeat(b_port0, planes))
-    return links, server, leaf_of
+    return _Links(tier1, gbps1, a_dev0, a_port0, b_dev0, b_port0), server, leaf_of
 
 
 # ----------------------------------------------------------------------------- cages and groups
@@ -270,15 +284,41 @@ def closed_form_physical(derived: Derived, catalog: Catalog | None = None) -> Ph
 def template_cages(derived: Derived, catalog: Catalog, links: _Links) -> _Cages:
     """The cages of the template's links (`_generate`'s order), as `media.switch_cage` and
     `media._host_cage` give them."""
-    r, plan = derived.resolved, derived.plan
-    planes, e = r.planes, r.rails
-    n_links = len(links.tier)
-    # cages: hosts by _host_cage, switches by switch_cage
-    k_host, host_type = host_ports_per_cage(catalog, derived)
-    is_nl = links.tier == 0
+    planes = derived.resolved.planes
     # switch ports are the same in every plane: work out the first plane's cages, then repeat
-    n0 = n_links // planes
-    tier0, a_port0, b_port0 = links.tier[:n0], links.a_port[:n0], links.b_port[:n0]
+    n0 = len(links.tier) // planes
+    first = first_plane_cages(derived, catalog, links.tier[:n0], links.a_port[:n0], links.b_port[:n0])
+    if planes > 1:
+        a_cage, a_lane, a_cap, a_type, b_cage, b_lane, b_cap, b_type = (
+            _repeat(x, planes) for x in (first.a_cage, first.a_lane, first.a_cap, first.a_type,
+                                         first.b_cage, first.b_lane, first.b_cap, first.b_type))
+        first = _Cages(a_cage, a_lane, a_cap, a_type, b_cage, b_lane, b_cap, b_type, first.type_names,
+                       first.host_type, first.k_host)
+    is_nl = links.tier == 0
+    first.a_cage[is_nl], first.a_lane[is_nl] = host_cages(links.a_port[is_nl], first.k_host, planes,
+                                                          derived.resolved.rails)
+    return first
+
+
+def host_cages(global_port: np.ndarray, k_host: int, planes: int, rails: int) -> tuple[np.ndarray, np.ndarray]:
+    """(cage, lane) of servers' NIC ports by their global port, as `media._host_cage` gives them
+    (the port's plane is global_port // rails, its rail global_port % rails)."""
+    gp = global_port
+    if k_host <= 1:
+        return gp, np.zeros_like(gp)
+    if planes > 1 and planes % k_host == 0:
+        plane_, rail_ = gp // rails, gp % rails
+        return rail_ * (planes // k_host) + plane_ // k_host, plane_ % k_host
+    return gp // k_host, gp % k_host
+
+
+def first_plane_cages(derived: Derived, catalog: Catalog, tier0: np.ndarray, a_port0: np.ndarray,
+                      b_port0: np.ndarray) -> _Cages:
+    """The switch cages of one plane's links, as `media.switch_cage` gives them; the host ends
+    get their capacity and type, their cage and lane are left 0 (`host_cages`)."""
+    r, plan = derived.resolved, derived.plan
+    k_host, host_type = host_ports_per_cage(catalog, derived)
+    n0 = len(tier0)
     a_cage, a_lane, a_cap, a_type, b_cage, b_lane, b_cap, b_type = (np.zeros(n0, np.int64) for _ in range(8))
     type_names = [host_type]
 
@@ -310,21 +350,17 @@ def template_cages(derived: Derived, catalog: Catalog, links: _Links) -> _Cages:
     switch_ends(t_sc, a_port0, "spine", r.spine_switch, r.uplink_gbps, a_cage, a_lane, a_cap, a_type)
     switch_ends(t_sc, b_port0, "core", r.core_switch, r.uplink_gbps, b_cage, b_lane, b_cap, b_type)
     a_cap[nl0], a_type[nl0] = k_host, 0
-    if planes > 1:
-        a_cage, a_lane, a_cap, a_type, b_cage, b_lane, b_cap, b_type = (
-            _repeat(x, planes) for x in (a_cage, a_lane, a_cap, a_type, b_cage, b_lane, b_cap, b_type))
-
-    # host cages (the NIC's global port depends on the plane), by _host_cage
-    gp = links.a_port[is_nl]
-    if k_host <= 1:
-        hc, hl = gp, np.zeros_like(gp)
-    elif planes > 1 and planes % k_host == 0:
-        plane_, rail_ = gp // e, gp % e
-        hc, hl = rail_ * (planes // k_host) + plane_ // k_host, plane_ % k_host
-    else:
-        hc, hl = gp // k_host, gp % k_host
-    a_cage[is_nl], a_lane[is_nl] = hc, hl
     return _Cages(a_cage, a_lane, a_cap, a_type, b_cage, b_lane, b_cap, b_type, type_names, host_type, k_host)
+
+
+def length_bins(media: MediaIndex, lengths: np.ndarray) -> np.ndarray:
+    """Each length's bin among the reaches `choose_medium` compares lengths with: it reads a
+    length only through "longer than this reach" tests, so lengths of one bin get one medium."""
+    cuts = sorted({media.copper_reach_m} | {c.reach_m + 1e-9 for c in media.cables}
+                  | {t.reach_m + 1e-9 for t in media.transceivers}
+                  | {sw.cpo_reach_m + 1e-9 for sw in media.cpo.values() if sw.cpo_reach_m})
+    bins: np.ndarray = np.searchsorted(np.array(cuts, dtype=np.float64), lengths, side="left")
+    return bins
 
 
 def cage_slots(a_dev: np.ndarray, a_cage: np.ndarray, b_dev: np.ndarray, b_cage: np.ndarray,
@@ -432,12 +468,7 @@ def counts_from_links(derived: Derived, catalog: Catalog, links: _Links, cages: 
     g_forced = np.where(g_tmin == g_tmax, forced_of_tier[np.clip(g_tmin, 0, len(TIERS) - 1)], 0)
 
     media = MediaIndex(catalog, r.technology.family)
-    # choose_medium reads a length only through "longer than this reach" tests, so a length's
-    # bin among those cut points decides the medium as well as the length does
-    cuts = sorted({media.copper_reach_m} | {c.reach_m + 1e-9 for c in media.cables}
-                  | {t.reach_m + 1e-9 for t in media.transceivers}
-                  | {sw.cpo_reach_m + 1e-9 for sw in media.cpo.values() if sw.cpo_reach_m})
-    bin_of_len = np.searchsorted(np.array(cuts, dtype=np.float64), len_values, side="left")
+    bin_of_len = length_bins(media, len_values)
     len_bin = bin_of_len[len_inv]
 
     # shape (what _ChoiceMemo keys on: exact lengths) and class (shape plus what the accounting

@@ -26,6 +26,7 @@ from designer.catalog import Catalog, default_catalog
 from designer.model.common.cache import ContentCache
 from designer.model.intent.design import content_key
 from designer.model.intent.serde import to_data
+from designer.model.physical.class_bom import class_physical
 from designer.model.physical.closed_form_bom import (
     PhysicalCounts,
     _Cages,
@@ -300,10 +301,17 @@ def physical_content_key(design: FabricDesign) -> str:
 
 def physical_counts(derived: Derived, catalog: Catalog | None = None) -> PhysicalCounts | None:
     """The counts without the per-link list, cached by the design's physical content (designs are
-    immutable): `closed_form_physical` for a template design, `edited_physical` for an edited
+    immutable): by class of link or `closed_form_physical` for a template design, `edited_physical` for an edited
     one (None where an edit names a server's NIC: walk the links instead)."""
     catalog = catalog or default_catalog()
     key = (physical_content_key(derived.design), id(catalog))
     if derived.design.edits:
         return _CACHE.get_or_compute(key, lambda: edited_physical(derived, catalog))
-    return _CACHE.get_or_compute(key, lambda: closed_form_physical(derived, catalog))
+    return _CACHE.get_or_compute(key, lambda: _template_counts(derived, catalog))
+
+
+def _template_counts(derived: Derived, catalog: Catalog) -> PhysicalCounts:
+    """A template design's counts by class of link where its tiers allow (class_bom.py), else
+    link by link (closed_form_bom.py): the two are equal wherever both count."""
+    counted = class_physical(derived, catalog)
+    return counted if counted is not None else closed_form_physical(derived, catalog)
