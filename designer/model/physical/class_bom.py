@@ -125,8 +125,14 @@ def _tiers(derived: Derived, catalog: Catalog, first: LinkArrays) -> list[_Tier]
         if t == 0:
             # NIC cages in every plane: global port = plane * rails + rail
             ports = first.a_port[mask]
-            per_plane = [host_cages(ports + p * rails, cages.k_host, planes, rails)[0] for p in range(planes)]
-            lower_cages = _count_cages(np.concatenate([a_dev] * planes), np.concatenate(per_plane))
+            if len(ports) == derived.design.cluster.servers * rails:
+                # every server has each of its NIC ports once: the same cages each
+                global_ports = np.arange(planes * rails, dtype=np.int64)
+                per_server = len(np.unique(host_cages(global_ports, cages.k_host, planes, rails)[0]))
+                lower_cages = derived.design.cluster.servers * per_server
+            else:
+                per_plane = [host_cages(ports + p * rails, cages.k_host, planes, rails)[0] for p in range(planes)]
+                lower_cages = _count_cages(np.concatenate([a_dev] * planes), np.concatenate(per_plane))
         else:
             a_cage = cages.a_cage[mask]
             # the lower switch's cages of this tier must lie above those of the tier below it
@@ -194,6 +200,14 @@ class _Runs:
             self._counted(values, inverse, out)
         return out
 
+    def _first(self, mask: np.ndarray) -> int:
+        """The place in the device graph's edge order of the tier's first link in `mask`: the
+        server links are listed leaf by leaf there (NIC port order here), the others as here."""
+        if not self.tier.host:
+            return int(np.argmax(mask))
+        n = len(mask)
+        return int((self.tier.b_dev[mask] * n + np.flatnonzero(mask)).min())
+
     def media_in_order(self, medium_of: dict[float, str]) -> dict[str, int]:
         """Links per medium, the media in the order of their first link (plane by plane, each
         plane's links in the device graph's edge order)."""
@@ -207,7 +221,7 @@ class _Runs:
             for c, medium in enumerate(medium_codes):
                 if n[c]:
                     counts[medium] += int(n[c])
-                    order.setdefault(medium, (p, int(np.argmax(per_link == c))))
+                    order.setdefault(medium, (p, self._first(per_link == c)))
         return {m: counts[m] for m in sorted(order, key=order.__getitem__)}
 
     def slots(self, split_lanes: int) -> Counter[float]:
@@ -224,6 +238,14 @@ class _Runs:
             np.maximum.at(longest, key, inverse)
             self._counted(values, longest[longest >= 0], out)
         return out
+
+
+def _tiers_in_graph_order(tiers: list[_Tier]) -> list[str]:
+    """The tiers in the order of their first link in the device graph's edge order: there each
+    leaf gives its server links, then its uplinks, leaf by leaf; the spines' uplinks come last."""
+    first_leaf = {t.name: int(t.b_dev.min() if t.host else t.a_dev.min()) for t in tiers if t.name != "spine-core"}
+    names = sorted(first_leaf, key=lambda name: (first_leaf[name], TIERS.index(name)))
+    return names + [t.name for t in tiers if t.name == "spine-core"]
 
 
 class _Bill:
@@ -320,7 +342,7 @@ def class_physical(derived: Derived, catalog: Catalog) -> PhysicalCounts | None:
     fp = design.floorplan
     servers, planes = design.cluster.servers, r.planes
     dev = DeviceCodes(servers, plan, planes)
-    first, server_of_ep, leaf_of = first_plane_links(r, plan, dev)
+    first, server_of_ep, leaf_of = first_plane_links(r, plan, dev, ordered=False)
     if not len(first.tier) or int(first.tier.max()) > 2:
         return None
     tiers = _tiers(derived, catalog, first)
@@ -346,9 +368,7 @@ def class_physical(derived: Derived, catalog: Catalog) -> PhysicalCounts | None:
         _one_class(bill, tier, runs, next(iter(choice_of_bin.values())), forced, planes)
 
     tier_counts = {t.name: len(t.a_dev) * planes for t in tiers}
-    # tiers in the order their first link comes in the device graph's edge order
-    codes, first_at = np.unique(first.tier, return_index=True)
-    present = [TIERS[int(t)] for t in codes[np.argsort(first_at)]]
+    present = _tiers_in_graph_order(tiers)
     findings = _findings(bill.problems, bill.forced_failed, bill.custom, r.technology.family)
     return PhysicalCounts(layout, bill.transceivers, bill.ends, bill.cables, bill.power(), bill.custom, findings,
                           {name: tier_counts[name] for name in present}, {name: bill.media[name] for name in present})

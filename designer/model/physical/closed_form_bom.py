@@ -140,10 +140,11 @@ def every_plane(first: _Links, planes: int, rails: int, dev: _Devices) -> _Links
                   _repeat(b_port0, planes))
 
 
-def first_plane_links(r: Resolved, plan: Plan, dev: _Devices,
-                      numbered: bool = True) -> tuple[_Links, np.ndarray, np.ndarray]:
+def first_plane_links(r: Resolved, plan: Plan, dev: _Devices, numbered: bool = True,
+                      ordered: bool = True) -> tuple[_Links, np.ndarray, np.ndarray]:
     """`_generate`'s links of the first plane (every other plane repeats them), the server and
-    the leaf of each NIC port."""
+    the leaf of each NIC port. `ordered=False` leaves them tier by tier (server links in NIC port
+    order, the others already in the graph's order within their tier)."""
     e = r.rails
     leaf_of, port_of = _assignment(plan, e)
     endpoints = len(leaf_of)
@@ -178,8 +179,9 @@ def first_plane_links(r: Resolved, plan: Plan, dev: _Devices,
     n_nl, n_ls, n_sc = endpoints, len(ls_leaf), len(sc_spine)
     ls_order = np.arange(len(ls_leaf))
     order: np.ndarray | slice = slice(None)
-    nl_order = np.argsort(leaf_of, kind="stable") if numbered else np.arange(n_nl)
-    if numbered:
+    numbered_order = numbered and ordered
+    nl_order = np.argsort(leaf_of, kind="stable") if numbered_order else np.arange(n_nl)
+    if numbered_order:
         nl_cnt = np.bincount(leaf_of, minlength=plan.leaves)
         ls_cnt = np.bincount(ls_leaf, minlength=plan.leaves)
         block = np.r_[0, np.cumsum(nl_cnt + ls_cnt)[:-1]]
