@@ -36,11 +36,14 @@ from designer.model.physical.closed_form_bom import (
     MEDIA_CODES,
     TIERS,
     PhysicalCounts,
+    _components,
+    cage_slots,
     first_plane_cages,
     first_plane_links,
     host_cages,
     length_bins,
 )
+from designer.model.physical.floor_layout import server_device
 from designer.model.physical.link_arrays import DeviceCodes, LinkArrays
 from designer.model.physical.link_runs import link_lengths
 from designer.model.physical.media import (
@@ -51,7 +54,9 @@ from designer.model.physical.media import (
     MediaIndex,
     PartSide,
     _findings,
+    _try_copper,
     choose_medium,
+    host_ports_per_cage,
     sold_length,
 )
 from designer.model.physical.template_layout import template_positions
@@ -83,6 +88,10 @@ class _Tier:
     lower: _Side
     upper: _Side
     host: bool              # the lower ends are servers' NIC ports (same codes in every plane)
+    a_port: np.ndarray      # a NIC's port on the first plane (its rail), or the switch port
+    b_port: np.ndarray
+    a_cage: np.ndarray      # the lower switch's cage (0 for a NIC: see `host_cages`)
+    a_lane: np.ndarray
 
 
 def _count_cages(dev: np.ndarray, cage: np.ndarray) -> int:
@@ -142,7 +151,8 @@ def _tiers(derived: Derived, catalog: Catalog, first: LinkArrays) -> list[_Tier]
         highest_below[roles[t]] = int(b_cage.max())
         lower = _Side(t == 0, cages.type_names[a_type], a_cap, lower_cages)
         upper = _Side(False, cages.type_names[b_type], b_cap, _count_cages(b_dev, b_cage) * planes)
-        tiers.append(_Tier(TIERS[t], gbps, a_dev, b_dev, b_cage, b_lane, lower, upper, t == 0))
+        tiers.append(_Tier(TIERS[t], gbps, a_dev, b_dev, b_cage, b_lane, lower, upper, t == 0, first.a_port[mask],
+                           first.b_port[mask], cages.a_cage[mask], cages.a_lane[mask]))
     return tiers
 
 
@@ -240,6 +250,261 @@ class _Runs:
         return out
 
 
+def _block_planes(tier: _Tier, k_host: int, planes: int, rails: int) -> int | None:
+    """How many planes in a row share their servers' NIC cages (their links' groups span them);
+    None where a NIC cage joins ports of two planes in another way."""
+    if not tier.host or k_host <= 1 or planes == 1:
+        return 1
+    if planes % k_host == 0:
+        return k_host
+    return 1 if rails % k_host == 0 else None
+
+
+class _Groups:
+    """A tier's groups of linked cages on its first planes (those that share NIC cages: every
+    other such block of planes repeats them), each group's links in the device graph's order, and
+    the shape of each group (its links' cages, lanes and ports as `counts_from_links` reads them)."""
+
+    def __init__(self, tier: _Tier, dev: DeviceCodes, block: int, k_host: int, planes: int, rails: int) -> None:
+        n0 = len(tier.a_dev)
+        # the tier's links in the graph's order: server links leaf by leaf, the others as generated
+        self.order0 = np.argsort(tier.b_dev, kind="stable") if tier.host else np.arange(n0)
+        o = self.order0
+        self.block, self.n0 = block, n0
+        a_dev, b_dev, a_cage, b_cage = [], [], [], []
+        for p in range(block):
+            shift = p * dev.per_plane
+            a_dev.append(tier.a_dev[o] if tier.host else tier.a_dev[o] + shift)
+            a_cage.append(host_cages(tier.a_port[o] + p * rails, k_host, planes, rails)[0] if tier.host
+                          else tier.a_cage[o])
+            b_dev.append(tier.b_dev[o] + shift)
+            b_cage.append(tier.b_cage[o])
+        ad, bd, ac, bc = (np.concatenate(x) for x in (a_dev, b_dev, a_cage, b_cage))
+        self.a_dev, self.b_dev, self.a_cage, self.b_cage = ad, bd, ac, bc
+        n = len(ad)
+        ca, cb, n_slots = cage_slots(ad, ac, bd, bc, dev.servers, dev.total)
+        used = np.zeros(n_slots, bool)
+        used[ca], used[cb] = True, True
+        renumber = np.cumsum(used) - 1
+        ca, cb = renumber[ca], renumber[cb]
+        n_cages = int(used.sum())
+        comp = _components(ca, cb, n_cages)
+        # groups in the order of their first link; links of each group in link order
+        g_raw = comp[ca]
+        first_link = np.full(n_cages, n, np.int64)
+        np.minimum.at(first_link, g_raw, np.arange(n))
+        is_first = first_link[g_raw] == np.arange(n)
+        n_groups = int(is_first.sum())
+        group_of_label = np.zeros(n_cages, np.int64)
+        group_of_label[g_raw[is_first]] = np.arange(n_groups)
+        group = group_of_label[g_raw]
+        self.group_first = np.flatnonzero(is_first)          # each group's first link
+        lorder = np.argsort(group, kind="stable")
+        g_sorted = group[lorder]
+        g_start = np.r_[0, np.flatnonzero(g_sorted[1:] != g_sorted[:-1]) + 1]
+        g_nlinks = np.diff(np.r_[g_start, n])
+        rank = np.empty(n, np.int64)
+        rank[lorder] = np.arange(n) - np.repeat(g_start, g_nlinks)
+        # cage local index: order of first appearance (a then b) in the group's links
+        ends_seq = np.empty(2 * n, np.int64)
+        ends_seq[0::2], ends_seq[1::2] = ca[lorder], cb[lorder]
+        firstpos = np.full(n_cages, 2 * n, np.int64)
+        np.minimum.at(firstpos, ends_seq, np.arange(2 * n))
+        first_occ = firstpos[ends_seq] == np.arange(2 * n)
+        seen = np.cumsum(first_occ)
+        before_group = np.r_[0, seen][2 * g_start]
+        local = np.zeros(n_cages, np.int64)
+        occ_pos = np.flatnonzero(first_occ)
+        local[ends_seq[occ_pos]] = seen[occ_pos] - 1 - before_group[g_sorted[occ_pos // 2]]
+        self.n_groups, self.width = n_groups, int(g_nlinks.max())
+        self.group, self.rank, self.lorder = group, rank, lorder
+        self.g_ncages = np.bincount(g_sorted[occ_pos // 2], minlength=n_groups)
+        self.g_nlinks, self.g_start = g_nlinks, g_start
+        # the shape: per link place (local a cage, local b cage, b lane), -1 past a group's links
+        b_lane = np.concatenate([tier.b_lane[o]] * block)
+        shape = np.full((n_groups, 3 * self.width + 1), -1, np.int64)
+        for col, values in enumerate((local[ca], local[cb], b_lane)):
+            shape[group, 3 * rank + col] = values
+        shape[:, -1] = self.g_ncages
+        _, self.shape = np.unique(shape, axis=0, return_inverse=True)
+        self.shape = self.shape.reshape(-1)
+        self.local_b = np.full((n_groups, self.width), -1, np.int64)
+        self.local_b[group, rank] = local[cb]
+        self.b_lane = np.full((n_groups, self.width), -1, np.int64)
+        self.b_lane[group, rank] = b_lane
+
+    def matrix(self, per_link: np.ndarray) -> np.ndarray:
+        """Per group and place in it, the value of its link (-1 past its links)."""
+        out = np.full((self.n_groups, self.width), -1, np.int64)
+        out[self.group, self.rank] = per_link
+        return out
+
+
+def _grouped(bill: _Bill, tier: _Tier, runs: _Runs, derived: Derived, dev: DeviceCodes, forced: str,
+             k_host: int) -> bool:
+    """A tier's groups of several cages, class by class: a class is a shape of group with its
+    runs' bins, as in `counts_from_links`, whose choice it takes from its first group. False where
+    this count does not apply (a NIC cage joins planes irregularly, or device names could change
+    a cable's choice)."""
+    r = derived.resolved
+    planes, rails = r.planes, r.rails
+    block = _block_planes(tier, k_host, planes, rails)
+    if block is None:
+        return False
+    groups = _Groups(tier, dev, block, k_host, planes, rails)
+    media = runs.media
+    values = np.array(sorted({v for vals, _ in runs.planes for v in vals}), np.float64)
+    bins_of_value = length_bins(media, values)
+    # per block of planes, each link's run (index into values), in the groups' link order
+    blocks = []
+    for q in range(planes // block):
+        codes = []
+        for p in range(q * block, (q + 1) * block):
+            vals, inverse = runs.planes[p]
+            code_of = np.searchsorted(values, np.array(vals, np.float64))
+            codes.append(code_of[inverse[groups.order0]])
+        blocks.append(groups.matrix(np.concatenate(codes)))
+    lengths = np.concatenate(blocks)                         # groups of every block, block by block
+    n_groups = groups.n_groups
+    shape = np.tile(groups.shape, len(blocks))
+    binned = np.where(lengths >= 0, bins_of_value[np.maximum(lengths, 0)], -1)
+    keys = np.concatenate([shape[:, None], binned], axis=1)
+    _, class_first, class_of = np.unique(keys, axis=0, return_index=True, return_inverse=True)
+    class_of = class_of.reshape(-1)
+    names: dict[int, str] = {}
+
+    def name(code: int) -> str:
+        if code not in names:
+            names[code] = server_device(code) if code < dev.servers else dev.name(code)
+        return names[code]
+
+    def links_of(g_all: int) -> list[LinkPlan]:
+        """A group's links as the link-by-link path sees them (g_all: index over every block)."""
+        q, g = divmod(g_all, n_groups)
+        out: list[LinkPlan] = []
+        at = groups.lorder[groups.g_start[g]:groups.g_start[g] + groups.g_nlinks[g]]
+        for i in at.tolist():
+            p = q * block + i // groups.n0
+            j = groups.order0[i % groups.n0]
+            shift = (p - i // groups.n0) * dev.per_plane
+            ad = int(groups.a_dev[i]) + (0 if tier.host else shift)
+            bd = int(groups.b_dev[i]) + shift
+            if tier.host:
+                gp = int(tier.a_port[j]) + p * rails
+                cage, lane = host_cages(np.array([gp]), k_host, planes, rails)
+                a = End(name(ad), f"nic-{gp + 1}", int(cage[0]), int(lane[0]), True, tier.lower.cage_type, k_host)
+            else:
+                a = End(name(ad), str(int(tier.a_port[j])), int(tier.a_cage[j]), int(tier.a_lane[j]), False,
+                        tier.lower.cage_type, tier.lower.capacity)
+            b = End(name(bd), str(int(tier.b_port[j])), int(tier.b_cage[j]), int(tier.b_lane[j]), False,
+                    tier.upper.cage_type, tier.upper.capacity)
+            run = float(values[int(lengths[g_all][len(out)])])
+            out.append(LinkPlan(0, tier.name, tier.gbps, a, b, run))
+        return out
+
+    class_groups = np.argsort(class_of, kind="stable")
+    class_start = np.r_[0, np.cumsum(np.bincount(class_of, minlength=len(class_first)))]
+    media_first: dict[str, tuple[int, int]] = {}
+    media_n: Counter[str] = Counter()
+    cabled: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []     # (groups, buckets, watts)
+    bucket_ids: dict[CableLength, int] = {}
+    for c, g0 in enumerate(class_first.tolist()):
+        members = class_groups[class_start[c]:class_start[c + 1]]
+        mult = len(members)
+        group_links = links_of(g0)
+        n_links = len(group_links) * mult
+        choice, by_name = _choose(group_links, media, forced)
+        if by_name:
+            return False
+        medium = MEDIA_CODES[0] if choice is None else choice.kind
+        media_n[medium] += n_links
+        q0, local0 = divmod(g0, n_groups)
+        place = (q0, int(groups.group_first[local0]))      # the class's first link in the tier
+        media_first[medium] = min(media_first.get(medium, place), place)
+        if choice is None:
+            bill.problems[(tier.name, tier.gbps)] += n_links
+            continue
+        if choice.forced_failed:
+            bill.forced_failed[(tier.name, forced)] += n_links
+        rows = lengths[members]
+        if choice.cable:
+            cable = choice.cable
+            each = cable.power_w + cable.leg_power_w * (int(groups.g_ncages[local0]) - 1)
+            longest = rows.max(axis=1)
+            buckets = np.zeros(mult, np.int64)
+            for code in np.unique(longest).tolist():
+                sold, made = sold_length(cable, float(values[code]))
+                n = int(np.count_nonzero(longest == code))
+                bill.counted(cable.id, sold, made, n)
+                buckets[longest == code] = bucket_ids.setdefault((cable.id, sold), len(bucket_ids))
+            cabled.append((members, buckets, np.full(mult, each)))
+            continue
+        cages = {}
+        for link in group_links:
+            cages[link.a.key], cages[link.b.key] = link.a, link.b
+        modules = [choice.modules[key] for key in cages]      # by local cage index
+        for key, module in zip(cages, modules, strict=True):
+            if module is not None:   # None: a co-packaged-optics port
+                bill.transceivers[(module.id, "host" if cages[key].host else "switch")] += mult
+        slots: dict[tuple[int, int], list[int]] = {}
+        for j, link in enumerate(group_links):
+            for module, e in ((modules[list(cages).index(link.a.key)], link.a),
+                              (modules[list(cages).index(link.b.key)], link.b)):
+                if module is not None:
+                    bill.ends[(module.id, "host" if e.host else "switch")] += mult
+            main = modules[list(cages).index(link.b.key)]
+            if main is None:
+                bill.add(bill.catalog.cables[media.cpo_fiber(link.b.cage_type)], _runs_of(values, rows[:, j]), 1)
+                continue
+            k, cn = link.b.capacity, main.connectors
+            if k > cn and main.split_fiber:
+                slots.setdefault((list(cages).index(link.b.key), link.b.lane // (k // cn)), []).append(j)
+                continue
+            bill.add(bill.catalog.cables[main.fiber], _runs_of(values, rows[:, j]), max(1, cn // k))
+        for (local_b, _slot), places in slots.items():
+            split = modules[local_b]
+            assert split is not None and split.split_fiber
+            bill.add(bill.catalog.cables[split.split_fiber], _runs_of(values, rows[:, places].max(axis=1)), 1)
+    if cabled:
+        order = np.concatenate([m for m, _, _ in cabled])
+        buckets = np.concatenate([b for _, b, _ in cabled])
+        watts = np.concatenate([w for _, _, w in cabled])
+        by_group = np.argsort(order, kind="stable")
+        buckets, watts = buckets[by_group], watts[by_group]
+        for bucket, i in bucket_ids.items():
+            bill.watts[bucket].append((tier.name, watts[buckets == i]))
+    bill.media[tier.name] = {m: media_n[m] for m in sorted(media_first, key=media_first.__getitem__)}
+    return True
+
+
+def _runs_of(values: np.ndarray, codes: np.ndarray) -> Counter[float]:
+    """Runs counted by their index into `values`."""
+    out: Counter[float] = Counter()
+    counts = np.bincount(codes, minlength=len(values))
+    for code in np.flatnonzero(counts).tolist():
+        out[float(values[code])] = int(counts[code])
+    return out
+
+
+def _choose(group: list[LinkPlan], media: MediaIndex, forced: str) -> tuple[Choice | None, bool]:
+    """`choose_medium` for a group, and whether device names could give another group of the
+    same shape another cable (copper centers are tried in name order), as `counts_from_links`
+    asks it."""
+    cages = {}
+    for link in group:
+        cages[link.a.key], cages[link.b.key] = link.a, link.b
+    choice = choose_medium(group, media, forced)
+    by_name = False
+    if choice is not None and choice.cable is not None:
+        copper = _try_copper(group, cages, media, (choice.kind,))
+        assert copper is not None   # the choice is this very kind of cable
+        center = copper[1]
+        centers = [k for k in cages if all(k in (link.a.key, link.b.key) for link in group)]
+        by_name = sum(cages[k].host == cages[center].host for k in centers) > 1 or (
+            cages[center].host and any(not cages[k].host for k in centers))
+    return choice, by_name
+
+
 def _tiers_in_graph_order(tiers: list[_Tier]) -> list[str]:
     """The tiers in the order of their first link in the device graph's edge order: there each
     leaf gives its server links, then its uplinks, leaf by leaf; the spines' uplinks come last."""
@@ -257,24 +522,40 @@ class _Bill:
         self.ends: Counter[PartSide] = Counter()
         self.cables: Counter[CableLength] = Counter()
         self.custom: Counter[CableLength] = Counter()
-        self.watts: dict[CableLength, float] = {}        # one cable's power in each bucket
+        # per bucket, the power of its cables in the link-by-link path's order, tier by tier
+        self.watts: dict[CableLength, list[tuple[str, np.ndarray]]] = {}
         self.problems: Counter[tuple[str, int]] = Counter()
         self.forced_failed: Counter[tuple[str, str]] = Counter()
         self.media: dict[str, dict[str, int]] = {}
 
-    def add(self, cable: Cable, runs: Counter[float], pieces: int, watts: float = 0.0) -> None:
+    def add(self, cable: Cable, runs: Counter[float], pieces: int, watts: float = 0.0, tier: str = "") -> None:
+        """`pieces` of `cable` per run counted in `runs`, each drawing `watts`."""
         for length, n in runs.items():
             sold, made = sold_length(cable, length)
-            self.cables[(cable.id, sold)] += n * pieces
-            if made:
-                self.custom[(cable.id, sold)] += n * pieces
-            self.watts.setdefault((cable.id, sold), watts)
+            self.counted(cable.id, sold, made, n * pieces)
+            if watts:
+                self.watts[(cable.id, sold)].append((tier, np.full(n * pieces, watts)))
 
-    def power(self) -> dict[CableLength, float]:
-        """Each bucket's power, added cable by cable as the link-by-link path adds it (the same
-        float additions: every cable of a bucket draws the same)."""
-        return {key: float(np.cumsum(np.full(self.cables[key], w))[-1]) if w else 0.0
-                for key, w in self.watts.items()}
+    def counted(self, cable: str, sold: float, made: bool, n: int) -> None:
+        self.cables[(cable, sold)] += n
+        if made:
+            self.custom[(cable, sold)] += n
+        self.watts.setdefault((cable, sold), [])
+
+    def power(self) -> dict[CableLength, float] | None:
+        """Each bucket's power, added cable by cable in the link-by-link path's order (the same
+        float additions); None where two tiers put cables of different power in one bucket, whose
+        order there this count does not know."""
+        out = {}
+        for key, parts in self.watts.items():
+            if not parts:
+                out[key] = 0.0
+                continue
+            watts = np.concatenate([w for _, w in parts])
+            if len({t for t, _ in parts}) > 1 and len(np.unique(watts)) > 1:
+                return None
+            out[key] = float(np.cumsum(watts)[-1])
+        return out
 
     def optics(self, tier: _Tier, choice: Choice, runs: _Runs, links: Counter[float], n_links: int,
                lower_cages: int, upper_cages: int) -> None:
@@ -329,7 +610,7 @@ def _single_links(bill: _Bill, tier: _Tier, runs: _Runs, choice_of: dict[float, 
             bill.forced_failed[(tier.name, forced)] += n
         if choice.cable:
             cable = choice.cable
-            bill.add(cable, links, 1, cable.power_w + cable.leg_power_w)
+            bill.add(cable, links, 1, cable.power_w + cable.leg_power_w, tier.name)
             continue
         bill.optics(tier, choice, runs, links, n, n, n)
     bill.media[tier.name] = runs.media_in_order(medium_of)
@@ -350,6 +631,7 @@ def class_physical(derived: Derived, catalog: Catalog) -> PhysicalCounts | None:
         return None
     row, slot, layout = template_positions(fp, servers, plan, planes, r.rails, dev, leaf_of, server_of_ep)
     media = MediaIndex(catalog, r.technology.family)
+    k_host = host_ports_per_cage(catalog, derived)[0]
     bill = _Bill(catalog)
     for tier in tiers:
         runs = _Runs(derived, tier, dev, row, slot, media)
@@ -363,12 +645,16 @@ def class_physical(derived: Derived, catalog: Catalog) -> PhysicalCounts | None:
             _single_links(bill, tier, runs, choice_of, forced)
             continue
         outcomes = {_outcome(c) for c in choice_of_bin.values()}
-        if not _copper_impossible(tier, media, float(lengths[0])) or len(outcomes) != 1:
+        if _copper_impossible(tier, media, float(lengths[0])) and len(outcomes) == 1:
+            _one_class(bill, tier, runs, next(iter(choice_of_bin.values())), forced, planes)
+        elif not _grouped(bill, tier, runs, derived, dev, forced, k_host):
             return None
-        _one_class(bill, tier, runs, next(iter(choice_of_bin.values())), forced, planes)
 
     tier_counts = {t.name: len(t.a_dev) * planes for t in tiers}
     present = _tiers_in_graph_order(tiers)
     findings = _findings(bill.problems, bill.forced_failed, bill.custom, r.technology.family)
-    return PhysicalCounts(layout, bill.transceivers, bill.ends, bill.cables, bill.power(), bill.custom, findings,
+    power = bill.power()
+    if power is None:
+        return None
+    return PhysicalCounts(layout, bill.transceivers, bill.ends, bill.cables, power, bill.custom, findings,
                           {name: tier_counts[name] for name in present}, {name: bill.media[name] for name in present})

@@ -39,6 +39,10 @@ def template_positions(fp: FloorPlan, servers: int, plan: Plan, planes: int, rai
     spread = plan.leaf_rail(li, rails) if plan.rail_su_size else li
     fallback = li * servers // (plan.leaves * planes)
     leaf_codes = np.concatenate([dev.leaf(p, li) for p in range(planes)])
+    # every plane's leaves serve the first plane's servers: sort the first plane's pairs by leaf
+    # and server once, and shift them plane by plane (a plane's leaf codes are above the last's)
+    by_leaf = np.lexsort((server_of_ep, leaf_of))
+    leaf_of, server_of_ep = leaf_of[by_leaf], server_of_ep[by_leaf]
     host_leaf = np.concatenate([dev.leaf(p, leaf_of) for p in range(planes)])
     switch_codes = []
     for p in range(planes):
@@ -46,17 +50,18 @@ def template_positions(fp: FloorPlan, servers: int, plan: Plan, planes: int, rai
         switch_codes.append(dev.core(p, np.arange(plan.cores, dtype=np.int64)))
     others = np.concatenate(switch_codes) if switch_codes else np.zeros(0, np.int64)
     return positions_of(fp, servers, dev.total, leaf_codes, np.tile(spread, planes), np.tile(fallback, planes),
-                        host_leaf, np.tile(server_of_ep, planes), others)
+                        host_leaf, np.tile(server_of_ep, planes), others, presorted=True)
 
 
 def positions_of(fp: FloorPlan, servers: int, n_codes: int, leaf_codes: np.ndarray, spread: np.ndarray,
                  fallback: np.ndarray, host_leaf: np.ndarray, host_server: np.ndarray,
-                 others: np.ndarray) -> tuple[np.ndarray, np.ndarray, Layout]:
+                 others: np.ndarray, presorted: bool = False) -> tuple[np.ndarray, np.ndarray, Layout]:
     """(row, slot) per device code and the Layout counts, by `floor_layout.lay_out`'s rules, for
     any set of leaves: those left by an edited design's edits (edited_bom.py), given in the
     order `lay_out` takes them, with the servers each serves (one entry per host link, the
     leaf's code and the server), each one's spread and fallback server, and the spines and
-    cores left (`others`, in order). Devices that are not given keep row and slot 0."""
+    cores left (`others`, in order). Devices that are not given keep row and slot 0.
+    `presorted`: the host links come sorted by leaf, then server."""
     per_rack, per_row, per_net = fp.servers_per_rack, fp.racks_per_row, fp.switches_per_network_rack
     n_racks = max(1, -(-servers // per_rack))
     server_rows = -(-n_racks // per_row)
@@ -68,8 +73,11 @@ def positions_of(fp: FloorPlan, servers: int, n_codes: int, leaf_codes: np.ndarr
         return np.minimum(per_row, n_racks - row * per_row)
 
     # Each leaf's served servers, sorted: the median is its home.
-    order = np.lexsort((host_server, host_leaf))
-    s_leaf, s_srv = host_leaf[order], host_server[order]
+    if presorted:
+        s_leaf, s_srv = host_leaf, host_server
+    else:
+        order = np.lexsort((host_server, host_leaf))
+        s_leaf, s_srv = host_leaf[order], host_server[order]
     starts = np.searchsorted(s_leaf, leaf_codes, side="left")
     counts = np.searchsorted(s_leaf, leaf_codes, side="right") - starts
     pick = np.minimum(starts + counts // 2, max(len(s_srv) - 1, 0))
