@@ -168,8 +168,11 @@ def _copper_impossible(tier: _Tier, media: MediaIndex, shortest: float) -> bool:
 
 def _choice_at(tier: _Tier, media: MediaIndex, forced: str, length: float) -> Choice | None:
     """`choose_medium` for one link of the tier at `length`, between a cage of each side."""
-    lower = End("lower", "1", 0, 0, tier.lower.host, tier.lower.cage_type, tier.lower.capacity)
-    upper = End("upper", "1", 0, 0, False, tier.upper.cage_type, tier.upper.capacity)
+    # the devices' roles as names: copper is tried on the cages in name order
+    lower_name, upper_name = {"node-leaf": ("srv-1", "leaf-1"), "leaf-spine": ("leaf-1", "spine-1"),
+                              "spine-core": ("spine-1", "core-1")}[tier.name]
+    lower = End(lower_name, "1", 0, 0, tier.lower.host, tier.lower.cage_type, tier.lower.capacity)
+    upper = End(upper_name, "1", 0, 0, False, tier.upper.cage_type, tier.upper.capacity)
     return choose_medium([LinkPlan(0, tier.name, tier.gbps, lower, upper, length)], media, forced)
 
 
@@ -344,8 +347,7 @@ def _grouped(bill: _Bill, tier: _Tier, runs: _Runs, derived: Derived, dev: Devic
              k_host: int) -> bool:
     """A tier's groups of several cages, class by class: a class is a shape of group with its
     runs' bins, as in `counts_from_links`, whose choice it takes from its first group. False where
-    this count does not apply (a NIC cage joins planes irregularly, or device names could change
-    a cable's choice)."""
+    this count does not apply (a NIC cage joins ports of two planes other than plane by plane)."""
     r = derived.resolved
     planes, rails = r.planes, r.rails
     block = _block_planes(tier, k_host, planes, rails)
@@ -404,18 +406,30 @@ def _grouped(bill: _Bill, tier: _Tier, runs: _Runs, derived: Derived, dev: Devic
 
     class_groups = np.argsort(class_of, kind="stable")
     class_start = np.r_[0, np.cumsum(np.bincount(class_of, minlength=len(class_first)))]
+    # one choice per class, from its first group; where device names could change the cable,
+    # one per exact shape instead (its runs themselves, not their bins), as counts_from_links
+    classes: list[tuple[np.ndarray, int, list[LinkPlan], Choice | None]] = []
+    for c, g0 in enumerate(class_first.tolist()):
+        members = class_groups[class_start[c]:class_start[c + 1]]
+        group_links = links_of(g0)
+        choice, by_name = _choose(group_links, media, forced)
+        if not by_name:
+            classes.append((members, g0, group_links, choice))
+            continue
+        exact_keys = np.concatenate([shape[members, None], lengths[members]], axis=1)
+        _, exact_first, exact_of = np.unique(exact_keys, axis=0, return_index=True, return_inverse=True)
+        exact_of = exact_of.reshape(-1)
+        for x, first_at in enumerate(exact_first.tolist()):
+            exact_links = links_of(int(members[first_at]))
+            classes.append((members[exact_of == x], int(members[first_at]), exact_links,
+                            _choose(exact_links, media, forced)[0]))
     media_first: dict[str, tuple[int, int]] = {}
     media_n: Counter[str] = Counter()
     cabled: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []     # (groups, buckets, watts)
     bucket_ids: dict[CableLength, int] = {}
-    for c, g0 in enumerate(class_first.tolist()):
-        members = class_groups[class_start[c]:class_start[c + 1]]
+    for members, g0, group_links, choice in classes:
         mult = len(members)
-        group_links = links_of(g0)
         n_links = len(group_links) * mult
-        choice, by_name = _choose(group_links, media, forced)
-        if by_name:
-            return False
         medium = MEDIA_CODES[0] if choice is None else choice.kind
         media_n[medium] += n_links
         q0, local0 = divmod(g0, n_groups)
