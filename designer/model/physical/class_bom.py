@@ -33,10 +33,12 @@ import numpy as np
 from designer.catalog import Catalog
 from designer.catalog.entries import Cable
 from designer.model.physical.closed_form_bom import (
+    _MIX,
     MEDIA_CODES,
     TIERS,
     PhysicalCounts,
     _components,
+    _mix,
     cage_slots,
     first_plane_cages,
     first_plane_links,
@@ -156,14 +158,43 @@ def _tiers(derived: Derived, catalog: Catalog, first: LinkArrays) -> list[_Tier]
     return tiers
 
 
-def _copper_impossible(tier: _Tier, media: MediaIndex, shortest: float) -> bool:
+def _copper_impossible(tier: _Tier, media: MediaIndex, shortest: float, block: int | None, k_host: int,
+                       planes: int, rails: int) -> bool:
     """No copper or AOC cable can join any group of the tier's cages: every run is beyond the
     copper reach, or no cable has a port mode at the tier's speed and either side's breakout
-    (what `_try_copper` requires of the cage at a cable's main end)."""
+    (what `_try_copper` requires of the cage at a cable's main end), or no group has a cage on
+    all its links (a cable's main end must be)."""
     if shortest > media.copper_reach_m:
         return True
     capacities = {tier.lower.capacity, tier.upper.capacity}
-    return not any(m.gbps == tier.gbps and m.count in capacities for c in media.cables for m in c.port_modes)
+    if not any(m.gbps == tier.gbps and m.count in capacities for c in media.cables for m in c.port_modes):
+        return True
+    return block is not None and _no_center(tier, block, k_host, planes, rails)
+
+
+def _no_center(tier: _Tier, block: int, k_host: int, planes: int, rails: int) -> bool:
+    """Whether every cage of the tier is linked to two cages or more of the other side. Then no
+    group has a cage on all its links: were one, a cage it links to would link to another cage,
+    on a link of the group that misses it."""
+    n0 = len(tier.a_dev)
+    if tier.host:
+        # a NIC cage's ports on the planes that share it: each plane's leaf is another device
+        a_cage = host_cages(tier.a_port, k_host, planes, rails)[0]
+        lower = tier.a_dev * (int(a_cage.max()) + 1) + a_cage
+        lower_ok: bool | None = True if block > 1 else None
+    else:
+        lower = (tier.a_dev - int(tier.a_dev.min())) * (int(tier.a_cage.max()) + 1) + tier.a_cage
+        lower_ok = None
+    upper = (tier.b_dev - int(tier.b_dev.min())) * (int(tier.b_cage.max()) + 1) + tier.b_cage
+    if not n0:
+        return True
+    pairs = np.unique(lower * (int(upper.max()) + 1) + upper)
+    lower_of, upper_of = pairs // (int(upper.max()) + 1), pairs % (int(upper.max()) + 1)
+    # every cage of a side appears in `pairs` at least once: twice or more for two partners
+    uppers_ok = bool((np.bincount(upper_of)[np.unique(upper)] >= 2).all())
+    if lower_ok is None:
+        lower_ok = bool((np.bincount(lower_of)[np.unique(lower)] >= 2).all())
+    return lower_ok and uppers_ok
 
 
 def _choice_at(tier: _Tier, media: MediaIndex, forced: str, length: float) -> Choice | None:
@@ -263,28 +294,37 @@ def _block_planes(tier: _Tier, k_host: int, planes: int, rails: int) -> int | No
     return 1 if rails % k_host == 0 else None
 
 
+def _row_classes(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The first row of each distinct row, and each row's class: `np.unique(rows, axis=0)`'s index
+    and inverse (classes in another order), by a hash of each row checked against its class's
+    first row (a sort of one column instead of all)."""
+    h = np.zeros(len(rows), np.uint64)
+    with np.errstate(over="ignore"):
+        for j in range(rows.shape[1]):
+            h = _mix(h * _MIX[0] + rows[:, j].astype(np.uint64) + np.uint64(j))
+    _, first, inverse = np.unique(h, return_index=True, return_inverse=True)
+    inverse = inverse.reshape(-1)
+    if not np.array_equal(rows[first][inverse], rows):   # two rows of one hash: sort them all
+        _, first, inverse = np.unique(rows, axis=0, return_index=True, return_inverse=True)
+        inverse = inverse.reshape(-1)
+    return first, inverse
+
+
 class _Groups:
-    """A tier's groups of linked cages on its first planes (those that share NIC cages: every
-    other such block of planes repeats them), each group's links in the device graph's order, and
-    the shape of each group (its links' cages, lanes and ports as `counts_from_links` reads them)."""
+    """A tier's groups of linked cages on its first plane, each group's links in the device
+    graph's order, and the shape of each group (its links' cages and lanes as `counts_from_links`
+    reads them). Where `block` planes share their servers' NIC cages, a group of those planes is
+    the first plane's group with its leaves' cages on each plane: its links are the first plane's
+    links, then their copies on the next planes (columns of `width0` each)."""
 
     def __init__(self, tier: _Tier, dev: DeviceCodes, block: int, k_host: int, planes: int, rails: int) -> None:
-        n0 = len(tier.a_dev)
+        n = len(tier.a_dev)
         # the tier's links in the graph's order: server links leaf by leaf, the others as generated
-        self.order0 = np.argsort(tier.b_dev, kind="stable") if tier.host else np.arange(n0)
+        self.order0 = np.argsort(tier.b_dev, kind="stable") if tier.host else np.arange(n)
         o = self.order0
-        self.block, self.n0 = block, n0
-        a_dev, b_dev, a_cage, b_cage = [], [], [], []
-        for p in range(block):
-            shift = p * dev.per_plane
-            a_dev.append(tier.a_dev[o] if tier.host else tier.a_dev[o] + shift)
-            a_cage.append(host_cages(tier.a_port[o] + p * rails, k_host, planes, rails)[0] if tier.host
-                          else tier.a_cage[o])
-            b_dev.append(tier.b_dev[o] + shift)
-            b_cage.append(tier.b_cage[o])
-        ad, bd, ac, bc = (np.concatenate(x) for x in (a_dev, b_dev, a_cage, b_cage))
-        self.a_dev, self.b_dev, self.a_cage, self.b_cage = ad, bd, ac, bc
-        n = len(ad)
+        self.block, self.n0 = block, n
+        ad, bd, bc = tier.a_dev[o], tier.b_dev[o], tier.b_cage[o]
+        ac = host_cages(tier.a_port[o], k_host, planes, rails)[0] if tier.host else tier.a_cage[o]
         ca, cb, n_slots = cage_slots(ad, ac, bd, bc, dev.servers, dev.total)
         used = np.zeros(n_slots, bool)
         used[ca], used[cb] = True, True
@@ -319,27 +359,29 @@ class _Groups:
         local = np.zeros(n_cages, np.int64)
         occ_pos = np.flatnonzero(first_occ)
         local[ends_seq[occ_pos]] = seen[occ_pos] - 1 - before_group[g_sorted[occ_pos // 2]]
-        self.n_groups, self.width = n_groups, int(g_nlinks.max())
+        self.n_groups, self.width0 = n_groups, int(g_nlinks.max())
         self.group, self.rank, self.lorder = group, rank, lorder
-        self.g_ncages = np.bincount(g_sorted[occ_pos // 2], minlength=n_groups)
         self.g_nlinks, self.g_start = g_nlinks, g_start
+        # cages of a group of the block: its NIC cages once, its upper cages on every plane
+        cages0 = np.bincount(g_sorted[occ_pos // 2], minlength=n_groups)
+        upper_seen = np.zeros(n_cages, bool)
+        upper_seen[cb] = True
+        uppers0 = np.bincount(group_of_label[comp[np.flatnonzero(upper_seen)]], minlength=n_groups)
+        self.g_ncages = cages0 + (block - 1) * uppers0
         # the shape: per link place (local a cage, local b cage, b lane), -1 past a group's links
-        b_lane = np.concatenate([tier.b_lane[o]] * block)
-        shape = np.full((n_groups, 3 * self.width + 1), -1, np.int64)
-        for col, values in enumerate((local[ca], local[cb], b_lane)):
+        # (a group of the block follows from its first plane's shape)
+        shape = np.full((n_groups, 3 * self.width0 + 1), -1, np.int64)
+        for col, values in enumerate((local[ca], local[cb], tier.b_lane[o])):
             shape[group, 3 * rank + col] = values
-        shape[:, -1] = self.g_ncages
-        _, self.shape = np.unique(shape, axis=0, return_inverse=True)
-        self.shape = self.shape.reshape(-1)
-        self.local_b = np.full((n_groups, self.width), -1, np.int64)
-        self.local_b[group, rank] = local[cb]
-        self.b_lane = np.full((n_groups, self.width), -1, np.int64)
-        self.b_lane[group, rank] = b_lane
+        shape[:, -1] = cages0
+        self.shape = _row_classes(shape)[1]
 
-    def matrix(self, per_link: np.ndarray) -> np.ndarray:
-        """Per group and place in it, the value of its link (-1 past its links)."""
-        out = np.full((self.n_groups, self.width), -1, np.int64)
-        out[self.group, self.rank] = per_link
+    def matrix(self, per_plane: list[np.ndarray]) -> np.ndarray:
+        """Per group and place in it, the value of its link (-1 past its links), from each plane
+        of the block's values in the groups' link order."""
+        out = np.full((self.n_groups, self.block * self.width0), -1, np.int64)
+        for p, values in enumerate(per_plane):
+            out[self.group, p * self.width0 + self.rank] = values
         return out
 
 
@@ -365,14 +407,13 @@ def _grouped(bill: _Bill, tier: _Tier, runs: _Runs, derived: Derived, dev: Devic
             vals, inverse = runs.planes[p]
             code_of = np.searchsorted(values, np.array(vals, np.float64))
             codes.append(code_of[inverse[groups.order0]])
-        blocks.append(groups.matrix(np.concatenate(codes)))
+        blocks.append(groups.matrix(codes))
     lengths = np.concatenate(blocks)                         # groups of every block, block by block
     n_groups = groups.n_groups
     shape = np.tile(groups.shape, len(blocks))
     binned = np.where(lengths >= 0, bins_of_value[np.maximum(lengths, 0)], -1)
     keys = np.concatenate([shape[:, None], binned], axis=1)
-    _, class_first, class_of = np.unique(keys, axis=0, return_index=True, return_inverse=True)
-    class_of = class_of.reshape(-1)
+    class_first, class_of = _row_classes(keys)
     names: dict[int, str] = {}
 
     def name(code: int) -> str:
@@ -384,24 +425,25 @@ def _grouped(bill: _Bill, tier: _Tier, runs: _Runs, derived: Derived, dev: Devic
         """A group's links as the link-by-link path sees them (g_all: index over every block)."""
         q, g = divmod(g_all, n_groups)
         out: list[LinkPlan] = []
-        at = groups.lorder[groups.g_start[g]:groups.g_start[g] + groups.g_nlinks[g]]
-        for i in at.tolist():
-            p = q * block + i // groups.n0
-            j = groups.order0[i % groups.n0]
-            shift = (p - i // groups.n0) * dev.per_plane
-            ad = int(groups.a_dev[i]) + (0 if tier.host else shift)
-            bd = int(groups.b_dev[i]) + shift
-            if tier.host:
-                gp = int(tier.a_port[j]) + p * rails
-                cage, lane = host_cages(np.array([gp]), k_host, planes, rails)
-                a = End(name(ad), f"nic-{gp + 1}", int(cage[0]), int(lane[0]), True, tier.lower.cage_type, k_host)
-            else:
-                a = End(name(ad), str(int(tier.a_port[j])), int(tier.a_cage[j]), int(tier.a_lane[j]), False,
-                        tier.lower.cage_type, tier.lower.capacity)
-            b = End(name(bd), str(int(tier.b_port[j])), int(tier.b_cage[j]), int(tier.b_lane[j]), False,
-                    tier.upper.cage_type, tier.upper.capacity)
-            run = float(values[int(lengths[g_all][len(out)])])
-            out.append(LinkPlan(0, tier.name, tier.gbps, a, b, run))
+        at = groups.lorder[groups.g_start[g]:groups.g_start[g] + groups.g_nlinks[g]].tolist()
+        for p_in in range(block):
+            p = q * block + p_in
+            shift = p * dev.per_plane
+            for i in at:
+                j = int(groups.order0[i])
+                bd = int(tier.b_dev[j]) + shift
+                if tier.host:
+                    gp = int(tier.a_port[j]) + p * rails
+                    cage, lane = host_cages(np.array([gp]), k_host, planes, rails)
+                    a = End(name(int(tier.a_dev[j])), f"nic-{gp + 1}", int(cage[0]), int(lane[0]), True,
+                            tier.lower.cage_type, k_host)
+                else:
+                    a = End(name(int(tier.a_dev[j]) + shift), str(int(tier.a_port[j])), int(tier.a_cage[j]),
+                            int(tier.a_lane[j]), False, tier.lower.cage_type, tier.lower.capacity)
+                b = End(name(bd), str(int(tier.b_port[j])), int(tier.b_cage[j]), int(tier.b_lane[j]), False,
+                        tier.upper.cage_type, tier.upper.capacity)
+                run = float(values[int(lengths[g_all][p_in * groups.width0 + int(groups.rank[i])])])
+                out.append(LinkPlan(0, tier.name, tier.gbps, a, b, run))
         return out
 
     class_groups = np.argsort(class_of, kind="stable")
@@ -417,8 +459,7 @@ def _grouped(bill: _Bill, tier: _Tier, runs: _Runs, derived: Derived, dev: Devic
             classes.append((members, g0, group_links, choice))
             continue
         exact_keys = np.concatenate([shape[members, None], lengths[members]], axis=1)
-        _, exact_first, exact_of = np.unique(exact_keys, axis=0, return_index=True, return_inverse=True)
-        exact_of = exact_of.reshape(-1)
+        exact_first, exact_of = _row_classes(exact_keys)
         for x, first_at in enumerate(exact_first.tolist()):
             exact_links = links_of(int(members[first_at]))
             classes.append((members[exact_of == x], int(members[first_at]), exact_links,
@@ -440,7 +481,9 @@ def _grouped(bill: _Bill, tier: _Tier, runs: _Runs, derived: Derived, dev: Devic
             continue
         if choice.forced_failed:
             bill.forced_failed[(tier.name, forced)] += n_links
-        rows = lengths[members]
+        # the columns of the class's links, in their order in the group
+        m0 = len(group_links) // block
+        rows = lengths[members][:, [p * groups.width0 + i for p in range(block) for i in range(m0)]]
         if choice.cable:
             cable = choice.cable
             each = cable.power_w + cable.leg_power_w * (int(groups.g_ncages[local0]) - 1)
@@ -659,7 +702,8 @@ def class_physical(derived: Derived, catalog: Catalog) -> PhysicalCounts | None:
             _single_links(bill, tier, runs, choice_of, forced)
             continue
         outcomes = {_outcome(c) for c in choice_of_bin.values()}
-        if _copper_impossible(tier, media, float(lengths[0])) and len(outcomes) == 1:
+        block = _block_planes(tier, k_host, planes, r.rails)
+        if len(outcomes) == 1 and _copper_impossible(tier, media, float(lengths[0]), block, k_host, planes, r.rails):
             _one_class(bill, tier, runs, next(iter(choice_of_bin.values())), forced, planes)
         elif not _grouped(bill, tier, runs, derived, dev, forced, k_host):
             return None
