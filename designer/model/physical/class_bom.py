@@ -122,9 +122,11 @@ def _tiers(derived: Derived, catalog: Catalog, first: LinkArrays) -> list[_Tier]
     tiers: list[_Tier] = []
     highest_below: dict[str, int] = {}   # the highest cage of each switch role's lower tier
     roles = ("leaf", "spine", "core")
+    # `first_plane_links(ordered=False)` gives the tiers one after the other: slices, not masks
+    bounds = np.searchsorted(first.tier, np.arange(4))
     for t in range(3):
-        mask = first.tier == t
-        if not mask.any():
+        mask = slice(int(bounds[t]), int(bounds[t + 1]))
+        if mask.start == mask.stop:
             continue
         gbps = _one(first.gbps[mask])
         a_cap, a_type = _one(cages.a_cap[mask]), _one(cages.a_type[mask])
@@ -683,6 +685,8 @@ def class_physical(derived: Derived, catalog: Catalog) -> PhysicalCounts | None:
     first, server_of_ep, leaf_of = first_plane_links(r, plan, dev, ordered=False)
     if not len(first.tier) or int(first.tier.max()) > 2:
         return None
+    if np.any(np.diff(first.tier) < 0):
+        return None   # not tier by tier: a template this count does not know
     tiers = _tiers(derived, catalog, first)
     if tiers is None:
         return None
