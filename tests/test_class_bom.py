@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 
 from designer.catalog import default_catalog
+from designer.model.intent.design import replace_path
 from designer.model.physical.class_bom import class_physical
 from designer.model.physical.closed_form_bom import closed_form_physical
 from designer.model.topology.derive import derive
+from designer.model.topology.presets import new_design
 from tests.test_closed_form_bom import template_designs
 
 CAT = default_catalog()
@@ -32,3 +35,23 @@ def _same_or_declined(design) -> bool:
 @given(template_designs())
 def test_class_bill_equals_per_link_bill(design):
     _same_or_declined(design)
+
+
+# Fixed designs of 16K-32K GPUs, each counted by class (not handed to the per-link count): one
+# class per tier (200G breakouts on 102.4T switches), groups of several cages whose runs change
+# the optic (QM9700 twin-port cages, DGX H100 two NICs per cage, two planes), 400G uplinks in 200G
+# cages, a rail-optimized fabric and each placement of the leaves.
+FIXED = [
+    ("fat-tree", dict(gpus=32768, server="hgx-b300-eth-4plane", switch="tomahawk6-102t"), "middle-of-row"),
+    ("fat-tree", dict(gpus=16384, switch="qm9700", planes=2), "middle-of-row"),
+    ("fat-tree", dict(gpus=32768, server="hgx-b300-eth-4plane", switch="tomahawk5-51t", uplink_speed=400),
+     "network-row"),
+    ("rail-optimized", dict(gpus=16384, switch="qm9700"), "su-racks"),
+    ("fat-tree", dict(gpus=16384, switch="qm9700", planes=2), "su-racks"),
+]
+
+
+@pytest.mark.parametrize(("template", "choices", "placement"), FIXED)
+def test_medium_designs_are_counted_by_class_and_equal_the_per_link_bill(template, choices, placement):
+    design = replace_path(new_design(CAT, template, **choices), "floorplan.placement", placement)
+    assert _same_or_declined(design), "counted link by link, not by class"
