@@ -9,16 +9,19 @@ Rows:
 - 32,768 GPUs: 3 templates x 2 technologies x 3 switch choices x 8 oversubscriptions x 3 plane
   counts x 2 tier counts, for InfiniBand and for Ethernet: 1,728 combinations, of which more than
   500 build.
-- 131,072 GPUs, one worker: the rate of one worker on the largest fabrics the model builds (a
-  1,048,576-GPU sweep is refused point by point: the model's ceilings are 500,000 links and
-  500,000 endpoints), which is what each worker of a cluster adds (`sweep --scheduler`).
+- 131,072 GPUs, one worker: the rate of one worker on large fabrics, which is what each worker
+  of a cluster adds (`sweep --scheduler`).
+- 1,048,576 GPUs, one worker (`--rows 1m`, not in the default run): HGX B300 (four 200G planes) at
+  1:1 on Tomahawk 6 and Tomahawk 5 class switches, uplinks at the servers' speed or 400G: each
+  point's bill counted by class of link (an oversubscribed point at this size leaves a switch cage
+  with server ports and uplinks, and is counted link by link: tens of seconds and gigabytes).
 Each built design is derived, priced (BOM) and its all-reduce estimated.
 
 Each row also gives the CPU seconds it took (this process and its workers, start-up of the pool
 included) and per built design, and the load average: on a machine shared with other work the
 wall time says little, and CPU seconds over the cores give the wall time to expect when they are
 free. `--workers N` runs the rows on N worker processes (default: one per core; 1 runs them in
-this process). `--rows 32k` runs the 32,768-GPU row alone.
+this process). `--rows 32k` runs the 32,768-GPU row alone, `--rows 1m` the 1,048,576-GPU row.
 
 `--scheduler ADDRESS` runs every row on that Dask cluster instead of this machine's cores.
 """
@@ -72,7 +75,7 @@ def main() -> None:
     parser.add_argument("--scheduler", metavar="ADDRESS", help="run the rows on this Dask cluster")
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1,
                         help="worker processes (default: one per core; 1: in this process)")
-    parser.add_argument("--rows", choices=("all", "32k"), default="all", help="the rows to run")
+    parser.add_argument("--rows", choices=("all", "32k", "1m"), default="all", help="the rows to run")
     args = parser.parse_args()
     if args.scheduler:
         from distributed import Client
@@ -86,6 +89,15 @@ def main() -> None:
 def rows(workers: int, executor: Executor | None, which: str = "all") -> None:
     if which == "32k":
         row_32k(workers, executor)
+        return
+    if which == "1m":
+        million = [SweepSpec(gpus=1_048_576, server="hgx-b300-eth-4plane", templates=("fat-tree",),
+                             technologies=("roce-400g",), switches=("tomahawk6-102t", "tomahawk5-51t"),
+                             uplink_speeds=(None, 400))]
+        if executor is None:
+            row("1,048,576 GPUs, the rate of one worker", million, 1, None, target=False)
+        else:
+            row("1,048,576 GPUs", million, workers, executor, target=False)
         return
     row("1,024 GPUs", [SweepSpec(gpus=1024, templates=TEMPLATES,
                                  technologies=("ib-ndr", "ib-xdr", "roce-400g", "roce-800g"),
