@@ -37,6 +37,7 @@ from designer.model.physical.closed_form_bom import (
     MEDIA_CODES,
     TIERS,
     PhysicalCounts,
+    _Cages,
     _components,
     _mix,
     cage_slots,
@@ -64,6 +65,7 @@ from designer.model.physical.media import (
 from designer.model.physical.template_layout import template_positions
 
 if TYPE_CHECKING:
+    from designer.model.intent.floorplan import FloorPlan
     from designer.model.topology.derive import Derived
 
 
@@ -94,6 +96,26 @@ class _Tier:
     b_port: np.ndarray
     a_cage: np.ndarray      # the lower switch's cage (0 for a NIC: see `host_cages`)
     a_lane: np.ndarray
+    # per link: its tier (index into TIERS), speed, and each end's cage type (index into
+    # type_names) and capacity: one value each, but for tiers merged where a cage serves two
+    link_tier: np.ndarray
+    link_gbps: np.ndarray
+    a_type: np.ndarray
+    a_cap: np.ndarray
+    b_type: np.ndarray
+    b_cap: np.ndarray
+    type_names: list[str]
+    merged: bool = False
+
+    @property
+    def a_host(self) -> np.ndarray:
+        """Per link, whether its lower end is a server's NIC."""
+        host: np.ndarray = self.link_tier == 0
+        return host
+
+    def forced(self, fp: FloorPlan, tiers: set[str]) -> str:
+        """The medium forced on a group of the tiers named (none: "auto" for a group of two)."""
+        return fp.forced_medium(next(iter(tiers))) if len(tiers) == 1 else "auto"
 
 
 def _count_cages(dev: np.ndarray, cage: np.ndarray) -> int:
@@ -135,6 +157,14 @@ def _tiers(derived: Derived, catalog: Catalog, first: LinkArrays) -> list[_Tier]
             return None
         a_dev, b_dev = first.a_dev[mask], first.b_dev[mask]
         b_cage, b_lane = cages.b_cage[mask], cages.b_lane[mask]
+        if t and int(cages.a_cage[mask].min()) <= highest_below.get(roles[t - 1], -1):
+            # a cage of the lower switch serves this tier and the one below: one tier of both
+            below = tiers.pop() if tiers and tiers[-1].link_tier[-1] == t - 1 else None
+            if below is None:
+                return None
+            tiers.append(_merged(below, first, cages, mask))
+            highest_below[roles[t]] = int(b_cage.max())
+            continue
         if t == 0:
             # NIC cages in every plane: global port = plane * rails + rail
             ports = first.a_port[mask]
@@ -147,17 +177,35 @@ def _tiers(derived: Derived, catalog: Catalog, first: LinkArrays) -> list[_Tier]
                 per_plane = [host_cages(ports + p * rails, cages.k_host, planes, rails)[0] for p in range(planes)]
                 lower_cages = _count_cages(np.concatenate([a_dev] * planes), np.concatenate(per_plane))
         else:
-            a_cage = cages.a_cage[mask]
-            # the lower switch's cages of this tier must lie above those of the tier below it
-            if int(a_cage.min()) <= highest_below.get(roles[t - 1], -1):
-                return None
-            lower_cages = _count_cages(a_dev, a_cage) * planes
+            lower_cages = _count_cages(a_dev, cages.a_cage[mask]) * planes
         highest_below[roles[t]] = int(b_cage.max())
         lower = _Side(t == 0, cages.type_names[a_type], a_cap, lower_cages)
         upper = _Side(False, cages.type_names[b_type], b_cap, _count_cages(b_dev, b_cage) * planes)
         tiers.append(_Tier(TIERS[t], gbps, a_dev, b_dev, b_cage, b_lane, lower, upper, t == 0, first.a_port[mask],
-                           first.b_port[mask], cages.a_cage[mask], cages.a_lane[mask]))
+                           first.b_port[mask], cages.a_cage[mask], cages.a_lane[mask], first.tier[mask],
+                           first.gbps[mask], cages.a_type[mask], cages.a_cap[mask], cages.b_type[mask],
+                           cages.b_cap[mask], cages.type_names))
     return tiers
+
+
+def _merged(below: _Tier, first: LinkArrays, cages: _Cages, mask: slice) -> _Tier:
+    """`below` and the next tier (`mask` of the first plane's links) as one tier: links in the
+    device graph's order (server links and uplinks leaf by leaf, the spines' uplinks last)."""
+    def cat(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        joined: np.ndarray = np.concatenate([x, y])
+        return joined
+
+    upper = _Tier(TIERS[int(first.tier[mask.start])], 0, first.a_dev[mask], first.b_dev[mask], cages.b_cage[mask],
+                  cages.b_lane[mask], below.lower, below.upper, False, first.a_port[mask], first.b_port[mask],
+                  cages.a_cage[mask], cages.a_lane[mask], first.tier[mask], first.gbps[mask], cages.a_type[mask],
+                  cages.a_cap[mask], cages.b_type[mask], cages.b_cap[mask], cages.type_names)
+    fields = ("a_dev", "b_dev", "b_cage", "b_lane", "a_port", "b_port", "a_cage", "a_lane", "link_tier",
+              "link_gbps", "a_type", "a_cap", "b_type", "b_cap")
+    joined = {f: cat(getattr(below, f), getattr(upper, f)) for f in fields}
+    return _Tier(f"{below.name}+{upper.name}", 0, joined["a_dev"], joined["b_dev"], joined["b_cage"],
+                 joined["b_lane"], below.lower, below.upper, below.host, joined["a_port"], joined["b_port"],
+                 joined["a_cage"], joined["a_lane"], joined["link_tier"], joined["link_gbps"], joined["a_type"],
+                 joined["a_cap"], joined["b_type"], joined["b_cap"], cages.type_names, merged=True)
 
 
 def _copper_impossible(tier: _Tier, media: MediaIndex, shortest: float, block: int | None, k_host: int,
@@ -228,7 +276,10 @@ class _Runs:
         zeros = np.zeros(len(tier.a_dev), np.int64)
         for p in range(derived.resolved.planes):
             shift = p * dev.per_plane
-            a = tier.a_dev if tier.host else tier.a_dev + shift
+            if tier.merged:
+                a = np.where(tier.a_host, tier.a_dev, tier.a_dev + shift)
+            else:
+                a = tier.a_dev if tier.host else tier.a_dev + shift
             values, inverse = link_lengths(fp, LinkArrays(zeros, zeros, a, zeros, tier.b_dev + shift, zeros), row,
                                            slot)
             self.planes.append((values.tolist(), inverse))
@@ -322,11 +373,18 @@ class _Groups:
     def __init__(self, tier: _Tier, dev: DeviceCodes, block: int, k_host: int, planes: int, rails: int) -> None:
         n = len(tier.a_dev)
         # the tier's links in the graph's order: server links leaf by leaf, the others as generated
-        self.order0 = np.argsort(tier.b_dev, kind="stable") if tier.host else np.arange(n)
+        if tier.merged:   # each leaf's server links, then its uplinks, leaf by leaf; spines' uplinks last
+            leaf = np.where(tier.link_tier == 0, tier.b_dev, np.where(tier.link_tier == 1, tier.a_dev, dev.total))
+            self.order0 = np.lexsort((np.arange(n), tier.link_tier, leaf))
+        else:
+            self.order0 = np.argsort(tier.b_dev, kind="stable") if tier.host else np.arange(n)
         o = self.order0
         self.block, self.n0 = block, n
         ad, bd, bc = tier.a_dev[o], tier.b_dev[o], tier.b_cage[o]
-        ac = host_cages(tier.a_port[o], k_host, planes, rails)[0] if tier.host else tier.a_cage[o]
+        if tier.merged:
+            ac = np.where(tier.a_host[o], host_cages(tier.a_port[o], k_host, planes, rails)[0], tier.a_cage[o])
+        else:
+            ac = host_cages(tier.a_port[o], k_host, planes, rails)[0] if tier.host else tier.a_cage[o]
         ca, cb, n_slots = cage_slots(ad, ac, bd, bc, dev.servers, dev.total)
         used = np.zeros(n_slots, bool)
         used[ca], used[cb] = True, True
@@ -343,7 +401,9 @@ class _Groups:
         group_of_label = np.zeros(n_cages, np.int64)
         group_of_label[g_raw[is_first]] = np.arange(n_groups)
         group = group_of_label[g_raw]
-        self.group_first = np.flatnonzero(is_first)          # each group's first link
+        # each group's first link of each tier (n past the last where it has none)
+        self.first_of_tier = np.full((n_groups, len(TIERS)), n, np.int64)
+        np.minimum.at(self.first_of_tier, (group, tier.link_tier[o]), np.arange(n))
         lorder = np.argsort(group, kind="stable")
         g_sorted = group[lorder]
         g_start = np.r_[0, np.flatnonzero(g_sorted[1:] != g_sorted[:-1]) + 1]
@@ -372,9 +432,9 @@ class _Groups:
         self.g_ncages = cages0 + (block - 1) * uppers0
         # the shape: per link place (local a cage, local b cage, b lane), -1 past a group's links
         # (a group of the block follows from its first plane's shape)
-        shape = np.full((n_groups, 3 * self.width0 + 1), -1, np.int64)
-        for col, values in enumerate((local[ca], local[cb], tier.b_lane[o])):
-            shape[group, 3 * rank + col] = values
+        shape = np.full((n_groups, 4 * self.width0 + 1), -1, np.int64)
+        for col, values in enumerate((local[ca], local[cb], tier.b_lane[o], tier.link_tier[o])):
+            shape[group, 4 * rank + col] = values
         shape[:, -1] = cages0
         self.shape = _row_classes(shape)[1]
 
@@ -387,8 +447,7 @@ class _Groups:
         return out
 
 
-def _grouped(bill: _Bill, tier: _Tier, runs: _Runs, derived: Derived, dev: DeviceCodes, forced: str,
-             k_host: int) -> bool:
+def _grouped(bill: _Bill, tier: _Tier, runs: _Runs, derived: Derived, dev: DeviceCodes, k_host: int) -> bool:
     """A tier's groups of several cages, class by class: a class is a shape of group with its
     runs' bins, as in `counts_from_links`, whose choice it takes from its first group. False where
     this count does not apply (a NIC cage joins ports of two planes other than plane by plane)."""
@@ -417,6 +476,8 @@ def _grouped(bill: _Bill, tier: _Tier, runs: _Runs, derived: Derived, dev: Devic
     keys = np.concatenate([shape[:, None], binned], axis=1)
     class_first, class_of = _row_classes(keys)
     names: dict[int, str] = {}
+    types = tier.type_names
+    fp = derived.design.floorplan
 
     def name(code: int) -> str:
         if code not in names:
@@ -434,18 +495,19 @@ def _grouped(bill: _Bill, tier: _Tier, runs: _Runs, derived: Derived, dev: Devic
             for i in at:
                 j = int(groups.order0[i])
                 bd = int(tier.b_dev[j]) + shift
-                if tier.host:
+                a_type, b_type = types[int(tier.a_type[j])], types[int(tier.b_type[j])]
+                if tier.link_tier[j] == 0:
                     gp = int(tier.a_port[j]) + p * rails
                     cage, lane = host_cages(np.array([gp]), k_host, planes, rails)
-                    a = End(name(int(tier.a_dev[j])), f"nic-{gp + 1}", int(cage[0]), int(lane[0]), True,
-                            tier.lower.cage_type, k_host)
+                    a = End(name(int(tier.a_dev[j])), f"nic-{gp + 1}", int(cage[0]), int(lane[0]), True, a_type,
+                            int(tier.a_cap[j]))
                 else:
                     a = End(name(int(tier.a_dev[j]) + shift), str(int(tier.a_port[j])), int(tier.a_cage[j]),
-                            int(tier.a_lane[j]), False, tier.lower.cage_type, tier.lower.capacity)
+                            int(tier.a_lane[j]), False, a_type, int(tier.a_cap[j]))
                 b = End(name(bd), str(int(tier.b_port[j])), int(tier.b_cage[j]), int(tier.b_lane[j]), False,
-                        tier.upper.cage_type, tier.upper.capacity)
+                        b_type, int(tier.b_cap[j]))
                 run = float(values[int(lengths[g_all][p_in * groups.width0 + int(groups.rank[i])])])
-                out.append(LinkPlan(0, tier.name, tier.gbps, a, b, run))
+                out.append(LinkPlan(0, TIERS[int(tier.link_tier[j])], int(tier.link_gbps[j]), a, b, run))
         return out
 
     class_groups = np.argsort(class_of, kind="stable")
@@ -456,6 +518,7 @@ def _grouped(bill: _Bill, tier: _Tier, runs: _Runs, derived: Derived, dev: Devic
     for c, g0 in enumerate(class_first.tolist()):
         members = class_groups[class_start[c]:class_start[c + 1]]
         group_links = links_of(g0)
+        forced = tier.forced(fp, {link.tier for link in group_links})
         choice, by_name = _choose(group_links, media, forced)
         if not by_name:
             classes.append((members, g0, group_links, choice))
@@ -465,24 +528,29 @@ def _grouped(bill: _Bill, tier: _Tier, runs: _Runs, derived: Derived, dev: Devic
         for x, first_at in enumerate(exact_first.tolist()):
             exact_links = links_of(int(members[first_at]))
             classes.append((members[exact_of == x], int(members[first_at]), exact_links,
-                            _choose(exact_links, media, forced)[0]))
-    media_first: dict[str, tuple[int, int]] = {}
-    media_n: Counter[str] = Counter()
+                            _choose(exact_links, media, tier.forced(fp, {link.tier for link in exact_links}))[0]))
+    # per (tier, medium): links, and the first link's place (block of planes, place in the block)
+    media_n: Counter[tuple[str, str]] = Counter()
+    media_first: dict[tuple[str, str], int] = {}
     cabled: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []     # (groups, buckets, watts)
     bucket_ids: dict[CableLength, int] = {}
     for members, g0, group_links, choice in classes:
         mult = len(members)
         n_links = len(group_links) * mult
+        local0 = g0 % n_groups
         medium = MEDIA_CODES[0] if choice is None else choice.kind
-        media_n[medium] += n_links
-        q0, local0 = divmod(g0, n_groups)
-        place = (q0, int(groups.group_first[local0]))      # the class's first link in the tier
-        media_first[medium] = min(media_first.get(medium, place), place)
+        for t in sorted({TIERS.index(link.tier) for link in group_links}):
+            media_n[(TIERS[t], medium)] += mult * sum(link.tier == TIERS[t] for link in group_links)
+            # members in block order: the class's first link of the tier
+            place = int(((members // n_groups) * (groups.n0 + 1) + groups.first_of_tier[members % n_groups, t]).min())
+            media_first[(TIERS[t], medium)] = min(media_first.get((TIERS[t], medium), place), place)
         if choice is None:
-            bill.problems[(tier.name, tier.gbps)] += n_links
+            for link in group_links:
+                bill.problems[(link.tier, link.gbps)] += mult
             continue
         if choice.forced_failed:
-            bill.forced_failed[(tier.name, forced)] += n_links
+            forced = tier.forced(fp, {link.tier for link in group_links})
+            bill.forced_failed[(group_links[0].tier, forced)] += n_links
         # the columns of the class's links, in their order in the group
         m0 = len(group_links) // block
         rows = lengths[members][:, [p * groups.width0 + i for p in range(block) for i in range(m0)]]
@@ -532,7 +600,8 @@ def _grouped(bill: _Bill, tier: _Tier, runs: _Runs, derived: Derived, dev: Devic
         buckets, watts = buckets[by_group], watts[by_group]
         for bucket, i in bucket_ids.items():
             bill.watts[bucket].append((tier.name, watts[buckets == i]))
-    bill.media[tier.name] = {m: media_n[m] for m in sorted(media_first, key=media_first.__getitem__)}
+    for tier_medium in sorted(media_first, key=media_first.__getitem__):
+        bill.media.setdefault(tier_medium[0], {})[tier_medium[1]] = media_n[tier_medium]
     return True
 
 
@@ -564,12 +633,19 @@ def _choose(group: list[LinkPlan], media: MediaIndex, forced: str) -> tuple[Choi
     return choice, by_name
 
 
-def _tiers_in_graph_order(tiers: list[_Tier]) -> list[str]:
-    """The tiers in the order of their first link in the device graph's edge order: there each
-    leaf gives its server links, then its uplinks, leaf by leaf; the spines' uplinks come last."""
-    first_leaf = {t.name: int(t.b_dev.min() if t.host else t.a_dev.min()) for t in tiers if t.name != "spine-core"}
+def _tier_counts(first: LinkArrays, planes: int) -> tuple[dict[str, int], list[str]]:
+    """Links per tier, and the tiers in the order of their first link in the device graph's edge
+    order: there each leaf gives its server links, then its uplinks, leaf by leaf; the spines'
+    uplinks come last."""
+    bounds = np.searchsorted(first.tier, np.arange(4))
+    counts = {TIERS[t]: int(bounds[t + 1] - bounds[t]) * planes for t in range(3) if bounds[t + 1] > bounds[t]}
+    first_leaf = {}
+    if "node-leaf" in counts:
+        first_leaf["node-leaf"] = int(first.b_dev[bounds[0]:bounds[1]].min())
+    if "leaf-spine" in counts:
+        first_leaf["leaf-spine"] = int(first.a_dev[bounds[1]:bounds[2]].min())
     names = sorted(first_leaf, key=lambda name: (first_leaf[name], TIERS.index(name)))
-    return names + [t.name for t in tiers if t.name == "spine-core"]
+    return counts, names + (["spine-core"] if "spine-core" in counts else [])
 
 
 class _Bill:
@@ -696,6 +772,10 @@ def class_physical(derived: Derived, catalog: Catalog) -> PhysicalCounts | None:
     bill = _Bill(catalog)
     for tier in tiers:
         runs = _Runs(derived, tier, dev, row, slot, media)
+        if tier.merged:
+            if not _grouped(bill, tier, runs, derived, dev, k_host):
+                return None
+            continue
         lengths = np.array(sorted(runs.links()), np.float64)
         forced = fp.forced_medium(tier.name)
         bins = length_bins(media, lengths)
@@ -709,11 +789,10 @@ def class_physical(derived: Derived, catalog: Catalog) -> PhysicalCounts | None:
         block = _block_planes(tier, k_host, planes, r.rails)
         if len(outcomes) == 1 and _copper_impossible(tier, media, float(lengths[0]), block, k_host, planes, r.rails):
             _one_class(bill, tier, runs, next(iter(choice_of_bin.values())), forced, planes)
-        elif not _grouped(bill, tier, runs, derived, dev, forced, k_host):
+        elif not _grouped(bill, tier, runs, derived, dev, k_host):
             return None
 
-    tier_counts = {t.name: len(t.a_dev) * planes for t in tiers}
-    present = _tiers_in_graph_order(tiers)
+    tier_counts, present = _tier_counts(first, planes)
     findings = _findings(bill.problems, bill.forced_failed, bill.custom, r.technology.family)
     power = bill.power()
     if power is None:
