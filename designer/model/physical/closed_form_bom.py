@@ -329,7 +329,7 @@ def first_plane_cages(derived: Derived, catalog: Catalog, tier0: np.ndarray, a_p
             type_names.append(name)
         return type_names.index(name)
 
-    def switch_ends(mask: np.ndarray, ports: np.ndarray, role: str, sw: Switch, gbps: int, cage_out: np.ndarray,
+    def switch_ends(mask: np.ndarray | slice, ports: np.ndarray, role: str, sw: Switch, gbps: int, cage_out: np.ndarray,
                     lane_out: np.ndarray, cap_out: np.ndarray, type_out: np.ndarray) -> None:
         k = switch_cage_capacity(sw, gbps)
         p = ports[mask]
@@ -345,7 +345,14 @@ def first_plane_cages(derived: Derived, catalog: Catalog, tier0: np.ndarray, a_p
             cage, lane, cap = (p - 1) // k, (p - 1) % k, np.full(len(p), k)
         cage_out[mask], lane_out[mask], cap_out[mask], type_out[mask] = cage, lane, cap, type_code(sw.cage_type)
 
-    nl0, t_ls, t_sc = tier0 == 0, tier0 == 1, tier0 == 2
+    nl0: np.ndarray | slice
+    t_ls: np.ndarray | slice
+    t_sc: np.ndarray | slice
+    if len(tier0) and bool(np.all(tier0[1:] >= tier0[:-1])):   # tier by tier: slices, not masks
+        bounds = np.searchsorted(tier0, np.arange(4)).tolist()
+        nl0, t_ls, t_sc = (slice(bounds[t], bounds[t + 1]) for t in range(3))
+    else:
+        nl0, t_ls, t_sc = tier0 == 0, tier0 == 1, tier0 == 2
     switch_ends(nl0, b_port0, "leaf", r.leaf_switch, r.link_gbps, b_cage, b_lane, b_cap, b_type)
     switch_ends(t_ls, a_port0, "leaf", r.leaf_switch, r.uplink_gbps, a_cage, a_lane, a_cap, a_type)
     switch_ends(t_ls, b_port0, "spine", r.spine_switch, r.uplink_gbps, b_cage, b_lane, b_cap, b_type)

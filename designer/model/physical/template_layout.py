@@ -20,6 +20,10 @@ if TYPE_CHECKING:
 
 def rank_within(keys: np.ndarray) -> np.ndarray:
     """0-based running count of each key among the entries before it with the same key."""
+    if len(keys) and bool(np.all(keys[1:] >= keys[:-1])):   # already in order (links owner by owner)
+        start = np.r_[0, np.flatnonzero(keys[1:] != keys[:-1]) + 1]
+        ranks: np.ndarray = np.arange(len(keys)) - np.repeat(start, np.diff(np.r_[start, len(keys)]))
+        return ranks
     order = np.argsort(keys, kind="stable")
     sk = keys[order]
     start = np.r_[0, np.flatnonzero(sk[1:] != sk[:-1]) + 1]
