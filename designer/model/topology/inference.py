@@ -20,6 +20,8 @@ from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import NotRequired, TypedDict, TypeVar
 
+import numpy as np
+
 from designer.catalog import Catalog, default_catalog
 from designer.catalog.device_ids import device_ids
 from designer.catalog.entries import Switch, Technology
@@ -101,6 +103,74 @@ def _fastest_mode(rates: Iterable[float], default: float) -> float:
 
 
 def assign_roles(fabric: AsBuilt) -> dict[str, str]:
+    """Each device's role: hosts are NICs (or aggregation nodes); switches are leaves, spines
+    or cores by their distance from the hosts, corrected for hosts cabled to a spine and for
+    spare leaves. Read on arrays of the links' ends: a 131,072-GPU capture has 400,000 links."""
+    devs = fabric.devices
+    ids = list(devs)
+    index = {d: i for i, d in enumerate(ids)}
+    try:
+        a = np.array([index[link.a] for link in fabric.links], dtype=np.int64)
+        b = np.array([index[link.b] for link in fabric.links], dtype=np.int64)
+    except KeyError:
+        return _assign_roles_by_objects(fabric)   # a link to a device the capture does not describe
+    n = len(ids)
+    switch = np.array([d.kind == "switch" for d in devs.values()], dtype=bool)
+    host = np.array([d.kind == "host" for d in devs.values()], dtype=bool)
+    endpoint = host & ~np.array([d.aggregation for d in devs.values()], dtype=bool)
+    cabled = a != b
+    ea, eb = np.concatenate([a[cabled], b[cabled]]), np.concatenate([b[cabled], a[cabled]])   # both ways
+    # Distance from the hosts through switches, up to three tiers.
+    level = np.where(endpoint, 0, -1)
+    for depth in range(1, 4):
+        reached = eb[(level[ea] == depth - 1) & switch[eb] & (level[eb] < 0)]
+        if not len(reached):
+            break
+        level[reached] = depth
+    roles: dict[str, str] = {}
+    for d in devs.values():
+        if d.kind == "host":
+            roles[d.id] = "aggregation" if d.aggregation else "nic"
+    for i, d in enumerate(devs.values()):
+        if d.kind == "switch":
+            roles[d.id] = ROLES[int(level[i]) - 1] if level[i] > 0 else "isolated"
+    # A switch with a few hosts whose every switch neighbour is a leaf, and which has more
+    # switch links than host links, is a spine with hosts cabled to it directly (a storage or
+    # service host on a spine), not a leaf.
+    leaf = switch & (level == 1)
+    nic = endpoint
+    ends_a, ends_b = np.concatenate([a, b]), np.concatenate([b, a])        # every link end, loops twice
+    at_leaf = leaf[ends_a]
+    hosts_of = np.bincount(ends_a[at_leaf & nic[ends_b]], minlength=n)
+    links_of = np.bincount(ends_a[at_leaf & ~nic[ends_b]], minlength=n)
+    peer_pairs = np.unique(ea[leaf[ea] & switch[eb]] * n + eb[leaf[ea] & switch[eb]])
+    owner, peer = peer_pairs // n, peer_pairs % n
+    peers = np.bincount(owner, minlength=n)
+    off_leaf = np.bincount(owner[~leaf[peer]], minlength=n)
+    for i in np.flatnonzero(leaf & (peers >= 2) & (off_leaf == 0) & (links_of > hosts_of)).tolist():
+        roles[ids[i]] = "spine"
+    # A core tier reaches every spine; switches above at most half the spines are leaves with
+    # no host cabled (a spare leaf's uplinks), not cores.
+    cores = np.array([roles.get(d) == "core" for d in ids], dtype=bool)
+    spines = np.array([roles.get(d) == "spine" for d in ids], dtype=bool)
+    if cores.any() and 2 * len(np.unique(eb[cores[ea] & spines[eb]])) <= int(spines.sum()):
+        roles.update((ids[i], "leaf") for i in np.flatnonzero(cores).tolist())
+    if not any(r in ("spine", "core") for r in roles.values()):
+        _cascade_hub(fabric, roles, _adjacency(fabric))
+    return roles
+
+
+def _adjacency(fabric: AsBuilt) -> dict[str, set[str]]:
+    adj: dict[str, set[str]] = defaultdict(set)
+    for link in fabric.links:
+        if link.a != link.b:
+            adj[link.a].add(link.b)
+            adj[link.b].add(link.a)
+    return adj
+
+
+def _assign_roles_by_objects(fabric: AsBuilt) -> dict[str, str]:
+    """assign_roles, link by link: the reference the arrays are held equal to."""
     adj: dict[str, set[str]] = defaultdict(set)
     for link in fabric.links:
         if link.a != link.b:

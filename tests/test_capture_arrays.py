@@ -1,0 +1,62 @@
+"""The capture's passes on arrays give what the link-by-link passes give.
+
+Roles are read on arrays of the links' ends (`assign_roles`); the link-by-link reading
+(`_assign_roles_by_objects`) is the reference. Captures are the messy generated ones
+(tests/capture_factory.py): site names, absent switches and servers, missing and extra uplinks,
+hosts on spines, aggregation nodes, management HCAs, ibnetdiscover and LLDP; and hand-made
+shapes a generated capture does not have (a switch cabled to itself, a cascade of small
+switches, a spare leaf's uplinks above the spines).
+"""
+
+from __future__ import annotations
+
+from capture_factory import make_capture
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from test_audit_generated_captures import _derived
+
+from designer.io.fabric_capture import parse_capture
+from designer.model.topology.asbuilt import AsBuilt, Device, Link
+from designer.model.topology.inference import _assign_roles_by_objects, assign_roles
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(0, 10**9), st.sampled_from(["dgx-4su", "one-plane", "small", "three-tier", "roce"]),
+       st.booleans())
+def test_roles_on_arrays_are_the_roles_link_by_link(seed, key, faults):
+    _, derived = _derived(key)
+    fmt = "lldp" if key == "roce" else "ibnetdiscover"
+    fabric = parse_capture(make_capture(derived, seed, fmt, faults=faults).text, "capture")
+    roles = assign_roles(fabric)
+    assert list(roles.items()) == list(_assign_roles_by_objects(fabric).items())
+
+
+def _fabric(switches: list[tuple[str, int]], hosts: list[str], links: list[tuple[str, str]]) -> AsBuilt:
+    fabric = AsBuilt("ibnetdiscover")
+    for name, ports in switches:
+        fabric.devices[name] = Device(name, name, "switch", ports=ports)
+    for name in hosts:
+        fabric.devices[name] = Device(name, name, "host", ports=1, aggregation=name.startswith("agg"))
+    port: dict[str, int] = {}
+    for a, b in links:
+        port[a] = port.get(a, 0) + 1
+        port[b] = port.get(b, 0) + 1
+        fabric.links.append(Link(a, port[a], b, port[b], 400.0))
+    return fabric
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(2, 6), st.integers(1, 4), st.integers(0, 3), st.integers(0, 10**9))
+def test_roles_agree_on_random_small_fabrics(switches, hosts_per, loops, seed):
+    """Random cabling of a few switches and hosts: cascades, loops, spines with hosts, switches
+    above the spines, isolated switches and aggregation nodes."""
+    import random
+
+    rnd = random.Random(seed)
+    sw = [(f"s{i}", rnd.choice([8, 24, 36])) for i in range(switches)]
+    hosts = [f"h{i}" for i in range(rnd.randrange(0, hosts_per * switches + 1))] + ["agg0"]
+    links = [(h, rnd.choice(sw)[0]) for h in hosts]
+    links += [(rnd.choice(sw)[0], rnd.choice(sw)[0]) for _ in range(rnd.randrange(0, 3 * switches))]
+    links += [(s, s) for s, _ in rnd.sample(sw, min(loops, len(sw)))]
+    fabric = _fabric(sw, hosts, links)
+    assert list(assign_roles(fabric).items()) == list(_assign_roles_by_objects(fabric).items())
