@@ -1,7 +1,7 @@
 """The capture's passes on arrays give what the link-by-link passes give.
 
-Roles are read on arrays of the links' ends (`assign_roles`); the link-by-link reading
-(`_assign_roles_by_objects`) is the reference. Captures are the messy generated ones
+Roles, the hosts cabled only to spines and each leaf's host ends are read on arrays of the
+links' ends (`asbuilt.link_ends`); the link-by-link readings are the reference. Captures are the messy generated ones
 (tests/capture_factory.py): site names, absent switches and servers, missing and extra uplinks,
 hosts on spines, aggregation nodes, management HCAs, ibnetdiscover and LLDP; and hand-made
 shapes a generated capture does not have (a switch cabled to itself, a cascade of small
@@ -10,12 +10,15 @@ switches, a spare leaf's uplinks above the spines).
 
 from __future__ import annotations
 
+from unittest.mock import patch
+
 from capture_factory import make_capture
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_audit_generated_captures import _derived
 
 from designer.io.fabric_capture import parse_capture
+from designer.model.topology import capture_mapping
 from designer.model.topology.asbuilt import AsBuilt, Device, Link
 from designer.model.topology.inference import _assign_roles_by_objects, assign_roles
 
@@ -29,6 +32,10 @@ def test_roles_on_arrays_are_the_roles_link_by_link(seed, key, faults):
     fabric = parse_capture(make_capture(derived, seed, fmt, faults=faults).text, "capture")
     roles = assign_roles(fabric)
     assert list(roles.items()) == list(_assign_roles_by_objects(fabric).items())
+    ends, on_spines = capture_mapping._leaf_ends(fabric, roles), capture_mapping._spine_hosts(fabric, roles)
+    with patch.object(capture_mapping, "link_ends", lambda fabric: None):
+        assert list(ends.items()) == list(capture_mapping._leaf_ends(fabric, roles).items())
+        assert on_spines == capture_mapping._spine_hosts(fabric, roles)
 
 
 def _fabric(switches: list[tuple[str, int]], hosts: list[str], links: list[tuple[str, str]]) -> AsBuilt:
@@ -36,7 +43,12 @@ def _fabric(switches: list[tuple[str, int]], hosts: list[str], links: list[tuple
     for name, ports in switches:
         fabric.devices[name] = Device(name, name, "switch", ports=ports)
     for name in hosts:
-        fabric.devices[name] = Device(name, name, "host", ports=1, aggregation=name.startswith("agg"))
+        # HCAs h0, h1, ... of servers srv-0, srv-1, ... two each (a server's HCAs can sit on a
+        # leaf and a spine); an aggregation node has no server
+        server = "" if name.startswith("agg") else f"srv-{int(name[1:]) // 2}"
+        fabric.devices[name] = Device(name, f"{server} mlx5_{int(name[1:]) % 2}" if server else name, "host",
+                                      ports=1, host=server, hca=int(name[1:]) % 2 if server else -1,
+                                      aggregation=name.startswith("agg"))
     port: dict[str, int] = {}
     for a, b in links:
         port[a] = port.get(a, 0) + 1
@@ -58,5 +70,11 @@ def test_roles_agree_on_random_small_fabrics(switches, hosts_per, loops, seed):
     links = [(h, rnd.choice(sw)[0]) for h in hosts]
     links += [(rnd.choice(sw)[0], rnd.choice(sw)[0]) for _ in range(rnd.randrange(0, 3 * switches))]
     links += [(s, s) for s, _ in rnd.sample(sw, min(loops, len(sw)))]
+    links = [(a, b) if rnd.random() < 0.5 else (b, a) for a, b in links]    # either end read first
     fabric = _fabric(sw, hosts, links)
-    assert list(assign_roles(fabric).items()) == list(_assign_roles_by_objects(fabric).items())
+    roles = assign_roles(fabric)
+    assert list(roles.items()) == list(_assign_roles_by_objects(fabric).items())
+    ends, on_spines = capture_mapping._leaf_ends(fabric, roles), capture_mapping._spine_hosts(fabric, roles)
+    with patch.object(capture_mapping, "link_ends", lambda fabric: None):
+        assert list(ends.items()) == list(capture_mapping._leaf_ends(fabric, roles).items())
+        assert on_spines == capture_mapping._spine_hosts(fabric, roles)

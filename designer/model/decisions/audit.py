@@ -128,7 +128,9 @@ def audit(fabric: AsBuilt, design: FabricDesign | None = None, inference: Infere
     mapping = placement.mapping
     management = set(placement.management)
     upper = {d for d, role in roles.items() if role in ("spine", "core")} if management else set()
-    on_spine = {e for w in fabric.links for e, other in ((w.a, w.b), (w.b, w.a)) if e in management and other in upper}
+    # Without management HCAs no link is read here: a 131,072-GPU capture has none, and 400,000 links.
+    on_spine = {e for w in fabric.links for e, other in ((w.a, w.b), (w.b, w.a))
+                if e in management and other in upper} if management else set()
     report.set_apart = ([{"device": d.name, "id": d.id, "kind": "aggregation node"} for d in devs.values()
                          if roles.get(d.id) == "aggregation"]
                         + [{"device": devs[i].name, "id": i, "kind": "host HCA on a spine" if i in on_spine

@@ -27,7 +27,7 @@ from designer.catalog.device_ids import device_ids
 from designer.catalog.entries import Switch, Technology
 from designer.model.intent.design import ClusterSpec, FabricDesign, FabricSpec, Meta, Template, TierSpec
 from designer.model.topology import closed_form
-from designer.model.topology.asbuilt import AsBuilt, Device
+from designer.model.topology.asbuilt import AsBuilt, Device, link_ends
 from designer.model.topology.builders import leaf_assignment
 from designer.model.topology.capture_mapping import Placement, group_view, place
 from designer.model.topology.derive import Derived, derive, plan_only
@@ -107,13 +107,10 @@ def assign_roles(fabric: AsBuilt) -> dict[str, str]:
     or cores by their distance from the hosts, corrected for hosts cabled to a spine and for
     spare leaves. Read on arrays of the links' ends: a 131,072-GPU capture has 400,000 links."""
     devs = fabric.devices
-    ids = list(devs)
-    index = {d: i for i, d in enumerate(ids)}
-    try:
-        a = np.array([index[link.a] for link in fabric.links], dtype=np.int64)
-        b = np.array([index[link.b] for link in fabric.links], dtype=np.int64)
-    except KeyError:
+    ends_of = link_ends(fabric)
+    if ends_of is None:
         return _assign_roles_by_objects(fabric)   # a link to a device the capture does not describe
+    ids, a, b = ends_of.ids, ends_of.a, ends_of.b
     n = len(ids)
     switch = np.array([d.kind == "switch" for d in devs.values()], dtype=bool)
     host = np.array([d.kind == "host" for d in devs.values()], dtype=bool)
