@@ -542,6 +542,31 @@ def infer_design(fabric: AsBuilt, catalog: Catalog | None = None, name: str = "A
 def _planes(fabric: AsBuilt, roles: dict[str, str]) -> int:
     """Independent planes: switch groups linked among themselves and not to each other, each
     with the same numbers of leaves, spines and cores (else 1)."""
+    ends = link_ends(fabric)
+    if ends is not None:
+        # On arrays: each switch takes the lowest label of its component, passed along the links
+        # between switches until none changes (a few rounds: a fabric's diameter).
+        tier = np.array([ROLES.index(roles[d]) + 1 if fabric.devices[d].kind == "switch" and roles.get(d) in ROLES
+                         else 0 for d in ends.ids], dtype=np.int64)
+        between = (tier[ends.a] > 0) & (tier[ends.b] > 0)
+        a, b = ends.a[between], ends.b[between]
+        label = np.arange(len(tier))
+        while True:
+            low = np.minimum(label[a], label[b])
+            before = label.copy()
+            np.minimum.at(label, a, low)
+            np.minimum.at(label, b, low)
+            label = label[label]
+            if np.array_equal(label, before):
+                break
+        switch = np.flatnonzero(tier > 0)
+        groups, group = np.unique(label[switch], return_inverse=True)
+        shape = np.zeros((len(groups), 4), dtype=np.int64)
+        np.add.at(shape, (group, tier[switch]), 1)
+        with_leaves = shape[shape[:, 1] > 0]
+        if len(with_leaves) > 1 and (with_leaves == with_leaves[0]).all():
+            return len(with_leaves)
+        return 1
     parent: dict[str, str] = {d.id: d.id for d in fabric.switches() if roles.get(d.id) in ROLES}
 
     def find(x: str) -> str:
