@@ -67,7 +67,19 @@ def looks_like_ibnetdiscover(text: str) -> bool:
 
 
 def parse_ibnetdiscover(text: str, source: str = "<text>") -> AsBuilt:
-    """The devices and links of an ibnetdiscover dump; raises CaptureError for anything else."""
+    """The devices and links of an ibnetdiscover dump; raises CaptureError for anything else.
+
+    A dump whose every line is one the format defines, starting its line (what ibnetdiscover
+    and the exporter print), is read in bulk (`parse_regular`); any other is read line by line.
+    Both give the same fabric (a property test holds them equal)."""
+    if "\x00" in text:
+        raise CaptureError(f"{source}: binary data, not an ibnetdiscover dump")
+    fabric = parse_regular(text, source)
+    return fabric if fabric is not None else parse_lines(text, source)
+
+
+def parse_lines(text: str, source: str = "<text>") -> AsBuilt:
+    """The line-by-line reader: any dump, with stray lines, indents and odd line breaks."""
     if "\x00" in text:
         raise CaptureError(f"{source}: binary data, not an ibnetdiscover dump")
     fabric = AsBuilt("ibnetdiscover")
@@ -141,6 +153,11 @@ def parse_ibnetdiscover(text: str, source: str = "<text>") -> AsBuilt:
         cut = "" if text.endswith("\n") and _PORT.match(last.strip()) is None else ", and it ends mid-block"
         raise CaptureError(f"{source}: the dump looks truncated: {len(missing)} device(s) named by links "
                            f"have no block of their own (first {missing[0]}){cut}")
+    return finish(fabric, skipped)
+
+
+def finish(fabric: AsBuilt, skipped: int) -> AsBuilt:
+    """The note of skipped lines, and switches that share a description told apart."""
     if skipped:
         fabric.notes.append(f"{skipped} line(s) that are not part of the ibnetdiscover format were skipped")
     # Switches sharing one description (four 'Voltaire 4036 - 36 QDR ports switch' in X5) are
@@ -152,6 +169,158 @@ def parse_ibnetdiscover(text: str, source: str = "<text>") -> AsBuilt:
         if names[d.name] > 1:
             fabric.devices[d.id] = dataclasses.replace(d, name=f"{d.name} ({d.id[2:]})")
     return fabric
+
+
+# --- the bulk reader ---------------------------------------------------------------------------
+# The line patterns above, matched over the whole text at once with a line break in front of it:
+# each starts with one (a search the regular expression engine runs at C speed, where `^` in
+# multi-line mode tries every character), and whitespace inside a line never crosses one.
+_BULK_PORT = re.compile(r'\n\[(\d+)\](?:\([0-9a-fA-F]+\))?[ \t]+"([SHR]-[0-9a-fA-F]+)"\[(\d+)\]'
+                        r'(?:\([0-9a-fA-F]+\))?[ \t]*#([^\n]*)')
+_BULK_EVENT = re.compile(r'\n(?:(v)endid=|devid=([^\n]*)'
+                         r'|(Switch|Ca|Rt)[ \t]+(\d+)[ \t]+"([SHR]-[0-9a-fA-F]+)"[ \t]*(?:#[ \t]*"([^"\n]*)")?)')
+# Bytes a regular dump never holds: line breaks and spaces other than \n, space and tab
+# (str.splitlines and str.strip read them as the line reader does; the patterns above would not).
+_BULK_IRREGULAR = (13, 11, 12, 28, 29, 30, 31)
+# The lines a regular dump holds, by their first characters: a port line, a comment, an empty
+# line, an attribute line (lower case, as ibnetdiscover prints them) or a block's line.
+_BULK_ATTRS = {"v": ("vendid=",), "d": ("devid=",), "s": ("sysimgguid=", "switchguid="), "c": ("caguid=",),
+               "r": ("routerguid=",)}
+_BULK_FIRST = frozenset(b"[#\nSCR" + "".join(_BULK_ATTRS).encode())
+
+
+def parse_regular(text: str, source: str = "<text>") -> AsBuilt | None:
+    """The fabric of a dump whose every line is a block line, a port line, an attribute line, a
+    comment or empty, each starting its line; None for any other dump (the line reader reads it).
+
+    At 131,072 GPUs a dump has 1.9 million lines: each kind is matched over the whole text in
+    one pass, the port lines as columns, and the links read from each end are kept once with
+    numpy (the first end read, or the first slower one when the two ends disagree), as the
+    line reader keeps them.
+    """
+    if not text.isascii() or any(chr(c) in text for c in _BULK_IRREGULAR):
+        return None
+    body = "\n" + text           # every line, the first too, after a line break
+    raw = np.frombuffer(body.encode("ascii") + b"\n", dtype=np.uint8)   # and one after the last
+    breaks = np.flatnonzero(raw == 10)[:-1]          # the one added after the last line is none
+    if text.endswith("\n") or not text:
+        breaks = breaks[:-1]                         # nor is the end of a text ending its last line
+    first = raw[breaks + 1]
+    starts = np.bincount(first, minlength=128)
+    if starts.sum() != sum(int(starts[c]) for c in _BULK_FIRST):
+        return None              # indented, stray or unknown lines
+    for lead, words in _BULK_ATTRS.items():
+        at = breaks[first == ord(lead)] + 1
+        spelled = np.zeros(len(at), dtype=bool)
+        for word in words:
+            code = np.frombuffer(word.encode(), dtype=np.uint8)
+            spelled |= (raw[np.minimum(at[:, None] + np.arange(len(code)), len(raw) - 1)] == code).all(axis=1)
+        if not spelled.all():
+            return None          # an attribute line of another spelling
+    ports = _BULK_PORT.findall(body)
+    if len(ports) != starts[ord("[")]:
+        return None              # a line that starts like a port line and is not one
+    events = _BULK_EVENT.findall(body)     # (v, devid, kind, ports, id, description)
+    if sum(1 for ev in events if ev[2]) != sum(int(starts[ord(c)]) for c in "SCR"):
+        return None              # a line that starts like a block's line and is not one
+    fabric = AsBuilt("ibnetdiscover")
+    fabric.speeds_simulated = SIMULATED_MARK in text[:4096]
+    # Whose is each port line: the block open when it comes (none after `vendid=`, before the
+    # block's own line: such lines are skipped, as the line reader skips them).
+    open_after: list[int] = []   # per event, the block open after it (-1: none)
+    ids: list[str] = []
+    index: dict[str, int] = {}
+    current, devid = -1, 0
+    for vend, dev, kind, ports_text, node_id, desc in events:
+        if kind:
+            if node_id in index:
+                return None      # a device described twice: the line reader keeps the last block
+            current = index[node_id] = len(ids)
+            ids.append(node_id)
+            fabric.devices[node_id] = _device(node_id, kind, desc, int(ports_text), devid)
+        elif vend:
+            current, devid = -1, 0
+        else:
+            try:
+                devid = int(dev.strip(), 16)
+            except ValueError:
+                devid = 0
+        open_after.append(current)
+    if not fabric.devices:
+        raise CaptureError(f"{source}: not an ibnetdiscover dump (no Switch or Ca block found)")
+    # Port lines are those starting with "["; each belongs to the last event before it.
+    at = breaks[first == ord("[")]
+    event_at = breaks[np.isin(first, np.frombuffer(b"vdSCR", dtype=np.uint8))]   # the events' lines
+    before = np.searchsorted(event_at, at, side="right") - 1
+    owner_of = np.array(open_after + [-1], dtype=np.int64)   # index -1: before any event
+    own = owner_of[before]
+    skipped = int((own < 0).sum())
+    kept = own >= 0
+    rows = [row for row, keep in zip(ports, kept.tolist(), strict=True) if keep] if not kept.all() else ports
+    own = own[kept]
+    if not rows:
+        return finish(fabric, skipped)
+    # The port lines as columns: own port, peer, peer port, the text after '#'.
+    own_ports, peer_ids, peer_ports, rests = zip(*rows, strict=True)
+    peer = list(map(index.get, peer_ids))
+    if None in peer:
+        return None          # a peer without a block: the line reader words the error or the drop
+    widths, speeds, gbps = _rates(list(rests))
+    if max(map(len, own_ports)) > 6 or max(map(len, peer_ports)) > 6:
+        return None          # ports numbered past any switch's: the keys would not fit
+    port = np.array(list(map(int, own_ports)), dtype=np.int64)
+    pport = np.array(list(map(int, peer_ports)), dtype=np.int64)
+    peers = np.array(peer, dtype=np.int64)
+    rate_of = np.array(gbps, dtype=np.float64)
+    # One key per cable, whichever end read it: the two ends (device, port) in order.
+    span = int(max(port.max(), pport.max())) + 1
+    if span * len(ids) >= 2**31:
+        return None          # ports numbered past any switch's: the keys would not fit
+    e1, e2 = own * span + port, peers * span + pport
+    key = np.minimum(e1, e2) * (len(ids) * span) + np.maximum(e1, e2)
+    # Per cable, the first line of the slowest rate read: rows by cable, then rate, then order.
+    order = np.lexsort((np.arange(len(key)), rate_of, key))
+    slowest = np.ones(len(order), dtype=bool)
+    slowest[1:] = key[order[1:]] != key[order[:-1]]
+    chosen = order[slowest]
+    # Cables in the order their first line comes, as the line reader appends them (np.unique
+    # sorts the keys as the lexsort did, and gives each one's first line).
+    _, first_line = np.unique(key, return_index=True)
+    chosen = chosen[np.argsort(first_line, kind="stable")]
+    names = ids
+    fabric.links = [Link(names[a], pa, names[b], pb, gbps[i], widths[i], speeds[i])
+                    for i, a, pa, b, pb in zip(chosen.tolist(), own[chosen].tolist(), port[chosen].tolist(),
+                                               peers[chosen].tolist(), pport[chosen].tolist(), strict=True)]
+    return finish(fabric, skipped)
+
+
+def _rates(rests: list[str]) -> tuple[list[int], list[str], list[float]]:
+    """(width, speed, Gb/s) of each port line's text after '#', as the line reader reads them: the
+    line's last word looked up among the rates read so far, else the first rate in the text.
+
+    The lookup is the line reader's, in its order, but a line whose last word is already known
+    is not looked at again: at 131,072 GPUs 800,000 lines end in the same few words.
+    """
+    rates: dict[str, tuple[int, str, float]] = {}
+    lasts = [rest[rest.rfind(" ") + 1:] for rest in (r.rstrip() for r in rests)]
+    out: list[tuple[int, str, float] | None] = [None] * len(rests)
+    for i, last in enumerate(lasts):
+        if last in rates:
+            continue
+        rest = rests[i].rstrip()
+        found = _RATE.search(rest)
+        token = found.group(0) if found else ""
+        rate = rates.get(token)
+        if rate is None:
+            width, speed = (int(found.group(1)), found.group(2).upper()) if found else (4, "")
+            rate = rates[token] = (width, speed, ib_gbps(width, speed) if speed else 0.0)
+        if token == last:
+            rates[last] = rate
+        out[i] = rate
+    # Every line not read above ends in a word known when it came, and a known word's rate
+    # never changes.
+    rows = [found if found is not None else rates[last] for found, last in zip(out, lasts, strict=True)]
+    return [r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows]
 
 
 def _device(node_id: str, kind: str, desc: str, ports: int, devid: int) -> Device:

@@ -128,7 +128,9 @@ def audit(fabric: AsBuilt, design: FabricDesign | None = None, inference: Infere
     mapping = placement.mapping
     management = set(placement.management)
     upper = {d for d, role in roles.items() if role in ("spine", "core")} if management else set()
-    on_spine = {e for w in fabric.links for e, other in ((w.a, w.b), (w.b, w.a)) if e in management and other in upper}
+    # Without management HCAs no link is read here: a 131,072-GPU capture has none, and 400,000 links.
+    on_spine = {e for w in fabric.links for e, other in ((w.a, w.b), (w.b, w.a))
+                if e in management and other in upper} if management else set()
     report.set_apart = ([{"device": d.name, "id": d.id, "kind": "aggregation node"} for d in devs.values()
                          if roles.get(d.id) == "aggregation"]
                         + [{"device": devs[i].name, "id": i, "kind": "host HCA on a spine" if i in on_spine
@@ -407,9 +409,14 @@ def _switch_links(report: AuditReport, roles: dict[str, str], g: DesignView, map
         built[(lo, hi)].append(w)
     own, notes = _own_uplink_rule(designed, built, g, hosts_on or Counter(), present, name_of) \
         if own_rule is not None else ([], [])
+    own_pairs: dict[str, list[tuple[str, str]]] = {leaf: [] for leaf in own}
+    for pairs in (list(designed), list(built)):     # each leaf's pairs, designed first, then built
+        for pair in pairs:
+            if pair[0] in own_pairs:
+                own_pairs[pair[0]].append(pair)
     for leaf in own:
         # The leaf's uplinks as built are its rule: no missing, extra or moved uplink on it.
-        for pair in [p for p in designed if p[0] == leaf] + [p for p in built if p[0] == leaf]:
+        for pair in own_pairs[leaf]:
             if own_rule is not None and len(built.get(pair, [])) != designed[pair]:
                 own_rule[pair] = len(built.get(pair, [])) - designed[pair]
             designed[pair] = len(built.get(pair, []))
@@ -484,8 +491,14 @@ def _own_uplink_rule(designed: Counter[tuple[str, str]], built: dict[tuple[str, 
     for (lo, hi), links in built.items():
         if lo in leaves:
             up[lo][hi] += len(links)
+    # Each leaf's designed pairs indexed once: a 131,072-GPU design has 8,192 leaves and
+    # 100,000 pairs, and a scan of every pair per leaf took minutes.
+    pairs_of: dict[str, list[tuple[tuple[str, str], int]]] = defaultdict(list)
+    for p, n in designed.items():
+        if p[0] in leaves:
+            pairs_of[p[0]].append((p, n))
     as_designed = [leaf for leaf in leaves if sum(up[leaf].values()) == want[leaf] and all(
-        len(built.get(p, [])) == n for p, n in designed.items() if p[0] == leaf)]
+        len(built.get(p, [])) == n for p, n in pairs_of[leaf])]
     if not as_designed:
         return [], []
     worst = max(hosts_on[leaf] / max(1, want[leaf]) for leaf in as_designed)

@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+import numpy as np
+
 # Per-lane data rate in Gb/s of each InfiniBand speed name that ibnetdiscover prints (IBTA).
 IB_LANE_GBPS = {"SDR": 2.5, "DDR": 5.0, "QDR": 10.0, "FDR10": 10.0, "FDR": 14.0625,
                 "EDR": 25.0, "HDR": 50.0, "NDR": 100.0, "XDR": 200.0}
@@ -75,6 +77,41 @@ class AsBuilt:
 
     def switches(self) -> list[Device]:
         return [d for d in self.devices.values() if d.kind == "switch"]
+
+
+@dataclass(frozen=True)
+class LinkEnds:
+    """The links' ends as arrays: device indices into `ids`, and ports, link by link in order."""
+
+    ids: list[str]
+    index: dict[str, int]
+    a: np.ndarray
+    pa: np.ndarray
+    b: np.ndarray
+    pb: np.ndarray
+
+
+def link_ends(fabric: AsBuilt) -> LinkEnds | None:
+    """The capture's links as arrays, read once per capture for the passes on arrays (roles,
+    hosts on spines, leaf ends): a 131,072-GPU capture has 400,000 links. None when a link
+    names a device the capture does not describe (those passes then read link by link)."""
+    links = fabric.links
+    key = (id(links), len(links), id(links[0]) if links else 0, id(links[-1]) if links else 0, len(fabric.devices))
+    cached = fabric.__dict__.get("_link_ends")
+    if cached is not None and cached[0] == key:
+        return cached[1]  # type: ignore[no-any-return]
+    ids = list(fabric.devices)
+    index = {d: i for i, d in enumerate(ids)}
+    try:
+        a = np.array([index[link.a] for link in links], dtype=np.int64)
+        b = np.array([index[link.b] for link in links], dtype=np.int64)
+    except KeyError:
+        ends = None
+    else:
+        ends = LinkEnds(ids, index, a, np.array([link.pa for link in links], dtype=np.int64), b,
+                        np.array([link.pb for link in links], dtype=np.int64))
+    fabric.__dict__["_link_ends"] = (key, ends)
+    return ends
 
 
 _DEFAULT_HOST = re.compile(r"^(MT\d+\b|localhost\b|.*Mellanox Technologies)", re.IGNORECASE)

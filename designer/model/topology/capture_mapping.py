@@ -30,7 +30,9 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, cast
 
-from designer.model.topology.asbuilt import AsBuilt, Device, natural_key
+import numpy as np
+
+from designer.model.topology.asbuilt import AsBuilt, Device, link_ends, natural_key
 from designer.model.topology.design_view import DesignView, view_from_graph
 
 ROLES = ("leaf", "spine", "core")
@@ -88,18 +90,32 @@ def _spine_hosts(fabric: AsBuilt, roles: dict[str, str]) -> set[str]:
     upper = {d for d, role in roles.items() if role in ("spine", "core")}
     if not upper:
         return set()
-    tiers: dict[str, set[bool]] = defaultdict(set)
     devs = fabric.devices
-    # Each end read once against a dict: a 131,072-GPU capture has 400,000 links. An HCA without a
-    # host name is keyed by its own id.
-    key_of = {d: devs[d].host or d for d, role in roles.items() if role == "nic"}
+    ends = link_ends(fabric)
+    if ends is not None:
+        # On arrays: per host (an HCA without a host name by its own id), whether it has a link to
+        # a spine or core, and whether to a leaf.
+        key_of = [devs[d].host or d if roles.get(d) == "nic" else "" for d in ends.ids]
+        codes: dict[str, int] = {}
+        code = np.array([codes.setdefault(k, len(codes)) if k else -1 for k in key_of], dtype=np.int64)
+        tier = np.array([2 if roles.get(d) in ("spine", "core") else 1 if roles.get(d) == "leaf" else 0
+                         for d in ends.ids], dtype=np.int8)
+        x, y = np.concatenate([ends.a, ends.b]), np.concatenate([ends.b, ends.a])
+        host_end = (code[x] >= 0) & (tier[y] > 0)
+        up = np.bincount(code[x[host_end & (tier[y] == 2)]], minlength=len(codes)) > 0
+        low = np.bincount(code[x[host_end & (tier[y] == 1)]], minlength=len(codes)) > 0
+        names = list(codes)
+        return {names[i] for i in np.flatnonzero(up & ~low).tolist()}
+    # Link by link where a link names a device the capture does not describe.
+    tiers: dict[str, set[bool]] = defaultdict(set)
+    key_by_id = {d: devs[d].host or d for d, role in roles.items() if role == "nic"}
     is_upper = {d: d in upper for d, role in roles.items() if role in ("leaf", "spine", "core")}
     for w in fabric.links:
         a, b = w.a, w.b
-        key = key_of.get(a)
+        key = key_by_id.get(a)
         if key is not None and b in is_upper:
             tiers[key].add(is_upper[b])
-        key = key_of.get(b)
+        key = key_by_id.get(b)
         if key is not None and a in is_upper:
             tiers[key].add(is_upper[a])
     return {h for h, seen in tiers.items() if seen == {True}}
@@ -108,6 +124,24 @@ def _spine_hosts(fabric: AsBuilt, roles: dict[str, str]) -> set[str]:
 def _leaf_ends(fabric: AsBuilt, roles: dict[str, str]) -> dict[str, list[tuple[int, str]]]:
     """leaf id -> [(leaf port, HCA id)] of its host links."""
     out: dict[str, list[tuple[int, str]]] = defaultdict(list)
+    ends = link_ends(fabric)
+    if ends is not None:
+        # On arrays: the links with a leaf at one end and an HCA at the other, in link order (the
+        # leaf at the link's first end before its second, as read link by link).
+        ids = ends.ids
+        leaf = np.array([roles.get(d) == "leaf" for d in ids], dtype=bool)
+        nic = np.array([roles.get(d) == "nic" for d in ids], dtype=bool)
+        first = np.flatnonzero(leaf[ends.a] & nic[ends.b])
+        second = np.flatnonzero(leaf[ends.b] & nic[ends.a])
+        at = np.concatenate([first, second])
+        order = np.argsort(at * 2 + np.concatenate([np.zeros(len(first), np.int64), np.ones(len(second), np.int64)]),
+                           kind="stable")
+        own = np.concatenate([ends.a[first], ends.b[second]])[order].tolist()
+        port = np.concatenate([ends.pa[first], ends.pb[second]])[order].tolist()
+        host = np.concatenate([ends.b[first], ends.a[second]])[order].tolist()
+        for lf, p, h in zip(own, port, host, strict=True):
+            out[ids[lf]].append((p, ids[h]))
+        return out
     # Sets of leaves and HCAs, read once per link end: a 131,072-GPU capture has 400,000 links.
     leaves = {d for d, role in roles.items() if role == "leaf"}
     nics = {d for d, role in roles.items() if role == "nic"}

@@ -20,12 +20,14 @@ from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import NotRequired, TypedDict, TypeVar
 
+import numpy as np
+
 from designer.catalog import Catalog, default_catalog
 from designer.catalog.device_ids import device_ids
 from designer.catalog.entries import Switch, Technology
 from designer.model.intent.design import ClusterSpec, FabricDesign, FabricSpec, Meta, Template, TierSpec
 from designer.model.topology import closed_form
-from designer.model.topology.asbuilt import AsBuilt, Device
+from designer.model.topology.asbuilt import AsBuilt, Device, link_ends
 from designer.model.topology.builders import leaf_assignment
 from designer.model.topology.capture_mapping import Placement, group_view, place
 from designer.model.topology.derive import Derived, derive, plan_only
@@ -101,6 +103,71 @@ def _fastest_mode(rates: Iterable[float], default: float) -> float:
 
 
 def assign_roles(fabric: AsBuilt) -> dict[str, str]:
+    """Each device's role: hosts are NICs (or aggregation nodes); switches are leaves, spines
+    or cores by their distance from the hosts, corrected for hosts cabled to a spine and for
+    spare leaves. Read on arrays of the links' ends: a 131,072-GPU capture has 400,000 links."""
+    devs = fabric.devices
+    ends_of = link_ends(fabric)
+    if ends_of is None:
+        return _assign_roles_by_objects(fabric)   # a link to a device the capture does not describe
+    ids, a, b = ends_of.ids, ends_of.a, ends_of.b
+    n = len(ids)
+    switch = np.array([d.kind == "switch" for d in devs.values()], dtype=bool)
+    host = np.array([d.kind == "host" for d in devs.values()], dtype=bool)
+    endpoint = host & ~np.array([d.aggregation for d in devs.values()], dtype=bool)
+    cabled = a != b
+    ea, eb = np.concatenate([a[cabled], b[cabled]]), np.concatenate([b[cabled], a[cabled]])   # both ways
+    # Distance from the hosts through switches, up to three tiers.
+    level = np.where(endpoint, 0, -1)
+    for depth in range(1, 4):
+        reached = eb[(level[ea] == depth - 1) & switch[eb] & (level[eb] < 0)]
+        if not len(reached):
+            break
+        level[reached] = depth
+    roles: dict[str, str] = {}
+    for d in devs.values():
+        if d.kind == "host":
+            roles[d.id] = "aggregation" if d.aggregation else "nic"
+    for i, d in enumerate(devs.values()):
+        if d.kind == "switch":
+            roles[d.id] = ROLES[int(level[i]) - 1] if level[i] > 0 else "isolated"
+    # A switch with a few hosts whose every switch neighbour is a leaf, and which has more
+    # switch links than host links, is a spine with hosts cabled to it directly (a storage or
+    # service host on a spine), not a leaf.
+    leaf = switch & (level == 1)
+    nic = endpoint
+    ends_a, ends_b = np.concatenate([a, b]), np.concatenate([b, a])        # every link end, loops twice
+    at_leaf = leaf[ends_a]
+    hosts_of = np.bincount(ends_a[at_leaf & nic[ends_b]], minlength=n)
+    links_of = np.bincount(ends_a[at_leaf & ~nic[ends_b]], minlength=n)
+    peer_pairs = np.unique(ea[leaf[ea] & switch[eb]] * n + eb[leaf[ea] & switch[eb]])
+    owner, peer = peer_pairs // n, peer_pairs % n
+    peers = np.bincount(owner, minlength=n)
+    off_leaf = np.bincount(owner[~leaf[peer]], minlength=n)
+    for i in np.flatnonzero(leaf & (peers >= 2) & (off_leaf == 0) & (links_of > hosts_of)).tolist():
+        roles[ids[i]] = "spine"
+    # A core tier reaches every spine; switches above at most half the spines are leaves with
+    # no host cabled (a spare leaf's uplinks), not cores.
+    cores = np.array([roles.get(d) == "core" for d in ids], dtype=bool)
+    spines = np.array([roles.get(d) == "spine" for d in ids], dtype=bool)
+    if cores.any() and 2 * len(np.unique(eb[cores[ea] & spines[eb]])) <= int(spines.sum()):
+        roles.update((ids[i], "leaf") for i in np.flatnonzero(cores).tolist())
+    if not any(r in ("spine", "core") for r in roles.values()):
+        _cascade_hub(fabric, roles, _adjacency(fabric))
+    return roles
+
+
+def _adjacency(fabric: AsBuilt) -> dict[str, set[str]]:
+    adj: dict[str, set[str]] = defaultdict(set)
+    for link in fabric.links:
+        if link.a != link.b:
+            adj[link.a].add(link.b)
+            adj[link.b].add(link.a)
+    return adj
+
+
+def _assign_roles_by_objects(fabric: AsBuilt) -> dict[str, str]:
+    """assign_roles, link by link: the reference the arrays are held equal to."""
     adj: dict[str, set[str]] = defaultdict(set)
     for link in fabric.links:
         if link.a != link.b:
@@ -475,6 +542,31 @@ def infer_design(fabric: AsBuilt, catalog: Catalog | None = None, name: str = "A
 def _planes(fabric: AsBuilt, roles: dict[str, str]) -> int:
     """Independent planes: switch groups linked among themselves and not to each other, each
     with the same numbers of leaves, spines and cores (else 1)."""
+    ends = link_ends(fabric)
+    if ends is not None:
+        # On arrays: each switch takes the lowest label of its component, passed along the links
+        # between switches until none changes (a few rounds: a fabric's diameter).
+        tier = np.array([ROLES.index(roles[d]) + 1 if fabric.devices[d].kind == "switch" and roles.get(d) in ROLES
+                         else 0 for d in ends.ids], dtype=np.int64)
+        between = (tier[ends.a] > 0) & (tier[ends.b] > 0)
+        a, b = ends.a[between], ends.b[between]
+        label = np.arange(len(tier))
+        while True:
+            low = np.minimum(label[a], label[b])
+            before = label.copy()
+            np.minimum.at(label, a, low)
+            np.minimum.at(label, b, low)
+            label = label[label]
+            if np.array_equal(label, before):
+                break
+        switch = np.flatnonzero(tier > 0)
+        groups, group = np.unique(label[switch], return_inverse=True)
+        shape = np.zeros((len(groups), 4), dtype=np.int64)
+        np.add.at(shape, (group, tier[switch]), 1)
+        with_leaves = shape[shape[:, 1] > 0]
+        if len(with_leaves) > 1 and (with_leaves == with_leaves[0]).all():
+            return len(with_leaves)
+        return 1
     parent: dict[str, str] = {d.id: d.id for d in fabric.switches() if roles.get(d.id) in ROLES}
 
     def find(x: str) -> str:

@@ -1,0 +1,122 @@
+"""The bulk ibnetdiscover reader gives the fabric the line reader gives, on any dump.
+
+`parse_ibnetdiscover` reads a regular dump (every line one the format defines, starting its
+line) in bulk and any other line by line. Dumps here are exports of small designs, then damaged
+the ways real dumps are: stray and indented lines, comments, port lines before any block or
+after `vendid=`, the two ends of a cable reading different rates, a rate only inside the
+description, duplicated or dropped lines, capitalised attributes, Windows line breaks.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from designer.io.ibnetdiscover import (
+    CaptureError,
+    export_ibnetdiscover,
+    parse_ibnetdiscover,
+    parse_lines,
+    parse_regular,
+)
+from designer.model.intent.design import ClusterSpec, Edit, FabricDesign, FabricSpec
+from designer.model.topology.derive import derive
+
+
+def _designs() -> list[str]:
+    out = []
+    for servers, template, tiers in ((4, "rail-optimized", 2), (12, "fat-tree", 2), (20, "rail-optimized", 3)):
+        design = FabricDesign(cluster=ClusterSpec(servers=servers), fabric=FabricSpec(template=template, tiers=tiers))
+        out.append(export_ibnetdiscover(derive(design)))
+    edited = FabricDesign(cluster=ClusterSpec(servers=8), fabric=FabricSpec(template="rail-optimized"))
+    g = derive(edited).graph
+    u, v = sorted(g.edges())[3]
+    out.append(export_ibnetdiscover(derive(FabricDesign(cluster=edited.cluster, fabric=edited.fabric,
+                                                        edits=(Edit("remove-links", u, v),)))))
+    return out
+
+
+_TEXTS = _designs()
+
+
+def _damage(lines: list[str], rnd: random.Random, kinds: list[str]) -> list[str]:
+    out = list(lines)
+    for kind in kinds:
+        i = rnd.randrange(len(out))
+        line = out[i]
+        if kind == "stray":
+            out.insert(i, "ibwarn: [12345] mad_rpc: _do_madrpc failed; dport (DR path slid 0; dlid 0; 0,1)")
+        elif kind == "indent":
+            out[i] = "  " + line
+        elif kind == "comment":
+            out.insert(i, "# a comment")
+        elif kind == "blank":
+            out.insert(i, "")
+        elif kind == "duplicate":
+            out.insert(i, line)
+        elif kind == "drop":
+            del out[i]
+        elif kind == "slower" and line.startswith("["):
+            out[i] = line.replace("4xNDR", "1xSDR").replace("4xHDR", "2xHDR")
+        elif kind == "rate-in-name" and line.startswith("["):
+            out[i] = line.replace('# "', '# "4xQDR ', 1)
+        elif kind == "no-rate" and line.startswith("["):
+            out[i] = line.rsplit(" ", 1)[0]
+        elif kind == "upper" and "=" in line and not line.startswith("["):
+            out[i] = line.split("=", 1)[0].upper() + "=" + line.split("=", 1)[1]
+        elif kind == "vendid-gap":
+            out.insert(i, "vendid=0x2c9")
+        elif kind == "orphan-port":
+            out.insert(0, '[1]\t"S-0000000000000001"[2]\t\t# "x" lid 1 4xNDR')
+        elif kind == "bad-devid" and line.startswith("devid="):
+            out[i] = "devid=zz"
+        elif kind == "crlf":
+            out[i] = line + "\r"
+        elif kind == "tab-blank":
+            out.insert(i, "\t")
+        elif kind == "big-port" and line.startswith("["):
+            out[i] = "[99999999999]" + line[line.index("]") + 1:]
+    return out
+
+
+def _read(reader, text):
+    try:
+        fabric = reader(text, "dump")
+    except CaptureError as exc:
+        return ("error", str(exc))
+    return (list(fabric.devices.items()), fabric.links, fabric.notes, fabric.speeds_simulated)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(0, len(_TEXTS) - 1), st.integers(0, 10**9),
+       st.lists(st.sampled_from(["stray", "indent", "comment", "blank", "duplicate", "drop", "slower",
+                                 "rate-in-name", "no-rate", "upper", "vendid-gap", "orphan-port", "bad-devid",
+                                 "crlf", "tab-blank", "big-port"]), max_size=4),
+       st.booleans())
+def test_bulk_and_line_readers_give_the_same_fabric(which, seed, kinds, trailing_break):
+    lines = _damage(_TEXTS[which].split("\n"), random.Random(seed), kinds)
+    text = "\n".join(lines) + ("\n" if trailing_break else "")
+    expected = _read(parse_lines, text)
+    assert _read(parse_ibnetdiscover, text) == expected
+    bulk = parse_regular(text, "dump") if expected[0] != "error" else None
+    if bulk is not None:
+        assert (list(bulk.devices.items()), bulk.links, bulk.notes, bulk.speeds_simulated) == expected
+
+
+@pytest.mark.parametrize("which", range(len(_TEXTS)))
+def test_an_export_is_read_in_bulk(which):
+    """The exporter's dumps are regular: the bulk reader takes them, not the line reader."""
+    text = _TEXTS[which]
+    bulk = parse_regular(text, "dump")
+    assert bulk is not None and bulk.links
+    assert _read(lambda t, s: bulk, text) == _read(parse_lines, text)
+
+
+def test_a_stray_line_sends_the_dump_to_the_line_reader():
+    text = _TEXTS[0].replace("\nvendid=", "\nibwarn: mad_rpc failed\nvendid=", 1)
+    assert parse_regular(text, "dump") is None
+    assert parse_ibnetdiscover(text, "dump").notes == ["1 line(s) that are not part of the ibnetdiscover format "
+                                                       "were skipped"]
