@@ -1,0 +1,48 @@
+"""The block writer of the per-link exports (designer/io/row_text.py) against a plain loop."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from designer.io.row_text import number_text, numbers, picked, rows
+
+TEXT = st.text(alphabet=st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=6)
+
+
+@st.composite
+def templates(draw: st.DrawFn) -> tuple[list[str | list[str]], int]:
+    n = draw(st.integers(0, 40))
+    parts: list[str | list[str]] = draw(st.lists(
+        st.one_of(TEXT, st.lists(TEXT, min_size=n, max_size=n)), max_size=8))
+    return parts, n
+
+
+@given(templates())
+def test_rows_are_each_row_written_in_turn(template: tuple[list[str | list[str]], int]) -> None:
+    parts, n = template
+    expected = "".join(part if isinstance(part, str) else part[i] for i in range(n) for part in parts)
+    assert rows(parts, n) == expected
+
+
+def test_a_column_of_another_length_is_refused() -> None:
+    with pytest.raises(ValueError):
+        rows(["a", ["1", "2"], "\n"], 3)
+
+
+@given(st.lists(st.integers(-10**12, 10**12), max_size=50))
+def test_number_text_is_each_value_in_decimal(values: list[int]) -> None:
+    assert number_text(np.array(values, dtype=np.int64)) == [str(v) for v in values]
+
+
+@given(st.integers(-1000, 1000), st.integers(0, 50), st.integers(1, 7))
+def test_numbers_count_from_first_by_step(first: int, count: int, step: int) -> None:
+    assert numbers(first, count, step) == [str(first + i * step) for i in range(count)]
+
+
+@given(st.lists(TEXT, min_size=1, max_size=10), st.data())
+def test_picked_is_each_index_looked_up(texts: list[str], data: st.DataObject) -> None:
+    index = data.draw(st.lists(st.integers(0, len(texts) - 1), max_size=30))
+    assert picked(texts, np.array(index, dtype=np.int64)) == [texts[i] for i in index]
