@@ -37,7 +37,7 @@ def test_number_text_is_each_value_in_decimal(values: list[int]) -> None:
     assert number_text(np.array(values, dtype=np.int64)) == [str(v) for v in values]
 
 
-@given(st.integers(-1000, 1000), st.integers(0, 50), st.integers(1, 7))
+@given(st.integers(-1000, 10**7), st.integers(0, 3000), st.integers(1, 7))
 def test_numbers_count_from_first_by_step(first: int, count: int, step: int) -> None:
     assert numbers(first, count, step) == [str(first + i * step) for i in range(count)]
 

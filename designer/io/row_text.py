@@ -36,17 +36,47 @@ def rows(parts: Sequence[Part], n: int) -> str:
     return "".join(out)
 
 
-def picked(texts: Sequence[str], index: np.ndarray) -> list[str]:
-    """texts[i] for each i of `index`, picked in C (numpy's take of an object array)."""
+def text_table(texts: Sequence[str]) -> np.ndarray:
+    """`texts` as an object array, to pick from block after block (`picked`)."""
     table = np.empty(len(texts), dtype=object)
     table[:] = texts
+    return table
+
+
+def picked(texts: Sequence[str] | np.ndarray, index: np.ndarray) -> list[str]:
+    """texts[i] for each i of `index`, picked in C (numpy's take of an object array); give a
+    `text_table` where the same texts are picked from again."""
+    table = texts if isinstance(texts, np.ndarray) else text_table(texts)
     out: list[str] = table[index].tolist()
     return out
 
 
 def numbers(first: int, count: int, step: int = 1) -> list[str]:
-    """The decimal text of first, first + step, ... (`count` of them)."""
-    return list(map(str, range(first, first + count * step, step)))
+    """The decimal text of first, first + step, ... (`count` of them).
+
+    Consecutive numbers from 1,000 up are their thousands' text joined to the last three digits
+    (a join made in C): three times faster than formatting each one."""
+    if count <= 0:
+        return []
+    if step != 1:
+        return numbers(first, (count - 1) * step + 1)[::step]
+    if first < 0 or count < 256:
+        return list(map(str, range(first, first + count)))
+    out: list[str] = []
+    value, end = first, first + count
+    while value < end:
+        high, low = divmod(value, 1000)
+        stop = min(end, (high + 1) * 1000)
+        if high:
+            out += map(str(high).__add__, _LOW_DIGITS[low:stop - high * 1000])
+        else:
+            out += _SMALL_NUMBERS[low:stop]
+        value = stop
+    return out
+
+
+_LOW_DIGITS = [f"{i:03d}" for i in range(1000)]
+_SMALL_NUMBERS = [str(i) for i in range(1000)]
 
 
 def number_text(values: np.ndarray) -> list[str]:
