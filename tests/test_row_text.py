@@ -1,4 +1,5 @@
-"""The block writer of the per-link exports (designer/io/row_text.py) against a plain loop."""
+"""The block writer of the per-link exports (designer/io/row_text.py) and the NetBox cells made
+together, against a plain loop."""
 
 from __future__ import annotations
 
@@ -7,6 +8,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from designer.io.csv_cells import safe_field
+from designer.io.network_netbox import _Cells
 from designer.io.row_text import number_text, numbers, picked, rows
 
 TEXT = st.text(alphabet=st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=6)
@@ -46,3 +49,12 @@ def test_numbers_count_from_first_by_step(first: int, count: int, step: int) -> 
 def test_picked_is_each_index_looked_up(texts: list[str], data: st.DataObject) -> None:
     index = data.draw(st.lists(st.integers(0, len(texts) - 1), max_size=30))
     assert picked(texts, np.array(index, dtype=np.int64)) == [texts[i] for i in index]
+
+
+@given(st.lists(st.lists(st.one_of(TEXT, st.sampled_from(["gpu-node-0001", "port1", "=1+2", "a,b", "-3", "x\ny"])),
+                         max_size=8), max_size=4))
+def test_cells_met_together_are_each_its_safe_field(columns: list[list[str]]) -> None:
+    cell = _Cells()
+    for texts in columns:
+        assert cell.cells(texts) == [safe_field(t) for t in texts]
+    assert cell.changed == {t for texts in columns for t in texts if safe_field(t) != t}
