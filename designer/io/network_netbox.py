@@ -15,7 +15,7 @@ from itertools import filterfalse
 from designer.io.csv_cells import csv_field, rows_to_csv, safe_cell, safe_field
 from designer.io.export_source import ExportError, ExportSource
 from designer.io.markup import one_line, slug
-from designer.io.row_text import numbers
+from designer.io.row_text import Part, numbers
 from designer.io.row_text import rows as text_rows
 from designer.model.networks.devices import LinkRun, NetDevice, NetLink, expand_runs
 from designer.model.networks.sizing import (
@@ -221,21 +221,26 @@ def _interface_rows(runs: list[LinkRun]) -> Iterator[str]:
         a, a_port, b, b_port = _columns(group)
         a_cells, b_cells = cell.cells(a), cell.cells(b)   # fills cell.changed
         words = _per_link(group, what)
-        word_column = [words] * len(a) if isinstance(words, str) else words
-        described_b, described_a = list(map(str.__add__, word_column, b)), list(map(str.__add__, word_column, a))
-        for text in {words} if isinstance(words, str) else set(words):
+        distinct = {words} if isinstance(words, str) else set(words)
+        for text in distinct:
             if text not in plain_words:
                 plain_words[text] = safe_field(text) == text
-        if not all(plain_words[text] for text in ({words} if isinstance(words, str) else set(words))) \
+        # where every word and name is its own cell, a description is the word and the name's cell
+        described_b: list[Part] = [words, b_cells]
+        described_a: list[Part] = [words, a_cells]
+        if not all(plain_words[text] for text in distinct) \
                 or not (cell.changed.isdisjoint(a) and cell.changed.isdisjoint(b)):
+            word_column = [words] * len(a) if isinstance(words, str) else words
+            column_b, column_a = list(map(str.__add__, word_column, b)), list(map(str.__add__, word_column, a))
             for i, text in enumerate(word_column):
                 if not plain_words[text] or b[i] in cell.changed:
-                    described_b[i] = safe_field(described_b[i])
+                    column_b[i] = safe_field(column_b[i])
                 if not plain_words[text] or a[i] in cell.changed:
-                    described_a[i] = safe_field(described_a[i])
+                    column_a[i] = safe_field(column_a[i])
+            described_b, described_a = [column_b], [column_a]
         link_speed = _per_link(group, speed)
-        yield text_rows([a_cells, ",", cell.cells(a_port), ",", link_speed, ",", described_b, "\r\n",
-                         b_cells, ",", cell.cells(b_port), ",", link_speed, ",", described_a, "\r\n"], len(a))
+        yield text_rows([a_cells, ",", cell.cells(a_port), ",", link_speed, ",", *described_b, "\r\n",
+                         b_cells, ",", cell.cells(b_port), ",", link_speed, ",", *described_a, "\r\n"], len(a))
 
 
 def _cable_rows(runs: list[LinkRun]) -> Iterator[str]:
