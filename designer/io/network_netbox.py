@@ -95,11 +95,17 @@ def network_netbox_chunks(src: ExportSource) -> dict[str, str | Iterable[str]]:
     devices, runs = network_runs(src)
     catalog = src.catalog
 
+    made: dict[tuple[str, str], tuple[str, str]] = {}   # per (tier, switch): 15,846 devices, a few kinds
+
     def maker_model(d: NetDevice) -> tuple[str, str]:
-        if not d.switch:
-            return ENDPOINT_MAKER[0], f"{d.tier} ({ENDPOINT_MAKER[1]})"
-        sw = catalog.switch(d.switch)
-        return sw.vendor or "Generic", sw.name
+        key = (d.tier, d.switch)
+        if key not in made:
+            if not d.switch:
+                made[key] = ENDPOINT_MAKER[0], f"{d.tier} ({ENDPOINT_MAKER[1]})"
+            else:
+                sw = catalog.switch(d.switch)
+                made[key] = sw.vendor or "Generic", sw.name
+        return made[key]
 
     roles = sorted({f"{d.network} {d.tier}" for d in devices})
     makers = sorted({maker_model(d)[0] for d in devices})

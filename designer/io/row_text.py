@@ -84,6 +84,8 @@ def number_text(values: np.ndarray) -> list[str]:
     if not len(values):
         return []
     low, high = int(values.min()), int(values.max())
+    if high - low == len(values) - 1 and values[0] == low and bool(np.all(np.diff(values) == 1)):
+        return numbers(low, len(values))   # consecutive: link numbers, ids
     if high - low <= 4 * len(values):
         return picked(numbers(low, high - low + 1), values - low)
     return list(map(str, values.tolist()))
