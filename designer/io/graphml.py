@@ -232,6 +232,8 @@ def _streamed_chunks(src: ExportSource) -> Iterator[str]:
                         '<data key="e_lower">', host_of[part], '</data><data key="e_lower_port">', k_text[part],
                         '</data><data key="e_upper_port">1</data></edge>\n'], n)
         i += 2 * per_plane
+    # the NIC ports' columns are done with: freed before the other networks' elements are made
+    del nic_names, k_texts, host_of, server_text, pod_text, index_text, rail_text, leaf_port_text, leaf_ids
     gbps = r.uplink_gbps
     for lower, upper, tier, lower_port, upper_port in switch_link_columns(derived):
         lower_text, upper_text = number_text(lower_port), number_text(upper_port)
@@ -245,9 +247,16 @@ def _streamed_chunks(src: ExportSource) -> Iterator[str]:
                         upper_text[part], "</data></edge>\n"], n)
         i += len(lower)
     if has_networks:
-        elements = network_graph(src, i).elements
-        for first in range(0, len(elements), _BLOCK):
-            yield "\n".join(elements[first:first + _BLOCK]) + "\n"
+        held: list[str] = []   # elements up to a quarter megabyte (a run of links is one element)
+        size = 0
+        for element in network_graph(src, i).elements:
+            held.append(element)
+            size += len(element)
+            if size >= 1 << 18:
+                yield "\n".join(held) + "\n"
+                held, size = [], 0
+        if held:
+            yield "\n".join(held) + "\n"
     yield "  </graph>\n</graphml>\n"
 
 
