@@ -42,6 +42,8 @@ from designer import __version__
 from designer.io.csv_cells import csv_field, rows_to_csv, safe_cell, safe_field
 from designer.io.export_source import DEFAULT_RACK_UNITS, ExportSource
 from designer.io.markup import one_line, slug, yaml_str
+from designer.io.row_text import number_text, picked, text_table
+from designer.io.row_text import rows as text_rows
 from designer.model.physical.media import End, LinkPlan, switch_cage, switch_cage_capacity
 
 if TYPE_CHECKING:
@@ -317,7 +319,7 @@ def readme(src: ExportSource, site: str, findings: list[Finding], heights: dict[
 # from them, in chunks of rows. At 131,072 GPUs the cables file alone has 393,216 rows.
 
 ROLE_KEYS = ("server", "leaf", "spine", "core")   # device kinds by code, as `_roles` numbers them
-STEP = 20000                                       # rows per chunk
+STEP = 2000                                       # rows per chunk
 
 
 def _interleave(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -483,15 +485,17 @@ def _optics(optic: np.ndarray, e_dev: np.ndarray, e_cage: np.ndarray, e_port: np
             (module.vendor or "Generic") if module else "Generic",
             (module.part_number or module.name) if module else part, module.name if module else part))
     iface, iface_name = _interfaces(e_dev[optic], e_port[optic], servers)
+    names_table, iface_table = text_table(names), text_table(iface_name)
+    parts = text_table([part_cells[i] for i in range(len(modules))])
     for first in range(0, len(optic), STEP):
         ids = optic[first:first + STEP]
-        yield "".join([
-            f"{names[d]},Optic {c + 1},planned,{part_cells[p]},dcim.interface,{iface_name[f]}\r\n"
-            for d, c, p, f in zip(e_dev[ids].tolist(), e_cage[ids].tolist(), e_part[ids].tolist(),
-                                  iface[first:first + STEP].tolist(), strict=True)])
+        yield text_rows([picked(names_table, e_dev[ids]), ",Optic ", number_text(e_cage[ids] + 1), ",planned,",
+                         picked(parts, e_part[ids]), ",dcim.interface,",
+                         picked(iface_table, iface[first:first + STEP]), "\r\n"], len(ids))
 
 
-def _cables(src: ExportSource, table: LinkTable, rows: np.ndarray, names: list[str], site: str) -> Iterator[str]:
+def _cables(src: ExportSource, table: LinkTable, rows: np.ndarray, names: list[str],
+            site: str) -> Iterator[str]:
     yield rows_to_csv([["side_a_site", "side_a_device", "side_a_type", "side_a_name", "side_b_site",
                         "side_b_device", "side_b_type", "side_b_name", "type", "status", "label", "length",
                         "length_unit"]])
@@ -517,11 +521,12 @@ def _cables(src: ExportSource, table: LinkTable, rows: np.ndarray, names: list[s
         kind = medium_cable_type(src, table.media[medium], table.cables[cable - 1].id if cable else "")
         before.append(f"{csv_field(kind)},planned,L")
         after.append(f",{csv_field(f'{lengths[at]:g}')},m\r\n")
+    ends, iface_table = text_table(end), text_table(iface_name)
+    before_table, after_table = text_table(before), text_table(after)
     for first in range(0, len(rows), STEP):
         ids = rows[first:first + STEP]
         part = slice(first, first + STEP)
-        yield "".join([
-            f"{end[ad]}{iface_name[ai]},{end[bd]}{iface_name[bi]},{before[k]}{i + 1}{after[k]}"
-            for i, ad, ai, bd, bi, k in zip(
-                ids.tolist(), links.a_dev[ids].tolist(), a_iface[part].tolist(), links.b_dev[ids].tolist(),
-                b_iface[part].tolist(), kind_of[part].tolist(), strict=True)])
+        kinds = kind_of[part]
+        yield text_rows([picked(ends, links.a_dev[ids]), picked(iface_table, a_iface[part]), ",",
+                         picked(ends, links.b_dev[ids]), picked(iface_table, b_iface[part]), ",",
+                         picked(before_table, kinds), number_text(ids + 1), picked(after_table, kinds)], len(ids))

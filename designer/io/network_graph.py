@@ -13,15 +13,19 @@ from dataclasses import dataclass, field
 from designer.io.export_source import ExportSource
 from designer.io.markup import xml_attr, xml_text
 from designer.io.network_netbox import compute_switch_names, network_runs
+from designer.io.row_text import numbers, rows
+from designer.model.networks.devices import LinkRun
 
 NETWORK_NODE_KEY = '  <key id="n_network" for="node" attr.name="network" attr.type="string"/>'
+_SHORT_RUN = 64   # links: a shorter run is written with its neighbours
 NETWORK_EDGE_KEY = '  <key id="e_network" for="edge" attr.name="network" attr.type="string"/>'
 
 
 @dataclass
 class NetworkGraph:
     """The `<key>` lines and the element lines to add; an edge's element carries, before it, the
-    node line of a server port that edge names first (lines are joined with line breaks)."""
+    node line of a server port that edge names first (lines are joined with line breaks, and an
+    element may be several lines: a run of links is one)."""
     keys: list[str] = field(default_factory=list)
     elements: list[str] = field(default_factory=list)
 
@@ -66,19 +70,56 @@ def network_graph(src: ExportSource, first_edge: int) -> NetworkGraph:
         elements.append(f'    <node id="{attr[d.name]}">{node_body(d.tier, d.switch, d.network)}</node>')
     k = first_edge
     edge_data: dict[tuple[str, int, str], str] = {}   # an edge's data, per kind of run
+    short: list[tuple[LinkRun, str, str]] = []        # short runs in a row, written together
+
+    def short_runs(k: int) -> None:
+        """The short runs waiting, link by link in one element: the out-of-band network has a run
+        of a rack's BMCs and one of its PDUs per rack (8,192 runs at 131,072 GPUs)."""
+        node_lines: list[str] = []
+        a_ids: list[str] = []
+        b_ids: list[str] = []
+        datas: list[str] = []
+        for run, data, body in short:
+            for a, a_port, b, b_port in zip(run.a, run.a_port, run.b, run.b_port, strict=True):
+                lines = ""
+                for end, port, ids in ((a, a_port, a_ids), (b, b_port, b_ids)):
+                    if end in named:
+                        ids.append(attr[end])
+                        continue
+                    escaped = f"{attr[end]}/{attr[port]}"
+                    ids.append(escaped)
+                    name = f"{end}/{port}"
+                    if name not in seen and name not in compute:
+                        seen.add(name)
+                        lines += f'    <node id="{escaped}">{body}</node>\n'
+                node_lines.append(lines)
+            datas += [data] * len(run.a)
+        short.clear()
+        if a_ids:
+            elements.append(rows([node_lines, '    <edge id="e', numbers(k, len(a_ids)), '" source="', a_ids,
+                                  '" target="', b_ids, '">', datas, "</edge>\n"], len(a_ids))[:-1])
+
     for run in runs:
         data = edge_data.get((run.kind, run.gbps, run.network))
         if data is None:
             data = edge_data[(run.kind, run.gbps, run.network)] = (
                 _data("e_tier", run.kind) + _data("e_gbps", run.gbps) + _data("e_network", run.network))
         body = node_body("host-port", "", run.network)
+        if len(run.a) < _SHORT_RUN:
+            short.append((run, data, body))
+            k += len(run.a)
+            continue
+        if short:
+            short_runs(k - sum(len(waiting.a) for waiting, _, _ in short))
         # A server port's node goes just before the first edge that names it: the a side's
         # before the b side's, link by link (a column at a time where the b side is all devices).
         if named.issuperset(run.b):
             a_ids, a_nodes = _server_ports(run.a, run.a_port, named, compute, seen, attr, body)
             b_ids = [attr[end] for end in run.b]
-            elements += [f'{node}    <edge id="e{k + j}" source="{a}" target="{b}">{data}</edge>'
-                         for j, (a, b, node) in enumerate(zip(a_ids, b_ids, a_nodes, strict=True))]
+            # the run's lines as one element, a column at a time (designer.io.row_text)
+            n = len(a_ids)
+            elements.append(rows([a_nodes, '    <edge id="e', numbers(k, n), '" source="', a_ids, '" target="',
+                                  b_ids, f'">{data}</edge>\n'], n)[:-1])
         else:
             for j, ends in enumerate(zip(run.a, run.a_port, run.b, run.b_port, strict=True)):
                 a_ids, a_nodes = _server_ports([ends[0]], [ends[1]], named, compute, seen, attr, body)
@@ -86,6 +127,8 @@ def network_graph(src: ExportSource, first_edge: int) -> NetworkGraph:
                 elements.append(f'{a_nodes[0]}{b_nodes[0]}    <edge id="e{k + j}" source="{a_ids[0]}" '
                                 f'target="{b_ids[0]}">{data}</edge>')
         k += len(run.a)
+    if short:
+        short_runs(k - sum(len(waiting.a) for waiting, _, _ in short))
     return out
 
 
@@ -104,7 +147,7 @@ def _server_ports(ends: list[str], ports: list[str], named: set[str], compute: s
             # every end a server port met for the first time: the run's columns in one go
             seen |= fresh
             ids = [f"{attr[end]}/{attr[port]}" for end, port in zip(ends, ports, strict=True)]
-            return ids, [f'    <node id="{escaped}">{body}</node>\n' for escaped in ids]
+            return ids, rows(['    <node id="', ids, f'">{body}</node>\n\0'], len(ids)).split("\0")[:-1]
     ids, nodes = [], []
     for end, port in zip(ends, ports, strict=True):
         if end in named:

@@ -8,11 +8,15 @@ cables. Servers are the compute fabric's devices, cabled once per role. Everythi
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Iterator
+from itertools import filterfalse
 
 from designer.io.csv_cells import csv_field, rows_to_csv, safe_cell, safe_field
 from designer.io.export_source import ExportError, ExportSource
 from designer.io.markup import one_line, slug
+from designer.io.row_text import Part, numbers
+from designer.io.row_text import rows as text_rows
 from designer.model.networks.devices import LinkRun, NetDevice, NetLink, expand_runs
 from designer.model.networks.sizing import (
     NetworkSize,
@@ -91,11 +95,17 @@ def network_netbox_chunks(src: ExportSource) -> dict[str, str | Iterable[str]]:
     devices, runs = network_runs(src)
     catalog = src.catalog
 
+    made: dict[tuple[str, str], tuple[str, str]] = {}   # per (tier, switch): 15,846 devices, a few kinds
+
     def maker_model(d: NetDevice) -> tuple[str, str]:
-        if not d.switch:
-            return ENDPOINT_MAKER[0], f"{d.tier} ({ENDPOINT_MAKER[1]})"
-        sw = catalog.switch(d.switch)
-        return sw.vendor or "Generic", sw.name
+        key = (d.tier, d.switch)
+        if key not in made:
+            if not d.switch:
+                made[key] = ENDPOINT_MAKER[0], f"{d.tier} ({ENDPOINT_MAKER[1]})"
+            else:
+                sw = catalog.switch(d.switch)
+                made[key] = sw.vendor or "Generic", sw.name
+        return made[key]
 
     roles = sorted({f"{d.network} {d.tier}" for d in devices})
     makers = sorted({maker_model(d)[0] for d in devices})
@@ -115,15 +125,35 @@ def network_netbox_chunks(src: ExportSource) -> dict[str, str | Iterable[str]]:
 # Rows are written as rows_to_csv would write them, each cell made once per distinct value
 # (device names and ports repeat on every link): the networks of a 131,072-GPU design have
 # 174,000 links.
-_STEP = 20000
+_STEP = 2000
 
 
 class _Cells(dict[str, str]):
-    """`safe_field` of each text, made once."""
+    """`safe_field` of each text, made once; `changed` holds the texts whose cell differs."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.changed: set[str] = set()
 
     def __missing__(self, text: str) -> str:
         self[text] = cell = safe_field(text)
+        if cell != text:
+            self.changed.add(text)
         return cell
+
+    def cells(self, texts: list[str]) -> list[str]:
+        """The cell of each text. The texts not met before are looked at together: where none
+        needs a quote or a leading apostrophe (every name this tool makes), each is its own
+        cell, without a call per text (100,000 server ports at 131,072 GPUs)."""
+        fresh = set(filterfalse(self.__contains__, texts))
+        if fresh and not _NEEDS_CARE.search("\0".join(fresh)):
+            self.update(zip(fresh, fresh, strict=True))
+        return list(map(self.__getitem__, texts))
+
+
+# What makes a text's cell differ from it (csv_cells.safe_field), in texts joined by NULs: a
+# formula's first character at the start of one, or a character that takes quotes.
+_NEEDS_CARE = re.compile('(?:^|\0)[=+\\-@\t\r]|[,"\r\n]')
 
 
 def _device_rows(devices: list[NetDevice], maker_model: Callable[[NetDevice], tuple[str, str]],
@@ -136,66 +166,99 @@ def _device_rows(devices: list[NetDevice], maker_model: Callable[[NetDevice], tu
                        for d in devices[first:first + _STEP] for maker, model in (maker_model(d),)])
 
 
-def _batched(pieces: Iterator[str]) -> Iterator[str]:
-    """The pieces joined into chunks of about _STEP rows' worth: the out-of-band network has a
-    run of a few links per rack (8,192 runs at 131,072 GPUs), each written alone before."""
-    held: list[str] = []
+def _groups(runs: list[LinkRun]) -> Iterator[list[tuple[LinkRun, int, int]]]:
+    """The runs' links in groups of about _STEP, each group a list of (run, first, last) slices
+    in order: the out-of-band network has a run of a few links per rack (8,192 runs at 131,072
+    GPUs), written together; a long run is written a slice at a time."""
+    group: list[tuple[LinkRun, int, int]] = []
     size = 0
-    for piece in pieces:
-        held.append(piece)
-        size += len(piece)
-        if size >= _STEP * 64:   # about 64 characters a row
-            yield "".join(held)
-            held, size = [], 0
-    if held:
-        yield "".join(held)
+    for run in runs:
+        for first in range(0, len(run.a), _STEP):
+            last = min(first + _STEP, len(run.a))
+            group.append((run, first, last))
+            size += last - first
+            if size >= _STEP:
+                yield group
+                group, size = [], 0
+    if group:
+        yield group
+
+
+def _columns(group: list[tuple[LinkRun, int, int]]) -> tuple[list[str], list[str], list[str], list[str]]:
+    """The group's a, a_port, b and b_port columns, end to end."""
+    a: list[str] = []
+    a_port: list[str] = []
+    b: list[str] = []
+    b_port: list[str] = []
+    for run, first, last in group:
+        a += run.a[first:last]
+        a_port += run.a_port[first:last]
+        b += run.b[first:last]
+        b_port += run.b_port[first:last]
+    return a, a_port, b, b_port
+
+
+def _per_link(group: list[tuple[LinkRun, int, int]], value: Callable[[LinkRun], str]) -> str | list[str]:
+    """A column of `value(run)` for each link of the group; one str where every run gives the same."""
+    values = [value(run) for run, _, _ in group]
+    if all(v == values[0] for v in values):
+        return values[0]
+    out: list[str] = []
+    for v, (_, first, last) in zip(values, group, strict=True):
+        out += [v] * (last - first)
+    return out
 
 
 def _interface_rows(runs: list[LinkRun]) -> Iterator[str]:
+    """Two rows per link, its a end's then its b end's, each described as "<network> <kind> to
+    <other end>": plain where the other end's name is (the network and kind are this tool's
+    words), made safe as a whole otherwise."""
     yield rows_to_csv([["device", "name", "type", "speed", "description"]])
-    yield from _batched(_interface_pieces(runs))
-
-
-def _interface_pieces(runs: list[LinkRun]) -> Iterator[str]:
     cell = _Cells()
     plain_words: dict[str, bool] = {}
-    # a description is "<network> <kind> to <other end>": plain where the other end's name is
-    # (the network and kind are this tool's words), made safe as a whole otherwise
-    for run in runs:
-        kind = "1000base-t" if run.medium == "copper" else "other"
-        speed = f"{kind},{run.gbps * 1_000_000}"
-        what = f"{run.network} {run.kind} to "
-        plain = plain_words.get(what)
-        if plain is None:
-            plain = plain_words[what] = safe_field(what) == what
-        for first in range(0, len(run.a), _STEP):
-            last = first + _STEP
-            a_cells = [cell[end] for end in run.a[first:last]]
-            b_cells = [cell[end] for end in run.b[first:last]]
-            yield "".join([
-                f"{ca},{cell[pa]},{speed},{what + b if plain and cb == b else safe_field(what + b)}\r\n"
-                f"{cb},{cell[pb]},{speed},{what + a if plain and ca == a else safe_field(what + a)}\r\n"
-                for a, pa, b, pb, ca, cb in zip(run.a[first:last], run.a_port[first:last], run.b[first:last],
-                                                run.b_port[first:last], a_cells, b_cells, strict=True)])
+
+    def speed(run: LinkRun) -> str:
+        return f"{'1000base-t' if run.medium == 'copper' else 'other'},{run.gbps * 1_000_000}"
+
+    def what(run: LinkRun) -> str:
+        return f"{run.network} {run.kind} to "
+
+    for group in _groups(runs):
+        a, a_port, b, b_port = _columns(group)
+        a_cells, b_cells = cell.cells(a), cell.cells(b)   # fills cell.changed
+        words = _per_link(group, what)
+        distinct = {words} if isinstance(words, str) else set(words)
+        for text in distinct:
+            if text not in plain_words:
+                plain_words[text] = safe_field(text) == text
+        # where every word and name is its own cell, a description is the word and the name's cell
+        described_b: list[Part] = [words, b_cells]
+        described_a: list[Part] = [words, a_cells]
+        if not all(plain_words[text] for text in distinct) \
+                or not (cell.changed.isdisjoint(a) and cell.changed.isdisjoint(b)):
+            word_column = [words] * len(a) if isinstance(words, str) else words
+            column_b, column_a = list(map(str.__add__, word_column, b)), list(map(str.__add__, word_column, a))
+            for i, text in enumerate(word_column):
+                if not plain_words[text] or b[i] in cell.changed:
+                    column_b[i] = safe_field(column_b[i])
+                if not plain_words[text] or a[i] in cell.changed:
+                    column_a[i] = safe_field(column_a[i])
+            described_b, described_a = [column_b], [column_a]
+        link_speed = _per_link(group, speed)
+        yield text_rows([a_cells, ",", cell.cells(a_port), ",", link_speed, ",", *described_b, "\r\n",
+                         b_cells, ",", cell.cells(b_port), ",", link_speed, ",", *described_a, "\r\n"], len(a))
 
 
 def _cable_rows(runs: list[LinkRun]) -> Iterator[str]:
     yield rows_to_csv([["side_a_device", "side_a_type", "side_a_name", "side_b_device", "side_b_type", "side_b_name",
                         "type", "status", "label"]])
-    yield from _batched(_cable_pieces(runs))
-
-
-def _cable_pieces(runs: list[LinkRun]) -> Iterator[str]:
     cell = _Cells()
     labels = {network: csv_field(network.upper()) for network in {run.network for run in runs}}
     k = 0
-    for run in runs:
-        tail = f"{CABLE_TYPES[run.medium]},planned,{labels[run.network]}"
-        for first in range(0, len(run.a), _STEP):
-            last = first + _STEP
-            yield "".join([
-                f"{cell[a]},dcim.interface,{cell[pa]},{cell[b]},dcim.interface,{cell[pb]},{tail}{n}\r\n"
-                for n, (a, pa, b, pb) in enumerate(zip(run.a[first:last], run.a_port[first:last], run.b[first:last],
-                                                       run.b_port[first:last], strict=True), start=k + first + 1)])
-        k += len(run.a)
-
+    for group in _groups(runs):
+        a, a_port, b, b_port = _columns(group)
+        yield text_rows([cell.cells(a), ",dcim.interface,", cell.cells(a_port), ",",
+                         cell.cells(b), ",dcim.interface,", cell.cells(b_port), ",",
+                         _per_link(group, lambda run: f"{CABLE_TYPES[run.medium]},planned,{labels[run.network]}"),
+                         numbers(k + 1, len(a)), "\r\n"], len(a))
+        k += len(a)

@@ -20,6 +20,7 @@ import numpy as np
 
 from designer.model.topology.builders import leaf_assignment, nic_id, nodes_pod, plane_prefix
 from designer.model.topology.derive import Derived
+from designer.model.topology.edited_fabric import SwitchPairs, assignment_columns
 
 
 class Node(NamedTuple):
@@ -93,6 +94,21 @@ def nic_links(derived: Derived) -> Iterator[tuple[Node, Edge]]:
                    Edge(nic, f"{pre}leaf-{leaf + 1}", "node-leaf", gbps, 1, port))
 
 
+def nic_columns(derived: Derived) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The NIC ports of one plane as arrays in (server, rail) order, the same in every plane:
+    (leaf index, leaf port, pod), all from 0 but the leaf port (as `nic_rows`)."""
+    r, plan = derived.resolved, derived.plan
+    e = r.rails
+    leaf, port = assignment_columns(SwitchPairs(plan, r), leaf_assignment(plan, e))
+    if plan.rail_su_size:
+        pod = np.arange(len(leaf), dtype=np.int64) // e // plan.rail_su_size
+    elif plan.tiers == 3:
+        pod = leaf // plan.leaves_per_pod
+    else:
+        pod = np.zeros(len(leaf), dtype=np.int64)
+    return leaf, port, pod
+
+
 def nic_rows(derived: Derived) -> Iterator[tuple[int, int, int, int, int, int, str, int]]:
     """The same NIC ports as plain tuples, for writers of a million lines: (server, NIC port,
     plane, pod, rail, index, leaf id, leaf port), all from 0 but the leaf port."""
@@ -114,14 +130,25 @@ def nic_rows(derived: Derived) -> Iterator[tuple[int, int, int, int, int, int, s
 def switch_links(derived: Derived) -> Iterator[Edge]:
     """Every leaf-spine and spine-core link, with the builder's port numbers.
 
+    At 131,072 GPUs that is 262,144 links, which a loop per link took a quarter of a second to
+    yield: they are made from `switch_link_columns`, one tuple per link made in C."""
+    gbps = derived.resolved.uplink_gbps
+    # chained in C: no generator frame resumed per link
+    return chain.from_iterable(
+        map(_edge, zip(lower, upper, repeat(tier), repeat(gbps), up_port.tolist(), used.tolist()))
+        for lower, upper, tier, up_port, used in switch_link_columns(derived))
+
+
+def switch_link_columns(derived: Derived) -> Iterator[tuple[list[str], list[str], str, np.ndarray, np.ndarray]]:
+    """The same links as columns, plane by plane and tier by tier: (lower ids, upper ids, tier,
+    the lower switch's port, the upper switch's port), ports numbered from 1.
+
     One plane's links are worked out as arrays (the builder's spread of each switch's uplinks,
     its up ports in turn, the upper switch's ports in the order links reach it); every plane
-    repeats them under its own prefix. At 131,072 GPUs that is 262,144 links, which a loop per
-    link took a quarter of a second to yield."""
+    repeats them under its own prefix."""
     r, plan = derived.resolved, derived.plan
     planes = r.planes
     leaves_per_pod = plan.leaves_per_pod if plan.tiers == 3 else plan.leaves
-    gbps = r.uplink_gbps
     li = np.arange(plan.leaves, dtype=np.int64)
     pod = li // leaves_per_pod if plan.tiers == 3 else np.zeros_like(li)
     leaf, t = _spread_links(plan.leaves, plan.leaf_up, plan.spines_per_pod, (li - pod * leaves_per_pod) * plan.leaf_up)
@@ -134,20 +161,15 @@ def switch_links(derived: Derived) -> Iterator[Edge]:
         core = ((upper % plan.spines_per_pod) * group + t) % plan.cores if plan.cores else t
         blocks.append(("spine", upper, "core", core, "spine-core", plan.spine_down))
     columns = [(lower_tier, lower.tolist(), upper_tier, upper.tolist(), tier,
-                (first_up + 1 + _rank_within(lower)).tolist(), (1 + _rank_within(upper)).tolist())
+                first_up + 1 + _rank_within(lower), 1 + _rank_within(upper))
                for lower_tier, lower, upper_tier, upper, tier, first_up in blocks]
-
-    def blocks_of_planes() -> Iterator[Iterator[Edge]]:
-        for plane in range(planes):
-            pre = plane_prefix(plane, planes)
-            names = {name: [f"{pre}{name}-{i + 1}" for i in range(count)]
-                     for name, count in (("leaf", plan.leaves), ("spine", plan.spines), ("core", plan.cores))}
-            for lower_tier, lower_i, upper_tier, upper_i, tier, up_port, used in columns:
-                yield map(_edge, zip(_picked(names[lower_tier], lower_i), _picked(names[upper_tier], upper_i),
-                                     repeat(tier), repeat(gbps), up_port, used))
-
-    # chained in C: no generator frame resumed per link
-    return chain.from_iterable(blocks_of_planes())
+    for plane in range(planes):
+        pre = plane_prefix(plane, planes)
+        names = {name: [f"{pre}{name}-{i + 1}" for i in range(count)]
+                 for name, count in (("leaf", plan.leaves), ("spine", plan.spines), ("core", plan.cores))}
+        for lower_tier, lower_i, upper_tier, upper_i, tier, up_port, used in columns:
+            yield (list(_picked(names[lower_tier], lower_i)), list(_picked(names[upper_tier], upper_i)), tier,
+                   up_port, used)
 
 
 def _spread_links(owners: int, count: int, targets: int, offsets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
