@@ -35,6 +35,8 @@ def _priced(design):
     if d.metrics.errors:
         return None
     bom = build_bom(d, CAT, PRICES)
+    if any(f.severity == "error" for f in bom.findings):
+        return None    # links no cable fits are left out of such a bill: it cannot be built as priced
     assert not bom.incomplete, bom.incomplete_note()
     return d, bom.total_cost
 
