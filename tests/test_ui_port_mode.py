@@ -28,7 +28,7 @@ def _th6_window(make_window, **kw):
 
 
 def test_prices_open_a_table_of_every_mode_with_this_design_and_sizings_choice_marked(make_window):
-    from designer.ui.panels.port_modes_dialog import COLUMNS, STATUS
+    from designer.ui.panels.port_modes_dialog import COLUMNS, PRICE, STATUS
 
     window, design = _th6_window(make_window)
     page = window.inspector.fabric_page
@@ -43,8 +43,8 @@ def test_prices_open_a_table_of_every_mode_with_this_design_and_sizings_choice_m
     mine = data.rows.index(data.current)
     assert "this design" in statuses[mine]
     assert sum("sizing's choice" in s for s in statuses) == 1
-    assert dialog.table.item(mine, 1).text() == "512 x 200G to the servers, 128 x 800G between switches"
-    assert dialog.table.item(mine, 7).text() == f"USD {data.current.cost:,.0f}"
+    assert (dialog.table.item(mine, 1).text(), dialog.table.item(mine, 2).text()) == ("512 x 200G", "128 x 800G")
+    assert dialog.table.item(mine, PRICE).text() == f"USD {data.current.cost:,.0f}"
     # A mode that cannot be cabled says why in its row and cannot be chosen.
     unbuildable = [i for i, r in enumerate(data.rows) if r.cost is None]
     assert unbuildable and all("not buildable" in statuses[i] or "cannot be built" in statuses[i]
@@ -103,3 +103,31 @@ def test_modes_are_priced_off_the_ui_thread_and_a_stale_result_is_dropped(make_w
     # Whatever finished first, what shows is the table of the design now open.
     assert dialog.design is window.document.design
     assert dialog.table_data.current.design.cluster.servers == 256
+
+
+def test_the_fabric_form_and_its_port_mode_link_stay_in_the_panel_at_1280x800(make_window, qtbot):
+    # The HGX B300 four-plane server's long name once asked for more than the panel's width, which
+    # pushed the end of every row (the link to the modes' prices with it) past the panel's edge.
+    window, _ = _th6_window(make_window)
+    window.resize(1280, 800)
+    window._initial_dock_sizes()
+    qtbot.wait(20)
+    inspector = window.inspector
+    page = inspector.fabric_page
+    assert page.minimumSizeHint().width() <= inspector.viewport().width()
+    label = page.port_mode
+    right = label.mapTo(inspector.viewport(), label.rect().topRight()).x()
+    assert right <= inspector.viewport().width()
+    assert label.height() >= label.heightForWidth(label.width())
+
+
+def test_every_column_of_the_modes_shows_whole_in_a_1280_pixel_screen(make_window, qtbot):
+    window, _ = _th6_window(make_window)
+    dialog = window.inspector.show_port_modes()
+    qtbot.waitExposed(dialog)
+    assert dialog.width() <= 1280 - 60
+    table = dialog.table
+    assert table.horizontalScrollBar().maximum() == 0      # no column pushed out of view
+    header = table.horizontalHeader()
+    for col in range(table.columnCount()):
+        assert header.sectionSize(col) >= header.sectionSizeHint(col) or col == table.columnCount() - 1

@@ -31,7 +31,7 @@ from designer.model.topology.sizing import SizingError, parse_ratio, resolve
 from designer.model.topology.switch_choice import design_modes_text
 from designer.ui.blocks import choice_cost
 from designer.ui.canvas.layout import TIER_LABEL
-from designer.ui.panels.form_page import FormPage
+from designer.ui.panels.form_page import FormPage, WholeCombo
 from designer.ui.panels.network_arrangements import arrangement_edit, fill_arrangements
 from designer.ui.panels.network_page import NetworkPage
 from designer.ui.panels.port_modes_dialog import PortModesDialog
@@ -545,6 +545,18 @@ class Inspector(QScrollArea):
         # A drag preview leaves the document as it is, and so the form: no rebuild per mouse move.
         if not display.preview:
             self.reload()
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self._cap_choices()
+
+    def _cap_choices(self) -> None:
+        """No choice asks for more than the panel's width (its page's and form's margins left out), so a long
+        server name never pushes the form, and the end of every row, past the panel's edge."""
+        room = max(80, self.viewport().width() - 30)
+        for page in (self.fabric_page, self.tier_page, self.network_page):
+            for box in page.findChildren(WholeCombo):
+                box.set_cap(room)
 
     def set_compact(self, compact: bool) -> None:
         """Tighter rows when the panel is too short for the form at the style's spacing (a long

@@ -34,8 +34,10 @@ from designer.ui.panels.tables import pick_table
 from designer.ui.services.background import Latest
 from designer.ui.theme import ERROR_HUE
 
-COLUMNS = ("Switch", "Mode", "Tiers", "Switches", "Transceivers", "Breakout cables", "Power", "Fabric price", "")
+COLUMNS = ("Switch", "To servers", "Between switches", "Tiers", "Switches", "Transceivers", "Breakout cables",
+           "Power", "Fabric price", "")
 STATUS = COLUMNS.index("")
+PRICE = COLUMNS.index("Fabric price")
 # An edit restarts this wait before the modes are priced again: a spin box's arrows held down
 # make one pricing, not one per step.
 DEBOUNCE_MS = 400
@@ -101,7 +103,8 @@ class PortModesDialog(QDialog):
         box.addWidget(self.table, 1)
         box.addWidget(basis)
         box.addWidget(buttons)
-        self.resize(980, 420)
+        # Wide enough for every column and a line of the status at 1280 pixels; taller rows wrap it.
+        self.resize(1180, 440)
         self._fill()
 
     # --- following the design -------------------------------------------------------------------
@@ -168,19 +171,23 @@ class PortModesDialog(QDialog):
         self._update_buttons()
 
     def _fill_row(self, i: int, row: ModeRow) -> None:
+        down = f"{row.switch.ports_at(row.link_gbps)} x {row.link_gbps}G"
+        up = (f"{row.switch.ports_at(row.uplink_gbps)} x {row.uplink_gbps}G" if row.uplink_gbps != row.link_gbps
+              else "the same")
+        if row.feasible and row.tiers == 1:
+            up = "none (one tier)"
         if row.feasible:
-            cells = [row.switch.name, row.modes_text, str(row.tiers), f"{row.switches:,}", f"{row.transceivers:,}",
+            cells = [row.switch.name, down, up, str(row.tiers), f"{row.switches:,}", f"{row.transceivers:,}",
                      f"{row.breakouts:,}", power_label(row.power_w), _price(row), _status(row)]
         else:
-            cells = [row.switch.name, row.modes_text, "", "", "", "", "", "", _status(row)]
-        numeric = {2, 3, 4, 5, 6, 7}
+            cells = [row.switch.name, down, up, "", "", "", "", "", "", _status(row)]
+        numeric = {3, 4, 5, 6, 7, PRICE}
         for col, text in enumerate(cells):
             item = QTableWidgetItem(text)
             item.setData(Qt.ItemDataRole.UserRole, i)
             if col in numeric:
                 item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-            if col == STATUS:
-                item.setToolTip(text)
+            item.setToolTip(f"{row.switch.name} in {row.modes_text}: {text}" if col == STATUS else row.modes_text)
             if not row.feasible:
                 item.setFlags(item.flags() & ~Qt.ItemFlag.ItemIsSelectable)
                 item.setForeground(QBrush(self.palette().color(self.palette().ColorGroup.Disabled,
