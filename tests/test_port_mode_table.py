@@ -106,3 +106,20 @@ def test_the_chosen_mode_costs_no_more_than_any_priced_mode(nodes, up, template)
         assert row.feasible or row.why_not
         if row.feasible:
             assert COST(row.design)[0] == row.cost
+
+
+def test_modes_above_the_pricing_ceiling_are_sized_not_priced_and_ranked_as_sizing_ranks_them(monkeypatch):
+    from designer.model.decisions import port_modes
+
+    design = _th6_4k()
+    priced = mode_table(design, CAT, PRICES)
+    monkeypatch.setattr(port_modes, "TABLE_PRICE_MAX_LINKS", 1)
+    table = mode_table(design, CAT, PRICES)
+    feasible = [r for r in table.rows if r.feasible]
+    assert feasible and all(not r.priced and r.cost is None and "not priced here" in r.cost_text for r in feasible)
+    # The same fabrics, counted: switches, tiers and links as when priced.
+    counted = {(r.switch.id, r.uplink_gbps): (r.switches, r.tiers, r.links) for r in priced.rows if r.feasible}
+    assert {(r.switch.id, r.uplink_gbps): (r.switches, r.tiers, r.links) for r in feasible} == counted
+    best = min(feasible, key=lambda r: (r.switches, r.links))
+    assert (table.chosen.switches, table.chosen.links) == (best.switches, best.links)
+    assert "fewest switches, then the fewer links" in table.why

@@ -22,11 +22,18 @@ from designer.model.intent.design import FabricDesign
 from designer.model.physical.bom import Bom, build_bom
 from designer.model.physical.fabric_cost import shared_counts
 from designer.model.physical.prices import PriceBook
+from designer.model.topology.bounds import plan_totals
 from designer.model.topology.derive import derive
 from designer.model.topology.sizing import SizingError, resolve
 from designer.model.topology.switch_choice import FabricCost, Option, candidates, modes_text, pick, size_option
 
 _ERRORS = (SizingError, UnknownPartError, ValueError)
+
+# A mode whose fabric has more links than this is sized (switches, tiers, links) but its bill is
+# not priced in the table: a bill of millions of links takes tens of seconds and gigabytes (a
+# million-GPU fabric's, about 4 GB), and the table holds up to a dozen modes; `bom` on the design
+# in that mode prices it. The 131,072-GPU two-tier fabric (about a million links) stays priced.
+TABLE_PRICE_MAX_LINKS = 2_000_000
 
 
 @dataclass(frozen=True)
@@ -46,6 +53,7 @@ class ModeRow:
     power_w: float = 0.0           # switches, NICs and optics, as the bill gives it
     cost: float | None = None      # the fabric's bill; None when a part is unpriced
     cost_text: str = ""            # the currency, or why there is no total
+    priced: bool = True            # its bill was built (False: too many links to price here)
     current: bool = False          # the mode the design runs now
     chosen: bool = False           # the mode sizing takes
 
@@ -92,19 +100,24 @@ def _breakouts(bom: Bom, catalog: Catalog) -> int:
 
 
 def _row(design: FabricDesign, switch: Switch, link: int, up: int, catalog: Catalog,
-         prices: PriceBook) -> tuple[ModeRow, Bom | None]:
+         prices: PriceBook) -> ModeRow:
     made = in_mode(design, switch.id, link, up)
     try:
         derived = derive(made, catalog)
     except _ERRORS as exc:
-        return ModeRow(switch, link, up, None, why_not=str(exc)), None
+        return ModeRow(switch, link, up, None, why_not=str(exc))
     if derived.metrics.errors:
-        return ModeRow(switch, link, up, None, why_not=derived.metrics.errors[0].message), None
+        return ModeRow(switch, link, up, None, why_not=derived.metrics.errors[0].message)
     r = derived.resolved
     if up != link and (r.spine_switch.ports_at(up) == 0 or r.core_switch.ports_at(up) == 0):
-        return ModeRow(switch, link, up, None, why_not=f"a tier's switch has no {up}G ports"), None
-    bom = build_bom(derived, catalog, prices, physical=shared_counts(derived, catalog))
+        return ModeRow(switch, link, up, None, why_not=f"a tier's switch has no {up}G ports")
     m = derived.metrics
+    links = plan_totals(made, r, derived.plan)["links"]
+    if links > TABLE_PRICE_MAX_LINKS:
+        return ModeRow(switch, link, up, made, tiers=m.tiers, switches=m.switches_total, links=links,
+                       priced=False, cost_text=f"not priced here ({links:,} links): bom prices the design in "
+                                               "this mode")
+    bom = build_bom(derived, catalog, prices, physical=shared_counts(derived, catalog))
     unfit = next((f.message for f in bom.findings if f.severity == "error"), "")
     # As fabric_cost: a bill that leaves out links no cable fits, or a part without a price, has no total.
     cost = None if unfit or bom.incomplete else bom.total_cost
@@ -112,7 +125,7 @@ def _row(design: FabricDesign, switch: Switch, link: int, up: int, catalog: Cata
     return ModeRow(switch, link, up, made, tiers=m.tiers, switches=m.switches_total,
                    transceivers=bom.optics_count, breakouts=_breakouts(bom, catalog),
                    links=int(bom.counts["links_total"]), power_w=bom.total_power_w, cost=cost,
-                   cost_text=text), bom
+                   cost_text=text)
 
 
 def _known_cost(total: float | None, text: str) -> FabricCost:
@@ -144,31 +157,35 @@ def mode_table(design: FabricDesign, catalog: Catalog, prices: PriceBook) -> Mod
         for up in speeds:
             if one_tier:
                 break       # one switch per plane: no switch-to-switch links, so no other mode
-            row, bom = _row(design, sw, link, up, catalog, prices)
+            row = _row(design, sw, link, up, catalog, prices)
             if row.design is not None and row.tiers == 1:
                 one_tier = True
                 row = dataclasses.replace(row, uplink_gbps=link)
             rows.append(row)
-            if row.design is not None and bom is not None:
+            if row.design is not None:
                 option = size_option(row.design, catalog, _known_cost(row.cost, row.cost_text))
                 by_design[id(option)] = len(rows) - 1
                 options.append(option)
     chosen_at = -1
     why = "no mode of the technology's switches builds this design"
+    if options and all(o.cost is None for o in options):
+        # As sizing ranks fabrics it does not price: the fewest switches, then the fewer links.
+        options.sort(key=lambda o: (o.switches, rows[by_design[id(o)]].links))
     if options:
         best, _ = pick(options)
         chosen_at = by_design[id(best)]
         priced = best.cost is not None
         why = (f"Sizing takes the cheapest fabric that meets the design, the whole bill at price-book "
                f"estimates: {_label(rows[chosen_at])}" if priced else
-               f"No mode has a full price, so sizing takes the fewest switches: {_label(rows[chosen_at])}")
+               f"No mode has a full price here, so sizing takes the fewest switches, then the fewer links: "
+               f"{_label(rows[chosen_at])}")
     marked = []
     for i, row in enumerate(rows):
         is_current = row.feasible and (row.switch.id, row.uplink_gbps) == current
         marked.append(dataclasses.replace(row, chosen=i == chosen_at, current=is_current))
     if not any(r.current for r in marked) and r.uplink_gbps != link:
         # The design's own mode on a tier whose switch lacks it, or a speed no mode offers: said, not hidden.
-        row, _ = _row(design, r.leaf_switch, link, r.uplink_gbps, catalog, prices)
+        row = _row(design, r.leaf_switch, link, r.uplink_gbps, catalog, prices)
         marked.insert(0, dataclasses.replace(row, current=row.feasible))
     table = ModeTable(tuple(marked), why, prices.currency)
     mine, best_row = table.current, table.chosen

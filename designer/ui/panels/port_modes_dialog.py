@@ -176,7 +176,10 @@ class PortModesDialog(QDialog):
               else "the same")
         if row.feasible and row.tiers == 1:
             up = "none (one tier)"
-        if row.feasible:
+        if row.feasible and not row.priced:
+            cells = [row.switch.name, down, up, str(row.tiers), f"{row.switches:,}", "—", "—", "—", _price(row),
+                     _status(row)]
+        elif row.feasible:
             cells = [row.switch.name, down, up, str(row.tiers), f"{row.switches:,}", f"{row.transceivers:,}",
                      f"{row.breakouts:,}", power_label(row.power_w), _price(row), _status(row)]
         else:
