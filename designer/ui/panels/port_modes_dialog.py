@@ -104,7 +104,7 @@ class PortModesDialog(QDialog):
         box.addWidget(basis)
         box.addWidget(buttons)
         # Wide enough for every column and a line of the status at 1280 pixels; taller rows wrap it.
-        self.resize(1180, 440)
+        self.resize(1180, 500)
         self._fill()
 
     # --- following the design -------------------------------------------------------------------
@@ -190,7 +190,12 @@ class PortModesDialog(QDialog):
             item.setData(Qt.ItemDataRole.UserRole, i)
             if col in numeric:
                 item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-            item.setToolTip(f"{row.switch.name} in {row.modes_text}: {text}" if col == STATUS else row.modes_text)
+            if col == STATUS:
+                # The reason's first clause in the cell (a row stays two lines high), all of it in the tooltip.
+                item.setText(text.split("; ")[0])
+                item.setToolTip(f"{row.switch.name} in {row.modes_text}: {text}")
+            else:
+                item.setToolTip(row.modes_text)
             if not row.feasible:
                 item.setFlags(item.flags() & ~Qt.ItemFlag.ItemIsSelectable)
                 item.setForeground(QBrush(self.palette().color(self.palette().ColorGroup.Disabled,
