@@ -168,17 +168,14 @@ def mode_table(design: FabricDesign, catalog: Catalog, prices: PriceBook) -> Mod
                 options.append(option)
     chosen_at = -1
     why = "no mode of the technology's switches builds this design"
-    if options and all(o.cost is None for o in options):
-        # As sizing ranks fabrics it does not price: the fewest switches, then the fewer links.
-        options.sort(key=lambda o: (o.switches, rows[by_design[id(o)]].links))
     if options:
         best, _ = pick(options)
         chosen_at = by_design[id(best)]
         priced = best.cost is not None
         why = (f"Sizing takes the cheapest fabric that meets the design, the whole bill at price-book "
                f"estimates: {_label(rows[chosen_at])}" if priced else
-               f"No mode has a full price here, so sizing takes the fewest switches, then the fewer links: "
-               f"{_label(rows[chosen_at])}")
+               f"No mode has a full price here, so sizing takes the fewest switches (a tie: the mode sized "
+               f"first): {_label(rows[chosen_at])}")
     marked = []
     for i, row in enumerate(rows):
         is_current = row.feasible and (row.switch.id, row.uplink_gbps) == current

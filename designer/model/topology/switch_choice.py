@@ -300,12 +300,7 @@ def choose_switch(catalog: Catalog, tech: Technology,
                                                       "bom prices the design chosen)") for o in sized]
         if len(unpriced) == 1:
             return SwitchChoice(unpriced[0].design, (unpriced[0],), ())
-        # Among as many switches, the fewer links: fewer cables and optics (200G down and 800G up
-        # has a quarter of the all-200G mode's uplinks), which the bill would have preferred.
-        count = dict(zip((id(o) for o in unpriced), links.values(), strict=True))
-        unpriced.sort(key=lambda o: (o.switches, count[id(o)]))
         best, notes = pick(unpriced)
-        notes = [n.replace("a tie goes to the mode sized first", "a tie goes to the fewer links") for n in notes]
         return SwitchChoice(best.design, tuple(unpriced), tuple(notes))
     options = price_candidates(sized, catalog, cost, bound)
     if not options:

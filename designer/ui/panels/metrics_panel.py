@@ -137,9 +137,14 @@ class MetricCard(QFrame):
         """The figure in the card's size, or a smaller one where it would not fit the card's width
         (a million GPUs' '1,048,576' in a card of a 1280-pixel window): never cut off."""
         number, unit = self._value
+        self.value.setText(number + unit)
         room = self.contentsRect().width() - 16     # the card's side margins
-        for i, pt in enumerate(VALUE_POINT_SIZES):
-            self.value.setText(number + unit if i == 0 else f"<span style='font-size:{pt}pt'>{number}</span>{unit}")
+        # The size is a style property (the style sheet's cardValue rules), so the text stays the figure.
+        for i in range(len(VALUE_POINT_SIZES)):
+            if self.value.property("fit") != str(i):
+                self.value.setProperty("fit", str(i))
+                self.value.style().unpolish(self.value)
+                self.value.style().polish(self.value)
             if room <= 0 or self.value.sizeHint().width() <= room:
                 return
 
@@ -298,11 +303,14 @@ class MetricsPanel(QWidget):
 
     def _restyle(self, theme: Theme) -> None:
         border = theme.grid.darker(125) if not theme.dark else theme.grid.lighter(170)
+        fit_sizes = " ".join(f'QLabel#cardValue[fit="{i}"] {{ font-size: {pt}pt; }}'
+                             for i, pt in enumerate(VALUE_POINT_SIZES) if i)
         self.setStyleSheet(f"""
             QFrame#metricCard {{ background: {theme.background.name()}; border: 1px solid {border.name()};
                                  border-radius: 6px; }}
             QLabel#cardTitle {{ color: {theme.muted.name()}; font-size: 7.5pt; font-weight: 600; }}
-            QLabel#cardValue {{ font-size: 13.5pt; font-weight: 600; }}
+            QLabel#cardValue {{ font-size: {VALUE_POINT_SIZES[0]}pt; font-weight: 600; }}
+            {fit_sizes}
             QLabel#cardValue[tone="error"] {{ color: {theme.error.name()}; }}
             QLabel#cardValue[tone="warning"] {{ color: {theme.warning.name()}; }}
             QLabel#cardValue[tone="stale"] {{ color: {theme.muted.name()}; }}
