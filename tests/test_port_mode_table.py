@@ -124,3 +124,15 @@ def test_modes_above_the_pricing_ceiling_are_sized_not_priced_and_ranked_as_sizi
     best = min(feasible, key=lambda r: r.switches)
     assert table.chosen is best
     assert "fewest switches (a tie: the mode sized first)" in table.why
+
+
+def test_another_switch_serves_every_tier_and_the_designs_own_keeps_its_tiers_choices():
+    import dataclasses
+
+    design = _th6_4k()
+    spine = dataclasses.replace(design.fabric.spine, switch="tomahawk6-102t")
+    own = dataclasses.replace(design, fabric=dataclasses.replace(design.fabric, spine=spine))
+    other = in_mode(own, "sn5600", 200, 400)
+    assert other.fabric.switch == "sn5600"
+    assert (other.fabric.leaf.switch, other.fabric.spine.switch, other.fabric.core.switch) == (None, None, None)
+    assert in_mode(own, "tomahawk6-102t", 200, 200).fabric.spine.switch == "tomahawk6-102t"

@@ -83,9 +83,14 @@ class ModeTable:
 
 def in_mode(design: FabricDesign, switch_id: str, link_gbps: int, uplink_gbps: int) -> FabricDesign:
     """`design` with its fabric switch and switch-to-switch speed set to a mode (the uplink speed
-    left unset where it equals the server links', as `new` writes it); every other field kept."""
+    left unset where it equals the server links', as `new` writes it); every other field kept.
+    Another switch model than the fabric's serves every tier, as sizing's candidates do: a tier's
+    own switch is then dropped (the design's own switch keeps its tiers' choices)."""
     f = design.fabric
     fabric = dataclasses.replace(f, switch=switch_id, uplink_gbps=uplink_gbps if uplink_gbps != link_gbps else None)
+    if switch_id != f.switch:
+        fabric = dataclasses.replace(fabric, **{t: dataclasses.replace(f.tier(t), switch=None)
+                                               for t in ("leaf", "spine", "core")})
     return dataclasses.replace(design, fabric=fabric)
 
 
