@@ -89,8 +89,9 @@ def in_mode(design: FabricDesign, switch_id: str, link_gbps: int, uplink_gbps: i
     f = design.fabric
     fabric = dataclasses.replace(f, switch=switch_id, uplink_gbps=uplink_gbps if uplink_gbps != link_gbps else None)
     if switch_id != f.switch:
-        fabric = dataclasses.replace(fabric, **{t: dataclasses.replace(f.tier(t), switch=None)
-                                               for t in ("leaf", "spine", "core")})
+        fabric = dataclasses.replace(fabric, leaf=dataclasses.replace(f.leaf, switch=None),
+                                     spine=dataclasses.replace(f.spine, switch=None),
+                                     core=dataclasses.replace(f.core, switch=None))
     return dataclasses.replace(design, fabric=fabric)
 
 
