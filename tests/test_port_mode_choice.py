@@ -35,6 +35,8 @@ def _priced(design):
     if d.metrics.errors:
         return None
     bom = build_bom(d, CAT, PRICES)
+    if any(f.severity == "error" for f in bom.findings):
+        return None    # links no cable fits are left out of such a bill: it cannot be built as priced
     assert not bom.incomplete, bom.incomplete_note()
     return d, bom.total_cost
 
@@ -106,3 +108,27 @@ def test_one_tier_fabrics_and_single_mode_switches_have_no_other_mode():
     ndr = new_design(CAT, "rail-optimized", nodes=64, server="dgx-h100", technology="ib-ndr")
     # QM9700 at 400G: its only faster mode would be slower than the NIC, so there is no other.
     assert mode_variants(ndr, CAT) == [ndr]
+
+
+def test_an_uplink_speed_asked_for_is_built_as_asked_even_where_the_servers_speed_needs_fewer_tiers():
+    # 65,536 endpoints per plane: two tiers at 200G between switches, three at 800G. Asked for
+    # 800G, the fabric runs 800G (it was silently built at 200G in two tiers).
+    kw = dict(gpus=65536, server="hgx-b300-eth-4plane", switch="tomahawk6-102t")
+    d = derive(new_design(CAT, "fat-tree", uplink_speed=800, **kw), CAT)
+    assert d.resolved.uplink_gbps == 800 and d.metrics.tiers == 3
+    free = derive(new_design(CAT, "fat-tree", **kw), CAT)
+    assert free.metrics.tiers == 2          # left to sizing, the fewer tiers win
+
+
+def test_the_sweep_table_names_each_points_template_and_uplink_speed(capsys):
+    from designer.cli.main import main
+
+    assert main(["sweep", "--gpus", "512", "--server", "hgx-b300-eth-4plane", "--technology", "roce-400g",
+                 "--template", "fat-tree,rail-only", "--switch", "tomahawk6-102t", "--uplink-speed", "200G,800G",
+                 "--workers", "1"]) == 0
+    out = capsys.readouterr().out
+    head = next(line for line in out.splitlines() if line.startswith("front"))
+    assert "template" in head.split() and "up" in head.split()
+    rows = [line.split() for line in out.splitlines() if "Tomahawk" in line]
+    assert {r[r.index("roce-400g") - 1] for r in rows} == {"fat-tree", "rail-only"}
+    assert any("800G" in r for r in rows) and any("200G" in r for r in rows)

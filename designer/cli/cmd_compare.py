@@ -53,8 +53,10 @@ def add_parser(sub: SubParsers) -> None:
                    help="also compare the first design rebuilt on TECH (repeatable: "
                         + ", ".join(COUNTERPART_TECHNOLOGIES) + "; 'ethernet' adds "
                         + ", ".join(ETHERNET_CHOICES) + f"; '{IB_STATIC}' the InfiniBand design with adaptive "
-                        f"routing off; '{CHEAPEST_TOPOLOGY}' the same cluster on the cheapest other template: "
-                        "leaf-spine, fat-tree, rail-optimized or rail-only)")
+                        f"routing off; '{CHEAPEST_TOPOLOGY}' the same cluster on the cheapest other topology: "
+                        "leaf-spine, fat-tree, rail-optimized or rail-only, the design's own template in its "
+                        "other tier counts, each on the technology's switches and the design's own, in the port "
+                        "mode and uplink speed new would choose)")
     p.add_argument("--static-routes", choices=("model", "opensm"), default="model",
                    help=f"how '--counterpart {IB_STATIC}' is priced: 'model' places each flow on one fixed path "
                         "(default); 'opensm' brings the design up on the InfiniBand twin (ibsim, OpenSM with the "

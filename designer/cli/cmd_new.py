@@ -203,7 +203,7 @@ def run(args: argparse.Namespace) -> int:
         raise CommandError(network_errors[0])
     save_design(design, out)
     m = derived.metrics
-    print(f"wrote {out}: {m.gpus:,} GPUs, {m.tiers} tiers, {m.switches_total:,} switches")
+    print(f"wrote {out}: {m.gpus:,} GPUs, {m.tiers} tier{'s' if m.tiers != 1 else ''}, {m.switches_total:,} switches")
     for net in design.networks:
         if net.template == "segment":
             print(f"  network: {net.label} (a segment of the {net.carrier} network: no switches of its own)")

@@ -158,13 +158,16 @@ def render_text(result: SweepResult, elapsed: float) -> str:
         c = p.choice
         assert p.power_w is not None and p.time_us is not None  # a built point measured both
         mark = ("T" if p.front_cost_time else "") + ("P" if p.front_cost_power else "")
-        rows.append((mark, p.index + 1, c["technology"], p.switch, f"{c['oversubscription']:g}:1",
-                     ratio_label(p.oversubscription or None, "-"), p.planes, p.tiers, p.switches,
+        up = c.get("uplink_speed")
+        rows.append((mark, p.index + 1, c["template"], c["technology"], p.switch, f"{c['oversubscription']:g}:1",
+                     ratio_label(p.oversubscription or None, "-"), p.planes, p.tiers,
+                     f"{up}G" if up else "=", p.switches,
                      _money(p.capex_usd) + ("*" if p.unpriced else ""), f"{p.power_w / 1000:,.0f}",
                      _money(p.tco_usd), f"{p.bisection_tbps:,.1f}", duration_label(p.time_us, "us"),
                      p.algorithm, f"{p.transceivers:,} ({p.transceivers_switch_side:,})",
                      "-" if p.failures_month is None else f"{p.failures_month:,.1f}"))
-    head = ("front", "#", "technology", "switch", "asked", "achieved", "planes", "tiers", "switches", "capex",
+    head = ("front", "#", "template", "technology", "switch", "asked", "achieved", "planes", "tiers", "up",
+            "switches", "capex",
             "kW", f"TCO {s.settings.years}y", "bisection Tb/s", f"{s.collective} {size_label(s.size_bytes)}",
             "algorithm", "optics (switch side)", "failures/month")
     out = [f"{len(result.points):,} combinations for {s.gpus:,} GPUs: {len(built):,} built, "
@@ -172,6 +175,8 @@ def render_text(result: SweepResult, elapsed: float) -> str:
     out.append(table(rows, head) if rows else "nothing could be built")
     out += ["", "front: T = on the cost-vs-time Pareto front, P = on the cost-vs-power front. Prices are "
                 "illustrative estimates unless a price book says otherwise; collective times are estimates.",
+            "up: the switch-to-switch speed asked ('=': the technology's, or the servers' speed where that "
+            "keeps fewer tiers).",
             "optics: pluggable modules (a co-packaged-optics switch has none on its side); failures/month: "
             "expected link and module failures, an estimate from resources/reliability/failure_rates.toml "
             "(link rate: Alibaba HPN, SIGCOMM 2024; module rate: an upper bound derived from it)."]
@@ -184,6 +189,7 @@ def render_text(result: SweepResult, elapsed: float) -> str:
             planes = f", {c['planes']} plane(s)" if c["planes"] else ""
             sw = f", {c['switch']}" if c["switch"] else ""
             tiers = f", {c['tiers']} tiers" if c["tiers"] else ""
+            up = f", {c['uplink_speed']}G uplinks" if c.get("uplink_speed") else ""
             out.append(f"  #{p.index + 1} {c['template']} {c['technology']} {c['oversubscription']:g}:1"
-                       f"{planes}{sw}{tiers}: {p.error}")
+                       f"{planes}{sw}{tiers}{up}: {p.error}")
     return "\n".join(out)

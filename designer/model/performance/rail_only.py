@@ -135,6 +135,7 @@ def overhead_note(ctx: FabricContext, size_bytes: int = 1 << 30) -> str:
     ro, spine, share = alltoall_overhead(ctx, size_bytes)
     size = f"{size_bytes / (1 << 30):g} GiB" if size_bytes >= 1 << 30 else f"{size_bytes / (1 << 20):g} MiB"
     return (f"Rail-only: no spine joins the rails, so all-to-all forwards cross-rail shares over NVLink "
-            f"(PXN) first: {ro / 1e3:,.2f} ms for {size} per GPU against {spine / 1e3:,.2f} ms on the same "
-            f"servers with a spine (rail-optimized fat-tree), {share:+.1%} ({HEURISTIC}). All-reduce, "
+            f"(PXN) first: {ro / 1e3:,.2f} ms for {size} per GPU against {spine / 1e3:,.2f} ms were a spine to "
+            f"join these rails at the same switch hops, {share:+.1%} ({HEURISTIC}); `compare` with the "
+            "rail-optimized design gives that fabric's own time, its extra tier included. All-reduce, "
             "all-gather and reduce-scatter stay on their rails and are unchanged.")

@@ -120,6 +120,11 @@ def fabric_cost(catalog: Catalog, prices: PriceBook | None) -> FabricCost | None
         if derived.metrics.errors:
             return None, "not buildable"
         bom = build_bom(derived, catalog, prices, physical=shared_counts(derived, catalog))
+        unfit = next((f for f in bom.findings if f.severity == "error"), None)
+        if unfit is not None:
+            # Links no cable or transceiver fits are left out of the bill: its total would pass a
+            # fabric that cannot be cabled as the cheapest.
+            return None, f"not buildable: {unfit.message}"
         if bom.incomplete:
             return None, bom.incomplete_note()
         return bom.total_cost, prices.currency

@@ -288,15 +288,18 @@ def _new_choice(catalog: Catalog, template: Template, *, gpus: int | None, nodes
             uplink = uplink_speed
         d_max = leaf_downlinks(sw, link, uplink, oversubscription)
         ref = reference_su(srv, tech, d_max)
+        # An uplink speed asked for is built as asked: its twin at the servers' speed (fewer tiers)
+        # is a candidate only when the speed is the technology's default.
+        split = (lambda designs: designs) if uplink_speed else functools.partial(split_uplink_variants, catalog)
         if template != "rail-optimized":
-            return split_uplink_variants(catalog, [design_for(sw, uplink, nodes_per_su or ref.nodes, None)])
+            return split([design_for(sw, uplink, nodes_per_su or ref.nodes, None)])
         rails = max(1, (ports or srv.compute_ports) // n_planes)
         layouts = rail_layouts(nodes, rails, d_max, ref.nodes, nodes_per_su, bool(rack_size(srv)))
         designs = [design_for(sw, uplink, lay.nodes_per_su, lay.rails_per_leaf if lay.rails_per_leaf > 1 else None)
                    for lay in layouts]
         # With a price book every layout is priced (a price does not follow the counts alone:
         # cable lengths and media move it); without one, the counts decide, so the front will do.
-        return split_uplink_variants(catalog, designs if cost is not None else front(catalog, designs))
+        return split(designs if cost is not None else front(catalog, designs))
 
     named = bool(switch or radix or switch_id != tech.default_switch)
     choice = choose_switch(catalog, tech, build, cost, switches=(chosen,) if named else None, bound=bound,

@@ -250,8 +250,9 @@ def pick(options: list[Option]) -> tuple[Option, list[str]]:
         notes.append(f"switch: {why} of {len(models)} candidates at {best.asked_ratio:g}:1 is "
                      f"{best.label}{basis}; also sized: {'; '.join(others)}")
         if priced:
-            notes.extend(f"{o.switch.name} was not compared by cost ({o.cost_text}); add the missing "
-                         "prices to the price book to include it"
+            notes.extend(f"{o.switch.name} was not compared by cost ({o.cost_text})"
+                         + ("" if o.cost_text.startswith("not buildable") else
+                            "; add the missing prices to the price book to include it")
                          for o in options if o.cost is None and o is min(
                              [p for p in options if p.switch.id == o.switch.id], key=lambda p: order[id(p)]))
     return best, notes
@@ -294,7 +295,8 @@ def choose_switch(catalog: Catalog, tech: Technology,
         # Pricing a bill of millions of links per candidate would only delay `new` (a
         # million-GPU fabric's bill takes longer than sizing it): the counts decide; `bom` prices
         # the design chosen.
-        unpriced = [dataclasses.replace(o, cost_text=f"not priced while sizing ({_links(o, catalog):,} links; "
+        links = {id(o): _links(o, catalog) for o in sized}
+        unpriced = [dataclasses.replace(o, cost_text=f"not priced while sizing ({links[id(o)]:,} links; "
                                                       "bom prices the design chosen)") for o in sized]
         if len(unpriced) == 1:
             return SwitchChoice(unpriced[0].design, (unpriced[0],), ())

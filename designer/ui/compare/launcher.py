@@ -3,7 +3,8 @@
 Add Counterpart (one action) rebuilds the open design on another fabric technology and
 shows both side by side, or on every Ethernet fabric buyers choose at once (as `compare
 --counterpart ethernet`), built off the UI thread; InfiniBand, Static Routing from OpenSM prices
-adaptive routing off on the tables OpenSM programs (opensm_routing.py); Compare With Designs
+adaptive routing off on the tables OpenSM programs (opensm_routing.py); Cheapest Topology the same cluster
+on the topology that costs least, as `compare --counterpart cheapest-topology`; Compare With Designs
 asks for one to four project files to set beside the open design. Each designer window has at
 most one Compare window, closed with it.
 
@@ -29,6 +30,7 @@ from designer.model.decisions.counterpart import (
     make_counterpart,
     static_routing_twin,
 )
+from designer.model.decisions.topology_counterpart import CHEAPEST_TOPOLOGY, cheapest_topology
 from designer.model.topology.sizing import SizingError
 from designer.ui.compare.compare_dialogs import CompareDialogs
 from designer.ui.compare.compare_window import MAX_DESIGNS, CompareWindow, Entry
@@ -91,6 +93,15 @@ class CompareLauncher(QObject):
         self.opensm_action.setToolTip(tip)
         self.opensm_action.setStatusTip(tip)
         self.opensm_action.triggered.connect(lambda _=False: self.add_static_from_opensm())
+        self.counterpart_menu.addSeparator()
+        self.topology_action = self.counterpart_menu.addAction("Cheapest &Topology")
+        self.topology_action.setObjectName("counterpart-cheapest-topology")
+        tip = ("The same cluster on the topology that costs least (as compare --counterpart cheapest-topology): "
+               "every template, the design's own in its other tier counts, each switch's port modes and uplink "
+               "speeds, priced from the whole bill; rail-only's all-to-all pays its NVLink hop in the verdict")
+        self.topology_action.setToolTip(tip)
+        self.topology_action.setStatusTip(tip)
+        self.topology_action.triggered.connect(lambda _=False: self.add_counterparts((CHEAPEST_TOPOLOGY,)))
         self.opensm = OpenSMStaticRouting(self, self.dialogs, synchronous)
         self.opensm.finished.connect(self.update_actions)
         self._building = 0     # the newest counterpart request; an older one's result is dropped
@@ -113,6 +124,7 @@ class CompareLauncher(QObject):
         self.ethernet_action.setEnabled(family is not None and family.family != "ethernet")
         self.static_action.setEnabled(family is not None and family.family == "infiniband")
         self.opensm_action.setEnabled(family is not None and family.family == "infiniband" and not self.opensm.running)
+        self.topology_action.setEnabled(design is not None)
         self.show_action.setEnabled(self.window is not None and self.window.comparison is not None)
 
     # --- the commands ----------------------------------------------------------------------------
@@ -151,6 +163,7 @@ class CompareLauncher(QObject):
             for tech_id in tech_ids:
                 try:
                     built.append(static_routing_twin(design, catalog) if tech_id == IB_STATIC
+                                 else cheapest_topology(design, catalog) if tech_id == CHEAPEST_TOPOLOGY
                                  else make_counterpart(design, tech_id, catalog))
                 except (SizingError, UnknownPartError, ValueError) as exc:
                     return built, (tech_id, str(exc))
@@ -162,9 +175,10 @@ class CompareLauncher(QObject):
             built, failed = outcome
             if failed is not None:
                 tech = self.catalog.technologies.get(failed[0])
+                where = ("another topology" if failed[0] == CHEAPEST_TOPOLOGY
+                         else tech.name if tech else failed[0])
                 self.dialogs.show_error("Cannot build counterpart",
-                                        f"“{current.name}” cannot be rebuilt on "
-                                        f"{tech.name if tech else failed[0]}.", failed[1])
+                                        f"“{current.name}” cannot be rebuilt on {where}.", failed[1])
                 return False
             entries = [Entry(c.design, None, c.notes, current.name, unsaved=True) for c in built]
             return self._open([current, *entries][:MAX_DESIGNS])

@@ -48,16 +48,26 @@ class Hint(QLabel):
         self.show()
 
 
-class _WholeCombo(QComboBox):
+class WholeCombo(QComboBox):
     """A choice that asks for room for its whole text, so the form wraps it under its label
-    rather than cutting it off."""
+    rather than cutting it off; never more than `cap` (the panel's width, set by the panel), so
+    that one long name cannot push every row of the form past the panel's edge: the rare name
+    longer than the panel is shortened with an ellipsis, whole in the list and the tooltip."""
+
+    cap = 0     # pixels; 0: no cap
+
+    def set_cap(self, width: int) -> None:
+        if width != self.cap:
+            self.cap = width
+            self.updateGeometry()
 
     def minimumSizeHint(self):
         option = QStyleOptionComboBox()
         self.initStyleOption(option)
         text = QSize(self.fontMetrics().horizontalAdvance(self.currentText()) + 4, self.fontMetrics().height())
         size = self.style().sizeFromContents(QStyle.ContentsType.CT_ComboBox, option, text, self)
-        return QSize(size.width(), super().minimumSizeHint().height())
+        width = min(size.width(), self.cap) if self.cap > 0 else size.width()
+        return QSize(width, super().minimumSizeHint().height())
 
 
 class InspectorHost(Protocol):
@@ -109,7 +119,7 @@ class FormPage(QWidget):
         return widget
 
     def combo(self, label: str, tip: str, on_change) -> QComboBox:
-        box = _WholeCombo()
+        box = WholeCombo()
         box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         box.currentIndexChanged.connect(lambda _: box.updateGeometry())
         box.currentIndexChanged.connect(lambda _: None if self._loading else on_change())

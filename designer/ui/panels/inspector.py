@@ -9,6 +9,7 @@ oversubscription above target) come from the metrics and show in red under the f
 from __future__ import annotations
 
 import dataclasses
+import html
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
@@ -30,13 +31,15 @@ from designer.model.topology.sizing import SizingError, parse_ratio, resolve
 from designer.model.topology.switch_choice import design_modes_text
 from designer.ui.blocks import choice_cost
 from designer.ui.canvas.layout import TIER_LABEL
-from designer.ui.panels.form_page import FormPage
+from designer.ui.panels.form_page import FormPage, WholeCombo
 from designer.ui.panels.network_arrangements import arrangement_edit, fill_arrangements
 from designer.ui.panels.network_page import NetworkPage
+from designer.ui.panels.port_modes_dialog import PortModesDialog
 from designer.ui.theme import ERROR_HUE, FAMILY_LABEL
 
 RATIOS = ("1:1", "1.5:1", "2:1", "3:1", "4:1")
 SPEEDS = (100, 200, 400, 800, 1600)
+MODE_PRICES = "every mode's price"   # the link that opens the table of port modes
 TEMPLATE_NAMES = {"leaf-spine": "Leaf-spine", "fat-tree": "Fat-tree", "rail-optimized": "Rail-optimized",
                   "rail-only": "Rail-only"}
 
@@ -87,9 +90,19 @@ class FabricPage(FormPage):
         self.link = self.combo("Server link speed", "Speed of the server-to-leaf links", self._link)
         self.port_mode = QLabel()
         self.port_mode.setWordWrap(True)
-        self.add("Port mode", self.port_mode, "The mode the switches run their cages in. A new fabric takes "
-                 "the cheapest mode that meets the design, priced as a switch is, optics and breakouts included; "
-                 "`fabric-designer new` prints each mode's price")
+        self.modes_text = ""            # the mode's words, without the link
+        self.port_mode.setToolTip("The mode the switches run their cages in. A new fabric takes the cheapest "
+                                  "mode that meets the design, priced as a switch is, optics and breakouts included. "
+                                  f"“{MODE_PRICES}” opens a table of every mode of the technology's switches on this "
+                                  "design, each with its fabric's price, power, switches, transceivers and breakout "
+                                  "cables, and the one sizing takes; choose one to run it (one step on Undo)")
+        # The price of every mode opens beside the form (a table too wide for the Inspector's
+        # column), from a link at the end of the mode's line: a button would wrap the row under
+        # its label and cost the form a row's height (at 1280x800 every row must stay in view).
+        self.port_mode.setTextFormat(Qt.TextFormat.RichText)
+        self.port_mode.setTextInteractionFlags(Qt.TextInteractionFlag.TextBrowserInteraction)
+        self.port_mode.linkActivated.connect(lambda _link: self.inspector.show_port_modes())
+        self.form.addRow("Port mode", self.port_mode)
         self.uplink = self.combo("Uplink speed", "Speed of the switch-to-switch links (leaf up, spine, core), "
                                  "among the speeds every tier's switch has a port mode for: faster uplinks than "
                                  "server links carry the same bandwidth over fewer cables and spine ports "
@@ -140,7 +153,8 @@ class FabricPage(FormPage):
         self.fill(self.link, [(f"Auto ({_speed(port)}, the NIC port)", None)]
                   + [(_speed(s), s) for s in SPEEDS], f.link_gbps)
         modes = design_modes_text(design, catalog)
-        self.port_mode.setText(modes or "not sized")
+        self.modes_text = modes or "not sized"
+        self.port_mode.setText(f"{html.escape(modes or 'not sized')} · <a href='port-modes'>{MODE_PRICES}</a>")
         self._load_uplink(design, catalog, layout)
         fill_arrangements(self.networks, design, catalog)
         self.subtitle.setText(f"{TEMPLATE_NAMES[f.template]} on {tech.name}. "
@@ -452,10 +466,12 @@ class Inspector(QScrollArea):
     editRefused = Signal(str)
     """An edit was not applied because the design could not be sized; carries the reason."""
 
-    def __init__(self, controller, catalog: Catalog, parent=None):
+    def __init__(self, controller, catalog: Catalog, parent=None, synchronous: bool = False):
         super().__init__(parent)
         self.controller = controller
         self.catalog = catalog
+        self.synchronous = synchronous
+        self.port_modes: PortModesDialog | None = None    # made when first asked for
         self.setWidgetResizable(True)
         self.setFrameShape(QFrame.Shape.NoFrame)
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)  # the forms wrap instead
@@ -478,6 +494,27 @@ class Inspector(QScrollArea):
         controller.networkChanged.connect(self.reload)
         controller.document.loaded.connect(self.clear_refusals)
         self.reload()
+
+    def show_port_modes(self) -> PortModesDialog:
+        """Open (or raise) the table of port modes, following the open design."""
+        if self.port_modes is None:
+            self.port_modes = PortModesDialog(self.catalog, self.synchronous, self.window())
+            self.port_modes.modeChosen.connect(self._use_port_mode)
+            self.controller.document.designChanged.connect(self._follow_port_modes)
+        self.port_modes.set_design(self.design())
+        self.port_modes.show()
+        self.port_modes.raise_()
+        self.port_modes.activateWindow()
+        return self.port_modes
+
+    def _follow_port_modes(self, *_) -> None:
+        if self.port_modes is not None:
+            self.port_modes.set_design(self.design())
+
+    def _use_port_mode(self, new: FabricDesign, text: str) -> None:
+        """The mode chosen in the table: its switch and uplink speed, one step on the undo stack."""
+        problem = self.commit(new, "fabric.port_mode", text)
+        self.fabric_page.refused.show_lines([("error", f"Not applied: {problem}")] if problem else [])
 
     def clear_refusals(self) -> None:
         """Another design was opened: an earlier edit's refusal no longer speaks of it."""
@@ -508,6 +545,18 @@ class Inspector(QScrollArea):
         # A drag preview leaves the document as it is, and so the form: no rebuild per mouse move.
         if not display.preview:
             self.reload()
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self._cap_choices()
+
+    def _cap_choices(self) -> None:
+        """No choice asks for more than the panel's width (its page's and form's margins left out), so a long
+        server name never pushes the form, and the end of every row, past the panel's edge."""
+        room = max(80, self.viewport().width() - 30)
+        for page in (self.fabric_page, self.tier_page, self.network_page):
+            for box in page.findChildren(WholeCombo):
+                box.set_cap(room)
 
     def set_compact(self, compact: bool) -> None:
         """Tighter rows when the panel is too short for the form at the style's spacing (a long

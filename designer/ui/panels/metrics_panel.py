@@ -35,6 +35,8 @@ from designer.ui.theme import Theme
 MESSAGE_SIZES = [(f"{n} {u}", n * m) for u, m in (("KiB", 1 << 10), ("MiB", 1 << 20), ("GiB", 1 << 30))
                  for n in (1, 4, 16, 64, 256) if not (u == "GiB" and n > 16)]
 _ROLE_ELEMENT = Qt.ItemDataRole.UserRole + 1
+# The figure's sizes, largest first: the style sheet's (cardValue), then smaller where it does not fit.
+VALUE_POINT_SIZES = (13.5, 12.5, 11.5, 10.5, 9.5)
 _UNIT = re.compile(r"^([kMGTP]?W|[TPG]b/s|GB/s|[kMB])$")
 
 
@@ -77,6 +79,7 @@ class MetricCard(QFrame):
         self.invalid = False
         self._reason: str | None = None
         self._detail = ""      # the whole detail; the label shows what fits where `_fit`
+        self._value = ("—", "")   # the figure and its unit as shown, before fitting
         self._fit = False
         self._shorter = ""
 
@@ -130,8 +133,24 @@ class MetricCard(QFrame):
         self.detail.setText(text)
         self.detail.setToolTip(full if text != full else "")
 
+    def _fit_value(self) -> None:
+        """The figure in the card's size, or a smaller one where it would not fit the card's width
+        (a million GPUs' '1,048,576' in a card of a 1280-pixel window): never cut off."""
+        number, unit = self._value
+        self.value.setText(number + unit)
+        room = self.contentsRect().width() - 16     # the card's side margins
+        # The size is a style property (the style sheet's cardValue rules), so the text stays the figure.
+        for i in range(len(VALUE_POINT_SIZES)):
+            if self.value.property("fit") != str(i):
+                self.value.setProperty("fit", str(i))
+                self.value.style().unpolish(self.value)
+                self.value.style().polish(self.value)
+            if room <= 0 or self.value.sizeHint().width() <= room:
+                return
+
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
+        self._fit_value()
         if self.invalid:
             self._fit_invalid_note()
         elif self._fit:
@@ -148,8 +167,10 @@ class MetricCard(QFrame):
         number, _, unit = value.rpartition(" ")
         if number and _UNIT.match(unit):
             # The unit in a smaller size keeps the figure readable in a narrow card.
-            value = f"{html.escape(number)}<span style='font-size:9.5pt'>&nbsp;{html.escape(unit)}</span>"
-        self.value.setText(value)
+            self._value = (html.escape(number), f"<span style='font-size:9.5pt'>&nbsp;{html.escape(unit)}</span>")
+        else:
+            self._value = (value, "")
+        self._fit_value()
         self._detail = detail
         if fit:
             self._fit_detail()
@@ -282,11 +303,14 @@ class MetricsPanel(QWidget):
 
     def _restyle(self, theme: Theme) -> None:
         border = theme.grid.darker(125) if not theme.dark else theme.grid.lighter(170)
+        fit_sizes = " ".join(f'QLabel#cardValue[fit="{i}"] {{ font-size: {pt}pt; }}'
+                             for i, pt in enumerate(VALUE_POINT_SIZES) if i)
         self.setStyleSheet(f"""
             QFrame#metricCard {{ background: {theme.background.name()}; border: 1px solid {border.name()};
                                  border-radius: 6px; }}
             QLabel#cardTitle {{ color: {theme.muted.name()}; font-size: 7.5pt; font-weight: 600; }}
-            QLabel#cardValue {{ font-size: 13.5pt; font-weight: 600; }}
+            QLabel#cardValue {{ font-size: {VALUE_POINT_SIZES[0]}pt; font-weight: 600; }}
+            {fit_sizes}
             QLabel#cardValue[tone="error"] {{ color: {theme.error.name()}; }}
             QLabel#cardValue[tone="warning"] {{ color: {theme.warning.name()}; }}
             QLabel#cardValue[tone="stale"] {{ color: {theme.muted.name()}; }}

@@ -111,7 +111,7 @@ class MainWindow(DesignerWindow):
         self.view.setObjectName("canvas")
         self.setCentralWidget(self.view)
         self.palette_panel = PaletteWidget(self.catalog)
-        self.inspector = Inspector(self.controller, self.catalog)
+        self.inspector = Inspector(self.controller, self.catalog, synchronous=self.compute.synchronous)
         self.metrics = MetricsPanel()
         self.plots = PlotsPanel()
         # The inspector column runs the full height; the metrics run under the canvas and the
