@@ -38,8 +38,12 @@ lint: $(STAMP)
 docs: $(STAMP)
 	$(BIN)/mkdocs build --strict --quiet
 
+# What `make test` leaves out: the tests marked slow (each names the faster test that covers its
+# behaviour in `make test`), and every property again at its full example count (the thorough
+# hypothesis profile; `make test` runs 40% of it, tests/conftest.py).
 test-slow: $(STAMP)
-	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q -n auto --dist loadgroup -m slow
+	HYPOTHESIS_PROFILE=thorough QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q -n auto --dist loadgroup \
+		-m 'slow or hypothesis'
 
 bench: $(STAMP)
 	@for b in benchmarks/bench_*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done

@@ -10,11 +10,20 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 import pytest
 from hypothesis import settings
 
+# Two depths of property testing. `make test` runs the "quick" profile: 40 examples where a
+# property sets none, and tests that set their own count scale it by the same 40% through
+# `tests.helpers.examples`. `make test-slow` (or HYPOTHESIS_PROFILE=thorough) runs every property
+# at its full count, hypothesis's default 100 where none is set.
+settings.register_profile("quick", max_examples=40)
+settings.register_profile("thorough", max_examples=100)
 # CI replays the same examples on every run, so a red build is reproducible and a green one is
-# not luck; a developer's run explores new examples each time (the default profile).
-settings.register_profile("ci", derandomize=True, database=None)
-if os.environ.get("CI"):
-    settings.load_profile("ci")
+# not luck; a developer's run explores new examples each time.
+for _depth in ("quick", "thorough"):
+    settings.register_profile(f"{_depth}-ci", settings.get_profile(_depth), derandomize=True, database=None)
+_PROFILE = os.environ.get("HYPOTHESIS_PROFILE", "quick")
+if _PROFILE not in ("quick", "thorough"):
+    raise pytest.UsageError(f"HYPOTHESIS_PROFILE={_PROFILE!r}: use quick or thorough")
+settings.load_profile(f"{_PROFILE}-ci" if os.environ.get("CI") else _PROFILE)
 
 
 @pytest.hookimpl(trylast=True)

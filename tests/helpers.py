@@ -11,6 +11,16 @@ from designer.model.topology.derive import derive
 from designer.model.topology.presets import new_design
 
 
+def examples(full: int) -> int:
+    """A property's example count under the loaded hypothesis profile (tests/conftest.py): `full`
+    in the thorough run (`make test-slow`), scaled like the profile's default in the quick one
+    (`make test`), never below 5 or `full`, whichever is smaller."""
+    from hypothesis import settings
+
+    scaled = round(full * settings.default.max_examples / 100)
+    return max(min(full, 5), scaled)
+
+
 def superpod(sus: int = 1, **kw):
     """DGX H100 SuperPOD compute fabric with 32 nodes per SU on QM9700."""
     return new_design(default_catalog(), "rail-optimized", nodes=32 * sus, server="dgx-h100",

@@ -20,6 +20,7 @@ from designer.model.decisions.audit_summary import summary_lines
 from designer.model.intent.design import ClusterSpec, FabricDesign, FabricSpec, TierSpec
 from designer.model.topology.derive import derive
 from designer.model.topology.inference import infer_design
+from tests.helpers import examples
 
 EXAMPLES = __import__("pathlib").Path(__file__).resolve().parents[1] / "examples"
 
@@ -76,7 +77,7 @@ def found_exactly_the_injected(report, capture: Capture) -> None:
 
 # 75 seeded captures over four designs; the site-named, on-its-own and real-stack (twin) audits
 # draw more.
-@settings(max_examples=75, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(75), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.integers(0, 10**9), st.sampled_from(["dgx-4su", "one-plane", "small", "three-tier"]))
 def test_ibnetdiscover_captures_audit_to_exactly_their_faults(seed, key):
     design, derived = _derived(key)
@@ -85,7 +86,7 @@ def test_ibnetdiscover_captures_audit_to_exactly_their_faults(seed, key):
     found_exactly_the_injected(audit(fabric, design=design, inference=infer_design(fabric)), capture)
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.integers(0, 10**9), st.sampled_from(["one-plane", "small", "roce"]))
 def test_lldp_captures_audit_to_exactly_their_faults(seed, key):
     design, derived = _derived(key)
@@ -94,7 +95,7 @@ def test_lldp_captures_audit_to_exactly_their_faults(seed, key):
     found_exactly_the_injected(audit(fabric, design=design, inference=infer_design(fabric)), capture)
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.integers(0, 10**9), st.sampled_from(["one-plane", "dgx-4su", "small"]))
 def test_a_capture_audited_on_its_own_infers_its_design_and_finds_its_faults(seed, key):
     """Without a design: rails from the HCA index, groups from shared leaves, spines with their

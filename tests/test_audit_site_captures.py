@@ -17,6 +17,7 @@ from test_audit_generated_captures import _derived, found_exactly_the_injected
 
 from designer.io.fabric_capture import parse_capture
 from designer.model.decisions.audit_answer import capture_answer
+from tests.helpers import examples
 
 
 def _against_the_design(report, capture) -> None:
@@ -39,7 +40,7 @@ def _against_the_design(report, capture) -> None:
     assert all(on_own(m) for m in report.miswired + report.extra_links if m["a"].get("tier") != "server")
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.integers(0, 10**9), st.sampled_from(sorted(SITES)), st.sampled_from(["one-plane", "small", "dgx-4su"]))
 def test_site_named_captures_audit_to_exactly_their_faults(seed, site, key):
     design, derived = _derived(key)
@@ -61,7 +62,7 @@ def test_site_named_captures_audit_to_exactly_their_faults(seed, site, key):
     assert not answer.report.extra_links
 
 
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(30), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.integers(0, 10**9), st.sampled_from(sorted(SITES)), st.sampled_from(["one-plane", "small", "roce"]))
 def test_site_named_lldp_captures_audit_to_exactly_their_faults(seed, site, key):
     """LLDP alike: the same site names on lldpd tables, and on half the captures spines that

@@ -15,7 +15,7 @@ from designer.model.physical.media import physical_layer
 from designer.model.physical.prices import PriceBookError, load_prices, parse_price_book, user_price_file
 from designer.model.topology.derive import derive
 from designer.model.topology.presets import new_design
-from tests.helpers import superpod
+from tests.helpers import examples, superpod
 
 CAT = default_catalog()
 
@@ -200,7 +200,7 @@ def test_json_carries_items_totals_and_counts():
 
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(25), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(template=st.sampled_from(["leaf-spine", "rail-optimized", "fat-tree"]),
        nodes=st.integers(min_value=1, max_value=48),
        server=st.sampled_from(["dgx-h100", "hgx-h100", "dgx-b300-xdr", "dgx-a100"]),

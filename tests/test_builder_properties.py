@@ -12,6 +12,7 @@ from designer.model.topology.derive import derive
 from designer.model.topology.metrics import _port_use_from_graph
 from designer.model.topology.presets import new_design
 from designer.model.topology.sizing import SizingError
+from tests.helpers import examples
 
 CAT = default_catalog()
 
@@ -40,7 +41,7 @@ def _build(req):
         return None
 
 
-@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(80), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(requests)
 def test_built_fabric_is_consistent(req):
     d = _build(req)
@@ -130,7 +131,7 @@ rack_scale_requests = st.fixed_dictionaries({
 })
 
 
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(30), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(rack_scale_requests)
 def test_rack_scale_su_spread_over_leaves_is_consistent(req):
     # SUs of whole NVL72 racks larger than one leaf: each rail spreads over one leaf per rack group.
@@ -140,7 +141,7 @@ def test_rack_scale_su_spread_over_leaves_is_consistent(req):
         assert d.plan.rail_leaves * d.plan.rail_leaf_size == req["nodes_per_su"] or d.plan.rail_leaves == 1
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(requests)
 def test_closed_form_port_use_as_arrays_equals_the_wired_graph(req):
     # The closed forms read the leaf assignment as arrays (sizing prices many layouts of a 16K-GPU

@@ -18,6 +18,7 @@ from designer.model.intent.design import ClusterSpec, FabricDesign, FabricSpec
 from designer.model.topology.asbuilt import AsBuilt
 from designer.model.topology.derive import derive
 from designer.model.topology.inference import infer_design
+from tests.helpers import examples
 
 _DERIVED: dict[tuple[int, int], tuple[FabricDesign, object]] = {}
 
@@ -57,7 +58,7 @@ def _moved_off_design_ports(fabric: AsBuilt, capture: Capture, derived) -> int:
     return moved
 
 
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(30), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.integers(0, 10**9), st.sampled_from([(40, 2), (20, 4)]), st.booleans())
 def test_hosts_cabled_in_the_sites_port_order_give_no_finding(seed, shape, default_names):
     """The design's side-by-side ports, shuffled on every leaf; some HCAs with the vendor's
@@ -82,7 +83,7 @@ def test_hosts_cabled_in_the_sites_port_order_give_no_finding(seed, shape, defau
         assert all("attributed_to" in e for e in report.unnamed_devices)
 
 
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(30), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.integers(0, 10**9), st.sampled_from([(40, 2), (20, 4)]), st.integers(1, 2))
 def test_hcas_crossed_between_servers_of_two_leaves_are_found(seed, shape, pairs):
     """The same capture with two servers' HCAs really exchanged between two leaves: each

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from designer.catalog import CatalogError, load_catalog
 from designer.catalog.loader import BUILTIN_DIR, CURRENCY_KINDS
+from tests.helpers import examples
 
 CAT = load_catalog(BUILTIN_DIR)
 TABLES = {"switch": CAT.switches, "nic": CAT.nics, "server": CAT.servers,
@@ -73,7 +74,7 @@ def test_a_currency_row_naming_a_stand_in_is_refused(tmp_path):
     assert "\n" not in str(info.value)
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=examples(25), deadline=None)
 @given(year=st.integers(2000, 2039), quarter=st.integers(1, 4),
        status=st.sampled_from(["shipping", "announced", "preliminary", ""]))
 def test_a_stand_in_stating_currency_is_one_clear_error(tmp_path_factory, year, quarter, status):

@@ -15,7 +15,7 @@ from designer.model.physical.media import compute_physical
 from designer.model.topology.derive import derive
 from designer.model.topology.presets import new_design
 from designer.model.topology.sizing import SizingError
-from tests.helpers import superpod
+from tests.helpers import examples, superpod
 
 CAT = default_catalog()
 MEDIA = ("auto", "auto", "dac", "acc", "aoc", "mmf", "smf")
@@ -72,7 +72,7 @@ def template_designs(draw):
     return design
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.filter_too_much,
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.filter_too_much,
                                                                   HealthCheck.too_slow])
 @given(template_designs())
 def test_closed_form_bom_equals_link_by_link(design):

@@ -12,6 +12,7 @@ from designer.catalog import default_catalog
 from designer.model.performance import collectives as C
 from designer.model.topology.derive import derive
 from designer.model.topology.presets import new_design
+from tests.helpers import examples
 
 CAT = default_catalog()
 
@@ -56,7 +57,7 @@ def _sweep_or_none(name, gpus, placement, collective, algorithm, sizes=None):
         return None   # this algorithm does not exist for this collective or design
 
 
-FAST = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+FAST = settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 @FAST
@@ -119,7 +120,7 @@ def _su_fabric(sus: int, oversubscription: float):
                              oversubscription=oversubscription), CAT)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(st.integers(2, 6), st.integers(28, 34))
 def test_two_to_one_spine_slows_cross_su_alltoall_but_not_a_rail_local_ring(sus, log_size):
     size = 1 << log_size   # 256 MiB and up: bandwidth-bound (send/receive pays a step per peer)

@@ -28,6 +28,7 @@ from designer.model.topology.derive import derive
 from designer.model.topology.presets import new_design, new_design_choice
 from designer.model.topology.sizing import SizingError
 from designer.model.topology.switch_choice import LAYOUT_COST_TIE, candidates
+from tests.helpers import examples
 
 CAT = default_catalog()
 PRICES = load_prices(user_file=False)
@@ -65,7 +66,8 @@ def priced_candidates(draw):
     return dataclasses.replace(design, fabric=fabric, floorplan=draw(floorplans))
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow,
+          HealthCheck.filter_too_much])
 @given(priced_candidates())
 def test_floor_never_exceeds_the_price(design):
     if design is None:
@@ -103,7 +105,7 @@ counterpart_requests = st.fixed_dictionaries({
 })
 
 
-@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(15), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(counterpart_requests)
 def test_pruned_search_picks_what_pricing_every_candidate_picks(req):
     try:
@@ -141,7 +143,7 @@ new_requests = st.fixed_dictionaries({
 })
 
 
-@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(12), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(new_requests)
 def test_new_with_the_floor_chooses_as_new_pricing_every_layout(req):
     req = dict(req)
@@ -157,7 +159,7 @@ def test_new_with_the_floor_chooses_as_new_pricing_every_layout(req):
     assert len(pruned.options) <= len(every.options)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(st.lists(st.floats(min_value=0.0, max_value=3000.0, allow_nan=False), min_size=1, max_size=50),
        st.sampled_from(sorted(CAT.cables)))
 def test_sold_lengths_as_arrays_are_media_sold_length(runs, cable_id):
@@ -165,7 +167,7 @@ def test_sold_lengths_as_arrays_are_media_sold_length(runs, cable_id):
     assert _sold(cable, np.array(runs)).tolist() == [sold_length(cable, x)[0] for x in runs]
 
 
-@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(12), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(template=st.sampled_from(["leaf-spine", "rail-optimized", "fat-tree"]),
        technology=st.sampled_from(["ib-ndr", "roce-400g", "roce-ecmp-400g"]),
        gpus=st.sampled_from([256, 1024, 4096]))

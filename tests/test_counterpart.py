@@ -14,7 +14,7 @@ from designer.model.physical.prices import Price, PriceBook, default_prices
 from designer.model.topology.derive import derive
 from designer.model.topology.presets import new_design
 from designer.model.topology.sizing import SizingError
-from tests.helpers import cli_run, superpod
+from tests.helpers import cli_run, examples, superpod
 
 CAT = default_catalog()
 
@@ -129,7 +129,7 @@ def test_b300_spectrum_counterpart_on_xdr_uses_the_xdr_variant():
     assert (back.server.id, back.ports_per_server, back.link_gbps, back.planes) == ("dgx-b300-eth", 16, 400, 2)
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30), deadline=None)
 @given(server=st.sampled_from(sorted(CAT.servers)), tech=st.sampled_from(COUNTERPART_TECHNOLOGIES),
        target=st.sampled_from(COUNTERPART_TECHNOLOGIES), sus=st.integers(1, 3))
 def test_counterparts_never_change_builtin_nics(server, tech, target, sus):

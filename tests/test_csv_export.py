@@ -21,7 +21,7 @@ from designer.model.physical.bom import CATEGORIES, build_bom
 from designer.model.physical.media import physical_layer
 from designer.model.topology.derive import derive
 from designer.model.topology.presets import new_design
-from tests.helpers import cli_run, superpod
+from tests.helpers import cli_run, examples, superpod
 
 CAT = default_catalog()
 
@@ -87,7 +87,7 @@ def test_formula_injection_is_neutralised(tmp_path, name):
     assert design_row[2] == "'" + name
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(name=st.text(alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"),
                     min_size=1, max_size=40))
 def test_any_design_name_survives_a_round_trip(name):

@@ -21,6 +21,7 @@ from designer.model.decisions.design_space import (
 )
 from designer.model.physical.bom import build_bom
 from designer.model.topology.derive import derive
+from tests.helpers import examples
 
 CAT = default_catalog()
 
@@ -111,7 +112,7 @@ def test_impossible_sweeps_are_refused(kwargs, message):
 _coord = st.one_of(st.none(), st.integers(0, 20).map(float))
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.lists(st.tuples(_coord, _coord, _coord), max_size=40))
 def test_pareto_on_random_points(coords):
     points = [SweepPoint(i, {}, capex_usd=x, time_us=y, power_w=z) for i, (x, y, z) in enumerate(coords)]

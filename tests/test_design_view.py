@@ -12,6 +12,7 @@ from designer.model.decisions.audit import _worst_leaf, _worst_leaf_of_view
 from designer.model.intent.design import ClusterSpec, Edit, FabricDesign, FabricSpec, TierSpec
 from designer.model.topology.derive import derive
 from designer.model.topology.design_view import design_view, view_from_graph, view_from_plan
+from tests.helpers import examples
 
 designs = st.builds(
     lambda template, servers, over, tiers, planes, server: FabricDesign(
@@ -25,7 +26,7 @@ designs = st.builds(
     st.sampled_from(["dgx-h100", "generic-8gpu", "generic-1gpu-host"]))
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(designs)
 def test_the_plan_view_is_the_graph_view(design):
     try:

@@ -17,6 +17,7 @@ from designer.model.physical.bom import build_bom
 from designer.model.physical.edited_bom import edited_physical, physical_counts
 from designer.model.physical.media import compute_physical
 from designer.model.topology.derive import derive
+from tests.helpers import examples
 from tests.test_closed_form_bom import template_designs
 
 CAT = default_catalog()
@@ -62,7 +63,7 @@ def edited_designs(draw):
     return dataclasses.replace(design, edits=tuple(draw(st.permutations(edits))))
 
 
-@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.filter_too_much,
+@settings(max_examples=examples(80), deadline=None, suppress_health_check=[HealthCheck.filter_too_much,
                                                                   HealthCheck.too_slow])
 @given(edited_designs())
 def test_edited_bom_equals_link_by_link(design):

@@ -4,7 +4,7 @@ import dataclasses
 from pathlib import Path
 
 import pytest
-from helpers import design_for, small_design_requests
+from helpers import design_for, examples, small_design_requests
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -52,7 +52,8 @@ def edited(draw):
     return dataclasses.replace(design, edits=tuple(edits))
 
 
-@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@settings(max_examples=examples(120), deadline=None, suppress_health_check=[HealthCheck.too_slow,
+          HealthCheck.filter_too_much])
 @given(edited())
 def test_switch_edits_measure_as_the_graph_does(design):
     fast, reference = _both(design)

@@ -27,6 +27,7 @@ from designer.io.frr import (
     swp,
 )
 from designer.io.project import load_design
+from tests.helpers import examples
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 CAT = default_catalog()
@@ -96,7 +97,7 @@ links_strategy = st.lists(st.tuples(st.integers(0, 7), st.integers(1, 64), st.in
                           .filter(lambda t: t[0] != t[2]), max_size=40)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(raw=links_strategy)
 def test_routing_plan_pairs_each_link_on_one_31_and_numbers_switches_in_order(raw):
     names = [f"sw{k}" for k in range(8)]

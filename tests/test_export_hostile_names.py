@@ -23,6 +23,7 @@ from designer.io.export_source import ExportOptions, ExportSource
 from designer.io.exporters import FORMATS
 from designer.io.ibnetdiscover import parse_ibnetdiscover
 from designer.model.topology.presets import new_design
+from tests.helpers import examples
 
 CAT = default_catalog()
 DESIGNS = {
@@ -89,7 +90,7 @@ CASES = [(family, name) for family in DESIGNS for name, fmt in FORMATS.items()
 
 
 @pytest.mark.parametrize("family, fmt_name", CASES)
-@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+@settings(max_examples=examples(12), deadline=None, suppress_health_check=[HealthCheck.too_slow,
                                                                   HealthCheck.function_scoped_fixture])
 @given(name=hostile_text)
 def test_a_hostile_design_name_adds_no_record_line_key_or_cell(family, fmt_name, name):

@@ -19,6 +19,7 @@ from designer.io.opensm import CN_FILE, CONF, IO_FILE, NAME_MAP, ROOT_FILE, conf
 from designer.io.project import load_design
 from designer.model.topology.presets import new_design
 from designer.model.topology.sizing import SizingError
+from tests.helpers import examples
 
 CAT = default_catalog()
 ROOT = Path(__file__).resolve().parents[1]
@@ -70,7 +71,8 @@ ib_fabrics = st.fixed_dictionaries({
 })
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@settings(max_examples=examples(25), deadline=None, suppress_health_check=[HealthCheck.too_slow,
+          HealthCheck.filter_too_much])
 @given(ib_fabrics)
 def test_any_infiniband_fabric_guid_files_match_its_ibnetdiscover_export(req):
     try:

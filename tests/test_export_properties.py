@@ -25,6 +25,7 @@ from designer.io.netbox_csv import netbox_files
 from designer.io.slurm_topology import topology_conf_tree
 from designer.model.topology.presets import new_design
 from designer.model.topology.sizing import SizingError
+from tests.helpers import examples
 
 CAT = default_catalog()
 
@@ -51,7 +52,8 @@ def _source(req) -> ExportSource | None:
         return None
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@settings(max_examples=examples(25), deadline=None, suppress_health_check=[HealthCheck.too_slow,
+          HealthCheck.filter_too_much])
 @given(fabrics)
 def test_exports_of_any_fabric_are_consistent(req):
     src = _source(req)
@@ -85,7 +87,7 @@ def test_exports_of_any_fabric_are_consistent(req):
     assert set(ends.values()) <= {1} and set(ends) <= interfaces
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(st.text(max_size=40))
 def test_quoted_text_reads_back_exactly(text):
     assert yaml.safe_load(f"key: {yaml_str(text)}\n")["key"] == clean_text(text)

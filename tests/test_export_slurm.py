@@ -21,6 +21,7 @@ from designer.io.project import load_design
 from designer.io.slurm_topology import build_topology, topology_conf_block, topology_conf_tree, topology_yaml
 from designer.model.intent.design import Meta
 from designer.model.topology.presets import new_design
+from tests.helpers import examples
 
 EXAMPLES = sorted(Path(__file__).resolve().parents[1].glob("examples/*.json"))
 
@@ -163,7 +164,7 @@ def test_unusable_node_patterns_are_refused_with_one_message(pattern, message):
         _source(design, node_pattern=pattern)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(st.lists(st.tuples(st.sampled_from(["gpu-", "n", "leaf-", "rack1-x"]), st.integers(0, 3000),
                           st.sampled_from([0, 2, 4])), max_size=40))
 def test_hostlists_round_trip(items):

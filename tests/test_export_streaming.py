@@ -23,6 +23,7 @@ from designer.model.topology.presets import new_design
 from designer.model.topology.sizing import SizingError
 from designer.model.topology.wiring import TIERS, Wiring
 from tests import graph_exports as graph
+from tests.helpers import examples
 
 CAT = default_catalog()
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
@@ -134,7 +135,8 @@ def _wiring_matches_graph(design) -> None:
     assert w.problems == derived.build.edit_problems
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@settings(max_examples=examples(25), deadline=None, suppress_health_check=[HealthCheck.too_slow,
+          HealthCheck.filter_too_much])
 @given(designs().filter(lambda d: d is not None))
 def test_template_designs_stream_as_the_graph_wrote_them(design):
     _wiring_matches_graph(design)
@@ -143,7 +145,8 @@ def test_template_designs_stream_as_the_graph_wrote_them(design):
 
 # Examples kept few: each writes every format in every view twice; the examples below and the
 # NetBox and GraphML properties draw edited designs too.
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@settings(max_examples=examples(30), deadline=None, suppress_health_check=[HealthCheck.too_slow,
+          HealthCheck.filter_too_much])
 @given(edited())
 def test_edited_designs_stream_as_the_graph_wrote_them(design):
     _wiring_matches_graph(design)
@@ -215,7 +218,8 @@ def test_a_plane_whose_only_leaf_is_removed_streams_as_the_graph_wrote_it():
     _assert_same(design)
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@settings(max_examples=examples(25), deadline=None, suppress_health_check=[HealthCheck.too_slow,
+          HealthCheck.filter_too_much])
 @given(st.one_of(designs().filter(lambda d: d is not None), edited()))
 def test_netbox_with_the_other_networks_streams_as_the_graph_wrote_it(design):
     """The networks' devices, interfaces and cables follow the compute fabric's files, their
@@ -226,7 +230,8 @@ def test_netbox_with_the_other_networks_streams_as_the_graph_wrote_it(design):
     _assert_same(design, formats=("netbox",), views=["fabric", "plane:1"])
 
 
-@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@settings(max_examples=examples(15), deadline=None, suppress_health_check=[HealthCheck.too_slow,
+          HealthCheck.filter_too_much])
 @given(st.one_of(designs().filter(lambda d: d is not None), edited()),
        st.sampled_from([DEFAULT_NODE_PATTERN, "n{su}-{i:03d}"]))
 def test_graphml_of_the_other_networks_as_they_were_escaped(design, pattern):

@@ -29,6 +29,7 @@ from designer.model.decisions.audit import KEYS, audit
 from designer.model.intent.design import ClusterSpec, Edit, FabricDesign, FabricSpec, TierSpec
 from designer.model.topology.derive import derive
 from designer.model.topology.inference import infer_design
+from tests.helpers import examples
 
 METRIC_KEYS = ("gpus", "servers", "endpoints", "switches", "links", "bisection_gbps", "oversubscription", "max_hops")
 
@@ -46,7 +47,7 @@ def _capture(design: FabricDesign):
     return parse_ibnetdiscover(export_ibnetdiscover(derive(design)))
 
 
-@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(12), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(designs)
 def test_export_then_import_gives_the_same_metrics(design):
     inference = infer_design(_capture(design))
@@ -56,7 +57,7 @@ def test_export_then_import_gives_the_same_metrics(design):
         assert got[key] == want[key], key
 
 
-@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(10), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(designs, st.integers(min_value=1, max_value=6), st.integers(min_value=0, max_value=10**6))
 def test_removing_k_links_reports_exactly_those_k(design, k, seed):
     g = derive(design).graph
@@ -198,7 +199,7 @@ def test_site_names_and_storage_hca_gaps_are_understood():
     assert report.swapped[0]["reason"] == "server dgx-01-c01: mlx5_6 and mlx5_7 are on each other's leaves"
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(25), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(designs, st.sampled_from([None, 2]))
 def test_candidate_counts_from_the_plan_equal_the_metrics(design, planes):
     """Inference ranks candidates by their sized counts; they must be the counts metrics report."""

@@ -21,6 +21,7 @@ from designer.model.physical.prices import load_prices
 from designer.model.topology.derive import derive
 from designer.model.topology.presets import new_design
 from designer.model.topology.sizing import SizingError
+from tests.helpers import examples
 
 CAT = default_catalog()
 PRICES = load_prices(user_file=False)
@@ -40,7 +41,7 @@ def _on(design, switch_id, technology):
                                                                   technology=technology))
 
 
-@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(20), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(designs)
 def test_shared_counts_price_a_design_as_its_own_bill_does(req):
     try:
@@ -82,7 +83,7 @@ def test_switches_that_differ_physically_do_not_share_counts():
     assert physical_key(derive(_on(other_su, "tomahawk5-51t", "roce-400g"), CAT), CAT) != keys["sn5600"]
 
 
-@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(15), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(designs, st.text(max_size=20), st.sampled_from([1, 3]), st.integers(1, 6))
 def test_designs_alike_but_for_what_the_physical_layer_never_reads_share_its_counts(req, name, size_kib,
                                                                                       servers_per_rack):

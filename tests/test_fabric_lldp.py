@@ -34,6 +34,7 @@ from designer.model.decisions.audit import KEYS, audit
 from designer.model.intent.design import ClusterSpec, Edit, FabricDesign, FabricSpec, TierSpec
 from designer.model.topology.derive import derive
 from designer.model.topology.inference import infer_design
+from tests.helpers import examples
 
 METRIC_KEYS = ("gpus", "servers", "endpoints", "switches", "links", "bisection_gbps", "oversubscription", "max_hops")
 
@@ -53,7 +54,7 @@ def _capture(design: FabricDesign, **kw):
     return parse_capture(lldp_capture(derive(design), **kw), "fabric.json")
 
 
-@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(12), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(ethernet_designs, st.booleans())
 def test_lldp_export_then_import_gives_the_same_metrics(design, servers_report):
     """Servers running lldpd report their own ports too: they announce Station, so they stay
@@ -78,7 +79,7 @@ def test_lldp_export_then_import_gives_the_same_metrics(design, servers_report):
     assert inference.derived.resolved.technology.family == "ethernet"
 
 
-@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(8), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(ethernet_designs, st.integers(min_value=1, max_value=5), st.integers(min_value=0, max_value=10**6))
 def test_removing_k_lldp_links_reports_exactly_those_k(design, k, seed):
     g = derive(design).graph
@@ -220,7 +221,7 @@ _json = st.recursive(_leaf, lambda c: st.one_of(st.lists(c, max_size=3), st.dict
                      max_leaves=20)
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(_json, st.booleans())
 def test_any_lldp_json_shape_is_read_or_refused_with_one_line(value, records):
     doc = [{"hostname": "sw1", "data": json.dumps({"lldp": value})}] if records else {"lldp": value}
@@ -232,7 +233,7 @@ def test_any_lldp_json_shape_is_read_or_refused_with_one_line(value, records):
     audit(fabric, inference=infer_design(fabric))
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(st.tuples(st.sampled_from(["leaf1", "leaf2", "spine1", "srv1", "srv2", "localhost", ""]),
                           st.sampled_from(["swp1", "swp2", "eth0", "eth1", ""]),
                           st.sampled_from(["leaf1", "leaf2", "spine1", "srv1", "srv2", ""]),

@@ -2,7 +2,7 @@
 
 import dataclasses
 
-from helpers import design_for, small_design_requests
+from helpers import design_for, examples, small_design_requests
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -43,7 +43,8 @@ def failures(draw):
     return design, Failure(devices, links)
 
 
-@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@settings(max_examples=examples(100), deadline=None, suppress_health_check=[HealthCheck.too_slow,
+          HealthCheck.filter_too_much])
 @given(failures())
 def test_failures_measure_as_the_graph_does(case):
     design, failure = case
@@ -68,7 +69,8 @@ def test_an_endpoint_cable_cuts_its_gpu_off_without_the_graph():
     assert measure_failure(design, derived.resolved, derived.plan, (), ((nic, other_leaf),)).cut == set()
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow,
+          HealthCheck.filter_too_much])
 @given(failures())
 def test_switch_kinds_are_read_as_the_graph_does(case):
     import networkx as nx
@@ -85,7 +87,8 @@ def test_switch_kinds_are_read_as_the_graph_does(case):
     assert kinds == expected and list(kinds) == list(expected)
 
 
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@settings(max_examples=examples(30), deadline=None, suppress_health_check=[HealthCheck.too_slow,
+          HealthCheck.filter_too_much])
 @given(requests.map(_design).filter(lambda d: d is not None))
 def test_which_single_link_stops_a_job_is_answered_as_on_the_graph(design):
     from designer.model.decisions import interruptions as module

@@ -10,7 +10,7 @@ from designer.io.project import load_design
 from designer.model.decisions.comparison import HOURS_PER_YEAR, CompareSettings, compare, energy_cost_usd
 from designer.model.decisions.counterpart import make_counterpart
 from designer.model.decisions.flips import decide, price_flips, share_flip
-from tests.helpers import cli_run, superpod
+from tests.helpers import cli_run, examples, superpod
 
 CAT = default_catalog()
 KEYS = {"assumption", "current", "flips_at", "unit"}
@@ -158,7 +158,7 @@ from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(st.floats(1e4, 1e8), st.floats(1e4, 1e8), st.floats(0, 1e7), st.floats(0, 1e7),
        st.sampled_from(["ethernet", "middle", "infiniband"]), st.floats(0, 1))
 def test_a_price_break_even_always_sits_where_the_verdict_changes(capex_e, capex_i, energy_e, energy_i, band, share):

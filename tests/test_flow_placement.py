@@ -26,6 +26,7 @@ from designer.model.performance.collectives import context_for, estimate
 from designer.model.performance.flow_placement import full_load, place
 from designer.model.topology.derive import derive
 from designer.model.topology.presets import new_design
+from tests.helpers import examples
 
 CAT = default_catalog()
 XAI_RATIO = 0.60 / 0.95
@@ -63,7 +64,7 @@ def test_hashing_costs_nothing_while_links_have_room():
     assert place("ecmp", 8, 32, 2, 0.0625, 2).expected == pytest.approx(1.0, abs=0.02)
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=examples(25), deadline=None)
 @given(st.integers(2, 64), st.integers(2, 64), st.integers(1, 64), st.floats(0.05, 2.0), st.integers(1, 8))
 def test_placement_is_a_share_and_reproducible(leaves, uplinks, nics, load, per_nic):
     a = place("ecmp", leaves, uplinks, nics, load, per_nic, seed=3)
@@ -171,7 +172,7 @@ def _reference_place(leaves, uplinks, nics, load, per_nic, seeds):
     return float(throughput.mean()), float(np.percentile(throughput, 10)), float(share.min(axis=1).mean()), busiest
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(st.integers(2, 40), st.integers(1, 16), st.integers(1, 12), st.sampled_from([0.01, 0.3, 0.9, 1.0, 1.5, 4.0]),
        st.integers(1, 4))
 def test_placement_equals_the_plain_computation_exactly(leaves, uplinks, nics, load, per_nic):

@@ -13,7 +13,7 @@ from designer.model.intent.design import FabricDesign
 from designer.model.intent.growth_plan import MAX_PHASES, MAX_TARGET_GPUS, GrowthPlan
 from designer.model.intent.serde import DesignValidationError
 from designer.model.topology.presets import new_design
-from tests.helpers import cli_run, superpod
+from tests.helpers import cli_run, examples, superpod
 
 
 def b200(sus):
@@ -32,7 +32,7 @@ plans = st.one_of(
 )
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=examples(80), deadline=None)
 @given(plans, st.sampled_from([1, 4]))
 def test_any_growth_plan_round_trips_through_a_project_file(plan, sus):
     design = replace(superpod(sus), growth=plan)

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from designer.cli.main import main
 from designer.io.fabric_capture import read_answer
 from designer.io.guid_names import read_guid_names
+from tests.helpers import examples
 
 X5 = Path(__file__).parent / "data" / "real_captures" / "ltaulell-HPC_toolset"
 
@@ -18,7 +19,7 @@ guids = st.integers(0, 2**64 - 1).map(lambda n: f"{n:016x}")
 hostnames = st.from_regex(r"[a-z][a-z0-9-]{0,20}", fullmatch=True)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(st.dictionaries(guids, hostnames, min_size=1, max_size=30), st.sampled_from(["H-", "0x", ""]))
 def test_a_map_reads_back_every_guid_and_name(tmp_path_factory, entries, prefix):
     path = tmp_path_factory.mktemp("map") / "site.map"

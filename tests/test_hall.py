@@ -11,6 +11,7 @@ from designer.cli.main import main
 from designer.io.project import load_design
 from designer.model.intent.floorplan import FloorPlan
 from designer.model.topology.hall import farthest_run_m, hall_m, longest_reach_m, reachable_floorplan
+from tests.helpers import examples
 
 CAT = default_catalog()
 
@@ -31,7 +32,7 @@ def test_a_million_gpus_would_stand_in_a_hall_8_km_long_and_get_a_square_one():
     assert reachable_floorplan(fp, 16_384, reach) is None
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(servers=st.integers(1, 300_000), per_rack=st.integers(1, 16), per_row=st.integers(1, 40),
        reach=st.sampled_from([100.0, 500.0, 2000.0]))
 def test_longer_rows_only_when_the_hall_is_beyond_reach_and_they_bring_it_within(servers, per_rack, per_row, reach):

@@ -4,8 +4,8 @@ address-space cap, and none may end in an internal error, a silent refusal, a ra
 character on the terminal, a leftover file or a replaced symbolic link.
 
 Cases run 25 to a process (each from `main()` in its own folder, the catalog's cache cleared),
-which keeps the whole campaign near 50 s of CPU; benchmarks/bench_hostile_input.py runs the full
-campaign one process a case.
+which keeps the whole campaign near 50 s of CPU (`make test` runs 96 of the 240, every reader
+among them); benchmarks/bench_hostile_input.py runs the full campaign one process a case.
 """
 
 from __future__ import annotations
@@ -15,9 +15,10 @@ import pytest
 pytest.importorskip("resource", reason="the memory cap needs the POSIX resource module")
 
 import hostile_campaign as campaign  # noqa: E402  (after the skip: the module caps memory)
+from helpers import examples  # noqa: E402
 
 SEED = 46
-CASES = 240
+CASES = examples(240)   # 96 in `make test` (every reader still drawn), 240 in `make test-slow`
 
 # The campaign runs once, on one worker, for the three tests that read its outcomes
 # (pytest-xdist, --dist loadgroup).

@@ -13,7 +13,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
-from helpers import superpod
+from helpers import examples, superpod
 
 from designer.catalog import CatalogError, load_catalog
 from designer.catalog.loader import BUILTIN_DIR
@@ -488,7 +488,7 @@ from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=examples(25), deadline=None)
 @given(st.lists(st.tuples(st.sampled_from(["add-links", "remove-links", "remove-device"]),
                           st.sampled_from(["leaf-1", "leaf-2", "leaf-5", "spine-1", "spine-3", "srv-1.nic-1",
                                            "srv-9.nic-3"]),

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from helpers import superpod
+from helpers import examples, superpod
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -77,7 +77,7 @@ def test_unclosed_brackets_count_as_levels():
         check_depth("[" * 65, "s")
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(st.recursive(st.none() | st.integers() | st.text(max_size=5),
                     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner, max_size=3),
                     max_leaves=20))

@@ -19,7 +19,7 @@ from designer.model.performance import workload as W
 from designer.model.performance.training import estimate_step, pipeline_bubble_ms
 from designer.model.topology.derive import derive
 from designer.model.topology.presets import new_design
-from tests.helpers import cli_run
+from tests.helpers import cli_run, examples
 
 CAT = default_catalog()
 EXAMPLE = "examples/dgx-h100-superpod-1su.json"
@@ -56,7 +56,7 @@ def test_the_default_batch_grows_with_data_parallelism_between_floor_and_ceiling
     assert tokens[-1] == W.preset("dense-70b").batch_ceiling_tokens and tokens[1] < tokens[-1]
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(dp=st.integers(1, 4096), pp=st.integers(1, 64), name=st.sampled_from(sorted(W.presets())))
 def test_batch_tokens_stay_between_the_workload_batch_and_its_ceiling(dp, pp, name):
     w = W.preset(name)
@@ -67,7 +67,7 @@ def test_batch_tokens_stay_between_the_workload_batch_and_its_ceiling(dp, pp, na
     assert more >= tokens
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(compute=st.floats(1, 1e5), pp=st.integers(1, 64), m=st.integers(1, 4096), v=st.integers(1, 8))
 def test_the_bubble_shrinks_with_micro_batches_and_virtual_stages(compute, pp, m, v):
     b = pipeline_bubble_ms(compute, pp, m, v)

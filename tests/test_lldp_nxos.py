@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from designer.io.fabric_capture import parse_capture
 from designer.io.ibnetdiscover import CaptureError
+from tests.helpers import examples
 
 
 def _nxos_row(remote: str, local_port: str, remote_port: str, caps: str = "BR") -> dict:
@@ -28,7 +29,7 @@ def _record(host: str, rows: list[dict]) -> dict:
             "data": json.dumps({"neigh_hdr": "neigh_hdr", "TABLE_nbor": table})}
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(leaves=st.integers(1, 6), spines=st.integers(1, 4), reporters=st.sampled_from(["both", "spines", "leaves"]))
 def test_every_nxos_cable_is_one_link_whichever_end_reports_it(leaves, spines, reporters):
     records = []

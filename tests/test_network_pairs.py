@@ -13,6 +13,7 @@ from designer.model.intent.design import ClusterSpec, FabricDesign
 from designer.model.intent.networks import NetworkSpec
 from designer.model.networks.diagram import network_diagram
 from designer.model.networks.sizing import servers_per_rack, size_network
+from tests.helpers import examples
 
 CAT = default_catalog()
 
@@ -22,7 +23,7 @@ def _converged(servers: int, server: str, ports: int | None = None) -> tuple[Fab
     return FabricDesign(cluster=ClusterSpec(server=server, servers=servers), networks=(net,)), net
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(servers=st.integers(1, 2000), server=st.sampled_from(["dgx-h100", "gb300-nvl72-tray", "hgx-h100"]),
        ports=st.sampled_from([None, 2, 4, 8, 16]))
 def test_every_server_sits_on_one_pair_and_the_pairs_fill_racks_in_order(servers, server, ports):

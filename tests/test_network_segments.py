@@ -31,6 +31,7 @@ from designer.model.networks.diagram import network_rows
 from designer.model.networks.resilience import single_failures
 from designer.model.networks.sizing import size_networks
 from designer.model.physical.prices import default_prices
+from tests.helpers import examples
 
 CAT = default_catalog()
 CONVERGED_SERVERS = sorted(s.id for s in CAT.servers.values() if s.ports_for("converged"))
@@ -78,7 +79,7 @@ def test_gb300_nvl72_8_racks_match_the_enterprise_ras_three_physical_fabrics():
     assert "Storage and In-band Ethernet Fabric" in " ".join(inband.notes)
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=examples(25), deadline=None)
 @given(server=st.sampled_from(CONVERGED_SERVERS), servers=st.integers(1, 600))
 def test_a_segment_costs_nothing_and_changes_no_other_network(server, servers):
     with_segment = _design(server, servers)

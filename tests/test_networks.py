@@ -33,6 +33,7 @@ from designer.model.networks.sizing import (
 from designer.model.physical.bom import build_bom
 from designer.model.physical.prices import default_prices
 from designer.model.topology.derive import derive
+from tests.helpers import examples
 
 CAT = default_catalog()
 OOB = NetworkSpec(role="oob", template="per-rack", switch="sn2201")
@@ -49,7 +50,7 @@ def test_a_design_without_networks_saves_exactly_as_before():
     assert design_from_json(text) == FabricDesign()
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=examples(25), deadline=None)
 @given(role=st.sampled_from(["converged", "storage", "inband", "customer"]),
        ports=st.none() | st.integers(1, 8), ratio=st.floats(0.5, 8),
        storage=st.floats(0, 50))
@@ -131,7 +132,7 @@ def test_converged_storage_ports_and_checkpoint_time():
     assert checkpoint_seconds(1e12, 0) is None
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=examples(25), deadline=None)
 @given(servers=st.integers(1, 600), ratio=st.sampled_from([1.0, 2.0, 3.0]))
 def test_leaf_pairs_have_room_for_every_server_port_and_respect_the_ratio(servers, ratio):
     net = NetworkSpec(role="converged", oversubscription=ratio)
@@ -395,7 +396,7 @@ def test_bom_text_says_not_published_where_a_part_has_no_power_figure(tmp_path, 
     assert "not published" not in storage.split("note:")[0]
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(servers=st.integers(1, 700), server=st.sampled_from(["dgx-h100", "gb300-nvl72-tray", "hgx-h100"]))
 def test_every_rack_s_links_add_up_to_the_network_s_and_the_diagram_labels_them(servers, server):
     from designer.model.networks.diagram import network_diagram
@@ -422,7 +423,7 @@ def test_every_rack_s_links_add_up_to_the_network_s_and_the_diagram_labels_them(
                 f"{n:,} x {b.gbps}G" for n in size.rack_links]
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(servers=st.integers(1, 700),
        server=st.sampled_from(["dgx-h100", "gb300-nvl72-tray", "hgx-h100", "gb200-nvl72-tray"]),
        storage=st.sampled_from([None, 0.0, 25.0]))

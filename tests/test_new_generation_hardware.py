@@ -15,7 +15,7 @@ from designer.model.performance.collectives import estimate
 from designer.model.physical.bom import build_bom
 from designer.model.topology.presets import new_design, new_design_choice
 from designer.model.topology.sizing import SizingError
-from tests.helpers import derived
+from tests.helpers import derived, examples
 
 NEW = {
     "servers": ("gb300-nvl72-tray", "gb300-nvl72-tray-eth", "hgx-b300-xdr", "hgx-b300-eth",
@@ -92,7 +92,7 @@ def test_cpo_closed_form_bom_equals_the_link_by_link_walk(server, switch):
     assert closed.counts["transceivers"]["switch_side"] == 0 and closed.counts["transceivers"]["server_side"] > 0
 
 
-@settings(max_examples=15, deadline=None)
+@settings(max_examples=examples(15), deadline=None)
 @given(nodes=st.integers(1, 300), twin=st.sampled_from(["q3400", "spectrum6-102t"]))
 def test_a_cpo_twin_has_the_same_links_and_servers_and_no_switch_side_modules(nodes, twin):
     server = "dgx-b300-xdr" if twin == "q3400" else "vera-rubin-nvl72-tray"

@@ -19,6 +19,7 @@ from designer.io.ibnetdiscover import export_ibnetdiscover
 from designer.model.intent.design import ClusterSpec, FabricDesign, FabricSpec
 from designer.model.topology.derive import derive
 from designer.model.topology.server_evidence import at_card_rate
+from tests.helpers import examples
 
 GENERATIONS = [("ib-qdr", "is5030", 40, "QDR"), ("ib-qdr", "grid-director-4036", 40, "QDR"),
                ("ib-fdr", "sx6036", 56, "FDR"), ("ib-edr", "sb7800", 100, "EDR")]
@@ -41,7 +42,7 @@ def test_the_older_technologies_name_their_own_switches_and_hcas():
     assert {cat.technology(t).default_switch for t in ("ib-hdr", "ib-ndr", "ib-xdr")} == {"qm8700", "qm9700", "q3400"}
 
 
-@settings(max_examples=12, deadline=None)
+@settings(max_examples=examples(12), deadline=None)
 @given(generation=st.sampled_from(GENERATIONS), servers=st.integers(2, 120))
 def test_an_exported_older_fabric_reads_back_as_its_own_design(generation, servers, tmp_path_factory):
     tech, switch, gbps, name = generation
@@ -158,7 +159,7 @@ def _site_capture(derived, seed: int) -> tuple[str, dict]:
     return "\n\n".join(b for b in blocks if b).rstrip("\n") + "\n", faults
 
 
-@settings(max_examples=15, deadline=None)
+@settings(max_examples=examples(15), deadline=None)
 @given(seed=st.integers(0, 10**9), servers=st.integers(40, 150))
 @example(seed=1545, servers=48)   # the partly filled leaf lost one cable to each of its two spines
 def test_a_qdr_site_capture_audits_to_exactly_its_faults(seed, servers, tmp_path_factory):

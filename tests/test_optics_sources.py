@@ -19,6 +19,7 @@ from designer.model.decisions.comparison import compare
 from designer.model.decisions.counterpart import optics_twin
 from designer.model.decisions.interruptions import load_rates
 from designer.model.topology.presets import new_design
+from tests.helpers import examples
 
 CAT = default_catalog()
 
@@ -44,7 +45,7 @@ def test_the_comparison_names_the_source_of_each_figure_cpo_changes():
     assert c.to_json()["sources"] == list(c.sources)
 
 
-@settings(max_examples=10, deadline=None)
+@settings(max_examples=examples(10), deadline=None)
 @given(nodes=st.integers(8, 200), switch=st.sampled_from(["qm9700", "q3400", "sn5600"]))
 def test_pluggable_fabrics_alone_name_no_optics_source(nodes, switch):
     server = {"qm9700": "dgx-h100", "q3400": "dgx-b300-xdr", "sn5600": "dgx-b300-eth"}[switch]

@@ -24,7 +24,7 @@ from designer.model.physical.media import (
     compute_physical,
 )
 from designer.model.topology.presets import new_design
-from tests.helpers import derived, superpod
+from tests.helpers import derived, examples, superpod
 
 CAT = default_catalog()
 
@@ -176,7 +176,7 @@ def test_a_twin_port_module_takes_the_reach_of_its_longest_port():
     assert {m.id for m in choice.modules.values()} == {"mms4x00-ns", "mms4x00-ns400"}
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(length=st.floats(min_value=0.1, max_value=600), host=st.booleans())
 def test_xdr_never_uses_dac_aoc_or_multimode(length, host):
     if host:
@@ -285,7 +285,7 @@ def test_default_floor_plan_lengths():
     assert p.layout.server_racks == 32 // fp.servers_per_rack
 
 
-@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(15), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(pitch=st.floats(min_value=1.0, max_value=5.0), extra=st.floats(min_value=0.1, max_value=5.0),
        placement=st.sampled_from(["su-racks", "middle-of-row", "network-row"]))
 def test_wider_row_pitch_never_shortens_a_link(pitch, extra, placement):

@@ -16,6 +16,7 @@ from designer.model.topology.derive import derive
 from designer.model.topology.presets import new_design, new_design_choice
 from designer.model.topology.sizing import SizingError
 from designer.model.topology.switch_choice import LAYOUT_COST_TIE, mode_variants
+from tests.helpers import examples
 
 CAT = default_catalog()
 PRICES = load_prices(user_file=False)
@@ -41,7 +42,7 @@ def _priced(design):
     return d, bom.total_cost
 
 
-@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(12), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(requests)
 def test_the_chosen_switch_and_mode_cost_no_more_than_any_other_that_meets_the_design(req):
     kw = dict(nodes=req["nodes"], server=req["server"], oversubscription=req["oversubscription"])

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from designer.io import project
 from designer.io.project import ProjectFileError, design_from_json, design_to_json, load_design, save_design
 from designer.model.intent.design import ClusterSpec, Edit, FabricDesign, FabricSpec, Meta, TierSpec
-from tests.helpers import superpod
+from tests.helpers import examples, superpod
 
 text = st.text(st.characters(blacklist_categories=("Cs",)), max_size=40)
 designs = st.builds(
@@ -28,7 +28,7 @@ designs = st.builds(
 )
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(designs)
 def test_any_design_round_trips_exactly(design):
     again = design_from_json(design_to_json(design))
@@ -36,7 +36,7 @@ def test_any_design_round_trips_exactly(design):
     assert again.content_key() == design.content_key()
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | text,
                     lambda kids: st.lists(kids, max_size=4) | st.dictionaries(text, kids, max_size=4),
                     max_leaves=20))

@@ -7,6 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from designer.model.topology.edited_fabric import _max_flow
+from tests.helpers import examples
 
 
 @st.composite
@@ -20,7 +21,7 @@ def networks(draw):
     return nodes, arcs, source, sink
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(networks())
 def test_equals_networkx_on_random_networks(network):
     nodes, arcs, source, sink = network

@@ -21,6 +21,7 @@ from designer.model.topology.derive import derive
 from designer.model.topology.presets import leaf_downlinks, new_design, new_design_choice
 from designer.model.topology.sizing import SizingError
 from designer.model.topology.switch_choice import LAYOUT_COST_TIE, candidates, size_option
+from tests.helpers import examples
 
 CAT = default_catalog()
 COST = fabric_cost(CAT, default_prices())
@@ -63,7 +64,7 @@ requests = st.fixed_dictionaries({
 # With `make test-slow`: the 256-GPU test below holds the chosen layout to the brute force on one
 # design, and tests/test_cost_bound.py to pricing every layout on more.
 @pytest.mark.slow
-@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(12), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(requests)
 def test_no_layout_found_by_brute_force_is_cheaper(req):
     choice = new_design_choice(CAT, "rail-optimized", cost=COST, **req)

@@ -16,6 +16,7 @@ from designer.catalog import default_catalog
 from designer.io.project import load_design
 from designer.model.decisions.counterpart import ETHERNET_CHOICES, make_counterpart, optics_twin
 from designer.model.topology.presets import new_design
+from tests.helpers import examples
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 CAT = default_catalog()
@@ -110,7 +111,7 @@ def test_a_long_url_wraps_instead_of_ending_in_an_ellipsis(qapp):
         painter.end()
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(text=st.text(st.characters(codec="ascii", categories=("L", "N", "P", "S", "Zs")), max_size=300),
        width_pt=st.floats(20, 400))
 def test_wrapped_lines_fit_and_keep_every_character(qapp, text, width_pt):

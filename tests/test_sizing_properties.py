@@ -2,7 +2,7 @@
 
 import math
 
-from helpers import assert_no_fewer_spines
+from helpers import assert_no_fewer_spines, examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -33,7 +33,7 @@ def _derive(req):
         return None
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(catalog_requests)
 def test_ports_used_never_exceed_ports_total(req):
     d = _derive(req)
@@ -79,7 +79,7 @@ two_tier_requests = st.fixed_dictionaries({
 })
 
 
-@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(80), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(two_tier_requests)
 def test_no_two_tier_fabric_with_fewer_spines_meets_the_request(req):
     try:

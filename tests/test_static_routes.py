@@ -16,6 +16,7 @@ from designer.model.performance.static_routes import (
     static_routing_load,
     static_routing_penalty,
 )
+from tests.helpers import examples
 
 # Switches 0, 1: leaves; 2, 3: spines. Leaf ports 1-2 to NICs, 3 to spine 2, 4 to spine 3.
 # Endpoints 0, 1 on leaf 0; 2, 3 on leaf 1; one NIC per server (rail 0), four servers, so the
@@ -102,7 +103,7 @@ def test_max_min_fair_known_answer():
     assert np.allclose(rate, [1.5, 1.5, 8.5])
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(st.data())
 def test_max_min_fair_is_feasible_and_every_flow_is_bottlenecked(data):
     n_links = data.draw(st.integers(1, 6))

@@ -11,6 +11,7 @@ from designer.model.decisions import design_space
 from designer.model.decisions.design_space import CHUNK, MAX_CHUNK, SweepSpec, chunks_of, evaluate_point, run_sweep
 from designer.model.intent.design import Meta
 from designer.model.topology.sizing import SizingError
+from tests.helpers import examples
 
 CAT = default_catalog()
 
@@ -69,7 +70,7 @@ def test_a_fabric_that_fails_once_measured_fails_for_every_point_that_builds_it(
     design_space._MEASURED.clear()   # nothing measured under the fault is left for other tests
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(st.lists(st.integers(1, 6), min_size=5, max_size=5))
 def test_tasks_hold_whole_runs_of_the_innermost_axes(lengths):
     oversubs, planes, switches, tiers, uplinks = lengths   # the axes, outermost first

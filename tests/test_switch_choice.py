@@ -1,7 +1,7 @@
 """Sizing picks the cheapest fabric among the technology's switches that meets the request."""
 
 
-from helpers import assert_no_fewer_spines
+from helpers import assert_no_fewer_spines, examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -42,7 +42,7 @@ def _cost(d):
 
 
 # Each example sizes and prices the request once per switch of the technology: few examples.
-@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(12), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(requests)
 def test_no_switch_of_the_technology_builds_the_request_for_less(req):
     kw = dict(nodes=req["nodes"], server=req["server"], technology="roce-400g",
@@ -72,7 +72,7 @@ def test_no_switch_of_the_technology_builds_the_request_for_less(req):
             assert chosen.metrics.switches_total <= other.metrics.switches_total
 
 
-@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(12), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(requests)
 def test_the_chosen_fabric_has_no_spine_to_spare(req):
     try:

@@ -16,6 +16,7 @@ from designer.catalog import default_catalog
 from designer.model.topology.derive import derive
 from designer.model.topology.presets import new_design
 from designer.model.topology.sizing import SizingError, plan_fabric, resolve
+from tests.helpers import examples
 
 CAT = default_catalog()
 
@@ -137,19 +138,19 @@ def _check_minimal(req):
         assert plan.leaf_up == best[2][0]  # the group's rule: the uplinks the ratio needs
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(requests)
 def test_three_tier_sizing_has_no_switch_to_spare(req):
     _check_minimal(req)
 
 
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(30), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(rack_scale)
 def test_spine_leaf_groups_have_no_switch_to_spare_under_their_rule(req):
     _check_minimal(req)
 
 
-@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(20), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(catalog_switches)
 def test_three_tier_sizing_on_catalog_switches_has_no_switch_to_spare(req):
     _check_minimal(req)

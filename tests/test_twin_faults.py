@@ -5,7 +5,8 @@ simulator's speed, and the slowed links are.
 
 Each example starts its own simulator (private socket, private folder) and stops it; OpenSM is
 not needed for a capture (ibnetdiscover walks the fabric by directed routes). The number of
-examples is TWIN_FAULT_EXAMPLES (default 25; set it to a few hundred for a long run).
+examples is TWIN_FAULT_EXAMPLES (default 25, scaled by the hypothesis profile: 10 in `make test`;
+set it to a few hundred for a long run).
 """
 
 from __future__ import annotations
@@ -27,10 +28,11 @@ from designer.io.project import load_design
 from designer.model.decisions.audit import audit
 from designer.twin.faults import FabricIndex, parse_fault
 from designer.twin.infiniband import TwinOptions, missing_stack, run_infiniband_twin
+from tests.helpers import examples
 
 ROOT = Path(__file__).resolve().parents[1]
 SU1 = ROOT / "examples" / "dgx-h100-superpod-1su.json"
-EXAMPLES = int(os.environ.get("TWIN_FAULT_EXAMPLES", "25"))
+EXAMPLES = int(os.environ.get("TWIN_FAULT_EXAMPLES") or examples(25))
 FAULTS = 20
 
 # The reason names the packages this machine lacks (and the apt-get line that installs them).

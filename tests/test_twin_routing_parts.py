@@ -18,6 +18,7 @@ from designer.twin import frr_daemons, namespaces
 from designer.twin.routing_faults import FaultError, parse_fault
 from designer.twin.routing_flows import FlowPlan, kernel_placement, parse_devices, plan_flows
 from designer.twin.routing_state import Snapshot, SwitchState, leaf_widths, parse_neighbors, parse_routes
+from tests.helpers import examples
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 ROCE = EXAMPLES / "roce-512-leaf-spine-sn5600.json"
@@ -90,7 +91,7 @@ def test_kernel_answers_are_read_in_order():
     assert parse_devices(out) == ["swp65", "swp81"]
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(choice=st.lists(st.integers(0, 3), min_size=32, max_size=32))
 def test_the_busiest_uplink_and_balance_follow_the_kernels_answers(choice):
     """A fake kernel that puts flow k on uplink choice[k]: the counts are the answers' counts."""

@@ -21,6 +21,7 @@ from designer.model.topology.edits import (
     without_edits,
 )
 from designer.model.topology.presets import new_design
+from tests.helpers import examples
 
 CAT = default_catalog()
 
@@ -31,7 +32,7 @@ def _sized(design):
 
 
 @given(st.integers(min_value=1, max_value=48))
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30), deadline=None)
 def test_a_two_tier_spine_count_is_what_the_plan_gets(count):
     design, r, plan = _sized(new_design(CAT, "leaf-spine", gpus=1024))
     resized = with_tier_count(design, plan, r, "spine", count)

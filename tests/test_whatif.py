@@ -19,7 +19,7 @@ from designer.model.decisions.whatif import (
 )
 from designer.model.topology.presets import new_design
 from designer.model.topology.sizing import SizingError
-from tests.helpers import cli_run, derived
+from tests.helpers import cli_run, derived, examples
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
@@ -96,7 +96,7 @@ def test_unknown_names_are_refused():
     assert parse_failure(d, ["spine-1*"]).devices == ("spine-1",) + tuple(f"spine-{i}" for i in range(10, 17))
 
 
-@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(12), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(template=st.sampled_from(["rail-optimized", "leaf-spine"]), nodes=st.integers(2, 24),
        radix=st.sampled_from([8, 16]), planes=st.sampled_from([1, 2]), over=st.sampled_from([1.0, 3.0]))
 def test_n_minus_one_closed_form_agrees_with_max_flow(template, nodes, radix, planes, over):

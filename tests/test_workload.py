@@ -19,7 +19,7 @@ from designer.model.performance import workload as W
 from designer.model.performance.collectives import CollectiveError
 from designer.model.topology.derive import derive
 from designer.model.topology.presets import new_design
-from tests.helpers import cli_run
+from tests.helpers import cli_run, examples
 
 CAT = default_catalog()
 
@@ -68,7 +68,7 @@ def test_memory_counts_weights_gradients_optimizer_and_activations():
     assert mem.fits
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=examples(25), deadline=None)
 @given(st.sampled_from([1, 2, 4, 8]), st.sampled_from([1, 2, 4, 8]), st.integers(0, 2))
 def test_more_sharding_never_needs_more_memory(tp, pp, zero):
     w = dataclasses.replace(W.preset("dense-70b"), tp=tp, pp=pp, zero=zero)
