@@ -185,6 +185,7 @@ class Runs:
                  media: MediaIndex) -> None:
         fp = derived.design.floorplan
         self.tier, self.media = tier, media
+        self._links: Counter[float] | None = None
         self.planes: list[tuple[list[float], np.ndarray]] = []
         zeros = np.zeros(len(tier.a_dev), np.int64)
         for p in range(derived.resolved.planes):
@@ -204,11 +205,12 @@ class Runs:
                 into[v] += n
 
     def links(self) -> Counter[float]:
-        """Links per distinct run."""
-        out: Counter[float] = Counter()
-        for values, inverse in self.planes:
-            self._counted(values, inverse, out)
-        return out
+        """Links per distinct run (counted once, read by every class of the tier)."""
+        if self._links is None:
+            self._links = Counter()
+            for values, inverse in self.planes:
+                self._counted(values, inverse, self._links)
+        return Counter(self._links)
 
     def _first(self, mask: np.ndarray) -> int:
         """The place in the device graph's edge order of the tier's first link in `mask`: the
