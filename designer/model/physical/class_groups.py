@@ -127,6 +127,11 @@ class Groups:
         occ_pos = np.flatnonzero(first_occ)
         local[ends_seq[occ_pos]] = seen[occ_pos] - 1 - before_group[g_sorted[occ_pos // 2]]
         self.n_groups, self.width0 = n_groups, int(g_nlinks.max())
+        # a matrix of a row per group holds about the links only where groups are alike in size;
+        # one far larger group (cages chained through a leaf's shared cages) would fill it
+        self.fits = n_groups * self.width0 <= 4 * n + 4096
+        if not self.fits:
+            return
         self.group, self.rank, self.lorder = group, rank, lorder
         self.g_nlinks, self.g_start = g_nlinks, g_start
         # cages of a group of the block: its NIC cages once, its upper cages on every plane
@@ -155,13 +160,16 @@ class Groups:
 def count_groups(bill: Bill, tier: Tier, runs: Runs, derived: Derived, dev: DeviceCodes, k_host: int) -> bool:
     """A tier's groups of several cages, class by class: a class is a shape of group with its
     runs' bins, as in `counts_from_links`, whose choice it takes from its first group. False where
-    this count does not apply (a NIC cage joins ports of two planes other than plane by plane)."""
+    this count does not apply (a NIC cage joins ports of two planes other than plane by plane, or
+    one group is far larger than the others: cages chained through leaves' shared cages)."""
     r = derived.resolved
     planes, rails = r.planes, r.rails
     block = block_planes(tier, k_host, planes, rails)
     if block is None:
         return False
     groups = Groups(tier, dev, block, k_host, planes, rails)
+    if not groups.fits:
+        return False
     media = runs.media
     values = np.array(sorted({v for vals, _ in runs.planes for v in vals}), np.float64)
     bins_of_value = length_bins(media, values)
