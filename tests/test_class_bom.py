@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
 
-from designer.catalog import default_catalog
+from designer.catalog import UnknownPartError, default_catalog
 from designer.model.intent.design import replace_path
 from designer.model.physical.class_bom import class_physical
 from designer.model.physical.closed_form_bom import closed_form_physical
 from designer.model.topology.derive import derive
 from designer.model.topology.presets import new_design
+from designer.model.topology.sizing import SizingError
 from tests.test_closed_form_bom import template_designs
 
 CAT = default_catalog()
@@ -55,3 +57,29 @@ FIXED = [
 def test_medium_designs_are_counted_by_class_and_equal_the_per_link_bill(template, choices, placement):
     design = replace_path(new_design(CAT, template, **choices), "floorplan.placement", placement)
     assert _same_or_declined(design), "counted link by link, not by class"
+
+
+@st.composite
+def medium_designs(draw):
+    """Up to a few thousand GPUs: port modes, planes, ratios and placements of the large fabrics."""
+    server = draw(st.sampled_from(["dgx-h100", "hgx-b300-eth-4plane", "dgx-b200", None]))
+    switch = draw(st.sampled_from([None, "qm9700", "tomahawk5-51t", "tomahawk6-102t", "sn5600"]))
+    try:
+        design = new_design(CAT, draw(st.sampled_from(["fat-tree", "rail-optimized", "leaf-spine"])),
+                            gpus=draw(st.sampled_from([1024, 2048, 3072, 4096])), server=server, switch=switch,
+                            oversubscription=draw(st.sampled_from([1.0, 1.0, 1.5, 2.0])),
+                            planes=draw(st.sampled_from([None, 1, 2])), tiers=draw(st.sampled_from([None, 3])))
+        design = replace_path(design, "floorplan.placement",
+                              draw(st.sampled_from(["middle-of-row", "su-racks", "network-row"])))
+        design = replace_path(design, "floorplan.racks_per_row", draw(st.sampled_from([4, 10, 24])))
+        derive(design, CAT)
+    except (SizingError, UnknownPartError, ValueError):
+        assume(False)
+    return design
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.filter_too_much,
+                                                                  HealthCheck.too_slow])
+@given(medium_designs())
+def test_class_bill_equals_per_link_bill_up_to_thousands_of_gpus(design):
+    _same_or_declined(design)

@@ -1,0 +1,346 @@
+"""A tier's groups of linked cages, counted class by class: the part of the bill by class of
+link (class_bom.py) for tiers whose runs change a group's medium.
+
+The groups are found once, on the first plane (or on the planes whose servers share NIC cages,
+from the first plane's), as `closed_form_bom.counts_from_links` finds them; a group's class is
+its shape with its runs' bins, its choice taken from its first group, and a class's cables and
+fibers are counted from its groups' runs as a matrix (a row per group, a column per link).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from designer.model.physical.class_parts import Bill, Runs, Tier
+from designer.model.physical.closed_form_bom import (
+    _MIX,
+    MEDIA_CODES,
+    TIERS,
+    _components,
+    _mix,
+    cage_slots,
+    host_cages,
+    length_bins,
+)
+from designer.model.physical.floor_layout import server_device
+from designer.model.physical.link_arrays import DeviceCodes
+from designer.model.physical.media import (
+    CableLength,
+    Choice,
+    End,
+    LinkPlan,
+    MediaIndex,
+    _try_copper,
+    choose_medium,
+    sold_length,
+)
+
+if TYPE_CHECKING:
+    from designer.model.topology.derive import Derived
+
+
+def block_planes(tier: Tier, k_host: int, planes: int, rails: int) -> int | None:
+    """How many planes in a row share their servers' NIC cages (their links' groups span them);
+    None where a NIC cage joins ports of two planes in another way."""
+    if not tier.host or k_host <= 1 or planes == 1:
+        return 1
+    if planes % k_host == 0:
+        return k_host
+    return 1 if rails % k_host == 0 else None
+
+
+def _row_classes(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The first row of each distinct row, and each row's class: `np.unique(rows, axis=0)`'s index
+    and inverse (classes in another order), by a hash of each row checked against its class's
+    first row (a sort of one column instead of all)."""
+    h = np.zeros(len(rows), np.uint64)
+    with np.errstate(over="ignore"):
+        for j in range(rows.shape[1]):
+            h = _mix(h * _MIX[0] + rows[:, j].astype(np.uint64) + np.uint64(j))
+    _, first, inverse = np.unique(h, return_index=True, return_inverse=True)
+    inverse = inverse.reshape(-1)
+    if not np.array_equal(rows[first][inverse], rows):   # two rows of one hash: sort them all
+        _, first, inverse = np.unique(rows, axis=0, return_index=True, return_inverse=True)
+        inverse = inverse.reshape(-1)
+    return first, inverse
+
+
+class Groups:
+    """A tier's groups of linked cages on its first plane, each group's links in the device
+    graph's order, and the shape of each group (its links' cages and lanes as `counts_from_links`
+    reads them). Where `block` planes share their servers' NIC cages, a group of those planes is
+    the first plane's group with its leaves' cages on each plane: its links are the first plane's
+    links, then their copies on the next planes (columns of `width0` each)."""
+
+    def __init__(self, tier: Tier, dev: DeviceCodes, block: int, k_host: int, planes: int, rails: int) -> None:
+        n = len(tier.a_dev)
+        # the tier's links in the graph's order: server links leaf by leaf, the others as generated
+        if tier.merged:   # each leaf's server links, then its uplinks, leaf by leaf; spines' uplinks last
+            leaf = np.where(tier.link_tier == 0, tier.b_dev, np.where(tier.link_tier == 1, tier.a_dev, dev.total))
+            self.order0 = np.lexsort((np.arange(n), tier.link_tier, leaf))
+        else:
+            self.order0 = np.argsort(tier.b_dev, kind="stable") if tier.host else np.arange(n)
+        o = self.order0
+        self.block, self.n0 = block, n
+        ad, bd, bc = tier.a_dev[o], tier.b_dev[o], tier.b_cage[o]
+        if tier.merged:
+            ac = np.where(tier.a_host[o], host_cages(tier.a_port[o], k_host, planes, rails)[0], tier.a_cage[o])
+        else:
+            ac = host_cages(tier.a_port[o], k_host, planes, rails)[0] if tier.host else tier.a_cage[o]
+        ca, cb, n_slots = cage_slots(ad, ac, bd, bc, dev.servers, dev.total)
+        used = np.zeros(n_slots, bool)
+        used[ca], used[cb] = True, True
+        renumber = np.cumsum(used) - 1
+        ca, cb = renumber[ca], renumber[cb]
+        n_cages = int(used.sum())
+        comp = _components(ca, cb, n_cages)
+        # groups in the order of their first link; links of each group in link order
+        g_raw = comp[ca]
+        first_link = np.full(n_cages, n, np.int64)
+        np.minimum.at(first_link, g_raw, np.arange(n))
+        is_first = first_link[g_raw] == np.arange(n)
+        n_groups = int(is_first.sum())
+        group_of_label = np.zeros(n_cages, np.int64)
+        group_of_label[g_raw[is_first]] = np.arange(n_groups)
+        group = group_of_label[g_raw]
+        # each group's first link of each tier (n past the last where it has none)
+        self.first_of_tier = np.full((n_groups, len(TIERS)), n, np.int64)
+        np.minimum.at(self.first_of_tier, (group, tier.link_tier[o]), np.arange(n))
+        lorder = np.argsort(group, kind="stable")
+        g_sorted = group[lorder]
+        g_start = np.r_[0, np.flatnonzero(g_sorted[1:] != g_sorted[:-1]) + 1]
+        g_nlinks = np.diff(np.r_[g_start, n])
+        rank = np.empty(n, np.int64)
+        rank[lorder] = np.arange(n) - np.repeat(g_start, g_nlinks)
+        # cage local index: order of first appearance (a then b) in the group's links
+        ends_seq = np.empty(2 * n, np.int64)
+        ends_seq[0::2], ends_seq[1::2] = ca[lorder], cb[lorder]
+        firstpos = np.full(n_cages, 2 * n, np.int64)
+        np.minimum.at(firstpos, ends_seq, np.arange(2 * n))
+        first_occ = firstpos[ends_seq] == np.arange(2 * n)
+        seen = np.cumsum(first_occ)
+        before_group = np.r_[0, seen][2 * g_start]
+        local = np.zeros(n_cages, np.int64)
+        occ_pos = np.flatnonzero(first_occ)
+        local[ends_seq[occ_pos]] = seen[occ_pos] - 1 - before_group[g_sorted[occ_pos // 2]]
+        self.n_groups, self.width0 = n_groups, int(g_nlinks.max())
+        # a matrix of a row per group holds about the links only where groups are alike in size;
+        # one far larger group (cages chained through a leaf's shared cages) would fill it
+        self.fits = n_groups * self.width0 <= 4 * n + 4096
+        if not self.fits:
+            return
+        self.group, self.rank, self.lorder = group, rank, lorder
+        self.g_nlinks, self.g_start = g_nlinks, g_start
+        # cages of a group of the block: its NIC cages once, its upper cages on every plane
+        cages0 = np.bincount(g_sorted[occ_pos // 2], minlength=n_groups)
+        upper_seen = np.zeros(n_cages, bool)
+        upper_seen[cb] = True
+        uppers0 = np.bincount(group_of_label[comp[np.flatnonzero(upper_seen)]], minlength=n_groups)
+        self.g_ncages = cages0 + (block - 1) * uppers0
+        # the shape: per link place (local a cage, local b cage, b lane), -1 past a group's links
+        # (a group of the block follows from its first plane's shape)
+        shape = np.full((n_groups, 4 * self.width0 + 1), -1, np.int64)
+        for col, values in enumerate((local[ca], local[cb], tier.b_lane[o], tier.link_tier[o])):
+            shape[group, 4 * rank + col] = values
+        shape[:, -1] = cages0
+        self.shape = _row_classes(shape)[1]
+
+    def matrix(self, per_plane: list[np.ndarray]) -> np.ndarray:
+        """Per group and place in it, the value of its link (-1 past its links), from each plane
+        of the block's values in the groups' link order."""
+        out = np.full((self.n_groups, self.block * self.width0), -1, np.int64)
+        for p, values in enumerate(per_plane):
+            out[self.group, p * self.width0 + self.rank] = values
+        return out
+
+
+def count_groups(bill: Bill, tier: Tier, runs: Runs, derived: Derived, dev: DeviceCodes, k_host: int) -> bool:
+    """A tier's groups of several cages, class by class: a class is a shape of group with its
+    runs' bins, as in `counts_from_links`, whose choice it takes from its first group. False where
+    this count does not apply (a NIC cage joins ports of two planes other than plane by plane, or
+    one group is far larger than the others: cages chained through leaves' shared cages)."""
+    r = derived.resolved
+    planes, rails = r.planes, r.rails
+    block = block_planes(tier, k_host, planes, rails)
+    if block is None:
+        return False
+    groups = Groups(tier, dev, block, k_host, planes, rails)
+    if not groups.fits:
+        return False
+    media = runs.media
+    values = np.array(sorted({v for vals, _ in runs.planes for v in vals}), np.float64)
+    bins_of_value = length_bins(media, values)
+    # per block of planes, each link's run (index into values), in the groups' link order
+    blocks = []
+    for q in range(planes // block):
+        codes = []
+        for p in range(q * block, (q + 1) * block):
+            vals, inverse = runs.planes[p]
+            code_of = np.searchsorted(values, np.array(vals, np.float64))
+            codes.append(code_of[inverse[groups.order0]])
+        blocks.append(groups.matrix(codes))
+    lengths = np.concatenate(blocks)                         # groups of every block, block by block
+    n_groups = groups.n_groups
+    shape = np.tile(groups.shape, len(blocks))
+    binned = np.where(lengths >= 0, bins_of_value[np.maximum(lengths, 0)], -1)
+    keys = np.concatenate([shape[:, None], binned], axis=1)
+    class_first, class_of = _row_classes(keys)
+    names: dict[int, str] = {}
+    types = tier.type_names
+    fp = derived.design.floorplan
+
+    def name(code: int) -> str:
+        if code not in names:
+            names[code] = server_device(code) if code < dev.servers else dev.name(code)
+        return names[code]
+
+    def links_of(g_all: int) -> list[LinkPlan]:
+        """A group's links as the link-by-link path sees them (g_all: index over every block)."""
+        q, g = divmod(g_all, n_groups)
+        out: list[LinkPlan] = []
+        at = groups.lorder[groups.g_start[g]:groups.g_start[g] + groups.g_nlinks[g]].tolist()
+        for p_in in range(block):
+            p = q * block + p_in
+            shift = p * dev.per_plane
+            for i in at:
+                j = int(groups.order0[i])
+                bd = int(tier.b_dev[j]) + shift
+                a_type, b_type = types[int(tier.a_type[j])], types[int(tier.b_type[j])]
+                if tier.link_tier[j] == 0:
+                    gp = int(tier.a_port[j]) + p * rails
+                    cage, lane = host_cages(np.array([gp]), k_host, planes, rails)
+                    a = End(name(int(tier.a_dev[j])), f"nic-{gp + 1}", int(cage[0]), int(lane[0]), True, a_type,
+                            int(tier.a_cap[j]))
+                else:
+                    a = End(name(int(tier.a_dev[j]) + shift), str(int(tier.a_port[j])), int(tier.a_cage[j]),
+                            int(tier.a_lane[j]), False, a_type, int(tier.a_cap[j]))
+                b = End(name(bd), str(int(tier.b_port[j])), int(tier.b_cage[j]), int(tier.b_lane[j]), False,
+                        b_type, int(tier.b_cap[j]))
+                run = float(values[int(lengths[g_all][p_in * groups.width0 + int(groups.rank[i])])])
+                out.append(LinkPlan(0, TIERS[int(tier.link_tier[j])], int(tier.link_gbps[j]), a, b, run))
+        return out
+
+    class_groups = np.argsort(class_of, kind="stable")
+    class_start = np.r_[0, np.cumsum(np.bincount(class_of, minlength=len(class_first)))]
+    # one choice per class, from its first group; where device names could change the cable,
+    # one per exact shape instead (its runs themselves, not their bins), as counts_from_links
+    classes: list[tuple[np.ndarray, int, list[LinkPlan], Choice | None]] = []
+    for c, g0 in enumerate(class_first.tolist()):
+        members = class_groups[class_start[c]:class_start[c + 1]]
+        group_links = links_of(g0)
+        forced = tier.forced(fp, {link.tier for link in group_links})
+        choice, by_name = _choose(group_links, media, forced)
+        if not by_name:
+            classes.append((members, g0, group_links, choice))
+            continue
+        exact_keys = np.concatenate([shape[members, None], lengths[members]], axis=1)
+        exact_first, exact_of = _row_classes(exact_keys)
+        for x, first_at in enumerate(exact_first.tolist()):
+            exact_links = links_of(int(members[first_at]))
+            classes.append((members[exact_of == x], int(members[first_at]), exact_links,
+                            _choose(exact_links, media, tier.forced(fp, {link.tier for link in exact_links}))[0]))
+    # per (tier, medium): links, and the first link's place (block of planes, place in the block)
+    media_n: Counter[tuple[str, str]] = Counter()
+    media_first: dict[tuple[str, str], int] = {}
+    cabled: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []     # (groups, buckets, watts)
+    bucket_ids: dict[CableLength, int] = {}
+    for members, g0, group_links, choice in classes:
+        mult = len(members)
+        n_links = len(group_links) * mult
+        local0 = g0 % n_groups
+        medium = MEDIA_CODES[0] if choice is None else choice.kind
+        for t in sorted({TIERS.index(link.tier) for link in group_links}):
+            media_n[(TIERS[t], medium)] += mult * sum(link.tier == TIERS[t] for link in group_links)
+            # members in block order: the class's first link of the tier
+            place = int(((members // n_groups) * (groups.n0 + 1) + groups.first_of_tier[members % n_groups, t]).min())
+            media_first[(TIERS[t], medium)] = min(media_first.get((TIERS[t], medium), place), place)
+        if choice is None:
+            for link in group_links:
+                bill.problems[(link.tier, link.gbps)] += mult
+            continue
+        if choice.forced_failed:
+            forced = tier.forced(fp, {link.tier for link in group_links})
+            bill.forced_failed[(group_links[0].tier, forced)] += n_links
+        # the columns of the class's links, in their order in the group
+        m0 = len(group_links) // block
+        rows = lengths[members][:, [p * groups.width0 + i for p in range(block) for i in range(m0)]]
+        if choice.cable:
+            cable = choice.cable
+            each = cable.power_w + cable.leg_power_w * (int(groups.g_ncages[local0]) - 1)
+            longest = rows.max(axis=1)
+            buckets = np.zeros(mult, np.int64)
+            for code in np.unique(longest).tolist():
+                sold, made = sold_length(cable, float(values[code]))
+                n = int(np.count_nonzero(longest == code))
+                bill.counted(cable.id, sold, made, n)
+                buckets[longest == code] = bucket_ids.setdefault((cable.id, sold), len(bucket_ids))
+            cabled.append((members, buckets, np.full(mult, each)))
+            continue
+        cages = {}
+        for link in group_links:
+            cages[link.a.key], cages[link.b.key] = link.a, link.b
+        modules = [choice.modules[key] for key in cages]      # by local cage index
+        for key, module in zip(cages, modules, strict=True):
+            if module is not None:   # None: a co-packaged-optics port
+                bill.transceivers[(module.id, "host" if cages[key].host else "switch")] += mult
+        slots: dict[tuple[int, int], list[int]] = {}
+        for j, link in enumerate(group_links):
+            for module, e in ((modules[list(cages).index(link.a.key)], link.a),
+                              (modules[list(cages).index(link.b.key)], link.b)):
+                if module is not None:
+                    bill.ends[(module.id, "host" if e.host else "switch")] += mult
+            main = modules[list(cages).index(link.b.key)]
+            if main is None:
+                bill.add(bill.catalog.cables[media.cpo_fiber(link.b.cage_type)], _runs_of(values, rows[:, j]), 1)
+                continue
+            k, cn = link.b.capacity, main.connectors
+            if k > cn and main.split_fiber:
+                slots.setdefault((list(cages).index(link.b.key), link.b.lane // (k // cn)), []).append(j)
+                continue
+            bill.add(bill.catalog.cables[main.fiber], _runs_of(values, rows[:, j]), max(1, cn // k))
+        for (local_b, _slot), places in slots.items():
+            split = modules[local_b]
+            assert split is not None and split.split_fiber
+            bill.add(bill.catalog.cables[split.split_fiber], _runs_of(values, rows[:, places].max(axis=1)), 1)
+    if cabled:
+        order = np.concatenate([m for m, _, _ in cabled])
+        buckets = np.concatenate([b for _, b, _ in cabled])
+        watts = np.concatenate([w for _, _, w in cabled])
+        by_group = np.argsort(order, kind="stable")
+        buckets, watts = buckets[by_group], watts[by_group]
+        for bucket, i in bucket_ids.items():
+            bill.watts[bucket].append((tier.name, watts[buckets == i]))
+    for tier_medium in sorted(media_first, key=media_first.__getitem__):
+        bill.media.setdefault(tier_medium[0], {})[tier_medium[1]] = media_n[tier_medium]
+    return True
+
+
+def _runs_of(values: np.ndarray, codes: np.ndarray) -> Counter[float]:
+    """Runs counted by their index into `values`."""
+    out: Counter[float] = Counter()
+    counts = np.bincount(codes, minlength=len(values))
+    for code in np.flatnonzero(counts).tolist():
+        out[float(values[code])] = int(counts[code])
+    return out
+
+
+def _choose(group: list[LinkPlan], media: MediaIndex, forced: str) -> tuple[Choice | None, bool]:
+    """`choose_medium` for a group, and whether device names could give another group of the
+    same shape another cable (copper centers are tried in name order), as `counts_from_links`
+    asks it."""
+    cages = {}
+    for link in group:
+        cages[link.a.key], cages[link.b.key] = link.a, link.b
+    choice = choose_medium(group, media, forced)
+    by_name = False
+    if choice is not None and choice.cable is not None:
+        copper = _try_copper(group, cages, media, (choice.kind,))
+        assert copper is not None   # the choice is this very kind of cable
+        center = copper[1]
+        centers = [k for k in cages if all(k in (link.a.key, link.b.key) for link in group)]
+        by_name = sum(cages[k].host == cages[center].host for k in centers) > 1 or (
+            cages[center].host and any(not cages[k].host for k in centers))
+    return choice, by_name
