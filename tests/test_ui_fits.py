@@ -158,3 +158,23 @@ def test_the_status_line_tells_metrics_time_from_bom_time(qtbot):
     assert "metrics in" in panel.status.text() and "BOM in" in panel.status.text()
     panel.show_result(first)
     assert panel.status.text().startswith("computed in")
+
+
+def test_every_card_detail_shows_whole_within_its_card_at_1280(make_window, qtbot):
+    """A detail that wraps to more lines than its card shows is shortened (the whole line in the
+    tooltip), never drawn under the card's frame: the two-plane GPUs card had lost its planes."""
+    design = load_design(TWO_PLANES)
+    window = make_window(design, TWO_PLANES)
+    window.resize(1280, 800)
+    window._initial_dock_sizes()
+    qtbot.wait(50)
+    gpus = window.metrics.cards["gpus"]
+    assert "2 planes" in gpus.detail.text() + gpus.detail.toolTip()
+    for name, card in window.metrics.cards.items():
+        label = card.detail
+        if not label.text():
+            continue
+        fm = label.fontMetrics()
+        need = fm.boundingRect(0, 0, label.width(), 10_000, int(Qt.TextFlag.TextWordWrap), label.text()).height()
+        shown = card.contentsRect().bottom() - 8 - label.y() + 1
+        assert need <= shown + 1, f"'{label.text()}' is cut in the {name} card ({need} > {shown} px)"

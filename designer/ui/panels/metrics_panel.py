@@ -110,7 +110,10 @@ class MetricCard(QFrame):
         """Whether `text` wraps within the detail's lines (two at least) and width."""
         fm = self.detail.fontMetrics()
         width = max(self.detail.width(), 40)
-        lines = max(2, self.detail.height() // max(fm.lineSpacing(), 1))
+        # The lines the card shows, not the label's own height: in a short grid row the label
+        # can be taller than the card lets it be seen (a third line drawn under the frame).
+        shown = min(self.detail.height(), self.contentsRect().bottom() - 8 - self.detail.y())
+        lines = max(2, shown // max(fm.lineSpacing(), 1))
         rect = fm.boundingRect(0, 0, width, 10_000, int(Qt.TextFlag.TextWordWrap), text)
         return rect.height() <= lines * fm.lineSpacing() and rect.width() <= width
 
@@ -361,8 +364,10 @@ class MetricsPanel(QWidget):
             self._show_findings([("error", result.error or "", "")], None)
             return
         self.set_messagesize_label(result.design.performance.message_size_bytes)
-        c["gpus"].show_value(f"{m.gpus:,}", f"{m.servers:,} servers · {m.endpoints:,} ports"
-                             + (f" · {m.planes} planes" if m.planes > 1 else ""))
+        planes = f" · {m.planes} planes" if m.planes > 1 else ""
+        # In a narrow card the planes outrank the port count (the tooltip keeps the whole line).
+        c["gpus"].show_value(f"{m.gpus:,}", f"{m.servers:,} servers · {m.endpoints:,} ports" + planes,
+                             fit=True, shorter=f"{m.servers:,} servers" + planes if planes else "")
         tiers = [t for t in ("leaf", "spine", "core") if m.switches_by_tier.get(t)]
         c["switches"].show_value(f"{m.switches_total:,}", " · ".join(f"{t} {m.switches_by_tier[t]:,}" for t in tiers))
         leaf, spine = m.oversubscription("leaf"), m.oversubscription("spine") if m.tiers == 3 else None
