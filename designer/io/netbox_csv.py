@@ -329,6 +329,31 @@ def _interleave(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return out
 
 
+def _first_of_each(keys: np.ndarray) -> np.ndarray:
+    """`np.unique(keys, return_index=True)[1]` (the first index of each key, in key order) for
+    keys that are small non-negative integers, by a table instead of a sort: 786,432 link ends at
+    131,072 GPUs."""
+    n = len(keys)
+    if not n or int(keys.min()) < 0 or int(keys.max()) >= 4 * n + 4096:
+        found: np.ndarray = np.unique(keys, return_index=True)[1]
+        return found
+    first = np.full(int(keys.max()) + 1, n, dtype=np.int64)
+    np.minimum.at(first, keys, np.arange(n, dtype=np.int64))
+    return first[first < n]
+
+
+def _codes_of(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """`np.unique(keys, return_inverse=True)` for small non-negative integer keys, by a table."""
+    n = len(keys)
+    if not n or int(keys.min()) < 0 or int(keys.max()) >= 4 * n + 4096:
+        codes, inverse = np.unique(keys, return_inverse=True)
+        return codes, inverse.reshape(-1)
+    present = np.zeros(int(keys.max()) + 1, dtype=bool)
+    present[keys] = True
+    rank = np.cumsum(present) - 1
+    return np.flatnonzero(present), rank[keys]
+
+
 def _rows_in_view(src: ExportSource, table: LinkTable) -> np.ndarray:
     """Indices of the links the view holds: every link, or those of one plane (a NIC port's
     plane is its global port over the rails, a switch's from its code)."""
@@ -421,7 +446,7 @@ def _streamed_files(src: ExportSource, table: LinkTable) -> dict[str, str | Iter
     # Optics: one module per cage of a link end that takes one, found at the cage's first end.
     with_part = np.flatnonzero(e_part >= 0)
     cage_width = int(e_cage.max(initial=0)) + 1
-    optic = with_part[np.unique(e_dev[with_part] * cage_width + e_cage[with_part], return_index=True)[1]]
+    optic = with_part[_first_of_each(e_dev[with_part] * cage_width + e_cage[with_part])]
     rank = np.zeros(dev.total, dtype=np.int64)
     rank[order] = np.arange(len(order))
     optic = optic[np.lexsort((e_cage[optic], rank[e_dev[optic]]))]
@@ -511,7 +536,7 @@ def _cables(src: ExportSource, table: LinkTable, rows: np.ndarray, names: list[s
     length = np.where(table.sold[rows] > 0, table.sold[rows], table.length[rows])
     length_codes, length_of = np.unique(length, return_inverse=True)
     kind_key = (table.medium[rows] * n_cables + table.cable[rows] + 1) * len(length_codes) + length_of.reshape(-1)
-    kind_codes, kind_of = np.unique(kind_key, return_inverse=True)
+    kind_codes, kind_of = _codes_of(kind_key)
     kind_of = kind_of.reshape(-1)
     before, after = [], []
     lengths = length_codes.tolist()
