@@ -510,13 +510,19 @@ def _optics(optic: np.ndarray, e_dev: np.ndarray, e_cage: np.ndarray, e_port: np
             (module.vendor or "Generic") if module else "Generic",
             (module.part_number or module.name) if module else part, module.name if module else part))
     iface, iface_name = _interfaces(e_dev[optic], e_port[optic], servers)
-    names_table, iface_table = text_table(names), text_table(iface_name)
-    parts = text_table([part_cells[i] for i in range(len(modules))])
+    # What follows the device's name is the same for every optic of a (cage, part, interface):
+    # made once per such kind (a few thousand), picked per row.
+    kind_key = (e_cage[optic] * max(len(modules), 1) + e_part[optic]) * max(len(iface_name), 1) + iface
+    kinds, kind_of = _codes_of(kind_key)
+    tails = []
+    for key in kinds.tolist():
+        rest, f = divmod(key, max(len(iface_name), 1))
+        cage, part = divmod(rest, max(len(modules), 1))
+        tails.append(f",Optic {cage + 1},planned,{part_cells[part]},dcim.interface,{iface_name[f]}\r\n")
+    names_table, tail_table = text_table(names), text_table(tails)
     for first in range(0, len(optic), STEP):
         ids = optic[first:first + STEP]
-        yield text_rows([picked(names_table, e_dev[ids]), ",Optic ", number_text(e_cage[ids] + 1), ",planned,",
-                         picked(parts, e_part[ids]), ",dcim.interface,",
-                         picked(iface_table, iface[first:first + STEP]), "\r\n"], len(ids))
+        yield text_rows([picked(names_table, e_dev[ids]), picked(tail_table, kind_of[first:first + STEP])], len(ids))
 
 
 def _cables(src: ExportSource, table: LinkTable, rows: np.ndarray, names: list[str],
@@ -546,12 +552,14 @@ def _cables(src: ExportSource, table: LinkTable, rows: np.ndarray, names: list[s
         kind = medium_cable_type(src, table.media[medium], table.cables[cable - 1].id if cable else "")
         before.append(f"{csv_field(kind)},planned,L")
         after.append(f",{csv_field(f'{lengths[at]:g}')},m\r\n")
-    ends, iface_table = text_table(end), text_table(iface_name)
+    # an interface's name with its comma, and what comes before and after the label's number
+    # (type, status; length, unit) made once per kind of cable
+    ends, iface_table = text_table(end), text_table([name + "," for name in iface_name])
     before_table, after_table = text_table(before), text_table(after)
     for first in range(0, len(rows), STEP):
         ids = rows[first:first + STEP]
         part = slice(first, first + STEP)
         kinds = kind_of[part]
-        yield text_rows([picked(ends, links.a_dev[ids]), picked(iface_table, a_iface[part]), ",",
-                         picked(ends, links.b_dev[ids]), picked(iface_table, b_iface[part]), ",",
+        yield text_rows([picked(ends, links.a_dev[ids]), picked(iface_table, a_iface[part]),
+                         picked(ends, links.b_dev[ids]), picked(iface_table, b_iface[part]),
                          picked(before_table, kinds), number_text(ids + 1), picked(after_table, kinds)], len(ids))

@@ -244,6 +244,14 @@ def _interface_rows(runs: list[LinkRun], cell: _Cells) -> Iterator[str]:
                     column_a[i] = safe_field(column_a[i])
             described_b, described_a = [column_b], [column_a]
         link_speed = _per_link(group, speed)
+        if isinstance(link_speed, str) and described_b[0] is words and isinstance(words, str):
+            # one kind of link with plain descriptions: a port's cell, the speed and the words
+            # before the other end's name, made once per port name
+            tail = f",{link_speed},{words}"
+            after = {port: f",{cell[port]}{tail}" for port in {*a_port, *b_port}}
+            yield text_rows([a_cells, list(map(after.__getitem__, a_port)), b_cells, "\r\n",
+                             b_cells, list(map(after.__getitem__, b_port)), a_cells, "\r\n"], len(a))
+            continue
         yield text_rows([a_cells, ",", cell.cells(a_port), ",", link_speed, ",", *described_b, "\r\n",
                          b_cells, ",", cell.cells(b_port), ",", link_speed, ",", *described_a, "\r\n"], len(a))
 
