@@ -9,6 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from designer.io.csv_cells import safe_field
+from designer.io.netbox_csv import _codes_of, _first_of_each
 from designer.io.network_netbox import _Cells
 from designer.io.row_text import number_text, numbers, picked, rows
 
@@ -58,3 +59,13 @@ def test_cells_met_together_are_each_its_safe_field(columns: list[list[str]]) ->
     for texts in columns:
         assert cell.cells(texts) == [safe_field(t) for t in texts]
     assert cell.changed == {t for texts in columns for t in texts if safe_field(t) != t}
+
+
+@given(st.lists(st.integers(-3, 60), max_size=80) | st.lists(st.integers(0, 10**9), max_size=20))
+def test_first_of_each_and_codes_of_are_numpys_unique(keys: list[int]) -> None:
+    array = np.array(keys, dtype=np.int64)
+    assert _first_of_each(array).tolist() == np.unique(array, return_index=True)[1].tolist()
+    codes, inverse = _codes_of(array)
+    expected_codes, expected_inverse = np.unique(array, return_inverse=True)
+    assert codes.tolist() == expected_codes.tolist()
+    assert inverse.tolist() == expected_inverse.reshape(-1).tolist()

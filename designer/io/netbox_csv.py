@@ -329,6 +329,31 @@ def _interleave(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return out
 
 
+def _first_of_each(keys: np.ndarray) -> np.ndarray:
+    """`np.unique(keys, return_index=True)[1]` (the first index of each key, in key order) for
+    keys that are small non-negative integers, by a table instead of a sort: 786,432 link ends at
+    131,072 GPUs."""
+    n = len(keys)
+    if not n or int(keys.min()) < 0 or int(keys.max()) >= 4 * n + 4096:
+        found: np.ndarray = np.unique(keys, return_index=True)[1]
+        return found
+    first = np.full(int(keys.max()) + 1, n, dtype=np.int64)
+    np.minimum.at(first, keys, np.arange(n, dtype=np.int64))
+    return first[first < n]
+
+
+def _codes_of(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """`np.unique(keys, return_inverse=True)` for small non-negative integer keys, by a table."""
+    n = len(keys)
+    if not n or int(keys.min()) < 0 or int(keys.max()) >= 4 * n + 4096:
+        codes, inverse = np.unique(keys, return_inverse=True)
+        return codes, inverse.reshape(-1)
+    present = np.zeros(int(keys.max()) + 1, dtype=bool)
+    present[keys] = True
+    rank = np.cumsum(present) - 1
+    return np.flatnonzero(present), rank[keys]
+
+
 def _rows_in_view(src: ExportSource, table: LinkTable) -> np.ndarray:
     """Indices of the links the view holds: every link, or those of one plane (a NIC port's
     plane is its global port over the rails, a switch's from its code)."""
@@ -421,7 +446,7 @@ def _streamed_files(src: ExportSource, table: LinkTable) -> dict[str, str | Iter
     # Optics: one module per cage of a link end that takes one, found at the cage's first end.
     with_part = np.flatnonzero(e_part >= 0)
     cage_width = int(e_cage.max(initial=0)) + 1
-    optic = with_part[np.unique(e_dev[with_part] * cage_width + e_cage[with_part], return_index=True)[1]]
+    optic = with_part[_first_of_each(e_dev[with_part] * cage_width + e_cage[with_part])]
     rank = np.zeros(dev.total, dtype=np.int64)
     rank[order] = np.arange(len(order))
     optic = optic[np.lexsort((e_cage[optic], rank[e_dev[optic]]))]
@@ -485,13 +510,19 @@ def _optics(optic: np.ndarray, e_dev: np.ndarray, e_cage: np.ndarray, e_port: np
             (module.vendor or "Generic") if module else "Generic",
             (module.part_number or module.name) if module else part, module.name if module else part))
     iface, iface_name = _interfaces(e_dev[optic], e_port[optic], servers)
-    names_table, iface_table = text_table(names), text_table(iface_name)
-    parts = text_table([part_cells[i] for i in range(len(modules))])
+    # What follows the device's name is the same for every optic of a (cage, part, interface):
+    # made once per such kind (a few thousand), picked per row.
+    kind_key = (e_cage[optic] * max(len(modules), 1) + e_part[optic]) * max(len(iface_name), 1) + iface
+    kinds, kind_of = _codes_of(kind_key)
+    tails = []
+    for key in kinds.tolist():
+        rest, f = divmod(key, max(len(iface_name), 1))
+        cage, part = divmod(rest, max(len(modules), 1))
+        tails.append(f",Optic {cage + 1},planned,{part_cells[part]},dcim.interface,{iface_name[f]}\r\n")
+    names_table, tail_table = text_table(names), text_table(tails)
     for first in range(0, len(optic), STEP):
         ids = optic[first:first + STEP]
-        yield text_rows([picked(names_table, e_dev[ids]), ",Optic ", number_text(e_cage[ids] + 1), ",planned,",
-                         picked(parts, e_part[ids]), ",dcim.interface,",
-                         picked(iface_table, iface[first:first + STEP]), "\r\n"], len(ids))
+        yield text_rows([picked(names_table, e_dev[ids]), picked(tail_table, kind_of[first:first + STEP])], len(ids))
 
 
 def _cables(src: ExportSource, table: LinkTable, rows: np.ndarray, names: list[str],
@@ -511,7 +542,7 @@ def _cables(src: ExportSource, table: LinkTable, rows: np.ndarray, names: list[s
     length = np.where(table.sold[rows] > 0, table.sold[rows], table.length[rows])
     length_codes, length_of = np.unique(length, return_inverse=True)
     kind_key = (table.medium[rows] * n_cables + table.cable[rows] + 1) * len(length_codes) + length_of.reshape(-1)
-    kind_codes, kind_of = np.unique(kind_key, return_inverse=True)
+    kind_codes, kind_of = _codes_of(kind_key)
     kind_of = kind_of.reshape(-1)
     before, after = [], []
     lengths = length_codes.tolist()
@@ -521,12 +552,14 @@ def _cables(src: ExportSource, table: LinkTable, rows: np.ndarray, names: list[s
         kind = medium_cable_type(src, table.media[medium], table.cables[cable - 1].id if cable else "")
         before.append(f"{csv_field(kind)},planned,L")
         after.append(f",{csv_field(f'{lengths[at]:g}')},m\r\n")
-    ends, iface_table = text_table(end), text_table(iface_name)
+    # an interface's name with its comma, and what comes before and after the label's number
+    # (type, status; length, unit) made once per kind of cable
+    ends, iface_table = text_table(end), text_table([name + "," for name in iface_name])
     before_table, after_table = text_table(before), text_table(after)
     for first in range(0, len(rows), STEP):
         ids = rows[first:first + STEP]
         part = slice(first, first + STEP)
         kinds = kind_of[part]
-        yield text_rows([picked(ends, links.a_dev[ids]), picked(iface_table, a_iface[part]), ",",
-                         picked(ends, links.b_dev[ids]), picked(iface_table, b_iface[part]), ",",
+        yield text_rows([picked(ends, links.a_dev[ids]), picked(iface_table, a_iface[part]),
+                         picked(ends, links.b_dev[ids]), picked(iface_table, b_iface[part]),
                          picked(before_table, kinds), number_text(ids + 1), picked(after_table, kinds)], len(ids))

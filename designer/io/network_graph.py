@@ -17,8 +17,8 @@ from designer.io.row_text import numbers, rows
 from designer.model.networks.devices import LinkRun
 
 NETWORK_NODE_KEY = '  <key id="n_network" for="node" attr.name="network" attr.type="string"/>'
-_SHORT_RUN = 64   # links: a shorter run is written with its neighbours
 NETWORK_EDGE_KEY = '  <key id="e_network" for="edge" attr.name="network" attr.type="string"/>'
+_SHORT_RUN = 64   # links: a shorter run is written with its neighbours, link by link
 
 
 @dataclass

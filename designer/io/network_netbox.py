@@ -116,9 +116,10 @@ def network_netbox_chunks(src: ExportSource) -> dict[str, str | Iterable[str]]:
         FILES[2]: rows_to_csv([["manufacturer", "model", "slug", "u_height"]] + [
             [safe_cell(m), safe_cell(t), slug(f"{m}-{t}"), "1" if m != ENDPOINT_MAKER[0] else "0"] for m, t in types]),
     }
-    out[FILES[3]] = _device_rows(devices, maker_model, site)
-    out[FILES[4]] = _interface_rows(runs)
-    out[FILES[5]] = _cable_rows(runs)
+    cell = _Cells()   # one for the three files: the same names recur in each
+    out[FILES[3]] = _device_rows(devices, maker_model, site, cell)
+    out[FILES[4]] = _interface_rows(runs, cell)
+    out[FILES[5]] = _cable_rows(runs, cell)
     return out
 
 
@@ -144,10 +145,13 @@ class _Cells(dict[str, str]):
     def cells(self, texts: list[str]) -> list[str]:
         """The cell of each text. The texts not met before are looked at together: where none
         needs a quote or a leading apostrophe (every name this tool makes), each is its own
-        cell, without a call per text (100,000 server ports at 131,072 GPUs)."""
-        fresh = set(filterfalse(self.__contains__, texts))
-        if fresh and not _NEEDS_CARE.search("\0".join(fresh)):
-            self.update(zip(fresh, fresh, strict=True))
+        cell, without a call per text (100,000 server ports at 131,072 GPUs). They are looked for
+        where the first text is new (a column of names met before, as in the cables after the
+        interfaces, skips the search); any other new text is made on its own as it is met."""
+        if texts and texts[0] not in self:
+            fresh = set(filterfalse(self.__contains__, texts))
+            if not _NEEDS_CARE.search("\0".join(fresh)):
+                self.update(zip(fresh, fresh, strict=True))
         return list(map(self.__getitem__, texts))
 
 
@@ -157,9 +161,8 @@ _NEEDS_CARE = re.compile('(?:^|\0)[=+\\-@\t\r]|[,"\r\n]')
 
 
 def _device_rows(devices: list[NetDevice], maker_model: Callable[[NetDevice], tuple[str, str]],
-                 site: str) -> Iterator[str]:
+                 site: str, cell: _Cells) -> Iterator[str]:
     yield rows_to_csv([["name", "role", "manufacturer", "device_type", "site", "status"]])
-    cell = _Cells()
     tail = f"{safe_field(site)},planned\r\n"
     for first in range(0, len(devices), _STEP):
         yield "".join([f"{cell[d.name]},{cell[f'{d.network} {d.tier}']},{cell[maker]},{cell[model]},{tail}"
@@ -209,12 +212,11 @@ def _per_link(group: list[tuple[LinkRun, int, int]], value: Callable[[LinkRun], 
     return out
 
 
-def _interface_rows(runs: list[LinkRun]) -> Iterator[str]:
+def _interface_rows(runs: list[LinkRun], cell: _Cells) -> Iterator[str]:
     """Two rows per link, its a end's then its b end's, each described as "<network> <kind> to
     <other end>": plain where the other end's name is (the network and kind are this tool's
     words), made safe as a whole otherwise."""
     yield rows_to_csv([["device", "name", "type", "speed", "description"]])
-    cell = _Cells()
     plain_words: dict[str, bool] = {}
 
     def speed(run: LinkRun) -> str:
@@ -245,14 +247,21 @@ def _interface_rows(runs: list[LinkRun]) -> Iterator[str]:
                     column_a[i] = safe_field(column_a[i])
             described_b, described_a = [column_b], [column_a]
         link_speed = _per_link(group, speed)
+        if isinstance(link_speed, str) and described_b[0] is words and isinstance(words, str):
+            # one kind of link with plain descriptions: a port's cell, the speed and the words
+            # before the other end's name, made once per port name
+            tail = f",{link_speed},{words}"
+            after = {port: f",{cell[port]}{tail}" for port in {*a_port, *b_port}}
+            yield text_rows([a_cells, list(map(after.__getitem__, a_port)), b_cells, "\r\n",
+                             b_cells, list(map(after.__getitem__, b_port)), a_cells, "\r\n"], len(a))
+            continue
         yield text_rows([a_cells, ",", cell.cells(a_port), ",", link_speed, ",", *described_b, "\r\n",
                          b_cells, ",", cell.cells(b_port), ",", link_speed, ",", *described_a, "\r\n"], len(a))
 
 
-def _cable_rows(runs: list[LinkRun]) -> Iterator[str]:
+def _cable_rows(runs: list[LinkRun], cell: _Cells) -> Iterator[str]:
     yield rows_to_csv([["side_a_device", "side_a_type", "side_a_name", "side_b_device", "side_b_type", "side_b_name",
                         "type", "status", "label"]])
-    cell = _Cells()
     labels = {network: csv_field(network.upper()) for network in {run.network for run in runs}}
     k = 0
     for group in _groups(runs):

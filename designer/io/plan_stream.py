@@ -3,8 +3,9 @@
 The exports that write one line per device or link (GraphML, DOT, NetBox) read a template
 design from here instead of the networkx device graph: the same ids, attributes and port
 numbers as `designer.model.topology.builders.build_graph` gives (a test holds them equal), as
-tuples produced one at a time, so a 131,072-GPU fabric is written without holding a Python
-object per link. Designs with edits, views of one SU or plane, and designs with other networks
+tuples produced one at a time or as columns (`nic_columns`, `switch_link_columns`, for writers
+that put rows together a block at a time), so a 131,072-GPU fabric is written without holding a
+Python object per link. Designs with edits, views of one SU or plane, and designs with other networks
 go through the graph as before (`streamable`).
 """
 
