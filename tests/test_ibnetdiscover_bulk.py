@@ -10,11 +10,13 @@ description, duplicated or dropped lines, capitalised attributes, Windows line b
 from __future__ import annotations
 
 import random
+from unittest.mock import patch
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from designer.io import ibnetdiscover
 from designer.io.ibnetdiscover import (
     CaptureError,
     export_ibnetdiscover,
@@ -95,20 +97,25 @@ def _read(reader, text):
        st.lists(st.sampled_from(["stray", "indent", "comment", "blank", "duplicate", "drop", "slower",
                                  "rate-in-name", "no-rate", "upper", "vendid-gap", "orphan-port", "bad-devid",
                                  "crlf", "tab-blank", "big-port"]), max_size=4),
-       st.booleans())
-def test_bulk_and_line_readers_give_the_same_fabric(which, seed, kinds, trailing_break):
+       st.booleans(), st.sampled_from([61, 1000, 4 * 2**20]))
+def test_bulk_and_line_readers_give_the_same_fabric(which, seed, kinds, trailing_break, piece):
     lines = _damage(_TEXTS[which].split("\n"), random.Random(seed), kinds)
     text = "\n".join(lines) + ("\n" if trailing_break else "")
     expected = _read(parse_lines, text)
-    assert _read(parse_ibnetdiscover, text) == expected
-    bulk = parse_regular(text, "dump") if expected[0] != "error" else None
+    with patch.object(ibnetdiscover, "_BULK_PIECE", piece):
+        assert _read(parse_ibnetdiscover, text) == expected
+        bulk = parse_regular(text, "dump") if expected[0] != "error" else None
     if bulk is not None:
         assert (list(bulk.devices.items()), bulk.links, bulk.notes, bulk.speeds_simulated) == expected
 
 
 @pytest.mark.parametrize("which", range(len(_TEXTS)))
-def test_an_export_is_read_in_bulk(which):
-    """The exporter's dumps are regular: the bulk reader takes them, not the line reader."""
+@pytest.mark.parametrize("piece", [97, 4096, None])
+def test_an_export_is_read_in_bulk(which, piece, monkeypatch):
+    """The exporter's dumps are regular: the bulk reader takes them, not the line reader, in
+    pieces of any size (a 131,072-GPU dump is matched a few MB at a time)."""
+    if piece is not None:
+        monkeypatch.setattr(ibnetdiscover, "_BULK_PIECE", piece)
     text = _TEXTS[which]
     bulk = parse_regular(text, "dump")
     assert bulk is not None and bulk.links

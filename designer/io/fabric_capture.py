@@ -18,7 +18,7 @@ from designer.limits import InputError, read_capped
 from designer.model.decisions.audit import AuditReport
 from designer.model.decisions.audit_answer import CaptureAnswer, capture_answer
 from designer.model.intent.design import MAX_EDITS, FabricDesign
-from designer.model.topology.asbuilt import AsBuilt
+from designer.model.topology.asbuilt import AsBuilt, link_ends
 from designer.model.topology.inference import Inference, Inferred
 
 # A 131,072-GPU ibnetdiscover dump is about 90 MB and an LLDP JSON of the same fabric a few
@@ -51,6 +51,8 @@ def drop_dangling_links(fabric: AsBuilt) -> AsBuilt:
     nothing about what is cabled there; every reader ends here, so inference and audit only ever
     see links between devices the capture describes.
     """
+    if link_ends(fabric) is not None:
+        return fabric       # every end described: the arrays of the ends, which the passes read next
     kept = [link for link in fabric.links if link.a in fabric.devices and link.b in fabric.devices]
     dropped = len(fabric.links) - len(kept)
     if dropped:

@@ -179,6 +179,8 @@ _BULK_PORT = re.compile(r'\n\[(\d+)\](?:\([0-9a-fA-F]+\))?[ \t]+"([SHR]-[0-9a-fA
                         r'(?:\([0-9a-fA-F]+\))?[ \t]*#([^\n]*)')
 _BULK_EVENT = re.compile(r'\n(?:(v)endid=|devid=([^\n]*)'
                          r'|(Switch|Ca|Rt)[ \t]+(\d+)[ \t]+"([SHR]-[0-9a-fA-F]+)"[ \t]*(?:#[ \t]*"([^"\n]*)")?)')
+_BULK_PIECE = 4 * 2**20      # characters of text matched at a time
+
 # Bytes a regular dump never holds: line breaks and spaces other than \n, space and tab
 # (str.splitlines and str.strip read them as the line reader does; the patterns above would not).
 _BULK_IRREGULAR = (13, 11, 12, 28, 29, 30, 31)
@@ -198,13 +200,14 @@ def parse_regular(text: str, source: str = "<text>") -> AsBuilt | None:
     numpy (the first end read, or the first slower one when the two ends disagree), as the
     line reader keeps them.
     """
-    if not text.isascii() or any(chr(c) in text for c in _BULK_IRREGULAR):
-        return None
-    body = "\n" + text           # every line, the first too, after a line break
-    raw = np.frombuffer(body.encode("ascii") + b"\n", dtype=np.uint8)   # and one after the last
-    breaks = np.flatnonzero(raw == 10)[:-1]          # the one added after the last line is none
-    if text.endswith("\n") or not text:
-        breaks = breaks[:-1]                         # nor is the end of a text ending its last line
+    if not text.isascii() or any(chr(c) in text for c in _BULK_IRREGULAR) or text[:1] not in ("#", "\n"):
+        return None              # a dump as ibnetdiscover prints it starts with its comment header
+    # Each line after the first starts after a line break: the patterns start with one, and the
+    # first line (a comment or empty) needs none. The text's bytes are held only while the lines'
+    # first characters are read: at 131,072 GPUs they are 90 MB.
+    raw = np.frombuffer(text.encode("ascii"), dtype=np.uint8)
+    breaks = np.flatnonzero(raw == 10)
+    breaks = breaks[breaks + 1 < len(raw)]           # a break ending the text starts no line
     first = raw[breaks + 1]
     starts = np.bincount(first, minlength=128)
     if starts.sum() != sum(int(starts[c]) for c in _BULK_FIRST):
@@ -217,10 +220,8 @@ def parse_regular(text: str, source: str = "<text>") -> AsBuilt | None:
             spelled |= (raw[np.minimum(at[:, None] + np.arange(len(code)), len(raw) - 1)] == code).all(axis=1)
         if not spelled.all():
             return None          # an attribute line of another spelling
-    ports = _BULK_PORT.findall(body)
-    if len(ports) != starts[ord("[")]:
-        return None              # a line that starts like a port line and is not one
-    events = _BULK_EVENT.findall(body)     # (v, devid, kind, ports, id, description)
+    del raw
+    events = _BULK_EVENT.findall(text)     # (v, devid, kind, ports, id, description)
     if sum(1 for ev in events if ev[2]) != sum(int(starts[ord(c)]) for c in "SCR"):
         return None              # a line that starts like a block's line and is not one
     fabric = AsBuilt("ibnetdiscover")
@@ -246,6 +247,7 @@ def parse_regular(text: str, source: str = "<text>") -> AsBuilt | None:
             except ValueError:
                 devid = 0
         open_after.append(current)
+    del events
     if not fabric.devices:
         raise CaptureError(f"{source}: not an ibnetdiscover dump (no Switch or Ca block found)")
     # Port lines are those starting with "["; each belongs to the last event before it.
@@ -255,22 +257,21 @@ def parse_regular(text: str, source: str = "<text>") -> AsBuilt | None:
     owner_of = np.array(open_after + [-1], dtype=np.int64)   # index -1: before any event
     own = owner_of[before]
     skipped = int((own < 0).sum())
+    columns = _port_columns(text, breaks, index)
+    if columns is None:
+        return None
+    port, peers, pport, widths, speeds, gbps = columns
+    if len(port) != len(at):
+        return None              # a line that starts like a port line and is not one
     kept = own >= 0
-    rows = [row for row, keep in zip(ports, kept.tolist(), strict=True) if keep] if not kept.all() else ports
-    own = own[kept]
-    if not rows:
+    if not kept.all():
+        port, peers, pport, own = port[kept], peers[kept], pport[kept], own[kept]
+        keep = kept.tolist()
+        widths = [x for x, k in zip(widths, keep, strict=True) if k]
+        speeds = [x for x, k in zip(speeds, keep, strict=True) if k]
+        gbps = [x for x, k in zip(gbps, keep, strict=True) if k]
+    if not len(port):
         return finish(fabric, skipped)
-    # The port lines as columns: own port, peer, peer port, the text after '#'.
-    own_ports, peer_ids, peer_ports, rests = zip(*rows, strict=True)
-    peer = list(map(index.get, peer_ids))
-    if None in peer:
-        return None          # a peer without a block: the line reader words the error or the drop
-    widths, speeds, gbps = _rates(list(rests))
-    if max(map(len, own_ports)) > 6 or max(map(len, peer_ports)) > 6:
-        return None          # ports numbered past any switch's: the keys would not fit
-    port = np.array(list(map(int, own_ports)), dtype=np.int64)
-    pport = np.array(list(map(int, peer_ports)), dtype=np.int64)
-    peers = np.array(peer, dtype=np.int64)
     rate_of = np.array(gbps, dtype=np.float64)
     # One key per cable, whichever end read it: the two ends (device, port) in order.
     span = int(max(port.max(), pport.max())) + 1
@@ -294,14 +295,48 @@ def parse_regular(text: str, source: str = "<text>") -> AsBuilt | None:
     return finish(fabric, skipped)
 
 
-def _rates(rests: list[str]) -> tuple[list[int], list[str], list[float]]:
+def _port_columns(text: str, breaks: np.ndarray, index: dict[str, int]
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[int], list[str], list[float]] | None:
+    """(own port, peer index, peer port, width, speed, Gb/s) of every port line, in text order;
+    None when a peer has no block or a port number is too long. The text is matched a few MB at
+    a time, each piece's strings made into columns before the next: 800,000 port lines' strings
+    at once would double the reader's memory."""
+    rates: dict[str, tuple[int, str, float]] = {}
+    cols: list[list[np.ndarray]] = [[], [], []]
+    widths: list[int] = []
+    speeds: list[str] = []
+    gbps: list[float] = []
+    # Pieces cut at line breaks, every _BULK_PIECE characters or so (each port line starts with one).
+    near = np.searchsorted(breaks, np.arange(0, len(text), _BULK_PIECE))
+    cuts = np.unique(breaks[near[near < len(breaks)]]).tolist()
+    for lo, hi in zip([0, *cuts], [*cuts, len(text)], strict=True):
+        rows = _BULK_PORT.findall(text, lo, hi) if hi > lo else []
+        if not rows:
+            continue
+        own_ports, peer_ids, peer_ports, rests = zip(*rows, strict=True)
+        del rows
+        peer = list(map(index.get, peer_ids))
+        if None in peer or max(map(len, own_ports)) > 6 or max(map(len, peer_ports)) > 6:
+            return None          # a peer without a block (the line reader words the error or the drop)
+        cols[0].append(np.array(list(map(int, own_ports)), dtype=np.int64))
+        cols[1].append(np.array(peer, dtype=np.int64))
+        cols[2].append(np.array(list(map(int, peer_ports)), dtype=np.int64))
+        w, sp, g = _rates(list(rests), rates)
+        widths += w
+        speeds += sp
+        gbps += g
+    empty = np.zeros(0, dtype=np.int64)
+    port, peers, pport = (np.concatenate(c) if c else empty for c in cols)
+    return port, peers, pport, widths, speeds, gbps
+
+
+def _rates(rests: list[str], rates: dict[str, tuple[int, str, float]]) -> tuple[list[int], list[str], list[float]]:
     """(width, speed, Gb/s) of each port line's text after '#', as the line reader reads them: the
     line's last word looked up among the rates read so far, else the first rate in the text.
 
     The lookup is the line reader's, in its order, but a line whose last word is already known
     is not looked at again: at 131,072 GPUs 800,000 lines end in the same few words.
     """
-    rates: dict[str, tuple[int, str, float]] = {}
     lasts = [rest[rest.rfind(" ") + 1:] for rest in (r.rstrip() for r in rests)]
     out: list[tuple[int, str, float] | None] = [None] * len(rests)
     for i, last in enumerate(lasts):

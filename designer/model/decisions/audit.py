@@ -491,8 +491,8 @@ def _own_uplink_rule(designed: Counter[tuple[str, str]], built: dict[tuple[str, 
     for (lo, hi), links in built.items():
         if lo in leaves:
             up[lo][hi] += len(links)
-    # Each leaf's designed pairs indexed once: a 131,072-GPU design has 8,192 leaves and
-    # 100,000 pairs, and a scan of every pair per leaf took minutes.
+    # Each leaf's designed pairs indexed once: a 131,072-GPU design has 4,096 leaves and 262,144
+    # pairs, and a scan of every pair per leaf took a minute.
     pairs_of: dict[str, list[tuple[tuple[str, str], int]]] = defaultdict(list)
     for p, n in designed.items():
         if p[0] in leaves:
