@@ -110,14 +110,7 @@ def parse_lines(text: str, source: str = "<text>") -> AsBuilt:
             last = rest[rest.rfind(" ") + 1:]
             rate = rates.get(last)
             if rate is None:
-                found = _RATE.search(rest)
-                token = found.group(0) if found else ""
-                rate = rates.get(token)
-                if rate is None:
-                    width, speed = (int(found.group(1)), found.group(2).upper()) if found else (4, "")
-                    rate = rates[token] = (width, speed, ib_gbps(width, speed) if speed else 0.0)
-                if token == last:
-                    rates[last] = rate
+                rate = _rate_of(rest, last, rates)
             width, speed, gbps = rate
             port, pport = int(port), int(pport)
             key = (current, port, peer, pport) if (current, port) <= (peer, pport) else (peer, pport, current, port)
@@ -342,20 +335,25 @@ def _rates(rests: list[str], rates: dict[str, tuple[int, str, float]]) -> tuple[
     for i, last in enumerate(lasts):
         if last in rates:
             continue
-        rest = rests[i].rstrip()
-        found = _RATE.search(rest)
-        token = found.group(0) if found else ""
-        rate = rates.get(token)
-        if rate is None:
-            width, speed = (int(found.group(1)), found.group(2).upper()) if found else (4, "")
-            rate = rates[token] = (width, speed, ib_gbps(width, speed) if speed else 0.0)
-        if token == last:
-            rates[last] = rate
-        out[i] = rate
+        out[i] = _rate_of(rests[i].rstrip(), last, rates)
     # Every line not read above ends in a word known when it came, and a known word's rate
     # never changes.
     rows = [found if found is not None else rates[last] for found, last in zip(out, lasts, strict=True)]
     return [r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows]
+
+
+def _rate_of(rest: str, last: str, rates: dict[str, tuple[int, str, float]]) -> tuple[int, str, float]:
+    """The rate a port line's tail names (width, speed, Gb/s), remembered under its token and,
+    where the token is the line's last word, under that word too."""
+    found = _RATE.search(rest)
+    token = found.group(0) if found else ""
+    rate = rates.get(token)
+    if rate is None:
+        width, speed = (int(found.group(1)), found.group(2).upper()) if found else (4, "")
+        rate = rates[token] = (width, speed, ib_gbps(width, speed) if speed else 0.0)
+    if token == last:
+        rates[last] = rate
+    return rate
 
 
 def _device(node_id: str, kind: str, desc: str, ports: int, devid: int) -> Device:

@@ -19,11 +19,11 @@ from designer.model.physical.closed_form_bom import (
     _MIX,
     MEDIA_CODES,
     TIERS,
-    _components,
     _mix,
     cage_slots,
     host_cages,
     length_bins,
+    link_groups,
 )
 from designer.model.physical.floor_layout import server_device
 from designer.model.physical.link_arrays import DeviceCodes
@@ -96,16 +96,8 @@ class Groups:
         renumber = np.cumsum(used) - 1
         ca, cb = renumber[ca], renumber[cb]
         n_cages = int(used.sum())
-        comp = _components(ca, cb, n_cages)
         # groups in the order of their first link; links of each group in link order
-        g_raw = comp[ca]
-        first_link = np.full(n_cages, n, np.int64)
-        np.minimum.at(first_link, g_raw, np.arange(n))
-        is_first = first_link[g_raw] == np.arange(n)
-        n_groups = int(is_first.sum())
-        group_of_label = np.zeros(n_cages, np.int64)
-        group_of_label[g_raw[is_first]] = np.arange(n_groups)
-        group = group_of_label[g_raw]
+        comp, group_of_label, group, n_groups = link_groups(ca, cb, n_cages)
         # each group's first link of each tier (n past the last where it has none)
         self.first_of_tier = np.full((n_groups, len(TIERS)), n, np.int64)
         np.minimum.at(self.first_of_tier, (group, tier.link_tier[o]), np.arange(n))

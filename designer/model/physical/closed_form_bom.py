@@ -245,6 +245,22 @@ def _mix(x: np.ndarray) -> np.ndarray:
         return mixed
 
 
+def link_groups(ca: np.ndarray, cb: np.ndarray, n_cages: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+    """The groups of cages joined by links (the links' cages numbered 0..n_cages-1), numbered in
+    the order of each group's first link: (each cage's component label, each label's group, each
+    link's group, the number of groups)."""
+    n = len(ca)
+    comp = _components(ca, cb, n_cages)
+    g_raw = comp[ca]
+    first_link = np.full(n_cages, n, np.int64)
+    np.minimum.at(first_link, g_raw, np.arange(n))
+    is_first = first_link[g_raw] == np.arange(n)
+    n_groups = int(is_first.sum())
+    group_of_label = np.zeros(n_cages, np.int64)
+    group_of_label[g_raw[is_first]] = np.arange(n_groups)
+    return comp, group_of_label, group_of_label[g_raw], n_groups
+
+
 def _group_sum(h: np.ndarray, group_sorted: np.ndarray, n_groups: int) -> np.ndarray:
     """Wrap-around sum of token hashes per group (tokens sorted by group)."""
     starts = np.r_[0, np.flatnonzero(group_sorted[1:] != group_sorted[:-1]) + 1]
@@ -424,18 +440,7 @@ def counts_from_links(derived: Derived, catalog: Catalog, links: _Links, cages: 
     ca, cb = renumber[ca], renumber[cb]
     n_cages = int(used.sum())
     del used, renumber
-    comp = _components(ca, cb, n_cages)
-
-    # groups in the order of their first link; links of each group in link order
-    g_raw = comp[ca]
-    first_link = np.full(n_cages, n_links, np.int64)
-    np.minimum.at(first_link, g_raw, np.arange(n_links))
-    is_first = first_link[g_raw] == np.arange(n_links)
-    n_groups = int(is_first.sum())
-    group_of_label = np.zeros(n_cages, np.int64)
-    group_of_label[g_raw[is_first]] = np.arange(n_groups)
-    group = group_of_label[g_raw]
-    del g_raw, first_link, group_of_label, comp
+    _, _, group, n_groups = link_groups(ca, cb, n_cages)
     lorder = np.argsort(group, kind="stable")             # links grouped, link order inside
     lpos = np.empty(n_links, np.int64)
     lpos[lorder] = np.arange(n_links)
