@@ -21,6 +21,7 @@ from designer.model.physical.closed_form_bom import (
     TIERS,
     _mix,
     cage_slots,
+    choose_for_group,
     host_cages,
     length_bins,
     link_groups,
@@ -33,8 +34,6 @@ from designer.model.physical.media import (
     End,
     LinkPlan,
     MediaIndex,
-    _try_copper,
-    choose_medium,
     sold_length,
 )
 
@@ -323,16 +322,5 @@ def _choose(group: list[LinkPlan], media: MediaIndex, forced: str) -> tuple[Choi
     """`choose_medium` for a group, and whether device names could give another group of the
     same shape another cable (copper centers are tried in name order), as `counts_from_links`
     asks it."""
-    cages = {}
-    for link in group:
-        cages[link.a.key], cages[link.b.key] = link.a, link.b
-    choice = choose_medium(group, media, forced)
-    by_name = False
-    if choice is not None and choice.cable is not None:
-        copper = _try_copper(group, cages, media, (choice.kind,))
-        assert copper is not None   # the choice is this very kind of cable
-        center = copper[1]
-        centers = [k for k in cages if all(k in (link.a.key, link.b.key) for link in group)]
-        by_name = sum(cages[k].host == cages[center].host for k in centers) > 1 or (
-            cages[center].host and any(not cages[k].host for k in centers))
+    choice, by_name, _ = choose_for_group(group, media, forced)
     return choice, by_name

@@ -245,6 +245,25 @@ def _mix(x: np.ndarray) -> np.ndarray:
         return mixed
 
 
+def choose_for_group(group: list[LinkPlan], media: MediaIndex, forced: str
+                     ) -> tuple[Choice | None, bool, dict[tuple[str, int], End]]:
+    """`choose_medium` for a group of links; whether device names could give another group of
+    the same shape another cable (copper centers are tried in name order); the group's cages."""
+    cages = {}
+    for link in group:
+        cages[link.a.key], cages[link.b.key] = link.a, link.b
+    choice = choose_medium(group, media, forced)
+    by_name = False
+    if choice is not None and choice.cable is not None:
+        copper = _try_copper(group, cages, media, (choice.kind,))
+        assert copper is not None   # the choice is this very kind of cable
+        center = copper[1]
+        centers = [k for k in cages if all(k in (link.a.key, link.b.key) for link in group)]
+        by_name = sum(cages[k].host == cages[center].host for k in centers) > 1 or bool(
+            cages[center].host and any(not cages[k].host for k in centers))
+    return choice, by_name, cages
+
+
 def link_groups(ca: np.ndarray, cb: np.ndarray, n_cages: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
     """The groups of cages joined by links (the links' cages numbered 0..n_cages-1), numbered in
     the order of each group's first link: (each cage's component label, each label's group, each
@@ -538,19 +557,7 @@ def counts_from_links(derived: Derived, catalog: Catalog, links: _Links, cages: 
     def choose(g: int) -> tuple[Choice | None, bool]:
         """(choice by local cage index, whether another group of the same binned shape could get
         another cable because copper centers are tried in device-name order)."""
-        group_ = group_links(g)
-        cages = {}
-        for link in group_:
-            cages[link.a.key], cages[link.b.key] = link.a, link.b
-        choice = choose_medium(group_, media, FORCED_CODES[int(g_forced[g])])
-        by_name = False
-        if choice is not None and choice.cable is not None:
-            copper = _try_copper(group_, cages, media, (choice.kind,))
-            assert copper is not None   # the choice is this very kind of cable
-            center = copper[1]
-            centers = [k for k in cages if all(k in (link.a.key, link.b.key) for link in group_)]
-            by_name = sum(cages[k].host == cages[center].host for k in centers) > 1 or (
-                cages[center].host and any(not cages[k].host for k in centers))
+        choice, by_name, cages = choose_for_group(group_links(g), media, FORCED_CODES[int(g_forced[g])])
         if choice is not None and choice.modules:
             pos = {k: i for i, k in enumerate(cages)}
             choice = type(choice)(choice.kind, choice.cable, choice.optic,
