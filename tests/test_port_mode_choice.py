@@ -58,6 +58,8 @@ def test_the_chosen_switch_and_mode_cost_no_more_than_any_other_that_meets_the_d
     _assert_no_other_switch_or_mode_is_cheaper(req)
 
 
+# Up to 96 servers, each example about nine times the CPU of one up to 32: make test runs the same
+# brute force as test_the_chosen_switch_and_mode_cost_no_more_than_any_other_that_meets_the_design.
 @pytest.mark.slow
 @settings(max_examples=examples(12), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(_requests(max_nodes=96))
