@@ -76,3 +76,15 @@ def test_the_plots_follow_the_dark_theme(make_window):
             assert plot.getAxis("left").textPen().color() == window.theme.text
     finally:
         window.theme_choice.choose("system")
+
+
+def test_the_metric_cards_follow_the_theme_both_ways(make_window):
+    # The cards' style sheet is set only when it changes: a change of theme must still reach it.
+    window = make_window(new_design(default_catalog(), "leaf-spine", gpus=256))
+    try:
+        for name in ("dark", "light", "dark"):
+            window.theme_choice.choose(name)
+            assert window.theme.dark == (name == "dark")
+            assert f"background: {window.theme.background.name()}" in window.metrics.styleSheet()
+    finally:
+        window.theme_choice.choose("system")
