@@ -88,3 +88,11 @@ def test_the_metric_cards_follow_the_theme_both_ways(make_window):
             assert f"background: {window.theme.background.name()}" in window.metrics.styleSheet()
     finally:
         window.theme_choice.choose("system")
+
+
+def test_the_port_bars_have_no_context_menu_and_the_busbw_curve_keeps_its_own(make_window):
+    # The bars are fixed (no zoom, no pan), so pyqtgraph's view menu would offer nothing that applies.
+    window = make_window()
+    ports, busbw = window.plots.ports.getPlotItem(), window.plots.busbw.getPlotItem()
+    assert not ports.menuEnabled() and ports.getViewBox().menu is None
+    assert busbw.menuEnabled() and busbw.getViewBox().menu is not None
