@@ -76,3 +76,23 @@ def test_the_plots_follow_the_dark_theme(make_window):
             assert plot.getAxis("left").textPen().color() == window.theme.text
     finally:
         window.theme_choice.choose("system")
+
+
+def test_the_metric_cards_follow_the_theme_both_ways(make_window):
+    # The cards' style sheet is set only when it changes: a change of theme must still reach it.
+    window = make_window(new_design(default_catalog(), "leaf-spine", gpus=256))
+    try:
+        for name in ("dark", "light", "dark"):
+            window.theme_choice.choose(name)
+            assert window.theme.dark == (name == "dark")
+            assert f"background: {window.theme.background.name()}" in window.metrics.styleSheet()
+    finally:
+        window.theme_choice.choose("system")
+
+
+def test_the_port_bars_have_no_context_menu_and_the_busbw_curve_keeps_its_own(make_window):
+    # The bars are fixed (no zoom, no pan), so pyqtgraph's view menu would offer nothing that applies.
+    window = make_window()
+    ports, busbw = window.plots.ports.getPlotItem(), window.plots.busbw.getPlotItem()
+    assert not ports.menuEnabled() and ports.getViewBox().menu is None
+    assert busbw.menuEnabled() and busbw.getViewBox().menu is not None

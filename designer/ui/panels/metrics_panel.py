@@ -308,7 +308,7 @@ class MetricsPanel(QWidget):
         border = theme.grid.darker(125) if not theme.dark else theme.grid.lighter(170)
         fit_sizes = " ".join(f'QLabel#cardValue[fit="{i}"] {{ font-size: {pt}pt; }}'
                              for i, pt in enumerate(VALUE_POINT_SIZES) if i)
-        self.setStyleSheet(f"""
+        sheet = f"""
             QFrame#metricCard {{ background: {theme.background.name()}; border: 1px solid {border.name()};
                                  border-radius: 6px; }}
             QLabel#cardTitle {{ color: {theme.muted.name()}; font-size: 7.5pt; font-weight: 600; }}
@@ -319,7 +319,11 @@ class MetricsPanel(QWidget):
             QLabel#cardValue[tone="stale"] {{ color: {theme.muted.name()}; }}
             QLabel#cardDetail {{ color: {theme.muted.name()}; font-size: 8pt; }}
             QLabel#metricsStatus {{ color: {theme.muted.name()}; font-size: 8.5pt; }}
-        """)
+        """
+        # The window applies its theme once more after building the panel: the same sheet set
+        # again would re-polish every card for nothing.
+        if sheet != self.styleSheet():
+            self.setStyleSheet(sheet)
 
     def set_messagesize_label(self, size: int) -> None:
         index = self.size_box.findData(size)

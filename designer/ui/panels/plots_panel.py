@@ -26,7 +26,8 @@ class PlotsPanel(QWidget):
         box = QVBoxLayout(self)
         box.setContentsMargins(4, 4, 4, 4)
         self.box = box
-        self.ports = pg.PlotWidget()
+        # No context menu on the bars: said at construction, pyqtgraph does not build one to throw away.
+        self.ports = pg.PlotWidget(enableMenu=False)
         self.ports.setObjectName("portUsePlot")
         self._titles = {}
         self._set_titles(self.ports, ["Port use per tier (solid: used · pale: free)", "Port use per tier", "Port use",
@@ -35,7 +36,6 @@ class PlotsPanel(QWidget):
         self.ports.getAxis("left").enableAutoSIPrefix(False)
         self.ports.setMouseEnabled(False, False)
         self.ports.hideButtons()
-        self.ports.setMenuEnabled(False)
         self.used_bars = pg.BarGraphItem(x=np.arange(3), height=np.zeros(3), width=0.6, name="used")
         self.free_bars = pg.BarGraphItem(x=np.arange(3), y0=np.zeros(3), height=np.zeros(3), width=0.6, name="free")
         self.ports.addItem(self.used_bars)
