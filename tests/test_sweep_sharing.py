@@ -21,18 +21,24 @@ def _figures(point):
     return repr(replace(point, index=0, choice={}, name="", front_cost_time=False, front_cost_power=False))
 
 
-def test_the_default_switch_named_and_not_is_one_fabric_measured_once(monkeypatch):
-    spec = SweepSpec(gpus=512, technologies=("ib-ndr", "roce-400g"), oversubscriptions=(1.0, 2.0),
-                     switches=(None, "qm9700", "sn5600"), tiers=(None, 2))
-    measured = []
+def _count_measures(monkeypatch) -> list:
+    """Each (design, catalog) the sweep measures from now on, with nothing remembered before."""
+    calls = []
     real = design_space._measure
 
     def counting(spec_, design, catalog):
-        measured.append(design)
+        calls.append((design, catalog))
         return real(spec_, design, catalog)
 
     design_space._MEASURED.clear()
     monkeypatch.setattr(design_space, "_measure", counting)
+    return calls
+
+
+def test_the_default_switch_named_and_not_is_one_fabric_measured_once(monkeypatch):
+    spec = SweepSpec(gpus=512, technologies=("ib-ndr", "roce-400g"), oversubscriptions=(1.0, 2.0),
+                     switches=(None, "qm9700", "sn5600"), tiers=(None, 2))
+    measured = _count_measures(monkeypatch)
     result = run_sweep(spec, workers=1)
     built = result.built
     # QM9700 is NDR's default switch and SN5600 RoCE 400G's: named or not, it is one design (the
@@ -94,19 +100,11 @@ def test_tasks_hold_whole_runs_of_the_innermost_axes(lengths):
 
 def test_a_catalog_loaded_afresh_is_measured_afresh(monkeypatch):
     spec = SweepSpec(gpus=256, technologies=("ib-ndr",))
-    measured = []
-    real = design_space._measure
-
-    def counting(spec_, design, catalog):
-        measured.append(catalog)
-        return real(spec_, design, catalog)
-
-    design_space._MEASURED.clear()
-    monkeypatch.setattr(design_space, "_measure", counting)
+    measured = _count_measures(monkeypatch)
     loaded = design_space.default_catalog()
     first = evaluate_point(spec, 0, spec.choices()[0])
     again = evaluate_point(spec, 0, spec.choices()[0])
     fresh = load_catalog(BUILTIN_DIR)   # another catalog object, as after a user catalog is read again
     monkeypatch.setattr(design_space, "default_catalog", lambda: fresh)
     third = evaluate_point(spec, 0, spec.choices()[0])
-    assert [id(c) for c in measured] == [id(loaded), id(fresh)] and first == again == third
+    assert [id(c) for _, c in measured] == [id(loaded), id(fresh)] and first == again == third

@@ -15,7 +15,7 @@ from tests.helpers import record_started_pids
 ROOT = Path(__file__).resolve().parents[1]
 SU1 = ROOT / "examples" / "dgx-h100-superpod-1su.json"
 needs_stack = pytest.mark.skipif(missing_stack(capture=False) is not None,
-                                 reason="needs the Debian packages ibsim-utils and opensm")
+                                 reason=missing_stack(capture=False) or "")
 
 
 def test_the_action_is_in_the_tools_menu(make_window):
