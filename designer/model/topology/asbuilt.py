@@ -114,6 +114,53 @@ def link_ends(fabric: AsBuilt) -> LinkEnds | None:
     return ends
 
 
+@dataclass(frozen=True)
+class DeviceTable:
+    """The devices as columns, row i for `ids[i]` (the same order as `link_ends`' indices).
+
+    kind: 0 switch, 1 host (an HCA or NIC), 2 SHARP aggregation node; host_code: index into
+    `hosts` of the server a NIC belongs to, -1 when unknown; hca: 0-based NIC index or -1.
+    The passes on arrays (placing, comparing) read these instead of 150,000 `Device` objects."""
+
+    ids: list[str]
+    index: dict[str, int]
+    kind: np.ndarray
+    host_code: np.ndarray
+    hosts: list[str]
+    hca: np.ndarray
+    devid: np.ndarray
+    ports: np.ndarray
+    default_named: np.ndarray
+
+
+KIND_SWITCH, KIND_HOST, KIND_AGGREGATION = 0, 1, 2
+
+
+def device_table(fabric: AsBuilt) -> DeviceTable:
+    """The capture's devices as columns, made once per capture (see `DeviceTable`)."""
+    devices = fabric.devices
+    key = (id(devices), len(devices))
+    cached = fabric.__dict__.get("_device_table")
+    if cached is not None and cached[0] == key:
+        return cached[1]  # type: ignore[no-any-return]
+    ids = list(devices)
+    values = list(devices.values())
+    hosts: dict[str, int] = {}
+    host_code = np.array([hosts.setdefault(d.host, len(hosts)) if d.host else -1 for d in values],
+                         dtype=np.int64)
+    table = DeviceTable(
+        ids, {d: i for i, d in enumerate(ids)},
+        np.array([KIND_SWITCH if d.kind == "switch" else KIND_AGGREGATION if d.aggregation else KIND_HOST
+                  for d in values], dtype=np.int8),
+        host_code, list(hosts),
+        np.array([d.hca for d in values], dtype=np.int64),
+        np.array([d.devid for d in values], dtype=np.int64),
+        np.array([d.ports for d in values], dtype=np.int64),
+        np.array([d.default_named for d in values], dtype=bool))
+    fabric.__dict__["_device_table"] = (key, table)
+    return table
+
+
 _DEFAULT_HOST = re.compile(r"^(MT\d+\b|localhost\b|.*Mellanox Technologies)", re.IGNORECASE)
 _HCA = re.compile(r"^(?P<host>\S+)\s+(?:mlx\d_(?P<mlx>\d+)|HCA-(?P<hca>\d+))\s*$")
 _SWITCH = re.compile(r"^MF0;(?P<name>[^:]+):(?P<part>[^/\s]+)")
