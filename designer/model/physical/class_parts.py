@@ -24,7 +24,7 @@ from designer.model.physical.closed_form_bom import (
     host_cages,
 )
 from designer.model.physical.link_arrays import DeviceCodes, LinkArrays
-from designer.model.physical.link_runs import link_lengths
+from designer.model.physical.link_runs import TierRuns
 from designer.model.physical.media import (
     CableLength,
     Choice,
@@ -178,25 +178,24 @@ def _merged(below: Tier, first: LinkArrays, cages: _Cages, mask: slice) -> Tier:
 
 
 class Runs:
-    """A tier's runs on every plane, by `link_runs`' arithmetic: per plane the distinct runs and
-    each link's index among them."""
+    """A tier's runs on every plane, by `link_runs`' arithmetic worked out per distinct pair of
+    racks (`TierRuns`): per plane the distinct runs and each link's index among them, read
+    only where a count needs a link's run."""
 
     def __init__(self, derived: Derived, tier: Tier, dev: DeviceCodes, row: np.ndarray, slot: np.ndarray,
                  media: MediaIndex) -> None:
-        fp = derived.design.floorplan
         self.tier, self.media = tier, media
         self._links: Counter[float] | None = None
-        self.planes: list[tuple[list[float], np.ndarray]] = []
-        zeros = np.zeros(len(tier.a_dev), np.int64)
-        for p in range(derived.resolved.planes):
-            shift = p * dev.per_plane
-            if tier.merged:
-                a = np.where(tier.a_host, tier.a_dev, tier.a_dev + shift)
-            else:
-                a = tier.a_dev if tier.host else tier.a_dev + shift
-            values, inverse = link_lengths(fp, LinkArrays(zeros, zeros, a, zeros, tier.b_dev + shift, zeros), row,
-                                           slot)
-            self.planes.append((values.tolist(), inverse))
+        self._planes: list[tuple[list[float], np.ndarray]] | None = None
+        self._runs = TierRuns(derived.design.floorplan, tier.a_dev, tier.b_dev, dev.servers, dev.per_plane,
+                              derived.resolved.planes, row, slot)
+
+    @property
+    def planes(self) -> list[tuple[list[float], np.ndarray]]:
+        """Per plane, its distinct runs and each link's index among them."""
+        if self._planes is None:
+            self._planes = [self._runs.per_link(p) for p in range(self._runs.n_planes)]
+        return self._planes
 
     @staticmethod
     def _counted(values: list[float], codes: np.ndarray, into: Counter[float]) -> None:
@@ -208,8 +207,11 @@ class Runs:
         """Links per distinct run (counted once, read by every class of the tier)."""
         if self._links is None:
             self._links = Counter()
-            for values, inverse in self.planes:
-                self._counted(values, inverse, self._links)
+            for p in range(self._runs.n_planes):
+                values, counts = self._runs.histogram(p)
+                for v, n in zip(values, counts.tolist(), strict=True):
+                    if n:
+                        self._links[v] += n
         return Counter(self._links)
 
     def _first(self, mask: np.ndarray) -> int:

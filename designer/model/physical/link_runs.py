@@ -1,6 +1,8 @@
 """Cable runs of a template's links, as arrays: each link's estimated run, or the links of each
 run by tier, by `floor_layout.cable_run_m`'s arithmetic worked out once per distinct pair of
-positions (closed_form_bom.py reads a run per link, the cost floor the counts by tier)."""
+positions (closed_form_bom.py reads a run per link, the cost floor the counts by tier), or a
+tier's runs on every plane from the distinct pairs of racks its links join (`TierRuns`, for the
+bill by class of link)."""
 
 from __future__ import annotations
 
@@ -9,9 +11,10 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from designer.model.physical.link_arrays import LinkArrays
+
 if TYPE_CHECKING:
     from designer.model.intent.floorplan import FloorPlan
-    from designer.model.physical.link_arrays import LinkArrays
 
 
 @lru_cache(maxsize=64)   # the same floor plan's positions for every candidate sizing measures
@@ -87,3 +90,87 @@ def tier_length_counts(fp: FloorPlan, links: LinkArrays, row: np.ndarray, slot: 
     counts = np.zeros((tiers, len(len_values)), np.int64)
     np.add.at(counts.T, code_of_combo, by_code.T)
     return len_values, counts
+
+
+class TierRuns:
+    """A tier's runs on every plane, counted from the distinct pairs of device classes its links
+    join instead of link by link.
+
+    Each plane repeats the first plane's links with its own switches (servers are the same
+    devices in every plane). Two devices of the first plane are of one class when they stand in
+    the same rack in every plane (a rack's servers, a network rack's switches), so a link's run
+    on every plane depends only on its pair of classes: the floor plan's arithmetic
+    (`_run_codes`) is worked out per distinct pair and plane, and the runs of a plane are a
+    histogram over pairs weighted by their links. Per-link runs, where a bill needs them (a
+    breakout slot's longest run, a group's runs), are read from the pair of each link.
+    """
+
+    def __init__(self, fp: FloorPlan, a_dev: np.ndarray, b_dev: np.ndarray, servers: int, per_plane: int,
+                 planes: int, row: np.ndarray, slot: np.ndarray) -> None:
+        self._fp, self._row, self._slot = fp, row, slot
+        self.servers, self.per_plane, self.n_planes = servers, per_plane, planes
+        width = int(slot.max(initial=0)) + 1
+        class_a, reps_a = self._classes(a_dev, width)
+        class_b, reps_b = self._classes(b_dev, width)
+        n_b = len(reps_b)
+        pair = class_a[a_dev] * n_b + class_b[b_dev]
+        if len(reps_a) * n_b <= max(4 * len(pair), 1 << 20):
+            weights = np.bincount(pair, minlength=len(reps_a) * n_b)
+            present = np.flatnonzero(weights)
+            index = np.zeros(len(weights), np.int64)
+            index[present] = np.arange(len(present))
+            self.pair_of_link: np.ndarray = index[pair]
+            self.weights: np.ndarray = weights[present]
+        else:
+            present, self.pair_of_link, self.weights = np.unique(pair, return_inverse=True, return_counts=True)
+            self.pair_of_link = self.pair_of_link.reshape(-1)
+        self._rep_a, self._rep_b = reps_a[present // n_b], reps_b[present % n_b]
+        self._plane_runs: list[tuple[list[float], np.ndarray] | None] = [None] * planes
+
+    def _classes(self, codes: np.ndarray, width: int) -> tuple[np.ndarray, np.ndarray]:
+        """Per device code (an array over codes up to the largest of `codes`), its class, and a
+        device of each class: devices whose rack is the same in every plane are one class."""
+        top = int(codes.max(initial=0)) + 1
+        seen = np.zeros(top, bool)
+        seen[codes] = True
+        devices = np.flatnonzero(seen)
+        keys = np.stack([self._place(devices, p, width) for p in range(self.n_planes)], axis=1)
+        _, first, inverse = np.unique(keys, axis=0, return_index=True, return_inverse=True)
+        class_of = np.zeros(top, np.int64)
+        class_of[devices] = inverse.reshape(-1)
+        return class_of, devices[first]
+
+    def _shifted(self, devices: np.ndarray, plane: int) -> np.ndarray:
+        """The first plane's devices as the plane's own (servers are the same in every plane)."""
+        moved: np.ndarray = np.where(devices < self.servers, devices, devices + plane * self.per_plane)
+        return moved
+
+    def _place(self, devices: np.ndarray, plane: int, width: int) -> np.ndarray:
+        moved = self._shifted(devices, plane)
+        place: np.ndarray = self._row[moved] * width + self._slot[moved]
+        return place
+
+    def plane(self, p: int) -> tuple[list[float], np.ndarray]:
+        """Plane p's distinct runs, sorted, and per distinct pair the index of its run."""
+        done = self._plane_runs[p]
+        if done is None:
+            zeros = np.zeros(len(self._rep_a), np.int64)
+            pairs = LinkArrays(zeros, zeros, self._shifted(self._rep_a, p), zeros, self._shifted(self._rep_b, p),
+                               zeros)
+            values, code = link_lengths(self._fp, pairs, self._row, self._slot)
+            done = self._plane_runs[p] = (values.tolist(), code)
+        return done
+
+    def per_link(self, p: int) -> tuple[list[float], np.ndarray]:
+        """Plane p's distinct runs and per link (first plane's order) the index of its run, as
+        `link_lengths` gives them for the plane's links."""
+        values, code = self.plane(p)
+        by_link: np.ndarray = code[self.pair_of_link]
+        return values, by_link
+
+    def histogram(self, p: int) -> tuple[list[float], np.ndarray]:
+        """Plane p's distinct runs and the links of each."""
+        values, code = self.plane(p)
+        counts = np.zeros(len(values), np.int64)
+        np.add.at(counts, code, self.weights)
+        return values, counts
