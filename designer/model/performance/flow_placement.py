@@ -130,7 +130,8 @@ def _place(mode: str, leaves: int, uplinks: int, nics: int, load: float, per_nic
         # Packet spraying, or one leaf (nothing crosses): every link carries the mean.
         return Placement(mode, leaves, uplinks, flows, per_nic, load, 1.0, 1.0, 1.0, flows / uplinks, 0)
     seeds = max(4, min(consts.seeds, budget // (leaves * flows)))
-    on_path, busiest, most = _draws(leaves, uplinks, flows, seeds, seed)
+    on_path, busiest_of_seed = _draws(leaves, uplinks, flows, seeds, seed)
+    busiest, most = float(busiest_of_seed.mean()), int(busiest_of_seed.max())
     flows_per_link = flows / uplinks
     if load <= 1.0 and load / flows_per_link * most <= 1.0:
         # No link of any draw carries more than it can: every flow runs at its demand. (The same
@@ -138,13 +139,16 @@ def _place(mode: str, leaves: int, uplinks: int, nics: int, load: float, per_nic
         # draws: a comparison asks most of its loads below the uplinks' capacity.)
         return Placement(mode, leaves, uplinks, flows, per_nic, load, 1.0, 1.0, 1.0, busiest, seeds)
     # The shares of the flow counts a path can see, read per flow: the same values, element by
-    # element, as flow_shares over the draws, for one pass over them instead of four.
+    # element, as flow_shares over the draws, for one pass over them instead of four. A share
+    # falls as the flows on a path grow, so a seed's slowest flow is on its busiest link: its
+    # share is the table's at that count, without a pass over the flows.
     counts = np.arange(most + 1)
     counts[0] = 1   # no flow sees 0 flows on its path (it is one of them): a placeholder
-    share = flow_shares(counts, load, flows_per_link).take(on_path)
-    throughput = share.mean(axis=1)
+    table = flow_shares(counts, load, flows_per_link)
+    # seed by seed (each row's mean is the same sum, in the same order, as over the whole array)
+    throughput = np.array([table.take(row).mean() for row in on_path])
     return Placement(mode, leaves, uplinks, flows, per_nic, load, float(throughput.mean()),
-                     float(np.percentile(throughput, 10)), float(share.min(axis=1).mean()),
+                     float(np.percentile(throughput, 10)), float(table[busiest_of_seed].mean()),
                      busiest, seeds)
 
 
@@ -166,38 +170,41 @@ def flow_shares(on_path: np.ndarray, load: float, flows_per_link: float) -> np.n
 # other jobs' load) come back to them, so a dozen entries are kept; each holds an int32 per
 # flow and seed (a few MB at 16K GPUs, more on larger fabrics).
 @lru_cache(maxsize=12)
-def _draws(leaves: int, uplinks: int, flows: int, seeds: int, seed: int) -> tuple[np.ndarray, float, int]:
-    """Per seed and flow, the flows on the busier link of its path (read-only), the flows on
-    the busiest link, mean over seeds, and the most flows on any link of any seed."""
+def _draws(leaves: int, uplinks: int, flows: int, seeds: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per seed and flow, the flows on the busier link of its path (read-only), and per seed the
+    flows on its busiest link."""
     rng = np.random.default_rng(seed)
     n = leaves * flows
-    src = np.repeat(np.arange(leaves, dtype=np.int64), flows)
-    # Destination leaf: any other leaf, uniformly; path: one uplink (spine), uniformly.
-    # (Arrays are reused in place: at 250,000 flows x seeds each fresh one costs its page faults.)
+    # Destination leaf: any other leaf, uniformly; path: one uplink (spine), uniformly. Both are
+    # drawn for every seed at once (the generator's stream), then counted seed by seed: a seed's
+    # links fit in the caches where every seed's would not.
     dst = rng.integers(1, leaves, size=(seeds, n))
-    dst += src   # from 1 to 2 x leaves - 2: one subtraction wraps it, cheaper than a modulo
-    np.subtract(dst, leaves, out=dst, where=dst >= leaves)
     spine = rng.integers(0, uplinks, size=(seeds, n), dtype=np.int32)
-    # Link indices and counts in 32 bits where they fit: the same values, half the memory to walk.
-    size = seeds * leaves * uplinks
-    itype: type[np.signedinteger[Any]] = np.int32 if size < 2**31 else np.int64
-    offset: np.ndarray[Any, np.dtype[np.signedinteger[Any]]] = (
-        np.arange(seeds, dtype=itype) * (leaves * uplinks))[:, None]
-    up_idx: np.ndarray[Any, np.dtype[np.signedinteger[Any]]] = (src * uplinks).astype(itype)[None, :] + offset
-    up_idx += spine
-    down_idx: np.ndarray[Any, np.dtype[np.signedinteger[Any]]] = dst.astype(itype)
-    del dst
-    down_idx *= uplinks
-    down_idx += offset
-    down_idx += spine
-    up = np.bincount(up_idx.ravel(), minlength=size).astype(np.int32)    # at most the flows drawn
-    down = np.bincount(down_idx.ravel(), minlength=size).astype(np.int32)
-    # flows on the busier link of each flow's path (whole numbers: the shares read them as floats)
-    on_path = up.take(up_idx)
-    np.maximum(on_path, down.take(down_idx), out=on_path)
+    links = leaves * uplinks
+    # Link indices in 32 bits where they fit: the same values, half the memory to walk.
+    itype: type[np.signedinteger[Any]] = np.int32 if links < 2**31 else np.int64
+    src = np.repeat(np.arange(leaves, dtype=np.int64), flows)
+    src_up = (src * uplinks).astype(itype)
+    on_path = np.empty((seeds, n), np.int32)
+    busiest = np.zeros(seeds, np.int64)
+    for s in range(seeds):
+        to = dst[s]
+        to += src   # from 1 to 2 x leaves - 2: one subtraction wraps it, cheaper than a modulo
+        np.subtract(to, leaves, out=to, where=to >= leaves)
+        up_idx = src_up + spine[s]
+        down_idx = to.astype(itype)
+        down_idx *= uplinks
+        down_idx += spine[s]
+        up = np.bincount(up_idx, minlength=links)
+        down = np.bincount(down_idx, minlength=links)
+        busiest[s] = most = max(int(up.max()), int(down.max()))
+        # the counts in the narrowest type that holds them: the lookups below hit the caches
+        ctype: type[np.integer[Any]] = np.uint8 if most < 2**8 else np.uint16 if most < 2**16 else np.int32
+        up_c, down_c = up.astype(ctype), down.astype(ctype)
+        np.maximum(up_c.take(up_idx), down_c.take(down_idx), out=on_path[s], casting="unsafe")
     on_path.flags.writeable = False
-    busiest = np.maximum(up.reshape(seeds, -1).max(axis=1), down.reshape(seeds, -1).max(axis=1))
-    return on_path, float(busiest.mean()), int(busiest.max())
+    busiest.flags.writeable = False
+    return on_path, busiest
 
 
 def full_load(mode: str, leaves: int, uplinks: int, nics_per_leaf: int, qps_per_connection: int) -> Placement:
