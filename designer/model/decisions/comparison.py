@@ -35,7 +35,7 @@ from designer.model.performance.training import StepEstimate, estimate_step
 from designer.model.performance.workload import DEFAULT_WORKLOAD, SCHEDULE_NAMES, SCHEDULES, preset, presets
 from designer.model.physical.bom import Bom, build_bom
 from designer.model.physical.fabric_cost import shared_counts
-from designer.model.topology.derive import Derived, derive
+from designer.model.topology.derive import Derived, derive, derive_as
 
 # Designs one comparison holds: an InfiniBand design beside the four Ethernet options of
 # `compare --counterpart ethernet` (counterpart.ETHERNET_CHOICES).
@@ -271,7 +271,8 @@ def compare(designs: list[FabricDesign], settings: CompareSettings | None = None
     assumed = s.fleet(designs[0].performance)
     as_sized = designs
     designs = [s.applied(d, assumed) for d in designs]
-    derived = [derive(d, catalog) for d in designs]
+    # the assumptions move no switch nor cable: each design as sized gives its parts, plan and metrics
+    derived = [derive_as(d, derive(sized, catalog), catalog) for d, sized in zip(designs, as_sized, strict=True)]
     gpu_counts = [d.metrics.gpus for d in derived]
     warnings = []
     if len(set(gpu_counts)) > 1:

@@ -6,7 +6,7 @@ metrics; the cache makes repeated reads (canvas, inspector, exporters) free.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from threading import Lock
 from typing import TYPE_CHECKING
@@ -79,6 +79,24 @@ def derive(design: FabricDesign, catalog: Catalog | None = None) -> Derived:
         plan = plan_fabric(design, resolved)
         result = Derived(design, resolved, plan)
         _ = result.metrics  # computed now, so callers on other threads only ever read it
+        return result
+
+    return _CACHE.get_or_compute((design.content_key(), id(catalog)), compute)
+
+
+def derive_as(design: FabricDesign, like: Derived, catalog: Catalog | None = None) -> Derived:
+    """`design` derived as `like` (derived against the same catalog) was, where the two differ in
+    their performance settings alone, which resolving, sizing and measuring never read: `like`'s
+    parts, plan and metrics, without sizing and measuring the fabric again (a comparison's job
+    and fleet assumptions, written into each design it compares). Any other difference derives
+    `design` afresh."""
+    catalog = catalog or default_catalog()
+    if replace(design, performance=like.design.performance).content_key() != like.design.content_key():
+        return derive(design, catalog)
+
+    def compute() -> Derived:
+        result = Derived(design, like.resolved, like.plan)
+        result.__dict__["metrics"] = like.metrics   # the cached_property's slot, filled as derive fills it
         return result
 
     return _CACHE.get_or_compute((design.content_key(), id(catalog)), compute)
