@@ -37,11 +37,12 @@ def _run_codes(fp: FloorPlan, links: LinkArrays, row: np.ndarray,
         n = len(coords)
         pair = ca_ * n + cb_
         present_ = np.flatnonzero(np.bincount(pair, minlength=n * n))
-        dist = {int(p_): abs(coords[p_ // n] - coords[p_ % n]) for p_ in present_.tolist()}
-        values = sorted(set(dist.values()))
-        code = {v: i for i, v in enumerate(values)}
+        # a subtraction and an absolute value of two floats: numpy's are IEEE's, as Python's are
+        at = np.array(coords, np.float64)
+        values_, code_ = np.unique(np.abs(at[present_ // n] - at[present_ % n]), return_inverse=True)
         table = np.zeros(n * n, np.int64)
-        table[present_] = [code[dist[p_]] for p_ in present_.tolist()]
+        table[present_] = code_.reshape(-1)
+        values: list[float] = values_.tolist()
         return table[pair], values
 
     dx_code, dx_u = distance_codes(sa, sb, xs)
