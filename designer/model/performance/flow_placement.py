@@ -177,24 +177,24 @@ def _draws(leaves: int, uplinks: int, flows: int, seeds: int, seed: int) -> tupl
     n = leaves * flows
     # Destination leaf: any other leaf, uniformly; path: one uplink (spine), uniformly. Both are
     # drawn for every seed at once (the generator's stream), then counted seed by seed: a seed's
-    # links fit in the caches where every seed's would not.
-    dst = rng.integers(1, leaves, size=(seeds, n))
-    spine = rng.integers(0, uplinks, size=(seeds, n), dtype=np.int32)
+    # links fit in the caches where every seed's would not. Link indices are 32-bit where they
+    # fit: the same values, half the memory to walk (the generator draws the same numbers below
+    # 2**32 in either width).
     links = leaves * uplinks
-    # Link indices in 32 bits where they fit: the same values, half the memory to walk.
-    itype: type[np.signedinteger[Any]] = np.int32 if links < 2**31 else np.int64
-    src = np.repeat(np.arange(leaves, dtype=np.int64), flows)
-    src_up = (src * uplinks).astype(itype)
+    itype: type[np.signedinteger[Any]] = np.int32 if max(links, 2 * leaves) < 2**31 else np.int64
+    dst = rng.integers(1, leaves, size=(seeds, n), dtype=itype)
+    spine = rng.integers(0, uplinks, size=(seeds, n), dtype=np.int32)
+    src = np.repeat(np.arange(leaves, dtype=itype), flows)
+    src_up = src * uplinks
     on_path = np.empty((seeds, n), np.int32)
     busiest = np.zeros(seeds, np.int64)
     for s in range(seeds):
-        to = dst[s]
-        to += src   # from 1 to 2 x leaves - 2: one subtraction wraps it, cheaper than a modulo
-        np.subtract(to, leaves, out=to, where=to >= leaves)
-        up_idx = src_up + spine[s]
-        down_idx = to.astype(itype)
+        down_idx = dst[s]
+        down_idx += src   # from 1 to 2 x leaves - 2: one subtraction wraps it, cheaper than a modulo
+        np.subtract(down_idx, leaves, out=down_idx, where=down_idx >= leaves)
         down_idx *= uplinks
         down_idx += spine[s]
+        up_idx = src_up + spine[s]
         up = np.bincount(up_idx, minlength=links)
         down = np.bincount(down_idx, minlength=links)
         busiest[s] = most = max(int(up.max()), int(down.max()))
