@@ -135,8 +135,11 @@ class TierRuns:
         seen = np.zeros(top, bool)
         seen[codes] = True
         devices = np.flatnonzero(seen)
-        keys = np.stack([self._place(devices, p, width) for p in range(self.n_planes)], axis=1)
-        _, first, inverse = np.unique(keys, axis=0, return_index=True, return_inverse=True)
+        if top <= self.servers:   # servers only: the same devices, in the same racks, in every plane
+            _, first, inverse = np.unique(self._place(devices, 0, width), return_index=True, return_inverse=True)
+        else:
+            keys = np.stack([self._place(devices, p, width) for p in range(self.n_planes)], axis=1)
+            _, first, inverse = np.unique(keys, axis=0, return_index=True, return_inverse=True)
         class_of = np.zeros(top, np.int64)
         class_of[devices] = inverse.reshape(-1)
         return class_of, devices[first]
