@@ -343,7 +343,8 @@ class _Layout:
     domain_pod: np.ndarray     # pod of each job domain (compact ids)
     groups_used: int
     pods_used: int
-    nic_domain: np.ndarray     # for every job NIC of one plane: its domain's index in rank order
+    server_domain: np.ndarray  # for every job server: its domain's index in rank order
+    rails: int                 # NICs of a server on one plane (each server's, one after the other)
     nic_leaf: np.ndarray       # ... the leaf it plugs into
     nic_pod: np.ndarray        # ... and that leaf's pod
 
@@ -382,7 +383,7 @@ def _layout(plan: Plan, rails: int, servers_per_domain: int, job_servers: int, p
     _, domain_pod = np.unique(_pod(plan, rails, dom_leaf), return_inverse=True)
     nic_leaf = _endpoint_leaves(plan, rails, servers).ravel()
     return _Layout(domain_group, domain_pod, int(domain_group.max()) + 1, int(domain_pod.max()) + 1,
-                   np.repeat(server_domain, rails), nic_leaf, _pod(plan, rails, nic_leaf))
+                   server_domain, rails, nic_leaf, _pod(plan, rails, nic_leaf))
 
 
 def _ratio(value: float) -> str:
@@ -414,15 +415,19 @@ def _pattern_loads(plan: Plan, rails: int, servers_per_domain: int, job_servers:
             loads[pattern] = _PatternLoad(0.0, 0.0, 0, 0, 0.0, 0.0)
             continue
         g_share = _shares(pattern, lay.domain_group, lay.groups_used)[lay.domain_group]
-        per_leaf = np.bincount(lay.nic_leaf, weights=g_share[lay.nic_domain])
-        sending = np.bincount(lay.nic_leaf, weights=(g_share[lay.nic_domain] > 0).astype(np.float64))
+        # each job NIC's share: its server's, repeated over the server's NICs (in NIC order)
+        nic_share = np.repeat(g_share[lay.server_domain], lay.rails)
+        per_leaf = np.bincount(lay.nic_leaf, weights=nic_share)
+        # NICs whose traffic leaves the leaf, counted (whole numbers: as a count of ones in floats)
+        sending = np.bincount(lay.nic_leaf[nic_share > 0])
         pod_share = pod_demand = 0.0
         if plan.tiers >= 3 and lay.pods_used > 1:
             p_share = _shares(pattern, lay.domain_pod, lay.pods_used)[lay.domain_pod]
             pod_share = float(p_share.max())
-            pod_demand = float(np.bincount(lay.nic_pod, weights=p_share[lay.nic_domain]).max(initial=0.0))
+            nic_pod_share = np.repeat(p_share[lay.server_domain], lay.rails)
+            pod_demand = float(np.bincount(lay.nic_pod, weights=nic_pod_share).max(initial=0.0))
         loads[pattern] = _PatternLoad(float(g_share.max()), float(per_leaf.max(initial=0.0)),
-                                      int(np.count_nonzero(per_leaf)), int(sending.max(initial=0.0)),
+                                      int(np.count_nonzero(per_leaf)), int(sending.max(initial=0)),
                                       pod_share, pod_demand)
     return lay, loads
 
