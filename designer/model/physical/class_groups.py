@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from designer.catalog.entries import Transceiver
 from designer.model.physical.class_parts import Bill, Runs, Tier
 from designer.model.physical.closed_form_bom import (
     _MIX,
@@ -34,6 +35,7 @@ from designer.model.physical.closed_form_bom import (
 from designer.model.physical.floor_layout import server_device
 from designer.model.physical.link_arrays import DeviceCodes
 from designer.model.physical.media import (
+    OPTICS,
     CableLength,
     Choice,
     End,
@@ -138,6 +140,10 @@ class Groups:
         occ_pos = np.flatnonzero(first_occ)
         local[ends_seq[occ_pos]] = seen[occ_pos] - 1 - before_group[g_sorted[occ_pos // 2]]
         self.n_groups = n_groups
+        # per link in the groups' link order: each end's local cage, and whether the lower end is
+        # a server's NIC cage (one cage on every plane of a block; a switch's is another per plane)
+        self.local_a, self.local_b = local[ca], local[cb]
+        self.a_host = tier.a_host[o] if tier.merged else np.full(n, tier.host)
         self.group, self.rank, self.lorder = group, rank, lorder
         self.g_nlinks, self.g_start = g_nlinks, g_start
         # cages of a group of the block: its NIC cages once, its upper cages on every plane
@@ -160,12 +166,71 @@ class Groups:
         # (a group of the block follows from its first plane's shape); shapes of one size only are
         # compared, so each size numbers its own
         self.shape = np.zeros(n_groups, np.int64)
-        per_link = (local[ca], local[cb], tier.b_lane[o], tier.link_tier[o])
+        per_link = (self.local_a, self.local_b, tier.b_lane[o], tier.link_tier[o])
         for bucket in self.buckets:
             cols = [self.matrix([values], bucket) for values in per_link]
             rows = np.stack(cols, axis=2).reshape(len(bucket.groups), 4 * bucket.width)
             rows = np.concatenate([rows, cages0[bucket.groups, None]], axis=1)
             self.shape[bucket.groups] = _row_classes(rows)[1]
+
+    def medium_keys(self, bucket: Bucket, lengths: np.ndarray, values: np.ndarray, media: MediaIndex,
+                    end_kinds: tuple[np.ndarray, np.ndarray], kinds: list[tuple[str, int, int]]) -> np.ndarray:
+        """Per row of the bucket's groups (every block, block by block; `lengths` their runs as
+        indices into `values`): the bin of the group's longest run, then per cage of the group
+        what each optic and lane would put in it at its longest link's run (-1 for no such
+        cage). That is all `choose_medium` reads of the runs (a cable by the group's longest run,
+        a module per cage by its longest), so groups of one shape and these keys get one medium,
+        whatever their other runs, and the groups chained into thousands of links through shared
+        cages fall into a few classes instead of one each. `end_kinds` gives each link end's kind
+        of cage (index into `kinds`: cage type, capacity, speed) in the groups' link order."""
+        w, nb = bucket.width, len(bucket.groups)
+        la, lb = self.matrix([self.local_a], bucket), self.matrix([self.local_b], bucket)
+        host = self.matrix([self.a_host], bucket)
+        cages = int(max(la.max(), lb.max())) + 1
+        plane = np.repeat(np.arange(self.block), w) * cages            # each column's plane of the block
+        a_cage = np.tile(la, self.block) + np.where(np.tile(host, self.block), 0, plane)
+        b_cage = np.tile(lb, self.block) + plane
+        width = self.block * cages
+        # each cage's kind: that of its last link end in the group's order (`_try_optics` reads
+        # the speed of the last link it meets at a cage)
+        ka, kb = (np.tile(self.matrix([k], bucket), self.block) for k in end_kinds)
+        col = np.arange(self.block * w, dtype=np.int64)
+        g_base = (np.arange(nb, dtype=np.int64) * width)[:, None]
+        last = np.full(nb * width, -1, np.int64)
+        np.maximum.at(last, (g_base + a_cage).reshape(-1), np.broadcast_to(2 * col, a_cage.shape).reshape(-1))
+        np.maximum.at(last, (g_base + b_cage).reshape(-1), np.broadcast_to(2 * col + 1, b_cage.shape).reshape(-1))
+        end_kind = np.stack([ka, kb], axis=2).reshape(nb, -1)            # per group, ends in order
+        kind = np.where(last >= 0, np.take_along_axis(end_kind, np.maximum(last, 0).reshape(nb, width), 1).reshape(-1),
+                        -1).reshape(nb, width)
+        # each cage's longest run (index into values: they are sorted) per row
+        rows = len(lengths)
+        base = (np.arange(rows, dtype=np.int64) * width).reshape(rows // nb, nb, 1)
+        flat = np.full(rows * width, -1, np.int64)
+        for cage in (a_cage, b_cage):
+            np.maximum.at(flat, (base + cage[None]).reshape(-1), lengths.reshape(-1))
+        longest = flat.reshape(rows, width)
+        kind = np.tile(kind, (rows // nb, 1))
+        # what each kind of cage holds at each run: one code per distinct answer
+        present = longest >= 0
+        pair = kind * len(values) + longest
+        outcome = np.full(rows * width, -1, np.int64).reshape(rows, width)
+        answers: dict[tuple[object, ...], int] = {}
+        codes = {}
+        for p in np.unique(pair[present]).tolist():
+            k, v = divmod(p, len(values))
+            cage_type, capacity, gbps = kinds[k]
+            run = float(values[v])
+            held = tuple((media.cpo_fits(cage_type, o, lane, run) if cage_type in media.cpo
+                          else _module_id(media.module(o, lane, cage_type, capacity, gbps, run)))
+                         for o in OPTICS for lane in media.lanes)
+            codes[p] = answers.setdefault((k, held), len(answers))
+        if codes:
+            keys_ = np.array(sorted(codes), np.int64)
+            outcome[present] = np.array([codes[p] for p in keys_.tolist()], np.int64)[
+                np.searchsorted(keys_, pair[present])]
+        group_longest = length_bins(media, values)[lengths.max(axis=1)]
+        keyed: np.ndarray = np.concatenate([group_longest[:, None], outcome], axis=1)
+        return keyed
 
     def matrix(self, per_plane: list[np.ndarray], bucket: Bucket) -> np.ndarray:
         """Per group of the bucket and place in it, the value of its link, from each plane of the
@@ -176,8 +241,9 @@ class Groups:
 
 
 def count_groups(bill: Bill, tier: Tier, runs: Runs, derived: Derived, dev: DeviceCodes, k_host: int) -> bool:
-    """A tier's groups of several cages, class by class: a class is a shape of group with its
-    runs' bins, as in `counts_from_links`, whose choice it takes from its first group. False where
+    """A tier's groups of several cages, class by class: a class is a shape of group with what
+    its runs give the medium (`Groups.medium_keys`; `counts_from_links` keys on every run's bin,
+    which gives the same media), whose choice it takes from its first group. False where
     this count does not apply (a NIC cage joins ports of two planes other than plane by plane)."""
     r = derived.resolved
     planes, rails = r.planes, r.rails
@@ -187,13 +253,25 @@ def count_groups(bill: Bill, tier: Tier, runs: Runs, derived: Derived, dev: Devi
     groups = Groups(tier, dev, block, k_host, planes, rails)
     media = runs.media
     values = np.array(sorted({v for vals, _ in runs.planes for v in vals}), np.float64)
-    bins_of_value = length_bins(media, values)
     # per plane, each link's run (index into values), in the groups' link order
     codes = []
     for vals, inverse in runs.planes:
         code_of = np.searchsorted(values, np.array(vals, np.float64))
         codes.append(code_of[inverse[groups.order0]])
     n_groups, n_blocks = groups.n_groups, planes // block
+    # each link end's kind of cage (cage type, capacity, speed), in the groups' link order
+    o = groups.order0
+    kinds: list[tuple[str, int, int]] = []
+    end_kinds: list[np.ndarray] = []
+    for type_, cap in ((tier.a_type[o], tier.a_cap[o]), (tier.b_type[o], tier.b_cap[o])):
+        distinct, inverse = np.unique((type_ << 40) | (cap << 20) | tier.link_gbps[o], return_inverse=True)
+        ids = []
+        for packed in distinct.tolist():
+            kind = (tier.type_names[packed >> 40], (packed >> 20) & 0xFFFFF, packed & 0xFFFFF)
+            if kind not in kinds:
+                kinds.append(kind)
+            ids.append(kinds.index(kind))
+        end_kinds.append(np.array(ids, np.int64)[inverse.reshape(-1)])
     names: dict[int, str] = {}
     types = tier.type_names
     fp = derived.design.floorplan
@@ -241,7 +319,8 @@ def count_groups(bill: Bill, tier: Tier, runs: Runs, derived: Derived, dev: Devi
         lengths = np.concatenate([groups.matrix(codes[q * block:(q + 1) * block], bucket) for q in range(n_blocks)])
         g_all = (np.arange(n_blocks)[:, None] * n_groups + bucket.groups[None, :]).reshape(-1)
         shape = np.tile(groups.shape[bucket.groups], n_blocks)
-        keys = np.concatenate([shape[:, None], bins_of_value[lengths]], axis=1)
+        held = groups.medium_keys(bucket, lengths, values, media, (end_kinds[0], end_kinds[1]), kinds)
+        keys = np.concatenate([shape[:, None], held], axis=1)
         class_first, class_of = _row_classes(keys)
         class_rows = np.argsort(class_of, kind="stable")
         class_start = np.r_[0, np.cumsum(np.bincount(class_of, minlength=len(class_first)))]
@@ -340,6 +419,10 @@ def count_groups(bill: Bill, tier: Tier, runs: Runs, derived: Derived, dev: Devi
     for tier_medium in sorted(media_first, key=media_first.__getitem__):
         bill.media.setdefault(tier_medium[0], {})[tier_medium[1]] = media_n[tier_medium]
     return True
+
+
+def _module_id(module: Transceiver | None) -> str | None:
+    return module.id if module is not None else None
 
 
 def _runs_of(values: np.ndarray, codes: np.ndarray) -> Counter[float]:
