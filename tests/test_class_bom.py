@@ -9,7 +9,9 @@ from hypothesis import strategies as st
 from designer.catalog import UnknownPartError, default_catalog
 from designer.model.intent.design import replace_path
 from designer.model.physical.class_bom import class_physical
-from designer.model.physical.closed_form_bom import closed_form_physical
+from designer.model.physical.class_parts import first_plane_tiers
+from designer.model.physical.closed_form_bom import closed_form_physical, first_plane_links
+from designer.model.physical.link_arrays import DeviceCodes
 from designer.model.topology.derive import derive
 from designer.model.topology.presets import new_design
 from designer.model.topology.sizing import SizingError
@@ -83,3 +85,53 @@ def medium_designs(draw):
 @given(medium_designs())
 def test_class_bill_equals_per_link_bill_up_to_thousands_of_gpus(design):
     _same_or_declined(design)
+
+
+# Oversubscribed fixed designs of 16K-32K GPUs whose cages serve two tiers (a leaf's or a spine's
+# cage of downlinks and uplinks): their groups chain cages into a few groups far larger than the
+# others, counted size by size.
+OVERSUBSCRIBED = [
+    ("fat-tree", dict(gpus=32768, server="dgx-h100", switch="tomahawk5-51t", oversubscription=3.0)),
+    ("leaf-spine", dict(gpus=32768, server="dgx-h100", switch="tomahawk5-51t", oversubscription=3.0)),
+    ("rail-optimized", dict(gpus=16384, server="hgx-b300-eth-4plane", switch="tomahawk6-102t", oversubscription=3.0)),
+    ("rail-optimized", dict(gpus=16384, server="dgx-h100", switch="tomahawk5-51t", oversubscription=2.0)),
+    ("rail-optimized", dict(gpus=32768, server="hgx-b300-eth-4plane", switch="tomahawk6-102t", oversubscription=3.0)),
+]
+
+
+@pytest.mark.parametrize(("template", "choices"), OVERSUBSCRIBED)
+def test_oversubscribed_designs_with_shared_cages_are_counted_by_class(template, choices):
+    design = new_design(CAT, template, **choices)
+    d = derive(design, CAT)
+    # the premise: a tier's cages serve the tier above too, and one group is far larger than most
+    tiers = first_plane_tiers(d, CAT, first_plane_links(d.resolved, d.plan, DeviceCodes(
+        design.cluster.servers, d.plan, d.resolved.planes), ordered=False)[0])
+    assert tiers is not None and any(t.merged for t in tiers)
+    assert _same_or_declined(design), "counted link by link, not by class"
+
+
+@st.composite
+def oversubscribed_designs(draw):
+    """Oversubscribed leaves (and spines) up to a few thousand GPUs, two and three tiers."""
+    try:
+        design = new_design(CAT, draw(st.sampled_from(["fat-tree", "rail-optimized", "leaf-spine"])),
+                            gpus=draw(st.sampled_from([1024, 2048, 3072, 4096])),
+                            server=draw(st.sampled_from(["dgx-h100", "hgx-b300-eth-4plane", "dgx-b200"])),
+                            switch=draw(st.sampled_from(["qm9700", "tomahawk5-51t", "tomahawk6-102t", "sn5600"])),
+                            oversubscription=draw(st.sampled_from([1.5, 2.0, 3.0])),
+                            spine_oversubscription=draw(st.sampled_from([1.0, 2.0])),
+                            planes=draw(st.sampled_from([None, 1])), tiers=draw(st.sampled_from([None, 3])))
+        design = replace_path(design, "floorplan.placement",
+                              draw(st.sampled_from(["middle-of-row", "su-racks", "network-row"])))
+        design = replace_path(design, "floorplan.racks_per_row", draw(st.sampled_from([4, 10, 24])))
+        derive(design, CAT)
+    except (SizingError, UnknownPartError, ValueError):
+        assume(False)
+    return design
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.filter_too_much,
+                                                                  HealthCheck.too_slow])
+@given(oversubscribed_designs())
+def test_oversubscribed_designs_are_counted_by_class_and_equal_the_per_link_bill(design):
+    assert _same_or_declined(design), "counted link by link, not by class"

@@ -8,11 +8,14 @@ import pytest
 from designer.catalog import default_catalog
 from designer.cli.main import main
 from designer.io.project import load_design
+from designer.model.physical.fabric_cost import fabric_cost
+from designer.model.physical.prices import default_prices
 from designer.model.topology.bounds import GRAPH_MAX_LINKS, FabricTooLargeError
 from designer.model.topology.derive import derive
 from designer.model.topology.presets import SizingError, new_design_choice
 
 CAT = default_catalog()
+COST = fabric_cost(CAT, default_prices())
 FOUR_PLANE = ["--template", "fat-tree", "--server", "hgx-b300-eth-4plane", "--switch", "tomahawk6-102t",
               "--networks", "compute"]
 
@@ -31,6 +34,13 @@ def test_131072_gpus_in_two_tiers_of_102t_switches_by_hand_count(tmp_path, capsy
     assert "port mode: Tomahawk 6 class 102.4T switch in 512 x 200G mode" in said and "broken out to 8 ports" in said
     choice = new_design_choice(CAT, "fat-tree", gpus=131072, server="hgx-b300-eth-4plane", switch="tomahawk6-102t")
     assert choice.chosen.mode == "Tomahawk 6 class 102.4T switch in 512 x 200G mode"
+    # Above 500,000 links (1,048,576 here) every mode is priced as below: the cheapest is taken.
+    assert "512 x 200G is the cheapest fabric (3,072 switches, USD" in said
+    priced = new_design_choice(CAT, "fat-tree", gpus=131072, server="hgx-b300-eth-4plane", switch="tomahawk6-102t",
+                               cost=COST)
+    assert len(priced.options) == 3 and all(o.cost is not None for o in priced.options)
+    assert priced.chosen is min(priced.options, key=lambda o: o.cost)
+    assert priced.chosen.modes_text == "512 x 200G" and priced.design == choice.design
     assert main(["metrics", str(out), "--json"]) == 0
     m = json.loads(capsys.readouterr().out)
     # 16,384 servers x 8 ConnectX-8 = 131,072 endpoints per plane, 4 planes. A leaf: 256 down,
@@ -58,12 +68,14 @@ def test_a_million_gpus_run_the_closed_form_metrics(million, capsys):
     capsys.readouterr()
     assert main(["metrics", str(million), "--json"]) == 0
     m = json.loads(capsys.readouterr().out)
-    # Per plane: 1,048,576 endpoints on 4,096 leaves (256 down, 256 up), 4,096 spines (256 down,
-    # 256 up) in 16 pods, 2,048 cores of 512 ports.
+    # The mode `new` prices cheapest: 200G to the servers, 800G between switches in the same
+    # cages. Per plane: 1,048,576 endpoints on 4,096 leaves (256 x 200G down, 64 x 800G up), 4,096
+    # spines in 64 pods of 64 (64 x 800G down, 64 up), 2,048 cores of 128 x 800G.
+    assert load_design(million).fabric.uplink_gbps == 800
     assert m["gpus"] == 1_048_576 and m["tiers"] == 3
     assert m["switches"]["by_tier"] == {"leaf": 4 * 4096, "spine": 4 * 4096, "core": 4 * 2048}
-    assert m["links"]["by_tier"] == {"node-leaf": 4 * 1_048_576, "leaf-spine": 4 * 1_048_576,
-                                     "spine-core": 4 * 1_048_576}
+    assert m["links"]["by_tier"] == {"node-leaf": 4 * 1_048_576, "leaf-spine": 4 * 262_144,
+                                     "spine-core": 4 * 262_144}
 
 
 def test_the_device_graph_and_per_link_exports_are_refused_in_one_line_naming_what_works(million, tmp_path,
@@ -72,7 +84,7 @@ def test_the_device_graph_and_per_link_exports_are_refused_in_one_line_naming_wh
     with pytest.raises(FabricTooLargeError) as refused:
         _ = derived.graph
     text = str(refused.value)
-    assert f"{GRAPH_MAX_LINKS:,}" in text and "12,582,912" in text
+    assert f"{GRAPH_MAX_LINKS:,}" in text and "6,291,456" in text
     for command in ("metrics", "bom", "collectives", "compare", "report", "slurm-tree"):
         assert command in text
     capsys.readouterr()
@@ -83,7 +95,7 @@ def test_the_device_graph_and_per_link_exports_are_refused_in_one_line_naming_wh
 
 
 def test_the_window_shows_a_million_gpus_metrics_before_their_bill(million):
-    # The window's compute job: metrics (and the collective estimate) first, the BOM of 12.6
+    # The window's compute job: metrics (and the collective estimate) first, the BOM of 6.3
     # million links as a second job, so the metrics cards fill without waiting for it.
     from designer.ui.services.compute_job import compute
 

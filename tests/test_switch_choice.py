@@ -148,3 +148,27 @@ def test_metrics_json_gives_the_requested_ratio_beside_the_achieved_one(tmp_path
     m = json.loads(shown.stdout)
     assert m["oversubscription_requested"] == {"leaf": 3.0, "spine": 1.0}
     assert m["oversubscription"]["leaf"] <= 3.0 and abs(m["oversubscription"]["leaf"] - 8 / 3) < 1e-9
+
+
+def test_above_the_layout_ceiling_every_switch_and_mode_is_priced_on_the_layout_counts_choose(monkeypatch):
+    # A million-GPU request is sized in hundreds of layouts; above the ceiling the counts choose
+    # each switch model's layout and its modes are priced. Here the ceiling is lowered to a
+    # 2,048-GPU rail-optimized request on the technology's switches.
+    from designer.model.topology import switch_choice
+
+    request = dict(gpus=2048, server="hgx-b300-eth-4plane", cost=COST)
+    every = new_design_choice(CAT, "rail-optimized", **request)
+    monkeypatch.setattr(switch_choice, "LAYOUTS_BY_COUNT_LINKS", 1)
+    counted = new_design_choice(CAT, "rail-optimized", **request)
+    layouts = {switch_choice._layout_of(o) for o in counted.options}
+    models = {o.switch.id for o in counted.options}
+    assert len(layouts) == len(models) > 1           # one layout per switch model
+    assert len({switch_choice._layout_of(o) for o in every.options}) > len(layouts)
+    priced = [o for o in counted.options if o.cost is not None]   # a model without a price has none
+    assert priced
+    assert counted.chosen is min(priced, key=lambda o: (o.cost, o.switches, o.ports))
+    for sid in models:   # the layout of the fewest switches among all that model's layouts
+        fewest = min(o.switches for o in every.options if o.switch.id == sid)
+        assert min(o.switches for o in counted.options if o.switch.id == sid) == fewest
+    assert any(n.startswith("layouts: above 1 links") for n in counted.notes)
+    assert not any(n.startswith("layouts:") for n in every.notes)

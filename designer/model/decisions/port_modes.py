@@ -31,10 +31,9 @@ _ERRORS = (SizingError, UnknownPartError, ValueError)
 
 # A heuristic ceiling: a mode whose fabric has more links than this is sized (switches, tiers,
 # links) but its bill is not priced in the table. A million-GPU bill counted by class of link takes
-# seconds and about 0.5 GB, but one that falls back to the per-link count (an oversubscribed leaf's
-# shared cages) takes tens of seconds and over 3 GB, and the table holds up to a dozen modes; `bom`
-# on the design in that mode prices it. The 131,072-GPU two-tier fabric (about a million links)
-# stays priced.
+# 2 to 5 s of CPU and 0.5 to 0.7 GB (oversubscribed fabrics included), and the table holds up to a
+# dozen modes of several switches; `new` prices the modes of its one switch, and `bom` on the
+# design in a mode prices it. The 131,072-GPU two-tier fabric (about a million links) stays priced.
 TABLE_PRICE_MAX_LINKS = 2_000_000
 
 

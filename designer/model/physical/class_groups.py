@@ -4,16 +4,22 @@ link (class_bom.py) for tiers whose runs change a group's medium.
 The groups are found once, on the first plane (or on the planes whose servers share NIC cages,
 from the first plane's), as `closed_form_bom.counts_from_links` finds them; a group's class is
 its shape with its runs' bins, its choice taken from its first group, and a class's cables and
-fibers are counted from its groups' runs as a matrix (a row per group, a column per link).
+fibers are counted from its groups' runs as a matrix (a row per group, a column per link). Groups
+are taken size by size, a matrix for each size: where cages shared by two tiers chain a few
+groups of thousands of links beside thousands of groups of a few (the spines' cages of an
+oversubscribed three-tier fabric), one matrix as wide as the largest group would hold a thousand
+times the links.
 """
 
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
 
+from designer.catalog.entries import Transceiver
 from designer.model.physical.class_parts import Bill, Runs, Tier
 from designer.model.physical.closed_form_bom import (
     _MIX,
@@ -29,6 +35,7 @@ from designer.model.physical.closed_form_bom import (
 from designer.model.physical.floor_layout import server_device
 from designer.model.physical.link_arrays import DeviceCodes
 from designer.model.physical.media import (
+    OPTICS,
     CableLength,
     Choice,
     End,
@@ -54,11 +61,16 @@ def block_planes(tier: Tier, k_host: int, planes: int, rails: int) -> int | None
 def _row_classes(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The first row of each distinct row, and each row's class: `np.unique(rows, axis=0)`'s index
     and inverse (classes in another order), by a hash of each row checked against its class's
-    first row (a sort of one column instead of all)."""
-    h = np.zeros(len(rows), np.uint64)
+    first row (a sort of one column instead of all). A matrix far wider than long (a few groups
+    of thousands of links) is hashed whole, each column salted by its place, not column by column."""
     with np.errstate(over="ignore"):
-        for j in range(rows.shape[1]):
-            h = _mix(h * _MIX[0] + rows[:, j].astype(np.uint64) + np.uint64(j))
+        if rows.shape[1] > max(256, rows.shape[0]):
+            salt = _mix(np.arange(rows.shape[1], dtype=np.uint64) * _MIX[1])
+            h = _mix((_mix(rows.astype(np.uint64) ^ salt) * (salt | np.uint64(1))).sum(axis=1, dtype=np.uint64))
+        else:
+            h = np.zeros(len(rows), np.uint64)
+            for j in range(rows.shape[1]):
+                h = _mix(h * _MIX[0] + rows[:, j].astype(np.uint64) + np.uint64(j))
     _, first, inverse = np.unique(h, return_index=True, return_inverse=True)
     inverse = inverse.reshape(-1)
     if not np.array_equal(rows[first][inverse], rows):   # two rows of one hash: sort them all
@@ -67,12 +79,22 @@ def _row_classes(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return first, inverse
 
 
+@dataclass(frozen=True)
+class Bucket:
+    """The groups of one size: `width` links on a plane each, their group numbers (ascending), and
+    where their links start in `Groups.by_size`."""
+
+    width: int
+    groups: np.ndarray
+    start: int
+
+
 class Groups:
     """A tier's groups of linked cages on its first plane, each group's links in the device
     graph's order, and the shape of each group (its links' cages and lanes as `counts_from_links`
     reads them). Where `block` planes share their servers' NIC cages, a group of those planes is
     the first plane's group with its leaves' cages on each plane: its links are the first plane's
-    links, then their copies on the next planes (columns of `width0` each)."""
+    links, then their copies on the next planes (columns of the group's width each)."""
 
     def __init__(self, tier: Tier, dev: DeviceCodes, block: int, k_host: int, planes: int, rails: int) -> None:
         n = len(tier.a_dev)
@@ -117,12 +139,11 @@ class Groups:
         local = np.zeros(n_cages, np.int64)
         occ_pos = np.flatnonzero(first_occ)
         local[ends_seq[occ_pos]] = seen[occ_pos] - 1 - before_group[g_sorted[occ_pos // 2]]
-        self.n_groups, self.width0 = n_groups, int(g_nlinks.max())
-        # a matrix of a row per group holds about the links only where groups are alike in size;
-        # one far larger group (cages chained through a leaf's shared cages) would fill it
-        self.fits = n_groups * self.width0 <= 4 * n + 4096
-        if not self.fits:
-            return
+        self.n_groups = n_groups
+        # per link in the groups' link order: each end's local cage, and whether the lower end is
+        # a server's NIC cage (one cage on every plane of a block; a switch's is another per plane)
+        self.local_a, self.local_b = local[ca], local[cb]
+        self.a_host = tier.a_host[o] if tier.merged else np.full(n, tier.host)
         self.group, self.rank, self.lorder = group, rank, lorder
         self.g_nlinks, self.g_start = g_nlinks, g_start
         # cages of a group of the block: its NIC cages once, its upper cages on every plane
@@ -131,54 +152,126 @@ class Groups:
         upper_seen[cb] = True
         uppers0 = np.bincount(group_of_label[comp[np.flatnonzero(upper_seen)]], minlength=n_groups)
         self.g_ncages = cages0 + (block - 1) * uppers0
-        # the shape: per link place (local a cage, local b cage, b lane), -1 past a group's links
-        # (a group of the block follows from its first plane's shape)
-        shape = np.full((n_groups, 4 * self.width0 + 1), -1, np.int64)
-        for col, values in enumerate((local[ca], local[cb], tier.b_lane[o], tier.link_tier[o])):
-            shape[group, 4 * rank + col] = values
-        shape[:, -1] = cages0
-        self.shape = _row_classes(shape)[1]
+        # groups size by size: the links of each size's groups, group by group, in link order
+        widths, size_of = np.unique(g_nlinks, return_inverse=True)
+        size_of = size_of.reshape(-1)
+        self.by_size = lorder[np.argsort(size_of[g_sorted], kind="stable")]
+        self.buckets: list[Bucket] = []
+        at = 0
+        for b, width in enumerate(widths.tolist()):
+            members = np.flatnonzero(size_of == b)
+            self.buckets.append(Bucket(width, members, at))
+            at += width * len(members)
+        # the shape: per link place (local a cage, local b cage, b lane, tier) and the group's cages
+        # (a group of the block follows from its first plane's shape); shapes of one size only are
+        # compared, so each size numbers its own
+        self.shape = np.zeros(n_groups, np.int64)
+        per_link = (self.local_a, self.local_b, tier.b_lane[o], tier.link_tier[o])
+        for bucket in self.buckets:
+            cols = [self.matrix([values], bucket) for values in per_link]
+            rows = np.stack(cols, axis=2).reshape(len(bucket.groups), 4 * bucket.width)
+            rows = np.concatenate([rows, cages0[bucket.groups, None]], axis=1)
+            self.shape[bucket.groups] = _row_classes(rows)[1]
 
-    def matrix(self, per_plane: list[np.ndarray]) -> np.ndarray:
-        """Per group and place in it, the value of its link (-1 past its links), from each plane
-        of the block's values in the groups' link order."""
-        out = np.full((self.n_groups, self.block * self.width0), -1, np.int64)
-        for p, values in enumerate(per_plane):
-            out[self.group, p * self.width0 + self.rank] = values
-        return out
+    def medium_keys(self, bucket: Bucket, lengths: np.ndarray, values: np.ndarray, media: MediaIndex,
+                    end_kinds: tuple[np.ndarray, np.ndarray], kinds: list[tuple[str, int, int]]) -> np.ndarray:
+        """Per row of the bucket's groups (every block, block by block; `lengths` their runs as
+        indices into `values`): the bin of the group's longest run, then per cage of the group
+        what each optic and lane would put in it at its longest link's run (-1 for no such
+        cage). That is all `choose_medium` reads of the runs (a cable by the group's longest run,
+        a module per cage by its longest), so groups of one shape and these keys get one medium,
+        whatever their other runs, and the groups chained into thousands of links through shared
+        cages fall into a few classes instead of one each. `end_kinds` gives each link end's kind
+        of cage (index into `kinds`: cage type, capacity, speed) in the groups' link order."""
+        w, nb = bucket.width, len(bucket.groups)
+        la, lb = self.matrix([self.local_a], bucket), self.matrix([self.local_b], bucket)
+        host = self.matrix([self.a_host], bucket)
+        cages = int(max(la.max(), lb.max())) + 1
+        plane = np.repeat(np.arange(self.block), w) * cages            # each column's plane of the block
+        a_cage = np.tile(la, self.block) + np.where(np.tile(host, self.block), 0, plane)
+        b_cage = np.tile(lb, self.block) + plane
+        width = self.block * cages
+        # each cage's kind: that of its last link end in the group's order (`_try_optics` reads
+        # the speed of the last link it meets at a cage)
+        ka, kb = (np.tile(self.matrix([k], bucket), self.block) for k in end_kinds)
+        col = np.arange(self.block * w, dtype=np.int64)
+        g_base = (np.arange(nb, dtype=np.int64) * width)[:, None]
+        last = np.full(nb * width, -1, np.int64)
+        np.maximum.at(last, (g_base + a_cage).reshape(-1), np.broadcast_to(2 * col, a_cage.shape).reshape(-1))
+        np.maximum.at(last, (g_base + b_cage).reshape(-1), np.broadcast_to(2 * col + 1, b_cage.shape).reshape(-1))
+        end_kind = np.stack([ka, kb], axis=2).reshape(nb, -1)            # per group, ends in order
+        kind = np.where(last >= 0, np.take_along_axis(end_kind, np.maximum(last, 0).reshape(nb, width), 1).reshape(-1),
+                        -1).reshape(nb, width)
+        # each cage's longest run (index into values: they are sorted) per row
+        rows = len(lengths)
+        base = (np.arange(rows, dtype=np.int64) * width).reshape(rows // nb, nb, 1)
+        flat = np.full(rows * width, -1, np.int64)
+        for cage in (a_cage, b_cage):
+            np.maximum.at(flat, (base + cage[None]).reshape(-1), lengths.reshape(-1))
+        longest = flat.reshape(rows, width)
+        kind = np.tile(kind, (rows // nb, 1))
+        # what each kind of cage holds at each run: one code per distinct answer
+        present = longest >= 0
+        pair = kind * len(values) + longest
+        outcome = np.full(rows * width, -1, np.int64).reshape(rows, width)
+        answers: dict[tuple[object, ...], int] = {}
+        codes = {}
+        for p in np.unique(pair[present]).tolist():
+            k, v = divmod(p, len(values))
+            cage_type, capacity, gbps = kinds[k]
+            run = float(values[v])
+            held = tuple((media.cpo_fits(cage_type, o, lane, run) if cage_type in media.cpo
+                          else _module_id(media.module(o, lane, cage_type, capacity, gbps, run)))
+                         for o in OPTICS for lane in media.lanes)
+            codes[p] = answers.setdefault((k, held), len(answers))
+        if codes:
+            keys_ = np.array(sorted(codes), np.int64)
+            outcome[present] = np.array([codes[p] for p in keys_.tolist()], np.int64)[
+                np.searchsorted(keys_, pair[present])]
+        group_longest = length_bins(media, values)[lengths.max(axis=1)]
+        keyed: np.ndarray = np.concatenate([group_longest[:, None], outcome], axis=1)
+        return keyed
+
+    def matrix(self, per_plane: list[np.ndarray], bucket: Bucket) -> np.ndarray:
+        """Per group of the bucket and place in it, the value of its link, from each plane of the
+        block's values in the groups' link order."""
+        links = self.by_size[bucket.start:bucket.start + bucket.width * len(bucket.groups)]
+        return np.concatenate([values[links].reshape(len(bucket.groups), bucket.width) for values in per_plane],
+                              axis=1)
 
 
 def count_groups(bill: Bill, tier: Tier, runs: Runs, derived: Derived, dev: DeviceCodes, k_host: int) -> bool:
-    """A tier's groups of several cages, class by class: a class is a shape of group with its
-    runs' bins, as in `counts_from_links`, whose choice it takes from its first group. False where
-    this count does not apply (a NIC cage joins ports of two planes other than plane by plane, or
-    one group is far larger than the others: cages chained through leaves' shared cages)."""
+    """A tier's groups of several cages, class by class: a class is a shape of group with what
+    its runs give the medium (`Groups.medium_keys`; `counts_from_links` keys on every run's bin,
+    which gives the same media), whose choice it takes from its first group. False where
+    this count does not apply (a NIC cage joins ports of two planes other than plane by plane)."""
     r = derived.resolved
     planes, rails = r.planes, r.rails
     block = block_planes(tier, k_host, planes, rails)
     if block is None:
         return False
     groups = Groups(tier, dev, block, k_host, planes, rails)
-    if not groups.fits:
-        return False
     media = runs.media
     values = np.array(sorted({v for vals, _ in runs.planes for v in vals}), np.float64)
-    bins_of_value = length_bins(media, values)
-    # per block of planes, each link's run (index into values), in the groups' link order
-    blocks = []
-    for q in range(planes // block):
-        codes = []
-        for p in range(q * block, (q + 1) * block):
-            vals, inverse = runs.planes[p]
-            code_of = np.searchsorted(values, np.array(vals, np.float64))
-            codes.append(code_of[inverse[groups.order0]])
-        blocks.append(groups.matrix(codes))
-    lengths = np.concatenate(blocks)                         # groups of every block, block by block
-    n_groups = groups.n_groups
-    shape = np.tile(groups.shape, len(blocks))
-    binned = np.where(lengths >= 0, bins_of_value[np.maximum(lengths, 0)], -1)
-    keys = np.concatenate([shape[:, None], binned], axis=1)
-    class_first, class_of = _row_classes(keys)
+    # per plane, each link's run (index into values), in the groups' link order
+    codes = []
+    for vals, inverse in runs.planes:
+        code_of = np.searchsorted(values, np.array(vals, np.float64))
+        codes.append(code_of[inverse[groups.order0]])
+    n_groups, n_blocks = groups.n_groups, planes // block
+    # each link end's kind of cage (cage type, capacity, speed), in the groups' link order
+    o = groups.order0
+    kinds: list[tuple[str, int, int]] = []
+    end_kinds: list[np.ndarray] = []
+    for type_, cap in ((tier.a_type[o], tier.a_cap[o]), (tier.b_type[o], tier.b_cap[o])):
+        distinct, inverse = np.unique((type_ << 40) | (cap << 20) | tier.link_gbps[o], return_inverse=True)
+        ids = []
+        for packed in distinct.tolist():
+            kind = (tier.type_names[packed >> 40], (packed >> 20) & 0xFFFFF, packed & 0xFFFFF)
+            if kind not in kinds:
+                kinds.append(kind)
+            ids.append(kinds.index(kind))
+        end_kinds.append(np.array(ids, np.int64)[inverse.reshape(-1)])
     names: dict[int, str] = {}
     types = tier.type_names
     fp = derived.design.floorplan
@@ -188,11 +281,13 @@ def count_groups(bill: Bill, tier: Tier, runs: Runs, derived: Derived, dev: Devi
             names[code] = server_device(code) if code < dev.servers else dev.name(code)
         return names[code]
 
-    def links_of(g_all: int) -> list[LinkPlan]:
-        """A group's links as the link-by-link path sees them (g_all: index over every block)."""
+    def links_of(g_all: int, runs_of_group: np.ndarray) -> list[LinkPlan]:
+        """A group's links as the link-by-link path sees them (g_all: index over every block;
+        `runs_of_group`: its row of runs, a group's width per plane of the block)."""
         q, g = divmod(g_all, n_groups)
+        width = int(groups.g_nlinks[g])
         out: list[LinkPlan] = []
-        at = groups.lorder[groups.g_start[g]:groups.g_start[g] + groups.g_nlinks[g]].tolist()
+        at = groups.lorder[groups.g_start[g]:groups.g_start[g] + width].tolist()
         for p_in in range(block):
             p = q * block + p_in
             shift = p * dev.per_plane
@@ -210,35 +305,47 @@ def count_groups(bill: Bill, tier: Tier, runs: Runs, derived: Derived, dev: Devi
                             int(tier.a_lane[j]), False, a_type, int(tier.a_cap[j]))
                 b = End(name(bd), str(int(tier.b_port[j])), int(tier.b_cage[j]), int(tier.b_lane[j]), False,
                         b_type, int(tier.b_cap[j]))
-                run = float(values[int(lengths[g_all][p_in * groups.width0 + int(groups.rank[i])])])
+                run = float(values[int(runs_of_group[p_in * width + int(groups.rank[i])])])
                 out.append(LinkPlan(0, TIERS[int(tier.link_tier[j])], int(tier.link_gbps[j]), a, b, run))
         return out
 
-    class_groups = np.argsort(class_of, kind="stable")
-    class_start = np.r_[0, np.cumsum(np.bincount(class_of, minlength=len(class_first)))]
     # one choice per class, from its first group; where device names could change the cable,
-    # one per exact shape instead (its runs themselves, not their bins), as counts_from_links
-    classes: list[tuple[np.ndarray, int, list[LinkPlan], Choice | None]] = []
-    for c, g0 in enumerate(class_first.tolist()):
-        members = class_groups[class_start[c]:class_start[c + 1]]
-        group_links = links_of(g0)
-        forced = tier.forced(fp, {link.tier for link in group_links})
-        choice, by_name = _choose(group_links, media, forced)
-        if not by_name:
-            classes.append((members, g0, group_links, choice))
-            continue
-        exact_keys = np.concatenate([shape[members, None], lengths[members]], axis=1)
-        exact_first, exact_of = _row_classes(exact_keys)
-        for x, first_at in enumerate(exact_first.tolist()):
-            exact_links = links_of(int(members[first_at]))
-            classes.append((members[exact_of == x], int(members[first_at]), exact_links,
-                            _choose(exact_links, media, tier.forced(fp, {link.tier for link in exact_links}))[0]))
+    # one per exact shape instead (its runs themselves, not their bins), as counts_from_links.
+    # Per class: its groups (index over every block), their runs (a row each), its first group,
+    # that group's links and the choice.
+    classes: list[tuple[np.ndarray, np.ndarray, int, list[LinkPlan], Choice | None]] = []
+    for bucket in groups.buckets:
+        # the size's groups of every block, block by block: a row of runs each
+        lengths = np.concatenate([groups.matrix(codes[q * block:(q + 1) * block], bucket) for q in range(n_blocks)])
+        g_all = (np.arange(n_blocks)[:, None] * n_groups + bucket.groups[None, :]).reshape(-1)
+        shape = np.tile(groups.shape[bucket.groups], n_blocks)
+        held = groups.medium_keys(bucket, lengths, values, media, (end_kinds[0], end_kinds[1]), kinds)
+        keys = np.concatenate([shape[:, None], held], axis=1)
+        class_first, class_of = _row_classes(keys)
+        class_rows = np.argsort(class_of, kind="stable")
+        class_start = np.r_[0, np.cumsum(np.bincount(class_of, minlength=len(class_first)))]
+        for c, row0 in enumerate(class_first.tolist()):
+            rows = class_rows[class_start[c]:class_start[c + 1]]
+            group_links = links_of(int(g_all[row0]), lengths[row0])
+            forced = tier.forced(fp, {link.tier for link in group_links})
+            choice, by_name = _choose(group_links, media, forced)
+            if not by_name:
+                classes.append((g_all[rows], lengths[rows], int(g_all[row0]), group_links, choice))
+                continue
+            exact_keys = np.concatenate([shape[rows, None], lengths[rows]], axis=1)
+            exact_first, exact_of = _row_classes(exact_keys)
+            for x, first_at in enumerate(exact_first.tolist()):
+                at = int(rows[first_at])
+                exact_links = links_of(int(g_all[at]), lengths[at])
+                same = rows[exact_of == x]
+                classes.append((g_all[same], lengths[same], int(g_all[at]), exact_links,
+                                _choose(exact_links, media, tier.forced(fp, {link.tier for link in exact_links}))[0]))
     # per (tier, medium): links, and the first link's place (block of planes, place in the block)
     media_n: Counter[tuple[str, str]] = Counter()
     media_first: dict[tuple[str, str], int] = {}
     cabled: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []     # (groups, buckets, watts)
     bucket_ids: dict[CableLength, int] = {}
-    for members, g0, group_links, choice in classes:
+    for members, rows, g0, group_links, choice in classes:
         mult = len(members)
         n_links = len(group_links) * mult
         local0 = g0 % n_groups
@@ -255,9 +362,6 @@ def count_groups(bill: Bill, tier: Tier, runs: Runs, derived: Derived, dev: Devi
         if choice.forced_failed:
             forced = tier.forced(fp, {link.tier for link in group_links})
             bill.forced_failed[(group_links[0].tier, forced)] += n_links
-        # the columns of the class's links, in their order in the group
-        m0 = len(group_links) // block
-        rows = lengths[members][:, [p * groups.width0 + i for p in range(block) for i in range(m0)]]
         if choice.cable:
             cable = choice.cable
             each = cable.power_w + cable.leg_power_w * (int(groups.g_ncages[local0]) - 1)
@@ -277,36 +381,48 @@ def count_groups(bill: Bill, tier: Tier, runs: Runs, derived: Derived, dev: Devi
         for key, module in zip(cages, modules, strict=True):
             if module is not None:   # None: a co-packaged-optics port
                 bill.transceivers[(module.id, "host" if cages[key].host else "switch")] += mult
+        # the class's fibers counted column by column: a group of thousands of links (cages
+        # chained through shared ones) has as many columns, but few kinds of fiber
+        pos = {key: i for i, key in enumerate(cages)}
+        straight: dict[tuple[str, int], list[int]] = {}       # (fiber, pieces per link): columns
         slots: dict[tuple[int, int], list[int]] = {}
         for j, link in enumerate(group_links):
-            for module, e in ((modules[list(cages).index(link.a.key)], link.a),
-                              (modules[list(cages).index(link.b.key)], link.b)):
+            near, main = modules[pos[link.a.key]], modules[pos[link.b.key]]
+            for module, e in ((near, link.a), (main, link.b)):
                 if module is not None:
                     bill.ends[(module.id, "host" if e.host else "switch")] += mult
-            main = modules[list(cages).index(link.b.key)]
             if main is None:
-                bill.add(bill.catalog.cables[media.cpo_fiber(link.b.cage_type)], _runs_of(values, rows[:, j]), 1)
+                straight.setdefault((media.cpo_fiber(link.b.cage_type), 1), []).append(j)
                 continue
             k, cn = link.b.capacity, main.connectors
             if k > cn and main.split_fiber:
-                slots.setdefault((list(cages).index(link.b.key), link.b.lane // (k // cn)), []).append(j)
+                slots.setdefault((pos[link.b.key], link.b.lane // (k // cn)), []).append(j)
                 continue
-            bill.add(bill.catalog.cables[main.fiber], _runs_of(values, rows[:, j]), max(1, cn // k))
+            straight.setdefault((main.fiber, max(1, cn // k)), []).append(j)
+        for (fiber, pieces), columns in straight.items():
+            bill.add(bill.catalog.cables[fiber], _runs_of(values, rows[:, columns].ravel()), pieces)
+        slot_runs: dict[str, list[np.ndarray]] = {}      # per splitter, each slot's longest run
         for (local_b, _slot), places in slots.items():
             split = modules[local_b]
             assert split is not None and split.split_fiber
-            bill.add(bill.catalog.cables[split.split_fiber], _runs_of(values, rows[:, places].max(axis=1)), 1)
+            slot_runs.setdefault(split.split_fiber, []).append(rows[:, places].max(axis=1))
+        for fiber, runs_of_slots in slot_runs.items():
+            bill.add(bill.catalog.cables[fiber], _runs_of(values, np.concatenate(runs_of_slots)), 1)
     if cabled:
         order = np.concatenate([m for m, _, _ in cabled])
         buckets = np.concatenate([b for _, b, _ in cabled])
         watts = np.concatenate([w for _, _, w in cabled])
         by_group = np.argsort(order, kind="stable")
         buckets, watts = buckets[by_group], watts[by_group]
-        for bucket, i in bucket_ids.items():
-            bill.watts[bucket].append((tier.name, watts[buckets == i]))
+        for cable_length, i in bucket_ids.items():
+            bill.watts[cable_length].append((tier.name, watts[buckets == i]))
     for tier_medium in sorted(media_first, key=media_first.__getitem__):
         bill.media.setdefault(tier_medium[0], {})[tier_medium[1]] = media_n[tier_medium]
     return True
+
+
+def _module_id(module: Transceiver | None) -> str | None:
+    return module.id if module is not None else None
 
 
 def _runs_of(values: np.ndarray, codes: np.ndarray) -> Counter[float]:

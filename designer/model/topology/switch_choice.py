@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 from designer.catalog import Catalog, Switch, Technology, UnknownPartError
 from designer.model.intent.design import FabricDesign
-from designer.model.topology.bounds import GRAPH_MAX_LINKS, plan_totals
+from designer.model.topology.bounds import plan_totals
 from designer.model.topology.sizing import SizingError, plan_fabric, resolve
 
 # What a design's fabric costs: (total, currency) or (None, why it has no total).
@@ -152,11 +152,6 @@ def mode_variants(design: FabricDesign, catalog: Catalog) -> list[FabricDesign]:
         fabric = dataclasses.replace(f, uplink_gbps=gbps if gbps != link else None)
         out.append(dataclasses.replace(design, fabric=fabric))
     return out
-
-
-def _links(option: Option, catalog: Catalog) -> int:
-    r = resolve(option.design, catalog)
-    return plan_totals(option.design, r, plan_fabric(option.design, r))["links"]
 
 
 def _priced(option: Option, cost: FabricCost | None) -> Option:
@@ -291,23 +286,24 @@ def choose_switch(catalog: Catalog, tech: Technology,
                     sized.append(_sized(design, catalog))
                 except (SizingError, UnknownPartError):
                     continue
-    if sized and all(_links(o, catalog) > GRAPH_MAX_LINKS for o in sized):
-        # Pricing a bill of millions of links per candidate would only delay `new` (a
-        # million-GPU fabric's bill takes longer than sizing it): the counts decide; `bom` prices
-        # the design chosen.
-        links = {id(o): _links(o, catalog) for o in sized}
-        unpriced = [dataclasses.replace(o, cost_text=f"not priced while sizing ({links[id(o)]:,} links; "
-                                                      "bom prices the design chosen)") for o in sized]
-        if len(unpriced) == 1:
-            return SwitchChoice(unpriced[0].design, (unpriced[0],), ())
-        best, notes = pick(unpriced)
-        return SwitchChoice(best.design, tuple(unpriced), tuple(notes))
+    # Every switch model and port mode is priced at every size (a million GPUs' bill is counted
+    # by class of link, in seconds). Above LAYOUTS_BY_COUNT_LINKS the layouts of a switch model
+    # (SU size, rails per leaf) are not all priced: a dozen bills of a million links or more each
+    # would take minutes, so the counts choose the layout and its modes are priced.
+    layout_note: list[str] = []
+    if sized and all(_links(o, catalog) > LAYOUTS_BY_COUNT_LINKS for o in sized):
+        sized, layout_note = _layouts_by_count(sized)
+    # Where every candidate is a mode of one switch and layout, the note prices them all anyway,
+    # so a floor would skip none: it is left out.
+    if len({_layout_of(o) for o in sized}) <= 1:
+        bound = None
     options = price_candidates(sized, catalog, cost, bound)
     if not options:
         first = pool[0] if switches is not None and pool else catalog.switch(tech.default_switch)
         built = build(first)
         return SwitchChoice(built if isinstance(built, FabricDesign) else built[0])
     best, notes = pick(options)
+    notes = notes + layout_note
     # The note on port modes gives every mode of the chosen switch and layout its price, also
     # those the floor left unpriced (they cost more than the choice, so it stays the same).
     done = {id(o.design): o for o in options}
@@ -323,7 +319,37 @@ def choose_switch(catalog: Catalog, tech: Technology,
                 except (SizingError, UnknownPartError):
                     continue
         best, notes = pick(options)
+        notes = notes + layout_note
     return SwitchChoice(best.design, tuple(options), tuple(notes))
+
+
+# Above this many links in every candidate, a switch model's layouts are chosen by counts and only
+# the chosen layout's port modes are priced (a heuristic: each bill of a million links or more
+# takes one to several seconds of CPU, and a rail-optimized request offers a dozen layouts).
+LAYOUTS_BY_COUNT_LINKS = 500_000
+
+
+def _links(option: Option, catalog: Catalog) -> int:
+    r = resolve(option.design, catalog)
+    return plan_totals(option.design, r, plan_fabric(option.design, r))["links"]
+
+
+def _layouts_by_count(sized: list[Option]) -> tuple[list[Option], list[str]]:
+    """Per switch model, the candidates of the layout with the fewest switches, then switch
+    ports (a tie: the layout sized first, the published one), in every port mode; and a note
+    when other layouts were left out."""
+    order = {id(o): i for i, o in enumerate(sized)}
+    kept: set[tuple[str, int, int | None, int]] = set()
+    for sid in dict.fromkeys(o.switch.id for o in sized):
+        top = min((o for o in sized if o.switch.id == sid), key=lambda o: (o.switches, o.ports, order[id(o)]))
+        kept.add(_layout_of(top))
+    chosen = [o for o in sized if _layout_of(o) in kept]
+    left = len({_layout_of(o) for o in sized}) - len(kept)
+    if not left:
+        return chosen, []
+    return chosen, [f"layouts: above {LAYOUTS_BY_COUNT_LINKS:,} links each switch model's layout (SU size, rails "
+                    f"per leaf) is the one with the fewest switches, then switch ports; its port modes are priced, "
+                    f"the {left} other layout(s) are not (a bill of this size takes seconds each)"]
 
 
 def _layout_of(o: Option) -> tuple[str, int, int | None, int]:
