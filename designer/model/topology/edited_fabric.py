@@ -34,6 +34,7 @@ import numpy as np
 from designer.limits import quote
 from designer.model.intent.design import Edit, FabricDesign
 from designer.model.topology.builders import leaf_assignment, plane_prefix
+from designer.model.topology.closed_form import leaf_assignment_arrays
 from designer.model.topology.metrics import TIERS, EditedFabric
 from designer.model.topology.sizing import Plan, Resolved
 
@@ -52,8 +53,9 @@ def _assignment_columns(plan: Plan, rails: int) -> tuple[np.ndarray, np.ndarray]
     """(leaf, down port) of every endpoint of a plane as two arrays, made once per plan: an N-1
     sweep reads them per failure, and a Python tuple per endpoint of a 131,072-GPU fabric takes
     a tenth of a second to walk each time."""
-    pairs = np.array(leaf_assignment(plan, rails), dtype=np.int64).reshape(-1, 2)
-    leaf, port = pairs[:, 0].copy(), pairs[:, 1].copy()
+    # The same (leaf, port) as leaf_assignment's tuples, worked out as arrays (a test holds them
+    # equal), not converted from a tuple per endpoint.
+    leaf, port = (np.ascontiguousarray(a, dtype=np.int64) for a in leaf_assignment_arrays(plan, rails))
     leaf.flags.writeable = port.flags.writeable = False   # shared by every caller
     return leaf, port
 
