@@ -3,15 +3,16 @@
 import dataclasses
 
 from helpers import design_for, examples, small_design_requests
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from designer.catalog import default_catalog
-from designer.model.decisions.whatif import Failure, _graph_measure, what_if
+from designer.model.decisions.whatif import Failure, _graph_measure, switch_ids, what_if
 from designer.model.intent.design import Edit
 from designer.model.topology.derive import derive
-from designer.model.topology.failed_fabric import measure_failure
+from designer.model.topology.failed_fabric import measure_failure, switch_signatures
 from designer.model.topology.presets import new_design
+from designer.model.topology.sizing import SizingError
 
 CAT = default_catalog()
 
@@ -75,8 +76,6 @@ def test_an_endpoint_cable_cuts_its_gpu_off_without_the_graph():
 def test_switch_kinds_are_read_as_the_graph_does(case):
     import networkx as nx
 
-    from designer.model.topology.failed_fabric import switch_signatures
-
     design, _ = case
     derived = derive(design, CAT)
     g = derived.graph
@@ -101,3 +100,44 @@ def test_which_single_link_stops_a_job_is_answered_as_on_the_graph(design):
     assert {tier for tier, _ in module._first_links(derived)} == set(firsts)
     for tier, (u, v) in firsts.items():
         assert fast[tier] == (what_if(derived, Failure(links=((u, v),)), "max-flow", flow=False).gpus_cut > 0)
+
+
+@st.composite
+def multi_plane_failures(draw):
+    """An unedited template of two to four planes and a sequence of failures in some of them
+    (switches, cables between switches, endpoint cables), measured one after another. A
+    rail-only plane is several components, so some of its endpoints are cut off intact."""
+    template = draw(st.sampled_from(["leaf-spine", "fat-tree", "rail-optimized", "rail-only"]))
+    planes = draw(st.integers(2, 4))
+    kw = {"nodes_per_su": draw(st.integers(2, 8))} if template == "rail-optimized" else {}
+    try:
+        design = new_design(CAT, template, nodes=draw(st.integers(2, 40)), gpus_per_node=4, speed=400,
+                            radix=draw(st.sampled_from([8, 16])), planes=planes, tiers=draw(st.sampled_from([2, 3])),
+                            oversubscription=draw(st.sampled_from([1.0, 3.0])), **kw)
+        graph = derive(design, CAT).graph
+    except SizingError:
+        assume(False)
+    switches = sorted(n for n, role in graph.nodes(data="role") if role != "nic")
+    pairs = sorted({(a, b) for a, b, t in graph.edges(data="tier") if t != "node-leaf"})
+    cables = sorted({(a, b) for a, b, t in graph.edges(data="tier") if t == "node-leaf"})
+    sequence = []
+    for _ in range(draw(st.integers(1, 3))):
+        devices = tuple(draw(st.lists(st.sampled_from(switches), max_size=3, unique=True)))
+        links = tuple(draw(st.lists(st.sampled_from(pairs), max_size=2))) if pairs else ()
+        links += tuple(draw(st.lists(st.sampled_from(cables), max_size=2)))
+        sequence.append(Failure(devices, links))
+    return design, sequence
+
+
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow,
+          HealthCheck.filter_too_much])
+@given(multi_plane_failures())
+def test_planes_a_failure_leaves_alone_measure_as_intact(case):
+    """Only the planes a failure names are measured; the others are read from the intact fabric,
+    kept between failures: every figure equals the graph's."""
+    design, sequence = case
+    derived = derive(design, CAT)
+    for failure in sequence:
+        assert what_if(derived, failure, method="max-flow") == _graph_measure(derived, failure)
+    switches = switch_ids(derived)
+    assert switch_signatures(design, derived.resolved, derived.plan).keys() == set(switches)

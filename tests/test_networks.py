@@ -440,3 +440,20 @@ def test_the_switches_failures_name_are_the_expanded_networks_switches(servers, 
     for size in size_networks(design, CAT, 0):
         devices, _ = expand(size, servers, rack, lambda i: f"server-{i + 1}")
         assert switch_devices(size) == [d for d in devices if d.switch], size.role
+
+
+@settings(max_examples=examples(15), deadline=None)
+@given(servers=st.integers(2, 160), server=st.sampled_from(["dgx-h100", "dgx-b300-eth", "gb200-nvl72-tray"]),
+       converged=st.booleans())
+def test_an_arrangement_priced_on_the_fabric_already_derived_equals_its_own(servers, server, converged):
+    """The report prices the hybrid and all-Ethernet arrangements on the compute fabric derived
+    before (only the other networks differ): the same figures as deriving each arrangement anew."""
+    from designer.model.networks.arrangements import price_arrangement
+    from designer.model.networks.defaults import converged_networks
+
+    base = FabricDesign(cluster=ClusterSpec(server=server, servers=servers), networks=ra_networks(CAT.server(server)))
+    networks = converged_networks(CAT.server(server)) if converged else ()
+    variant = dataclasses.replace(base, networks=networks)
+    book = default_prices()
+    shared = price_arrangement("hybrid", "hybrid", variant, CAT, book, ("a note",), fabric_of=base)
+    assert shared == price_arrangement("hybrid", "hybrid", variant, CAT, book, ("a note",))

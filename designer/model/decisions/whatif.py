@@ -28,7 +28,6 @@ from designer.model.intent.design import Edit, FabricDesign
 from designer.model.intent.perf_settings import PerformanceSettings
 from designer.model.performance.collective_costs import CollectiveError, FabricContext
 from designer.model.performance.collectives import context_for, evaluate
-from designer.model.performance.training import estimate_step, gradient_comm, group_context
 from designer.model.topology.builders import leaf_assignment
 from designer.model.topology.derive import Derived, derive
 from designer.model.topology.failed_fabric import measure_failure, switch_signatures
@@ -532,6 +531,8 @@ def performance_impact(derived: Derived, result: WhatIf) -> dict[str, Any]:
         out["after_us"] = float(after.time_us)
         out["bottleneck_after"] = after.bottleneck
         if settings.params and settings.compute_ms is not None:
+            from designer.model.performance.training import estimate_step
+
             out["step_before_ms"] = estimate_step(derived).step_ms
             out.update(_step_after(settings, ctx))
     except CollectiveError as exc:
@@ -543,6 +544,9 @@ def performance_impact(derived: Derived, result: WhatIf) -> dict[str, Any]:
 def _step_after(settings: PerformanceSettings, ctx: FabricContext) -> dict[str, Any]:
     """The training step on the failed fabric, as estimate_step computes it, on a given context."""
     assert settings.params is not None and settings.compute_ms is not None   # the caller checks both
+    # The training model loads only for a step estimate: N-1 and the report never ask for one.
+    from designer.model.performance.training import gradient_comm, group_context
+
     gpus = ctx.gpus
     dp = settings.dp_degree or gpus
     if dp < 2 or dp > gpus or gpus % dp:

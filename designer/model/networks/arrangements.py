@@ -20,6 +20,7 @@ from designer.catalog import Catalog
 from designer.limits import InputError
 from designer.model.decisions.counterpart import make_counterpart
 from designer.model.intent.design import FabricDesign
+from designer.model.intent.networks import NetworkSpec
 from designer.model.networks.bom import compute_switch_count, network_boms
 from designer.model.networks.defaults import ARRANGEMENT_LABELS, OOB, converged_networks, inband_segment
 from designer.model.physical.bom import build_bom
@@ -59,8 +60,11 @@ class Arrangement:
 
 
 def price_arrangement(key: str, label: str, design: FabricDesign, catalog: Catalog, book: PriceBook,
-                      notes: tuple[str, ...] = ()) -> Arrangement:
-    derived = derive(design, catalog)
+                      notes: tuple[str, ...] = (), fabric_of: FabricDesign | None = None) -> Arrangement:
+    """`design` priced; `fabric_of`, a design with the same compute fabric (only its other networks
+    differ: sizing, metrics and the fabric's bill read none of them), is derived in its place, so
+    an arrangement that changes only the networks reuses the fabric already derived."""
+    derived = derive(fabric_of if fabric_of is not None else design, catalog)
     if derived.metrics.errors:
         return Arrangement(key, label, notes=notes + (derived.metrics.errors[0].message,), available=False)
     bom = build_bom(derived, catalog, book)
@@ -100,17 +104,25 @@ def arrangements(design: FabricDesign, catalog: Catalog, book: PriceBook) -> tup
         return tuple(out)
     hybrid = dataclasses.replace(design, networks=converged)
     out.append(price_arrangement("hybrid", ARRANGEMENT_LABELS["hybrid"], hybrid, catalog, book,
-                                 (f"compute on {design.fabric.technology}",)))
-    # Each arrangement's design and its notes, built on demand.
-    tried: list[tuple[str, Callable[[], tuple[FabricDesign, tuple[str, ...]]]]]
-    tried = [("ethernet", lambda: (dataclasses.replace(
-        make_counterpart(design, ETHERNET, catalog).design, networks=converged), ())),
-        ("merged", lambda: _merged(design, catalog))]
+                                 (f"compute on {design.fabric.technology}",), fabric_of=design))
+    # Each arrangement's design, its notes and the design its compute fabric is (None: its own),
+    # built on demand.
+    tried: list[tuple[str, Callable[[], tuple[FabricDesign, tuple[str, ...], FabricDesign | None]]]]
+    tried = [("ethernet", lambda: _ethernet(design, converged, catalog)),
+             ("merged", lambda: (*_merged(design, catalog), None))]
     for key, make in tried:
         try:
-            variant, notes = make()
+            variant, notes, fabric_of = make()
         except (InputError, SizingError, ValueError, KeyError) as exc:
             out.append(Arrangement(key, ARRANGEMENT_LABELS[key], notes=(str(exc),), available=False))
             continue
-        out.append(price_arrangement(key, ARRANGEMENT_LABELS[key], variant, catalog, book, notes))
+        out.append(price_arrangement(key, ARRANGEMENT_LABELS[key], variant, catalog, book, notes, fabric_of))
     return tuple(out)
+
+
+def _ethernet(design: FabricDesign, converged: tuple[NetworkSpec, ...],
+              catalog: Catalog) -> tuple[FabricDesign, tuple[str, ...], FabricDesign]:
+    """The all-Ethernet arrangement: the counterpart (its fabric derived when it was chosen) with
+    the converged networks."""
+    counterpart = make_counterpart(design, ETHERNET, catalog).design
+    return dataclasses.replace(counterpart, networks=converged), (), counterpart

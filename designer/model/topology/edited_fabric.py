@@ -34,6 +34,7 @@ import numpy as np
 from designer.limits import quote
 from designer.model.intent.design import Edit, FabricDesign
 from designer.model.topology.builders import leaf_assignment, plane_prefix
+from designer.model.topology.closed_form import leaf_assignment_arrays
 from designer.model.topology.metrics import TIERS, EditedFabric
 from designer.model.topology.sizing import Plan, Resolved
 
@@ -52,8 +53,9 @@ def _assignment_columns(plan: Plan, rails: int) -> tuple[np.ndarray, np.ndarray]
     """(leaf, down port) of every endpoint of a plane as two arrays, made once per plan: an N-1
     sweep reads them per failure, and a Python tuple per endpoint of a 131,072-GPU fabric takes
     a tenth of a second to walk each time."""
-    pairs = np.array(leaf_assignment(plan, rails), dtype=np.int64).reshape(-1, 2)
-    leaf, port = pairs[:, 0].copy(), pairs[:, 1].copy()
+    # The same (leaf, port) as leaf_assignment's tuples, worked out as arrays (a test holds them
+    # equal), not converted from a tuple per endpoint.
+    leaf, port = (np.ascontiguousarray(a, dtype=np.int64) for a in leaf_assignment_arrays(plan, rails))
     leaf.flags.writeable = port.flags.writeable = False   # shared by every caller
     return leaf, port
 
@@ -359,13 +361,21 @@ def pair_bisection(f: SwitchPairs, assignment: Assignment, u: np.ndarray, v: np.
     half = len(assignment) // 2
     chosen = sorted(set(planes)) if planes is not None else list(range(f.planes))
     if len(chosen) < f.planes:
-        inside = np.isin(u // f.per_plane, chosen)
-        u, v, total = u[inside], v[inside], total[inside]
+        if chosen and chosen == list(range(chosen[0], chosen[-1] + 1)):   # one run of planes
+            inside = (u >= chosen[0] * f.per_plane) & (u < (chosen[-1] + 1) * f.per_plane)
+        else:
+            inside = np.isin(u // f.per_plane, chosen)
+        if not inside.all():   # a failure's pairs may come measured for its planes alone
+            u, v, total = u[inside], v[inside], total[inside]
+    plan_endpoints = assignment is leaf_assignment(f.plan, f.r.rails)
     for plane in chosen:
         base = plane * f.per_plane
         linked, taking_part = ordered[base + leaf], counted[base + leaf]
         # Endpoints sorted by (leaf, port), those without a link last, as endpoint_halves does.
-        order = np.lexsort((idx, np.where(linked, port, 0), np.where(linked, leaf, 1 << 30)))
+        if plan_endpoints and linked.all():
+            order = _endpoint_order(f.plan, f.r.rails)
+        else:
+            order = np.lexsort((idx, np.where(linked, port, 0), np.where(linked, leaf, 1 << 30)))
         first, second = order[:half], order[half:2 * half]
         if dropped is not None:
             taking_part = taking_part & ~dropped[plane]
@@ -404,6 +414,16 @@ def pair_bisection(f: SwitchPairs, assignment: Assignment, u: np.ndarray, v: np.
     for a, b, c in arcs:
         quotient.add_edge(a, b, capacity=c)
     return float(nx.maximum_flow_value(quotient, source, sink))
+
+
+@lru_cache(maxsize=4)
+def _endpoint_order(plan: Plan, rails: int) -> np.ndarray:
+    """The plan's endpoints sorted by (leaf, port, index), where every leaf is linked: the same
+    halves for every failure of an N-1 sweep, sorted once."""
+    leaf, port = _assignment_columns(plan, rails)
+    order = np.lexsort((np.arange(len(leaf), dtype=np.int64), port, leaf))
+    order.flags.writeable = False
+    return order
 
 
 # A quotient with up to this many arcs is solved here, without loading networkx (a template's

@@ -134,7 +134,12 @@ def _intact_state(f: SwitchPairs, design: FabricDesign, keys: np.ndarray,
 def measure_failure(design: FabricDesign, r: Resolved, plan: Plan, devices: Sequence[str],
                     links: Sequence[tuple[str, str]],
                     flow: bool = True) -> AfterFailure | None:
-    """The fabric after `devices` and cables `links` fail; None when the graph must decide."""
+    """The fabric after `devices` and cables `links` fail; None when the graph must decide.
+
+    In an unedited template the planes share no switch and are alike, so a failure changes only
+    the planes it names: those are measured on their own switch pairs, and every other plane
+    gives what it gives intact (`_intact_plane`, kept per plan).
+    """
     f = SwitchPairs(plan, r)
     names = [x for e in design.edits for x in (e.a, e.b) if x] + list(devices)
     if any(f.is_nic(x) for x in names):
@@ -145,46 +150,29 @@ def measure_failure(design: FabricDesign, r: Resolved, plan: Plan, devices: Sequ
             return None   # a component could then span planes
     between_switches = [(a, b) for a, b in links if not f.is_nic(a) and not f.is_nic(b)]
     keys, template = f.template_pairs()
+    u0, v0, total0, alive0, nics0, assignment = _intact_state(f, design, keys, template)
+    hit = None if design.edits else _planes_hit(f, devices, links)
+    measured = sorted(hit) if hit is not None else list(range(f.planes))
+    if len(measured) < f.planes:
+        keys, template = _planes_pairs(f, keys, template, measured)
     failing = design.edits + tuple(Edit("remove-device", d) for d in devices) + \
         tuple(Edit("remove-links", a, b, 1) for a, b in between_switches)
     removed1, touched1, _ = replay_edits(failing, f, keys, template)
-    u0, v0, total0, alive0, nics0, assignment = _intact_state(f, design, keys, template)
     u, v, _, _, total, alive, nics, _ = fabric_state(f, keys, template, removed1, touched1)
     dropped = _failed_endpoint_cables(f, assignment, links, alive0, alive, nics)
     e, s_d, s_u = r.rails, r.link_gbps, r.uplink_gbps
 
-    # The main component of each plane: the one with the most endpoints (ties: the lowest index).
     label = _components(f.n, u, v)
     leaf = assignment_columns(f, assignment)[0]
-    idx = np.arange(len(assignment), dtype=np.int64)
     degree = np.add(*switch_links(f, u, v, total))   # switch links of each switch, endpoints not counted
     main = np.zeros(f.n, dtype=bool)
-    for plane in range(f.planes):
-        base = plane * f.per_plane
-        nodes = base + np.arange(plan.leaves)
-        # A leaf left with no switch link is a component of its own with its endpoints, as in
-        # the graph; a removed leaf's endpoints reach nothing.
-        ok = alive[nodes] & (nics[nodes] > 0)
-        if not ok.any():
-            continue
-        first_index = np.full(plan.leaves, len(assignment), dtype=np.int64)   # lowest endpoint still cabled
-        np.minimum.at(first_index, leaf[~dropped[plane]], idx[~dropped[plane]])
-        comps: dict[int, list[int]] = {}
-        for node, lab in zip(nodes[ok].tolist(), label[nodes[ok]].tolist(), strict=True):
-            comps.setdefault(lab, []).append(node)
-        best = max(comps.values(), key=lambda members: (int(nics[members].sum()),
-                                                        -int(first_index[np.array(members) - base].min())))
-        main[best] = True
+    for plane in measured:
+        _mark_main(main, f, plane, label, alive, nics, leaf, dropped[plane])
     cut: set[tuple[int, int, int]] = set()
-    for plane in range(f.planes):
-        base = plane * f.per_plane
-        lost = ~main[base + leaf] | dropped[plane]
-        for k in np.flatnonzero(lost).tolist():
-            server, rail = divmod(k, e)
-            cut.add((plane, server, rail))
+    for plane in measured:
+        cut.update(_plane_cut(f, leaf, plane, main, dropped[plane]))
     bisection = float("nan")
     if flow:
-        hit = None if design.edits else _planes_hit(f, devices, links)
         if hit is not None and len(hit) < f.planes:
             # The planes the failure leaves alone carry the intact plane's flow, the same in every
             # plane of an unedited template: measured once per fabric, not once per failure.
@@ -201,6 +189,11 @@ def measure_failure(design: FabricDesign, r: Resolved, plan: Plan, devices: Sequ
     lpp = plan.leaves_per_pod if plan.tiers == 3 else plan.leaves
     leaf_names = _leaf_names(f)
     for plane in range(f.planes):
+        if plane not in measured:   # as intact: no leaf changed
+            intact_cut, intact_oversub = _intact_plane(f, design, plane)
+            cut.update(intact_cut)
+            oversub.update(intact_oversub)
+            continue
         base = plane * f.per_plane
         # plain lists: the loop reads every leaf of the plane (4,096 of them at 131,072 GPUs)
         span = slice(base, base + plan.leaves)
@@ -219,6 +212,95 @@ def measure_failure(design: FabricDesign, r: Resolved, plan: Plan, devices: Sequ
     return AfterFailure(cut, bisection, oversub, degraded)
 
 
+def _planes_pairs(f: SwitchPairs, keys: np.ndarray, template: np.ndarray,
+                  planes: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
+    """The template's pairs within `planes`: a pair's key starts with its lower switch, so each
+    plane's pairs are one run of the sorted keys."""
+    runs = [slice(*np.searchsorted(keys, [p * f.per_plane * f.n, (p + 1) * f.per_plane * f.n]).tolist())
+            for p in planes]
+    if not runs:
+        return keys[:0], template[:0]
+    return np.concatenate([keys[s] for s in runs]), np.concatenate([template[s] for s in runs])
+
+
+def _mark_main(main: np.ndarray, f: SwitchPairs, plane: int, label: np.ndarray, alive: np.ndarray,
+               nics: np.ndarray, leaf: np.ndarray, dropped: np.ndarray) -> None:
+    """Marks the plane's main component in `main`: the one with the most endpoints (ties: the
+    lowest index)."""
+    base = plane * f.per_plane
+    nodes = base + np.arange(f.plan.leaves)
+    # A leaf left with no switch link is a component of its own with its endpoints, as in the
+    # graph; a removed leaf's endpoints reach nothing.
+    ok = alive[nodes] & (nics[nodes] > 0)
+    if not ok.any():
+        return
+    endpoints = len(leaf)
+    first_index = np.full(f.plan.leaves, endpoints, dtype=np.int64)   # lowest endpoint still cabled
+    np.minimum.at(first_index, leaf[~dropped], np.flatnonzero(~dropped))
+    comps: dict[int, list[int]] = {}
+    for node, lab in zip(nodes[ok].tolist(), label[nodes[ok]].tolist(), strict=True):
+        comps.setdefault(lab, []).append(node)
+    best = max(comps.values(), key=lambda members: (int(nics[members].sum()),
+                                                    -int(first_index[np.array(members) - base].min())))
+    main[best] = True
+
+
+def _plane_cut(f: SwitchPairs, leaf: np.ndarray, plane: int, main: np.ndarray,
+               dropped: np.ndarray) -> list[tuple[int, int, int]]:
+    """The plane's endpoints cut off: their leaf is off the main component, or their cable failed."""
+    lost = ~main[plane * f.per_plane + leaf] | dropped
+    e = f.r.rails
+    return [(plane, k // e, k % e) for k in np.flatnonzero(lost).tolist()]
+
+
+# What each plane of an unedited template's intact fabric gives when a failure is elsewhere:
+# its endpoints cut off and its leaves' oversubscription, by plan and plane.
+_INTACT_PLANES: dict[tuple[object, ...], tuple[list[tuple[int, int, int]], dict[str, float | None]]] = {}
+
+
+def _intact_plane(f: SwitchPairs, design: FabricDesign,
+                  plane: int) -> tuple[list[tuple[int, int, int]], dict[str, float | None]]:
+    """(endpoints cut off, leaf id -> down/up) of one plane of the intact fabric (unedited)."""
+    key = (f.plan, f.r.rails, f.r.planes, f.r.link_gbps, f.r.uplink_gbps, plane)
+    if key not in _INTACT_PLANES:
+        keys, template = f.template_pairs()
+        u0, v0, total0, alive0, nics0, assignment = _intact_state(f, design, keys, template)
+        degree0 = _intact_degree(f, design, u0, v0, total0)
+        leaf = assignment_columns(f, assignment)[0]
+        none_dropped = np.zeros(len(leaf), dtype=bool)
+        main = np.zeros(f.n, dtype=bool)
+        _mark_main(main, f, plane, _intact_labels(f, u0, v0), alive0, nics0, leaf, none_dropped)
+        cut = _plane_cut(f, leaf, plane, main, none_dropped)
+        s_d, s_u = f.r.link_gbps, f.r.uplink_gbps
+        span = slice(plane * f.per_plane, plane * f.per_plane + f.plan.leaves)
+        oversub: dict[str, float | None] = {}
+        for name, alive, nics, degree in zip(_leaf_names(f)[plane], alive0[span].tolist(), nics0[span].tolist(),
+                                             degree0[span].tolist(), strict=True):
+            down = nics * s_d
+            if alive and down:
+                up = degree * s_u
+                oversub[name] = down / up if up else None
+        if len(_INTACT_PLANES) >= 16:
+            _INTACT_PLANES.clear()
+        _INTACT_PLANES[key] = (cut, oversub)
+    return _INTACT_PLANES[key]
+
+
+# Switch components of an unedited template's intact fabric, by its plan (as _INTACT_STATE).
+_INTACT_LABELS: dict[tuple[object, ...], np.ndarray] = {}
+
+
+def _intact_labels(f: SwitchPairs, u0: np.ndarray, v0: np.ndarray) -> np.ndarray:
+    key = (f.plan, f.r.rails, f.r.planes)
+    if key not in _INTACT_LABELS:
+        label = _components(f.n, u0, v0)
+        label.flags.writeable = False
+        if len(_INTACT_LABELS) >= 4:
+            _INTACT_LABELS.clear()
+        _INTACT_LABELS[key] = label
+    return _INTACT_LABELS[key]
+
+
 def _leaf_names(f: SwitchPairs) -> list[list[str]]:
     """Each plane's leaf names, by number (kept per plan: an N-1 sweep names them per failure)."""
     key = (f.plan, f.planes)
@@ -232,22 +314,33 @@ def _leaf_names(f: SwitchPairs) -> list[list[str]]:
 
 _LEAF_NAMES: dict[tuple[object, ...], list[list[str]]] = {}
 
-# Links of each switch of an unedited template's intact fabric, by its plan (as _INTACT_STATE).
-_INTACT_DEGREE: dict[tuple[object, ...], np.ndarray] = {}
+# Links down and up of each switch of an unedited template's intact fabric, by its plan (as
+# _INTACT_STATE): every failure of an N-1 sweep compares against them, and the sweep's kinds of
+# switch are read off them.
+_INTACT_LINKS: dict[tuple[object, ...], tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+
+
+def _intact_links(f: SwitchPairs, design: FabricDesign, u0: np.ndarray, v0: np.ndarray,
+                  total0: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(links down, links up, all links) of each switch of the fabric before the failure,
+    endpoints not counted."""
+    key = (f.plan, f.r.rails, f.r.planes) if not design.edits else None
+    if key is not None and key in _INTACT_LINKS:
+        return _INTACT_LINKS[key]
+    down, up = switch_links(f, u0, v0, total0)
+    links = (down, up, down + up)
+    if key is not None:
+        for array in links:
+            array.flags.writeable = False
+        if len(_INTACT_LINKS) >= 4:
+            _INTACT_LINKS.clear()
+        _INTACT_LINKS[key] = links
+    return links
 
 
 def _intact_degree(f: SwitchPairs, design: FabricDesign, u0: np.ndarray, v0: np.ndarray,
                    total0: np.ndarray) -> np.ndarray:
-    key = (f.plan, f.r.rails, f.r.planes) if not design.edits else None
-    if key is not None and key in _INTACT_DEGREE:
-        return _INTACT_DEGREE[key]
-    degree0: np.ndarray = np.add(*switch_links(f, u0, v0, total0))
-    if key is not None:
-        degree0.flags.writeable = False
-        if len(_INTACT_DEGREE) >= 4:
-            _INTACT_DEGREE.clear()
-        _INTACT_DEGREE[key] = degree0
-    return degree0
+    return _intact_links(f, design, u0, v0, total0)[2]
 
 
 def switch_signatures(design: FabricDesign, r: Resolved, plan: Plan) -> dict[str, tuple[int, int]] | None:
@@ -258,9 +351,8 @@ def switch_signatures(design: FabricDesign, r: Resolved, plan: Plan) -> dict[str
     if any(f.is_nic(x) for e in design.edits for x in (e.a, e.b) if x):
         return None
     keys, template = f.template_pairs()
-    removed, touched, _ = replay_edits(design.edits, f, keys, template)
-    u, v, _, _, total, alive, nics, _ = fabric_state(f, keys, template, removed, touched)
-    down, up = switch_links(f, u, v, total)
-    down, degree = (down + nics).tolist(), (down + up + nics).tolist()
+    u, v, total, alive, nics, _ = _intact_state(f, design, keys, template)
+    down, _, links = _intact_links(f, design, u, v, total)
+    down, degree = (down + nics).tolist(), (links + nics).tolist()
     names = f.names()
     return {names[n]: (down[n], degree[n]) for n in np.flatnonzero(alive).tolist()}

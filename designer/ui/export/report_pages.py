@@ -325,7 +325,6 @@ def side_by_side(ink: Ink, rect: QRectF, a: Facts, b: Facts, catalog, scale: flo
 
 def resilience_page(ink: Ink, rect: QRectF, f: Facts, growth_limit_gpus: int = 16384) -> None:
     """What if it fails (N-1, computed), how often (estimated from sourced rates), what if it grows."""
-    from designer.model.decisions.growth import GrowthError, grow
     from designer.model.decisions.interruptions import RateTableError, interruptions, unit_name
     from designer.model.decisions.whatif import n_minus_one
 
@@ -383,6 +382,8 @@ def resilience_page(ink: Ink, rect: QRectF, f: Facts, growth_limit_gpus: int = 1
         ink.paragraph(QRectF(rect.left(), y, rect.width(), rect.bottom() - y),
                       f"Not drawn here for {target:,} GPUs: run `fabric-designer grow FILE --to-gpus N`.", 8.5, t.muted)
         return
+    from designer.model.decisions.growth import GrowthError, grow  # only where the growth is drawn
+
     try:
         g = grow(f.design, target, phases)
     except (GrowthError, ValueError) as exc:
