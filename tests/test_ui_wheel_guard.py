@@ -74,3 +74,28 @@ def test_fields_take_focus_by_click_or_tab_not_by_wheel(make_window):
     window = _window(make_window)
     for field in window.findChildren(QAbstractSpinBox) + window.findChildren(QComboBox):
         assert field.focusPolicy() == Qt.FocusPolicy.StrongFocus, field.objectName() or field
+
+
+def test_a_field_made_after_the_window_is_guarded_too(make_window, qtbot):
+    """A dialog's field, made long after the first window: guarded when it is first shown."""
+    from PySide6.QtWidgets import QScrollArea, QSpinBox, QVBoxLayout, QWidget
+
+    make_window()
+    area = QScrollArea()
+    qtbot.addWidget(area)
+    inner = QWidget()
+    column = QVBoxLayout(inner)
+    field = QSpinBox()
+    field.setRange(0, 100)
+    field.setValue(50)
+    column.addWidget(field)
+    column.addSpacing(2000)   # room to scroll
+    area.setWidget(inner)
+    area.resize(200, 200)
+    area.show()
+    qtbot.waitExposed(area)
+    assert field.focusPolicy() == Qt.FocusPolicy.StrongFocus
+    area.verticalScrollBar().setValue(0)
+    _wheel(field, -1)
+    assert field.value() == 50 and not field.hasFocus()
+    assert area.verticalScrollBar().value() > 0   # the panel scrolled instead

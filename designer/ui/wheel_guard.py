@@ -2,8 +2,13 @@
 
 Qt's spin boxes, combo boxes and sliders take the wheel (and the focus with it) whenever the
 pointer passes over them, so scrolling the Inspector could re-size the fabric without the user
-noticing. One filter on the application holds for every window: a field takes focus only by click
-or Tab, and an unfocused field hands the wheel to the panel that scrolls around it.
+noticing. One guard holds for every window: a field takes focus only by click or Tab, and an
+unfocused field hands the wheel to the panel that scrolls around it.
+
+The guard is the application's own style wrapped in a proxy that changes nothing it draws: the
+style polishes every widget once, when it is first shown, and that is where each field gets its
+focus policy and a filter of its own. An application-wide event filter would see the same fields,
+but it would run Python for every event of every widget (thousands per window opened).
 """
 
 from __future__ import annotations
@@ -15,7 +20,9 @@ from PySide6.QtWidgets import (
     QAbstractSpinBox,
     QApplication,
     QComboBox,
+    QProxyStyle,
     QScrollBar,
+    QStyle,
     QWidget,
 )
 
@@ -26,30 +33,16 @@ def _guarded(obj: QObject) -> bool:
     return isinstance(obj, _GUARDED) and not isinstance(obj, QScrollBar)
 
 
-def _field_of(obj: QObject) -> QWidget | None:
-    """The guarded field that `obj` is, or is part of (a spin box's line edit gets the wheel too)."""
-    widget = obj if isinstance(obj, QWidget) else None
-    for _ in range(3):
-        if widget is None:
-            return None
-        if _guarded(widget):
-            return widget
-        widget = widget.parentWidget()
-    return None
+class FieldWheelFilter(QObject):
+    """Installed on each guarded field: no value change by wheel without focus.
 
-
-class WheelGuard(QObject):
-    """Application event filter: no focus by wheel, and no value change by wheel without focus."""
+    A wheel turned over a field's inner line edit reaches the field too (the line edit ignores it
+    and Qt hands it to its parent), so the field alone needs the filter."""
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt's name)
-        kind = event.type()
-        if kind == QEvent.Type.Polish and isinstance(watched, QWidget) and _guarded(watched):
-            watched.setFocusPolicy(Qt.FocusPolicy.StrongFocus)   # click or Tab, never the wheel
-        elif kind == QEvent.Type.Wheel:
-            field = _field_of(watched)
-            if field is not None and not field.hasFocus():
-                self._scroll_around(field, event)
-                return True
+        if event.type() == QEvent.Type.Wheel and isinstance(watched, QWidget) and not watched.hasFocus():
+            self._scroll_around(watched, event)
+            return True
         return False
 
     @staticmethod
@@ -62,19 +55,36 @@ class WheelGuard(QObject):
             QApplication.sendEvent(parent.viewport(), event)
 
 
-_GUARD: WheelGuard | None = None
+class WheelGuard(QProxyStyle):
+    """The application's style, unchanged, guarding each field as it polishes it."""
+
+    def __init__(self, base: QStyle | None = None):
+        super().__init__(base)
+        self.field_filter = FieldWheelFilter(self)
+
+    def polish(self, target):   # one Python method for Qt's three overloads (widget, application, palette)
+        result = super().polish(target)
+        if isinstance(target, QWidget) and _guarded(target):
+            self.guard(target)
+        return result
+
+    def guard(self, field: QWidget) -> None:
+        field.setFocusPolicy(Qt.FocusPolicy.StrongFocus)   # click or Tab, never the wheel
+        field.installEventFilter(self.field_filter)        # installed once, however often polished
 
 
 def install_wheel_guard(app: QCoreApplication | None = None) -> WheelGuard | None:
-    """Install the filter on the application once; later calls return the same guard."""
-    global _GUARD
+    """Wrap the application's style in the guard once; later calls return the same guard (and
+    wrap the style again if something replaced it since)."""
     app = app or QApplication.instance()
-    if app is None:
+    if not isinstance(app, QApplication):
         return None
-    if _GUARD is None or _GUARD.parent() is not app:
-        _GUARD = WheelGuard(app)
-        app.installEventFilter(_GUARD)
-        for widget in QApplication.allWidgets():   # fields polished before the guard came
-            if _guarded(widget):
-                widget.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
-    return _GUARD
+    style = app.style()
+    if isinstance(style, WheelGuard):
+        return style
+    guard = WheelGuard(style)     # takes the current style as its base: it looks the same
+    app.setStyle(guard)           # re-polishes the widgets already polished through the guard
+    for widget in QApplication.allWidgets():   # and fields made but not yet polished
+        if _guarded(widget):
+            guard.guard(widget)
+    return guard

@@ -18,7 +18,7 @@ import os
 
 from PySide6.QtCore import QObject, QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QPainterPath, QPen
-from PySide6.QtWidgets import QDialog, QDockWidget, QFileDialog, QGraphicsItem
+from PySide6.QtWidgets import QDialog, QFileDialog, QGraphicsItem
 
 from designer.io.audit_csv import write_findings_csv
 from designer.io.fabric_capture import CaptureError, as_built_design, read_answer
@@ -27,6 +27,7 @@ from designer.model.decisions.audit_answer import CaptureAnswer
 from designer.ui.panels.audit_panel import AuditPanel
 from designer.ui.services.background import Latest
 from designer.ui.shell.capture_dialog import CaptureDialog
+from designer.ui.shell.lazy_dock import LazyDock
 
 RED, AMBER, GREY = QColor(200, 40, 40), QColor(230, 150, 20), QColor(140, 140, 140)
 
@@ -134,18 +135,27 @@ class AuditActions(QObject):
         self.source = ""
         self.overlay = AuditOverlay(window.scene)
         window.scene.addItem(self.overlay)
-        self.panel = AuditPanel()
-        self.panel.findingChosen.connect(self._chosen)
-        self.panel.exportRequested.connect(lambda: self.export_csv())
-        self.panel.correctRequested.connect(lambda: self.correct_inference())
-        self.dock = QDockWidget("Audit", window)
+        # The panel is made when an audit first shows it (or `panel` is asked for).
+        self.dock = LazyDock("Audit", window, self._make_panel)
         self.dock.setObjectName("dock-audit")
-        self.dock.setWidget(self.panel)
         window.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.dock)
         if "metrics" in getattr(window, "docks", {}):
             window.tabifyDockWidget(window.docks["metrics"], self.dock)
         self.dock.hide()
         self._work = Latest(self, "audit", window.compute.synchronous)   # a newer audit supersedes one under way
+
+    @property
+    def panel(self) -> AuditPanel:
+        panel = self.dock.content()
+        assert isinstance(panel, AuditPanel)
+        return panel
+
+    def _make_panel(self) -> AuditPanel:
+        panel = AuditPanel()
+        panel.findingChosen.connect(self._chosen)
+        panel.exportRequested.connect(lambda: self.export_csv())
+        panel.correctRequested.connect(lambda: self.correct_inference())
+        return panel
 
     # --- File > Import ---------------------------------------------------------------------
 
@@ -333,7 +343,8 @@ class AuditActions(QObject):
     def clear(self) -> None:
         self.report = None
         self.overlay.set_report(None)
-        self.panel.set_report(None)
+        if self.dock.built:   # a panel never made shows no report
+            self.panel.set_report(None)
         self._legend()
 
 

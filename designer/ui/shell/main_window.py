@@ -12,7 +12,7 @@ from pathlib import Path
 import shiboken6
 from PySide6.QtCore import QEvent, QSettings, QSize, Qt, QTimer
 from PySide6.QtGui import QAction, QColor, QGuiApplication, QIcon, QKeySequence, QPainter
-from PySide6.QtWidgets import QApplication, QDockWidget, QLabel, QMenu, QStyle, QToolBar
+from PySide6.QtWidgets import QApplication, QDockWidget, QLabel, QMenu, QStyle, QToolBar, QWidget
 
 from designer.catalog import Catalog, default_catalog
 from designer.model.intent.design import FabricDesign, replace_path
@@ -39,6 +39,7 @@ from designer.ui.shell.explore_actions import ExploreActions
 from designer.ui.shell.export_actions import ExportActions
 from designer.ui.shell.file_guard import FileGuard
 from designer.ui.shell.files import FileController
+from designer.ui.shell.lazy_dock import LazyDock
 from designer.ui.shell.network_selector import install_network_canvas
 from designer.ui.shell.routing_twin_actions import RoutingTwinActions
 from designer.ui.shell.whatif_actions import FailMode, install_interruptions, install_phases
@@ -142,12 +143,32 @@ class MainWindow(DesignerWindow):
         self.palette_panel.set_technology(self.controller.default_technology)
         self.setAcceptDrops(False)
 
+    @property
+    def phases(self):
+        """The Phases panel (made now if its dock was never shown)."""
+        return self._lazy_panel("phases")
+
+    @property
+    def interruptions(self):
+        """The Expected Interruptions panel (made now if its dock was never shown)."""
+        return self._lazy_panel("interruptions")
+
+    def _lazy_panel(self, name: str):
+        dock = self.docks[name]
+        assert isinstance(dock, LazyDock)
+        return dock.content()
+
     # --- construction --------------------------------------------------------------------------
 
     def _dock(self, title: str, widget, area) -> QDockWidget:
-        dock = QDockWidget(title, self)
+        """A dock for `widget`, or, where `widget` is a function that makes it, a dock whose
+        panel is made when the dock is first shown (`LazyDock.content`)."""
+        if callable(widget) and not isinstance(widget, QWidget):
+            dock: QDockWidget = LazyDock(title, self, widget)
+        else:
+            dock = QDockWidget(title, self)
+            dock.setWidget(widget)
         dock.setObjectName(f"{title.lower()}Dock")
-        dock.setWidget(widget)
         dock.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetMovable
                          | QDockWidget.DockWidgetFeature.DockWidgetFloatable
                          | QDockWidget.DockWidgetFeature.DockWidgetClosable)
@@ -270,8 +291,8 @@ class MainWindow(DesignerWindow):
         file_menu.addSeparator()
         file_menu.addAction(a["quit"])
         self.fail_mode = FailMode.install(self, bar)
-        self.phases = install_phases(self, self.catalog, self.compute.synchronous)
-        self.interruptions = install_interruptions(self, self.catalog, self.compute.synchronous)
+        install_phases(self, self.catalog, self.compute.synchronous)          # made when first shown
+        install_interruptions(self, self.catalog, self.compute.synchronous)
         help_menu = bar.addMenu("&Help")
         help_menu.addAction(a["user_guide"])
         help_menu.addAction(a["help_canvas"])

@@ -291,19 +291,30 @@ def install_phases(window, catalog, synchronous: bool):
     from designer.model.decisions.whatif import switch_ids
     from designer.ui.panels.phases_panel import PhasesPanel
 
-    panel = PhasesPanel(catalog, synchronous)
-    dock = window._dock("Phases", panel, Qt.DockWidgetArea.BottomDockWidgetArea)
+    def build() -> PhasesPanel:
+        """The panel, made when the dock is first shown (window.phases makes it too)."""
+        panel = PhasesPanel(catalog, synchronous)
+        window.document.designChanged.connect(panel.set_design)
+        panel.set_design(window.document.design)
+        panel.planEdited.connect(store_plan)
+        panel.drawRequested.connect(draw)
+        panel.exportRequested.connect(export)
+        return panel
+
+    dock = window._dock("Phases", build, Qt.DockWidgetArea.BottomDockWidgetArea)
     window.tabifyDockWidget(window.docks["metrics"], dock)    # its table is wide: beside the metric cards
     window.docks["phases"] = dock
     dock.hide()       # shown from View > Panels or What If > Phases
     toggle = dock.toggleViewAction()
     toggle.triggered.connect(lambda checked: checked and dock.raise_())   # in front of the Metrics tab
     window.panels_menu.addAction(toggle)
-    window.document.designChanged.connect(panel.set_design)
-    panel.set_design(window.document.design)
+
     # Opening the panel plans the stored target (or a first proposal) at once: never an empty table.
     def plan_when_shown(shown: bool) -> None:
-        if shown and panel.growth is None:
+        if not shown:
+            return
+        panel = dock.content()
+        if panel.growth is None:
             panel.preview()
     dock.visibilityChanged.connect(plan_when_shown)
 
@@ -346,14 +357,11 @@ def install_phases(window, catalog, synchronous: bool):
             return
         window.statusBar().showMessage(f"Wrote {target}", 5000)
 
-    panel.planEdited.connect(store_plan)
-    panel.drawRequested.connect(draw)
-    panel.exportRequested.connect(export)
     show = QAction("&Phases…", window)
     show.setStatusTip("Plan a phased build-out: BOM per phase, reserved ports, recabling")
     show.triggered.connect(lambda: (dock.show(), dock.raise_()))
     window.fail_mode.menu.addAction(show)
-    return panel
+    return dock
 
 
 def install_interruptions(window, catalog, synchronous: bool):
@@ -361,8 +369,15 @@ def install_interruptions(window, catalog, synchronous: bool):
     from designer.io.interruptions_csv import write_interruptions_csv
     from designer.ui.panels.interruptions_panel import InterruptionsPanel
 
-    panel = InterruptionsPanel(catalog, synchronous)
-    dock = window._dock("Interruptions", panel, Qt.DockWidgetArea.BottomDockWidgetArea)
+    def build() -> InterruptionsPanel:
+        """The panel, made when the dock is first shown (window.interruptions makes it too)."""
+        panel = InterruptionsPanel(catalog, synchronous)
+        window.document.designChanged.connect(panel.set_design)
+        panel.set_design(window.document.design)
+        panel.exportRequested.connect(export)
+        return panel
+
+    dock = window._dock("Interruptions", build, Qt.DockWidgetArea.BottomDockWidgetArea)
     dock.setWindowTitle("Expected Interruptions")
     window.tabifyDockWidget(window.docks["metrics"], dock)    # wide, beside the metric cards
     window.docks["interruptions"] = dock
@@ -370,9 +385,14 @@ def install_interruptions(window, catalog, synchronous: bool):
     toggle = dock.toggleViewAction()
     toggle.triggered.connect(lambda checked: checked and dock.raise_())   # in front of the Metrics tab
     window.panels_menu.addAction(toggle)
-    window.document.designChanged.connect(panel.set_design)
-    panel.set_design(window.document.design)
-    dock.visibilityChanged.connect(lambda shown: panel.compute() if shown and panel.report is None else None)
+
+    def estimate_when_shown(shown: bool) -> None:
+        if not shown:
+            return
+        panel = dock.content()
+        if panel.report is None:
+            panel.compute()
+    dock.visibilityChanged.connect(estimate_when_shown)
 
     def export(report) -> None:
         design = window.document.design
@@ -386,5 +406,4 @@ def install_interruptions(window, catalog, synchronous: bool):
             return
         window.statusBar().showMessage(f"Wrote {target}", 5000)
 
-    panel.exportRequested.connect(export)
-    return panel
+    return dock
