@@ -5,26 +5,33 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 EXAMPLE ?= examples/dgx-h100-superpod-1su.json
 
-.PHONY: run test test-slow lint docs bench package clean
+.PHONY: run test tests test-slow lint docs bench package clean
 
 # Python keeps the bytecode it compiles (in the git-ignored __pycache__ folders), even where the
 # environment says not to: the tests start hundreds of Python processes (the command line, the
 # guide's screenshots, pytest's workers), and each would compile designer/ and the tests again.
 unexport PYTHONDONTWRITEBYTECODE
 
+# --no-compile: pip would compile every module it installs (about 20 s of CPU here, most of it
+# code never imported: pygments' lexers, the libraries' own tests); Python compiles what is
+# imported, once, on its first import.
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test]'
+	$(BIN)/python -m pip install --quiet --no-compile --upgrade pip
+	$(BIN)/python -m pip install --quiet --no-compile -e '.[test]'
 	@touch $(STAMP)
 
 run: $(STAMP)
 	$(BIN)/fabric-designer gui $(EXAMPLE)
 
-# The checks and the guide side by side (mypy uses one core), then the tests on every core
-# (pytest-xdist; a file whose tests share a tally keeps them on one worker: --dist loadgroup).
+# The checks, the guide and the tests side by side, so that no core waits: mypy uses one core
+# and the guide's screenshots finish early, while the tests run on every core (pytest-xdist; a
+# file whose tests share a tally keeps them on one worker: --dist loadgroup). Each prints whole
+# lines (--output-sync=line); `make test` fails when any of the three does.
 test: $(STAMP)
-	$(MAKE) --no-print-directory -j2 lint docs
+	$(MAKE) --no-print-directory -j3 --output-sync=line lint docs tests
+
+tests: $(STAMP)
 	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q -n auto --dist loadgroup
 
 # The code's checks: ruff's rules, the architecture's import contracts and the type checker

@@ -28,12 +28,14 @@ settings.load_profile(f"{_PROFILE}-ci" if os.environ.get("CI") else _PROFILE)
 
 @pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(config, items):
-    """Under `--dist loadgroup`, name each test's `xdist_group` in its node id, so that the
-    group's tests run on one worker and share their module fixtures (a wheel, a campaign).
+    """The longest test files first (`_longest_files_first`); then, under `--dist loadgroup`,
+    name each test's `xdist_group` in its node id, so that the group's tests run on one worker
+    and share their module fixtures (a wheel, a campaign).
 
     pytest-xdist does this by setting `item._nodeid`, which pytest 9 no longer reads (the id is
     `item._id`); without this, every group is split across the workers and each worker builds
     the group's fixtures again. An id that already carries the suffix is left alone."""
+    _longest_files_first(items)
     if not getattr(config.option, "loadgroup", False):   # set on the workers of --dist loadgroup only
         return
     for item in items:
@@ -50,6 +52,19 @@ def pytest_collection_modifyitems(config, items):
             item._id = NodeId.parse(item.nodeid + suffix)
         else:
             item._nodeid = item.nodeid + suffix
+
+
+def _longest_files_first(items) -> None:
+    """Order the run by tests/durations.json (written by tests/durations.py): the longest test
+    files first, each file's tests kept together and in their order, so that a file's module
+    fixtures are made once per worker and no long file starts last and leaves the other core idle
+    at the end. Files the hint does not know (new ones) come after those it knows. Every worker
+    collects the same order, as pytest-xdist requires."""
+    from durations import load
+
+    hint = load()
+    if hint:
+        items[:] = sorted(items, key=lambda item: -hint.get(item.nodeid.split("::", 1)[0], 0.0))
 
 
 _APPLICATION = []

@@ -24,7 +24,9 @@ from designer.io.project import design_from_json
 from designer.limits import InputError, decode_text
 from designer.model.physical.prices import parse_price_book
 
-SECONDS = 5.0   # the target is one second; the bound leaves room for a loaded test machine
+# The target is one second; the bound is the process's CPU time, not wall time, so that another
+# user of the machine cannot fail a case (TALLY's max_ms is the wall time, for the benchmarks).
+SECONDS = 5.0
 TALLY: Counter = Counter()
 
 
@@ -32,12 +34,16 @@ class Defect(AssertionError):
     pass
 
 
-def _judge(kind: str, started: float) -> None:
-    elapsed = time.perf_counter() - started
-    TALLY["max_ms"] = max(TALLY["max_ms"], round(elapsed * 1000))
-    if elapsed > SECONDS:
+def _start() -> tuple[float, float]:
+    return time.perf_counter(), time.process_time()
+
+
+def _judge(kind: str, started: tuple[float, float]) -> None:
+    wall, cpu = time.perf_counter() - started[0], time.process_time() - started[1]
+    TALLY["max_ms"] = max(TALLY["max_ms"], round(wall * 1000))
+    if cpu > SECONDS:
         TALLY["defects"] += 1
-        raise Defect(f"{kind}: took {elapsed:.1f} s")
+        raise Defect(f"{kind}: took {cpu:.1f} s of CPU")
 
 
 def _refused(kind: str, exc: Exception, name: str) -> None:
@@ -59,7 +65,7 @@ def _sane_design(design) -> None:
 def project_bytes(raw: bytes, name: str = "fuzz.json") -> None:
     """A project file's bytes through the loader the commands and the window use."""
     TALLY["tried"] += 1
-    started = time.perf_counter()
+    started = _start()
     try:
         design = design_from_json(decode_text(raw, name), name)
     except InputError as exc:
@@ -95,7 +101,7 @@ def catalog_text(text: str | bytes, folder: Path) -> None:
     user.mkdir(exist_ok=True)
     path = user / "fuzz.toml"
     path.write_bytes(text if isinstance(text, bytes) else text.encode("utf-8", "surrogatepass"))
-    started = time.perf_counter()
+    started = _start()
     try:
         load_catalog(BUILTIN_DIR, user)
     except InputError as exc:
@@ -110,7 +116,7 @@ def catalog_text(text: str | bytes, folder: Path) -> None:
 
 def price_text(text: str) -> None:
     TALLY["tried"] += 1
-    started = time.perf_counter()
+    started = _start()
     try:
         parse_price_book(text, "fuzz-prices.toml")
     except InputError as exc:
@@ -127,7 +133,7 @@ def command(argv: list[str], option: str) -> None:
     """A command line; refusals must be one line naming the option, never exit 3."""
     TALLY["tried"] += 1
     out, err = io.StringIO(), io.StringIO()
-    started = time.perf_counter()
+    started = _start()
     try:
         with redirect_stdout(out), redirect_stderr(err):
             code = main(argv)

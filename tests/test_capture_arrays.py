@@ -13,6 +13,7 @@ from __future__ import annotations
 from unittest.mock import patch
 
 from capture_factory import make_capture
+from helpers import examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_audit_generated_captures import _derived
@@ -23,7 +24,7 @@ from designer.model.topology.asbuilt import AsBuilt, Device, Link
 from designer.model.topology.inference import _assign_roles_by_objects, _planes, assign_roles
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.integers(0, 10**9), st.sampled_from(["dgx-4su", "one-plane", "small", "three-tier", "roce"]),
        st.booleans())
 def test_roles_on_arrays_are_the_roles_link_by_link(seed, key, faults):
@@ -64,7 +65,7 @@ def _fabric(switches: list[tuple[str, int]], hosts: list[str], links: list[tuple
     return fabric
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(st.integers(2, 6), st.integers(1, 4), st.integers(0, 3), st.integers(0, 10**9), st.integers(1, 3),
        st.booleans())
 def test_roles_agree_on_random_small_fabrics(switches, hosts_per, loops, seed, planes, crossed):

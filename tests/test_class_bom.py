@@ -15,6 +15,7 @@ from designer.model.physical.link_arrays import DeviceCodes
 from designer.model.topology.derive import derive
 from designer.model.topology.presets import new_design
 from designer.model.topology.sizing import SizingError
+from tests.helpers import examples
 from tests.test_closed_form_bom import template_designs
 
 CAT = default_catalog()
@@ -34,7 +35,7 @@ def _same_or_declined(design) -> bool:
     return True
 
 
-@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.filter_too_much,
+@settings(max_examples=examples(120), deadline=None, suppress_health_check=[HealthCheck.filter_too_much,
                                                                    HealthCheck.too_slow])
 @given(template_designs())
 def test_class_bill_equals_per_link_bill(design):
@@ -80,7 +81,7 @@ def medium_designs(draw):
     return design
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.filter_too_much,
+@settings(max_examples=examples(25), deadline=None, suppress_health_check=[HealthCheck.filter_too_much,
                                                                   HealthCheck.too_slow])
 @given(medium_designs())
 def test_class_bill_equals_per_link_bill_up_to_thousands_of_gpus(design):

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import fuzzing
 import pytest
-from helpers import superpod
+from helpers import examples, superpod
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -28,7 +28,9 @@ from designer.model.intent.slides import Slide
 pytestmark = pytest.mark.xdist_group("fuzz-inputs")
 
 CORPUS = Path(__file__).parent / "data" / "fuzz"
-FUZZ = settings(max_examples=int(os.environ.get("FUZZ_EXAMPLES", "120")), deadline=None, database=None,
+# Examples per target: 120 in `make test-slow`, 48 in `make test` (the quick profile's share,
+# tests/conftest.py); FUZZ_EXAMPLES sets the count outright (benchmarks/bench_fuzz_readers.py).
+FUZZ = settings(max_examples=int(os.environ.get("FUZZ_EXAMPLES") or examples(120)), deadline=None, database=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 # Literals as they stand in a JSON file: not-a-numbers, overflows, absurd counts, hostile text.
@@ -231,7 +233,7 @@ def test_fuzz_every_numeric_command_line_argument(project, command_option, value
         fuzzing.command(_argv(command, option, value, project, Path(out)), option)
 
 
-@settings(max_examples=25, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(25), deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.sampled_from(NUMERIC_OPTIONS["render"]), cli_values)
 def test_fuzz_the_render_arguments(project, option, value):
     with tempfile.TemporaryDirectory() as out:

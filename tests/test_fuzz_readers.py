@@ -16,6 +16,7 @@ import time
 from collections import Counter
 
 import pytest
+from helpers import examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -33,9 +34,12 @@ from designer.model.topology.presets import new_design
 pytestmark = pytest.mark.xdist_group("fuzz-readers")
 
 CAT = default_catalog()
-SECONDS = 10.0     # a generous bound for a loaded test machine; the benchmark prints the real figures
-# Examples per reader: small in `make test`; benchmarks/bench_fuzz_readers.py raises it.
-EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "60"))
+# A case may take this much of the process's CPU time: CPU, not wall time, so that another user
+# of the machine cannot fail the test; the benchmark prints the real (wall) figures.
+SECONDS = 10.0
+# Examples per reader: 60 in `make test-slow`, 24 in `make test` (the quick profile's share,
+# tests/conftest.py); benchmarks/bench_fuzz_readers.py raises it through FUZZ_EXAMPLES.
+EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES") or examples(60))
 TALLY: Counter = Counter()      # cases, read, refused, slowest_ms; FUZZ_TALLY=path writes it as JSON
 IB = export_ibnetdiscover(derive(new_design(CAT, "rail-optimized", nodes=4, server="dgx-h100", switch="qm9700",
                                             nodes_per_su=4), CAT))
@@ -47,15 +51,19 @@ IB_TOKENS = ["Switch", "Ca", "Rt", '"S-0002c903000a0b0c"', '"H-0002c903000a0b0d"
              "\t", " ", "\n", "\r", "\x00", "\ufeff", "999999999999", "-1", '"', "enhanced port 0", "lmc 0"]
 
 
-def _timed(started: float) -> None:
-    elapsed = time.perf_counter() - started
+def _start() -> tuple[float, float]:
+    return time.perf_counter(), time.process_time()
+
+
+def _timed(started: tuple[float, float]) -> None:
+    wall, cpu = time.perf_counter() - started[0], time.process_time() - started[1]
     TALLY["cases"] += 1
-    TALLY["slowest_ms"] = max(TALLY["slowest_ms"], round(elapsed * 1000))
-    assert elapsed < SECONDS
+    TALLY["slowest_ms"] = max(TALLY["slowest_ms"], round(wall * 1000))
+    assert cpu < SECONDS
 
 
 def _ends_cleanly(text: str) -> None:
-    started = time.perf_counter()
+    started = _start()
     try:
         fabric = parse_capture(text, "fuzz")
     except CaptureError as exc:
@@ -133,7 +141,7 @@ RATE_TOKENS = ["[[rate]]", "\n", 'id = "x"', 'applies_to = "link"', 'applies_to 
 def test_fuzz_the_rate_table_reader(tmp_path, text):
     path = tmp_path / "rates.toml"
     path.write_bytes(text.encode("utf-8", "surrogatepass"))
-    started = time.perf_counter()
+    started = _start()
     try:
         rates = load_rates(path)
     except RateTableError as exc:

@@ -13,6 +13,7 @@ import random
 from unittest.mock import patch
 
 import pytest
+from helpers import examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -92,7 +93,7 @@ def _read(reader, text):
     return (list(fabric.devices.items()), fabric.links, fabric.notes, fabric.speeds_simulated)
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.integers(0, len(_TEXTS) - 1), st.integers(0, 10**9),
        st.lists(st.sampled_from(["stray", "indent", "comment", "blank", "duplicate", "drop", "slower",
                                  "rate-in-name", "no-rate", "upper", "vendid-gap", "orphan-port", "bad-devid",
