@@ -27,12 +27,18 @@ from designer.io.atomic import write_atomic
 from designer.io.markup import one_line
 from designer.model.intent.design import FabricDesign
 from designer.model.topology.asbuilt import (
+    KIND_AGGREGATION,
+    KIND_HOST,
+    KIND_SWITCH,
     AsBuilt,
+    CaptureColumns,
     Device,
     Link,
+    columns_of,
     ib_gbps,
     parse_host_description,
     parse_switch_description,
+    with_columns,
 )
 from designer.model.topology.derive import Derived, derive
 from designer.model.topology.wiring import Wiring
@@ -156,10 +162,20 @@ def finish(fabric: AsBuilt, skipped: int) -> AsBuilt:
     # Switches sharing one description (four 'Voltaire 4036 - 36 QDR ports switch' in X5) are
     # told apart by their GUID, as default-named ones are, so that no finding reads "cabled to
     # X instead of X".
-    plain = [d for d in fabric.devices.values() if d.kind == "switch" and d.name == d.description.strip()]
-    names = Counter(d.name for d in plain)
-    for d in plain:
-        if names[d.name] > 1:
+    columns = columns_of(fabric)
+    if columns is not None:      # read in bulk: on the switches' rows, no device made
+        names, descriptions = columns.name, columns.description
+        plain = [row for row in np.flatnonzero(columns.kind == KIND_SWITCH).tolist()
+                 if names[row] == descriptions[row].strip()]
+        alike = Counter(names[row] for row in plain)
+        for row in plain:
+            if alike[names[row]] > 1:
+                names[row] = f"{names[row]} ({columns.ids[row][2:]})"
+        return fabric
+    plain_devices = [d for d in fabric.devices.values() if d.kind == "switch" and d.name == d.description.strip()]
+    counted = Counter(d.name for d in plain_devices)
+    for d in plain_devices:
+        if counted[d.name] > 1:
             fabric.devices[d.id] = dataclasses.replace(d, name=f"{d.name} ({d.id[2:]})")
     return fabric
 
@@ -217,13 +233,12 @@ def parse_regular(text: str, source: str = "<text>") -> AsBuilt | None:
     events = _BULK_EVENT.findall(text)     # (v, devid, kind, ports, id, description)
     if sum(1 for ev in events if ev[2]) != sum(int(starts[ord(c)]) for c in "SCR"):
         return None              # a line that starts like a block's line and is not one
-    fabric = AsBuilt("ibnetdiscover")
-    fabric.speeds_simulated = SIMULATED_MARK in text[:4096]
     # Whose is each port line: the block open when it comes (none after `vendid=`, before the
     # block's own line: such lines are skipped, as the line reader skips them).
     open_after: list[int] = []   # per event, the block open after it (-1: none)
     ids: list[str] = []
     index: dict[str, int] = {}
+    rows: list[tuple[int, str, str, int, int]] = []   # per device: (kind, description, Switch/Ca/Rt, ports, devid)
     current, devid = -1, 0
     for vend, dev, kind, ports_text, node_id, desc in events:
         if kind:
@@ -231,7 +246,7 @@ def parse_regular(text: str, source: str = "<text>") -> AsBuilt | None:
                 return None      # a device described twice: the line reader keeps the last block
             current = index[node_id] = len(ids)
             ids.append(node_id)
-            fabric.devices[node_id] = _device(node_id, kind, desc, int(ports_text), devid)
+            rows.append((current, desc, kind, int(ports_text), devid))
         elif vend:
             current, devid = -1, 0
         else:
@@ -241,7 +256,7 @@ def parse_regular(text: str, source: str = "<text>") -> AsBuilt | None:
                 devid = 0
         open_after.append(current)
     del events
-    if not fabric.devices:
+    if not ids:
         raise CaptureError(f"{source}: not an ibnetdiscover dump (no Switch or Ca block found)")
     # Port lines are those starting with "["; each belongs to the last event before it.
     at = breaks[first == ord("[")]
@@ -250,55 +265,63 @@ def parse_regular(text: str, source: str = "<text>") -> AsBuilt | None:
     owner_of = np.array(open_after + [-1], dtype=np.int64)   # index -1: before any event
     own = owner_of[before]
     skipped = int((own < 0).sum())
-    columns = _port_columns(text, breaks, index)
-    if columns is None:
+    found = _port_columns(text, breaks, index)
+    if found is None:
         return None
-    port, peers, pport, widths, speeds, gbps = columns
+    port, peers, pport, rate, rates = found
     if len(port) != len(at):
         return None              # a line that starts like a port line and is not one
     kept = own >= 0
     if not kept.all():
-        port, peers, pport, own = port[kept], peers[kept], pport[kept], own[kept]
-        keep = kept.tolist()
-        widths = [x for x, k in zip(widths, keep, strict=True) if k]
-        speeds = [x for x, k in zip(speeds, keep, strict=True) if k]
-        gbps = [x for x, k in zip(gbps, keep, strict=True) if k]
-    if not len(port):
-        return finish(fabric, skipped)
-    rate_of = np.array(gbps, dtype=np.float64)
-    # One key per cable, whichever end read it: the two ends (device, port) in order.
-    span = int(max(port.max(), pport.max())) + 1
-    if span * len(ids) >= 2**31:
-        return None          # ports numbered past any switch's: the keys would not fit
-    e1, e2 = own * span + port, peers * span + pport
-    key = np.minimum(e1, e2) * (len(ids) * span) + np.maximum(e1, e2)
-    # Per cable, the first line of the slowest rate read: rows by cable, then rate, then order.
-    order = np.lexsort((np.arange(len(key)), rate_of, key))
-    slowest = np.ones(len(order), dtype=bool)
-    slowest[1:] = key[order[1:]] != key[order[:-1]]
-    chosen = order[slowest]
-    # Cables in the order their first line comes, as the line reader appends them (np.unique
-    # sorts the keys as the lexsort did, and gives each one's first line).
-    _, first_line = np.unique(key, return_index=True)
-    chosen = chosen[np.argsort(first_line, kind="stable")]
-    names = ids
-    fabric.links = [Link(names[a], pa, names[b], pb, gbps[i], widths[i], speeds[i])
-                    for i, a, pa, b, pb in zip(chosen.tolist(), own[chosen].tolist(), port[chosen].tolist(),
-                                               peers[chosen].tolist(), pport[chosen].tolist(), strict=True)]
+        port, peers, pport, own, rate = port[kept], peers[kept], pport[kept], own[kept], rate[kept]
+    chosen = np.zeros(0, dtype=np.int64)
+    if len(port):
+        rate_of = np.array([r[2] for r in rates], dtype=np.float64)[rate]
+        # One key per cable, whichever end read it: the two ends (device, port) in order.
+        span = int(max(port.max(), pport.max())) + 1
+        if span * len(ids) >= 2**31:
+            return None          # ports numbered past any switch's: the keys would not fit
+        e1, e2 = own * span + port, peers * span + pport
+        key = np.minimum(e1, e2) * (len(ids) * span) + np.maximum(e1, e2)
+        # Per cable, the first line of the slowest rate read: rows by cable, then rate, then order.
+        order = np.lexsort((np.arange(len(key)), rate_of, key))
+        slowest = np.ones(len(order), dtype=bool)
+        slowest[1:] = key[order[1:]] != key[order[:-1]]
+        chosen = order[slowest]
+        # Cables in the order their first line comes, as the line reader appends them (np.unique
+        # sorts the keys as the lexsort did, and gives each one's first line).
+        _, first_line = np.unique(key, return_index=True)
+        chosen = chosen[np.argsort(first_line, kind="stable")]
+    fabric = with_columns("ibnetdiscover", _device_columns(
+        ids, rows, own[chosen], port[chosen], peers[chosen], pport[chosen], rate[chosen], rates))
+    fabric.speeds_simulated = SIMULATED_MARK in text[:4096]
     return finish(fabric, skipped)
 
 
+def _device_columns(ids: list[str], rows: list[tuple[int, str, str, int, int]], a: np.ndarray, pa: np.ndarray,
+                    b: np.ndarray, pb: np.ndarray, rate: np.ndarray,
+                    rates: list[tuple[int, str, float]]) -> CaptureColumns:
+    """The devices' columns, each read from its block as the line reader reads it (`_device_fields`)."""
+    fields = [_device_fields(ids[row], kind, desc, devid) for row, desc, kind, _, devid in rows]
+    hosts: dict[str, int] = {}
+    host_code = np.array([hosts.setdefault(f[3], len(hosts)) if f[3] else -1 for f in fields], dtype=np.int64)
+    return CaptureColumns(
+        ids, np.array([f[0] for f in fields], dtype=np.int8), [r[1] for r in rows], [f[1] for f in fields],
+        [f[2] for f in fields], np.array([r[4] for r in rows], dtype=np.int64),
+        np.array([r[3] for r in rows], dtype=np.int64), host_code, list(hosts),
+        np.array([f[4] for f in fields], dtype=np.int64), np.array([f[5] for f in fields], dtype=bool),
+        a, pa, b, pb, rate, rates)
+
+
 def _port_columns(text: str, breaks: np.ndarray, index: dict[str, int]
-                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[int], list[str], list[float]] | None:
-    """(own port, peer index, peer port, width, speed, Gb/s) of every port line, in text order;
-    None when a peer has no block or a port number is too long. The text is matched a few MB at
-    a time, each piece's strings made into columns before the next: 800,000 port lines' strings
-    at once would double the reader's memory."""
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, list[tuple[int, str, float]]] | None:
+    """(own port, peer index, peer port, rate code, rates) of every port line, in text order, the
+    rate code an index into rates' (width, speed, Gb/s); None when a peer has no block or a port
+    number is too long. The text is matched a few MB at a time, each piece's strings made into
+    columns before the next: 800,000 port lines' strings at once would double the reader's memory."""
     rates: dict[str, tuple[int, str, float]] = {}
-    cols: list[list[np.ndarray]] = [[], [], []]
-    widths: list[int] = []
-    speeds: list[str] = []
-    gbps: list[float] = []
+    codes: dict[tuple[int, str, float], int] = {}
+    cols: list[list[np.ndarray]] = [[], [], [], []]
     # Pieces cut at line breaks, every _BULK_PIECE characters or so (each port line starts with one).
     near = np.searchsorted(breaks, np.arange(0, len(text), _BULK_PIECE))
     cuts = np.unique(breaks[near[near < len(breaks)]]).tolist()
@@ -311,19 +334,17 @@ def _port_columns(text: str, breaks: np.ndarray, index: dict[str, int]
         peer = list(map(index.get, peer_ids))
         if None in peer or max(map(len, own_ports)) > 6 or max(map(len, peer_ports)) > 6:
             return None          # a peer without a block (the line reader words the error or the drop)
-        cols[0].append(np.array(list(map(int, own_ports)), dtype=np.int64))
+        cols[0].append(np.array(own_ports).astype(np.int64))
         cols[1].append(np.array(peer, dtype=np.int64))
-        cols[2].append(np.array(list(map(int, peer_ports)), dtype=np.int64))
-        w, sp, g = _rates(list(rests), rates)
-        widths += w
-        speeds += sp
-        gbps += g
+        cols[2].append(np.array(peer_ports).astype(np.int64))
+        cols[3].append(np.array([codes.setdefault(r, len(codes)) for r in _rates(list(rests), rates)],
+                                dtype=np.int64))
     empty = np.zeros(0, dtype=np.int64)
-    port, peers, pport = (np.concatenate(c) if c else empty for c in cols)
-    return port, peers, pport, widths, speeds, gbps
+    port, peers, pport, rate = (np.concatenate(c) if c else empty for c in cols)
+    return port, peers, pport, rate, list(codes)
 
 
-def _rates(rests: list[str], rates: dict[str, tuple[int, str, float]]) -> tuple[list[int], list[str], list[float]]:
+def _rates(rests: list[str], rates: dict[str, tuple[int, str, float]]) -> list[tuple[int, str, float]]:
     """(width, speed, Gb/s) of each port line's text after '#', as the line reader reads them: the
     line's last word looked up among the rates read so far, else the first rate in the text.
 
@@ -338,8 +359,7 @@ def _rates(rests: list[str], rates: dict[str, tuple[int, str, float]]) -> tuple[
         out[i] = _rate_of(rests[i].rstrip(), last, rates)
     # Every line not read above ends in a word known when it came, and a known word's rate
     # never changes.
-    rows = [found if found is not None else rates[last] for found, last in zip(out, lasts, strict=True)]
-    return [r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows]
+    return [found if found is not None else rates[last] for found, last in zip(out, lasts, strict=True)]
 
 
 def _rate_of(rest: str, last: str, rates: dict[str, tuple[int, str, float]]) -> tuple[int, str, float]:
@@ -356,17 +376,23 @@ def _rate_of(rest: str, last: str, rates: dict[str, tuple[int, str, float]]) -> 
     return rate
 
 
-def _device(node_id: str, kind: str, desc: str, ports: int, devid: int) -> Device:
+def _device_fields(node_id: str, kind: str, desc: str, devid: int) -> tuple[int, str, str, str, int, bool]:
+    """(kind code, name, part, host, HCA index, default-named) of a block's device."""
     if kind == "Switch":
         name, part, default = parse_switch_description(desc)
         if default:
             name = f"{desc.strip() or 'switch'} ({node_id[2:]})"
-        return Device(node_id, name, "switch", desc, part, devid, ports, default_named=default)
+        return KIND_SWITCH, name, part, "", -1, default
     aggregation = "aggregation node" in desc.lower()
     host, hca, default = parse_host_description(desc)
     name = desc.strip() if host else f"{desc.strip() or 'HCA'} ({node_id[2:]})"
-    return Device(node_id, name, "host", desc, "", devid, ports, host, hca,
-                  default_named=default and not aggregation, aggregation=aggregation)
+    return KIND_AGGREGATION if aggregation else KIND_HOST, name, "", host, hca, default and not aggregation
+
+
+def _device(node_id: str, kind: str, desc: str, ports: int, devid: int) -> Device:
+    code, name, part, host, hca, default = _device_fields(node_id, kind, desc, devid)
+    return Device(node_id, name, "switch" if code == KIND_SWITCH else "host", desc, part, devid, ports, host, hca,
+                  default_named=default, aggregation=code == KIND_AGGREGATION)
 
 
 # --- exporter -------------------------------------------------------------------------------
