@@ -133,6 +133,24 @@ class CaptureColumns:
         return Link(self.ids[int(self.a[row])], int(self.pa[row]), self.ids[int(self.b[row])], int(self.pb[row]),
                     gbps, width, speed)
 
+    def all_devices(self) -> list[Device]:
+        """Every device, in row order (made in one pass over the columns as lists)."""
+        hosts = [*self.hosts, ""]          # code -1: no server
+        kinds = self.kind.tolist()
+        return [Device(d, name, "switch" if k == KIND_SWITCH else "host", desc, part, devid, ports, hosts[code],
+                       hca, default, k == KIND_AGGREGATION)
+                for d, k, name, desc, part, devid, ports, code, hca, default in zip(
+                    self.ids, kinds, self.name, self.description, self.part, self.devid.tolist(),
+                    self.ports.tolist(), self.host_code.tolist(), self.hca.tolist(), self.default_named.tolist(),
+                    strict=True)]
+
+    def all_links(self) -> list[Link]:
+        """Every link, in row order (made in one pass over the columns as lists)."""
+        ids, rates = self.ids, self.rates
+        return [Link(ids[a], pa, ids[b], pb, rates[r][2], rates[r][0], rates[r][1])
+                for a, pa, b, pb, r in zip(self.a.tolist(), self.pa.tolist(), self.b.tolist(), self.pb.tolist(),
+                                           self.rate.tolist(), strict=True)]
+
     def rewrite(self, row: int, dev: Device) -> None:
         """Row `row` made to read `dev` (a device given another name or server, same id)."""
         self.kind[row] = KIND_SWITCH if dev.kind == "switch" else KIND_AGGREGATION if dev.aggregation else KIND_HOST
@@ -225,9 +243,10 @@ class _LazyDeviceMap(_DeviceMap):
     def _complete(self) -> None:
         columns = self.columns
         if columns is not None:
-            made = dict(dict.items(self))
+            made = dict(dict.items(self))      # those asked for already (a replaced one among them)
             dict.clear(self)
-            dict.update(self, ((d, made[d] if d in made else columns.device(i)) for i, d in enumerate(columns.ids)))
+            dict.update(self, zip(columns.ids, columns.all_devices(), strict=True))
+            dict.update(self, made)
         self.__class__ = _DeviceMap   # type: ignore[assignment]
 
     def __contains__(self, key: object) -> bool:
@@ -305,9 +324,10 @@ class _LinkList(list[Link]):
     def _complete(self) -> None:
         columns = self.columns
         if columns is not None and not self.made_all:
-            for row, link in enumerate(list(list.__iter__(self))):
-                if link is None:
-                    list.__setitem__(self, row, columns.link(row))
+            made = list(list.__iter__(self))
+            links = columns.all_links()
+            list.__setitem__(self, slice(None), [link if link is not None else links[row]
+                                                 for row, link in enumerate(made)])
             self.made_all = True
 
     def _detach(self) -> None:
