@@ -153,3 +153,42 @@ def test_a_capture_of_columns_pickles_as_its_objects():
     assert bulk is not None
     copy = pickle.loads(pickle.dumps(bulk))
     assert list(copy.devices.items()) == list(bulk.devices.items()) and copy.links == bulk.links
+
+
+_DESCRIPTIONS = ["localhost mlx5_0", "LOCALHOST HCA-2", "node-7 HCA-3", "node-7\tmlx4_1 ", " node-8 mlx5_12",
+                 "MT4129 ConnectX7   Mellanox Technologies", "", "Mellanox Technologies Aggregation Node",
+                 "r1-n2 mlx5_x", "a b mlx5_1", "n#1 mlx5_2", "host\tHCA-1\t"]
+_SWITCHES = ["Voltaire 4036 - 36 QDR ports switch", "MT4123 Mellanox Technologies", "", "spine-1",
+             "MF0;leaf-1:MQM9700/U1"]
+_TAILS = [" 4xNDR", "\t4xNDR", " 4xQDR 4xNDR", " #4xNDR", " lid 12", " 2xHDR", " 4xndr", " 4xFDR10  ",
+          " averyveryverylongword4xNDR", " 12xEDR"]
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(0, len(_TEXTS) - 1), st.integers(0, 10**9),
+       st.lists(st.sampled_from(_DESCRIPTIONS), max_size=6), st.lists(st.sampled_from(_TAILS), max_size=6),
+       st.lists(st.sampled_from(_SWITCHES), max_size=4))
+def test_descriptions_and_rates_read_in_bulk_as_line_by_line(which, seed, descriptions, tails, switches):
+    """HCA descriptions of every form (server and index, localhost, factory default, none),
+    switches sharing a plain description, and port lines ending in any rate, none, or a word the
+    rate is not: the bulk reader's columns and objects are the line reader's."""
+    rnd = random.Random(seed)
+    lines = _TEXTS[which].split("\n")
+    for desc in switches:
+        blocks = [i for i, line in enumerate(lines) if line.startswith("Switch\t")]
+        i = rnd.choice(blocks)
+        lines[i] = lines[i][:lines[i].index("# ")] + f'# "{desc}" enhanced port 0 lid 1 lmc 0'
+    for desc in descriptions:
+        cas = [i for i, line in enumerate(lines) if line.startswith("Ca\t")]
+        i = rnd.choice(cas)
+        lines[i] = lines[i][:lines[i].index("# ")] + f'# "{desc}"'
+    for tail in tails:
+        ports = [i for i, line in enumerate(lines) if line.startswith("[")]
+        i = rnd.choice(ports)
+        lines[i] = lines[i].rsplit(" ", 1)[0] + tail
+    read = _bulk_and_lines("\n".join(lines) + "\n")
+    if read is None:
+        return
+    bulk, lines_read = read
+    _same_arrays(bulk, lines_read)
+    assert list(bulk.devices.items()) == list(lines_read.devices.items()) and bulk.links == lines_read.links
