@@ -127,9 +127,15 @@ def assign_roles(fabric: AsBuilt) -> dict[str, str]:
     """Each device's role: hosts are NICs (or aggregation nodes); switches are leaves, spines
     or cores by their distance from the hosts, corrected for hosts cabled to a spine and for
     spare leaves. Read on arrays of the links' ends: a 131,072-GPU capture has 400,000 links."""
+    return _roles_and_codes(fabric)[0]
+
+
+def _roles_and_codes(fabric: AsBuilt) -> tuple[dict[str, str], np.ndarray | None]:
+    """(roles, role codes as inference_counts numbers them, per row of `link_ends`); no codes
+    where the roles were read link by link or a cascade's hub was named after."""
     ends_of = link_ends(fabric)
-    if ends_of is None:
-        return _assign_roles_by_objects(fabric)   # a link to a device the capture does not describe
+    if ends_of is None:   # a link to a device the capture does not describe
+        return _assign_roles_by_objects(fabric), None
     ids, a, b = ends_of.ids, ends_of.a, ends_of.b
     n = len(ids)
     kind = device_table(fabric).kind
@@ -144,12 +150,7 @@ def assign_roles(fabric: AsBuilt) -> dict[str, str]:
         if not len(reached):
             break
         level[reached] = depth
-    # Hosts first, then switches, each in the capture's order (as the link-by-link pass names them).
-    role_names = np.array(["isolated", *ROLES, "nic", "aggregation"], dtype=object)
-    role = np.where(kind == KIND_HOST, 4, np.where(kind == KIND_AGGREGATION, 5, np.maximum(level, 0)))
-    hosts_first = np.concatenate([np.flatnonzero(~switch), np.flatnonzero(switch)])
-    roles: dict[str, str] = dict(zip([ids[i] for i in hosts_first.tolist()],
-                                     role_names[role[hosts_first]].tolist(), strict=True))
+    role = np.where(kind == KIND_HOST, NIC, np.where(kind == KIND_AGGREGATION, AGGREGATION, np.maximum(level, 0)))
     # A switch with a few hosts whose every switch neighbour is a leaf, and which has more
     # switch links than host links, is a spine with hosts cabled to it directly (a storage or
     # service host on a spine), not a leaf.
@@ -163,17 +164,21 @@ def assign_roles(fabric: AsBuilt) -> dict[str, str]:
     owner, peer = peer_pairs // n, peer_pairs % n
     peers = np.bincount(owner, minlength=n)
     off_leaf = np.bincount(owner[~leaf[peer]], minlength=n)
-    for i in np.flatnonzero(leaf & (peers >= 2) & (off_leaf == 0) & (links_of > hosts_of)).tolist():
-        roles[ids[i]] = "spine"
+    role[leaf & (peers >= 2) & (off_leaf == 0) & (links_of > hosts_of)] = SPINE
     # A core tier reaches every spine; switches above at most half the spines are leaves with
     # no host cabled (a spare leaf's uplinks), not cores.
-    cores = np.array([roles.get(d) == "core" for d in ids], dtype=bool)
-    spines = np.array([roles.get(d) == "spine" for d in ids], dtype=bool)
+    cores, spines = role == CORE, role == SPINE
     if cores.any() and 2 * len(np.unique(eb[cores[ea] & spines[eb]])) <= int(spines.sum()):
-        roles.update((ids[i], "leaf") for i in np.flatnonzero(cores).tolist())
-    if not any(r in ("spine", "core") for r in roles.values()):
+        role[cores] = LEAF
+    # Hosts first, then switches, each in the capture's order (as the link-by-link pass names them).
+    role_names = np.array(["isolated", *ROLES, "nic", "aggregation"], dtype=object)
+    hosts_first = np.concatenate([np.flatnonzero(~switch), np.flatnonzero(switch)])
+    roles: dict[str, str] = dict(zip([ids[i] for i in hosts_first.tolist()],
+                                     role_names[role[hosts_first]].tolist(), strict=True))
+    if not ((role == SPINE) | (role == CORE)).any():
         _cascade_hub(fabric, roles, _adjacency(fabric))
-    return roles
+        return roles, None
+    return roles, np.append(role, 0).astype(np.int8)
 
 
 def _adjacency(fabric: AsBuilt) -> dict[str, set[str]]:
@@ -265,12 +270,12 @@ def _cascade_hub(fabric: AsBuilt, roles: dict[str, str], adj: dict[str, set[str]
 
 def infer_design(fabric: AsBuilt, catalog: Catalog | None = None, name: str = "As built") -> Inference:
     catalog = catalog or default_catalog()
-    roles = assign_roles(fabric)
+    roles, role_codes = _roles_and_codes(fabric)
     inf = Inference(None, None, roles)
     facts = inf.facts
     family = fabric.family
     # Counts over arrays of the devices and links, never a pass over 400,000 link objects.
-    cap = capture_counts(fabric, roles)
+    cap = capture_counts(fabric, roles, role_codes)
     a, b, role = cap.a, cap.b, cap.role
     n_nics = int((role == NIC).sum())
     if not n_nics or not (role == LEAF).any():
@@ -448,7 +453,7 @@ def infer_design(fabric: AsBuilt, catalog: Catalog | None = None, name: str = "A
                             + ", by their device ids): no one catalog design has them; "
                             "the capture is audited on its own, without a design")
         return inf
-    planes = _planes(fabric, roles)
+    planes = _planes(fabric, roles, role_codes)
     if planes > 1:
         facts.append(Inferred("planes", str(planes), "high", f"the switches form {planes} fabrics of the same size "
                               "that share no link; each server has HCAs in every one"))
@@ -571,14 +576,16 @@ def infer_design(fabric: AsBuilt, catalog: Catalog | None = None, name: str = "A
     return inf
 
 
-def _planes(fabric: AsBuilt, roles: dict[str, str]) -> int:
+def _planes(fabric: AsBuilt, roles: dict[str, str], role_codes: np.ndarray | None = None) -> int:
     """Independent planes: switch groups linked among themselves and not to each other, each
-    with the same numbers of leaves, spines and cores (else 1)."""
+    with the same numbers of leaves, spines and cores (else 1). `role_codes`: the roles as
+    inference_counts numbers them, when known."""
     ends = link_ends(fabric)
     if ends is not None:
         # On arrays: each switch takes the lowest label of its component, passed along the links
         # between switches until none changes (a few rounds: a fabric's diameter).
-        tier = _tier_codes(ends.ids, roles) * (device_table(fabric).kind == KIND_SWITCH)
+        codes = role_codes[:-1] if role_codes is not None else _tier_codes(ends.ids, roles)
+        tier = np.where(codes <= CORE, codes, 0).astype(np.int64) * (device_table(fabric).kind == KIND_SWITCH)
         between = (tier[ends.a] > 0) & (tier[ends.b] > 0)
         a, b = ends.a[between], ends.b[between]
         label = np.arange(len(tier))

@@ -45,7 +45,9 @@ class CaptureCounts:
         return np.flatnonzero(self.role == role)
 
 
-def capture_counts(fabric: AsBuilt, roles: dict[str, str]) -> CaptureCounts:
+def capture_counts(fabric: AsBuilt, roles: dict[str, str], role_codes: np.ndarray | None = None) -> CaptureCounts:
+    """The counts' arrays; `role_codes` (per row, and 0 for the last) are the roles already
+    numbered, where the caller has them."""
     table = device_table(fabric)
     n = len(table.ids)
     ends = link_ends(fabric)
@@ -58,7 +60,8 @@ def capture_counts(fabric: AsBuilt, roles: dict[str, str]) -> CaptureCounts:
         pa = np.array([w.pa for w in links], dtype=np.int64)
         pb = np.array([w.pb for w in links], dtype=np.int64)
         gbps = np.array([w.gbps for w in links], dtype=np.float64)
-    role = np.array([_ROLE_CODE.get(roles.get(d, ""), 0) for d in table.ids] + [0], dtype=np.int8)
+    role = role_codes if role_codes is not None and ends is not None else np.array(
+        [_ROLE_CODE.get(roles.get(d, ""), 0) for d in table.ids] + [0], dtype=np.int8)
     return CaptureCounts(table.ids, table.index, role, np.append(table.host_code, -1), table.hosts,
                          np.append(table.hca, -1), np.append(table.devid, 0), a, b, pa, pb, gbps)
 
