@@ -4,6 +4,11 @@ Importers in designer/io fill an `AsBuilt`; inference (inference.py) recovers th
 from it and the audit (decisions/audit.py) compares the two. Devices are keyed by what the
 capture uses to tell them apart (a GUID, a host name), never by their description, because
 default descriptions ("MT4129 ConnectX7   Mellanox Technologies") repeat.
+
+A capture read in bulk (the ibnetdiscover reader) is columns (`CaptureColumns`): its `devices`
+and `links` are a dict and a list that make each `Device` or `Link` when it is first read, and
+`link_ends` and `device_table` are served from the columns without making any. The passes on
+arrays read those two; `fabric.devices[id]` and `fabric.links[j]` make one object each.
 """
 
 from __future__ import annotations
