@@ -294,13 +294,13 @@ def parse_regular(text: str, source: str = "<text>") -> AsBuilt | None:
         _, first_line = np.unique(key, return_index=True)
         chosen = chosen[np.argsort(first_line, kind="stable")]
     fabric = with_columns("ibnetdiscover", _device_columns(
-        ids, kinds, descriptions, ports_text, devids, own[chosen], port[chosen], peers[chosen], pport[chosen],
-        rate[chosen], rates))
+        ids, index, kinds, descriptions, ports_text, devids, own[chosen], port[chosen], peers[chosen],
+        pport[chosen], rate[chosen], rates))
     fabric.speeds_simulated = SIMULATED_MARK in text[:4096]
     return finish(fabric, skipped)
 
 
-def _device_columns(ids: list[str], kinds: list[str], descriptions: list[str], ports: list[str],
+def _device_columns(ids: list[str], index: dict[str, int], kinds: list[str], descriptions: list[str], ports: list[str],
                     devids: np.ndarray, a: np.ndarray, pa: np.ndarray, b: np.ndarray, pb: np.ndarray,
                     rate: np.ndarray, rates: list[tuple[int, str, float]]) -> CaptureColumns:
     """The devices' columns, each read from its block as the line reader reads it (`_device_fields`)."""
@@ -311,7 +311,7 @@ def _device_columns(ids: list[str], kinds: list[str], descriptions: list[str], p
         ids, np.array([f[0] for f in fields], dtype=np.int8), descriptions, [f[1] for f in fields],
         [f[2] for f in fields], devids, np.fromiter(map(int, ports), dtype=np.int64, count=len(ports)),
         host_code, list(hosts), np.array([f[4] for f in fields], dtype=np.int64),
-        np.array([f[5] for f in fields], dtype=bool), a, pa, b, pb, rate, rates)
+        np.array([f[5] for f in fields], dtype=bool), a, pa, b, pb, rate, rates, index)
 
 
 # An HCA's description as `parse_host_description` reads it, matched on all the HCAs' at once
