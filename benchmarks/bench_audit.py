@@ -77,6 +77,8 @@ fabric = load_capture(path)
 read = time.perf_counter()
 inference = infer_design(fabric)
 inferred = time.perf_counter()
+# Objects the read and the inference made: a capture read in bulk makes them only when asked.
+made = [dict.__len__(fabric.devices), sum(1 for link in list.__iter__(fabric.links) if link is not None)]
 design = load_design(against) if against != "-" else None
 report = audit(fabric, design=design, inference=inference)
 done = time.perf_counter()
@@ -85,7 +87,7 @@ with open("/proc/self/status") as fh:
 counts = {k: len(getattr(report, k)) for k in ("missing_devices", "missing_links", "extra_links", "miswired",
                                                  "swapped", "degraded_links")}
 print(json.dumps([read - start, inferred - read, done - inferred, peak, counts,
-                  inference.design.fabric.template if inference.design else None]))
+                  inference.design.fabric.template if inference.design else None, made]))
 """
 
 
@@ -107,10 +109,11 @@ def round_trip_131k() -> None:
                                ("audit --against the design", project)):
             out = subprocess.run([sys.executable, "-c", _ROUND_TRIP, capture, against], check=True,
                                  capture_output=True, text=True).stdout
-            read, infer, aud, peak, counts, template = json.loads(out)
+            read, infer, aud, peak, counts, template, (devices, links) = json.loads(out)
             total = read + infer + aud
             print(f"131K {label}: read {read:.1f} s, infer {infer:.1f} s, audit {aud:.1f} s, total {total:.1f} s, "
-                  f"peak {peak:,.0f} MB; inferred {template}; differences {sum(counts.values())} {counts}")
+                  f"peak {peak:,.0f} MB; inferred {template}; differences {sum(counts.values())} {counts}; "
+                  f"read and inference made {devices:,} device and {links:,} link objects")
 
 
 if __name__ == "__main__":

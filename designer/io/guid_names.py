@@ -13,9 +13,11 @@ import os
 import re
 from pathlib import Path
 
+import numpy as np
+
 from designer.io.ibnetdiscover import CaptureError
 from designer.limits import InputError, read_capped
-from designer.model.topology.asbuilt import AsBuilt
+from designer.model.topology.asbuilt import KIND_HOST, AsBuilt, columns_of
 
 MAX_BYTES = 16 * 2**20          # a million hosts' lines; a map is never larger
 _LINE = re.compile(r"^(?:0x)?(?:[HS]-)?(?P<guid>[0-9a-fA-F]{16})\s+(?P<name>\S+)")
@@ -43,7 +45,13 @@ def read_guid_names(path: str | os.PathLike[str]) -> dict[str, str]:
 def name_hosts(fabric: AsBuilt, names: dict[str, str]) -> int:
     """Name the default-described HCAs whose GUID the map holds; returns how many were named."""
     named = 0
-    for dev_id, dev in list(fabric.devices.items()):
+    columns = columns_of(fabric)
+    if columns is not None:     # read in bulk: only the HCAs without a server are made
+        unnamed = np.flatnonzero((columns.kind == KIND_HOST) & (columns.host_code < 0)).tolist()
+        candidates = [(columns.ids[row], fabric.devices[columns.ids[row]]) for row in unnamed]
+    else:
+        candidates = list(fabric.devices.items())
+    for dev_id, dev in candidates:
         if dev.kind != "host" or dev.aggregation or dev.host:
             continue
         m = _GUID.search(dev_id.lower())

@@ -24,15 +24,22 @@ import numpy as np
 from designer.catalog import Catalog, Switch, default_catalog
 from designer.catalog.device_ids import device_ids
 from designer.io.atomic import write_atomic
+from designer.io.ibnetdiscover_rates import last_words, line_rates
+from designer.io.ibnetdiscover_rates import rate_of as _rate_of
 from designer.io.markup import one_line
 from designer.model.intent.design import FabricDesign
 from designer.model.topology.asbuilt import (
+    KIND_AGGREGATION,
+    KIND_HOST,
+    KIND_SWITCH,
     AsBuilt,
+    CaptureColumns,
     Device,
     Link,
-    ib_gbps,
+    columns_of,
     parse_host_description,
     parse_switch_description,
+    with_columns,
 )
 from designer.model.topology.derive import Derived, derive
 from designer.model.topology.wiring import Wiring
@@ -53,7 +60,6 @@ _NODE = re.compile(r'^(?P<kind>Switch|Ca|Rt)\s+(?P<ports>\d+)\s+"(?P<id>[SHR]-[0
                    r'\s*(?:#\s*"(?P<desc>[^"]*)")?')
 _PORT = re.compile(r'^\[(?P<port>\d+)\](?:\([0-9a-fA-F]+\))?\s+"(?P<peer>[SHR]-[0-9a-fA-F]+)"\[(?P<pport>\d+)\]'
                    r'(?:\([0-9a-fA-F]+\))?\s*#(?P<rest>.*)$')
-_RATE = re.compile(r"\b(\d+)x(SDR|DDR|QDR|FDR10|FDR|EDR|HDR|NDR|XDR)\b", re.IGNORECASE)
 _QUOTED = re.compile(r'"([^"]*)"')
 _ATTR = re.compile(r"^(vendid|devid|sysimgguid|switchguid|caguid|routerguid)=", re.IGNORECASE)
 
@@ -156,10 +162,20 @@ def finish(fabric: AsBuilt, skipped: int) -> AsBuilt:
     # Switches sharing one description (four 'Voltaire 4036 - 36 QDR ports switch' in X5) are
     # told apart by their GUID, as default-named ones are, so that no finding reads "cabled to
     # X instead of X".
-    plain = [d for d in fabric.devices.values() if d.kind == "switch" and d.name == d.description.strip()]
-    names = Counter(d.name for d in plain)
-    for d in plain:
-        if names[d.name] > 1:
+    columns = columns_of(fabric)
+    if columns is not None:      # read in bulk: on the switches' rows, no device made
+        names, descriptions = columns.name, columns.description
+        plain = [row for row in np.flatnonzero(columns.kind == KIND_SWITCH).tolist()
+                 if names[row] == descriptions[row].strip()]
+        alike = Counter(names[row] for row in plain)
+        for row in plain:
+            if alike[names[row]] > 1:
+                names[row] = f"{names[row]} ({columns.ids[row][2:]})"
+        return fabric
+    plain_devices = [d for d in fabric.devices.values() if d.kind == "switch" and d.name == d.description.strip()]
+    counted = Counter(d.name for d in plain_devices)
+    for d in plain_devices:
+        if counted[d.name] > 1:
             fabric.devices[d.id] = dataclasses.replace(d, name=f"{d.name} ({d.id[2:]})")
     return fabric
 
@@ -169,9 +185,9 @@ def finish(fabric: AsBuilt, skipped: int) -> AsBuilt:
 # each starts with one (a search the regular expression engine runs at C speed, where `^` in
 # multi-line mode tries every character), and whitespace inside a line never crosses one.
 _BULK_PORT = re.compile(r'\n\[(\d+)\](?:\([0-9a-fA-F]+\))?[ \t]+"([SHR]-[0-9a-fA-F]+)"\[(\d+)\]'
-                        r'(?:\([0-9a-fA-F]+\))?[ \t]*#([^\n]*)')
-_BULK_EVENT = re.compile(r'\n(?:(v)endid=|devid=([^\n]*)'
-                         r'|(Switch|Ca|Rt)[ \t]+(\d+)[ \t]+"([SHR]-[0-9a-fA-F]+)"[ \t]*(?:#[ \t]*"([^"\n]*)")?)')
+                        r'(?:\([0-9a-fA-F]+\))?[ \t]*#[^\n]*')
+_BULK_BLOCK = re.compile(r'\n(Switch|Ca|Rt)[ \t]+(\d+)[ \t]+"([SHR]-[0-9a-fA-F]+)"[ \t]*(?:#[ \t]*"([^"\n]*)")?')
+_BULK_DEVID = re.compile(r"\ndevid=([^\n]*)")
 _BULK_PIECE = 4 * 2**20      # characters of text matched at a time
 
 # Bytes a regular dump never holds: line breaks and spaces other than \n, space and tab
@@ -213,92 +229,138 @@ def parse_regular(text: str, source: str = "<text>") -> AsBuilt | None:
             spelled |= (raw[np.minimum(at[:, None] + np.arange(len(code)), len(raw) - 1)] == code).all(axis=1)
         if not spelled.all():
             return None          # an attribute line of another spelling
+    # The port lines (from the character after their line break to the next one) and their last
+    # words, read from the bytes at their ends.
+    at = breaks[first == ord("[")]
+    end = np.append(breaks[1:], len(raw) - 1 if raw[-1] == 10 else len(raw))[first == ord("[")]
+    last_code, last_text = last_words(raw, at + 1, end)
     del raw
-    events = _BULK_EVENT.findall(text)     # (v, devid, kind, ports, id, description)
-    if sum(1 for ev in events if ev[2]) != sum(int(starts[ord(c)]) for c in "SCR"):
+    blocks = _BULK_BLOCK.findall(text)     # (Switch/Ca/Rt, ports, id, description)
+    if len(blocks) != sum(int(starts[ord(c)]) for c in "SCR"):
         return None              # a line that starts like a block's line and is not one
-    fabric = AsBuilt("ibnetdiscover")
-    fabric.speeds_simulated = SIMULATED_MARK in text[:4096]
+    if not blocks:
+        raise CaptureError(f"{source}: not an ibnetdiscover dump (no Switch or Ca block found)")
+    kinds, ports_text, ids, descriptions = (list(column) for column in zip(*blocks, strict=True))
+    del blocks
+    index = {node_id: row for row, node_id in enumerate(ids)}
+    if len(index) != len(ids):
+        return None              # a device described twice: the line reader keeps the last block
+    # The lines that open a block or close one (`vendid=` starts the next block's attributes),
+    # and the `devid=` lines: a block's device id is the last one since the last `vendid=`.
+    block_at = breaks[np.isin(first, np.frombuffer(b"SCR", dtype=np.uint8))]
+    vend_at, devid_at = breaks[first == ord("v")], breaks[first == ord("d")]
+    devid_text = _BULK_DEVID.findall(text)
+    parsed = {value: _hex(value) for value in set(devid_text)}
+    devid_of = np.array([parsed[value] for value in devid_text] + [0], dtype=np.int64)   # index -1: none
+    last_devid = np.searchsorted(devid_at, block_at) - 1
+    last_vend = np.searchsorted(vend_at, block_at) - 1
+    devid_after_vend = (last_devid >= 0) & ((last_vend < 0) | (devid_at[last_devid] > vend_at[last_vend]))
+    devids = np.where(devid_after_vend, devid_of[last_devid], 0)
     # Whose is each port line: the block open when it comes (none after `vendid=`, before the
     # block's own line: such lines are skipped, as the line reader skips them).
-    open_after: list[int] = []   # per event, the block open after it (-1: none)
-    ids: list[str] = []
-    index: dict[str, int] = {}
-    current, devid = -1, 0
-    for vend, dev, kind, ports_text, node_id, desc in events:
-        if kind:
-            if node_id in index:
-                return None      # a device described twice: the line reader keeps the last block
-            current = index[node_id] = len(ids)
-            ids.append(node_id)
-            fabric.devices[node_id] = _device(node_id, kind, desc, int(ports_text), devid)
-        elif vend:
-            current, devid = -1, 0
-        else:
-            try:
-                devid = int(dev.strip(), 16)
-            except ValueError:
-                devid = 0
-        open_after.append(current)
-    del events
-    if not fabric.devices:
-        raise CaptureError(f"{source}: not an ibnetdiscover dump (no Switch or Ca block found)")
-    # Port lines are those starting with "["; each belongs to the last event before it.
-    at = breaks[first == ord("[")]
-    event_at = breaks[np.isin(first, np.frombuffer(b"vdSCR", dtype=np.uint8))]   # the events' lines
-    before = np.searchsorted(event_at, at, side="right") - 1
-    owner_of = np.array(open_after + [-1], dtype=np.int64)   # index -1: before any event
-    own = owner_of[before]
+    opens = np.concatenate([block_at, vend_at])
+    opened = np.concatenate([np.arange(len(block_at)), np.full(len(vend_at), -1)])
+    order = np.argsort(opens, kind="stable")
+    opens, opened = opens[order], np.append(opened[order], -1)     # index -1: before any
+    own = opened[np.searchsorted(opens, at, side="right") - 1]
     skipped = int((own < 0).sum())
-    columns = _port_columns(text, breaks, index)
-    if columns is None:
+    found = _port_columns(text, breaks, index)
+    if found is None:
         return None
-    port, peers, pport, widths, speeds, gbps = columns
+    port, peers, pport = found
     if len(port) != len(at):
         return None              # a line that starts like a port line and is not one
     kept = own >= 0
-    if not kept.all():
-        port, peers, pport, own = port[kept], peers[kept], pport[kept], own[kept]
-        keep = kept.tolist()
-        widths = [x for x, k in zip(widths, keep, strict=True) if k]
-        speeds = [x for x, k in zip(speeds, keep, strict=True) if k]
-        gbps = [x for x, k in zip(gbps, keep, strict=True) if k]
-    if not len(port):
-        return finish(fabric, skipped)
-    rate_of = np.array(gbps, dtype=np.float64)
-    # One key per cable, whichever end read it: the two ends (device, port) in order.
-    span = int(max(port.max(), pport.max())) + 1
-    if span * len(ids) >= 2**31:
-        return None          # ports numbered past any switch's: the keys would not fit
-    e1, e2 = own * span + port, peers * span + pport
-    key = np.minimum(e1, e2) * (len(ids) * span) + np.maximum(e1, e2)
-    # Per cable, the first line of the slowest rate read: rows by cable, then rate, then order.
-    order = np.lexsort((np.arange(len(key)), rate_of, key))
-    slowest = np.ones(len(order), dtype=bool)
-    slowest[1:] = key[order[1:]] != key[order[:-1]]
-    chosen = order[slowest]
-    # Cables in the order their first line comes, as the line reader appends them (np.unique
-    # sorts the keys as the lexsort did, and gives each one's first line).
-    _, first_line = np.unique(key, return_index=True)
-    chosen = chosen[np.argsort(first_line, kind="stable")]
-    names = ids
-    fabric.links = [Link(names[a], pa, names[b], pb, gbps[i], widths[i], speeds[i])
-                    for i, a, pa, b, pb in zip(chosen.tolist(), own[chosen].tolist(), port[chosen].tolist(),
-                                               peers[chosen].tolist(), pport[chosen].tolist(), strict=True)]
+    if not kept.all():           # lines of no block: skipped unread, as the line reader skips them
+        port, peers, pport, own, at, end, last_code = (
+            x[kept] for x in (port, peers, pport, own, at, end, last_code))
+    rate, rates = line_rates(text, at + 1, end, last_code, last_text)
+    chosen = np.zeros(0, dtype=np.int64)
+    if len(port):
+        rate_of = np.array([r[2] for r in rates], dtype=np.float64)[rate]
+        # One key per cable, whichever end read it: the two ends (device, port) in order.
+        span = int(max(port.max(), pport.max())) + 1
+        if span * len(ids) >= 2**31:
+            return None          # ports numbered past any switch's: the keys would not fit
+        e1, e2 = own * span + port, peers * span + pport
+        key = np.minimum(e1, e2) * (len(ids) * span) + np.maximum(e1, e2)
+        # Per cable, the first line of the slowest rate read: rows by cable, then rate, then order.
+        order = np.lexsort((np.arange(len(key)), rate_of, key))
+        slowest = np.ones(len(order), dtype=bool)
+        slowest[1:] = key[order[1:]] != key[order[:-1]]
+        chosen = order[slowest]
+        # Cables in the order their first line comes, as the line reader appends them (np.unique
+        # sorts the keys as the lexsort did, and gives each one's first line).
+        _, first_line = np.unique(key, return_index=True)
+        chosen = chosen[np.argsort(first_line, kind="stable")]
+    fabric = with_columns("ibnetdiscover", _device_columns(
+        ids, index, kinds, descriptions, ports_text, devids, own[chosen], port[chosen], peers[chosen],
+        pport[chosen], rate[chosen], rates))
+    fabric.speeds_simulated = SIMULATED_MARK in text[:4096]
     return finish(fabric, skipped)
 
 
+def _device_columns(ids: list[str], index: dict[str, int], kinds: list[str], descriptions: list[str], ports: list[str],
+                    devids: np.ndarray, a: np.ndarray, pa: np.ndarray, b: np.ndarray, pb: np.ndarray,
+                    rate: np.ndarray, rates: list[tuple[int, str, float]]) -> CaptureColumns:
+    """The devices' columns, each read from its block as the line reader reads it (`_device_fields`)."""
+    fields = _fields_in_bulk(ids, kinds, descriptions)
+    hosts: dict[str, int] = {}
+    host_code = np.array([hosts.setdefault(f[3], len(hosts)) if f[3] else -1 for f in fields], dtype=np.int64)
+    return CaptureColumns(
+        ids, np.array([f[0] for f in fields], dtype=np.int8), descriptions, [f[1] for f in fields],
+        [f[2] for f in fields], devids, np.fromiter(map(int, ports), dtype=np.int64, count=len(ports)),
+        host_code, list(hosts), np.array([f[4] for f in fields], dtype=np.int64),
+        np.array([f[5] for f in fields], dtype=bool), a, pa, b, pb, rate, rates, index)
+
+
+# An HCA's description as `parse_host_description` reads it, matched on all the HCAs' at once
+# (one a line): `host mlx5_N` or `host HCA-N`, or any other line whole.
+_BULK_HCA = re.compile(r"^(?:[ \t]*(\S+)[ \t]+(?:mlx\d_(\d+)|HCA-(\d+))[ \t]*$|.*)", re.MULTILINE)
+
+
+def _fields_in_bulk(ids: list[str], kinds: list[str], descriptions: list[str]
+                    ) -> list[tuple[int, str, str, str, int, bool]]:
+    """`_device_fields` of every block, the HCAs' descriptions matched in one pass."""
+    hcas = [row for row, kind in enumerate(kinds) if kind != "Switch"]
+    matched = _BULK_HCA.findall("\n".join(descriptions[row] for row in hcas))
+    if len(matched) != len(hcas):
+        return [_device_fields(node_id, kind, desc) for node_id, kind, desc in zip(ids, kinds, descriptions,
+                                                                                     strict=True)]
+    fields: list[tuple[int, str, str, str, int, bool]] = [
+        _device_fields(node_id, kind, desc) if kind == "Switch" else (KIND_HOST, "", "", "", -1, False)
+        for node_id, kind, desc in zip(ids, kinds, descriptions, strict=True)]
+    for row, (host, mlx, hca) in zip(hcas, matched, strict=True):
+        desc = descriptions[row]
+        text = desc.strip()
+        if host and host.lower() != "localhost":
+            index, default = int(mlx) if mlx else int(hca) - 1, False
+        elif host:
+            host, index, default = "", int(mlx) if mlx else int(hca) - 1, True
+        else:                    # no host named: a default description, or another
+            _, index, default = parse_host_description(desc)
+        aggregation = "aggregation node" in desc.lower()
+        fields[row] = (KIND_AGGREGATION if aggregation else KIND_HOST,
+                       text if host else f"{text or 'HCA'} ({ids[row][2:]})", "", host, index,
+                       default and not aggregation)
+    return fields
+
+
+def _hex(text: str) -> int:
+    """A `devid=` line's value as the line reader reads it (0 when it is no number)."""
+    try:
+        return int(text.strip(), 16)
+    except ValueError:
+        return 0
+
+
 def _port_columns(text: str, breaks: np.ndarray, index: dict[str, int]
-                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[int], list[str], list[float]] | None:
-    """(own port, peer index, peer port, width, speed, Gb/s) of every port line, in text order;
-    None when a peer has no block or a port number is too long. The text is matched a few MB at
-    a time, each piece's strings made into columns before the next: 800,000 port lines' strings
-    at once would double the reader's memory."""
-    rates: dict[str, tuple[int, str, float]] = {}
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """(own port, peer index, peer port) of every port line, in text order; None when a peer
+    has no block or a port number is too long. The text is matched a few MB at a time, each
+    piece's strings made into columns before the next: 800,000 port lines' strings at once
+    would double the reader's memory."""
     cols: list[list[np.ndarray]] = [[], [], []]
-    widths: list[int] = []
-    speeds: list[str] = []
-    gbps: list[float] = []
     # Pieces cut at line breaks, every _BULK_PIECE characters or so (each port line starts with one).
     near = np.searchsorted(breaks, np.arange(0, len(text), _BULK_PIECE))
     cuts = np.unique(breaks[near[near < len(breaks)]]).tolist()
@@ -306,67 +368,36 @@ def _port_columns(text: str, breaks: np.ndarray, index: dict[str, int]
         rows = _BULK_PORT.findall(text, lo, hi) if hi > lo else []
         if not rows:
             continue
-        own_ports, peer_ids, peer_ports, rests = zip(*rows, strict=True)
+        own_ports, peer_ids, peer_ports = zip(*rows, strict=True)
         del rows
         peer = list(map(index.get, peer_ids))
         if None in peer or max(map(len, own_ports)) > 6 or max(map(len, peer_ports)) > 6:
             return None          # a peer without a block (the line reader words the error or the drop)
-        cols[0].append(np.array(list(map(int, own_ports)), dtype=np.int64))
+        cols[0].append(np.fromiter(map(int, own_ports), dtype=np.int64, count=len(own_ports)))
         cols[1].append(np.array(peer, dtype=np.int64))
-        cols[2].append(np.array(list(map(int, peer_ports)), dtype=np.int64))
-        w, sp, g = _rates(list(rests), rates)
-        widths += w
-        speeds += sp
-        gbps += g
+        cols[2].append(np.fromiter(map(int, peer_ports), dtype=np.int64, count=len(peer_ports)))
     empty = np.zeros(0, dtype=np.int64)
     port, peers, pport = (np.concatenate(c) if c else empty for c in cols)
-    return port, peers, pport, widths, speeds, gbps
+    return port, peers, pport
 
 
-def _rates(rests: list[str], rates: dict[str, tuple[int, str, float]]) -> tuple[list[int], list[str], list[float]]:
-    """(width, speed, Gb/s) of each port line's text after '#', as the line reader reads them: the
-    line's last word looked up among the rates read so far, else the first rate in the text.
-
-    The lookup is the line reader's, in its order, but a line whose last word is already known
-    is not looked at again: at 131,072 GPUs 800,000 lines end in the same few words.
-    """
-    lasts = [rest[rest.rfind(" ") + 1:] for rest in (r.rstrip() for r in rests)]
-    out: list[tuple[int, str, float] | None] = [None] * len(rests)
-    for i, last in enumerate(lasts):
-        if last in rates:
-            continue
-        out[i] = _rate_of(rests[i].rstrip(), last, rates)
-    # Every line not read above ends in a word known when it came, and a known word's rate
-    # never changes.
-    rows = [found if found is not None else rates[last] for found, last in zip(out, lasts, strict=True)]
-    return [r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows]
-
-
-def _rate_of(rest: str, last: str, rates: dict[str, tuple[int, str, float]]) -> tuple[int, str, float]:
-    """The rate a port line's tail names (width, speed, Gb/s), remembered under its token and,
-    where the token is the line's last word, under that word too."""
-    found = _RATE.search(rest)
-    token = found.group(0) if found else ""
-    rate = rates.get(token)
-    if rate is None:
-        width, speed = (int(found.group(1)), found.group(2).upper()) if found else (4, "")
-        rate = rates[token] = (width, speed, ib_gbps(width, speed) if speed else 0.0)
-    if token == last:
-        rates[last] = rate
-    return rate
-
-
-def _device(node_id: str, kind: str, desc: str, ports: int, devid: int) -> Device:
+def _device_fields(node_id: str, kind: str, desc: str) -> tuple[int, str, str, str, int, bool]:
+    """(kind code, name, part, host, HCA index, default-named) of a block's device."""
     if kind == "Switch":
         name, part, default = parse_switch_description(desc)
         if default:
             name = f"{desc.strip() or 'switch'} ({node_id[2:]})"
-        return Device(node_id, name, "switch", desc, part, devid, ports, default_named=default)
+        return KIND_SWITCH, name, part, "", -1, default
     aggregation = "aggregation node" in desc.lower()
     host, hca, default = parse_host_description(desc)
     name = desc.strip() if host else f"{desc.strip() or 'HCA'} ({node_id[2:]})"
-    return Device(node_id, name, "host", desc, "", devid, ports, host, hca,
-                  default_named=default and not aggregation, aggregation=aggregation)
+    return KIND_AGGREGATION if aggregation else KIND_HOST, name, "", host, hca, default and not aggregation
+
+
+def _device(node_id: str, kind: str, desc: str, ports: int, devid: int) -> Device:
+    code, name, part, host, hca, default = _device_fields(node_id, kind, desc)
+    return Device(node_id, name, "switch" if code == KIND_SWITCH else "host", desc, part, devid, ports, host, hca,
+                  default_named=default, aggregation=code == KIND_AGGREGATION)
 
 
 # --- exporter -------------------------------------------------------------------------------

@@ -4,12 +4,19 @@ Importers in designer/io fill an `AsBuilt`; inference (inference.py) recovers th
 from it and the audit (decisions/audit.py) compares the two. Devices are keyed by what the
 capture uses to tell them apart (a GUID, a host name), never by their description, because
 default descriptions ("MT4129 ConnectX7   Mellanox Technologies") repeat.
+
+A capture read in bulk (the ibnetdiscover reader) is columns (`CaptureColumns`): its `devices`
+and `links` are a dict and a list that make each `Device` or `Link` when it is first read, and
+`link_ends` and `device_table` are served from the columns without making any. The passes on
+arrays read those two; `fabric.devices[id]` and `fabric.links[j]` make one object each.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -79,9 +86,387 @@ class AsBuilt:
         return [d for d in self.devices.values() if d.kind == "switch"]
 
 
+KIND_SWITCH, KIND_HOST, KIND_AGGREGATION = 0, 1, 2
+
+
+@dataclass(eq=False)
+class CaptureColumns:
+    """A capture as columns, as the bulk reader reads it: row i of the device columns is device
+    `ids[i]`, row j of the link columns link j, its ends as rows of the device columns.
+
+    kind: KIND_SWITCH, KIND_HOST (an HCA or NIC) or KIND_AGGREGATION (a SHARP aggregation node);
+    host_code: index into `hosts` of the server a NIC belongs to (-1: none); rate: index into
+    `rates` of the link's (width, speed, Gb/s). A 131,072-GPU capture is 151,552 devices and
+    403,456 links: `with_columns` hands them to an `AsBuilt` whose `Device` and `Link` objects
+    are made only when something asks for them, one at a time.
+    """
+
+    ids: list[str]
+    kind: np.ndarray
+    description: list[str]
+    name: list[str]
+    part: list[str]
+    devid: np.ndarray
+    ports: np.ndarray
+    host_code: np.ndarray
+    hosts: list[str]
+    hca: np.ndarray
+    default_named: np.ndarray
+    a: np.ndarray
+    pa: np.ndarray
+    b: np.ndarray
+    pb: np.ndarray
+    rate: np.ndarray
+    rates: list[tuple[int, str, float]]
+    index: dict[str, int] = field(default_factory=dict)
+    version: int = 0            # bumped when a device's row is rewritten (device_table reads it)
+
+    def __post_init__(self) -> None:
+        if not self.index:
+            self.index = {d: i for i, d in enumerate(self.ids)}
+
+    def device(self, row: int) -> Device:
+        kind = int(self.kind[row])
+        code = int(self.host_code[row])
+        return Device(self.ids[row], self.name[row], "switch" if kind == KIND_SWITCH else "host",
+                      self.description[row], self.part[row], int(self.devid[row]), int(self.ports[row]),
+                      self.hosts[code] if code >= 0 else "", int(self.hca[row]), bool(self.default_named[row]),
+                      kind == KIND_AGGREGATION)
+
+    def link(self, row: int) -> Link:
+        width, speed, gbps = self.rates[int(self.rate[row])]
+        return Link(self.ids[int(self.a[row])], int(self.pa[row]), self.ids[int(self.b[row])], int(self.pb[row]),
+                    gbps, width, speed)
+
+    def all_devices(self) -> list[Device]:
+        """Every device, in row order (made in one pass over the columns as lists)."""
+        hosts = [*self.hosts, ""]          # code -1: no server
+        kinds = self.kind.tolist()
+        return [Device(d, name, "switch" if k == KIND_SWITCH else "host", desc, part, devid, ports, hosts[code],
+                       hca, default, k == KIND_AGGREGATION)
+                for d, k, name, desc, part, devid, ports, code, hca, default in zip(
+                    self.ids, kinds, self.name, self.description, self.part, self.devid.tolist(),
+                    self.ports.tolist(), self.host_code.tolist(), self.hca.tolist(), self.default_named.tolist(),
+                    strict=True)]
+
+    def all_links(self) -> list[Link]:
+        """Every link, in row order (made in one pass over the columns as lists)."""
+        ids, rates = self.ids, self.rates
+        return [Link(ids[a], pa, ids[b], pb, rates[r][2], rates[r][0], rates[r][1])
+                for a, pa, b, pb, r in zip(self.a.tolist(), self.pa.tolist(), self.b.tolist(), self.pb.tolist(),
+                                           self.rate.tolist(), strict=True)]
+
+    def rewrite(self, row: int, dev: Device) -> None:
+        """Row `row` made to read `dev` (a device given another name or server, same id)."""
+        self.kind[row] = KIND_SWITCH if dev.kind == "switch" else KIND_AGGREGATION if dev.aggregation else KIND_HOST
+        self.description[row], self.name[row], self.part[row] = dev.description, dev.name, dev.part
+        self.devid[row], self.ports[row], self.hca[row] = dev.devid, dev.ports, dev.hca
+        self.default_named[row] = dev.default_named
+        codes = self.__dict__.setdefault("_host_codes", {h: i for i, h in enumerate(self.hosts)})
+        if dev.host and dev.host not in codes:
+            codes[dev.host] = len(self.hosts)
+            self.hosts.append(dev.host)
+        self.host_code[row] = codes[dev.host] if dev.host else -1
+        self.version += 1
+
+
+class _DeviceMap(dict[str, Device]):
+    """The devices of a capture read as columns, every one made: a dict, whose rows stay those
+    of its columns while devices are only replaced (a key added or removed detaches them)."""
+
+    __slots__ = ("columns",)
+    columns: CaptureColumns | None
+
+    def __setitem__(self, key: str, dev: Device) -> None:
+        columns = self.columns
+        if columns is not None:
+            row = columns.index.get(key)
+            if row is not None and dev.id == key:
+                columns.rewrite(row, dev)
+            else:
+                self._detach()
+        dict.__setitem__(self, key, dev)
+
+    def _detach(self) -> None:
+        self._complete()
+        self.columns = None
+
+    def _complete(self) -> None:
+        """Every device made (the lazy map's work; this one has them all)."""
+
+    def __delitem__(self, key: str) -> None:
+        self._detach()
+        dict.__delitem__(self, key)
+
+    def pop(self, *args: Any) -> Any:
+        self._detach()
+        return dict.pop(self, *args)
+
+    def popitem(self) -> tuple[str, Device]:
+        self._detach()
+        return dict.popitem(self)
+
+    def clear(self) -> None:
+        self._detach()
+        dict.clear(self)
+
+    def setdefault(self, key: str, default: Device) -> Device:
+        if key in self:
+            return self[key]
+        self[key] = default
+        return default
+
+    def update(self, *args: Any, **kwargs: Any) -> None:
+        for key, dev in dict(*args, **kwargs).items():
+            self[key] = dev
+
+    def __ior__(self, other: Any) -> _DeviceMap:  # type: ignore[override,misc]
+        self.update(other)
+        return self
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        self._complete()
+        return (dict, (dict(self.items()),))
+
+
+class _LazyDeviceMap(_DeviceMap):
+    """`_DeviceMap` before every device is made: `map[id]` makes the one asked for; anything
+    that reads the whole map makes them all, in the capture's order, and it becomes a plain
+    `_DeviceMap` (reads at C speed from then on)."""
+
+    __slots__ = ()
+
+    def __missing__(self, key: str) -> Device:
+        columns = self.columns
+        row = columns.index.get(key) if columns is not None else None
+        if row is None or columns is None:
+            raise KeyError(key)
+        dev = columns.device(row)
+        dict.__setitem__(self, key, dev)
+        return dev
+
+    def _complete(self) -> None:
+        columns = self.columns
+        if columns is not None:
+            made = dict(dict.items(self))      # those asked for already (a replaced one among them)
+            dict.clear(self)
+            dict.update(self, zip(columns.ids, columns.all_devices(), strict=True))
+            dict.update(self, made)
+        self.__class__ = _DeviceMap   # type: ignore[assignment]
+
+    def __contains__(self, key: object) -> bool:
+        columns = self.columns
+        return key in columns.index if columns is not None else dict.__contains__(self, key)
+
+    def __len__(self) -> int:
+        columns = self.columns
+        return len(columns.ids) if columns is not None else dict.__len__(self)
+
+    def get(self, key: str, default: Any = None) -> Any:
+        try:
+            return self[key]
+        except KeyError:
+            return default
+
+    def __iter__(self) -> Iterator[str]:
+        self._complete()
+        return dict.__iter__(self)
+
+    def keys(self) -> Any:
+        self._complete()
+        return dict.keys(self)
+
+    def values(self) -> Any:
+        self._complete()
+        return dict.values(self)
+
+    def items(self) -> Any:
+        self._complete()
+        return dict.items(self)
+
+    def __reversed__(self) -> Iterator[str]:
+        self._complete()
+        return dict.__reversed__(self)
+
+    def copy(self) -> dict[str, Device]:
+        self._complete()
+        return dict(dict.items(self))
+
+    def __eq__(self, other: object) -> bool:
+        self._complete()
+        return dict.__eq__(self, other)
+
+    def __ne__(self, other: object) -> bool:
+        self._complete()
+        return dict.__ne__(self, other)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __or__(self, other: Any) -> Any:
+        self._complete()
+        return dict.__or__(self, other)
+
+    def __repr__(self) -> str:
+        self._complete()
+        return dict.__repr__(self)
+
+
+class _LinkList(list[Link]):
+    """The links of a capture read as columns, link j made when first read (None until then).
+    Any change to the list detaches it from its columns (then the link-by-link passes read it)."""
+
+    __slots__ = ("columns", "made_all")
+    columns: CaptureColumns | None
+    made_all: bool
+
+    def _made(self, row: int) -> Link:
+        found = list.__getitem__(self, row)
+        if found is None and self.columns is not None:
+            found = self.columns.link(row if row >= 0 else row + list.__len__(self))
+            list.__setitem__(self, row, found)
+        return found
+
+    def _complete(self) -> None:
+        columns = self.columns
+        if columns is not None and not self.made_all:
+            made = list(list.__iter__(self))
+            links = columns.all_links()
+            list.__setitem__(self, slice(None), [link if link is not None else links[row]
+                                                 for row, link in enumerate(made)])
+            self.made_all = True
+
+    def _detach(self) -> None:
+        self._complete()
+        self.columns = None
+
+    def __getitem__(self, row: Any) -> Any:
+        if isinstance(row, slice):
+            return [self._made(i) for i in range(*row.indices(list.__len__(self)))]
+        return self._made(row)
+
+    def __iter__(self) -> Iterator[Link]:
+        self._complete()
+        return list.__iter__(self)
+
+    def __reversed__(self) -> Iterator[Link]:
+        self._complete()
+        return list.__reversed__(self)
+
+    def __contains__(self, link: object) -> bool:
+        self._complete()
+        return list.__contains__(self, link)
+
+    def index(self, *args: Any) -> int:
+        self._complete()
+        return list.index(self, *args)
+
+    def count(self, link: Any) -> int:
+        self._complete()
+        return list.count(self, link)
+
+    def copy(self) -> list[Link]:
+        self._complete()
+        return list(list.__iter__(self))
+
+    def __eq__(self, other: object) -> bool:
+        self._complete()
+        return list.__eq__(self, other)
+
+    def __ne__(self, other: object) -> bool:
+        self._complete()
+        return list.__ne__(self, other)
+
+    __hash__ = None
+
+    def __add__(self, other: Any) -> Any:
+        self._complete()
+        return list.__add__(self, other)
+
+    def __mul__(self, n: Any) -> Any:
+        self._complete()
+        return list.__mul__(self, n)
+
+    def __repr__(self) -> str:
+        self._complete()
+        return list.__repr__(self)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        self._complete()
+        return (list, (list(list.__iter__(self)),))
+
+    def __setitem__(self, row: Any, value: Any) -> None:
+        self._detach()
+        list.__setitem__(self, row, value)
+
+    def __delitem__(self, row: Any) -> None:
+        self._detach()
+        list.__delitem__(self, row)
+
+    def __iadd__(self, other: Any) -> _LinkList:  # type: ignore[override]
+        self._detach()
+        list.extend(self, other)
+        return self
+
+    def __imul__(self, n: Any) -> _LinkList:
+        self._detach()
+        return list.__imul__(self, n)
+
+    def append(self, link: Link) -> None:
+        self._detach()
+        list.append(self, link)
+
+    def extend(self, links: Iterable[Link]) -> None:
+        self._detach()
+        list.extend(self, links)
+
+    def insert(self, row: Any, link: Link) -> None:
+        self._detach()
+        list.insert(self, row, link)
+
+    def pop(self, *args: Any) -> Link:
+        self._detach()
+        return list.pop(self, *args)
+
+    def remove(self, link: Link) -> None:
+        self._detach()
+        list.remove(self, link)
+
+    def clear(self) -> None:
+        self._detach()
+        list.clear(self)
+
+    def sort(self, *args: Any, **kwargs: Any) -> None:
+        self._detach()
+        list.sort(self, *args, **kwargs)
+
+    def reverse(self) -> None:
+        self._detach()
+        list.reverse(self)
+
+
+def with_columns(source_format: str, columns: CaptureColumns) -> AsBuilt:
+    """A capture whose devices and links are `columns`, each object made only when read."""
+    devices = _LazyDeviceMap()
+    devices.columns = columns
+    links = _LinkList([None] * len(columns.a))  # type: ignore[list-item]
+    links.columns, links.made_all = columns, False
+    return AsBuilt(source_format, devices, links)
+
+
+def columns_of(fabric: AsBuilt) -> CaptureColumns | None:
+    """The columns the capture's devices and links still are (None: read them as objects): the
+    devices' rows unchanged but for replaced devices, the links untouched."""
+    devices, links = fabric.devices, fabric.links
+    if not isinstance(devices, _DeviceMap) or not isinstance(links, _LinkList):
+        return None
+    columns = devices.columns
+    return columns if columns is not None and links.columns is columns else None
+
+
 @dataclass(frozen=True)
 class LinkEnds:
-    """The links' ends as arrays: device indices into `ids`, and ports, link by link in order."""
+    """The links' ends as arrays: device indices into `ids`, and ports, link by link in order
+    (row j is `fabric.links[j]`); each link's data rate (`gbps`) and width."""
 
     ids: list[str]
     index: dict[str, int]
@@ -89,12 +474,26 @@ class LinkEnds:
     pa: np.ndarray
     b: np.ndarray
     pb: np.ndarray
+    gbps: np.ndarray
+    width: np.ndarray
 
 
 def link_ends(fabric: AsBuilt) -> LinkEnds | None:
     """The capture's links as arrays, read once per capture for the passes on arrays (roles,
-    hosts on spines, leaf ends): a 131,072-GPU capture has 400,000 links. None when a link
-    names a device the capture does not describe (those passes then read link by link)."""
+    hosts on spines, leaf ends): a 131,072-GPU capture has 400,000 links. Served from the
+    reader's columns where the capture is read in bulk. None when a link names a device the
+    capture does not describe (those passes then read link by link)."""
+    columns = columns_of(fabric)
+    if columns is not None:
+        cached_ends = fabric.__dict__.get("_column_ends")
+        if cached_ends is not None and cached_ends[0] is columns:
+            return cached_ends[1]  # type: ignore[no-any-return]
+        rates = columns.rates
+        gbps = np.array([r[2] for r in rates], dtype=np.float64)[columns.rate] if rates else np.zeros(0)
+        width = np.array([r[0] for r in rates], dtype=np.int64)[columns.rate] if rates else np.zeros(0, np.int64)
+        made = LinkEnds(columns.ids, columns.index, columns.a, columns.pa, columns.b, columns.pb, gbps, width)
+        fabric.__dict__["_column_ends"] = (columns, made)
+        return made
     links = fabric.links
     key = (id(links), len(links), id(links[0]) if links else 0, id(links[-1]) if links else 0, len(fabric.devices))
     cached = fabric.__dict__.get("_link_ends")
@@ -109,7 +508,9 @@ def link_ends(fabric: AsBuilt) -> LinkEnds | None:
         ends = None
     else:
         ends = LinkEnds(ids, index, a, np.array([link.pa for link in links], dtype=np.int64), b,
-                        np.array([link.pb for link in links], dtype=np.int64))
+                        np.array([link.pb for link in links], dtype=np.int64),
+                        np.array([link.gbps for link in links], dtype=np.float64),
+                        np.array([link.width for link in links], dtype=np.int64))
     fabric.__dict__["_link_ends"] = (key, ends)
     return ends
 
@@ -133,11 +534,28 @@ class DeviceTable:
     default_named: np.ndarray
 
 
-KIND_SWITCH, KIND_HOST, KIND_AGGREGATION = 0, 1, 2
-
-
 def device_table(fabric: AsBuilt) -> DeviceTable:
-    """The capture's devices as columns, made once per capture (see `DeviceTable`)."""
+    """The capture's devices as columns, made once per capture (see `DeviceTable`); served from
+    the reader's columns where the capture is read in bulk."""
+    columns = columns_of(fabric)
+    if columns is not None:
+        cached_table = fabric.__dict__.get("_column_table")
+        if cached_table is not None and cached_table[0] == (columns, columns.version):
+            return cached_table[1]  # type: ignore[no-any-return]
+        # Servers numbered in the order their first NIC comes, as the objects' table numbers them.
+        used = np.flatnonzero(columns.host_code >= 0)
+        codes = columns.host_code[used]
+        seen, first = np.unique(codes, return_index=True)
+        order = seen[np.argsort(first, kind="stable")]
+        renumber = np.full(len(columns.hosts), -1, dtype=np.int64)
+        renumber[order] = np.arange(len(order))
+        host_code = np.full(len(columns.ids), -1, dtype=np.int64)
+        host_code[used] = renumber[codes]
+        made = DeviceTable(columns.ids, columns.index, columns.kind.astype(np.int8), host_code,
+                           [columns.hosts[c] for c in order.tolist()], columns.hca.copy(), columns.devid.copy(),
+                           columns.ports.copy(), columns.default_named.copy())
+        fabric.__dict__["_column_table"] = ((columns, columns.version), made)
+        return made
     devices = fabric.devices
     key = (id(devices), len(devices))
     cached = fabric.__dict__.get("_device_table")

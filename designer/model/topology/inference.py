@@ -27,12 +27,33 @@ from designer.catalog.device_ids import device_ids
 from designer.catalog.entries import Switch, Technology
 from designer.model.intent.design import ClusterSpec, FabricDesign, FabricSpec, Meta, Template, TierSpec
 from designer.model.topology import closed_form
-from designer.model.topology.asbuilt import AsBuilt, Device, link_ends
+from designer.model.topology.asbuilt import (
+    KIND_AGGREGATION,
+    KIND_HOST,
+    KIND_SWITCH,
+    AsBuilt,
+    Device,
+    device_table,
+    link_ends,
+)
 from designer.model.topology.builders import leaf_assignment
 from designer.model.topology.capture_mapping import Placement, group_view, place
 from designer.model.topology.derive import Derived, derive, plan_only
 from designer.model.topology.design_view import design_view
-from designer.model.topology.server_evidence import cluster_of, older_cards, older_nic, read_server
+from designer.model.topology.inference_counts import (
+    AGGREGATION,
+    CORE,
+    LEAF,
+    NIC,
+    SPINE,
+    capture_counts,
+    counts_in_order,
+    fastest_mode,
+    host_key_rows,
+    leaf_ends_in_order,
+    pair_keys,
+)
+from designer.model.topology.server_evidence import cluster_of, older_cards, older_nic, read_server_counts
 from designer.model.topology.sizing import Plan, Resolved
 
 ROLES = ("leaf", "spine", "core")
@@ -106,15 +127,20 @@ def assign_roles(fabric: AsBuilt) -> dict[str, str]:
     """Each device's role: hosts are NICs (or aggregation nodes); switches are leaves, spines
     or cores by their distance from the hosts, corrected for hosts cabled to a spine and for
     spare leaves. Read on arrays of the links' ends: a 131,072-GPU capture has 400,000 links."""
-    devs = fabric.devices
+    return _roles_and_codes(fabric)[0]
+
+
+def _roles_and_codes(fabric: AsBuilt) -> tuple[dict[str, str], np.ndarray | None]:
+    """(roles, role codes as inference_counts numbers them, per row of `link_ends`); no codes
+    where the roles were read link by link or a cascade's hub was named after."""
     ends_of = link_ends(fabric)
-    if ends_of is None:
-        return _assign_roles_by_objects(fabric)   # a link to a device the capture does not describe
+    if ends_of is None:   # a link to a device the capture does not describe
+        return _assign_roles_by_objects(fabric), None
     ids, a, b = ends_of.ids, ends_of.a, ends_of.b
     n = len(ids)
-    switch = np.array([d.kind == "switch" for d in devs.values()], dtype=bool)
-    host = np.array([d.kind == "host" for d in devs.values()], dtype=bool)
-    endpoint = host & ~np.array([d.aggregation for d in devs.values()], dtype=bool)
+    kind = device_table(fabric).kind
+    switch = kind == KIND_SWITCH
+    endpoint = kind == KIND_HOST
     cabled = a != b
     ea, eb = np.concatenate([a[cabled], b[cabled]]), np.concatenate([b[cabled], a[cabled]])   # both ways
     # Distance from the hosts through switches, up to three tiers.
@@ -124,13 +150,7 @@ def assign_roles(fabric: AsBuilt) -> dict[str, str]:
         if not len(reached):
             break
         level[reached] = depth
-    roles: dict[str, str] = {}
-    for d in devs.values():
-        if d.kind == "host":
-            roles[d.id] = "aggregation" if d.aggregation else "nic"
-    for i, d in enumerate(devs.values()):
-        if d.kind == "switch":
-            roles[d.id] = ROLES[int(level[i]) - 1] if level[i] > 0 else "isolated"
+    role = np.where(kind == KIND_HOST, NIC, np.where(kind == KIND_AGGREGATION, AGGREGATION, np.maximum(level, 0)))
     # A switch with a few hosts whose every switch neighbour is a leaf, and which has more
     # switch links than host links, is a spine with hosts cabled to it directly (a storage or
     # service host on a spine), not a leaf.
@@ -144,17 +164,21 @@ def assign_roles(fabric: AsBuilt) -> dict[str, str]:
     owner, peer = peer_pairs // n, peer_pairs % n
     peers = np.bincount(owner, minlength=n)
     off_leaf = np.bincount(owner[~leaf[peer]], minlength=n)
-    for i in np.flatnonzero(leaf & (peers >= 2) & (off_leaf == 0) & (links_of > hosts_of)).tolist():
-        roles[ids[i]] = "spine"
+    role[leaf & (peers >= 2) & (off_leaf == 0) & (links_of > hosts_of)] = SPINE
     # A core tier reaches every spine; switches above at most half the spines are leaves with
     # no host cabled (a spare leaf's uplinks), not cores.
-    cores = np.array([roles.get(d) == "core" for d in ids], dtype=bool)
-    spines = np.array([roles.get(d) == "spine" for d in ids], dtype=bool)
+    cores, spines = role == CORE, role == SPINE
     if cores.any() and 2 * len(np.unique(eb[cores[ea] & spines[eb]])) <= int(spines.sum()):
-        roles.update((ids[i], "leaf") for i in np.flatnonzero(cores).tolist())
-    if not any(r in ("spine", "core") for r in roles.values()):
+        role[cores] = LEAF
+    # Hosts first, then switches, each in the capture's order (as the link-by-link pass names them).
+    role_names = np.array(["isolated", *ROLES, "nic", "aggregation"], dtype=object)
+    hosts_first = np.concatenate([np.flatnonzero(~switch), np.flatnonzero(switch)])
+    roles: dict[str, str] = dict(zip([ids[i] for i in hosts_first.tolist()],
+                                     role_names[role[hosts_first]].tolist(), strict=True))
+    if not ((role == SPINE) | (role == CORE)).any():
         _cascade_hub(fabric, roles, _adjacency(fabric))
-    return roles
+        return roles, None
+    return roles, np.append(role, 0).astype(np.int8)
 
 
 def _adjacency(fabric: AsBuilt) -> dict[str, set[str]]:
@@ -246,16 +270,19 @@ def _cascade_hub(fabric: AsBuilt, roles: dict[str, str], adj: dict[str, set[str]
 
 def infer_design(fabric: AsBuilt, catalog: Catalog | None = None, name: str = "As built") -> Inference:
     catalog = catalog or default_catalog()
-    roles = assign_roles(fabric)
+    roles, role_codes = _roles_and_codes(fabric)
     inf = Inference(None, None, roles)
     facts = inf.facts
-    devs = fabric.devices
-    nics = [d for d in fabric.endpoints()]
     family = fabric.family
-    if not nics or not any(roles[d.id] == "leaf" for d in devs.values()):
-        switches = [d for d in devs.values() if d.kind == "switch"]
-        between = sum(1 for w in fabric.links if devs[w.a].kind == devs[w.b].kind == "switch")
-        facts.append(Inferred("read", f"{len(switches)} switches, {between} links between them, {len(nics)} host "
+    # Counts over arrays of the devices and links, never a pass over 400,000 link objects.
+    cap = capture_counts(fabric, roles, role_codes)
+    a, b, role = cap.a, cap.b, cap.role
+    n_nics = int((role == NIC).sum())
+    if not n_nics or not (role == LEAF).any():
+        switch = device_table(fabric).kind == KIND_SWITCH
+        switch = np.append(switch, False)      # the row of undescribed devices
+        between = int((switch[a] & switch[b]).sum())
+        facts.append(Inferred("read", f"{int(switch.sum())} switches, {between} links between them, {n_nics} host "
                               f"{'NIC ports' if family == 'ethernet' else 'HCAs'}", "high",
                               "every device and link the capture names; hosts without a neighbour table "
                               "(servers not running LLDP) do not appear"))
@@ -266,54 +293,61 @@ def infer_design(fabric: AsBuilt, catalog: Catalog | None = None, name: str = "A
                 "hosts' neighbours, e.g. lldpd on the servers, infers the design)" if between else
                 "there is no fabric to infer"))
         return inf
-    by_tier = {r: [d for d in devs.values() if roles[d.id] == r] for r in ROLES}
+    # Only the switches are made as objects (their parts, device ids and names are read).
+    devs = fabric.devices
+    by_tier = {r: [devs[cap.ids[i]] for i in cap.rows(code).tolist()]
+               for r, code in zip(ROLES, (LEAF, SPINE, CORE), strict=True)}
     tiers = 3 if by_tier["core"] else 2 if by_tier["spine"] else 1
     facts.append(Inferred("tiers", str(tiers), "high", "switch distance from the hosts: "
                           + ", ".join(f"{len(by_tier[r])} {r}" for r in ROLES if by_tier[r])))
 
     view = group_view(fabric, roles)
-    mgmt = {d.id for d in nics if (d.host or d.id) in view.management}
-    nics = [d for d in nics if d.id not in mgmt]
-    aggregation = sum(1 for d in devs.values() if d.aggregation)
-    if mgmt or aggregation:
-        facts.append(Inferred("set apart", f"{aggregation} aggregation nodes, {len(mgmt)} management HCAs", "high",
+    mgmt = host_key_rows(cap, view.management)
+    n_mgmt = int(mgmt.sum())
+    compute = (role == NIC) & ~mgmt
+    n_compute = n_nics - n_mgmt
+    aggregation = int((role == AGGREGATION).sum())
+    if n_mgmt or aggregation:
+        facts.append(Inferred("set apart", f"{aggregation} aggregation nodes, {n_mgmt} management HCAs", "high",
                               "SHARP aggregation nodes by their description; management HCAs are hosts named "
                               "unlike the compute hosts with fewer HCAs, or cabled only to spines ("
                               + (", ".join(sorted(view.management)[:3]) or "none") + ")"))
-    named = [d for d in nics if d.host]
-    hosts: dict[str, list[Device]] = defaultdict(list)
-    for d in named:
-        hosts[d.host].append(d)
+    named = np.flatnonzero(compute & (cap.host_code >= 0))
+    # The compute hosts in the order their first HCA comes, with their HCAs.
+    hcas_of = counts_in_order(cap.host_code[named])
     # HCAs per server: the HCA indices the compute hosts use (HCA-1/2/5/6 is 4), whatever the naming.
-    ports = len(view.rank) if len(view.rank) > 1 else (_mode((len(v) for v in hosts.values()), 0) if hosts else 1)
+    ports = len(view.rank) if len(view.rank) > 1 else (_mode(hcas_of.values(), 0) if hcas_of else 1)
     # Default-named HCAs first fill the hosts that lack one, then make up whole servers.
-    servers = max(len(hosts), (len(nics) + ports - 1) // ports)
+    servers = max(len(hcas_of), (n_compute + ports - 1) // ports)
     nic_word = "NIC ports" if family == "ethernet" else "HCAs"
-    why = f"{len(hosts)} host names with {ports} {nic_word} each most often"
-    if len(named) < len(nics):
-        why += f"; {len(nics) - len(named)} default-named HCAs counted as {ports} per server"
+    why = f"{len(hcas_of)} host names with {ports} {nic_word} each most often"
+    if len(named) < n_compute:
+        why += f"; {n_compute - len(named)} default-named HCAs counted as {ports} per server"
     server_fact = len(facts)
-    facts.append(Inferred("servers", str(servers), "high" if len(named) == len(nics) else "medium", why))
+    facts.append(Inferred("servers", str(servers), "high" if len(named) == n_compute else "medium", why))
 
-    # Each link's ends against a set and a tier number, not a set of roles per link: a
-    # 131,072-GPU capture has 400,000 links.
-    nic_ids = {d for d, role in roles.items() if role == "nic"}
-    tier = {d: ROLES.index(role) + 1 for d, role in roles.items() if role in ROLES}
-    host_links = [wire for wire in fabric.links if (wire.a in nic_ids or wire.b in nic_ids)
-                  and wire.a not in mgmt and wire.b not in mgmt]
-    up_links = [wire for wire in fabric.links   # leaf-spine and spine-core: adjacent tiers
-                if abs(tier.get(wire.a, -9) - tier.get(wire.b, -9)) == 1]
+    nic = role == NIC
+    tier = np.where((role >= LEAF) & (role <= CORE), role, -9).astype(np.int64)
+    host_links = np.flatnonzero((nic[a] | nic[b]) & ~mgmt[a] & ~mgmt[b])
+    up_links = np.flatnonzero(np.abs(tier[a] - tier[b]) == 1)   # leaf-spine and spine-core: adjacent tiers
     # Links of unknown rate (0) say nothing about the designed speed.
-    link = int(_fastest_mode((wire.gbps for wire in host_links if wire.gbps), 0.0))
-    uplink = int(_fastest_mode((wire.gbps for wire in up_links if wire.gbps), float(link)))
+    rates = cap.gbps[host_links]
+    link = int(fastest_mode(rates[rates != 0], 0.0))
+    rates = cap.gbps[up_links]
+    uplink = int(fastest_mode(rates[rates != 0], float(link)))
     facts.append(Inferred("link speed", f"{link}G hosts, {uplink}G between switches", "high",
                           "most common rate per tier; slower links are reported as degraded"))
-    slow, cards = older_cards(nics, link) if family == "infiniband" and link else (0, "")
+    compute_rows = np.flatnonzero(compute)
+    nic_devids = counts_in_order(cap.devid[compute_rows][cap.devid[compute_rows] != 0])
+    slow, cards = older_cards(nic_devids, link) if family == "infiniband" and link else (0, "")
     if slow:
         facts.append(Inferred("older HCAs", f"{slow} at their own top rate", "high",
                               f"{cards}: their links run slower than {link}G because the card does, "
                               "not the cable; they are not reported as degraded"))
-    evidence = read_server(hosts, ports, link, catalog, family)
+    # The hosts' HCAs' device ids, host by host.
+    by_host = named[np.lexsort((named, cap.host_code[named]))]   # hosts are numbered as they first come
+    host_devids = counts_in_order(cap.devid[by_host][cap.devid[by_host] != 0])
+    evidence = read_server_counts([cap.hosts[h] for h in hcas_of], host_devids, ports, link, catalog, family)
     facts.append(Inferred("server model", evidence.value, evidence.confidence, evidence.why))
     inf.server_candidates = evidence.candidates
 
@@ -326,38 +360,42 @@ def infer_design(fabric: AsBuilt, catalog: Catalog | None = None, name: str = "A
         switch_id, conf, why = _switch_model(by_tier["leaf"] + by_tier["spine"], catalog, max(link, uplink))
     facts.append(Inferred("switch model", switch_id or "unknown", conf, why))
 
-    leaf_ids = {d.id for d in by_tier["leaf"]}
-    rail_of_leaf: dict[str, Counter[int]] = defaultdict(Counter)
-    for wire in host_links:
-        nic, leaf = (wire.a, wire.b) if roles.get(wire.a) == "nic" else (wire.b, wire.a)
-        if devs[nic].hca >= 0 and leaf in leaf_ids:
-            rail_of_leaf[leaf][devs[nic].hca] += 1
+    # Each host link's HCA end and other end.
+    nic_end = np.where(nic[a[host_links]], a[host_links], b[host_links])
+    other_end = np.where(nic[a[host_links]], b[host_links], a[host_links])
+    on_leaf = (cap.hca[nic_end] >= 0) & (role[other_end] == LEAF)
+    # Per leaf, the host links of each HCA index: the most common index's share of the leaf's.
+    indices = max(int(cap.hca.max()) + 1, 1)
+    by_index = np.unique(other_end[on_leaf] * indices + cap.hca[nic_end[on_leaf]], return_counts=True)
+    leaf_of_index = by_index[0] // indices
+    served = np.bincount(leaf_of_index, weights=by_index[1], minlength=len(role))
+    most = np.zeros(len(role), dtype=np.int64)
+    np.maximum.at(most, leaf_of_index, by_index[1])
+    leaves_with = np.unique(leaf_of_index)
     # Rail-optimized when nearly every leaf serves one HCA index: a leaf keeps its rail when a
     # swapped or miswired cable or two bring it another index.
-    single = sum(1 for v in rail_of_leaf.values() if v.most_common(1)[0][1] >= 0.75 * sum(v.values()))
-    rails_clean = ports > 1 and bool(rail_of_leaf) and single >= 0.75 * len(rail_of_leaf)
-    hosts_per_leaf: Counter[str] = Counter()
-    for wire in host_links:
-        leaf = wire.b if roles.get(wire.a) == "nic" else wire.a
-        hosts_per_leaf[leaf] += 1
-    nodes_per_su = max(hosts_per_leaf.values(), default=1)
+    single = int((most[leaves_with] >= 0.75 * served[leaves_with]).sum())
+    rails_clean = ports > 1 and bool(len(leaves_with)) and single >= 0.75 * len(leaves_with)
+    hosts_per_leaf = np.bincount(other_end, minlength=len(role))
+    nodes_per_su = int(hosts_per_leaf.max()) if len(host_links) else 1
     templates: list[Template] = ["rail-optimized"] if rails_clean else []
     templates += ["fat-tree", "leaf-spine"] if tiers == 3 else ["leaf-spine", "fat-tree"]
     if tiers == 1 and ports > 1 and not rails_clean:
         # One switch takes every server: a rail-optimized plane lays its ports out by rail (a
         # server's HCAs spread over the switch), a leaf-spine one by server (its HCAs side by side).
         ports_of: dict[str, list[int]] = defaultdict(list)
-        for wire in host_links:
-            nic, port = (wire.a, wire.pb) if roles.get(wire.a) == "nic" else (wire.b, wire.pa)
-            if devs[nic].host:
-                ports_of[devs[nic].host].append(port)
+        at_a = nic[a[host_links]]
+        port_at = np.where(at_a, cap.pb[host_links], cap.pa[host_links])
+        for code, port in zip(cap.host_code[nic_end].tolist(), port_at.tolist(), strict=True):
+            if code >= 0:
+                ports_of[cap.hosts[code]].append(port)
         side_by_side = sum(1 for p in ports_of.values() if len(p) > 1 and max(p) - min(p) == len(p) - 1)
         if ports_of and side_by_side < len(ports_of) / 2:
             templates.insert(0, "rail-optimized")
             nodes_per_su = max(1, min(nodes_per_su, len(ports_of)))
     if rails_clean:
-        facts.append(Inferred("rails", str(ports), "high" if single == len(rail_of_leaf) else "medium",
-                              f"{single} of {len(rail_of_leaf)} leaves serve one "
+        facts.append(Inferred("rails", str(ports), "high" if single == len(leaves_with) else "medium",
+                              f"{single} of {len(leaves_with)} leaves serve one "
                               + ("port name (ethN) only" if family == "ethernet" else "HCA index")
                               + f" (indices {', '.join(str(i) for i in sorted(view.rank))}, ranked)"))
         # Groups (SUs): leaves that share hosts; their size is the leaf ports they hold servers on,
@@ -371,10 +409,10 @@ def infer_design(fabric: AsBuilt, catalog: Catalog | None = None, name: str = "A
                               "servers on their leaf ports"))
         by_slots = nodes_per_su * (groups - 1) + min(nodes_per_su, view.slots[-1] if view.slots else 0)
         if by_slots != servers:
-            servers = max(by_slots, len(hosts))
+            servers = max(by_slots, len(hcas_of))
             facts[server_fact] = Inferred("servers", str(servers), "medium",
                                           f"{groups} groups of {nodes_per_su} servers, read from the leaf ports "
-                                          f"that hold HCAs ({len(hosts)} host names seen)")
+                                          f"that hold HCAs ({len(hcas_of)} host names seen)")
 
     if not link:
         inf.problems.append("the capture reports no link rates (LLDP neighbours without a MAU type, or a CSV "
@@ -395,7 +433,7 @@ def infer_design(fabric: AsBuilt, catalog: Catalog | None = None, name: str = "A
         generation, technology, switch_id = core
         link = uplink = technology.link_gbps
         counted = ", ".join(f"{n} {gen}" for gen, n in sorted(mixed.items()))
-        slow, cards = older_cards(nics, link)
+        slow, cards = older_cards(nic_devids, link)
         revised = {"link speed": Inferred("link speed", f"{link}G hosts, {uplink}G between switches", "medium",
                                           f"the {generation} rate of the switches at the top tier; links of the "
                                           "older switches run slower and are reported as degraded"),
@@ -415,28 +453,29 @@ def infer_design(fabric: AsBuilt, catalog: Catalog | None = None, name: str = "A
                             + ", by their device ids): no one catalog design has them; "
                             "the capture is audited on its own, without a design")
         return inf
-    planes = _planes(fabric, roles)
+    planes = _planes(fabric, roles, role_codes)
     if planes > 1:
         facts.append(Inferred("planes", str(planes), "high", f"the switches form {planes} fabrics of the same size "
                               "that share no link; each server has HCAs in every one"))
     server = cluster_of(evidence, catalog, ports, link)
-    card = older_nic(nics, catalog, link) if family == "infiniband" and evidence.decided is None else None
+    card = older_nic(nic_devids, catalog, link) if family == "infiniband" and evidence.decided is None else None
     if card:
         server = dataclasses.replace(server, nic=card)
     observed = (len(by_tier["leaf"]), len(by_tier["spine"]), len(by_tier["core"]),
-                len(host_links), len([wire for wire in up_links if "leaf" in (roles.get(wire.a), roles.get(wire.b))]),
-                len([wire for wire in up_links if "core" in (roles.get(wire.a), roles.get(wire.b))]))
-    leaf_up: Counter[str] = Counter()
-    for wire in up_links:
-        for end in (wire.a, wire.b):
-            if roles.get(end) == "leaf":
-                leaf_up[end] += 1
+                len(host_links), int(((role[a[up_links]] == LEAF) | (role[b[up_links]] == LEAF)).sum()),
+                int(((role[a[up_links]] == CORE) | (role[b[up_links]] == CORE)).sum()))
+    # Uplinks per leaf, the leaves in the order their first uplink comes (a tie keeps the first).
+    leaf_up = counts_in_order(leaf_ends_in_order(cap, up_links))
     up = _mode(leaf_up.values(), 1) if leaf_up else 0   # one tier: no leaf has an uplink
+    # Links per switch pair, the pairs in the order their first link comes.
+    pair_of = pair_keys(cap, up_links)
+    pair_links = counts_in_order(pair_of)
     if tiers == 2 and leaf_up:
         # A missing cable takes one link off one leaf-spine pair but off its leaf's whole total:
         # when most leaves miss one, the usual links per pair times the spines is the design.
-        pair_links = Counter(frozenset((w.a, w.b)) for w in up_links)
-        spines_of: Counter[str] = Counter(end for pair in pair_links for end in pair if roles.get(end) == "leaf")
+        # (An uplink's pair holds one leaf: its ends are of adjacent tiers.)
+        _, first_link = np.unique(pair_of, return_index=True)
+        spines_of = counts_in_order(leaf_ends_in_order(cap, up_links[np.sort(first_link)]))
         if spines_of and _mode(spines_of.values(), 0) == len(by_tier["spine"]):
             # as many pairs with 9 links as with 8: a cable is missing more often than one is added
             per_pair = Counter(pair_links.values())
@@ -445,14 +484,13 @@ def infer_design(fabric: AsBuilt, catalog: Catalog | None = None, name: str = "A
     # Spines numbered 1..9 with one number missing: the missing one is absent, not undesigned.
     gaps = _numbering_gaps(by_tier["spine"]) if tiers == 2 else 0
     if gaps:
-        pairs = Counter(frozenset((w.a, w.b)) for w in up_links)
-        parallel = _mode(pairs.values(), 1)
+        parallel = _mode(pair_links.values(), 1)
         observed = (observed[0], observed[1] + gaps, observed[2], observed[3],
                     observed[4] + gaps * parallel * len(by_tier["leaf"]), observed[5])
         up += gaps * parallel
     # Switches per tier as designed: the spines seen plus those missing from their numbering.
     tier_sizes = {r: len(by_tier[r]) + (gaps if r == "spine" else 0) for r in ROLES}
-    seen_spread = sorted(hosts_per_leaf.get(d.id, 0) for d in by_tier["leaf"])
+    seen_spread = sorted(hosts_per_leaf[cap.rows(LEAF)].tolist())
     ratio = round(nodes_per_su * link / (up * uplink), 3) if up else 1.0
     ratios = sorted({1.0, ratio, 1.5, 2.0, 3.0, 4.0}, key=lambda x: abs(x - ratio))
     # Sizing spreads the servers evenly over the leaves seen, so a leaf holds fewer than the
@@ -517,7 +555,7 @@ def infer_design(fabric: AsBuilt, catalog: Catalog | None = None, name: str = "A
     total = sum(observed) or 1
     if score == 0:
         conf, why = "high", "the candidate whose switch and link counts equal the capture's"
-    elif template == "rail-optimized" and rails_clean and single >= 0.9 * len(rail_of_leaf):
+    elif template == "rail-optimized" and rails_clean and single >= 0.9 * len(leaves_with):
         # The rails say rail-optimized; a few absent devices or links do not change that.
         conf, why = "high", (f"rails read from the HCA index; the closest sizing differs from the capture by {score} "
                              "switches or links (absent devices and missing links, listed by the audit)")
@@ -526,8 +564,7 @@ def infer_design(fabric: AsBuilt, catalog: Catalog | None = None, name: str = "A
                      f"closest candidate; {score} switches or links differ from the capture")
     facts.append(Inferred("template", template, conf, why))
     if tiers == 2 and tier_sizes["spine"] and leaf_up:
-        pairs = Counter(frozenset((w.a, w.b)) for w in up_links)
-        parallel = _mode(pairs.values(), 1)
+        parallel = _mode(pair_links.values(), 1)
         seen = tier_sizes["spine"] - gaps
         facts.append(Inferred("spines", f"{tier_sizes['spine']}, {parallel} link(s) from each leaf to each",
                               "high" if inf.derived.plan.spines == tier_sizes["spine"] else "medium",
@@ -539,15 +576,16 @@ def infer_design(fabric: AsBuilt, catalog: Catalog | None = None, name: str = "A
     return inf
 
 
-def _planes(fabric: AsBuilt, roles: dict[str, str]) -> int:
+def _planes(fabric: AsBuilt, roles: dict[str, str], role_codes: np.ndarray | None = None) -> int:
     """Independent planes: switch groups linked among themselves and not to each other, each
-    with the same numbers of leaves, spines and cores (else 1)."""
+    with the same numbers of leaves, spines and cores (else 1). `role_codes`: the roles as
+    inference_counts numbers them, when known."""
     ends = link_ends(fabric)
     if ends is not None:
         # On arrays: each switch takes the lowest label of its component, passed along the links
         # between switches until none changes (a few rounds: a fabric's diameter).
-        tier = np.array([ROLES.index(roles[d]) + 1 if fabric.devices[d].kind == "switch" and roles.get(d) in ROLES
-                         else 0 for d in ends.ids], dtype=np.int64)
+        codes = role_codes[:-1] if role_codes is not None else _tier_codes(ends.ids, roles)
+        tier = np.where(codes <= CORE, codes, 0).astype(np.int64) * (device_table(fabric).kind == KIND_SWITCH)
         between = (tier[ends.a] > 0) & (tier[ends.b] > 0)
         a, b = ends.a[between], ends.b[between]
         label = np.arange(len(tier))
@@ -585,6 +623,12 @@ def _planes(fabric: AsBuilt, roles: dict[str, str]) -> int:
     if len(planes) > 1 and all(s == planes[0] for s in planes):
         return len(planes)
     return 1
+
+
+def _tier_codes(ids: list[str], roles: dict[str, str]) -> np.ndarray:
+    """Per device of `ids`: 1 leaf, 2 spine, 3 core, 0 any other role."""
+    code = {"leaf": 1, "spine": 2, "core": 3}
+    return np.array([code.get(roles.get(d, ""), 0) for d in ids], dtype=np.int64)
 
 
 def _numbering_gaps(switches: Sequence[Device]) -> int:

@@ -47,15 +47,21 @@ class ServerEvidence:
 def read_server(hosts: dict[str, list[Device]], ports: int, gbps: int, catalog: Catalog,
                 family: str = "infiniband") -> ServerEvidence:
     """The server model of the compute hosts (`hosts`: host name -> its HCAs in the capture)."""
+    return read_server_counts(list(hosts), Counter(d.devid for hcas in hosts.values() for d in hcas if d.devid),
+                              ports, gbps, catalog, family)
+
+
+def read_server_counts(names: list[str], nic_ids: Counter[int], ports: int, gbps: int, catalog: Catalog,
+                       family: str = "infiniband") -> ServerEvidence:
+    """The server model of the compute hosts named `names`, whose HCAs report the device ids
+    counted in `nic_ids` (host by host, as `read_server` counts them)."""
     servers: dict[str, Server] = getattr(catalog, "servers", {})
-    names = list(hosts)
     word_hits: Counter[str] = Counter()
     for name in names:
         for pattern, prefixes in _FAMILY_WORDS:
             if pattern.search(name):
                 word_hits[prefixes[0]] += 1
     gpu_hits = Counter(label for name in names for word, label in _GPU_WORDS if word in name.lower())
-    nic_ids = Counter(d.devid for hcas in hosts.values() for d in hcas if d.devid)
     nic_names = [n for n in (_nic_name(devid) for devid, _ in nic_ids.most_common(2)) if n]
     evidence = [f"{len(names)} host names"]
     family_prefix = None
@@ -106,19 +112,21 @@ def at_card_rate(devid: int, gbps: float) -> bool:
     return known is not None and known.kind == "hca" and 0 < known.max_gbps <= gbps
 
 
-def older_cards(hcas: list[Device], gbps: int) -> tuple[int, str]:
-    """(how many, which) of `hcas` are cards whose top rate is below the fabric's `gbps`."""
-    slow = Counter(d.devid for d in hcas if d.devid and _top_rate(d.devid) and _top_rate(d.devid) < gbps)
+def older_cards(hcas: Counter[int], gbps: int) -> tuple[int, str]:
+    """(how many, which) of the HCAs (their device ids counted, in the order they come) are cards
+    whose top rate is below the fabric's `gbps`."""
+    slow = Counter({devid: n for devid, n in hcas.items() if devid and 0 < _top_rate(devid) < gbps})
     names = ", ".join(f"{n} x devid 0x{devid:04x} ({_nic_name(devid)}, {_top_rate(devid)}G)"
                       for devid, n in slow.most_common())
     return sum(slow.values()), names
 
 
-def older_nic(hcas: list[Device], catalog: Catalog, gbps: int) -> str | None:
-    """The catalog HCA of an older generation (end-of-life) that most of `hcas` are, by device
-    id, when it runs `gbps`: the design's NIC then is the card the site has, not a ConnectX-7."""
+def older_nic(hcas: Counter[int], catalog: Catalog, gbps: int) -> str | None:
+    """The catalog HCA of an older generation (end-of-life) that most of the HCAs (their device
+    ids counted, in the order they come) are, when it runs `gbps`: the design's NIC then is the
+    card the site has, not a ConnectX-7."""
     nics = getattr(catalog, "nics", {})
-    for devid, _ in Counter(d.devid for d in hcas if d.devid).most_common(1):
+    for devid, _ in Counter({devid: n for devid, n in hcas.items() if devid}).most_common(1):
         known = device_ids().by_devid(devid)
         for nic_id in known.catalog if known is not None and known.kind == "hca" else ():
             nic = nics.get(nic_id)
