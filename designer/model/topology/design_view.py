@@ -73,6 +73,7 @@ class DesignArrays:
     host_port: np.ndarray
     host_gbps: np.ndarray
     host_server: np.ndarray      # per host link: its NIC's server, coded by the name it carries
+    host_server_index: np.ndarray  # per host link: its NIC's server as the design numbers it
     row_of: np.ndarray           # per node: its host link (NICs), else -1
     pair_key: np.ndarray
     pair_links: np.ndarray
@@ -96,6 +97,7 @@ def _arrays_of(view: DesignView) -> DesignArrays:
     host_gbps = np.array([h[3] for h in hl], dtype=np.float64)
     servers: dict[str, int] = {}
     host_server = np.array([servers.setdefault(h[0].split(".nic-")[0], len(servers)) for h in hl], dtype=np.int64)
+    host_server_index = np.array([view.nodes[h[0]]["server"] for h in hl], dtype=np.int64)
     row_of = np.full(len(names), -1, dtype=np.int64)
     row_of[host_nic] = np.arange(len(hl), dtype=np.int64)
     one_link_per_nic = len(np.unique(host_nic)) == len(host_nic)
@@ -106,7 +108,7 @@ def _arrays_of(view: DesignView) -> DesignArrays:
     leaf_spine = np.array([v[2] == "leaf-spine" for v in view.pairs.values()], dtype=bool)
     order = np.argsort(keys, kind="stable")
     return DesignArrays(names, code, level, leaf, nic, host_nic, host_leaf, host_port, host_gbps, host_server,
-                        row_of, keys[order], links[order], gbps[order], order,
+                        host_server_index, row_of, keys[order], links[order], gbps[order], order,
                         leaf_spine[order], one_link_per_nic)
 
 
