@@ -23,17 +23,21 @@ from __future__ import annotations
 import dataclasses
 import re
 from collections import Counter, defaultdict
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 from designer.catalog import Catalog, default_catalog
 from designer.model.common.units import bandwidth_label, duration_label, ratio_label
+from designer.model.decisions.audit_compare import Held, select
 from designer.model.decisions.audit_confidence import grade, missing_by_symmetry
 from designer.model.decisions.audit_summary import summarise
+from designer.model.decisions.audit_uplinks import LeafUplinks, own_uplink_rule, uplinks_of_pairs
 from designer.model.intent.design import MAX_EDITS, Edit, FabricDesign
 from designer.model.performance.collectives import estimate
-from designer.model.topology.asbuilt import AsBuilt, Device, Link, natural_key
+from designer.model.topology.asbuilt import AsBuilt, Device, Link, device_table, natural_key
 from designer.model.topology.capture_mapping import Placement, place
 from designer.model.topology.derive import Derived, derive
 from designer.model.topology.design_view import DesignView, design_view
@@ -111,8 +115,11 @@ def _sort_key(e: Json) -> tuple[int, list[int | str], int]:
 
 
 def audit(fabric: AsBuilt, design: FabricDesign | None = None, inference: Inference | None = None,
-          catalog: Catalog | None = None) -> AuditReport:
-    """Compare `fabric` with `design` (or with the inference's design when none is given)."""
+          catalog: Catalog | None = None, one_by_one: bool = False) -> AuditReport:
+    """Compare `fabric` with `design` (or with the inference's design when none is given).
+
+    `one_by_one` reads every link as an object, the reference the comparison on arrays is held
+    equal to (tests/test_audit_compare.py)."""
     catalog = catalog or default_catalog()
     devs = fabric.devices
     roles = inference.roles if inference else assign_roles(fabric)
@@ -142,14 +149,23 @@ def audit(fabric: AsBuilt, design: FabricDesign | None = None, inference: Infere
         name = devs[dev].name if dev in devs else dev
         return {"device": name, "port": port, **_place(g, node)}
 
-    links = [w for w in fabric.links if w.a not in aside and w.b not in aside]
-    for w in links:
-        if w.a == w.b:
-            report.miswired.append({"a": end(w.a, w.pa), "b": end(w.b, w.pb), "reason": "switch cabled to itself"})
-    links = [w for w in links if w.a != w.b]
+    # Compared on arrays against a design, the links that differ read one by one; without a
+    # design, on a simulator's rates or where the arrays cannot say, every link is.
+    chosen = None if g is None or fabric.speeds_simulated or one_by_one else select(
+        fabric, roles, g, placement, aside, own_rule=design is None)
+    if chosen is not None:
+        links, loops = [], chosen.self_loops
+    else:
+        links = [w for w in fabric.links if w.a not in aside and w.b not in aside]
+        loops = [w for w in links if w.a == w.b]
+        links = [w for w in links if w.a != w.b]
+    for w in loops:
+        report.miswired.append({"a": end(w.a, w.pa), "b": end(w.b, w.pb), "reason": "switch cabled to itself"})
     unplaced = {nic for nic, _, _ in placement.unplaced}
-    for d in devs.values():
-        if not d.default_named or d.id in aside:
+    table = device_table(fabric)
+    for i in np.flatnonzero(table.default_named).tolist():
+        d = devs[table.ids[i]]
+        if d.id in aside:
             continue
         role = roles.get(d.id)
         entry: Json = {"device": d.name, "description": d.description, "id": d.id,
@@ -174,21 +190,30 @@ def audit(fabric: AsBuilt, design: FabricDesign | None = None, inference: Infere
             report.summary["link_speeds"] = SIMULATED_SPEEDS
         return report
 
-    nic_ids = {d for d, role in roles.items() if role == "nic"}          # sets: 400,000 links at 131K
-    switch_ids = {d for d, role in roles.items() if role in ("leaf", "spine", "core")}
-    host_wires = [w for w in links if w.a in nic_ids or w.b in nic_ids]
-    switch_wires = [w for w in links if w.a in switch_ids and w.b in switch_ids]
-    down_by_server, absent_nics, moves = _host_links(report, fabric, roles, g, mapping, placement, host_wires, end)
-    name_of = {node: devs[dev].name for dev, node in mapping.items()}
-    hosts_on = Counter(mapping.get(w.b if w.a in nic_ids else w.a) for w in host_wires)
     # A leaf's own uplink rule is read only against the inferred design: a design the user gives
     # says how every leaf is cabled, and a leaf cabled otherwise is a finding.
     own_rule: Counter[tuple[str, str]] | None = Counter() if design is None else None
-    missing_pairs, absent_links = _switch_links(report, roles, g, mapping, switch_wires, end, name_of, hosts_on,
-                                                own_rule)
-    present = set(mapping.values())
-    absent_switches = [n for n, d in g.nodes.items() if d["role"] != "nic" and n not in present]
-    host_ports = Counter(leaf for _, leaf, _, _ in g.host_links)
+    name_of = _NamesOf(mapping, devs)
+    if chosen is not None:
+        down_by_server, absent_nics, moves = _host_links(report, fabric, roles, g, mapping, placement,
+                                                         chosen.host_wires, end, chosen.held)
+        missing_pairs, absent_links = _switch_links(report, g, mapping, chosen.switch_wires, end, name_of,
+                                                    chosen.pairs, chosen.uplinks, own_rule)
+        da = g.arrays()
+        absent_switches = [da.names[c] for c in np.flatnonzero(~da.nic & ~chosen.present).tolist()]
+    else:
+        nic_ids = {d for d, role in roles.items() if role == "nic"}          # sets: 400,000 links at 131K
+        switch_ids = {d for d, role in roles.items() if role in ("leaf", "spine", "core")}
+        host_wires = [w for w in links if w.a in nic_ids or w.b in nic_ids]
+        switch_wires = [w for w in links if w.a in switch_ids and w.b in switch_ids]
+        down_by_server, absent_nics, moves = _host_links(report, fabric, roles, g, mapping, placement, host_wires,
+                                                         end)
+        hosts_on = Counter(mapping.get(w.b if w.a in nic_ids else w.a) for w in host_wires)
+        missing_pairs, absent_links = _switch_links(report, g, mapping, switch_wires, end, name_of, None, None,
+                                                    own_rule, hosts_on)
+        present = set(mapping.values())
+        absent_switches = [n for n, d in g.nodes.items() if d["role"] != "nic" and n not in present]
+    host_ports = Counter(leaf for _, leaf, _, _ in g.host_links) if absent_switches else Counter()
     report.missing_devices = [{"device": n, **_place(g, n), "links": absent_links[n] + host_ports[n],
                                "host_ports": host_ports[n], "uplinks": absent_links[n]} for n in absent_switches]
     absent_servers: dict[str, list[str]] = defaultdict(list)
@@ -227,16 +252,13 @@ SIMULATED_SPEEDS = ("link speeds came from a simulator, not the hardware: a link
 
 
 def _host_links(report: AuditReport, fabric: AsBuilt, roles: dict[str, str], g: DesignView, mapping: dict[str, str],
-                placement: Placement, wires: list[Link],
-                end: EndOf) -> tuple[dict[str, list[str]], list[str], list[Move]]:
+                placement: Placement, wires: list[Link], end: EndOf,
+                held: Held | None = None) -> tuple[dict[str, list[str]], list[str], list[Move]]:
     """Host links against the wiring rule; returns (ports down by server, NICs of absent servers,
-    moved cables)."""
+    moved cables). `wires` are every host link, or (with `held`, what the others hold) the links
+    of the HCAs the comparison on arrays could not place as designed."""
     devs = fabric.devices
-    designed_at: dict[str, tuple[str, int, int]] = {}     # nic -> (leaf, leaf port, gbps)
-    at_port: dict[tuple[str, int], str] = {}
-    for nic, leaf, port, gbps in g.host_links:
-        designed_at[nic] = (leaf, port, gbps)
-        at_port[(leaf, port)] = nic
+    designed_at, at_port = _DesignedAt(g), _AtPort(g)
     on_switch: dict[str, list[tuple[str, int, Link]]] = defaultdict(list)
     for w in wires:
         ra, rb = roles.get(w.a), roles.get(w.b)
@@ -276,7 +298,14 @@ def _host_links(report: AuditReport, fabric: AsBuilt, roles: dict[str, str], g: 
             report.degraded_links.append({"a": end(nic, 1), "b": end(sw, p), "as_built": w.label,
                                           "designed": f"{gbps}G", "gbps": w.gbps})
     # An HCA that the capture lists without a cable to a switch is a port down, like one not listed.
-    node_hca = {node: nic for nic, node in mapping.items() if roles.get(nic) == "nic" and nic in on_switch}
+    if held is None:
+        node_hca = {node: nic for nic, node in mapping.items() if roles.get(nic) == "nic" and nic in on_switch}
+        full = node_hca
+        present_servers = {n.split(".nic-")[0] for n in node_hca}
+        held = Held([n for n in designed_at if n not in node_hca],
+                    lambda nic: nic.split(".nic-")[0] in present_servers, lambda: full)
+    else:       # the HCAs judged here; each design NIC is held by one HCA at most
+        node_hca = {mapping[nic]: nic for nic in on_switch if nic in mapping}
     paired: set[str] = set()
     # (NIC, designed leaf, leaf it is on or None): the moved cables, as edits for the impact
     moves: list[Move] = []
@@ -325,18 +354,19 @@ def _host_links(report: AuditReport, fabric: AsBuilt, roles: dict[str, str], g: 
                                           f"{hca_label(d.name, d.host, d.id)} of "
                                           f"{d.host or mapping[h].split('.nic-')[0]} belongs on {want}"})
     # Designed NICs without an HCA: a port down on a server that is there, else an absent server.
-    present_servers = {n.split(".nic-")[0] for n in node_hca}
     down: dict[str, list[str]] = defaultdict(list)
     absent: list[str] = []
-    host_of = {mapping[n].split(".nic-")[0]: devs[n] for n in node_hca.values() if devs[n].host}
-    present = set(mapping.values())
+    unheld = sorted(held.unheld, key=natural_key)
+    host_of = {mapping[n].split(".nic-")[0]: devs[n] for n in held.node_hca().values() if devs[n].host} \
+        if unheld else {}
+    present = set(mapping.values()) if unheld else set()
     in_use: dict[str, set[int]] = {}      # leaf -> its ports holding a cable, read when first asked
     # Only the designed NICs without an HCA are sorted: at 131K GPUs nearly all have one.
-    for nic in sorted((n for n in designed_at if n not in node_hca), key=natural_key):
+    for nic in unheld:
         server = nic.split(".nic-")[0]
         if designed_at[nic][0] not in present:
             continue                # counted with its absent leaf: nothing is seen behind it
-        if server in present_servers:
+        if held.present(nic):
             down[server].append(nic)
             leaf, port, gbps = designed_at[nic]
             other = host_of.get(server)
@@ -352,6 +382,82 @@ def _host_links(report: AuditReport, fabric: AsBuilt, roles: dict[str, str], g: 
         else:
             absent.append(nic)
     return down, absent, moves
+
+
+class _DesignedAt(Mapping[str, tuple[str, int, int]]):
+    """Design NIC -> (leaf, leaf port, rate) of its host link, read when first asked: a few HCAs
+    are judged one by one at 131K GPUs, so a NIC is looked up by its row on the arrays."""
+
+    def __init__(self, g: DesignView) -> None:
+        self._g = g
+        self._all: dict[str, tuple[str, int, int]] | None = None
+
+    def _every(self) -> dict[str, tuple[str, int, int]]:
+        if self._all is None:
+            self._all = {nic: (leaf, port, gbps) for nic, leaf, port, gbps in self._g.host_links}
+        return self._all
+
+    def __getitem__(self, nic: str) -> tuple[str, int, int]:
+        arrays = self._g.arrays_if_made()
+        if self._all is None and arrays is not None and arrays.one_link_per_nic:
+            code = arrays.code.get(nic)
+            row = int(arrays.row_of[code]) if code is not None else -1
+            if row < 0:
+                raise KeyError(nic)
+            _, leaf, port, gbps = self._g.host_links[row]
+            return leaf, port, gbps
+        return self._every()[nic]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._every())
+
+    def __len__(self) -> int:
+        return len(self._every())
+
+
+class _AtPort(Mapping[tuple[str, int], str]):
+    """(leaf, leaf port) -> the design NIC there, made when first asked."""
+
+    def __init__(self, g: DesignView) -> None:
+        self._g = g
+        self._all: dict[tuple[str, int], str] | None = None
+
+    def _every(self) -> dict[tuple[str, int], str]:
+        if self._all is None:
+            self._all = {(leaf, port): nic for nic, leaf, port, _ in self._g.host_links}
+        return self._all
+
+    def __getitem__(self, key: tuple[str, int]) -> str:
+        return self._every()[key]
+
+    def __iter__(self) -> Iterator[tuple[str, int]]:
+        return iter(self._every())
+
+    def __len__(self) -> int:
+        return len(self._every())
+
+
+class _NamesOf(Mapping[str, str]):
+    """Design node -> the name of the capture device placed on it (the last placed), made when
+    a finding first names one."""
+
+    def __init__(self, mapping: dict[str, str], devs: Mapping[str, Device]) -> None:
+        self._mapping, self._devs = mapping, devs
+        self._all: dict[str, str] | None = None
+
+    def _every(self) -> dict[str, str]:
+        if self._all is None:
+            self._all = {node: self._devs[dev].name for dev, node in self._mapping.items()}
+        return self._all
+
+    def __getitem__(self, node: str) -> str:
+        return self._every()[node]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._every())
+
+    def __len__(self) -> int:
+        return len(self._every())
 
 
 def _free_port(fabric: AsBuilt, mapping: dict[str, str], leaf: str, port: int, in_use: dict[str, set[int]]) -> int:
@@ -386,32 +492,35 @@ def _built_name(mapping: dict[str, str], devs: dict[str, Device], node: str) -> 
     return node
 
 
-def _switch_links(report: AuditReport, roles: dict[str, str], g: DesignView, mapping: dict[str, str],
-                  wires: list[Link], end: EndOf,
-                  name_of: dict[str, str],
-                  hosts_on: Counter[str | None] | None = None,
-                  own_rule: Counter[tuple[str, str]] | None = None) -> tuple[Counter[tuple[str, str]], Counter[str]]:
+def _switch_links(report: AuditReport, g: DesignView, mapping: dict[str, str], wires: list[Link], end: EndOf,
+                  name_of: Mapping[str, str], pairs: Mapping[tuple[str, str], tuple[int, int, str]] | None,
+                  uplinks: LeafUplinks | None, own_rule: Counter[tuple[str, str]] | None = None,
+                  hosts_on: Counter[str | None] | None = None) -> tuple[Counter[tuple[str, str]], Counter[str]]:
     """Switch pairs against the design; returns (missing links per (lower, upper) pair, links of
-    absent switches). `own_rule` receives, per pair of a leaf wired by its own rule, the links it
-    has more (or, negative, fewer) than the design: no finding, but the fabric as built."""
-    designed: Counter[tuple[str, str]] = Counter({p: n for p, (n, _, _) in g.pairs.items()})
-    rate: dict[tuple[str, str], int] = {p: gbps for p, (_, gbps, _) in g.pairs.items()}
-    present = set(mapping.values())
+    absent switches). `wires` and `pairs` are every switch link and designed pair, or those the
+    comparison on arrays found to differ (with `uplinks`, its summary of the leaves' uplinks).
+    `own_rule` receives, per pair of a leaf wired by its own rule, the links it has more (or,
+    negative, fewer) than the design: no finding, but the fabric as built."""
+    view_pairs = g.pairs if pairs is None else pairs
+    designed: Counter[tuple[str, str]] = Counter({p: n for p, (n, _, _) in view_pairs.items()})
+    rate: dict[tuple[str, str], int] = {p: gbps for p, (_, gbps, _) in view_pairs.items()}
     built: dict[tuple[str, str], list[Link]] = defaultdict(list)
-    level = {node: g.nodes[node]["level"] for node in present if node in g.nodes}
+    nodes = g.nodes
     for w in wires:
         a, b = mapping.get(w.a), mapping.get(w.b)
         if a is None or b is None:
             why = "a switch that is not in the design"
             report.extra_links.append({"a": end(w.a, w.pa), "b": end(w.b, w.pb), "as_built": w.label, "reason": why})
             continue
-        lo, hi = (a, b) if level[a] <= level[b] else (b, a)
+        lo, hi = (a, b) if nodes[a]["level"] <= nodes[b]["level"] else (b, a)
         built[(lo, hi)].append(w)
-    own, notes = _own_uplink_rule(designed, built, g, hosts_on or Counter(), present, name_of) \
-        if own_rule is not None else ([], [])
+    present = set(mapping.values())
+    if own_rule is not None and uplinks is None:
+        uplinks = uplinks_of_pairs(designed, built, g, hosts_on or Counter(), present)
+    own, notes = own_uplink_rule(uplinks, name_of) if own_rule is not None and uplinks is not None else ([], [])
     own_pairs: dict[str, list[tuple[str, str]]] = {leaf: [] for leaf in own}
-    for pairs in (list(designed), list(built)):     # each leaf's pairs, designed first, then built
-        for pair in pairs:
+    for pair_list in (list(designed), list(built)):     # each leaf's pairs, designed first, then built
+        for pair in pair_list:
             if pair[0] in own_pairs:
                 own_pairs[pair[0]].append(pair)
     for leaf in own:
@@ -470,64 +579,9 @@ def _switch_links(report: AuditReport, roles: dict[str, str], g: DesignView, map
     return +missing, absent_links
 
 
-def _own_uplink_rule(designed: Counter[tuple[str, str]], built: dict[tuple[str, str], list[Link]], g: DesignView,
-                     hosts_on: Counter[str | None], present: set[str],
-                     name_of: dict[str, str]) -> tuple[list[str], list[str]]:
-    """(leaves, one note per leaf) whose uplinks follow a rule of their own that a site builds on
-    purpose: X5's leaf with 6 links to each of 2 of its 4 spines, its 6-host leaf with 1 link to
-    each spine, its leaf of uplinks only on 2 spines. Each spreads its uplinks evenly over the
-    spines it reaches (k links to each of m spines), keeps all its uplinks or has no more hosts
-    per uplink than the fullest leaf wired as the design says, and either reaches every spine,
-    or pairs its links otherwise
-    than the design (k is not the design's links per pair), or carries no host. A leaf that lost
-    cables is uneven (3, 3, 2, 3), or lost a whole spine's links (3, 3, 3, 0: the design's k on
-    fewer spines, with hosts): both stay findings."""
-    leaves = {lo for lo, _ in designed if g.nodes[lo]["role"] == "leaf" and lo in present}
-    up: dict[str, Counter[str]] = defaultdict(Counter)
-    want: Counter[str] = Counter()
-    for (lo, _), n in designed.items():
-        if lo in leaves:
-            want[lo] += n
-    for (lo, hi), links in built.items():
-        if lo in leaves:
-            up[lo][hi] += len(links)
-    # Each leaf's designed pairs indexed once: a 131,072-GPU design has 4,096 leaves and 262,144
-    # pairs, and a scan of every pair per leaf took a minute.
-    pairs_of: dict[str, list[tuple[tuple[str, str], int]]] = defaultdict(list)
-    for p, n in designed.items():
-        if p[0] in leaves:
-            pairs_of[p[0]].append((p, n))
-    as_designed = [leaf for leaf in leaves if sum(up[leaf].values()) == want[leaf] and all(
-        len(built.get(p, [])) == n for p, n in pairs_of[leaf])]
-    if not as_designed:
-        return [], []
-    worst = max(hosts_on[leaf] / max(1, want[leaf]) for leaf in as_designed)
-    spines = {hi for lo, hi in designed if lo in leaves}
-    per_pair = Counter(n for (lo, _), n in designed.items() if lo in leaves).most_common(1)[0][0]
-    own: list[str] = []
-    notes: list[str] = []
-    for leaf in sorted(leaves - set(as_designed), key=natural_key):
-        counts = set(up[leaf].values())
-        total = sum(up[leaf].values())
-        # All its uplinks kept, or fewer for fewer hosts: a leaf that lost cables holds more
-        # hosts per uplink than the fullest leaf wired as designed.
-        if len(counts) != 1 or not total or (total < want[leaf] and hosts_on[leaf] > worst * total):
-            continue
-        k = next(iter(counts))
-        # Fewer uplinks than designed on a leaf of hosts is read as the site's rule only where the
-        # evenness is evidence: one cable gone from each of two spines is as likely lost as meant,
-        # an even spread over three or more spines (X5's 6-host leaf, 1 to each of 4) is not.
-        if total < want[leaf] and hosts_on[leaf] and len(up[leaf]) < 3:
-            continue
-        if set(up[leaf]) >= spines or k != per_pair or not hosts_on[leaf]:
-            own.append(leaf)
-            notes.append(f"{name_of.get(leaf, leaf)}: {k} link(s) to each of {len(up[leaf])} spines, "
-                         f"{hosts_on[leaf]} host(s)")
-    return own, notes
-
-
 def _leaf_partner(h1: str, on1: str | None, misplaced: dict[str, tuple[str, int, Link]], paired: set[str],
-                  mapping: dict[str, str], designed_at: dict[str, tuple[str, int, int]], g: DesignView) -> str | None:
+                  mapping: dict[str, str], designed_at: Mapping[str, tuple[str, int, int]],
+                  g: DesignView) -> str | None:
     """The HCA on the other end of a cross between two leaves whose ports carry no rule: one
     designed on the leaf h1 is on and on h1's designed leaf, the same NIC of its server first."""
     if on1 is None:
@@ -633,15 +687,15 @@ def _impact(derived: Derived, edits: tuple[Edit, ...], catalog: Catalog) -> Json
 
 
 def _worst_leaf_of_view(view: DesignView) -> dict[str, float | None]:
-    """As `_worst_leaf`, for a design read off its plan (no graph)."""
-    down: Counter[str] = Counter()
-    up: Counter[str] = Counter()
-    for _, leaf, _, gbps in view.host_links:
-        down[leaf] += gbps
-    for (lo, _hi), (n, gbps, tier) in view.pairs.items():
-        if tier == "leaf-spine":
-            up[lo] += n * gbps
-    ratio = {n: (round(down[n] / up[n], 3) if up[n] else None) for n in view.by_role("leaf")}
+    """As `_worst_leaf`, for a design read off its plan (no graph), on its arrays."""
+    da = view.arrays()
+    n = len(da.names)
+    down = np.bincount(da.host_leaf, weights=da.host_gbps, minlength=n)
+    lo = da.pair_key[da.pair_leaf_spine] // max(1, n)
+    up = np.bincount(lo, weights=(da.pair_links * da.pair_gbps)[da.pair_leaf_spine], minlength=n)
+    leaves = np.flatnonzero(da.leaf)
+    ratio = {da.names[c]: (round(d / u, 3) if u else None)
+             for c, d, u in zip(leaves.tolist(), down[leaves].tolist(), up[leaves].tolist(), strict=True)}
     common = Counter(ratio.values()).most_common(1)[0][0] if ratio else None
     return {n: r for n, r in ratio.items() if r != common}
 

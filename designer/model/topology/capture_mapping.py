@@ -32,7 +32,15 @@ from typing import Any, cast
 
 import numpy as np
 
-from designer.model.topology.asbuilt import AsBuilt, Device, link_ends, natural_key
+from designer.model.topology.asbuilt import (
+    KIND_HOST,
+    KIND_SWITCH,
+    AsBuilt,
+    Device,
+    device_table,
+    link_ends,
+    natural_key,
+)
 from designer.model.topology.design_view import DesignView, view_from_graph
 
 ROLES = ("leaf", "spine", "core")
@@ -221,8 +229,15 @@ def place(fabric: AsBuilt, roles: dict[str, str], design: Any) -> Placement:
     out = Placement()
     view = group_view(fabric, roles)
     mgmt_hosts = view.management
-    out.management = sorted(d.id for d in fabric.endpoints() if (d.host or d.id) in mgmt_hosts)
-    compute = [d for d in fabric.endpoints() if roles.get(d.id) == "nic" and d.host not in mgmt_hosts]
+    # The HCAs read on the capture's columns: 131,072 at 131K GPUs.
+    table = device_table(fabric)
+    ids, hosts, host_code, hca_of = table.ids, table.hosts, table.host_code.tolist(), table.hca.tolist()
+    endpoints = np.flatnonzero(table.kind == KIND_HOST).tolist()
+    out.management = sorted(ids[i] for i in endpoints if (hosts[host_code[i]] if host_code[i] >= 0 else ids[i])
+                            in mgmt_hosts) if mgmt_hosts else []
+    set_apart = [h in mgmt_hosts for h in hosts]
+    compute = [i for i in endpoints
+               if roles.get(ids[i]) == "nic" and not (host_code[i] >= 0 and set_apart[host_code[i]])]
     out.rank = view.rank
 
     # --- the design's groups, rails and host positions -------------------------------------
@@ -249,8 +264,8 @@ def place(fabric: AsBuilt, roles: dict[str, str], design: Any) -> Placement:
 
     # --- leaves: group by group, rail by rail ----------------------------------------------
     mapping = out.mapping
-    same_name = {d.id: d.name for d in devs.values() if roles.get(d.id) in ROLES and d.name in g.nodes
-                 and g.nodes[d.name]["role"] == roles.get(d.id)}
+    same_name = {d: devs[d].name for d in _switch_ids(fabric) if roles.get(d) in ROLES and devs[d].name in g.nodes
+                 and g.nodes[devs[d].name]["role"] == roles.get(d)}
     for grp, d_grp in zip(groups, d_groups, strict=False):
         free = sorted(d_grp, key=lambda n: g.nodes[n]["index"])
         d_rail = {n: d_rails[n].most_common(1)[0][0] if d_rails[n] else -1 for n in free}
@@ -294,11 +309,14 @@ def place(fabric: AsBuilt, roles: dict[str, str], design: Any) -> Placement:
         _place_by_leaf(out, ends, devs, mgmt_hosts, g, at_port, taken)
     if on_leaf:
         _place_by_hcas(out, on_leaf, g, ends, devs, bundled, taken)
-    for d in compute:
-        chosen = out.server_of_host.get(d.host) if d.host else None
-        nid = nic_of.get((chosen, out.rank[d.hca])) if chosen is not None and d.hca in out.rank else None
+    chosen_of = [out.server_of_host.get(h) for h in hosts]
+    rank = out.rank
+    for i in compute:
+        c = host_code[i]
+        chosen = chosen_of[c] if c >= 0 else None
+        nid = nic_of.get((chosen, rank[hca_of[i]])) if chosen is not None and hca_of[i] in rank else None
         if nid is not None:
-            mapping[d.id] = nid
+            mapping[ids[i]] = nid
     # Default-named HCAs: the NIC designed at their leaf port, unless a named HCA holds it; on a
     # leaf of several HCAs per server, else a free NIC of that leaf (a server there first).
     held = set(mapping.values())
@@ -330,8 +348,10 @@ def place(fabric: AsBuilt, roles: dict[str, str], design: Any) -> Placement:
 
 def _bundled_leaves(g: DesignView) -> set[str]:
     """Design leaves holding two or more NICs of one server."""
-    seen = Counter((leaf, g.nodes[nic]["server"]) for nic, leaf, _, _ in g.host_links)
-    return {leaf for (leaf, _), n in seen.items() if n > 1}
+    da = g.arrays()
+    key = da.host_leaf * (int(da.host_server_index.max(initial=0)) + 1) + da.host_server_index
+    values, counts = np.unique(key, return_counts=True)
+    return {da.names[c] for c in np.unique(da.host_leaf[np.isin(key, values[counts > 1])]).tolist()}
 
 
 def _place_by_hcas(out: Placement, on_leaf: dict[str, Counter[str]], g: DesignView,
@@ -358,20 +378,21 @@ def _place_by_hcas(out: Placement, on_leaf: dict[str, Counter[str]], g: DesignVi
     # A host split evenly between two leaves (one of its two HCAs crossed with another server's)
     # says nothing of its leaf by itself: a site numbers the hosts of a leaf together, so the
     # leaf of the hosts named next to it decides, and then its lowest-numbered HCA's leaf.
+    key_of = _NaturalKeys()     # each host's and leaf's sort key made once: 16,384 hosts at 131K GPUs
     home = {h: c.most_common(1)[0][0] for h, c in on_leaf.items() if list(c.values()).count(max(c.values())) == 1}
-    decided = sorted(home, key=natural_key)
-    keys = [natural_key(h) for h in decided]
+    decided = sorted(home, key=key_of.__getitem__)
+    keys = [key_of[h] for h in decided]
 
     def doubt(host: str, leaf: str) -> int:
         if host in home:
             return 0 if home[host] == leaf else 2
-        i = bisect_left(keys, natural_key(host))
+        i = bisect_left(keys, key_of[host])
         near = {home[decided[j]] for j in (i - 1, i) if 0 <= j < len(decided)}
         return 0 if near == {leaf} else 1 if leaf in near else 2
 
     ballots = sorted(((n, doubt(host, leaf), first[(host, leaf)], host, leaf) for host, c in on_leaf.items()
                       for leaf, n in c.items()),
-                     key=lambda t: (-t[0], t[1], t[2], natural_key(t[3]), natural_key(t[4])))
+                     key=lambda t: (-t[0], t[1], t[2], key_of[t[3]], key_of[t[4]]))
     room = {leaf: sum(1 for s in servers if s not in taken) for leaf, servers in servers_on.items()}
     leaf_of: dict[str, str] = {}
     for _, _, _, host, leaf in ballots:
@@ -384,12 +405,12 @@ def _place_by_hcas(out: Placement, on_leaf: dict[str, Counter[str]], g: DesignVi
         hosts_of[leaf].append(host)
     for leaf, hosts in hosts_of.items():
         free = [s for s in servers_on[leaf] if s not in taken]
-        for host, server in zip(sorted(hosts, key=natural_key), free, strict=False):
+        for host, server in zip(sorted(hosts, key=key_of.__getitem__), free, strict=False):
             out.server_of_host[host] = server
             taken.add(server)
-    left = [s for leaf in sorted(servers_on, key=natural_key) for s in servers_on[leaf] if s not in taken]
+    left = [s for leaf in sorted(servers_on, key=key_of.__getitem__) for s in servers_on[leaf] if s not in taken]
     spread = set()
-    for host in sorted((h for h in on_leaf if h not in out.server_of_host), key=natural_key):
+    for host in sorted((h for h in on_leaf if h not in out.server_of_host), key=key_of.__getitem__):
         if not left:
             break
         out.server_of_host[host] = server = left.pop(0)
@@ -400,6 +421,14 @@ def _place_by_hcas(out: Placement, on_leaf: dict[str, Counter[str]], g: DesignVi
             for _, nic in rows:
                 if devs[nic].host in on_leaf:
                     (out.by_leaf if devs[nic].host in spread else out.any_port).add(nic)
+
+
+class _NaturalKeys(dict[str, list[int | str]]):
+    """Each name's `natural_key`, made when first asked."""
+
+    def __missing__(self, name: str) -> list[int | str]:
+        key = self[name] = natural_key(name)
+        return key
 
 
 def _free_nic(g: DesignView, nics: list[tuple[int, str]], held: set[str], present: set[int]) -> str | None:
@@ -478,14 +507,10 @@ def _place_upper(fabric: AsBuilt, roles: dict[str, str], g: DesignView, mapping:
     below: dict[str, Counter[str]] = defaultdict(Counter)
     # Sets of the upper tiers, read once per link end: a 131,072-GPU capture has 400,000 links.
     upper = {d for d, role in roles.items() if role in ("spine", "core")}
-    for w in fabric.links:
-        a, b = w.a, w.b
-        if a in upper and b in mapping:
-            below[a][mapping[b]] += 1
-        if b in upper and a in mapping:
-            below[b][mapping[a]] += 1
+    _count_below(fabric, below, upper, mapping)
+    switches = _switch_ids(fabric)
     for level, role in ((2, "spine"), (3, "core")):
-        built = [d.id for d in devs.values() if roles.get(d.id) == role]
+        built = [d for d in switches if roles.get(d) == role]
         design = g.by_role(role)
         # Design switches with the same lower neighbours form one class: any of them will do.
         classes: dict[frozenset[str], list[str]] = defaultdict(list)
@@ -542,12 +567,41 @@ def _place_upper(fabric: AsBuilt, roles: dict[str, str], g: DesignView, mapping:
         if role == "spine":
             cores = {d for d, r in roles.items() if r == "core"}
             spines = {d for d, r in roles.items() if r == "spine"}
-            for w in fabric.links:
-                a, b = w.a, w.b
-                if a in cores and b in spines and b in mapping:
-                    below[a][mapping[b]] += 1
-                if b in cores and a in spines and a in mapping:
-                    below[b][mapping[a]] += 1
+            if cores:
+                _count_below(fabric, below, cores, {d: mapping[d] for d in spines if d in mapping})
+
+
+def _switch_ids(fabric: AsBuilt) -> list[str]:
+    """The capture's switches, in its order (read on its columns)."""
+    table = device_table(fabric)
+    ids = table.ids
+    return [ids[i] for i in np.flatnonzero(table.kind == KIND_SWITCH).tolist()]
+
+
+def _count_below(fabric: AsBuilt, below: dict[str, Counter[str]], upper: set[str], placed: dict[str, str]) -> None:
+    """Count, for each switch of `upper`, its links to each design device its neighbours in
+    `placed` are placed on (on the link arrays, one count per pair of devices)."""
+    ends = link_ends(fabric)
+    if ends is None:
+        for w in fabric.links:
+            a, b = w.a, w.b
+            if a in upper and b in placed:
+                below[a][placed[b]] += 1
+            if b in upper and a in placed:
+                below[b][placed[a]] += 1
+        return
+    ids, index = ends.ids, ends.index
+    n = len(ids)
+    top = np.zeros(n, dtype=bool)
+    top[[index[d] for d in upper if d in index]] = True
+    low = np.zeros(n, dtype=bool)
+    low[[index[d] for d in placed if d in index]] = True
+    x, y = np.concatenate([ends.a, ends.b]), np.concatenate([ends.b, ends.a])
+    pick = top[x] & low[y]
+    keys, counts = np.unique(x[pick] * n + y[pick], return_counts=True)
+    for key, c in zip(keys.tolist(), counts.tolist(), strict=True):
+        u, v = divmod(key, n)
+        below[ids[u]][placed[ids[v]]] += c
 
 
 @dataclass

@@ -15,6 +15,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 from designer.model.topology.builders import leaf_assignment, nic_id, plane_prefix
 
 
@@ -24,6 +26,7 @@ class DesignView:
     host_links: list[tuple[str, str, int, int]] = field(default_factory=list)   # (nic, leaf, leaf port, gbps)
     pairs: dict[tuple[str, str], tuple[int, int, str]] = field(default_factory=dict)  # (lower, upper) -> n, gbps, tier
     _below: dict[str, set[str]] | None = None
+    _arrays: DesignArrays | None = None
 
     def __contains__(self, node: object) -> bool:
         return node in self.nodes
@@ -42,6 +45,71 @@ class DesignView:
 
     def by_role(self, role: str) -> list[str]:
         return [n for n, d in self.nodes.items() if d["role"] == role]
+
+    def arrays_if_made(self) -> DesignArrays | None:
+        return self._arrays
+
+    def arrays(self) -> DesignArrays:
+        """The view as codes and columns, made once (the audit compares a capture on them)."""
+        if self._arrays is None:
+            self._arrays = _arrays_of(self)
+        return self._arrays
+
+
+@dataclass(frozen=True)
+class DesignArrays:
+    """A design view as columns: node i is `names[i]`; host links and switch pairs by node code.
+
+    Host links are in the view's order; pairs are sorted by their key lo * len(names) + hi, with
+    `pair_order` the position of each in the view's own order (the audit reports in it)."""
+
+    names: list[str]
+    code: dict[str, int]
+    level: np.ndarray            # per node
+    leaf: np.ndarray             # per node: a leaf
+    nic: np.ndarray              # per node: a NIC
+    host_nic: np.ndarray         # per host link: its NIC, leaf, leaf port and rate
+    host_leaf: np.ndarray
+    host_port: np.ndarray
+    host_gbps: np.ndarray
+    host_server: np.ndarray      # per host link: its NIC's server, coded by the name it carries
+    host_server_index: np.ndarray  # per host link: its NIC's server as the design numbers it
+    row_of: np.ndarray           # per node: its host link (NICs), else -1
+    pair_key: np.ndarray
+    pair_links: np.ndarray
+    pair_gbps: np.ndarray
+    pair_order: np.ndarray
+    pair_leaf_spine: np.ndarray  # per pair: of the leaf-spine tier
+    one_link_per_nic: bool       # no NIC has two host links (an edit can add one)
+
+
+def _arrays_of(view: DesignView) -> DesignArrays:
+    names = list(view.nodes)
+    code = {n: i for i, n in enumerate(names)}
+    data = list(view.nodes.values())
+    level = np.array([d["level"] for d in data], dtype=np.int64)
+    leaf = np.array([d["role"] == "leaf" for d in data], dtype=bool)
+    nic = np.array([d["role"] == "nic" for d in data], dtype=bool)
+    hl = view.host_links
+    host_nic = np.array([code[h[0]] for h in hl], dtype=np.int64)
+    host_leaf = np.array([code[h[1]] for h in hl], dtype=np.int64)
+    host_port = np.array([h[2] for h in hl], dtype=np.int64)
+    host_gbps = np.array([h[3] for h in hl], dtype=np.float64)
+    servers: dict[str, int] = {}
+    host_server = np.array([servers.setdefault(h[0].split(".nic-")[0], len(servers)) for h in hl], dtype=np.int64)
+    host_server_index = np.array([view.nodes[h[0]]["server"] for h in hl], dtype=np.int64)
+    row_of = np.full(len(names), -1, dtype=np.int64)
+    row_of[host_nic] = np.arange(len(hl), dtype=np.int64)
+    one_link_per_nic = len(np.unique(host_nic)) == len(host_nic)
+    n = max(1, len(names))
+    keys = np.array([code[lo] * n + code[hi] for lo, hi in view.pairs], dtype=np.int64)
+    links = np.array([v[0] for v in view.pairs.values()], dtype=np.int64)
+    gbps = np.array([v[1] for v in view.pairs.values()], dtype=np.float64)
+    leaf_spine = np.array([v[2] == "leaf-spine" for v in view.pairs.values()], dtype=bool)
+    order = np.argsort(keys, kind="stable")
+    return DesignArrays(names, code, level, leaf, nic, host_nic, host_leaf, host_port, host_gbps, host_server,
+                        host_server_index, row_of, keys[order], links[order], gbps[order], order,
+                        leaf_spine[order], one_link_per_nic)
 
 
 def view_from_graph(g: Any) -> DesignView:
