@@ -2,10 +2,12 @@
 
 The design is the one `fabric-designer new --template fat-tree --gpus 1048576 --server
 hgx-b300-eth-4plane --switch tomahawk6-102t` writes: 131,072 HGX B300 servers, each ConnectX-8
-split into four 200GbE planes, on Tomahawk 6 class switches in 512 x 200G mode (three tiers,
-40,960 switches, 12,582,912 links), in a hall of rows of 363 racks (the default 10 per row would
-make it 7.9 km long, beyond every optic's reach; topology/hall.py). `compare` sets it beside the
-same cluster on 51.2T switches at 256 x 200G.
+split into four 200GbE planes, on Tomahawk 6 class switches at 200G to the servers and 800G
+between switches in the same cages, the mode sizing prices cheapest (three tiers, 40,960
+switches, 6,291,456 links), in a hall of rows of 363 racks (the default 10 per row would make it
+7.9 km long, beyond every optic's reach; topology/hall.py). `new` prices both of the switch's
+modes that meet the design (512 x 200G throughout is the other). `compare` sets it beside the
+same cluster on 51.2T switches (200G to the servers, 400G between switches, chosen so too).
 
 Each command runs in a fresh process, start-up included, under the wrapper of
 bench_every_command.py (peak memory of the child, CPU time). Targets: `new` and `metrics` within
@@ -52,7 +54,8 @@ def main() -> int:
         ]
         if only:
             rows = [row for row in rows if row[0] in only | {"new", "metrics"}]
-        print(f"{GPUS:,} GPUs, four planes of Tomahawk 6 class switches at 512 x 200G; {os.cpu_count()} CPU(s), "
+        print(f"{GPUS:,} GPUs, four planes of Tomahawk 6 class switches in the mode new prices cheapest; "
+              f"{os.cpu_count()} CPU(s), "
               f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())} at the start; cap {opts.cap:.0f} s")
         print("| command | wall | CPU | peak memory | CPU vs metrics | target |")
         print("|---|---|---|---|---|---|")
