@@ -12,7 +12,9 @@ faults the factory does not make.
 from __future__ import annotations
 
 import dataclasses
+from unittest.mock import patch
 
+import numpy as np
 from capture_factory import make_capture
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -21,9 +23,12 @@ from test_audit_generated_captures import _derived
 from designer.io.fabric_capture import parse_capture
 from designer.model.decisions import audit_compare
 from designer.model.decisions.audit import audit
+from designer.model.intent.design import ClusterSpec, FabricDesign, FabricSpec
+from designer.model.topology import design_view as design_view_module
 from designer.model.topology.asbuilt import AsBuilt, Link
 from designer.model.topology.capture_mapping import place
-from designer.model.topology.design_view import design_view
+from designer.model.topology.derive import derive
+from designer.model.topology.design_view import _arrays_of, design_view, view_from_plan
 from designer.model.topology.inference import infer_design
 from designer.model.topology.link_columns import link_rates
 from tests.helpers import examples
@@ -104,3 +109,32 @@ def test_link_rates_follow_the_links():
     assert rates.width.tolist() == [w.width for w in fabric.links]
     fabric.links[:] = fabric.links[:-1]      # a new list of links is read again
     assert len(link_rates(fabric).gbps) == len(fabric.links)
+
+
+_DESIGNS = st.builds(
+    lambda template, servers, tiers, planes, server: FabricDesign(
+        cluster=ClusterSpec(server=server, servers=servers),
+        fabric=FabricSpec(template=template, tiers=tiers, planes=planes)),
+    st.sampled_from(["rail-optimized", "leaf-spine", "fat-tree"]),
+    st.integers(min_value=2, max_value=300),
+    st.sampled_from([None, 2, 3]),
+    st.sampled_from([1, 2]),
+    st.sampled_from(["dgx-h100", "generic-8gpu", "generic-1gpu-host"]))
+
+
+@settings(max_examples=examples(30), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_DESIGNS)
+def test_a_templates_columns_from_its_plan_are_its_views_columns(design):
+    try:
+        derived = derive(design)
+    except ValueError:
+        return
+    with patch.object(design_view_module, "_arrays_of", side_effect=AssertionError("read off the view")):
+        view = view_from_plan(derived)       # the columns made from the plan, not read off the view
+    made, read = view.arrays(), _arrays_of(view)
+    for f in dataclasses.fields(read):
+        got, want = getattr(made, f.name), getattr(read, f.name)
+        if isinstance(want, np.ndarray):
+            assert got.dtype == want.dtype and np.array_equal(got, want), f.name
+        else:
+            assert got == want, f.name

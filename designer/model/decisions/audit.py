@@ -37,7 +37,7 @@ from designer.model.decisions.audit_summary import summarise
 from designer.model.decisions.audit_uplinks import LeafUplinks, own_uplink_rule, uplinks_of_pairs
 from designer.model.intent.design import MAX_EDITS, Edit, FabricDesign
 from designer.model.performance.collectives import estimate
-from designer.model.topology.asbuilt import AsBuilt, Device, Link, device_table, natural_key
+from designer.model.topology.asbuilt import KIND_AGGREGATION, AsBuilt, Device, Link, device_table, natural_key
 from designer.model.topology.capture_mapping import Placement, place
 from designer.model.topology.derive import Derived, derive
 from designer.model.topology.design_view import DesignView, design_view
@@ -138,8 +138,10 @@ def audit(fabric: AsBuilt, design: FabricDesign | None = None, inference: Infere
     # Without management HCAs no link is read here: a 131,072-GPU capture has none, and 400,000 links.
     on_spine = {e for w in fabric.links for e, other in ((w.a, w.b), (w.b, w.a))
                 if e in management and other in upper} if management else set()
-    report.set_apart = ([{"device": d.name, "id": d.id, "kind": "aggregation node"} for d in devs.values()
-                         if roles.get(d.id) == "aggregation"]
+    table = device_table(fabric)       # the devices as columns: 151,552 at 131K GPUs
+    report.set_apart = ([{"device": devs[i].name, "id": i, "kind": "aggregation node"}
+                         for i in (table.ids[k] for k in np.flatnonzero(table.kind == KIND_AGGREGATION).tolist())
+                         if roles.get(i) == "aggregation"]
                         + [{"device": devs[i].name, "id": i, "kind": "host HCA on a spine" if i in on_spine
                             else "management HCA"} for i in sorted(management)])
     aside = {e["id"] for e in report.set_apart}
@@ -162,7 +164,6 @@ def audit(fabric: AsBuilt, design: FabricDesign | None = None, inference: Infere
     for w in loops:
         report.miswired.append({"a": end(w.a, w.pa), "b": end(w.b, w.pb), "reason": "switch cabled to itself"})
     unplaced = {nic for nic, _, _ in placement.unplaced}
-    table = device_table(fabric)
     for i in np.flatnonzero(table.default_named).tolist():
         d = devs[table.ids[i]]
         if d.id in aside:

@@ -173,7 +173,41 @@ def view_from_plan(derived: Any) -> DesignView:
         lo, hi = (a, b) if nodes[a]["level"] < nodes[b]["level"] else (b, a)
         tier = "leaf-spine" if nodes[lo]["role"] == "leaf" else "spine-core"
         view.pairs[(lo, hi)] = (int(count), r.uplink_gbps, tier)
+    view._arrays = _plan_arrays(view, plan, e, planes, cores, f, keys, counts, r.link_gbps, r.uplink_gbps)
     return view
+
+
+def _plan_arrays(view: DesignView, plan: Any, rails: int, planes: int, cores: int, f: Any, keys: np.ndarray,
+                 counts: np.ndarray, link_gbps: float, uplink_gbps: float) -> DesignArrays:
+    """A template's view as columns, from its plan: each plane's leaves, spines, cores, then its
+    NICs in (server, rail) order, as `view_from_plan` names them (held equal to `_arrays_of`)."""
+    assign = np.array(leaf_assignment(plan, rails), dtype=np.int64).reshape(-1, 2)
+    switches, nics = plan.leaves + plan.spines + cores, len(assign)
+    block = switches + nics
+    names = list(view.nodes)
+    if len(names) != planes * block or f.per_plane != switches:
+        return _arrays_of(view)
+    n = len(names)
+    base = np.arange(planes, dtype=np.int64) * block
+    one = np.concatenate([np.full(plan.leaves, 1), np.full(plan.spines, 2), np.full(cores, 3),
+                          np.zeros(nics)]).astype(np.int64)
+    level = np.tile(one, planes)
+    host_nic = (base[:, None] + switches + np.arange(nics, dtype=np.int64)[None, :]).ravel()
+    host_leaf = (base[:, None] + assign[:, 0][None, :]).ravel()
+    server = np.tile(np.arange(nics, dtype=np.int64) // max(1, rails), planes)
+    row_of = np.full(n, -1, dtype=np.int64)
+    row_of[host_nic] = np.arange(len(host_nic), dtype=np.int64)
+    u, v = np.divmod(keys, f.n)
+    cu = (u // f.per_plane) * block + u % f.per_plane
+    cv = (v // f.per_plane) * block + v % f.per_plane
+    low_first = level[cu] < level[cv]
+    lo, hi = np.where(low_first, cu, cv), np.where(low_first, cv, cu)
+    pair_key = lo * max(1, n) + hi
+    order = np.argsort(pair_key, kind="stable")
+    return DesignArrays(names, {name: i for i, name in enumerate(names)}, level, level == 1, level == 0, host_nic,
+                        host_leaf, np.tile(assign[:, 1], planes), np.full(len(host_nic), link_gbps, dtype=np.float64),
+                        server, server, row_of, pair_key[order], counts.astype(np.int64)[order],
+                        np.full(len(order), uplink_gbps, dtype=np.float64), order, (level[lo] == 1)[order], True)
 
 
 def design_view(derived: Any) -> DesignView:
