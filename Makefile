@@ -26,13 +26,15 @@ run: $(STAMP)
 
 # The checks, the guide and the tests side by side, so that no core waits: mypy uses one core
 # and the guide's screenshots finish early, while the tests run on every core (pytest-xdist; a
-# file whose tests share a tally keeps them on one worker: --dist loadgroup). Each prints whole
-# lines (--output-sync=line); `make test` fails when any of the three does.
+# file whose tests share a tally keeps them on one worker: --dist loadgroup). `make test` fails
+# when any of the three does. Each check prints its output whole when it ends (--output-sync);
+# the tests' line starts with `+`, which shows their progress as they run (and runs it under
+# `make -n` too).
 test: $(STAMP)
 	$(MAKE) --no-print-directory -j3 --output-sync=line lint docs tests
 
 tests: $(STAMP)
-	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q -n auto --dist loadgroup
+	+QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q -n auto --dist loadgroup
 
 # The code's checks: ruff's rules, the architecture's import contracts and the type checker
 # (pyproject.toml).

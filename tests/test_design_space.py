@@ -21,7 +21,7 @@ from designer.model.decisions.design_space import (
 )
 from designer.model.physical.bom import build_bom
 from designer.model.topology.derive import derive
-from tests.helpers import examples
+from tests.helpers import cli_run, examples
 
 CAT = default_catalog()
 
@@ -147,13 +147,14 @@ def test_sweep_command_json_and_csv(tmp_path):
     assert len(refused) == data["refused"]
 
 
+# In this process (tests.helpers.cli_run): the test above runs `sweep` as its own program.
 def test_sweep_command_text_and_refusals(tmp_path):
-    r = _cli("sweep", "--gpus", "256", "--technology", "ib-ndr,ib-xdr", "--workers", "1")
+    r = cli_run("sweep", "--gpus", "256", "--technology", "ib-ndr,ib-xdr", "--workers", "1")
     assert r.returncode == 0, r.stderr
     assert "Refused:" in r.stdout and "front" in r.stdout
-    bad = _cli("sweep", "--gpus", "256", "--technology", "ib-zdr")
+    bad = cli_run("sweep", "--gpus", "256", "--technology", "ib-zdr")
     assert bad.returncode == 1 and bad.stderr.count("\n") == 1 and "ib-zdr" in bad.stderr
-    bad = _cli("sweep", "--gpus", "256", "--oversubscription", "1:0")
+    bad = cli_run("sweep", "--gpus", "256", "--oversubscription", "1:0")
     assert bad.returncode == 2 and "oversubscription" in bad.stderr
 
 

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 from designer.catalog import default_catalog
 from designer.model.intent.design import replace_path
 from designer.model.topology.presets import new_design
 from designer.model.topology.refusal_hints import hint_text, what_would_build
+from tests.helpers import cli_run
 
 
 def test_only_alternatives_that_build_are_named_and_in_order():
@@ -41,16 +39,15 @@ def test_an_alternative_that_raises_counts_as_refused():
                             switch=None, planes=1, builds=builds) == []
 
 
+# In this process (tests.helpers.cli_run); tests/test_wheel.py runs `new` as an installed program.
 def test_new_names_the_fat_tree_for_32k_gpus_rail_optimized(tmp_path):
     out = tmp_path / "f.json"
-    done = subprocess.run([sys.executable, "-m", "designer.cli.main", "new", "--template", "rail-optimized",
-                           "--nodes", "4096", "--server", "dgx-h100", "-o", str(out)], capture_output=True, text=True)
+    done = cli_run("new", "--template", "rail-optimized", "--nodes", "4096", "--server", "dgx-h100", "-o", str(out))
     assert done.returncode == 1
     line, = done.stderr.strip().splitlines()
     assert "hold at most 64 pods" in line and line.endswith("what builds it: --template fat-tree")
     assert not out.exists()
-    built = subprocess.run([sys.executable, "-m", "designer.cli.main", "new", "--template", "fat-tree",
-                            "--nodes", "4096", "--server", "dgx-h100", "-o", str(out)], capture_output=True, text=True)
+    built = cli_run("new", "--template", "fat-tree", "--nodes", "4096", "--server", "dgx-h100", "-o", str(out))
     assert built.returncode == 0, built.stderr   # the hint holds
     assert out.exists()
 
