@@ -136,3 +136,40 @@ def oversubscribed_designs(draw):
 @given(oversubscribed_designs())
 def test_oversubscribed_designs_are_counted_by_class_and_equal_the_per_link_bill(design):
     assert _same_or_declined(design), "counted link by link, not by class"
+
+
+def _rail_only_with_idle_leaves(leaves: int, switches_per_rack: int, planes: int, placement: str):
+    """One DGX B300 (Ethernet) on QM9700s, rail-only, more leaves than the server uses: the idle
+    leaves' cages carry uplinks only, and a spine cage reached from them alone joins no NIC cage."""
+    design = new_design(CAT, "rail-only", nodes=1, server="dgx-b300-eth", technology="roce-400g", switch="qm9700",
+                        nodes_per_su=4, planes=planes)
+    for path, value in (("fabric.leaf.count", leaves), ("floorplan.racks_per_row", 1),
+                        ("floorplan.servers_per_rack", 1), ("floorplan.placement", placement),
+                        ("floorplan.switches_per_network_rack", switches_per_rack)):
+        design = replace_path(design, path, value)
+    return design
+
+
+# A NIC cage of two planes' ports makes a group of its leaves' cages on both planes; the idle
+# leaves' groups are one per plane, their runs longer on one plane than on the next: the first
+# found (one switch per network rack) took single-mode fiber for a pair of spine links multimode
+# reaches on their own plane. Siblings: other counts of leaves, planes and switches per network
+# rack, other placements (runs across the 50 m multimode reach, or all within it).
+IDLE_LEAVES = [
+    (4, 1, 2, "middle-of-row"),
+    (4, 16, 2, "middle-of-row"),
+    (3, 1, 2, "middle-of-row"),
+    (6, 1, 2, "network-row"),
+    (4, 1, 4, "su-racks"),
+    (4, 2, 1, "middle-of-row"),
+]
+
+
+@pytest.mark.parametrize(("leaves", "switches_per_rack", "planes", "placement"), IDLE_LEAVES)
+def test_groups_of_idle_leaves_are_counted_plane_by_plane(leaves, switches_per_rack, planes, placement):
+    design = _rail_only_with_idle_leaves(leaves, switches_per_rack, planes, placement)
+    d = derive(design, CAT)
+    tiers = first_plane_tiers(d, CAT, first_plane_links(d.resolved, d.plan, DeviceCodes(
+        design.cluster.servers, d.plan, d.resolved.planes), ordered=False)[0])
+    assert tiers is not None and any(t.merged for t in tiers)   # the premise: leaf cages serve both tiers
+    _same_or_declined(design)

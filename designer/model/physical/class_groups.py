@@ -144,6 +144,9 @@ class Groups:
         # a server's NIC cage (one cage on every plane of a block; a switch's is another per plane)
         self.local_a, self.local_b = local[ca], local[cb]
         self.a_host = tier.a_host[o] if tier.merged else np.full(n, tier.host)
+        # the groups with a server's NIC cage: only they span the planes of a block
+        self.hosted = np.zeros(n_groups, bool)
+        self.hosted[group[self.a_host]] = True
         self.group, self.rank, self.lorder = group, rank, lorder
         self.g_nlinks, self.g_start = g_nlinks, g_start
         # cages of a group of the block: its NIC cages once, its upper cages on every plane
@@ -251,6 +254,13 @@ def count_groups(bill: Bill, tier: Tier, runs: Runs, derived: Derived, dev: Devi
     if block is None:
         return False
     groups = Groups(tier, dev, block, k_host, planes, rails)
+    if block > 1 and not groups.hosted.all():
+        # A group of a block is one group because a NIC cage joins its planes' copies. A group
+        # with no NIC cage (an oversubscribed leaf's cages of uplinks only, where the tiers are
+        # merged, and the spine cages they reach) is a group of its own on each plane, whose
+        # runs differ from its copy's: counted as one, its longest run would choose the
+        # medium of both (single-mode fiber for a copy that multimode reaches).
+        return False
     media = runs.media
     values = np.array(sorted({v for vals, _ in runs.planes for v in vals}), np.float64)
     # per plane, each link's run (index into values), in the groups' link order
