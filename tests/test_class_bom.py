@@ -136,3 +136,47 @@ def oversubscribed_designs(draw):
 @given(oversubscribed_designs())
 def test_oversubscribed_designs_are_counted_by_class_and_equal_the_per_link_bill(design):
     assert _same_or_declined(design), "counted link by link, not by class"
+
+
+def _rail_only_with_idle_leaves(server: str, switch: str, technology: str | None, nodes: int, leaves: int,
+                                planes: int | None, switches_per_rack: int, placement: str):
+    """A server or two, rail-only, more leaves than the servers use: the idle leaves' cages carry
+    uplinks only, and a spine cage reached from them alone joins no NIC cage."""
+    design = new_design(CAT, "rail-only", nodes=nodes, server=server, technology=technology, switch=switch,
+                        nodes_per_su=4, planes=planes)
+    for path, value in (("fabric.leaf.count", leaves), ("floorplan.racks_per_row", 1),
+                        ("floorplan.servers_per_rack", 1), ("floorplan.placement", placement),
+                        ("floorplan.switches_per_network_rack", switches_per_rack)):
+        design = replace_path(design, path, value)
+    return design
+
+
+# A NIC cage of two planes' ports makes a group of its leaves' cages on both planes; the idle
+# leaves' groups are one per plane, their runs longer on one plane than on the next: the first
+# found (Ethernet B300 on QM9700s, one switch per network rack) took single-mode fiber for a pair
+# of spine links multimode reaches on their own plane. Siblings: valid designs on Quantum-2,
+# Spectrum-4 and Tomahawk 5 switches that did the same, and designs whose planes agree, which
+# are still counted by class (the last column).
+IDLE_LEAVES = [
+    ("dgx-b300-eth", "qm9700", "roce-400g", 1, 4, 2, 1, "middle-of-row", False),
+    ("dgx-h100", "qm9700", None, 1, 6, None, 1, "network-row", False),
+    ("dgx-h100", "sn5600", None, 2, 8, 2, 1, "network-row", False),
+    ("dgx-b300-eth", "tomahawk5-51t", None, 1, 8, 2, 1, "middle-of-row", False),
+    ("dgx-b300-eth", "sn5600", None, 1, 3, None, 1, "network-row", True),
+    ("dgx-b300-eth", "sn5600", None, 2, 3, 2, 16, "su-racks", True),
+]
+
+
+@pytest.mark.parametrize(("server", "switch", "technology", "nodes", "leaves", "planes", "switches_per_rack",
+                          "placement", "by_class"), IDLE_LEAVES)
+def test_groups_of_idle_leaves_are_counted_plane_by_plane(server, switch, technology, nodes, leaves, planes,
+                                                          switches_per_rack, placement, by_class):
+    design = _rail_only_with_idle_leaves(server, switch, technology, nodes, leaves, planes, switches_per_rack,
+                                         placement)
+    d = derive(design, CAT)
+    tiers = first_plane_tiers(d, CAT, first_plane_links(d.resolved, d.plan, DeviceCodes(
+        design.cluster.servers, d.plan, d.resolved.planes), ordered=False)[0])
+    assert tiers is not None and any(t.merged for t in tiers)   # the premise: leaf cages serve both tiers
+    counted = _same_or_declined(design)
+    if by_class:
+        assert counted, "counted link by link, not by class"

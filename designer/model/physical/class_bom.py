@@ -18,7 +18,9 @@ tier is then counted in the cheapest of three ways that give the per-link count 
 - **Groups, class by class** (class_groups.py): the groups found once on the first plane, a
   class per shape of group and bins of its runs, its choice from its first group, as
   `closed_form_bom.counts_from_links` chooses. Tiers that share a switch cage (an oversubscribed
-  leaf's cage of server ports and uplinks) are counted so as one.
+  leaf's cage of server ports and uplinks) are counted so as one. Where a server's NIC cage joins
+  a block of planes, a group without one (an idle leaf's uplink cages) is a group per plane: it
+  is counted with its copies only where each plane alone gets the same medium, else not by class.
 
 Media, links by tier, findings and power come out as the link-by-link path words and adds them.
 Where none applies, `class_physical` returns None and the per-link count

@@ -41,6 +41,7 @@ from designer.model.physical.media import (
     End,
     LinkPlan,
     MediaIndex,
+    choose_medium,
     sold_length,
 )
 
@@ -144,6 +145,9 @@ class Groups:
         # a server's NIC cage (one cage on every plane of a block; a switch's is another per plane)
         self.local_a, self.local_b = local[ca], local[cb]
         self.a_host = tier.a_host[o] if tier.merged else np.full(n, tier.host)
+        # the groups with a server's NIC cage: only they span the planes of a block
+        self.hosted = np.zeros(n_groups, bool)
+        self.hosted[group[self.a_host]] = True
         self.group, self.rank, self.lorder = group, rank, lorder
         self.g_nlinks, self.g_start = g_nlinks, g_start
         # cages of a group of the block: its NIC cages once, its upper cages on every plane
@@ -321,6 +325,13 @@ def count_groups(bill: Bill, tier: Tier, runs: Runs, derived: Derived, dev: Devi
         shape = np.tile(groups.shape[bucket.groups], n_blocks)
         held = groups.medium_keys(bucket, lengths, values, media, (end_kinds[0], end_kinds[1]), kinds)
         keys = np.concatenate([shape[:, None], held], axis=1)
+        if block > 1:
+            # a group without a NIC cage is a group of its own on each plane of the block: its
+            # class keys each plane's longest run too, which with its cages' modules (`held`)
+            # gives each plane's medium (`_planes_agree`)
+            per_plane = length_bins(media, values)[lengths.reshape(len(lengths), block, -1).max(axis=2)]
+            per_plane[np.tile(groups.hosted[bucket.groups], n_blocks)] = -1
+            keys = np.concatenate([keys, per_plane], axis=1)
         class_first, class_of = _row_classes(keys)
         class_rows = np.argsort(class_of, kind="stable")
         class_start = np.r_[0, np.cumsum(np.bincount(class_of, minlength=len(class_first)))]
@@ -329,6 +340,9 @@ def count_groups(bill: Bill, tier: Tier, runs: Runs, derived: Derived, dev: Devi
             group_links = links_of(int(g_all[row0]), lengths[row0])
             forced = tier.forced(fp, {link.tier for link in group_links})
             choice, by_name = _choose(group_links, media, forced)
+            if block > 1 and not groups.hosted[int(g_all[row0]) % n_groups] and not _planes_agree(
+                    group_links, block, choice, media, forced):
+                return False
             if not by_name:
                 classes.append((g_all[rows], lengths[rows], int(g_all[row0]), group_links, choice))
                 continue
@@ -418,6 +432,29 @@ def count_groups(bill: Bill, tier: Tier, runs: Runs, derived: Derived, dev: Devi
             bill.watts[cable_length].append((tier.name, watts[buckets == i]))
     for tier_medium in sorted(media_first, key=media_first.__getitem__):
         bill.media.setdefault(tier_medium[0], {})[tier_medium[1]] = media_n[tier_medium]
+    return True
+
+
+def _planes_agree(group_links: list[LinkPlan], block: int, choice: Choice | None, media: MediaIndex,
+                  forced: str) -> bool:
+    """Whether a group without a NIC cage, taken with its copies on the block's other planes as
+    one group of `block` planes' links (plane by plane), gets on each plane alone the medium
+    and modules `choice` gives the whole: it is a group of its own on each plane, and where
+    one plane's runs need a longer reach than another's (single-mode fiber where multimode
+    reaches the other), or its own copper cable, the whole's choice is not each plane's. A
+    class of such groups where they differ is not counted here: the per-link count takes it."""
+    width = len(group_links) // block
+    for p in range(block):
+        alone = choose_medium(group_links[p * width:(p + 1) * width], media, forced)
+        if choice is None or alone is None:
+            if choice is not alone:
+                return False
+            continue
+        if (alone.cable is not None or choice.cable is not None or alone.kind != choice.kind
+                or alone.optic != choice.optic or alone.forced_failed != choice.forced_failed):
+            return False
+        if any(choice.modules.get(key) is not module for key, module in alone.modules.items()):
+            return False
     return True
 
 
