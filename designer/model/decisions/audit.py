@@ -40,7 +40,7 @@ from designer.model.performance.collectives import estimate
 from designer.model.topology.asbuilt import KIND_AGGREGATION, AsBuilt, Device, Link, device_table, natural_key
 from designer.model.topology.capture_mapping import Placement, place
 from designer.model.topology.derive import Derived, derive
-from designer.model.topology.design_view import DesignView, design_view
+from designer.model.topology.design_view import ANY_PORT, DesignView, design_view
 from designer.model.topology.inference import Inference, InferenceJson, assign_roles
 from designer.model.topology.server_evidence import at_card_rate
 
@@ -248,6 +248,8 @@ def audit(fabric: AsBuilt, design: FabricDesign | None = None, inference: Infere
     return report
 
 
+NO_DESIGNED_HOST_LINK = "more links than designed: the design has no link on this HCA"
+
 SIMULATED_SPEEDS = ("link speeds came from a simulator, not the hardware: a link is degraded when it runs "
                     "below the others of its tier, not against the design's speed")
 
@@ -280,16 +282,23 @@ def _host_links(report: AuditReport, fabric: AsBuilt, roles: dict[str, str], g: 
             why = ("the host is not in the design" if devs[nic].host else "an HCA no position explains")
             report.extra_links.append({"a": end(nic, 1), "b": end(sw, port), "as_built": w.label, "reason": why})
             continue
+        if node not in designed_at:
+            # A design NIC whose host link an edit removed: each cable of its HCA is one more link
+            # than the design has (the as-built edits add it back).
+            for sw, port, w in rows:
+                report.extra_links.append({"a": end(nic, 1), "b": end(sw, port), "as_built": w.label,
+                                           "reason": NO_DESIGNED_HOST_LINK})
+            continue
         leaf, port, gbps = designed_at[node]
         # An HCA placed by its leaf (an inferred design of one-HCA servers) is in place on any leaf.
         # Nearly every HCA has one cable, on its designed port: that is checked first. One placed
         # by its HCAs' names (a leaf of several HCAs per server) is in place on any port.
         first = rows[0]
-        if mapping.get(first[0]) == leaf and first[1] == port:
+        if mapping.get(first[0]) == leaf and (first[1] == port or port == ANY_PORT):
             ok: tuple[str, int, Link] | None = first
         else:
             ok = next(((sw, p, w) for sw, p, w in rows if (mapping.get(sw) == leaf and (
-                p == port or nic in placement.any_port)) or (
+                p == port or port == ANY_PORT or nic in placement.any_port)) or (
                 nic in placement.by_leaf and g.nodes.get(mapping.get(sw, ""), {}).get("role") == "leaf")), None)
         if ok is None:
             misplaced[nic] = ok = rows[0]
@@ -348,8 +357,9 @@ def _host_links(report: AuditReport, fabric: AsBuilt, roles: dict[str, str], g: 
             continue
         leaf, port, _ = designed_at[mapping[h]]
         d = devs[h]
-        want = f"{leaf} port {port}"
-        report.miswired.append({"a": end(h, 1), "b": end(sw, p), "designed_peer": {"device": leaf, "port": port,
+        want = leaf if port == ANY_PORT else f"{leaf} port {port}"
+        report.miswired.append({"a": end(h, 1), "b": end(sw, p), "designed_peer": {"device": leaf,
+                                                                                "port": port or None,
                                                                                 **_place(g, leaf)},
                                 "reason": f"{_reason(g, leaf, port, mapping.get(sw), p)}: "
                                           f"{hca_label(d.name, d.host, d.id)} of "
@@ -372,9 +382,10 @@ def _host_links(report: AuditReport, fabric: AsBuilt, roles: dict[str, str], g: 
             leaf, port, gbps = designed_at[nic]
             other = host_of.get(server)
             name = _port_name(other, g.nodes[nic]["port"], placement) if other is not None else nic
-            if other is not None and other.id in placement.any_port:
-                # Its server's HCAs follow the site's port order, not the design's: name a leaf
-                # port free in the capture, not one another HCA holds.
+            if (other is not None and other.id in placement.any_port) or port == ANY_PORT:
+                # Its server's HCAs follow the site's port order, not the design's (or its link was
+                # added by an edit, on no port): name a leaf port free in the capture, not one
+                # another HCA holds.
                 port = _free_port(fabric, mapping, leaf, port, in_use)
             report.missing_links.append({"a": {"device": name, "port": 1, **_place(g, nic)},
                                          "b": {"device": _built_name(mapping, devs, leaf), "port": port,
@@ -462,8 +473,8 @@ class _NamesOf(Mapping[str, str]):
 
 
 def _free_port(fabric: AsBuilt, mapping: dict[str, str], leaf: str, port: int, in_use: dict[str, set[int]]) -> int:
-    """The design's leaf port when no cable holds it in the capture, else the lowest free one
-    (taken, so two ports down are given two ports)."""
+    """The design's leaf port when no cable holds it in the capture, else (or when the design names
+    none, ANY_PORT) the lowest free one (taken, so two ports down are given two ports)."""
     built = next((d for d, n in mapping.items() if n == leaf), None)
     if built is None:
         return port
@@ -471,7 +482,7 @@ def _free_port(fabric: AsBuilt, mapping: dict[str, str], leaf: str, port: int, i
         in_use[built] = {p for w in fabric.links for d, p in ((w.a, w.pa), (w.b, w.pb)) if d == built}
     used = in_use[built]
     size = fabric.devices[built].ports
-    if port in used:
+    if port in used or port == ANY_PORT:
         port = next((p for p in range(1, size + 1) if p not in used), port)
     used.add(port)
     return port

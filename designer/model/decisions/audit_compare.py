@@ -15,8 +15,9 @@ findings:
 
 The links handed on keep their order, so the findings come out as the link-by-link reading of
 every link gives them (held equal by tests/test_audit_compare.py). Where an assumption of this
-reading does not hold (two HCAs placed on one design NIC, a design NIC with two host links), the
-audit reads every link instead (`select` returns None).
+reading does not hold (two HCAs placed on one design NIC, a design NIC with two host links, an
+HCA placed on a design NIC an edit left without one), the audit reads every link instead
+(`select` returns None). A host link an edit added may be on any port of its leaf.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ import numpy as np
 from designer.model.decisions.audit_uplinks import LeafUplinks
 from designer.model.topology.asbuilt import AsBuilt, Link, link_ends
 from designer.model.topology.capture_mapping import Placement
-from designer.model.topology.design_view import DesignArrays, DesignView
+from designer.model.topology.design_view import ANY_PORT, DesignArrays, DesignView
 from designer.model.topology.link_columns import link_rates
 
 # Role codes of a capture's devices.
@@ -108,7 +109,8 @@ def select(fabric: AsBuilt, roles: Mapping[str, str], g: DesignView, placement: 
     on = m[sw[f]]
     any_port = _flags(placement.any_port, ends.index, len(ids))[hcas]
     by_leaf = _flags(placement.by_leaf, ends.index, len(ids))[hcas]
-    in_place = ((on == da.host_leaf[safe]) & ((port[f] == da.host_port[safe]) | any_port)) | (
+    in_place = ((on == da.host_leaf[safe]) & ((port[f] == da.host_port[safe]) | any_port
+                                              | (da.host_port[safe] == ANY_PORT))) | (
         by_leaf & (on >= 0) & da.leaf[np.maximum(on, 0)])
     wire = w[f]
     slow = ((rates.gbps[wire] > 0) & (rates.gbps[wire] < da.host_gbps[safe])) | (

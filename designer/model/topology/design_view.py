@@ -19,6 +19,9 @@ import numpy as np
 
 from designer.model.topology.builders import leaf_assignment, nic_id, plane_prefix
 
+# The leaf port of a host link that may be on any port of its leaf (one added by an edit).
+ANY_PORT = 0
+
 
 @dataclass
 class DesignView:
@@ -117,9 +120,12 @@ def view_from_graph(g: Any) -> DesignView:
     pairs: Counter[tuple[str, str]] = Counter()
     rate: dict[tuple[str, str], tuple[int, str]] = {}
     for u, v, d in g.edges(data=True):
-        if d["tier"] == "node-leaf":
+        if d["tier"] == "node-leaf" or "nic" in (g.nodes[u]["role"], g.nodes[v]["role"]):
             nic, leaf = (u, v) if g.nodes[u]["role"] == "nic" else (v, u)
-            view.host_links.append((nic, leaf, d["pb"] if d["a"] == nic else d["pa"], d["gbps"]))
+            # A host link added by an edit (a cable the audit found off its position, in an
+            # imported design) names its leaf, not a port: the edit takes a spare one.
+            port = ANY_PORT if d["tier"] == "manual" else d["pb"] if d["a"] == nic else d["pa"]
+            view.host_links.append((nic, leaf, port, d["gbps"]))
         else:
             lo, hi = (u, v) if g.nodes[u]["level"] < g.nodes[v]["level"] else (v, u)
             pairs[(lo, hi)] += 1
