@@ -93,7 +93,8 @@ def test_a_host_link_moved_by_an_edit_is_designed_on_its_leaf_not_a_port():
                                  Edit("add-links", "srv-96.nic-7", "leaf-23", 1))
 
 
-def test_audit_against_an_edited_import_through_the_cli_and_the_window_function(tmp_path: Path):
+def _edited_import(tmp_path: Path) -> tuple[Path, FabricDesign]:
+    """Generated capture dgx-4su-0 imported by the CLI, then one host link removed by hand."""
     _, derived = _derived("dgx-4su")
     capture = tmp_path / "dgx-4su-0.topo"
     capture.write_text(make_capture(derived, 0).text)
@@ -101,7 +102,11 @@ def test_audit_against_an_edited_import_through_the_cli_and_the_window_function(
     assert imported.returncode == 0, imported.stderr
     edited = _without_host_links(load_design(tmp_path / "as-built.json"), [("srv-96.nic-7", "leaf-23")])
     save_design(edited, tmp_path / "edited.json")
+    return capture, edited
 
+
+def test_audit_against_an_edited_import_through_the_cli_and_the_window_function(tmp_path: Path):
+    capture, edited = _edited_import(tmp_path)
     result = cli_run("audit", str(capture), "--against", str(tmp_path / "edited.json"), "--json")
     assert result.returncode == 0 and "Traceback" not in result.stderr, result.stderr
     report = json.loads(result.stdout)
@@ -114,6 +119,20 @@ def test_audit_against_an_edited_import_through_the_cli_and_the_window_function(
     answer = read_answer(capture, edited)
     assert answer.basis == "design"
     assert json.loads(json.dumps(answer.report.to_json())) == report
+
+
+def test_audit_against_in_the_window_on_an_edited_import(make_window, tmp_path: Path):
+    capture, edited = _edited_import(tmp_path)
+    window = make_window(edited)
+    window.audit.audit_file(str(capture))
+    assert window.dialogs.errors == []          # no "Cannot audit" with a KeyError's text
+    report = window.audit.report
+    assert report is not None
+    assert [(m["a"]["design_id"], m["b"]["design_id"], m["reason"]) for m in report.extra_links] == [
+        ("srv-96.nic-7", "leaf-23", NO_DESIGNED_HOST_LINK)]
+    assert json.loads(json.dumps(report.to_json())) == json.loads(
+        cli_run("audit", str(capture), "--against", str(tmp_path / "edited.json"), "--json").stdout)
+    assert window.document.design == edited     # the audit changes nothing in the open design
 
 
 @settings(max_examples=examples(20), deadline=None, suppress_health_check=[HealthCheck.too_slow])
