@@ -62,16 +62,11 @@ def test_medium_designs_are_counted_by_class_and_equal_the_per_link_bill(templat
     assert _same_or_declined(design), "counted link by link, not by class"
 
 
-@st.composite
-def medium_designs(draw):
-    """Up to a few thousand GPUs: port modes, planes, ratios and placements of the large fabrics."""
-    server = draw(st.sampled_from(["dgx-h100", "hgx-b300-eth-4plane", "dgx-b200", None]))
-    switch = draw(st.sampled_from([None, "qm9700", "tomahawk5-51t", "tomahawk6-102t", "sn5600"]))
+def _drawn_design(draw, template, **choices):
+    """`new_design` of the choices on a drawn placement and row length; designs that cannot be
+    sized are filtered out."""
     try:
-        design = new_design(CAT, draw(st.sampled_from(["fat-tree", "rail-optimized", "leaf-spine"])),
-                            gpus=draw(st.sampled_from([1024, 2048, 3072, 4096])), server=server, switch=switch,
-                            oversubscription=draw(st.sampled_from([1.0, 1.0, 1.5, 2.0])),
-                            planes=draw(st.sampled_from([None, 1, 2])), tiers=draw(st.sampled_from([None, 3])))
+        design = new_design(CAT, template, **choices)
         design = replace_path(design, "floorplan.placement",
                               draw(st.sampled_from(["middle-of-row", "su-racks", "network-row"])))
         design = replace_path(design, "floorplan.racks_per_row", draw(st.sampled_from([4, 10, 24])))
@@ -79,6 +74,17 @@ def medium_designs(draw):
     except (SizingError, UnknownPartError, ValueError):
         assume(False)
     return design
+
+
+@st.composite
+def medium_designs(draw):
+    """Up to a few thousand GPUs: port modes, planes, ratios and placements of the large fabrics."""
+    server = draw(st.sampled_from(["dgx-h100", "hgx-b300-eth-4plane", "dgx-b200", None]))
+    switch = draw(st.sampled_from([None, "qm9700", "tomahawk5-51t", "tomahawk6-102t", "sn5600"]))
+    return _drawn_design(draw, draw(st.sampled_from(["fat-tree", "rail-optimized", "leaf-spine"])),
+                         gpus=draw(st.sampled_from([1024, 2048, 3072, 4096])), server=server, switch=switch,
+                         oversubscription=draw(st.sampled_from([1.0, 1.0, 1.5, 2.0])),
+                         planes=draw(st.sampled_from([None, 1, 2])), tiers=draw(st.sampled_from([None, 3])))
 
 
 @settings(max_examples=examples(25), deadline=None, suppress_health_check=[HealthCheck.filter_too_much,
@@ -114,21 +120,13 @@ def test_oversubscribed_designs_with_shared_cages_are_counted_by_class(template,
 @st.composite
 def oversubscribed_designs(draw):
     """Oversubscribed leaves (and spines) up to a few thousand GPUs, two and three tiers."""
-    try:
-        design = new_design(CAT, draw(st.sampled_from(["fat-tree", "rail-optimized", "leaf-spine"])),
-                            gpus=draw(st.sampled_from([1024, 2048, 3072, 4096])),
-                            server=draw(st.sampled_from(["dgx-h100", "hgx-b300-eth-4plane", "dgx-b200"])),
-                            switch=draw(st.sampled_from(["qm9700", "tomahawk5-51t", "tomahawk6-102t", "sn5600"])),
-                            oversubscription=draw(st.sampled_from([1.5, 2.0, 3.0])),
-                            spine_oversubscription=draw(st.sampled_from([1.0, 2.0])),
-                            planes=draw(st.sampled_from([None, 1])), tiers=draw(st.sampled_from([None, 3])))
-        design = replace_path(design, "floorplan.placement",
-                              draw(st.sampled_from(["middle-of-row", "su-racks", "network-row"])))
-        design = replace_path(design, "floorplan.racks_per_row", draw(st.sampled_from([4, 10, 24])))
-        derive(design, CAT)
-    except (SizingError, UnknownPartError, ValueError):
-        assume(False)
-    return design
+    return _drawn_design(draw, draw(st.sampled_from(["fat-tree", "rail-optimized", "leaf-spine"])),
+                         gpus=draw(st.sampled_from([1024, 2048, 3072, 4096])),
+                         server=draw(st.sampled_from(["dgx-h100", "hgx-b300-eth-4plane", "dgx-b200"])),
+                         switch=draw(st.sampled_from(["qm9700", "tomahawk5-51t", "tomahawk6-102t", "sn5600"])),
+                         oversubscription=draw(st.sampled_from([1.5, 2.0, 3.0])),
+                         spine_oversubscription=draw(st.sampled_from([1.0, 2.0])),
+                         planes=draw(st.sampled_from([None, 1])), tiers=draw(st.sampled_from([None, 3])))
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.filter_too_much,
