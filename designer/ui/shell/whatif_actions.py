@@ -302,21 +302,8 @@ def install_phases(window, catalog, synchronous: bool):
         return panel
 
     dock = window._dock("Phases", build, Qt.DockWidgetArea.BottomDockWidgetArea)
-    window.tabifyDockWidget(window.docks["metrics"], dock)    # its table is wide: beside the metric cards
-    window.docks["phases"] = dock
-    dock.hide()       # shown from View > Panels or What If > Phases
-    toggle = dock.toggleViewAction()
-    toggle.triggered.connect(lambda checked: checked and dock.raise_())   # in front of the Metrics tab
-    window.panels_menu.addAction(toggle)
-
     # Opening the panel plans the stored target (or a first proposal) at once: never an empty table.
-    def plan_when_shown(shown: bool) -> None:
-        if not shown:
-            return
-        panel = dock.content()
-        if panel.growth is None:
-            panel.preview()
-    dock.visibilityChanged.connect(plan_when_shown)
+    _beside_metrics(window, "phases", dock, lambda panel: panel.growth is None, lambda panel: panel.preview())
 
     def store_plan(plan) -> None:
         """The panel's target and phases become the design's: one undoable step per commit."""
@@ -379,20 +366,8 @@ def install_interruptions(window, catalog, synchronous: bool):
 
     dock = window._dock("Interruptions", build, Qt.DockWidgetArea.BottomDockWidgetArea)
     dock.setWindowTitle("Expected Interruptions")
-    window.tabifyDockWidget(window.docks["metrics"], dock)    # wide, beside the metric cards
-    window.docks["interruptions"] = dock
-    dock.hide()       # shown from What If > Expected Interruptions or View > Panels
-    toggle = dock.toggleViewAction()
-    toggle.triggered.connect(lambda checked: checked and dock.raise_())   # in front of the Metrics tab
-    window.panels_menu.addAction(toggle)
-
-    def estimate_when_shown(shown: bool) -> None:
-        if not shown:
-            return
-        panel = dock.content()
-        if panel.report is None:
-            panel.compute()
-    dock.visibilityChanged.connect(estimate_when_shown)
+    _beside_metrics(window, "interruptions", dock, lambda panel: panel.report is None,
+                    lambda panel: panel.compute())
 
     def export(report) -> None:
         design = window.document.design
@@ -407,3 +382,20 @@ def install_interruptions(window, catalog, synchronous: bool):
         window.statusBar().showMessage(f"Wrote {target}", 5000)
 
     return dock
+
+
+def _beside_metrics(window, key: str, dock, empty, fill) -> None:
+    """A wide panel's dock, tabbed beside the metric cards and hidden until asked for (What If or
+    View > Panels); shown, it comes in front of the Metrics tab, and a panel still empty is filled
+    at once (`fill`), so it never opens on an empty table."""
+    window.tabifyDockWidget(window.docks["metrics"], dock)
+    window.docks[key] = dock
+    dock.hide()
+    toggle = dock.toggleViewAction()
+    toggle.triggered.connect(lambda checked: checked and dock.raise_())
+    window.panels_menu.addAction(toggle)
+
+    def fill_when_shown(shown: bool) -> None:
+        if shown and empty(dock.content()):
+            fill(dock.content())
+    dock.visibilityChanged.connect(fill_when_shown)
