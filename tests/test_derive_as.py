@@ -8,7 +8,8 @@ from dataclasses import replace
 import pytest
 
 from designer.catalog import default_catalog
-from designer.model.intent.design import replace_path
+from designer.model.intent.design import Edit, replace_path
+from designer.model.networks.defaults import ra_networks
 from designer.model.topology import derive as derive_mod
 from designer.model.topology.derive import derive, derive_as
 from designer.model.topology.presets import new_design
@@ -58,3 +59,31 @@ def test_any_other_difference_derives_afresh(sized, monkeypatch):
     got = derive_as(moved, like, CAT)
     assert calls == [1]
     assert got.design is moved and got.metrics is not like.metrics
+
+
+@pytest.mark.parametrize("template", ["fat-tree", "rail-optimized"])
+def test_the_other_networks_added_to_a_derived_design_share_its_plan_and_metrics(template, monkeypatch):
+    """`new` sizes the compute fabric, then adds the storage and management networks: sizing and
+    measuring the fabric never read them, so the design with them is not measured again, and what
+    it shares is what deriving it afresh gives."""
+    bare = new_design(CAT, template, gpus=1024, switch="qm9700")
+    like = derive(bare, CAT)
+    calls = _measured(monkeypatch)
+    full = replace(bare, networks=ra_networks(CAT.server(bare.cluster.server)))
+    assert full.networks
+    got = derive(full, CAT)
+    assert calls == []
+    assert got.design is full and got.plan is like.plan and got.metrics is like.metrics
+    derive_mod._CACHE.clear()
+    fresh = derive(full, CAT)
+    assert calls == [1]
+    assert fresh.metrics == got.metrics and fresh.plan == got.plan and fresh.resolved == got.resolved
+
+
+
+def test_an_edited_design_with_other_networks_is_derived_afresh(sized):
+    edited = replace(sized, edits=(Edit("remove-device", "spine-1"),))
+    like = derive(edited, CAT)
+    got = derive(replace(edited, networks=ra_networks(CAT.server(edited.cluster.server))), CAT)
+    assert got.plan is not like.plan and got.metrics is not like.metrics
+    assert got.metrics == like.metrics

@@ -33,6 +33,11 @@ class ContentCache(Generic[T]):
                 self._items.popitem(last=False)
         return value
 
+    def peek(self, key: Hashable) -> T | None:
+        """The cached value for `key`, or None; never computes."""
+        with self._lock:
+            return self._items.get(key)
+
     def clear(self) -> None:
         with self._lock:
             self._items.clear()

@@ -75,6 +75,9 @@ def derive(design: FabricDesign, catalog: Catalog | None = None) -> Derived:
     catalog = catalog or default_catalog()
 
     def compute() -> Derived:
+        bare = _without_networks(design, catalog)
+        if bare is not None:
+            return _like(design, bare)
         resolved = resolve(design, catalog)
         plan = plan_fabric(design, resolved)
         result = Derived(design, resolved, plan)
@@ -82,6 +85,23 @@ def derive(design: FabricDesign, catalog: Catalog | None = None) -> Derived:
         return result
 
     return _CACHE.get_or_compute((design.content_key(), id(catalog)), compute)
+
+
+def _without_networks(design: FabricDesign, catalog: Catalog) -> Derived | None:
+    """The same design without its other networks, if already derived: sizing and measuring the
+    compute fabric never read the other networks, so `new`, which sizes the fabric and then adds
+    the storage and management networks, measures a million-GPU fabric once, not twice. Edited
+    designs are derived afresh (their graph may hold the other networks' devices)."""
+    if not design.networks or design.edits:
+        return None
+    return _CACHE.peek((replace(design, networks=()).content_key(), id(catalog)))
+
+
+def _like(design: FabricDesign, like: Derived) -> Derived:
+    """`design` with `like`'s parts, plan and metrics (derived against the same catalog)."""
+    result = Derived(design, like.resolved, like.plan)
+    result.__dict__["metrics"] = like.metrics   # the cached_property's slot, filled as derive fills it
+    return result
 
 
 def derive_as(design: FabricDesign, like: Derived, catalog: Catalog | None = None) -> Derived:
@@ -94,12 +114,7 @@ def derive_as(design: FabricDesign, like: Derived, catalog: Catalog | None = Non
     if replace(design, performance=like.design.performance).content_key() != like.design.content_key():
         return derive(design, catalog)
 
-    def compute() -> Derived:
-        result = Derived(design, like.resolved, like.plan)
-        result.__dict__["metrics"] = like.metrics   # the cached_property's slot, filled as derive fills it
-        return result
-
-    return _CACHE.get_or_compute((design.content_key(), id(catalog)), compute)
+    return _CACHE.get_or_compute((design.content_key(), id(catalog)), lambda: _like(design, like))
 
 
 def plan_only(design: FabricDesign, catalog: Catalog | None = None) -> tuple[Resolved, Plan]:
