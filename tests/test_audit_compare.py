@@ -18,7 +18,7 @@ import numpy as np
 from capture_factory import make_capture
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_audit_generated_captures import _derived
+from test_audit_generated_captures import GENERATED, _derived, generated_capture
 
 from designer.io.fabric_capture import parse_capture
 from designer.model.decisions import audit_compare
@@ -42,12 +42,9 @@ def _same(fabric, design=None, inference=None) -> None:
 
 
 @settings(max_examples=examples(30), deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.integers(0, 10**9), st.sampled_from(["dgx-4su", "one-plane", "small", "three-tier", "roce"]),
-       st.booleans())
+@given(st.integers(0, 10**9), st.sampled_from(GENERATED), st.booleans())
 def test_arrays_and_links_one_by_one_agree_on_generated_captures(seed, key, faults):
-    design, derived = _derived(key)
-    fmt = "lldp" if key == "roce" else "ibnetdiscover"
-    fabric = parse_capture(make_capture(derived, seed, fmt, faults=faults).text, "capture")
+    design, fabric = generated_capture(key, seed, faults)
     inference = infer_design(fabric)
     _same(fabric, inference=inference)                 # against the inferred design
     _same(fabric, design=design, inference=inference)  # against the design it was made from

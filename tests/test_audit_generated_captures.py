@@ -50,6 +50,16 @@ def _derived(key: str):
     return _DERIVED[key]
 
 
+GENERATED = ["dgx-4su", "one-plane", "small", "three-tier", "roce"]
+
+
+def generated_capture(key: str, seed: int, faults: bool):
+    """The design of `key` and the capture of it capture_factory makes (LLDP for the RoCE one)."""
+    design, derived = _derived(key)
+    fmt = "lldp" if key == "roce" else "ibnetdiscover"
+    return design, parse_capture(make_capture(derived, seed, fmt, faults=faults).text, "capture")
+
+
 def found_exactly_the_injected(report, capture: Capture) -> None:
     f = capture.faults
     assert not report.extra_links, report.extra_links[:3]

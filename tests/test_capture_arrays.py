@@ -12,25 +12,20 @@ from __future__ import annotations
 
 from unittest.mock import patch
 
-from capture_factory import make_capture
 from helpers import examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_audit_generated_captures import _derived
+from test_audit_generated_captures import GENERATED, generated_capture
 
-from designer.io.fabric_capture import parse_capture
 from designer.model.topology import capture_mapping, inference
 from designer.model.topology.asbuilt import AsBuilt, Device, Link
 from designer.model.topology.inference import _assign_roles_by_objects, _planes, assign_roles
 
 
 @settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.integers(0, 10**9), st.sampled_from(["dgx-4su", "one-plane", "small", "three-tier", "roce"]),
-       st.booleans())
+@given(st.integers(0, 10**9), st.sampled_from(GENERATED), st.booleans())
 def test_roles_on_arrays_are_the_roles_link_by_link(seed, key, faults):
-    _, derived = _derived(key)
-    fmt = "lldp" if key == "roce" else "ibnetdiscover"
-    fabric = parse_capture(make_capture(derived, seed, fmt, faults=faults).text, "capture")
+    _, fabric = generated_capture(key, seed, faults)
     roles = assign_roles(fabric)
     assert list(roles.items()) == list(_assign_roles_by_objects(fabric).items())
     _same_link_by_link(fabric, roles)
