@@ -8,14 +8,20 @@ import sys
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 import pytest
-from hypothesis import settings
+from hypothesis import HealthCheck, settings
 
 # Two depths of property testing. `make test` runs the "quick" profile: 40 examples where a
 # property sets none, and tests that set their own count scale it by the same 40% through
 # `tests.helpers.examples`. `make test-slow` (or HYPOTHESIS_PROFILE=thorough) runs every property
 # at its full count, hypothesis's default 100 where none is set.
-settings.register_profile("quick", max_examples=40)
-settings.register_profile("thorough", max_examples=100)
+#
+# Nothing a property asserts may depend on the wall clock: a busy machine (CI, a contributor's
+# build beside the tests) makes generation slow and one example late, and neither is a failure.
+# So every profile drops the per-example deadline and the `too_slow` health check, and
+# `_properties_ignore_the_clock` refuses at collection a test whose own settings bring them back.
+_CLOCK_FREE = {"deadline": None, "suppress_health_check": [HealthCheck.too_slow]}
+settings.register_profile("quick", max_examples=40, **_CLOCK_FREE)
+settings.register_profile("thorough", max_examples=100, **_CLOCK_FREE)
 # CI replays the same examples on every run, so a red build is reproducible and a green one is
 # not luck; a developer's run explores new examples each time.
 for _depth in ("quick", "thorough"):
@@ -36,6 +42,7 @@ def pytest_collection_modifyitems(config, items):
     `item._id`); without this, every group is split across the workers and each worker builds
     the group's fixtures again. An id that already carries the suffix is left alone."""
     _longest_files_first(items)
+    _properties_ignore_the_clock(items)
     if not getattr(config.option, "loadgroup", False):   # set on the workers of --dist loadgroup only
         return
     for item in items:
@@ -52,6 +59,21 @@ def pytest_collection_modifyitems(config, items):
             item._id = NodeId.parse(item.nodeid + suffix)
         else:
             item._nodeid = item.nodeid + suffix
+
+
+def _properties_ignore_the_clock(items) -> None:
+    """A property whose own `@settings` lists health checks replaces the profile's list, and one
+    that sets a deadline replaces None: under load either fails a test whose assertion holds.
+    Refuse such a test by name at collection rather than let it fail on a busy machine."""
+    for item in items:
+        test = getattr(item, "obj", None)
+        if not getattr(getattr(test, "hypothesis", None), "inner_test", None):
+            continue
+        chosen = test._hypothesis_internal_use_settings
+        if HealthCheck.too_slow not in chosen.suppress_health_check or chosen.deadline is not None:
+            raise pytest.UsageError(
+                f"{item.nodeid}: its @settings must keep deadline=None and suppress "
+                "HealthCheck.too_slow, as the profiles in tests/conftest.py do")
 
 
 def _longest_files_first(items) -> None:

@@ -196,7 +196,8 @@ def test_an_su_view_draws_that_su_device_by_device(gui):
     assert {"leaf-9", "leaf-16", "33", "64"} <= labels and "leaf-1" not in labels
 
 
-@settings(max_examples=examples(12), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(12), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
+                                                                  HealthCheck.too_slow])
 @given(template=st.sampled_from(["leaf-spine", "fat-tree", "rail-optimized"]),
        nodes=st.integers(min_value=4, max_value=3000), planes=st.sampled_from([1, 2]),
        width=st.floats(min_value=4.0, max_value=30.0), height=st.floats(min_value=3.0, max_value=12.0))

@@ -111,7 +111,8 @@ def test_a_long_url_wraps_instead_of_ending_in_an_ellipsis(qapp):
         painter.end()
 
 
-@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
+                                                                  HealthCheck.too_slow])
 @given(text=st.text(st.characters(codec="ascii", categories=("L", "N", "P", "S", "Zs")), max_size=300),
        width_pt=st.floats(20, 400))
 def test_wrapped_lines_fit_and_keep_every_character(qapp, text, width_pt):
