@@ -7,10 +7,10 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from designer.catalog import default_catalog
-from designer.model.decisions.whatif import Failure, _graph_measure, switch_ids, what_if
+from designer.model.decisions.whatif import Failure, _graph_measure, n_minus_one, switch_ids, what_if
 from designer.model.intent.design import Edit
 from designer.model.topology.derive import derive
-from designer.model.topology.failed_fabric import measure_failure, switch_signatures
+from designer.model.topology.failed_fabric import measure_failure, switch_kinds, switch_signatures
 from designer.model.topology.presets import new_design
 from designer.model.topology.sizing import SizingError
 
@@ -84,6 +84,31 @@ def test_switch_kinds_are_read_as_the_graph_does(case):
                 for s, role in g.nodes(data="role") if role != "nic"}
     kinds = switch_signatures(design, derived.resolved, derived.plan)
     assert kinds == expected and list(kinds) == list(expected)
+
+
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow,
+          HealthCheck.filter_too_much])
+@given(failures())
+def test_kinds_of_switch_grouped_as_arrays_are_the_per_switch_grouping(case):
+    """An N-1 sweep of a large fabric fails the first switch of each kind: read as arrays, the
+    kinds, their first switches and each tier's count are those of the switch-by-switch grouping."""
+    design, _ = case
+    derived = derive(design, CAT)
+    signatures = switch_signatures(design, derived.resolved, derived.plan)
+    grouped = switch_kinds(design, derived.resolved, derived.plan)
+    assert signatures is not None and grouped is not None
+    counts: dict[str, int] = {}
+    first: dict[str, dict[tuple[int, int], str]] = {}
+    for name, kind in signatures.items():
+        tier = name.split(".")[-1].rsplit("-", 1)[0]
+        counts[tier] = counts.get(tier, 0) + 1
+        first.setdefault(tier, {}).setdefault(kind, name)
+    assert grouped.counts == counts
+    assert grouped.first == {tier: list(kinds.values()) for tier, kinds in first.items()}
+    assert list(grouped.first) == list(first)
+    whole = n_minus_one(derived, "max-flow", limit=0)       # one switch of each kind
+    assert whole.switches == counts
+    assert whole.evaluated == {tier: len(kinds) for tier, kinds in first.items() if tier in whole.worst}
 
 
 @settings(max_examples=examples(30), deadline=None, suppress_health_check=[HealthCheck.too_slow,

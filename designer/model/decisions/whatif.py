@@ -30,7 +30,7 @@ from designer.model.performance.collective_costs import CollectiveError, FabricC
 from designer.model.performance.collectives import context_for, evaluate
 from designer.model.topology.builders import leaf_assignment
 from designer.model.topology.derive import Derived, derive
-from designer.model.topology.failed_fabric import measure_failure, switch_signatures
+from designer.model.topology.failed_fabric import measure_failure, switch_kinds, switch_signatures
 
 if TYPE_CHECKING:   # networkx loads only where a device graph is measured, not for N-1 on switch pairs
     import networkx as nx
@@ -438,13 +438,22 @@ def n_minus_one(derived: Derived, method: str = "auto", limit: int = 400) -> NMi
     its kind; the counts of evaluated switches say so. (The closed form of a two-tier fabric
     walks every endpoint per failure: 3,072 switches of a 131,072-endpoint plane took hours.)
     """
-    switches = switch_ids(derived)
-    by_tier: dict[str, list[str]] = defaultdict(list)
-    for s in switches:
-        by_tier[s.split(".")[-1].rsplit("-", 1)[0]].append(s)
-    counts = {t: len(members) for t, members in by_tier.items()}
     use_graph = method == "max-flow" or (method == "auto" and not _closed_form_applies(derived, Failure(("spine-1",))))
-    kinds = switch_signatures(derived.design, derived.resolved, derived.plan) if len(switches) > limit else None
+    # A large fabric's kinds of switch, read as arrays: only the first switch of each is named.
+    grouped = switch_kinds(derived.design, derived.resolved, derived.plan) \
+        if derived.metrics.switches_total > limit else None
+    if grouped is not None and sum(grouped.counts.values()) > limit:
+        switches: list[str] = []
+        by_tier: dict[str, list[str]] = defaultdict(list, grouped.first)
+        counts = grouped.counts
+    else:
+        switches = switch_ids(derived)
+        by_tier = defaultdict(list)
+        for s in switches:
+            by_tier[s.split(".")[-1].rsplit("-", 1)[0]].append(s)
+        counts = {t: len(members) for t, members in by_tier.items()}
+    kinds = switch_signatures(derived.design, derived.resolved, derived.plan) \
+        if grouped is None and len(switches) > limit else None
     if use_graph and len(switches) > limit and kinds is None:   # an edit names an endpoint: the graph tells
         g = derived.graph
         import networkx as nx

@@ -356,3 +356,38 @@ def switch_signatures(design: FabricDesign, r: Resolved, plan: Plan) -> dict[str
     down, degree = (down + nics).tolist(), (links + nics).tolist()
     names = f.names()
     return {names[n]: (down[n], degree[n]) for n in np.flatnonzero(alive).tolist()}
+
+
+@dataclass(frozen=True)
+class SwitchKinds:
+    """The switches left after a design's edits, by tier: how many, and the first of each kind
+    (links to the tier below, all links), in build order: the failures an N-1 sweep measures."""
+
+    counts: dict[str, int]
+    first: dict[str, list[str]]
+
+
+_TIER_OF_LEVEL = {1: "leaf", 2: "spine", 3: "core"}
+
+
+def switch_kinds(design: FabricDesign, r: Resolved, plan: Plan) -> SwitchKinds | None:
+    """`switch_signatures` grouped by tier and kind as arrays, naming only the first switch of
+    each kind (a 131,072-GPU fabric has 10,240 switches and three kinds). None where
+    `switch_signatures` is None."""
+    f = SwitchPairs(plan, r)
+    if any(f.is_nic(x) for e in design.edits for x in (e.a, e.b) if x):
+        return None
+    keys, template = f.template_pairs()
+    u, v, total, alive, nics, _ = _intact_state(f, design, keys, template)
+    down, _, links = _intact_links(f, design, u, v, total)
+    nodes = np.flatnonzero(alive)
+    level = f.level[nodes].astype(np.int64)
+    rows = np.column_stack([level, (down + nics)[nodes], (links + nics)[nodes]])
+    # return_index: the first switch of each kind, by number (a stable sort keeps the first)
+    _, first = np.unique(rows, axis=0, return_index=True)
+    counts = np.bincount(level, minlength=4).tolist()
+    out = SwitchKinds({tier: counts[lv] for lv, tier in _TIER_OF_LEVEL.items() if counts[lv]},
+                      {tier: [] for lv, tier in _TIER_OF_LEVEL.items() if counts[lv]})
+    for node in np.sort(nodes[first]).tolist():
+        out.first[_TIER_OF_LEVEL[int(f.level[node])]].append(f.name(node))
+    return out
