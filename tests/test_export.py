@@ -107,6 +107,21 @@ def test_pdf_is_one_vector_page_of_the_requested_size(gui):
     assert not reader.pages[0].images  # drawn as vectors, not as a picture
 
 
+@settings(max_examples=examples(60), deadline=None)
+@given(st.text(st.characters(blacklist_categories=("Cs",)), max_size=80))
+def test_a_pdf_document_id_is_the_name_based_uuid_of_its_title(title):
+    """Qt makes the id that uuid.uuid5 would (the window's file and the command line's are the
+    same bytes), without the uuid module loaded for it."""
+    import uuid
+
+    from PySide6.QtCore import QUuid
+
+    from designer.ui.export.pdf import document_id
+
+    expected = uuid.uuid5(uuid.NAMESPACE_URL, f"fabric-designer:{title}")
+    assert document_id(title) == QUuid(str(expected))
+
+
 @pytest.mark.parametrize("dpi", [72, 150, 300])
 def test_png_pixel_size_follows_the_dpi(gui, dpi):
     from PySide6.QtGui import QImage

@@ -53,6 +53,10 @@ class Ink:
         # Text shortened to fit, as (what was asked, what was drawn): what a reader lost.
         self.elided: list[tuple[str, str]] = []
         self._metrics: dict[tuple[float, bool, bool], QFontMetricsF] = {}
+        # Fonts and text widths by what they depend on: a page measures the same strings several
+        # times (fitting a label, then placing it; a paragraph measured, then drawn).
+        self._fonts: dict[tuple[float, bool, bool], QFont] = {}
+        self._widths: dict[tuple[float, bool, bool, str], float] = {}
 
     # --- units ------------------------------------------------------------------------------
 
@@ -67,6 +71,13 @@ class Ink:
     # --- fonts and text ------------------------------------------------------------------------
 
     def font(self, size: float, bold: bool = False, italic: bool = False) -> QFont:
+        key = (size, bold, italic)
+        font = self._fonts.get(key)
+        if font is None:
+            font = self._fonts[key] = self._new_font(size, bold, italic)
+        return QFont(font)   # a copy (implicitly shared): the caller may change it
+
+    def _new_font(self, size: float, bold: bool, italic: bool) -> QFont:
         font = QFont()
         font.setPointSizeF(size * self.font_scale)
         font.setBold(bold)
@@ -81,8 +92,12 @@ class Ink:
             self._metrics[key] = QFontMetricsF(self.font(size, bold, italic), self.painter.device())
         return self._metrics[key]
 
-    def width(self, text: str, size: float, bold: bool = False) -> float:
-        return self.metrics(size, bold).horizontalAdvance(text)
+    def width(self, text: str, size: float, bold: bool = False, italic: bool = False) -> float:
+        key = (size, bold, italic, text)
+        width = self._widths.get(key)
+        if width is None:
+            width = self._widths[key] = self.metrics(size, bold, italic).horizontalAdvance(text)
+        return width
 
     def line_height(self, size: float, bold: bool = False) -> float:
         return self.metrics(size, bold).height()
@@ -117,7 +132,7 @@ class Ink:
                 self.elided.append((options[-1], shown))
         if shown is None:
             return None
-        width = fm.horizontalAdvance(shown)
+        width = self.width(shown, size, bold, italic)
         height = fm.height()
         if align & Qt.AlignmentFlag.AlignRight:
             x = rect.right() - width
@@ -176,7 +191,7 @@ class Ink:
         current = ""
         for word in text.split():
             trial = f"{current} {word}" if current else word
-            if fm.horizontalAdvance(trial) <= width:
+            if self.width(trial, size, bold, italic) <= width:
                 current = trial
                 continue
             if current:
