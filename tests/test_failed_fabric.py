@@ -111,6 +111,28 @@ def test_kinds_of_switch_grouped_as_arrays_are_the_per_switch_grouping(case):
     assert whole.evaluated == {tier: len(kinds) for tier, kinds in first.items() if tier in whole.worst}
 
 
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow,
+          HealthCheck.filter_too_much])
+@given(requests.map(_design).filter(lambda d: d is not None), st.data())
+def test_the_plans_assignment_read_from_its_arrays_is_the_builders(design, data):
+    """Failures and edited fabrics read the plan's (leaf, port) of each endpoint from arrays, never
+    making a tuple per endpoint: as a sequence it is the builder's, item by item and slice by slice."""
+    from designer.model.topology.builders import leaf_assignment
+    from designer.model.topology.edited_fabric import SwitchPairs, assignment_columns, plan_assignment
+
+    derived = derive(design, CAT)
+    plan, rails = derived.plan, derived.resolved.rails
+    built, read = leaf_assignment(plan, rails), plan_assignment(plan, rails)
+    assert len(read) == len(built) and list(read) == list(built)
+    k = data.draw(st.integers(-len(built), len(built) - 1))
+    assert read[k] == built[k] and all(type(x) is int for x in read[k])
+    start, stop = sorted(data.draw(st.lists(st.integers(0, len(built)), min_size=2, max_size=2)))
+    assert read[start:stop] == list(built[start:stop])
+    f = SwitchPairs(plan, derived.resolved)
+    for a, b in zip(assignment_columns(f, read), assignment_columns(f, built), strict=True):
+        assert a.tolist() == b.tolist()
+
+
 @settings(max_examples=examples(30), deadline=None, suppress_health_check=[HealthCheck.too_slow,
           HealthCheck.filter_too_much])
 @given(requests.map(_design).filter(lambda d: d is not None))

@@ -23,8 +23,9 @@ from designer.limits import InputError, parse_toml, quote, read_text, terminal_t
 from designer.model.decisions.whatif import Failure, what_if
 from designer.model.intent.design import FabricDesign
 from designer.model.physical.bom import build_bom
-from designer.model.topology.builders import _spread, leaf_assignment, nic_id, plane_prefix
+from designer.model.topology.builders import _spread, nic_id, plane_prefix
 from designer.model.topology.derive import Derived, derive
+from designer.model.topology.edited_fabric import plan_assignment
 from designer.model.topology.sizing import SizingError
 
 RATES_FILE = RESOURCES / "reliability" / "failure_rates.toml"
@@ -191,7 +192,7 @@ def _first_links(derived: Derived) -> list[tuple[str, tuple[str, str]]] | None:
         return None
     plan, r = derived.plan, derived.resolved
     pre = plane_prefix(0, r.planes)
-    leaf = leaf_assignment(plan, r.rails)[0][0]
+    leaf = plan_assignment(plan, r.rails)[0][0]   # the first endpoint's, without a tuple per endpoint
     out = [("node-leaf", (f"{pre}leaf-{leaf + 1}", nic_id(0, 0)))]
     up = next((t for t, n in enumerate(_spread(plan.leaf_up, max(plan.spines_per_pod, 1), 0)) if n), None)
     if up is not None and plan.spines:

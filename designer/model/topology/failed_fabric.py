@@ -19,12 +19,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from designer.model.intent.design import Edit, FabricDesign
-from designer.model.topology.builders import leaf_assignment
 from designer.model.topology.edited_fabric import (
+    Assignment,
     SwitchPairs,
     assignment_columns,
     fabric_state,
     pair_bisection,
+    plan_assignment,
     replay_edits,
     switch_links,
 )
@@ -114,12 +115,12 @@ _INTACT_STATE: dict[tuple[object, ...], tuple[np.ndarray, ...]] = {}
 
 def _intact_state(f: SwitchPairs, design: FabricDesign, keys: np.ndarray,
                   template: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray,
-                                                 tuple[tuple[int, int], ...]]:
+                                                 Assignment]:
     """(u, v, links, alive, endpoints per switch, assignment) of the fabric before the failure."""
     key = (f.plan, f.r.rails, f.r.planes) if not design.edits else None
     if key is not None and key in _INTACT_STATE:
         u, v, total, alive, nics = _INTACT_STATE[key]
-        return u, v, total, alive, nics, leaf_assignment(f.plan, f.r.rails)
+        return u, v, total, alive, nics, plan_assignment(f.plan, f.r.rails)
     removed, touched, _ = replay_edits(design.edits, f, keys, template)
     u, v, _, _, total, alive, nics, assignment = fabric_state(f, keys, template, removed, touched)
     if key is not None:
