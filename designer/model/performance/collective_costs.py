@@ -36,6 +36,7 @@ from designer.limits import read_text
 from designer.model.common.units import ratio_label
 from designer.model.intent.perf_settings import PerformanceSettings
 from designer.model.performance import fleet
+from designer.model.performance.bin_sums import busiest_sum, uniform_weight
 from designer.model.performance.flow_placement import HASHED, MODE_NAMES, Placement, flows_per_nic, place
 from designer.model.performance.rail_only import overhead_note
 
@@ -258,6 +259,17 @@ def _endpoint_leaves(plan: Plan, rails: int, servers: np.ndarray) -> np.ndarray:
     return idx * plan.leaves // (plan.servers * rails)
 
 
+def _one_leaf(plan: Plan, rails: int, servers: np.ndarray) -> np.ndarray | None:
+    """Each server's leaf where all its ports on a plane plug into one (as _endpoint_leaves
+    places them), else None."""
+    per_leaf = plan.leaf_down
+    if plan.rail_su_size or not (rails <= per_leaf and per_leaf % rails == 0
+                                 and plan.leaves * (per_leaf // rails) >= plan.servers):
+        return None
+    leaf: np.ndarray = servers * plan.leaves // plan.servers
+    return leaf
+
+
 def _leaf_group(plan: Plan, rails: int, leaf: np.ndarray) -> np.ndarray:
     """Leaves that serve the same servers form a group: an SU's rail leaves (of one rack group
     when a rack-scale SU spreads each rail over several leaves), else one leaf."""
@@ -316,8 +328,18 @@ def _out_share(groups: np.ndarray, src: np.ndarray, dst: np.ndarray, n_groups: i
     return np.divide(out, sends, out=np.zeros(n_groups), where=sends > 0)
 
 
-def _shares(pattern: str, groups: np.ndarray, n_groups: int) -> np.ndarray:
-    """Share of each group's network traffic that leaves it, for one pattern over domains."""
+def _edges(pattern: str, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """The sends between `n` domains in rank order of a pattern that has them (ring, tree, binomial)."""
+    if pattern == "ring":
+        src = np.arange(n)
+        return src, (src + 1) % n
+    return _tree_edges(n) if pattern == "tree" else _binomial_edges(n)
+
+
+def _shares(pattern: str, groups: np.ndarray, n_groups: int,
+            edges: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
+    """Share of each group's network traffic that leaves it, for one pattern over domains
+    (`edges`: the pattern's sends, if already made for these domains)."""
     n = len(groups)
     members = np.bincount(groups, minlength=n_groups).astype(np.float64)
     if n < 2:
@@ -327,13 +349,7 @@ def _shares(pattern: str, groups: np.ndarray, n_groups: int) -> np.ndarray:
     if pattern == "sharp":     # the aggregation tree sends one reduced stream up per group
         spans = np.count_nonzero(members) > 1
         return np.divide(1.0, members, out=np.zeros(n_groups), where=members > 0) if spans else np.zeros(n_groups)
-    if pattern == "ring":
-        src = np.arange(n)
-        dst = (src + 1) % n
-    elif pattern == "tree":
-        src, dst = _tree_edges(n)
-    else:
-        src, dst = _binomial_edges(n)
+    src, dst = edges if edges is not None else _edges(pattern, n)
     return _out_share(groups, src, dst, n_groups)
 
 
@@ -345,8 +361,12 @@ class _Layout:
     pods_used: int
     server_domain: np.ndarray  # for every job server: its domain's index in rank order
     rails: int                 # NICs of a server on one plane (each server's, one after the other)
-    nic_leaf: np.ndarray       # ... the leaf it plugs into
+    nic_leaf: np.ndarray       # ... the leaf it plugs into (empty where server_leaf is given)
     nic_pod: np.ndarray        # ... and that leaf's pod
+    # Where all of a server's NICs plug into one leaf: each job server's leaf and pod (its NICs'
+    # leaf and pod, repeated), else None.
+    server_leaf: np.ndarray | None = None
+    server_pod: np.ndarray | None = None
 
 
 def _layout(plan: Plan, rails: int, servers_per_domain: int, job_servers: int, placement: str,
@@ -381,9 +401,14 @@ def _layout(plan: Plan, rails: int, servers_per_domain: int, job_servers: int, p
     dom_leaf = _leaf_of_servers(plan, rails, chosen * servers_per_domain)
     _, domain_group = np.unique(_leaf_group(plan, rails, dom_leaf), return_inverse=True)
     _, domain_pod = np.unique(_pod(plan, rails, dom_leaf), return_inverse=True)
+    groups, pods = int(domain_group.max()) + 1, int(domain_pod.max()) + 1
+    server_leaf = _one_leaf(plan, rails, servers)
+    if server_leaf is not None:
+        empty = np.zeros(0, np.int64)
+        return _Layout(domain_group, domain_pod, groups, pods, server_domain, rails, empty, empty,
+                       server_leaf, _pod(plan, rails, server_leaf))
     nic_leaf = _endpoint_leaves(plan, rails, servers).ravel()
-    return _Layout(domain_group, domain_pod, int(domain_group.max()) + 1, int(domain_pod.max()) + 1,
-                   server_domain, rails, nic_leaf, _pod(plan, rails, nic_leaf))
+    return _Layout(domain_group, domain_pod, groups, pods, server_domain, rails, nic_leaf, _pod(plan, rails, nic_leaf))
 
 
 def _ratio(value: float) -> str:
@@ -414,22 +439,39 @@ def _pattern_loads(plan: Plan, rails: int, servers_per_domain: int, job_servers:
         if len(lay.domain_group) < 2:
             loads[pattern] = _PatternLoad(0.0, 0.0, 0, 0, 0.0, 0.0)
             continue
-        g_share = _shares(pattern, lay.domain_group, lay.groups_used)[lay.domain_group]
-        # each job NIC's share: its server's, repeated over the server's NICs (in NIC order)
-        nic_share = np.repeat(g_share[lay.server_domain], lay.rails)
-        per_leaf = np.bincount(lay.nic_leaf, weights=nic_share)
-        # NICs whose traffic leaves the leaf, counted (whole numbers: as a count of ones in floats)
-        sending = np.bincount(lay.nic_leaf[nic_share > 0])
+        # the pattern's sends, made once for the leaf groups and the pods
+        edges = _edges(pattern, len(lay.domain_group)) if pattern in ("ring", "tree", "binomial") else None
+        g_share = _shares(pattern, lay.domain_group, lay.groups_used, edges)[lay.domain_group]
+        leaf = _leaf_load(lay, g_share[lay.server_domain], lay.server_leaf, lay.nic_leaf)
         pod_share = pod_demand = 0.0
         if plan.tiers >= 3 and lay.pods_used > 1:
-            p_share = _shares(pattern, lay.domain_pod, lay.pods_used)[lay.domain_pod]
+            p_share = _shares(pattern, lay.domain_pod, lay.pods_used, edges)[lay.domain_pod]
             pod_share = float(p_share.max())
-            nic_pod_share = np.repeat(p_share[lay.server_domain], lay.rails)
-            pod_demand = float(np.bincount(lay.nic_pod, weights=nic_pod_share).max(initial=0.0))
-        loads[pattern] = _PatternLoad(float(g_share.max()), float(per_leaf.max(initial=0.0)),
-                                      int(np.count_nonzero(per_leaf)), int(sending.max(initial=0)),
-                                      pod_share, pod_demand)
+            pod_demand = _leaf_load(lay, p_share[lay.server_domain], lay.server_pod, lay.nic_pod)[0]
+        loads[pattern] = _PatternLoad(float(g_share.max()), leaf[0], leaf[1], leaf[2], pod_share, pod_demand)
     return lay, loads
+
+
+def _leaf_load(lay: _Layout, server_share: np.ndarray, server_bin: np.ndarray | None,
+               nic_bin: np.ndarray) -> tuple[float, int, int]:
+    """The busiest bin's (leaf's or pod's) traffic leaving it, summed over its job NICs as
+    bincount adds them, the bins with any, and the most NICs of one bin that send: each NIC
+    carrying its server's share."""
+    if server_bin is not None:
+        n_bins = int(server_bin.max(initial=0)) + 1
+        weight = uniform_weight(server_bin, server_share, n_bins)
+        if weight is not None:
+            # every NIC of a bin carries the same share: its sum is that share added NIC by NIC
+            nics = np.bincount(server_bin, minlength=n_bins) * lay.rails
+            live = (weight > 0) & (nics > 0)
+            return busiest_sum(weight, nics), int(np.count_nonzero(live)), int(nics[live].max(initial=0))
+        nic_bin = np.repeat(server_bin, lay.rails)
+    # each job NIC's share: its server's, repeated over the server's NICs (in NIC order)
+    nic_share = np.repeat(server_share, lay.rails)
+    per_bin = np.bincount(nic_bin, weights=nic_share)
+    # NICs whose traffic leaves the bin, counted (whole numbers: as a count of ones in floats)
+    sending = np.bincount(nic_bin[nic_share > 0])
+    return float(per_bin.max(initial=0.0)), int(np.count_nonzero(per_bin)), int(sending.max(initial=0))
 
 
 def _tier_limit(pattern: str, lay: _Layout, load_of: _PatternLoad, plan: Plan, link: float, uplink_cap: float,

@@ -145,8 +145,11 @@ def _place(mode: str, leaves: int, uplinks: int, nics: int, load: float, per_nic
     counts = np.arange(most + 1)
     counts[0] = 1   # no flow sees 0 flows on its path (it is one of them): a placeholder
     table = flow_shares(counts, load, flows_per_link)
-    # seed by seed (each row's mean is the same sum, in the same order, as over the whole array)
-    throughput = np.array([table.take(row).mean() for row in on_path])
+    # seed by seed (each row's mean is the same sum, in the same order, as over the whole array),
+    # into one buffer (every count is in the table: "clip" only spares take its bounds check and
+    # the copy that checking into `out` makes)
+    shares = np.empty(len(on_path[0]))
+    throughput = np.array([table.take(row, out=shares, mode="clip").mean() for row in on_path])
     return Placement(mode, leaves, uplinks, flows, per_nic, load, float(throughput.mean()),
                      float(np.percentile(throughput, 10)), float(table[busiest_of_seed].mean()),
                      busiest, seeds)
@@ -167,44 +170,49 @@ def flow_shares(on_path: np.ndarray, load: float, flows_per_link: float) -> np.n
 # The draws do not depend on the load, nor on which hashed mode asked: a collective's several
 # loads (each message size, the full-load figure) on one fabric share one placement of flows.
 # A comparison asks each fabric's loads together, and its re-runs (the other rank placement,
-# other jobs' load) come back to them, so a dozen entries are kept; each holds an int32 per
-# flow and seed (a few MB at 16K GPUs, more on larger fabrics).
+# other jobs' load) come back to them, so a dozen entries are kept; each holds a count per flow
+# and seed, in the narrowest type that holds it (a byte per flow on a 1:1 fabric).
 @lru_cache(maxsize=12)
-def _draws(leaves: int, uplinks: int, flows: int, seeds: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
-    """Per seed and flow, the flows on the busier link of its path (read-only), and per seed the
-    flows on its busiest link."""
+def _draws(leaves: int, uplinks: int, flows: int, seeds: int, seed: int) -> tuple[tuple[np.ndarray, ...], np.ndarray]:
+    """Per seed, each flow's count of flows on the busier link of its path (read-only), and per
+    seed the flows on its busiest link."""
     rng = np.random.default_rng(seed)
     n = leaves * flows
-    # Destination leaf: any other leaf, uniformly; path: one uplink (spine), uniformly. Both are
-    # drawn for every seed at once (the generator's stream), then counted seed by seed: a seed's
-    # links fit in the caches where every seed's would not. Link indices are 32-bit where they
-    # fit: the same values, half the memory to walk (the generator draws the same numbers below
-    # 2**32 in either width).
     links = leaves * uplinks
-    itype: type[np.signedinteger[Any]] = np.int32 if max(links, 2 * leaves) < 2**31 else np.int64
-    dst = rng.integers(1, leaves, size=(seeds, n), dtype=itype)
-    spine = rng.integers(0, uplinks, size=(seeds, n), dtype=np.int32)
-    src = np.repeat(np.arange(leaves, dtype=itype), flows)
+    # Destination leaf: any other leaf, uniformly; path: one uplink (spine), uniformly. Every
+    # seed's destinations are drawn first, then each seed's uplinks (the generator's stream: its
+    # draws of a range below 2**32 are the same numbers in one call or several, in 32 or 64 bits),
+    # and counted seed by seed: a seed's links fit in the caches where every seed's would not.
+    # Indices are 64-bit: bincount and take would widen narrower ones on every call.
+    dst = rng.integers(1, leaves, size=(seeds, n), dtype=np.int32 if leaves < 2**31 else np.int64)
+    src = np.repeat(np.arange(leaves, dtype=np.int64), flows)
     src_up = src * uplinks
-    on_path = np.empty((seeds, n), np.int32)
+    down_idx, up_idx = np.empty(n, np.int64), np.empty(n, np.int64)
+    rows = []
     busiest = np.zeros(seeds, np.int64)
     for s in range(seeds):
-        down_idx = dst[s]
-        down_idx += src   # from 1 to 2 x leaves - 2: one subtraction wraps it, cheaper than a modulo
-        np.subtract(down_idx, leaves, out=down_idx, where=down_idx >= leaves)
+        spine = rng.integers(0, uplinks, size=n, dtype=np.int64)
+        np.add(dst[s], src, out=down_idx)   # from 1 to 2 x leaves - 2, wrapped below
+        if leaves & (leaves - 1) == 0:
+            down_idx &= leaves - 1
+        else:
+            # as unsigned, x - leaves wraps above x where x < leaves: the smaller is x mod leaves
+            wrap = down_idx.view(np.uint64)
+            np.minimum(wrap, wrap - np.uint64(leaves), out=wrap)
         down_idx *= uplinks
-        down_idx += spine[s]
-        up_idx = src_up + spine[s]
+        down_idx += spine
+        np.add(src_up, spine, out=up_idx)
         up = np.bincount(up_idx, minlength=links)
         down = np.bincount(down_idx, minlength=links)
         busiest[s] = most = max(int(up.max()), int(down.max()))
-        # the counts in the narrowest type that holds them: the lookups below hit the caches
+        # the counts in the narrowest type that holds them: the lookups hit the caches, and each
+        # load's shares read a byte per flow
         ctype: type[np.integer[Any]] = np.uint8 if most < 2**8 else np.uint16 if most < 2**16 else np.int32
-        up_c, down_c = up.astype(ctype), down.astype(ctype)
-        np.maximum(up_c.take(up_idx), down_c.take(down_idx), out=on_path[s], casting="unsafe")
-    on_path.flags.writeable = False
+        row = np.maximum(up.astype(ctype).take(up_idx), down.astype(ctype).take(down_idx))
+        row.flags.writeable = False
+        rows.append(row)
     busiest.flags.writeable = False
-    return on_path, busiest
+    return tuple(rows), busiest
 
 
 def full_load(mode: str, leaves: int, uplinks: int, nics_per_leaf: int, qps_per_connection: int) -> Placement:
