@@ -95,7 +95,7 @@ def _check_shapes(design) -> bool:
                         expanded.append((int(owner(0, o)), blocks.owner_port + j * blocks.base + c,
                                          int(target(0, tg)), 1 + i * blocks.base + c))
         assert sorted(expanded) == _links(first.tier, first, t)
-        assert len(expanded) == blocks.owners.size * n_t * blocks.base and n_o * len(blocks.owners) == blocks.owners.size
+        assert len(expanded) == len(blocks.owners) * n_o * n_t * blocks.base
 
     shaped = shaped_first_plane(d, CAT, dev)
     listed = first_plane_tiers(d, CAT, first)
