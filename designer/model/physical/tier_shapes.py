@@ -93,24 +93,28 @@ class Blocks:
     owner_port: int
 
 
-def leaf_spine_blocks(plan: Plan) -> Blocks | None:
-    """The leaf-spine links of `first_plane_links` as blocks (a pod each), or None where a leaf's
-    uplinks do not spread evenly over its pod's spines or a pod is partial."""
+def leaf_spine_blocks(plan: Plan) -> list[Blocks] | None:
+    """The leaf-spine links of `first_plane_links` as groups of blocks (the full pods, then a
+    partial last pod), or None where a leaf's uplinks do not spread evenly over its pod's spines."""
     spp, up = plan.spines_per_pod, plan.leaf_up
     if plan.tiers < 2 or spp <= 0 or up <= 0 or up % spp:
         return None
     per_pod = plan.leaves_per_pod if plan.tiers == 3 else plan.leaves
-    if per_pod <= 0 or plan.leaves % per_pod:
+    if per_pod <= 0:
         return None
-    pods = plan.leaves // per_pod
-    targets = np.arange(pods, dtype=np.int64)[:, None] * spp + np.arange(spp, dtype=np.int64)[None, :]
-    if int(targets.max()) >= plan.spines:
+    full, rest = divmod(plan.leaves, per_pod)
+    if (full + (rest > 0)) * spp > plan.spines:
         return None
-    owners = np.arange(plan.leaves, dtype=np.int64).reshape(pods, per_pod)
-    return Blocks(owners, targets, up // spp, plan.leaf_down + 1)
+    groups = []
+    for first_pod, pods, owners in ((0, full, per_pod), (full, 1, rest)):
+        if pods and owners:
+            pod = np.arange(first_pod, first_pod + pods, dtype=np.int64)[:, None]
+            groups.append(Blocks(pod * per_pod + np.arange(owners, dtype=np.int64)[None, :],
+                                 pod * spp + np.arange(spp, dtype=np.int64)[None, :], up // spp, plan.leaf_down + 1))
+    return groups
 
 
-def spine_core_blocks(plan: Plan) -> Blocks | None:
+def spine_core_blocks(plan: Plan) -> list[Blocks] | None:
     """The spine-core links as blocks (the spines of one place in every pod, their core group),
     or None where the spread is uneven or core groups overlap."""
     spp, group, up = plan.spines_per_pod, plan.core_groups_size, plan.spine_up
@@ -121,7 +125,7 @@ def spine_core_blocks(plan: Plan) -> Blocks | None:
     pods = plan.spines // spp
     owners = np.arange(pods, dtype=np.int64)[None, :] * spp + np.arange(spp, dtype=np.int64)[:, None]
     targets = np.arange(spp, dtype=np.int64)[:, None] * group + np.arange(group, dtype=np.int64)[None, :]
-    return Blocks(owners, targets, up // group, plan.spine_down + 1)
+    return [Blocks(owners, targets, up // group, plan.spine_down + 1)]
 
 
 @dataclass
@@ -195,72 +199,89 @@ class SegmentRuns:
         return _histogram(self.runs, codes, np.ones(len(distinct), np.int64))
 
 
-class BlockRuns:
-    """A tier between switches' runs on every plane from its blocks: per block, the pairs of
-    classes of its owners and targets, weighted by how many of each class it holds."""
+class _BlockGroup:
+    """One group of like blocks, by class: per block, a device of each class of owner and of
+    target met in it and how many of the class it holds."""
 
-    def __init__(self, fp: FloorPlan, blocks: Blocks, owner_codes: np.ndarray, target_codes: np.ndarray,
-                 dev: DeviceCodes, planes: int, row: np.ndarray, slot: np.ndarray, target_ports: PortCages) -> None:
-        self.blocks, self.target_ports = blocks, target_ports
-        self.owner_codes, self.target_codes = owner_codes, target_codes     # (blocks, per block) device codes
-        n_blocks = len(owner_codes)
-        # a device of each class met in each block, and how many of that class the block holds
-        self.owner_rep, self.owner_block, self.owner_n, self.rep_of_owner = self._per_block(
+    def __init__(self, blocks: Blocks, owner_codes: np.ndarray, target_codes: np.ndarray, dev: DeviceCodes,
+                 planes: int, row: np.ndarray, slot: np.ndarray, target_ports: PortCages) -> None:
+        self.blocks, self.target_ports, self.owner_codes = blocks, target_ports, owner_codes
+        self.n_blocks = len(owner_codes)
+        self.owner_rep, self.owner_block, self.owner_n, self.rep_of_owner = _per_block(
             owner_codes, dev, planes, row, slot)
-        self.target_rep, self.target_block, self.target_n, _ = self._per_block(target_codes, dev, planes, row, slot)
-        o, t = self._joined(self.owner_block, self.target_block, n_blocks)
-        self.runs = TierRuns(fp, self.owner_rep[o], self.target_rep[t], dev.servers, dev.per_plane, planes, row, slot,
-                             weights=self.owner_n[o] * self.target_n[t] * blocks.base)
+        self.target_rep, self.target_block, self.target_n, _ = _per_block(target_codes, dev, planes, row, slot)
 
-    @staticmethod
-    def _per_block(codes: np.ndarray, dev: DeviceCodes, planes: int, row: np.ndarray,
-                   slot: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """A device of each class met in each block, its block, how many of the class the block
-        holds (sorted by block), and each device's representative."""
-        width = int(slot.max(initial=0)) + 1
-        class_of, reps = device_classes(codes.ravel(), dev.servers, dev.per_plane, planes, row, slot, width)
-        block = np.repeat(np.arange(len(codes), dtype=np.int64), codes.shape[1])
-        key = block * len(reps) + class_of[codes.ravel()]
-        distinct, n = np.unique(key, return_counts=True)
-        return reps[distinct % len(reps)], distinct // len(reps), n, reps[class_of]
+    def pairs(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Each (owner class, target class) met in a block: their devices and links."""
+        o, t = _joined(self.owner_block, self.target_block, self.n_blocks)
+        return self.owner_rep[o], self.target_rep[t], self.owner_n[o] * self.target_n[t] * self.blocks.base
 
-    @staticmethod
-    def _joined(block_a: np.ndarray, block_b: np.ndarray, n_blocks: int) -> tuple[np.ndarray, np.ndarray]:
-        """Every (i, j) with block_a[i] == block_b[j] (both sorted by block)."""
-        n_b = np.bincount(block_b, minlength=n_blocks)
-        first_b = np.r_[0, np.cumsum(n_b)[:-1]]
-        per_a = n_b[block_a]
-        i = np.repeat(np.arange(len(block_a)), per_a)
-        j = first_b[block_a][i] + np.arange(len(i)) - np.repeat(np.cumsum(per_a) - per_a, per_a)
-        return i, j
-
-    def slots(self, split: int) -> Counter[float]:
+    def slots(self, runs: TierRuns, split: int) -> Counter[float]:
         """Breakout slots of the targets' ports per longest run of the slot: a slot's owners are
         the same in every block's targets, so per block, slot and class of target."""
         b = self.blocks
         keys = _slot_keys(self.target_ports, split)      # per target port - 1 (= owner * base + copy)
         n_slots = int(keys.max()) + 1
+        per_block = b.owners.shape[1]
         owner_of_port = np.arange(len(keys)) // b.base
-        # the (slot, owner) pairs, then per block the owners' devices
-        slot_owner = np.unique(keys * b.owners.shape[1] + owner_of_port)
-        s, i = slot_owner // b.owners.shape[1], slot_owner % b.owners.shape[1]
-        n_blocks = len(self.owner_codes)
-        block = np.repeat(np.arange(n_blocks, dtype=np.int64), len(s))
+        slot_owner = np.unique(keys * per_block + owner_of_port)   # the (slot, owner) pairs
+        s, i = slot_owner // per_block, slot_owner % per_block
+        block = np.repeat(np.arange(self.n_blocks, dtype=np.int64), len(s))
         owner_dev = self.rep_of_owner[self.owner_codes[:, i].ravel()]
-        slot_of = np.tile(s, n_blocks)
+        slot_of = np.tile(s, self.n_blocks)
         # per (block, slot), every class of target in the block
-        a, t = self._joined(block, self.target_block, n_blocks)
+        a, t = _joined(block, self.target_block, self.n_blocks)
         group = (block[a] * n_slots + slot_of[a]) * len(self.target_rep) + t
         distinct, inverse = np.unique(group, return_inverse=True)
         inverse = inverse.reshape(-1)
-        pair = self.runs.pair_index(owner_dev[a], self.target_rep[t])
+        pair = runs.pair_index(owner_dev[a], self.target_rep[t])
         weights = self.target_n[distinct % len(self.target_rep)]
         codes = []
-        for p in range(self.runs.n_planes):
+        for p in range(runs.n_planes):
             longest = np.full(len(distinct), -1, np.int64)
-            np.maximum.at(longest, inverse, self.runs.plane(p)[1][pair])
+            np.maximum.at(longest, inverse, runs.plane(p)[1][pair])
             codes.append(longest)
-        return _histogram(self.runs, codes, weights)
+        return _histogram(runs, codes, weights)
+
+
+def _per_block(codes: np.ndarray, dev: DeviceCodes, planes: int, row: np.ndarray,
+               slot: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """A device of each class met in each block, its block, how many of the class the block
+    holds (sorted by block), and each device's representative."""
+    width = int(slot.max(initial=0)) + 1
+    class_of, reps = device_classes(codes.ravel(), dev.servers, dev.per_plane, planes, row, slot, width)
+    block = np.repeat(np.arange(len(codes), dtype=np.int64), codes.shape[1])
+    key = block * len(reps) + class_of[codes.ravel()]
+    distinct, n = np.unique(key, return_counts=True)
+    return reps[distinct % len(reps)], distinct // len(reps), n, reps[class_of]
+
+
+def _joined(block_a: np.ndarray, block_b: np.ndarray, n_blocks: int) -> tuple[np.ndarray, np.ndarray]:
+    """Every (i, j) with block_a[i] == block_b[j] (both sorted by block)."""
+    n_b = np.bincount(block_b, minlength=n_blocks)
+    first_b = np.r_[0, np.cumsum(n_b)[:-1]]
+    per_a = n_b[block_a]
+    i = np.repeat(np.arange(len(block_a)), per_a)
+    j = first_b[block_a][i] + np.arange(len(i)) - np.repeat(np.cumsum(per_a) - per_a, per_a)
+    return i, j
+
+
+class BlockRuns:
+    """A tier between switches' runs on every plane from its groups of blocks (the full pods,
+    and a partial last one): the pairs of classes met in each block, weighted by how many of
+    each class the block holds."""
+
+    def __init__(self, fp: FloorPlan, groups: list[_BlockGroup], dev: DeviceCodes, planes: int, row: np.ndarray,
+                 slot: np.ndarray) -> None:
+        self.groups = groups
+        owner, target, weights = (np.concatenate(x) for x in zip(*(g.pairs() for g in groups), strict=True))
+        self.runs = TierRuns(fp, owner, target, dev.servers, dev.per_plane, planes, row, slot, weights=weights)
+
+    def slots(self, split: int) -> Counter[float]:
+        out: Counter[float] = Counter()
+        for group in self.groups:
+            out.update(group.slots(self.runs, split))
+        return out
 
 
 @dataclass
@@ -274,14 +295,14 @@ class SegmentShape:
 
 @dataclass
 class BlockShape:
-    blocks: Blocks
-    roles: tuple[str, str]    # the owners' and targets' roles
-    target_ports: PortCages
+    groups: list[tuple[Blocks, PortCages]]   # each group of like blocks, its targets' port cages
+    roles: tuple[str, str]                   # the owners' and targets' roles
 
     def runs(self, fp: FloorPlan, dev: DeviceCodes, planes: int, row: np.ndarray, slot: np.ndarray) -> BlockRuns:
         code = {"leaf": dev.leaf, "spine": dev.spine, "core": dev.core}
-        owners, targets = code[self.roles[0]](0, self.blocks.owners), code[self.roles[1]](0, self.blocks.targets)
-        return BlockRuns(fp, self.blocks, owners, targets, dev, planes, row, slot, self.target_ports)
+        return BlockRuns(fp, [_BlockGroup(b, code[self.roles[0]](0, b.owners), code[self.roles[1]](0, b.targets),
+                                          dev, planes, row, slot, ports) for b, ports in self.groups],
+                         dev, planes, row, slot)
 
 
 @dataclass
@@ -325,28 +346,38 @@ def shaped_first_plane(derived: Derived, catalog: Catalog, dev: DeviceCodes) -> 
     highest = int(leaf_ports.cage[:int(used.max())].max())
     first_of = {TIERS[0]: int(dev.leaf(0, int(segments.leaf.min())))}
     roles = (("leaf", "spine", r.leaf_switch, r.spine_switch), ("spine", "core", r.spine_switch, r.core_switch))
-    for t, blocks in ((1, leaf_spine_blocks(plan)), (2, spine_core_blocks(plan))):
+    for t, groups in ((1, leaf_spine_blocks(plan)), (2, spine_core_blocks(plan))):
         if plan.tiers <= t:
             break
-        if blocks is None:
+        if groups is None:
             return None
         low_role, up_role, low_sw, up_sw = roles[t - 1]
-        n_o, n_t = blocks.owners.shape[1], blocks.targets.shape[1]
-        owner = port_cages(r, plan, low_role, low_sw, r.uplink_gbps,
-                           blocks.owner_port + np.arange(n_t * blocks.base, dtype=np.int64))
-        target = port_cages(r, plan, up_role, up_sw, r.uplink_gbps, 1 + np.arange(n_o * blocks.base, dtype=np.int64))
-        if owner is None or target is None or int(owner.cage.min()) <= highest:
-            return None    # two kinds of cage on a side, or a cage serving this tier and the one below
-        highest = int(target.cage.max())
-        n = blocks.owners.size * n_t * blocks.base
+        sides: list[tuple[PortCages, PortCages]] = []
+        for blocks in groups:
+            n_o, n_t = blocks.owners.shape[1], blocks.targets.shape[1]
+            owner = port_cages(r, plan, low_role, low_sw, r.uplink_gbps,
+                               blocks.owner_port + np.arange(n_t * blocks.base, dtype=np.int64))
+            target = port_cages(r, plan, up_role, up_sw, r.uplink_gbps,
+                                1 + np.arange(n_o * blocks.base, dtype=np.int64))
+            if owner is None or target is None:
+                return None     # two kinds of cage on a side
+            sides.append((owner, target))
+        kinds = {(o.capacity, o.cage_type, tg.capacity, tg.cage_type) for o, tg in sides}
+        if len(kinds) > 1 or min(int(o.cage.min()) for o, _ in sides) <= highest:
+            return None         # two kinds of cage on a side, or a cage serving this tier and the one below
+        highest = max(int(tg.cage.max()) for _, tg in sides)
+        n = sum(b.owners.size * b.targets.shape[1] * b.base for b in groups)
+        lower = sum(b.owners.size * o.distinct for b, (o, _) in zip(groups, sides, strict=True)) * planes
+        upper = sum(b.targets.size * tg.distinct for b, (_, tg) in zip(groups, sides, strict=True)) * planes
+        owner, target = sides[0]
         tiers.append(ShapedTier(
-            TIERS[t], r.uplink_gbps, Side(False, owner.cage_type, owner.capacity, blocks.owners.size * owner.distinct
-                                          * planes),
-            Side(False, target.cage_type, target.capacity, blocks.targets.size * target.distinct * planes), False, n,
-            BlockShape(blocks, (low_role, up_role), target), lambda t=t: load(t)))  # type: ignore[misc]
+            TIERS[t], r.uplink_gbps, Side(False, owner.cage_type, owner.capacity, lower),
+            Side(False, target.cage_type, target.capacity, upper), False, n,
+            BlockShape([(b, tg) for b, (_, tg) in zip(groups, sides, strict=True)], (low_role, up_role)),
+            lambda t=t: load(t)))  # type: ignore[misc]
         links[TIERS[t]] = n * planes
         if t == 1:
-            first_of[TIERS[1]] = int(dev.leaf(0, int(blocks.owners.min())))
+            first_of[TIERS[1]] = int(dev.leaf(0, min(int(b.owners.min()) for b in groups)))
     order = sorted(first_of, key=lambda name: (first_of[name], TIERS.index(name)))
     return ShapedPlane(tiers, segments, links, order + ([TIERS[2]] if TIERS[2] in links else []))
 
