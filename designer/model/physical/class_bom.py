@@ -1,8 +1,12 @@
-"""The physical layer's counts of a template design by class of link, from one plane's links.
+"""The physical layer's counts of a template design by class of link, from one plane's tiers.
 
-Only the first plane's links are generated (every plane repeats them, its switches elsewhere on
-the floor), and each plane's runs are counted by `link_runs`' arithmetic (class_parts.py). Each
-tier is then counted in the cheapest of three ways that give the per-link count exactly:
+Every plane repeats the first plane's links (its switches elsewhere on the floor), and each
+plane's runs are counted by `link_runs`' arithmetic. Where the template's arithmetic gives a
+tier's shape (tier_shapes.py: the server links as segments of a server's ports on one leaf, the
+tiers between switches as blocks of pods or core groups) its cages, runs and breakout slots are
+counted from the shape, and its links are generated only if a count below reads them (its
+groups); otherwise the first plane's links are generated (class_parts.py). Each tier is then
+counted in the cheapest of three ways that give the per-link count exactly:
 
 - **One class.** A tier joins one kind of cage below (a server's NIC cage, or a switch's cage at
   the tier's speed) to one kind above. Where no copper cable can join them (every run beyond the
