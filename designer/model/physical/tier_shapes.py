@@ -8,13 +8,14 @@ bill by class of link (class_bom.py) counts a tier's cages, runs and breakout sl
 - **Links between switches as blocks.** Where each switch spreads its uplinks evenly over the
   switches of its block (a pod's spines, a core group), every owner of a block links `base`
   times to every target of the block, on the same ports of every owner and of every target, in
-  every block alike. The runs are counted per pair of classes of devices (`link_runs.TierRuns`)
-  met in each block, weighted by the block's owners and targets of each class; a breakout
-  slot's longest run per block, slot and class of target.
+  every block alike (a partial last pod is a group of blocks of its own). The runs are counted
+  per pair of classes of devices (`link_runs.TierRuns`) met in each block, weighted by the
+  block's owners and targets of each class; a breakout slot's longest run per block, slot and
+  class of target.
 
-Anything else (rail-optimized assignments, uneven spreads, partial pods, a cage serving two
-tiers) has no shape here: its links are generated (closed_form_bom.first_plane_links), and
-tests/test_tier_shapes.py holds every count here equal to the one from generated links.
+Anything else (rail-optimized assignments, uneven spreads, overlapping core groups, a cage
+serving two tiers) has no shape here: its links are generated (closed_form_bom.first_plane_links),
+and tests/test_tier_shapes.py holds every count here equal to the one from generated links.
 """
 
 from __future__ import annotations
