@@ -11,7 +11,8 @@ same cluster on 51.2T switches (200G to the servers, 400G between switches, chos
 
 Each command runs in a fresh process, start-up included, under the wrapper of
 bench_every_command.py (peak memory of the child, CPU time). Targets: `new` and `metrics` within
-2 s and 500 MB each; `bom` and `compare` within 5x the CPU time of `metrics`.
+2 s of CPU and 500 MB each; `bom` and `compare` within 5x the CPU time of `metrics`. To compare
+with other code, run it with PYTHONPATH set to that tree, taking turns.
 """
 
 from __future__ import annotations
@@ -66,7 +67,8 @@ def main() -> int:
             m = results.get(name) or measure(args, opts.cap)
             ratio = m["cpu"] / base if base else 0.0
             if name in ("new", "metrics"):
-                goal, met = "< 2 s, < 500 MB", m["wall"] < 2 and m["rss_mb"] < 500
+                # CPU, not wall time: on a shared machine the wall clock measures the other work
+                goal, met = "< 2 s CPU, < 500 MB", m["cpu"] < 2 and m["rss_mb"] < 500
             elif name in ("bom", "compare"):
                 goal, met = "<= 5x metrics", ratio <= 5
             else:

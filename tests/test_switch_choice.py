@@ -172,3 +172,20 @@ def test_above_the_layout_ceiling_every_switch_and_mode_is_priced_on_the_layout_
         assert min(o.switches for o in counted.options if o.switch.id == sid) == fewest
     assert any(n.startswith("layouts: above 1 links") for n in counted.notes)
     assert not any(n.startswith("layouts:") for n in every.notes)
+
+
+def test_a_layout_chosen_by_counts_is_never_called_the_cheapest(monkeypatch):
+    # Above the ceiling the SU size and rail grouping are the fewest switches', a heuristic: the
+    # SU note says so instead of calling the layout the cheapest, which only pricing can tell.
+    from designer.model.topology import switch_choice
+
+    request = dict(gpus=2048, server="hgx-b300-eth-4plane", cost=COST)
+    every = new_design_choice(CAT, "rail-optimized", **request)
+    assert not every.layout_by_counts
+    assert any(n.startswith("SU:") and "the cheapest layout" in n for n in every.notes)
+    monkeypatch.setattr(switch_choice, "LAYOUTS_BY_COUNT_LINKS", 1)
+    counted = new_design_choice(CAT, "rail-optimized", **request)
+    assert counted.layout_by_counts
+    su = [n for n in counted.notes if n.startswith("SU:")]
+    assert su and "instead of" in su[0] and "chosen by counts, not priced" in su[0]
+    assert not any("cheapest layout" in n or "cheapest grouping" in n for n in counted.notes)

@@ -206,7 +206,7 @@ def make_counterpart(design: FabricDesign, technology: str, catalog: Catalog,
     if counterpart.fabric.switch in su_notes:
         notes.append(su_notes[counterpart.fabric.switch])
     notes.extend(choice.notes)
-    notes.extend(sizing_notes(catalog, counterpart, given_su))
+    notes.extend(sizing_notes(catalog, counterpart, given_su, layout_by_counts=choice.layout_by_counts))
     chosen = choice.chosen
     if chosen is not None:
         notes.append(f"leaf oversubscription {chosen.leaf_ratio:.2f}:1 (asked {chosen.asked_ratio:g}:1)")

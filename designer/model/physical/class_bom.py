@@ -1,8 +1,12 @@
-"""The physical layer's counts of a template design by class of link, from one plane's links.
+"""The physical layer's counts of a template design by class of link, from one plane's tiers.
 
-Only the first plane's links are generated (every plane repeats them, its switches elsewhere on
-the floor), and each plane's runs are counted by `link_runs`' arithmetic (class_parts.py). Each
-tier is then counted in the cheapest of three ways that give the per-link count exactly:
+Every plane repeats the first plane's links (its switches elsewhere on the floor), and each
+plane's runs are counted by `link_runs`' arithmetic. Where the template's arithmetic gives a
+tier's shape (tier_shapes.py: the server links as segments of a server's ports on one leaf, the
+tiers between switches as blocks of pods or core groups) its cages, runs and breakout slots are
+counted from the shape, and its links are generated only if a count below reads them (its
+groups); otherwise the first plane's links are generated (class_parts.py). Each tier is then
+counted in the cheapest of three ways that give the per-link count exactly:
 
 - **One class.** A tier joins one kind of cage below (a server's NIC cage, or a switch's cage at
   the tier's speed) to one kind above. Where no copper cable can join them (every run beyond the
@@ -57,6 +61,7 @@ from designer.model.physical.media import (
     host_ports_per_cage,
 )
 from designer.model.physical.template_layout import template_positions
+from designer.model.physical.tier_shapes import shaped_first_plane
 
 if TYPE_CHECKING:
     from designer.model.topology.derive import Derived
@@ -135,7 +140,7 @@ def _tier_counts(first: LinkArrays, planes: int) -> tuple[dict[str, int], list[s
 
 def _one_class(bill: Bill, tier: Tier, runs: Runs, choice: Choice | None, forced: str, planes: int) -> None:
     """Every link of the tier in one class: `choice`."""
-    n_links = len(tier.a_dev) * planes
+    n_links = tier.first_plane_links * planes
     links = runs.links()
     if choice is None:
         bill.problems[(tier.name, tier.gbps)] += n_links
@@ -179,15 +184,27 @@ def class_physical(derived: Derived, catalog: Catalog) -> PhysicalCounts | None:
     fp = design.floorplan
     servers, planes = design.cluster.servers, r.planes
     dev = DeviceCodes(servers, plan, planes)
-    first, server_of_ep, leaf_of = first_plane_links(r, plan, dev, ordered=False)
-    if not len(first.tier) or int(first.tier.max()) > 2:
-        return None
-    if np.any(np.diff(first.tier) < 0):
-        return None   # not tier by tier: a template this count does not know
-    tiers = first_plane_tiers(derived, catalog, first)
-    if tiers is None:
-        return None
-    row, slot, layout = template_positions(fp, servers, plan, planes, r.rails, dev, leaf_of, server_of_ep)
+    shaped = shaped_first_plane(derived, catalog, dev)
+    if shaped is not None:
+        # every tier from its template's arithmetic (tier_shapes.py): no link generated unless a
+        # count below reads a tier's links
+        tiers: list[Tier] = shaped.tiers
+        seg = shaped.segments
+        row, slot, layout = template_positions(fp, servers, plan, planes, r.rails, dev, seg.leaf, seg.server,
+                                               weights=seg.count)
+        tier_counts, present = shaped.links_by_tier, shaped.order
+    else:
+        first, server_of_ep, leaf_of = first_plane_links(r, plan, dev, ordered=False)
+        if not len(first.tier) or int(first.tier.max()) > 2:
+            return None
+        if np.any(np.diff(first.tier) < 0):
+            return None   # not tier by tier: a template this count does not know
+        listed = first_plane_tiers(derived, catalog, first)
+        if listed is None:
+            return None
+        tiers = listed
+        row, slot, layout = template_positions(fp, servers, plan, planes, r.rails, dev, leaf_of, server_of_ep)
+        tier_counts, present = _tier_counts(first, planes)
     media = MediaIndex(catalog, r.technology.family)
     k_host = host_ports_per_cage(catalog, derived)[0]
     bill = Bill(catalog)
@@ -213,7 +230,6 @@ def class_physical(derived: Derived, catalog: Catalog) -> PhysicalCounts | None:
         elif not count_groups(bill, tier, runs, derived, dev, k_host):
             return None
 
-    tier_counts, present = _tier_counts(first, planes)
     findings = _findings(bill.problems, bill.forced_failed, bill.custom, r.technology.family)
     power = bill.power()
     if power is None:

@@ -10,8 +10,9 @@ counted (`link_runs`' arithmetic). A tier whose lower switches' cages also serve
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -77,6 +78,10 @@ class Tier:
     merged: bool = False
 
     @property
+    def first_plane_links(self) -> int:
+        return len(self.a_dev)
+
+    @property
     def a_host(self) -> np.ndarray:
         """Per link, whether its lower end is a server's NIC."""
         host: np.ndarray = self.link_tier == 0
@@ -85,6 +90,35 @@ class Tier:
     def forced(self, fp: FloorPlan, tiers: set[str]) -> str:
         """The medium forced on a group of the tiers named (none: "auto" for a group of two)."""
         return fp.forced_medium(next(iter(tiers))) if len(tiers) == 1 else "auto"
+
+
+# A tier's per-link arrays: a tier counted from its shape has them made only when a count reads them.
+TIER_ARRAYS = ("a_dev", "b_dev", "b_cage", "b_lane", "a_port", "b_port", "a_cage", "a_lane", "link_tier",
+               "link_gbps", "a_type", "a_cap", "b_type", "b_cap", "type_names")
+
+
+class ShapedTier(Tier):
+    """A tier counted from its template's arithmetic (tier_shapes.py): its sides, speed and
+    links come from the shape; its per-link arrays (the groups, a NIC cage's partners) are made
+    by `load` the first time a count reads one."""
+
+    def __init__(self, name: str, gbps: int, lower: Side, upper: Side, host: bool, links: int, shape: Any,
+                 load: Callable[[], dict[str, Any]]) -> None:
+        self.name, self.gbps, self.lower, self.upper, self.host = name, gbps, lower, upper, host
+        self.merged = False
+        self.shape, self._links, self._load = shape, links, load
+
+    @property
+    def first_plane_links(self) -> int:
+        return self._links
+
+    def __getattr__(self, attr: str) -> Any:
+        if attr in TIER_ARRAYS and "_load" in self.__dict__:
+            arrays = self._load()
+            for name in TIER_ARRAYS:
+                setattr(self, name, arrays[name])
+            return arrays[attr]
+        raise AttributeError(attr)
 
 
 def _count_cages(dev: np.ndarray, cage: np.ndarray) -> int:
@@ -187,14 +221,29 @@ class Runs:
         self.tier, self.media = tier, media
         self._links: Counter[float] | None = None
         self._planes: list[tuple[list[float], np.ndarray]] | None = None
-        self._runs = TierRuns(derived.design.floorplan, tier.a_dev, tier.b_dev, dev.servers, dev.per_plane,
-                              derived.resolved.planes, row, slot)
+        fp, planes = derived.design.floorplan, derived.resolved.planes
+        # a shaped tier's runs come from its shape (tier_shapes.py); its runs link by link, where
+        # a count reads them, from its links made then
+        self._shape = tier.shape.runs(fp, dev, planes, row, slot) if isinstance(tier, ShapedTier) else None
+        self._runs = self._shape.runs if self._shape is not None else None
+        self._made = (fp, dev, planes, row, slot)
+
+    def _per_link_runs(self) -> TierRuns:
+        fp, dev, planes, row, slot = self._made
+        return TierRuns(fp, self.tier.a_dev, self.tier.b_dev, dev.servers, dev.per_plane, planes, row, slot)
+
+    @property
+    def _tier_runs(self) -> TierRuns:
+        if self._runs is None:
+            self._runs = self._per_link_runs()
+        return self._runs
 
     @property
     def planes(self) -> list[tuple[list[float], np.ndarray]]:
         """Per plane, its distinct runs and each link's index among them."""
         if self._planes is None:
-            self._planes = [self._runs.per_link(p) for p in range(self._runs.n_planes)]
+            runs = self._tier_runs if self._shape is None else self._per_link_runs()
+            self._planes = [runs.per_link(p) for p in range(runs.n_planes)]
         return self._planes
 
     @staticmethod
@@ -207,8 +256,9 @@ class Runs:
         """Links per distinct run (counted once, read by every class of the tier)."""
         if self._links is None:
             self._links = Counter()
-            for p in range(self._runs.n_planes):
-                values, counts = self._runs.histogram(p)
+            runs = self._tier_runs
+            for p in range(runs.n_planes):
+                values, counts = runs.histogram(p)
                 for v, n in zip(values, counts.tolist(), strict=True):
                     if n:
                         self._links[v] += n
@@ -240,6 +290,8 @@ class Runs:
 
     def slots(self, split_lanes: int) -> Counter[float]:
         """Breakout slots (lanes // split_lanes of an upper cage) per longest run of the slot."""
+        if self._shape is not None:
+            return Counter(self._shape.slots(split_lanes))
         tier = self.tier
         per_cage = -(-tier.upper.capacity // split_lanes)
         lo = int(tier.b_dev.min())

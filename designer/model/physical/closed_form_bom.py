@@ -349,6 +349,22 @@ def host_cages(global_port: np.ndarray, k_host: int, planes: int, rails: int) ->
     return gp // k_host, gp % k_host
 
 
+def switch_port_cages(r: Resolved, plan: Plan, role: str, sw: Switch, gbps: int,
+                      p: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(cage, lane, capacity) of the switch ports `p` (1-based) of a `role` switch on links of
+    `gbps`, as `media.switch_cage` gives them: a leaf whose uplinks run at another speed than its
+    server ports has its server ports' cages first, then its uplinks' in the cages after them."""
+    k = switch_cage_capacity(sw, gbps)
+    if role == "leaf" and r.link_gbps != r.uplink_gbps:
+        k_down = switch_cage_capacity(sw, r.link_gbps)
+        base = -(-plan.leaf_down // k_down)
+        off = p - plan.leaf_down - 1
+        down = p <= plan.leaf_down
+        return (np.where(down, (p - 1) // k_down, base + off // k), np.where(down, (p - 1) % k_down, off % k),
+                np.where(down, k_down, k))
+    return (p - 1) // k, (p - 1) % k, np.full(len(p), k)
+
+
 def first_plane_cages(derived: Derived, catalog: Catalog, tier0: np.ndarray, a_port0: np.ndarray,
                       b_port0: np.ndarray) -> _Cages:
     """The switch cages of one plane's links, as `media.switch_cage` gives them; the host ends
@@ -366,18 +382,7 @@ def first_plane_cages(derived: Derived, catalog: Catalog, tier0: np.ndarray, a_p
 
     def switch_ends(mask: np.ndarray | slice, ports: np.ndarray, role: str, sw: Switch, gbps: int, cage_out: np.ndarray,
                     lane_out: np.ndarray, cap_out: np.ndarray, type_out: np.ndarray) -> None:
-        k = switch_cage_capacity(sw, gbps)
-        p = ports[mask]
-        if role == "leaf" and r.link_gbps != r.uplink_gbps:
-            k_down = switch_cage_capacity(sw, r.link_gbps)
-            base = -(-plan.leaf_down // k_down)
-            off = p - plan.leaf_down - 1
-            down = p <= plan.leaf_down
-            cage = np.where(down, (p - 1) // k_down, base + off // k)
-            lane = np.where(down, (p - 1) % k_down, off % k)
-            cap = np.where(down, k_down, k)
-        else:
-            cage, lane, cap = (p - 1) // k, (p - 1) % k, np.full(len(p), k)
+        cage, lane, cap = switch_port_cages(r, plan, role, sw, gbps, ports[mask])
         cage_out[mask], lane_out[mask], cap_out[mask], type_out[mask] = cage, lane, cap, type_code(sw.cage_type)
 
     nl0: np.ndarray | slice

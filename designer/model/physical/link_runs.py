@@ -93,6 +93,37 @@ def tier_length_counts(fp: FloorPlan, links: LinkArrays, row: np.ndarray, slot: 
     return len_values, counts
 
 
+def shifted(devices: np.ndarray, plane: int, servers: int, per_plane: int) -> np.ndarray:
+    """The first plane's devices as the plane's own (servers are the same in every plane)."""
+    moved: np.ndarray = np.where(devices < servers, devices, devices + plane * per_plane)
+    return moved
+
+
+def device_classes(codes: np.ndarray, servers: int, per_plane: int, planes: int, row: np.ndarray, slot: np.ndarray,
+                   width: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per device code (an array over codes up to the largest of `codes`), its class, and a
+    device of each class: first-plane devices whose rack is the same in every plane are one
+    class (`width`: the floor's widest row, in slots)."""
+    top = int(codes.max(initial=0)) + 1
+    seen = np.zeros(top, bool)
+    seen[codes] = True
+    devices = np.flatnonzero(seen)
+
+    def place(plane: int) -> np.ndarray:
+        moved = shifted(devices, plane, servers, per_plane)
+        at: np.ndarray = row[moved] * width + slot[moved]
+        return at
+
+    if top <= servers:   # servers only: the same devices, in the same racks, in every plane
+        _, first, inverse = np.unique(place(0), return_index=True, return_inverse=True)
+    else:
+        keys = np.stack([place(p) for p in range(planes)], axis=1)
+        _, first, inverse = np.unique(keys, axis=0, return_index=True, return_inverse=True)
+    class_of = np.zeros(top, np.int64)
+    class_of[devices] = inverse.reshape(-1)
+    return class_of, devices[first]
+
+
 class TierRuns:
     """A tier's runs on every plane, counted from the distinct pairs of device classes its links
     join instead of link by link.
@@ -107,52 +138,41 @@ class TierRuns:
     """
 
     def __init__(self, fp: FloorPlan, a_dev: np.ndarray, b_dev: np.ndarray, servers: int, per_plane: int,
-                 planes: int, row: np.ndarray, slot: np.ndarray) -> None:
+                 planes: int, row: np.ndarray, slot: np.ndarray, weights: np.ndarray | None = None) -> None:
+        """`weights`: each entry of (a_dev, b_dev) stands for that many links alike (a tier's shape,
+        tier_shapes.py); then `per_link` means per entry."""
         self._fp, self._row, self._slot = fp, row, slot
         self.servers, self.per_plane, self.n_planes = servers, per_plane, planes
         width = int(slot.max(initial=0)) + 1
-        class_a, reps_a = self._classes(a_dev, width)
-        class_b, reps_b = self._classes(b_dev, width)
+        class_a, reps_a = device_classes(a_dev, servers, per_plane, planes, row, slot, width)
+        class_b, reps_b = device_classes(b_dev, servers, per_plane, planes, row, slot, width)
         n_b = len(reps_b)
         pair = class_a[a_dev] * n_b + class_b[b_dev]
         if len(reps_a) * n_b <= max(4 * len(pair), 1 << 20):
-            weights = np.bincount(pair, minlength=len(reps_a) * n_b)
-            present = np.flatnonzero(weights)
-            index = np.zeros(len(weights), np.int64)
+            counted = np.bincount(pair, weights=weights, minlength=len(reps_a) * n_b)
+            counted = counted.astype(np.int64) if weights is not None else counted
+            present = np.flatnonzero(counted)
+            index = np.zeros(len(counted), np.int64)
             index[present] = np.arange(len(present))
             self.pair_of_link: np.ndarray = index[pair]
-            self.weights: np.ndarray = weights[present]
+            self.weights: np.ndarray = counted[present]
         else:
             present, self.pair_of_link, self.weights = np.unique(pair, return_inverse=True, return_counts=True)
             self.pair_of_link = self.pair_of_link.reshape(-1)
+            if weights is not None:
+                self.weights = np.bincount(self.pair_of_link, weights=weights, minlength=len(present)).astype(np.int64)
+        self._class_a, self._class_b, self._n_b, self._present = class_a, class_b, n_b, present
         self._rep_a, self._rep_b = reps_a[present // n_b], reps_b[present % n_b]
         self._plane_runs: list[tuple[list[float], np.ndarray] | None] = [None] * planes
 
-    def _classes(self, codes: np.ndarray, width: int) -> tuple[np.ndarray, np.ndarray]:
-        """Per device code (an array over codes up to the largest of `codes`), its class, and a
-        device of each class: devices whose rack is the same in every plane are one class."""
-        top = int(codes.max(initial=0)) + 1
-        seen = np.zeros(top, bool)
-        seen[codes] = True
-        devices = np.flatnonzero(seen)
-        if top <= self.servers:   # servers only: the same devices, in the same racks, in every plane
-            _, first, inverse = np.unique(self._place(devices, 0, width), return_index=True, return_inverse=True)
-        else:
-            keys = np.stack([self._place(devices, p, width) for p in range(self.n_planes)], axis=1)
-            _, first, inverse = np.unique(keys, axis=0, return_index=True, return_inverse=True)
-        class_of = np.zeros(top, np.int64)
-        class_of[devices] = inverse.reshape(-1)
-        return class_of, devices[first]
+    def pair_index(self, a_dev: np.ndarray, b_dev: np.ndarray) -> np.ndarray:
+        """Per (a_dev, b_dev) of the first plane, its pair's index (as `plane` codes them): the
+        devices must be of classes this tier's links join."""
+        index: np.ndarray = np.searchsorted(self._present, self._class_a[a_dev] * self._n_b + self._class_b[b_dev])
+        return index
 
     def _shifted(self, devices: np.ndarray, plane: int) -> np.ndarray:
-        """The first plane's devices as the plane's own (servers are the same in every plane)."""
-        moved: np.ndarray = np.where(devices < self.servers, devices, devices + plane * self.per_plane)
-        return moved
-
-    def _place(self, devices: np.ndarray, plane: int, width: int) -> np.ndarray:
-        moved = self._shifted(devices, plane)
-        place: np.ndarray = self._row[moved] * width + self._slot[moved]
-        return place
+        return shifted(devices, plane, self.servers, self.per_plane)
 
     def plane(self, p: int) -> tuple[list[float], np.ndarray]:
         """Plane p's distinct runs, sorted, and per distinct pair the index of its run."""

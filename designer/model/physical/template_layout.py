@@ -35,10 +35,12 @@ def rank_within(keys: np.ndarray) -> np.ndarray:
 
 
 def template_positions(fp: FloorPlan, servers: int, plan: Plan, planes: int, rails: int, dev: DeviceCodes,
-                       leaf_of: np.ndarray, server_of_ep: np.ndarray) -> tuple[np.ndarray, np.ndarray, Layout]:
+                       leaf_of: np.ndarray, server_of_ep: np.ndarray,
+                       weights: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, Layout]:
     """(row, slot) per device code, and the Layout counts, by `floor_layout.lay_out`'s rules: the
     template's leaves (each serving the same servers in every plane), spines and cores, placed by
-    `positions_of` as an edited design's are."""
+    `positions_of` as an edited design's are. `weights`: each (leaf, server) entry stands for
+    that many of the first plane's server links (a server's ports on one leaf, tier_shapes.py)."""
     li = np.arange(plan.leaves, dtype=np.int64)
     spread = plan.leaf_rail(li, rails) if plan.rail_su_size else li
     fallback = li * servers // (plan.leaves * planes)
@@ -47,6 +49,7 @@ def template_positions(fp: FloorPlan, servers: int, plan: Plan, planes: int, rai
     # and server once, and shift them plane by plane (a plane's leaf codes are above the last's)
     by_leaf = np.lexsort((server_of_ep, leaf_of))
     leaf_of, server_of_ep = leaf_of[by_leaf], server_of_ep[by_leaf]
+    tiled = np.tile(weights[by_leaf], planes) if weights is not None else None
     host_leaf = np.concatenate([dev.leaf(p, leaf_of) for p in range(planes)])
     switch_codes = []
     for p in range(planes):
@@ -54,18 +57,20 @@ def template_positions(fp: FloorPlan, servers: int, plan: Plan, planes: int, rai
         switch_codes.append(dev.core(p, np.arange(plan.cores, dtype=np.int64)))
     others = np.concatenate(switch_codes) if switch_codes else np.zeros(0, np.int64)
     return positions_of(fp, servers, dev.total, leaf_codes, np.tile(spread, planes), np.tile(fallback, planes),
-                        host_leaf, np.tile(server_of_ep, planes), others, presorted=True)
+                        host_leaf, np.tile(server_of_ep, planes), others, presorted=True, host_weight=tiled)
 
 
 def positions_of(fp: FloorPlan, servers: int, n_codes: int, leaf_codes: np.ndarray, spread: np.ndarray,
                  fallback: np.ndarray, host_leaf: np.ndarray, host_server: np.ndarray,
-                 others: np.ndarray, presorted: bool = False) -> tuple[np.ndarray, np.ndarray, Layout]:
+                 others: np.ndarray, presorted: bool = False,
+                 host_weight: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, Layout]:
     """(row, slot) per device code and the Layout counts, by `floor_layout.lay_out`'s rules, for
     any set of leaves: those left by an edited design's edits (edited_bom.py), given in the
     order `lay_out` takes them, with the servers each serves (one entry per host link, the
     leaf's code and the server), each one's spread and fallback server, and the spines and
     cores left (`others`, in order). Devices that are not given keep row and slot 0.
-    `presorted`: the host links come sorted by leaf, then server."""
+    `presorted`: the host links come sorted by leaf, then server. `host_weight`: each entry
+    stands for that many host links (the leaf's home is the median of its links' servers)."""
     per_rack, per_row, per_net = fp.servers_per_rack, fp.racks_per_row, fp.switches_per_network_rack
     n_racks = max(1, -(-servers // per_rack))
     server_rows = -(-n_racks // per_row)
@@ -78,13 +83,22 @@ def positions_of(fp: FloorPlan, servers: int, n_codes: int, leaf_codes: np.ndarr
 
     # Each leaf's served servers, sorted: the median is its home.
     if presorted:
-        s_leaf, s_srv = host_leaf, host_server
+        s_leaf, s_srv, s_weight = host_leaf, host_server, host_weight
     else:
         order = np.lexsort((host_server, host_leaf))
         s_leaf, s_srv = host_leaf[order], host_server[order]
+        s_weight = host_weight[order] if host_weight is not None else None
     starts = np.searchsorted(s_leaf, leaf_codes, side="left")
     counts = np.searchsorted(s_leaf, leaf_codes, side="right") - starts
-    pick = np.minimum(starts + counts // 2, max(len(s_srv) - 1, 0))
+    if s_weight is None:
+        pick = np.minimum(starts + counts // 2, max(len(s_srv) - 1, 0))
+    else:
+        # the entry holding the leaf's middle link: links before the leaf's entries, plus half its own
+        ends = np.cumsum(s_weight)
+        before = np.where(starts > 0, ends[np.maximum(starts - 1, 0)], 0) if len(ends) else np.zeros_like(starts)
+        links = np.where(counts > 0, ends[np.minimum(starts + counts - 1, max(len(ends) - 1, 0))] - before, 0) \
+            if len(ends) else np.zeros_like(starts)
+        pick = np.minimum(np.searchsorted(ends, before + links // 2, side="right"), max(len(s_srv) - 1, 0))
     home = np.where(counts > 0, s_srv[pick] if len(s_srv) else fallback, fallback)
 
     block: dict[int, int] = {}

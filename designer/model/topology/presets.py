@@ -304,8 +304,10 @@ def _new_choice(catalog: Catalog, template: Template, *, gpus: int | None, nodes
     named = bool(switch or radix or switch_id != tech.default_switch)
     choice = choose_switch(catalog, tech, build, cost, switches=(chosen,) if named else None, bound=bound,
                            modes=not uplink_speed)
-    notes = sizing_notes(catalog, choice.design, nodes_per_su) + ((hall[1],) if hall is not None else ())
-    return SwitchChoice(choice.design, choice.options, variant_notes + tuple(choice.notes) + notes)
+    notes = (sizing_notes(catalog, choice.design, nodes_per_su, layout_by_counts=choice.layout_by_counts)
+             + ((hall[1],) if hall is not None else ()))
+    return SwitchChoice(choice.design, choice.options, variant_notes + tuple(choice.notes) + notes,
+                        choice.layout_by_counts)
 
 
 def chassis_variant(catalog: Catalog, srv: Server, tech: Technology) -> Server:
@@ -388,8 +390,11 @@ def _mode_note(r: Resolved) -> list[str]:
             f"{sw.max_gbps // r.link_gbps} ports" + (f" (its other modes: {others})" if others else "")]
 
 
-def sizing_notes(catalog: Catalog, design: FabricDesign, given_su: int | None = None) -> tuple[str, ...]:
-    """Which rule chose the tiers, the SU and the rail grouping of a sized design, one line each."""
+def sizing_notes(catalog: Catalog, design: FabricDesign, given_su: int | None = None,
+                 layout_by_counts: bool = False) -> tuple[str, ...]:
+    """Which rule chose the tiers, the SU and the rail grouping of a sized design, one line each.
+    `layout_by_counts`: the SU and rail grouping were chosen by switch and port counts
+    (switch_choice.LAYOUTS_BY_COUNT_LINKS), not priced: the notes say so, not "the cheapest"."""
     try:
         r = resolve(design, catalog)
         plan = plan_fabric(design, r)
@@ -424,8 +429,10 @@ def sizing_notes(catalog: Catalog, design: FabricDesign, given_su: int | None = 
     elif f.nodes_per_su == ref.nodes:
         out.append(f"SU: {f.nodes_per_su} nodes, {ref.why}")
     else:
-        out.append(f"SU: {f.nodes_per_su} nodes instead of {ref.nodes} ({ref.why}): the cheapest "
-                   f"layout for {design.cluster.servers} nodes; --nodes-per-su {ref.nodes} builds the reference SU")
+        chosen = ("the layout with the fewest switches, then switch ports (chosen by counts, not priced)"
+                  if layout_by_counts else "the cheapest layout")
+        out.append(f"SU: {f.nodes_per_su} nodes instead of {ref.nodes} ({ref.why}): {chosen} "
+                   f"for {design.cluster.servers} nodes; --nodes-per-su {ref.nodes} builds the reference SU")
     if plan.tiers == 2 and plan.rail_leaves > 1:
         out.extend(_group_layout_note(catalog, design, r, plan))
     tech = r.technology
@@ -437,5 +444,7 @@ def sizing_notes(catalog: Catalog, design: FabricDesign, given_su: int | None = 
     if k > 1:
         out.append(f"rail grouping: {k} rails of an SU share each {r.leaf_switch.name} leaf "
                    f"({plan.leaf_down} of its {d_max} downlinks at {f.leaf.oversubscription:g}:1), "
-                   f"{plan.rail_groups(r.rails)} leaves per SU instead of {r.rails}: the cheapest grouping")
+                   f"{plan.rail_groups(r.rails)} leaves per SU instead of {r.rails}: "
+                   + ("the grouping of that layout (chosen by counts, not priced)" if layout_by_counts
+                      else "the cheapest grouping"))
     return tuple(out)

@@ -80,6 +80,9 @@ class SwitchChoice:
     # every candidate that could be built and was priced, in catalog order (price_candidates)
     options: tuple[Option, ...] = ()
     notes: tuple[str, ...] = ()        # empty when the switch was named, not chosen
+    # the layout (SU size, rails per leaf) was chosen by switch and port counts, not by price
+    # (above LAYOUTS_BY_COUNT_LINKS): no note may call it the cheapest
+    layout_by_counts: bool = False
 
     @property
     def chosen(self) -> Option | None:
@@ -320,7 +323,7 @@ def choose_switch(catalog: Catalog, tech: Technology,
                     continue
         best, notes = pick(options)
         notes = notes + layout_note
-    return SwitchChoice(best.design, tuple(options), tuple(notes))
+    return SwitchChoice(best.design, tuple(options), tuple(notes), bool(layout_note))
 
 
 # Above this many links in every candidate, a switch model's layouts are chosen by counts and only
