@@ -89,7 +89,9 @@ def parse_lines(text: str, source: str = "<text>") -> AsBuilt:
     """The line-by-line reader: any dump, with stray lines, indents and odd line breaks."""
     if "\x00" in text:
         raise CaptureError(f"{source}: binary data, not an ibnetdiscover dump")
-    fabric = AsBuilt("ibnetdiscover")
+    devices: dict[str, Device] = {}
+    links: list[Link] = []
+    fabric = AsBuilt("ibnetdiscover", devices, links)
     fabric.speeds_simulated = SIMULATED_MARK in text[:4096]
     seen: dict[tuple[str, int, str, int], int] = {}   # (end, port, end, port), ends in order -> link index
     current: str | None = None
@@ -122,11 +124,11 @@ def parse_lines(text: str, source: str = "<text>") -> AsBuilt:
             port, pport = int(port), int(pport)
             key = (current, port, peer, pport) if (current, port) <= (peer, pport) else (peer, pport, current, port)
             if key not in seen:
-                seen[key] = len(fabric.links)
-                fabric.links.append(Link(current, port, peer, pport, gbps, width, speed))
-            elif gbps < fabric.links[seen[key]].gbps:
+                seen[key] = len(links)
+                links.append(Link(current, port, peer, pport, gbps, width, speed))
+            elif gbps < links[seen[key]].gbps:
                 # The two ends disagree (one reads 1xSDR, the other 4xSDR): keep the slower.
-                fabric.links[seen[key]] = Link(current, port, peer, pport, gbps, width, speed)
+                links[seen[key]] = Link(current, port, peer, pport, gbps, width, speed)
             continue
         stripped = line.strip()
         if m is None and attr_match(stripped):
@@ -141,13 +143,13 @@ def parse_lines(text: str, source: str = "<text>") -> AsBuilt:
         n = node_match(stripped) if m is None else None
         if n:
             current = n.group("id")
-            fabric.devices[current] = _device(current, n.group("kind"), n.group("desc") or "",
+            devices[current] = _device(current, n.group("kind"), n.group("desc") or "",
                                               int(n.group("ports")), devid)
             continue
         skipped += 1
-    if not fabric.devices:
+    if not devices:
         raise CaptureError(f"{source}: not an ibnetdiscover dump (no Switch or Ca block found)")
-    missing = sorted(p for p in peers if p not in fabric.devices)
+    missing = sorted(p for p in peers if p not in devices)
     if missing:
         last = next((ln for ln in reversed(lines) if ln.strip()), "")
         cut = "" if text.endswith("\n") and _PORT.match(last.strip()) is None else ", and it ends mid-block"
@@ -177,7 +179,7 @@ def finish(fabric: AsBuilt, skipped: int) -> AsBuilt:
     counted = Counter(d.name for d in plain_devices)
     for d in plain_devices:
         if counted[d.name] > 1:
-            fabric.devices[d.id] = dataclasses.replace(d, name=f"{d.name} ({d.id[2:]})")
+            fabric.put_device(dataclasses.replace(d, name=f"{d.name} ({d.id[2:]})"))
     return fabric
 
 
@@ -308,12 +310,15 @@ def _device_columns(ids: list[str], index: dict[str, int], kinds: list[str], des
                     rate: np.ndarray, rates: list[tuple[int, str, float]]) -> CaptureColumns:
     """The devices' columns, each read from its block as the line reader reads it (`_device_fields`)."""
     kind, name, part, host, hca, default = _fields_in_bulk(ids, kinds, descriptions)
-    codes: dict[str, int] = {}
-    code_of = codes.setdefault             # servers numbered in the order their first NIC comes
-    host_code = np.fromiter((code_of(h, len(codes)) if h else -1 for h in host), dtype=np.int64, count=len(host))
+    # Servers numbered in the order their first NIC comes ("" for none among them, then dropped).
+    servers = {server: code for code, server in enumerate(dict.fromkeys(host))}
+    host_code = np.fromiter(map(servers.__getitem__, host), dtype=np.int64, count=len(host))
+    none = servers.pop("", None)
+    if none is not None:
+        host_code = np.where(host_code == none, -1, host_code - (host_code > none))
     return CaptureColumns(
         ids, kind, descriptions, name, part, devids, np.fromiter(map(int, ports), dtype=np.int64, count=len(ports)),
-        host_code, list(codes), hca, default, a, pa, b, pb, rate, rates, index)
+        host_code, list(servers), hca, default, a, pa, b, pb, rate, rates, index)
 
 
 # An HCA's description as `parse_host_description` reads it, matched on all the HCAs' at once
