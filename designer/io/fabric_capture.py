@@ -76,6 +76,7 @@ def load_capture(path: str | os.PathLike[str]) -> AsBuilt:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
         raise CaptureError(f"{p}: not a text file (invalid UTF-8)") from None
+    del raw                  # the file's bytes are not read again: 90 MB at 131,072 GPUs
     return parse_capture(text, str(p))
 
 

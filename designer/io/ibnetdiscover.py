@@ -215,10 +215,14 @@ def parse_regular(text: str, source: str = "<text>") -> AsBuilt | None:
     if not text.isascii() or any(chr(c) in text for c in _BULK_IRREGULAR) or text[:1] not in ("#", "\n"):
         return None              # a dump as ibnetdiscover prints it starts with its comment header
     # Each line after the first starts after a line break: the patterns start with one, and the
-    # first line (a comment or empty) needs none. The text's bytes are held only while the lines'
-    # first characters are read: at 131,072 GPUs they are 90 MB.
-    padded = np.frombuffer(text.encode("ascii") + bytes(ports_in_bulk.PAD), dtype=np.uint8)
-    raw = padded[:len(padded) - ports_in_bulk.PAD]
+    # first line (a comment or empty) needs none. The text's bytes are held only until the port
+    # lines are read (at 131,072 GPUs they are 90 MB), encoded a piece at a time into one array
+    # with the zero bytes after them that the port lines' windows may read.
+    padded = np.zeros(len(text) + ports_in_bulk.PAD, dtype=np.uint8)
+    for lo in range(0, len(text), _BULK_PIECE):
+        piece = text[lo:lo + _BULK_PIECE].encode("ascii")
+        padded[lo:lo + len(piece)] = np.frombuffer(piece, dtype=np.uint8)
+    raw = padded[:len(text)]
     breaks = np.flatnonzero(raw == 10)
     breaks = breaks[breaks + 1 < len(raw)]           # a break ending the text starts no line
     first = raw[breaks + 1]
@@ -249,6 +253,10 @@ def parse_regular(text: str, source: str = "<text>") -> AsBuilt | None:
     index = {node_id: row for row, node_id in enumerate(ids)}
     if len(index) != len(ids):
         return None              # a device described twice: the line reader keeps the last block
+    found = _port_columns_of(text, padded, breaks, at + 1, ids, index)
+    del padded
+    if found is None:
+        return None
     # The lines that open a block or close one (`vendid=` starts the next block's attributes),
     # and the `devid=` lines: a block's device id is the last one since the last `vendid=`.
     block_at = breaks[np.isin(first, np.frombuffer(b"SCR", dtype=np.uint8))]
@@ -268,10 +276,6 @@ def parse_regular(text: str, source: str = "<text>") -> AsBuilt | None:
     opens, opened = opens[order], np.append(opened[order], -1)     # index -1: before any
     own = opened[np.searchsorted(opens, at, side="right") - 1]
     skipped = int((own < 0).sum())
-    found = _port_columns_of(text, padded, breaks, at + 1, ids, index)
-    del padded
-    if found is None:
-        return None
     port, peers, pport = found
     if len(port) != len(at):
         return None              # a line that starts like a port line and is not one
