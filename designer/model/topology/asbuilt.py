@@ -102,9 +102,13 @@ class AsBuilt:
         self.links = list(links)
 
     def endpoints(self) -> list[Device]:
+        if isinstance(self.devices, ColumnDevices):
+            return self.devices.of_kind(KIND_HOST)
         return [d for d in self.devices.values() if d.kind == "host" and not d.aggregation]
 
     def switches(self) -> list[Device]:
+        if isinstance(self.devices, ColumnDevices):
+            return self.devices.of_kind(KIND_SWITCH)
         return [d for d in self.devices.values() if d.kind == "switch"]
 
 
@@ -214,6 +218,10 @@ class ColumnDevices(Mapping[str, Device]):
         """Row `row` made to read `dev` (same id); the devices made so far are made again."""
         self.columns.rewrite(row, dev)
         self._made = self._by_id = None
+
+    def of_kind(self, kind: int) -> list[Device]:
+        """The devices of one kind code (KIND_SWITCH, ...), in the capture's order."""
+        return list(map(self._all().__getitem__, np.flatnonzero(self.columns.kind == kind).tolist()))
 
     def __getitem__(self, key: str) -> Device:
         made = self._by_id
