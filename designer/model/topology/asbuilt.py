@@ -269,7 +269,7 @@ class _MadeItems(ItemsView[str, Device]):
 
 class ColumnLinks(Sequence[Link]):
     """The links of a capture read as columns, read-only: `view[j]` makes link j; iterating
-    makes every one once and keeps them. Equal to any sequence of the same links."""
+    makes every one once and keeps them. Equal to a list of the same links, as a list is."""
 
     __slots__ = ("columns", "_made")
 
@@ -305,7 +305,7 @@ class ColumnLinks(Sequence[Link]):
         return iter(self._all())
 
     def __eq__(self, other: object) -> bool:
-        if isinstance(other, ColumnLinks | list | tuple):
+        if isinstance(other, ColumnLinks | list):        # as a list compares
             return len(self) == len(other) and self._all() == list(other)
         return NotImplemented
 
