@@ -104,7 +104,7 @@ def test_link_rates_follow_the_links():
     rates = link_rates(fabric)
     assert rates.gbps.tolist() == [w.gbps for w in fabric.links]
     assert rates.width.tolist() == [w.width for w in fabric.links]
-    fabric.links[:] = fabric.links[:-1]      # a new list of links is read again
+    fabric.set_links(fabric.links[:-1])      # a new list of links is read again
     assert len(link_rates(fabric).gbps) == len(fabric.links)
 
 

@@ -17,6 +17,7 @@ import pickle
 import random
 
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_ibnetdiscover_bulk import _TEXTS, _damage
@@ -24,7 +25,15 @@ from test_ibnetdiscover_bulk import _TEXTS, _damage
 from designer.io.fabric_capture import parse_capture
 from designer.io.guid_names import name_hosts
 from designer.io.ibnetdiscover import CaptureError, parse_lines, parse_regular
-from designer.model.topology.asbuilt import AsBuilt, Link, columns_of, device_table, link_ends
+from designer.model.topology.asbuilt import (
+    AsBuilt,
+    ColumnDevices,
+    ColumnLinks,
+    Link,
+    columns_of,
+    device_table,
+    link_ends,
+)
 
 _KINDS = ["stray", "indent", "comment", "blank", "duplicate", "drop", "slower", "rate-in-name", "no-rate",
           "upper", "vendid-gap", "orphan-port", "bad-devid", "tab-blank", "big-port"]
@@ -75,7 +84,8 @@ def test_columns_and_lazy_objects_are_the_line_readers(which, seed, kinds, probe
     # The arrays come from the columns before any object is made, and equal the objects' arrays.
     _same_arrays(bulk, lines)
     assert columns_of(bulk) is columns
-    assert not dict.__len__(bulk.devices) and all(link is None for link in list.__iter__(bulk.links))
+    assert isinstance(bulk.devices, ColumnDevices) and isinstance(bulk.links, ColumnLinks)
+    assert bulk.devices._made is None and bulk.links._made is None      # nothing made yet
     # A few objects asked for one at a time, in any order, are the line reader's.
     rnd = random.Random(probe)
     ids = list(lines.devices)
@@ -88,7 +98,11 @@ def test_columns_and_lazy_objects_are_the_line_readers(which, seed, kinds, probe
         assert bulk.links[row] == lines.links[row]
         assert bulk.links[row - len(lines.links)] == lines.links[row - len(lines.links)]
     assert len(bulk.devices) == len(lines.devices) and len(bulk.links) == len(lines.links)
-    assert dict.__len__(bulk.devices) <= 5           # only those asked for were made
+    assert bulk.devices._made is None and bulk.links._made is None      # made one at a time, not kept
+    with pytest.raises(IndexError):
+        bulk.links[len(lines.links)]
+    with pytest.raises(KeyError):
+        bulk.devices["no such device"]
     # Read whole, in the capture's order.
     assert list(bulk.devices.items()) == list(lines.devices.items())
     assert bulk.links == lines.links and bulk.links[1:4] == lines.links[1:4]
@@ -99,35 +113,45 @@ def test_columns_and_lazy_objects_are_the_line_readers(which, seed, kinds, probe
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.integers(0, len(_TEXTS) - 1), st.integers(0, 10**9),
-       st.sampled_from(["rename", "add-device", "drop-device", "append", "drop-link", "replace-link", "sort"]),
+       st.sampled_from(["rename", "add-device", "append", "drop-link", "replace-links", "sort"]),
        st.booleans())
 def test_a_changed_capture_reads_as_its_objects(which, seed, change, read_first):
+    """The columns are read-only views; a capture changes through `put_device` and `set_links`,
+    and every reading (objects, arrays) follows, on the columns or as plain objects."""
     bulk = parse_regular(_TEXTS[which], "dump")
     assert bulk is not None and columns_of(bulk) is not None
-    if read_first:       # the arrays served (and cached) before the change
-        link_ends(bulk), device_table(bulk)
+    if read_first:       # the arrays served (and cached), every object made, before the change
+        link_ends(bulk), device_table(bulk), list(bulk.devices.values()), list(bulk.links)
     rnd = random.Random(seed)
     ids = list(bulk.devices)
     dev = bulk.devices[rnd.choice(ids)]
+    with pytest.raises(TypeError):
+        bulk.devices[dev.id] = dev            # type: ignore[index]
+    with pytest.raises(TypeError):
+        bulk.links[0] = bulk.links[1]         # type: ignore[index]
+    links = list(bulk.links)
     if change == "rename":
-        bulk.devices[dev.id] = dataclasses.replace(dev, name="renamed", host=f"host-{seed % 3}", hca=seed % 4,
-                                                   default_named=False)
+        bulk.put_device(dataclasses.replace(dev, name="renamed", host=f"host-{seed % 3}", hca=seed % 4,
+                                            default_named=False))
     elif change == "add-device":
-        bulk.devices["H-new"] = dataclasses.replace(dev, id="H-new")
-    elif change == "drop-device":
-        del bulk.devices[dev.id]
+        bulk.put_device(dataclasses.replace(dev, id="H-new"))
     elif change == "append":
-        bulk.links.append(Link(ids[0], 99, ids[-1], 98, 100.0, 4, "EDR"))
+        bulk.set_links([*links, Link(ids[0], 99, ids[-1], 98, 100.0, 4, "EDR")])
     elif change == "drop-link":
-        del bulk.links[rnd.randrange(len(bulk.links))]
-    elif change == "replace-link":
-        bulk.links[:] = bulk.links[: len(bulk.links) // 2]
+        del links[rnd.randrange(len(links))]
+        bulk.set_links(links)
+    elif change == "replace-links":
+        bulk.set_links(links[: len(links) // 2])
     else:
-        bulk.links.sort(key=lambda link: (link.b, link.pb))
+        bulk.set_links(sorted(links, key=lambda link: (link.b, link.pb)))
     reference = _objects(bulk)
     assert (columns_of(bulk) is not None) == (change == "rename")
     _same_arrays(bulk, reference)
     assert list(bulk.devices.items()) == list(reference.devices.items()) and bulk.links == reference.links
+    if change == "rename":
+        assert bulk.devices[dev.id].name == "renamed"
+    elif change == "add-device":
+        assert bulk.devices["H-new"] == dataclasses.replace(dev, id="H-new") and isinstance(bulk.devices, dict)
 
 
 @settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])

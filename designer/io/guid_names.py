@@ -57,8 +57,8 @@ def name_hosts(fabric: AsBuilt, names: dict[str, str]) -> int:
         m = _GUID.search(dev_id.lower())
         host = names.get(m.group(1)) if m else None
         if host:
-            fabric.devices[dev_id] = dataclasses.replace(dev, name=host, host=host, hca=max(dev.hca, 0),
-                                                         default_named=False)
+            fabric.put_device(dataclasses.replace(dev, name=host, host=host, hca=max(dev.hca, 0),
+                                                  default_named=False))
             named += 1
     return named
 

@@ -23,6 +23,7 @@ import numpy as np
 
 from designer.catalog import Catalog, Switch, default_catalog
 from designer.catalog.device_ids import device_ids
+from designer.io import ibnetdiscover_ports as ports_in_bulk
 from designer.io.atomic import write_atomic
 from designer.io.ibnetdiscover_rates import last_words, line_rates
 from designer.io.ibnetdiscover_rates import rate_of as _rate_of
@@ -88,7 +89,9 @@ def parse_lines(text: str, source: str = "<text>") -> AsBuilt:
     """The line-by-line reader: any dump, with stray lines, indents and odd line breaks."""
     if "\x00" in text:
         raise CaptureError(f"{source}: binary data, not an ibnetdiscover dump")
-    fabric = AsBuilt("ibnetdiscover")
+    devices: dict[str, Device] = {}
+    links: list[Link] = []
+    fabric = AsBuilt("ibnetdiscover", devices, links)
     fabric.speeds_simulated = SIMULATED_MARK in text[:4096]
     seen: dict[tuple[str, int, str, int], int] = {}   # (end, port, end, port), ends in order -> link index
     current: str | None = None
@@ -121,11 +124,11 @@ def parse_lines(text: str, source: str = "<text>") -> AsBuilt:
             port, pport = int(port), int(pport)
             key = (current, port, peer, pport) if (current, port) <= (peer, pport) else (peer, pport, current, port)
             if key not in seen:
-                seen[key] = len(fabric.links)
-                fabric.links.append(Link(current, port, peer, pport, gbps, width, speed))
-            elif gbps < fabric.links[seen[key]].gbps:
+                seen[key] = len(links)
+                links.append(Link(current, port, peer, pport, gbps, width, speed))
+            elif gbps < links[seen[key]].gbps:
                 # The two ends disagree (one reads 1xSDR, the other 4xSDR): keep the slower.
-                fabric.links[seen[key]] = Link(current, port, peer, pport, gbps, width, speed)
+                links[seen[key]] = Link(current, port, peer, pport, gbps, width, speed)
             continue
         stripped = line.strip()
         if m is None and attr_match(stripped):
@@ -140,13 +143,13 @@ def parse_lines(text: str, source: str = "<text>") -> AsBuilt:
         n = node_match(stripped) if m is None else None
         if n:
             current = n.group("id")
-            fabric.devices[current] = _device(current, n.group("kind"), n.group("desc") or "",
+            devices[current] = _device(current, n.group("kind"), n.group("desc") or "",
                                               int(n.group("ports")), devid)
             continue
         skipped += 1
-    if not fabric.devices:
+    if not devices:
         raise CaptureError(f"{source}: not an ibnetdiscover dump (no Switch or Ca block found)")
-    missing = sorted(p for p in peers if p not in fabric.devices)
+    missing = sorted(p for p in peers if p not in devices)
     if missing:
         last = next((ln for ln in reversed(lines) if ln.strip()), "")
         cut = "" if text.endswith("\n") and _PORT.match(last.strip()) is None else ", and it ends mid-block"
@@ -176,7 +179,7 @@ def finish(fabric: AsBuilt, skipped: int) -> AsBuilt:
     counted = Counter(d.name for d in plain_devices)
     for d in plain_devices:
         if counted[d.name] > 1:
-            fabric.devices[d.id] = dataclasses.replace(d, name=f"{d.name} ({d.id[2:]})")
+            fabric.put_device(dataclasses.replace(d, name=f"{d.name} ({d.id[2:]})"))
     return fabric
 
 
@@ -212,9 +215,14 @@ def parse_regular(text: str, source: str = "<text>") -> AsBuilt | None:
     if not text.isascii() or any(chr(c) in text for c in _BULK_IRREGULAR) or text[:1] not in ("#", "\n"):
         return None              # a dump as ibnetdiscover prints it starts with its comment header
     # Each line after the first starts after a line break: the patterns start with one, and the
-    # first line (a comment or empty) needs none. The text's bytes are held only while the lines'
-    # first characters are read: at 131,072 GPUs they are 90 MB.
-    raw = np.frombuffer(text.encode("ascii"), dtype=np.uint8)
+    # first line (a comment or empty) needs none. The text's bytes are held only until the port
+    # lines are read (at 131,072 GPUs they are 90 MB), encoded a piece at a time into one array
+    # with the zero bytes after them that the port lines' windows may read.
+    padded = np.zeros(len(text) + ports_in_bulk.PAD, dtype=np.uint8)
+    for lo in range(0, len(text), _BULK_PIECE):
+        piece = text[lo:lo + _BULK_PIECE].encode("ascii")
+        padded[lo:lo + len(piece)] = np.frombuffer(piece, dtype=np.uint8)
+    raw = padded[:len(text)]
     breaks = np.flatnonzero(raw == 10)
     breaks = breaks[breaks + 1 < len(raw)]           # a break ending the text starts no line
     first = raw[breaks + 1]
@@ -245,6 +253,10 @@ def parse_regular(text: str, source: str = "<text>") -> AsBuilt | None:
     index = {node_id: row for row, node_id in enumerate(ids)}
     if len(index) != len(ids):
         return None              # a device described twice: the line reader keeps the last block
+    found = _port_columns_of(text, padded, breaks, at + 1, ids, index)
+    del padded
+    if found is None:
+        return None
     # The lines that open a block or close one (`vendid=` starts the next block's attributes),
     # and the `devid=` lines: a block's device id is the last one since the last `vendid=`.
     block_at = breaks[np.isin(first, np.frombuffer(b"SCR", dtype=np.uint8))]
@@ -264,9 +276,6 @@ def parse_regular(text: str, source: str = "<text>") -> AsBuilt | None:
     opens, opened = opens[order], np.append(opened[order], -1)     # index -1: before any
     own = opened[np.searchsorted(opens, at, side="right") - 1]
     skipped = int((own < 0).sum())
-    found = _port_columns(text, breaks, index)
-    if found is None:
-        return None
     port, peers, pport = found
     if len(port) != len(at):
         return None              # a line that starts like a port line and is not one
@@ -304,46 +313,75 @@ def _device_columns(ids: list[str], index: dict[str, int], kinds: list[str], des
                     devids: np.ndarray, a: np.ndarray, pa: np.ndarray, b: np.ndarray, pb: np.ndarray,
                     rate: np.ndarray, rates: list[tuple[int, str, float]]) -> CaptureColumns:
     """The devices' columns, each read from its block as the line reader reads it (`_device_fields`)."""
-    fields = _fields_in_bulk(ids, kinds, descriptions)
-    hosts: dict[str, int] = {}
-    host_code = np.array([hosts.setdefault(f[3], len(hosts)) if f[3] else -1 for f in fields], dtype=np.int64)
+    kind, name, part, host, hca, default = _fields_in_bulk(ids, kinds, descriptions)
+    # Servers numbered in the order their first NIC comes ("" for none among them, then dropped).
+    servers = {server: code for code, server in enumerate(dict.fromkeys(host))}
+    host_code = np.fromiter(map(servers.__getitem__, host), dtype=np.int64, count=len(host))
+    none = servers.pop("", None)
+    if none is not None:
+        host_code = np.where(host_code == none, -1, host_code - (host_code > none))
     return CaptureColumns(
-        ids, np.array([f[0] for f in fields], dtype=np.int8), descriptions, [f[1] for f in fields],
-        [f[2] for f in fields], devids, np.fromiter(map(int, ports), dtype=np.int64, count=len(ports)),
-        host_code, list(hosts), np.array([f[4] for f in fields], dtype=np.int64),
-        np.array([f[5] for f in fields], dtype=bool), a, pa, b, pb, rate, rates, index)
+        ids, kind, descriptions, name, part, devids, np.fromiter(map(int, ports), dtype=np.int64, count=len(ports)),
+        host_code, list(servers), hca, default, a, pa, b, pb, rate, rates, index)
 
 
 # An HCA's description as `parse_host_description` reads it, matched on all the HCAs' at once
 # (one a line): `host mlx5_N` or `host HCA-N`, or any other line whole.
 _BULK_HCA = re.compile(r"^(?:[ \t]*(\S+)[ \t]+(?:mlx\d_(\d+)|HCA-(\d+))[ \t]*$|.*)", re.MULTILINE)
+_AGGREGATION = re.compile("aggregation node")
+
+Fields = tuple[np.ndarray, list[str], list[str], list[str], np.ndarray, np.ndarray]
 
 
-def _fields_in_bulk(ids: list[str], kinds: list[str], descriptions: list[str]
-                    ) -> list[tuple[int, str, str, str, int, bool]]:
-    """`_device_fields` of every block, the HCAs' descriptions matched in one pass."""
-    hcas = [row for row, kind in enumerate(kinds) if kind != "Switch"]
-    matched = _BULK_HCA.findall("\n".join(descriptions[row] for row in hcas))
-    if len(matched) != len(hcas):
-        return [_device_fields(node_id, kind, desc) for node_id, kind, desc in zip(ids, kinds, descriptions,
-                                                                                     strict=True)]
-    fields: list[tuple[int, str, str, str, int, bool]] = [
-        _device_fields(node_id, kind, desc) if kind == "Switch" else (KIND_HOST, "", "", "", -1, False)
-        for node_id, kind, desc in zip(ids, kinds, descriptions, strict=True)]
-    for row, (host, mlx, hca) in zip(hcas, matched, strict=True):
+def _fields_in_bulk(ids: list[str], kinds: list[str], descriptions: list[str]) -> Fields:
+    """`_device_fields` of every block as columns (kind code, name, part, host, HCA index,
+    default-named), the HCAs' descriptions matched in one pass and read as lists."""
+    n = len(ids)
+    kind, hca, default = np.full(n, KIND_HOST, dtype=np.int8), np.full(n, -1, dtype=np.int64), np.zeros(n, dtype=bool)
+    name, part, host = [""] * n, [""] * n, [""] * n
+    hcas = [row for row, block in enumerate(kinds) if block != "Switch"]
+    joined = "\n".join([descriptions[row] for row in hcas])
+    matched = _BULK_HCA.findall(joined)
+    if len(matched) != len(hcas):        # a description with a line break of its own: one by one
+        hcas = []
+    for row in (row for row, block in enumerate(kinds) if block == "Switch" or not hcas):
+        kind[row], name[row], part[row], host[row], hca[row], default[row] = _device_fields(
+            ids[row], kinds[row], descriptions[row])
+    if not hcas:
+        return kind, name, part, host, hca, default
+    hosts, mlx, numbered = (list(column) for column in zip(*matched, strict=True))
+    rows = np.array(hcas, dtype=np.int64)
+    # SHARP aggregation nodes: the HCAs whose description holds the words, found in the text.
+    lowered = joined.lower()
+    breaks = np.flatnonzero(np.frombuffer(lowered.encode("ascii", "replace"), dtype=np.uint8) == 10)
+    aggregation = np.zeros(len(hcas), dtype=bool)
+    aggregation[np.searchsorted(breaks, np.array([m.start() for m in _AGGREGATION.finditer(lowered)],
+                                                 dtype=np.int64))] = True
+    kind[rows[aggregation]] = KIND_AGGREGATION
+    hca[rows] = [int(m) if m else int(c) - 1 if c else -1 for m, c in zip(mlx, numbered, strict=True)]
+    # A NIC of a named server is named by its description; the others (localhost, a default or
+    # other description, aggregation nodes) by their GUID too, one by one: a few in a fabric.
+    named = np.fromiter(map(bool, hosts), dtype=bool, count=len(hosts))
+    if "localhost" in lowered:
+        named &= np.array([h.lower() != "localhost" for h in hosts], dtype=bool)
+    names, servers = np.array(name, dtype=object), np.array(host, dtype=object)
+    # Blanks inside the quotes are stripped, as parse_host_description strips them (no line
+    # break other than the joins: the text is regular).
+    padded = joined[:1] in (" ", "\t") or joined[-1:] in (" ", "\t") or any(
+        pair in joined for pair in (" \n", "\t\n", "\n ", "\n\t"))
+    names[rows] = [descriptions[row].strip() for row in hcas] if padded else [descriptions[row] for row in hcas]
+    servers[rows[named]] = np.array(hosts, dtype=object)[named]
+    for i in np.flatnonzero(~named).tolist():
+        row = hcas[i]
         desc = descriptions[row]
-        text = desc.strip()
-        if host and host.lower() != "localhost":
-            index, default = int(mlx) if mlx else int(hca) - 1, False
-        elif host:
-            host, index, default = "", int(mlx) if mlx else int(hca) - 1, True
+        names[row] = f"{desc.strip() or 'HCA'} ({ids[row][2:]})"
+        if hosts[i]:             # localhost: a default description
+            default[row] = not aggregation[i]
         else:                    # no host named: a default description, or another
-            _, index, default = parse_host_description(desc)
-        aggregation = "aggregation node" in desc.lower()
-        fields[row] = (KIND_AGGREGATION if aggregation else KIND_HOST,
-                       text if host else f"{text or 'HCA'} ({ids[row][2:]})", "", host, index,
-                       default and not aggregation)
-    return fields
+            _, hca[row], is_default = parse_host_description(desc)
+            default[row] = is_default and not aggregation[i]
+    name, host = names.tolist(), servers.tolist()
+    return kind, name, part, host, hca, default
 
 
 def _hex(text: str) -> int:
@@ -352,6 +390,22 @@ def _hex(text: str) -> int:
         return int(text.strip(), 16)
     except ValueError:
         return 0
+
+
+def _port_columns_of(text: str, padded: np.ndarray, breaks: np.ndarray, at: np.ndarray, ids: list[str],
+                     index: dict[str, int]) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """(own port, peer index, peer port) of every port line (each starting at its `[` in `at`),
+    read on the bytes (`ibnetdiscover_ports`); a field wider than its windows sends the dump to
+    the regular expression (`_port_columns`). None when a line is no port line, a peer has no
+    block or a port number is too long (the line reader then reads the dump)."""
+    block_ids = ports_in_bulk.ids_as_bytes(ids)
+    if block_ids is not None:
+        found = ports_in_bulk.port_columns(padded, at, block_ids)
+        if not isinstance(found, str):
+            return found
+        if found != ports_in_bulk.TOO_WIDE:
+            return None
+    return _port_columns(text, breaks, index)
 
 
 def _port_columns(text: str, breaks: np.ndarray, index: dict[str, int]

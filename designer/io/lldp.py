@@ -79,7 +79,9 @@ def mau_gbps(mau: object) -> float:
 
 class _Builder:
     def __init__(self, fmt: str) -> None:
-        self.fabric = AsBuilt(fmt)
+        self.devices: dict[str, Device] = {}     # the fabric's, filled here
+        self.links: list[Link] = []
+        self.fabric = AsBuilt(fmt, self.devices, self.links)
         self.seen: set[frozenset[tuple[str, str]]] = set()
         self.raw: list[tuple[str, str, str, str, float]] = []
         self.at: dict[tuple[str, str], int] = {}     # (device, port) -> its link in raw
@@ -89,8 +91,8 @@ class _Builder:
         self.descriptions: dict[str, str] = {}
 
     def device(self, name: str) -> None:
-        if name not in self.fabric.devices:
-            self.fabric.devices[name] = Device(name, name, "host")
+        if name not in self.devices:
+            self.devices[name] = Device(name, name, "host")
 
     def _host_ports_only(self, device: str) -> bool:
         ports = [pa if a == device else pb for a, pa, b, pb, _ in self.raw if device in (a, b)]
@@ -137,7 +139,7 @@ class _Builder:
         # its own ports carry host interface names (eth0, enp1s0f0, ib0), not a switch's.
         unseen_hosts = {r for r in self.reporters - self.bridges - self.stations if self._host_ports_only(r)}
         switches = (self.reporters - self.stations - unseen_hosts) | self.bridges
-        devices = self.fabric.devices
+        devices = self.devices
         for name in switches:
             devices[name] = Device(name, name, "switch", self.descriptions.get(name, ""))
         hosts = {name for name, d in devices.items() if d.kind == "host"}
@@ -157,8 +159,8 @@ class _Builder:
             return nic.id
 
         for a, pa, b, pb, gbps in self.raw:
-            self.fabric.links.append(Link(end(a, pa), _port_number(pa), end(b, pb), _port_number(pb), gbps, 0,
-                                          f"{gbps:g}G" if gbps else ""))
+            self.links.append(Link(end(a, pa), _port_number(pa), end(b, pb), _port_number(pb), gbps, 0,
+                                   f"{gbps:g}G" if gbps else ""))
         for name in hosts:
             del devices[name]
         devices.update((nic.id, nic) for nic in nics.values())

@@ -6,17 +6,19 @@ capture uses to tell them apart (a GUID, a host name), never by their descriptio
 default descriptions ("MT4129 ConnectX7   Mellanox Technologies") repeat.
 
 A capture read in bulk (the ibnetdiscover reader) is columns (`CaptureColumns`): its `devices`
-and `links` are a dict and a list that make each `Device` or `Link` when it is first read, and
-`link_ends` and `device_table` are served from the columns without making any. The passes on
-arrays read those two; `fabric.devices[id]` and `fabric.links[j]` make one object each.
+and `links` are read-only views (`ColumnDevices`, a Mapping, and `ColumnLinks`, a Sequence)
+that make a `Device` or `Link` when it is read, and `link_ends` and `device_table` are served
+from the columns without making any. The passes on arrays read those two; `fabric.devices[id]`
+and `fabric.links[j]` make one object each. A capture is changed through `AsBuilt.put_device`
+(a replaced device rewrites its row) and `AsBuilt.set_links` (a plain list from then on).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import ItemsView, Iterable, Iterator, Mapping, Sequence, ValuesView
 from dataclasses import dataclass, field
-from typing import Any
+from typing import overload
 
 import numpy as np
 
@@ -67,8 +69,11 @@ class Link:
 @dataclass
 class AsBuilt:
     source_format: str
-    devices: dict[str, Device] = field(default_factory=dict)
-    links: list[Link] = field(default_factory=list)
+    # Read-only: a capture read in bulk serves them from its columns (`with_columns`). A reader
+    # fills them as a dict and a list it keeps; anything after it changes them through the
+    # methods below.
+    devices: Mapping[str, Device] = field(default_factory=dict)
+    links: Sequence[Link] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)   # stray lines and other things skipped
     # The capture is of a simulator (the InfiniBand twin's): its link speeds are the simulator's,
     # not the hardware's, so an audit compares links and leaves speeds alone.
@@ -79,10 +84,31 @@ class AsBuilt:
         """"ethernet" for LLDP captures, else "infiniband"."""
         return "ethernet" if self.source_format.startswith("lldp") else "infiniband"
 
+    def put_device(self, dev: Device) -> None:
+        """Add `dev`, or replace the device of its id. On columns a replaced device rewrites its
+        row (the columns stay); a new one makes the devices a plain dict first."""
+        devices = self.devices
+        if isinstance(devices, ColumnDevices):
+            row = devices.columns.index.get(dev.id)
+            if row is not None:
+                devices.rewrite(row, dev)
+                return
+        plain = devices if isinstance(devices, dict) else dict(devices.items())
+        plain[dev.id] = dev
+        self.devices = plain
+
+    def set_links(self, links: Iterable[Link]) -> None:
+        """The capture's links made `links` (a plain list: columns no longer serve them)."""
+        self.links = list(links)
+
     def endpoints(self) -> list[Device]:
+        if isinstance(self.devices, ColumnDevices):
+            return self.devices.of_kind(KIND_HOST)
         return [d for d in self.devices.values() if d.kind == "host" and not d.aggregation]
 
     def switches(self) -> list[Device]:
+        if isinstance(self.devices, ColumnDevices):
+            return self.devices.of_kind(KIND_SWITCH)
         return [d for d in self.devices.values() if d.kind == "switch"]
 
 
@@ -170,297 +196,140 @@ class CaptureColumns:
         self.version += 1
 
 
-class _DeviceMap(dict[str, Device]):
-    """The devices of a capture read as columns, every one made: a dict, whose rows stay those
-    of its columns while devices are only replaced (a key added or removed detaches them)."""
+class ColumnDevices(Mapping[str, Device]):
+    """The devices of a capture read as columns, read-only: `view[id]` makes the one asked for;
+    reading them all (values, items) makes every one once, in the capture's order, and keeps
+    them (looked up by id from then on) until a row is rewritten (`AsBuilt.put_device`)."""
 
-    __slots__ = ("columns",)
-    columns: CaptureColumns | None
+    __slots__ = ("columns", "_made", "_by_id")
 
-    def __setitem__(self, key: str, dev: Device) -> None:
-        columns = self.columns
-        if columns is not None:
-            row = columns.index.get(key)
-            if row is not None and dev.id == key:
-                columns.rewrite(row, dev)
-            else:
-                self._detach()
-        dict.__setitem__(self, key, dev)
+    def __init__(self, columns: CaptureColumns) -> None:
+        self.columns = columns
+        self._made: list[Device] | None = None          # every device, in row order
+        self._by_id: dict[str, Device] | None = None
 
-    def _detach(self) -> None:
-        self._complete()
-        self.columns = None
+    def _all(self) -> list[Device]:
+        if self._made is None:
+            self._made = self.columns.all_devices()
+            self._by_id = dict(zip(self.columns.ids, self._made, strict=True))
+        return self._made
 
-    def _complete(self) -> None:
-        """Every device made (the lazy map's work; this one has them all)."""
+    def rewrite(self, row: int, dev: Device) -> None:
+        """Row `row` made to read `dev` (same id); the devices made so far are made again."""
+        self.columns.rewrite(row, dev)
+        self._made = self._by_id = None
 
-    def __delitem__(self, key: str) -> None:
-        self._detach()
-        dict.__delitem__(self, key)
+    def of_kind(self, kind: int) -> list[Device]:
+        """The devices of one kind code (KIND_SWITCH, ...), in the capture's order."""
+        return list(map(self._all().__getitem__, np.flatnonzero(self.columns.kind == kind).tolist()))
 
-    def pop(self, *args: Any) -> Any:
-        self._detach()
-        return dict.pop(self, *args)
-
-    def popitem(self) -> tuple[str, Device]:
-        self._detach()
-        return dict.popitem(self)
-
-    def clear(self) -> None:
-        self._detach()
-        dict.clear(self)
-
-    def setdefault(self, key: str, default: Device) -> Device:
-        if key in self:
-            return self[key]
-        self[key] = default
-        return default
-
-    def update(self, *args: Any, **kwargs: Any) -> None:
-        for key, dev in dict(*args, **kwargs).items():
-            self[key] = dev
-
-    def __ior__(self, other: Any) -> _DeviceMap:  # type: ignore[override,misc]
-        self.update(other)
-        return self
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        self._complete()
-        return (dict, (dict(self.items()),))
-
-
-class _LazyDeviceMap(_DeviceMap):
-    """`_DeviceMap` before every device is made: `map[id]` makes the one asked for; anything
-    that reads the whole map makes them all, in the capture's order, and it becomes a plain
-    `_DeviceMap` (reads at C speed from then on)."""
-
-    __slots__ = ()
-
-    def __missing__(self, key: str) -> Device:
-        columns = self.columns
-        row = columns.index.get(key) if columns is not None else None
-        if row is None or columns is None:
-            raise KeyError(key)
-        dev = columns.device(row)
-        dict.__setitem__(self, key, dev)
-        return dev
-
-    def _complete(self) -> None:
-        columns = self.columns
-        if columns is not None:
-            made = dict(dict.items(self))      # those asked for already (a replaced one among them)
-            dict.clear(self)
-            dict.update(self, zip(columns.ids, columns.all_devices(), strict=True))
-            dict.update(self, made)
-        self.__class__ = _DeviceMap   # type: ignore[assignment]
+    def __getitem__(self, key: str) -> Device:
+        made = self._by_id
+        if made is not None:
+            return made[key]
+        return self.columns.device(self.columns.index[key])
 
     def __contains__(self, key: object) -> bool:
-        columns = self.columns
-        return key in columns.index if columns is not None else dict.__contains__(self, key)
+        return key in self.columns.index
 
     def __len__(self) -> int:
-        columns = self.columns
-        return len(columns.ids) if columns is not None else dict.__len__(self)
-
-    def get(self, key: str, default: Any = None) -> Any:
-        try:
-            return self[key]
-        except KeyError:
-            return default
+        return len(self.columns.ids)
 
     def __iter__(self) -> Iterator[str]:
-        self._complete()
-        return dict.__iter__(self)
+        return iter(self.columns.ids)
 
-    def keys(self) -> Any:
-        self._complete()
-        return dict.keys(self)
+    def values(self) -> ValuesView[Device]:
+        return _MadeValues(self)
 
-    def values(self) -> Any:
-        self._complete()
-        return dict.values(self)
+    def items(self) -> ItemsView[str, Device]:
+        return _MadeItems(self)
 
-    def items(self) -> Any:
-        self._complete()
-        return dict.items(self)
+    def __repr__(self) -> str:
+        return repr(dict(self.items()))
 
-    def __reversed__(self) -> Iterator[str]:
-        self._complete()
-        return dict.__reversed__(self)
+    def __reduce__(self) -> tuple[type[ColumnDevices], tuple[CaptureColumns]]:
+        return ColumnDevices, (self.columns,)
 
-    def copy(self) -> dict[str, Device]:
-        self._complete()
-        return dict(dict.items(self))
+
+class _MadeValues(ValuesView[Device]):
+    """The devices of a `ColumnDevices`, made all at once (not one lookup per id)."""
+
+    _mapping: ColumnDevices
+
+    def __iter__(self) -> Iterator[Device]:
+        return iter(self._mapping._all())
+
+
+class _MadeItems(ItemsView[str, Device]):
+    _mapping: ColumnDevices
+
+    def __iter__(self) -> Iterator[tuple[str, Device]]:
+        return zip(self._mapping.columns.ids, self._mapping._all(), strict=True)
+
+
+class ColumnLinks(Sequence[Link]):
+    """The links of a capture read as columns, read-only: `view[j]` makes link j; iterating
+    makes every one once and keeps them. Equal to a list of the same links, as a list is."""
+
+    __slots__ = ("columns", "_made")
+
+    def __init__(self, columns: CaptureColumns) -> None:
+        self.columns = columns
+        self._made: list[Link] | None = None
+
+    def _all(self) -> list[Link]:
+        if self._made is None:
+            self._made = self.columns.all_links()
+        return self._made
+
+    def __len__(self) -> int:
+        return len(self.columns.a)
+
+    @overload
+    def __getitem__(self, row: int) -> Link: ...
+
+    @overload
+    def __getitem__(self, row: slice) -> list[Link]: ...
+
+    def __getitem__(self, row: int | slice) -> Link | list[Link]:
+        if self._made is not None:
+            return self._made[row]
+        if isinstance(row, slice):
+            return [self.columns.link(i) for i in range(*row.indices(len(self)))]
+        size = len(self)
+        if not -size <= row < size:
+            raise IndexError("link index out of range")
+        return self.columns.link(row % size)
+
+    def __iter__(self) -> Iterator[Link]:
+        return iter(self._all())
 
     def __eq__(self, other: object) -> bool:
-        self._complete()
-        return dict.__eq__(self, other)
-
-    def __ne__(self, other: object) -> bool:
-        self._complete()
-        return dict.__ne__(self, other)
+        if isinstance(other, ColumnLinks | list):        # as a list compares
+            return len(self) == len(other) and self._all() == list(other)
+        return NotImplemented
 
     __hash__ = None  # type: ignore[assignment]
 
-    def __or__(self, other: Any) -> Any:
-        self._complete()
-        return dict.__or__(self, other)
-
     def __repr__(self) -> str:
-        self._complete()
-        return dict.__repr__(self)
+        return repr(self._all())
 
-
-class _LinkList(list[Link]):
-    """The links of a capture read as columns, link j made when first read (None until then).
-    Any change to the list detaches it from its columns (then the link-by-link passes read it)."""
-
-    __slots__ = ("columns", "made_all")
-    columns: CaptureColumns | None
-    made_all: bool
-
-    def _made(self, row: int) -> Link:
-        found = list.__getitem__(self, row)
-        if found is None and self.columns is not None:
-            found = self.columns.link(row if row >= 0 else row + list.__len__(self))
-            list.__setitem__(self, row, found)
-        return found
-
-    def _complete(self) -> None:
-        columns = self.columns
-        if columns is not None and not self.made_all:
-            made = list(list.__iter__(self))
-            links = columns.all_links()
-            list.__setitem__(self, slice(None), [link if link is not None else links[row]
-                                                 for row, link in enumerate(made)])
-            self.made_all = True
-
-    def _detach(self) -> None:
-        self._complete()
-        self.columns = None
-
-    def __getitem__(self, row: Any) -> Any:
-        if isinstance(row, slice):
-            return [self._made(i) for i in range(*row.indices(list.__len__(self)))]
-        return self._made(row)
-
-    def __iter__(self) -> Iterator[Link]:
-        self._complete()
-        return list.__iter__(self)
-
-    def __reversed__(self) -> Iterator[Link]:
-        self._complete()
-        return list.__reversed__(self)
-
-    def __contains__(self, link: object) -> bool:
-        self._complete()
-        return list.__contains__(self, link)
-
-    def index(self, *args: Any) -> int:
-        self._complete()
-        return list.index(self, *args)
-
-    def count(self, link: Any) -> int:
-        self._complete()
-        return list.count(self, link)
-
-    def copy(self) -> list[Link]:
-        self._complete()
-        return list(list.__iter__(self))
-
-    def __eq__(self, other: object) -> bool:
-        self._complete()
-        return list.__eq__(self, other)
-
-    def __ne__(self, other: object) -> bool:
-        self._complete()
-        return list.__ne__(self, other)
-
-    __hash__ = None
-
-    def __add__(self, other: Any) -> Any:
-        self._complete()
-        return list.__add__(self, other)
-
-    def __mul__(self, n: Any) -> Any:
-        self._complete()
-        return list.__mul__(self, n)
-
-    def __repr__(self) -> str:
-        self._complete()
-        return list.__repr__(self)
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        self._complete()
-        return (list, (list(list.__iter__(self)),))
-
-    def __setitem__(self, row: Any, value: Any) -> None:
-        self._detach()
-        list.__setitem__(self, row, value)
-
-    def __delitem__(self, row: Any) -> None:
-        self._detach()
-        list.__delitem__(self, row)
-
-    def __iadd__(self, other: Any) -> _LinkList:  # type: ignore[override]
-        self._detach()
-        list.extend(self, other)
-        return self
-
-    def __imul__(self, n: Any) -> _LinkList:
-        self._detach()
-        return list.__imul__(self, n)
-
-    def append(self, link: Link) -> None:
-        self._detach()
-        list.append(self, link)
-
-    def extend(self, links: Iterable[Link]) -> None:
-        self._detach()
-        list.extend(self, links)
-
-    def insert(self, row: Any, link: Link) -> None:
-        self._detach()
-        list.insert(self, row, link)
-
-    def pop(self, *args: Any) -> Link:
-        self._detach()
-        return list.pop(self, *args)
-
-    def remove(self, link: Link) -> None:
-        self._detach()
-        list.remove(self, link)
-
-    def clear(self) -> None:
-        self._detach()
-        list.clear(self)
-
-    def sort(self, *args: Any, **kwargs: Any) -> None:
-        self._detach()
-        list.sort(self, *args, **kwargs)
-
-    def reverse(self) -> None:
-        self._detach()
-        list.reverse(self)
+    def __reduce__(self) -> tuple[type[ColumnLinks], tuple[CaptureColumns]]:
+        return ColumnLinks, (self.columns,)
 
 
 def with_columns(source_format: str, columns: CaptureColumns) -> AsBuilt:
     """A capture whose devices and links are `columns`, each object made only when read."""
-    devices = _LazyDeviceMap()
-    devices.columns = columns
-    links = _LinkList([None] * len(columns.a))  # type: ignore[list-item]
-    links.columns, links.made_all = columns, False
-    return AsBuilt(source_format, devices, links)
+    return AsBuilt(source_format, ColumnDevices(columns), ColumnLinks(columns))
 
 
 def columns_of(fabric: AsBuilt) -> CaptureColumns | None:
     """The columns the capture's devices and links still are (None: read them as objects): the
     devices' rows unchanged but for replaced devices, the links untouched."""
     devices, links = fabric.devices, fabric.links
-    if not isinstance(devices, _DeviceMap) or not isinstance(links, _LinkList):
+    if not isinstance(devices, ColumnDevices) or not isinstance(links, ColumnLinks):
         return None
-    columns = devices.columns
-    return columns if columns is not None and links.columns is columns else None
+    return devices.columns if links.columns is devices.columns else None
 
 
 @dataclass(frozen=True)

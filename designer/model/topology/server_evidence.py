@@ -14,6 +14,8 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
+import numpy as np
+
 from designer.catalog import Catalog
 from designer.catalog.device_ids import device_ids
 from designer.catalog.entries import Server
@@ -51,17 +53,51 @@ def read_server(hosts: dict[str, list[Device]], ports: int, gbps: int, catalog: 
                               ports, gbps, catalog, family)
 
 
+def _name_hits(names: list[str]) -> tuple[Counter[str], Counter[str]]:
+    """(family prefix -> host names naming it, GPU label -> host names naming it). At 131,072
+    GPUs there are 16,384 names: each word is searched once over all of them, one a line, and
+    its matches counted by line (a name that names a word twice counts once)."""
+    word_hits: Counter[str] = Counter()
+    gpu_hits: Counter[str] = Counter()
+    if any("\n" in name for name in names):       # no line of its own: name by name
+        for name in names:
+            for pattern, prefixes in _FAMILY_WORDS:
+                if pattern.search(name):
+                    word_hits[prefixes[0]] += 1
+        gpu_hits.update(label for name in names for word, label in _GPU_WORDS if word in name.lower())
+        return word_hits, gpu_hits
+    joined = "\n".join(names)
+    lowered = joined.lower()
+
+    def lines_with(found: list[int], text: str) -> np.ndarray:
+        breaks = np.array([m.start() for m in _BREAK.finditer(text)], dtype=np.int64)
+        return np.unique(np.searchsorted(breaks, np.array(found, dtype=np.int64)))
+
+    # Counted in the order the name-by-name count meets them (first name, then word order):
+    # most_common breaks ties by that order.
+    met: list[tuple[int, int, Counter[str], str, int]] = []
+    for k, (pattern, prefixes) in enumerate(_FAMILY_WORDS):
+        lines = lines_with([m.start() for m in pattern.finditer(joined)], joined)
+        if len(lines):
+            met.append((int(lines[0]), k, word_hits, prefixes[0], len(lines)))
+    for k, (word, label) in enumerate(_GPU_WORDS):
+        lines = lines_with([m.start() for m in re.finditer(re.escape(word), lowered)], lowered)
+        if len(lines):
+            met.append((int(lines[0]), k, gpu_hits, label, len(lines)))
+    for _, _, hits, key, count in sorted(met, key=lambda m: (m[2] is gpu_hits, m[0], m[1])):
+        hits[key] += count
+    return word_hits, gpu_hits
+
+
+_BREAK = re.compile("\n")
+
+
 def read_server_counts(names: list[str], nic_ids: Counter[int], ports: int, gbps: int, catalog: Catalog,
                        family: str = "infiniband") -> ServerEvidence:
     """The server model of the compute hosts named `names`, whose HCAs report the device ids
     counted in `nic_ids` (host by host, as `read_server` counts them)."""
     servers: dict[str, Server] = getattr(catalog, "servers", {})
-    word_hits: Counter[str] = Counter()
-    for name in names:
-        for pattern, prefixes in _FAMILY_WORDS:
-            if pattern.search(name):
-                word_hits[prefixes[0]] += 1
-    gpu_hits = Counter(label for name in names for word, label in _GPU_WORDS if word in name.lower())
+    word_hits, gpu_hits = _name_hits(names)
     nic_names = [n for n in (_nic_name(devid) for devid, _ in nic_ids.most_common(2)) if n]
     evidence = [f"{len(names)} host names"]
     family_prefix = None
