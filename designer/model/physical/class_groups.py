@@ -59,11 +59,52 @@ def block_planes(tier: Tier, k_host: int, planes: int, rails: int) -> int | None
     return 1 if rails % k_host == 0 else None
 
 
+def sorted_distinct(values: np.ndarray) -> np.ndarray:
+    """`np.unique(values)`, by a sort: numpy 2's hash table for it is ten times slower than a
+    sort on arrays of device codes and packed keys."""
+    s = np.sort(values, axis=None)
+    if len(s) < 2:
+        return s
+    keep = np.empty(len(s), bool)
+    keep[0] = True
+    np.not_equal(s[1:], s[:-1], out=keep[1:])
+    distinct: np.ndarray = s[keep]
+    return distinct
+
+
+def dense_classes(code: np.ndarray, n_codes: int) -> tuple[np.ndarray, np.ndarray]:
+    """For codes below `n_codes` (a range about as long as the codes or shorter): the first index
+    of each distinct code and each code's class (classes in the codes' order), by a count over
+    the range instead of a sort."""
+    seen = np.bincount(code, minlength=n_codes)
+    present = np.flatnonzero(seen)
+    class_of_code = np.zeros(n_codes, np.int64)
+    class_of_code[present] = np.arange(len(present))
+    inverse: np.ndarray = class_of_code[code]
+    first = np.full(len(present), len(code), np.int64)
+    np.minimum.at(first, inverse, np.arange(len(code)))
+    return first, inverse
+
+
 def _row_classes(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The first row of each distinct row, and each row's class: `np.unique(rows, axis=0)`'s index
-    and inverse (classes in another order), by a hash of each row checked against its class's
-    first row (a sort of one column instead of all). A matrix far wider than long (a few groups
-    of thousands of links) is hashed whole, each column salted by its place, not column by column."""
+    and inverse (classes in another order). Rows of small numbers (a group's shape, bins and
+    codes of modules) are one number each in a range about as long as the rows are many, counted
+    over that range; other rows by a hash of each row checked against its class's first row (a
+    sort of one column instead of all). A matrix far wider than long (a few groups of thousands
+    of links) is hashed whole, each column salted by its place, not column by column."""
+    n, width = rows.shape
+    if n and width:
+        low = rows.min(axis=0)
+        spans = (rows.max(axis=0) - low + 1).tolist()
+        limit, total = max(4 * n, 1 << 16), 1
+        for span in spans:
+            total *= span
+            if total > limit:
+                break
+        if total <= limit:
+            radix = np.cumprod([1, *spans[:-1]]).astype(np.int64)
+            return dense_classes((rows - low) @ radix, total)
     with np.errstate(over="ignore"):
         if rows.shape[1] > max(256, rows.shape[0]):
             salt = _mix(np.arange(rows.shape[1], dtype=np.uint64) * _MIX[1])
@@ -78,6 +119,14 @@ def _row_classes(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         _, first, inverse = np.unique(rows, axis=0, return_index=True, return_inverse=True)
         inverse = inverse.reshape(-1)
     return first, inverse
+
+
+def members_of(class_of: np.ndarray, n_classes: int) -> list[np.ndarray]:
+    """Each class's rows, ascending: a pass per class where they are few, else one stable sort."""
+    if n_classes <= 16:
+        return [np.flatnonzero(class_of == c) for c in range(n_classes)]
+    rows = np.argsort(class_of, kind="stable")
+    return np.split(rows, np.cumsum(np.bincount(class_of, minlength=n_classes))[:-1])
 
 
 @dataclass(frozen=True)
@@ -186,52 +235,47 @@ class Groups:
         a module per cage by its longest), so groups of one shape and these keys get one medium,
         whatever their other runs, and the groups chained into thousands of links through shared
         cages fall into a few classes instead of one each. `end_kinds` gives each link end's kind
-        of cage (index into `kinds`: cage type, capacity, speed) in the groups' link order."""
+        of cage (index into `kinds`: cage type, capacity, speed) in the groups' link order.
+
+        Groups of one shape have their cages in the same columns: each cage's longest run is a
+        maximum over its columns, taken shape by shape."""
         w, nb = bucket.width, len(bucket.groups)
+        rows = len(lengths)
         la, lb = self.matrix([self.local_a], bucket), self.matrix([self.local_b], bucket)
         host = self.matrix([self.a_host], bucket)
+        ka, kb = self.matrix([end_kinds[0]], bucket), self.matrix([end_kinds[1]], bucket)
         cages = int(max(la.max(), lb.max())) + 1
-        plane = np.repeat(np.arange(self.block), w) * cages            # each column's plane of the block
-        a_cage = np.tile(la, self.block) + np.where(np.tile(host, self.block), 0, plane)
-        b_cage = np.tile(lb, self.block) + plane
         width = self.block * cages
-        # each cage's kind: that of its last link end in the group's order (`_try_optics` reads
-        # the speed of the last link it meets at a cage)
-        ka, kb = (np.tile(self.matrix([k], bucket), self.block) for k in end_kinds)
-        col = np.arange(self.block * w, dtype=np.int64)
-        g_base = (np.arange(nb, dtype=np.int64) * width)[:, None]
-        last = np.full(nb * width, -1, np.int64)
-        np.maximum.at(last, (g_base + a_cage).reshape(-1), np.broadcast_to(2 * col, a_cage.shape).reshape(-1))
-        np.maximum.at(last, (g_base + b_cage).reshape(-1), np.broadcast_to(2 * col + 1, b_cage.shape).reshape(-1))
-        end_kind = np.stack([ka, kb], axis=2).reshape(nb, -1)            # per group, ends in order
-        kind = np.where(last >= 0, np.take_along_axis(end_kind, np.maximum(last, 0).reshape(nb, width), 1).reshape(-1),
-                        -1).reshape(nb, width)
-        # each cage's longest run (index into values: they are sorted) per row
-        rows = len(lengths)
-        base = (np.arange(rows, dtype=np.int64) * width).reshape(rows // nb, nb, 1)
-        flat = np.full(rows * width, -1, np.int64)
-        for cage in (a_cage, b_cage):
-            np.maximum.at(flat, (base + cage[None]).reshape(-1), lengths.reshape(-1))
-        longest = flat.reshape(rows, width)
-        kind = np.tile(kind, (rows // nb, 1))
-        # what each kind of cage holds at each run: one code per distinct answer
-        present = longest >= 0
-        pair = kind * len(values) + longest
-        outcome = np.full(rows * width, -1, np.int64).reshape(rows, width)
-        answers: dict[tuple[object, ...], int] = {}
-        codes = {}
-        for p in np.unique(pair[present]).tolist():
-            k, v = divmod(p, len(values))
-            cage_type, capacity, gbps = kinds[k]
-            run = float(values[v])
-            held = tuple((media.cpo_fits(cage_type, o, lane, run) if cage_type in media.cpo
-                          else _module_id(media.module(o, lane, cage_type, capacity, gbps, run)))
-                         for o in OPTICS for lane in media.lanes)
-            codes[p] = answers.setdefault((k, held), len(answers))
-        if codes:
-            keys_ = np.array(sorted(codes), np.int64)
-            outcome[present] = np.array([codes[p] for p in keys_.tolist()], np.int64)[
-                np.searchsorted(keys_, pair[present])]
+        plane = np.repeat(np.arange(self.block), w) * cages            # each column's plane of the block
+        outcome_of = _outcomes(kinds, values, media)     # per kind and run, a code of what cages hold
+        outcome = np.full((rows, width), -1, np.int64, order="F")
+        shapes = self.shape[bucket.groups]
+        shape_first, shape_of = dense_classes(shapes, int(shapes.max()) + 1)
+        for i0, members in zip(shape_first.tolist(), members_of(shape_of, len(shape_first)), strict=True):
+            # the shape's columns of each cage, from its first group: a link's lower end and upper end
+            a_cage = np.tile(la[i0], self.block) + np.where(np.tile(host[i0], self.block), 0, plane)
+            b_cage = np.tile(lb[i0], self.block) + plane
+            end_cage = np.stack([a_cage, b_cage], axis=1).reshape(-1)          # ends in link order
+            end_kind = np.stack([np.tile(ka[i0], self.block), np.tile(kb[i0], self.block)], axis=1).reshape(-1)
+            by_cage = np.argsort(end_cage, kind="stable")
+            starts = np.flatnonzero(np.r_[True, np.diff(end_cage[by_cage]) != 0])
+            present = end_cage[by_cage[starts]]
+            # each cage's kind: that of its last link end in the group's order (`_try_optics`
+            # reads the speed of the last link it meets at a cage)
+            last = by_cage[np.r_[starts[1:], len(by_cage)] - 1]
+            kind = end_kind[last]
+            if len(members) == nb:
+                at_rows, sub = np.arange(rows), lengths
+            else:
+                at_rows = (np.arange(rows // nb)[:, None] * nb + members[None, :]).reshape(-1)
+                sub = np.asfortranarray(lengths[at_rows])
+            if len(present) <= 64:   # a column's maximum per cage (columns are contiguous)
+                longest = np.empty((len(at_rows), len(present)), np.int64, order="F")
+                for c, columns in enumerate(np.split(by_cage // 2, starts[1:])):
+                    longest[:, c] = sub[:, columns].max(axis=1) if len(columns) > 1 else sub[:, columns[0]]
+            else:   # a few groups of many cages
+                longest = np.maximum.reduceat(np.repeat(sub, 2, axis=1)[:, by_cage], starts, axis=1)
+            outcome[np.ix_(at_rows, present)] = outcome_of[kind[None, :], longest]
         group_longest = length_bins(media, values)[lengths.max(axis=1)]
         keyed: np.ndarray = np.concatenate([group_longest[:, None], outcome], axis=1)
         return keyed
@@ -242,6 +286,27 @@ class Groups:
         links = self.by_size[bucket.start:bucket.start + bucket.width * len(bucket.groups)]
         return np.concatenate([values[links].reshape(len(bucket.groups), bucket.width) for values in per_plane],
                               axis=1)
+
+
+def _outcomes(kinds: list[tuple[str, int, int]], values: np.ndarray, media: MediaIndex) -> np.ndarray:
+    """Per kind of cage and run (index into `values`), a code of what each optic and lane would
+    put in the cage at that run: codes equal where the answers are. A module's reach is compared
+    with a run as `length_bins` cuts runs, so the answers are asked once per bin."""
+    bins = length_bins(media, values)
+    answers: dict[tuple[object, ...], int] = {}
+    table = np.zeros((len(kinds), len(values)), np.int64)
+    distinct_bins, first = np.unique(bins, return_index=True)
+    for k, (cage_type, capacity, gbps) in enumerate(kinds):
+        code_of_bin = {}
+        for b, i in zip(distinct_bins.tolist(), first.tolist(), strict=True):
+            run = float(values[i])
+            held = tuple((media.cpo_fits(cage_type, o, lane, run) if cage_type in media.cpo
+                          else _module_id(media.module(o, lane, cage_type, capacity, gbps, run)))
+                         for o in OPTICS for lane in media.lanes)
+            code_of_bin[b] = answers.setdefault((k, held), len(answers))
+        table[k] = np.array([code_of_bin[b] for b in distinct_bins.tolist()], np.int64)[
+            np.searchsorted(distinct_bins, bins)]
+    return table
 
 
 def count_groups(bill: Bill, tier: Tier, runs: Runs, derived: Derived, dev: DeviceCodes, k_host: int) -> bool:
@@ -268,7 +333,16 @@ def count_groups(bill: Bill, tier: Tier, runs: Runs, derived: Derived, dev: Devi
     kinds: list[tuple[str, int, int]] = []
     end_kinds: list[np.ndarray] = []
     for type_, cap in ((tier.a_type[o], tier.a_cap[o]), (tier.b_type[o], tier.b_cap[o])):
-        distinct, inverse = np.unique((type_ << 40) | (cap << 20) | tier.link_gbps[o], return_inverse=True)
+        packed = (type_ << 40) | (cap << 20) | tier.link_gbps[o]
+        # one kind per tier (`first_plane_tiers`): the tiers' kinds, checked, instead of a sort
+        link_tier = tier.link_tier[o]
+        per_tier = {t: packed[link_tier == t] for t in sorted_distinct(link_tier).tolist()}
+        if all(int(v.min()) == int(v.max()) for v in per_tier.values()):
+            distinct = np.array(sorted({int(v[0]) for v in per_tier.values()}), np.int64)
+            inverse = np.searchsorted(distinct, np.array([int(per_tier[t][0]) if t in per_tier else 0
+                                                          for t in range(len(TIERS))], np.int64))[link_tier]
+        else:
+            distinct, inverse = np.unique(packed, return_inverse=True)
         ids = []
         for packed in distinct.tolist():
             kind = (tier.type_names[packed >> 40], (packed >> 20) & 0xFFFFF, packed & 0xFFFFF)
@@ -320,7 +394,9 @@ def count_groups(bill: Bill, tier: Tier, runs: Runs, derived: Derived, dev: Devi
     classes: list[tuple[np.ndarray, np.ndarray, int, list[LinkPlan], Choice | None]] = []
     for bucket in groups.buckets:
         # the size's groups of every block, block by block: a row of runs each
-        lengths = np.concatenate([groups.matrix(codes[q * block:(q + 1) * block], bucket) for q in range(n_blocks)])
+        # columns contiguous: the counts below take maxima across a group's columns
+        lengths = np.asfortranarray(np.concatenate([groups.matrix(codes[q * block:(q + 1) * block], bucket)
+                                                    for q in range(n_blocks)]))
         g_all = (np.arange(n_blocks)[:, None] * n_groups + bucket.groups[None, :]).reshape(-1)
         shape = np.tile(groups.shape[bucket.groups], n_blocks)
         held = groups.medium_keys(bucket, lengths, values, media, (end_kinds[0], end_kinds[1]), kinds)
@@ -333,10 +409,7 @@ def count_groups(bill: Bill, tier: Tier, runs: Runs, derived: Derived, dev: Devi
             per_plane[np.tile(groups.hosted[bucket.groups], n_blocks)] = -1
             keys = np.concatenate([keys, per_plane], axis=1)
         class_first, class_of = _row_classes(keys)
-        class_rows = np.argsort(class_of, kind="stable")
-        class_start = np.r_[0, np.cumsum(np.bincount(class_of, minlength=len(class_first)))]
-        for c, row0 in enumerate(class_first.tolist()):
-            rows = class_rows[class_start[c]:class_start[c + 1]]
+        for row0, rows in zip(class_first.tolist(), members_of(class_of, len(class_first)), strict=True):
             group_links = links_of(int(g_all[row0]), lengths[row0])
             forced = tier.forced(fp, {link.tier for link in group_links})
             choice, by_name = _choose(group_links, media, forced)
