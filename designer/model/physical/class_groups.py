@@ -13,6 +13,7 @@ times the links.
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -103,8 +104,14 @@ def _row_classes(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
             if total > limit:
                 break
         if total <= limit:
-            radix = np.cumprod([1, *spans[:-1]]).astype(np.int64)
-            return dense_classes((rows - low) @ radix, total)
+            radix = np.cumprod([1, *spans[:-1]]).tolist()
+            if width > 64:
+                code = (rows - low) @ np.array(radix, np.int64)
+            else:   # column by column: a row's columns are few, the rows many
+                code = np.zeros(n, np.int64)
+                for j, (lo, step) in enumerate(zip(low.tolist(), radix, strict=True)):
+                    code += (rows[:, j] - lo) * step
+            return dense_classes(code, total)
     with np.errstate(over="ignore"):
         if rows.shape[1] > max(256, rows.shape[0]):
             salt = _mix(np.arange(rows.shape[1], dtype=np.uint64) * _MIX[1])
@@ -139,6 +146,106 @@ class Bucket:
     start: int
 
 
+def _repeats(ca: np.ndarray, cb: np.ndarray, n_cages: int, alike: tuple[np.ndarray, ...]) -> int:
+    """Into how many blocks alike the links split (1 if none is found): consecutive runs of links
+    whose cages are the first block's, renamed one for one (a block's cages are no other
+    block's), with the same `alike` values link for link. Then each block's groups are the first
+    block's, renamed: found once and repeated. Block counts are tried from the most (the
+    shortest blocks), each first on two blocks, then on all."""
+    n = len(ca)
+    divisors = {d for i in range(1, math.isqrt(n) + 1) if n % i == 0 for d in (i, n // i)}
+    tried = 0
+    for m in sorted(divisors - {1}, reverse=True):
+        p = n // m
+        if not all(np.array_equal(v[p:2 * p], v[:p]) and np.array_equal(v[n - p:], v[:p]) for v in alike):
+            continue
+        sample = np.r_[0:2 * p, n - p:n] if m > 2 else np.arange(n)      # the first two blocks and the last
+        if not _renamed(ca[sample], cb[sample], min(m, 3), n_cages):
+            continue
+        tried += 1
+        if tried > 3:
+            break
+        if all(np.array_equal(v.reshape(m, p), np.broadcast_to(v[:p], (m, p))) for v in alike) and _renamed(
+                ca, cb, m, n_cages):
+            return m
+    return 1
+
+
+def _renamed(ca: np.ndarray, cb: np.ndarray, m: int, n_cages: int) -> bool:
+    """Whether the links, in m blocks, join in each block the first block's cages renamed: each
+    cage of the first block stands for one cage in every other block, and no two blocks share one."""
+    p = len(ca) // m
+    ends = np.stack([ca.reshape(m, p), cb.reshape(m, p)], axis=2).reshape(m, 2 * p)
+    first = ends[0]
+    where = np.zeros(n_cages, np.int64)
+    where[first] = np.arange(2 * p)      # an end of each of the first block's cages
+    if not np.array_equal(ends, ends[:, where[first]]):
+        return False
+    seen = np.zeros(n_cages, bool)
+    seen[first] = True
+    distinct_first = int(seen.sum())
+    seen[ends.reshape(-1)] = True
+    return int(seen.sum()) == m * distinct_first
+
+
+class _BlockGroups:
+    """The groups of a block of links, as `Groups` reads them (its module docstring): `ca`, `cb`
+    each link's cages, numbered below `n_cages`."""
+
+    def __init__(self, ca: np.ndarray, cb: np.ndarray, n_cages: int, link_tier: np.ndarray, b_lane: np.ndarray,
+                 a_host: np.ndarray) -> None:
+        n = len(ca)
+        # groups in the order of their first link; links of each group in link order
+        comp, group_of_label, group, n_groups = link_groups(ca, cb, n_cages)
+        self.n_groups, self.group = n_groups, group
+        # each group's first link of each tier (n past the last where it has none)
+        self.first_of_tier = np.full((n_groups, len(TIERS)), n, np.int64)
+        np.minimum.at(self.first_of_tier, (group, link_tier), np.arange(n))
+        lorder = np.argsort(group, kind="stable")
+        g_sorted = group[lorder]
+        g_start = np.r_[0, np.flatnonzero(g_sorted[1:] != g_sorted[:-1]) + 1]
+        g_nlinks = np.diff(np.r_[g_start, n])
+        rank = np.empty(n, np.int64)
+        rank[lorder] = np.arange(n) - np.repeat(g_start, g_nlinks)
+        # cage local index: order of first appearance (a then b) in the group's links
+        ends_seq = np.empty(2 * n, np.int64)
+        ends_seq[0::2], ends_seq[1::2] = ca[lorder], cb[lorder]
+        firstpos = np.full(n_cages, 2 * n, np.int64)
+        np.minimum.at(firstpos, ends_seq, np.arange(2 * n))
+        first_occ = firstpos[ends_seq] == np.arange(2 * n)
+        seen = np.cumsum(first_occ)
+        before_group = np.r_[0, seen][2 * g_start]
+        local = np.zeros(n_cages, np.int64)
+        occ_pos = np.flatnonzero(first_occ)
+        local[ends_seq[occ_pos]] = seen[occ_pos] - 1 - before_group[g_sorted[occ_pos // 2]]
+        self.local_a, self.local_b = local[ca], local[cb]
+        self.hosted = np.zeros(n_groups, bool)
+        self.hosted[group[a_host]] = True
+        self.rank, self.lorder, self.g_nlinks, self.g_start = rank, lorder, g_nlinks, g_start
+        # each group's cages, and those of them at the links' upper ends
+        self.cages = np.bincount(g_sorted[occ_pos // 2], minlength=n_groups)
+        upper_seen = np.zeros(n_cages, bool)
+        upper_seen[cb] = True
+        self.uppers = np.bincount(group_of_label[comp[np.flatnonzero(upper_seen)]], minlength=n_groups)
+        widths, size_of = np.unique(g_nlinks, return_inverse=True)
+        size_of = size_of.reshape(-1)
+        self.by_size = lorder[np.argsort(size_of[g_sorted], kind="stable")]
+        self.buckets: list[Bucket] = []
+        at = 0
+        for b, width in enumerate(widths.tolist()):
+            members = np.flatnonzero(size_of == b)
+            self.buckets.append(Bucket(width, members, at))
+            at += width * len(members)
+        self.shape = np.zeros(n_groups, np.int64)
+        for bucket in self.buckets:
+            links = self.by_size[bucket.start:bucket.start + bucket.width * len(bucket.groups)]
+            cols = [v[links].reshape(len(bucket.groups), bucket.width)
+                    for v in (self.local_a, self.local_b, b_lane, link_tier)]
+            rows = np.stack(cols, axis=2).reshape(len(bucket.groups), 4 * bucket.width)
+            rows = np.concatenate([rows, self.cages[bucket.groups, None]], axis=1)
+            self.shape[bucket.groups] = _row_classes(rows)[1]
+
+
 class Groups:
     """A tier's groups of linked cages on its first plane, each group's links in the device
     graph's order, and the shape of each group (its links' cages and lanes as `counts_from_links`
@@ -161,70 +268,60 @@ class Groups:
             ac = np.where(tier.a_host[o], host_cages(tier.a_port[o], k_host, planes, rails)[0], tier.a_cage[o])
         else:
             ac = host_cages(tier.a_port[o], k_host, planes, rails)[0] if tier.host else tier.a_cage[o]
-        ca, cb, n_slots = cage_slots(ad, ac, bd, bc, dev.servers, dev.total)
-        used = np.zeros(n_slots, bool)
-        used[ca], used[cb] = True, True
+        ca, cb, _ = cage_slots(ad, ac, bd, bc, dev.servers, dev.total)
+        low = int(min(ca.min(), cb.min())) if n else 0
+        used = np.zeros(int(max(ca.max(), cb.max())) + 1 - low if n else 0, bool)
+        used[ca - low], used[cb - low] = True, True
         renumber = np.cumsum(used) - 1
-        ca, cb = renumber[ca], renumber[cb]
+        ca, cb = renumber[ca - low], renumber[cb - low]
         n_cages = int(used.sum())
-        # groups in the order of their first link; links of each group in link order
-        comp, group_of_label, group, n_groups = link_groups(ca, cb, n_cages)
-        # each group's first link of each tier (n past the last where it has none)
-        self.first_of_tier = np.full((n_groups, len(TIERS)), n, np.int64)
-        np.minimum.at(self.first_of_tier, (group, tier.link_tier[o]), np.arange(n))
-        lorder = np.argsort(group, kind="stable")
-        g_sorted = group[lorder]
-        g_start = np.r_[0, np.flatnonzero(g_sorted[1:] != g_sorted[:-1]) + 1]
-        g_nlinks = np.diff(np.r_[g_start, n])
-        rank = np.empty(n, np.int64)
-        rank[lorder] = np.arange(n) - np.repeat(g_start, g_nlinks)
-        # cage local index: order of first appearance (a then b) in the group's links
-        ends_seq = np.empty(2 * n, np.int64)
-        ends_seq[0::2], ends_seq[1::2] = ca[lorder], cb[lorder]
-        firstpos = np.full(n_cages, 2 * n, np.int64)
-        np.minimum.at(firstpos, ends_seq, np.arange(2 * n))
-        first_occ = firstpos[ends_seq] == np.arange(2 * n)
-        seen = np.cumsum(first_occ)
-        before_group = np.r_[0, seen][2 * g_start]
-        local = np.zeros(n_cages, np.int64)
-        occ_pos = np.flatnonzero(first_occ)
-        local[ends_seq[occ_pos]] = seen[occ_pos] - 1 - before_group[g_sorted[occ_pos // 2]]
-        self.n_groups = n_groups
-        # per link in the groups' link order: each end's local cage, and whether the lower end is
-        # a server's NIC cage (one cage on every plane of a block; a switch's is another per plane)
-        self.local_a, self.local_b = local[ca], local[cb]
+        # per link in the groups' link order: whether the lower end is a server's NIC cage (one
+        # cage on every plane of a block; a switch's is another per plane)
         self.a_host = tier.a_host[o] if tier.merged else np.full(n, tier.host)
+        self.link_tier = link_tier = tier.link_tier[o]
+        b_lane = tier.b_lane[o]
+        # the links repeat in `m` blocks alike (a pod's, a rail group's): groups found on the first
+        m = _repeats(ca, cb, n_cages, (link_tier, b_lane))
+        p = n // m
+        if m > 1:
+            first_ends = np.concatenate([ca[:p], cb[:p]])
+            kept = np.zeros(n_cages, bool)
+            kept[first_ends] = True
+            compact = np.cumsum(kept) - 1
+            ca, cb, n_cages = compact[ca[:p]], compact[cb[:p]], int(kept.sum())
+        one = _BlockGroups(ca, cb, n_cages, link_tier[:p], b_lane[:p], self.a_host[:p])
+        g0 = one.n_groups
+        self.n_groups = n_groups = g0 * m
+        link_shift, group_shift = np.arange(m)[:, None] * p, np.arange(m)[:, None] * g0
+
+        def tiled(values: np.ndarray, shift: np.ndarray | None = None) -> np.ndarray:
+            out: np.ndarray = (np.tile(values, m) if shift is None else (values[None, :] + shift).reshape(-1))
+            return out
+
+        # each group's first link of each tier (n past the last where it has none)
+        first = one.first_of_tier
+        self.first_of_tier = np.where(first[None] < p, first[None] + link_shift[:, :, None], n).reshape(n_groups, -1)
+        self.group, self.rank = tiled(one.group, group_shift), tiled(one.rank)
+        self.lorder, self.g_start = tiled(one.lorder, link_shift), tiled(one.g_start, link_shift)
+        self.g_nlinks = tiled(one.g_nlinks)
+        self.local_a, self.local_b = tiled(one.local_a), tiled(one.local_b)
         # the groups with a server's NIC cage: only they span the planes of a block
-        self.hosted = np.zeros(n_groups, bool)
-        self.hosted[group[self.a_host]] = True
-        self.group, self.rank, self.lorder = group, rank, lorder
-        self.g_nlinks, self.g_start = g_nlinks, g_start
+        self.hosted = tiled(one.hosted)
         # cages of a group of the block: its NIC cages once, its upper cages on every plane
-        cages0 = np.bincount(g_sorted[occ_pos // 2], minlength=n_groups)
-        upper_seen = np.zeros(n_cages, bool)
-        upper_seen[cb] = True
-        uppers0 = np.bincount(group_of_label[comp[np.flatnonzero(upper_seen)]], minlength=n_groups)
-        self.g_ncages = cages0 + (block - 1) * uppers0
+        self.g_ncages = tiled(one.cages + (block - 1) * one.uppers)
         # groups size by size: the links of each size's groups, group by group, in link order
-        widths, size_of = np.unique(g_nlinks, return_inverse=True)
-        size_of = size_of.reshape(-1)
-        self.by_size = lorder[np.argsort(size_of[g_sorted], kind="stable")]
         self.buckets: list[Bucket] = []
-        at = 0
-        for b, width in enumerate(widths.tolist()):
-            members = np.flatnonzero(size_of == b)
-            self.buckets.append(Bucket(width, members, at))
-            at += width * len(members)
-        # the shape: per link place (local a cage, local b cage, b lane, tier) and the group's cages
-        # (a group of the block follows from its first plane's shape); shapes of one size only are
-        # compared, so each size numbers its own
-        self.shape = np.zeros(n_groups, np.int64)
-        per_link = (self.local_a, self.local_b, tier.b_lane[o], tier.link_tier[o])
-        for bucket in self.buckets:
-            cols = [self.matrix([values], bucket) for values in per_link]
-            rows = np.stack(cols, axis=2).reshape(len(bucket.groups), 4 * bucket.width)
-            rows = np.concatenate([rows, cages0[bucket.groups, None]], axis=1)
-            self.shape[bucket.groups] = _row_classes(rows)[1]
+        parts, at = [], 0
+        for bucket in one.buckets:
+            links = one.by_size[bucket.start:bucket.start + bucket.width * len(bucket.groups)]
+            parts.append(tiled(links, link_shift))
+            self.buckets.append(Bucket(bucket.width, tiled(bucket.groups, group_shift), at))
+            at += bucket.width * len(bucket.groups) * m
+        self.by_size = np.concatenate(parts) if parts else np.zeros(0, np.int64)
+        # the shape: per link place (local a cage, local b cage, b lane, tier) and the group's
+        # cages (a group of the block follows from its first plane's shape); shapes of one size
+        # only are compared, so each size numbers its own
+        self.shape = tiled(one.shape)
 
     def medium_keys(self, bucket: Bucket, lengths: np.ndarray, values: np.ndarray, media: MediaIndex,
                     end_kinds: tuple[np.ndarray, np.ndarray], kinds: list[tuple[str, int, int]]) -> np.ndarray:
@@ -241,43 +338,42 @@ class Groups:
         maximum over its columns, taken shape by shape."""
         w, nb = bucket.width, len(bucket.groups)
         rows = len(lengths)
-        la, lb = self.matrix([self.local_a], bucket), self.matrix([self.local_b], bucket)
-        host = self.matrix([self.a_host], bucket)
-        ka, kb = self.matrix([end_kinds[0]], bucket), self.matrix([end_kinds[1]], bucket)
-        cages = int(max(la.max(), lb.max())) + 1
-        width = self.block * cages
+        links = self.by_size[bucket.start:bucket.start + w * nb].reshape(nb, w)
+        cages = int(max(self.local_a[links].max(), self.local_b[links].max())) + 1
         plane = np.repeat(np.arange(self.block), w) * cages            # each column's plane of the block
         outcome_of = _outcomes(kinds, values, media)     # per kind and run, a code of what cages hold
-        outcome = np.full((rows, width), -1, np.int64, order="F")
+        # column 0 the group's longest run's bin, then a column per cage (of each plane)
+        keyed = np.full((rows, 1 + self.block * cages), -1, np.int64, order="F")
+        keyed[:, 0] = length_bins(media, values)[lengths.max(axis=1)]
         shapes = self.shape[bucket.groups]
         shape_first, shape_of = dense_classes(shapes, int(shapes.max()) + 1)
         for i0, members in zip(shape_first.tolist(), members_of(shape_of, len(shape_first)), strict=True):
             # the shape's columns of each cage, from its first group: a link's lower end and upper end
-            a_cage = np.tile(la[i0], self.block) + np.where(np.tile(host[i0], self.block), 0, plane)
-            b_cage = np.tile(lb[i0], self.block) + plane
+            first = links[i0]
+            a_cage = np.tile(self.local_a[first], self.block) + np.where(np.tile(self.a_host[first], self.block),
+                                                                         0, plane)
+            b_cage = np.tile(self.local_b[first], self.block) + plane
             end_cage = np.stack([a_cage, b_cage], axis=1).reshape(-1)          # ends in link order
-            end_kind = np.stack([np.tile(ka[i0], self.block), np.tile(kb[i0], self.block)], axis=1).reshape(-1)
+            end_kind = np.stack([np.tile(end_kinds[0][first], self.block), np.tile(end_kinds[1][first], self.block)],
+                                axis=1).reshape(-1)
             by_cage = np.argsort(end_cage, kind="stable")
             starts = np.flatnonzero(np.r_[True, np.diff(end_cage[by_cage]) != 0])
             present = end_cage[by_cage[starts]]
             # each cage's kind: that of its last link end in the group's order (`_try_optics`
             # reads the speed of the last link it meets at a cage)
-            last = by_cage[np.r_[starts[1:], len(by_cage)] - 1]
-            kind = end_kind[last]
+            kind = end_kind[by_cage[np.r_[starts[1:], len(by_cage)] - 1]]
             if len(members) == nb:
-                at_rows, sub = np.arange(rows), lengths
+                at_rows, sub = slice(None), lengths
             else:
                 at_rows = (np.arange(rows // nb)[:, None] * nb + members[None, :]).reshape(-1)
                 sub = np.asfortranarray(lengths[at_rows])
             if len(present) <= 64:   # a column's maximum per cage (columns are contiguous)
-                longest = np.empty((len(at_rows), len(present)), np.int64, order="F")
                 for c, columns in enumerate(np.split(by_cage // 2, starts[1:])):
-                    longest[:, c] = sub[:, columns].max(axis=1) if len(columns) > 1 else sub[:, columns[0]]
+                    longest = sub[:, columns].max(axis=1) if len(columns) > 1 else sub[:, columns[0]]
+                    keyed[at_rows, 1 + int(present[c])] = outcome_of[int(kind[c])][longest]
             else:   # a few groups of many cages
                 longest = np.maximum.reduceat(np.repeat(sub, 2, axis=1)[:, by_cage], starts, axis=1)
-            outcome[np.ix_(at_rows, present)] = outcome_of[kind[None, :], longest]
-        group_longest = length_bins(media, values)[lengths.max(axis=1)]
-        keyed: np.ndarray = np.concatenate([group_longest[:, None], outcome], axis=1)
+                keyed[np.ix_(np.arange(rows)[at_rows], 1 + present)] = outcome_of[kind[None, :], longest]
         return keyed
 
     def matrix(self, per_plane: list[np.ndarray], bucket: Bucket) -> np.ndarray:
@@ -309,6 +405,48 @@ def _outcomes(kinds: list[tuple[str, int, int]], values: np.ndarray, media: Medi
     return table
 
 
+def _end_kinds(tier: Tier, link_tier: np.ndarray, order: np.ndarray, side: str,
+               kinds: list[tuple[str, int, int]]) -> np.ndarray:
+    """Each link's kind of cage at its `side` end ("a" or "b"; cage type, capacity, speed as an
+    index into `kinds`, which it extends), in `order`; `link_tier` is the links' tier in that
+    order. A tier's links are one after the other with one kind each (`first_plane_tiers`): a
+    kind per tier, where that holds, instead of a sort of every link's."""
+    type_, cap, gbps = getattr(tier, f"{side}_type"), getattr(tier, f"{side}_cap"), tier.link_gbps
+    bounds = np.searchsorted(tier.link_tier, np.arange(len(TIERS) + 1)).tolist()
+    of_tier = np.zeros(len(TIERS), np.int64)
+    for t in range(len(TIERS)):
+        lo, hi = bounds[t], bounds[t + 1]
+        if lo == hi:
+            continue
+        tier_of, type_of, cap_of, gbps_of = (_one_value(v[lo:hi]) for v in (tier.link_tier, type_, cap, gbps))
+        if tier_of != t or type_of is None or cap_of is None or gbps_of is None:
+            break
+        of_tier[t] = _kind_index(kinds, (tier.type_names[type_of], cap_of, gbps_of))
+    else:
+        if bounds[-1] == len(tier.link_tier):
+            by_link: np.ndarray = of_tier[link_tier]
+            return by_link
+    packed = (type_[order] << 40) | (cap[order] << 20) | gbps[order]
+    distinct, inverse = np.unique(packed, return_inverse=True)
+    ids = [_kind_index(kinds, (tier.type_names[value >> 40], (value >> 20) & 0xFFFFF, value & 0xFFFFF))
+           for value in distinct.tolist()]
+    by_link = np.array(ids, np.int64)[inverse.reshape(-1)]
+    return by_link
+
+
+def _kind_index(kinds: list[tuple[str, int, int]], kind: tuple[str, int, int]) -> int:
+    """The index of `kind` in `kinds`, appended if new."""
+    if kind not in kinds:
+        kinds.append(kind)
+    return kinds.index(kind)
+
+
+def _one_value(values: np.ndarray) -> int | None:
+    """The one value of an array, or None when it holds several."""
+    lo, hi = int(values.min()), int(values.max())
+    return lo if lo == hi else None
+
+
 def count_groups(bill: Bill, tier: Tier, runs: Runs, derived: Derived, dev: DeviceCodes, k_host: int) -> bool:
     """A tier's groups of several cages, class by class: a class is a shape of group with what
     its runs give the medium (`Groups.medium_keys`; `counts_from_links` keys on every run's bin,
@@ -322,34 +460,13 @@ def count_groups(bill: Bill, tier: Tier, runs: Runs, derived: Derived, dev: Devi
     groups = Groups(tier, dev, block, k_host, planes, rails)
     media = runs.media
     values = np.array(sorted({v for vals, _ in runs.planes for v in vals}), np.float64)
-    # per plane, each link's run (index into values), in the groups' link order
-    codes = []
-    for vals, inverse in runs.planes:
-        code_of = np.searchsorted(values, np.array(vals, np.float64))
-        codes.append(code_of[inverse[groups.order0]])
+    # per plane, each link's run: an index into values, by the index into its plane's runs
+    codes = [(np.searchsorted(values, np.array(vals, np.float64)), inverse) for vals, inverse in runs.planes]
     n_groups, n_blocks = groups.n_groups, planes // block
     # each link end's kind of cage (cage type, capacity, speed), in the groups' link order
     o = groups.order0
     kinds: list[tuple[str, int, int]] = []
-    end_kinds: list[np.ndarray] = []
-    for type_, cap in ((tier.a_type[o], tier.a_cap[o]), (tier.b_type[o], tier.b_cap[o])):
-        packed = (type_ << 40) | (cap << 20) | tier.link_gbps[o]
-        # one kind per tier (`first_plane_tiers`): the tiers' kinds, checked, instead of a sort
-        link_tier = tier.link_tier[o]
-        per_tier = {t: packed[link_tier == t] for t in sorted_distinct(link_tier).tolist()}
-        if all(int(v.min()) == int(v.max()) for v in per_tier.values()):
-            distinct = np.array(sorted({int(v[0]) for v in per_tier.values()}), np.int64)
-            inverse = np.searchsorted(distinct, np.array([int(per_tier[t][0]) if t in per_tier else 0
-                                                          for t in range(len(TIERS))], np.int64))[link_tier]
-        else:
-            distinct, inverse = np.unique(packed, return_inverse=True)
-        ids = []
-        for packed in distinct.tolist():
-            kind = (tier.type_names[packed >> 40], (packed >> 20) & 0xFFFFF, packed & 0xFFFFF)
-            if kind not in kinds:
-                kinds.append(kind)
-            ids.append(kinds.index(kind))
-        end_kinds.append(np.array(ids, np.int64)[inverse.reshape(-1)])
+    end_kinds = [_end_kinds(tier, groups.link_tier, o, side, kinds) for side in ("a", "b")]
     names: dict[int, str] = {}
     types = tier.type_names
     fp = derived.design.floorplan
@@ -393,21 +510,33 @@ def count_groups(bill: Bill, tier: Tier, runs: Runs, derived: Derived, dev: Devi
     # that group's links and the choice.
     classes: list[tuple[np.ndarray, np.ndarray, int, list[LinkPlan], Choice | None]] = []
     for bucket in groups.buckets:
-        # the size's groups of every block, block by block: a row of runs each
-        # columns contiguous: the counts below take maxima across a group's columns
-        lengths = np.asfortranarray(np.concatenate([groups.matrix(codes[q * block:(q + 1) * block], bucket)
-                                                    for q in range(n_blocks)]))
+        w, nb = bucket.width, len(bucket.groups)
+        tier_links = o[groups.by_size[bucket.start:bucket.start + w * nb]]
+        # the size's groups of every block, block by block: a row of runs each, plane after
+        # plane, its columns contiguous (the counts below take maxima across a group's columns)
+        lengths = np.empty((n_blocks * nb, block * w), np.int64, order="F")
+        for q in range(n_blocks):
+            for p_in in range(block):
+                code_of, inverse = codes[q * block + p_in]
+                lengths[q * nb:(q + 1) * nb, p_in * w:(p_in + 1) * w] = code_of[inverse[tier_links]].reshape(nb, w)
         g_all = (np.arange(n_blocks)[:, None] * n_groups + bucket.groups[None, :]).reshape(-1)
-        shape = np.tile(groups.shape[bucket.groups], n_blocks)
         held = groups.medium_keys(bucket, lengths, values, media, (end_kinds[0], end_kinds[1]), kinds)
-        keys = np.concatenate([shape[:, None], held], axis=1)
+        # a row's class: its shape, what its runs give the medium (`held`) and, for a block of
+        # planes, each plane's longest run
+        keys = np.empty((len(lengths), 1 + held.shape[1] + (block if block > 1 else 0)), np.int64, order="F")
+        keys[:, 0] = np.tile(groups.shape[bucket.groups], n_blocks)
+        keys[:, 1:1 + held.shape[1]] = held
+        shape = keys[:, 0]
         if block > 1:
             # a group without a NIC cage is a group of its own on each plane of the block: its
             # class keys each plane's longest run too, which with its cages' modules (`held`)
             # gives each plane's medium (`_planes_agree`)
-            per_plane = length_bins(media, values)[lengths.reshape(len(lengths), block, -1).max(axis=2)]
-            per_plane[np.tile(groups.hosted[bucket.groups], n_blocks)] = -1
-            keys = np.concatenate([keys, per_plane], axis=1)
+            bins = length_bins(media, values)
+            hosted = np.tile(groups.hosted[bucket.groups], n_blocks)
+            for p_in in range(block):
+                longest = bins[lengths[:, p_in * w:(p_in + 1) * w].max(axis=1)]
+                longest[hosted] = -1
+                keys[:, 1 + held.shape[1] + p_in] = longest
         class_first, class_of = _row_classes(keys)
         for row0, rows in zip(class_first.tolist(), members_of(class_of, len(class_first)), strict=True):
             group_links = links_of(int(g_all[row0]), lengths[row0])
