@@ -112,6 +112,10 @@ def _row_classes(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
                 for j, (lo, step) in enumerate(zip(low.tolist(), radix, strict=True)):
                     code += (rows[:, j] - lo) * step
             return dense_classes(code, total)
+        if width <= 64:
+            refined = _refined_classes(rows, low.tolist(), spans, max(8 * n, 1 << 22))
+            if refined is not None:
+                return refined
     with np.errstate(over="ignore"):
         if rows.shape[1] > max(256, rows.shape[0]):
             salt = _mix(np.arange(rows.shape[1], dtype=np.uint64) * _MIX[1])
@@ -126,6 +130,27 @@ def _row_classes(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         _, first, inverse = np.unique(rows, axis=0, return_index=True, return_inverse=True)
         inverse = inverse.reshape(-1)
     return first, inverse
+
+
+def _refined_classes(rows: np.ndarray, low: list[int], spans: list[int],
+                     limit: int) -> tuple[np.ndarray, np.ndarray] | None:
+    """`_row_classes` of rows of few columns whose rows are alike far more often than not: the
+    classes of the first columns refined by each next column, a count over (class, value) each
+    time; None where that range passes `limit` (classes of rows too many for it)."""
+    n = len(rows)
+    ids, n_ids = np.zeros(n, np.int64), 1
+    for j, (lo, span) in enumerate(zip(low, spans, strict=True)):
+        if n_ids * span > limit:
+            return None
+        code = ids * span + (rows[:, j] - lo)
+        seen = np.bincount(code, minlength=n_ids * span)
+        present = np.flatnonzero(seen)
+        renumber = np.zeros(n_ids * span, np.int64)
+        renumber[present] = np.arange(len(present))
+        ids, n_ids = renumber[code], len(present)
+    first = np.full(n_ids, n, np.int64)
+    np.minimum.at(first, ids, np.arange(n))
+    return first, ids
 
 
 def members_of(class_of: np.ndarray, n_classes: int) -> list[np.ndarray]:
@@ -323,15 +348,17 @@ class Groups:
         # only are compared, so each size numbers its own
         self.shape = tiled(one.shape)
 
-    def medium_keys(self, bucket: Bucket, lengths: np.ndarray, values: np.ndarray, media: MediaIndex,
-                    end_kinds: tuple[np.ndarray, np.ndarray], kinds: list[tuple[str, int, int]]) -> np.ndarray:
-        """Per row of the bucket's groups (every block, block by block; `lengths` their runs as
-        indices into `values`): the bin of the group's longest run, then per cage of the group
-        what each optic and lane would put in it at its longest link's run (-1 for no such
-        cage). That is all `choose_medium` reads of the runs (a cable by the group's longest run,
-        a module per cage by its longest), so groups of one shape and these keys get one medium,
-        whatever their other runs, and the groups chained into thousands of links through shared
-        cages fall into a few classes instead of one each. `end_kinds` gives each link end's kind
+    def medium_keys(self, bucket: Bucket, lengths: np.ndarray, shape: np.ndarray, group: np.ndarray,
+                    values: np.ndarray, media: MediaIndex, end_kinds: tuple[np.ndarray, np.ndarray],
+                    kinds: list[tuple[str, int, int]]) -> np.ndarray:
+        """Per row of runs of the bucket's groups (`lengths` their runs as indices into `values`;
+        `shape` the row's shape, `group` a group of the bucket with that row): the bin of the
+        group's longest run, then per cage of the group what each optic and lane would put in it
+        at its longest link's run (-1 for no such cage). That is all `choose_medium` reads of the
+        runs (a cable by the group's longest run, a module per cage by its longest), so groups of
+        one shape and these keys get one medium, whatever their other runs, and the groups
+        chained into thousands of links through shared cages fall into a few classes instead of
+        one each. `end_kinds` gives each link end's kind
         of cage (index into `kinds`: cage type, capacity, speed) in the groups' link order.
 
         Groups of one shape have their cages in the same columns: each cage's longest run is a
@@ -345,11 +372,10 @@ class Groups:
         # column 0 the group's longest run's bin, then a column per cage (of each plane)
         keyed = np.full((rows, 1 + self.block * cages), -1, np.int64, order="F")
         keyed[:, 0] = length_bins(media, values)[lengths.max(axis=1)]
-        shapes = self.shape[bucket.groups]
-        shape_first, shape_of = dense_classes(shapes, int(shapes.max()) + 1)
+        shape_first, shape_of = dense_classes(shape, int(shape.max()) + 1)
         for i0, members in zip(shape_first.tolist(), members_of(shape_of, len(shape_first)), strict=True):
             # the shape's columns of each cage, from its first group: a link's lower end and upper end
-            first = links[i0]
+            first = links[int(group[i0])]
             a_cage = np.tile(self.local_a[first], self.block) + np.where(np.tile(self.a_host[first], self.block),
                                                                          0, plane)
             b_cage = np.tile(self.local_b[first], self.block) + plane
@@ -362,11 +388,10 @@ class Groups:
             # each cage's kind: that of its last link end in the group's order (`_try_optics`
             # reads the speed of the last link it meets at a cage)
             kind = end_kind[by_cage[np.r_[starts[1:], len(by_cage)] - 1]]
-            if len(members) == nb:
-                at_rows, sub = slice(None), lengths
-            else:
-                at_rows = (np.arange(rows // nb)[:, None] * nb + members[None, :]).reshape(-1)
-                sub = np.asfortranarray(lengths[at_rows])
+            at_rows: slice | np.ndarray = slice(None)
+            sub = lengths
+            if len(members) < rows:
+                at_rows, sub = members, np.asfortranarray(lengths[members])
             if len(present) <= 64:   # a column's maximum per cage (columns are contiguous)
                 for c, columns in enumerate(np.split(by_cage // 2, starts[1:])):
                     longest = sub[:, columns].max(axis=1) if len(columns) > 1 else sub[:, columns[0]]
@@ -508,60 +533,77 @@ def count_groups(bill: Bill, tier: Tier, runs: Runs, derived: Derived, dev: Devi
     # one per exact shape instead (its runs themselves, not their bins), as counts_from_links.
     # Per class: its groups (index over every block), their runs (a row each), its first group,
     # that group's links and the choice.
-    classes: list[tuple[np.ndarray, np.ndarray, int, list[LinkPlan], Choice | None]] = []
+    classes: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int, list[LinkPlan], Choice | None]] = []
     for bucket in groups.buckets:
         w, nb = bucket.width, len(bucket.groups)
         tier_links = o[groups.by_size[bucket.start:bucket.start + w * nb]]
         # the size's groups of every block, block by block: a row of runs each, plane after
         # plane, its columns contiguous (the counts below take maxima across a group's columns)
-        lengths = np.empty((n_blocks * nb, block * w), np.int64, order="F")
+        all_lengths = np.empty((n_blocks * nb, block * w), np.int64, order="F")
         for q in range(n_blocks):
             for p_in in range(block):
                 code_of, inverse = codes[q * block + p_in]
-                lengths[q * nb:(q + 1) * nb, p_in * w:(p_in + 1) * w] = code_of[inverse[tier_links]].reshape(nb, w)
+                all_lengths[q * nb:(q + 1) * nb, p_in * w:(p_in + 1) * w] = code_of[inverse[tier_links]].reshape(nb, w)
         g_all = (np.arange(n_blocks)[:, None] * n_groups + bucket.groups[None, :]).reshape(-1)
-        held = groups.medium_keys(bucket, lengths, values, media, (end_kinds[0], end_kinds[1]), kinds)
+        # groups alike in shape and every run are counted once, times their number: rows of
+        # runs are far fewer than groups (runs follow pairs of racks)
+        alike = np.empty((len(all_lengths), 1 + block * w), np.int64, order="F")
+        alike[:, 0] = np.tile(groups.shape[bucket.groups], n_blocks)
+        alike[:, 1:] = all_lengths
+        row_first, row_of = _row_classes(alike)
+        weights = np.bincount(row_of, minlength=len(row_first))
+        lengths = np.asfortranarray(all_lengths[row_first])
+        shape = alike[row_first, 0]
+        held = groups.medium_keys(bucket, lengths, shape, row_first % nb, values, media,
+                                  (end_kinds[0], end_kinds[1]), kinds)
         # a row's class: its shape, what its runs give the medium (`held`) and, for a block of
         # planes, each plane's longest run
         keys = np.empty((len(lengths), 1 + held.shape[1] + (block if block > 1 else 0)), np.int64, order="F")
-        keys[:, 0] = np.tile(groups.shape[bucket.groups], n_blocks)
+        keys[:, 0] = shape
         keys[:, 1:1 + held.shape[1]] = held
-        shape = keys[:, 0]
         if block > 1:
             # a group without a NIC cage is a group of its own on each plane of the block: its
             # class keys each plane's longest run too, which with its cages' modules (`held`)
             # gives each plane's medium (`_planes_agree`)
             bins = length_bins(media, values)
-            hosted = np.tile(groups.hosted[bucket.groups], n_blocks)
+            hosted = groups.hosted[bucket.groups][row_first % nb]
             for p_in in range(block):
                 longest = bins[lengths[:, p_in * w:(p_in + 1) * w].max(axis=1)]
                 longest[hosted] = -1
                 keys[:, 1 + held.shape[1] + p_in] = longest
         class_first, class_of = _row_classes(keys)
-        for row0, rows in zip(class_first.tolist(), members_of(class_of, len(class_first)), strict=True):
-            group_links = links_of(int(g_all[row0]), lengths[row0])
+        rows_of_row: list[np.ndarray] | None = None
+        for rows in members_of(class_of, len(class_first)):
+            row0 = int(row_first[rows].min())     # the class's first group
+            group_links = links_of(int(g_all[row0]), all_lengths[row0])
             forced = tier.forced(fp, {link.tier for link in group_links})
             choice, by_name = _choose(group_links, media, forced)
             if block > 1 and not groups.hosted[int(g_all[row0]) % n_groups] and not _planes_agree(
                     group_links, block, choice, media, forced):
                 return False
             if not by_name:
-                classes.append((g_all[rows], lengths[rows], int(g_all[row0]), group_links, choice))
+                in_class = np.full(len(row_first), -1, np.int64)
+                in_class[rows] = np.arange(len(rows))
+                at = np.flatnonzero(in_class[row_of] >= 0)
+                classes.append((g_all[at], lengths[rows], weights[rows], in_class[row_of[at]], int(g_all[row0]),
+                                group_links, choice))
                 continue
-            exact_keys = np.concatenate([shape[rows, None], lengths[rows]], axis=1)
-            exact_first, exact_of = _row_classes(exact_keys)
-            for x, first_at in enumerate(exact_first.tolist()):
-                at = int(rows[first_at])
-                exact_links = links_of(int(g_all[at]), lengths[at])
-                same = rows[exact_of == x]
-                classes.append((g_all[same], lengths[same], int(g_all[at]), exact_links,
+            # one choice per row of runs (a shape and its runs), from its first group
+            if rows_of_row is None:
+                rows_of_row = members_of(row_of, len(row_first))
+            for x in rows.tolist():
+                first_at = int(row_first[x])
+                exact_links = links_of(int(g_all[first_at]), all_lengths[first_at])
+                same = rows_of_row[x]
+                classes.append((g_all[same], lengths[x:x + 1], weights[x:x + 1], np.zeros(len(same), np.int64),
+                                int(g_all[first_at]), exact_links,
                                 _choose(exact_links, media, tier.forced(fp, {link.tier for link in exact_links}))[0]))
     # per (tier, medium): links, and the first link's place (block of planes, place in the block)
     media_n: Counter[tuple[str, str]] = Counter()
     media_first: dict[tuple[str, str], int] = {}
     cabled: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []     # (groups, buckets, watts)
     bucket_ids: dict[CableLength, int] = {}
-    for members, rows, g0, group_links, choice in classes:
+    for members, rows, weights, row_of_member, g0, group_links, choice in classes:
         mult = len(members)
         n_links = len(group_links) * mult
         local0 = g0 % n_groups
@@ -582,13 +624,13 @@ def count_groups(bill: Bill, tier: Tier, runs: Runs, derived: Derived, dev: Devi
             cable = choice.cable
             each = cable.power_w + cable.leg_power_w * (int(groups.g_ncages[local0]) - 1)
             longest = rows.max(axis=1)
-            buckets = np.zeros(mult, np.int64)
+            buckets = np.zeros(len(rows), np.int64)
             for code in np.unique(longest).tolist():
                 sold, made = sold_length(cable, float(values[code]))
-                n = int(np.count_nonzero(longest == code))
+                n = int(weights[longest == code].sum())
                 bill.counted(cable.id, sold, made, n)
                 buckets[longest == code] = bucket_ids.setdefault((cable.id, sold), len(bucket_ids))
-            cabled.append((members, buckets, np.full(mult, each)))
+            cabled.append((members, buckets[row_of_member], np.full(mult, each)))
             continue
         cages = {}
         for link in group_links:
@@ -616,14 +658,16 @@ def count_groups(bill: Bill, tier: Tier, runs: Runs, derived: Derived, dev: Devi
                 continue
             straight.setdefault((main.fiber, max(1, cn // k)), []).append(j)
         for (fiber, pieces), columns in straight.items():
-            bill.add(bill.catalog.cables[fiber], _runs_of(values, rows[:, columns].ravel()), pieces)
+            bill.add(bill.catalog.cables[fiber],
+                     _runs_of(values, rows[:, columns].ravel(), np.repeat(weights, len(columns))), pieces)
         slot_runs: dict[str, list[np.ndarray]] = {}      # per splitter, each slot's longest run
         for (local_b, _slot), places in slots.items():
             split = modules[local_b]
             assert split is not None and split.split_fiber
             slot_runs.setdefault(split.split_fiber, []).append(rows[:, places].max(axis=1))
         for fiber, runs_of_slots in slot_runs.items():
-            bill.add(bill.catalog.cables[fiber], _runs_of(values, np.concatenate(runs_of_slots)), 1)
+            bill.add(bill.catalog.cables[fiber],
+                     _runs_of(values, np.concatenate(runs_of_slots), np.tile(weights, len(runs_of_slots))), 1)
     if cabled:
         order = np.concatenate([m for m, _, _ in cabled])
         buckets = np.concatenate([b for _, b, _ in cabled])
@@ -664,10 +708,11 @@ def _module_id(module: Transceiver | None) -> str | None:
     return module.id if module is not None else None
 
 
-def _runs_of(values: np.ndarray, codes: np.ndarray) -> Counter[float]:
-    """Runs counted by their index into `values`."""
+def _runs_of(values: np.ndarray, codes: np.ndarray, weights: np.ndarray) -> Counter[float]:
+    """Runs counted by their index into `values`, each `weights` times."""
     out: Counter[float] = Counter()
-    counts = np.bincount(codes, minlength=len(values))
+    # whole numbers below 2**53: the float sums are exact
+    counts = np.bincount(codes, weights=weights, minlength=len(values)).astype(np.int64)
     for code in np.flatnonzero(counts).tolist():
         out[float(values[code])] = int(counts[code])
     return out
