@@ -113,7 +113,7 @@ def _row_classes(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
                     code += (rows[:, j] - lo) * step
             return dense_classes(code, total)
         if width <= 64:
-            refined = _refined_classes(rows, low.tolist(), spans, max(8 * n, 1 << 22))
+            refined = _refined_classes(rows, low.tolist(), spans, limit)
             if refined is not None:
                 return refined
     with np.errstate(over="ignore"):
@@ -124,8 +124,12 @@ def _row_classes(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
             h = np.zeros(len(rows), np.uint64)
             for j in range(rows.shape[1]):
                 h = _mix(h * _MIX[0] + rows[:, j].astype(np.uint64) + np.uint64(j))
-    _, first, inverse = np.unique(h, return_index=True, return_inverse=True)
-    inverse = inverse.reshape(-1)
+    # the distinct hashes by a sort of the values (numpy's sort of indices is several times
+    # slower), each row's by a search among them
+    hashes = sorted_distinct(h)
+    inverse = np.searchsorted(hashes, h)
+    first = np.full(len(hashes), n, np.int64)
+    np.minimum.at(first, inverse, np.arange(n))
     if not np.array_equal(rows[first][inverse], rows):   # two rows of one hash: sort them all
         _, first, inverse = np.unique(rows, axis=0, return_index=True, return_inverse=True)
         inverse = inverse.reshape(-1)
@@ -487,6 +491,7 @@ def count_groups(bill: Bill, tier: Tier, runs: Runs, derived: Derived, dev: Devi
     values = np.array(sorted({v for vals, _ in runs.planes for v in vals}), np.float64)
     # per plane, each link's run: an index into values, by the index into its plane's runs
     codes = [(np.searchsorted(values, np.array(vals, np.float64)), inverse) for vals, inverse in runs.planes]
+    link_class = runs.link_classes()
     n_groups, n_blocks = groups.n_groups, planes // block
     # each link end's kind of cage (cage type, capacity, speed), in the groups' link order
     o = groups.order0
@@ -537,23 +542,29 @@ def count_groups(bill: Bill, tier: Tier, runs: Runs, derived: Derived, dev: Devi
     for bucket in groups.buckets:
         w, nb = bucket.width, len(bucket.groups)
         tier_links = o[groups.by_size[bucket.start:bucket.start + w * nb]]
-        # the size's groups of every block, block by block: a row of runs each, plane after
+        # groups alike in shape and in the pairs of racks their links join, link for link, have
+        # the same runs on every plane (`Runs.link_classes`): a row of runs each such kind of
+        # group and block of planes, counted once, times its groups
+        by_group = tier_links.reshape(nb, w)
+        alike = np.empty((nb, 1 + w), np.int64, order="F")
+        alike[:, 0] = groups.shape[bucket.groups]
+        alike[:, 1:] = link_class[by_group]
+        kind_first, kind_of = _row_classes(alike)
+        n_kinds = len(kind_first)
+        # rows block after block: row q * n_kinds + x the groups of kind x on block q, plane after
         # plane, its columns contiguous (the counts below take maxima across a group's columns)
-        all_lengths = np.empty((n_blocks * nb, block * w), np.int64, order="F")
+        lengths = np.empty((n_blocks * n_kinds, block * w), np.int64, order="F")
+        firsts = by_group[kind_first]
         for q in range(n_blocks):
             for p_in in range(block):
                 code_of, inverse = codes[q * block + p_in]
-                all_lengths[q * nb:(q + 1) * nb, p_in * w:(p_in + 1) * w] = code_of[inverse[tier_links]].reshape(nb, w)
-        g_all = (np.arange(n_blocks)[:, None] * n_groups + bucket.groups[None, :]).reshape(-1)
-        # groups alike in shape and every run are counted once, times their number: rows of
-        # runs are far fewer than groups (runs follow pairs of racks)
-        alike = np.empty((len(all_lengths), 1 + block * w), np.int64, order="F")
-        alike[:, 0] = np.tile(groups.shape[bucket.groups], n_blocks)
-        alike[:, 1:] = all_lengths
-        row_first, row_of = _row_classes(alike)
-        weights = np.bincount(row_of, minlength=len(row_first))
-        lengths = np.asfortranarray(all_lengths[row_first])
-        shape = alike[row_first, 0]
+                lengths[q * n_kinds:(q + 1) * n_kinds, p_in * w:(p_in + 1) * w] = code_of[inverse[firsts]]
+        shifts = np.arange(n_blocks)[:, None]
+        row_first = (shifts * nb + kind_first[None, :]).reshape(-1)     # each row's first group
+        row_of = (shifts * n_kinds + kind_of[None, :]).reshape(-1)      # each group's row
+        weights = np.tile(np.bincount(kind_of, minlength=n_kinds), n_blocks)
+        shape = np.tile(alike[kind_first, 0], n_blocks)
+        g_all = (shifts * n_groups + bucket.groups[None, :]).reshape(-1)      # each group's number
         held = groups.medium_keys(bucket, lengths, shape, row_first % nb, values, media,
                                   (end_kinds[0], end_kinds[1]), kinds)
         # a row's class: its shape, what its runs give the medium (`held`) and, for a block of
@@ -575,7 +586,7 @@ def count_groups(bill: Bill, tier: Tier, runs: Runs, derived: Derived, dev: Devi
         rows_of_row: list[np.ndarray] | None = None
         for rows in members_of(class_of, len(class_first)):
             row0 = int(row_first[rows].min())     # the class's first group
-            group_links = links_of(int(g_all[row0]), all_lengths[row0])
+            group_links = links_of(int(g_all[row0]), lengths[int(row_of[row0])])
             forced = tier.forced(fp, {link.tier for link in group_links})
             choice, by_name = _choose(group_links, media, forced)
             if block > 1 and not groups.hosted[int(g_all[row0]) % n_groups] and not _planes_agree(
@@ -593,7 +604,7 @@ def count_groups(bill: Bill, tier: Tier, runs: Runs, derived: Derived, dev: Devi
                 rows_of_row = members_of(row_of, len(row_first))
             for x in rows.tolist():
                 first_at = int(row_first[x])
-                exact_links = links_of(int(g_all[first_at]), all_lengths[first_at])
+                exact_links = links_of(int(g_all[first_at]), lengths[x])
                 same = rows_of_row[x]
                 classes.append((g_all[same], lengths[x:x + 1], weights[x:x + 1], np.zeros(len(same), np.int64),
                                 int(g_all[first_at]), exact_links,
