@@ -175,6 +175,46 @@ class Bucket:
     start: int
 
 
+def _translated(lower: tuple[np.ndarray, np.ndarray], upper: tuple[np.ndarray, np.ndarray], host: bool,
+                alike: tuple[np.ndarray, ...]) -> int:
+    """Into how many blocks the links split (1 if none is found) whose ends are the first
+    block's moved by a step per block: each side's device and cage (`lower`, `upper`: device
+    and cage, or a server's device and NIC port where `host`) the first block's plus the
+    block's number times that side's step, one block's devices or cages clear of the next's,
+    with the same `alike` values link for link. A block's cages are then the first block's
+    renamed, and no other block's: each block's groups are the first block's. Block counts are
+    tried from the most, each first on the first two blocks and the last, then on all."""
+    n = len(alike[0])
+    divisors = {d for i in range(1, math.isqrt(n) + 1) if n % i == 0 for d in (i, n // i)}
+    tried = 0
+    for m in sorted(divisors - {1}, reverse=True):
+        p = n // m
+        if not all(np.array_equal(v[p:2 * p], v[:p]) and np.array_equal(v[n - p:], v[:p]) for v in alike):
+            continue
+        steps = []
+        for devices, cages in (lower, upper):
+            step_d, step_c = int(devices[p]) - int(devices[0]), int(cages[p]) - int(cages[0])
+            steps += [step_d, step_c]
+            span_d, span_c = int(np.ptp(devices[:p])), int(np.ptp(cages[:p]))
+            if not (step_d > span_d or (step_d == 0 and step_c > span_c)) or (host and devices is lower[0]
+                                                                              and step_c):
+                break
+        else:
+            fields = (*lower, *upper)
+            if not all(np.array_equal(f[p:2 * p], f[:p] + step) and np.array_equal(f[n - p:], f[:p] + (m - 1) * step)
+                       for f, step in zip(fields, steps, strict=True)):
+                continue
+            tried += 1
+            if tried > 3:
+                break
+            by_block = np.arange(m, dtype=np.int64)[:, None]
+            if all(np.array_equal(v.reshape(m, p), np.broadcast_to(v[:p], (m, p))) for v in alike) and all(
+                    np.array_equal(f.reshape(m, p), f[:p] + by_block * step) for f, step in zip(fields, steps,
+                                                                                               strict=True)):
+                return m
+    return 1
+
+
 def _repeats(ca: np.ndarray, cb: np.ndarray, n_cages: int, alike: tuple[np.ndarray, ...]) -> int:
     """Into how many blocks alike the links split (1 if none is found): consecutive runs of links
     whose cages are the first block's, renamed one for one (a block's cages are no other
@@ -292,32 +332,41 @@ class Groups:
             self.order0 = np.argsort(tier.b_dev, kind="stable") if tier.host else np.arange(n)
         o = self.order0
         self.block, self.n0 = block, n
-        ad, bd, bc = tier.a_dev[o], tier.b_dev[o], tier.b_cage[o]
-        if tier.merged:
-            ac = np.where(tier.a_host[o], host_cages(tier.a_port[o], k_host, planes, rails)[0], tier.a_cage[o])
-        else:
-            ac = host_cages(tier.a_port[o], k_host, planes, rails)[0] if tier.host else tier.a_cage[o]
-        ca, cb, _ = cage_slots(ad, ac, bd, bc, dev.servers, dev.total)
-        low = int(min(ca.min(), cb.min())) if n else 0
-        used = np.zeros(int(max(ca.max(), cb.max())) + 1 - low if n else 0, bool)
-        used[ca - low], used[cb - low] = True, True
-        renumber = np.cumsum(used) - 1
-        ca, cb = renumber[ca - low], renumber[cb - low]
-        n_cages = int(used.sum())
         # per link in the groups' link order: whether the lower end is a server's NIC cage (one
         # cage on every plane of a block; a switch's is another per plane)
         self.a_host = tier.a_host[o] if tier.merged else np.full(n, tier.host)
         self.link_tier = link_tier = tier.link_tier[o]
         b_lane = tier.b_lane[o]
-        # the links repeat in `m` blocks alike (a pod's, a rail group's): groups found on the first
-        m = _repeats(ca, cb, n_cages, (link_tier, b_lane))
+        ad, bd, bc = tier.a_dev[o], tier.b_dev[o], tier.b_cage[o]
+        # the links repeat in `m` blocks alike (a pod's, a leaf's): groups found on the first.
+        # Blocks whose devices and cages are the first block's moved by a step are found before
+        # any cage is numbered (a NIC's cage follows from its port: the same ports each block)
+        m = 1
+        if not tier.merged:
+            a_cage_or_port = tier.a_port[o] if tier.host else tier.a_cage[o]
+            m = _translated((ad, a_cage_or_port), (bd, bc), tier.host, (link_tier, b_lane))
         p = n // m
-        if m > 1:
-            first_ends = np.concatenate([ca[:p], cb[:p]])
-            kept = np.zeros(n_cages, bool)
-            kept[first_ends] = True
-            compact = np.cumsum(kept) - 1
-            ca, cb, n_cages = compact[ca[:p]], compact[cb[:p]], int(kept.sum())
+        ad, bd, bc = ad[:p], bd[:p], bc[:p]
+        if tier.merged:
+            ac = np.where(self.a_host, host_cages(tier.a_port[o], k_host, planes, rails)[0], tier.a_cage[o])
+        else:
+            ac = host_cages(tier.a_port[o[:p]], k_host, planes, rails)[0] if tier.host else tier.a_cage[o[:p]]
+        ca, cb, _ = cage_slots(ad, ac, bd, bc, dev.servers, dev.total)
+        low = int(min(ca.min(), cb.min())) if p else 0
+        used = np.zeros(int(max(ca.max(), cb.max())) + 1 - low if p else 0, bool)
+        used[ca - low], used[cb - low] = True, True
+        renumber = np.cumsum(used) - 1
+        ca, cb = renumber[ca - low], renumber[cb - low]
+        n_cages = int(used.sum())
+        if m == 1:   # blocks whose cages are the first block's renamed otherwise
+            m = _repeats(ca, cb, n_cages, (link_tier, b_lane))
+            p = n // m
+            if m > 1:
+                first_ends = np.concatenate([ca[:p], cb[:p]])
+                kept = np.zeros(n_cages, bool)
+                kept[first_ends] = True
+                compact = np.cumsum(kept) - 1
+                ca, cb, n_cages = compact[ca[:p]], compact[cb[:p]], int(kept.sum())
         one = _BlockGroups(ca, cb, n_cages, link_tier[:p], b_lane[:p], self.a_host[:p])
         g0 = one.n_groups
         self.n_groups = n_groups = g0 * m
