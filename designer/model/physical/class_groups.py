@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import math
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -45,6 +47,9 @@ from designer.model.physical.media import (
     choose_medium,
     sold_length,
 )
+
+# a function of links (indices in the groups' link order) giving each its end's kind of cage
+KindsOf = Callable[[np.ndarray], np.ndarray]
 
 if TYPE_CHECKING:
     from designer.model.topology.derive import Derived
@@ -402,7 +407,7 @@ class Groups:
         self.shape = tiled(one.shape)
 
     def medium_keys(self, bucket: Bucket, lengths: np.ndarray, shape: np.ndarray, group: np.ndarray,
-                    values: np.ndarray, media: MediaIndex, end_kinds: tuple[np.ndarray, np.ndarray],
+                    values: np.ndarray, media: MediaIndex, end_kinds: tuple[KindsOf, KindsOf],
                     kinds: list[tuple[str, int, int]]) -> np.ndarray:
         """Per row of runs of the bucket's groups (`lengths` their runs as indices into `values`;
         `shape` the row's shape, `group` a group of the bucket with that row): the bin of the
@@ -433,7 +438,7 @@ class Groups:
                                                                          0, plane)
             b_cage = np.tile(self.local_b[first], self.block) + plane
             end_cage = np.stack([a_cage, b_cage], axis=1).reshape(-1)          # ends in link order
-            end_kind = np.stack([np.tile(end_kinds[0][first], self.block), np.tile(end_kinds[1][first], self.block)],
+            end_kind = np.stack([np.tile(end_kinds[0](first), self.block), np.tile(end_kinds[1](first), self.block)],
                                 axis=1).reshape(-1)
             by_cage = np.argsort(end_cage, kind="stable")
             starts = np.flatnonzero(np.r_[True, np.diff(end_cage[by_cage]) != 0])
@@ -484,11 +489,12 @@ def _outcomes(kinds: list[tuple[str, int, int]], values: np.ndarray, media: Medi
 
 
 def _end_kinds(tier: Tier, link_tier: np.ndarray, order: np.ndarray, side: str,
-               kinds: list[tuple[str, int, int]]) -> np.ndarray:
+               kinds: list[tuple[str, int, int]]) -> KindsOf:
     """Each link's kind of cage at its `side` end ("a" or "b"; cage type, capacity, speed as an
-    index into `kinds`, which it extends), in `order`; `link_tier` is the links' tier in that
-    order. A tier's links are one after the other with one kind each (`first_plane_tiers`): a
-    kind per tier, where that holds, instead of a sort of every link's."""
+    index into `kinds`, which it extends), as a function of links in `order` (read for a few);
+    `link_tier` is the links' tier in that order. A tier's links are one after the other with
+    one kind each (`first_plane_tiers`): a kind per tier, where that holds, instead of a sort of
+    every link's."""
     type_, cap, gbps = getattr(tier, f"{side}_type"), getattr(tier, f"{side}_cap"), tier.link_gbps
     bounds = np.searchsorted(tier.link_tier, np.arange(len(TIERS) + 1)).tolist()
     of_tier = np.zeros(len(TIERS), np.int64)
@@ -502,14 +508,13 @@ def _end_kinds(tier: Tier, link_tier: np.ndarray, order: np.ndarray, side: str,
         of_tier[t] = _kind_index(kinds, (tier.type_names[type_of], cap_of, gbps_of))
     else:
         if bounds[-1] == len(tier.link_tier):
-            by_link: np.ndarray = of_tier[link_tier]
-            return by_link
+            return lambda links: of_tier[link_tier[links]]
     packed = (type_[order] << 40) | (cap[order] << 20) | gbps[order]
     distinct, inverse = np.unique(packed, return_inverse=True)
     ids = [_kind_index(kinds, (tier.type_names[value >> 40], (value >> 20) & 0xFFFFF, value & 0xFFFFF))
            for value in distinct.tolist()]
     by_link = np.array(ids, np.int64)[inverse.reshape(-1)]
-    return by_link
+    return lambda links: by_link[links]
 
 
 def _kind_index(kinds: list[tuple[str, int, int]], kind: tuple[str, int, int]) -> int:
@@ -523,6 +528,31 @@ def _one_value(values: np.ndarray) -> int | None:
     """The one value of an array, or None when it holds several."""
     lo, hi = int(values.min()), int(values.max())
     return lo if lo == hi else None
+
+
+@dataclass
+class _Class:
+    """A class of groups: its rows of runs and each row's groups, per tier the place of its first
+    link (block of planes, place in the block), its first group (over every block), that
+    group's links and their choice; its groups and each one's row, read where a count needs
+    them (the cables' power, group by group)."""
+
+    runs: np.ndarray
+    weights: np.ndarray
+    first_place: np.ndarray
+    g0: int
+    links: list[LinkPlan]
+    choice: Choice | None
+    members: Callable[[], tuple[np.ndarray, np.ndarray]]
+
+
+def _class_groups(rows: np.ndarray, row_of: np.ndarray, g_all: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The groups of a class of rows `rows` (each group's row: `row_of`; its number: `g_all`),
+    and each one's place among the rows."""
+    in_class = np.full(int(row_of.max()) + 1, -1, np.int64)
+    in_class[rows] = np.arange(len(rows))
+    at = np.flatnonzero(in_class[row_of] >= 0)
+    return g_all[at], in_class[row_of[at]]
 
 
 def count_groups(bill: Bill, tier: Tier, runs: Runs, derived: Derived, dev: DeviceCodes, k_host: int) -> bool:
@@ -587,7 +617,7 @@ def count_groups(bill: Bill, tier: Tier, runs: Runs, derived: Derived, dev: Devi
     # one per exact shape instead (its runs themselves, not their bins), as counts_from_links.
     # Per class: its groups (index over every block), their runs (a row each), its first group,
     # that group's links and the choice.
-    classes: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int, list[LinkPlan], Choice | None]] = []
+    classes: list[_Class] = []
     for bucket in groups.buckets:
         w, nb = bucket.width, len(bucket.groups)
         tier_links = o[groups.by_size[bucket.start:bucket.start + w * nb]]
@@ -632,7 +662,14 @@ def count_groups(bill: Bill, tier: Tier, runs: Runs, derived: Derived, dev: Devi
                 longest[hosted] = -1
                 keys[:, 1 + held.shape[1] + p_in] = longest
         class_first, class_of = _row_classes(keys)
-        rows_of_row: list[np.ndarray] | None = None
+        # each row's first link of each tier (block of planes, place in the block), from its
+        # groups' (the kinds' groups are in every block)
+        kind_first_link = np.full((len(TIERS), n_kinds), groups.n0, np.int64)
+        first_link = groups.first_of_tier[bucket.groups]
+        for t in range(len(TIERS)):
+            np.minimum.at(kind_first_link[t], kind_of, first_link[:, t])
+        row_place = (shifts * (groups.n0 + 1) + kind_first_link[:, None, :]).reshape(len(TIERS), -1)
+
         for rows in members_of(class_of, len(class_first)):
             row0 = int(row_first[rows].min())     # the class's first group
             group_links = links_of(int(g_all[row0]), lengths[int(row_of[row0])])
@@ -642,36 +679,32 @@ def count_groups(bill: Bill, tier: Tier, runs: Runs, derived: Derived, dev: Devi
                     group_links, block, choice, media, forced):
                 return False
             if not by_name:
-                in_class = np.full(len(row_first), -1, np.int64)
-                in_class[rows] = np.arange(len(rows))
-                at = np.flatnonzero(in_class[row_of] >= 0)
-                classes.append((g_all[at], lengths[rows], weights[rows], in_class[row_of[at]], int(g_all[row0]),
-                                group_links, choice))
+                classes.append(_Class(lengths[rows], weights[rows], row_place[:, rows].min(axis=1),
+                                      int(g_all[row0]), group_links, choice,
+                                      partial(_class_groups, rows, row_of, g_all)))
                 continue
             # one choice per row of runs (a shape and its runs), from its first group
-            if rows_of_row is None:
-                rows_of_row = members_of(row_of, len(row_first))
             for x in rows.tolist():
                 first_at = int(row_first[x])
                 exact_links = links_of(int(g_all[first_at]), lengths[x])
-                same = rows_of_row[x]
-                classes.append((g_all[same], lengths[x:x + 1], weights[x:x + 1], np.zeros(len(same), np.int64),
-                                int(g_all[first_at]), exact_links,
-                                _choose(exact_links, media, tier.forced(fp, {link.tier for link in exact_links}))[0]))
+                exact = _choose(exact_links, media, tier.forced(fp, {link.tier for link in exact_links}))[0]
+                classes.append(_Class(lengths[x:x + 1], weights[x:x + 1], row_place[:, x], int(g_all[first_at]),
+                                      exact_links, exact, partial(_class_groups, np.array([x]), row_of, g_all)))
     # per (tier, medium): links, and the first link's place (block of planes, place in the block)
     media_n: Counter[tuple[str, str]] = Counter()
     media_first: dict[tuple[str, str], int] = {}
     cabled: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []     # (groups, buckets, watts)
     bucket_ids: dict[CableLength, int] = {}
-    for members, rows, weights, row_of_member, g0, group_links, choice in classes:
-        mult = len(members)
+    for cls in classes:
+        rows, weights, g0, group_links, choice = cls.runs, cls.weights, cls.g0, cls.links, cls.choice
+        mult = int(weights.sum())
         n_links = len(group_links) * mult
         local0 = g0 % n_groups
         medium = MEDIA_CODES[0] if choice is None else choice.kind
         for t in sorted({TIERS.index(link.tier) for link in group_links}):
             media_n[(TIERS[t], medium)] += mult * sum(link.tier == TIERS[t] for link in group_links)
-            # members in block order: the class's first link of the tier
-            place = int(((members // n_groups) * (groups.n0 + 1) + groups.first_of_tier[members % n_groups, t]).min())
+            # the class's first link of the tier, block by block
+            place = int(cls.first_place[t])
             media_first[(TIERS[t], medium)] = min(media_first.get((TIERS[t], medium), place), place)
         if choice is None:
             for link in group_links:
@@ -690,7 +723,8 @@ def count_groups(bill: Bill, tier: Tier, runs: Runs, derived: Derived, dev: Devi
                 n = int(weights[longest == code].sum())
                 bill.counted(cable.id, sold, made, n)
                 buckets[longest == code] = bucket_ids.setdefault((cable.id, sold), len(bucket_ids))
-            cabled.append((members, buckets[row_of_member], np.full(mult, each)))
+            in_class, row_of_member = cls.members()
+            cabled.append((in_class, buckets[row_of_member], np.full(mult, each)))
             continue
         cages = {}
         for link in group_links:
