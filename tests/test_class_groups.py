@@ -16,9 +16,10 @@ from designer.catalog import UnknownPartError, default_catalog
 from designer.model.intent.design import replace_path
 from designer.model.physical import class_groups
 from designer.model.physical.class_bom import class_physical
-from designer.model.physical.class_groups import Groups, _row_classes, block_planes, sorted_distinct
+from designer.model.physical.class_groups import Groups, block_planes
 from designer.model.physical.class_parts import first_plane_tiers
 from designer.model.physical.closed_form_bom import closed_form_physical, first_plane_links
+from designer.model.physical.group_arrays import row_classes, sorted_distinct
 from designer.model.physical.link_arrays import DeviceCodes
 from designer.model.physical.media import host_ports_per_cage
 from designer.model.topology.derive import derive
@@ -53,7 +54,7 @@ def test_row_classes_equal_numpys_unique_rows(data):
         rows = rows[data.draw(hnp.arrays(np.int64, n, elements=st.integers(0, max(0, min(n, 8) - 1))))]
     if data.draw(st.booleans()):
         rows = np.asfortranarray(rows)
-    first, inverse = _row_classes(rows)
+    first, inverse = row_classes(rows)
     _, np_first, np_inverse = np.unique(rows, axis=0, return_index=True, return_inverse=True)
     assert _partition(inverse) == _partition(np_inverse.reshape(-1))
     assert sorted(first.tolist()) == sorted(np_first.tolist())
@@ -102,12 +103,12 @@ def _same_groups(design, monkeypatch) -> int:
             continue
         blocks: list[int] = []
         with monkeypatch.context() as m:
-            for name in ("_translated", "_repeats"):
+            for name in ("translated_blocks", "renamed_blocks"):
                 m.setattr(class_groups, name, _spy(getattr(class_groups, name), blocks))
             found = Groups(tier, dev, block, k_host, r.planes, r.rails)
         with monkeypatch.context() as m:
-            m.setattr(class_groups, "_translated", lambda *args: 1)
-            m.setattr(class_groups, "_repeats", lambda *args: 1)
+            m.setattr(class_groups, "translated_blocks", lambda *args: 1)
+            m.setattr(class_groups, "renamed_blocks", lambda *args: 1)
             whole = Groups(tier, dev, block, k_host, r.planes, r.rails)
         repeated += int(max(blocks, default=1) > 1)
         assert found.n_groups == whole.n_groups and found.n0 == whole.n0

@@ -9,11 +9,16 @@ are taken size by size, a matrix for each size: where cages shared by two tiers 
 groups of thousands of links beside thousands of groups of a few (the spines' cages of an
 oversubscribed three-tier fabric), one matrix as wide as the largest group would hold a thousand
 times the links.
+
+Three things keep the count to the distinct: where a tier's links repeat in blocks alike (a
+pod's, a leaf's; group_arrays.py), the groups are found on the first block and repeated; groups
+alike in shape and in the pairs of racks their links join (`Runs.link_classes`) have the same runs
+on every plane, so a matrix holds a row per such kind of group and block of planes, counted
+times its groups; and what a cage's modules would be at a run is asked once per bin of runs.
 """
 
 from __future__ import annotations
 
-import math
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -25,10 +30,8 @@ import numpy as np
 from designer.catalog.entries import Transceiver
 from designer.model.physical.class_parts import Bill, Runs, Tier
 from designer.model.physical.closed_form_bom import (
-    _MIX,
     MEDIA_CODES,
     TIERS,
-    _mix,
     cage_slots,
     choose_for_group,
     host_cages,
@@ -36,6 +39,13 @@ from designer.model.physical.closed_form_bom import (
     link_groups,
 )
 from designer.model.physical.floor_layout import server_device
+from designer.model.physical.group_arrays import (
+    dense_classes,
+    members_of,
+    renamed_blocks,
+    row_classes,
+    translated_blocks,
+)
 from designer.model.physical.link_arrays import DeviceCodes
 from designer.model.physical.media import (
     OPTICS,
@@ -65,111 +75,6 @@ def block_planes(tier: Tier, k_host: int, planes: int, rails: int) -> int | None
     return 1 if rails % k_host == 0 else None
 
 
-def sorted_distinct(values: np.ndarray) -> np.ndarray:
-    """`np.unique(values)`, by a sort: numpy 2's hash table for it is ten times slower than a
-    sort on arrays of device codes and packed keys."""
-    s = np.sort(values, axis=None)
-    if len(s) < 2:
-        return s
-    keep = np.empty(len(s), bool)
-    keep[0] = True
-    np.not_equal(s[1:], s[:-1], out=keep[1:])
-    distinct: np.ndarray = s[keep]
-    return distinct
-
-
-def dense_classes(code: np.ndarray, n_codes: int) -> tuple[np.ndarray, np.ndarray]:
-    """For codes below `n_codes` (a range about as long as the codes or shorter): the first index
-    of each distinct code and each code's class (classes in the codes' order), by a count over
-    the range instead of a sort."""
-    seen = np.bincount(code, minlength=n_codes)
-    present = np.flatnonzero(seen)
-    class_of_code = np.zeros(n_codes, np.int64)
-    class_of_code[present] = np.arange(len(present))
-    inverse: np.ndarray = class_of_code[code]
-    first = np.full(len(present), len(code), np.int64)
-    np.minimum.at(first, inverse, np.arange(len(code)))
-    return first, inverse
-
-
-def _row_classes(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The first row of each distinct row, and each row's class: `np.unique(rows, axis=0)`'s index
-    and inverse (classes in another order). Rows of small numbers (a group's shape, bins and
-    codes of modules) are one number each in a range about as long as the rows are many, counted
-    over that range; other rows by a hash of each row checked against its class's first row (a
-    sort of one column instead of all). A matrix far wider than long (a few groups of thousands
-    of links) is hashed whole, each column salted by its place, not column by column."""
-    n, width = rows.shape
-    if n and width:
-        low = rows.min(axis=0)
-        spans = (rows.max(axis=0) - low + 1).tolist()
-        limit, total = max(4 * n, 1 << 16), 1
-        for span in spans:
-            total *= span
-            if total > limit:
-                break
-        if total <= limit:
-            radix = np.cumprod([1, *spans[:-1]]).tolist()
-            if width > 64:
-                code = (rows - low) @ np.array(radix, np.int64)
-            else:   # column by column: a row's columns are few, the rows many
-                code = np.zeros(n, np.int64)
-                for j, (lo, step) in enumerate(zip(low.tolist(), radix, strict=True)):
-                    code += (rows[:, j] - lo) * step
-            return dense_classes(code, total)
-        if width <= 64:
-            refined = _refined_classes(rows, low.tolist(), spans, limit)
-            if refined is not None:
-                return refined
-    with np.errstate(over="ignore"):
-        if rows.shape[1] > max(256, rows.shape[0]):
-            salt = _mix(np.arange(rows.shape[1], dtype=np.uint64) * _MIX[1])
-            h = _mix((_mix(rows.astype(np.uint64) ^ salt) * (salt | np.uint64(1))).sum(axis=1, dtype=np.uint64))
-        else:
-            h = np.zeros(len(rows), np.uint64)
-            for j in range(rows.shape[1]):
-                h = _mix(h * _MIX[0] + rows[:, j].astype(np.uint64) + np.uint64(j))
-    # the distinct hashes by a sort of the values (numpy's sort of indices is several times
-    # slower), each row's by a search among them
-    hashes = sorted_distinct(h)
-    inverse = np.searchsorted(hashes, h)
-    first = np.full(len(hashes), n, np.int64)
-    np.minimum.at(first, inverse, np.arange(n))
-    if not np.array_equal(rows[first][inverse], rows):   # two rows of one hash: sort them all
-        _, first, inverse = np.unique(rows, axis=0, return_index=True, return_inverse=True)
-        inverse = inverse.reshape(-1)
-    return first, inverse
-
-
-def _refined_classes(rows: np.ndarray, low: list[int], spans: list[int],
-                     limit: int) -> tuple[np.ndarray, np.ndarray] | None:
-    """`_row_classes` of rows of few columns whose rows are alike far more often than not: the
-    classes of the first columns refined by each next column, a count over (class, value) each
-    time; None where that range passes `limit` (classes of rows too many for it)."""
-    n = len(rows)
-    ids, n_ids = np.zeros(n, np.int64), 1
-    for j, (lo, span) in enumerate(zip(low, spans, strict=True)):
-        if n_ids * span > limit:
-            return None
-        code = ids * span + (rows[:, j] - lo)
-        seen = np.bincount(code, minlength=n_ids * span)
-        present = np.flatnonzero(seen)
-        renumber = np.zeros(n_ids * span, np.int64)
-        renumber[present] = np.arange(len(present))
-        ids, n_ids = renumber[code], len(present)
-    first = np.full(n_ids, n, np.int64)
-    np.minimum.at(first, ids, np.arange(n))
-    return first, ids
-
-
-def members_of(class_of: np.ndarray, n_classes: int) -> list[np.ndarray]:
-    """Each class's rows, ascending: a pass per class where they are few, else one stable sort."""
-    if n_classes <= 16:
-        return [np.flatnonzero(class_of == c) for c in range(n_classes)]
-    rows = np.argsort(class_of, kind="stable")
-    return np.split(rows, np.cumsum(np.bincount(class_of, minlength=n_classes))[:-1])
-
-
 @dataclass(frozen=True)
 class Bucket:
     """The groups of one size: `width` links on a plane each, their group numbers (ascending), and
@@ -178,88 +83,6 @@ class Bucket:
     width: int
     groups: np.ndarray
     start: int
-
-
-def _translated(lower: tuple[np.ndarray, np.ndarray], upper: tuple[np.ndarray, np.ndarray], host: bool,
-                alike: tuple[np.ndarray, ...]) -> int:
-    """Into how many blocks the links split (1 if none is found) whose ends are the first
-    block's moved by a step per block: each side's device and cage (`lower`, `upper`: device
-    and cage, or a server's device and NIC port where `host`) the first block's plus the
-    block's number times that side's step, one block's devices or cages clear of the next's,
-    with the same `alike` values link for link. A block's cages are then the first block's
-    renamed, and no other block's: each block's groups are the first block's. Block counts are
-    tried from the most, each first on the first two blocks and the last, then on all."""
-    n = len(alike[0])
-    divisors = {d for i in range(1, math.isqrt(n) + 1) if n % i == 0 for d in (i, n // i)}
-    tried = 0
-    for m in sorted(divisors - {1}, reverse=True):
-        p = n // m
-        if not all(np.array_equal(v[p:2 * p], v[:p]) and np.array_equal(v[n - p:], v[:p]) for v in alike):
-            continue
-        steps = []
-        for devices, cages in (lower, upper):
-            step_d, step_c = int(devices[p]) - int(devices[0]), int(cages[p]) - int(cages[0])
-            steps += [step_d, step_c]
-            span_d, span_c = int(np.ptp(devices[:p])), int(np.ptp(cages[:p]))
-            if not (step_d > span_d or (step_d == 0 and step_c > span_c)) or (host and devices is lower[0]
-                                                                              and step_c):
-                break
-        else:
-            fields = (*lower, *upper)
-            if not all(np.array_equal(f[p:2 * p], f[:p] + step) and np.array_equal(f[n - p:], f[:p] + (m - 1) * step)
-                       for f, step in zip(fields, steps, strict=True)):
-                continue
-            tried += 1
-            if tried > 3:
-                break
-            by_block = np.arange(m, dtype=np.int64)[:, None]
-            if all(np.array_equal(v.reshape(m, p), np.broadcast_to(v[:p], (m, p))) for v in alike) and all(
-                    np.array_equal(f.reshape(m, p), f[:p] + by_block * step) for f, step in zip(fields, steps,
-                                                                                               strict=True)):
-                return m
-    return 1
-
-
-def _repeats(ca: np.ndarray, cb: np.ndarray, n_cages: int, alike: tuple[np.ndarray, ...]) -> int:
-    """Into how many blocks alike the links split (1 if none is found): consecutive runs of links
-    whose cages are the first block's, renamed one for one (a block's cages are no other
-    block's), with the same `alike` values link for link. Then each block's groups are the first
-    block's, renamed: found once and repeated. Block counts are tried from the most (the
-    shortest blocks), each first on two blocks, then on all."""
-    n = len(ca)
-    divisors = {d for i in range(1, math.isqrt(n) + 1) if n % i == 0 for d in (i, n // i)}
-    tried = 0
-    for m in sorted(divisors - {1}, reverse=True):
-        p = n // m
-        if not all(np.array_equal(v[p:2 * p], v[:p]) and np.array_equal(v[n - p:], v[:p]) for v in alike):
-            continue
-        sample = np.r_[0:2 * p, n - p:n] if m > 2 else np.arange(n)      # the first two blocks and the last
-        if not _renamed(ca[sample], cb[sample], min(m, 3), n_cages):
-            continue
-        tried += 1
-        if tried > 3:
-            break
-        if all(np.array_equal(v.reshape(m, p), np.broadcast_to(v[:p], (m, p))) for v in alike) and _renamed(
-                ca, cb, m, n_cages):
-            return m
-    return 1
-
-
-def _renamed(ca: np.ndarray, cb: np.ndarray, m: int, n_cages: int) -> bool:
-    """Whether the links, in m blocks, join in each block the first block's cages renamed: each
-    cage of the first block stands for one cage in every other block, and no two blocks share one."""
-    p = len(ca) // m
-    ends = np.stack([ca.reshape(m, p), cb.reshape(m, p)], axis=2).reshape(m, 2 * p)
-    first = ends[0]
-    where = np.zeros(n_cages, np.int64)
-    where[first] = np.arange(2 * p)      # an end of each of the first block's cages
-    if not np.array_equal(ends, ends[:, where[first]]):
-        return False
-    seen = np.zeros(n_cages, bool)
-    seen[first] = True
-    distinct_first = int(seen.sum())
-    seen[ends.reshape(-1)] = True
-    return int(seen.sum()) == m * distinct_first
 
 
 class _BlockGroups:
@@ -317,7 +140,7 @@ class _BlockGroups:
                     for v in (self.local_a, self.local_b, b_lane, link_tier)]
             rows = np.stack(cols, axis=2).reshape(len(bucket.groups), 4 * bucket.width)
             rows = np.concatenate([rows, self.cages[bucket.groups, None]], axis=1)
-            self.shape[bucket.groups] = _row_classes(rows)[1]
+            self.shape[bucket.groups] = row_classes(rows)[1]
 
 
 class Groups:
@@ -349,7 +172,7 @@ class Groups:
         m = 1
         if not tier.merged:
             a_cage_or_port = tier.a_port[o] if tier.host else tier.a_cage[o]
-            m = _translated((ad, a_cage_or_port), (bd, bc), tier.host, (link_tier, b_lane))
+            m = translated_blocks((ad, a_cage_or_port), (bd, bc), tier.host, (link_tier, b_lane))
         p = n // m
         ad, bd, bc = ad[:p], bd[:p], bc[:p]
         if tier.merged:
@@ -364,7 +187,7 @@ class Groups:
         ca, cb = renumber[ca - low], renumber[cb - low]
         n_cages = int(used.sum())
         if m == 1:   # blocks whose cages are the first block's renamed otherwise
-            m = _repeats(ca, cb, n_cages, (link_tier, b_lane))
+            m = renamed_blocks(ca, cb, n_cages, (link_tier, b_lane))
             p = n // m
             if m > 1:
                 first_ends = np.concatenate([ca[:p], cb[:p]])
@@ -628,7 +451,7 @@ def count_groups(bill: Bill, tier: Tier, runs: Runs, derived: Derived, dev: Devi
         alike = np.empty((nb, 1 + w), np.int64, order="F")
         alike[:, 0] = groups.shape[bucket.groups]
         alike[:, 1:] = link_class[by_group]
-        kind_first, kind_of = _row_classes(alike)
+        kind_first, kind_of = row_classes(alike)
         n_kinds = len(kind_first)
         # rows block after block: row q * n_kinds + x the groups of kind x on block q, plane after
         # plane, its columns contiguous (the counts below take maxima across a group's columns)
@@ -661,7 +484,7 @@ def count_groups(bill: Bill, tier: Tier, runs: Runs, derived: Derived, dev: Devi
                 longest = bins[lengths[:, p_in * w:(p_in + 1) * w].max(axis=1)]
                 longest[hosted] = -1
                 keys[:, 1 + held.shape[1] + p_in] = longest
-        class_first, class_of = _row_classes(keys)
+        class_first, class_of = row_classes(keys)
         # each row's first link of each tier (block of planes, place in the block), from its
         # groups' (the kinds' groups are in every block)
         kind_first_link = np.full((len(TIERS), n_kinds), groups.n0, np.int64)
