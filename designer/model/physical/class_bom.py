@@ -50,6 +50,7 @@ from designer.model.physical.closed_form_bom import (
     host_cages,
     length_bins,
 )
+from designer.model.physical.group_arrays import sorted_distinct
 from designer.model.physical.link_arrays import DeviceCodes, LinkArrays
 from designer.model.physical.media import (
     Choice,
@@ -97,12 +98,14 @@ def _no_center(tier: Tier, block: int, k_host: int, planes: int, rails: int) -> 
     upper = (tier.b_dev - int(tier.b_dev.min())) * (int(tier.b_cage.max()) + 1) + tier.b_cage
     if not n0:
         return True
-    pairs = np.unique(lower * (int(upper.max()) + 1) + upper)
+    pairs = sorted_distinct(lower * (int(upper.max()) + 1) + upper)
     lower_of, upper_of = pairs // (int(upper.max()) + 1), pairs % (int(upper.max()) + 1)
     # every cage of a side appears in `pairs` at least once: twice or more for two partners
-    uppers_ok = bool((np.bincount(upper_of)[np.unique(upper)] >= 2).all())
+    partners = np.bincount(upper_of)
+    uppers_ok = bool((partners[partners > 0] >= 2).all())
     if lower_ok is None:
-        lower_ok = bool((np.bincount(lower_of)[np.unique(lower)] >= 2).all())
+        partners = np.bincount(lower_of)
+        lower_ok = bool((partners[partners > 0] >= 2).all())
     return lower_ok and uppers_ok
 
 

@@ -9,12 +9,20 @@ are taken size by size, a matrix for each size: where cages shared by two tiers 
 groups of thousands of links beside thousands of groups of a few (the spines' cages of an
 oversubscribed three-tier fabric), one matrix as wide as the largest group would hold a thousand
 times the links.
+
+Three things keep the count to the distinct: where a tier's links repeat in blocks alike (a
+pod's, a leaf's; group_arrays.py), the groups are found on the first block and repeated; groups
+alike in shape and in the pairs of racks their links join (`Runs.link_classes`) have the same runs
+on every plane, so a matrix holds a row per such kind of group and block of planes, counted
+times its groups; and what a cage's modules would be at a run is asked once per bin of runs.
 """
 
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -22,10 +30,8 @@ import numpy as np
 from designer.catalog.entries import Transceiver
 from designer.model.physical.class_parts import Bill, Runs, Tier
 from designer.model.physical.closed_form_bom import (
-    _MIX,
     MEDIA_CODES,
     TIERS,
-    _mix,
     cage_slots,
     choose_for_group,
     host_cages,
@@ -33,6 +39,13 @@ from designer.model.physical.closed_form_bom import (
     link_groups,
 )
 from designer.model.physical.floor_layout import server_device
+from designer.model.physical.group_arrays import (
+    dense_classes,
+    members_of,
+    renamed_blocks,
+    row_classes,
+    translated_blocks,
+)
 from designer.model.physical.link_arrays import DeviceCodes
 from designer.model.physical.media import (
     OPTICS,
@@ -44,6 +57,9 @@ from designer.model.physical.media import (
     choose_medium,
     sold_length,
 )
+
+# a function of links (indices in the groups' link order) giving each its end's kind of cage
+KindsOf = Callable[[np.ndarray], np.ndarray]
 
 if TYPE_CHECKING:
     from designer.model.topology.derive import Derived
@@ -59,27 +75,6 @@ def block_planes(tier: Tier, k_host: int, planes: int, rails: int) -> int | None
     return 1 if rails % k_host == 0 else None
 
 
-def _row_classes(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The first row of each distinct row, and each row's class: `np.unique(rows, axis=0)`'s index
-    and inverse (classes in another order), by a hash of each row checked against its class's
-    first row (a sort of one column instead of all). A matrix far wider than long (a few groups
-    of thousands of links) is hashed whole, each column salted by its place, not column by column."""
-    with np.errstate(over="ignore"):
-        if rows.shape[1] > max(256, rows.shape[0]):
-            salt = _mix(np.arange(rows.shape[1], dtype=np.uint64) * _MIX[1])
-            h = _mix((_mix(rows.astype(np.uint64) ^ salt) * (salt | np.uint64(1))).sum(axis=1, dtype=np.uint64))
-        else:
-            h = np.zeros(len(rows), np.uint64)
-            for j in range(rows.shape[1]):
-                h = _mix(h * _MIX[0] + rows[:, j].astype(np.uint64) + np.uint64(j))
-    _, first, inverse = np.unique(h, return_index=True, return_inverse=True)
-    inverse = inverse.reshape(-1)
-    if not np.array_equal(rows[first][inverse], rows):   # two rows of one hash: sort them all
-        _, first, inverse = np.unique(rows, axis=0, return_index=True, return_inverse=True)
-        inverse = inverse.reshape(-1)
-    return first, inverse
-
-
 @dataclass(frozen=True)
 class Bucket:
     """The groups of one size: `width` links on a plane each, their group numbers (ascending), and
@@ -88,6 +83,64 @@ class Bucket:
     width: int
     groups: np.ndarray
     start: int
+
+
+class _BlockGroups:
+    """The groups of a block of links, as `Groups` reads them (its module docstring): `ca`, `cb`
+    each link's cages, numbered below `n_cages`."""
+
+    def __init__(self, ca: np.ndarray, cb: np.ndarray, n_cages: int, link_tier: np.ndarray, b_lane: np.ndarray,
+                 a_host: np.ndarray) -> None:
+        n = len(ca)
+        # groups in the order of their first link; links of each group in link order
+        comp, group_of_label, group, n_groups = link_groups(ca, cb, n_cages)
+        self.n_groups, self.group = n_groups, group
+        # each group's first link of each tier (n past the last where it has none)
+        self.first_of_tier = np.full((n_groups, len(TIERS)), n, np.int64)
+        np.minimum.at(self.first_of_tier, (group, link_tier), np.arange(n))
+        lorder = np.argsort(group, kind="stable")
+        g_sorted = group[lorder]
+        g_start = np.r_[0, np.flatnonzero(g_sorted[1:] != g_sorted[:-1]) + 1]
+        g_nlinks = np.diff(np.r_[g_start, n])
+        rank = np.empty(n, np.int64)
+        rank[lorder] = np.arange(n) - np.repeat(g_start, g_nlinks)
+        # cage local index: order of first appearance (a then b) in the group's links
+        ends_seq = np.empty(2 * n, np.int64)
+        ends_seq[0::2], ends_seq[1::2] = ca[lorder], cb[lorder]
+        firstpos = np.full(n_cages, 2 * n, np.int64)
+        np.minimum.at(firstpos, ends_seq, np.arange(2 * n))
+        first_occ = firstpos[ends_seq] == np.arange(2 * n)
+        seen = np.cumsum(first_occ)
+        before_group = np.r_[0, seen][2 * g_start]
+        local = np.zeros(n_cages, np.int64)
+        occ_pos = np.flatnonzero(first_occ)
+        local[ends_seq[occ_pos]] = seen[occ_pos] - 1 - before_group[g_sorted[occ_pos // 2]]
+        self.local_a, self.local_b = local[ca], local[cb]
+        self.hosted = np.zeros(n_groups, bool)
+        self.hosted[group[a_host]] = True
+        self.rank, self.lorder, self.g_nlinks, self.g_start = rank, lorder, g_nlinks, g_start
+        # each group's cages, and those of them at the links' upper ends
+        self.cages = np.bincount(g_sorted[occ_pos // 2], minlength=n_groups)
+        upper_seen = np.zeros(n_cages, bool)
+        upper_seen[cb] = True
+        self.uppers = np.bincount(group_of_label[comp[np.flatnonzero(upper_seen)]], minlength=n_groups)
+        widths, size_of = np.unique(g_nlinks, return_inverse=True)
+        size_of = size_of.reshape(-1)
+        self.by_size = lorder[np.argsort(size_of[g_sorted], kind="stable")]
+        self.buckets: list[Bucket] = []
+        at = 0
+        for b, width in enumerate(widths.tolist()):
+            members = np.flatnonzero(size_of == b)
+            self.buckets.append(Bucket(width, members, at))
+            at += width * len(members)
+        self.shape = np.zeros(n_groups, np.int64)
+        for bucket in self.buckets:
+            links = self.by_size[bucket.start:bucket.start + bucket.width * len(bucket.groups)]
+            cols = [v[links].reshape(len(bucket.groups), bucket.width)
+                    for v in (self.local_a, self.local_b, b_lane, link_tier)]
+            rows = np.stack(cols, axis=2).reshape(len(bucket.groups), 4 * bucket.width)
+            rows = np.concatenate([rows, self.cages[bucket.groups, None]], axis=1)
+            self.shape[bucket.groups] = row_classes(rows)[1]
 
 
 class Groups:
@@ -107,133 +160,126 @@ class Groups:
             self.order0 = np.argsort(tier.b_dev, kind="stable") if tier.host else np.arange(n)
         o = self.order0
         self.block, self.n0 = block, n
-        ad, bd, bc = tier.a_dev[o], tier.b_dev[o], tier.b_cage[o]
-        if tier.merged:
-            ac = np.where(tier.a_host[o], host_cages(tier.a_port[o], k_host, planes, rails)[0], tier.a_cage[o])
-        else:
-            ac = host_cages(tier.a_port[o], k_host, planes, rails)[0] if tier.host else tier.a_cage[o]
-        ca, cb, n_slots = cage_slots(ad, ac, bd, bc, dev.servers, dev.total)
-        used = np.zeros(n_slots, bool)
-        used[ca], used[cb] = True, True
-        renumber = np.cumsum(used) - 1
-        ca, cb = renumber[ca], renumber[cb]
-        n_cages = int(used.sum())
-        # groups in the order of their first link; links of each group in link order
-        comp, group_of_label, group, n_groups = link_groups(ca, cb, n_cages)
-        # each group's first link of each tier (n past the last where it has none)
-        self.first_of_tier = np.full((n_groups, len(TIERS)), n, np.int64)
-        np.minimum.at(self.first_of_tier, (group, tier.link_tier[o]), np.arange(n))
-        lorder = np.argsort(group, kind="stable")
-        g_sorted = group[lorder]
-        g_start = np.r_[0, np.flatnonzero(g_sorted[1:] != g_sorted[:-1]) + 1]
-        g_nlinks = np.diff(np.r_[g_start, n])
-        rank = np.empty(n, np.int64)
-        rank[lorder] = np.arange(n) - np.repeat(g_start, g_nlinks)
-        # cage local index: order of first appearance (a then b) in the group's links
-        ends_seq = np.empty(2 * n, np.int64)
-        ends_seq[0::2], ends_seq[1::2] = ca[lorder], cb[lorder]
-        firstpos = np.full(n_cages, 2 * n, np.int64)
-        np.minimum.at(firstpos, ends_seq, np.arange(2 * n))
-        first_occ = firstpos[ends_seq] == np.arange(2 * n)
-        seen = np.cumsum(first_occ)
-        before_group = np.r_[0, seen][2 * g_start]
-        local = np.zeros(n_cages, np.int64)
-        occ_pos = np.flatnonzero(first_occ)
-        local[ends_seq[occ_pos]] = seen[occ_pos] - 1 - before_group[g_sorted[occ_pos // 2]]
-        self.n_groups = n_groups
-        # per link in the groups' link order: each end's local cage, and whether the lower end is
-        # a server's NIC cage (one cage on every plane of a block; a switch's is another per plane)
-        self.local_a, self.local_b = local[ca], local[cb]
+        # per link in the groups' link order: whether the lower end is a server's NIC cage (one
+        # cage on every plane of a block; a switch's is another per plane)
         self.a_host = tier.a_host[o] if tier.merged else np.full(n, tier.host)
-        # the groups with a server's NIC cage: only they span the planes of a block
-        self.hosted = np.zeros(n_groups, bool)
-        self.hosted[group[self.a_host]] = True
-        self.group, self.rank, self.lorder = group, rank, lorder
-        self.g_nlinks, self.g_start = g_nlinks, g_start
-        # cages of a group of the block: its NIC cages once, its upper cages on every plane
-        cages0 = np.bincount(g_sorted[occ_pos // 2], minlength=n_groups)
-        upper_seen = np.zeros(n_cages, bool)
-        upper_seen[cb] = True
-        uppers0 = np.bincount(group_of_label[comp[np.flatnonzero(upper_seen)]], minlength=n_groups)
-        self.g_ncages = cages0 + (block - 1) * uppers0
-        # groups size by size: the links of each size's groups, group by group, in link order
-        widths, size_of = np.unique(g_nlinks, return_inverse=True)
-        size_of = size_of.reshape(-1)
-        self.by_size = lorder[np.argsort(size_of[g_sorted], kind="stable")]
-        self.buckets: list[Bucket] = []
-        at = 0
-        for b, width in enumerate(widths.tolist()):
-            members = np.flatnonzero(size_of == b)
-            self.buckets.append(Bucket(width, members, at))
-            at += width * len(members)
-        # the shape: per link place (local a cage, local b cage, b lane, tier) and the group's cages
-        # (a group of the block follows from its first plane's shape); shapes of one size only are
-        # compared, so each size numbers its own
-        self.shape = np.zeros(n_groups, np.int64)
-        per_link = (self.local_a, self.local_b, tier.b_lane[o], tier.link_tier[o])
-        for bucket in self.buckets:
-            cols = [self.matrix([values], bucket) for values in per_link]
-            rows = np.stack(cols, axis=2).reshape(len(bucket.groups), 4 * bucket.width)
-            rows = np.concatenate([rows, cages0[bucket.groups, None]], axis=1)
-            self.shape[bucket.groups] = _row_classes(rows)[1]
+        self.link_tier = link_tier = tier.link_tier[o]
+        b_lane = tier.b_lane[o]
+        ad, bd, bc = tier.a_dev[o], tier.b_dev[o], tier.b_cage[o]
+        # the links repeat in `m` blocks alike (a pod's, a leaf's): groups found on the first.
+        # Blocks whose devices and cages are the first block's moved by a step are found before
+        # any cage is numbered (a NIC's cage follows from its port: the same ports each block)
+        m = 1
+        if not tier.merged:
+            a_cage_or_port = tier.a_port[o] if tier.host else tier.a_cage[o]
+            m = translated_blocks((ad, a_cage_or_port), (bd, bc), tier.host, (link_tier, b_lane))
+        p = n // m
+        ad, bd, bc = ad[:p], bd[:p], bc[:p]
+        if tier.merged:
+            ac = np.where(self.a_host, host_cages(tier.a_port[o], k_host, planes, rails)[0], tier.a_cage[o])
+        else:
+            ac = host_cages(tier.a_port[o[:p]], k_host, planes, rails)[0] if tier.host else tier.a_cage[o[:p]]
+        ca, cb, _ = cage_slots(ad, ac, bd, bc, dev.servers, dev.total)
+        low = int(min(ca.min(), cb.min())) if p else 0
+        used = np.zeros(int(max(ca.max(), cb.max())) + 1 - low if p else 0, bool)
+        used[ca - low], used[cb - low] = True, True
+        renumber = np.cumsum(used) - 1
+        ca, cb = renumber[ca - low], renumber[cb - low]
+        n_cages = int(used.sum())
+        if m == 1:   # blocks whose cages are the first block's renamed otherwise
+            m = renamed_blocks(ca, cb, n_cages, (link_tier, b_lane))
+            p = n // m
+            if m > 1:
+                first_ends = np.concatenate([ca[:p], cb[:p]])
+                kept = np.zeros(n_cages, bool)
+                kept[first_ends] = True
+                compact = np.cumsum(kept) - 1
+                ca, cb, n_cages = compact[ca[:p]], compact[cb[:p]], int(kept.sum())
+        one = _BlockGroups(ca, cb, n_cages, link_tier[:p], b_lane[:p], self.a_host[:p])
+        g0 = one.n_groups
+        self.n_groups = n_groups = g0 * m
+        link_shift, group_shift = np.arange(m)[:, None] * p, np.arange(m)[:, None] * g0
 
-    def medium_keys(self, bucket: Bucket, lengths: np.ndarray, values: np.ndarray, media: MediaIndex,
-                    end_kinds: tuple[np.ndarray, np.ndarray], kinds: list[tuple[str, int, int]]) -> np.ndarray:
-        """Per row of the bucket's groups (every block, block by block; `lengths` their runs as
-        indices into `values`): the bin of the group's longest run, then per cage of the group
-        what each optic and lane would put in it at its longest link's run (-1 for no such
-        cage). That is all `choose_medium` reads of the runs (a cable by the group's longest run,
-        a module per cage by its longest), so groups of one shape and these keys get one medium,
-        whatever their other runs, and the groups chained into thousands of links through shared
-        cages fall into a few classes instead of one each. `end_kinds` gives each link end's kind
-        of cage (index into `kinds`: cage type, capacity, speed) in the groups' link order."""
+        def tiled(values: np.ndarray, shift: np.ndarray | None = None) -> np.ndarray:
+            out: np.ndarray = (np.tile(values, m) if shift is None else (values[None, :] + shift).reshape(-1))
+            return out
+
+        # each group's first link of each tier (n past the last where it has none)
+        first = one.first_of_tier
+        self.first_of_tier = np.where(first[None] < p, first[None] + link_shift[:, :, None], n).reshape(n_groups, -1)
+        self.group, self.rank = tiled(one.group, group_shift), tiled(one.rank)
+        self.lorder, self.g_start = tiled(one.lorder, link_shift), tiled(one.g_start, link_shift)
+        self.g_nlinks = tiled(one.g_nlinks)
+        self.local_a, self.local_b = tiled(one.local_a), tiled(one.local_b)
+        # the groups with a server's NIC cage: only they span the planes of a block
+        self.hosted = tiled(one.hosted)
+        # cages of a group of the block: its NIC cages once, its upper cages on every plane
+        self.g_ncages = tiled(one.cages + (block - 1) * one.uppers)
+        # groups size by size: the links of each size's groups, group by group, in link order
+        self.buckets: list[Bucket] = []
+        parts, at = [], 0
+        for bucket in one.buckets:
+            links = one.by_size[bucket.start:bucket.start + bucket.width * len(bucket.groups)]
+            parts.append(tiled(links, link_shift))
+            self.buckets.append(Bucket(bucket.width, tiled(bucket.groups, group_shift), at))
+            at += bucket.width * len(bucket.groups) * m
+        self.by_size = np.concatenate(parts) if parts else np.zeros(0, np.int64)
+        # the shape: per link place (local a cage, local b cage, b lane, tier) and the group's
+        # cages (a group of the block follows from its first plane's shape); shapes of one size
+        # only are compared, so each size numbers its own
+        self.shape = tiled(one.shape)
+
+    def medium_keys(self, bucket: Bucket, lengths: np.ndarray, shape: np.ndarray, group: np.ndarray,
+                    values: np.ndarray, media: MediaIndex, end_kinds: tuple[KindsOf, KindsOf],
+                    kinds: list[tuple[str, int, int]]) -> np.ndarray:
+        """Per row of runs of the bucket's groups (`lengths` their runs as indices into `values`;
+        `shape` the row's shape, `group` a group of the bucket with that row): the bin of the
+        group's longest run, then per cage of the group what each optic and lane would put in it
+        at its longest link's run (-1 for no such cage). That is all `choose_medium` reads of the
+        runs (a cable by the group's longest run, a module per cage by its longest), so groups of
+        one shape and these keys get one medium, whatever their other runs, and the groups
+        chained into thousands of links through shared cages fall into a few classes instead of
+        one each. `end_kinds` gives each link end's kind
+        of cage (index into `kinds`: cage type, capacity, speed) in the groups' link order.
+
+        Groups of one shape have their cages in the same columns: each cage's longest run is a
+        maximum over its columns, taken shape by shape."""
         w, nb = bucket.width, len(bucket.groups)
-        la, lb = self.matrix([self.local_a], bucket), self.matrix([self.local_b], bucket)
-        host = self.matrix([self.a_host], bucket)
-        cages = int(max(la.max(), lb.max())) + 1
-        plane = np.repeat(np.arange(self.block), w) * cages            # each column's plane of the block
-        a_cage = np.tile(la, self.block) + np.where(np.tile(host, self.block), 0, plane)
-        b_cage = np.tile(lb, self.block) + plane
-        width = self.block * cages
-        # each cage's kind: that of its last link end in the group's order (`_try_optics` reads
-        # the speed of the last link it meets at a cage)
-        ka, kb = (np.tile(self.matrix([k], bucket), self.block) for k in end_kinds)
-        col = np.arange(self.block * w, dtype=np.int64)
-        g_base = (np.arange(nb, dtype=np.int64) * width)[:, None]
-        last = np.full(nb * width, -1, np.int64)
-        np.maximum.at(last, (g_base + a_cage).reshape(-1), np.broadcast_to(2 * col, a_cage.shape).reshape(-1))
-        np.maximum.at(last, (g_base + b_cage).reshape(-1), np.broadcast_to(2 * col + 1, b_cage.shape).reshape(-1))
-        end_kind = np.stack([ka, kb], axis=2).reshape(nb, -1)            # per group, ends in order
-        kind = np.where(last >= 0, np.take_along_axis(end_kind, np.maximum(last, 0).reshape(nb, width), 1).reshape(-1),
-                        -1).reshape(nb, width)
-        # each cage's longest run (index into values: they are sorted) per row
         rows = len(lengths)
-        base = (np.arange(rows, dtype=np.int64) * width).reshape(rows // nb, nb, 1)
-        flat = np.full(rows * width, -1, np.int64)
-        for cage in (a_cage, b_cage):
-            np.maximum.at(flat, (base + cage[None]).reshape(-1), lengths.reshape(-1))
-        longest = flat.reshape(rows, width)
-        kind = np.tile(kind, (rows // nb, 1))
-        # what each kind of cage holds at each run: one code per distinct answer
-        present = longest >= 0
-        pair = kind * len(values) + longest
-        outcome = np.full(rows * width, -1, np.int64).reshape(rows, width)
-        answers: dict[tuple[object, ...], int] = {}
-        codes = {}
-        for p in np.unique(pair[present]).tolist():
-            k, v = divmod(p, len(values))
-            cage_type, capacity, gbps = kinds[k]
-            run = float(values[v])
-            held = tuple((media.cpo_fits(cage_type, o, lane, run) if cage_type in media.cpo
-                          else _module_id(media.module(o, lane, cage_type, capacity, gbps, run)))
-                         for o in OPTICS for lane in media.lanes)
-            codes[p] = answers.setdefault((k, held), len(answers))
-        if codes:
-            keys_ = np.array(sorted(codes), np.int64)
-            outcome[present] = np.array([codes[p] for p in keys_.tolist()], np.int64)[
-                np.searchsorted(keys_, pair[present])]
-        group_longest = length_bins(media, values)[lengths.max(axis=1)]
-        keyed: np.ndarray = np.concatenate([group_longest[:, None], outcome], axis=1)
+        links = self.by_size[bucket.start:bucket.start + w * nb].reshape(nb, w)
+        cages = int(max(self.local_a[links].max(), self.local_b[links].max())) + 1
+        plane = np.repeat(np.arange(self.block), w) * cages            # each column's plane of the block
+        outcome_of = _outcomes(kinds, values, media)     # per kind and run, a code of what cages hold
+        # column 0 the group's longest run's bin, then a column per cage (of each plane)
+        keyed = np.full((rows, 1 + self.block * cages), -1, np.int64, order="F")
+        keyed[:, 0] = length_bins(media, values)[lengths.max(axis=1)]
+        shape_first, shape_of = dense_classes(shape, int(shape.max()) + 1)
+        for i0, members in zip(shape_first.tolist(), members_of(shape_of, len(shape_first)), strict=True):
+            # the shape's columns of each cage, from its first group: a link's lower end and upper end
+            first = links[int(group[i0])]
+            a_cage = np.tile(self.local_a[first], self.block) + np.where(np.tile(self.a_host[first], self.block),
+                                                                         0, plane)
+            b_cage = np.tile(self.local_b[first], self.block) + plane
+            end_cage = np.stack([a_cage, b_cage], axis=1).reshape(-1)          # ends in link order
+            end_kind = np.stack([np.tile(end_kinds[0](first), self.block), np.tile(end_kinds[1](first), self.block)],
+                                axis=1).reshape(-1)
+            by_cage = np.argsort(end_cage, kind="stable")
+            starts = np.flatnonzero(np.r_[True, np.diff(end_cage[by_cage]) != 0])
+            present = end_cage[by_cage[starts]]
+            # each cage's kind: that of its last link end in the group's order (`_try_optics`
+            # reads the speed of the last link it meets at a cage)
+            kind = end_kind[by_cage[np.r_[starts[1:], len(by_cage)] - 1]]
+            at_rows: slice | np.ndarray = slice(None)
+            sub = lengths
+            if len(members) < rows:
+                at_rows, sub = members, np.asfortranarray(lengths[members])
+            if len(present) <= 64:   # a column's maximum per cage (columns are contiguous)
+                for c, columns in enumerate(np.split(by_cage // 2, starts[1:])):
+                    longest = sub[:, columns].max(axis=1) if len(columns) > 1 else sub[:, columns[0]]
+                    keyed[at_rows, 1 + int(present[c])] = outcome_of[int(kind[c])][longest]
+            else:   # a few groups of many cages
+                longest = np.maximum.reduceat(np.repeat(sub, 2, axis=1)[:, by_cage], starts, axis=1)
+                keyed[np.ix_(np.arange(rows)[at_rows], 1 + present)] = outcome_of[kind[None, :], longest]
         return keyed
 
     def matrix(self, per_plane: list[np.ndarray], bucket: Bucket) -> np.ndarray:
@@ -242,6 +288,94 @@ class Groups:
         links = self.by_size[bucket.start:bucket.start + bucket.width * len(bucket.groups)]
         return np.concatenate([values[links].reshape(len(bucket.groups), bucket.width) for values in per_plane],
                               axis=1)
+
+
+def _outcomes(kinds: list[tuple[str, int, int]], values: np.ndarray, media: MediaIndex) -> np.ndarray:
+    """Per kind of cage and run (index into `values`), a code of what each optic and lane would
+    put in the cage at that run: codes equal where the answers are. A module's reach is compared
+    with a run as `length_bins` cuts runs, so the answers are asked once per bin."""
+    bins = length_bins(media, values)
+    answers: dict[tuple[object, ...], int] = {}
+    table = np.zeros((len(kinds), len(values)), np.int64)
+    distinct_bins, first = np.unique(bins, return_index=True)
+    for k, (cage_type, capacity, gbps) in enumerate(kinds):
+        code_of_bin = {}
+        for b, i in zip(distinct_bins.tolist(), first.tolist(), strict=True):
+            run = float(values[i])
+            held = tuple((media.cpo_fits(cage_type, o, lane, run) if cage_type in media.cpo
+                          else _module_id(media.module(o, lane, cage_type, capacity, gbps, run)))
+                         for o in OPTICS for lane in media.lanes)
+            code_of_bin[b] = answers.setdefault((k, held), len(answers))
+        table[k] = np.array([code_of_bin[b] for b in distinct_bins.tolist()], np.int64)[
+            np.searchsorted(distinct_bins, bins)]
+    return table
+
+
+def _end_kinds(tier: Tier, link_tier: np.ndarray, order: np.ndarray, side: str,
+               kinds: list[tuple[str, int, int]]) -> KindsOf:
+    """Each link's kind of cage at its `side` end ("a" or "b"; cage type, capacity, speed as an
+    index into `kinds`, which it extends), as a function of links in `order` (read for a few);
+    `link_tier` is the links' tier in that order. A tier's links are one after the other with
+    one kind each (`first_plane_tiers`): a kind per tier, where that holds, instead of a sort of
+    every link's."""
+    type_, cap, gbps = getattr(tier, f"{side}_type"), getattr(tier, f"{side}_cap"), tier.link_gbps
+    bounds = np.searchsorted(tier.link_tier, np.arange(len(TIERS) + 1)).tolist()
+    of_tier = np.zeros(len(TIERS), np.int64)
+    for t in range(len(TIERS)):
+        lo, hi = bounds[t], bounds[t + 1]
+        if lo == hi:
+            continue
+        tier_of, type_of, cap_of, gbps_of = (_one_value(v[lo:hi]) for v in (tier.link_tier, type_, cap, gbps))
+        if tier_of != t or type_of is None or cap_of is None or gbps_of is None:
+            break
+        of_tier[t] = _kind_index(kinds, (tier.type_names[type_of], cap_of, gbps_of))
+    else:
+        if bounds[-1] == len(tier.link_tier):
+            return lambda links: of_tier[link_tier[links]]
+    packed = (type_[order] << 40) | (cap[order] << 20) | gbps[order]
+    distinct, inverse = np.unique(packed, return_inverse=True)
+    ids = [_kind_index(kinds, (tier.type_names[value >> 40], (value >> 20) & 0xFFFFF, value & 0xFFFFF))
+           for value in distinct.tolist()]
+    by_link = np.array(ids, np.int64)[inverse.reshape(-1)]
+    return lambda links: by_link[links]
+
+
+def _kind_index(kinds: list[tuple[str, int, int]], kind: tuple[str, int, int]) -> int:
+    """The index of `kind` in `kinds`, appended if new."""
+    if kind not in kinds:
+        kinds.append(kind)
+    return kinds.index(kind)
+
+
+def _one_value(values: np.ndarray) -> int | None:
+    """The one value of an array, or None when it holds several."""
+    lo, hi = int(values.min()), int(values.max())
+    return lo if lo == hi else None
+
+
+@dataclass
+class _Class:
+    """A class of groups: its rows of runs and each row's groups, per tier the place of its first
+    link (block of planes, place in the block), its first group (over every block), that
+    group's links and their choice; its groups and each one's row, read where a count needs
+    them (the cables' power, group by group)."""
+
+    runs: np.ndarray
+    weights: np.ndarray
+    first_place: np.ndarray
+    g0: int
+    links: list[LinkPlan]
+    choice: Choice | None
+    members: Callable[[], tuple[np.ndarray, np.ndarray]]
+
+
+def _class_groups(rows: np.ndarray, row_of: np.ndarray, g_all: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The groups of a class of rows `rows` (each group's row: `row_of`; its number: `g_all`),
+    and each one's place among the rows."""
+    in_class = np.full(int(row_of.max()) + 1, -1, np.int64)
+    in_class[rows] = np.arange(len(rows))
+    at = np.flatnonzero(in_class[row_of] >= 0)
+    return g_all[at], in_class[row_of[at]]
 
 
 def count_groups(bill: Bill, tier: Tier, runs: Runs, derived: Derived, dev: DeviceCodes, k_host: int) -> bool:
@@ -257,25 +391,14 @@ def count_groups(bill: Bill, tier: Tier, runs: Runs, derived: Derived, dev: Devi
     groups = Groups(tier, dev, block, k_host, planes, rails)
     media = runs.media
     values = np.array(sorted({v for vals, _ in runs.planes for v in vals}), np.float64)
-    # per plane, each link's run (index into values), in the groups' link order
-    codes = []
-    for vals, inverse in runs.planes:
-        code_of = np.searchsorted(values, np.array(vals, np.float64))
-        codes.append(code_of[inverse[groups.order0]])
+    # per plane, each link's run: an index into values, by the index into its plane's runs
+    codes = [(np.searchsorted(values, np.array(vals, np.float64)), inverse) for vals, inverse in runs.planes]
+    link_class = runs.link_classes()
     n_groups, n_blocks = groups.n_groups, planes // block
     # each link end's kind of cage (cage type, capacity, speed), in the groups' link order
     o = groups.order0
     kinds: list[tuple[str, int, int]] = []
-    end_kinds: list[np.ndarray] = []
-    for type_, cap in ((tier.a_type[o], tier.a_cap[o]), (tier.b_type[o], tier.b_cap[o])):
-        distinct, inverse = np.unique((type_ << 40) | (cap << 20) | tier.link_gbps[o], return_inverse=True)
-        ids = []
-        for packed in distinct.tolist():
-            kind = (tier.type_names[packed >> 40], (packed >> 20) & 0xFFFFF, packed & 0xFFFFF)
-            if kind not in kinds:
-                kinds.append(kind)
-            ids.append(kinds.index(kind))
-        end_kinds.append(np.array(ids, np.int64)[inverse.reshape(-1)])
+    end_kinds = [_end_kinds(tier, groups.link_tier, o, side, kinds) for side in ("a", "b")]
     names: dict[int, str] = {}
     types = tier.type_names
     fp = derived.design.floorplan
@@ -317,57 +440,94 @@ def count_groups(bill: Bill, tier: Tier, runs: Runs, derived: Derived, dev: Devi
     # one per exact shape instead (its runs themselves, not their bins), as counts_from_links.
     # Per class: its groups (index over every block), their runs (a row each), its first group,
     # that group's links and the choice.
-    classes: list[tuple[np.ndarray, np.ndarray, int, list[LinkPlan], Choice | None]] = []
+    classes: list[_Class] = []
     for bucket in groups.buckets:
-        # the size's groups of every block, block by block: a row of runs each
-        lengths = np.concatenate([groups.matrix(codes[q * block:(q + 1) * block], bucket) for q in range(n_blocks)])
-        g_all = (np.arange(n_blocks)[:, None] * n_groups + bucket.groups[None, :]).reshape(-1)
-        shape = np.tile(groups.shape[bucket.groups], n_blocks)
-        held = groups.medium_keys(bucket, lengths, values, media, (end_kinds[0], end_kinds[1]), kinds)
-        keys = np.concatenate([shape[:, None], held], axis=1)
+        w, nb = bucket.width, len(bucket.groups)
+        tier_links = o[groups.by_size[bucket.start:bucket.start + w * nb]]
+        # groups alike in shape and in the pairs of racks their links join, link for link, have
+        # the same runs on every plane (`Runs.link_classes`): a row of runs each such kind of
+        # group and block of planes, counted once, times its groups
+        by_group = tier_links.reshape(nb, w)
+        alike = np.empty((nb, 1 + w), np.int64, order="F")
+        alike[:, 0] = groups.shape[bucket.groups]
+        alike[:, 1:] = link_class[by_group]
+        kind_first, kind_of = row_classes(alike)
+        n_kinds = len(kind_first)
+        # rows block after block: row q * n_kinds + x the groups of kind x on block q, plane after
+        # plane, its columns contiguous (the counts below take maxima across a group's columns)
+        lengths = np.empty((n_blocks * n_kinds, block * w), np.int64, order="F")
+        firsts = by_group[kind_first]
+        for q in range(n_blocks):
+            for p_in in range(block):
+                code_of, inverse = codes[q * block + p_in]
+                lengths[q * n_kinds:(q + 1) * n_kinds, p_in * w:(p_in + 1) * w] = code_of[inverse[firsts]]
+        shifts = np.arange(n_blocks)[:, None]
+        row_first = (shifts * nb + kind_first[None, :]).reshape(-1)     # each row's first group
+        row_of = (shifts * n_kinds + kind_of[None, :]).reshape(-1)      # each group's row
+        weights = np.tile(np.bincount(kind_of, minlength=n_kinds), n_blocks)
+        shape = np.tile(alike[kind_first, 0], n_blocks)
+        g_all = (shifts * n_groups + bucket.groups[None, :]).reshape(-1)      # each group's number
+        held = groups.medium_keys(bucket, lengths, shape, row_first % nb, values, media,
+                                  (end_kinds[0], end_kinds[1]), kinds)
+        # a row's class: its shape, what its runs give the medium (`held`) and, for a block of
+        # planes, each plane's longest run
+        keys = np.empty((len(lengths), 1 + held.shape[1] + (block if block > 1 else 0)), np.int64, order="F")
+        keys[:, 0] = shape
+        keys[:, 1:1 + held.shape[1]] = held
         if block > 1:
             # a group without a NIC cage is a group of its own on each plane of the block: its
             # class keys each plane's longest run too, which with its cages' modules (`held`)
             # gives each plane's medium (`_planes_agree`)
-            per_plane = length_bins(media, values)[lengths.reshape(len(lengths), block, -1).max(axis=2)]
-            per_plane[np.tile(groups.hosted[bucket.groups], n_blocks)] = -1
-            keys = np.concatenate([keys, per_plane], axis=1)
-        class_first, class_of = _row_classes(keys)
-        class_rows = np.argsort(class_of, kind="stable")
-        class_start = np.r_[0, np.cumsum(np.bincount(class_of, minlength=len(class_first)))]
-        for c, row0 in enumerate(class_first.tolist()):
-            rows = class_rows[class_start[c]:class_start[c + 1]]
-            group_links = links_of(int(g_all[row0]), lengths[row0])
+            bins = length_bins(media, values)
+            hosted = groups.hosted[bucket.groups][row_first % nb]
+            for p_in in range(block):
+                longest = bins[lengths[:, p_in * w:(p_in + 1) * w].max(axis=1)]
+                longest[hosted] = -1
+                keys[:, 1 + held.shape[1] + p_in] = longest
+        class_first, class_of = row_classes(keys)
+        # each row's first link of each tier (block of planes, place in the block), from its
+        # groups' (the kinds' groups are in every block)
+        kind_first_link = np.full((len(TIERS), n_kinds), groups.n0, np.int64)
+        first_link = groups.first_of_tier[bucket.groups]
+        for t in range(len(TIERS)):
+            np.minimum.at(kind_first_link[t], kind_of, first_link[:, t])
+        row_place = (shifts * (groups.n0 + 1) + kind_first_link[:, None, :]).reshape(len(TIERS), -1)
+
+        for rows in members_of(class_of, len(class_first)):
+            row0 = int(row_first[rows].min())     # the class's first group
+            group_links = links_of(int(g_all[row0]), lengths[int(row_of[row0])])
             forced = tier.forced(fp, {link.tier for link in group_links})
             choice, by_name = _choose(group_links, media, forced)
             if block > 1 and not groups.hosted[int(g_all[row0]) % n_groups] and not _planes_agree(
                     group_links, block, choice, media, forced):
                 return False
             if not by_name:
-                classes.append((g_all[rows], lengths[rows], int(g_all[row0]), group_links, choice))
+                classes.append(_Class(lengths[rows], weights[rows], row_place[:, rows].min(axis=1),
+                                      int(g_all[row0]), group_links, choice,
+                                      partial(_class_groups, rows, row_of, g_all)))
                 continue
-            exact_keys = np.concatenate([shape[rows, None], lengths[rows]], axis=1)
-            exact_first, exact_of = _row_classes(exact_keys)
-            for x, first_at in enumerate(exact_first.tolist()):
-                at = int(rows[first_at])
-                exact_links = links_of(int(g_all[at]), lengths[at])
-                same = rows[exact_of == x]
-                classes.append((g_all[same], lengths[same], int(g_all[at]), exact_links,
-                                _choose(exact_links, media, tier.forced(fp, {link.tier for link in exact_links}))[0]))
+            # one choice per row of runs (a shape and its runs), from its first group
+            for x in rows.tolist():
+                first_at = int(row_first[x])
+                exact_links = links_of(int(g_all[first_at]), lengths[x])
+                exact = _choose(exact_links, media, tier.forced(fp, {link.tier for link in exact_links}))[0]
+                classes.append(_Class(lengths[x:x + 1], weights[x:x + 1], row_place[:, x], int(g_all[first_at]),
+                                      exact_links, exact, partial(_class_groups, np.array([x]), row_of, g_all)))
     # per (tier, medium): links, and the first link's place (block of planes, place in the block)
     media_n: Counter[tuple[str, str]] = Counter()
     media_first: dict[tuple[str, str], int] = {}
     cabled: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []     # (groups, buckets, watts)
     bucket_ids: dict[CableLength, int] = {}
-    for members, rows, g0, group_links, choice in classes:
-        mult = len(members)
+    for cls in classes:
+        rows, weights, g0, group_links, choice = cls.runs, cls.weights, cls.g0, cls.links, cls.choice
+        mult = int(weights.sum())
         n_links = len(group_links) * mult
         local0 = g0 % n_groups
         medium = MEDIA_CODES[0] if choice is None else choice.kind
         for t in sorted({TIERS.index(link.tier) for link in group_links}):
             media_n[(TIERS[t], medium)] += mult * sum(link.tier == TIERS[t] for link in group_links)
-            # members in block order: the class's first link of the tier
-            place = int(((members // n_groups) * (groups.n0 + 1) + groups.first_of_tier[members % n_groups, t]).min())
+            # the class's first link of the tier, block by block
+            place = int(cls.first_place[t])
             media_first[(TIERS[t], medium)] = min(media_first.get((TIERS[t], medium), place), place)
         if choice is None:
             for link in group_links:
@@ -380,13 +540,14 @@ def count_groups(bill: Bill, tier: Tier, runs: Runs, derived: Derived, dev: Devi
             cable = choice.cable
             each = cable.power_w + cable.leg_power_w * (int(groups.g_ncages[local0]) - 1)
             longest = rows.max(axis=1)
-            buckets = np.zeros(mult, np.int64)
+            buckets = np.zeros(len(rows), np.int64)
             for code in np.unique(longest).tolist():
                 sold, made = sold_length(cable, float(values[code]))
-                n = int(np.count_nonzero(longest == code))
+                n = int(weights[longest == code].sum())
                 bill.counted(cable.id, sold, made, n)
                 buckets[longest == code] = bucket_ids.setdefault((cable.id, sold), len(bucket_ids))
-            cabled.append((members, buckets, np.full(mult, each)))
+            in_class, row_of_member = cls.members()
+            cabled.append((in_class, buckets[row_of_member], np.full(mult, each)))
             continue
         cages = {}
         for link in group_links:
@@ -414,14 +575,16 @@ def count_groups(bill: Bill, tier: Tier, runs: Runs, derived: Derived, dev: Devi
                 continue
             straight.setdefault((main.fiber, max(1, cn // k)), []).append(j)
         for (fiber, pieces), columns in straight.items():
-            bill.add(bill.catalog.cables[fiber], _runs_of(values, rows[:, columns].ravel()), pieces)
+            bill.add(bill.catalog.cables[fiber],
+                     _runs_of(values, rows[:, columns].ravel(), np.repeat(weights, len(columns))), pieces)
         slot_runs: dict[str, list[np.ndarray]] = {}      # per splitter, each slot's longest run
         for (local_b, _slot), places in slots.items():
             split = modules[local_b]
             assert split is not None and split.split_fiber
             slot_runs.setdefault(split.split_fiber, []).append(rows[:, places].max(axis=1))
         for fiber, runs_of_slots in slot_runs.items():
-            bill.add(bill.catalog.cables[fiber], _runs_of(values, np.concatenate(runs_of_slots)), 1)
+            bill.add(bill.catalog.cables[fiber],
+                     _runs_of(values, np.concatenate(runs_of_slots), np.tile(weights, len(runs_of_slots))), 1)
     if cabled:
         order = np.concatenate([m for m, _, _ in cabled])
         buckets = np.concatenate([b for _, b, _ in cabled])
@@ -462,10 +625,11 @@ def _module_id(module: Transceiver | None) -> str | None:
     return module.id if module is not None else None
 
 
-def _runs_of(values: np.ndarray, codes: np.ndarray) -> Counter[float]:
-    """Runs counted by their index into `values`."""
+def _runs_of(values: np.ndarray, codes: np.ndarray, weights: np.ndarray) -> Counter[float]:
+    """Runs counted by their index into `values`, each `weights` times."""
     out: Counter[float] = Counter()
-    counts = np.bincount(codes, minlength=len(values))
+    # whole numbers below 2**53: the float sums are exact
+    counts = np.bincount(codes, weights=weights, minlength=len(values)).astype(np.int64)
     for code in np.flatnonzero(counts).tolist():
         out[float(values[code])] = int(counts[code])
     return out

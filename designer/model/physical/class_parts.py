@@ -246,6 +246,12 @@ class Runs:
             self._planes = [runs.per_link(p) for p in range(runs.n_planes)]
         return self._planes
 
+    def link_classes(self) -> np.ndarray:
+        """Per link (the first plane's, in the tier's order), a class of links whose runs are the
+        same on every plane: the pair of classes of devices it joins (`TierRuns`)."""
+        classes: np.ndarray = self._runs.pair_of_link
+        return classes
+
     @staticmethod
     def _counted(values: list[float], codes: np.ndarray, into: Counter[float]) -> None:
         for v, n in zip(values, np.bincount(codes, minlength=len(values)).tolist(), strict=True):
