@@ -226,6 +226,7 @@ class Runs:
         # a count reads them, from its links made then
         self._shape = tier.shape.runs(fp, dev, planes, row, slot) if isinstance(tier, ShapedTier) else None
         self._runs = self._shape.runs if self._shape is not None else None
+        self._by_link: TierRuns | None = None
         self._made = (fp, dev, planes, row, slot)
 
     def _per_link_runs(self) -> TierRuns:
@@ -239,17 +240,27 @@ class Runs:
         return self._runs
 
     @property
+    def _link_runs(self) -> TierRuns:
+        """The runs link by link: a shaped tier's are counted by classes of devices, not by
+        links, so they are made from its links the first time a count reads a link's run."""
+        if self._shape is None:
+            return self._tier_runs
+        if self._by_link is None:
+            self._by_link = self._per_link_runs()
+        return self._by_link
+
+    @property
     def planes(self) -> list[tuple[list[float], np.ndarray]]:
         """Per plane, its distinct runs and each link's index among them."""
         if self._planes is None:
-            runs = self._tier_runs if self._shape is None else self._per_link_runs()
+            runs = self._link_runs
             self._planes = [runs.per_link(p) for p in range(runs.n_planes)]
         return self._planes
 
     def link_classes(self) -> np.ndarray:
         """Per link (the first plane's, in the tier's order), a class of links whose runs are the
         same on every plane: the pair of classes of devices it joins (`TierRuns`)."""
-        classes: np.ndarray = self._runs.pair_of_link
+        classes: np.ndarray = self._link_runs.pair_of_link
         return classes
 
     @staticmethod
