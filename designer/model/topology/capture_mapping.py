@@ -25,7 +25,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_left
 from collections import Counter, defaultdict
-from collections.abc import Iterable
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, cast
@@ -37,9 +37,24 @@ from designer.model.topology.asbuilt import (
     KIND_SWITCH,
     AsBuilt,
     Device,
+    LinkEnds,
     device_table,
     link_ends,
     natural_key,
+)
+from designer.model.topology.capture_groups import (
+    LEAF,
+    NIC,
+    ROLE_CODE,
+    SPINE,
+    GroupView,
+    LeafEndRows,
+    group_view_on_arrays,
+    leaf_end_rows,
+    order_groups,
+    shares_of,
+    slot_counts,
+    union_groups,
 )
 from designer.model.topology.design_view import DesignView, view_from_graph
 
@@ -80,7 +95,7 @@ def management_hosts(fabric: AsBuilt, roles: dict[str, str]) -> set[str]:
     Both are asked, so a compute server with ports down (fewer HCAs, same naming) stays a server
     and a site that names its servers two ways keeps both.
     """
-    per_host: dict[str, int] = Counter(d.host for d in fabric.endpoints() if d.host and roles.get(d.id) == "nic")
+    per_host = _hcas_per_host(fabric, roles)
     if not per_host:
         return _spine_hosts(fabric, roles)
     stems = Counter[str]()
@@ -89,6 +104,22 @@ def management_hosts(fabric: AsBuilt, roles: dict[str, str]) -> set[str]:
     main_stem = stems.most_common(1)[0][0]
     usual = Counter(per_host.values()).most_common(1)[0][0]
     return {h for h, n in per_host.items() if name_stem(h) != main_stem and n < usual} | _spine_hosts(fabric, roles)
+
+
+def _hcas_per_host(fabric: AsBuilt, roles: dict[str, str]) -> dict[str, int]:
+    """Host name -> its HCAs (role "nic"), the hosts in the order their first HCA comes; read on
+    the capture's device columns (131,072 HCAs at 131K GPUs)."""
+    table = device_table(fabric)
+    ids = table.ids
+    nic = role_codes(fabric, roles, ids) == NIC
+    codes = table.host_code[(table.kind == KIND_HOST) & (table.host_code >= 0) & nic]
+    found, first, counts = np.unique(codes, return_index=True, return_counts=True)
+    order = np.argsort(first, kind="stable")
+    hosts = table.hosts
+    per_host: dict[str, int] = {}
+    for c, n in zip(found[order].tolist(), counts[order].tolist(), strict=True):
+        per_host[hosts[c]] = per_host.get(hosts[c], 0) + n
+    return per_host
 
 
 def _spine_hosts(fabric: AsBuilt, roles: dict[str, str]) -> set[str]:
@@ -103,6 +134,21 @@ def _spine_hosts(fabric: AsBuilt, roles: dict[str, str]) -> set[str]:
     if ends is not None:
         # On arrays: per host (an HCA without a host name by its own id), whether it has a link to
         # a spine or core, and whether to a leaf.
+        table = device_table(fabric)
+        if table.ids is ends.ids or table.ids == ends.ids:
+            # Each HCA's server off the device columns (an HCA without one by its own row after
+            # the servers): not 131,072 objects at 131K GPUs.
+            role = role_codes(fabric, roles, ends.ids)
+            n_hosts = len(table.hosts)
+            code = np.where(role == NIC, np.where(table.host_code >= 0, table.host_code,
+                                                  n_hosts + np.arange(len(role), dtype=np.int64)), -1)
+            tier = np.where(role >= SPINE, 2, np.where(role == LEAF, 1, 0)).astype(np.int8)
+            names = table.hosts + ends.ids
+            x, y = np.concatenate([ends.a, ends.b]), np.concatenate([ends.b, ends.a])
+            host_end = (code[x] >= 0) & (tier[y] > 0)
+            up = np.bincount(code[x[host_end & (tier[y] == 2)]], minlength=len(names)) > 0
+            low = np.bincount(code[x[host_end & (tier[y] == 1)]], minlength=len(names)) > 0
+            return {names[i] for i in np.flatnonzero(up & ~low).tolist()}
         key_of = [devs[d].host or d if roles.get(d) == "nic" else "" for d in ends.ids]
         codes: dict[str, int] = {}
         code = np.array([codes.setdefault(k, len(codes)) if k else -1 for k in key_of], dtype=np.int64)
@@ -137,17 +183,8 @@ def _leaf_ends(fabric: AsBuilt, roles: dict[str, str]) -> dict[str, list[tuple[i
         # On arrays: the links with a leaf at one end and an HCA at the other, in link order (the
         # leaf at the link's first end before its second, as read link by link).
         ids = ends.ids
-        leaf = np.array([roles.get(d) == "leaf" for d in ids], dtype=bool)
-        nic = np.array([roles.get(d) == "nic" for d in ids], dtype=bool)
-        first = np.flatnonzero(leaf[ends.a] & nic[ends.b])
-        second = np.flatnonzero(leaf[ends.b] & nic[ends.a])
-        at = np.concatenate([first, second])
-        order = np.argsort(at * 2 + np.concatenate([np.zeros(len(first), np.int64), np.ones(len(second), np.int64)]),
-                           kind="stable")
-        own = np.concatenate([ends.a[first], ends.b[second]])[order].tolist()
-        port = np.concatenate([ends.pa[first], ends.pb[second]])[order].tolist()
-        host = np.concatenate([ends.b[first], ends.a[second]])[order].tolist()
-        for lf, p, h in zip(own, port, host, strict=True):
+        rows = _leaf_rows(fabric, ends, roles)
+        for lf, p, h in zip(rows.leaf.tolist(), rows.port.tolist(), rows.hca.tolist(), strict=True):
             out[ids[lf]].append((p, ids[h]))
         return out
     # Sets of leaves and HCAs, read once per link end: a 131,072-GPU capture has 400,000 links.
@@ -160,63 +197,6 @@ def _leaf_ends(fabric: AsBuilt, roles: dict[str, str]) -> dict[str, list[tuple[i
         if b in leaves and a in nics:
             out[b].append((w.pb, a))
     return out
-
-
-def _union_groups(items: Iterable[str], shares: dict[tuple[str, str], int],
-                  hosts: dict[str, int] | None = None) -> list[list[str]]:
-    """Connected components of the leaves linked by strong host sharing. With the hosts on each
-    leaf, two leaves must also share more than half the hosts of the smaller: servers of two HCAs
-    on one leaf, two of them crossed between two leaves, share two hosts and are no group."""
-    parent = {i: i for i in items}
-
-    def find(x: str) -> str:
-        while parent[x] != x:
-            parent[x] = parent[parent[x]]
-            x = parent[x]
-        return x
-
-    best: dict[str, int] = defaultdict(int)
-    for (a, b), n in shares.items():
-        best[a] = max(best[a], n)
-        best[b] = max(best[b], n)
-    for (a, b), n in shares.items():
-        # A miswired cable shares one host between two groups; a group shares nearly all.
-        if 2 * n >= best[a] and 2 * n >= best[b] and (n >= 2 or best[a] == best[b] == 1) and (
-                hosts is None or 2 * n > min(hosts.get(a, 0), hosts.get(b, 0))):
-            parent[find(a)] = find(b)
-    out: dict[str, list[str]] = defaultdict(list)
-    for i in parent:
-        out[find(i)].append(i)
-    return list(out.values())
-
-
-def _shares(hosts_on: dict[str, set[str]]) -> dict[tuple[str, str], int]:
-    by_host: dict[str, list[str]] = defaultdict(list)
-    for leaf, hosts in hosts_on.items():
-        for h in hosts:
-            by_host[h].append(leaf)
-    shares: Counter[tuple[str, str]] = Counter()
-    for leaves in by_host.values():
-        leaves.sort()
-        for i, a in enumerate(leaves):
-            for b in leaves[i + 1:]:
-                shares[(a, b)] += 1
-    return shares
-
-
-def _group_number(names: dict[str, str], groups: list[list[str]]) -> dict[str, int] | None:
-    """Which number in the leaf names is the group's, if one is: the same within every
-    multi-leaf group and different between groups ('IBLEAF-03-05': 3 is the SU, 5 the rail)."""
-    numbers = {leaf: [int(x) for x in _DIGITS.findall(name)] for leaf, name in names.items()}
-    width = Counter(len(v) for v in numbers.values()).most_common(1)[0][0] if numbers else 0
-    big = [g for g in groups if len(g) > 1]
-    for pos in range(width):
-        if any(len(numbers[leaf]) != width for g in big for leaf in g):
-            break
-        values = [{numbers[leaf][pos] for leaf in g} for g in big]
-        if big and all(len(v) == 1 for v in values) and len({next(iter(v)) for v in values}) == len(big) > 1:
-            return {leaf: nums[pos] for leaf, nums in numbers.items() if len(nums) == width}
-    return None
 
 
 def place(fabric: AsBuilt, roles: dict[str, str], design: Any) -> Placement:
@@ -232,6 +212,7 @@ def place(fabric: AsBuilt, roles: dict[str, str], design: Any) -> Placement:
     # The HCAs read on the capture's columns: 131,072 at 131K GPUs.
     table = device_table(fabric)
     ids, hosts, host_code, hca_of = table.ids, table.hosts, table.host_code.tolist(), table.hca.tolist()
+    host_of, hca_by_id = _host_columns(fabric)
     endpoints = np.flatnonzero(table.kind == KIND_HOST).tolist()
     out.management = sorted(ids[i] for i in endpoints if (hosts[host_code[i]] if host_code[i] >= 0 else ids[i])
                             in mgmt_hosts) if mgmt_hosts else []
@@ -253,7 +234,7 @@ def place(fabric: AsBuilt, roles: dict[str, str], design: Any) -> Placement:
         d_hosts_on[leaf].add(str(g.nodes[nic]["server"]))
         d_rails[leaf][g.nodes[nic]["port"]] += 1
     d_leaves = g.by_role("leaf")
-    d_groups = _union_groups(d_leaves, _shares(d_hosts_on), {leaf: len(d_hosts_on[leaf]) for leaf in d_leaves})
+    d_groups = union_groups(d_leaves, shares_of(d_hosts_on), {leaf: len(d_hosts_on[leaf]) for leaf in d_leaves})
     server_min = {leaf: min((int(s) for s in d_hosts_on[leaf]), default=1 << 30) for leaf in d_leaves}
     d_groups.sort(key=lambda grp: (min(g.nodes[x]["plane"] for x in grp), min(server_min[x] for x in grp),
                                    min(g.nodes[x]["index"] for x in grp)))
@@ -291,7 +272,7 @@ def place(fabric: AsBuilt, roles: dict[str, str], design: Any) -> Placement:
     for leaf, rows in ends.items():
         d_leaf = mapping.get(leaf)
         for port, nic in rows:
-            host = devs[nic].host
+            host = host_of[nic]
             if host and host not in mgmt_hosts and d_leaf in bundled:
                 on_leaf[host][d_leaf] += 1
                 continue
@@ -306,9 +287,9 @@ def place(fabric: AsBuilt, roles: dict[str, str], design: Any) -> Placement:
             out.server_of_host[host] = server
             taken.add(server)
     if by_leaf:
-        _place_by_leaf(out, ends, devs, mgmt_hosts, g, at_port, taken)
+        _place_by_leaf(out, ends, host_of, devs, mgmt_hosts, g, at_port, taken)
     if on_leaf:
-        _place_by_hcas(out, on_leaf, g, ends, devs, bundled, taken)
+        _place_by_hcas(out, on_leaf, g, ends, host_of, hca_by_id, bundled, taken)
     chosen_of = [out.server_of_host.get(h) for h in hosts]
     rank = out.rank
     for i in compute:
@@ -325,12 +306,11 @@ def place(fabric: AsBuilt, roles: dict[str, str], design: Any) -> Placement:
         if d_leaf in bundled:
             nics_on[d_leaf].append((port, nid))
     # Only they are sorted and read: at 131K GPUs every HCA is named.
-    unnamed = {leaf: [row for row in rows if not devs[row[1]].host and row[1] not in mapping]
+    unnamed = {leaf: [row for row in rows if not host_of[row[1]] and row[1] not in mapping]
                for leaf, rows in ends.items()}
     for leaf, rows in sorted((leaf, rows) for leaf, rows in unnamed.items() if rows):
         for port, nic in sorted(rows):
-            d = devs[nic]
-            if d.host or nic in mapping:
+            if host_of[nic] or nic in mapping:
                 continue
             target = at_port.get((mapping[leaf], port)) if leaf in mapping else None
             if (target is None or target in held) and mapping.get(leaf) in bundled:
@@ -346,6 +326,21 @@ def place(fabric: AsBuilt, roles: dict[str, str], design: Any) -> Placement:
     return out
 
 
+def _host_columns(fabric: AsBuilt) -> tuple[dict[str, str], dict[str, int]]:
+    """Each device's server name ('' for none) and HCA index by id, off the device columns: the
+    placement reads them for every HCA, and a `Device` made for each would be 131,072 objects at
+    131K GPUs. Made once per device table."""
+    table = device_table(fabric)
+    cached = fabric.__dict__.get("_host_columns")
+    if cached is not None and cached[0] is table:
+        return cached[1]  # type: ignore[no-any-return]
+    names = table.hosts + [""]
+    made = (dict(zip(table.ids, [names[c] for c in table.host_code.tolist()], strict=True)),
+            dict(zip(table.ids, table.hca.tolist(), strict=True)))
+    fabric.__dict__["_host_columns"] = (table, made)
+    return made
+
+
 def _bundled_leaves(g: DesignView) -> set[str]:
     """Design leaves holding two or more NICs of one server."""
     da = g.arrays()
@@ -355,8 +350,8 @@ def _bundled_leaves(g: DesignView) -> set[str]:
 
 
 def _place_by_hcas(out: Placement, on_leaf: dict[str, Counter[str]], g: DesignView,
-                   ends: dict[str, list[tuple[int, str]]], devs: dict[str, Device], bundled: set[str],
-                   taken: set[int]) -> None:
+                   ends: dict[str, list[tuple[int, str]]], host_of: dict[str, str], hca_by_id: dict[str, int],
+                   bundled: set[str], taken: set[int]) -> None:
     """Servers whose HCAs share a design leaf: a host takes a free design server of the leaf most
     of its HCAs are on (its lowest-numbered HCA's leaf breaks a tie), whatever ports they use;
     its HCAs then pair with the server's NICs by name. Hosts whose leaf is full take the servers
@@ -371,10 +366,10 @@ def _place_by_hcas(out: Placement, on_leaf: dict[str, Counter[str]], g: DesignVi
     for leaf, rows in ends.items():
         d_leaf = out.mapping.get(leaf)
         for _, nic in rows:
-            d = devs[nic]
-            if d.host in on_leaf and d_leaf in bundled:
-                key = (d.host, d_leaf)
-                first[key] = min(first.get(key, 1 << 30), out.rank.get(d.hca, 1 << 30))
+            host = host_of[nic]
+            if host in on_leaf and d_leaf in bundled:
+                key = (host, d_leaf)
+                first[key] = min(first.get(key, 1 << 30), out.rank.get(hca_by_id[nic], 1 << 30))
     # A host split evenly between two leaves (one of its two HCAs crossed with another server's)
     # says nothing of its leaf by itself: a site numbers the hosts of a leaf together, so the
     # leaf of the hosts named next to it decides, and then its lowest-numbered HCA's leaf.
@@ -419,8 +414,8 @@ def _place_by_hcas(out: Placement, on_leaf: dict[str, Counter[str]], g: DesignVi
     for leaf, rows in ends.items():
         if out.mapping.get(leaf) in bundled:
             for _, nic in rows:
-                if devs[nic].host in on_leaf:
-                    (out.by_leaf if devs[nic].host in spread else out.any_port).add(nic)
+                if host_of[nic] in on_leaf:
+                    (out.by_leaf if host_of[nic] in spread else out.any_port).add(nic)
 
 
 class _NaturalKeys(dict[str, list[int | str]]):
@@ -453,8 +448,8 @@ def _pair_leaves_by_hosts(mapping: dict[str, str], ends: dict[str, list[tuple[in
         design.remove(pick)
 
 
-def _place_by_leaf(out: Placement, ends: dict[str, list[tuple[int, str]]], devs: dict[str, Device],
-                   mgmt_hosts: set[str], g: DesignView, at_port: dict[tuple[str, int], str],
+def _place_by_leaf(out: Placement, ends: dict[str, list[tuple[int, str]]], host_of: dict[str, str],
+                   devs: Mapping[str, Device], mgmt_hosts: set[str], g: DesignView, at_port: dict[tuple[str, int], str],
                    taken: set[int]) -> None:
     """One-HCA servers that no designed port took: the free design positions of their leaf, in
     port order (named hosts first take a server; default-named HCAs are attributed to one)."""
@@ -462,7 +457,7 @@ def _place_by_leaf(out: Placement, ends: dict[str, list[tuple[int, str]]], devs:
     spare: list[tuple[int, str, str]] = []      # (port, HCA, leaf) of hosts their leaf had no room for
     # A default-named HCA on a designed port keeps it (the default-named pass places it).
     kept = {at_port[(mapping[leaf], port)] for leaf, rows in ends.items() if leaf in mapping
-            for port, nic in rows if not devs[nic].host and (mapping[leaf], port) in at_port}
+            for port, nic in rows if not host_of[nic] and (mapping[leaf], port) in at_port}
     for leaf, rows in sorted(ends.items()):
         d_leaf = mapping.get(leaf)
         if d_leaf is None:
@@ -470,31 +465,31 @@ def _place_by_leaf(out: Placement, ends: dict[str, list[tuple[int, str]]], devs:
         free = [n for (lf, _), n in sorted(at_port.items(), key=lambda t: t[0][1])
                 if lf == d_leaf and g.nodes[n]["server"] not in taken and n not in kept]
         for port, nic in sorted(rows):
-            d = devs[nic]
-            if (d.host and (d.host in mgmt_hosts or d.host in out.server_of_host)) or (
-                    not d.host and (d_leaf, port) in at_port):
+            host = host_of[nic]
+            if (host and (host in mgmt_hosts or host in out.server_of_host)) or (
+                    not host and (d_leaf, port) in at_port):
                 continue
             if not free:
                 spare.append((port, nic, leaf))
                 continue
-            _take(out, nic, d, free.pop(0), g, taken)
+            _take(out, nic, host, free.pop(0), g, taken)
     # The design spreads its servers evenly over the leaves (24, 23, 24, ...), the site fills
     # some and leaves others short (24, 24, 22): without a design to say which leaf a one-HCA
     # server belongs on, any leaf is its place, so the rest take the positions left anywhere.
     left = [n for (_, _), n in sorted(at_port.items(), key=lambda t: (natural_key(t[0][0]), t[0][1]))
             if g.nodes[n]["server"] not in taken and n not in kept]
     for _, nic, _ in sorted(spare, key=lambda t: (natural_key(devs[t[2]].name), t[0])):
-        d = devs[nic]
-        if left and not (d.host and d.host in out.server_of_host):
-            _take(out, nic, d, left.pop(0), g, taken)
+        host = host_of[nic]
+        if left and not (host and host in out.server_of_host):
+            _take(out, nic, host, left.pop(0), g, taken)
 
 
-def _take(out: Placement, nic: str, d: Device, target: str, g: DesignView, taken: set[int]) -> None:
+def _take(out: Placement, nic: str, host: str, target: str, g: DesignView, taken: set[int]) -> None:
     server = g.nodes[target]["server"]
     taken.add(server)
     out.by_leaf.add(nic)
-    if d.host:
-        out.server_of_host[d.host] = server
+    if host:
+        out.server_of_host[host] = server
     else:
         out.mapping[nic] = target
         out.attributed[nic] = server
@@ -604,21 +599,6 @@ def _count_below(fabric: AsBuilt, below: dict[str, Counter[str]], upper: set[str
         below[ids[u]][placed[ids[v]]] += c
 
 
-@dataclass
-class GroupView:
-    """The capture's leaf groups and rails, read without a design."""
-
-    management: set[str]                       # host names set apart
-    rank: dict[int, int]                       # HCA index -> rail rank
-    ends: dict[str, list[tuple[int, str]]]     # leaf -> [(port, HCA id)]
-    hosts_on: dict[str, set[str]]              # leaf -> compute host names on it
-    rail_of: dict[str, int]                    # leaf -> rail rank most of its hosts use
-    groups: list[list[str]]                    # leaf groups, in group order
-    slots: list[int]                           # per group: leaf ports holding a compute HCA
-    single_rail: int                           # leaves whose named HCAs all share one index
-    group_size: int = 0
-
-
 def group_view(fabric: AsBuilt, roles: dict[str, str]) -> GroupView:
     """The capture's groups, read once per capture and roles (inference and audit both ask)."""
     cache = fabric.__dict__.setdefault("_group_views", {})
@@ -629,7 +609,38 @@ def group_view(fabric: AsBuilt, roles: dict[str, str]) -> GroupView:
     return cast(GroupView, cache[key])
 
 
+def _leaf_rows(fabric: AsBuilt, ends: LinkEnds, roles: dict[str, str]) -> LeafEndRows:
+    """The leaves' host ends on the link arrays (see `LeafEndRows`)."""
+    role = role_codes(fabric, roles, ends.ids)
+    return leaf_end_rows(ends.a, ends.pa, ends.b, ends.pb, role == LEAF, role == NIC)
+
+
+def role_codes(fabric: AsBuilt, roles: dict[str, str], ids: list[str]) -> np.ndarray:
+    """Each device's role as a code (NIC, LEAF, SPINE, CORE; 0 for any other), row i for
+    `ids[i]`: read once per capture and roles (151,552 devices at 131K GPUs)."""
+    cached = fabric.__dict__.get("_role_codes")
+    if cached is not None and cached[0] is roles and cached[1] == len(roles) and cached[2] is ids:
+        return cached[3]  # type: ignore[no-any-return]
+    get, code = roles.get, ROLE_CODE.get
+    made = np.fromiter((code(get(d, ""), 0) for d in ids), dtype=np.int8, count=len(ids))
+    fabric.__dict__["_role_codes"] = (roles, len(roles), ids, made)
+    return made
+
+
 def _group_view(fabric: AsBuilt, roles: dict[str, str]) -> GroupView:
+    """On the capture's columns where its links are arrays on its device rows; else device by
+    device (`_group_view_by_objects`, the reference)."""
+    ends = link_ends(fabric)
+    table = device_table(fabric)
+    if ends is None or not (table.ids is ends.ids or table.ids == ends.ids):
+        return _group_view_by_objects(fabric, roles)
+    devs = fabric.devices
+    return group_view_on_arrays(table, role_codes(fabric, roles, table.ids), management_hosts(fabric, roles),
+                                _leaf_rows(fabric, ends, roles),
+                                lambda leaf: devs[leaf].name)
+
+
+def _group_view_by_objects(fabric: AsBuilt, roles: dict[str, str]) -> GroupView:
     devs = fabric.devices
     mgmt_hosts = management_hosts(fabric, roles)
     compute = [d for d in fabric.endpoints() if roles.get(d.id) == "nic" and d.host not in mgmt_hosts]
@@ -645,31 +656,9 @@ def _group_view(fabric: AsBuilt, roles: dict[str, str]) -> GroupView:
                         if devs[n].host and devs[n].host not in mgmt_hosts and devs[n].hca in rank)
         if ranks:
             rail_of[leaf] = ranks.most_common(1)[0][0]
-    shares = _shares(hosts_on)
-    groups = _union_groups(leaves, shares, {leaf: len(hosts_on[leaf]) for leaf in leaves})
-    numbers = _group_number({leaf: devs[leaf].name for leaf in leaves}, groups)
-    if numbers:
-        # Leaves whose hosts have no names join the group their name numbers.
-        by_number: dict[int, list[str]] = {}
-        for grp in groups:
-            if len(grp) > 1 and grp[0] in numbers:
-                by_number[numbers[grp[0]]] = grp
-        for grp in [grp for grp in groups if len(grp) == 1]:
-            target = by_number.get(numbers.get(grp[0], -1))
-            if target is not None and target is not grp:
-                target.extend(grp)
-                groups.remove(grp)
-
-    _join_short_groups(groups, shares)
-
-    def group_key(grp: list[str]) -> tuple[Any, ...]:
-        # By its middle host: a cable crossed in from another group's host moves its first.
-        hosts = sorted({h for leaf in grp for h in hosts_on[leaf]}, key=natural_key)
-        num = min((numbers[x] for x in grp if x in numbers), default=1 << 30) if numbers else 0
-        return (num, 0 if hosts else 1, natural_key(hosts[len(hosts) // 2]) if hosts else [],
-                min(natural_key(devs[x].name) for x in grp))
-
-    groups.sort(key=group_key)
+    shares = shares_of(hosts_on)
+    groups = union_groups(leaves, shares, {leaf: len(hosts_on[leaf]) for leaf in leaves})
+    order_groups(groups, shares, hosts_on, {leaf: devs[leaf].name for leaf in leaves})
     mgmt_ids = {d.id for d in fabric.endpoints() if d.host in mgmt_hosts}
     # A server's slot is the leaf port its HCAs use on every rail leaf of its group: a port used on
     # at most half the group's leaves holds a stray or moved cable, not a server.
@@ -677,38 +666,10 @@ def _group_view(fabric: AsBuilt, roles: dict[str, str]) -> GroupView:
     for grp in groups:
         used = Counter(p for leaf in grp for p in {p for p, n in ends.get(leaf, ()) if n not in mgmt_ids})
         slots.append(sorted(p for p, n in used.items() if 2 * n > len(grp) or len(grp) == 1))
-    size = max((len(s) for s in slots), default=0)
     single = sum(1 for leaf in leaves if len({devs[n].hca for _, n in ends.get(leaf, ())
                                               if devs[n].host and devs[n].host not in mgmt_hosts}) == 1)
-    # The last group may be partly filled: its highest server slot says how far.
-    counts = [len(s) for s in slots]
-    if slots and slots[-1]:
-        counts[-1] = min(size, max(len(slots[-1]), slots[-1][-1]))
+    counts, size = slot_counts(slots)
     return GroupView(mgmt_hosts, rank, ends, hosts_on, rail_of, groups, counts, single, size)
-
-
-
-def _join_short_groups(groups: list[list[str]], shares: dict[tuple[str, str], int]) -> None:
-    """A group of at most half as many leaves as most (a leaf that lost most of its host cables)
-    joins the group it shares the most hosts with."""
-    sizes = Counter(len(g) for g in groups if len(g) > 1)
-    if not sizes:
-        return
-    usual = sizes.most_common(1)[0][0]
-    for grp in sorted((g for g in groups if 2 * len(g) <= usual), key=len):
-        if grp not in groups:
-            continue
-        best, best_n = None, 0
-        members = set(grp)
-        for other in groups:
-            if other is grp:
-                continue
-            n = sum(c for (a, b), c in shares.items() if (a in members and b in other) or (b in members and a in other))
-            if n > best_n:
-                best, best_n = other, n
-        if best is not None:
-            best.extend(grp)
-            groups.remove(grp)
 
 
 def _strength(shared: dict[str, Counter[int]], devs: dict[str, Device], k: int, b: str) -> tuple[int, list[Any]]:
