@@ -242,7 +242,7 @@ def group_view_on_arrays(table: DeviceTable, role: np.ndarray, mgmt_hosts: set[s
     rail_of = {leaf: rail_of[leaf] for leaf in leaves if leaf in rail_of}
 
     # --- groups -----------------------------------------------------------------------------------
-    shares = _shares_on_arrays(p_leaf, p_host, leaves)
+    shares = shares_on_arrays(p_leaf, p_host, leaves)
     groups = union_groups(leaves, shares, {leaf: len(hosts_on[leaf]) for leaf in leaves})
     order_groups(groups, shares, hosts_on, {leaf: leaf_names(leaf) for leaf in leaves})
 
@@ -270,7 +270,7 @@ def group_view_on_arrays(table: DeviceTable, role: np.ndarray, mgmt_hosts: set[s
     return GroupView(mgmt_hosts, rank, ends, hosts_on, rail_of, groups, counts_, single, size)
 
 
-def _shares_on_arrays(p_leaf: np.ndarray, p_host: np.ndarray, leaves: list[str]) -> dict[tuple[str, str], int]:
+def shares_on_arrays(p_leaf: np.ndarray, p_host: np.ndarray, leaves: list[str]) -> dict[tuple[str, str], int]:
     """`shares_of` on the (leaf number, host code) pairs, unique: each host's leaves in name
     order, every two of them counted once per host."""
     if not len(p_leaf):

@@ -27,16 +27,15 @@ from bisect import bisect_left
 from collections import Counter, defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from functools import partial
 from typing import Any, cast
 
 import numpy as np
 
 from designer.model.topology.asbuilt import (
     KIND_HOST,
-    KIND_SWITCH,
     AsBuilt,
     Device,
+    DeviceTable,
     LinkEnds,
     device_table,
     link_ends,
@@ -53,9 +52,11 @@ from designer.model.topology.capture_groups import (
     leaf_end_rows,
     order_groups,
     shares_of,
+    shares_on_arrays,
     slot_counts,
     union_groups,
 )
+from designer.model.topology.capture_upper import place_upper, switch_ids
 from designer.model.topology.design_view import DesignView, view_from_graph
 
 ROLES = ("leaf", "spine", "core")
@@ -211,31 +212,21 @@ def place(fabric: AsBuilt, roles: dict[str, str], design: Any) -> Placement:
     mgmt_hosts = view.management
     # The HCAs read on the capture's columns: 131,072 at 131K GPUs.
     table = device_table(fabric)
-    ids, hosts, host_code, hca_of = table.ids, table.hosts, table.host_code.tolist(), table.hca.tolist()
+    ids, hosts, host_code = table.ids, table.hosts, table.host_code.tolist()
     host_of, hca_by_id = _host_columns(fabric)
     endpoints = np.flatnonzero(table.kind == KIND_HOST).tolist()
     out.management = sorted(ids[i] for i in endpoints if (hosts[host_code[i]] if host_code[i] >= 0 else ids[i])
                             in mgmt_hosts) if mgmt_hosts else []
     set_apart = [h in mgmt_hosts for h in hosts]
-    compute = [i for i in endpoints
-               if roles.get(ids[i]) == "nic" and not (host_code[i] >= 0 and set_apart[host_code[i]])]
+    set_apart_row = np.array(set_apart + [False], dtype=bool)[table.host_code]
+    compute = np.flatnonzero((table.kind == KIND_HOST) & (role_codes(fabric, roles, ids) == NIC)
+                             & ~set_apart_row).tolist()
     out.rank = view.rank
 
     # --- the design's groups, rails and host positions -------------------------------------
-    at_port: dict[tuple[str, int], str] = {}
-    d_hosts_on: dict[str, set[str]] = defaultdict(set)
-    d_rails: dict[str, Counter[int]] = defaultdict(Counter)
-    nic_of: dict[tuple[int, int], str] = {}
-    for n, data in g.nodes.items():
-        if data["role"] == "nic":
-            nic_of[(data["server"], data["port"])] = n
-    for nic, leaf, port, _ in g.host_links:
-        at_port[(leaf, port)] = nic
-        d_hosts_on[leaf].add(str(g.nodes[nic]["server"]))
-        d_rails[leaf][g.nodes[nic]["port"]] += 1
-    d_leaves = g.by_role("leaf")
-    d_groups = union_groups(d_leaves, shares_of(d_hosts_on), {leaf: len(d_hosts_on[leaf]) for leaf in d_leaves})
-    server_min = {leaf: min((int(s) for s in d_hosts_on[leaf]), default=1 << 30) for leaf in d_leaves}
+    side = _design_side(g)
+    at_port, d_hosts, d_rail_of, server_min = side.at_port, side.hosts, side.rail, side.server_min
+    d_groups = union_groups(side.leaves, side.shares, {leaf: d_hosts.get(leaf, 0) for leaf in side.leaves})
     d_groups.sort(key=lambda grp: (min(g.nodes[x]["plane"] for x in grp), min(server_min[x] for x in grp),
                                    min(g.nodes[x]["index"] for x in grp)))
 
@@ -245,11 +236,11 @@ def place(fabric: AsBuilt, roles: dict[str, str], design: Any) -> Placement:
 
     # --- leaves: group by group, rail by rail ----------------------------------------------
     mapping = out.mapping
-    same_name = {d: devs[d].name for d in _switch_ids(fabric) if roles.get(d) in ROLES and devs[d].name in g.nodes
+    same_name = {d: devs[d].name for d in switch_ids(fabric) if roles.get(d) in ROLES and devs[d].name in g.nodes
                  and g.nodes[devs[d].name]["role"] == roles.get(d)}
     for grp, d_grp in zip(groups, d_groups, strict=False):
         free = sorted(d_grp, key=lambda n: g.nodes[n]["index"])
-        d_rail = {n: d_rails[n].most_common(1)[0][0] if d_rails[n] else -1 for n in free}
+        d_rail = {n: d_rail_of.get(n, -1) for n in free}
         rest = []
         for leaf in sorted(grp, key=lambda x: natural_key(devs[x].name)):
             want = same_name.get(leaf)
@@ -261,9 +252,9 @@ def place(fabric: AsBuilt, roles: dict[str, str], design: Any) -> Placement:
             mapping[leaf] = want
             free.remove(want)
         mapping.update(zip(rest, free, strict=False))
-    by_leaf = len({data["port"] for data in g.nodes.values() if data["role"] == "nic"}) == 1
+    by_leaf = side.one_port
     if by_leaf and all(len(grp) == 1 for grp in d_groups):
-        _pair_leaves_by_hosts(mapping, ends, devs, d_hosts_on, same_name)
+        _pair_leaves_by_hosts(mapping, ends, devs, d_hosts, same_name)
 
     # --- servers: by the positions their HCAs occupy ---------------------------------------
     bundled = _bundled_leaves(g)
@@ -292,19 +283,15 @@ def place(fabric: AsBuilt, roles: dict[str, str], design: Any) -> Placement:
         _place_by_hcas(out, on_leaf, g, ends, host_of, hca_by_id, bundled, taken)
     chosen_of = [out.server_of_host.get(h) for h in hosts]
     rank = out.rank
-    for i in compute:
-        c = host_code[i]
-        chosen = chosen_of[c] if c >= 0 else None
-        nid = nic_of.get((chosen, rank[hca_of[i]])) if chosen is not None and hca_of[i] in rank else None
-        if nid is not None:
-            mapping[ids[i]] = nid
+    _map_named_hcas(mapping, table, compute, chosen_of, rank, g)
     # Default-named HCAs: the NIC designed at their leaf port, unless a named HCA holds it; on a
     # leaf of several HCAs per server, else a free NIC of that leaf (a server there first).
     held = set(mapping.values())
     nics_on: dict[str, list[tuple[int, str]]] = defaultdict(list)   # bundled design leaf -> [(port, NIC)]
-    for nid, d_leaf, port, _ in g.host_links if bundled else ():
-        if d_leaf in bundled:
-            nics_on[d_leaf].append((port, nid))
+    if bundled and any(not host_of[nic] and nic not in mapping for rows in ends.values() for _, nic in rows):
+        for nid, d_leaf, port, _ in g.host_links:
+            if d_leaf in bundled:
+                nics_on[d_leaf].append((port, nid))
     # Only they are sorted and read: at 131K GPUs every HCA is named.
     unnamed = {leaf: [row for row in rows if not host_of[row[1]] and row[1] not in mapping]
                for leaf, rows in ends.items()}
@@ -322,8 +309,111 @@ def place(fabric: AsBuilt, roles: dict[str, str], design: Any) -> Placement:
                 out.attributed[nic] = g.nodes[target]["server"]
             else:
                 out.unplaced.append((nic, leaf, port))
-    _place_upper(fabric, roles, g, mapping, same_name)
+    place_upper(fabric, roles, g, mapping, same_name)
     return out
+
+
+@dataclass(frozen=True)
+class _DesignSide:
+    """What placing reads of a design's host positions, on its columns, once per design view."""
+
+    at_port: dict[tuple[str, int], str]      # (design leaf, leaf port) -> NIC there
+    nic_of: dict[tuple[int, int], str]       # (server, NIC port) -> NIC
+    hosts: dict[str, int]                    # design leaf -> servers with a NIC on it
+    rail: dict[str, int]                     # design leaf -> NIC port most of its NICs have (first on a tie)
+    server_min: dict[str, int]               # design leaf -> its lowest server
+    leaves: list[str]                        # the design's leaves, in its order
+    shares: dict[tuple[str, str], int]       # (leaf, leaf) in name order -> servers on both
+    one_port: bool                           # every NIC is its server's only one
+
+
+def _design_side(g: DesignView) -> _DesignSide:
+    cached = g.__dict__.get("_placing_side")
+    if isinstance(cached, _DesignSide):
+        return cached
+    da = g.arrays()
+    names = da.names
+    nic_rows = np.flatnonzero(da.nic)
+    row_leaf, row_nic, row_port = da.host_leaf, da.host_nic, da.host_port
+    leaf_names = [names[c] for c in row_leaf.tolist()]
+    nic_names = [names[c] for c in row_nic.tolist()]
+    at_port = dict(zip(zip(leaf_names, row_port.tolist(), strict=True), nic_names, strict=True))
+    nic_of = dict(zip(zip(da.nic_server[nic_rows].tolist(), da.nic_port[nic_rows].tolist(), strict=True),
+                      [names[c] for c in nic_rows.tolist()], strict=True))
+    leaf_codes = np.flatnonzero(da.leaf)
+    leaves = [names[c] for c in leaf_codes.tolist()]
+    n = max(1, len(names))
+    server = da.nic_server[row_nic]
+    width = int(server.max(initial=0)) + 1
+    pairs = np.unique(row_leaf * width + server)
+    p_leaf, p_server = np.divmod(pairs, width)
+    counts = np.bincount(p_leaf, minlength=n)
+    lowest = np.full(n, 1 << 30, dtype=np.int64)
+    np.minimum.at(lowest, p_leaf, p_server)
+    on = np.flatnonzero(counts)
+    # Each leaf's most common NIC port, the first seen on a tie (as a Counter's most_common).
+    port = da.nic_port[row_nic]
+    pw = int(port.max(initial=0)) + 2
+    keys, first, times = np.unique(row_leaf * pw + port + 1, return_index=True, return_counts=True)
+    k_leaf = keys // pw
+    best = np.lexsort((first, -times, k_leaf))
+    lead = best[np.r_[True, k_leaf[best][1:] != k_leaf[best][:-1]]] if len(best) else best
+    rail = {names[c]: r - 1 for c, r in zip(k_leaf[lead].tolist(), (keys[lead] % pw).tolist(), strict=True)}
+    # Servers shared between the switches their NICs are on (leaves, and any switch an edit put a
+    # NIC on), each switch numbered by its place among them.
+    switches = np.unique(row_leaf)
+    shares = shares_on_arrays(np.searchsorted(switches, p_leaf), p_server, [names[c] for c in switches.tolist()])
+    made = _DesignSide(at_port, nic_of, {names[c]: int(counts[c]) for c in on.tolist()},
+                       rail, {names[c]: int(lowest[c]) for c in leaf_codes.tolist()}, leaves, shares,
+                       len(np.unique(da.nic_port[nic_rows])) == 1)
+    g.__dict__["_placing_side"] = made
+    return made
+
+
+def _servers_on(g: DesignView, leaves: set[str]) -> dict[str, list[int]]:
+    """Design leaf of `leaves` -> its servers, in order; the leaves as their first host link comes."""
+    da = g.arrays()
+    names = da.names
+    pick = np.zeros(len(names), dtype=bool)
+    pick[[da.code[n] for n in leaves]] = True
+    rows = np.flatnonzero(pick[da.host_leaf])
+    leaf, server = da.host_leaf[rows], da.host_server_index[rows]
+    found, first = np.unique(leaf, return_index=True)
+    out: dict[str, list[int]] = {}
+    width = int(server.max(initial=0)) + 1
+    pairs = np.unique(leaf * width + server)
+    p_leaf, p_server = np.divmod(pairs, width)
+    bounds = np.searchsorted(p_leaf, found)
+    ends_at = np.searchsorted(p_leaf, found, side="right")
+    servers = p_server.tolist()
+    for i in np.argsort(first, kind="stable").tolist():
+        out[names[int(found[i])]] = servers[int(bounds[i]):int(ends_at[i])]
+    return out
+
+
+def _map_named_hcas(mapping: dict[str, str], table: DeviceTable, compute: list[int],
+                    chosen_of: list[int | None], rank: dict[int, int], g: DesignView) -> None:
+    """Each compute HCA of a placed server: its server's NIC of the same rail rank (the NIC of
+    that server and port), on the columns."""
+    da = g.arrays()
+    rows = np.array(compute, dtype=np.int64)
+    chosen = np.array([-1 if c is None else c for c in chosen_of] + [-1], dtype=np.int64)[table.host_code[rows]]
+    rank_of = np.full(int(table.hca.max(initial=0)) + 2, -1, dtype=np.int64)
+    for h, r in rank.items():
+        rank_of[h] = r
+    r = rank_of[table.hca[rows]]
+    nics = np.flatnonzero(da.nic)
+    width = int(max(int(da.nic_port[nics].max(initial=0)), max(rank.values(), default=0))) + 1
+    keys = da.nic_server[nics] * width + da.nic_port[nics]
+    # The last NIC of a (server, port) stands, as a dict filled in node order keeps it.
+    last = len(keys) - 1 - np.unique(keys[::-1], return_index=True)[1]
+    order = np.argsort(keys[last], kind="stable")
+    known, node = keys[last][order], nics[last][order]
+    want = np.where((chosen >= 0) & (r >= 0), chosen * width + r, -1)
+    at = np.minimum(np.searchsorted(known, want), max(0, len(known) - 1))
+    hit = (want >= 0) & (known[at] == want) if len(known) else np.zeros(len(want), dtype=bool)
+    ids, names = table.ids, da.names
+    mapping.update(zip([ids[i] for i in rows[hit].tolist()], [names[c] for c in node[at[hit]].tolist()], strict=True))
 
 
 def _host_columns(fabric: AsBuilt) -> tuple[dict[str, str], dict[str, int]]:
@@ -357,11 +447,7 @@ def _place_by_hcas(out: Placement, on_leaf: dict[str, Counter[str]], g: DesignVi
     its HCAs then pair with the server's NICs by name. Hosts whose leaf is full take the servers
     left anywhere, in place on any leaf: the design spreads its servers evenly over its leaves
     (7, 7, 6), a site fills them its own way (6, 7, 7)."""
-    on_design_leaf: dict[str, set[int]] = defaultdict(set)
-    for nic, leaf, _, _ in g.host_links:
-        if leaf in bundled:
-            on_design_leaf[leaf].add(g.nodes[nic]["server"])
-    servers_on = {leaf: sorted(servers) for leaf, servers in on_design_leaf.items()}
+    servers_on = _servers_on(g, bundled)
     first: dict[tuple[str, str], int] = {}        # (host, design leaf) -> lowest HCA rank there
     for leaf, rows in ends.items():
         d_leaf = out.mapping.get(leaf)
@@ -433,14 +519,14 @@ def _free_nic(g: DesignView, nics: list[tuple[int, str]], held: set[str], presen
 
 
 def _pair_leaves_by_hosts(mapping: dict[str, str], ends: dict[str, list[tuple[int, str]]], devs: dict[str, Device],
-                          d_hosts_on: dict[str, set[str]], same_name: dict[str, str]) -> None:
+                          d_hosts: dict[str, int], same_name: dict[str, str]) -> None:
     """Leaves of one-HCA servers, each its own group: in name order, each takes the first free
     design leaf with room for the hosts it holds (the last leaf of a design is often the short
     one), so that a full leaf is not held to a short leaf's positions."""
     built = sorted((lf for lf in mapping if lf in ends and lf not in same_name),
                    key=lambda x: natural_key(devs[x].name))
     design = sorted((mapping[lf] for lf in built), key=natural_key)
-    room = {d: len(d_hosts_on.get(d, ())) for d in design}
+    room = {d: d_hosts.get(d, 0) for d in design}
     for leaf in built:
         need = len(ends[leaf])
         pick = next((d for d in design if room[d] >= need), None) or max(design, key=lambda d: room[d])
@@ -493,110 +579,6 @@ def _take(out: Placement, nic: str, host: str, target: str, g: DesignView, taken
     else:
         out.mapping[nic] = target
         out.attributed[nic] = server
-
-
-def _place_upper(fabric: AsBuilt, roles: dict[str, str], g: DesignView, mapping: dict[str, str],
-                 same_name: dict[str, str]) -> None:
-    """Spines, then cores: to the design switches whose lower neighbours they share most."""
-    devs = fabric.devices
-    below: dict[str, Counter[str]] = defaultdict(Counter)
-    # Sets of the upper tiers, read once per link end: a 131,072-GPU capture has 400,000 links.
-    upper = {d for d, role in roles.items() if role in ("spine", "core")}
-    _count_below(fabric, below, upper, mapping)
-    switches = _switch_ids(fabric)
-    for level, role in ((2, "spine"), (3, "core")):
-        built = [d for d in switches if roles.get(d) == role]
-        design = g.by_role(role)
-        # Design switches with the same lower neighbours form one class: any of them will do.
-        classes: dict[frozenset[str], list[str]] = defaultdict(list)
-        for n in sorted(design, key=lambda n: (g.nodes[n]["plane"], g.nodes[n]["index"])):
-            classes[frozenset(p for p in g.below(n) if g.nodes[p]["level"] == level - 1)].append(n)
-        keys = list(classes)
-        taken = {same_name[b] for b in built if b in same_name}
-        for b in built:
-            if b in same_name:
-                mapping[b] = same_name[b]
-        for key in keys:
-            if taken & set(classes[key]):
-                classes[key] = [n for n in classes[key] if n not in taken]
-        rest = sorted((b for b in built if b not in same_name), key=lambda b: natural_key(devs[b].name))
-        # Which classes each lower design device belongs to, so a switch's overlap with every
-        # class is one pass over its own neighbours.
-        lower_in: dict[str, list[int]] = defaultdict(list)
-        for k, key in enumerate(keys):
-            for p in key:
-                lower_in[p].append(k)
-        shared: dict[str, Counter[int]] = {}
-        for b in rest:
-            c: Counter[int] = Counter()
-            for p, links in below.get(b, Counter()).items():
-                for k in lower_in.get(p, ()):
-                    c[k] += links
-            shared[b] = c
-        # Each switch goes to the class it shares most neighbours with; a full class passes its
-        # weakest members on to their next choice.
-        order = list(range(len(keys)))
-        choice = {b: sorted(order, key=shared[b].__getitem__, reverse=True) for b in rest}
-        step = dict.fromkeys(rest, 0)
-        members: dict[int, list[str]] = defaultdict(list)
-        for b in rest:
-            members[choice[b][0]].append(b)
-        moved = True
-        while moved:
-            moved = False
-            for k in list(members):
-                cap = len(classes[keys[k]])
-                if len(members[k]) > cap:
-                    members[k].sort(key=partial(_strength, shared, devs, k))
-                    for b in members[k][cap:]:
-                        step[b] += 1
-                        if step[b] < len(keys):
-                            members[choice[b][step[b]]].append(b)
-                            moved = True
-                    members[k] = members[k][:cap]
-        for k, bs in members.items():
-            for slot, n in zip(_by_number(bs, devs, classes[keys[k]]), classes[keys[k]], strict=False):
-                if slot is not None:
-                    mapping[slot] = n
-        # Spines mapped above feed the cores above them.
-        if role == "spine":
-            cores = {d for d, r in roles.items() if r == "core"}
-            spines = {d for d, r in roles.items() if r == "spine"}
-            if cores:
-                _count_below(fabric, below, cores, {d: mapping[d] for d in spines if d in mapping})
-
-
-def _switch_ids(fabric: AsBuilt) -> list[str]:
-    """The capture's switches, in its order (read on its columns)."""
-    table = device_table(fabric)
-    ids = table.ids
-    return [ids[i] for i in np.flatnonzero(table.kind == KIND_SWITCH).tolist()]
-
-
-def _count_below(fabric: AsBuilt, below: dict[str, Counter[str]], upper: set[str], placed: dict[str, str]) -> None:
-    """Count, for each switch of `upper`, its links to each design device its neighbours in
-    `placed` are placed on (on the link arrays, one count per pair of devices)."""
-    ends = link_ends(fabric)
-    if ends is None:
-        for w in fabric.links:
-            a, b = w.a, w.b
-            if a in upper and b in placed:
-                below[a][placed[b]] += 1
-            if b in upper and a in placed:
-                below[b][placed[a]] += 1
-        return
-    ids, index = ends.ids, ends.index
-    n = len(ids)
-    top = np.zeros(n, dtype=bool)
-    top[[index[d] for d in upper if d in index]] = True
-    low = np.zeros(n, dtype=bool)
-    low[[index[d] for d in placed if d in index]] = True
-    x, y = np.concatenate([ends.a, ends.b]), np.concatenate([ends.b, ends.a])
-    pick = top[x] & low[y]
-    keys, counts = np.unique(x[pick] * n + y[pick], return_counts=True)
-    for key, c in zip(keys.tolist(), counts.tolist(), strict=True):
-        u, v = divmod(key, n)
-        below[ids[u]][placed[ids[v]]] += c
 
 
 def group_view(fabric: AsBuilt, roles: dict[str, str]) -> GroupView:
@@ -670,38 +652,3 @@ def _group_view_by_objects(fabric: AsBuilt, roles: dict[str, str]) -> GroupView:
                                               if devs[n].host and devs[n].host not in mgmt_hosts}) == 1)
     counts, size = slot_counts(slots)
     return GroupView(mgmt_hosts, rank, ends, hosts_on, rail_of, groups, counts, single, size)
-
-
-def _strength(shared: dict[str, Counter[int]], devs: dict[str, Device], k: int, b: str) -> tuple[int, list[Any]]:
-    """Sort key: the switch sharing most neighbours with class k first, then by name."""
-    return (-shared[b][k], natural_key(devs[b].name))
-
-
-def _by_number(built: list[str], devs: dict[str, Device], design: list[str]) -> list[str | None]:
-    """Interchangeable switches in slot order: by the number their names end in when those
-    numbers are the design's (IBSPINE-14 is spine-14) or fit the slots (an absent one leaving
-    its gap), else by name."""
-    slots = len(design)
-    nums = {}
-    for b in built:
-        found = _DIGITS.findall(devs[b].name)
-        if found:
-            nums[b] = int(found[-1])
-    if len(nums) == len(built) and len(set(nums.values())) == len(built) and built:
-        own = {int(_DIGITS.findall(n)[-1]): i for i, n in enumerate(design) if _DIGITS.findall(n)}
-        if len(own) == slots and all(v in own for v in nums.values()):
-            by_slot: list[str | None] = [None] * slots
-            for b, v in nums.items():
-                by_slot[own[v]] = b
-            return by_slot
-        base = 0 if min(nums.values()) == 0 else 1
-        if max(nums.values()) - base < slots:
-            out: list[str | None] = [None] * slots
-            for b, n in nums.items():
-                out[n - base] = b
-            return out
-    by_name: list[str | None] = []
-    keys = {b: natural_key(devs[b].name) for b in built}
-    ordered: list[str] = sorted(built, key=keys.__getitem__)
-    by_name.extend(ordered)
-    return by_name

@@ -84,6 +84,8 @@ class DesignArrays:
     pair_order: np.ndarray
     pair_leaf_spine: np.ndarray  # per pair: of the leaf-spine tier
     one_link_per_nic: bool       # no NIC has two host links (an edit can add one)
+    nic_server: np.ndarray       # per node: a NIC's server as the design numbers it, else -1
+    nic_port: np.ndarray         # per node: a NIC's port on its server (plane * rails + rail), else -1
 
 
 def _arrays_of(view: DesignView) -> DesignArrays:
@@ -110,9 +112,11 @@ def _arrays_of(view: DesignView) -> DesignArrays:
     gbps = np.array([v[1] for v in view.pairs.values()], dtype=np.float64)
     leaf_spine = np.array([v[2] == "leaf-spine" for v in view.pairs.values()], dtype=bool)
     order = np.argsort(keys, kind="stable")
+    nic_server = np.array([d["server"] if d["role"] == "nic" else -1 for d in data], dtype=np.int64)
+    nic_port = np.array([d["port"] if d["role"] == "nic" else -1 for d in data], dtype=np.int64)
     return DesignArrays(names, code, level, leaf, nic, host_nic, host_leaf, host_port, host_gbps, host_server,
                         host_server_index, row_of, keys[order], links[order], gbps[order], order,
-                        leaf_spine[order], one_link_per_nic)
+                        leaf_spine[order], one_link_per_nic, nic_server, nic_port)
 
 
 def view_from_graph(g: Any) -> DesignView:
@@ -210,10 +214,16 @@ def _plan_arrays(view: DesignView, plan: Any, rails: int, planes: int, cores: in
     lo, hi = np.where(low_first, cu, cv), np.where(low_first, cv, cu)
     pair_key = lo * max(1, n) + hi
     order = np.argsort(pair_key, kind="stable")
+    nic_server = np.full(n, -1, dtype=np.int64)
+    nic_server[host_nic] = server
+    nic_port = np.full(n, -1, dtype=np.int64)
+    nic_port[host_nic] = (np.arange(planes, dtype=np.int64)[:, None] * rails
+                          + (np.arange(nics, dtype=np.int64) % max(1, rails))[None, :]).ravel()
     return DesignArrays(names, {name: i for i, name in enumerate(names)}, level, level == 1, level == 0, host_nic,
                         host_leaf, np.tile(assign[:, 1], planes), np.full(len(host_nic), link_gbps, dtype=np.float64),
                         server, server, row_of, pair_key[order], counts.astype(np.int64)[order],
-                        np.full(len(order), uplink_gbps, dtype=np.float64), order, (level[lo] == 1)[order], True)
+                        np.full(len(order), uplink_gbps, dtype=np.float64), order, (level[lo] == 1)[order], True,
+                        nic_server, nic_port)
 
 
 def design_view(derived: Any) -> DesignView:
