@@ -13,24 +13,44 @@ from __future__ import annotations
 
 import random
 from collections import Counter, defaultdict
+from functools import cache
 
+from capture_factory import make_capture
 from helpers import examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_audit_generated_captures import GENERATED, _derived, generated_capture
 
 from designer.catalog import default_catalog
+from designer.io.fabric_capture import parse_capture
+from designer.model.intent.design import ClusterSpec, FabricDesign, FabricSpec
 from designer.model.topology import capture_mapping
 from designer.model.topology.capture_groups import shares_of, union_groups
 from designer.model.topology.capture_upper import place_upper, place_upper_by_objects
+from designer.model.topology.derive import derive
 from designer.model.topology.design_view import design_view, view_from_graph
 from designer.model.topology.inference import assign_roles, infer_design
+
+
+def _capture(key: str, seed: int, faults: bool):
+    """A generated capture; "leaf-spine-2hca" is a leaf-spine of servers with two HCAs on each
+    leaf (the design's leaves hold several NICs of one server: placed by the HCAs' names)."""
+    if key != "leaf-spine-2hca":
+        return generated_capture(key, seed, faults)
+    derived = _leaf_spine()
+    return None, parse_capture(make_capture(derived, seed, "ibnetdiscover", faults=faults).text, "capture")
+
+
+@cache
+def _leaf_spine():
+    return derive(FabricDesign(cluster=ClusterSpec(server="dgx-h100", servers=24),
+                               fabric=FabricSpec(template="leaf-spine")))
 
 
 def _views(key: str, fabric):
     """The design the capture was made from (its plan's view and its graph's view) and the one
     inferred from the capture."""
-    _, derived = _derived(key)
+    derived = _leaf_spine() if key == "leaf-spine-2hca" else _derived(key)[1]
     views = [design_view(derived), view_from_graph(derived.graph)]
     inferred = infer_design(fabric, default_catalog())
     if inferred.derived is not None:
@@ -67,6 +87,20 @@ def test_spines_and_cores_on_arrays_are_placed_as_link_by_link(seed, key, faults
         place_upper_by_objects(fabric, roles, view, by_objects, same_name)
         assert list(by_arrays.items()) == list(by_objects.items())
         assert by_arrays == placed
+
+
+@settings(max_examples=examples(30), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(0, 10**9), st.sampled_from(GENERATED + ["leaf-spine-2hca"]), st.booleans())
+def test_the_placement_on_columns_is_the_placement_one_by_one(seed, key, faults):
+    _, fabric = _capture(key, seed, faults)
+    roles = assign_roles(fabric)
+    for view in _views(key, fabric):
+        made = capture_mapping.place(fabric, roles, view)
+        want = capture_mapping.place(fabric, roles, view, one_by_one=True)
+        assert list(made.mapping.items()) == list(want.mapping.items())
+        assert list(made.server_of_host.items()) == list(want.server_of_host.items())
+        assert list(made.attributed.items()) == list(want.attributed.items())
+        assert made == want
 
 
 @settings(max_examples=examples(20), deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -39,6 +39,8 @@ class GroupView:
     slots: list[int]                           # per group: leaf ports holding a compute HCA
     single_rail: int                           # leaves whose named HCAs all share one index
     group_size: int = 0
+    # `ends` as rows of the device columns, when read on them (placing reads them as arrays).
+    end_rows: LeafEndRows | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True)
@@ -267,7 +269,7 @@ def group_view_on_arrays(table: DeviceTable, role: np.ndarray, mgmt_hosts: set[s
     per_leaf = np.bincount(leaf_hca // (rank_of.size + 1), minlength=n_leaves)
     single = int(np.count_nonzero(per_leaf == 1))
     counts_, size = slot_counts(slots)
-    return GroupView(mgmt_hosts, rank, ends, hosts_on, rail_of, groups, counts_, single, size)
+    return GroupView(mgmt_hosts, rank, ends, hosts_on, rail_of, groups, counts_, single, size, rows)
 
 
 def shares_on_arrays(p_leaf: np.ndarray, p_host: np.ndarray, leaves: list[str]) -> dict[tuple[str, str], int]:

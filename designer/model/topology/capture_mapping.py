@@ -56,7 +56,7 @@ from designer.model.topology.capture_groups import (
     slot_counts,
     union_groups,
 )
-from designer.model.topology.capture_upper import place_upper, switch_ids
+from designer.model.topology.capture_upper import place_upper, place_upper_by_objects, switch_ids
 from designer.model.topology.design_view import DesignView, view_from_graph
 
 ROLES = ("leaf", "spine", "core")
@@ -200,15 +200,18 @@ def _leaf_ends(fabric: AsBuilt, roles: dict[str, str]) -> dict[str, list[tuple[i
     return out
 
 
-def place(fabric: AsBuilt, roles: dict[str, str], design: Any) -> Placement:
+def place(fabric: AsBuilt, roles: dict[str, str], design: Any, one_by_one: bool = False) -> Placement:
     """Place the capture's devices on the design (a DesignView, or a device graph). Servers of
     one HCA whose port is not the one the design gives are placed by their leaf: every host port
     of a leaf-spine leaf is alike, and a site's port plan (hosts on ports 1-16 and the even ports
-    above) is its own, so the design's numbering is no wiring rule for them."""
+    above) is its own, so the design's numbering is no wiring rule for them.
+
+    `one_by_one` reads the groups, the votes and the spines and cores device by device and link
+    by link instead of on the capture's columns: the reference the columns are held equal to."""
     g = design if isinstance(design, DesignView) else view_from_graph(design)
     devs = fabric.devices
     out = Placement()
-    view = group_view(fabric, roles)
+    view = _group_view_by_objects(fabric, roles) if one_by_one else group_view(fabric, roles)
     mgmt_hosts = view.management
     # The HCAs read on the capture's columns: 131,072 at 131K GPUs.
     table = device_table(fabric)
@@ -260,7 +263,9 @@ def place(fabric: AsBuilt, roles: dict[str, str], design: Any) -> Placement:
     bundled = _bundled_leaves(g)
     votes: dict[str, Counter[int]] = defaultdict(Counter)
     on_leaf: dict[str, Counter[str]] = defaultdict(Counter)     # host -> design leaf -> its HCAs there
-    for leaf, rows in ends.items():
+    on_rows = None if view.end_rows is None or one_by_one else \
+        _votes_on_rows(view.end_rows, table, mgmt_hosts, mapping, bundled, g, out.rank, votes, on_leaf)
+    for leaf, rows in ends.items() if on_rows is None else ():
         d_leaf = mapping.get(leaf)
         for port, nic in rows:
             host = host_of[nic]
@@ -280,7 +285,7 @@ def place(fabric: AsBuilt, roles: dict[str, str], design: Any) -> Placement:
     if by_leaf:
         _place_by_leaf(out, ends, host_of, devs, mgmt_hosts, g, at_port, taken)
     if on_leaf:
-        _place_by_hcas(out, on_leaf, g, ends, host_of, hca_by_id, bundled, taken)
+        _place_by_hcas(out, on_leaf, g, ends, host_of, hca_by_id, bundled, taken, on_rows)
     chosen_of = [out.server_of_host.get(h) for h in hosts]
     rank = out.rank
     _map_named_hcas(mapping, table, compute, chosen_of, rank, g)
@@ -309,7 +314,7 @@ def place(fabric: AsBuilt, roles: dict[str, str], design: Any) -> Placement:
                 out.attributed[nic] = g.nodes[target]["server"]
             else:
                 out.unplaced.append((nic, leaf, port))
-    place_upper(fabric, roles, g, mapping, same_name)
+    (place_upper_by_objects if one_by_one else place_upper)(fabric, roles, g, mapping, same_name)
     return out
 
 
@@ -368,6 +373,73 @@ def _design_side(g: DesignView) -> _DesignSide:
                        len(np.unique(da.nic_port[nic_rows])) == 1)
     g.__dict__["_placing_side"] = made
     return made
+
+
+@dataclass(frozen=True)
+class _OnLeafRows:
+    """The HCAs of compute hosts on leaves placed on bundled design leaves (`on_leaf`'s)."""
+
+    hcas: list[str]                          # their ids, and their hosts
+    hosts: list[str]
+    first: dict[tuple[str, str], int]        # (host, design leaf) -> lowest HCA rank there
+
+
+def _votes_on_rows(rows: LeafEndRows, table: DeviceTable, mgmt_hosts: set[str], mapping: dict[str, str],
+                   bundled: set[str], g: DesignView, rank: dict[int, int], votes: dict[str, Counter[int]],
+                   on_leaf: dict[str, Counter[str]]) -> _OnLeafRows:
+    """Fill `votes` (host -> design server -> its HCAs on that server's ports) and `on_leaf` (host
+    -> bundled design leaf -> its HCAs there) as the leaves' ends read in order fill them, on the
+    end rows: the hosts, servers and leaves in the order they first come."""
+    da = g.arrays()
+    ids, names, code = table.ids, da.names, da.code
+    e_leaf, e_port, e_hca = rows.leaf, rows.port, rows.hca
+    # The ends as `GroupView.ends` lists them: leaf by leaf as each first comes, in link order.
+    leaves, first_at, inverse = np.unique(e_leaf, return_index=True, return_inverse=True)
+    leaf_rank = np.empty(len(leaves), dtype=np.int64)
+    leaf_rank[np.argsort(first_at, kind="stable")] = np.arange(len(leaves), dtype=np.int64)
+    order = np.argsort(leaf_rank[inverse], kind="stable")
+    e_leaf, e_port, e_hca = e_leaf[order], e_port[order], e_hca[order]
+    placed_on = np.array([code.get(mapping.get(ids[r], ""), -1) for r in leaves.tolist()] + [-1], dtype=np.int64)
+    d_leaf = placed_on[np.searchsorted(leaves, e_leaf)]
+    is_bundled = np.zeros(len(names) + 1, dtype=bool)
+    is_bundled[[code[n] for n in bundled]] = True
+    host = table.host_code[e_hca]
+    mgmt = np.array([h in mgmt_hosts for h in table.hosts] + [True], dtype=bool)   # -1: no host name
+    compute = ~mgmt[host]
+    on = compute & (d_leaf >= 0) & is_bundled[d_leaf]
+    n_nodes = len(names) + 1
+    hosts = table.hosts
+    # on_leaf: (host, design leaf) as each first comes, with its HCAs there.
+    keys, first, counts = np.unique(host[on] * n_nodes + d_leaf[on], return_index=True, return_counts=True)
+    by_first = np.argsort(first, kind="stable")
+    for key, c in zip(keys[by_first].tolist(), counts[by_first].tolist(), strict=True):
+        h, lf = divmod(key, n_nodes)
+        on_leaf[hosts[h]][names[lf]] = c
+    rank_of = np.full(int(table.hca.max(initial=0)) + 2, 1 << 30, dtype=np.int64)
+    for h, r in rank.items():
+        rank_of[h] = r
+    lowest = np.full(len(keys), 1 << 30, dtype=np.int64)
+    np.minimum.at(lowest, np.searchsorted(keys, host[on] * n_nodes + d_leaf[on]), rank_of[table.hca[e_hca[on]]])
+    lowest_of = {(hosts[h], names[lf]): int(r) for (h, lf), r in
+                 zip((divmod(k, n_nodes) for k in keys.tolist()), lowest.tolist(), strict=True)}
+    # votes: the NIC designed at each other end's leaf port, its server.
+    ports = int(max(int(e_port.max(initial=0)), int(da.host_port.max(initial=0)))) + 1
+    at_keys = da.host_leaf * ports + da.host_port
+    last = len(at_keys) - 1 - np.unique(at_keys[::-1], return_index=True)[1]    # the last NIC of a position
+    by_key = np.argsort(at_keys[last], kind="stable")
+    known, nic_at = at_keys[last][by_key], da.host_nic[last][by_key]
+    want = np.where(compute & ~on & (d_leaf >= 0) & (d_leaf < len(names)), d_leaf * ports + e_port, -1)
+    at = np.minimum(np.searchsorted(known, want), max(0, len(known) - 1))
+    hit = (want >= 0) & (known[at] == want) if len(known) else np.zeros(len(want), dtype=bool)
+    server = da.nic_server[nic_at[at[hit]]]
+    width = int(server.max(initial=0)) + 1
+    keys, first, counts = np.unique(host[hit] * width + server, return_index=True, return_counts=True)
+    by_first = np.argsort(first, kind="stable")
+    for key, c in zip(keys[by_first].tolist(), counts[by_first].tolist(), strict=True):
+        h, sv = divmod(key, width)
+        votes[hosts[h]][sv] = c
+    on_hcas = e_hca[on].tolist()
+    return _OnLeafRows([ids[r] for r in on_hcas], [hosts[h] for h in host[on].tolist()], lowest_of)
 
 
 def _servers_on(g: DesignView, leaves: set[str]) -> dict[str, list[int]]:
@@ -441,15 +513,15 @@ def _bundled_leaves(g: DesignView) -> set[str]:
 
 def _place_by_hcas(out: Placement, on_leaf: dict[str, Counter[str]], g: DesignView,
                    ends: dict[str, list[tuple[int, str]]], host_of: dict[str, str], hca_by_id: dict[str, int],
-                   bundled: set[str], taken: set[int]) -> None:
+                   bundled: set[str], taken: set[int], on_rows: _OnLeafRows | None = None) -> None:
     """Servers whose HCAs share a design leaf: a host takes a free design server of the leaf most
     of its HCAs are on (its lowest-numbered HCA's leaf breaks a tie), whatever ports they use;
     its HCAs then pair with the server's NICs by name. Hosts whose leaf is full take the servers
     left anywhere, in place on any leaf: the design spreads its servers evenly over its leaves
     (7, 7, 6), a site fills them its own way (6, 7, 7)."""
     servers_on = _servers_on(g, bundled)
-    first: dict[tuple[str, str], int] = {}        # (host, design leaf) -> lowest HCA rank there
-    for leaf, rows in ends.items():
+    first: dict[tuple[str, str], int] = {} if on_rows is None else on_rows.first  # (host, design leaf) -> lowest rank
+    for leaf, rows in ends.items() if on_rows is None else ():
         d_leaf = out.mapping.get(leaf)
         for _, nic in rows:
             host = host_of[nic]
@@ -497,6 +569,10 @@ def _place_by_hcas(out: Placement, on_leaf: dict[str, Counter[str]], g: DesignVi
         out.server_of_host[host] = server = left.pop(0)
         taken.add(server)
         spread.add(host)
+    if on_rows is not None:
+        for nic, host in zip(on_rows.hcas, on_rows.hosts, strict=True):
+            (out.by_leaf if host in spread else out.any_port).add(nic)
+        return
     for leaf, rows in ends.items():
         if out.mapping.get(leaf) in bundled:
             for _, nic in rows:
