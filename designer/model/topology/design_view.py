@@ -12,6 +12,7 @@ equal by a property test.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -119,6 +120,96 @@ def _arrays_of(view: DesignView) -> DesignArrays:
                         leaf_spine[order], one_link_per_nic, nic_server, nic_port)
 
 
+class _PairNames:
+    """A template's pair i, named as the graph builder names its switches."""
+
+    def __init__(self, f: Any, keys: np.ndarray, counts: np.ndarray, nodes: dict[str, dict[str, Any]],
+                 gbps: Any) -> None:
+        self.f, self.keys, self.counts, self.nodes, self.gbps = f, keys, counts, nodes, gbps
+        self.names: dict[int, str] = {}
+
+    def entries(self, rows: Iterable[int]) -> Iterator[tuple[tuple[str, str], tuple[int, int, str]]]:
+        f, names, nodes = self.f, self.names, self.nodes
+        keys, counts = self.keys.tolist(), self.counts.tolist()
+        for i in rows:
+            u, v = divmod(keys[i], f.n)
+            a = names.get(u) or names.setdefault(u, f.name(u))
+            b = names.get(v) or names.setdefault(v, f.name(v))
+            lo, hi = (a, b) if nodes[a]["level"] < nodes[b]["level"] else (b, a)
+            tier = "leaf-spine" if nodes[lo]["role"] == "leaf" else "spine-core"
+            yield (lo, hi), (int(counts[i]), self.gbps, tier)
+
+
+class PlanPairs(dict[tuple[str, str], tuple[int, int, str]]):
+    """A template view's pairs, (lower, upper) -> (links, Gb/s, tier) in the template's order,
+    named when first read as a whole; `some` names only the pairs asked for."""
+
+    def __init__(self, names: _PairNames) -> None:
+        super().__init__()
+        self._names: _PairNames | None = names
+
+    def made(self) -> bool:
+        return self._names is None
+
+    def some(self, rows: Iterable[int]) -> dict[tuple[str, str], tuple[int, int, str]]:
+        """The pairs at these positions of the template's order, in the order given."""
+        if self._names is None:
+            every = list(dict.keys(self))
+            return {every[i]: dict.__getitem__(self, every[i]) for i in rows}
+        return dict(self._names.entries(rows))
+
+    def _make(self) -> None:
+        names = self._names
+        if names is not None:
+            self._names = None
+            dict.update(self, names.entries(range(len(names.keys))))
+
+    def __getitem__(self, key: tuple[str, str]) -> tuple[int, int, str]:
+        self._make()
+        return dict.__getitem__(self, key)
+
+    def __contains__(self, key: object) -> bool:
+        self._make()
+        return dict.__contains__(self, key)
+
+    def __iter__(self) -> Iterator[tuple[str, str]]:
+        self._make()
+        return dict.__iter__(self)
+
+    def __len__(self) -> int:
+        return len(self._names.keys) if self._names is not None else dict.__len__(self)
+
+    def __eq__(self, other: object) -> bool:
+        self._make()
+        return dict.__eq__(self, other)
+
+    __hash__ = None
+
+    def __repr__(self) -> str:
+        self._make()
+        return dict.__repr__(self)
+
+    def get(self, key: tuple[str, str], default: Any = None) -> Any:
+        self._make()
+        return dict.get(self, key, default)
+
+    def keys(self) -> Any:
+        self._make()
+        return dict.keys(self)
+
+    def values(self) -> Any:
+        self._make()
+        return dict.values(self)
+
+    def items(self) -> Any:
+        self._make()
+        return dict.items(self)
+
+    def copy(self) -> dict[tuple[str, str], tuple[int, int, str]]:
+        self._make()
+        return dict(dict.items(self))
+
+
 def view_from_graph(g: Any) -> DesignView:
     view = DesignView({n: dict(d) for n, d in g.nodes(data=True)})
     pairs: Counter[tuple[str, str]] = Counter()
@@ -175,14 +266,9 @@ def view_from_plan(derived: Any) -> DesignView:
             host_links.append((nic, leaf_names[leaf], port, link_gbps))
     f = SwitchPairs(plan, r)
     keys, counts = f.template_pairs()
-    names: dict[int, str] = {}
-    for key, count in zip(keys.tolist(), counts.tolist(), strict=True):
-        u, v = divmod(key, f.n)
-        a = names.get(u) or names.setdefault(u, f.name(u))
-        b = names.get(v) or names.setdefault(v, f.name(v))
-        lo, hi = (a, b) if nodes[a]["level"] < nodes[b]["level"] else (b, a)
-        tier = "leaf-spine" if nodes[lo]["role"] == "leaf" else "spine-core"
-        view.pairs[(lo, hi)] = (int(count), r.uplink_gbps, tier)
+    # The pairs' names are made when first read: the audit compares them as arrays, and names
+    # only those that differ (262,144 pairs at 131K GPUs).
+    view.pairs = PlanPairs(_PairNames(f, keys, counts, nodes, r.uplink_gbps))
     view._arrays = _plan_arrays(view, plan, e, planes, cores, f, keys, counts, r.link_gbps, r.uplink_gbps)
     return view
 
