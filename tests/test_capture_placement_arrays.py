@@ -112,10 +112,6 @@ def test_the_designs_host_positions_on_columns_are_read_off_its_nodes(seed, key,
         at_port: dict[tuple[str, int], str] = {}
         d_hosts_on: dict[str, set[str]] = defaultdict(set)
         d_rails: dict[str, Counter[int]] = defaultdict(Counter)
-        nic_of: dict[tuple[int, int], str] = {}
-        for n, data in g.nodes.items():
-            if data["role"] == "nic":
-                nic_of[(data["server"], data["port"])] = n
         for nic, leaf, port, _ in g.host_links:
             at_port[(leaf, port)] = nic
             d_hosts_on[leaf].add(str(g.nodes[nic]["server"]))
@@ -123,7 +119,6 @@ def test_the_designs_host_positions_on_columns_are_read_off_its_nodes(seed, key,
         leaves = g.by_role("leaf")
         assert side.leaves == leaves
         assert list(side.at_port.items()) == list(at_port.items())
-        assert side.nic_of == nic_of
         assert side.shares == dict(shares_of(d_hosts_on))
         assert side.hosts == {leaf: len(s) for leaf, s in d_hosts_on.items()}
         assert side.rail == {leaf: c.most_common(1)[0][0] for leaf, c in d_rails.items()}

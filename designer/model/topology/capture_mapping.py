@@ -25,7 +25,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_left
 from collections import Counter, defaultdict
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, cast
 
@@ -293,13 +293,16 @@ def place(fabric: AsBuilt, roles: dict[str, str], design: Any, one_by_one: bool 
     # leaf of several HCAs per server, else a free NIC of that leaf (a server there first).
     held = set(mapping.values())
     nics_on: dict[str, list[tuple[int, str]]] = defaultdict(list)   # bundled design leaf -> [(port, NIC)]
-    if bundled and any(not host_of[nic] and nic not in mapping for rows in ends.values() for _, nic in rows):
+    # Read only where a leaf has a default-named HCA (on the end rows: none at 131K GPUs).
+    some_unnamed = view.end_rows is None or bool(np.any(table.host_code[view.end_rows.hca] < 0))
+    if bundled and some_unnamed and any(not host_of[nic] and nic not in mapping
+                                        for rows in ends.values() for _, nic in rows):
         for nid, d_leaf, port, _ in g.host_links:
             if d_leaf in bundled:
                 nics_on[d_leaf].append((port, nid))
     # Only they are sorted and read: at 131K GPUs every HCA is named.
     unnamed = {leaf: [row for row in rows if not host_of[row[1]] and row[1] not in mapping]
-               for leaf, rows in ends.items()}
+               for leaf, rows in (ends.items() if some_unnamed else ())}
     for leaf, rows in sorted((leaf, rows) for leaf, rows in unnamed.items() if rows):
         for port, nic in sorted(rows):
             if host_of[nic] or nic in mapping:
@@ -322,14 +325,60 @@ def place(fabric: AsBuilt, roles: dict[str, str], design: Any, one_by_one: bool 
 class _DesignSide:
     """What placing reads of a design's host positions, on its columns, once per design view."""
 
-    at_port: dict[tuple[str, int], str]      # (design leaf, leaf port) -> NIC there
-    nic_of: dict[tuple[int, int], str]       # (server, NIC port) -> NIC
+    at_port: Mapping[tuple[str, int], str]   # (design leaf, leaf port) -> NIC there
     hosts: dict[str, int]                    # design leaf -> servers with a NIC on it
     rail: dict[str, int]                     # design leaf -> NIC port most of its NICs have (first on a tie)
     server_min: dict[str, int]               # design leaf -> its lowest server
     leaves: list[str]                        # the design's leaves, in its order
     shares: dict[tuple[str, str], int]       # (leaf, leaf) in name order -> servers on both
     one_port: bool                           # every NIC is its server's only one
+
+
+class _AtPort(dict[tuple[str, int], str]):
+    """(design leaf, leaf port) -> the NIC designed there (the last one, as a dict filled in the
+    host links' order keeps it), filled when first read: at 131K GPUs every HCA is placed by
+    its server's name and this is not read."""
+
+    def __init__(self, names: list[str], leaves: np.ndarray, ports: np.ndarray, nics: np.ndarray) -> None:
+        super().__init__()
+        self._rows: tuple[list[str], np.ndarray, np.ndarray, np.ndarray] | None = (names, leaves, ports, nics)
+
+    def _fill(self) -> None:
+        if self._rows is not None:
+            names, leaves, ports, nics = self._rows
+            self._rows = None
+            dict.update(self, zip(zip([names[c] for c in leaves.tolist()], ports.tolist(), strict=True),
+                                  [names[c] for c in nics.tolist()], strict=True))
+
+    def __getitem__(self, key: tuple[str, int]) -> str:
+        self._fill()
+        return dict.__getitem__(self, key)
+
+    def __contains__(self, key: object) -> bool:
+        self._fill()
+        return dict.__contains__(self, key)
+
+    def __iter__(self) -> Iterator[tuple[str, int]]:
+        self._fill()
+        return dict.__iter__(self)
+
+    def __len__(self) -> int:
+        self._fill()
+        return dict.__len__(self)
+
+    def __eq__(self, other: object) -> bool:
+        self._fill()
+        return dict.__eq__(self, other)
+
+    __hash__ = None
+
+    def get(self, key: tuple[str, int], default: Any = None) -> Any:
+        self._fill()
+        return dict.get(self, key, default)
+
+    def items(self) -> Any:
+        self._fill()
+        return dict.items(self)
 
 
 def _design_side(g: DesignView) -> _DesignSide:
@@ -340,11 +389,7 @@ def _design_side(g: DesignView) -> _DesignSide:
     names = da.names
     nic_rows = np.flatnonzero(da.nic)
     row_leaf, row_nic, row_port = da.host_leaf, da.host_nic, da.host_port
-    leaf_names = [names[c] for c in row_leaf.tolist()]
-    nic_names = [names[c] for c in row_nic.tolist()]
-    at_port = dict(zip(zip(leaf_names, row_port.tolist(), strict=True), nic_names, strict=True))
-    nic_of = dict(zip(zip(da.nic_server[nic_rows].tolist(), da.nic_port[nic_rows].tolist(), strict=True),
-                      [names[c] for c in nic_rows.tolist()], strict=True))
+    at_port = _AtPort(names, row_leaf, row_port, row_nic)
     leaf_codes = np.flatnonzero(da.leaf)
     leaves = [names[c] for c in leaf_codes.tolist()]
     n = max(1, len(names))
@@ -368,7 +413,7 @@ def _design_side(g: DesignView) -> _DesignSide:
     # NIC on), each switch numbered by its place among them.
     switches = np.unique(row_leaf)
     shares = shares_on_arrays(np.searchsorted(switches, p_leaf), p_server, [names[c] for c in switches.tolist()])
-    made = _DesignSide(at_port, nic_of, {names[c]: int(counts[c]) for c in on.tolist()},
+    made = _DesignSide(at_port, {names[c]: int(counts[c]) for c in on.tolist()},
                        rail, {names[c]: int(lowest[c]) for c in leaf_codes.tolist()}, leaves, shares,
                        len(np.unique(da.nic_port[nic_rows])) == 1)
     g.__dict__["_placing_side"] = made
@@ -611,8 +656,8 @@ def _pair_leaves_by_hosts(mapping: dict[str, str], ends: dict[str, list[tuple[in
 
 
 def _place_by_leaf(out: Placement, ends: dict[str, list[tuple[int, str]]], host_of: dict[str, str],
-                   devs: Mapping[str, Device], mgmt_hosts: set[str], g: DesignView, at_port: dict[tuple[str, int], str],
-                   taken: set[int]) -> None:
+                   devs: Mapping[str, Device], mgmt_hosts: set[str], g: DesignView,
+                   at_port: Mapping[tuple[str, int], str], taken: set[int]) -> None:
     """One-HCA servers that no designed port took: the free design positions of their leaf, in
     port order (named hosts first take a server; default-named HCAs are attributed to one)."""
     mapping = out.mapping
