@@ -31,8 +31,7 @@ import numpy as np
 from designer.model.decisions.audit_uplinks import LeafUplinks
 from designer.model.topology.asbuilt import AsBuilt, Link, link_ends
 from designer.model.topology.capture_mapping import Placement
-from designer.model.topology.design_view import ANY_PORT, DesignArrays, DesignView
-from designer.model.topology.link_columns import link_rates
+from designer.model.topology.design_view import ANY_PORT, DesignArrays, DesignView, PlanPairs
 
 # Role codes of a capture's devices.
 _OTHER, _NIC, _SWITCH = 0, 1, 2
@@ -79,7 +78,8 @@ def select(fabric: AsBuilt, roles: Mapping[str, str], g: DesignView, placement: 
     set_apart = np.zeros(len(ids), dtype=bool)
     set_apart[[ends.index[d] for d in aside if d in ends.index]] = True
     a, b, pa, pb = ends.a, ends.b, ends.pa, ends.pb
-    rates = link_rates(fabric)
+    # Rates off the link arrays: reading them off the links would make all 400,000 at 131K GPUs.
+    rates = ends
     kept = ~set_apart[a] & ~set_apart[b]
     self_loop = kept & (a == b)
     kept &= a != b
@@ -165,8 +165,12 @@ def select(fabric: AsBuilt, roles: Mapping[str, str], g: DesignView, placement: 
     switch_pick = np.zeros(len(a), dtype=bool)
     switch_pick[s[~placed]] = True
     switch_pick[sp[differ[built_inverse]]] = True
-    pair_names = list(g.pairs)
-    pairs = {pair_names[i]: g.pairs[pair_names[i]] for i in sorted(da.pair_order[d_differ].tolist())}
+    differing = sorted(da.pair_order[d_differ].tolist())
+    if isinstance(g.pairs, PlanPairs):
+        pairs = g.pairs.some(differing)      # only these named (262,144 pairs at 131K GPUs)
+    else:
+        pair_names = list(g.pairs)
+        pairs = {pair_names[i]: g.pairs[pair_names[i]] for i in differing}
 
     uplinks = _uplinks(fabric, da, names, dk, have, d_differ, built, built_count, present, hca, sw, m) \
         if own_rule else None

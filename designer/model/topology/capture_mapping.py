@@ -25,22 +25,38 @@ from __future__ import annotations
 import re
 from bisect import bisect_left
 from collections import Counter, defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from functools import partial
 from typing import Any, cast
 
 import numpy as np
 
 from designer.model.topology.asbuilt import (
     KIND_HOST,
-    KIND_SWITCH,
     AsBuilt,
     Device,
+    DeviceTable,
+    LinkEnds,
     device_table,
     link_ends,
     natural_key,
 )
+from designer.model.topology.capture_groups import (
+    LEAF,
+    NIC,
+    ROLE_CODE,
+    SPINE,
+    GroupView,
+    LeafEndRows,
+    group_view_on_arrays,
+    leaf_end_rows,
+    order_groups,
+    shares_of,
+    shares_on_arrays,
+    slot_counts,
+    union_groups,
+)
+from designer.model.topology.capture_upper import place_upper, place_upper_by_objects, switch_ids
 from designer.model.topology.design_view import DesignView, view_from_graph
 
 ROLES = ("leaf", "spine", "core")
@@ -80,7 +96,7 @@ def management_hosts(fabric: AsBuilt, roles: dict[str, str]) -> set[str]:
     Both are asked, so a compute server with ports down (fewer HCAs, same naming) stays a server
     and a site that names its servers two ways keeps both.
     """
-    per_host: dict[str, int] = Counter(d.host for d in fabric.endpoints() if d.host and roles.get(d.id) == "nic")
+    per_host = _hcas_per_host(fabric, roles)
     if not per_host:
         return _spine_hosts(fabric, roles)
     stems = Counter[str]()
@@ -89,6 +105,22 @@ def management_hosts(fabric: AsBuilt, roles: dict[str, str]) -> set[str]:
     main_stem = stems.most_common(1)[0][0]
     usual = Counter(per_host.values()).most_common(1)[0][0]
     return {h for h, n in per_host.items() if name_stem(h) != main_stem and n < usual} | _spine_hosts(fabric, roles)
+
+
+def _hcas_per_host(fabric: AsBuilt, roles: dict[str, str]) -> dict[str, int]:
+    """Host name -> its HCAs (role "nic"), the hosts in the order their first HCA comes; read on
+    the capture's device columns (131,072 HCAs at 131K GPUs)."""
+    table = device_table(fabric)
+    ids = table.ids
+    nic = role_codes(fabric, roles, ids) == NIC
+    codes = table.host_code[(table.kind == KIND_HOST) & (table.host_code >= 0) & nic]
+    found, first, counts = np.unique(codes, return_index=True, return_counts=True)
+    order = np.argsort(first, kind="stable")
+    hosts = table.hosts
+    per_host: dict[str, int] = {}
+    for c, n in zip(found[order].tolist(), counts[order].tolist(), strict=True):
+        per_host[hosts[c]] = per_host.get(hosts[c], 0) + n
+    return per_host
 
 
 def _spine_hosts(fabric: AsBuilt, roles: dict[str, str]) -> set[str]:
@@ -103,6 +135,21 @@ def _spine_hosts(fabric: AsBuilt, roles: dict[str, str]) -> set[str]:
     if ends is not None:
         # On arrays: per host (an HCA without a host name by its own id), whether it has a link to
         # a spine or core, and whether to a leaf.
+        table = device_table(fabric)
+        if table.ids is ends.ids or table.ids == ends.ids:
+            # Each HCA's server off the device columns (an HCA without one by its own row after
+            # the servers): not 131,072 objects at 131K GPUs.
+            role = role_codes(fabric, roles, ends.ids)
+            n_hosts = len(table.hosts)
+            code = np.where(role == NIC, np.where(table.host_code >= 0, table.host_code,
+                                                  n_hosts + np.arange(len(role), dtype=np.int64)), -1)
+            tier = np.where(role >= SPINE, 2, np.where(role == LEAF, 1, 0)).astype(np.int8)
+            names = table.hosts + ends.ids
+            x, y = np.concatenate([ends.a, ends.b]), np.concatenate([ends.b, ends.a])
+            host_end = (code[x] >= 0) & (tier[y] > 0)
+            up = np.bincount(code[x[host_end & (tier[y] == 2)]], minlength=len(names)) > 0
+            low = np.bincount(code[x[host_end & (tier[y] == 1)]], minlength=len(names)) > 0
+            return {names[i] for i in np.flatnonzero(up & ~low).tolist()}
         key_of = [devs[d].host or d if roles.get(d) == "nic" else "" for d in ends.ids]
         codes: dict[str, int] = {}
         code = np.array([codes.setdefault(k, len(codes)) if k else -1 for k in key_of], dtype=np.int64)
@@ -137,17 +184,8 @@ def _leaf_ends(fabric: AsBuilt, roles: dict[str, str]) -> dict[str, list[tuple[i
         # On arrays: the links with a leaf at one end and an HCA at the other, in link order (the
         # leaf at the link's first end before its second, as read link by link).
         ids = ends.ids
-        leaf = np.array([roles.get(d) == "leaf" for d in ids], dtype=bool)
-        nic = np.array([roles.get(d) == "nic" for d in ids], dtype=bool)
-        first = np.flatnonzero(leaf[ends.a] & nic[ends.b])
-        second = np.flatnonzero(leaf[ends.b] & nic[ends.a])
-        at = np.concatenate([first, second])
-        order = np.argsort(at * 2 + np.concatenate([np.zeros(len(first), np.int64), np.ones(len(second), np.int64)]),
-                           kind="stable")
-        own = np.concatenate([ends.a[first], ends.b[second]])[order].tolist()
-        port = np.concatenate([ends.pa[first], ends.pb[second]])[order].tolist()
-        host = np.concatenate([ends.b[first], ends.a[second]])[order].tolist()
-        for lf, p, h in zip(own, port, host, strict=True):
+        rows = _leaf_rows(fabric, ends, roles)
+        for lf, p, h in zip(rows.leaf.tolist(), rows.port.tolist(), rows.hca.tolist(), strict=True):
             out[ids[lf]].append((p, ids[h]))
         return out
     # Sets of leaves and HCAs, read once per link end: a 131,072-GPU capture has 400,000 links.
@@ -162,99 +200,36 @@ def _leaf_ends(fabric: AsBuilt, roles: dict[str, str]) -> dict[str, list[tuple[i
     return out
 
 
-def _union_groups(items: Iterable[str], shares: dict[tuple[str, str], int],
-                  hosts: dict[str, int] | None = None) -> list[list[str]]:
-    """Connected components of the leaves linked by strong host sharing. With the hosts on each
-    leaf, two leaves must also share more than half the hosts of the smaller: servers of two HCAs
-    on one leaf, two of them crossed between two leaves, share two hosts and are no group."""
-    parent = {i: i for i in items}
-
-    def find(x: str) -> str:
-        while parent[x] != x:
-            parent[x] = parent[parent[x]]
-            x = parent[x]
-        return x
-
-    best: dict[str, int] = defaultdict(int)
-    for (a, b), n in shares.items():
-        best[a] = max(best[a], n)
-        best[b] = max(best[b], n)
-    for (a, b), n in shares.items():
-        # A miswired cable shares one host between two groups; a group shares nearly all.
-        if 2 * n >= best[a] and 2 * n >= best[b] and (n >= 2 or best[a] == best[b] == 1) and (
-                hosts is None or 2 * n > min(hosts.get(a, 0), hosts.get(b, 0))):
-            parent[find(a)] = find(b)
-    out: dict[str, list[str]] = defaultdict(list)
-    for i in parent:
-        out[find(i)].append(i)
-    return list(out.values())
-
-
-def _shares(hosts_on: dict[str, set[str]]) -> dict[tuple[str, str], int]:
-    by_host: dict[str, list[str]] = defaultdict(list)
-    for leaf, hosts in hosts_on.items():
-        for h in hosts:
-            by_host[h].append(leaf)
-    shares: Counter[tuple[str, str]] = Counter()
-    for leaves in by_host.values():
-        leaves.sort()
-        for i, a in enumerate(leaves):
-            for b in leaves[i + 1:]:
-                shares[(a, b)] += 1
-    return shares
-
-
-def _group_number(names: dict[str, str], groups: list[list[str]]) -> dict[str, int] | None:
-    """Which number in the leaf names is the group's, if one is: the same within every
-    multi-leaf group and different between groups ('IBLEAF-03-05': 3 is the SU, 5 the rail)."""
-    numbers = {leaf: [int(x) for x in _DIGITS.findall(name)] for leaf, name in names.items()}
-    width = Counter(len(v) for v in numbers.values()).most_common(1)[0][0] if numbers else 0
-    big = [g for g in groups if len(g) > 1]
-    for pos in range(width):
-        if any(len(numbers[leaf]) != width for g in big for leaf in g):
-            break
-        values = [{numbers[leaf][pos] for leaf in g} for g in big]
-        if big and all(len(v) == 1 for v in values) and len({next(iter(v)) for v in values}) == len(big) > 1:
-            return {leaf: nums[pos] for leaf, nums in numbers.items() if len(nums) == width}
-    return None
-
-
-def place(fabric: AsBuilt, roles: dict[str, str], design: Any) -> Placement:
+def place(fabric: AsBuilt, roles: dict[str, str], design: Any, one_by_one: bool = False) -> Placement:
     """Place the capture's devices on the design (a DesignView, or a device graph). Servers of
     one HCA whose port is not the one the design gives are placed by their leaf: every host port
     of a leaf-spine leaf is alike, and a site's port plan (hosts on ports 1-16 and the even ports
-    above) is its own, so the design's numbering is no wiring rule for them."""
+    above) is its own, so the design's numbering is no wiring rule for them.
+
+    `one_by_one` reads the groups, the votes and the spines and cores device by device and link
+    by link instead of on the capture's columns: the reference the columns are held equal to."""
     g = design if isinstance(design, DesignView) else view_from_graph(design)
     devs = fabric.devices
     out = Placement()
-    view = group_view(fabric, roles)
+    view = _group_view_by_objects(fabric, roles) if one_by_one else group_view(fabric, roles)
     mgmt_hosts = view.management
     # The HCAs read on the capture's columns: 131,072 at 131K GPUs.
     table = device_table(fabric)
-    ids, hosts, host_code, hca_of = table.ids, table.hosts, table.host_code.tolist(), table.hca.tolist()
+    ids, hosts, host_code = table.ids, table.hosts, table.host_code.tolist()
+    host_of, hca_by_id = _host_columns(fabric)
     endpoints = np.flatnonzero(table.kind == KIND_HOST).tolist()
     out.management = sorted(ids[i] for i in endpoints if (hosts[host_code[i]] if host_code[i] >= 0 else ids[i])
                             in mgmt_hosts) if mgmt_hosts else []
     set_apart = [h in mgmt_hosts for h in hosts]
-    compute = [i for i in endpoints
-               if roles.get(ids[i]) == "nic" and not (host_code[i] >= 0 and set_apart[host_code[i]])]
+    set_apart_row = np.array(set_apart + [False], dtype=bool)[table.host_code]
+    compute = np.flatnonzero((table.kind == KIND_HOST) & (role_codes(fabric, roles, ids) == NIC)
+                             & ~set_apart_row).tolist()
     out.rank = view.rank
 
     # --- the design's groups, rails and host positions -------------------------------------
-    at_port: dict[tuple[str, int], str] = {}
-    d_hosts_on: dict[str, set[str]] = defaultdict(set)
-    d_rails: dict[str, Counter[int]] = defaultdict(Counter)
-    nic_of: dict[tuple[int, int], str] = {}
-    for n, data in g.nodes.items():
-        if data["role"] == "nic":
-            nic_of[(data["server"], data["port"])] = n
-    for nic, leaf, port, _ in g.host_links:
-        at_port[(leaf, port)] = nic
-        d_hosts_on[leaf].add(str(g.nodes[nic]["server"]))
-        d_rails[leaf][g.nodes[nic]["port"]] += 1
-    d_leaves = g.by_role("leaf")
-    d_groups = _union_groups(d_leaves, _shares(d_hosts_on), {leaf: len(d_hosts_on[leaf]) for leaf in d_leaves})
-    server_min = {leaf: min((int(s) for s in d_hosts_on[leaf]), default=1 << 30) for leaf in d_leaves}
+    side = _design_side(g)
+    at_port, d_hosts, d_rail_of, server_min = side.at_port, side.hosts, side.rail, side.server_min
+    d_groups = union_groups(side.leaves, side.shares, {leaf: d_hosts.get(leaf, 0) for leaf in side.leaves})
     d_groups.sort(key=lambda grp: (min(g.nodes[x]["plane"] for x in grp), min(server_min[x] for x in grp),
                                    min(g.nodes[x]["index"] for x in grp)))
 
@@ -264,11 +239,11 @@ def place(fabric: AsBuilt, roles: dict[str, str], design: Any) -> Placement:
 
     # --- leaves: group by group, rail by rail ----------------------------------------------
     mapping = out.mapping
-    same_name = {d: devs[d].name for d in _switch_ids(fabric) if roles.get(d) in ROLES and devs[d].name in g.nodes
+    same_name = {d: devs[d].name for d in switch_ids(fabric) if roles.get(d) in ROLES and devs[d].name in g.nodes
                  and g.nodes[devs[d].name]["role"] == roles.get(d)}
     for grp, d_grp in zip(groups, d_groups, strict=False):
         free = sorted(d_grp, key=lambda n: g.nodes[n]["index"])
-        d_rail = {n: d_rails[n].most_common(1)[0][0] if d_rails[n] else -1 for n in free}
+        d_rail = {n: d_rail_of.get(n, -1) for n in free}
         rest = []
         for leaf in sorted(grp, key=lambda x: natural_key(devs[x].name)):
             want = same_name.get(leaf)
@@ -280,18 +255,20 @@ def place(fabric: AsBuilt, roles: dict[str, str], design: Any) -> Placement:
             mapping[leaf] = want
             free.remove(want)
         mapping.update(zip(rest, free, strict=False))
-    by_leaf = len({data["port"] for data in g.nodes.values() if data["role"] == "nic"}) == 1
+    by_leaf = side.one_port
     if by_leaf and all(len(grp) == 1 for grp in d_groups):
-        _pair_leaves_by_hosts(mapping, ends, devs, d_hosts_on, same_name)
+        _pair_leaves_by_hosts(mapping, ends, devs, d_hosts, same_name)
 
     # --- servers: by the positions their HCAs occupy ---------------------------------------
     bundled = _bundled_leaves(g)
     votes: dict[str, Counter[int]] = defaultdict(Counter)
     on_leaf: dict[str, Counter[str]] = defaultdict(Counter)     # host -> design leaf -> its HCAs there
-    for leaf, rows in ends.items():
+    on_rows = None if view.end_rows is None or one_by_one else \
+        _votes_on_rows(view.end_rows, table, mgmt_hosts, mapping, bundled, g, out.rank, votes, on_leaf)
+    for leaf, rows in ends.items() if on_rows is None else ():
         d_leaf = mapping.get(leaf)
         for port, nic in rows:
-            host = devs[nic].host
+            host = host_of[nic]
             if host and host not in mgmt_hosts and d_leaf in bundled:
                 on_leaf[host][d_leaf] += 1
                 continue
@@ -306,31 +283,29 @@ def place(fabric: AsBuilt, roles: dict[str, str], design: Any) -> Placement:
             out.server_of_host[host] = server
             taken.add(server)
     if by_leaf:
-        _place_by_leaf(out, ends, devs, mgmt_hosts, g, at_port, taken)
+        _place_by_leaf(out, ends, host_of, devs, mgmt_hosts, g, at_port, taken)
     if on_leaf:
-        _place_by_hcas(out, on_leaf, g, ends, devs, bundled, taken)
+        _place_by_hcas(out, on_leaf, g, ends, host_of, hca_by_id, bundled, taken, on_rows)
     chosen_of = [out.server_of_host.get(h) for h in hosts]
     rank = out.rank
-    for i in compute:
-        c = host_code[i]
-        chosen = chosen_of[c] if c >= 0 else None
-        nid = nic_of.get((chosen, rank[hca_of[i]])) if chosen is not None and hca_of[i] in rank else None
-        if nid is not None:
-            mapping[ids[i]] = nid
+    _map_named_hcas(mapping, table, compute, chosen_of, rank, g)
     # Default-named HCAs: the NIC designed at their leaf port, unless a named HCA holds it; on a
     # leaf of several HCAs per server, else a free NIC of that leaf (a server there first).
     held = set(mapping.values())
     nics_on: dict[str, list[tuple[int, str]]] = defaultdict(list)   # bundled design leaf -> [(port, NIC)]
-    for nid, d_leaf, port, _ in g.host_links if bundled else ():
-        if d_leaf in bundled:
-            nics_on[d_leaf].append((port, nid))
+    # Read only where a leaf has a default-named HCA (on the end rows: none at 131K GPUs).
+    some_unnamed = view.end_rows is None or bool(np.any(table.host_code[view.end_rows.hca] < 0))
+    if bundled and some_unnamed and any(not host_of[nic] and nic not in mapping
+                                        for rows in ends.values() for _, nic in rows):
+        for nid, d_leaf, port, _ in g.host_links:
+            if d_leaf in bundled:
+                nics_on[d_leaf].append((port, nid))
     # Only they are sorted and read: at 131K GPUs every HCA is named.
-    unnamed = {leaf: [row for row in rows if not devs[row[1]].host and row[1] not in mapping]
-               for leaf, rows in ends.items()}
+    unnamed = {leaf: [row for row in rows if not host_of[row[1]] and row[1] not in mapping]
+               for leaf, rows in (ends.items() if some_unnamed else ())}
     for leaf, rows in sorted((leaf, rows) for leaf, rows in unnamed.items() if rows):
         for port, nic in sorted(rows):
-            d = devs[nic]
-            if d.host or nic in mapping:
+            if host_of[nic] or nic in mapping:
                 continue
             target = at_port.get((mapping[leaf], port)) if leaf in mapping else None
             if (target is None or target in held) and mapping.get(leaf) in bundled:
@@ -342,8 +317,235 @@ def place(fabric: AsBuilt, roles: dict[str, str], design: Any) -> Placement:
                 out.attributed[nic] = g.nodes[target]["server"]
             else:
                 out.unplaced.append((nic, leaf, port))
-    _place_upper(fabric, roles, g, mapping, same_name)
+    (place_upper_by_objects if one_by_one else place_upper)(fabric, roles, g, mapping, same_name)
     return out
+
+
+@dataclass(frozen=True)
+class _DesignSide:
+    """What placing reads of a design's host positions, on its columns, once per design view."""
+
+    at_port: Mapping[tuple[str, int], str]   # (design leaf, leaf port) -> NIC there
+    hosts: dict[str, int]                    # design leaf -> servers with a NIC on it
+    rail: dict[str, int]                     # design leaf -> NIC port most of its NICs have (first on a tie)
+    server_min: dict[str, int]               # design leaf -> its lowest server
+    leaves: list[str]                        # the design's leaves, in its order
+    shares: dict[tuple[str, str], int]       # (leaf, leaf) in name order -> servers on both
+    one_port: bool                           # every NIC is its server's only one
+
+
+class _AtPort(dict[tuple[str, int], str]):
+    """(design leaf, leaf port) -> the NIC designed there (the last one, as a dict filled in the
+    host links' order keeps it), filled when first read: at 131K GPUs every HCA is placed by
+    its server's name and this is not read."""
+
+    def __init__(self, names: list[str], leaves: np.ndarray, ports: np.ndarray, nics: np.ndarray) -> None:
+        super().__init__()
+        self._rows: tuple[list[str], np.ndarray, np.ndarray, np.ndarray] | None = (names, leaves, ports, nics)
+
+    def _fill(self) -> None:
+        if self._rows is not None:
+            names, leaves, ports, nics = self._rows
+            self._rows = None
+            dict.update(self, zip(zip([names[c] for c in leaves.tolist()], ports.tolist(), strict=True),
+                                  [names[c] for c in nics.tolist()], strict=True))
+
+    def __getitem__(self, key: tuple[str, int]) -> str:
+        self._fill()
+        return dict.__getitem__(self, key)
+
+    def __contains__(self, key: object) -> bool:
+        self._fill()
+        return dict.__contains__(self, key)
+
+    def __iter__(self) -> Iterator[tuple[str, int]]:
+        self._fill()
+        return dict.__iter__(self)
+
+    def __len__(self) -> int:
+        self._fill()
+        return dict.__len__(self)
+
+    def __eq__(self, other: object) -> bool:
+        self._fill()
+        return dict.__eq__(self, other)
+
+    __hash__ = None
+
+    def get(self, key: tuple[str, int], default: Any = None) -> Any:
+        self._fill()
+        return dict.get(self, key, default)
+
+    def items(self) -> Any:
+        self._fill()
+        return dict.items(self)
+
+
+def _design_side(g: DesignView) -> _DesignSide:
+    cached = g.__dict__.get("_placing_side")
+    if isinstance(cached, _DesignSide):
+        return cached
+    da = g.arrays()
+    names = da.names
+    nic_rows = np.flatnonzero(da.nic)
+    row_leaf, row_nic, row_port = da.host_leaf, da.host_nic, da.host_port
+    at_port = _AtPort(names, row_leaf, row_port, row_nic)
+    leaf_codes = np.flatnonzero(da.leaf)
+    leaves = [names[c] for c in leaf_codes.tolist()]
+    n = max(1, len(names))
+    server = da.nic_server[row_nic]
+    width = int(server.max(initial=0)) + 1
+    pairs = np.unique(row_leaf * width + server)
+    p_leaf, p_server = np.divmod(pairs, width)
+    counts = np.bincount(p_leaf, minlength=n)
+    lowest = np.full(n, 1 << 30, dtype=np.int64)
+    np.minimum.at(lowest, p_leaf, p_server)
+    on = np.flatnonzero(counts)
+    # Each leaf's most common NIC port, the first seen on a tie (as a Counter's most_common).
+    port = da.nic_port[row_nic]
+    pw = int(port.max(initial=0)) + 2
+    keys, first, times = np.unique(row_leaf * pw + port + 1, return_index=True, return_counts=True)
+    k_leaf = keys // pw
+    best = np.lexsort((first, -times, k_leaf))
+    lead = best[np.r_[True, k_leaf[best][1:] != k_leaf[best][:-1]]] if len(best) else best
+    rail = {names[c]: r - 1 for c, r in zip(k_leaf[lead].tolist(), (keys[lead] % pw).tolist(), strict=True)}
+    # Servers shared between the switches their NICs are on (leaves, and any switch an edit put a
+    # NIC on), each switch numbered by its place among them.
+    switches = np.unique(row_leaf)
+    shares = shares_on_arrays(np.searchsorted(switches, p_leaf), p_server, [names[c] for c in switches.tolist()])
+    made = _DesignSide(at_port, {names[c]: int(counts[c]) for c in on.tolist()},
+                       rail, {names[c]: int(lowest[c]) for c in leaf_codes.tolist()}, leaves, shares,
+                       len(np.unique(da.nic_port[nic_rows])) == 1)
+    g.__dict__["_placing_side"] = made
+    return made
+
+
+@dataclass(frozen=True)
+class _OnLeafRows:
+    """The HCAs of compute hosts on leaves placed on bundled design leaves (`on_leaf`'s)."""
+
+    hcas: list[str]                          # their ids, and their hosts
+    hosts: list[str]
+    first: dict[tuple[str, str], int]        # (host, design leaf) -> lowest HCA rank there
+
+
+def _votes_on_rows(rows: LeafEndRows, table: DeviceTable, mgmt_hosts: set[str], mapping: dict[str, str],
+                   bundled: set[str], g: DesignView, rank: dict[int, int], votes: dict[str, Counter[int]],
+                   on_leaf: dict[str, Counter[str]]) -> _OnLeafRows:
+    """Fill `votes` (host -> design server -> its HCAs on that server's ports) and `on_leaf` (host
+    -> bundled design leaf -> its HCAs there) as the leaves' ends read in order fill them, on the
+    end rows: the hosts, servers and leaves in the order they first come."""
+    da = g.arrays()
+    ids, names, code = table.ids, da.names, da.code
+    e_leaf, e_port, e_hca = rows.leaf, rows.port, rows.hca
+    # The ends as `GroupView.ends` lists them: leaf by leaf as each first comes, in link order.
+    leaves, first_at, inverse = np.unique(e_leaf, return_index=True, return_inverse=True)
+    leaf_rank = np.empty(len(leaves), dtype=np.int64)
+    leaf_rank[np.argsort(first_at, kind="stable")] = np.arange(len(leaves), dtype=np.int64)
+    order = np.argsort(leaf_rank[inverse], kind="stable")
+    e_leaf, e_port, e_hca = e_leaf[order], e_port[order], e_hca[order]
+    placed_on = np.array([code.get(mapping.get(ids[r], ""), -1) for r in leaves.tolist()] + [-1], dtype=np.int64)
+    d_leaf = placed_on[np.searchsorted(leaves, e_leaf)]
+    is_bundled = np.zeros(len(names) + 1, dtype=bool)
+    is_bundled[[code[n] for n in bundled]] = True
+    host = table.host_code[e_hca]
+    mgmt = np.array([h in mgmt_hosts for h in table.hosts] + [True], dtype=bool)   # -1: no host name
+    compute = ~mgmt[host]
+    on = compute & (d_leaf >= 0) & is_bundled[d_leaf]
+    n_nodes = len(names) + 1
+    hosts = table.hosts
+    # on_leaf: (host, design leaf) as each first comes, with its HCAs there.
+    keys, first, counts = np.unique(host[on] * n_nodes + d_leaf[on], return_index=True, return_counts=True)
+    by_first = np.argsort(first, kind="stable")
+    for key, c in zip(keys[by_first].tolist(), counts[by_first].tolist(), strict=True):
+        h, lf = divmod(key, n_nodes)
+        on_leaf[hosts[h]][names[lf]] = c
+    rank_of = np.full(int(table.hca.max(initial=0)) + 2, 1 << 30, dtype=np.int64)
+    for h, r in rank.items():
+        rank_of[h] = r
+    lowest = np.full(len(keys), 1 << 30, dtype=np.int64)
+    np.minimum.at(lowest, np.searchsorted(keys, host[on] * n_nodes + d_leaf[on]), rank_of[table.hca[e_hca[on]]])
+    lowest_of = {(hosts[h], names[lf]): int(r) for (h, lf), r in
+                 zip((divmod(k, n_nodes) for k in keys.tolist()), lowest.tolist(), strict=True)}
+    # votes: the NIC designed at each other end's leaf port, its server.
+    ports = int(max(int(e_port.max(initial=0)), int(da.host_port.max(initial=0)))) + 1
+    at_keys = da.host_leaf * ports + da.host_port
+    last = len(at_keys) - 1 - np.unique(at_keys[::-1], return_index=True)[1]    # the last NIC of a position
+    by_key = np.argsort(at_keys[last], kind="stable")
+    known, nic_at = at_keys[last][by_key], da.host_nic[last][by_key]
+    want = np.where(compute & ~on & (d_leaf >= 0) & (d_leaf < len(names)), d_leaf * ports + e_port, -1)
+    at = np.minimum(np.searchsorted(known, want), max(0, len(known) - 1))
+    hit = (want >= 0) & (known[at] == want) if len(known) else np.zeros(len(want), dtype=bool)
+    server = da.nic_server[nic_at[at[hit]]]
+    width = int(server.max(initial=0)) + 1
+    keys, first, counts = np.unique(host[hit] * width + server, return_index=True, return_counts=True)
+    by_first = np.argsort(first, kind="stable")
+    for key, c in zip(keys[by_first].tolist(), counts[by_first].tolist(), strict=True):
+        h, sv = divmod(key, width)
+        votes[hosts[h]][sv] = c
+    on_hcas = e_hca[on].tolist()
+    return _OnLeafRows([ids[r] for r in on_hcas], [hosts[h] for h in host[on].tolist()], lowest_of)
+
+
+def _servers_on(g: DesignView, leaves: set[str]) -> dict[str, list[int]]:
+    """Design leaf of `leaves` -> its servers, in order; the leaves as their first host link comes."""
+    da = g.arrays()
+    names = da.names
+    pick = np.zeros(len(names), dtype=bool)
+    pick[[da.code[n] for n in leaves]] = True
+    rows = np.flatnonzero(pick[da.host_leaf])
+    leaf, server = da.host_leaf[rows], da.host_server_index[rows]
+    found, first = np.unique(leaf, return_index=True)
+    out: dict[str, list[int]] = {}
+    width = int(server.max(initial=0)) + 1
+    pairs = np.unique(leaf * width + server)
+    p_leaf, p_server = np.divmod(pairs, width)
+    bounds = np.searchsorted(p_leaf, found)
+    ends_at = np.searchsorted(p_leaf, found, side="right")
+    servers = p_server.tolist()
+    for i in np.argsort(first, kind="stable").tolist():
+        out[names[int(found[i])]] = servers[int(bounds[i]):int(ends_at[i])]
+    return out
+
+
+def _map_named_hcas(mapping: dict[str, str], table: DeviceTable, compute: list[int],
+                    chosen_of: list[int | None], rank: dict[int, int], g: DesignView) -> None:
+    """Each compute HCA of a placed server: its server's NIC of the same rail rank (the NIC of
+    that server and port), on the columns."""
+    da = g.arrays()
+    rows = np.array(compute, dtype=np.int64)
+    chosen = np.array([-1 if c is None else c for c in chosen_of] + [-1], dtype=np.int64)[table.host_code[rows]]
+    rank_of = np.full(int(table.hca.max(initial=0)) + 2, -1, dtype=np.int64)
+    for h, r in rank.items():
+        rank_of[h] = r
+    r = rank_of[table.hca[rows]]
+    nics = np.flatnonzero(da.nic)
+    width = int(max(int(da.nic_port[nics].max(initial=0)), max(rank.values(), default=0))) + 1
+    keys = da.nic_server[nics] * width + da.nic_port[nics]
+    # The last NIC of a (server, port) stands, as a dict filled in node order keeps it.
+    last = len(keys) - 1 - np.unique(keys[::-1], return_index=True)[1]
+    order = np.argsort(keys[last], kind="stable")
+    known, node = keys[last][order], nics[last][order]
+    want = np.where((chosen >= 0) & (r >= 0), chosen * width + r, -1)
+    at = np.minimum(np.searchsorted(known, want), max(0, len(known) - 1))
+    hit = (want >= 0) & (known[at] == want) if len(known) else np.zeros(len(want), dtype=bool)
+    ids, names = table.ids, da.names
+    mapping.update(zip([ids[i] for i in rows[hit].tolist()], [names[c] for c in node[at[hit]].tolist()], strict=True))
+
+
+def _host_columns(fabric: AsBuilt) -> tuple[dict[str, str], dict[str, int]]:
+    """Each device's server name ('' for none) and HCA index by id, off the device columns: the
+    placement reads them for every HCA, and a `Device` made for each would be 131,072 objects at
+    131K GPUs. Made once per device table."""
+    table = device_table(fabric)
+    cached = fabric.__dict__.get("_host_columns")
+    if cached is not None and cached[0] is table:
+        return cached[1]  # type: ignore[no-any-return]
+    names = table.hosts + [""]
+    made = (dict(zip(table.ids, [names[c] for c in table.host_code.tolist()], strict=True)),
+            dict(zip(table.ids, table.hca.tolist(), strict=True)))
+    fabric.__dict__["_host_columns"] = (table, made)
+    return made
 
 
 def _bundled_leaves(g: DesignView) -> set[str]:
@@ -355,26 +557,22 @@ def _bundled_leaves(g: DesignView) -> set[str]:
 
 
 def _place_by_hcas(out: Placement, on_leaf: dict[str, Counter[str]], g: DesignView,
-                   ends: dict[str, list[tuple[int, str]]], devs: dict[str, Device], bundled: set[str],
-                   taken: set[int]) -> None:
+                   ends: dict[str, list[tuple[int, str]]], host_of: dict[str, str], hca_by_id: dict[str, int],
+                   bundled: set[str], taken: set[int], on_rows: _OnLeafRows | None = None) -> None:
     """Servers whose HCAs share a design leaf: a host takes a free design server of the leaf most
     of its HCAs are on (its lowest-numbered HCA's leaf breaks a tie), whatever ports they use;
     its HCAs then pair with the server's NICs by name. Hosts whose leaf is full take the servers
     left anywhere, in place on any leaf: the design spreads its servers evenly over its leaves
     (7, 7, 6), a site fills them its own way (6, 7, 7)."""
-    on_design_leaf: dict[str, set[int]] = defaultdict(set)
-    for nic, leaf, _, _ in g.host_links:
-        if leaf in bundled:
-            on_design_leaf[leaf].add(g.nodes[nic]["server"])
-    servers_on = {leaf: sorted(servers) for leaf, servers in on_design_leaf.items()}
-    first: dict[tuple[str, str], int] = {}        # (host, design leaf) -> lowest HCA rank there
-    for leaf, rows in ends.items():
+    servers_on = _servers_on(g, bundled)
+    first: dict[tuple[str, str], int] = {} if on_rows is None else on_rows.first  # (host, design leaf) -> lowest rank
+    for leaf, rows in ends.items() if on_rows is None else ():
         d_leaf = out.mapping.get(leaf)
         for _, nic in rows:
-            d = devs[nic]
-            if d.host in on_leaf and d_leaf in bundled:
-                key = (d.host, d_leaf)
-                first[key] = min(first.get(key, 1 << 30), out.rank.get(d.hca, 1 << 30))
+            host = host_of[nic]
+            if host in on_leaf and d_leaf in bundled:
+                key = (host, d_leaf)
+                first[key] = min(first.get(key, 1 << 30), out.rank.get(hca_by_id[nic], 1 << 30))
     # A host split evenly between two leaves (one of its two HCAs crossed with another server's)
     # says nothing of its leaf by itself: a site numbers the hosts of a leaf together, so the
     # leaf of the hosts named next to it decides, and then its lowest-numbered HCA's leaf.
@@ -416,11 +614,15 @@ def _place_by_hcas(out: Placement, on_leaf: dict[str, Counter[str]], g: DesignVi
         out.server_of_host[host] = server = left.pop(0)
         taken.add(server)
         spread.add(host)
+    if on_rows is not None:
+        for nic, host in zip(on_rows.hcas, on_rows.hosts, strict=True):
+            (out.by_leaf if host in spread else out.any_port).add(nic)
+        return
     for leaf, rows in ends.items():
         if out.mapping.get(leaf) in bundled:
             for _, nic in rows:
-                if devs[nic].host in on_leaf:
-                    (out.by_leaf if devs[nic].host in spread else out.any_port).add(nic)
+                if host_of[nic] in on_leaf:
+                    (out.by_leaf if host_of[nic] in spread else out.any_port).add(nic)
 
 
 class _NaturalKeys(dict[str, list[int | str]]):
@@ -438,14 +640,14 @@ def _free_nic(g: DesignView, nics: list[tuple[int, str]], held: set[str], presen
 
 
 def _pair_leaves_by_hosts(mapping: dict[str, str], ends: dict[str, list[tuple[int, str]]], devs: dict[str, Device],
-                          d_hosts_on: dict[str, set[str]], same_name: dict[str, str]) -> None:
+                          d_hosts: dict[str, int], same_name: dict[str, str]) -> None:
     """Leaves of one-HCA servers, each its own group: in name order, each takes the first free
     design leaf with room for the hosts it holds (the last leaf of a design is often the short
     one), so that a full leaf is not held to a short leaf's positions."""
     built = sorted((lf for lf in mapping if lf in ends and lf not in same_name),
                    key=lambda x: natural_key(devs[x].name))
     design = sorted((mapping[lf] for lf in built), key=natural_key)
-    room = {d: len(d_hosts_on.get(d, ())) for d in design}
+    room = {d: d_hosts.get(d, 0) for d in design}
     for leaf in built:
         need = len(ends[leaf])
         pick = next((d for d in design if room[d] >= need), None) or max(design, key=lambda d: room[d])
@@ -453,16 +655,16 @@ def _pair_leaves_by_hosts(mapping: dict[str, str], ends: dict[str, list[tuple[in
         design.remove(pick)
 
 
-def _place_by_leaf(out: Placement, ends: dict[str, list[tuple[int, str]]], devs: dict[str, Device],
-                   mgmt_hosts: set[str], g: DesignView, at_port: dict[tuple[str, int], str],
-                   taken: set[int]) -> None:
+def _place_by_leaf(out: Placement, ends: dict[str, list[tuple[int, str]]], host_of: dict[str, str],
+                   devs: Mapping[str, Device], mgmt_hosts: set[str], g: DesignView,
+                   at_port: Mapping[tuple[str, int], str], taken: set[int]) -> None:
     """One-HCA servers that no designed port took: the free design positions of their leaf, in
     port order (named hosts first take a server; default-named HCAs are attributed to one)."""
     mapping = out.mapping
     spare: list[tuple[int, str, str]] = []      # (port, HCA, leaf) of hosts their leaf had no room for
     # A default-named HCA on a designed port keeps it (the default-named pass places it).
     kept = {at_port[(mapping[leaf], port)] for leaf, rows in ends.items() if leaf in mapping
-            for port, nic in rows if not devs[nic].host and (mapping[leaf], port) in at_port}
+            for port, nic in rows if not host_of[nic] and (mapping[leaf], port) in at_port}
     for leaf, rows in sorted(ends.items()):
         d_leaf = mapping.get(leaf)
         if d_leaf is None:
@@ -470,153 +672,34 @@ def _place_by_leaf(out: Placement, ends: dict[str, list[tuple[int, str]]], devs:
         free = [n for (lf, _), n in sorted(at_port.items(), key=lambda t: t[0][1])
                 if lf == d_leaf and g.nodes[n]["server"] not in taken and n not in kept]
         for port, nic in sorted(rows):
-            d = devs[nic]
-            if (d.host and (d.host in mgmt_hosts or d.host in out.server_of_host)) or (
-                    not d.host and (d_leaf, port) in at_port):
+            host = host_of[nic]
+            if (host and (host in mgmt_hosts or host in out.server_of_host)) or (
+                    not host and (d_leaf, port) in at_port):
                 continue
             if not free:
                 spare.append((port, nic, leaf))
                 continue
-            _take(out, nic, d, free.pop(0), g, taken)
+            _take(out, nic, host, free.pop(0), g, taken)
     # The design spreads its servers evenly over the leaves (24, 23, 24, ...), the site fills
     # some and leaves others short (24, 24, 22): without a design to say which leaf a one-HCA
     # server belongs on, any leaf is its place, so the rest take the positions left anywhere.
     left = [n for (_, _), n in sorted(at_port.items(), key=lambda t: (natural_key(t[0][0]), t[0][1]))
             if g.nodes[n]["server"] not in taken and n not in kept]
     for _, nic, _ in sorted(spare, key=lambda t: (natural_key(devs[t[2]].name), t[0])):
-        d = devs[nic]
-        if left and not (d.host and d.host in out.server_of_host):
-            _take(out, nic, d, left.pop(0), g, taken)
+        host = host_of[nic]
+        if left and not (host and host in out.server_of_host):
+            _take(out, nic, host, left.pop(0), g, taken)
 
 
-def _take(out: Placement, nic: str, d: Device, target: str, g: DesignView, taken: set[int]) -> None:
+def _take(out: Placement, nic: str, host: str, target: str, g: DesignView, taken: set[int]) -> None:
     server = g.nodes[target]["server"]
     taken.add(server)
     out.by_leaf.add(nic)
-    if d.host:
-        out.server_of_host[d.host] = server
+    if host:
+        out.server_of_host[host] = server
     else:
         out.mapping[nic] = target
         out.attributed[nic] = server
-
-
-def _place_upper(fabric: AsBuilt, roles: dict[str, str], g: DesignView, mapping: dict[str, str],
-                 same_name: dict[str, str]) -> None:
-    """Spines, then cores: to the design switches whose lower neighbours they share most."""
-    devs = fabric.devices
-    below: dict[str, Counter[str]] = defaultdict(Counter)
-    # Sets of the upper tiers, read once per link end: a 131,072-GPU capture has 400,000 links.
-    upper = {d for d, role in roles.items() if role in ("spine", "core")}
-    _count_below(fabric, below, upper, mapping)
-    switches = _switch_ids(fabric)
-    for level, role in ((2, "spine"), (3, "core")):
-        built = [d for d in switches if roles.get(d) == role]
-        design = g.by_role(role)
-        # Design switches with the same lower neighbours form one class: any of them will do.
-        classes: dict[frozenset[str], list[str]] = defaultdict(list)
-        for n in sorted(design, key=lambda n: (g.nodes[n]["plane"], g.nodes[n]["index"])):
-            classes[frozenset(p for p in g.below(n) if g.nodes[p]["level"] == level - 1)].append(n)
-        keys = list(classes)
-        taken = {same_name[b] for b in built if b in same_name}
-        for b in built:
-            if b in same_name:
-                mapping[b] = same_name[b]
-        for key in keys:
-            if taken & set(classes[key]):
-                classes[key] = [n for n in classes[key] if n not in taken]
-        rest = sorted((b for b in built if b not in same_name), key=lambda b: natural_key(devs[b].name))
-        # Which classes each lower design device belongs to, so a switch's overlap with every
-        # class is one pass over its own neighbours.
-        lower_in: dict[str, list[int]] = defaultdict(list)
-        for k, key in enumerate(keys):
-            for p in key:
-                lower_in[p].append(k)
-        shared: dict[str, Counter[int]] = {}
-        for b in rest:
-            c: Counter[int] = Counter()
-            for p, links in below.get(b, Counter()).items():
-                for k in lower_in.get(p, ()):
-                    c[k] += links
-            shared[b] = c
-        # Each switch goes to the class it shares most neighbours with; a full class passes its
-        # weakest members on to their next choice.
-        order = list(range(len(keys)))
-        choice = {b: sorted(order, key=shared[b].__getitem__, reverse=True) for b in rest}
-        step = dict.fromkeys(rest, 0)
-        members: dict[int, list[str]] = defaultdict(list)
-        for b in rest:
-            members[choice[b][0]].append(b)
-        moved = True
-        while moved:
-            moved = False
-            for k in list(members):
-                cap = len(classes[keys[k]])
-                if len(members[k]) > cap:
-                    members[k].sort(key=partial(_strength, shared, devs, k))
-                    for b in members[k][cap:]:
-                        step[b] += 1
-                        if step[b] < len(keys):
-                            members[choice[b][step[b]]].append(b)
-                            moved = True
-                    members[k] = members[k][:cap]
-        for k, bs in members.items():
-            for slot, n in zip(_by_number(bs, devs, classes[keys[k]]), classes[keys[k]], strict=False):
-                if slot is not None:
-                    mapping[slot] = n
-        # Spines mapped above feed the cores above them.
-        if role == "spine":
-            cores = {d for d, r in roles.items() if r == "core"}
-            spines = {d for d, r in roles.items() if r == "spine"}
-            if cores:
-                _count_below(fabric, below, cores, {d: mapping[d] for d in spines if d in mapping})
-
-
-def _switch_ids(fabric: AsBuilt) -> list[str]:
-    """The capture's switches, in its order (read on its columns)."""
-    table = device_table(fabric)
-    ids = table.ids
-    return [ids[i] for i in np.flatnonzero(table.kind == KIND_SWITCH).tolist()]
-
-
-def _count_below(fabric: AsBuilt, below: dict[str, Counter[str]], upper: set[str], placed: dict[str, str]) -> None:
-    """Count, for each switch of `upper`, its links to each design device its neighbours in
-    `placed` are placed on (on the link arrays, one count per pair of devices)."""
-    ends = link_ends(fabric)
-    if ends is None:
-        for w in fabric.links:
-            a, b = w.a, w.b
-            if a in upper and b in placed:
-                below[a][placed[b]] += 1
-            if b in upper and a in placed:
-                below[b][placed[a]] += 1
-        return
-    ids, index = ends.ids, ends.index
-    n = len(ids)
-    top = np.zeros(n, dtype=bool)
-    top[[index[d] for d in upper if d in index]] = True
-    low = np.zeros(n, dtype=bool)
-    low[[index[d] for d in placed if d in index]] = True
-    x, y = np.concatenate([ends.a, ends.b]), np.concatenate([ends.b, ends.a])
-    pick = top[x] & low[y]
-    keys, counts = np.unique(x[pick] * n + y[pick], return_counts=True)
-    for key, c in zip(keys.tolist(), counts.tolist(), strict=True):
-        u, v = divmod(key, n)
-        below[ids[u]][placed[ids[v]]] += c
-
-
-@dataclass
-class GroupView:
-    """The capture's leaf groups and rails, read without a design."""
-
-    management: set[str]                       # host names set apart
-    rank: dict[int, int]                       # HCA index -> rail rank
-    ends: dict[str, list[tuple[int, str]]]     # leaf -> [(port, HCA id)]
-    hosts_on: dict[str, set[str]]              # leaf -> compute host names on it
-    rail_of: dict[str, int]                    # leaf -> rail rank most of its hosts use
-    groups: list[list[str]]                    # leaf groups, in group order
-    slots: list[int]                           # per group: leaf ports holding a compute HCA
-    single_rail: int                           # leaves whose named HCAs all share one index
-    group_size: int = 0
 
 
 def group_view(fabric: AsBuilt, roles: dict[str, str]) -> GroupView:
@@ -629,7 +712,38 @@ def group_view(fabric: AsBuilt, roles: dict[str, str]) -> GroupView:
     return cast(GroupView, cache[key])
 
 
+def _leaf_rows(fabric: AsBuilt, ends: LinkEnds, roles: dict[str, str]) -> LeafEndRows:
+    """The leaves' host ends on the link arrays (see `LeafEndRows`)."""
+    role = role_codes(fabric, roles, ends.ids)
+    return leaf_end_rows(ends.a, ends.pa, ends.b, ends.pb, role == LEAF, role == NIC)
+
+
+def role_codes(fabric: AsBuilt, roles: dict[str, str], ids: list[str]) -> np.ndarray:
+    """Each device's role as a code (NIC, LEAF, SPINE, CORE; 0 for any other), row i for
+    `ids[i]`: read once per capture and roles (151,552 devices at 131K GPUs)."""
+    cached = fabric.__dict__.get("_role_codes")
+    if cached is not None and cached[0] is roles and cached[1] == len(roles) and cached[2] is ids:
+        return cached[3]  # type: ignore[no-any-return]
+    get, code = roles.get, ROLE_CODE.get
+    made = np.fromiter((code(get(d, ""), 0) for d in ids), dtype=np.int8, count=len(ids))
+    fabric.__dict__["_role_codes"] = (roles, len(roles), ids, made)
+    return made
+
+
 def _group_view(fabric: AsBuilt, roles: dict[str, str]) -> GroupView:
+    """On the capture's columns where its links are arrays on its device rows; else device by
+    device (`_group_view_by_objects`, the reference)."""
+    ends = link_ends(fabric)
+    table = device_table(fabric)
+    if ends is None or not (table.ids is ends.ids or table.ids == ends.ids):
+        return _group_view_by_objects(fabric, roles)
+    devs = fabric.devices
+    return group_view_on_arrays(table, role_codes(fabric, roles, table.ids), management_hosts(fabric, roles),
+                                _leaf_rows(fabric, ends, roles),
+                                lambda leaf: devs[leaf].name)
+
+
+def _group_view_by_objects(fabric: AsBuilt, roles: dict[str, str]) -> GroupView:
     devs = fabric.devices
     mgmt_hosts = management_hosts(fabric, roles)
     compute = [d for d in fabric.endpoints() if roles.get(d.id) == "nic" and d.host not in mgmt_hosts]
@@ -645,31 +759,9 @@ def _group_view(fabric: AsBuilt, roles: dict[str, str]) -> GroupView:
                         if devs[n].host and devs[n].host not in mgmt_hosts and devs[n].hca in rank)
         if ranks:
             rail_of[leaf] = ranks.most_common(1)[0][0]
-    shares = _shares(hosts_on)
-    groups = _union_groups(leaves, shares, {leaf: len(hosts_on[leaf]) for leaf in leaves})
-    numbers = _group_number({leaf: devs[leaf].name for leaf in leaves}, groups)
-    if numbers:
-        # Leaves whose hosts have no names join the group their name numbers.
-        by_number: dict[int, list[str]] = {}
-        for grp in groups:
-            if len(grp) > 1 and grp[0] in numbers:
-                by_number[numbers[grp[0]]] = grp
-        for grp in [grp for grp in groups if len(grp) == 1]:
-            target = by_number.get(numbers.get(grp[0], -1))
-            if target is not None and target is not grp:
-                target.extend(grp)
-                groups.remove(grp)
-
-    _join_short_groups(groups, shares)
-
-    def group_key(grp: list[str]) -> tuple[Any, ...]:
-        # By its middle host: a cable crossed in from another group's host moves its first.
-        hosts = sorted({h for leaf in grp for h in hosts_on[leaf]}, key=natural_key)
-        num = min((numbers[x] for x in grp if x in numbers), default=1 << 30) if numbers else 0
-        return (num, 0 if hosts else 1, natural_key(hosts[len(hosts) // 2]) if hosts else [],
-                min(natural_key(devs[x].name) for x in grp))
-
-    groups.sort(key=group_key)
+    shares = shares_of(hosts_on)
+    groups = union_groups(leaves, shares, {leaf: len(hosts_on[leaf]) for leaf in leaves})
+    order_groups(groups, shares, hosts_on, {leaf: devs[leaf].name for leaf in leaves})
     mgmt_ids = {d.id for d in fabric.endpoints() if d.host in mgmt_hosts}
     # A server's slot is the leaf port its HCAs use on every rail leaf of its group: a port used on
     # at most half the group's leaves holds a stray or moved cable, not a server.
@@ -677,70 +769,7 @@ def _group_view(fabric: AsBuilt, roles: dict[str, str]) -> GroupView:
     for grp in groups:
         used = Counter(p for leaf in grp for p in {p for p, n in ends.get(leaf, ()) if n not in mgmt_ids})
         slots.append(sorted(p for p, n in used.items() if 2 * n > len(grp) or len(grp) == 1))
-    size = max((len(s) for s in slots), default=0)
     single = sum(1 for leaf in leaves if len({devs[n].hca for _, n in ends.get(leaf, ())
                                               if devs[n].host and devs[n].host not in mgmt_hosts}) == 1)
-    # The last group may be partly filled: its highest server slot says how far.
-    counts = [len(s) for s in slots]
-    if slots and slots[-1]:
-        counts[-1] = min(size, max(len(slots[-1]), slots[-1][-1]))
+    counts, size = slot_counts(slots)
     return GroupView(mgmt_hosts, rank, ends, hosts_on, rail_of, groups, counts, single, size)
-
-
-
-def _join_short_groups(groups: list[list[str]], shares: dict[tuple[str, str], int]) -> None:
-    """A group of at most half as many leaves as most (a leaf that lost most of its host cables)
-    joins the group it shares the most hosts with."""
-    sizes = Counter(len(g) for g in groups if len(g) > 1)
-    if not sizes:
-        return
-    usual = sizes.most_common(1)[0][0]
-    for grp in sorted((g for g in groups if 2 * len(g) <= usual), key=len):
-        if grp not in groups:
-            continue
-        best, best_n = None, 0
-        members = set(grp)
-        for other in groups:
-            if other is grp:
-                continue
-            n = sum(c for (a, b), c in shares.items() if (a in members and b in other) or (b in members and a in other))
-            if n > best_n:
-                best, best_n = other, n
-        if best is not None:
-            best.extend(grp)
-            groups.remove(grp)
-
-
-def _strength(shared: dict[str, Counter[int]], devs: dict[str, Device], k: int, b: str) -> tuple[int, list[Any]]:
-    """Sort key: the switch sharing most neighbours with class k first, then by name."""
-    return (-shared[b][k], natural_key(devs[b].name))
-
-
-def _by_number(built: list[str], devs: dict[str, Device], design: list[str]) -> list[str | None]:
-    """Interchangeable switches in slot order: by the number their names end in when those
-    numbers are the design's (IBSPINE-14 is spine-14) or fit the slots (an absent one leaving
-    its gap), else by name."""
-    slots = len(design)
-    nums = {}
-    for b in built:
-        found = _DIGITS.findall(devs[b].name)
-        if found:
-            nums[b] = int(found[-1])
-    if len(nums) == len(built) and len(set(nums.values())) == len(built) and built:
-        own = {int(_DIGITS.findall(n)[-1]): i for i, n in enumerate(design) if _DIGITS.findall(n)}
-        if len(own) == slots and all(v in own for v in nums.values()):
-            by_slot: list[str | None] = [None] * slots
-            for b, v in nums.items():
-                by_slot[own[v]] = b
-            return by_slot
-        base = 0 if min(nums.values()) == 0 else 1
-        if max(nums.values()) - base < slots:
-            out: list[str | None] = [None] * slots
-            for b, n in nums.items():
-                out[n - base] = b
-            return out
-    by_name: list[str | None] = []
-    keys = {b: natural_key(devs[b].name) for b in built}
-    ordered: list[str] = sorted(built, key=keys.__getitem__)
-    by_name.extend(ordered)
-    return by_name

@@ -12,6 +12,7 @@ equal by a property test.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -84,6 +85,8 @@ class DesignArrays:
     pair_order: np.ndarray
     pair_leaf_spine: np.ndarray  # per pair: of the leaf-spine tier
     one_link_per_nic: bool       # no NIC has two host links (an edit can add one)
+    nic_server: np.ndarray       # per node: a NIC's server as the design numbers it, else -1
+    nic_port: np.ndarray         # per node: a NIC's port on its server (plane * rails + rail), else -1
 
 
 def _arrays_of(view: DesignView) -> DesignArrays:
@@ -110,9 +113,101 @@ def _arrays_of(view: DesignView) -> DesignArrays:
     gbps = np.array([v[1] for v in view.pairs.values()], dtype=np.float64)
     leaf_spine = np.array([v[2] == "leaf-spine" for v in view.pairs.values()], dtype=bool)
     order = np.argsort(keys, kind="stable")
+    nic_server = np.array([d["server"] if d["role"] == "nic" else -1 for d in data], dtype=np.int64)
+    nic_port = np.array([d["port"] if d["role"] == "nic" else -1 for d in data], dtype=np.int64)
     return DesignArrays(names, code, level, leaf, nic, host_nic, host_leaf, host_port, host_gbps, host_server,
                         host_server_index, row_of, keys[order], links[order], gbps[order], order,
-                        leaf_spine[order], one_link_per_nic)
+                        leaf_spine[order], one_link_per_nic, nic_server, nic_port)
+
+
+class _PairNames:
+    """A template's pair i, named as the graph builder names its switches."""
+
+    def __init__(self, f: Any, keys: np.ndarray, counts: np.ndarray, nodes: dict[str, dict[str, Any]],
+                 gbps: Any) -> None:
+        self.f, self.keys, self.counts, self.nodes, self.gbps = f, keys, counts, nodes, gbps
+        self.names: dict[int, str] = {}
+
+    def entries(self, rows: Iterable[int]) -> Iterator[tuple[tuple[str, str], tuple[int, int, str]]]:
+        f, names, nodes = self.f, self.names, self.nodes
+        keys, counts = self.keys.tolist(), self.counts.tolist()
+        for i in rows:
+            u, v = divmod(keys[i], f.n)
+            a = names.get(u) or names.setdefault(u, f.name(u))
+            b = names.get(v) or names.setdefault(v, f.name(v))
+            lo, hi = (a, b) if nodes[a]["level"] < nodes[b]["level"] else (b, a)
+            tier = "leaf-spine" if nodes[lo]["role"] == "leaf" else "spine-core"
+            yield (lo, hi), (int(counts[i]), self.gbps, tier)
+
+
+class PlanPairs(dict[tuple[str, str], tuple[int, int, str]]):
+    """A template view's pairs, (lower, upper) -> (links, Gb/s, tier) in the template's order,
+    named when first read as a whole; `some` names only the pairs asked for."""
+
+    def __init__(self, names: _PairNames) -> None:
+        super().__init__()
+        self._names: _PairNames | None = names
+
+    def made(self) -> bool:
+        return self._names is None
+
+    def some(self, rows: Iterable[int]) -> dict[tuple[str, str], tuple[int, int, str]]:
+        """The pairs at these positions of the template's order, in the order given."""
+        if self._names is None:
+            every = list(dict.keys(self))
+            return {every[i]: dict.__getitem__(self, every[i]) for i in rows}
+        return dict(self._names.entries(rows))
+
+    def _make(self) -> None:
+        names = self._names
+        if names is not None:
+            self._names = None
+            dict.update(self, names.entries(range(len(names.keys))))
+
+    def __getitem__(self, key: tuple[str, str]) -> tuple[int, int, str]:
+        self._make()
+        return dict.__getitem__(self, key)
+
+    def __contains__(self, key: object) -> bool:
+        self._make()
+        return dict.__contains__(self, key)
+
+    def __iter__(self) -> Iterator[tuple[str, str]]:
+        self._make()
+        return dict.__iter__(self)
+
+    def __len__(self) -> int:
+        return len(self._names.keys) if self._names is not None else dict.__len__(self)
+
+    def __eq__(self, other: object) -> bool:
+        self._make()
+        return dict.__eq__(self, other)
+
+    __hash__ = None
+
+    def __repr__(self) -> str:
+        self._make()
+        return dict.__repr__(self)
+
+    def get(self, key: tuple[str, str], default: Any = None) -> Any:
+        self._make()
+        return dict.get(self, key, default)
+
+    def keys(self) -> Any:
+        self._make()
+        return dict.keys(self)
+
+    def values(self) -> Any:
+        self._make()
+        return dict.values(self)
+
+    def items(self) -> Any:
+        self._make()
+        return dict.items(self)
+
+    def copy(self) -> dict[tuple[str, str], tuple[int, int, str]]:
+        self._make()
+        return dict(dict.items(self))
 
 
 def view_from_graph(g: Any) -> DesignView:
@@ -171,14 +266,9 @@ def view_from_plan(derived: Any) -> DesignView:
             host_links.append((nic, leaf_names[leaf], port, link_gbps))
     f = SwitchPairs(plan, r)
     keys, counts = f.template_pairs()
-    names: dict[int, str] = {}
-    for key, count in zip(keys.tolist(), counts.tolist(), strict=True):
-        u, v = divmod(key, f.n)
-        a = names.get(u) or names.setdefault(u, f.name(u))
-        b = names.get(v) or names.setdefault(v, f.name(v))
-        lo, hi = (a, b) if nodes[a]["level"] < nodes[b]["level"] else (b, a)
-        tier = "leaf-spine" if nodes[lo]["role"] == "leaf" else "spine-core"
-        view.pairs[(lo, hi)] = (int(count), r.uplink_gbps, tier)
+    # The pairs' names are made when first read: the audit compares them as arrays, and names
+    # only those that differ (262,144 pairs at 131K GPUs).
+    view.pairs = PlanPairs(_PairNames(f, keys, counts, nodes, r.uplink_gbps))
     view._arrays = _plan_arrays(view, plan, e, planes, cores, f, keys, counts, r.link_gbps, r.uplink_gbps)
     return view
 
@@ -210,10 +300,16 @@ def _plan_arrays(view: DesignView, plan: Any, rails: int, planes: int, cores: in
     lo, hi = np.where(low_first, cu, cv), np.where(low_first, cv, cu)
     pair_key = lo * max(1, n) + hi
     order = np.argsort(pair_key, kind="stable")
+    nic_server = np.full(n, -1, dtype=np.int64)
+    nic_server[host_nic] = server
+    nic_port = np.full(n, -1, dtype=np.int64)
+    nic_port[host_nic] = (np.arange(planes, dtype=np.int64)[:, None] * rails
+                          + (np.arange(nics, dtype=np.int64) % max(1, rails))[None, :]).ravel()
     return DesignArrays(names, {name: i for i, name in enumerate(names)}, level, level == 1, level == 0, host_nic,
                         host_leaf, np.tile(assign[:, 1], planes), np.full(len(host_nic), link_gbps, dtype=np.float64),
                         server, server, row_of, pair_key[order], counts.astype(np.int64)[order],
-                        np.full(len(order), uplink_gbps, dtype=np.float64), order, (level[lo] == 1)[order], True)
+                        np.full(len(order), uplink_gbps, dtype=np.float64), order, (level[lo] == 1)[order], True,
+                        nic_server, nic_port)
 
 
 def design_view(derived: Any) -> DesignView:
