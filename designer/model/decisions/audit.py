@@ -497,7 +497,7 @@ def _port_name(other: Device, rank: int, placement: Placement) -> str:
     return f"{other.host or other.name} port {rank + 1}"
 
 
-def _built_name(mapping: dict[str, str], devs: dict[str, Device], node: str) -> str:
+def _built_name(mapping: dict[str, str], devs: Mapping[str, Device], node: str) -> str:
     for dev, n in mapping.items():
         if n == node:
             return devs[dev].name

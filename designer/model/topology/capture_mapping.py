@@ -639,7 +639,7 @@ def _free_nic(g: DesignView, nics: list[tuple[int, str]], held: set[str], presen
     return min(free)[2] if free else None
 
 
-def _pair_leaves_by_hosts(mapping: dict[str, str], ends: dict[str, list[tuple[int, str]]], devs: dict[str, Device],
+def _pair_leaves_by_hosts(mapping: dict[str, str], ends: dict[str, list[tuple[int, str]]], devs: Mapping[str, Device],
                           d_hosts: dict[str, int], same_name: dict[str, str]) -> None:
     """Leaves of one-HCA servers, each its own group: in name order, each takes the first free
     design leaf with room for the hosts it holds (the last leaf of a design is often the short
