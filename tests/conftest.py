@@ -139,8 +139,6 @@ def _nothing_left_running():
     # A worker whose first Qt user was a command that renders without widgets (`render`) holds a
     # QGuiApplication: it has no windows to check, and no topLevelWidgets().
     if isinstance(app, QApplication):
-        from PySide6.QtCore import QCoreApplication, QEvent
-
         from designer.ui.shell.main_window import MainWindow
 
         for widget in app.topLevelWidgets():
@@ -148,23 +146,6 @@ def _nothing_left_running():
                 active = [f"{t.parent().metaObject().className()}/{t.objectName() or 'timer'}"
                           for t in widget.findChildren(QTimer) if t.isActive()]
                 assert not active, f"timers still running after the test: {active}"
-        # pytest-qt closes the test's widgets and asks Qt to delete them later, which Qt does
-        # only on returning to an event loop, and a test process never runs one: every window
-        # would stay alive for the rest of the worker's run (its design, scene and menus), and
-        # each later test would check, restyle and repaint them all. Delete them now.
-        QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
-        # What outlives its window is the plots' context menus, which pyqtgraph makes without a
-        # parent and which go only with a cyclic collection; the window's collector runs one on
-        # its timer, which a test seldom lets fire. A full collection costs about 0.1 s, so it
-        # runs once the leftovers of some twenty windows have piled up, not after every test.
-        if len(app.topLevelWidgets()) > _LEFTOVER_WIDGETS:
-            import gc
-
-            gc.collect()
-            QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
-
-
-_LEFTOVER_WIDGETS = 400
 
 
 # --- GUI tests: a window whose questions are answered by the test ------------------------------
