@@ -1,15 +1,13 @@
 """How often will it fail: counts x sourced rates, and which failures stop a job."""
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from designer.io.project import load_design
 from designer.model.decisions.interruptions import RateTableError, interruptions, load_rates
-from tests.helpers import derived
+from tests.helpers import cli_run, derived
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
@@ -58,16 +56,13 @@ def test_a_bad_rate_table_is_one_clear_error(tmp_path):
     bad.write_text('[[rate]]\nid = "x"\napplies_to = "links"\nper = "fortnight"\nvalue = 1\n')
     with pytest.raises(RateTableError, match="unknown kind"):
         load_rates(bad)
-    res = subprocess.run([sys.executable, "-m", "designer.cli.main", "whatif",
-                          str(EXAMPLES / "dgx-h100-superpod-1su.json"), "--interruptions", "--rates", str(bad)],
-                         capture_output=True, text=True)
+    # In this process (tests.helpers.cli_run): tests/test_cli_startup.py starts `whatif` as a program.
+    res = cli_run("whatif", str(EXAMPLES / "dgx-h100-superpod-1su.json"), "--interruptions", "--rates", str(bad))
     assert res.returncode == 1 and res.stderr.count("\n") == 1
 
 
 def test_interruptions_command_json():
-    res = subprocess.run([sys.executable, "-m", "designer.cli.main", "whatif",
-                          str(EXAMPLES / "dgx-h100-superpod-1su.json"), "--interruptions", "--json"],
-                         capture_output=True, text=True)
+    res = cli_run("whatif", str(EXAMPLES / "dgx-h100-superpod-1su.json"), "--interruptions", "--json")
     assert res.returncode == 0, res.stderr
     data = json.loads(res.stdout)
     assert all(e["estimated"] for e in data["expected"])

@@ -1,6 +1,7 @@
 """Sizing picks the cheapest fabric among the technology's switches that meets the request."""
 
 
+import pytest
 from helpers import assert_no_fewer_spines, examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -150,13 +151,19 @@ def test_metrics_json_gives_the_requested_ratio_beside_the_achieved_one(tmp_path
     assert m["oversubscription"]["leaf"] <= 3.0 and abs(m["oversubscription"]["leaf"] - 8 / 3) < 1e-9
 
 
-def test_above_the_layout_ceiling_every_switch_and_mode_is_priced_on_the_layout_counts_choose(monkeypatch):
+@pytest.mark.parametrize("gpus", [
+    256,
+    # The same path at eight times the size, where pricing every layout takes 15 s of CPU
+    # against 2 s: the 256-GPU case covers it in `make test`.
+    pytest.param(2048, marks=pytest.mark.slow),
+])
+def test_above_the_layout_ceiling_every_switch_and_mode_is_priced_on_the_layout_counts_choose(monkeypatch, gpus):
     # A million-GPU request is sized in hundreds of layouts; above the ceiling the counts choose
     # each switch model's layout and its modes are priced. Here the ceiling is lowered to a
-    # 2,048-GPU rail-optimized request on the technology's switches.
+    # rail-optimized request on the technology's switches (at 256 GPUs, 200 layouts to price).
     from designer.model.topology import switch_choice
 
-    request = dict(gpus=2048, server="hgx-b300-eth-4plane", cost=COST)
+    request = dict(gpus=gpus, server="hgx-b300-eth-4plane", cost=COST)
     every = new_design_choice(CAT, "rail-optimized", **request)
     monkeypatch.setattr(switch_choice, "LAYOUTS_BY_COUNT_LINKS", 1)
     counted = new_design_choice(CAT, "rail-optimized", **request)

@@ -127,12 +127,18 @@ def cut_panels(window) -> list[str]:
     return out
 
 
-@pytest.mark.parametrize("example", ["dgx-h100-superpod-1su.json", "k64-fat-tree-hosts.json",
-                                     "b300-roce-two-plane.json", "dgx-h100-superpod-4su.json",
-                                     "gb300-nvl72-8rack.json"])
+@pytest.fixture(scope="module", params=["dgx-h100-superpod-1su.json", "k64-fat-tree-hosts.json",
+                                        "b300-roce-two-plane.json", "dgx-h100-superpod-4su.json",
+                                        "gb300-nvl72-8rack.json"])
+def example_window(request, shared_window):
+    """One window per example, shared by its sizes: the test only reads it, after laying it out
+    again at its size as a first start does (`_initial_dock_sizes`)."""
+    return shared_window(request, load_design(EXAMPLES / request.param), EXAMPLES / request.param)
+
+
 @pytest.mark.parametrize("size", [(1280, 800), (1500, 950), (1600, 1000)])
-def test_no_label_is_clipped(make_window, qtbot, example, size):
-    window = make_window(load_design(EXAMPLES / example), EXAMPLES / example)
+def test_no_label_is_clipped(example_window, qtbot, size):
+    window = example_window
     window.resize(*size)
     window._initial_dock_sizes()
     qtbot.wait(50)
