@@ -32,7 +32,7 @@ def test_an_ethernet_design_has_no_every_ethernet_choice(make_window):
 
 
 def test_counterparts_build_off_the_ui_thread_and_only_the_newest_request_shows(make_window, qtbot):
-    window = make_window(load_design(SUPERPOD), SUPERPOD, synchronous=False)
+    window = make_window(load_design(SUPERPOD), SUPERPOD, synchronous=False, compute_backend="thread")
     launcher = window.compare_launcher
     launcher.dialogs = ScriptedCompareDialogs()
     assert launcher.add_counterpart("roce-400g")

@@ -84,7 +84,8 @@ def test_a_failed_export_shows_one_error_and_changes_nothing(make_window, tmp_pa
 
 
 def test_background_export_reports_back_on_the_ui_thread(make_window, qtbot, tmp_path):
-    window = make_window(load_design(EXAMPLES / "roce-512-leaf-spine-sn5600.json"), synchronous=False)
+    window = make_window(load_design(EXAMPLES / "roce-512-leaf-spine-sn5600.json"), synchronous=False,
+                         compute_backend="thread")
     exporter = window.ecosystem_export
     exporter.ask_path = lambda fmt, suggestion: str(tmp_path / "lab.clab.yml")
     with qtbot.waitSignal(exporter.finished, timeout=20000) as blocker:
