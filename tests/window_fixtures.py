@@ -47,8 +47,8 @@ def counterpart(design: FabricDesign, technology: str, catalog=None) -> Counterp
 # that opens a design and triggers one action costs. The tests of a module that only need "a
 # window showing this design" take one window in turn; before each test it is set back to what
 # `make_window` gives: the design loaded afresh (its undo history cleared), the view fitted, no
-# Compare window, no stand-in left in place of a file dialog, fresh scripted dialogs, empty
-# settings. A test that needs a window no other test touched (first start, layout, closing)
+# Compare window, no stand-in left in place of a dialog, fresh scripted dialogs, empty settings
+# and the export options they give. A test that needs a window no other test touched (first start, layout, closing)
 # keeps `make_window`.
 
 _ENVIRONMENT = ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "FABRIC_DESIGNER_DATA_DIR", "FABRIC_DESIGNER_CONFIG_DIR")
@@ -91,10 +91,12 @@ def reset(window, design: FabricDesign | None, path: Path | None = None):
         launcher.window = None
     launcher.dialogs = window.compare_dialogs
     for actions in (window.exports, window.ecosystem_export):
-        actions.__dict__.pop("ask_path", None)   # a test's stand-in for the file dialog
+        for stand_in in ("ask_path", "ask_force"):   # a test's stand-ins for the dialogs
+            actions.__dict__.pop(stand_in, None)
     window.exports.cancel()
     window.dialogs = window.scripted_dialogs()
     window.settings.clear()
+    window.ecosystem_export.options = window.ecosystem_export._load_options()   # from the empty settings
     window.document.load(design, path)
     window.resize(1400, 900)
     window.view.fit()
