@@ -71,6 +71,7 @@ def one_window(folder: Path) -> Iterator:
         window.resize(1400, 900)
         window.show()
         window.scripted_dialogs = conftest.ScriptedDialogs   # what `reset` gives each test
+        window.docks_shown = {name: dock.isVisibleTo(window) for name, dock in window.docks.items()}
         window.compare_dialogs = window.compare_launcher.dialogs
         try:
             yield window
@@ -83,6 +84,8 @@ def one_window(folder: Path) -> Iterator:
 
 def reset(window, design: FabricDesign | None, path: Path | None = None):
     """`window` as `make_window(design, path)` would give it (see above); returns it."""
+    from PySide6.QtCore import QCoreApplication
+
     launcher = window.compare_launcher
     if launcher.window is not None:
         launcher.window.shutdown()
@@ -97,10 +100,18 @@ def reset(window, design: FabricDesign | None, path: Path | None = None):
     window.dialogs = window.scripted_dialogs()
     window.settings.clear()
     window.ecosystem_export.options = window.ecosystem_export._load_options()   # from the empty settings
+    window.controller.selection.clear()
     window.document.load(design, path)
+    window.controller.set_network("compute")
+    for name, shown in window.docks_shown.items():
+        window.docks[name].setVisible(shown)
     window.resize(1400, 900)
     window.view.fit()
     window.statusBar().clearMessage()
+    # What showing the window does: the docks fit the design's form (timers of no delay, one of
+    # which starts another).
+    for _ in range(2):
+        QCoreApplication.processEvents()
     return window
 
 
