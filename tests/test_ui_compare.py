@@ -11,10 +11,10 @@ from designer.catalog import default_catalog
 from designer.io.compare_csv import compare_to_csv
 from designer.io.project import load_design
 from designer.model.decisions.comparison import CompareSettings, compare
-from designer.model.decisions.counterpart import make_counterpart
 from designer.model.intent.design import replace_path
 from designer.model.performance.collectives import sweep
 from designer.model.topology.derive import derive
+from tests.window_fixtures import counterpart
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 SUPERPOD = EXAMPLES / "dgx-h100-superpod-1su.json"
@@ -79,7 +79,7 @@ def make_compare(qtbot, catalog):
 def _pair(superpod, catalog):
     from designer.ui.compare.compare_window import Entry
 
-    cp = make_counterpart(superpod, "roce-400g", catalog)
+    cp = counterpart(superpod, "roce-400g", catalog)
     return [Entry(superpod, SUPERPOD), Entry(cp.design, notes=cp.notes, counterpart_of=superpod.meta.name,
                                              unsaved=True)]
 
@@ -167,7 +167,7 @@ def test_charts_have_one_curve_per_design_with_the_sweep_data(make_compare, supe
     from designer.ui.compare.compare_window import Entry
 
     entries = _pair(superpod, catalog)
-    entries.append(Entry(make_counterpart(superpod, "roce-800g", catalog).design, unsaved=True))
+    entries.append(Entry(counterpart(superpod, "roce-800g", catalog).design, unsaved=True))
     window = make_compare(entries)
     chart = window.charts.busbw
     plotted = [c for c in chart.curves if c in chart.widget.getPlotItem().items]
@@ -342,7 +342,7 @@ def test_off_thread_comparison_arrives_and_stale_results_are_dropped(make_compar
 def test_add_counterpart_in_the_compare_window_adds_a_column(make_compare, superpod, catalog):
     from designer.ui.compare.compare_window import Entry
 
-    window = make_compare([Entry(superpod, SUPERPOD), Entry(make_counterpart(superpod, "roce-400g", catalog).design)])
+    window = make_compare([Entry(superpod, SUPERPOD), Entry(counterpart(superpod, "roce-400g", catalog).design)])
     menu = window.counterpart_menu
     menu.aboutToShow.emit()
     actions = {a.objectName(): a for a in menu.actions()}
@@ -375,7 +375,7 @@ def test_five_fabrics_show_their_costs_and_the_draws_in_the_compare_window(make_
     from designer.model.decisions.counterpart import ETHERNET_CHOICES
     from designer.ui.compare.compare_window import Entry
 
-    entries = [Entry(superpod, SUPERPOD)] + [Entry(make_counterpart(superpod, t, catalog).design, unsaved=True)
+    entries = [Entry(superpod, SUPERPOD)] + [Entry(counterpart(superpod, t, catalog).design, unsaved=True)
                                              for t in ETHERNET_CHOICES]
     window = make_compare(entries)
     c = window.comparison
@@ -397,7 +397,7 @@ def test_five_fabrics_show_their_costs_and_the_draws_in_the_compare_window(make_
 def test_every_ethernet_fabric_is_one_menu_action(make_compare, superpod, catalog):
     from designer.ui.compare.compare_window import Entry
 
-    spectrum_x = make_counterpart(superpod, "roce-400g", catalog).design
+    spectrum_x = counterpart(superpod, "roce-400g", catalog).design
     window = make_compare([Entry(superpod, SUPERPOD), Entry(spectrum_x, unsaved=True)])
     menu = window.counterpart_menu
     menu.aboutToShow.emit()

@@ -8,8 +8,8 @@ from designer.catalog import default_catalog
 from designer.io.project import load_design
 from designer.model.decisions import dollar_comparison
 from designer.model.decisions.comparison import compare
-from designer.model.decisions.counterpart import make_counterpart
 from designer.model.decisions.training_cost import Confidence
+from tests.window_fixtures import counterpart
 
 SUPERPOD = "examples/dgx-h100-superpod-1su.json"
 
@@ -17,7 +17,7 @@ SUPERPOD = "examples/dgx-h100-superpod-1su.json"
 @pytest.fixture(scope="module")
 def pair():
     ib = load_design(SUPERPOD)
-    return [ib, make_counterpart(ib, "roce-ecmp-400g", default_catalog()).design]
+    return [ib, counterpart(ib, "roce-ecmp-400g", default_catalog()).design]
 
 
 def test_the_table_shows_a_share_row_in_points_and_a_count_in_percent(qtbot, pair):

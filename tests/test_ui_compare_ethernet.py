@@ -7,6 +7,7 @@ from pathlib import Path
 from designer.io.project import load_design
 from designer.model.decisions.counterpart import ETHERNET_CHOICES
 from tests.test_ui_compare import ScriptedCompareDialogs
+from tests.window_fixtures import counterpart
 
 SUPERPOD = Path(__file__).resolve().parent.parent / "examples" / "dgx-h100-superpod-1su.json"
 ROCE = Path(__file__).resolve().parent.parent / "examples" / "roce-512-leaf-spine-sn5600.json"
@@ -31,7 +32,7 @@ def test_an_ethernet_design_has_no_every_ethernet_choice(make_window):
 
 
 def test_counterparts_build_off_the_ui_thread_and_only_the_newest_request_shows(make_window, qtbot):
-    window = make_window(load_design(SUPERPOD), SUPERPOD, synchronous=False)
+    window = make_window(load_design(SUPERPOD), SUPERPOD, synchronous=False, compute_backend="thread")
     launcher = window.compare_launcher
     launcher.dialogs = ScriptedCompareDialogs()
     assert launcher.add_counterpart("roce-400g")
@@ -47,14 +48,13 @@ def test_five_designs_keep_every_chart_label_whole_at_1280x800(qtbot):
     from PySide6.QtGui import QFontMetrics
 
     from designer.catalog import default_catalog
-    from designer.model.decisions.counterpart import make_counterpart
     from designer.ui.compare.compare_window import CompareWindow, Entry
 
     catalog = default_catalog()
     design = load_design(SUPERPOD)
     window = CompareWindow(catalog, ScriptedCompareDialogs(), synchronous=True)
     qtbot.addWidget(window)
-    entries = [Entry(design, SUPERPOD)] + [Entry(make_counterpart(design, t, catalog).design, unsaved=True)
+    entries = [Entry(design, SUPERPOD)] + [Entry(counterpart(design, t, catalog).design, unsaved=True)
                                            for t in ETHERNET_CHOICES]
     assert window.set_entries(entries)
     window.resize(1280, 800)

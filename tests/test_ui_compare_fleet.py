@@ -8,9 +8,9 @@ from pathlib import Path
 from designer.catalog import default_catalog
 from designer.io.project import load_design
 from designer.model.decisions.comparison import CompareSettings
-from designer.model.decisions.counterpart import make_counterpart
 from designer.ui.compare.compare_window import CompareWindow, Entry
 from tests.test_ui_compare import ScriptedCompareDialogs
+from tests.window_fixtures import counterpart
 
 SUPERPOD = Path(__file__).resolve().parent.parent / "examples" / "dgx-h100-superpod-1su.json"
 
@@ -21,7 +21,7 @@ def test_fleet_and_batch_set_in_the_window_reach_the_comparison_and_its_text(qtb
     window = CompareWindow(catalog, ScriptedCompareDialogs(), synchronous=True)
     qtbot.addWidget(window)
     assert window.set_entries([Entry(design, SUPERPOD),
-                               Entry(make_counterpart(design, "roce-ecmp-400g", catalog).design, unsaved=True)])
+                               Entry(counterpart(design, "roce-ecmp-400g", catalog).design, unsaved=True)])
     box = window.panel.assumptions
     assert window.comparison.fleet.placement == "scattered"      # the fleet default, named
     box.placement.setCurrentIndex(box.placement.findData("packed"))

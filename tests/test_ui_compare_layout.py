@@ -9,8 +9,9 @@ import pytest
 
 from designer.catalog import default_catalog
 from designer.io.project import load_design
-from designer.model.decisions.counterpart import ETHERNET_CHOICES, make_counterpart
+from designer.model.decisions.counterpart import ETHERNET_CHOICES
 from designer.ui.compare.headline import headline
+from tests.window_fixtures import counterpart
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "dgx-h100-superpod-4su.json"
 
@@ -37,7 +38,7 @@ def every_ethernet(qtbot):
     design = load_design(EXAMPLE)
     entries = [Entry(design, EXAMPLE)]
     for tech in ETHERNET_CHOICES:
-        cp = make_counterpart(design, tech, catalog)
+        cp = counterpart(design, tech, catalog)
         entries.append(Entry(cp.design, notes=cp.notes, counterpart_of=design.meta.name, unsaved=True))
     window = CompareWindow(catalog, _Dialogs(), synchronous=True)
     qtbot.addWidget(window)
@@ -107,6 +108,6 @@ def test_an_unpriced_comparison_names_no_winner():
     from designer.model.decisions.comparison import compare
 
     design = load_design(EXAMPLE)
-    comparison = compare([design, make_counterpart(design, "roce-400g", default_catalog()).design])
+    comparison = compare([design, counterpart(design, "roce-400g", default_catalog()).design])
     unpriced = replace(comparison, costs=())
     assert headline(unpriced).winner is None and "No winner in dollars" in headline(unpriced).text

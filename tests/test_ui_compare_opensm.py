@@ -66,7 +66,7 @@ def test_the_window_prices_what_the_command_line_prices(make_window, qtbot, caps
     capsys.readouterr()
     assert main(["compare", str(SU1), "--counterpart", "ib-static", "--static-routes", "opensm", "--json"]) == 0
     cli = json.loads(capsys.readouterr().out)
-    window = make_window(load_design(SU1), SU1, synchronous=False)
+    window = make_window(load_design(SU1), SU1, synchronous=False, compute_backend="thread")
     launcher = _launcher(window)
     progress = []
     launcher.opensm.progressed.connect(progress.append)
@@ -90,7 +90,7 @@ def test_cancel_stops_the_run_and_adds_nothing(make_window, qtbot, monkeypatch):
     from PySide6.QtWidgets import QPushButton
 
     pids = record_started_pids(monkeypatch)
-    window = make_window(load_design(SU1), SU1, synchronous=False)
+    window = make_window(load_design(SU1), SU1, synchronous=False, compute_backend="thread")
     launcher = _launcher(window)
 
     def on_progress(message: str) -> None:

@@ -25,6 +25,15 @@ def service(qtbot, request):
     svc.shutdown()
 
 
+# Gathering a burst and dropping a stale result are the service's, whichever backend computes;
+# that the child process's answers arrive is test_results_arrive_on_the_ui_thread_with_the_right_metrics[process].
+# So these two run on the thread backend in `make test`, and on a child process too in `make test-slow`.
+_PROCESS_COVERED = "the service's own logic, run on the thread backend; the process backend's answers are " \
+                   "test_results_arrive_on_the_ui_thread_with_the_right_metrics[process]"
+service_either = pytest.mark.parametrize(
+    "service", [pytest.param("process", marks=pytest.mark.slow(reason=_PROCESS_COVERED)), "thread"], indirect=True)
+
+
 def _design(servers: int):
     base = new_design(default_catalog(), "leaf-spine", gpus=256)
     return replace_path(base, "cluster.servers", servers)
@@ -44,6 +53,7 @@ def test_results_arrive_on_the_ui_thread_with_the_right_metrics(service, qtbot):
     assert result.metrics == compute(_design(48)).metrics
 
 
+@service_either
 def test_a_burst_of_requests_yields_the_newest_result_only(service, qtbot):
     seen = []
     service.resultReady.connect(seen.append)
@@ -56,6 +66,7 @@ def test_a_burst_of_requests_yields_the_newest_result_only(service, qtbot):
     assert all(r.generation == service.latest_generation for r in seen[-1:])
 
 
+@service_either
 def test_a_result_that_became_stale_while_computing_is_dropped(service, qtbot):
     big = new_design(default_catalog(), "rail-optimized", gpus=16384, switch="qm9700", name="stale test")
     seen = []

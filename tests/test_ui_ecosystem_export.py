@@ -13,8 +13,23 @@ from designer.io.exporters import FORMATS
 from designer.io.hostlist import expand
 from designer.io.project import load_design
 from designer.model.intent.design import Edit
+from tests.window_fixtures import one_window, reset, settle
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+
+
+@pytest.fixture(scope="module")
+def one_export_window(qapp, tmp_path_factory):
+    with one_window(tmp_path_factory.mktemp("ecosystem-window")) as window:
+        yield window
+
+
+@pytest.fixture
+def open_window(one_export_window):
+    """open_window(design, path=None): the module's one window with `design` just opened
+    (tests/window_fixtures.py); a test that needs its own window takes `make_window`."""
+    yield lambda design, path=None: reset(one_export_window, design, path)
+    settle(one_export_window)
 
 
 def _export_menu(window):
@@ -22,8 +37,8 @@ def _export_menu(window):
     return next(a.menu() for a in file_menu.actions() if a.menu() and a.menu().title().replace("&", "") == "Export")
 
 
-def test_file_export_lists_every_format_and_follows_the_technology(make_window):
-    window = make_window(load_design(EXAMPLES / "dgx-h100-superpod-1su.json"))
+def test_file_export_lists_every_format_and_follows_the_technology(open_window):
+    window = open_window(load_design(EXAMPLES / "dgx-h100-superpod-1su.json"))
     menu = _export_menu(window)
     names = {a.objectName() for a in menu.actions()}
     assert {f"export-{name}" for name in FORMATS} <= names
@@ -35,8 +50,8 @@ def test_file_export_lists_every_format_and_follows_the_technology(make_window):
     assert not any(a.isEnabled() for a in actions.values())
 
 
-def test_exporting_writes_the_file_with_the_chosen_options(make_window, tmp_path):
-    window = make_window(load_design(EXAMPLES / "dgx-h100-superpod-4su.json"))
+def test_exporting_writes_the_file_with_the_chosen_options(open_window, tmp_path):
+    window = open_window(load_design(EXAMPLES / "dgx-h100-superpod-4su.json"))
     exporter = window.ecosystem_export
     target = tmp_path / "topology.conf"
     asked = []
@@ -53,9 +68,9 @@ def test_exporting_writes_the_file_with_the_chosen_options(make_window, tmp_path
     assert window.dialogs.errors == []
 
 
-def test_a_design_with_errors_asks_before_exporting(make_window, tmp_path):
+def test_a_design_with_errors_asks_before_exporting(open_window, tmp_path):
     design = load_design(EXAMPLES / "dgx-h100-superpod-1su.json")
-    window = make_window(dataclasses.replace(design, edits=(Edit("add-links", "leaf-1", "spine-1", 40),)))
+    window = open_window(dataclasses.replace(design, edits=(Edit("add-links", "leaf-1", "spine-1", 40),)))
     exporter = window.ecosystem_export
     target = tmp_path / "fabric.graphml"
     exporter.ask_path = lambda fmt, suggestion: str(target)
@@ -68,9 +83,9 @@ def test_a_design_with_errors_asks_before_exporting(make_window, tmp_path):
     assert target.exists() and len(questions) == 2
 
 
-def test_a_failed_export_shows_one_error_and_changes_nothing(make_window, tmp_path):
+def test_a_failed_export_shows_one_error_and_changes_nothing(open_window, tmp_path):
     design = load_design(EXAMPLES / "dgx-h100-superpod-1su.json")
-    window = make_window(design)
+    window = open_window(design)
     exporter = window.ecosystem_export
     exporter.ask_path = lambda fmt, suggestion: str(tmp_path / "missing" / "x.dot")
     exporter.actions["dot"].trigger()
@@ -84,7 +99,8 @@ def test_a_failed_export_shows_one_error_and_changes_nothing(make_window, tmp_pa
 
 
 def test_background_export_reports_back_on_the_ui_thread(make_window, qtbot, tmp_path):
-    window = make_window(load_design(EXAMPLES / "roce-512-leaf-spine-sn5600.json"), synchronous=False)
+    window = make_window(load_design(EXAMPLES / "roce-512-leaf-spine-sn5600.json"), synchronous=False,
+                         compute_backend="thread")
     exporter = window.ecosystem_export
     exporter.ask_path = lambda fmt, suggestion: str(tmp_path / "lab.clab.yml")
     with qtbot.waitSignal(exporter.finished, timeout=20000) as blocker:
@@ -94,8 +110,8 @@ def test_background_export_reports_back_on_the_ui_thread(make_window, qtbot, tmp
     window.close()
 
 
-def test_bad_export_options_are_refused_and_the_old_ones_kept(make_window):
-    window = make_window(load_design(EXAMPLES / "dgx-h100-superpod-1su.json"))
+def test_bad_export_options_are_refused_and_the_old_ones_kept(open_window):
+    window = open_window(load_design(EXAMPLES / "dgx-h100-superpod-1su.json"))
     exporter = window.ecosystem_export
     before = exporter.options
     for bad in (dataclasses.replace(before, node_pattern="{x}"), dataclasses.replace(before, view="rack:2")):
@@ -104,8 +120,8 @@ def test_bad_export_options_are_refused_and_the_old_ones_kept(make_window):
         assert exporter.options == before
 
 
-def test_a_folder_export_into_a_busy_folder_gets_its_own_folder(make_window, tmp_path):
-    window = make_window(load_design(EXAMPLES / "dgx-h100-superpod-1su.json"), path=tmp_path / "pod.json")
+def test_a_folder_export_into_a_busy_folder_gets_its_own_folder(open_window, tmp_path):
+    window = open_window(load_design(EXAMPLES / "dgx-h100-superpod-1su.json"), path=tmp_path / "pod.json")
     exporter = window.ecosystem_export
     (tmp_path / "keep.txt").write_text("mine")
     exporter.ask_path = lambda fmt, suggestion: str(tmp_path)
@@ -119,8 +135,8 @@ def test_a_folder_export_into_a_busy_folder_gets_its_own_folder(make_window, tmp
     assert (empty / "08-cables.csv").exists()
 
 
-def test_the_window_writes_ufms_ndt_kinds_and_hca_names(make_window, tmp_path):
-    window = make_window(load_design(EXAMPLES / "dgx-h100-superpod-1su.json"))
+def test_the_window_writes_ufms_ndt_kinds_and_hca_names(open_window, tmp_path):
+    window = open_window(load_design(EXAMPLES / "dgx-h100-superpod-1su.json"))
     exporter = window.ecosystem_export
     target = tmp_path / "to-host.csv"
     exporter.ask_path = lambda fmt, suggestion: str(target)

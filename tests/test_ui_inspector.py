@@ -2,17 +2,34 @@
 
 from __future__ import annotations
 
+import pytest
+
 from designer.catalog import default_catalog
 from designer.model.topology.derive import plan_only
 from designer.model.topology.presets import new_design
+from tests.window_fixtures import one_window, reset, settle
 
 
 def _design(template="leaf-spine", gpus=256, **kw):
     return new_design(default_catalog(), template, gpus=gpus, **kw)
 
 
-def test_editing_the_server_count_updates_the_metrics(make_window):
-    window = make_window(_design())
+@pytest.fixture(scope="module")
+def one_inspector_window(qapp, tmp_path_factory):
+    with one_window(tmp_path_factory.mktemp("inspector-window")) as window:
+        yield window
+
+
+@pytest.fixture
+def open_window(one_inspector_window):
+    """open_window(design): the module's one window with `design` just opened, nothing selected
+    (tests/window_fixtures.py); a test that opens a file itself takes `make_window`."""
+    yield lambda design: reset(one_inspector_window, design)
+    settle(one_inspector_window)
+
+
+def test_editing_the_server_count_updates_the_metrics(open_window):
+    window = open_window(_design())
     page = window.inspector.fabric_page
     assert window.metrics.cards["gpus"].value.text() == "256"
     page.servers.setValue(64)
@@ -22,8 +39,8 @@ def test_editing_the_server_count_updates_the_metrics(make_window):
     assert window.document.undo_stack.undoText() == "Set servers to 64"
 
 
-def test_selecting_a_tier_shows_its_page_and_edits_it(make_window):
-    window = make_window(_design(gpus=1024))
+def test_selecting_a_tier_shows_its_page_and_edits_it(open_window):
+    window = open_window(_design(gpus=1024))
     window.controller.selection.set(["tier:leaf"])
     inspector = window.inspector
     assert inspector.stack.currentWidget() is inspector.tier_page
@@ -38,8 +55,8 @@ def test_selecting_a_tier_shows_its_page_and_edits_it(make_window):
     assert window.metrics.cards["oversub"].value.text() != "1:1"
 
 
-def test_more_ports_than_the_switch_has_shows_a_red_hint(make_window):
-    window = make_window(_design(gpus=1024))
+def test_more_ports_than_the_switch_has_shows_a_red_hint(open_window):
+    window = open_window(_design(gpus=1024))
     window.controller.selection.set(["tier:leaf"])
     page = window.inspector.tier_page
     page.count.setValue(8)  # 1024 endpoints on 8 leaves: 128 downlinks per leaf
@@ -53,9 +70,9 @@ def test_more_ports_than_the_switch_has_shows_a_red_hint(make_window):
     assert window.metrics.findings.count() >= 1
 
 
-def test_an_edit_that_cannot_be_sized_is_refused_inline_and_changes_nothing(make_window):
+def test_an_edit_that_cannot_be_sized_is_refused_inline_and_changes_nothing(open_window):
     design = _design(gpus=16384, switch="qm9700")
-    window = make_window(design)
+    window = open_window(design)
     page = window.inspector.fabric_page
     page.tiers.setCurrentIndex(page.tiers.findData(2))  # 16K GPUs do not fit two tiers
     assert window.document.design is design
@@ -65,8 +82,8 @@ def test_an_edit_that_cannot_be_sized_is_refused_inline_and_changes_nothing(make
     assert page.tiers.currentData() is None  # the field shows the design again
 
 
-def test_changing_technology_to_ethernet_swaps_the_switches(make_window):
-    window = make_window(_design())
+def test_changing_technology_to_ethernet_swaps_the_switches(open_window):
+    window = open_window(_design())
     page = window.inspector.fabric_page
     page.family.setCurrentIndex(page.family.findData("ethernet"))
     design = window.document.design
@@ -77,8 +94,8 @@ def test_changing_technology_to_ethernet_swaps_the_switches(make_window):
     assert window.palette_panel.technology.currentData() == design.fabric.technology
 
 
-def test_the_scheduled_fabric_is_a_technology_choice_whose_cell_switch_is_no_fabric_switch(make_window):
-    window = make_window(_design("rail-optimized", technology="roce-ecmp-400g"))
+def test_the_scheduled_fabric_is_a_technology_choice_whose_cell_switch_is_no_fabric_switch(open_window):
+    window = open_window(_design("rail-optimized", technology="roce-ecmp-400g"))
     page = window.inspector.fabric_page
     choices = [page.generation.itemData(i) for i in range(page.generation.count())]
     assert "roce-sched-400g" in choices and "roce-400g" in choices
@@ -90,8 +107,8 @@ def test_the_scheduled_fabric_is_a_technology_choice_whose_cell_switch_is_no_fab
     assert window.compute.latest.metrics.switches_by_model.get("ramon3-fabric", 0) > 0
 
 
-def test_a_scheduled_leaf_offers_only_its_fabric_element_for_the_spine(make_window):
-    window = make_window(_design("rail-optimized", technology="roce-sched-400g"))
+def test_a_scheduled_leaf_offers_only_its_fabric_element_for_the_spine(open_window):
+    window = open_window(_design("rail-optimized", technology="roce-sched-400g"))
     assert window.document.design.fabric.switch == "jericho3-ai-leaf"
     window.controller.selection.set(["tier:spine"])
     page = window.inspector.tier_page
@@ -103,8 +120,8 @@ def test_a_scheduled_leaf_offers_only_its_fabric_element_for_the_spine(make_wind
     assert "ramon3-fabric" not in leaves and "jericho3-ai-leaf" in leaves
 
 
-def test_a_plain_leaf_offers_no_fabric_element_for_the_spine(make_window):
-    window = make_window(_design("rail-optimized", technology="roce-ecmp-400g"))
+def test_a_plain_leaf_offers_no_fabric_element_for_the_spine(open_window):
+    window = open_window(_design("rail-optimized", technology="roce-ecmp-400g"))
     window.controller.selection.set(["tier:spine"])
     page = window.inspector.tier_page
     choices = [page.switch.itemData(i) for i in range(page.switch.count())]

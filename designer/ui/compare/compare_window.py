@@ -37,7 +37,7 @@ from designer.catalog import Catalog, UnknownPartError, default_catalog
 from designer.io.compare_csv import write_compare_csv
 from designer.io.project import ProjectFileError, load_design, save_design
 from designer.model.decisions.comparison import MAX_COMPARED, CompareSettings
-from designer.model.decisions.counterpart import COUNTERPART_TECHNOLOGIES, ETHERNET_CHOICES, make_counterpart
+from designer.model.decisions.counterpart import COUNTERPART_TECHNOLOGIES, ETHERNET_CHOICES
 from designer.model.intent.design import FabricDesign
 from designer.model.topology.derive import derive
 from designer.model.topology.sizing import SizingError
@@ -51,6 +51,7 @@ from designer.ui.compare.headline import headline
 from designer.ui.compare.network_costs import NetworkCostsTable
 from designer.ui.compare.palette import design_styles
 from designer.ui.compare.recommendation_panel import RecommendationPanel
+from designer.ui.services.counterparts import counterpart as built_counterpart
 from designer.ui.theme import Theme
 
 MAX_DESIGNS = MAX_COMPARED
@@ -330,7 +331,7 @@ class CompareWindow(QMainWindow):
             return False
         source = self.entries[of]
         try:
-            counterpart = make_counterpart(source.design, tech_id, self.catalog)
+            counterpart = built_counterpart(source.design, tech_id, self.catalog)
         except (SizingError, UnknownPartError, ValueError) as exc:
             tech = self.catalog.technologies.get(tech_id)
             return self._refuse("Cannot build counterpart",
@@ -349,7 +350,7 @@ class CompareWindow(QMainWindow):
             if tech_id in present:
                 continue
             try:
-                made = make_counterpart(source.design, tech_id, self.catalog)
+                made = built_counterpart(source.design, tech_id, self.catalog)
             except (SizingError, UnknownPartError, ValueError) as exc:
                 tech = self.catalog.technologies.get(tech_id)
                 return self._refuse("Cannot build counterpart",

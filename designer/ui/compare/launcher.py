@@ -27,7 +27,6 @@ from designer.model.decisions.counterpart import (
     COUNTERPART_TECHNOLOGIES,
     ETHERNET_CHOICES,
     IB_STATIC,
-    make_counterpart,
     static_routing_twin,
 )
 from designer.model.decisions.topology_counterpart import CHEAPEST_TOPOLOGY, cheapest_topology
@@ -36,6 +35,7 @@ from designer.ui.compare.compare_dialogs import CompareDialogs
 from designer.ui.compare.compare_window import MAX_DESIGNS, CompareWindow, Entry
 from designer.ui.compare.opensm_routing import OpenSMStaticRouting
 from designer.ui.services.background import background
+from designer.ui.services.counterparts import counterpart as built_counterpart
 
 
 class CompareLauncher(QObject):
@@ -164,7 +164,7 @@ class CompareLauncher(QObject):
                 try:
                     built.append(static_routing_twin(design, catalog) if tech_id == IB_STATIC
                                  else cheapest_topology(design, catalog) if tech_id == CHEAPEST_TOPOLOGY
-                                 else make_counterpart(design, tech_id, catalog))
+                                 else built_counterpart(design, tech_id, catalog))
                 except (SizingError, UnknownPartError, ValueError) as exc:
                     return built, (tech_id, str(exc))
             return built, None

@@ -19,7 +19,7 @@ from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QDockWidget, QToolBar, QWidget
 
 from designer.catalog import UnknownPartError
-from designer.model.decisions.counterpart import COUNTERPART_TECHNOLOGIES, make_counterpart
+from designer.model.decisions.counterpart import COUNTERPART_TECHNOLOGIES
 from designer.model.intent.design import FabricDesign
 from designer.model.intent.slides import Slide, default_slides
 from designer.model.topology.sizing import SizingError
@@ -28,6 +28,7 @@ from designer.ui.editing.window import DesignerWindow
 from designer.ui.export.diagram import DiagramSource
 from designer.ui.export.facts import Facts, today
 from designer.ui.present.slide_widget import SlideContent, SlideWidget
+from designer.ui.services.counterparts import counterpart
 
 PROBLEMS = (SizingError, UnknownPartError, ValueError, OSError)
 
@@ -336,7 +337,7 @@ class PresentationMode(QObject):
         catalog = self.window.catalog
         target = slide.compare_with
         if target and target in catalog.technologies:
-            return make_counterpart(design, target, catalog).design
+            return counterpart(design, target, catalog).design
         if target:
             from designer.io.project import load_design
 
@@ -347,7 +348,7 @@ class PresentationMode(QObject):
         opened = self._open_comparison()
         if opened:
             return next((d for d in opened if d != design), opened[1])
-        return make_counterpart(design, other_family_technology(design, catalog), catalog).design
+        return counterpart(design, other_family_technology(design, catalog), catalog).design
 
     def _compare(self, index: int) -> None:
         if not self.active or index >= len(self.slides):

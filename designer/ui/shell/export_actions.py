@@ -118,10 +118,10 @@ def write_report(request: ExportRequest, path: Path) -> None:
 
     other = request.other
     if request.counterpart:
-        from designer.model.decisions.counterpart import make_counterpart
+        from designer.ui.services.counterparts import counterpart
 
         try:
-            other = make_counterpart(request.design, request.counterpart, request.catalog).design
+            other = counterpart(request.design, request.counterpart, request.catalog).design
         except ValueError as exc:   # SizingError and UnknownPartError are ValueErrors
             raise ExportRefused(f"The counterpart cannot be built: {exc}") from exc
     export_report(request.design, path, other, request.catalog, "a4")

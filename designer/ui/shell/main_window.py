@@ -89,8 +89,10 @@ class MainWindow(DesignerWindow):
 
     def __init__(self, catalog: Catalog | None = None, dialogs: Dialogs | None = None,
                  synchronous: bool = False, autosave_interval_ms: int = AUTOSAVE_INTERVAL_MS,
-                 settings: QSettings | None = None, persist: bool = True):
-        """`persist=False` neither reads nor writes the user's settings (screenshots)."""
+                 settings: QSettings | None = None, persist: bool = True, compute_backend: str = "process"):
+        """`persist=False` neither reads nor writes the user's settings (screenshots).
+        `compute_backend="thread"` computes off the UI thread without a child process (a test
+        of another worker, which needs no process of its own started)."""
         super().__init__()
         install_wheel_guard()   # every window of the app: the wheel edits only a focused field
         self.persist = persist
@@ -98,7 +100,7 @@ class MainWindow(DesignerWindow):
         self.dialogs = dialogs or Dialogs(self)
         self.settings = settings or QSettings(str(paths.settings_file()), QSettings.Format.IniFormat)
         self.document = Document(parent=self)
-        self.compute = ComputeService(self.catalog, synchronous=synchronous, parent=self)
+        self.compute = ComputeService(self.catalog, synchronous=synchronous, backend=compute_backend, parent=self)
         self.controller = DesignController(self.document, self.catalog, self.compute, parent=self)
         self.file_guard = FileGuard(paths.data_dir() / "open-files", parent=self)
         self.files = FileController(self.document, self.dialogs, self.settings, parent=self, guard=self.file_guard)

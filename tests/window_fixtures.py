@@ -1,0 +1,122 @@
+"""What the window tests share to stay quick: designs and counterparts made once per test process.
+
+A design and its counterpart are immutable, so a test that only reads them may take the one made
+for an earlier test. What a test compares the window against is built here with the model's own
+functions, never through the window's caches (`designer.ui.services.counterparts`), so that a
+wrong answer from those still fails.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from functools import cache
+from pathlib import Path
+
+import pytest
+
+from designer.catalog import default_catalog
+from designer.io.project import load_design
+from designer.model.decisions.counterpart import Counterpart, make_counterpart
+from designer.model.intent.design import FabricDesign
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+
+
+@cache
+def example(name: str) -> FabricDesign:
+    """The example design `examples/<name>`, read once."""
+    return load_design(EXAMPLES / name)
+
+
+@cache
+def _counterpart(design: FabricDesign, technology: str) -> Counterpart:
+    return make_counterpart(design, technology, default_catalog())
+
+
+def counterpart(design: FabricDesign, technology: str, catalog=None) -> Counterpart:
+    """`make_counterpart` on the default catalog, made once per design and technology."""
+    if catalog is not None and catalog is not default_catalog():
+        return make_counterpart(design, technology, catalog)
+    return _counterpart(design, technology)
+
+
+# --- One designer window for the tests of a module ---------------------------------------------
+#
+# Building and showing a MainWindow costs about a quarter of a second of CPU, most of what a test
+# that opens a design and triggers one action costs. The tests of a module that only need "a
+# window showing this design" take one window in turn; before each test it is set back to what
+# `make_window` gives: the design loaded afresh (its undo history cleared), the view fitted, no
+# Compare window, no stand-in left in place of a dialog, fresh scripted dialogs, empty settings
+# and the export options they give. A test that needs a window no other test touched (first start, layout, closing)
+# keeps `make_window`.
+
+_ENVIRONMENT = ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "FABRIC_DESIGNER_DATA_DIR", "FABRIC_DESIGNER_CONFIG_DIR")
+
+
+@contextmanager
+def one_window(folder: Path) -> Iterator:
+    """A shown MainWindow (synchronous) whose settings, data and config live under `folder`,
+    closed at the end. Made before any test's own folders exist, so it is given its own."""
+    import conftest
+    from PySide6.QtCore import QCoreApplication, QEvent, QSettings
+
+    from designer.ui.shell.main_window import MainWindow
+
+    with pytest.MonkeyPatch.context() as env:
+        for name in _ENVIRONMENT:
+            env.setenv(name, str(folder / name.lower()))
+        settings = QSettings(str(folder / "settings.ini"), QSettings.Format.IniFormat)
+        window = MainWindow(dialogs=conftest.ScriptedDialogs(), synchronous=True, settings=settings)
+        window.resize(1400, 900)
+        window.show()
+        window.scripted_dialogs = conftest.ScriptedDialogs   # what `reset` gives each test
+        window.docks_shown = {name: dock.isVisibleTo(window) for name, dock in window.docks.items()}
+        window.compare_dialogs = window.compare_launcher.dialogs
+        try:
+            yield window
+        finally:
+            window.shutdown()
+            window.close()
+            window.deleteLater()
+            QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+
+
+def reset(window, design: FabricDesign | None, path: Path | None = None):
+    """`window` as `make_window(design, path)` would give it (see above); returns it."""
+    from PySide6.QtCore import QCoreApplication
+
+    launcher = window.compare_launcher
+    if launcher.window is not None:
+        launcher.window.shutdown()
+        launcher.window.close()
+        launcher.window.deleteLater()
+        launcher.window = None
+    launcher.dialogs = window.compare_dialogs
+    for actions in (window.exports, window.ecosystem_export):
+        for stand_in in ("ask_path", "ask_force"):   # a test's stand-ins for the dialogs
+            actions.__dict__.pop(stand_in, None)
+    window.exports.cancel()
+    window.dialogs = window.scripted_dialogs()
+    window.settings.clear()
+    window.ecosystem_export.options = window.ecosystem_export._load_options()   # from the empty settings
+    window.controller.selection.clear()
+    window.document.load(design, path)
+    window.controller.set_network("compute")
+    for name, shown in window.docks_shown.items():
+        window.docks[name].setVisible(shown)
+    window.resize(1400, 900)
+    window.view.fit()
+    window.statusBar().clearMessage()
+    # What showing the window does: the docks fit the design's form (timers of no delay, one of
+    # which starts another).
+    for _ in range(2):
+        QCoreApplication.processEvents()
+    return window
+
+
+def settle(window) -> None:
+    """After a test: nothing of the shared window left running (the status line's timer, an
+    export) for the next test and for the check that nothing runs after a test."""
+    window.exports.cancel()
+    window.statusBar().clearMessage()
