@@ -210,40 +210,22 @@ def make_window(qtbot):
 
 @pytest.fixture(scope="session")
 def shared_window(qapp):
-    """shared_window(request, design=None, path=None, **kw) -> a shown MainWindow, as `make_window`
+    """shared_window(request, design=None, path=None) -> a shown MainWindow, as `make_window`
     makes one, for a module-scoped fixture (`request` is that fixture's): made once for tests that
     only read it (at the sizes they set) or put it back as they found it, closed when the fixture
     ends."""
     return _shared_window
 
 
-def _shared_window(request, design=None, path=None, **kwargs):
-    """A window kept for the tests of a wider fixture than one test.
+def _shared_window(request, design=None, path=None):
+    """A window kept for the tests of a wider fixture than one test: `window_fixtures.one_window`,
+    made under user folders of its own (its settings, autosave and open-files folders are the
+    fixture's, never the real user's) and closed when that fixture ends."""
+    from window_fixtures import one_window
 
-    It is made under user folders of its own, as `_isolated_user_dirs` gives each test: its
-    settings, autosave and open-files folders are the fixture's, never the real user's."""
-    from PySide6.QtCore import QCoreApplication, QEvent
-
-    from designer.ui.shell.main_window import MainWindow
-
-    folder = request.getfixturevalue("tmp_path_factory").mktemp("window")
-    env = pytest.MonkeyPatch()
-    env.setenv("XDG_CONFIG_HOME", str(folder / "config"))
-    env.setenv("XDG_DATA_HOME", str(folder / "data"))
-    env.setenv("FABRIC_DESIGNER_DATA_DIR", str(folder / "data" / "fabric-designer"))
-    env.setenv("FABRIC_DESIGNER_CONFIG_DIR", str(folder / "config" / "fabric-designer"))
-    window = MainWindow(dialogs=kwargs.pop("dialogs", None) or ScriptedDialogs(),
-                        synchronous=kwargs.pop("synchronous", True), **kwargs)
-
-    def close() -> None:
-        window.close()
-        window.deleteLater()
-        QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
-        env.undo()
-
-    request.addfinalizer(close)
-    window.resize(1400, 900)
+    made = one_window(request.getfixturevalue("tmp_path_factory").mktemp("window"))
+    window = made.__enter__()
+    request.addfinalizer(lambda: made.__exit__(None, None, None))
     if design is not None:
         window.document.load(design, path)
-    window.show()
     return window
