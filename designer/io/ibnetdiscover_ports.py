@@ -103,6 +103,21 @@ def _port(raw: np.ndarray, at: np.ndarray) -> tuple[np.ndarray, np.ndarray, str 
     return _number(raw, at + 1, length), at + length + 2, None
 
 
+def _port_and_blanks(raw: np.ndarray, at: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, str]:
+    """A port's `[n]`, its optional `(guid)` and the blanks after them, as the port's number, where
+    the blanks start, how many there are, and why not ("" when every line has them)."""
+    port, at, why = _port(raw, at)
+    if why:
+        return port, at, at, why
+    at, why = _optional_guid(raw, at)
+    if why:
+        return port, at, at, why
+    blanks = _run(raw, at, _IS_BLANK, _BLANKS)
+    if (blanks == _BLANKS).any():
+        return port, at, blanks, TOO_WIDE
+    return port, at, blanks, ""
+
+
 def port_columns(raw: np.ndarray, at: np.ndarray, block_ids: np.ndarray
                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | str:
     """(own port, peer row, peer port) of the port lines starting at `at` (each at its `[`), the
@@ -110,15 +125,9 @@ def port_columns(raw: np.ndarray, at: np.ndarray, block_ids: np.ndarray
     (NOT_PORT_LINES, TOO_WIDE, or "no block" when a peer is not among the blocks).
 
     `raw` is the text's bytes followed by PAD zero bytes, so that no window leaves it."""
-    port, at, why = _port(raw, at)
+    port, at, blanks, why = _port_and_blanks(raw, at)
     if why:
         return why
-    at, why = _optional_guid(raw, at)
-    if why:
-        return why
-    blanks = _run(raw, at, _IS_BLANK, _BLANKS)
-    if (blanks == _BLANKS).any():
-        return TOO_WIDE
     if not (blanks > 0).all():
         return NOT_PORT_LINES
     at = at + blanks
@@ -136,15 +145,9 @@ def port_columns(raw: np.ndarray, at: np.ndarray, block_ids: np.ndarray
     peer = _rows_of(window, block_ids)
     if peer is None:
         return "no block"
-    pport, at, why = _port(raw, at + digits + 4)
+    pport, at, blanks, why = _port_and_blanks(raw, at + digits + 4)
     if why:
         return why
-    at, why = _optional_guid(raw, at)
-    if why:
-        return why
-    blanks = _run(raw, at, _IS_BLANK, _BLANKS)
-    if (blanks == _BLANKS).any():
-        return TOO_WIDE
     if not (raw[at + blanks] == ord("#")).all():
         return NOT_PORT_LINES
     return port, peer, pport

@@ -58,20 +58,13 @@ def place_upper(fabric: AsBuilt, roles: dict[str, str], g: DesignView, mapping: 
         for n in design:
             classes[below_of.get(code[n], ())].append(n)
         keys = list(classes)
-        taken = {same_name[b] for b in built if b in same_name}
         # The links each switch has to the design devices its neighbours are placed on, counted
         # before this tier's switches are placed.
         placed_on = np.full(len(ends.ids), -1, dtype=np.int64)
         index = ends.index
         rows = [index[d] for d in mapping if d in index]
         placed_on[rows] = [code.get(mapping[ends.ids[r]], -1) for r in rows]
-        for b in built:
-            if b in same_name:
-                mapping[b] = same_name[b]
-        for key in keys:
-            if taken & set(classes[key]):
-                classes[key] = [n for n in classes[key] if n not in taken]
-        rest = sorted((b for b in built if b not in same_name), key=lambda b: natural_key(devs[b].name))
+        rest = _same_names_first(built, same_name, mapping, classes, devs)
         shared = _shared(x, y, placed_on, rest, index, keys, n_nodes)
         _assign(rest, shared, [classes[key] for key in keys], devs, mapping)
 
@@ -169,14 +162,7 @@ def place_upper_by_objects(fabric: AsBuilt, roles: dict[str, str], g: DesignView
         for n in sorted(design, key=lambda n: (g.nodes[n]["plane"], g.nodes[n]["index"])):
             classes[frozenset(p for p in g.below(n) if g.nodes[p]["level"] == level - 1)].append(n)
         keys = list(classes)
-        taken = {same_name[b] for b in built if b in same_name}
-        for b in built:
-            if b in same_name:
-                mapping[b] = same_name[b]
-        for key in keys:
-            if taken & set(classes[key]):
-                classes[key] = [n for n in classes[key] if n not in taken]
-        rest = sorted((b for b in built if b not in same_name), key=lambda b: natural_key(devs[b].name))
+        rest = _same_names_first(built, same_name, mapping, classes, devs)
         # Which classes each lower design device belongs to, so a switch's overlap with every
         # class is one pass over its own neighbours.
         lower_in: dict[str, list[int]] = defaultdict(list)
@@ -197,6 +183,20 @@ def place_upper_by_objects(fabric: AsBuilt, roles: dict[str, str], g: DesignView
             spines = {d for d, r in roles.items() if r == "spine"}
             if cores:
                 _count_below(fabric, below, cores, {d: mapping[d] for d in spines if d in mapping})
+
+
+def _same_names_first(built: list[str], same_name: dict[str, str], mapping: dict[str, str],
+                      classes: Any, devs: Mapping[str, Device]) -> list[str]:
+    """Place the built switches that carry a design switch's name on it, take those design
+    switches out of their classes, and return the others in the order of their names."""
+    taken = {same_name[b] for b in built if b in same_name}
+    for b in built:
+        if b in same_name:
+            mapping[b] = same_name[b]
+    for key in list(classes):
+        if taken & set(classes[key]):
+            classes[key] = [n for n in classes[key] if n not in taken]
+    return sorted((b for b in built if b not in same_name), key=lambda b: natural_key(devs[b].name))
 
 
 def switch_ids(fabric: AsBuilt) -> list[str]:
