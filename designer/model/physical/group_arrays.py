@@ -6,6 +6,7 @@ groups are found once and repeated."""
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 
 import numpy as np
 
@@ -117,6 +118,16 @@ def members_of(class_of: np.ndarray, n_classes: int) -> list[np.ndarray]:
     return np.split(rows, np.cumsum(np.bincount(class_of, minlength=n_classes))[:-1])
 
 
+def _block_counts(n: int, alike: tuple[np.ndarray, ...]) -> Iterator[tuple[int, int]]:
+    """(blocks, links per block) for each way of cutting n links into two or more equal blocks,
+    the most blocks first, whose `alike` values repeat on the second block and the last."""
+    divisors = {d for i in range(1, math.isqrt(n) + 1) if n % i == 0 for d in (i, n // i)}
+    for m in sorted(divisors - {1}, reverse=True):
+        p = n // m
+        if all(np.array_equal(v[p:2 * p], v[:p]) and np.array_equal(v[n - p:], v[:p]) for v in alike):
+            yield m, p
+
+
 def translated_blocks(lower: tuple[np.ndarray, np.ndarray], upper: tuple[np.ndarray, np.ndarray], host: bool,
                 alike: tuple[np.ndarray, ...]) -> int:
     """Into how many blocks the links split (1 if none is found) whose ends are the first
@@ -127,12 +138,8 @@ def translated_blocks(lower: tuple[np.ndarray, np.ndarray], upper: tuple[np.ndar
     renamed, and no other block's: each block's groups are the first block's. Block counts are
     tried from the most, each first on the first two blocks and the last, then on all."""
     n = len(alike[0])
-    divisors = {d for i in range(1, math.isqrt(n) + 1) if n % i == 0 for d in (i, n // i)}
     tried = 0
-    for m in sorted(divisors - {1}, reverse=True):
-        p = n // m
-        if not all(np.array_equal(v[p:2 * p], v[:p]) and np.array_equal(v[n - p:], v[:p]) for v in alike):
-            continue
+    for m, p in _block_counts(n, alike):
         steps = []
         for devices, cages in (lower, upper):
             step_d, step_c = int(devices[p]) - int(devices[0]), int(cages[p]) - int(cages[0])
@@ -164,12 +171,8 @@ def renamed_blocks(ca: np.ndarray, cb: np.ndarray, n_cages: int, alike: tuple[np
     block's, renamed: found once and repeated. Block counts are tried from the most (the
     shortest blocks), each first on two blocks, then on all."""
     n = len(ca)
-    divisors = {d for i in range(1, math.isqrt(n) + 1) if n % i == 0 for d in (i, n // i)}
     tried = 0
-    for m in sorted(divisors - {1}, reverse=True):
-        p = n // m
-        if not all(np.array_equal(v[p:2 * p], v[:p]) and np.array_equal(v[n - p:], v[:p]) for v in alike):
-            continue
+    for m, p in _block_counts(n, alike):
         sample = np.r_[0:2 * p, n - p:n] if m > 2 else np.arange(n)      # the first two blocks and the last
         if not renamed_in_blocks(ca[sample], cb[sample], min(m, 3), n_cages):
             continue

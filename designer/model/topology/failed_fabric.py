@@ -348,15 +348,27 @@ def switch_signatures(design: FabricDesign, r: Resolved, plan: Plan) -> dict[str
     """Every switch left after the design's edits, in build order, with (links to the tier below,
     all links): the kinds of switch an N-1 sweep needs one of each. None if an edit names an
     endpoint (the graph must tell)."""
+    intact = _intact_degrees(design, r, plan)
+    if intact is None:
+        return None
+    f, alive, down_a, degree_a = intact
+    down, degree = down_a.tolist(), degree_a.tolist()
+    names = f.names()
+    return {names[n]: (down[n], degree[n]) for n in np.flatnonzero(alive).tolist()}
+
+
+def _intact_degrees(design: FabricDesign, r: Resolved, plan: Plan
+                    ) -> tuple[SwitchPairs, np.ndarray, np.ndarray, np.ndarray] | None:
+    """The fabric left after the design's edits: which devices are alive, and each device's links
+    to the tier below and all its links, NICs included. None if an edit names an endpoint (the
+    graph must tell)."""
     f = SwitchPairs(plan, r)
     if any(f.is_nic(x) for e in design.edits for x in (e.a, e.b) if x):
         return None
     keys, template = f.template_pairs()
     u, v, total, alive, nics, _ = _intact_state(f, design, keys, template)
     down, _, links = _intact_links(f, design, u, v, total)
-    down, degree = (down + nics).tolist(), (links + nics).tolist()
-    names = f.names()
-    return {names[n]: (down[n], degree[n]) for n in np.flatnonzero(alive).tolist()}
+    return f, alive, down + nics, links + nics
 
 
 @dataclass(frozen=True)
@@ -375,15 +387,13 @@ def switch_kinds(design: FabricDesign, r: Resolved, plan: Plan) -> SwitchKinds |
     """`switch_signatures` grouped by tier and kind as arrays, naming only the first switch of
     each kind (a 131,072-GPU fabric has 10,240 switches and three kinds). None where
     `switch_signatures` is None."""
-    f = SwitchPairs(plan, r)
-    if any(f.is_nic(x) for e in design.edits for x in (e.a, e.b) if x):
+    intact = _intact_degrees(design, r, plan)
+    if intact is None:
         return None
-    keys, template = f.template_pairs()
-    u, v, total, alive, nics, _ = _intact_state(f, design, keys, template)
-    down, _, links = _intact_links(f, design, u, v, total)
+    f, alive, down, degree = intact
     nodes = np.flatnonzero(alive)
     level = f.level[nodes].astype(np.int64)
-    rows = np.column_stack([level, (down + nics)[nodes], (links + nics)[nodes]])
+    rows = np.column_stack([level, down[nodes], degree[nodes]])
     # return_index: the first switch of each kind, by number (a stable sort keeps the first)
     _, first = np.unique(rows, axis=0, return_index=True)
     counts = np.bincount(level, minlength=4).tolist()
