@@ -143,12 +143,13 @@ def _port_use_from_graph(g: nx.MultiGraph[str]) -> dict[str, list[tuple[str, int
 def _port_use_from_plan(plan: Plan, r: Resolved) -> dict[str, list[tuple[str, int, int, float, float]]]:
     out: dict[str, list[tuple[str, int, int, float, float]]] = {t: [] for t in TIERS}
     per_plane = closed_form.ports_per_switch(plan, r)
+    # each switch's figures are the same on every plane: worked out once, named plane by plane
+    figures = {tier: [(dn, up, dn * (r.link_gbps if tier == "leaf" else r.uplink_gbps), up * r.uplink_gbps)
+                      for dn, up in rows] for tier, rows in per_plane.items()}
     for plane in range(r.planes):
         pre = f"p{plane + 1}." if r.planes > 1 else ""
-        for tier, rows in per_plane.items():
-            s_down = r.link_gbps if tier == "leaf" else r.uplink_gbps
-            for i, (dn, up) in enumerate(rows):
-                out[tier].append((f"{pre}{tier}-{i + 1}", dn, up, dn * s_down, up * r.uplink_gbps))
+        for tier, rows in figures.items():
+            out[tier].extend((f"{pre}{tier}-{i}", *row) for i, row in enumerate(rows, 1))
     return out
 
 
