@@ -360,9 +360,12 @@ def switch_port_cages(r: Resolved, plan: Plan, role: str, sw: Switch, gbps: int,
         base = -(-plan.leaf_down // k_down)
         off = p - plan.leaf_down - 1
         down = p <= plan.leaf_down
-        return (np.where(down, (p - 1) // k_down, base + off // k), np.where(down, (p - 1) % k_down, off % k),
+        down_cage, down_lane = np.divmod(p - 1, k_down)
+        up_cage, up_lane = np.divmod(off, k)
+        return (np.where(down, down_cage, base + up_cage), np.where(down, down_lane, up_lane),
                 np.where(down, k_down, k))
-    return (p - 1) // k, (p - 1) % k, np.full(len(p), k)
+    cage, lane = np.divmod(p - 1, k)
+    return cage, lane, np.full(len(p), k)
 
 
 def first_plane_cages(derived: Derived, catalog: Catalog, tier0: np.ndarray, a_port0: np.ndarray,
