@@ -160,3 +160,29 @@ def test_closed_form_port_use_as_arrays_equals_the_wired_graph(req):
                   for plane in range(r.planes) for i, (dn, up) in enumerate(per_plane.get(tier, []))}
         wired = {name: (dn, up) for name, dn, up, *_ in graph_use.get(tier, [])}
         assert closed == wired, tier
+
+
+endpoints = st.integers(1, 9).flatmap(lambda leaves: st.tuples(
+    st.just(leaves),
+    st.lists(st.tuples(st.integers(0, leaves - 1), st.integers(0, 6)), max_size=80),
+    st.integers(0, 3)))
+
+
+@settings(max_examples=examples(200), deadline=None)
+@given(endpoints)
+def test_bisection_halves_per_leaf_equal_the_sorted_split(case):
+    # The bisection's halves are counted per (leaf, port) key instead of sorting every endpoint:
+    # the same counts as splitting the endpoints sorted by leaf, port and index in two.
+    import numpy as np
+
+    leaves, pairs, first_port = case
+    leaf = np.array([lf for lf, _ in pairs], np.int64)
+    port = np.array([p + first_port for _, p in pairs], np.int64)
+    order = sorted(range(len(pairs)), key=lambda i: (pairs[i][0], pairs[i][1], i))
+    half = len(order) // 2
+    a, b = [0] * leaves, [0] * leaves
+    for i in order[:half]:
+        a[pairs[i][0]] += 1
+    for i in order[half:2 * half]:
+        b[pairs[i][0]] += 1
+    assert closed_form._halves_per_leaf(leaf, port, leaves) == (a, b)

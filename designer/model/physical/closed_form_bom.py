@@ -148,8 +148,7 @@ def first_plane_links(r: Resolved, plan: Plan, dev: _Devices, numbered: bool = T
     e = r.rails
     leaf_of, port_of = _assignment(plan, e)
     endpoints = len(leaf_of)
-    server = np.arange(endpoints, dtype=np.int64) // e
-    rail = np.arange(endpoints, dtype=np.int64) % e
+    server, rail = np.divmod(np.arange(endpoints, dtype=np.int64), e)
     leaves_per_pod = plan.leaves_per_pod if plan.tiers == 3 else plan.leaves
 
     # leaf-spine, one plane
@@ -177,7 +176,6 @@ def first_plane_links(r: Resolved, plan: Plan, dev: _Devices, numbered: bool = T
     # spine's uplinks (networkx walks nodes in insertion order and skips edges already seen).
     # (uplinks and spine uplinks are generated owner by owner already)
     n_nl, n_ls, n_sc = endpoints, len(ls_leaf), len(sc_spine)
-    ls_order = np.arange(len(ls_leaf))
     order: np.ndarray | slice = slice(None)
     numbered_order = numbered and ordered
     nl_order = np.argsort(leaf_of, kind="stable") if numbered_order else np.arange(n_nl)
@@ -198,12 +196,12 @@ def first_plane_links(r: Resolved, plan: Plan, dev: _Devices, numbered: bool = T
     gbps1 = np.concatenate([np.full(n_nl, r.link_gbps, np.int64), np.full(n_ls + n_sc, r.uplink_gbps, np.int64)])[order]
     nl_srv, nl_rail = server[nl_order], rail[nl_order]
 
-    a_dev0 = np.concatenate([nl_srv, dev.leaf(0, ls_leaf[ls_order]), dev.spine(0, sc_spine)])[order]
+    a_dev0 = np.concatenate([nl_srv, dev.leaf(0, ls_leaf), dev.spine(0, sc_spine)])[order]
     n_all = n_nl + n_ls + n_sc
-    a_port0 = np.concatenate([nl_rail, ls_pa[ls_order], sc_pa])[order] if numbered else np.zeros(n_all, np.int64)
-    b_dev0 = np.concatenate([dev.leaf(0, leaf_of[nl_order]), dev.spine(0, ls_spine[ls_order]),
+    a_port0 = np.concatenate([nl_rail, ls_pa, sc_pa])[order] if numbered else np.zeros(n_all, np.int64)
+    b_dev0 = np.concatenate([dev.leaf(0, leaf_of[nl_order]), dev.spine(0, ls_spine),
                              dev.core(0, sc_core)])[order]
-    b_port0 = (np.concatenate([port_of[nl_order], ls_pb[ls_order], sc_pb])[order] if numbered
+    b_port0 = (np.concatenate([port_of[nl_order], ls_pb, sc_pb])[order] if numbered
                else np.zeros(n_all, np.int64))
     return _Links(tier1, gbps1, a_dev0, a_port0, b_dev0, b_port0), server, leaf_of
 
@@ -360,9 +358,12 @@ def switch_port_cages(r: Resolved, plan: Plan, role: str, sw: Switch, gbps: int,
         base = -(-plan.leaf_down // k_down)
         off = p - plan.leaf_down - 1
         down = p <= plan.leaf_down
-        return (np.where(down, (p - 1) // k_down, base + off // k), np.where(down, (p - 1) % k_down, off % k),
+        down_cage, down_lane = np.divmod(p - 1, k_down)
+        up_cage, up_lane = np.divmod(off, k)
+        return (np.where(down, down_cage, base + up_cage), np.where(down, down_lane, up_lane),
                 np.where(down, k_down, k))
-    return (p - 1) // k, (p - 1) % k, np.full(len(p), k)
+    cage, lane = np.divmod(p - 1, k)
+    return cage, lane, np.full(len(p), k)
 
 
 def first_plane_cages(derived: Derived, catalog: Catalog, tier0: np.ndarray, a_port0: np.ndarray,

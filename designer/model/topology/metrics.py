@@ -143,12 +143,13 @@ def _port_use_from_graph(g: nx.MultiGraph[str]) -> dict[str, list[tuple[str, int
 def _port_use_from_plan(plan: Plan, r: Resolved) -> dict[str, list[tuple[str, int, int, float, float]]]:
     out: dict[str, list[tuple[str, int, int, float, float]]] = {t: [] for t in TIERS}
     per_plane = closed_form.ports_per_switch(plan, r)
+    # each switch's figures are the same on every plane: worked out once, named plane by plane
+    figures = {tier: [(dn, up, dn * (r.link_gbps if tier == "leaf" else r.uplink_gbps), up * r.uplink_gbps)
+                      for dn, up in rows] for tier, rows in per_plane.items()}
     for plane in range(r.planes):
         pre = f"p{plane + 1}." if r.planes > 1 else ""
-        for tier, rows in per_plane.items():
-            s_down = r.link_gbps if tier == "leaf" else r.uplink_gbps
-            for i, (dn, up) in enumerate(rows):
-                out[tier].append((f"{pre}{tier}-{i + 1}", dn, up, dn * s_down, up * r.uplink_gbps))
+        for tier, rows in figures.items():
+            out[tier].extend((f"{pre}{tier}-{i}", *row) for i, row in enumerate(rows, 1))
     return out
 
 
@@ -203,24 +204,33 @@ def assemble(design: FabricDesign, r: Resolved, plan: Plan, edited_fabric: Edite
         ratios = []
         used_total = 0
         free_total = 0
+        # a tier's switches are alike but for a few (a million GPUs have 160K rows): each
+        # distinct row's reading is worked out once
+        read: dict[tuple[Any, ...], tuple[int, bool, float | None, bool]] = {}
         for node, dn, up, dbw, ubw in rows:
-            fraction = dn / n_down + up / n_up
-            # Counted in ports at the uplink speed, so mixed speeds share the same cages:
-            # two 400G downlinks take one 800G port's lanes. A switch never uses more than it has.
-            used = min(n_up, math.ceil(fraction * n_up - 1e-9))
+            reading = read.get((dn, up, dbw, ubw))
+            if reading is None:
+                fraction = dn / n_down + up / n_up
+                # Counted in ports at the uplink speed, so mixed speeds share the same cages: two
+                # 400G downlinks take one 800G port's lanes. A switch never uses more than it has.
+                counted = bool(tier != "core" and (up or dn))
+                reading = read[(dn, up, dbw, ubw)] = (
+                    min(n_up, math.ceil(fraction * n_up - 1e-9)), fraction > 1 + 1e-9,
+                    dbw / ubw if counted and ubw > 0 else None,
+                    counted and not ubw > 0 and ((tier == "leaf" and plan.tiers > 1) or plan.tiers == 3))
+            used, beyond_radix, ratio, no_uplinks = reading
             used_total += used
-            if fraction > 1 + 1e-9:
+            if beyond_radix:
                 findings.append(Finding(
                     "error", "ports-beyond-radix",
                     f"{node} needs {dn + up} ports ({dn} down, {up} up) but {sw.name} has "
                     f"{n_down if n_down == n_up else f'{n_down} at {r.link_gbps}G / {n_up} at {r.uplink_gbps}G'}",
                     node))
             free_total += n_up - used
-            if tier != "core" and (up or dn):
-                if ubw > 0:
-                    ratios.append(dbw / ubw)
-                elif (tier == "leaf" and plan.tiers > 1) or plan.tiers == 3:
-                    findings.append(Finding("error", "no-uplinks", f"{node} has no uplinks", node))
+            if ratio is not None:
+                ratios.append(ratio)
+            elif no_uplinks:
+                findings.append(Finding("error", "no-uplinks", f"{node} has no uplinks", node))
         if (tier == "spine" and plan.tiers == 2) or (tier == "leaf" and plan.tiers == 1):
             ratios = [1.0] * len(rows)  # the top tier has no uplinks to oversubscribe
         worst = max(ratios) if ratios else None
