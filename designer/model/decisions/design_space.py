@@ -20,7 +20,9 @@ from __future__ import annotations
 
 import itertools
 import math
+import multiprocessing
 import os
+import threading
 from collections.abc import Callable
 from concurrent.futures import Executor, ProcessPoolExecutor
 from contextlib import suppress
@@ -284,6 +286,23 @@ def _evaluate_chunk(spec: SweepSpec, chunk: list[tuple[int, dict[str, Any]]]) ->
     return [evaluate_point(spec, i, c) for i, c in chunk]
 
 
+def pool_context() -> multiprocessing.context.BaseContext:
+    """How the sweep's own pool starts its workers.
+
+    Forking is quick and the workers inherit the warmed catalog, but a forked child keeps every
+    lock as it was at the fork, held or not: if another thread held one (a content cache's, while
+    the window computes the open design's figures), the child waits on it forever, and so does
+    the sweep. So a fork is used only from the main thread of a process with no other Python
+    thread (the command line); otherwise each worker starts afresh (spawn), as on macOS and
+    Windows by default.
+    """
+    default = multiprocessing.get_context()
+    alone = threading.current_thread() is threading.main_thread() and threading.active_count() == 1
+    if default.get_start_method() == "fork" and not alone:
+        return multiprocessing.get_context("spawn")
+    return default
+
+
 def _warm_up() -> None:
     """Load what every point reads (the catalog, the failure rates) once per process: before
     the pool starts, so that forked workers inherit it, and in each worker that starts afresh."""
@@ -345,7 +364,8 @@ def run_sweep(spec: SweepSpec, executor: Executor | None = None, progress: Calla
     workers = workers if workers is not None else (os.cpu_count() or 1)
     if executor is None and workers > 1 and len(chunks) > 1:
         _warm_up()
-        executor = own = ProcessPoolExecutor(max_workers=min(workers, len(chunks)), initializer=_warm_up)
+        executor = own = ProcessPoolExecutor(max_workers=min(workers, len(chunks)), initializer=_warm_up,
+                                             mp_context=pool_context())
     try:
         if executor is None:
             for chunk in chunks:
