@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
 from designer.catalog import Catalog, default_catalog
-from designer.cli.cmd_bom import arrangements_table
 from designer.cli.common import (
     CommandError,
     SubParsers,
@@ -37,10 +37,12 @@ from designer.model.decisions.counterpart import (
 from designer.model.decisions.topology_counterpart import CHEAPEST_TOPOLOGY, cheapest_topology
 from designer.model.decisions.verdict import leader_share_cell
 from designer.model.intent.design import FabricDesign
-from designer.model.networks.arrangements import Arrangement, arrangements
 from designer.model.performance.workload import DEFAULT_WORKLOAD, presets
 from designer.model.physical.prices import load_prices
 from designer.model.topology.derive import derive
+
+if TYPE_CHECKING:
+    from designer.model.networks.arrangements import Arrangement
 
 
 def add_parser(sub: SubParsers) -> None:
@@ -149,6 +151,8 @@ def run(args: argparse.Namespace) -> int:
         print(render_text(result))
         if notes:
             print("\n".join(terminal_text(n) for n in notes))
+        if options:   # the bill's command and the other networks load only where they are asked for
+            from designer.cli.cmd_bom import arrangements_table
         for design, opts in zip(designs, options, strict=True) if options else ():
             print(f"\nNetwork arrangements of {terminal_text(design.meta.name)}:")
             print(arrangements_table(opts, "USD"))
@@ -157,6 +161,8 @@ def run(args: argparse.Namespace) -> int:
 
 def _arrangements(designs: list[FabricDesign], catalog: Catalog) -> list[tuple[Arrangement, ...]]:
     """The network arrangements of each design, priced with the price book commands use."""
+    from designer.model.networks.arrangements import arrangements
+
     book = load_prices()
     return [arrangements(d, catalog, book) for d in designs]
 
