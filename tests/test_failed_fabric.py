@@ -10,7 +10,14 @@ from designer.catalog import default_catalog
 from designer.model.decisions.whatif import Failure, _graph_measure, n_minus_one, switch_ids, what_if
 from designer.model.intent.design import Edit
 from designer.model.topology.derive import derive
-from designer.model.topology.failed_fabric import measure_failure, switch_kinds, switch_signatures
+from designer.model.topology.edited_fabric import SwitchPairs, pair_bisection
+from designer.model.topology.failed_fabric import (
+    _intact_plane_flow,
+    _intact_state,
+    measure_failure,
+    switch_kinds,
+    switch_signatures,
+)
 from designer.model.topology.presets import new_design
 from designer.model.topology.sizing import SizingError
 
@@ -188,3 +195,19 @@ def test_planes_a_failure_leaves_alone_measure_as_intact(case):
         assert what_if(derived, failure, method="max-flow") == _graph_measure(derived, failure)
     switches = switch_ids(derived)
     assert switch_signatures(design, derived.resolved, derived.plan).keys() == set(switches)
+
+
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow,
+          HealthCheck.filter_too_much])
+@given(st.one_of(multi_plane_failures().map(lambda case: case[0]),
+                 requests.map(_design).filter(lambda d: d is not None)))
+def test_an_intact_planes_flow_in_closed_form_is_each_planes_maximum_flow(design):
+    """A failure's untouched planes carry the intact plane's flow, taken from the template's
+    closed form: it equals the maximum flow solved on each plane's own switch pairs."""
+    derived = derive(design, CAT)
+    f = SwitchPairs(derived.plan, derived.resolved)
+    keys, template = f.template_pairs()
+    u, v, total, alive, _, assignment = _intact_state(f, design, keys, template)
+    solved = [pair_bisection(f, assignment, u, v, total, alive, planes=(p,)) for p in range(f.planes)]
+    assert solved == [_intact_plane_flow(f)] * f.planes
+    assert sum(solved) == derived.metrics.bisection_gbps
