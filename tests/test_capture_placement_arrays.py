@@ -26,7 +26,7 @@ from designer.io.fabric_capture import parse_capture
 from designer.model.intent.design import ClusterSpec, FabricDesign, FabricSpec
 from designer.model.topology import capture_mapping
 from designer.model.topology.capture_groups import shares_of, union_groups
-from designer.model.topology.capture_upper import place_upper, place_upper_by_objects
+from designer.model.topology.capture_upper import place_upper, place_upper_by_objects, switch_ids
 from designer.model.topology.derive import derive
 from designer.model.topology.design_view import design_view, view_from_graph
 from designer.model.topology.inference import assign_roles, infer_design
@@ -79,7 +79,7 @@ def test_spines_and_cores_on_arrays_are_placed_as_link_by_link(seed, key, faults
         placed = capture_mapping.place(fabric, roles, view).mapping
         # Leaves and HCAs placed, spines and cores not yet: both readings place them from there.
         lower = {d: n for d, n in placed.items() if roles.get(d) not in ("spine", "core")}
-        same_name = {d: fabric.devices[d].name for d in capture_mapping.switch_ids(fabric)
+        same_name = {d: fabric.devices[d].name for d in switch_ids(fabric)
                      if roles.get(d) in ("spine", "core") and fabric.devices[d].name in view.nodes
                      and view.nodes[fabric.devices[d].name]["role"] == roles.get(d)}
         by_arrays, by_objects = dict(lower), dict(lower)
