@@ -545,11 +545,27 @@ def _host_columns(fabric: AsBuilt) -> tuple[dict[str, str], dict[str, int]]:
     cached = fabric.__dict__.get("_host_columns")
     if cached is not None and cached[0] is table:
         return cached[1]  # type: ignore[no-any-return]
-    names = table.hosts + [""]
-    made = (dict(zip(table.ids, [names[c] for c in table.host_code.tolist()], strict=True)),
-            dict(zip(table.ids, table.hca.tolist(), strict=True)))
+    made = (_Filled(table.ids, table.host_code, table.hosts + [""]), _Filled(table.ids, table.hca, None))
     fabric.__dict__["_host_columns"] = (table, made)
     return made
+
+
+class _Filled(dict[str, Any]):
+    """Device id -> its value in a column (through `names` where given), filled when a key is
+    first read: placing a 131K-GPU capture whose HCAs are all named on their leaves reads
+    neither of `_host_columns`' 151,552 entries."""
+
+    def __init__(self, ids: list[str], column: np.ndarray, names: list[str] | None) -> None:
+        super().__init__()
+        self._source: tuple[list[str], np.ndarray, list[str] | None] | None = (ids, column, names)
+
+    def __missing__(self, key: str) -> Any:
+        if self._source is None:
+            raise KeyError(key)
+        (ids, column, names), self._source = self._source, None
+        values = column.tolist()
+        self.update(zip(ids, values if names is None else [names[c] for c in values], strict=True))
+        return self[key]
 
 
 def _bundled_leaves(g: DesignView) -> set[str]:
@@ -629,6 +645,9 @@ def _place_by_hcas(out: Placement, on_leaf: dict[str, Counter[str]], g: DesignVi
         taken.add(server)
         spread.add(host)
     if on_rows is not None:
+        if not spread:          # every host on its leaf (131,072 HCAs at 131K GPUs)
+            out.any_port.update(on_rows.hcas)
+            return
         for nic, host in zip(on_rows.hcas, on_rows.hosts, strict=True):
             (out.by_leaf if host in spread else out.any_port).add(nic)
         return
