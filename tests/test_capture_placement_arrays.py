@@ -25,8 +25,9 @@ from designer.catalog import default_catalog
 from designer.io.fabric_capture import parse_capture
 from designer.model.intent.design import ClusterSpec, FabricDesign, FabricSpec
 from designer.model.topology import capture_mapping
+from designer.model.topology.asbuilt import natural_key
 from designer.model.topology.capture_groups import shares_of, union_groups
-from designer.model.topology.capture_upper import place_upper, place_upper_by_objects
+from designer.model.topology.capture_upper import place_upper, place_upper_by_objects, switch_ids
 from designer.model.topology.derive import derive
 from designer.model.topology.design_view import design_view, view_from_graph
 from designer.model.topology.inference import assign_roles, infer_design
@@ -79,7 +80,7 @@ def test_spines_and_cores_on_arrays_are_placed_as_link_by_link(seed, key, faults
         placed = capture_mapping.place(fabric, roles, view).mapping
         # Leaves and HCAs placed, spines and cores not yet: both readings place them from there.
         lower = {d: n for d, n in placed.items() if roles.get(d) not in ("spine", "core")}
-        same_name = {d: fabric.devices[d].name for d in capture_mapping.switch_ids(fabric)
+        same_name = {d: fabric.devices[d].name for d in switch_ids(fabric)
                      if roles.get(d) in ("spine", "core") and fabric.devices[d].name in view.nodes
                      and view.nodes[fabric.devices[d].name]["role"] == roles.get(d)}
         by_arrays, by_objects = dict(lower), dict(lower)
@@ -154,3 +155,19 @@ def test_named_hcas_take_their_servers_nics_as_a_lookup_by_server_and_port(seed,
             if nid is not None:
                 want[table.ids[i]] = nid
         assert list(made.items()) == list(want.items())
+
+
+_NAMES = st.lists(st.text(alphabet="aAbB-_.01927²", max_size=8), max_size=30)
+
+
+@settings(max_examples=examples(200), deadline=None)
+@given(_NAMES)
+def test_names_sorted_by_rank_are_sorted_by_natural_key(names):
+    """Hosts and leaves are placed in name order on integer ranks: sorting by rank is sorting
+    by `natural_key`, names of equal keys ('Leaf-1', 'leaf-1') ranked equal, ties kept in order."""
+    ranks = capture_mapping._natural_ranks(names)
+    assert set(ranks) == set(names)
+    assert sorted(names, key=ranks.__getitem__) == sorted(names, key=natural_key)
+    for x in names:
+        for y in names:
+            assert (ranks[x] < ranks[y]) == (natural_key(x) < natural_key(y))

@@ -30,11 +30,13 @@ import numpy as np
 
 from designer.model.decisions.audit_uplinks import LeafUplinks
 from designer.model.topology.asbuilt import AsBuilt, Link, link_ends
-from designer.model.topology.capture_mapping import Placement
+from designer.model.topology.capture_mapping import Placement, role_codes
 from designer.model.topology.design_view import ANY_PORT, DesignArrays, DesignView, PlanPairs
 
 # Role codes of a capture's devices.
 _OTHER, _NIC, _SWITCH = 0, 1, 2
+# The placement's role codes (capture_groups: 0 other, NIC, LEAF, SPINE, CORE) as these.
+_ROLE_OF_CODE = np.array([_OTHER, _NIC, _SWITCH, _SWITCH, _SWITCH], dtype=np.int8)
 
 
 @dataclass
@@ -70,13 +72,20 @@ def select(fabric: AsBuilt, roles: Mapping[str, str], g: DesignView, placement: 
         return None
     ids, n_nodes = ends.ids, len(da.names)
     mapping, code = placement.mapping, da.code
-    role = np.array([_NIC if r == "nic" else _SWITCH if r in ("leaf", "spine", "core") else _OTHER
-                     for r in (roles.get(d) for d in ids)], dtype=np.int8)
-    m = np.array([code.get(mapping.get(d, ""), -1) for d in ids], dtype=np.int64)
-    if int(np.count_nonzero(m >= 0)) != len(mapping):
+    # The roles as the placement coded them (read once per capture and roles).
+    role = _ROLE_OF_CODE[role_codes(fabric, roles, ids)] if isinstance(roles, dict) else np.array(
+        [_NIC if r == "nic" else _SWITCH if r in ("leaf", "spine", "core") else _OTHER
+         for r in (roles.get(d) for d in ids)], dtype=np.int8)
+    # Each device's design node code: the mapping read key by key in C (141,312 HCAs and
+    # switches at 131K GPUs), every key a capture device and every value a design node.
+    try:
+        rows = np.fromiter(map(ends.index.__getitem__, mapping), dtype=np.int64, count=len(mapping))
+        to = np.fromiter(map(code.__getitem__, mapping.values()), dtype=np.int64, count=len(mapping))
+    except KeyError:
         return None                      # a device placed on no design node, or not in the capture
-    set_apart = np.zeros(len(ids), dtype=bool)
-    set_apart[[ends.index[d] for d in aside if d in ends.index]] = True
+    m = np.full(len(ids), -1, dtype=np.int64)
+    m[rows] = to
+    set_apart = _flags(aside, ends.index, len(ids))
     a, b, pa, pb = ends.a, ends.b, ends.pa, ends.pb
     # Rates off the link arrays: reading them off the links would make all 400,000 at 131K GPUs.
     rates = ends
@@ -183,7 +192,10 @@ def select(fabric: AsBuilt, roles: Mapping[str, str], g: DesignView, placement: 
 
 def _flags(members: set[str], index: Mapping[str, int], size: int) -> np.ndarray:
     out = np.zeros(size, dtype=bool)
-    out[[index[d] for d in members if d in index]] = True
+    try:        # read in C: 131,072 HCAs at 131K GPUs, every one a capture device
+        out[np.fromiter(map(index.__getitem__, members), dtype=np.int64, count=len(members))] = True
+    except KeyError:
+        out[[i for i in map(index.get, members) if i is not None]] = True
     return out
 
 

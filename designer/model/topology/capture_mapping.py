@@ -56,7 +56,7 @@ from designer.model.topology.capture_groups import (
     slot_counts,
     union_groups,
 )
-from designer.model.topology.capture_upper import place_upper, place_upper_by_objects, switch_ids
+from designer.model.topology.capture_upper import place_upper, place_upper_by_objects, switch_names
 from designer.model.topology.design_view import DesignView, view_from_graph
 
 ROLES = ("leaf", "spine", "core")
@@ -239,13 +239,14 @@ def place(fabric: AsBuilt, roles: dict[str, str], design: Any, one_by_one: bool 
 
     # --- leaves: group by group, rail by rail ----------------------------------------------
     mapping = out.mapping
-    same_name = {d: devs[d].name for d in switch_ids(fabric) if roles.get(d) in ROLES and devs[d].name in g.nodes
-                 and g.nodes[devs[d].name]["role"] == roles.get(d)}
+    names = switch_names(fabric)
+    same_name = {d: name for d, name in names.items() if roles.get(d) in ROLES and name in g.nodes
+                 and g.nodes[name]["role"] == roles.get(d)}
     for grp, d_grp in zip(groups, d_groups, strict=False):
         free = sorted(d_grp, key=lambda n: g.nodes[n]["index"])
         d_rail = {n: d_rail_of.get(n, -1) for n in free}
         rest = []
-        for leaf in sorted(grp, key=lambda x: natural_key(devs[x].name)):
+        for leaf in sorted(grp, key=lambda x: natural_key(names[x])):
             want = same_name.get(leaf)
             if want not in free:
                 want = next((n for n in free if rail_of.get(leaf, -2) == d_rail[n]), None)
@@ -317,7 +318,10 @@ def place(fabric: AsBuilt, roles: dict[str, str], design: Any, one_by_one: bool 
                 out.attributed[nic] = g.nodes[target]["server"]
             else:
                 out.unplaced.append((nic, leaf, port))
-    (place_upper_by_objects if one_by_one else place_upper)(fabric, roles, g, mapping, same_name)
+    if one_by_one:
+        place_upper_by_objects(fabric, roles, g, mapping, same_name)
+    else:
+        place_upper(fabric, roles, g, mapping, same_name, names)
     return out
 
 
@@ -541,11 +545,27 @@ def _host_columns(fabric: AsBuilt) -> tuple[dict[str, str], dict[str, int]]:
     cached = fabric.__dict__.get("_host_columns")
     if cached is not None and cached[0] is table:
         return cached[1]  # type: ignore[no-any-return]
-    names = table.hosts + [""]
-    made = (dict(zip(table.ids, [names[c] for c in table.host_code.tolist()], strict=True)),
-            dict(zip(table.ids, table.hca.tolist(), strict=True)))
+    made = (_Filled(table.ids, table.host_code, table.hosts + [""]), _Filled(table.ids, table.hca, None))
     fabric.__dict__["_host_columns"] = (table, made)
     return made
+
+
+class _Filled(dict[str, Any]):
+    """Device id -> its value in a column (through `names` where given), filled when a key is
+    first read: placing a 131K-GPU capture whose HCAs are all named on their leaves reads
+    neither of `_host_columns`' 151,552 entries."""
+
+    def __init__(self, ids: list[str], column: np.ndarray, names: list[str] | None) -> None:
+        super().__init__()
+        self._source: tuple[list[str], np.ndarray, list[str] | None] | None = (ids, column, names)
+
+    def __missing__(self, key: str) -> Any:
+        if self._source is None:
+            raise KeyError(key)
+        (ids, column, names), self._source = self._source, None
+        values = column.tolist()
+        self.update(zip(ids, values if names is None else [names[c] for c in values], strict=True))
+        return self[key]
 
 
 def _bundled_leaves(g: DesignView) -> set[str]:
@@ -576,24 +596,35 @@ def _place_by_hcas(out: Placement, on_leaf: dict[str, Counter[str]], g: DesignVi
     # A host split evenly between two leaves (one of its two HCAs crossed with another server's)
     # says nothing of its leaf by itself: a site numbers the hosts of a leaf together, so the
     # leaf of the hosts named next to it decides, and then its lowest-numbered HCA's leaf.
-    key_of = _NaturalKeys()     # each host's and leaf's sort key made once: 16,384 hosts at 131K GPUs
-    home = {h: c.most_common(1)[0][0] for h, c in on_leaf.items() if list(c.values()).count(max(c.values())) == 1}
+    # Names compare by their rank in natural order (equal keys, equal ranks): 16,384 hosts and
+    # 65,536 ballots at 131K GPUs sort on integers.
+    key_of = _natural_ranks([*on_leaf, *servers_on, *(leaf for c in on_leaf.values() for leaf in c)])
+    home: dict[str, str] = {}
+    for h, c in on_leaf.items():
+        best = max(c.values())
+        if sum(1 for v in c.values() if v == best) == 1:
+            home[h] = next(lf for lf, v in c.items() if v == best)
     decided = sorted(home, key=key_of.__getitem__)
     keys = [key_of[h] for h in decided]
+    near_of: dict[str, set[str]] = {}
+    for host in on_leaf:
+        if host not in home:
+            i = bisect_left(keys, key_of[host])
+            near_of[host] = {home[decided[j]] for j in (i - 1, i) if 0 <= j < len(decided)}
 
     def doubt(host: str, leaf: str) -> int:
         if host in home:
             return 0 if home[host] == leaf else 2
-        i = bisect_left(keys, key_of[host])
-        near = {home[decided[j]] for j in (i - 1, i) if 0 <= j < len(decided)}
+        near = near_of[host]
         return 0 if near == {leaf} else 1 if leaf in near else 2
 
-    ballots = sorted(((n, doubt(host, leaf), first[(host, leaf)], host, leaf) for host, c in on_leaf.items()
-                      for leaf, n in c.items()),
-                     key=lambda t: (-t[0], t[1], t[2], key_of[t[3]], key_of[t[4]]))
+    # The ballots' order, ties in the order they are made (each one's position, before its names).
+    ballots = sorted((-n, doubt(host, leaf), first[(host, leaf)], key_of[host], key_of[leaf], i, host, leaf)
+                     for i, (host, leaf, n) in enumerate((host, leaf, n) for host, c in on_leaf.items()
+                                                         for leaf, n in c.items()))
     room = {leaf: sum(1 for s in servers if s not in taken) for leaf, servers in servers_on.items()}
     leaf_of: dict[str, str] = {}
-    for _, _, _, host, leaf in ballots:
+    for *_, host, leaf in ballots:
         if host not in out.server_of_host and host not in leaf_of and room[leaf]:
             leaf_of[host] = leaf
             room[leaf] -= 1
@@ -608,13 +639,15 @@ def _place_by_hcas(out: Placement, on_leaf: dict[str, Counter[str]], g: DesignVi
             taken.add(server)
     left = [s for leaf in sorted(servers_on, key=key_of.__getitem__) for s in servers_on[leaf] if s not in taken]
     spread = set()
-    for host in sorted((h for h in on_leaf if h not in out.server_of_host), key=key_of.__getitem__):
-        if not left:
-            break
-        out.server_of_host[host] = server = left.pop(0)
+    for host, server in zip(sorted((h for h in on_leaf if h not in out.server_of_host), key=key_of.__getitem__),
+                            left, strict=False):
+        out.server_of_host[host] = server
         taken.add(server)
         spread.add(host)
     if on_rows is not None:
+        if not spread:          # every host on its leaf (131,072 HCAs at 131K GPUs)
+            out.any_port.update(on_rows.hcas)
+            return
         for nic, host in zip(on_rows.hcas, on_rows.hosts, strict=True):
             (out.by_leaf if host in spread else out.any_port).add(nic)
         return
@@ -625,12 +658,17 @@ def _place_by_hcas(out: Placement, on_leaf: dict[str, Counter[str]], g: DesignVi
                     (out.by_leaf if host_of[nic] in spread else out.any_port).add(nic)
 
 
-class _NaturalKeys(dict[str, list[int | str]]):
-    """Each name's `natural_key`, made when first asked."""
-
-    def __missing__(self, name: str) -> list[int | str]:
-        key = self[name] = natural_key(name)
-        return key
+def _natural_ranks(names: list[str]) -> dict[str, int]:
+    """Each name's rank in natural order (`natural_key`), names of equal keys ranked equal, so
+    that sorting by rank is sorting by key, ties in the same order."""
+    distinct = sorted(((n, natural_key(n)) for n in dict.fromkeys(names)), key=lambda t: t[1])
+    out: dict[str, int] = {}
+    rank, last = -1, None
+    for name, key in distinct:
+        if key != last:
+            rank, last = rank + 1, key
+        out[name] = rank
+    return out
 
 
 def _free_nic(g: DesignView, nics: list[tuple[int, str]], held: set[str], present: set[int]) -> str | None:

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from designer.model.topology.asbuilt import KIND_SWITCH, AsBuilt, Device, device_table, link_ends, natural_key
+from designer.model.topology.asbuilt import KIND_SWITCH, AsBuilt, device_table, link_ends, natural_key
 from designer.model.topology.design_view import DesignView
 
 _DIGITS = re.compile(r"\d+", re.ASCII)
@@ -26,13 +26,14 @@ _LEVEL = {"spine": 2, "core": 3}
 
 
 def place_upper(fabric: AsBuilt, roles: dict[str, str], g: DesignView, mapping: dict[str, str],
-                same_name: dict[str, str]) -> None:
-    """Spines, then cores: to the design switches whose lower neighbours they share most."""
+                same_name: dict[str, str], names: Mapping[str, str] | None = None) -> None:
+    """Spines, then cores: to the design switches whose lower neighbours they share most.
+    `names`: the switches' names by id (`switch_names`), when the caller has them."""
     ends = link_ends(fabric)
     if ends is None:
         place_upper_by_objects(fabric, roles, g, mapping, same_name)
         return
-    devs = fabric.devices
+    devs = switch_names(fabric) if names is None else names
     da = g.arrays()
     n_nodes = max(1, len(da.names))
     d_lo, d_hi = np.divmod(da.pair_key, n_nodes)
@@ -60,9 +61,11 @@ def place_upper(fabric: AsBuilt, roles: dict[str, str], g: DesignView, mapping: 
         keys = list(classes)
         # The links each switch has to the design devices its neighbours are placed on, counted
         # before this tier's switches are placed.
+        # Only the switches' placements are read: a class's key holds leaves or spines, and
+        # the mapping's 131,072 HCAs at 131K GPUs are on NICs.
         placed_on = np.full(len(ends.ids), -1, dtype=np.int64)
         index = ends.index
-        rows = [index[d] for d in mapping if d in index]
+        rows = [index[d] for d in switches if d in mapping and d in index]
         placed_on[rows] = [code.get(mapping[ends.ids[r]], -1) for r in rows]
         rest = _same_names_first(built, same_name, mapping, classes, devs)
         shared = _shared(x, y, placed_on, rest, index, keys, n_nodes)
@@ -100,7 +103,7 @@ def _shared(x: np.ndarray, y: np.ndarray, placed_on: np.ndarray, rest: list[str]
     return shared
 
 
-def _assign(rest: list[str], shared: dict[str, Counter[int]], classes: list[list[str]], devs: Mapping[str, Device],
+def _assign(rest: list[str], shared: dict[str, Counter[int]], classes: list[list[str]], devs: Mapping[str, str],
             mapping: dict[str, str]) -> None:
     """Each switch goes to the class it shares most neighbours with (the first on a tie); a full
     class passes its weakest members on to their next choice; within a class by number."""
@@ -148,7 +151,7 @@ def _assign(rest: list[str], shared: dict[str, Counter[int]], classes: list[list
 def place_upper_by_objects(fabric: AsBuilt, roles: dict[str, str], g: DesignView, mapping: dict[str, str],
                  same_name: dict[str, str]) -> None:
     """`place_upper` read link by link and class by class (the reference it is held equal to)."""
-    devs = fabric.devices
+    devs = {d: fabric.devices[d].name for d in switch_ids(fabric)}
     below: dict[str, Counter[str]] = defaultdict(Counter)
     # Sets of the upper tiers, read once per link end: a 131,072-GPU capture has 400,000 links.
     upper = {d for d, role in roles.items() if role in ("spine", "core")}
@@ -186,7 +189,7 @@ def place_upper_by_objects(fabric: AsBuilt, roles: dict[str, str], g: DesignView
 
 
 def _same_names_first(built: list[str], same_name: dict[str, str], mapping: dict[str, str],
-                      classes: Any, devs: Mapping[str, Device]) -> list[str]:
+                      classes: Any, devs: Mapping[str, str]) -> list[str]:
     """Place the built switches that carry a design switch's name on it, take those design
     switches out of their classes, and return the others in the order of their names."""
     taken = {same_name[b] for b in built if b in same_name}
@@ -196,7 +199,15 @@ def _same_names_first(built: list[str], same_name: dict[str, str], mapping: dict
     for key in list(classes):
         if taken & set(classes[key]):
             classes[key] = [n for n in classes[key] if n not in taken]
-    return sorted((b for b in built if b not in same_name), key=lambda b: natural_key(devs[b].name))
+    return sorted((b for b in built if b not in same_name), key=lambda b: natural_key(devs[b]))
+
+
+def switch_names(fabric: AsBuilt) -> dict[str, str]:
+    """Each switch's name by id, in the capture's order: the device columns carry no names, so
+    the switches' (10,240 at 131K GPUs, not the 141,312 HCAs) are read off their devices once
+    per placement."""
+    devs = fabric.devices
+    return {d: devs[d].name for d in switch_ids(fabric)}
 
 
 def switch_ids(fabric: AsBuilt) -> list[str]:
@@ -234,19 +245,19 @@ def _count_below(fabric: AsBuilt, below: dict[str, Counter[str]], upper: set[str
 
 
 
-def _strength(shared: dict[str, Counter[int]], devs: Mapping[str, Device], k: int, b: str) -> tuple[int, list[Any]]:
+def _strength(shared: dict[str, Counter[int]], devs: Mapping[str, str], k: int, b: str) -> tuple[int, list[Any]]:
     """Sort key: the switch sharing most neighbours with class k first, then by name."""
-    return (-shared[b][k], natural_key(devs[b].name))
+    return (-shared[b][k], natural_key(devs[b]))
 
 
-def _by_number(built: list[str], devs: Mapping[str, Device], design: list[str]) -> list[str | None]:
+def _by_number(built: list[str], devs: Mapping[str, str], design: list[str]) -> list[str | None]:
     """Interchangeable switches in slot order: by the number their names end in when those
     numbers are the design's (IBSPINE-14 is spine-14) or fit the slots (an absent one leaving
     its gap), else by name."""
     slots = len(design)
     nums = {}
     for b in built:
-        found = _DIGITS.findall(devs[b].name)
+        found = _DIGITS.findall(devs[b])
         if found:
             nums[b] = int(found[-1])
     if len(nums) == len(built) and len(set(nums.values())) == len(built) and built:
@@ -263,7 +274,7 @@ def _by_number(built: list[str], devs: Mapping[str, Device], design: list[str]) 
                 out[n - base] = b
             return out
     by_name: list[str | None] = []
-    keys = {b: natural_key(devs[b].name) for b in built}
+    keys = {b: natural_key(devs[b]) for b in built}
     ordered: list[str] = sorted(built, key=keys.__getitem__)
     by_name.extend(ordered)
     return by_name

@@ -12,9 +12,9 @@ equal by a property test.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, overload
 
 import numpy as np
 
@@ -27,7 +27,7 @@ ANY_PORT = 0
 @dataclass
 class DesignView:
     nodes: dict[str, dict[str, Any]] = field(default_factory=dict)
-    host_links: list[tuple[str, str, int, int]] = field(default_factory=list)   # (nic, leaf, leaf port, gbps)
+    host_links: Sequence[tuple[str, str, int, int]] = field(default_factory=list)  # (nic, leaf, leaf port, gbps)
     pairs: dict[tuple[str, str], tuple[int, int, str]] = field(default_factory=dict)  # (lower, upper) -> n, gbps, tier
     _below: dict[str, set[str]] | None = None
     _arrays: DesignArrays | None = None
@@ -212,6 +212,8 @@ class PlanPairs(dict[tuple[str, str], tuple[int, int, str]]):
 
 def view_from_graph(g: Any) -> DesignView:
     view = DesignView({n: dict(d) for n, d in g.nodes(data=True)})
+    host_links: list[tuple[str, str, int, int]] = []
+    view.host_links = host_links
     pairs: Counter[tuple[str, str]] = Counter()
     rate: dict[tuple[str, str], tuple[int, str]] = {}
     for u, v, d in g.edges(data=True):
@@ -220,7 +222,7 @@ def view_from_graph(g: Any) -> DesignView:
             # A host link added by an edit (a cable the audit found off its position, in an
             # imported design) names its leaf, not a port: the edit takes a spare one.
             port = ANY_PORT if d["tier"] == "manual" else d["pb"] if d["a"] == nic else d["pa"]
-            view.host_links.append((nic, leaf, port, d["gbps"]))
+            host_links.append((nic, leaf, port, d["gbps"]))
         else:
             lo, hi = (u, v) if g.nodes[u]["level"] < g.nodes[v]["level"] else (v, u)
             pairs[(lo, hi)] += 1
@@ -230,47 +232,212 @@ def view_from_graph(g: Any) -> DesignView:
 
 
 def view_from_plan(derived: Any) -> DesignView:
-    """The view of a template design (no edits), in closed form from its plan."""
+    """The view of a template design (no edits), in closed form from its plan. Its devices are
+    columns (`PlanNodes`) and its host links rows of them (`PlanHostLinks`): a device's record
+    is made when it is read, and the audit reads the few a finding names (150,000 devices at
+    131K GPUs)."""
     from designer.model.topology.edited_fabric import SwitchPairs
 
     r, plan = derived.resolved, derived.plan
     e, planes = r.rails, r.planes
-    view = DesignView()
-    nodes = view.nodes
     leaves_per_pod = plan.leaves_per_pod if plan.tiers == 3 else plan.leaves
     cores = plan.cores if plan.tiers == 3 else 0
+    assign = leaf_assignment(plan, e)
+    names: list[str] = []
     for plane in range(planes):
         pre = plane_prefix(plane, planes)
-        for i in range(plan.leaves):
-            pod = plan.leaf_su(i, e) if plan.rail_su_size else (i // leaves_per_pod if plan.tiers == 3 else 0)
-            nodes[f"{pre}leaf-{i + 1}"] = {"role": "leaf", "level": 1, "plane": plane, "pod": pod, "index": i,
-                                           "rail": plan.leaf_rail(i, e) if plan.rail_su_size else -1,
-                                           "model": r.leaf_switch.id}
-        for i in range(plan.spines):
-            nodes[f"{pre}spine-{i + 1}"] = {"role": "spine", "level": 2, "plane": plane, "index": i, "rail": -1,
-                                            "pod": i // plan.spines_per_pod if plan.tiers == 3 else 0,
-                                            "model": r.spine_switch.id}
-        for i in range(cores):
-            nodes[f"{pre}core-{i + 1}"] = {"role": "core", "level": 3, "plane": plane, "pod": -1, "index": i,
-                                           "rail": -1, "model": r.core_switch.id}
-        # Names made once per leaf and per NIC port, not per NIC: 131,072 NICs at 131K GPUs.
-        leaf_names = [f"{pre}leaf-{i + 1}" for i in range(plan.leaves)]
+        names += [f"{pre}leaf-{i + 1}" for i in range(plan.leaves)]
+        names += [f"{pre}spine-{i + 1}" for i in range(plan.spines)]
+        names += [f"{pre}core-{i + 1}" for i in range(cores)]
+        # Names made once per NIC port, not per NIC: 131,072 NICs at 131K GPUs.
         nic_suffix = [nic_id(0, plane * e + rail).removeprefix("srv-1") for rail in range(e)]
-        host_links, link_gbps, su_size = view.host_links, r.link_gbps, plan.rail_su_size
-        for idx, (leaf, port) in enumerate(leaf_assignment(plan, e)):
-            server, rail = divmod(idx, e)
-            nic = f"srv-{server + 1}{nic_suffix[rail]}"
-            pod = (server // su_size if su_size else (leaf // leaves_per_pod if plan.tiers == 3 else 0))
-            nodes[nic] = {"role": "nic", "level": 0, "plane": plane, "pod": pod, "index": idx, "rail": rail,
-                          "server": server, "port": plane * e + rail}
-            host_links.append((nic, leaf_names[leaf], port, link_gbps))
+        names += [f"srv-{server + 1}{suffix}" for server in range(len(assign) // max(1, e)) for suffix in nic_suffix]
+        names += [f"srv-{len(assign) // max(1, e) + 1}{nic_suffix[rail]}" for rail in range(len(assign) % max(1, e))]
+    view = DesignView()
+    view.nodes = PlanNodes(names, _PlanRecords(plan, r, e, planes, cores, leaves_per_pod, assign))
+    view.host_links = PlanHostLinks(view.nodes, r.link_gbps)
     f = SwitchPairs(plan, r)
     keys, counts = f.template_pairs()
     # The pairs' names are made when first read: the audit compares them as arrays, and names
     # only those that differ (262,144 pairs at 131K GPUs).
-    view.pairs = PlanPairs(_PairNames(f, keys, counts, nodes, r.uplink_gbps))
+    view.pairs = PlanPairs(_PairNames(f, keys, counts, view.nodes, r.uplink_gbps))
     view._arrays = _plan_arrays(view, plan, e, planes, cores, f, keys, counts, r.link_gbps, r.uplink_gbps)
+    view.host_links.arrays = view._arrays
     return view
+
+
+class _PlanRecords:
+    """A template's device records as the graph builder gives them, made from the plan one at a
+    time: per plane its leaves, spines, cores, then its NICs in (server, rail) order."""
+
+    def __init__(self, plan: Any, r: Any, rails: int, planes: int, cores: int, leaves_per_pod: int,
+                 assign: tuple[tuple[int, int], ...]) -> None:
+        self.plan, self.r, self.rails, self.planes, self.cores = plan, r, rails, planes, cores
+        self.leaves_per_pod, self.assign = leaves_per_pod, assign
+        self.block = plan.leaves + plan.spines + cores + len(assign)
+
+    def record(self, code: int) -> dict[str, Any]:
+        plan, r, e = self.plan, self.r, self.rails
+        plane, i = divmod(code, self.block)
+        if i < plan.leaves:
+            pod = plan.leaf_su(i, e) if plan.rail_su_size else (i // self.leaves_per_pod if plan.tiers == 3 else 0)
+            return {"role": "leaf", "level": 1, "plane": plane, "pod": pod, "index": i,
+                    "rail": plan.leaf_rail(i, e) if plan.rail_su_size else -1, "model": r.leaf_switch.id}
+        i -= plan.leaves
+        if i < plan.spines:
+            return {"role": "spine", "level": 2, "plane": plane, "index": i, "rail": -1,
+                    "pod": i // plan.spines_per_pod if plan.tiers == 3 else 0, "model": r.spine_switch.id}
+        i -= plan.spines
+        if i < self.cores:
+            return {"role": "core", "level": 3, "plane": plane, "pod": -1, "index": i, "rail": -1,
+                    "model": r.core_switch.id}
+        idx = i - self.cores
+        server, rail = divmod(idx, e)
+        leaf = self.assign[idx][0]
+        su_size = plan.rail_su_size
+        pod = server // su_size if su_size else (leaf // self.leaves_per_pod if plan.tiers == 3 else 0)
+        return {"role": "nic", "level": 0, "plane": plane, "pod": pod, "index": idx, "rail": rail,
+                "server": server, "port": plane * e + rail}
+
+    def host_link(self, code: int) -> tuple[int, int]:
+        """(leaf code, leaf port) of the NIC of this code."""
+        plan = self.plan
+        plane, i = divmod(code, self.block)
+        leaf, port = self.assign[i - plan.leaves - plan.spines - self.cores]
+        return plane * self.block + leaf, port
+
+    def nic_codes(self) -> Iterator[int]:
+        """The NICs' codes, in the order of their host links."""
+        switches = self.block - len(self.assign)
+        for plane in range(self.planes):
+            yield from range(plane * self.block + switches, (plane + 1) * self.block)
+
+
+class PlanNodes(dict[str, dict[str, Any]]):
+    """A template view's devices, name -> record, in the builder's order: a record is made when
+    it is read, all of them when the whole is read (iterated, compared, copied)."""
+
+    def __init__(self, names: list[str], records: _PlanRecords) -> None:
+        super().__init__()
+        self.names = names
+        self.code = {name: i for i, name in enumerate(names)}
+        self.records: _PlanRecords | None = records
+
+    def _make(self) -> None:
+        records = self.records
+        if records is not None:
+            made = {name: dict.get(self, name) or records.record(i) for i, name in enumerate(self.names)}
+            self.records = None
+            dict.clear(self)
+            dict.update(self, made)
+
+    def __getitem__(self, name: str) -> dict[str, Any]:
+        if self.records is None or dict.__contains__(self, name):
+            return dict.__getitem__(self, name)
+        made = self.records.record(self.code[name])
+        dict.__setitem__(self, name, made)
+        return made
+
+    def get(self, name: str, default: Any = None) -> Any:
+        return self[name] if name in self.code else default
+
+    def __contains__(self, name: object) -> bool:
+        return name in self.code
+
+    def __len__(self) -> int:
+        return len(self.names)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.names)
+
+    def __eq__(self, other: object) -> bool:
+        self._make()
+        return dict.__eq__(self, other)
+
+    __hash__ = None
+
+    def __repr__(self) -> str:
+        self._make()
+        return dict.__repr__(self)
+
+    def keys(self) -> Any:
+        self._make()
+        return dict.keys(self)
+
+    def values(self) -> Any:
+        self._make()
+        return dict.values(self)
+
+    def items(self) -> Any:
+        self._make()
+        return dict.items(self)
+
+    def copy(self) -> dict[str, dict[str, Any]]:
+        self._make()
+        return dict(dict.items(self))
+
+
+class PlanHostLinks(Sequence[tuple[str, str, int, int]]):
+    """A template view's host links, (NIC, leaf, leaf port, Gb/s) in the builder's order, each
+    made when read (131,072 at 131K GPUs)."""
+
+    def __init__(self, nodes: PlanNodes, gbps: Any) -> None:
+        self.nodes, self.gbps = nodes, gbps
+        self.arrays: DesignArrays | None = None
+        self._records = nodes.records
+        self._codes: list[int] | None = None
+
+    def _nic_codes(self) -> list[int]:
+        if self._codes is None:
+            assert self._records is not None
+            self._codes = list(self._records.nic_codes())
+        return self._codes
+
+    def _row(self, i: int) -> tuple[str, str, int, int]:
+        names, da = self.nodes.names, self.arrays
+        if da is not None:
+            return names[int(da.host_nic[i])], names[int(da.host_leaf[i])], int(da.host_port[i]), self.gbps
+        assert self._records is not None
+        nic = self._nic_codes()[i]
+        leaf, port = self._records.host_link(nic)
+        return names[nic], names[leaf], port, self.gbps
+
+    def __len__(self) -> int:
+        return len(self._nic_codes()) if self.arrays is None else len(self.arrays.host_nic)
+
+    @overload
+    def __getitem__(self, i: int) -> tuple[str, str, int, int]: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> list[tuple[str, str, int, int]]: ...
+
+    def __getitem__(self, i: int | slice) -> tuple[str, str, int, int] | list[tuple[str, str, int, int]]:
+        if isinstance(i, slice):
+            return [self._row(j) for j in range(*i.indices(len(self)))]
+        n = len(self)
+        if not -n <= i < n:
+            raise IndexError(i)
+        return self._row(i % n)
+
+    def __iter__(self) -> Iterator[tuple[str, str, int, int]]:
+        da = self.arrays
+        if da is None:
+            for i in range(len(self)):
+                yield self._row(i)
+            return
+        names, gbps = self.nodes.names, self.gbps
+        for nic, leaf, port in zip(da.host_nic.tolist(), da.host_leaf.tolist(), da.host_port.tolist(), strict=True):
+            yield names[nic], names[leaf], port, gbps
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Sequence):
+            return NotImplemented
+        return list(self) == list(other)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return repr(list(self))
 
 
 def _plan_arrays(view: DesignView, plan: Any, rails: int, planes: int, cores: int, f: Any, keys: np.ndarray,
@@ -280,7 +447,8 @@ def _plan_arrays(view: DesignView, plan: Any, rails: int, planes: int, cores: in
     assign = np.array(leaf_assignment(plan, rails), dtype=np.int64).reshape(-1, 2)
     switches, nics = plan.leaves + plan.spines + cores, len(assign)
     block = switches + nics
-    names = list(view.nodes)
+    nodes = view.nodes
+    names = nodes.names if isinstance(nodes, PlanNodes) else list(nodes)
     if len(names) != planes * block or f.per_plane != switches:
         return _arrays_of(view)
     n = len(names)
@@ -305,7 +473,8 @@ def _plan_arrays(view: DesignView, plan: Any, rails: int, planes: int, cores: in
     nic_port = np.full(n, -1, dtype=np.int64)
     nic_port[host_nic] = (np.arange(planes, dtype=np.int64)[:, None] * rails
                           + (np.arange(nics, dtype=np.int64) % max(1, rails))[None, :]).ravel()
-    return DesignArrays(names, {name: i for i, name in enumerate(names)}, level, level == 1, level == 0, host_nic,
+    code = nodes.code if isinstance(nodes, PlanNodes) else {name: i for i, name in enumerate(names)}
+    return DesignArrays(names, code, level, level == 1, level == 0, host_nic,
                         host_leaf, np.tile(assign[:, 1], planes), np.full(len(host_nic), link_gbps, dtype=np.float64),
                         server, server, row_of, pair_key[order], counts.astype(np.int64)[order],
                         np.full(len(order), uplink_gbps, dtype=np.float64), order, (level[lo] == 1)[order], True,
