@@ -6,6 +6,11 @@ that writes them again from a `pytest --durations=0` output:
 
 The hint is seconds summed over a file's tests (setup, call and teardown). Only their order matters:
 the longest files start first, so that no long file starts last and leaves a core idle at the end.
+
+After changing a few files, run only them and keep the other files' figures:
+
+    QT_QPA_PLATFORM=offscreen python -m pytest -q --durations=0 tests/test_x.py > out.txt
+    python tests/durations.py --merge out.txt
 """
 
 from __future__ import annotations
@@ -36,9 +41,19 @@ def from_output(text: str) -> dict[str, float]:
     return {name: round(total, 1) for name, total in sorted(seconds.items())}
 
 
-if __name__ == "__main__":
-    figures = from_output(Path(sys.argv[1]).read_text(encoding="utf-8"))
+def main(argv: list[str]) -> None:
+    merge = "--merge" in argv
+    paths = [a for a in argv if a != "--merge"]
+    if len(paths) != 1:
+        sys.exit("usage: python tests/durations.py [--merge] PYTEST_OUTPUT")
+    figures = from_output(Path(paths[0]).read_text(encoding="utf-8"))
     if not figures:
-        sys.exit(f"{sys.argv[1]}: no durations found (run pytest with --durations=0)")
-    HINT.write_text(json.dumps(figures, indent=0, sort_keys=True) + "\n", encoding="utf-8")
-    print(f"{HINT}: {len(figures)} files")
+        sys.exit(f"{paths[0]}: no durations found (run pytest with --durations=0)")
+    # --merge: the files of this output replace theirs; every other file keeps its figure.
+    written = {**load(), **figures} if merge else figures
+    HINT.write_text(json.dumps(dict(sorted(written.items())), indent=0) + "\n", encoding="utf-8")
+    print(f"{HINT}: {len(figures)} files measured, {len(written)} in the hint")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

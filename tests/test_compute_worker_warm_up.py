@@ -33,7 +33,8 @@ def test_the_worker_warms_up_after_its_first_answer_while_idle():
         compute_job.serve(Conn(), "metrics", default_catalog())
         print(events)
     """)
-    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True).stdout
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True,
+                         timeout=120).stdout
     events = eval(out.strip())   # a list of tuples printed by the script above
     assert events[0] == ("send", "ready")
     assert events[1] == ("recv", False)            # the first job is taken before any warm-up

@@ -367,11 +367,11 @@ def test_the_config_dir_variable_moves_the_user_catalog_for_commands(tmp_path, m
     save_design(superpod(1), tmp_path / "p.json")
     env = dict(__import__("os").environ, FABRIC_DESIGNER_CONFIG_DIR=str(cfg))
     result = subprocess.run([sys.executable, "-m", "designer.cli.main", "metrics", str(tmp_path / "p.json")],
-                            capture_output=True, text=True, env=env)
+                            capture_output=True, text=True, env=env, timeout=120)
     assert result.returncode == 1 and "bad.toml" in one_line(result.stderr)
     (cfg / "catalog" / "bad.toml").unlink()
     result = subprocess.run([sys.executable, "-m", "designer.cli.main", "bom", str(tmp_path / "p.json"), "--json"],
-                            capture_output=True, text=True, env=env)
+                            capture_output=True, text=True, env=env, timeout=120)
     assert str(cfg / "prices.toml") in json.loads(result.stdout)["price_sources"] or \
         any("prices.toml" in s for s in json.loads(result.stdout).get("price_sources", []))
 

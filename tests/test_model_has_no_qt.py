@@ -40,6 +40,7 @@ def test_importing_every_model_module_loads_no_qt():
         f"bad = [m for m in sys.modules if m.split('.')[0] in {QT_NAMES!r}]\n"
         "print(','.join(bad))\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True,
+                         timeout=120)
     assert out.stdout.strip() == ""
     assert len(modules) >= 8

@@ -17,6 +17,8 @@ def _png_size(path: Path) -> tuple[int, int]:
 
 
 @pytest.mark.slow
+# The build's own limit (30 min) and the two runs' (5 + 2), beyond the suite's 10 minutes.
+@pytest.mark.timeout(1800 + 300 + 120 + 60)
 def test_bundle_builds_and_renders_offscreen(tmp_path):
     subprocess.run(["bash", "packaging/build-linux.sh"], cwd=ROOT, check=True, timeout=1800)
     app = ROOT / "dist" / "fabric-designer" / "fabric-designer"

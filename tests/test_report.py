@@ -256,7 +256,8 @@ def test_the_bom_page_shows_co_packaged_optics_and_liquid_cooling_with_their_sou
     assert counts["co_packaged_optics"] == ["Quantum-X Photonics Q3450-LD"]
     assert counts["transceivers"]["switch_side"] == 0 and counts["liquid_cooled"]["server_racks"] == 16
     if shutil.which("pdftotext"):   # and, where poppler is installed, what the page says
-        text = subprocess.run(["pdftotext", str(tmp_path / "cpo.pdf"), "-"], capture_output=True, text=True).stdout
+        text = subprocess.run(["pdftotext", str(tmp_path / "cpo.pdf"), "-"], capture_output=True, text=True,
+                              timeout=120).stdout
         assert "co-packaged: Quantum-X Photonics Q3450-LD" in text and "(0 switch side)" in text
         assert "Scaling AI Factories with Co-Packaged" in text and "16 server racks" in text
 

@@ -64,7 +64,7 @@ def test_a_closed_pipe_ends_the_command_quietly():
     try:
         run = subprocess.run([sys.executable, "-m", "designer.cli.main", "metrics",
                               "examples/dgx-h100-superpod-1su.json", "--json"],
-                             stdout=write, stderr=subprocess.PIPE, text=True)
+                             stdout=write, stderr=subprocess.PIPE, text=True, timeout=120)
     finally:
         os.close(write)
     assert run.returncode == 0 and run.stderr == ""

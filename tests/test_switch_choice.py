@@ -181,12 +181,19 @@ def test_above_the_layout_ceiling_every_switch_and_mode_is_priced_on_the_layout_
     assert not any(n.startswith("layouts:") for n in every.notes)
 
 
-def test_a_layout_chosen_by_counts_is_never_called_the_cheapest(monkeypatch):
+@pytest.mark.parametrize("request_kw", [
+    # 512 GPUs of DGX B200 on RoCE: an SU other than the reference one, 2 s of CPU.
+    dict(gpus=512, server="dgx-b200", technology="roce-400g"),
+    # The same notes at 2,048 four-plane B300 GPUs take 12 s of CPU: the 512-GPU case above
+    # covers them in `make test`.
+    pytest.param(dict(gpus=2048, server="hgx-b300-eth-4plane"), marks=pytest.mark.slow),
+], ids=["512-dgx-b200-roce", "2048-b300-4plane"])
+def test_a_layout_chosen_by_counts_is_never_called_the_cheapest(monkeypatch, request_kw):
     # Above the ceiling the SU size and rail grouping are the fewest switches', a heuristic: the
     # SU note says so instead of calling the layout the cheapest, which only pricing can tell.
     from designer.model.topology import switch_choice
 
-    request = dict(gpus=2048, server="hgx-b300-eth-4plane", cost=COST)
+    request = dict(**request_kw, cost=COST)
     every = new_design_choice(CAT, "rail-optimized", **request)
     assert not every.layout_by_counts
     assert any(n.startswith("SU:") and "the cheapest layout" in n for n in every.notes)

@@ -136,12 +136,17 @@ def test_sigterm_to_the_command_removes_everything_it_made(tmp_path):
     import signal
     import subprocess
     import sys
+    import threading
     import time
 
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
     proc = subprocess.Popen([sys.executable, "-m", "designer.cli.main", "twin", str(ROCE)], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, env=env)
     prefix = None
+    # Reading the command's lines waits for each: a command that stops talking without ending
+    # would hold the test for ever, so a timer ends it (its stderr then ends, and the test fails).
+    watchdog = threading.Timer(300, proc.kill)
+    watchdog.start()
     try:
         assert proc.stderr is not None
         for line in proc.stderr:
@@ -153,6 +158,7 @@ def test_sigterm_to_the_command_removes_everything_it_made(tmp_path):
         proc.send_signal(signal.SIGTERM)
         _, err = proc.communicate(timeout=60)
     finally:
+        watchdog.cancel()
         if proc.poll() is None:
             proc.kill()
             proc.wait()

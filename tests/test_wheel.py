@@ -48,7 +48,7 @@ def installed(tmp_path_factory):
     venv.create(env_dir, with_pip=False)
     python = env_dir / "bin" / "python"
     purelib = Path(subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
-                                  capture_output=True, text=True, check=True).stdout.strip())
+                                  capture_output=True, text=True, check=True, timeout=120).stdout.strip())
     # Dependencies from this environment: appended after the fresh site-packages, and without
     # processing this environment's own path files (so its editable install stays out of reach).
     deps = [p for p in [sysconfig.get_path("purelib"), *site.getsitepackages()] if p]
@@ -91,7 +91,7 @@ def test_installed_wheel_runs_new_metrics_bom_and_render_from_root(installed, tm
     probe = subprocess.run([str(env_dir / "bin" / "python"), "-c",
                             "import designer, designer.catalog.loader as l; print(designer.__file__);"
                             " print(l.RESOURCES)"],
-                           cwd="/", capture_output=True, text=True, check=True,
+                           cwd="/", capture_output=True, text=True, check=True, timeout=120,
                            env={k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")})
     module_file, resources = probe.stdout.split()
     assert str(env_dir) in module_file and str(ROOT) not in module_file

@@ -38,7 +38,8 @@ def test_the_real_plugin_is_checked_without_loading_qt():
 
     code = ("import sys; from designer.ui import x11_libraries as x; x.missing_libraries(); "
             "print(any(m.startswith('PySide6.Qt') for m in sys.modules))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True,
+                         timeout=120)
     assert out.stdout.strip() == "False"
 
 
