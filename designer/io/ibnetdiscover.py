@@ -394,7 +394,8 @@ def _devids(text: str, padded: np.ndarray, start: np.ndarray, end: np.ndarray) -
         fixed = np.ascontiguousarray(sliding_window_view(padded, int(width[0]))[start])
         values, inverse = np.unique(fixed.view(f"S{int(width[0])}").ravel(), return_inverse=True)
         parsed = np.array([_hex(value.decode("ascii")) for value in values.tolist()] + [0], dtype=np.int64)
-        return parsed[np.append(inverse.ravel(), len(values))]
+        rows: np.ndarray = parsed[np.append(inverse.ravel(), len(values))]
+        return rows
     devid_text = [text[lo:hi] for lo, hi in zip(start.tolist(), end.tolist(), strict=True)]
     known = {value: _hex(value) for value in set(devid_text)}
     return np.array([known[value] for value in devid_text] + [0], dtype=np.int64)
