@@ -234,8 +234,7 @@ def parse_regular(text: str, source: str = "<text>") -> AsBuilt | None:
         at = breaks[first == ord(lead)] + 1
         spelled = np.zeros(len(at), dtype=bool)
         for word in words:
-            code = np.frombuffer(word.encode(), dtype=np.uint8)
-            spelled |= (raw[np.minimum(at[:, None] + np.arange(len(code)), len(raw) - 1)] == code).all(axis=1)
+            spelled |= _spelled(padded, at, word)
         if not spelled.all():
             return None          # an attribute line of another spelling
     # The port lines (from the character after their line break to the next one) and their last
@@ -384,6 +383,20 @@ def _fields_in_bulk(ids: list[str], kinds: list[str], descriptions: list[str]) -
             default[row] = is_default and not aggregation[i]
     name, host = names.tolist(), servers.tolist()
     return kind, name, part, host, hca, default
+
+
+def _spelled(padded: np.ndarray, at: np.ndarray, word: str) -> np.ndarray:
+    """Whether the bytes at each of `at` spell `word` (ASCII), read eight at a time as one
+    little-endian 64-bit number from any byte (600,000 attribute lines at 131,072 GPUs). The
+    zero bytes after the text (`ports_in_bulk.PAD`, more than 16) keep every read inside."""
+    eights = np.ndarray((len(padded) - 7,), dtype="<u8", buffer=padded, strides=(1,))
+    code = word.encode("ascii")
+    spelled = np.ones(len(at), dtype=bool)
+    for lo in range(0, len(code), 8):
+        part = code[lo:lo + 8]
+        mask = np.uint64((1 << 8 * len(part)) - 1)
+        spelled &= (eights[at + lo] & mask) == np.uint64(int.from_bytes(part, "little"))
+    return spelled
 
 
 def _devids(text: str, padded: np.ndarray, start: np.ndarray, end: np.ndarray) -> np.ndarray:
