@@ -242,6 +242,9 @@ def parse_regular(text: str, source: str = "<text>") -> AsBuilt | None:
     line_end = np.append(breaks[1:], len(raw) - 1 if raw[-1] == 10 else len(raw))
     at = breaks[first == ord("[")]
     end = line_end[first == ord("[")]
+    devid_at = breaks[first == ord("d")]
+    devid_end = line_end[first == ord("d")]
+    del line_end                 # 1.9 million ends at 131,072 GPUs: not held while the ports are read
     last_code, last_text = last_words(raw, at + 1, end)
     del raw
     blocks = _BULK_BLOCK.findall(text)     # (Switch/Ca/Rt, ports, id, description)
@@ -255,8 +258,7 @@ def parse_regular(text: str, source: str = "<text>") -> AsBuilt | None:
     if len(index) != len(ids):
         return None              # a device described twice: the line reader keeps the last block
     found = _port_columns_of(text, padded, breaks, at + 1, ids, index)
-    devid_at = breaks[first == ord("d")]
-    devid_of = _devids(text, padded, devid_at + len("\ndevid="), line_end[first == ord("d")])
+    devid_of = _devids(text, padded, devid_at + len("\ndevid="), devid_end)
     del padded
     if found is None:
         return None
