@@ -76,6 +76,13 @@ def _damage(lines: list[str], rnd: random.Random, kinds: list[str]) -> list[str]
             out.insert(0, '[1]\t"S-0000000000000001"[2]\t\t# "x" lid 1 4xNDR')
         elif kind == "bad-devid" and line.startswith("devid="):
             out[i] = "devid=zz"
+        elif kind == "devid-other" and line.startswith("devid="):
+            # as wide as the exporter's values (read as fixed-width bytes), any of them
+            out[i] = "devid=" + rnd.choice(["0x1b2c", "0xzzzz", " 0x12 ", "123456", "0XD2F0"])
+        elif kind == "misspelt":         # vendld=, switchguld=: a line of no kind, in any attribute
+            attributes = [k for k, text in enumerate(out) if "id=" in text and not text.startswith("[")]
+            k = rnd.choice(attributes)
+            out[k] = out[k].replace("id=", "ld=", 1)
         elif kind == "crlf":
             out[i] = line + "\r"
         elif kind == "tab-blank":
@@ -97,7 +104,7 @@ def _read(reader, text):
 @given(st.integers(0, len(_TEXTS) - 1), st.integers(0, 10**9),
        st.lists(st.sampled_from(["stray", "indent", "comment", "blank", "duplicate", "drop", "slower",
                                  "rate-in-name", "no-rate", "upper", "vendid-gap", "orphan-port", "bad-devid",
-                                 "crlf", "tab-blank", "big-port"]), max_size=4),
+                                 "devid-other", "misspelt", "crlf", "tab-blank", "big-port"]), max_size=4),
        st.booleans(), st.sampled_from([61, 1000, 4 * 2**20]))
 def test_bulk_and_line_readers_give_the_same_fabric(which, seed, kinds, trailing_break, piece):
     lines = _damage(_TEXTS[which].split("\n"), random.Random(seed), kinds)
@@ -128,3 +135,17 @@ def test_a_stray_line_sends_the_dump_to_the_line_reader():
     assert parse_regular(text, "dump") is None
     assert parse_ibnetdiscover(text, "dump").notes == ["1 line(s) that are not part of the ibnetdiscover format "
                                                        "were skipped"]
+
+
+@pytest.mark.parametrize("word", ["vendid=", "devid=", "sysimgguid=", "switchguid=", "caguid="])
+@pytest.mark.parametrize("at", [0, 4, -3])
+def test_a_misspelt_attribute_is_read_as_the_line_reader_reads_it(word, at):
+    """An attribute line spelt wrong at any letter (the bulk reader compares eight bytes at a
+    time) is a line of no kind: skipped and counted, whichever reader reads the dump."""
+    text = _TEXTS[0]
+    wrong = word[:at] + "X" + word[at:][1:]
+    assert len(wrong) == len(word) and wrong != word
+    damaged = text.replace("\n" + word, "\n" + wrong, 1)
+    expected = _read(parse_lines, damaged)
+    assert "skipped" in " ".join(expected[2])
+    assert _read(parse_ibnetdiscover, damaged) == expected

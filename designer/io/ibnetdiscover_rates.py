@@ -78,10 +78,9 @@ def line_rates(text: str, start: np.ndarray, end: np.ndarray, code: np.ndarray,
     rates: dict[str, Rate] = {}
     index: dict[Rate, int] = {}
     out = np.full(len(start), -1, dtype=np.int64)
-    starts, ends = start.tolist(), end.tolist()
 
     def read(line: int) -> None:
-        at, stop = starts[line], ends[line]
+        at, stop = int(start[line]), int(end[line])
         rest = text[text.index("#", at, stop) + 1:stop].rstrip()
         last = rest[rest.rfind(" ") + 1:]
         rate = rates.get(last)

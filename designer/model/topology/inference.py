@@ -160,11 +160,15 @@ def _roles_and_codes(fabric: AsBuilt) -> tuple[dict[str, str], np.ndarray | None
     at_leaf = leaf[ends_a]
     hosts_of = np.bincount(ends_a[at_leaf & nic[ends_b]], minlength=n)
     links_of = np.bincount(ends_a[at_leaf & ~nic[ends_b]], minlength=n)
-    peer_pairs = np.unique(ea[leaf[ea] & switch[eb]] * n + eb[leaf[ea] & switch[eb]])
+    # Distinct switch neighbours counted only for the leaves with more switch links than host
+    # links: a fat-tree's leaves have as many of each, so at 131,072 GPUs none is sorted.
+    candidate = leaf & (links_of > hosts_of)
+    chosen = candidate[ea] & switch[eb]
+    peer_pairs = np.unique(ea[chosen] * n + eb[chosen])
     owner, peer = peer_pairs // n, peer_pairs % n
     peers = np.bincount(owner, minlength=n)
     off_leaf = np.bincount(owner[~leaf[peer]], minlength=n)
-    role[leaf & (peers >= 2) & (off_leaf == 0) & (links_of > hosts_of)] = SPINE
+    role[candidate & (peers >= 2) & (off_leaf == 0)] = SPINE
     # A core tier reaches every spine; switches above at most half the spines are leaves with
     # no host cabled (a spare leaf's uplinks), not cores.
     cores, spines = role == CORE, role == SPINE

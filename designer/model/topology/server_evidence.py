@@ -69,19 +69,22 @@ def _name_hits(names: list[str]) -> tuple[Counter[str], Counter[str]]:
     joined = "\n".join(names)
     lowered = joined.lower()
 
-    def lines_with(found: list[int], text: str) -> np.ndarray:
-        breaks = np.array([m.start() for m in _BREAK.finditer(text)], dtype=np.int64)
+    # Each text's line breaks found once, not once per word (lowering may change a name's length).
+    joined_breaks, lowered_breaks = (np.array([m.start() for m in _BREAK.finditer(text)], dtype=np.int64)
+                                     for text in (joined, lowered))
+
+    def lines_with(found: list[int], breaks: np.ndarray) -> np.ndarray:
         return np.unique(np.searchsorted(breaks, np.array(found, dtype=np.int64)))
 
     # Counted in the order the name-by-name count meets them (first name, then word order):
     # most_common breaks ties by that order.
     met: list[tuple[int, int, Counter[str], str, int]] = []
     for k, (pattern, prefixes) in enumerate(_FAMILY_WORDS):
-        lines = lines_with([m.start() for m in pattern.finditer(joined)], joined)
+        lines = lines_with([m.start() for m in pattern.finditer(joined)], joined_breaks)
         if len(lines):
             met.append((int(lines[0]), k, word_hits, prefixes[0], len(lines)))
     for k, (word, label) in enumerate(_GPU_WORDS):
-        lines = lines_with([m.start() for m in re.finditer(re.escape(word), lowered)], lowered)
+        lines = lines_with([m.start() for m in re.finditer(re.escape(word), lowered)], lowered_breaks)
         if len(lines):
             met.append((int(lines[0]), k, gpu_hits, label, len(lines)))
     for _, _, hits, key, count in sorted(met, key=lambda m: (m[2] is gpu_hits, m[0], m[1])):
