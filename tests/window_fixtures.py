@@ -82,10 +82,45 @@ def one_window(folder: Path) -> Iterator:
             QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
 
 
+def window_per_module(folder: str):
+    """The fixtures of a module whose tests take one window in turn (see above):
+
+        _module_window, _open_window = window_per_module("inspector-window")
+
+    gives the module-scoped `module_window` (made under a folder named `folder`) and the per-test
+    `open_window`, a function `open_window(design=None, path=None)` returning the module's window
+    set back and showing `design`; after the test, `settle`. A module keeps both names."""
+
+    @pytest.fixture(scope="module", name="module_window")
+    def module_window(qapp, tmp_path_factory):
+        with one_window(tmp_path_factory.mktemp(folder)) as window:
+            yield window
+
+    @pytest.fixture(name="open_window")
+    def open_window(module_window):
+        yield lambda design=None, path=None: reset(module_window, design, path)
+        settle(module_window)
+
+    return module_window, open_window
+
+
 def reset(window, design: FabricDesign | None, path: Path | None = None):
     """`window` as `make_window(design, path)` would give it (see above); returns it."""
+    import shiboken6
     from PySide6.QtCore import QCoreApplication
+    from PySide6.QtWidgets import QDialog
 
+    if window.presentation.active:
+        window.presentation.stop()
+    window.fail_mode.restore()
+    for dialog in window.findChildren(QDialog):   # a dialog a test opened and left on screen
+        if dialog.isVisible():
+            dialog.reject()
+    for spawned in window.spawned_windows:        # Compare > Open in Designer's windows
+        if shiboken6.isValid(spawned):
+            spawned.shutdown()
+            spawned.close()
+    window.spawned_windows = []
     launcher = window.compare_launcher
     if launcher.window is not None:
         launcher.window.shutdown()
@@ -97,12 +132,18 @@ def reset(window, design: FabricDesign | None, path: Path | None = None):
         for stand_in in ("ask_path", "ask_force"):   # a test's stand-ins for the dialogs
             actions.__dict__.pop(stand_in, None)
     window.exports.cancel()
-    window.dialogs = window.scripted_dialogs()
+    window.dialogs = window.files.dialogs = window.scripted_dialogs()
+    window.file_guard.release()
+    window.files._set_read_only(False)
     window.settings.clear()
     window.ecosystem_export.options = window.ecosystem_export._load_options()   # from the empty settings
     window.controller.selection.clear()
     window.document.load(design, path)
     window.controller.set_network("compute")
+    for name, on in (("legend", True), ("each_link", False)):   # the View menu's toggles
+        if window.actions_[name].isChecked() != on:
+            window.actions_[name].trigger()
+    window._fill_recent(window.files.recent())    # from the empty settings
     for name, shown in window.docks_shown.items():
         window.docks[name].setVisible(shown)
     window.resize(1400, 900)
