@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from designer.catalog import default_catalog
 from designer.io.project import save_design
 from designer.model.topology.presets import new_design
@@ -26,7 +28,9 @@ def _state(window) -> dict:
         "undo steps": document.undo_stack.count(),
         "selection": sorted(window.controller.selection.elements),
         "network": window.controller.network,
-        "docks": {name: dock.isVisibleTo(window) for name, dock in window.docks.items()},
+        "technology": window.controller.default_technology,
+        "palette technology": window.palette_panel.technology.currentData(),
+        "docks shown": sorted(name for name, dock in window.docks.items() if dock.isVisibleTo(window)),
         "settings": window.settings.allKeys(),
         "dialogs shown": [d.windowTitle() for d in window.findChildren(QDialog) if d.isVisible()],
         "errors": window.dialogs.errors,
@@ -59,8 +63,12 @@ def _leave_everything_changed(window, tmp_path: Path) -> None:
     window.dialogs.show_error("left", "by a test")
     window.dialogs.ask_save_changes("left by a test")
     window.open_in_new_window(window.document.design, None, modified=False)
+    palette = window.palette_panel.technology
+    palette.setCurrentIndex(palette.findData("roce-400g"))   # what a block dropped next is built on
     window.docks["palette"].hide()
     window.docks["phases"].show()
+    window.fail_mode.n1_panel()                          # a dock made on first use
+    window.docks["n1"].show()
     window.settings.setValue("left/by", "a test")
     window.actions_["legend"].trigger()
     window.actions_["each_link"].trigger()
@@ -80,8 +88,8 @@ def test_reset_leaves_nothing_of_the_test_before(open_window, make_window, tmp_p
     _leave_everything_changed(window, tmp_path)
     left = _state(window)
 
-    again = open_window(example("dgx-h100-superpod-1su.json"))
-    fresh = make_window(example("dgx-h100-superpod-1su.json"))
+    again = open_window()   # no design: nothing opened replaces what the palette was left at
+    fresh = make_window()
     fresh.statusBar().clearMessage()
     assert again is window
     after, expected = _state(again), _state(fresh)
@@ -100,3 +108,13 @@ def test_the_view_is_fitted_again_after_a_zoom(open_window, make_window):
     window.view.horizontalScrollBar().setValue(window.view.horizontalScrollBar().maximum())
     assert window.view.transform().m11() != fitted
     assert open_window(design).view.transform().m11() == fitted
+
+
+def test_a_question_no_test_answered_fails_the_test_instead_of_waiting_forever(open_window):
+    """Offscreen, a real modal dialog (a file dialog, "Export Anyway?") waits for a click that
+    never comes: the run would hang. The shared window fails the test that reaches one."""
+    window = open_window(example("dgx-h100-superpod-1su.json"))
+    for ask in (window.exports.ask_path, window.ecosystem_export.ask_path, window.ecosystem_export.ask_force,
+                window.audit.ask_capture):
+        with pytest.raises(AssertionError, match="would open a modal dialog"):
+            ask("a question")

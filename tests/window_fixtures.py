@@ -73,6 +73,7 @@ def one_window(folder: Path) -> Iterator:
         window.scripted_dialogs = conftest.ScriptedDialogs   # what `reset` gives each test
         window.docks_shown = {name: dock.isVisibleTo(window) for name, dock in window.docks.items()}
         window.compare_dialogs = window.compare_launcher.dialogs
+        window.fresh_technology = window.controller.default_technology   # before any design
         try:
             yield window
         finally:
@@ -104,6 +105,17 @@ def window_per_module(folder: str):
     return module_window, open_window
 
 
+_MODAL_QUESTIONS = (("exports", "ask_path"), ("ecosystem_export", "ask_path"), ("ecosystem_export", "ask_force"),
+                    ("audit", "ask_capture"))
+
+
+def _unanswered(name: str):
+    def ask(*_args, **_kwargs):
+        raise AssertionError(f"{name} would open a modal dialog: the test must set its answer")
+
+    return ask
+
+
 def reset(window, design: FabricDesign | None, path: Path | None = None):
     """`window` as `make_window(design, path)` would give it (see above); returns it."""
     import shiboken6
@@ -128,9 +140,11 @@ def reset(window, design: FabricDesign | None, path: Path | None = None):
         launcher.window.deleteLater()
         launcher.window = None
     launcher.dialogs = window.compare_dialogs
-    for actions in (window.exports, window.ecosystem_export):
-        for stand_in in ("ask_path", "ask_force"):   # a test's stand-ins for the dialogs
-            actions.__dict__.pop(stand_in, None)
+    # A test's stand-ins for the modal dialogs are dropped; in their place, ones that fail the
+    # test that reaches them: a real modal dialog offscreen waits for an answer forever.
+    for owner, name in _MODAL_QUESTIONS:
+        actions = getattr(window, owner)
+        setattr(actions, name, _unanswered(f"window.{owner}.{name}"))
     window.exports.cancel()
     window.dialogs = window.files.dialogs = window.scripted_dialogs()
     window.file_guard.release()
@@ -138,14 +152,17 @@ def reset(window, design: FabricDesign | None, path: Path | None = None):
     window.settings.clear()
     window.ecosystem_export.options = window.ecosystem_export._load_options()   # from the empty settings
     window.controller.selection.clear()
+    # What the palette's technology was set to, a new window's (a design opened replaces it).
+    window.controller.default_technology = window.fresh_technology
+    window.palette_panel.set_technology(window.fresh_technology)
     window.document.load(design, path)
     window.controller.set_network("compute")
     for name, on in (("legend", True), ("each_link", False)):   # the View menu's toggles
         if window.actions_[name].isChecked() != on:
             window.actions_[name].trigger()
     window._fill_recent(window.files.recent())    # from the empty settings
-    for name, shown in window.docks_shown.items():
-        window.docks[name].setVisible(shown)
+    for name, dock in window.docks.items():   # a dock made later (N-1, audit) starts hidden
+        dock.setVisible(window.docks_shown.get(name, False))
     window.resize(1400, 900)
     window.view.fit()
     window.statusBar().clearMessage()
