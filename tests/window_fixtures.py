@@ -46,10 +46,12 @@ def counterpart(design: FabricDesign, technology: str, catalog=None) -> Counterp
 # Building and showing a MainWindow costs about a quarter of a second of CPU, most of what a test
 # that opens a design and triggers one action costs. The tests of a module that only need "a
 # window showing this design" take one window in turn; before each test it is set back to what
-# `make_window` gives: the design loaded afresh (its undo history cleared), the view fitted, no
-# Compare window, no stand-in left in place of a dialog, fresh scripted dialogs, empty settings
-# and the export options they give. A test that needs a window no other test touched (first start, layout, closing)
-# keeps `make_window`.
+# `make_window` gives: the design loaded afresh (its undo history cleared), nothing selected, the
+# view fitted, the docks and View toggles as at start, no dialog, Compare, spawned window, failure
+# view or presentation left, fresh scripted dialogs (the file controller's too), empty settings
+# and the export options and recent files they give, the palette's technology as at start
+# (tests/test_ui_window_reset.py holds all of it). A test that needs a window no other test
+# touched (first start, layout, resizing, closing, a second window) keeps `make_window`.
 
 _ENVIRONMENT = ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "FABRIC_DESIGNER_DATA_DIR", "FABRIC_DESIGNER_CONFIG_DIR")
 
