@@ -39,6 +39,7 @@ def _state(window) -> dict:
         "spawned windows": len(window.spawned_windows),
         "failure view": window.fail_mode.restore_action.isEnabled(),
         "presenting": window.presentation.active,
+        "designs to present compared": window.presentation.comparison_provider(),
         "legend": window.actions_["legend"].isChecked(),
         "each link": window.scene.each_link,
         "read only": window.files.read_only,
@@ -50,9 +51,10 @@ def _state(window) -> dict:
 
 
 def _leave_everything_changed(window, tmp_path: Path) -> None:
-    """What tests do to a window and leave as they end."""
+    """What tests do to a window and leave as they end; returns the design it was showing."""
     from PySide6.QtWidgets import QDialog
 
+    design = window.document.design
     path = tmp_path / "left-open.json"
     save_design(window.document.design, path)
     window.dialogs.open_answer = str(path)
@@ -78,8 +80,10 @@ def _leave_everything_changed(window, tmp_path: Path) -> None:
     left_open = QDialog(window)
     left_open.setWindowTitle("left open")
     left_open.show()
+    window.presentation.comparison_provider = lambda: [design, design]
     window.presentation.start()
     window.statusBar().showMessage("left by a test")
+    return design
 
 
 def test_reset_leaves_nothing_of_the_test_before(open_window, make_window, tmp_path):

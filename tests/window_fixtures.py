@@ -76,6 +76,7 @@ def one_window(folder: Path) -> Iterator:
         window.docks_shown = {name: dock.isVisibleTo(window) for name, dock in window.docks.items()}
         window.compare_dialogs = window.compare_launcher.dialogs
         window.fresh_technology = window.controller.default_technology   # before any design
+        window.fresh_comparison_provider = window.presentation.comparison_provider
         try:
             yield window
         finally:
@@ -126,6 +127,7 @@ def reset(window, design: FabricDesign | None, path: Path | None = None):
 
     if window.presentation.active:
         window.presentation.stop()
+    window.presentation.comparison_provider = window.fresh_comparison_provider
     window.fail_mode.restore()
     for dialog in window.findChildren(QDialog):   # a dialog a test opened and left on screen
         if dialog.isVisible():
