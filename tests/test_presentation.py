@@ -17,6 +17,8 @@ from designer.model.intent.slides import Slide, default_slides
 from tests.window_fixtures import window_per_module
 
 _module_window, _open_window = window_per_module("presentation-window")
+# Under pytest-xdist the module's tests run on one worker, which makes its window once.
+pytestmark = pytest.mark.xdist_group("presentation-window")
 
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 
+import pytest
 from PySide6.QtCore import Qt
 
 from designer.io.ibnetdiscover import write_ibnetdiscover
@@ -11,6 +12,8 @@ from designer.model.intent.design import ClusterSpec, Edit, FabricDesign, Fabric
 from tests.window_fixtures import window_per_module
 
 _module_window, _open_window = window_per_module("audit-window")
+# Under pytest-xdist the module's tests run on one worker, which makes its window once.
+pytestmark = pytest.mark.xdist_group("audit-window")
 
 
 def _design():

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from PySide6.QtCore import QPoint, QPointF, Qt
 from PySide6.QtTest import QTest
 
@@ -12,6 +13,8 @@ from designer.ui.canvas.lod import BLOCK, DEVICE, ROW, row_lod
 from tests.window_fixtures import window_per_module
 
 _module_window, _open_window = window_per_module("canvas-window")
+# Under pytest-xdist the module's tests run on one worker, which makes its window once.
+pytestmark = pytest.mark.xdist_group("canvas-window")
 
 
 def _press_drag_release(viewport, a: QPoint, b: QPoint, modifiers=Qt.KeyboardModifier.NoModifier) -> None:

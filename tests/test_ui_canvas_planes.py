@@ -16,6 +16,8 @@ from designer.ui.canvas.layout import compute_layout
 from tests.window_fixtures import window_per_module
 
 _module_window, _open_window = window_per_module("canvas-planes-window")
+# Under pytest-xdist the module's tests run on one worker, which makes its window once.
+pytestmark = pytest.mark.xdist_group("canvas-planes-window")
 
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"

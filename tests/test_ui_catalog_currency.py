@@ -3,11 +3,15 @@ inspector's server and switch lists say which parts ship, are announced or are p
 
 from __future__ import annotations
 
+import pytest
+
 from designer.catalog import default_catalog
 from designer.model.topology.presets import new_design
 from tests.window_fixtures import window_per_module
 
 _module_window, _open_window = window_per_module("catalog-currency-window")
+# Under pytest-xdist the module's tests run on one worker, which makes its window once.
+pytestmark = pytest.mark.xdist_group("catalog-currency-window")
 
 
 def test_the_palette_names_the_newest_shipping_server_of_the_technology(open_window):

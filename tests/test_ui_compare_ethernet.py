@@ -4,12 +4,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from designer.io.project import load_design
 from designer.model.decisions.counterpart import ETHERNET_CHOICES
 from tests.test_ui_compare import ScriptedCompareDialogs
 from tests.window_fixtures import counterpart, window_per_module
 
 _module_window, _open_window = window_per_module("compare-ethernet-window")
+# Under pytest-xdist the module's tests run on one worker, which makes its window once.
+pytestmark = pytest.mark.xdist_group("compare-ethernet-window")
 
 
 SUPERPOD = Path(__file__).resolve().parent.parent / "examples" / "dgx-h100-superpod-1su.json"

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from designer.catalog import default_catalog
 from designer.io.project import save_design
 from designer.model.physical.fabric_cost import fabric_cost
@@ -13,6 +15,8 @@ from tests.test_ui_compare import ScriptedCompareDialogs
 from tests.window_fixtures import window_per_module
 
 _module_window, _open_window = window_per_module("compare-topology-window")
+# Under pytest-xdist the module's tests run on one worker, which makes its window once.
+pytestmark = pytest.mark.xdist_group("compare-topology-window")
 
 
 CAT = default_catalog()

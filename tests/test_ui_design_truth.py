@@ -7,6 +7,8 @@ import csv
 import dataclasses
 import io
 
+import pytest
+
 from designer.catalog import default_catalog
 from designer.io.bom_csv import bom_to_csv
 from designer.model.intent.design import Edit
@@ -18,6 +20,8 @@ from tests.helpers import superpod
 from tests.window_fixtures import window_per_module
 
 _module_window, _open_window = window_per_module("design-truth-window")
+# Under pytest-xdist the module's tests run on one worker, which makes its window once.
+pytestmark = pytest.mark.xdist_group("design-truth-window")
 
 
 CAT = default_catalog()

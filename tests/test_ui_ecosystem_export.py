@@ -19,6 +19,8 @@ EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 
 
 _module_window, _open_window = window_per_module("ecosystem-window")
+# Under pytest-xdist the module's tests run on one worker, which makes its window once.
+pytestmark = pytest.mark.xdist_group("ecosystem-window")
 
 
 def _export_menu(window):

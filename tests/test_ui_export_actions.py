@@ -42,6 +42,8 @@ def exported(window, qtbot, key: str, target: Path) -> Path:
 
 
 _module_window, _open_window = window_per_module("export-window")
+# Under pytest-xdist the module's tests run on one worker, which makes its window once.
+pytestmark = pytest.mark.xdist_group("export-window")
 
 
 @pytest.fixture

@@ -3,6 +3,7 @@
 from pathlib import Path
 
 import numpy as np
+import pytest
 from PySide6.QtCore import QPointF
 from PySide6.QtGui import QColor
 
@@ -15,6 +16,8 @@ from tests.helpers import derived
 from tests.window_fixtures import window_per_module
 
 _module_window, _open_window = window_per_module("failed-links-window")
+# Under pytest-xdist the module's tests run on one worker, which makes its window once.
+pytestmark = pytest.mark.xdist_group("failed-links-window")
 
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"

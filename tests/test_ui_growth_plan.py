@@ -1,5 +1,6 @@
 """The Phases panel edits the design's stored target and phases: undoable, saved, in View > Panels."""
 
+import pytest
 from PySide6.QtCore import Qt
 
 from designer.catalog import default_catalog
@@ -9,6 +10,8 @@ from designer.model.topology.presets import new_design
 from tests.window_fixtures import window_per_module
 
 _module_window, _open_window = window_per_module("growth-plan-window")
+# Under pytest-xdist the module's tests run on one worker, which makes its window once.
+pytestmark = pytest.mark.xdist_group("growth-plan-window")
 
 
 def b200(sus):

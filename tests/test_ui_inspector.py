@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from designer.catalog import default_catalog
 from designer.model.topology.derive import plan_only
 from designer.model.topology.presets import new_design
@@ -13,6 +15,8 @@ def _design(template="leaf-spine", gpus=256, **kw):
 
 
 _module_window, _open_window = window_per_module("inspector-window")
+# Under pytest-xdist the module's tests run on one worker, which makes its window once.
+pytestmark = pytest.mark.xdist_group("inspector-window")
 
 
 def test_editing_the_server_count_updates_the_metrics(open_window):

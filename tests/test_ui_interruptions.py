@@ -3,12 +3,16 @@
 import csv
 from pathlib import Path
 
+import pytest
+
 from designer.io.project import load_design
 from designer.model.decisions.interruptions import UNIT_NAMES, interruptions
 from tests.helpers import derived, superpod
 from tests.window_fixtures import window_per_module
 
 _module_window, _open_window = window_per_module("interruptions-window")
+# Under pytest-xdist the module's tests run on one worker, which makes its window once.
+pytestmark = pytest.mark.xdist_group("interruptions-window")
 
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"

@@ -4,6 +4,7 @@ and the inspector name the parts; an air-cooled design shows none of it."""
 
 from __future__ import annotations
 
+import pytest
 from PySide6.QtGui import QColor
 
 from designer.catalog import default_catalog
@@ -12,6 +13,8 @@ from designer.ui.theme import COOLANT_HUE
 from tests.window_fixtures import window_per_module
 
 _module_window, _open_window = window_per_module("liquid-cooling-window")
+# Under pytest-xdist the module's tests run on one worker, which makes its window once.
+pytestmark = pytest.mark.xdist_group("liquid-cooling-window")
 
 
 CAT = default_catalog()

@@ -14,6 +14,8 @@ from designer.io.project import load_design
 from tests.window_fixtures import window_per_module
 
 _module_window, _open_window = window_per_module("names-map-window")
+# Under pytest-xdist the module's tests run on one worker, which makes its window once.
+pytestmark = pytest.mark.xdist_group("names-map-window")
 
 
 X5 = Path(__file__).parent / "data" / "real_captures" / "ltaulell-HPC_toolset"

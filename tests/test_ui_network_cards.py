@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from PySide6.QtCore import Qt
 
 from designer.catalog import default_catalog
@@ -15,6 +16,8 @@ from designer.model.topology.derive import derive
 from tests.window_fixtures import window_per_module
 
 _module_window, _open_window = window_per_module("network-cards-window")
+# Under pytest-xdist the module's tests run on one worker, which makes its window once.
+pytestmark = pytest.mark.xdist_group("network-cards-window")
 
 
 GB300 = Path(__file__).resolve().parent.parent / "examples" / "gb300-nvl72-8rack.json"

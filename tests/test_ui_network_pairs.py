@@ -6,12 +6,16 @@ import dataclasses
 import math
 from pathlib import Path
 
+import pytest
+
 from designer.catalog import default_catalog
 from designer.io.project import load_design
 from designer.model.networks.sizing import servers_per_rack
 from tests.window_fixtures import window_per_module
 
 _module_window, _open_window = window_per_module("network-pairs-window")
+# Under pytest-xdist the module's tests run on one worker, which makes its window once.
+pytestmark = pytest.mark.xdist_group("network-pairs-window")
 
 
 GB300 = Path(__file__).resolve().parent.parent / "examples" / "gb300-nvl72-8rack.json"

@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import dataclasses
 
+import pytest
+
 from designer.catalog import default_catalog
 from designer.model.networks.defaults import ra_networks
 from designer.model.topology.presets import new_design
 from tests.window_fixtures import window_per_module
 
 _module_window, _open_window = window_per_module("networks-window")
+# Under pytest-xdist the module's tests run on one worker, which makes its window once.
+pytestmark = pytest.mark.xdist_group("networks-window")
 
 
 CAT = default_catalog()

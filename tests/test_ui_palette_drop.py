@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from PySide6.QtCore import QPoint, QPointF, Qt
 from PySide6.QtGui import QDragEnterEvent, QDragMoveEvent, QDropEvent
 from PySide6.QtWidgets import QApplication
@@ -12,6 +13,8 @@ from designer.ui.blocks import MIME_TYPE
 from tests.window_fixtures import window_per_module
 
 _module_window, _open_window = window_per_module("palette-drop-window")
+# Under pytest-xdist the module's tests run on one worker, which makes its window once.
+pytestmark = pytest.mark.xdist_group("palette-drop-window")
 
 
 def _drop(window, block_id: str) -> None:

@@ -10,6 +10,8 @@ from designer.ui.shell.files import file_stem
 from tests.window_fixtures import window_per_module
 
 _module_window, _open_window = window_per_module("polish-window")
+# Under pytest-xdist the module's tests run on one worker, which makes its window once.
+pytestmark = pytest.mark.xdist_group("polish-window")
 
 
 @pytest.mark.parametrize("name, stem", [

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import pytest
+
 from designer.catalog import default_catalog
 from designer.model.topology.presets import new_design
 from tests.window_fixtures import window_per_module
 
 _module_window, _open_window = window_per_module("port-mode-window")
+# Under pytest-xdist the module's tests run on one worker, which makes its window once.
+pytestmark = pytest.mark.xdist_group("port-mode-window")
 
 
 CAT = default_catalog()

@@ -13,6 +13,8 @@ from designer.ui.canvas.tier_item import HandleItem
 from tests.window_fixtures import window_per_module
 
 _module_window, _open_window = window_per_module("resize-undo-window")
+# Under pytest-xdist the module's tests run on one worker, which makes its window once.
+pytestmark = pytest.mark.xdist_group("resize-undo-window")
 
 
 def _leaf_spine(gpus=256):

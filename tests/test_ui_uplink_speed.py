@@ -7,6 +7,8 @@ import dataclasses
 import json
 from pathlib import Path
 
+import pytest
+
 from designer.catalog import default_catalog
 from designer.io.project import load_design
 from designer.model.intent.design import replace_path
@@ -15,6 +17,8 @@ from designer.model.topology.presets import new_design
 from tests.window_fixtures import window_per_module
 
 _module_window, _open_window = window_per_module("uplink-speed-window")
+# Under pytest-xdist the module's tests run on one worker, which makes its window once.
+pytestmark = pytest.mark.xdist_group("uplink-speed-window")
 
 
 CAT = default_catalog()

@@ -2,6 +2,7 @@
 
 from pathlib import Path
 
+import pytest
 from PySide6.QtCore import Qt
 
 from designer.io.project import load_design
@@ -9,6 +10,8 @@ from tests.helpers import superpod
 from tests.window_fixtures import window_per_module
 
 _module_window, _open_window = window_per_module("whatif-window")
+# Under pytest-xdist the module's tests run on one worker, which makes its window once.
+pytestmark = pytest.mark.xdist_group("whatif-window")
 
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"

@@ -16,6 +16,8 @@ from designer.model.topology.sizing import SizingError
 from tests.window_fixtures import window_per_module
 
 _module_window, _open_window = window_per_module("window-as-cli-window")
+# Under pytest-xdist the module's tests run on one worker, which makes its window once.
+pytestmark = pytest.mark.xdist_group("window-as-cli-window")
 
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"

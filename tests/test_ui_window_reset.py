@@ -14,6 +14,8 @@ from designer.model.topology.presets import new_design
 from tests.window_fixtures import example, window_per_module
 
 _module_window, _open_window = window_per_module("reset-window")
+# Under pytest-xdist the module's tests run on one worker, which makes its window once.
+pytestmark = pytest.mark.xdist_group("reset-window")
 
 
 def _state(window) -> dict:
