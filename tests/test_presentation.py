@@ -14,6 +14,12 @@ from designer.catalog import default_catalog
 from designer.io.project import design_from_json, design_to_json, load_design
 from designer.model.intent.serde import DesignValidationError
 from designer.model.intent.slides import Slide, default_slides
+from tests.window_fixtures import window_per_module
+
+_module_window, _open_window = window_per_module("presentation-window")
+# Under pytest-xdist the module's tests run on one worker, which makes its window once.
+pytestmark = pytest.mark.xdist_group("presentation-window")
+
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 SUPERPOD = EXAMPLES / "dgx-h100-superpod-4su.json"
@@ -157,10 +163,10 @@ def test_saved_slides_are_presented_including_a_comparison(make_window, qtbot):
     mode.stop()
 
 
-def test_a_comparison_slide_that_cannot_be_made_says_why(make_window, qtbot, tmp_path):
+def test_a_comparison_slide_that_cannot_be_made_says_why(open_window, qtbot, tmp_path):
     design = dataclasses.replace(load_design(SUPERPOD), slides=(
         Slide("Versus a missing file", "comparison", compare_with=str(tmp_path / "missing.json")),))
-    window = make_window(design)
+    window = open_window(design)
     mode = window.presentation
     assert mode.start()
     qtbot.waitUntil(lambda: not mode.widget.content.pending, timeout=10000)
@@ -168,8 +174,8 @@ def test_a_comparison_slide_that_cannot_be_made_says_why(make_window, qtbot, tmp
     mode.stop()
 
 
-def test_adding_the_view_as_a_slide_is_undoable(make_window):
-    window = make_window(load_design(SUPERPOD))
+def test_adding_the_view_as_a_slide_is_undoable(open_window):
+    window = open_window(load_design(SUPERPOD))
     action = window.presentation.actions["add_slide"]
     action.trigger()
     assert [s.title for s in window.document.design.slides] == ["View 1"]
@@ -194,8 +200,8 @@ def test_adding_the_view_as_a_slide_is_undoable(make_window):
     window.presentation.stop()
 
 
-def test_without_a_design_there_is_nothing_to_present(make_window):
-    window = make_window(None)
+def test_without_a_design_there_is_nothing_to_present(open_window):
+    window = open_window(None)
     assert not window.presentation.start()
     assert not window.isFullScreen() and not window.presentation.active
     assert "Nothing to present" in window.statusBar().currentMessage()
@@ -213,8 +219,8 @@ def test_closing_the_window_while_presenting_leaves_presentation_mode_first(make
     assert not mode.active
 
 
-def test_a_comparison_open_in_the_window_becomes_a_default_slide(make_window, qtbot):
-    window = make_window(load_design(SUPERPOD))
+def test_a_comparison_open_in_the_window_becomes_a_default_slide(open_window, qtbot):
+    window = open_window(load_design(SUPERPOD))
     other = load_design(EXAMPLES / "roce-512-leaf-spine-sn5600.json")
     window.presentation.comparison_provider = lambda: [window.document.design, other]
     assert window.presentation.start()
@@ -238,14 +244,14 @@ def test_the_other_family_counterpart_is_the_closest_speed():
     assert other_family_technology(roce, catalog) == "ib-ndr"
 
 
-def test_any_su_can_be_added_as_a_slide_and_the_16th_is_presented(make_window, monkeypatch):
+def test_any_su_can_be_added_as_a_slide_and_the_16th_is_presented(open_window, monkeypatch):
     from PySide6.QtWidgets import QInputDialog
 
     from designer.catalog import default_catalog
     from designer.model.topology.presets import new_design
 
     design = new_design(default_catalog(), "rail-optimized", nodes=512, server="dgx-h100", switch="qm9700")
-    window = make_window(design)
+    window = open_window(design)
     mode = window.presentation
     assert mode.start()
     defaults = mode.slides

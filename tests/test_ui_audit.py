@@ -4,39 +4,45 @@ from __future__ import annotations
 
 import dataclasses
 
+import pytest
 from PySide6.QtCore import Qt
 
 from designer.io.ibnetdiscover import write_ibnetdiscover
 from designer.model.intent.design import ClusterSpec, Edit, FabricDesign, FabricSpec
+from tests.window_fixtures import window_per_module
+
+_module_window, _open_window = window_per_module("audit-window")
+# Under pytest-xdist the module's tests run on one worker, which makes its window once.
+pytestmark = pytest.mark.xdist_group("audit-window")
 
 
 def _design():
     return FabricDesign(cluster=ClusterSpec(servers=64), fabric=FabricSpec(template="rail-optimized"))
 
 
-def test_import_opens_the_capture_as_an_unsaved_design(make_window, tmp_path):
+def test_import_opens_the_capture_as_an_unsaved_design(open_window, tmp_path):
     write_ibnetdiscover(_design(), tmp_path / "f.topo")
-    window = make_window()
+    window = open_window()
     assert window.audit.import_file(str(tmp_path / "f.topo"))
     design = window.document.design
     assert design.fabric.template == "rail-optimized" and design.cluster.servers == 64
     assert window.document.modified and window.document.path is None
 
 
-def test_bad_capture_changes_nothing(make_window, tmp_path):
+def test_bad_capture_changes_nothing(open_window, tmp_path):
     (tmp_path / "bad.topo").write_bytes(b"\x00\x01binary")
-    window = make_window(_design())
+    window = open_window(_design())
     before = window.document.design
     assert not window.audit.import_file(str(tmp_path / "bad.topo"))
     assert window.document.design is before
     assert window.dialogs.errors and "binary" in window.dialogs.errors[-1][-1]
 
 
-def test_audit_overlays_findings_and_the_list_selects(make_window, tmp_path):
+def test_audit_overlays_findings_and_the_list_selects(open_window, tmp_path):
     design = _design()
     write_ibnetdiscover(dataclasses.replace(design, edits=(Edit("remove-links", "leaf-2", "spine-3", 1),
                                                            Edit("remove-device", "spine-8"))), tmp_path / "f.topo")
-    window = make_window(design)
+    window = open_window(design)
     window.audit.audit_file(str(tmp_path / "f.topo"))
     report = window.audit.report
     assert report is not None and len(report.missing_links) == 1 and len(report.missing_devices) == 1
@@ -52,7 +58,7 @@ def test_audit_overlays_findings_and_the_list_selects(make_window, tmp_path):
     assert overlay.focus is not None and overlay.focus[0][0][:2] == ("leaf-2", "spine-3")
 
 
-def test_the_panel_shows_the_cli_summary_sorts_filters_and_exports(make_window, tmp_path, capsys):
+def test_the_panel_shows_the_cli_summary_sorts_filters_and_exports(open_window, tmp_path, capsys):
     import sys
     sys.path.insert(0, str(__import__("pathlib").Path(__file__).parent))
     from capture_factory import make_capture
@@ -65,7 +71,7 @@ def test_the_panel_shows_the_cli_summary_sorts_filters_and_exports(make_window, 
                    if c.faults.swaps and c.faults.missing_uplinks and c.faults.default_named)
     (tmp_path / "f.topo").write_text(capture.text)
     save_design(design, tmp_path / "d.json")
-    window = make_window(design)
+    window = open_window(design)
     window.audit.audit_file(str(tmp_path / "f.topo"))
     panel = window.audit.panel
     shown = [panel.summary.item(i).text() for i in range(panel.summary.count())]
@@ -98,8 +104,8 @@ def test_the_panel_shows_the_cli_summary_sorts_filters_and_exports(make_window, 
     assert (tmp_path / "a.csv").read_bytes() == (tmp_path / "b.csv").read_bytes()
 
 
-def test_the_legend_and_findings_agree(make_window, tmp_path):
-    window = make_window(_design())
+def test_the_legend_and_findings_agree(open_window, tmp_path):
+    window = open_window(_design())
     legend = window.view.legend
     kinds = [kind for kind, *_ in legend.entries()]
     assert ("problem" in kinds) == bool(legend.problems)
@@ -112,21 +118,21 @@ def test_the_legend_and_findings_agree(make_window, tmp_path):
     assert not [t for _, (t, *_), _ in legend.entries() if t.startswith("Audit")]
 
 
-def test_import_opens_an_lldp_capture_as_its_inferred_ethernet_design(make_window, tmp_path):
+def test_import_opens_an_lldp_capture_as_its_inferred_ethernet_design(open_window, tmp_path):
     from designer.io.lldp import export_lldp_json as lldp_capture
     from designer.model.topology.derive import derive
     design = FabricDesign(cluster=ClusterSpec(servers=32),
                           fabric=FabricSpec(template="rail-optimized", technology="roce-400g", switch="sn5600"))
     broken = dataclasses.replace(design, edits=(Edit("remove-links", "leaf-2", "spine-2", 1),))
     (tmp_path / "lldp.json").write_text(lldp_capture(derive(broken)))
-    window = make_window()
+    window = open_window()
     assert window.audit.import_file(str(tmp_path / "lldp.json"))
     opened = window.document.design
     assert (opened.fabric.template, opened.fabric.switch, opened.cluster.servers) == ("rail-optimized", "sn5600", 32)
     assert opened.edits == (Edit("remove-links", "leaf-2", "spine-2", 1),)
 
 
-def test_a_capture_audited_on_its_own_opens_that_audit(make_window, tmp_path):
+def test_a_capture_audited_on_its_own_opens_that_audit(open_window, tmp_path):
     import json
 
     from designer.io.lldp import export_lldp_json as lldp_capture
@@ -142,7 +148,7 @@ def test_a_capture_audited_on_its_own_opens_that_audit(make_window, tmp_path):
                 entry["port"].pop("auto-negotiation", None)
         record["data"] = json.dumps(data)
     (tmp_path / "lldp.json").write_text(json.dumps(records))
-    window = make_window(_design())
+    window = open_window(_design())
     before = window.document.design
     assert not window.audit.import_file(str(tmp_path / "lldp.json"))
     assert window.document.design is before and window.dialogs.errors == []

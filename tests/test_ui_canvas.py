@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from PySide6.QtCore import QPoint, QPointF, Qt
 from PySide6.QtTest import QTest
 
@@ -9,6 +10,11 @@ from designer.catalog import default_catalog
 from designer.model.intent.design import Edit
 from designer.model.topology.presets import new_design
 from designer.ui.canvas.lod import BLOCK, DEVICE, ROW, row_lod
+from tests.window_fixtures import window_per_module
+
+_module_window, _open_window = window_per_module("canvas-window")
+# Under pytest-xdist the module's tests run on one worker, which makes its window once.
+pytestmark = pytest.mark.xdist_group("canvas-window")
 
 
 def _press_drag_release(viewport, a: QPoint, b: QPoint, modifiers=Qt.KeyboardModifier.NoModifier) -> None:
@@ -23,9 +29,9 @@ def _device_point(window, device: str) -> QPoint:
     return window.view.mapFromScene(pos)
 
 
-def test_a_32k_gpu_fabric_is_drawn_aggregated_and_expands_when_zoomed(make_window):
+def test_a_32k_gpu_fabric_is_drawn_aggregated_and_expands_when_zoomed(open_window):
     design = new_design(default_catalog(), "rail-optimized", gpus=32768, server="dgx-b300-xdr")
-    window = make_window(design)
+    window = open_window(design)
     window.view.fit()
     leaf = window.scene.layout.rows["leaf"]
     # 4,096 nodes in SUs of 72 (the B300 XDR reference SU): 57 SUs of 8 rail leaves.
@@ -46,8 +52,8 @@ def test_a_32k_gpu_fabric_is_drawn_aggregated_and_expands_when_zoomed(make_windo
     assert not image.isNull()
 
 
-def test_clicking_selects_and_the_inspector_follows(make_window):
-    window = make_window(new_design(default_catalog(), "leaf-spine", gpus=256))
+def test_clicking_selects_and_the_inspector_follows(open_window):
+    window = open_window(new_design(default_catalog(), "leaf-spine", gpus=256))
     viewport = window.view.viewport()
     point = _device_point(window, "spine-2")
     QTest.mouseClick(viewport, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, point)
@@ -60,8 +66,8 @@ def test_clicking_selects_and_the_inspector_follows(make_window):
     assert window.inspector.stack.currentWidget() is window.inspector.fabric_page
 
 
-def test_rubber_band_selects_the_switches_inside(make_window):
-    window = make_window(new_design(default_catalog(), "leaf-spine", gpus=256))
+def test_rubber_band_selects_the_switches_inside(open_window):
+    window = open_window(new_design(default_catalog(), "leaf-spine", gpus=256))
     viewport = window.view.viewport()
     a = _device_point(window, "leaf-1") + QPoint(-30, -40)
     b = _device_point(window, "leaf-3") + QPoint(10, 40)
@@ -69,8 +75,8 @@ def test_rubber_band_selects_the_switches_inside(make_window):
     assert window.controller.selection.elements == {"leaf-1", "leaf-2", "leaf-3"}
 
 
-def test_dragging_from_a_leaf_to_a_spine_adds_a_manual_link(make_window):
-    window = make_window(new_design(default_catalog(), "leaf-spine", gpus=256))
+def test_dragging_from_a_leaf_to_a_spine_adds_a_manual_link(open_window):
+    window = open_window(new_design(default_catalog(), "leaf-spine", gpus=256))
     viewport = window.view.viewport()
     _press_drag_release(viewport, _device_point(window, "leaf-2"), _device_point(window, "spine-3"))
     design = window.document.design
@@ -87,16 +93,16 @@ def test_dragging_from_a_leaf_to_a_spine_adds_a_manual_link(make_window):
     assert window.document.design.edits == ()
 
 
-def test_connecting_two_switches_of_one_tier_is_refused(make_window):
-    window = make_window(new_design(default_catalog(), "leaf-spine", gpus=256))
+def test_connecting_two_switches_of_one_tier_is_refused(open_window):
+    window = open_window(new_design(default_catalog(), "leaf-spine", gpus=256))
     viewport = window.view.viewport()
     _press_drag_release(viewport, _device_point(window, "leaf-1"), _device_point(window, "leaf-4"))
     assert window.document.design.edits == ()
     assert window.document.undo_stack.count() == 0
 
 
-def test_deleting_a_switch_and_the_core_tier(make_window):
-    window = make_window(new_design(default_catalog(), "fat-tree", gpus=256, tiers=3))
+def test_deleting_a_switch_and_the_core_tier(open_window):
+    window = open_window(new_design(default_catalog(), "fat-tree", gpus=256, tiers=3))
     c = window.controller
     c.selection.set(["spine-1"])
     window.actions_["delete"].trigger()
@@ -113,9 +119,9 @@ def test_deleting_a_switch_and_the_core_tier(make_window):
     assert "spine" in window.scene.rows
 
 
-def test_clicking_a_finding_selects_the_offending_element(make_window):
+def test_clicking_a_finding_selects_the_offending_element(open_window):
     design = new_design(default_catalog(), "leaf-spine", gpus=1024)
-    window = make_window(design)
+    window = open_window(design)
     window.controller.selection.set(["tier:leaf"])
     window.inspector.tier_page.count.setValue(8)  # too few leaves: ports beyond the radix
     findings = window.metrics.findings
@@ -131,9 +137,9 @@ def test_clicking_a_finding_selects_the_offending_element(make_window):
     assert visible.contains(window.scene.element_position(element))
 
 
-def test_fit_zoom_and_pan_keep_the_fabric_in_reach(make_window):
+def test_fit_zoom_and_pan_keep_the_fabric_in_reach(open_window):
     design = new_design(default_catalog(), "rail-optimized", gpus=16384, switch="qm9700")
-    window = make_window(design)
+    window = open_window(design)
     view = window.view
     view.fit()
     fitted = view.sx
@@ -150,18 +156,18 @@ def test_fit_zoom_and_pan_keep_the_fabric_in_reach(make_window):
     assert abs(view.sx - fitted) < 1e-9
 
 
-def test_a_one_tier_fabric_is_drawn_as_one_switch_and_its_servers(make_window):
+def test_a_one_tier_fabric_is_drawn_as_one_switch_and_its_servers(open_window):
     design = new_design(default_catalog(), "rail-optimized", gpus=64, switch="qm9700")
-    window = make_window(design)
+    window = open_window(design)
     window.view.fit()
     rows = window.scene.layout.rows
     assert rows["leaf"].count == 1 and rows["spine"].count == 0 and "core" not in rows
     assert not [b for b in window.scene.layout.bundles if b.upper == "spine"]
 
 
-def test_show_each_link_draws_every_link_and_back_without_an_undo_step(make_window):
+def test_show_each_link_draws_every_link_and_back_without_an_undo_step(open_window):
     design = new_design(default_catalog(), "leaf-spine", gpus=256)
-    window = make_window(design)
+    window = open_window(design)
     window.view.fit()
     layout = window.scene.layout
     expected = {pair: int(layout.link_arrays(pair[0])[2].sum()) for pair in window.scene.bundles}

@@ -13,6 +13,12 @@ from designer.io.project import load_design
 from designer.model.intent.design import Edit
 from designer.model.topology.derive import plan_only
 from designer.ui.canvas.layout import compute_layout
+from tests.window_fixtures import window_per_module
+
+_module_window, _open_window = window_per_module("canvas-planes-window")
+# Under pytest-xdist the module's tests run on one worker, which makes its window once.
+pytestmark = pytest.mark.xdist_group("canvas-planes-window")
+
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 TWO_PLANES = EXAMPLES / "b300-roce-two-plane.json"
@@ -56,8 +62,8 @@ def test_removed_links_and_manual_links_follow_the_plane():
     assert {k: v for k, v in after.items() if k != (0, 0)} == {k: v for k, v in before.items() if k != (0, 0)}
 
 
-def test_the_window_draws_the_plane_chosen(make_window, qtbot):
-    window = make_window(load_design(TWO_PLANES), TWO_PLANES)
+def test_the_window_draws_the_plane_chosen(open_window, qtbot):
+    window = open_window(load_design(TWO_PLANES), TWO_PLANES)
     legend, scene = window.view.legend, window.scene
     assert legend.plane_box.isVisible()
     assert scene.device_id("spine", 0) == "p1.spine-1"
@@ -80,9 +86,9 @@ def test_the_window_draws_the_plane_chosen(make_window, qtbot):
     assert legend.plane_box.itemText(1) == "Plane 2"
 
 
-def test_a_finding_in_another_plane_brings_that_plane_up(make_window, qtbot):
+def test_a_finding_in_another_plane_brings_that_plane_up(open_window, qtbot):
     design = load_design(TWO_PLANES)
-    window = make_window(design, TWO_PLANES)
+    window = open_window(design, TWO_PLANES)
     assert window.scene.layout.plane == 0
     window.view.focus_element("p2.leaf-3")
     assert window.scene.layout.plane == 1
@@ -115,8 +121,8 @@ def test_no_legend_entry_is_cut_at_1280x800(make_window, qtbot, example):
     assert legend.height() == legend.HEIGHT * (1 + max(line for *_, line in placed))
 
 
-def test_a_failure_is_drawn_in_the_plane_it_happened_in(make_window, qtbot):
-    window = make_window(load_design(TWO_PLANES), TWO_PLANES)
+def test_a_failure_is_drawn_in_the_plane_it_happened_in(open_window, qtbot):
+    window = open_window(load_design(TWO_PLANES), TWO_PLANES)
     overlay = window.fail_mode.overlay
     overlay.show_failure(("p2.spine-1",), ())
     failure = window.scene.link_failure
@@ -129,8 +135,8 @@ def test_a_failure_is_drawn_in_the_plane_it_happened_in(make_window, qtbot):
     assert failure.any_links
 
 
-def test_a_link_dragged_in_plane_2_goes_into_plane_2(make_window, qtbot):
-    window = make_window(load_design(TWO_PLANES), TWO_PLANES)
+def test_a_link_dragged_in_plane_2_goes_into_plane_2(open_window, qtbot):
+    window = open_window(load_design(TWO_PLANES), TWO_PLANES)
     window.view.legend.plane_box.activated.emit(1)
     scene = window.scene
     a, b = scene.device_id("leaf", 0), scene.device_id("spine", 2)

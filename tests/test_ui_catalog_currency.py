@@ -3,12 +3,19 @@ inspector's server and switch lists say which parts ship, are announced or are p
 
 from __future__ import annotations
 
+import pytest
+
 from designer.catalog import default_catalog
 from designer.model.topology.presets import new_design
+from tests.window_fixtures import window_per_module
+
+_module_window, _open_window = window_per_module("catalog-currency-window")
+# Under pytest-xdist the module's tests run on one worker, which makes its window once.
+pytestmark = pytest.mark.xdist_group("catalog-currency-window")
 
 
-def test_the_palette_names_the_newest_shipping_server_of_the_technology(make_window):
-    window = make_window()
+def test_the_palette_names_the_newest_shipping_server_of_the_technology(open_window):
+    window = open_window()
     palette = window.palette_panel
     index = palette.technology.findData("ib-xdr")
     palette.technology.setCurrentIndex(index)
@@ -18,9 +25,9 @@ def test_the_palette_names_the_newest_shipping_server_of_the_technology(make_win
     assert "Source:" in palette.server_note.toolTip()
 
 
-def test_the_inspector_lists_parts_with_their_currency(make_window):
+def test_the_inspector_lists_parts_with_their_currency(open_window):
     catalog = default_catalog()
-    window = make_window(new_design(catalog, "rail-optimized", gpus=1152, server="gb300-nvl72-tray",
+    window = open_window(new_design(catalog, "rail-optimized", gpus=1152, server="gb300-nvl72-tray",
                                     technology="ib-xdr"))
     page = window.inspector.fabric_page
     assert page.server.currentData() == "gb300-nvl72-tray"
@@ -37,14 +44,14 @@ def test_the_inspector_lists_parts_with_their_currency(make_window):
     assert "estimate" in catalog.switch("q3400").currency_note()
 
 
-def test_the_network_page_shows_its_management_switch_currency(make_window):
+def test_the_network_page_shows_its_management_switch_currency(open_window):
     import dataclasses
 
     from designer.model.networks.defaults import ra_networks
 
     catalog = default_catalog()
     design = new_design(catalog, "rail-optimized", nodes=128, server="dgx-h100")
-    window = make_window(dataclasses.replace(design, networks=ra_networks(catalog.server("dgx-h100"))))
+    window = open_window(dataclasses.replace(design, networks=ra_networks(catalog.server("dgx-h100"))))
     selector = window.network_selector
     selector.setCurrentIndex(selector.findData("oob"))
     page = window.inspector.network_page

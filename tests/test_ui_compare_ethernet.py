@@ -4,17 +4,24 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from designer.io.project import load_design
 from designer.model.decisions.counterpart import ETHERNET_CHOICES
 from tests.test_ui_compare import ScriptedCompareDialogs
-from tests.window_fixtures import counterpart
+from tests.window_fixtures import counterpart, window_per_module
+
+_module_window, _open_window = window_per_module("compare-ethernet-window")
+# Under pytest-xdist the module's tests run on one worker, which makes its window once.
+pytestmark = pytest.mark.xdist_group("compare-ethernet-window")
+
 
 SUPERPOD = Path(__file__).resolve().parent.parent / "examples" / "dgx-h100-superpod-1su.json"
 ROCE = Path(__file__).resolve().parent.parent / "examples" / "roce-512-leaf-spine-sn5600.json"
 
 
-def test_every_ethernet_fabric_sets_all_four_beside_the_infiniband_design(make_window):
-    window = make_window(load_design(SUPERPOD), SUPERPOD)
+def test_every_ethernet_fabric_sets_all_four_beside_the_infiniband_design(open_window):
+    window = open_window(load_design(SUPERPOD), SUPERPOD)
     launcher = window.compare_launcher
     launcher.dialogs = ScriptedCompareDialogs()
     launcher.update_actions()
@@ -25,8 +32,8 @@ def test_every_ethernet_fabric_sets_all_four_beside_the_infiniband_design(make_w
     assert "roce-sched-400g" in comparison.technologies
 
 
-def test_an_ethernet_design_has_no_every_ethernet_choice(make_window):
-    window = make_window(load_design(ROCE), ROCE)
+def test_an_ethernet_design_has_no_every_ethernet_choice(open_window):
+    window = open_window(load_design(ROCE), ROCE)
     window.compare_launcher.update_actions()
     assert not window.compare_launcher.ethernet_action.isEnabled()
 

@@ -4,17 +4,25 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from designer.catalog import default_catalog
 from designer.io.project import save_design
 from designer.model.physical.fabric_cost import fabric_cost
 from designer.model.physical.prices import default_prices
 from designer.model.topology.presets import new_design_choice
 from tests.test_ui_compare import ScriptedCompareDialogs
+from tests.window_fixtures import window_per_module
+
+_module_window, _open_window = window_per_module("compare-topology-window")
+# Under pytest-xdist the module's tests run on one worker, which makes its window once.
+pytestmark = pytest.mark.xdist_group("compare-topology-window")
+
 
 CAT = default_catalog()
 
 
-def test_the_window_compares_what_the_command_line_compares(make_window, tmp_path, capsys):
+def test_the_window_compares_what_the_command_line_compares(open_window, tmp_path, capsys):
     from designer.cli.main import main
 
     # 512 NDR GPUs built rail-optimized in two tiers: the cheapest other topology is rail-only.
@@ -25,7 +33,7 @@ def test_the_window_compares_what_the_command_line_compares(make_window, tmp_pat
     capsys.readouterr()
     assert main(["compare", str(path), "--counterpart", "cheapest-topology", "--json"]) == 0
     cli = json.loads(capsys.readouterr().out)
-    window = make_window(base, path)
+    window = open_window(base, path)
     launcher = window.compare_launcher
     launcher.dialogs = ScriptedCompareDialogs()
     launcher.update_actions()
@@ -39,12 +47,12 @@ def test_the_window_compares_what_the_command_line_compares(make_window, tmp_pat
     assert any(note.startswith("cheapest topology of") for note in made.notes)
 
 
-def test_a_cluster_no_other_topology_builds_says_why_in_one_message(make_window, monkeypatch):
+def test_a_cluster_no_other_topology_builds_says_why_in_one_message(open_window, monkeypatch):
     from designer.model.topology.sizing import SizingError
     from designer.ui.compare import launcher as launcher_module
 
     base = new_design_choice(CAT, "rail-optimized", gpus=512, technology="ib-ndr").design
-    window = make_window(base)
+    window = open_window(base)
     launcher = window.compare_launcher
     launcher.dialogs = ScriptedCompareDialogs()
 

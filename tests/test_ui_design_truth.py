@@ -7,6 +7,8 @@ import csv
 import dataclasses
 import io
 
+import pytest
+
 from designer.catalog import default_catalog
 from designer.io.bom_csv import bom_to_csv
 from designer.model.intent.design import Edit
@@ -15,6 +17,12 @@ from designer.model.physical.prices import parse_price_book
 from designer.model.topology.derive import derive
 from designer.ui.services.compute import compute
 from tests.helpers import superpod
+from tests.window_fixtures import window_per_module
+
+_module_window, _open_window = window_per_module("design-truth-window")
+# Under pytest-xdist the module's tests run on one worker, which makes its window once.
+pytestmark = pytest.mark.xdist_group("design-truth-window")
+
 
 CAT = default_catalog()
 ONLY_SWITCHES = parse_price_book('[[price]]\nkey = "qm9700"\nunit_price = 100\n', "mine.toml")
@@ -98,8 +106,8 @@ def test_a_design_with_errors_shows_its_figures_as_invalid(qtbot):
 # --- the generated name and the Tiers choice follow the design ---------------------------------
 
 
-def test_generated_name_follows_the_gpu_count_until_the_user_types_one(make_window):
-    window = make_window()
+def test_generated_name_follows_the_gpu_count_until_the_user_types_one(open_window):
+    window = open_window()
     assert window.controller.drop_block("template:fat-tree")
     design = window.document.design
     assert design.meta.name == "256-GPU fat-tree"
@@ -134,14 +142,14 @@ def test_generated_name_follows_a_drag_resize_and_the_switch():
         "1,024 GPUs for team A"
 
 
-def test_tiers_auto_says_what_auto_builds(make_window):
+def test_tiers_auto_says_what_auto_builds(open_window):
     from designer.model.intent.design import replace_path
     from designer.model.topology.derive import plan_only
     from designer.model.topology.presets import new_design
 
     design = new_design(CAT, "leaf-spine", gpus=256)
     fixed = replace_path(design, "fabric.tiers", 3)
-    window = make_window(fixed)
+    window = open_window(fixed)
     box = window.inspector.fabric_page.tiers
     _, auto_plan = plan_only(design, CAT)
     assert auto_plan.tiers == 2
@@ -156,10 +164,10 @@ def test_tiers_auto_says_what_auto_builds(make_window):
 # --- the view follows a growing fabric unless the user zoomed ------------------------------------
 
 
-def test_view_refits_when_the_fabric_outgrows_it_unless_zoomed(make_window):
+def test_view_refits_when_the_fabric_outgrows_it_unless_zoomed(open_window):
     from designer.model.topology.presets import new_design
 
-    window = make_window(new_design(CAT, "leaf-spine", gpus=256))
+    window = open_window(new_design(CAT, "leaf-spine", gpus=256))
     view = window.view
     view.fit()
     fitted = view.sx

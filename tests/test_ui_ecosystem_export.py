@@ -13,23 +13,14 @@ from designer.io.exporters import FORMATS
 from designer.io.hostlist import expand
 from designer.io.project import load_design
 from designer.model.intent.design import Edit
-from tests.window_fixtures import one_window, reset, settle
+from tests.window_fixtures import window_per_module
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 
 
-@pytest.fixture(scope="module")
-def one_export_window(qapp, tmp_path_factory):
-    with one_window(tmp_path_factory.mktemp("ecosystem-window")) as window:
-        yield window
-
-
-@pytest.fixture
-def open_window(one_export_window):
-    """open_window(design, path=None): the module's one window with `design` just opened
-    (tests/window_fixtures.py); a test that needs its own window takes `make_window`."""
-    yield lambda design, path=None: reset(one_export_window, design, path)
-    settle(one_export_window)
+_module_window, _open_window = window_per_module("ecosystem-window")
+# Under pytest-xdist the module's tests run on one worker, which makes its window once.
+pytestmark = pytest.mark.xdist_group("ecosystem-window")
 
 
 def _export_menu(window):

@@ -9,7 +9,7 @@ import pytest
 
 from designer.cli.main import main as cli
 from designer.io.project import load_design
-from tests.window_fixtures import one_window, reset, settle
+from tests.window_fixtures import window_per_module
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "dgx-h100-superpod-1su.json"
 
@@ -41,17 +41,15 @@ def exported(window, qtbot, key: str, target: Path) -> Path:
     return target
 
 
-@pytest.fixture(scope="module")
-def one_export_window(qapp, tmp_path_factory):
-    with one_window(tmp_path_factory.mktemp("export-window")) as window:
-        yield window
+_module_window, _open_window = window_per_module("export-window")
+# Under pytest-xdist the module's tests run on one worker, which makes its window once.
+pytestmark = pytest.mark.xdist_group("export-window")
 
 
 @pytest.fixture
-def window(one_export_window):
+def window(open_window):
     """The module's one window, set back to the example just opened (tests/window_fixtures.py)."""
-    yield reset(one_export_window, load_design(EXAMPLE), EXAMPLE)
-    settle(one_export_window)
+    return open_window(load_design(EXAMPLE), EXAMPLE)
 
 
 def test_export_menu_lists_every_output(window):

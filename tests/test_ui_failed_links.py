@@ -3,6 +3,7 @@
 from pathlib import Path
 
 import numpy as np
+import pytest
 from PySide6.QtCore import QPointF
 from PySide6.QtGui import QColor
 
@@ -12,6 +13,12 @@ from designer.ui.canvas.layout import compute_layout
 from designer.ui.canvas.link_failure import LinkFailure
 from designer.ui.canvas.lod import BLOCK, DEVICE, ROW
 from tests.helpers import derived
+from tests.window_fixtures import window_per_module
+
+_module_window, _open_window = window_per_module("failed-links-window")
+# Under pytest-xdist the module's tests run on one worker, which makes its window once.
+pytestmark = pytest.mark.xdist_group("failed-links-window")
+
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
@@ -38,8 +45,8 @@ def _red_pixels(window) -> int:
     return count
 
 
-def test_links_of_a_failed_spine_are_drawn_failed_until_esc(make_window, qtbot):
-    window = make_window(load_design(EXAMPLES / "dgx-h100-superpod-1su.json"))
+def test_links_of_a_failed_spine_are_drawn_failed_until_esc(open_window, qtbot):
+    window = open_window(load_design(EXAMPLES / "dgx-h100-superpod-1su.json"))
     assert _red_pixels(window) == 0
     window.controller.selection.set({"spine-2"})
     window.fail_mode.fail_action.trigger()
@@ -60,9 +67,9 @@ def test_links_of_a_failed_spine_are_drawn_failed_until_esc(make_window, qtbot):
     assert _red_pixels(window) == 0
 
 
-def test_a_design_change_draws_every_link_live_again(make_window):
+def test_a_design_change_draws_every_link_live_again(open_window):
     from tests.helpers import superpod
-    window = make_window(superpod(1))
+    window = open_window(superpod(1))
     window.controller.selection.set({"leaf-3"})
     window.fail_mode.fail_action.trigger()
     failure = window.scene.link_failure

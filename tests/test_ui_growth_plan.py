@@ -1,11 +1,17 @@
 """The Phases panel edits the design's stored target and phases: undoable, saved, in View > Panels."""
 
+import pytest
 from PySide6.QtCore import Qt
 
 from designer.catalog import default_catalog
 from designer.io.project import load_design
 from designer.model.intent.growth_plan import GrowthPlan
 from designer.model.topology.presets import new_design
+from tests.window_fixtures import window_per_module
+
+_module_window, _open_window = window_per_module("growth-plan-window")
+# Under pytest-xdist the module's tests run on one worker, which makes its window once.
+pytestmark = pytest.mark.xdist_group("growth-plan-window")
 
 
 def b200(sus):
@@ -19,8 +25,8 @@ def _type(qtbot, widget, text):
     qtbot.keyClick(widget, Qt.Key.Key_Return)
 
 
-def test_editing_the_plan_is_one_undo_step_per_commit_and_is_saved(make_window, qtbot, tmp_path):
-    window = make_window(b200(2))
+def test_editing_the_plan_is_one_undo_step_per_commit_and_is_saved(open_window, qtbot, tmp_path):
+    window = open_window(b200(2))
     window.docks["phases"].show()
     panel = window.phases
     stack = window.document.undo_stack
@@ -44,8 +50,8 @@ def test_editing_the_plan_is_one_undo_step_per_commit_and_is_saved(make_window, 
     assert load_design(tmp_path / "planned.json").growth == GrowthPlan(4096, (2, 4, 8))
 
 
-def test_a_bad_plan_changes_nothing_and_says_why(make_window, qtbot):
-    window = make_window(b200(2))
+def test_a_bad_plan_changes_nothing_and_says_why(open_window, qtbot):
+    window = open_window(b200(2))
     window.docks["phases"].show()
     panel = window.phases
     _type(qtbot, panel.phases, "8,4")
@@ -58,8 +64,8 @@ def test_a_bad_plan_changes_nothing_and_says_why(make_window, qtbot):
     assert not window.document.undo_stack.canUndo()
 
 
-def test_passing_through_the_suggested_target_stores_nothing_but_plan_does(make_window):
-    window = make_window(b200(2))
+def test_passing_through_the_suggested_target_stores_nothing_but_plan_does(open_window):
+    window = open_window(b200(2))
     panel = window.phases
     suggested = panel.target.value()
     assert suggested > 0 and "Suggested" in panel.stored_label.text()
@@ -72,9 +78,9 @@ def test_passing_through_the_suggested_target_stores_nothing_but_plan_does(make_
     assert panel.growth is not None and panel.growth.target_gpus == suggested
 
 
-def test_a_stored_plan_fills_the_panel_when_a_design_opens(make_window):
+def test_a_stored_plan_fills_the_panel_when_a_design_opens(open_window):
     from dataclasses import replace
-    window = make_window(replace(b200(2), growth=GrowthPlan(8 * 256, (2, 4))))
+    window = open_window(replace(b200(2), growth=GrowthPlan(8 * 256, (2, 4))))
     panel = window.phases
     assert panel.target.value() == 2048 and panel.phases.text() == "2,4"
     panel.compute()
@@ -82,8 +88,8 @@ def test_a_stored_plan_fills_the_panel_when_a_design_opens(make_window):
     assert [p.sus for p in panel.growth.path.phases] == [2, 4, 8]
 
 
-def test_phases_dock_is_listed_in_view_panels(make_window):
-    window = make_window(b200(1))
+def test_phases_dock_is_listed_in_view_panels(open_window):
+    window = open_window(b200(1))
     toggles = {a.text().replace("&", ""): a for a in window.panels_menu.actions()}
     assert "Phases" in toggles
     dock = window.docks["phases"]

@@ -7,25 +7,16 @@ import pytest
 from designer.catalog import default_catalog
 from designer.model.topology.derive import plan_only
 from designer.model.topology.presets import new_design
-from tests.window_fixtures import one_window, reset, settle
+from tests.window_fixtures import window_per_module
 
 
 def _design(template="leaf-spine", gpus=256, **kw):
     return new_design(default_catalog(), template, gpus=gpus, **kw)
 
 
-@pytest.fixture(scope="module")
-def one_inspector_window(qapp, tmp_path_factory):
-    with one_window(tmp_path_factory.mktemp("inspector-window")) as window:
-        yield window
-
-
-@pytest.fixture
-def open_window(one_inspector_window):
-    """open_window(design): the module's one window with `design` just opened, nothing selected
-    (tests/window_fixtures.py); a test that opens a file itself takes `make_window`."""
-    yield lambda design: reset(one_inspector_window, design)
-    settle(one_inspector_window)
+_module_window, _open_window = window_per_module("inspector-window")
+# Under pytest-xdist the module's tests run on one worker, which makes its window once.
+pytestmark = pytest.mark.xdist_group("inspector-window")
 
 
 def test_editing_the_server_count_updates_the_metrics(open_window):

@@ -3,9 +3,17 @@
 import csv
 from pathlib import Path
 
+import pytest
+
 from designer.io.project import load_design
 from designer.model.decisions.interruptions import UNIT_NAMES, interruptions
 from tests.helpers import derived, superpod
+from tests.window_fixtures import window_per_module
+
+_module_window, _open_window = window_per_module("interruptions-window")
+# Under pytest-xdist the module's tests run on one worker, which makes its window once.
+pytestmark = pytest.mark.xdist_group("interruptions-window")
+
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
@@ -16,9 +24,9 @@ def _column(table, name):
     return [table.item(r, c).text() for r in range(table.rowCount())]
 
 
-def test_expected_interruptions_fill_a_dock_with_the_models_figures(make_window):
+def test_expected_interruptions_fill_a_dock_with_the_models_figures(open_window):
     design = load_design(EXAMPLES / "dgx-h100-superpod-1su.json")
-    window = make_window(design)
+    window = open_window(design)
     dock = window.docks["interruptions"]
     assert not dock.isVisible()
     window.fail_mode.interruptions_action.trigger()
@@ -57,8 +65,8 @@ def test_expected_interruptions_fill_a_dock_with_the_models_figures(make_window)
     assert "links." not in panel.counts.text()
 
 
-def test_the_estimate_follows_the_design_and_exports_as_csv(make_window, tmp_path):
-    window = make_window(superpod(1))
+def test_the_estimate_follows_the_design_and_exports_as_csv(open_window, tmp_path):
+    window = open_window(superpod(1))
     window.fail_mode.interruptions_action.trigger()
     panel = window.interruptions
     first = panel.report
@@ -84,8 +92,8 @@ def test_the_estimate_follows_the_design_and_exports_as_csv(make_window, tmp_pat
     assert window.dialogs.errors and not (tmp_path / "missing").exists()
 
 
-def test_interruptions_dock_is_listed_in_view_panels_without_a_shortcut(make_window):
-    window = make_window(superpod(1))
+def test_interruptions_dock_is_listed_in_view_panels_without_a_shortcut(open_window):
+    window = open_window(superpod(1))
     toggles = {a.text().replace("&", ""): a for a in window.panels_menu.actions()}
     assert "Expected Interruptions" in toggles and toggles["Expected Interruptions"].shortcut().isEmpty()
     toggles["Expected Interruptions"].trigger()

@@ -4,11 +4,18 @@ and the inspector name the parts; an air-cooled design shows none of it."""
 
 from __future__ import annotations
 
+import pytest
 from PySide6.QtGui import QColor
 
 from designer.catalog import default_catalog
 from designer.model.topology.presets import new_design
 from designer.ui.theme import COOLANT_HUE
+from tests.window_fixtures import window_per_module
+
+_module_window, _open_window = window_per_module("liquid-cooling-window")
+# Under pytest-xdist the module's tests run on one worker, which makes its window once.
+pytestmark = pytest.mark.xdist_group("liquid-cooling-window")
+
 
 CAT = default_catalog()
 
@@ -20,9 +27,9 @@ def _coolant_pixels(widget) -> int:
     return sum(1 for y in range(image.height()) for x in range(image.width()) if image.pixel(x, y) == want)
 
 
-def test_a_gb300_nvl72_design_marks_its_liquid_cooled_racks(make_window):
+def test_a_gb300_nvl72_design_marks_its_liquid_cooled_racks(open_window):
     design = new_design(CAT, "rail-optimized", gpus=1152, server="gb300-nvl72-tray", technology="ib-xdr")
-    window = make_window(design)
+    window = open_window(design)
     layout = window.scene.layout
     assert layout.rows["servers"].liquid_cooled
     assert not layout.rows["leaf"].liquid_cooled   # Q3400 takes pluggable optics, air-cooled
@@ -37,18 +44,18 @@ def test_a_gb300_nvl72_design_marks_its_liquid_cooled_racks(make_window):
     assert _coolant_pixels(window.view.viewport()) > 20
 
 
-def test_a_cpo_switch_marks_the_network_racks(make_window):
+def test_a_cpo_switch_marks_the_network_racks(open_window):
     design = new_design(CAT, "rail-optimized", gpus=2048, server="dgx-b300-xdr", technology="ib-xdr",
                         switch="q3450-ld")
-    window = make_window(design)
+    window = open_window(design)
     rows = window.scene.layout.rows
     assert not rows["servers"].liquid_cooled
     assert all(rows[tier].liquid_cooled for tier in rows if tier != "servers")
     assert window.inspector.fabric_page.cooling.text() == "liquid-cooled network racks"
 
 
-def test_an_air_cooled_dgx_h100_design_has_no_mark(make_window):
-    window = make_window(new_design(CAT, "rail-optimized", gpus=1024, server="dgx-h100"))
+def test_an_air_cooled_dgx_h100_design_has_no_mark(open_window):
+    window = open_window(new_design(CAT, "rail-optimized", gpus=1024, server="dgx-h100"))
     layout = window.scene.layout
     assert not any(row.liquid_cooled for row in layout.rows.values())
     assert "coolant" not in {kind for kind, *_ in window.view.legend.entries()}

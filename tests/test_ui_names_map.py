@@ -11,6 +11,12 @@ import pytest
 
 from designer.cli.main import main
 from designer.io.project import load_design
+from tests.window_fixtures import window_per_module
+
+_module_window, _open_window = window_per_module("names-map-window")
+# Under pytest-xdist the module's tests run on one worker, which makes its window once.
+pytestmark = pytest.mark.xdist_group("names-map-window")
+
 
 X5 = Path(__file__).parent / "data" / "real_captures" / "ltaulell-HPC_toolset"
 
@@ -33,13 +39,13 @@ def _json(report) -> dict:
     return json.loads(json.dumps(report.to_json()))
 
 
-def test_import_with_a_names_map_is_the_command_line_s_import_names(make_window, capture, tmp_path, capsys):
+def test_import_with_a_names_map_is_the_command_line_s_import_names(open_window, capture, tmp_path, capsys):
     topo, names = capture
     cli_report = _cli_json(capsys, "audit", str(topo), "--names", str(names), "--json")
     without = _cli_json(capsys, "audit", str(topo), "--json")
     assert cli_report != without                     # the map changes the answer: the test can fail
     assert main(["import", str(topo), "--names", str(names), "-o", str(tmp_path / "p.json")]) == 0
-    window = make_window()
+    window = open_window()
     asked = []
     window.audit.ask_capture = lambda title: asked.append(title) or (str(topo), str(names))
     assert window.audit.import_file()                # File > Import Fabric Capture, the dialog answered
@@ -57,17 +63,17 @@ def test_import_with_a_names_map_is_the_command_line_s_import_names(make_window,
     assert _json(window.audit.report) == cli_against
 
 
-def test_without_a_map_the_window_reads_what_the_command_line_reads(make_window, capture, capsys):
+def test_without_a_map_the_window_reads_what_the_command_line_reads(open_window, capture, capsys):
     topo, _ = capture
-    window = make_window()
+    window = open_window()
     window.audit.ask_capture = lambda title: (str(topo), None)
     assert window.audit.import_file()
     assert _json(window.audit.report) == _cli_json(capsys, "audit", str(topo), "--json")
 
 
-def test_correcting_the_inference_keeps_the_names_map(make_window, capture, capsys):
+def test_correcting_the_inference_keeps_the_names_map(open_window, capture, capsys):
     topo, names = capture
-    window = make_window()
+    window = open_window()
     assert window.audit.import_file(str(topo), names=str(names))
     servers = window.audit.answer.inference.design.cluster.servers
     assert window.audit.correct_inference({"servers": str(servers + 4)})
@@ -76,10 +82,10 @@ def test_correcting_the_inference_keeps_the_names_map(make_window, capture, caps
     assert _json(window.audit.report) == cli
 
 
-def test_a_file_that_is_not_a_map_is_one_message_and_changes_nothing(make_window, capture, tmp_path):
+def test_a_file_that_is_not_a_map_is_one_message_and_changes_nothing(open_window, capture, tmp_path):
     topo, _ = capture
     (tmp_path / "bad.map").write_text("hello\n")
-    window = make_window()
+    window = open_window()
     before = window.document.design
     assert not window.audit.import_file(str(topo), names=str(tmp_path / "bad.map"))
     assert window.document.design is before

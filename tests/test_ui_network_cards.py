@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from PySide6.QtCore import Qt
 
 from designer.catalog import default_catalog
@@ -12,6 +13,12 @@ from designer.model.networks.bom import cluster_bom_json, compute_switch_count, 
 from designer.model.physical.bom import build_bom
 from designer.model.physical.prices import default_prices
 from designer.model.topology.derive import derive
+from tests.window_fixtures import window_per_module
+
+_module_window, _open_window = window_per_module("network-cards-window")
+# Under pytest-xdist the module's tests run on one worker, which makes its window once.
+pytestmark = pytest.mark.xdist_group("network-cards-window")
+
 
 GB300 = Path(__file__).resolve().parent.parent / "examples" / "gb300-nvl72-8rack.json"
 
@@ -23,10 +30,10 @@ def _expected(design):
     return bom, sections, cluster_bom_json(bom, sections)["cluster_total"]
 
 
-def test_the_whole_cluster_card_totals_every_network(make_window):
+def test_the_whole_cluster_card_totals_every_network(open_window):
     design = load_design(GB300)
     assert len(design.networks) >= 3
-    window = make_window(design)
+    window = open_window(design)
     bom, sections, total = _expected(design)
     card = window.metrics.cards["cluster"]
     counts = total["counts_by_category"]
@@ -39,9 +46,9 @@ def test_the_whole_cluster_card_totals_every_network(make_window):
     assert window.metrics.cards["cluster"].value.text() != window.metrics.cards["cost"].value.text()
 
 
-def test_the_cards_follow_the_selected_network_and_come_back(make_window):
+def test_the_cards_follow_the_selected_network_and_come_back(open_window):
     design = load_design(GB300)
-    window = make_window(design)
+    window = open_window(design)
     cards = window.metrics.cards
     fabric_switches = cards["switches"].value.text()
     _, sections, _ = _expected(design)
@@ -97,11 +104,11 @@ def test_the_oob_view_is_drawn_per_rack_and_readable_at_fit(make_window):
     assert font.pointSizeF() * 96 / 72 * scale >= 8.0, scale
 
 
-def test_every_out_of_band_bundle_has_its_count_and_each_rack_its_own(make_window):
+def test_every_out_of_band_bundle_has_its_count_and_each_rack_its_own(open_window):
     from designer.model.networks.sizing import PDUS_PER_RACK, servers_per_rack
 
     design = load_design(GB300)
-    window = make_window(design)
+    window = open_window(design)
     window.controller.set_network("oob")
     scene = window.network_scene
     size = scene.size

@@ -6,9 +6,17 @@ import dataclasses
 import math
 from pathlib import Path
 
+import pytest
+
 from designer.catalog import default_catalog
 from designer.io.project import load_design
 from designer.model.networks.sizing import servers_per_rack
+from tests.window_fixtures import window_per_module
+
+_module_window, _open_window = window_per_module("network-pairs-window")
+# Under pytest-xdist the module's tests run on one worker, which makes its window once.
+pytestmark = pytest.mark.xdist_group("network-pairs-window")
+
 
 GB300 = Path(__file__).resolve().parent.parent / "examples" / "gb300-nvl72-8rack.json"
 
@@ -31,11 +39,11 @@ def _lines_between(scene, y_top: float, y_bottom: float):
     return found
 
 
-def test_each_leaf_pair_is_drawn_to_the_racks_it_serves(make_window):
+def test_each_leaf_pair_is_drawn_to_the_racks_it_serves(open_window):
     from designer.ui.canvas.network_view import BOX_H, ROW_GAP
 
     design = load_design(GB300)
-    window = make_window(design)
+    window = open_window(design)
     window.controller.set_network("converged")
     scene = window.network_scene
     size = scene.size
@@ -83,10 +91,10 @@ def test_the_pairs_view_is_readable_at_fit_in_a_1280x800_window(make_window):
     assert min(fonts) * 96 / 72 * scale >= 8.0, scale
 
 
-def test_many_racks_are_drawn_as_each_pair_s_group(make_window):
+def test_many_racks_are_drawn_as_each_pair_s_group(open_window):
     design = load_design(GB300)
     design = dataclasses.replace(design, cluster=dataclasses.replace(design.cluster, servers=18 * 40))
-    window = make_window(design)
+    window = open_window(design)
     window.controller.set_network("converged")
     scene = window.network_scene
     pairs = len(scene.size.pair_racks)
@@ -97,11 +105,11 @@ def test_many_racks_are_drawn_as_each_pair_s_group(make_window):
     assert sum(1 for t in texts if t.startswith("Rack")) == pairs
 
 
-def test_an_edit_and_its_undo_redraw_the_pairs(make_window):
+def test_an_edit_and_its_undo_redraw_the_pairs(open_window):
     from designer.ui.editing.commands import DesignCommand
 
     design = load_design(GB300)
-    window = make_window(design)
+    window = open_window(design)
     window.controller.set_network("converged")
     scene = window.network_scene
     bigger = dataclasses.replace(design, cluster=dataclasses.replace(design.cluster, servers=18 * 12))
@@ -111,10 +119,10 @@ def test_an_edit_and_its_undo_redraw_the_pairs(make_window):
     assert scene.pair_lines == [3, 3, 2]
 
 
-def test_current_view_exports_the_network_shown_with_its_pairs(make_window, qtbot, tmp_path):
+def test_current_view_exports_the_network_shown_with_its_pairs(open_window, qtbot, tmp_path):
     from tests.test_ui_export_actions import exported
 
-    window = make_window(load_design(GB300), GB300)
+    window = open_window(load_design(GB300), GB300)
     window.controller.set_network("converged")
     svg = exported(window, qtbot, "view_svg", tmp_path / "converged.svg").read_text()
     for text in ("Leaf pair 1", "racks 1-3", "Leaf pair 3", "racks 7-8", "Rack 8", "36 x 400G",

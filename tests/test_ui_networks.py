@@ -4,9 +4,17 @@ from __future__ import annotations
 
 import dataclasses
 
+import pytest
+
 from designer.catalog import default_catalog
 from designer.model.networks.defaults import ra_networks
 from designer.model.topology.presets import new_design
+from tests.window_fixtures import window_per_module
+
+_module_window, _open_window = window_per_module("networks-window")
+# Under pytest-xdist the module's tests run on one worker, which makes its window once.
+pytestmark = pytest.mark.xdist_group("networks-window")
+
 
 CAT = default_catalog()
 
@@ -16,8 +24,8 @@ def _superpod():
     return dataclasses.replace(design, networks=ra_networks(CAT.server("dgx-h100")))
 
 
-def test_the_compute_fabric_is_the_default_view_and_the_selector_lists_every_network(make_window):
-    window = make_window(_superpod())
+def test_the_compute_fabric_is_the_default_view_and_the_selector_lists_every_network(open_window):
+    window = open_window(_superpod())
     selector = window.network_selector
     assert window.controller.network == "compute"
     assert window.canvas_stack.currentWidget() is window.view
@@ -25,8 +33,8 @@ def test_the_compute_fabric_is_the_default_view_and_the_selector_lists_every_net
     assert roles == ["compute", "storage", "inband", "oob"]
 
 
-def test_choosing_a_network_draws_it_and_shows_its_form(make_window):
-    window = make_window(_superpod())
+def test_choosing_a_network_draws_it_and_shows_its_form(open_window):
+    window = open_window(_superpod())
     selector = window.network_selector
     selector.setCurrentIndex(selector.findData("storage"))
     assert window.controller.network == "storage"
@@ -42,8 +50,8 @@ def test_choosing_a_network_draws_it_and_shows_its_form(make_window):
     assert window.document.undo_stack.count() == 0
 
 
-def test_a_network_edit_is_one_undo_step_and_redraws_the_network(make_window):
-    window = make_window(_superpod())
+def test_a_network_edit_is_one_undo_step_and_redraws_the_network(open_window):
+    window = open_window(_superpod())
     window.controller.set_network("storage")
     page = window.inspector.network_page
     page.ratio.setValue(3.0)
@@ -56,8 +64,8 @@ def test_a_network_edit_is_one_undo_step_and_redraws_the_network(make_window):
     assert window.network_scene.rows[1].count == 8
 
 
-def test_the_fabric_form_switches_the_arrangement_and_undo_brings_it_back(make_window):
-    window = make_window(_superpod())
+def test_the_fabric_form_switches_the_arrangement_and_undo_brings_it_back(open_window):
+    window = open_window(_superpod())
     page = window.inspector.fabric_page
     box = page.networks
     box.setCurrentIndex(box.findData("compute"))
@@ -71,9 +79,9 @@ def test_the_fabric_form_switches_the_arrangement_and_undo_brings_it_back(make_w
     assert [n.role for n in window.document.design.networks] == ["converged", "inband", "oob"]
 
 
-def test_an_ethernet_design_offers_the_merged_arrangement(make_window):
+def test_an_ethernet_design_offers_the_merged_arrangement(open_window):
     design = new_design(CAT, "leaf-spine", nodes=16, server="hgx-h100", technology="roce-400g")
-    window = make_window(dataclasses.replace(design, networks=ra_networks(CAT.server("hgx-h100"))))
+    window = open_window(dataclasses.replace(design, networks=ra_networks(CAT.server("hgx-h100"))))
     box = window.inspector.fabric_page.networks
     box.setCurrentIndex(box.findData("merged"))
     assert window.document.design.network("converged").template == "merged"
@@ -81,8 +89,8 @@ def test_an_ethernet_design_offers_the_merged_arrangement(make_window):
     assert window.network_scene.rows[0].title.startswith("compute fabric leaves")
 
 
-def test_the_view_falls_back_to_compute_when_the_shown_network_goes_away(make_window):
-    window = make_window(_superpod())
+def test_the_view_falls_back_to_compute_when_the_shown_network_goes_away(open_window):
+    window = open_window(_superpod())
     window.controller.set_network("oob")
     assert window.network_scene.rows[-1].key == "endpoints"
     page = window.inspector.fabric_page
@@ -93,13 +101,13 @@ def test_the_view_falls_back_to_compute_when_the_shown_network_goes_away(make_wi
     assert window.canvas_stack.currentWidget() is window.view
 
 
-def test_expected_interruptions_list_each_networks_failures_after_the_compute_fabrics(make_window):
+def test_expected_interruptions_list_each_networks_failures_after_the_compute_fabrics(open_window):
     from designer.model.decisions.interruptions import interruptions
     from designer.model.networks.resilience import design_resilience
     from designer.model.topology.derive import derive
 
     design = _superpod()
-    window = make_window(design)
+    window = open_window(design)
     window.fail_mode.interruptions_action.trigger()
     panel = window.interruptions
     compute = interruptions(derive(design, CAT))
@@ -113,9 +121,9 @@ def test_expected_interruptions_list_each_networks_failures_after_the_compute_fa
     assert "Out-of-band management: one management" in panel.notes.text()
 
 
-def test_a_gb300_nvl72_design_shows_in_band_as_a_segment_of_the_converged_network(make_window):
+def test_a_gb300_nvl72_design_shows_in_band_as_a_segment_of_the_converged_network(open_window):
     design = new_design(CAT, "rail-optimized", gpus=576, server="gb300-nvl72-tray")
-    window = make_window(dataclasses.replace(design, networks=ra_networks(CAT.server("gb300-nvl72-tray"))))
+    window = open_window(dataclasses.replace(design, networks=ra_networks(CAT.server("gb300-nvl72-tray"))))
     selector = window.network_selector
     roles = [selector.itemData(i) for i in range(selector.count())]
     assert roles == ["compute", "converged", "inband", "oob"]

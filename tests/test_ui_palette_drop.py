@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from PySide6.QtCore import QPoint, QPointF, Qt
 from PySide6.QtGui import QDragEnterEvent, QDragMoveEvent, QDropEvent
 from PySide6.QtWidgets import QApplication
@@ -9,6 +10,11 @@ from PySide6.QtWidgets import QApplication
 from designer.catalog import default_catalog
 from designer.model.topology.derive import plan_only
 from designer.ui.blocks import MIME_TYPE
+from tests.window_fixtures import window_per_module
+
+_module_window, _open_window = window_per_module("palette-drop-window")
+# Under pytest-xdist the module's tests run on one worker, which makes its window once.
+pytestmark = pytest.mark.xdist_group("palette-drop-window")
 
 
 def _drop(window, block_id: str) -> None:
@@ -30,8 +36,8 @@ def _drop(window, block_id: str) -> None:
     assert drop.isAccepted()
 
 
-def test_dropping_a_leaf_spine_template_on_an_empty_canvas_makes_two_tiers(make_window):
-    window = make_window()
+def test_dropping_a_leaf_spine_template_on_an_empty_canvas_makes_two_tiers(open_window):
+    window = open_window()
     assert window.document.design is None
     _drop(window, "template:leaf-spine")
     design = window.document.design
@@ -47,11 +53,11 @@ def test_dropping_a_leaf_spine_template_on_an_empty_canvas_makes_two_tiers(make_
     assert window.metrics.cards["gpus"].value.text() == "256"
 
 
-def test_dropping_a_fat_tree_sizes_it_as_the_new_command_does(make_window):
+def test_dropping_a_fat_tree_sizes_it_as_the_new_command_does(open_window):
     from designer.catalog import default_catalog
     from designer.model.topology.presets import new_design
 
-    window = make_window()
+    window = open_window()
     _drop(window, "template:fat-tree")
     design = window.document.design
     same = new_design(default_catalog(), "fat-tree", gpus=256, technology=design.fabric.technology)
@@ -64,8 +70,8 @@ def test_dropping_a_fat_tree_sizes_it_as_the_new_command_does(make_window):
     assert plan_only(window.document.design)[1].tiers == 3
 
 
-def test_a_rail_optimized_su_uses_the_technology_chosen_in_the_palette(make_window):
-    window = make_window()
+def test_a_rail_optimized_su_uses_the_technology_chosen_in_the_palette(open_window):
+    window = open_window()
     combo = window.palette_panel.technology
     combo.setCurrentIndex(combo.findData("roce-400g"))
     _drop(window, "template:rail-optimized")
@@ -77,8 +83,8 @@ def test_a_rail_optimized_su_uses_the_technology_chosen_in_the_palette(make_wind
     assert plan.sus == 1 and plan.leaves * plan.rails_per_leaf == resolved.rails and plan.rails_per_leaf == 2
 
 
-def test_building_blocks_add_servers_and_a_core_tier(make_window):
-    window = make_window()
+def test_building_blocks_add_servers_and_a_core_tier(open_window):
+    window = open_window()
     _drop(window, "template:leaf-spine")
     before = window.document.design.cluster.servers
     _drop(window, "block:servers")
@@ -92,10 +98,10 @@ def test_building_blocks_add_servers_and_a_core_tier(make_window):
     assert window.document.undo_stack.count() == count
 
 
-def test_a_foreign_drag_is_refused(make_window):
+def test_a_foreign_drag_is_refused(open_window):
     from PySide6.QtCore import QMimeData
 
-    window = make_window()
+    window = open_window()
     mime = QMimeData()
     mime.setText("template:leaf-spine")  # plain text, not the palette's type
     viewport = window.view.viewport()
@@ -107,8 +113,8 @@ def test_a_foreign_drag_is_refused(make_window):
     assert window.document.design is None
 
 
-def test_double_clicking_a_palette_entry_adds_it_without_dragging(make_window):
-    window = make_window()
+def test_double_clicking_a_palette_entry_adds_it_without_dragging(open_window):
+    window = open_window()
     tree = window.palette_panel.tree
     tree.itemActivated.emit(tree.item_for("template:fat-tree"), 0)
     assert window.document.design.fabric.template == "fat-tree"

@@ -2,22 +2,30 @@
 
 from __future__ import annotations
 
+import pytest
+
 from designer.catalog import default_catalog
 from designer.model.topology.presets import new_design
+from tests.window_fixtures import window_per_module
+
+_module_window, _open_window = window_per_module("port-mode-window")
+# Under pytest-xdist the module's tests run on one worker, which makes its window once.
+pytestmark = pytest.mark.xdist_group("port-mode-window")
+
 
 CAT = default_catalog()
 
 
-def test_the_inspector_shows_a_split_port_mode(make_window):
+def test_the_inspector_shows_a_split_port_mode(open_window):
     design = new_design(CAT, "fat-tree", gpus=4096, server="hgx-b300-eth-4plane", switch="tomahawk6-102t",
                         uplink_speed=800)
-    window = make_window(design)
+    window = open_window(design)
     text = window.inspector.fabric_page.modes_text
     assert text == "512 x 200G to the servers, 128 x 800G between switches"
 
 
-def test_the_inspector_shows_one_mode_when_every_link_runs_it(make_window):
-    window = make_window(new_design(CAT, "rail-optimized", nodes=64, server="dgx-h100", technology="ib-ndr"))
+def test_the_inspector_shows_one_mode_when_every_link_runs_it(open_window):
+    window = open_window(new_design(CAT, "rail-optimized", nodes=64, server="dgx-h100", technology="ib-ndr"))
     assert window.inspector.fabric_page.modes_text == "64 x 400G"
 
 

@@ -10,6 +10,11 @@ from designer.catalog import default_catalog
 from designer.model.topology.derive import derive, plan_only
 from designer.model.topology.presets import new_design
 from designer.ui.canvas.tier_item import HandleItem
+from tests.window_fixtures import window_per_module
+
+_module_window, _open_window = window_per_module("resize-undo-window")
+# Under pytest-xdist the module's tests run on one worker, which makes its window once.
+pytestmark = pytest.mark.xdist_group("resize-undo-window")
 
 
 def _leaf_spine(gpus=256):
@@ -26,9 +31,9 @@ def _spines_card(window) -> str:
     return window.metrics.cards["switches"].detail.text()
 
 
-def test_dragging_the_spine_handle_previews_live_and_pushes_one_step(make_window):
+def test_dragging_the_spine_handle_previews_live_and_pushes_one_step(open_window):
     design = _leaf_spine()
-    window = make_window(design)
+    window = open_window(design)
     viewport = window.view.viewport()
     start = _handle_point(window, "spine")
     assert isinstance(window.view.itemAt(start), HandleItem)
@@ -66,9 +71,9 @@ def test_dragging_the_spine_handle_previews_live_and_pushes_one_step(make_window
     assert window.document.design.fabric.spine.count == 6
 
 
-def test_escape_cancels_a_drag_and_leaves_nothing_behind(make_window):
+def test_escape_cancels_a_drag_and_leaves_nothing_behind(open_window):
     design = _leaf_spine()
-    window = make_window(design)
+    window = open_window(design)
     viewport = window.view.viewport()
     start = _handle_point(window, "leaf")
     QTest.mousePress(viewport, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, start)
@@ -133,9 +138,9 @@ def merge_clock(monkeypatch):
     return fake
 
 
-def test_quick_spin_box_steps_on_one_field_merge_into_one_step(make_window, merge_clock):
+def test_quick_spin_box_steps_on_one_field_merge_into_one_step(open_window, merge_clock):
     design = _leaf_spine()
-    window = make_window(design)
+    window = open_window(design)
     page = window.inspector.fabric_page
     assert window.inspector.stack.currentWidget() is page
     for _ in range(3):
@@ -154,10 +159,10 @@ def test_quick_spin_box_steps_on_one_field_merge_into_one_step(make_window, merg
     assert stack.count() == 0 or window.document.design == design
 
 
-def test_slow_spin_box_steps_are_separate_undo_steps(make_window, merge_clock):
+def test_slow_spin_box_steps_are_separate_undo_steps(open_window, merge_clock):
     from designer.ui.editing.commands import FIELD_MERGE_SECONDS
 
-    window = make_window(_leaf_spine())
+    window = open_window(_leaf_spine())
     page = window.inspector.fabric_page
     for _ in range(2):
         page.servers.stepUp()
@@ -165,8 +170,8 @@ def test_slow_spin_box_steps_are_separate_undo_steps(make_window, merge_clock):
     assert window.document.undo_stack.count() == 2
 
 
-def test_undo_text_names_inspector_edits(make_window):
-    window = make_window(_leaf_spine())
+def test_undo_text_names_inspector_edits(open_window):
+    window = open_window(_leaf_spine())
     page = window.inspector.fabric_page
     page.planes.setValue(2)
     assert window.document.undo_stack.undoText() == "Set planes to 2"

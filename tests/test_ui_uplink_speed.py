@@ -7,11 +7,19 @@ import dataclasses
 import json
 from pathlib import Path
 
+import pytest
+
 from designer.catalog import default_catalog
 from designer.io.project import load_design
 from designer.model.intent.design import replace_path
 from designer.model.topology.derive import derive
 from designer.model.topology.presets import new_design
+from tests.window_fixtures import window_per_module
+
+_module_window, _open_window = window_per_module("uplink-speed-window")
+# Under pytest-xdist the module's tests run on one worker, which makes its window once.
+pytestmark = pytest.mark.xdist_group("uplink-speed-window")
+
 
 CAT = default_catalog()
 TWO_PLANE = Path(__file__).resolve().parent.parent / "examples" / "b300-roce-two-plane.json"
@@ -21,9 +29,9 @@ def _offered(page) -> list:
     return [page.uplink.itemData(i) for i in range(page.uplink.count())]
 
 
-def test_the_inspector_offers_the_speeds_every_tier_s_switch_has_a_mode_for(make_window):
+def test_the_inspector_offers_the_speeds_every_tier_s_switch_has_a_mode_for(open_window):
     design = load_design(TWO_PLANE)
-    window = make_window(design)
+    window = open_window(design)
     page = window.inspector.fabric_page
     r = window.controller.display.layout.resolved
     offered = _offered(page)
@@ -36,9 +44,9 @@ def test_the_inspector_offers_the_speeds_every_tier_s_switch_has_a_mode_for(make
     assert page.uplink.isEnabled()
 
 
-def test_choosing_an_uplink_speed_is_one_undo_step_and_the_metrics_follow(make_window):
+def test_choosing_an_uplink_speed_is_one_undo_step_and_the_metrics_follow(open_window):
     design = load_design(TWO_PLANE)
-    window = make_window(design)
+    window = open_window(design)
     page = window.inspector.fabric_page
     cards = window.metrics.cards
     before_links = cards["links"].value.text()
@@ -61,7 +69,7 @@ def test_choosing_an_uplink_speed_is_one_undo_step_and_the_metrics_follow(make_w
     assert page.uplink.currentData() is None
 
 
-def test_the_same_design_as_new_with_uplink_speed(make_window, tmp_path, capsys):
+def test_the_same_design_as_new_with_uplink_speed(open_window, tmp_path, capsys):
     from designer.cli.main import main
 
     out = tmp_path / "cli.json"
@@ -70,7 +78,7 @@ def test_the_same_design_as_new_with_uplink_speed(make_window, tmp_path, capsys)
     capsys.readouterr()
     cli = load_design(out)
     assert cli.fabric.uplink_gbps == 800
-    window = make_window(dataclasses.replace(cli, fabric=dataclasses.replace(cli.fabric, uplink_gbps=None)))
+    window = open_window(dataclasses.replace(cli, fabric=dataclasses.replace(cli.fabric, uplink_gbps=None)))
     page = window.inspector.fabric_page
     page.uplink.setCurrentIndex(page.uplink.findData(800))
     assert window.document.design.fabric == cli.fabric
@@ -79,10 +87,10 @@ def test_the_same_design_as_new_with_uplink_speed(make_window, tmp_path, capsys)
     assert shown == f"{json.loads(capsys.readouterr().out)['links']['total']:,}"
 
 
-def test_a_wheel_over_the_unfocused_uplink_field_changes_nothing(make_window):
+def test_a_wheel_over_the_unfocused_uplink_field_changes_nothing(open_window):
     from tests.test_ui_wheel_guard import _wheel
 
-    window = make_window(load_design(TWO_PLANE))
+    window = open_window(load_design(TWO_PLANE))
     page = window.inspector.fabric_page
     window.view.setFocus()
     shown, steps = page.uplink.currentIndex(), window.document.undo_stack.count()
@@ -91,8 +99,8 @@ def test_a_wheel_over_the_unfocused_uplink_field_changes_nothing(make_window):
     assert page.uplink.currentIndex() == shown and window.document.undo_stack.count() == steps
 
 
-def test_one_tier_has_no_uplinks_to_choose(make_window):
-    window = make_window(new_design(CAT, "leaf-spine", gpus=64, technology="ib-ndr"))
+def test_one_tier_has_no_uplinks_to_choose(open_window):
+    window = open_window(new_design(CAT, "leaf-spine", gpus=64, technology="ib-ndr"))
     page = window.inspector.fabric_page
     assert window.controller.display.layout.plan.tiers == 1
     assert not page.uplink.isEnabled() and "no switch-to-switch links" in page.uplink_effect

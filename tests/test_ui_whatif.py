@@ -2,17 +2,24 @@
 
 from pathlib import Path
 
+import pytest
 from PySide6.QtCore import Qt
 
 from designer.io.project import load_design
 from tests.helpers import superpod
+from tests.window_fixtures import window_per_module
+
+_module_window, _open_window = window_per_module("whatif-window")
+# Under pytest-xdist the module's tests run on one worker, which makes its window once.
+pytestmark = pytest.mark.xdist_group("whatif-window")
+
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
 
-def test_fail_selection_greys_and_shows_before_and_after(make_window, qtbot):
+def test_fail_selection_greys_and_shows_before_and_after(open_window, qtbot):
     design = load_design(EXAMPLES / "dgx-h100-superpod-4su.json")
-    window = make_window(design)
+    window = open_window(design)
     window.activateWindow()
     qtbot.waitUntil(window.isActiveWindow)   # shortcuts reach the active window only
     window.view.setFocus()
@@ -34,8 +41,8 @@ def test_fail_selection_greys_and_shows_before_and_after(make_window, qtbot):
     assert "100%" in window.metrics.cards["bisection"].detail.text()
 
 
-def test_failing_a_leaf_cuts_off_servers_on_the_canvas(make_window):
-    window = make_window(load_design(EXAMPLES / "dgx-h100-superpod-4su.json"))
+def test_failing_a_leaf_cuts_off_servers_on_the_canvas(open_window):
+    window = open_window(load_design(EXAMPLES / "dgx-h100-superpod-4su.json"))
     window.controller.selection.set({"leaf-1"})
     window.fail_mode.fail_action.trigger()
     w = window.fail_mode.result
@@ -44,8 +51,8 @@ def test_failing_a_leaf_cuts_off_servers_on_the_canvas(make_window):
     assert "stops" in window.statusBar().currentMessage()
 
 
-def test_an_edit_restores_the_normal_view(make_window):
-    window = make_window(superpod(1))
+def test_an_edit_restores_the_normal_view(open_window):
+    window = open_window(superpod(1))
     window.controller.selection.set({"tier:spine"})
     window.fail_mode.fail_action.trigger()
     result = window.fail_mode.result

@@ -13,15 +13,21 @@ from designer.catalog import default_catalog
 from designer.io.project import load_design
 from designer.model.decisions.counterpart import make_counterpart
 from designer.model.topology.sizing import SizingError
+from tests.window_fixtures import window_per_module
+
+_module_window, _open_window = window_per_module("window-as-cli-window")
+# Under pytest-xdist the module's tests run on one worker, which makes its window once.
+pytestmark = pytest.mark.xdist_group("window-as-cli-window")
+
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 
 
-def test_the_inspector_refuses_xdr_on_a_dgx_h100_as_counterpart_does(make_window):
+def test_the_inspector_refuses_xdr_on_a_dgx_h100_as_counterpart_does(open_window):
     design = load_design(EXAMPLES / "dgx-h100-superpod-1su.json")
     with pytest.raises(SizingError) as refused:
         make_counterpart(design, "ib-xdr", default_catalog())
-    window = make_window(design)
+    window = open_window(design)
     page = window.inspector.fabric_page
     reasons = []
     window.inspector.editRefused.connect(reasons.append)
@@ -31,10 +37,10 @@ def test_the_inspector_refuses_xdr_on_a_dgx_h100_as_counterpart_does(make_window
     assert "ConnectX-7" in page.refused.text() and page.generation.currentData() == design.fabric.technology
 
 
-def test_a_chassis_with_a_variant_for_the_technology_takes_it_as_counterpart_does(make_window):
+def test_a_chassis_with_a_variant_for_the_technology_takes_it_as_counterpart_does(open_window):
     design = load_design(EXAMPLES / "b300-roce-two-plane.json")
     assert design.cluster.server == "dgx-b300-eth"
-    window = make_window(design)
+    window = open_window(design)
     page = window.inspector.fabric_page
     page._use_technology(window.catalog.technology("ib-xdr"))   # what both technology fields call
     assert not page.refused.isVisible(), page.refused.text()
@@ -57,7 +63,7 @@ def test_netbox_from_the_window_creates_its_folder_as_the_cli_does(make_window, 
     assert (target / "06-devices.csv").exists() and window.dialogs.errors == []
 
 
-def test_the_export_view_is_picked_from_the_designs_sus_and_planes(make_window):
+def test_the_export_view_is_picked_from_the_designs_sus_and_planes(open_window):
     from designer.ui.shell.ecosystem_export import ExportOptionsDialog, design_views
 
     catalog = default_catalog()
@@ -65,7 +71,7 @@ def test_the_export_view_is_picked_from_the_designs_sus_and_planes(make_window):
     assert [v for _, v in design_views(four, catalog)] == ["fabric", "su:1", "su:2", "su:3", "su:4"]
     two_planes = load_design(EXAMPLES / "b300-roce-two-plane.json")
     assert {"plane:1", "plane:2"} <= {v for _, v in design_views(two_planes, catalog)}
-    window = make_window(four)
+    window = open_window(four)
     exporter = window.ecosystem_export
     dialog = ExportOptionsDialog(exporter.options, window, design_views(four, catalog))
     assert dialog.view.count() == 5 and not dialog.view.isEditable()
@@ -99,12 +105,12 @@ def test_view_theme_sets_light_or_dark_and_is_remembered(make_window, tmp_path):
         QApplication.setPalette(system)
 
 
-def test_n_minus_one_in_the_window_gets_the_per_tier_table_of_the_cli_and_report(make_window, qtbot):
+def test_n_minus_one_in_the_window_gets_the_per_tier_table_of_the_cli_and_report(open_window, qtbot):
     from designer.model.decisions.whatif import n1_rows, n_minus_one
     from designer.model.topology.derive import derive
 
     design = load_design(EXAMPLES / "dgx-h100-superpod-4su.json")
-    window = make_window(design)
+    window = open_window(design)
     window.fail_mode.n1_action.trigger()
     panel = window.fail_mode.n1_panel()
     assert window.docks["n1"].isVisibleTo(window)
@@ -124,10 +130,10 @@ def test_n_minus_one_in_the_window_gets_the_per_tier_table_of_the_cli_and_report
     assert panel.table.rowCount() == 0 and "changed" in panel.heading.text()
 
 
-def test_the_phases_panel_plans_when_it_opens(make_window, qtbot):
+def test_the_phases_panel_plans_when_it_opens(open_window, qtbot):
     design = load_design(EXAMPLES / "dgx-h100-superpod-1su.json")
     assert not design.growth.stored
-    window = make_window(design)
+    window = open_window(design)
     window.docks["phases"].show()
     window.docks["phases"].raise_()
     qtbot.waitUntil(lambda: window.phases.table.rowCount() > 0, timeout=5000)
