@@ -193,11 +193,14 @@ class ScriptedDialogs:
 @pytest.fixture
 def make_window(qtbot):
     """make_window(design=None, path=None, synchronous=True, **kw) -> a shown MainWindow."""
+    from window_fixtures import guard_modal_questions
+
     from designer.ui.shell.main_window import MainWindow
 
     def make(design=None, path=None, synchronous=True, dialogs=None, **kwargs):
         window = MainWindow(dialogs=dialogs or ScriptedDialogs(), synchronous=synchronous, **kwargs)
         qtbot.addWidget(window)
+        guard_modal_questions(window)
         window.resize(1400, 900)
         if design is not None:
             window.document.load(design, path)

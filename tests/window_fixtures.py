@@ -119,6 +119,14 @@ def _unanswered(name: str):
     return ask
 
 
+def guard_modal_questions(window) -> None:
+    """Put stand-ins that fail the test where the window would open a modal question: a real
+    modal dialog offscreen waits for an answer forever, and the test run with it."""
+    for owner, name in _MODAL_QUESTIONS:
+        actions = getattr(window, owner)
+        setattr(actions, name, _unanswered(f"window.{owner}.{name}"))
+
+
 def reset(window, design: FabricDesign | None, path: Path | None = None):
     """`window` as `make_window(design, path)` would give it (see above); returns it."""
     import shiboken6
@@ -144,11 +152,7 @@ def reset(window, design: FabricDesign | None, path: Path | None = None):
         launcher.window.deleteLater()
         launcher.window = None
     launcher.dialogs = window.compare_dialogs
-    # A test's stand-ins for the modal dialogs are dropped; in their place, ones that fail the
-    # test that reaches them: a real modal dialog offscreen waits for an answer forever.
-    for owner, name in _MODAL_QUESTIONS:
-        actions = getattr(window, owner)
-        setattr(actions, name, _unanswered(f"window.{owner}.{name}"))
+    guard_modal_questions(window)   # a test's stand-ins for the modal questions are dropped
     window.exports.cancel()
     window.dialogs = window.files.dialogs = window.scripted_dialogs()
     window.file_guard.release()
