@@ -390,9 +390,11 @@ def count_groups(bill: Bill, tier: Tier, runs: Runs, derived: Derived, dev: Devi
         return False
     groups = Groups(tier, dev, block, k_host, planes, rails)
     media = runs.media
-    values = np.array(sorted({v for vals, _ in runs.planes for v in vals}), np.float64)
-    # per plane, each link's run: an index into values, by the index into its plane's runs
-    codes = [(np.searchsorted(values, np.array(vals, np.float64)), inverse) for vals, inverse in runs.planes]
+    by_pair, pair_of_link = runs.plane_pairs()
+    values = np.array(sorted({v for vals, _ in by_pair for v in vals}), np.float64)
+    # per plane, each pair's run as an index into values: a link's run is its pair's, read only
+    # for the links counted (a kind of group's first group), not for every link of every plane
+    codes = [np.searchsorted(values, np.array(vals, np.float64))[code] for vals, code in by_pair]
     link_class = runs.link_classes()
     n_groups, n_blocks = groups.n_groups, planes // block
     # each link end's kind of cage (cage type, capacity, speed), in the groups' link order
@@ -459,8 +461,8 @@ def count_groups(bill: Bill, tier: Tier, runs: Runs, derived: Derived, dev: Devi
         firsts = by_group[kind_first]
         for q in range(n_blocks):
             for p_in in range(block):
-                code_of, inverse = codes[q * block + p_in]
-                lengths[q * n_kinds:(q + 1) * n_kinds, p_in * w:(p_in + 1) * w] = code_of[inverse[firsts]]
+                lengths[q * n_kinds:(q + 1) * n_kinds, p_in * w:(p_in + 1) * w] = codes[q * block + p_in][
+                    pair_of_link[firsts]]
         shifts = np.arange(n_blocks)[:, None]
         row_first = (shifts * nb + kind_first[None, :]).reshape(-1)     # each row's first group
         row_of = (shifts * n_kinds + kind_of[None, :]).reshape(-1)      # each group's row

@@ -257,6 +257,13 @@ class Runs:
             self._planes = [runs.per_link(p) for p in range(runs.n_planes)]
         return self._planes
 
+    def plane_pairs(self) -> tuple[list[tuple[list[float], np.ndarray]], np.ndarray]:
+        """Per plane its distinct runs and per pair of classes the index of its run, and each
+        link's pair (`planes` without a run per link and plane: a link's run is its pair's, read
+        only for the links a count reads)."""
+        runs = self._link_runs
+        return [runs.plane(p) for p in range(runs.n_planes)], runs.pair_of_link
+
     def link_classes(self) -> np.ndarray:
         """Per link (the first plane's, in the tier's order), a class of links whose runs are the
         same on every plane: the pair of classes of devices it joins (`TierRuns`)."""
