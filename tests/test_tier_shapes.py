@@ -118,6 +118,11 @@ def _check_shapes(design) -> bool:
         assert mine.first_plane_links == len(theirs.a_dev)
         runs_s, runs_l = Runs(d, mine, dev, row, slot, media), Runs(d, theirs, dev, row, slot, media)
         assert runs_s.links() == runs_l.links()
+        # each link's run on every plane, as the groups read it
+        (planes_s, pair_s), (planes_l, pair_l) = runs_s.plane_pairs(), runs_l.plane_pairs()
+        for (values_s, code_s), (values_l, code_l) in zip(planes_s, planes_l, strict=True):
+            assert values_s == values_l
+            assert np.array_equal(code_s[pair_s], code_l[pair_l])
         for split in sorted({1, 2, 4, mine.upper.capacity}):
             assert runs_s.slots(split) == runs_l.slots(split)
         # the links made where a count reads them are the generated ones

@@ -246,7 +246,8 @@ class Runs:
         if self._shape is None:
             return self._tier_runs
         if self._by_link is None:
-            self._by_link = self._per_link_runs()
+            # a shape that holds every device of its links gives them (the server links' segments)
+            self._by_link = self._shape.per_link_runs() or self._per_link_runs()
         return self._by_link
 
     @property

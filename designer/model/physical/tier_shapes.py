@@ -20,6 +20,7 @@ and tests/test_tier_shapes.py holds every count here equal to the one from gener
 
 from __future__ import annotations
 
+import copy
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -179,6 +180,14 @@ class SegmentRuns:
         self.runs = TierRuns(fp, segments.server, self.leaf_codes, dev.servers, dev.per_plane, planes, row, slot,
                              weights=segments.count)
 
+    def per_link_runs(self) -> TierRuns:
+        """The runs link by link (NIC port order), as a TierRuns of the links themselves has them:
+        the segments hold every server and every leaf with server links, so their classes and
+        pairs are the links' own, and a link's pair is its segment's."""
+        by_link = copy.copy(self.runs)
+        by_link.pair_of_link = np.repeat(self.runs.pair_of_link, self.segments.count)
+        return by_link
+
     def slots(self, split: int) -> Counter[float]:
         """Breakout slots of the leaves' server ports per longest run of the slot."""
         seg = self.segments
@@ -277,6 +286,11 @@ class BlockRuns:
         self.groups = groups
         owner, target, weights = (np.concatenate(x) for x in zip(*(g.pairs() for g in groups), strict=True))
         self.runs = TierRuns(fp, owner, target, dev.servers, dev.per_plane, planes, row, slot, weights=weights)
+
+    def per_link_runs(self) -> None:
+        """The runs link by link are not read from the blocks (a block holds a device of each
+        class, not every device): they are counted from the links."""
+        return None
 
     def slots(self, split: int) -> Counter[float]:
         out: Counter[float] = Counter()
@@ -432,31 +446,36 @@ def block_arrays(shape: BlockShape, dev: DeviceCodes, t: int, gbps: int,
     """A tier between switches on the first plane as generated (owner by owner, each owner's
     targets in order, `base` links to each), from its blocks: every owner links alike, so an
     owner's row of links is its block's targets, its ports from `owner_port` on, and at each
-    target the port of its place in the block; the rows are put in owner order at the end."""
+    target the port of its place in the block. The owners are put in order first (a few
+    thousand), then each row is made in place."""
     code = {"leaf": dev.leaf, "spine": dev.spine, "core": dev.core}
-    rows: list[tuple[np.ndarray, ...]] = []
-    for (b, target_ports), owner_ports in zip(shape.groups, shape.owner_ports, strict=True):
+    first, owner_side = shape.groups[0][0], shape.owner_ports[0]
+    base, up = first.base, first.targets.shape[1] * first.base
+    owners, places, target_rows, blocks_before = [], [], [], 0
+    for b, _ in shape.groups:
         n_blocks, per_block = b.owners.shape
-        up = b.targets.shape[1] * b.base
-        q = np.arange(up, dtype=np.int64)
-        place = np.tile(np.arange(per_block, dtype=np.int64), n_blocks)      # an owner's place in its block
-        block = np.repeat(np.arange(n_blocks, dtype=np.int64), per_block)
-        b_port = 1 + place[:, None] * b.base + (q % b.base)[None, :]
-        rows.append((b.owners.reshape(-1), b.targets[block][:, q // b.base], b_port, target_ports.cage[b_port - 1],
-                     target_ports.lane[b_port - 1], np.broadcast_to(b.owner_port + q, b_port.shape),
-                     np.broadcast_to(owner_ports.cage, b_port.shape), np.broadcast_to(owner_ports.lane, b_port.shape)))
-    owners, targets, b_port, b_cage, b_lane, a_port, a_cage, a_lane = (np.concatenate(x) for x in zip(*rows,
-                                                                                                     strict=True))
-    by_owner = np.argsort(owners)     # an owner's links one after the other, owner by owner
-    n = targets.size
-    owner_side, target_side = shape.owner_ports[0], shape.groups[0][1]
-    return {"a_dev": np.repeat(code[shape.roles[0]](0, owners[by_owner]), targets.shape[1]),
-            "b_dev": code[shape.roles[1]](0, targets[by_owner]).reshape(-1),
-            "a_port": a_port[by_owner].reshape(-1), "b_port": b_port[by_owner].reshape(-1),
+        owners.append(b.owners.reshape(-1))
+        places.append(np.tile(np.arange(per_block, dtype=np.int64), n_blocks))     # an owner's place in its block
+        # an owner's block, as a row of every group's targets one after the other
+        target_rows.append(blocks_before + np.repeat(np.arange(n_blocks, dtype=np.int64), per_block))
+        blocks_before += n_blocks
+    owner, place, target_row = (np.concatenate(x) for x in (owners, places, target_rows))
+    by_owner = np.argsort(owner)      # each owner's links one after the other, owner by owner
+    owner, place, target_row = owner[by_owner], place[by_owner], target_row[by_owner]
+    # a target's port (and so its cage) is a function of the port alone: the longest table holds every one
+    target_side = max((ports for _, ports in shape.groups), key=lambda ports: len(ports.cage))
+    b_port = (1 + place[:, None] * base + (np.arange(up, dtype=np.int64) % base)[None, :]).reshape(-1)
+    targets = np.concatenate([g.targets for g, _ in shape.groups])[target_row]
+    if base > 1:
+        targets = np.repeat(targets, base, axis=1)
+    n, n_owners = len(owner) * up, len(owner)
+    return {"a_dev": np.repeat(code[shape.roles[0]](0, owner), up),
+            "b_dev": code[shape.roles[1]](0, targets.reshape(-1)),
+            "a_port": np.tile(first.owner_port + np.arange(up, dtype=np.int64), n_owners), "b_port": b_port,
             "link_tier": _filled(n, t), "link_gbps": _filled(n, gbps),
-            "a_cage": a_cage[by_owner].reshape(-1), "a_lane": a_lane[by_owner].reshape(-1),
+            "a_cage": np.tile(owner_side.cage, n_owners), "a_lane": np.tile(owner_side.lane, n_owners),
             "a_cap": _filled(n, owner_side.capacity), "a_type": _filled(n, type_names.index(owner_side.cage_type)),
-            "b_cage": b_cage[by_owner].reshape(-1), "b_lane": b_lane[by_owner].reshape(-1),
+            "b_cage": target_side.cage[b_port - 1], "b_lane": target_side.lane[b_port - 1],
             "b_cap": _filled(n, target_side.capacity), "b_type": _filled(n, type_names.index(target_side.cage_type))}
 
 
