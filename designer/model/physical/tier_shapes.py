@@ -421,7 +421,8 @@ def _shaped_loader(derived: Derived, catalog: Catalog, dev: DeviceCodes,
 
 
 def _filled(n: int, value: int) -> np.ndarray:
-    return np.full(n, value, np.int64)
+    """n links' one value (a tier's speed, kind of cage, ...): a read-only view, not n copies."""
+    return np.broadcast_to(np.int64(value), (n,))
 
 
 def segment_arrays(shape: SegmentShape, dev: DeviceCodes, gbps: int, k_host: int,
@@ -433,7 +434,7 @@ def segment_arrays(shape: SegmentShape, dev: DeviceCodes, gbps: int, k_host: int
     starts = np.cumsum(seg.count) - seg.count
     step = np.arange(n, dtype=np.int64) - np.repeat(starts, seg.count)
     b_port = np.repeat(seg.port, seg.count) + step
-    zeros = np.zeros(n, np.int64)
+    zeros = _filled(n, 0)
     return {"a_dev": np.repeat(seg.server, seg.count), "b_dev": dev.leaf(0, np.repeat(seg.leaf, seg.count)),
             "a_port": np.repeat(seg.rail, seg.count) + step, "b_port": b_port, "link_tier": zeros,
             "link_gbps": _filled(n, gbps), "a_cage": zeros, "a_lane": zeros, "a_cap": _filled(n, k_host),
