@@ -233,6 +233,15 @@ class Runs:
         fp, dev, planes, row, slot = self._made
         return TierRuns(fp, self.tier.a_dev, self.tier.b_dev, dev.servers, dev.per_plane, planes, row, slot)
 
+    def _share_runs(self, by_link: TierRuns) -> TierRuns:
+        """The runs link by link of a shaped tier, each plane's runs taken from its shape's where
+        both count the same pairs of classes of devices (a class's devices stand in the same
+        racks on every plane, so a pair's runs are the same whichever devices stand for it)."""
+        shaped = self._runs
+        if shaped is not None and shaped.same_pairs(by_link):
+            by_link.share_planes(shaped)
+        return by_link
+
     @property
     def _tier_runs(self) -> TierRuns:
         if self._runs is None:
@@ -247,7 +256,7 @@ class Runs:
             return self._tier_runs
         if self._by_link is None:
             # a shape that holds every device of its links gives them (the server links' segments)
-            self._by_link = self._shape.per_link_runs() or self._per_link_runs()
+            self._by_link = self._shape.per_link_runs() or self._share_runs(self._per_link_runs())
         return self._by_link
 
     @property
