@@ -14,12 +14,13 @@ from designer.catalog import UnknownPartError, default_catalog
 from designer.model.intent.design import replace_path
 from designer.model.physical import class_bom
 from designer.model.physical.class_bom import class_physical
-from designer.model.physical.class_parts import Runs, ShapedTier, first_plane_tiers
+from designer.model.physical.class_parts import TIER_ARRAYS, Runs, ShapedTier, first_plane_tiers
 from designer.model.physical.closed_form_bom import first_plane_links
 from designer.model.physical.link_arrays import DeviceCodes
 from designer.model.physical.media import MediaIndex
 from designer.model.physical.template_layout import template_positions
 from designer.model.physical.tier_shapes import (
+    generated_loader,
     host_segments,
     leaf_spine_blocks,
     shaped_first_plane,
@@ -117,10 +118,27 @@ def _check_shapes(design) -> bool:
         assert mine.first_plane_links == len(theirs.a_dev)
         runs_s, runs_l = Runs(d, mine, dev, row, slot, media), Runs(d, theirs, dev, row, slot, media)
         assert runs_s.links() == runs_l.links()
+        # each link's run on every plane, as the groups read it
+        (planes_s, pair_s), (planes_l, pair_l) = runs_s.plane_pairs(), runs_l.plane_pairs()
+        for (values_s, code_s), (values_l, code_l) in zip(planes_s, planes_l, strict=True):
+            assert values_s == values_l
+            assert np.array_equal(code_s[pair_s], code_l[pair_l])
         for split in sorted({1, 2, 4, mine.upper.capacity}):
             assert runs_s.slots(split) == runs_l.slots(split)
         # the links made where a count reads them are the generated ones
         assert np.array_equal(mine.b_cage, theirs.b_cage) and mine.type_names == theirs.type_names
+    # each tier's per-link arrays expanded from its shape alone are the generated ones, value for
+    # value, in the same order and type
+    reference = generated_loader(d, CAT, dev)
+    for t, tier in enumerate(shaped.tiers):
+        generated = reference(t)
+        for name in TIER_ARRAYS:
+            mine = getattr(tier, name)
+            if name == "type_names":
+                assert mine == generated[name]
+                continue
+            assert mine.dtype == generated[name].dtype, name
+            assert np.array_equal(mine, generated[name]), (tier.name, name)
     return True
 
 

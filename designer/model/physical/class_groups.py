@@ -160,18 +160,26 @@ class Groups:
             self.order0 = np.argsort(tier.b_dev, kind="stable") if tier.host else np.arange(n)
         o = self.order0
         self.block, self.n0 = block, n
+        # the links already in that order (every tier but a merged one, server links where each
+        # leaf serves consecutive NIC ports) are read as they are, not copied through the order
+        self.in_order = in_order = not tier.merged and (not tier.host or bool(np.all(tier.b_dev[1:]
+                                                                                    >= tier.b_dev[:-1])))
+
+        def ordered(values: np.ndarray) -> np.ndarray:
+            return values if in_order else values[o]
+
         # per link in the groups' link order: whether the lower end is a server's NIC cage (one
         # cage on every plane of a block; a switch's is another per plane)
         self.a_host = tier.a_host[o] if tier.merged else np.full(n, tier.host)
-        self.link_tier = link_tier = tier.link_tier[o]
-        b_lane = tier.b_lane[o]
-        ad, bd, bc = tier.a_dev[o], tier.b_dev[o], tier.b_cage[o]
+        self.link_tier = link_tier = ordered(tier.link_tier)
+        b_lane = ordered(tier.b_lane)
+        ad, bd, bc = ordered(tier.a_dev), ordered(tier.b_dev), ordered(tier.b_cage)
         # the links repeat in `m` blocks alike (a pod's, a leaf's): groups found on the first.
         # Blocks whose devices and cages are the first block's moved by a step are found before
         # any cage is numbered (a NIC's cage follows from its port: the same ports each block)
         m = 1
         if not tier.merged:
-            a_cage_or_port = tier.a_port[o] if tier.host else tier.a_cage[o]
+            a_cage_or_port = ordered(tier.a_port) if tier.host else ordered(tier.a_cage)
             m = translated_blocks((ad, a_cage_or_port), (bd, bc), tier.host, (link_tier, b_lane))
         p = n // m
         ad, bd, bc = ad[:p], bd[:p], bc[:p]
@@ -390,9 +398,11 @@ def count_groups(bill: Bill, tier: Tier, runs: Runs, derived: Derived, dev: Devi
         return False
     groups = Groups(tier, dev, block, k_host, planes, rails)
     media = runs.media
-    values = np.array(sorted({v for vals, _ in runs.planes for v in vals}), np.float64)
-    # per plane, each link's run: an index into values, by the index into its plane's runs
-    codes = [(np.searchsorted(values, np.array(vals, np.float64)), inverse) for vals, inverse in runs.planes]
+    by_pair, pair_of_link = runs.plane_pairs()
+    values = np.array(sorted({v for vals, _ in by_pair for v in vals}), np.float64)
+    # per plane, each pair's run as an index into values: a link's run is its pair's, read only
+    # for the links counted (a kind of group's first group), not for every link of every plane
+    codes = [np.searchsorted(values, np.array(vals, np.float64))[code] for vals, code in by_pair]
     link_class = runs.link_classes()
     n_groups, n_blocks = groups.n_groups, planes // block
     # each link end's kind of cage (cage type, capacity, speed), in the groups' link order
@@ -443,7 +453,8 @@ def count_groups(bill: Bill, tier: Tier, runs: Runs, derived: Derived, dev: Devi
     classes: list[_Class] = []
     for bucket in groups.buckets:
         w, nb = bucket.width, len(bucket.groups)
-        tier_links = o[groups.by_size[bucket.start:bucket.start + w * nb]]
+        tier_links = groups.by_size[bucket.start:bucket.start + w * nb]
+        tier_links = tier_links if groups.in_order else o[tier_links]
         # groups alike in shape and in the pairs of racks their links join, link for link, have
         # the same runs on every plane (`Runs.link_classes`): a row of runs each such kind of
         # group and block of planes, counted once, times its groups
@@ -459,8 +470,8 @@ def count_groups(bill: Bill, tier: Tier, runs: Runs, derived: Derived, dev: Devi
         firsts = by_group[kind_first]
         for q in range(n_blocks):
             for p_in in range(block):
-                code_of, inverse = codes[q * block + p_in]
-                lengths[q * n_kinds:(q + 1) * n_kinds, p_in * w:(p_in + 1) * w] = code_of[inverse[firsts]]
+                lengths[q * n_kinds:(q + 1) * n_kinds, p_in * w:(p_in + 1) * w] = codes[q * block + p_in][
+                    pair_of_link[firsts]]
         shifts = np.arange(n_blocks)[:, None]
         row_first = (shifts * nb + kind_first[None, :]).reshape(-1)     # each row's first group
         row_of = (shifts * n_kinds + kind_of[None, :]).reshape(-1)      # each group's row

@@ -233,6 +233,15 @@ class Runs:
         fp, dev, planes, row, slot = self._made
         return TierRuns(fp, self.tier.a_dev, self.tier.b_dev, dev.servers, dev.per_plane, planes, row, slot)
 
+    def _share_runs(self, by_link: TierRuns) -> TierRuns:
+        """The runs link by link of a shaped tier, each plane's runs taken from its shape's where
+        both count the same pairs of classes of devices (a class's devices stand in the same
+        racks on every plane, so a pair's runs are the same whichever devices stand for it)."""
+        shaped = self._runs
+        if shaped is not None and shaped.same_pairs(by_link):
+            by_link.share_planes(shaped)
+        return by_link
+
     @property
     def _tier_runs(self) -> TierRuns:
         if self._runs is None:
@@ -246,7 +255,8 @@ class Runs:
         if self._shape is None:
             return self._tier_runs
         if self._by_link is None:
-            self._by_link = self._per_link_runs()
+            # a shape that holds every device of its links gives them (the server links' segments)
+            self._by_link = self._shape.per_link_runs() or self._share_runs(self._per_link_runs())
         return self._by_link
 
     @property
@@ -256,6 +266,13 @@ class Runs:
             runs = self._link_runs
             self._planes = [runs.per_link(p) for p in range(runs.n_planes)]
         return self._planes
+
+    def plane_pairs(self) -> tuple[list[tuple[list[float], np.ndarray]], np.ndarray]:
+        """Per plane its distinct runs and per pair of classes the index of its run, and each
+        link's pair (`planes` without a run per link and plane: a link's run is its pair's, read
+        only for the links a count reads)."""
+        runs = self._link_runs
+        return [runs.plane(p) for p in range(runs.n_planes)], runs.pair_of_link
 
     def link_classes(self) -> np.ndarray:
         """Per link (the first plane's, in the tier's order), a class of links whose runs are the

@@ -162,8 +162,20 @@ class TierRuns:
             if weights is not None:
                 self.weights = np.bincount(self.pair_of_link, weights=weights, minlength=len(present)).astype(np.int64)
         self._class_a, self._class_b, self._n_b, self._present = class_a, class_b, n_b, present
+        self._n_a = len(reps_a)
         self._rep_a, self._rep_b = reps_a[present // n_b], reps_b[present % n_b]
         self._plane_runs: list[tuple[list[float], np.ndarray] | None] = [None] * planes
+
+    def same_pairs(self, other: TierRuns) -> bool:
+        """Whether both count the same pairs of classes of devices, numbered alike: classes are
+        numbered by their racks, so two counts of one tier's links (one of them of a device of
+        each class) with as many classes on each side number them alike."""
+        return (self._n_a == other._n_a and self._n_b == other._n_b and self.n_planes == other.n_planes
+                and np.array_equal(self._present, other._present))
+
+    def share_planes(self, other: TierRuns) -> None:
+        """Read each plane's runs from `other` (of the same pairs: `same_pairs`), worked out once."""
+        self._plane_runs = other._plane_runs
 
     def pair_index(self, a_dev: np.ndarray, b_dev: np.ndarray) -> np.ndarray:
         """Per (a_dev, b_dev) of the first plane, its pair's index (as `plane` codes them): the

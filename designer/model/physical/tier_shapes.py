@@ -20,6 +20,7 @@ and tests/test_tier_shapes.py holds every count here equal to the one from gener
 
 from __future__ import annotations
 
+import copy
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -179,6 +180,14 @@ class SegmentRuns:
         self.runs = TierRuns(fp, segments.server, self.leaf_codes, dev.servers, dev.per_plane, planes, row, slot,
                              weights=segments.count)
 
+    def per_link_runs(self) -> TierRuns:
+        """The runs link by link (NIC port order), as a TierRuns of the links themselves has them:
+        the segments hold every server and every leaf with server links, so their classes and
+        pairs are the links' own, and a link's pair is its segment's."""
+        by_link = copy.copy(self.runs)
+        by_link.pair_of_link = np.repeat(self.runs.pair_of_link, self.segments.count)
+        return by_link
+
     def slots(self, split: int) -> Counter[float]:
         """Breakout slots of the leaves' server ports per longest run of the slot."""
         seg = self.segments
@@ -278,6 +287,11 @@ class BlockRuns:
         owner, target, weights = (np.concatenate(x) for x in zip(*(g.pairs() for g in groups), strict=True))
         self.runs = TierRuns(fp, owner, target, dev.servers, dev.per_plane, planes, row, slot, weights=weights)
 
+    def per_link_runs(self) -> None:
+        """The runs link by link are not read from the blocks (a block holds a device of each
+        class, not every device): they are counted from the links."""
+        return None
+
     def slots(self, split: int) -> Counter[float]:
         out: Counter[float] = Counter()
         for group in self.groups:
@@ -298,6 +312,7 @@ class SegmentShape:
 class BlockShape:
     groups: list[tuple[Blocks, PortCages]]   # each group of like blocks, its targets' port cages
     roles: tuple[str, str]                   # the owners' and targets' roles
+    owner_ports: list[PortCages]             # each group's owners' port cages (their ports from owner_port)
 
     def runs(self, fp: FloorPlan, dev: DeviceCodes, planes: int, row: np.ndarray, slot: np.ndarray) -> BlockRuns:
         code = {"leaf": dev.leaf, "spine": dev.spine, "core": dev.core}
@@ -337,12 +352,13 @@ def shaped_first_plane(derived: Derived, catalog: Catalog, dev: DeviceCodes) -> 
                                                                                strict=True))
     global_ports = np.arange(planes * rails, dtype=np.int64)
     per_server = len(np.unique(host_cages(global_ports, k_host, planes, rails)[0]))
-    load = _loader(derived, catalog, dev)
+    load = _shaped_loader(derived, catalog, dev, k_host)
     n_links = int(segments.count.sum())
+    host_shape = SegmentShape(segments, leaf_ports)
     tiers: list[Tier] = [ShapedTier(
         TIERS[0], r.link_gbps, Side(True, host_type, k_host, plan.servers * per_server),
         Side(False, leaf_ports.cage_type, leaf_ports.capacity, upper_cages * planes), True, n_links,
-        SegmentShape(segments, leaf_ports), lambda: load(0))]
+        host_shape, lambda: load(host_shape, 0))]
     links = {TIERS[0]: n_links * planes}
     highest = int(leaf_ports.cage[:int(used.max())].max())
     first_of = {TIERS[0]: int(dev.leaf(0, int(segments.leaf.min())))}
@@ -371,11 +387,12 @@ def shaped_first_plane(derived: Derived, catalog: Catalog, dev: DeviceCodes) -> 
         lower = sum(b.owners.size * o.distinct for b, (o, _) in zip(groups, sides, strict=True)) * planes
         upper = sum(b.targets.size * tg.distinct for b, (_, tg) in zip(groups, sides, strict=True)) * planes
         owner, target = sides[0]
+        block_shape = BlockShape([(b, tg) for b, (_, tg) in zip(groups, sides, strict=True)], (low_role, up_role),
+                                 [o for o, _ in sides])
         tiers.append(ShapedTier(
             TIERS[t], r.uplink_gbps, Side(False, owner.cage_type, owner.capacity, lower),
-            Side(False, target.cage_type, target.capacity, upper), False, n,
-            BlockShape([(b, tg) for b, (_, tg) in zip(groups, sides, strict=True)], (low_role, up_role)),
-            lambda t=t: load(t)))  # type: ignore[misc]
+            Side(False, target.cage_type, target.capacity, upper), False, n, block_shape,
+            lambda t=t, shape=block_shape: load(shape, t)))  # type: ignore[misc]
         links[TIERS[t]] = n * planes
         if t == 1:
             first_of[TIERS[1]] = int(dev.leaf(0, min(int(b.owners.min()) for b in groups)))
@@ -383,9 +400,90 @@ def shaped_first_plane(derived: Derived, catalog: Catalog, dev: DeviceCodes) -> 
     return ShapedPlane(tiers, segments, links, order + ([TIERS[2]] if TIERS[2] in links else []))
 
 
-def _loader(derived: Derived, catalog: Catalog, dev: DeviceCodes) -> Callable[[int], dict[str, Any]]:
+def _shaped_loader(derived: Derived, catalog: Catalog, dev: DeviceCodes,
+                   k_host: int) -> Callable[[SegmentShape | BlockShape, int], dict[str, Any]]:
+    """A shaped tier's per-link arrays as `generated_loader` has them (the same values in the same
+    order), expanded from the tier's own shape alone: no other tier's links, no port assignment,
+    no sort of ports by switch, and each port's cage read from its switch's table of ports."""
+    r = derived.resolved
+    # the cage types numbered as first_plane_cages numbers them (its calls, on no link)
+    none = np.zeros(0, np.int64)
+    type_names = first_plane_cages(derived, catalog, none, none, none).type_names
+
+    def load(shape: SegmentShape | BlockShape, t: int) -> dict[str, Any]:
+        arrays: dict[str, Any] = (segment_arrays(shape, dev, r.link_gbps, k_host, type_names)
+                                  if isinstance(shape, SegmentShape)
+                                  else block_arrays(shape, dev, t, r.uplink_gbps, type_names))
+        arrays["type_names"] = type_names
+        return arrays
+
+    return load
+
+
+def _filled(n: int, value: int) -> np.ndarray:
+    """n links' one value (a tier's speed, kind of cage, ...): a read-only view, not n copies."""
+    return np.broadcast_to(np.int64(value), (n,))
+
+
+def segment_arrays(shape: SegmentShape, dev: DeviceCodes, gbps: int, k_host: int,
+                   type_names: list[str]) -> dict[str, np.ndarray]:
+    """The server links of the first plane in NIC port order, from their segments: a segment's
+    links are its server's consecutive NIC ports on its leaf's consecutive ports."""
+    seg, ports = shape.segments, shape.leaf_ports
+    n = int(seg.count.sum())
+    starts = np.cumsum(seg.count) - seg.count
+    step = np.arange(n, dtype=np.int64) - np.repeat(starts, seg.count)
+    b_port = np.repeat(seg.port, seg.count) + step
+    zeros = _filled(n, 0)
+    return {"a_dev": np.repeat(seg.server, seg.count), "b_dev": dev.leaf(0, np.repeat(seg.leaf, seg.count)),
+            "a_port": np.repeat(seg.rail, seg.count) + step, "b_port": b_port, "link_tier": zeros,
+            "link_gbps": _filled(n, gbps), "a_cage": zeros, "a_lane": zeros, "a_cap": _filled(n, k_host),
+            "a_type": zeros, "b_cage": ports.cage[b_port - 1], "b_lane": ports.lane[b_port - 1],
+            "b_cap": _filled(n, ports.capacity), "b_type": _filled(n, type_names.index(ports.cage_type))}
+
+
+def block_arrays(shape: BlockShape, dev: DeviceCodes, t: int, gbps: int,
+                 type_names: list[str]) -> dict[str, np.ndarray]:
+    """A tier between switches on the first plane as generated (owner by owner, each owner's
+    targets in order, `base` links to each), from its blocks: every owner links alike, so an
+    owner's row of links is its block's targets, its ports from `owner_port` on, and at each
+    target the port of its place in the block. The owners are put in order first (a few
+    thousand), then each row is made in place."""
+    code = {"leaf": dev.leaf, "spine": dev.spine, "core": dev.core}
+    first, owner_side = shape.groups[0][0], shape.owner_ports[0]
+    base, up = first.base, first.targets.shape[1] * first.base
+    owners, places, target_rows, blocks_before = [], [], [], 0
+    for b, _ in shape.groups:
+        n_blocks, per_block = b.owners.shape
+        owners.append(b.owners.reshape(-1))
+        places.append(np.tile(np.arange(per_block, dtype=np.int64), n_blocks))     # an owner's place in its block
+        # an owner's block, as a row of every group's targets one after the other
+        target_rows.append(blocks_before + np.repeat(np.arange(n_blocks, dtype=np.int64), per_block))
+        blocks_before += n_blocks
+    owner, place, target_row = (np.concatenate(x) for x in (owners, places, target_rows))
+    by_owner = np.argsort(owner)      # each owner's links one after the other, owner by owner
+    owner, place, target_row = owner[by_owner], place[by_owner], target_row[by_owner]
+    # a target's port (and so its cage) is a function of the port alone: the longest table holds every one
+    target_side = max((ports for _, ports in shape.groups), key=lambda ports: len(ports.cage))
+    b_port = (1 + place[:, None] * base + (np.arange(up, dtype=np.int64) % base)[None, :]).reshape(-1)
+    targets = np.concatenate([g.targets for g, _ in shape.groups])[target_row]
+    if base > 1:
+        targets = np.repeat(targets, base, axis=1)
+    n, n_owners = len(owner) * up, len(owner)
+    return {"a_dev": np.repeat(code[shape.roles[0]](0, owner), up),
+            "b_dev": code[shape.roles[1]](0, targets.reshape(-1)),
+            "a_port": np.tile(first.owner_port + np.arange(up, dtype=np.int64), n_owners), "b_port": b_port,
+            "link_tier": _filled(n, t), "link_gbps": _filled(n, gbps),
+            "a_cage": np.tile(owner_side.cage, n_owners), "a_lane": np.tile(owner_side.lane, n_owners),
+            "a_cap": _filled(n, owner_side.capacity), "a_type": _filled(n, type_names.index(owner_side.cage_type)),
+            "b_cage": target_side.cage[b_port - 1], "b_lane": target_side.lane[b_port - 1],
+            "b_cap": _filled(n, target_side.capacity), "b_type": _filled(n, type_names.index(target_side.cage_type))}
+
+
+def generated_loader(derived: Derived, catalog: Catalog, dev: DeviceCodes) -> Callable[[int], dict[str, Any]]:
     """Tier t's per-link arrays, as `first_plane_tiers` has them: the first plane's links are
-    generated once, the first time a tier's are read."""
+    generated once, the first time a tier's are read. The reference the shaped tiers' arrays
+    (`segment_arrays`, `block_arrays`) are held to (tests/test_tier_shapes.py)."""
     made: list[tuple[LinkArrays, _Cages]] = []
 
     def load(t: int) -> dict[str, Any]:
