@@ -75,3 +75,16 @@ def test_every_command_is_listed_and_parses_in_full_when_chosen():
         parser = build_parser(name)
         chosen = parser._subparsers._group_actions[0].choices[name]
         assert any(a.option_strings == ["-h", "--help"] for a in chosen._actions), name
+
+
+def test_a_report_refused_for_bad_input_loads_neither_the_sizing_nor_qt(tmp_path):
+    """`report` parses its counterpart choices without the counterpart's sizing and pricing: a
+    file that is not there is refused before the physical model, the decisions or Qt load."""
+    loaded = _loaded("report", str(tmp_path / "missing.json"), "-o", str(tmp_path / "out.pdf"),
+                     "--counterpart", "ethernet")
+    assert "designer.cli.cmd_report" in loaded
+    assert not {m for m in loaded if m.split(".")[0] in ("networkx", "PySide6", "pyqtgraph")}
+    assert not {m for m in loaded if m.startswith(("designer.ui", "designer.model.physical",
+                                                   "designer.model.topology.switch_choice"))}
+    assert "designer.model.decisions.counterpart" not in loaded
+    assert not (tmp_path / "out.pdf").exists()

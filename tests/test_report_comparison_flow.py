@@ -130,3 +130,37 @@ def test_wrapped_lines_fit_and_keep_every_character(qapp, text, width_pt):
         assert ink.paragraph_height(width, text, 8) == len(lines) * ink.metrics(8).lineSpacing()
     finally:
         painter.end()
+
+
+def test_a_page_like_the_one_before_measures_with_its_fonts_and_keeps_its_own_texts(qapp):
+    """The report's pages share one set of fonts and measured widths (`Ink(like=...)`): a page
+    measures as a fresh Ink would, records only its own labels, and an Ink on another device
+    shares nothing."""
+    from designer.ui.export.ink import Ink
+
+    image = QImage(600, 300, QImage.Format.Format_RGB32)
+    other = QImage(600, 300, QImage.Format.Format_RGB32)
+    other.setDotsPerMeterX(other.dotsPerMeterX() * 2)
+    other.setDotsPerMeterY(other.dotsPerMeterY() * 2)
+    painter, elsewhere = QPainter(image), QPainter(other)
+    try:
+        first = Ink(painter)
+        assert first.text(first.rect(0, 0, 200, 20), "Spine tier, 2,048 switches", 9, bold=True)
+        page = Ink(painter, like=first)
+        fresh = Ink(painter)
+        for size, bold in ((9, True), (7.5, False), (12, False)):
+            for words in ("Spine tier, 2,048 switches", "Resilience and growth"):
+                assert page.width(words, size, bold) == fresh.width(words, size, bold)
+            assert page.line_height(size, bold) == fresh.line_height(size, bold)
+        assert page.font(9, True) == fresh.font(9, True)
+        assert page.theme is first.theme
+        assert page.texts == [] and page.elided == []
+        assert page.text(page.rect(0, 40, 200, 20), "Resilience and growth", 9)
+        assert [t for _, t in first.texts] == ["Spine tier, 2,048 switches"]
+        apart = Ink(elsewhere, like=first)   # twice the resolution: its own fonts and widths
+        assert apart.theme is not first.theme
+        assert apart.width("Resilience and growth", 9) == Ink(elsewhere).width("Resilience and growth", 9)
+        assert apart.width("Resilience and growth", 9) != first.width("Resilience and growth", 9)
+    finally:
+        painter.end()
+        elsewhere.end()

@@ -8,7 +8,9 @@ from designer.catalog import default_catalog
 from designer.cli.cmd_render import check_output
 from designer.cli.common import SubParsers, check_design_memory, output_file
 from designer.io.project import load_design
-from designer.model.decisions.counterpart import COUNTERPART_TECHNOLOGIES, ETHERNET_CHOICES, expand_counterparts
+
+# The parser lists the counterpart choices; the sizing and pricing a counterpart takes load in `run`.
+from designer.model.decisions.counterpart_choices import COUNTERPART_TECHNOLOGIES, ETHERNET_CHOICES, expand_counterparts
 
 
 def add_parser(sub: SubParsers) -> None:

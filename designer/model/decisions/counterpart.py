@@ -14,6 +14,11 @@ import dataclasses
 from dataclasses import dataclass
 
 from designer.catalog import Catalog, Nic, Server, Switch, Technology
+
+# The choices are kept where a parser reads them without loading the sizing (re-exported here).
+from designer.model.decisions.counterpart_choices import COUNTERPART_TECHNOLOGIES as COUNTERPART_TECHNOLOGIES
+from designer.model.decisions.counterpart_choices import ETHERNET_CHOICES as ETHERNET_CHOICES
+from designer.model.decisions.counterpart_choices import expand_counterparts as expand_counterparts
 from designer.model.intent.design import ClusterSpec, FabricDesign, FabricSpec, Meta, TierSpec
 from designer.model.physical.cost_bound import fabric_bound
 from designer.model.physical.fabric_cost import fabric_cost
@@ -22,24 +27,6 @@ from designer.model.topology.presets import leaf_downlinks, sizing_notes, split_
 from designer.model.topology.rail_layout import rail_layouts, reference_su
 from designer.model.topology.sizing import Resolved, SizingError, rack_group, rack_size, resolve, split_ports
 from designer.model.topology.switch_choice import choose_switch
-
-# Technology ids offered by `fabric-designer counterpart --technology`.
-COUNTERPART_TECHNOLOGIES = ("ib-ndr", "ib-xdr", "roce-400g", "roce-800g", "roce-ecmp-400g", "roce-eecmp-400g",
-                            "roce-sched-400g")
-# `compare --counterpart ethernet`: the Ethernet fabrics buyers choose between, beside InfiniBand.
-# Spectrum-X, standard RoCE on merchant switches with static ECMP, and the same with enhanced
-# ECMP and QP scaling, and a deep-buffer scheduled fabric (Jericho3-AI class, cell spraying).
-ETHERNET_CHOICES = ("roce-400g", "roce-ecmp-400g", "roce-eecmp-400g", "roce-sched-400g")
-
-
-def expand_counterparts(requested: list[str] | tuple[str, ...]) -> list[str]:
-    """Counterpart technology ids with 'ethernet' replaced by ETHERNET_CHOICES, each once, in order."""
-    out: list[str] = []
-    for tech in requested:
-        for one in ETHERNET_CHOICES if tech == "ethernet" else (tech,):
-            if one not in out:
-                out.append(one)
-    return out
 
 
 @dataclass(frozen=True)

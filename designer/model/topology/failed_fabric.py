@@ -158,18 +158,22 @@ def measure_failure(design: FabricDesign, r: Resolved, plan: Plan, devices: Sequ
     u0, v0, total0, alive0, nics0, assignment = _intact_state(f, design, keys, template)
     hit = None if design.edits else _planes_hit(f, devices, links)
     measured = sorted(hit) if hit is not None else list(range(f.planes))
-    if len(measured) < f.planes:
-        keys, template = _planes_pairs(f, keys, template, measured)
-    failing = design.edits + tuple(Edit("remove-device", d) for d in devices) + \
-        tuple(Edit("remove-links", a, b, 1) for a, b in between_switches)
-    removed1, touched1, _ = replay_edits(failing, f, keys, template)
-    u, v, _, _, total, alive, nics, _ = fabric_state(f, keys, template, removed1, touched1)
+    if hit is not None:
+        # An unedited template: the failure is the intact planes' pairs less what it removes, so
+        # the state shared by every failure of these planes is masked, not replayed and rebuilt.
+        u, v, total, alive, nics, degree = _failed_planes(f, design, u0, v0, total0, alive0, nics0, measured,
+                                                           devices, between_switches)
+    else:
+        failing = design.edits + tuple(Edit("remove-device", d) for d in devices) + \
+            tuple(Edit("remove-links", a, b, 1) for a, b in between_switches)
+        removed1, touched1, _ = replay_edits(failing, f, keys, template)
+        u, v, _, _, total, alive, nics, _ = fabric_state(f, keys, template, removed1, touched1)
+        degree = np.add(*switch_links(f, u, v, total))   # switch links of each switch, endpoints not counted
     dropped = _failed_endpoint_cables(f, assignment, links, alive0, alive, nics)
     e, s_d, s_u = r.rails, r.link_gbps, r.uplink_gbps
 
     label = _components(f.n, u, v)
     leaf = assignment_columns(f, assignment)[0]
-    degree = np.add(*switch_links(f, u, v, total))   # switch links of each switch, endpoints not counted
     main = np.zeros(f.n, dtype=bool)
     for plane in measured:
         _mark_main(main, f, plane, label, alive, nics, leaf, dropped[plane])
@@ -217,15 +221,51 @@ def measure_failure(design: FabricDesign, r: Resolved, plan: Plan, devices: Sequ
     return AfterFailure(cut, bisection, oversub, degraded)
 
 
-def _planes_pairs(f: SwitchPairs, keys: np.ndarray, template: np.ndarray,
-                  planes: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
-    """The template's pairs within `planes`: a pair's key starts with its lower switch, so each
-    plane's pairs are one run of the sorted keys."""
-    runs = [slice(*np.searchsorted(keys, [p * f.per_plane * f.n, (p + 1) * f.per_plane * f.n]).tolist())
-            for p in planes]
-    if not runs:
-        return keys[:0], template[:0]
-    return np.concatenate([keys[s] for s in runs]), np.concatenate([template[s] for s in runs])
+# The intact pairs of some planes of an unedited template, by plan and planes: every failure of
+# those planes (an N-1 sweep's kinds of switch, all in the first plane) starts from them.
+_PLANES_STATE: dict[tuple[object, ...], tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = {}
+
+
+def _failed_planes(f: SwitchPairs, design: FabricDesign, u0: np.ndarray, v0: np.ndarray, total0: np.ndarray,
+                   alive0: np.ndarray, nics0: np.ndarray, measured: Sequence[int], devices: Sequence[str],
+                   between_switches: Sequence[tuple[str, str]]
+                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(u, v, links, alive, endpoints per switch, switch links per switch) of the `measured`
+    planes of an unedited template after `devices` and the cables `between_switches` fail: what
+    replaying them as edits on those planes' pairs gives (a removed switch takes its pairs with
+    it; a failed cable takes one link of its pair, if the template has that pair). The links of
+    each switch are right on the measured planes, the only ones read."""
+    key = (f.plan, f.r.rails, f.r.planes, tuple(measured))
+    if key not in _PLANES_STATE:
+        plane_of = u0 // f.per_plane
+        inside = np.isin(plane_of, measured) if len(measured) < f.planes else np.ones(len(u0), dtype=bool)
+        arrays = (u0[inside], v0[inside], total0[inside], u0[inside] * f.n + v0[inside])
+        for array in arrays:
+            array.flags.writeable = False
+        if len(_PLANES_STATE) >= 8:
+            _PLANES_STATE.clear()
+        _PLANES_STATE[key] = arrays
+    u, v, intact, pair_keys = _PLANES_STATE[key]
+    alive = alive0.copy()
+    for name in devices:
+        alive[f.index(name)] = False
+    total = intact.copy()
+    for a, b in between_switches:
+        ia, ib = f.index(a), f.index(b)
+        if ia is None or ib is None or not (alive[ia] and alive[ib]):
+            continue   # a cable of a failed switch is gone with it
+        at = int(np.searchsorted(pair_keys, min(ia, ib) * f.n + max(ia, ib)))
+        if at < len(pair_keys) and pair_keys[at] == min(ia, ib) * f.n + max(ia, ib) and total[at] > 0:
+            total[at] -= 1
+    keep = alive[u] & alive[v] & (total > 0)
+    lost = intact - np.where(keep, total, 0)   # links each pair lost
+    hurt = np.flatnonzero(lost)
+    degree = _intact_degree(f, design, u0, v0, total0).astype(np.int64)   # a copy, writable
+    degree -= (np.bincount(u[hurt], weights=lost[hurt], minlength=f.n)
+               + np.bincount(v[hurt], weights=lost[hurt], minlength=f.n)).astype(np.int64)
+    nics = nics0.copy()
+    nics[~alive] = 0
+    return u[keep], v[keep], total[keep], alive, nics, degree
 
 
 def _mark_main(main: np.ndarray, f: SwitchPairs, plane: int, label: np.ndarray, alive: np.ndarray,

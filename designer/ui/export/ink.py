@@ -39,24 +39,36 @@ class Ink:
     """A QPainter with sizes in points.
 
     `units_per_point` defaults to the device's resolution (so a point is a real point on
-    paper); a presentation passes its own, to scale a fixed-size slide to the screen.
+    paper); a presentation passes its own, to scale a fixed-size slide to the screen. `like`: an
+    Ink on the same painter (an earlier page of the document) whose fonts, metrics, measured
+    widths and theme this one reuses.
     """
 
-    def __init__(self, painter: QPainter, units_per_point: float | None = None, theme: Theme | None = None):
+    def __init__(self, painter: QPainter, units_per_point: float | None = None, theme: Theme | None = None,
+                 like: Ink | None = None):
         self.painter = painter
         device = painter.device()
         self.device_points = device.logicalDpiY() / 72.0        # device units per point of a font
         self.u = units_per_point or device.logicalDpiX() / 72.0
         self.font_scale = self.u / self.device_points
-        self.theme = theme or paper_theme()
         self.texts: list[tuple[QRectF, str]] = []
         # Text shortened to fit, as (what was asked, what was drawn): what a reader lost.
         self.elided: list[tuple[str, str]] = []
-        self._metrics: dict[tuple[float, bool, bool], QFontMetricsF] = {}
         # Fonts and text widths by what they depend on: a page measures the same strings several
         # times (fitting a label, then placing it; a paragraph measured, then drawn).
-        self._fonts: dict[tuple[float, bool, bool], QFont] = {}
-        self._widths: dict[tuple[float, bool, bool, str], float] = {}
+        self._metrics: dict[tuple[float, bool, bool], QFontMetricsF]
+        self._fonts: dict[tuple[float, bool, bool], QFont]
+        self._widths: dict[tuple[float, bool, bool, str], float]
+        self.theme: Theme
+        same_units = like is not None and (like.u, like.device_points) == (self.u, self.device_points)
+        if like is not None and like.painter is painter and same_units:
+            # The next page of the same document: the fonts, their metrics and the widths measured
+            # on the pages before hold here too (same painter, same units), and so does the theme.
+            self.theme = theme or like.theme
+            self._metrics, self._fonts, self._widths = like._metrics, like._fonts, like._widths
+        else:
+            self.theme = theme or paper_theme()
+            self._metrics, self._fonts, self._widths = {}, {}, {}
 
     # --- units ------------------------------------------------------------------------------
 

@@ -189,7 +189,7 @@ class Report:
             for number, p in enumerate(pages, 1):
                 if number > 1:
                     writer.newPage()
-                ink = Ink(painter)
+                ink = Ink(painter, like=measure)   # one set of fonts and measured widths for every page
                 painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
                 full = ink.rect(0, 0, width_in * 72, height_in * 72)
                 page.header_footer(ink, full, ink.pt(MARGIN_PT), self.design.meta.name, p.section, number,
