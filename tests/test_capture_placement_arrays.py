@@ -171,3 +171,15 @@ def test_names_sorted_by_rank_are_sorted_by_natural_key(names):
     for x in names:
         for y in names:
             assert (ranks[x] < ranks[y]) == (natural_key(x) < natural_key(y))
+
+
+_WIDE_NAMES = st.lists(st.one_of(st.text(alphabet="aZİß\0 -9", max_size=8),
+                                 st.from_regex(r"[a-c]{0,2}[0-9]{15,25}[a-c]{0,2}", fullmatch=True)), max_size=20)
+
+
+@settings(max_examples=examples(200), deadline=None)
+@given(_WIDE_NAMES)
+def test_natural_ranks_on_columns_equal_key_by_key(names):
+    """The ranks read on columns are the ranks read a key at a time, for text that changes
+    length when lowered, NUL characters and numbers beyond 64 bits as well."""
+    assert capture_servers.natural_ranks(names) == capture_servers._natural_ranks_by_keys(list(dict.fromkeys(names)))

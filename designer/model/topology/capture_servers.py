@@ -8,6 +8,7 @@ that both read it without importing each other.
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_left
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
@@ -17,6 +18,8 @@ import numpy as np
 from designer.model.topology.asbuilt import DeviceTable, natural_key
 from designer.model.topology.capture_groups import LeafEndRows
 from designer.model.topology.design_view import DesignView
+
+_NATURAL = re.compile(r"([0-9]+)")   # as `natural_key` splits a name: ASCII digits
 
 
 @dataclass
@@ -247,11 +250,41 @@ def place_by_hcas(out: Placement, on_leaf: dict[str, Counter[str]], g: DesignVie
 
 def natural_ranks(names: list[str]) -> dict[str, int]:
     """Each name's rank in natural order (`natural_key`), names of equal keys ranked equal, so
-    that sorting by rank is sorting by key, ties in the same order."""
-    distinct = sorted(((n, natural_key(n)) for n in dict.fromkeys(names)), key=lambda t: t[1])
+    that sorting by rank is sorting by key, ties in the same order.
+
+    On columns (20,480 host and leaf names at 131K GPUs): a key alternates text and number
+    parts, so the names sort as rows of one text column and one number column per part, a
+    shorter key before a longer one it begins (numbers padded with -1, text with '')."""
+    distinct = list(dict.fromkeys(names))
+    parts = [_NATURAL.split(n) for n in distinct]
+    width = max(map(len, parts), default=0)
+    # Numbers beyond int64 and text numpy cannot hold as Python compares it (NUL) take the
+    # reference: a key at a time.
+    if any(len(p[j]) > 18 for p in parts for j in range(1, len(p), 2)) or any("\0" in n for n in distinct):
+        return _natural_ranks_by_keys(distinct)
+    columns: list[np.ndarray] = []
+    for j in range(width):
+        if j % 2:
+            columns.append(np.array([int(p[j]) if j < len(p) else -1 for p in parts], dtype=np.int64))
+        else:
+            text = np.array([p[j].lower() if j < len(p) else "" for p in parts], dtype=str)
+            columns.append(np.unique(text, return_inverse=True)[1].reshape(-1))
+    if not columns:
+        return {}
+    order = np.lexsort(columns[::-1])
+    table = np.stack(columns, axis=1)[order]
+    new = np.r_[True, np.any(table[1:] != table[:-1], axis=1)] if len(order) else np.zeros(0, dtype=bool)
+    rank = np.empty(len(order), dtype=np.int64)
+    rank[order] = np.cumsum(new) - 1
+    return dict(zip(distinct, rank.tolist(), strict=True))
+
+
+def _natural_ranks_by_keys(distinct: list[str]) -> dict[str, int]:
+    """`natural_ranks` a key at a time (the reference the columns are held equal to)."""
+    keyed = sorted(((n, natural_key(n)) for n in distinct), key=lambda t: t[1])
     out: dict[str, int] = {}
     rank, last = -1, None
-    for name, key in distinct:
+    for name, key in keyed:
         if key != last:
             rank, last = rank + 1, key
         out[name] = rank
