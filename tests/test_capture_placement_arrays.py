@@ -173,13 +173,20 @@ def test_names_sorted_by_rank_are_sorted_by_natural_key(names):
             assert (ranks[x] < ranks[y]) == (natural_key(x) < natural_key(y))
 
 
-_WIDE_NAMES = st.lists(st.one_of(st.text(alphabet="aZİß\0 -9", max_size=8),
-                                 st.from_regex(r"[a-c]{0,2}[0-9]{15,25}[a-c]{0,2}", fullmatch=True)), max_size=20)
+_BALLOTS = st.dictionaries(st.text(alphabet="h-0123", min_size=1, max_size=4),
+                           st.dictionaries(st.sampled_from(["L1", "L2", "l2", "L10", "L3"]),
+                                           st.tuples(st.integers(1, 3), st.integers(0, 3)), min_size=1, max_size=4),
+                           max_size=25)
 
 
-@settings(max_examples=examples(200), deadline=None)
-@given(_WIDE_NAMES)
-def test_natural_ranks_on_columns_equal_key_by_key(names):
-    """The ranks read on columns are the ranks read a key at a time, for text that changes
-    length when lowered, NUL characters and numbers beyond 64 bits as well."""
-    assert capture_servers.natural_ranks(names) == capture_servers._natural_ranks_by_keys(list(dict.fromkeys(names)))
+@settings(max_examples=examples(300), deadline=None)
+@given(_BALLOTS)
+def test_ballots_ordered_on_columns_as_one_by_one(ballots):
+    """Hosts split between bundled design leaves take a leaf in the ballots' order: on columns
+    (most HCAs, the neighbours' agreement, lowest HCA rank, names, order made) it is the order
+    read a ballot at a time, ties, split hosts and names of equal natural keys included."""
+    on_leaf = {h: Counter({lf: n for lf, (n, _) in c.items()}) for h, c in ballots.items()}
+    first = {(h, lf): r for h, c in ballots.items() for lf, (_, r) in c.items()}
+    key_of = capture_servers.natural_ranks([*on_leaf, "L1", "L2", "l2", "L10", "L3"])
+    want = capture_servers._ballot_order_by_keys(on_leaf, first, key_of)
+    assert capture_servers._ballot_order(on_leaf, first, key_of) == want

@@ -8,7 +8,6 @@ that both read it without importing each other.
 
 from __future__ import annotations
 
-import re
 from bisect import bisect_left
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
@@ -18,8 +17,6 @@ import numpy as np
 from designer.model.topology.asbuilt import DeviceTable, natural_key
 from designer.model.topology.capture_groups import LeafEndRows
 from designer.model.topology.design_view import DesignView
-
-_NATURAL = re.compile(r"([0-9]+)")   # as `natural_key` splits a name: ASCII digits
 
 
 @dataclass
@@ -189,32 +186,10 @@ def place_by_hcas(out: Placement, on_leaf: dict[str, Counter[str]], g: DesignVie
     # Names compare by their rank in natural order (equal keys, equal ranks): 16,384 hosts and
     # 65,536 ballots at 131K GPUs sort on integers.
     key_of = natural_ranks([*on_leaf, *servers_on, *(leaf for c in on_leaf.values() for leaf in c)])
-    home: dict[str, str] = {}
-    for h, c in on_leaf.items():
-        best = max(c.values())
-        if sum(1 for v in c.values() if v == best) == 1:
-            home[h] = next(lf for lf, v in c.items() if v == best)
-    decided = sorted(home, key=key_of.__getitem__)
-    keys = [key_of[h] for h in decided]
-    near_of: dict[str, set[str]] = {}
-    for host in on_leaf:
-        if host not in home:
-            i = bisect_left(keys, key_of[host])
-            near_of[host] = {home[decided[j]] for j in (i - 1, i) if 0 <= j < len(decided)}
-
-    def doubt(host: str, leaf: str) -> int:
-        if host in home:
-            return 0 if home[host] == leaf else 2
-        near = near_of[host]
-        return 0 if near == {leaf} else 1 if leaf in near else 2
-
-    # The ballots' order, ties in the order they are made (each one's position, before its names).
-    ballots = sorted((-n, doubt(host, leaf), first[(host, leaf)], key_of[host], key_of[leaf], i, host, leaf)
-                     for i, (host, leaf, n) in enumerate((host, leaf, n) for host, c in on_leaf.items()
-                                                         for leaf, n in c.items()))
+    ballots = _ballot_order(on_leaf, first, key_of)
     room = {leaf: sum(1 for s in servers if s not in taken) for leaf, servers in servers_on.items()}
     leaf_of: dict[str, str] = {}
-    for *_, host, leaf in ballots:
+    for host, leaf in ballots:
         if host not in out.server_of_host and host not in leaf_of and room[leaf]:
             leaf_of[host] = leaf
             room[leaf] -= 1
@@ -248,43 +223,96 @@ def place_by_hcas(out: Placement, on_leaf: dict[str, Counter[str]], g: DesignVie
                     (out.by_leaf if host_of[nic] in spread else out.any_port).add(nic)
 
 
+def _ballot_order(on_leaf: dict[str, Counter[str]], first: dict[tuple[str, str], int],
+                  key_of: dict[str, int]) -> list[tuple[str, str]]:
+    """The ballots (host, design leaf) in the order they are counted: most HCAs first, then the
+    leaf the names around a host's agree on (`doubt`), its lowest HCA's rank there, the host's
+    and the leaf's natural order, and the order they are made; on columns (65,536 ballots at
+    131K GPUs).
+
+    A host with one leaf holding the most of its HCAs has that leaf as its home (doubt 0 there,
+    2 elsewhere); a host split evenly asks the homes of the decided hosts named next to it (in
+    natural order, just before and from it on): 0 where they all name the leaf, 1 where one
+    does, else 2."""
+    hosts = list(on_leaf)
+    leaf_code: dict[str, int] = {}
+    b_host: list[int] = []
+    b_leaf: list[int] = []
+    b_votes: list[int] = []
+    b_first: list[int] = []
+    for h, (name, counts) in enumerate(on_leaf.items()):
+        for lf, n in counts.items():
+            b_host.append(h)
+            b_leaf.append(leaf_code.setdefault(lf, len(leaf_code)))
+            b_votes.append(n)
+            b_first.append(first[(name, lf)])
+    leaves = list(leaf_code)
+    host = np.array(b_host, dtype=np.int64)
+    leaf = np.array(b_leaf, dtype=np.int64)
+    votes = np.array(b_votes, dtype=np.int64)
+    # Each host's home: its one leaf of the most votes (-1: none, or a tie).
+    best = np.full(len(hosts), -1, dtype=np.int64)
+    np.maximum.at(best, host, votes)
+    top = votes == best[host]
+    decided = np.bincount(host[top], minlength=len(hosts)) == 1
+    home = np.full(len(hosts), -1, dtype=np.int64)
+    home[host[top & decided[host]]] = leaf[top & decided[host]]
+    host_key = np.array([key_of[h] for h in hosts], dtype=np.int64)
+    # The decided hosts in natural order (ties in the order they come), each undecided host's
+    # neighbours among them: the one before its place and the one at it.
+    by_name = np.flatnonzero(decided)
+    by_name = by_name[np.argsort(host_key[by_name], kind="stable")]
+    homes = np.r_[home[by_name], -1]                # -1 past either end
+    at = np.searchsorted(host_key[by_name], host_key, side="left")
+    before = np.where(at > 0, homes[at - 1], -1)
+    after = np.where(at < len(by_name), homes[np.minimum(at, len(by_name))], -1)
+    lo, hi = before[host], after[host]
+    near_only = ((lo == leaf) | (lo < 0)) & ((hi == leaf) | (hi < 0)) & ((lo >= 0) | (hi >= 0))
+    near_one = (lo == leaf) | (hi == leaf)
+    doubt = np.where(decided[host], np.where(home[host] == leaf, 0, 2),
+                     np.where(near_only, 0, np.where(near_one, 1, 2)))
+    leaf_key = np.array([key_of[lf] for lf in leaves], dtype=np.int64)
+    order = np.lexsort((np.arange(len(host)), leaf_key[leaf] if len(leaves) else leaf, host_key[host],
+                        np.array(b_first, dtype=np.int64), doubt, -votes))
+    return [(hosts[h], leaves[lf]) for h, lf in zip(host[order].tolist(), leaf[order].tolist(), strict=True)]
+
+
+def _ballot_order_by_keys(on_leaf: dict[str, Counter[str]], first: dict[tuple[str, str], int],
+                          key_of: dict[str, int]) -> list[tuple[str, str]]:
+    """`_ballot_order` a ballot at a time (the reference the columns are held equal to)."""
+    home: dict[str, str] = {}
+    for h, c in on_leaf.items():
+        best = max(c.values())
+        if sum(1 for v in c.values() if v == best) == 1:
+            home[h] = next(lf for lf, v in c.items() if v == best)
+    decided = sorted(home, key=key_of.__getitem__)
+    keys = [key_of[h] for h in decided]
+    near_of: dict[str, set[str]] = {}
+    for host in on_leaf:
+        if host not in home:
+            i = bisect_left(keys, key_of[host])
+            near_of[host] = {home[decided[j]] for j in (i - 1, i) if 0 <= j < len(decided)}
+
+    def doubt(host: str, leaf: str) -> int:
+        if host in home:
+            return 0 if home[host] == leaf else 2
+        near = near_of[host]
+        return 0 if near == {leaf} else 1 if leaf in near else 2
+
+    # The ballots' order, ties in the order they are made (each one's position, before its names).
+    ballots = sorted((-n, doubt(host, leaf), first[(host, leaf)], key_of[host], key_of[leaf], i, host, leaf)
+                     for i, (host, leaf, n) in enumerate((host, leaf, n) for host, c in on_leaf.items()
+                                                         for leaf, n in c.items()))
+    return [(host, leaf) for *_, host, leaf in ballots]
+
+
 def natural_ranks(names: list[str]) -> dict[str, int]:
     """Each name's rank in natural order (`natural_key`), names of equal keys ranked equal, so
-    that sorting by rank is sorting by key, ties in the same order.
-
-    On columns (20,480 host and leaf names at 131K GPUs): a key alternates text and number
-    parts, so the names sort as rows of one text column and one number column per part, a
-    shorter key before a longer one it begins (numbers padded with -1, text with '')."""
-    distinct = list(dict.fromkeys(names))
-    parts = [_NATURAL.split(n) for n in distinct]
-    width = max(map(len, parts), default=0)
-    # Numbers beyond int64 and text numpy cannot hold as Python compares it (NUL) take the
-    # reference: a key at a time.
-    if any(len(p[j]) > 18 for p in parts for j in range(1, len(p), 2)) or any("\0" in n for n in distinct):
-        return _natural_ranks_by_keys(distinct)
-    columns: list[np.ndarray] = []
-    for j in range(width):
-        if j % 2:
-            columns.append(np.array([int(p[j]) if j < len(p) else -1 for p in parts], dtype=np.int64))
-        else:
-            text = np.array([p[j].lower() if j < len(p) else "" for p in parts], dtype=str)
-            columns.append(np.unique(text, return_inverse=True)[1].reshape(-1))
-    if not columns:
-        return {}
-    order = np.lexsort(columns[::-1])
-    table = np.stack(columns, axis=1)[order]
-    new = np.r_[True, np.any(table[1:] != table[:-1], axis=1)] if len(order) else np.zeros(0, dtype=bool)
-    rank = np.empty(len(order), dtype=np.int64)
-    rank[order] = np.cumsum(new) - 1
-    return dict(zip(distinct, rank.tolist(), strict=True))
-
-
-def _natural_ranks_by_keys(distinct: list[str]) -> dict[str, int]:
-    """`natural_ranks` a key at a time (the reference the columns are held equal to)."""
-    keyed = sorted(((n, natural_key(n)) for n in distinct), key=lambda t: t[1])
+    that sorting by rank is sorting by key, ties in the same order."""
+    distinct = sorted(((n, natural_key(n)) for n in dict.fromkeys(names)), key=lambda t: t[1])
     out: dict[str, int] = {}
     rank, last = -1, None
-    for name, key in keyed:
+    for name, key in distinct:
         if key != last:
             rank, last = rank + 1, key
         out[name] = rank
