@@ -189,4 +189,4 @@ def test_ballots_ordered_on_columns_as_one_by_one(ballots):
     first = {(h, lf): r for h, c in ballots.items() for lf, (_, r) in c.items()}
     key_of = capture_servers.natural_ranks([*on_leaf, "L1", "L2", "l2", "L10", "L3"])
     want = capture_servers._ballot_order_by_keys(on_leaf, first, key_of)
-    assert capture_servers._ballot_order(on_leaf, first, key_of) == want
+    assert capture_servers._ballot_order(capture_servers.ballots_of(on_leaf, first), key_of) == want

@@ -251,7 +251,7 @@ def place(fabric: AsBuilt, roles: dict[str, str], design: Any, one_by_one: bool 
     votes: dict[str, Counter[int]] = defaultdict(Counter)
     on_leaf: dict[str, Counter[str]] = defaultdict(Counter)     # host -> design leaf -> its HCAs there
     on_rows = None if view.end_rows is None or one_by_one else \
-        votes_on_rows(view.end_rows, table, mgmt_hosts, mapping, bundled, g, out.rank, votes, on_leaf)
+        votes_on_rows(view.end_rows, table, mgmt_hosts, mapping, bundled, g, out.rank, votes)
     for leaf, rows in ends.items() if on_rows is None else ():
         d_leaf = mapping.get(leaf)
         for port, nic in rows:
@@ -271,7 +271,7 @@ def place(fabric: AsBuilt, roles: dict[str, str], design: Any, one_by_one: bool 
             taken.add(server)
     if by_leaf:
         _place_by_leaf(out, ends, host_of, devs, mgmt_hosts, g, at_port, taken)
-    if on_leaf:
+    if on_leaf or (on_rows is not None and on_rows.ballots.hosts):
         place_by_hcas(out, on_leaf, g, ends, host_of, hca_by_id, bundled, taken, on_rows)
     chosen_of = [out.server_of_host.get(h) for h in hosts]
     rank = out.rank

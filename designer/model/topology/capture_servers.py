@@ -43,20 +43,54 @@ class Placement:
 
 
 @dataclass(frozen=True)
+class Ballots:
+    """Hosts' ballots for the bundled design leaves their HCAs are on, as columns: ballot i is
+    host `hosts[host[i]]` for leaf `leaves[leaf[i]]`, with `votes[i]` of its HCAs there and
+    `first[i]` the lowest rail rank among them; host by host as each first comes, a host's
+    leaves as each first comes (as `on_leaf` lists them)."""
+
+    hosts: list[str]
+    leaves: list[str]
+    host: np.ndarray
+    leaf: np.ndarray
+    votes: np.ndarray
+    first: np.ndarray
+
+
+def ballots_of(on_leaf: dict[str, Counter[str]], first: dict[tuple[str, str], int]) -> Ballots:
+    """`Ballots` of host -> design leaf -> its HCAs there, and (host, leaf) -> lowest rank."""
+    leaf_code: dict[str, int] = {}
+    b_host: list[int] = []
+    b_leaf: list[int] = []
+    b_votes: list[int] = []
+    b_first: list[int] = []
+    for h, (name, counts) in enumerate(on_leaf.items()):
+        for lf, n in counts.items():
+            b_host.append(h)
+            b_leaf.append(leaf_code.setdefault(lf, len(leaf_code)))
+            b_votes.append(n)
+            b_first.append(first[(name, lf)])
+    return Ballots(list(on_leaf), list(leaf_code), np.array(b_host, dtype=np.int64),
+                   np.array(b_leaf, dtype=np.int64), np.array(b_votes, dtype=np.int64),
+                   np.array(b_first, dtype=np.int64))
+
+
+@dataclass(frozen=True)
 class OnLeafRows:
-    """The HCAs of compute hosts on leaves placed on bundled design leaves (`on_leaf`'s)."""
+    """The HCAs of compute hosts on leaves placed on bundled design leaves, and their ballots."""
 
     hcas: list[str]                          # their ids, and their hosts
     hosts: list[str]
-    first: dict[tuple[str, str], int]        # (host, design leaf) -> lowest HCA rank there
+    ballots: Ballots
 
 
 def votes_on_rows(rows: LeafEndRows, table: DeviceTable, mgmt_hosts: set[str], mapping: dict[str, str],
-                   bundled: set[str], g: DesignView, rank: dict[int, int], votes: dict[str, Counter[int]],
-                   on_leaf: dict[str, Counter[str]]) -> OnLeafRows:
-    """Fill `votes` (host -> design server -> its HCAs on that server's ports) and `on_leaf` (host
-    -> bundled design leaf -> its HCAs there) as the leaves' ends read in order fill them, on the
-    end rows: the hosts, servers and leaves in the order they first come."""
+                   bundled: set[str], g: DesignView, rank: dict[int, int],
+                   votes: dict[str, Counter[int]]) -> OnLeafRows:
+    """Fill `votes` (host -> design server -> its HCAs on that server's ports) as the leaves' ends
+    read in order fill it, and make the ballots of hosts for the bundled design leaves their HCAs
+    are on (`Ballots`: 65,536 at 131K GPUs), on the end rows: hosts, servers and leaves in the
+    order they first come."""
     da = g.arrays()
     ids, names, code = table.ids, da.names, da.code
     e_leaf, e_port, e_hca = rows.leaf, rows.port, rows.hca
@@ -76,19 +110,23 @@ def votes_on_rows(rows: LeafEndRows, table: DeviceTable, mgmt_hosts: set[str], m
     on = compute & (d_leaf >= 0) & is_bundled[d_leaf]
     n_nodes = len(names) + 1
     hosts = table.hosts
-    # on_leaf: (host, design leaf) as each first comes, with its HCAs there.
+    # The ballots: (host, design leaf) with its HCAs there, host by host as each first comes and
+    # a host's leaves as each first comes.
     keys, first, counts = np.unique(host[on] * n_nodes + d_leaf[on], return_index=True, return_counts=True)
-    by_first = np.argsort(first, kind="stable")
-    for key, c in zip(keys[by_first].tolist(), counts[by_first].tolist(), strict=True):
-        h, lf = divmod(key, n_nodes)
-        on_leaf[hosts[h]][names[lf]] = c
+    k_host, k_leaf = np.divmod(keys, n_nodes)
     rank_of = np.full(int(table.hca.max(initial=0)) + 2, 1 << 30, dtype=np.int64)
     for h, r in rank.items():
         rank_of[h] = r
     lowest = np.full(len(keys), 1 << 30, dtype=np.int64)
     np.minimum.at(lowest, np.searchsorted(keys, host[on] * n_nodes + d_leaf[on]), rank_of[table.hca[e_hca[on]]])
-    lowest_of = {(hosts[h], names[lf]): int(r) for (h, lf), r in
-                 zip((divmod(k, n_nodes) for k in keys.tolist()), lowest.tolist(), strict=True)}
+    host_first = np.full(len(hosts) + 1, len(host), dtype=np.int64)
+    np.minimum.at(host_first, k_host, first)
+    made = np.lexsort((first, host_first[k_host]))
+    b_host, b_leaf = k_host[made], k_leaf[made]
+    new_host = np.r_[True, b_host[1:] != b_host[:-1]] if len(b_host) else np.zeros(0, dtype=bool)
+    found, b_leaf_no = np.unique(b_leaf, return_inverse=True)
+    ballots = Ballots([hosts[h] for h in b_host[new_host].tolist()], [names[c] for c in found.tolist()],
+                      np.cumsum(new_host) - 1, b_leaf_no.reshape(-1), counts[made], lowest[made])
     # votes: the NIC designed at each other end's leaf port, its server.
     ports = int(max(int(e_port.max(initial=0)), int(da.host_port.max(initial=0)))) + 1
     at_keys = da.host_leaf * ports + da.host_port
@@ -106,7 +144,7 @@ def votes_on_rows(rows: LeafEndRows, table: DeviceTable, mgmt_hosts: set[str], m
         h, sv = divmod(key, width)
         votes[hosts[h]][sv] = c
     on_hcas = e_hca[on].tolist()
-    return OnLeafRows([ids[r] for r in on_hcas], [hosts[h] for h in host[on].tolist()], lowest_of)
+    return OnLeafRows([ids[r] for r in on_hcas], [hosts[h] for h in host[on].tolist()], ballots)
 
 
 def _servers_on(g: DesignView, leaves: set[str]) -> dict[str, list[int]]:
@@ -172,7 +210,7 @@ def place_by_hcas(out: Placement, on_leaf: dict[str, Counter[str]], g: DesignVie
     left anywhere, in place on any leaf: the design spreads its servers evenly over its leaves
     (7, 7, 6), a site fills them its own way (6, 7, 7)."""
     servers_on = _servers_on(g, bundled)
-    first: dict[tuple[str, str], int] = {} if on_rows is None else on_rows.first  # (host, design leaf) -> lowest rank
+    first: dict[tuple[str, str], int] = {}     # (host, design leaf) -> lowest rank
     for leaf, rows in ends.items() if on_rows is None else ():
         d_leaf = out.mapping.get(leaf)
         for _, nic in rows:
@@ -185,8 +223,9 @@ def place_by_hcas(out: Placement, on_leaf: dict[str, Counter[str]], g: DesignVie
     # leaf of the hosts named next to it decides, and then its lowest-numbered HCA's leaf.
     # Names compare by their rank in natural order (equal keys, equal ranks): 16,384 hosts and
     # 65,536 ballots at 131K GPUs sort on integers.
-    key_of = natural_ranks([*on_leaf, *servers_on, *(leaf for c in on_leaf.values() for leaf in c)])
-    ballots = _ballot_order(on_leaf, first, key_of)
+    made = ballots_of(on_leaf, first) if on_rows is None else on_rows.ballots
+    key_of = natural_ranks([*made.hosts, *servers_on, *made.leaves])
+    ballots = _ballot_order(made, key_of)
     room = {leaf: sum(1 for s in servers if s not in taken) for leaf, servers in servers_on.items()}
     leaf_of: dict[str, str] = {}
     for host, leaf in ballots:
@@ -204,7 +243,7 @@ def place_by_hcas(out: Placement, on_leaf: dict[str, Counter[str]], g: DesignVie
             taken.add(server)
     left = [s for leaf in sorted(servers_on, key=key_of.__getitem__) for s in servers_on[leaf] if s not in taken]
     spread = set()
-    for host, server in zip(sorted((h for h in on_leaf if h not in out.server_of_host), key=key_of.__getitem__),
+    for host, server in zip(sorted((h for h in made.hosts if h not in out.server_of_host), key=key_of.__getitem__),
                             left, strict=False):
         out.server_of_host[host] = server
         taken.add(server)
@@ -223,8 +262,7 @@ def place_by_hcas(out: Placement, on_leaf: dict[str, Counter[str]], g: DesignVie
                     (out.by_leaf if host_of[nic] in spread else out.any_port).add(nic)
 
 
-def _ballot_order(on_leaf: dict[str, Counter[str]], first: dict[tuple[str, str], int],
-                  key_of: dict[str, int]) -> list[tuple[str, str]]:
+def _ballot_order(ballots: Ballots, key_of: dict[str, int]) -> list[tuple[str, str]]:
     """The ballots (host, design leaf) in the order they are counted: most HCAs first, then the
     leaf the names around a host's agree on (`doubt`), its lowest HCA's rank there, the host's
     and the leaf's natural order, and the order they are made; on columns (65,536 ballots at
@@ -234,22 +272,8 @@ def _ballot_order(on_leaf: dict[str, Counter[str]], first: dict[tuple[str, str],
     2 elsewhere); a host split evenly asks the homes of the decided hosts named next to it (in
     natural order, just before and from it on): 0 where they all name the leaf, 1 where one
     does, else 2."""
-    hosts = list(on_leaf)
-    leaf_code: dict[str, int] = {}
-    b_host: list[int] = []
-    b_leaf: list[int] = []
-    b_votes: list[int] = []
-    b_first: list[int] = []
-    for h, (name, counts) in enumerate(on_leaf.items()):
-        for lf, n in counts.items():
-            b_host.append(h)
-            b_leaf.append(leaf_code.setdefault(lf, len(leaf_code)))
-            b_votes.append(n)
-            b_first.append(first[(name, lf)])
-    leaves = list(leaf_code)
-    host = np.array(b_host, dtype=np.int64)
-    leaf = np.array(b_leaf, dtype=np.int64)
-    votes = np.array(b_votes, dtype=np.int64)
+    hosts, leaves = ballots.hosts, ballots.leaves
+    host, leaf, votes = ballots.host, ballots.leaf, ballots.votes
     # Each host's home: its one leaf of the most votes (-1: none, or a tie).
     best = np.full(len(hosts), -1, dtype=np.int64)
     np.maximum.at(best, host, votes)
@@ -273,7 +297,7 @@ def _ballot_order(on_leaf: dict[str, Counter[str]], first: dict[tuple[str, str],
                      np.where(near_only, 0, np.where(near_one, 1, 2)))
     leaf_key = np.array([key_of[lf] for lf in leaves], dtype=np.int64)
     order = np.lexsort((np.arange(len(host)), leaf_key[leaf] if len(leaves) else leaf, host_key[host],
-                        np.array(b_first, dtype=np.int64), doubt, -votes))
+                        ballots.first, doubt, -votes))
     return [(hosts[h], leaves[lf]) for h, lf in zip(host[order].tolist(), leaf[order].tolist(), strict=True)]
 
 
