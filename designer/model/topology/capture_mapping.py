@@ -563,9 +563,10 @@ def _group_view(fabric: AsBuilt, roles: dict[str, str]) -> GroupView:
     if ends is None or not (table.ids is ends.ids or table.ids == ends.ids):
         return _group_view_by_objects(fabric, roles)
     devs = fabric.devices
+    names = switch_names(fabric)        # the placement reads them all again
     return group_view_on_arrays(table, role_codes(fabric, roles, table.ids), management_hosts(fabric, roles),
                                 _leaf_rows(fabric, ends, roles),
-                                lambda leaf: devs[leaf].name)
+                                lambda leaf: names[leaf] if leaf in names else devs[leaf].name)
 
 
 def _group_view_by_objects(fabric: AsBuilt, roles: dict[str, str]) -> GroupView:
