@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter, defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -186,6 +186,78 @@ def slot_counts(slots: list[list[int]]) -> tuple[list[int], int]:
     return counts, size
 
 
+class EndsOnRows(defaultdict[str, list[tuple[int, str]]]):
+    """leaf id -> [(leaf port, HCA id)] of its host links, in link order, listed from the end
+    rows when first read: placing a capture whose HCAs all carry their server's name reads
+    none of its 131,072 ends at 131K GPUs. As a `defaultdict(list)`, read and compared."""
+
+    def __init__(self, ids: list[str], rows: LeafEndRows) -> None:
+        super().__init__(list)
+        self._rows: tuple[list[str], LeafEndRows] | None = (ids, rows)
+
+    def _fill(self) -> None:
+        if self._rows is not None:
+            (ids, rows), self._rows = self._rows, None
+            for lf, p, h in zip(rows.leaf.tolist(), rows.port.tolist(), rows.hca.tolist(), strict=True):
+                defaultdict.__getitem__(self, ids[lf]).append((p, ids[h]))
+
+    def __getitem__(self, key: str) -> list[tuple[int, str]]:
+        self._fill()
+        return defaultdict.__getitem__(self, key)
+
+    def __contains__(self, key: object) -> bool:
+        self._fill()
+        return defaultdict.__contains__(self, key)
+
+    def __iter__(self) -> Iterator[str]:
+        self._fill()
+        return defaultdict.__iter__(self)
+
+    def __len__(self) -> int:
+        self._fill()
+        return defaultdict.__len__(self)
+
+    def __eq__(self, other: object) -> bool:
+        self._fill()
+        if isinstance(other, EndsOnRows):
+            other._fill()
+        return defaultdict.__eq__(self, other)
+
+    def __ne__(self, other: object) -> bool:
+        return not self == other
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        self._fill()
+        return defaultdict.__repr__(self)
+
+    def get(self, key: str, default: Any = None) -> Any:
+        self._fill()
+        return defaultdict.get(self, key, default)
+
+    def keys(self) -> Any:
+        self._fill()
+        return defaultdict.keys(self)
+
+    def values(self) -> Any:
+        self._fill()
+        return defaultdict.values(self)
+
+    def items(self) -> Any:
+        self._fill()
+        return defaultdict.items(self)
+
+    def copy(self) -> defaultdict[str, list[tuple[int, str]]]:  # type: ignore[override]
+        self._fill()
+        return defaultdict(list, defaultdict.items(self))
+
+    def __reduce__(self) -> Any:
+        # Copied or pickled as the plain `defaultdict(list)` it reads as.
+        self._fill()
+        return defaultdict, (list,), None, None, iter(defaultdict.items(self))
+
+
 def group_view_on_arrays(table: DeviceTable, role: np.ndarray, mgmt_hosts: set[str], rows: LeafEndRows,
                          leaf_names: Any) -> GroupView:
     """The group view on the capture's columns (`rows` on `table`'s rows, `role` their role
@@ -203,11 +275,9 @@ def group_view_on_arrays(table: DeviceTable, role: np.ndarray, mgmt_hosts: set[s
     compute = endpoint & is_nic & ~set_apart
     rank = {h: i for i, h in enumerate(np.unique(hca[compute & (hca >= 0)]).tolist())}
 
-    # --- each leaf's host ends ----------------------------------------------------------------
+    # --- each leaf's host ends (listed when first read) --------------------------------------
     e_leaf, e_port, e_hca = rows.leaf, rows.port, rows.hca
-    ends: dict[str, list[tuple[int, str]]] = defaultdict(list)
-    for lf, p, h in zip(e_leaf.tolist(), e_port.tolist(), e_hca.tolist(), strict=True):
-        ends[ids[lf]].append((p, ids[h]))
+    ends = EndsOnRows(ids, rows)
     # Leaf number: its place among the leaves (device order); hosts by their code.
     leaf_no = np.full(n, -1, dtype=np.int64)
     leaf_no[leaf_rows] = np.arange(len(leaf_rows), dtype=np.int64)
