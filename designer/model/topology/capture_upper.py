@@ -26,7 +26,7 @@ from designer.model.topology.asbuilt import (
     link_ends,
     natural_key,
 )
-from designer.model.topology.design_view import DesignView
+from designer.model.topology.design_view import DesignView, PlanNodes
 
 _DIGITS = re.compile(r"\d+", re.ASCII)
 _LEVEL = {"spine": 2, "core": 3}
@@ -49,9 +49,12 @@ def place_upper(fabric: AsBuilt, roles: dict[str, str], g: DesignView, mapping: 
     for role in ("spine", "core"):
         level = _LEVEL[role]
         built = [d for d in switches if roles.get(d) == role]
-        design = [n for n in (da.names[c] for c in np.flatnonzero(da.level == level).tolist())
-                  if g.nodes[n]["role"] == role]
-        design.sort(key=lambda n: (g.nodes[n]["plane"], g.nodes[n]["index"]))
+        design = [da.names[c] for c in np.flatnonzero(da.level == level).tolist()]
+        if not isinstance(g.nodes, PlanNodes):
+            design = [n for n in design if g.nodes[n]["role"] == role]
+            design.sort(key=lambda n: (g.nodes[n]["plane"], g.nodes[n]["index"]))
+        # A template's switches are its role by their level, and in (plane, index) order by
+        # code (`view_from_plan` numbers each plane's switches in turn): 6,144 records unmade.
         # Design switches with the same lower neighbours form one class: any of them will do.
         code = da.code
         is_top = np.zeros(n_nodes, dtype=bool)
