@@ -271,7 +271,7 @@ def place(fabric: AsBuilt, roles: dict[str, str], design: Any, one_by_one: bool 
     if by_leaf:
         _place_by_leaf(out, ends, host_of, devs, mgmt_hosts, g, at_port, taken)
     if on_leaf or (on_rows is not None and on_rows.ballots.hosts):
-        place_by_hcas(out, on_leaf, g, ends, host_of, hca_by_id, bundled, taken, on_rows)
+        place_by_hcas(out, on_leaf, g, ends, host_of, hca_by_id, bundled, taken, on_rows, view.host_rank)
     chosen_of = [out.server_of_host.get(h) for h in hosts]
     rank = out.rank
     map_named_hcas(mapping, table, compute, chosen_of, rank, g)

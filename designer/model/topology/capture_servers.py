@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from designer.model.topology.asbuilt import DeviceTable, natural_key
-from designer.model.topology.capture_groups import LeafEndRows
+from designer.model.topology.asbuilt import DeviceTable
+from designer.model.topology.capture_groups import LeafEndRows, natural_ranks
 from designer.model.topology.design_view import DesignView
 
 
@@ -203,7 +203,8 @@ def bundled_leaves(g: DesignView) -> set[str]:
 
 def place_by_hcas(out: Placement, on_leaf: dict[str, Counter[str]], g: DesignView,
                    ends: dict[str, list[tuple[int, str]]], host_of: dict[str, str], hca_by_id: dict[str, int],
-                   bundled: set[str], taken: set[int], on_rows: OnLeafRows | None = None) -> None:
+                   bundled: set[str], taken: set[int], on_rows: OnLeafRows | None = None,
+                   host_rank: dict[str, int] | None = None) -> None:
     """Servers whose HCAs share a design leaf: a host takes a free design server of the leaf most
     of its HCAs are on (its lowest-numbered HCA's leaf breaks a tie), whatever ports they use;
     its HCAs then pair with the server's NICs by name. Hosts whose leaf is full take the servers
@@ -224,7 +225,14 @@ def place_by_hcas(out: Placement, on_leaf: dict[str, Counter[str]], g: DesignVie
     # Names compare by their rank in natural order (equal keys, equal ranks): 16,384 hosts and
     # 65,536 ballots at 131K GPUs sort on integers.
     made = ballots_of(on_leaf, first) if on_rows is None else on_rows.ballots
-    key_of = natural_ranks([*made.hosts, *servers_on, *made.leaves])
+    # The hosts' ranks as the groups read them, where every host has one and no host is named
+    # as a design leaf (one rank per name): one sort of 16,384 host names at 131K GPUs, not two.
+    leaf_names = [*servers_on, *made.leaves]
+    if host_rank is not None and all(h in host_rank for h in made.hosts) and host_rank.keys().isdisjoint(leaf_names):
+        key_of = natural_ranks(leaf_names)
+        key_of.update((h, host_rank[h]) for h in made.hosts)
+    else:
+        key_of = natural_ranks([*made.hosts, *leaf_names])
     ballots = _ballot_order(made, key_of)
     room = {leaf: sum(1 for s in servers if s not in taken) for leaf, servers in servers_on.items()}
     leaf_of: dict[str, str] = {}
@@ -328,16 +336,3 @@ def _ballot_order_by_keys(on_leaf: dict[str, Counter[str]], first: dict[tuple[st
                      for i, (host, leaf, n) in enumerate((host, leaf, n) for host, c in on_leaf.items()
                                                          for leaf, n in c.items()))
     return [(host, leaf) for *_, host, leaf in ballots]
-
-
-def natural_ranks(names: list[str]) -> dict[str, int]:
-    """Each name's rank in natural order (`natural_key`), names of equal keys ranked equal, so
-    that sorting by rank is sorting by key, ties in the same order."""
-    distinct = sorted(((n, natural_key(n)) for n in dict.fromkeys(names)), key=lambda t: t[1])
-    out: dict[str, int] = {}
-    rank, last = -1, None
-    for name, key in distinct:
-        if key != last:
-            rank, last = rank + 1, key
-        out[name] = rank
-    return out
