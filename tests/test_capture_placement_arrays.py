@@ -24,7 +24,7 @@ from test_audit_generated_captures import GENERATED, _derived, generated_capture
 from designer.catalog import default_catalog
 from designer.io.fabric_capture import parse_capture
 from designer.model.intent.design import ClusterSpec, FabricDesign, FabricSpec
-from designer.model.topology import capture_mapping
+from designer.model.topology import capture_mapping, capture_servers
 from designer.model.topology.asbuilt import natural_key
 from designer.model.topology.capture_groups import shares_of, union_groups
 from designer.model.topology.capture_upper import place_upper, place_upper_by_objects, switch_ids
@@ -145,7 +145,7 @@ def test_named_hcas_take_their_servers_nics_as_a_lookup_by_server_and_port(seed,
         ranks = sorted({int(h) for h in table.hca.tolist() if h >= 0})
         rank = {h: i for i, h in enumerate(ranks)}
         made: dict[str, str] = {}
-        capture_mapping._map_named_hcas(made, table, compute, chosen_of, rank, g)
+        capture_servers.map_named_hcas(made, table, compute, chosen_of, rank, g)
         nic_of = {(d["server"], d["port"]): n for n, d in g.nodes.items() if d["role"] == "nic"}
         want: dict[str, str] = {}
         for i in compute:
@@ -165,9 +165,28 @@ _NAMES = st.lists(st.text(alphabet="aAbB-_.01927²", max_size=8), max_size=30)
 def test_names_sorted_by_rank_are_sorted_by_natural_key(names):
     """Hosts and leaves are placed in name order on integer ranks: sorting by rank is sorting
     by `natural_key`, names of equal keys ('Leaf-1', 'leaf-1') ranked equal, ties kept in order."""
-    ranks = capture_mapping._natural_ranks(names)
+    ranks = capture_servers.natural_ranks(names)
     assert set(ranks) == set(names)
     assert sorted(names, key=ranks.__getitem__) == sorted(names, key=natural_key)
     for x in names:
         for y in names:
             assert (ranks[x] < ranks[y]) == (natural_key(x) < natural_key(y))
+
+
+_BALLOTS = st.dictionaries(st.text(alphabet="h-0123", min_size=1, max_size=4),
+                           st.dictionaries(st.sampled_from(["L1", "L2", "l2", "L10", "L3"]),
+                                           st.tuples(st.integers(1, 3), st.integers(0, 3)), min_size=1, max_size=4),
+                           max_size=25)
+
+
+@settings(max_examples=examples(300), deadline=None)
+@given(_BALLOTS)
+def test_ballots_ordered_on_columns_as_one_by_one(ballots):
+    """Hosts split between bundled design leaves take a leaf in the ballots' order: on columns
+    (most HCAs, the neighbours' agreement, lowest HCA rank, names, order made) it is the order
+    read a ballot at a time, ties, split hosts and names of equal natural keys included."""
+    on_leaf = {h: Counter({lf: n for lf, (n, _) in c.items()}) for h, c in ballots.items()}
+    first = {(h, lf): r for h, c in ballots.items() for lf, (_, r) in c.items()}
+    key_of = capture_servers.natural_ranks([*on_leaf, "L1", "L2", "l2", "L10", "L3"])
+    want = capture_servers._ballot_order_by_keys(on_leaf, first, key_of)
+    assert capture_servers._ballot_order(capture_servers.ballots_of(on_leaf, first), key_of) == want

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter, defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -41,6 +41,9 @@ class GroupView:
     group_size: int = 0
     # `ends` as rows of the device columns, when read on them (placing reads them as arrays).
     end_rows: LeafEndRows | None = field(default=None, compare=False, repr=False)
+    # Every host name's rank in natural order (`natural_ranks`), when read on the columns: the
+    # groups' order and the placement's ballots both sort the hosts (16,384 at 131K GPUs).
+    host_rank: dict[str, int] | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True)
@@ -147,9 +150,10 @@ def join_short_groups(groups: list[list[str]], shares: dict[tuple[str, str], int
 
 
 def order_groups(groups: list[list[str]], shares: dict[tuple[str, str], int], hosts_on: dict[str, set[str]],
-                 leaf_names: dict[str, str]) -> dict[str, int] | None:
+                 leaf_names: dict[str, str], host_rank: dict[str, int] | None = None) -> dict[str, int] | None:
     """Join the leaves whose hosts have no names to the group their name numbers, join the short
-    groups, and sort the groups (in place); returns the group numbers the names carry, if any."""
+    groups, and sort the groups (in place); returns the group numbers the names carry, if any.
+    `host_rank`: each host name's rank in natural order, where the caller has them."""
     numbers = group_number(leaf_names, groups)
     if numbers:
         # Leaves whose hosts have no names join the group their name numbers.
@@ -165,11 +169,15 @@ def order_groups(groups: list[list[str]], shares: dict[tuple[str, str], int], ho
 
     join_short_groups(groups, shares)
 
+    # Hosts compare by their rank in natural order (equal keys, equal ranks), as by their keys.
+    rank = host_rank if host_rank is not None else natural_ranks(
+        [h for hosts in hosts_on.values() for h in hosts])
+
     def group_key(grp: list[str]) -> tuple[Any, ...]:
         # By its middle host: a cable crossed in from another group's host moves its first.
-        hosts = sorted({h for leaf in grp for h in hosts_on[leaf]}, key=natural_key)
+        hosts = sorted({h for leaf in grp for h in hosts_on[leaf]}, key=rank.__getitem__)
         num = min((numbers[x] for x in grp if x in numbers), default=1 << 30) if numbers else 0
-        return (num, 0 if hosts else 1, natural_key(hosts[len(hosts) // 2]) if hosts else [],
+        return (num, 0 if hosts else 1, rank[hosts[len(hosts) // 2]] if hosts else -1,
                 min(natural_key(leaf_names[x]) for x in grp))
 
     groups.sort(key=group_key)
@@ -184,6 +192,78 @@ def slot_counts(slots: list[list[int]]) -> tuple[list[int], int]:
     if slots and slots[-1]:
         counts[-1] = min(size, max(len(slots[-1]), slots[-1][-1]))
     return counts, size
+
+
+class EndsOnRows(defaultdict[str, list[tuple[int, str]]]):
+    """leaf id -> [(leaf port, HCA id)] of its host links, in link order, listed from the end
+    rows when first read: placing a capture whose HCAs all carry their server's name reads
+    none of its 131,072 ends at 131K GPUs. As a `defaultdict(list)`, read and compared."""
+
+    def __init__(self, ids: list[str], rows: LeafEndRows) -> None:
+        super().__init__(list)
+        self._rows: tuple[list[str], LeafEndRows] | None = (ids, rows)
+
+    def _fill(self) -> None:
+        if self._rows is not None:
+            (ids, rows), self._rows = self._rows, None
+            for lf, p, h in zip(rows.leaf.tolist(), rows.port.tolist(), rows.hca.tolist(), strict=True):
+                defaultdict.__getitem__(self, ids[lf]).append((p, ids[h]))
+
+    def __getitem__(self, key: str) -> list[tuple[int, str]]:
+        self._fill()
+        return defaultdict.__getitem__(self, key)
+
+    def __contains__(self, key: object) -> bool:
+        self._fill()
+        return defaultdict.__contains__(self, key)
+
+    def __iter__(self) -> Iterator[str]:
+        self._fill()
+        return defaultdict.__iter__(self)
+
+    def __len__(self) -> int:
+        self._fill()
+        return defaultdict.__len__(self)
+
+    def __eq__(self, other: object) -> bool:
+        self._fill()
+        if isinstance(other, EndsOnRows):
+            other._fill()
+        return defaultdict.__eq__(self, other)
+
+    def __ne__(self, other: object) -> bool:
+        return not self == other
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        self._fill()
+        return defaultdict.__repr__(self)
+
+    def get(self, key: str, default: Any = None) -> Any:
+        self._fill()
+        return defaultdict.get(self, key, default)
+
+    def keys(self) -> Any:
+        self._fill()
+        return defaultdict.keys(self)
+
+    def values(self) -> Any:
+        self._fill()
+        return defaultdict.values(self)
+
+    def items(self) -> Any:
+        self._fill()
+        return defaultdict.items(self)
+
+    def copy(self) -> defaultdict[str, list[tuple[int, str]]]:  # type: ignore[override]
+        self._fill()
+        return defaultdict(list, defaultdict.items(self))
+
+    def __reduce__(self) -> Any:
+        # Copied or pickled as the plain `defaultdict(list)` it reads as.
+        self._fill()
+        return defaultdict, (list,), None, None, iter(defaultdict.items(self))
 
 
 def group_view_on_arrays(table: DeviceTable, role: np.ndarray, mgmt_hosts: set[str], rows: LeafEndRows,
@@ -203,11 +283,9 @@ def group_view_on_arrays(table: DeviceTable, role: np.ndarray, mgmt_hosts: set[s
     compute = endpoint & is_nic & ~set_apart
     rank = {h: i for i, h in enumerate(np.unique(hca[compute & (hca >= 0)]).tolist())}
 
-    # --- each leaf's host ends ----------------------------------------------------------------
+    # --- each leaf's host ends (listed when first read) --------------------------------------
     e_leaf, e_port, e_hca = rows.leaf, rows.port, rows.hca
-    ends: dict[str, list[tuple[int, str]]] = defaultdict(list)
-    for lf, p, h in zip(e_leaf.tolist(), e_port.tolist(), e_hca.tolist(), strict=True):
-        ends[ids[lf]].append((p, ids[h]))
+    ends = EndsOnRows(ids, rows)
     # Leaf number: its place among the leaves (device order); hosts by their code.
     leaf_no = np.full(n, -1, dtype=np.int64)
     leaf_no[leaf_rows] = np.arange(len(leaf_rows), dtype=np.int64)
@@ -246,7 +324,8 @@ def group_view_on_arrays(table: DeviceTable, role: np.ndarray, mgmt_hosts: set[s
     # --- groups -----------------------------------------------------------------------------------
     shares = shares_on_arrays(p_leaf, p_host, leaves)
     groups = union_groups(leaves, shares, {leaf: len(hosts_on[leaf]) for leaf in leaves})
-    order_groups(groups, shares, hosts_on, {leaf: leaf_names(leaf) for leaf in leaves})
+    host_rank = natural_ranks(hosts)
+    order_groups(groups, shares, hosts_on, {leaf: leaf_names(leaf) for leaf in leaves}, host_rank)
 
     # A server's slot is the leaf port its HCAs use on every rail leaf of its group: a port used on
     # at most half the group's leaves holds a stray or moved cable, not a server.
@@ -269,7 +348,7 @@ def group_view_on_arrays(table: DeviceTable, role: np.ndarray, mgmt_hosts: set[s
     per_leaf = np.bincount(leaf_hca // (rank_of.size + 1), minlength=n_leaves)
     single = int(np.count_nonzero(per_leaf == 1))
     counts_, size = slot_counts(slots)
-    return GroupView(mgmt_hosts, rank, ends, hosts_on, rail_of, groups, counts_, single, size, rows)
+    return GroupView(mgmt_hosts, rank, ends, hosts_on, rail_of, groups, counts_, single, size, rows, host_rank)
 
 
 def shares_on_arrays(p_leaf: np.ndarray, p_host: np.ndarray, leaves: list[str]) -> dict[tuple[str, str], int]:
@@ -298,3 +377,16 @@ def shares_on_arrays(p_leaf: np.ndarray, p_host: np.ndarray, leaves: list[str]) 
     lo, hi = np.divmod(found, n)
     return {(leaves[by_name[a]], leaves[by_name[b]]): c
             for a, b, c in zip(lo.tolist(), hi.tolist(), counts.tolist(), strict=True)}
+
+
+def natural_ranks(names: list[str]) -> dict[str, int]:
+    """Each name's rank in natural order (`natural_key`), names of equal keys ranked equal, so
+    that sorting by rank is sorting by key, ties in the same order."""
+    distinct = sorted(((n, natural_key(n)) for n in dict.fromkeys(names)), key=lambda t: t[1])
+    out: dict[str, int] = {}
+    rank, last = -1, None
+    for name, key in distinct:
+        if key != last:
+            rank, last = rank + 1, key
+        out[name] = rank
+    return out

@@ -23,10 +23,9 @@ so devices are placed by where they are cabled, the way the design's wiring rule
 from __future__ import annotations
 
 import re
-from bisect import bisect_left
 from collections import Counter, defaultdict
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, cast
 
 import numpy as np
@@ -35,7 +34,6 @@ from designer.model.topology.asbuilt import (
     KIND_HOST,
     AsBuilt,
     Device,
-    DeviceTable,
     LinkEnds,
     device_table,
     link_ends,
@@ -56,33 +54,20 @@ from designer.model.topology.capture_groups import (
     slot_counts,
     union_groups,
 )
+from designer.model.topology.capture_servers import (
+    Placement as Placement,  # where callers have always imported it from
+)
+from designer.model.topology.capture_servers import (
+    bundled_leaves,
+    map_named_hcas,
+    place_by_hcas,
+    votes_on_rows,
+)
 from designer.model.topology.capture_upper import place_upper, place_upper_by_objects, switch_names
-from designer.model.topology.design_view import DesignView, view_from_graph
+from designer.model.topology.design_view import DesignView, PlanNodes, view_from_graph
 
 ROLES = ("leaf", "spine", "core")
 _DIGITS = re.compile(r"\d+", re.ASCII)
-
-
-@dataclass
-class Placement:
-    """Where each as-built device sits in the design."""
-
-    mapping: dict[str, str] = field(default_factory=dict)        # as-built id -> design node
-    server_of_host: dict[str, int] = field(default_factory=dict)  # host name -> design server (0-based)
-    management: list[str] = field(default_factory=list)          # as-built ids set apart
-    attributed: dict[str, int] = field(default_factory=dict)     # default-named HCA id -> design server
-    unplaced: list[tuple[str, str, int]] = field(default_factory=list)  # (HCA id, leaf id, leaf port)
-    rank: dict[int, int] = field(default_factory=dict)           # HCA index -> rail rank
-    groups: list[list[str]] = field(default_factory=list)        # as-built leaf groups, design order
-    group_size: int = 0                                          # most common hosts per group
-    # HCAs placed by the leaf they are on, not by its port: an inferred design of one-HCA servers
-    # cannot know the site's port plan (hosts on ports 1-16 and the even ports above), so a host
-    # on its leaf is where the design wants it whatever the port.
-    by_leaf: set[str] = field(default_factory=set)
-    # HCAs in place on any port of the leaf they are on, when it is their designed leaf: a leaf
-    # holding several HCAs of each server (a leaf-spine of two-HCA servers) numbers its ports
-    # as the site plans, so a server is placed by its HCAs' names, not by their ports.
-    any_port: set[str] = field(default_factory=set)
 
 
 def name_stem(host: str) -> str:
@@ -99,12 +84,13 @@ def management_hosts(fabric: AsBuilt, roles: dict[str, str]) -> set[str]:
     per_host = _hcas_per_host(fabric, roles)
     if not per_host:
         return _spine_hosts(fabric, roles)
+    stem_of = {host: name_stem(host) for host in per_host}     # once per host: 16,384 at 131K GPUs
     stems = Counter[str]()
     for host, n in per_host.items():
-        stems[name_stem(host)] += n
+        stems[stem_of[host]] += n
     main_stem = stems.most_common(1)[0][0]
     usual = Counter(per_host.values()).most_common(1)[0][0]
-    return {h for h, n in per_host.items() if name_stem(h) != main_stem and n < usual} | _spine_hosts(fabric, roles)
+    return {h for h, n in per_host.items() if n < usual and stem_of[h] != main_stem} | _spine_hosts(fabric, roles)
 
 
 def _hcas_per_host(fabric: AsBuilt, roles: dict[str, str]) -> dict[str, int]:
@@ -240,8 +226,7 @@ def place(fabric: AsBuilt, roles: dict[str, str], design: Any, one_by_one: bool 
     # --- leaves: group by group, rail by rail ----------------------------------------------
     mapping = out.mapping
     names = switch_names(fabric)
-    same_name = {d: name for d, name in names.items() if roles.get(d) in ROLES and name in g.nodes
-                 and g.nodes[name]["role"] == roles.get(d)}
+    same_name = _same_name(g, names, roles)
     for grp, d_grp in zip(groups, d_groups, strict=False):
         free = sorted(d_grp, key=lambda n: g.nodes[n]["index"])
         d_rail = {n: d_rail_of.get(n, -1) for n in free}
@@ -261,11 +246,11 @@ def place(fabric: AsBuilt, roles: dict[str, str], design: Any, one_by_one: bool 
         _pair_leaves_by_hosts(mapping, ends, devs, d_hosts, same_name)
 
     # --- servers: by the positions their HCAs occupy ---------------------------------------
-    bundled = _bundled_leaves(g)
+    bundled = bundled_leaves(g)
     votes: dict[str, Counter[int]] = defaultdict(Counter)
     on_leaf: dict[str, Counter[str]] = defaultdict(Counter)     # host -> design leaf -> its HCAs there
     on_rows = None if view.end_rows is None or one_by_one else \
-        _votes_on_rows(view.end_rows, table, mgmt_hosts, mapping, bundled, g, out.rank, votes, on_leaf)
+        votes_on_rows(view.end_rows, table, mgmt_hosts, mapping, bundled, g, out.rank, votes)
     for leaf, rows in ends.items() if on_rows is None else ():
         d_leaf = mapping.get(leaf)
         for port, nic in rows:
@@ -285,11 +270,11 @@ def place(fabric: AsBuilt, roles: dict[str, str], design: Any, one_by_one: bool 
             taken.add(server)
     if by_leaf:
         _place_by_leaf(out, ends, host_of, devs, mgmt_hosts, g, at_port, taken)
-    if on_leaf:
-        _place_by_hcas(out, on_leaf, g, ends, host_of, hca_by_id, bundled, taken, on_rows)
+    if on_leaf or (on_rows is not None and on_rows.ballots.hosts):
+        place_by_hcas(out, on_leaf, g, ends, host_of, hca_by_id, bundled, taken, on_rows, view.host_rank)
     chosen_of = [out.server_of_host.get(h) for h in hosts]
     rank = out.rank
-    _map_named_hcas(mapping, table, compute, chosen_of, rank, g)
+    map_named_hcas(mapping, table, compute, chosen_of, rank, g)
     # Default-named HCAs: the NIC designed at their leaf port, unless a named HCA holds it; on a
     # leaf of several HCAs per server, else a free NIC of that leaf (a server there first).
     held = set(mapping.values())
@@ -323,6 +308,23 @@ def place(fabric: AsBuilt, roles: dict[str, str], design: Any, one_by_one: bool 
     else:
         place_upper(fabric, roles, g, mapping, same_name, names)
     return out
+
+
+def _same_name(g: DesignView, names: dict[str, str], roles: dict[str, str]) -> dict[str, str]:
+    """Switch id -> the design switch of its name and role, where there is one. A template's
+    switch has its role by its level (`PlanNodes`), read off the columns: 10,240 switches at
+    131K GPUs, whose records would otherwise each be made to be read once."""
+    if isinstance(g.nodes, PlanNodes):
+        da = g.arrays()
+        code, level = da.code, da.level
+        want = {"leaf": 1, "spine": 2, "core": 3}
+        found = [(d, name, code[name], want[role]) for d, name in names.items()
+                 if (role := roles.get(d)) in want and name in code]
+        at = np.array([c for _, _, c, _ in found], dtype=np.int64)
+        same = level[at] == np.array([lv for *_, lv in found], dtype=np.int64)
+        return {d: name for (d, name, _, _), s in zip(found, same.tolist(), strict=True) if s}
+    return {d: name for d, name in names.items() if roles.get(d) in ROLES and name in g.nodes
+            and g.nodes[name]["role"] == roles.get(d)}
 
 
 @dataclass(frozen=True)
@@ -424,118 +426,6 @@ def _design_side(g: DesignView) -> _DesignSide:
     return made
 
 
-@dataclass(frozen=True)
-class _OnLeafRows:
-    """The HCAs of compute hosts on leaves placed on bundled design leaves (`on_leaf`'s)."""
-
-    hcas: list[str]                          # their ids, and their hosts
-    hosts: list[str]
-    first: dict[tuple[str, str], int]        # (host, design leaf) -> lowest HCA rank there
-
-
-def _votes_on_rows(rows: LeafEndRows, table: DeviceTable, mgmt_hosts: set[str], mapping: dict[str, str],
-                   bundled: set[str], g: DesignView, rank: dict[int, int], votes: dict[str, Counter[int]],
-                   on_leaf: dict[str, Counter[str]]) -> _OnLeafRows:
-    """Fill `votes` (host -> design server -> its HCAs on that server's ports) and `on_leaf` (host
-    -> bundled design leaf -> its HCAs there) as the leaves' ends read in order fill them, on the
-    end rows: the hosts, servers and leaves in the order they first come."""
-    da = g.arrays()
-    ids, names, code = table.ids, da.names, da.code
-    e_leaf, e_port, e_hca = rows.leaf, rows.port, rows.hca
-    # The ends as `GroupView.ends` lists them: leaf by leaf as each first comes, in link order.
-    leaves, first_at, inverse = np.unique(e_leaf, return_index=True, return_inverse=True)
-    leaf_rank = np.empty(len(leaves), dtype=np.int64)
-    leaf_rank[np.argsort(first_at, kind="stable")] = np.arange(len(leaves), dtype=np.int64)
-    order = np.argsort(leaf_rank[inverse], kind="stable")
-    e_leaf, e_port, e_hca = e_leaf[order], e_port[order], e_hca[order]
-    placed_on = np.array([code.get(mapping.get(ids[r], ""), -1) for r in leaves.tolist()] + [-1], dtype=np.int64)
-    d_leaf = placed_on[np.searchsorted(leaves, e_leaf)]
-    is_bundled = np.zeros(len(names) + 1, dtype=bool)
-    is_bundled[[code[n] for n in bundled]] = True
-    host = table.host_code[e_hca]
-    mgmt = np.array([h in mgmt_hosts for h in table.hosts] + [True], dtype=bool)   # -1: no host name
-    compute = ~mgmt[host]
-    on = compute & (d_leaf >= 0) & is_bundled[d_leaf]
-    n_nodes = len(names) + 1
-    hosts = table.hosts
-    # on_leaf: (host, design leaf) as each first comes, with its HCAs there.
-    keys, first, counts = np.unique(host[on] * n_nodes + d_leaf[on], return_index=True, return_counts=True)
-    by_first = np.argsort(first, kind="stable")
-    for key, c in zip(keys[by_first].tolist(), counts[by_first].tolist(), strict=True):
-        h, lf = divmod(key, n_nodes)
-        on_leaf[hosts[h]][names[lf]] = c
-    rank_of = np.full(int(table.hca.max(initial=0)) + 2, 1 << 30, dtype=np.int64)
-    for h, r in rank.items():
-        rank_of[h] = r
-    lowest = np.full(len(keys), 1 << 30, dtype=np.int64)
-    np.minimum.at(lowest, np.searchsorted(keys, host[on] * n_nodes + d_leaf[on]), rank_of[table.hca[e_hca[on]]])
-    lowest_of = {(hosts[h], names[lf]): int(r) for (h, lf), r in
-                 zip((divmod(k, n_nodes) for k in keys.tolist()), lowest.tolist(), strict=True)}
-    # votes: the NIC designed at each other end's leaf port, its server.
-    ports = int(max(int(e_port.max(initial=0)), int(da.host_port.max(initial=0)))) + 1
-    at_keys = da.host_leaf * ports + da.host_port
-    last = len(at_keys) - 1 - np.unique(at_keys[::-1], return_index=True)[1]    # the last NIC of a position
-    by_key = np.argsort(at_keys[last], kind="stable")
-    known, nic_at = at_keys[last][by_key], da.host_nic[last][by_key]
-    want = np.where(compute & ~on & (d_leaf >= 0) & (d_leaf < len(names)), d_leaf * ports + e_port, -1)
-    at = np.minimum(np.searchsorted(known, want), max(0, len(known) - 1))
-    hit = (want >= 0) & (known[at] == want) if len(known) else np.zeros(len(want), dtype=bool)
-    server = da.nic_server[nic_at[at[hit]]]
-    width = int(server.max(initial=0)) + 1
-    keys, first, counts = np.unique(host[hit] * width + server, return_index=True, return_counts=True)
-    by_first = np.argsort(first, kind="stable")
-    for key, c in zip(keys[by_first].tolist(), counts[by_first].tolist(), strict=True):
-        h, sv = divmod(key, width)
-        votes[hosts[h]][sv] = c
-    on_hcas = e_hca[on].tolist()
-    return _OnLeafRows([ids[r] for r in on_hcas], [hosts[h] for h in host[on].tolist()], lowest_of)
-
-
-def _servers_on(g: DesignView, leaves: set[str]) -> dict[str, list[int]]:
-    """Design leaf of `leaves` -> its servers, in order; the leaves as their first host link comes."""
-    da = g.arrays()
-    names = da.names
-    pick = np.zeros(len(names), dtype=bool)
-    pick[[da.code[n] for n in leaves]] = True
-    rows = np.flatnonzero(pick[da.host_leaf])
-    leaf, server = da.host_leaf[rows], da.host_server_index[rows]
-    found, first = np.unique(leaf, return_index=True)
-    out: dict[str, list[int]] = {}
-    width = int(server.max(initial=0)) + 1
-    pairs = np.unique(leaf * width + server)
-    p_leaf, p_server = np.divmod(pairs, width)
-    bounds = np.searchsorted(p_leaf, found)
-    ends_at = np.searchsorted(p_leaf, found, side="right")
-    servers = p_server.tolist()
-    for i in np.argsort(first, kind="stable").tolist():
-        out[names[int(found[i])]] = servers[int(bounds[i]):int(ends_at[i])]
-    return out
-
-
-def _map_named_hcas(mapping: dict[str, str], table: DeviceTable, compute: list[int],
-                    chosen_of: list[int | None], rank: dict[int, int], g: DesignView) -> None:
-    """Each compute HCA of a placed server: its server's NIC of the same rail rank (the NIC of
-    that server and port), on the columns."""
-    da = g.arrays()
-    rows = np.array(compute, dtype=np.int64)
-    chosen = np.array([-1 if c is None else c for c in chosen_of] + [-1], dtype=np.int64)[table.host_code[rows]]
-    rank_of = np.full(int(table.hca.max(initial=0)) + 2, -1, dtype=np.int64)
-    for h, r in rank.items():
-        rank_of[h] = r
-    r = rank_of[table.hca[rows]]
-    nics = np.flatnonzero(da.nic)
-    width = int(max(int(da.nic_port[nics].max(initial=0)), max(rank.values(), default=0))) + 1
-    keys = da.nic_server[nics] * width + da.nic_port[nics]
-    # The last NIC of a (server, port) stands, as a dict filled in node order keeps it.
-    last = len(keys) - 1 - np.unique(keys[::-1], return_index=True)[1]
-    order = np.argsort(keys[last], kind="stable")
-    known, node = keys[last][order], nics[last][order]
-    want = np.where((chosen >= 0) & (r >= 0), chosen * width + r, -1)
-    at = np.minimum(np.searchsorted(known, want), max(0, len(known) - 1))
-    hit = (want >= 0) & (known[at] == want) if len(known) else np.zeros(len(want), dtype=bool)
-    ids, names = table.ids, da.names
-    mapping.update(zip([ids[i] for i in rows[hit].tolist()], [names[c] for c in node[at[hit]].tolist()], strict=True))
-
 
 def _host_columns(fabric: AsBuilt) -> tuple[dict[str, str], dict[str, int]]:
     """Each device's server name ('' for none) and HCA index by id, off the device columns: the
@@ -566,109 +456,6 @@ class _Filled(dict[str, Any]):
         values = column.tolist()
         self.update(zip(ids, values if names is None else [names[c] for c in values], strict=True))
         return self[key]
-
-
-def _bundled_leaves(g: DesignView) -> set[str]:
-    """Design leaves holding two or more NICs of one server."""
-    da = g.arrays()
-    key = da.host_leaf * (int(da.host_server_index.max(initial=0)) + 1) + da.host_server_index
-    values, counts = np.unique(key, return_counts=True)
-    return {da.names[c] for c in np.unique(da.host_leaf[np.isin(key, values[counts > 1])]).tolist()}
-
-
-def _place_by_hcas(out: Placement, on_leaf: dict[str, Counter[str]], g: DesignView,
-                   ends: dict[str, list[tuple[int, str]]], host_of: dict[str, str], hca_by_id: dict[str, int],
-                   bundled: set[str], taken: set[int], on_rows: _OnLeafRows | None = None) -> None:
-    """Servers whose HCAs share a design leaf: a host takes a free design server of the leaf most
-    of its HCAs are on (its lowest-numbered HCA's leaf breaks a tie), whatever ports they use;
-    its HCAs then pair with the server's NICs by name. Hosts whose leaf is full take the servers
-    left anywhere, in place on any leaf: the design spreads its servers evenly over its leaves
-    (7, 7, 6), a site fills them its own way (6, 7, 7)."""
-    servers_on = _servers_on(g, bundled)
-    first: dict[tuple[str, str], int] = {} if on_rows is None else on_rows.first  # (host, design leaf) -> lowest rank
-    for leaf, rows in ends.items() if on_rows is None else ():
-        d_leaf = out.mapping.get(leaf)
-        for _, nic in rows:
-            host = host_of[nic]
-            if host in on_leaf and d_leaf in bundled:
-                key = (host, d_leaf)
-                first[key] = min(first.get(key, 1 << 30), out.rank.get(hca_by_id[nic], 1 << 30))
-    # A host split evenly between two leaves (one of its two HCAs crossed with another server's)
-    # says nothing of its leaf by itself: a site numbers the hosts of a leaf together, so the
-    # leaf of the hosts named next to it decides, and then its lowest-numbered HCA's leaf.
-    # Names compare by their rank in natural order (equal keys, equal ranks): 16,384 hosts and
-    # 65,536 ballots at 131K GPUs sort on integers.
-    key_of = _natural_ranks([*on_leaf, *servers_on, *(leaf for c in on_leaf.values() for leaf in c)])
-    home: dict[str, str] = {}
-    for h, c in on_leaf.items():
-        best = max(c.values())
-        if sum(1 for v in c.values() if v == best) == 1:
-            home[h] = next(lf for lf, v in c.items() if v == best)
-    decided = sorted(home, key=key_of.__getitem__)
-    keys = [key_of[h] for h in decided]
-    near_of: dict[str, set[str]] = {}
-    for host in on_leaf:
-        if host not in home:
-            i = bisect_left(keys, key_of[host])
-            near_of[host] = {home[decided[j]] for j in (i - 1, i) if 0 <= j < len(decided)}
-
-    def doubt(host: str, leaf: str) -> int:
-        if host in home:
-            return 0 if home[host] == leaf else 2
-        near = near_of[host]
-        return 0 if near == {leaf} else 1 if leaf in near else 2
-
-    # The ballots' order, ties in the order they are made (each one's position, before its names).
-    ballots = sorted((-n, doubt(host, leaf), first[(host, leaf)], key_of[host], key_of[leaf], i, host, leaf)
-                     for i, (host, leaf, n) in enumerate((host, leaf, n) for host, c in on_leaf.items()
-                                                         for leaf, n in c.items()))
-    room = {leaf: sum(1 for s in servers if s not in taken) for leaf, servers in servers_on.items()}
-    leaf_of: dict[str, str] = {}
-    for *_, host, leaf in ballots:
-        if host not in out.server_of_host and host not in leaf_of and room[leaf]:
-            leaf_of[host] = leaf
-            room[leaf] -= 1
-    # Within a leaf, hosts take its servers in name order (a site numbers its hosts as it cables).
-    hosts_of: dict[str, list[str]] = defaultdict(list)
-    for host, leaf in leaf_of.items():
-        hosts_of[leaf].append(host)
-    for leaf, hosts in hosts_of.items():
-        free = [s for s in servers_on[leaf] if s not in taken]
-        for host, server in zip(sorted(hosts, key=key_of.__getitem__), free, strict=False):
-            out.server_of_host[host] = server
-            taken.add(server)
-    left = [s for leaf in sorted(servers_on, key=key_of.__getitem__) for s in servers_on[leaf] if s not in taken]
-    spread = set()
-    for host, server in zip(sorted((h for h in on_leaf if h not in out.server_of_host), key=key_of.__getitem__),
-                            left, strict=False):
-        out.server_of_host[host] = server
-        taken.add(server)
-        spread.add(host)
-    if on_rows is not None:
-        if not spread:          # every host on its leaf (131,072 HCAs at 131K GPUs)
-            out.any_port.update(on_rows.hcas)
-            return
-        for nic, host in zip(on_rows.hcas, on_rows.hosts, strict=True):
-            (out.by_leaf if host in spread else out.any_port).add(nic)
-        return
-    for leaf, rows in ends.items():
-        if out.mapping.get(leaf) in bundled:
-            for _, nic in rows:
-                if host_of[nic] in on_leaf:
-                    (out.by_leaf if host_of[nic] in spread else out.any_port).add(nic)
-
-
-def _natural_ranks(names: list[str]) -> dict[str, int]:
-    """Each name's rank in natural order (`natural_key`), names of equal keys ranked equal, so
-    that sorting by rank is sorting by key, ties in the same order."""
-    distinct = sorted(((n, natural_key(n)) for n in dict.fromkeys(names)), key=lambda t: t[1])
-    out: dict[str, int] = {}
-    rank, last = -1, None
-    for name, key in distinct:
-        if key != last:
-            rank, last = rank + 1, key
-        out[name] = rank
-    return out
 
 
 def _free_nic(g: DesignView, nics: list[tuple[int, str]], held: set[str], present: set[int]) -> str | None:
@@ -776,9 +563,10 @@ def _group_view(fabric: AsBuilt, roles: dict[str, str]) -> GroupView:
     if ends is None or not (table.ids is ends.ids or table.ids == ends.ids):
         return _group_view_by_objects(fabric, roles)
     devs = fabric.devices
+    names = switch_names(fabric)        # the placement reads them all again
     return group_view_on_arrays(table, role_codes(fabric, roles, table.ids), management_hosts(fabric, roles),
                                 _leaf_rows(fabric, ends, roles),
-                                lambda leaf: devs[leaf].name)
+                                lambda leaf: names[leaf] if leaf in names else devs[leaf].name)
 
 
 def _group_view_by_objects(fabric: AsBuilt, roles: dict[str, str]) -> GroupView:

@@ -18,8 +18,15 @@ from typing import Any
 
 import numpy as np
 
-from designer.model.topology.asbuilt import KIND_SWITCH, AsBuilt, device_table, link_ends, natural_key
-from designer.model.topology.design_view import DesignView
+from designer.model.topology.asbuilt import (
+    KIND_SWITCH,
+    AsBuilt,
+    ColumnDevices,
+    device_table,
+    link_ends,
+    natural_key,
+)
+from designer.model.topology.design_view import DesignView, PlanNodes
 
 _DIGITS = re.compile(r"\d+", re.ASCII)
 _LEVEL = {"spine": 2, "core": 3}
@@ -42,9 +49,12 @@ def place_upper(fabric: AsBuilt, roles: dict[str, str], g: DesignView, mapping: 
     for role in ("spine", "core"):
         level = _LEVEL[role]
         built = [d for d in switches if roles.get(d) == role]
-        design = [n for n in (da.names[c] for c in np.flatnonzero(da.level == level).tolist())
-                  if g.nodes[n]["role"] == role]
-        design.sort(key=lambda n: (g.nodes[n]["plane"], g.nodes[n]["index"]))
+        design = [da.names[c] for c in np.flatnonzero(da.level == level).tolist()]
+        if not isinstance(g.nodes, PlanNodes):
+            design = [n for n in design if g.nodes[n]["role"] == role]
+            design.sort(key=lambda n: (g.nodes[n]["plane"], g.nodes[n]["index"]))
+        # A template's switches are its role by their level, and in (plane, index) order by
+        # code (`view_from_plan` numbers each plane's switches in turn): 6,144 records unmade.
         # Design switches with the same lower neighbours form one class: any of them will do.
         code = da.code
         is_top = np.zeros(n_nodes, dtype=bool)
@@ -203,11 +213,19 @@ def _same_names_first(built: list[str], same_name: dict[str, str], mapping: dict
 
 
 def switch_names(fabric: AsBuilt) -> dict[str, str]:
-    """Each switch's name by id, in the capture's order: the device columns carry no names, so
-    the switches' (10,240 at 131K GPUs, not the 141,312 HCAs) are read off their devices once
-    per placement."""
+    """Each switch's name by id, in the capture's order (read-only): the device columns carry no
+    names, so the switches' (10,240 at 131K GPUs, not the 141,312 HCAs) are read off their
+    devices, once per capture read as columns (until a device is rewritten, which makes its
+    table anew): the groups' leaf names and the placement both ask."""
+    table = device_table(fabric)
     devs = fabric.devices
-    return {d: devs[d].name for d in switch_ids(fabric)}
+    cached = fabric.__dict__.get("_switch_names")
+    if cached is not None and cached[0] is table and isinstance(devs, ColumnDevices):
+        return cached[1]  # type: ignore[no-any-return]
+    made = {d: devs[d].name for d in switch_ids(fabric)}
+    if isinstance(devs, ColumnDevices):
+        fabric.__dict__["_switch_names"] = (table, made)
+    return made
 
 
 def switch_ids(fabric: AsBuilt) -> list[str]:
