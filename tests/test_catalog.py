@@ -2,7 +2,7 @@
 
 import pytest
 
-from designer.catalog import CatalogError, UnknownPartError, load_catalog
+from designer.catalog import CatalogError, UnknownPartError, default_catalog, load_catalog
 from designer.catalog.loader import BUILTIN_DIR, user_catalog_dir
 
 REQUIRED = {
@@ -123,3 +123,13 @@ def test_the_config_dir_variable_moves_the_user_catalog_and_price_book(tmp_path,
 def test_a_missing_builtin_catalog_is_one_clear_error(tmp_path):
     with pytest.raises(CatalogError, match="built-in hardware catalog is missing"):
         load_catalog(tmp_path / "nowhere")
+
+
+def test_lists_offer_technologies_by_family_then_speed():
+    cat = default_catalog()
+    listed = cat.technologies_by_speed()
+    assert sorted(t.id for t in listed) == sorted(cat.technologies)
+    infiniband = [t.link_gbps for t in listed if t.family == "infiniband"]
+    assert infiniband == sorted(infiniband) and infiniband[0] == 10   # SDR first, not QDR
+    families = [t.family for t in listed]
+    assert families == sorted(families, key=families.index)   # each family's entries together

@@ -166,3 +166,25 @@ def test_rack_scale_counterpart_keeps_whole_rack_sus():
     assert result.design.fabric.nodes_per_su == 144 and not d.metrics.errors
     assert not {"partial-rack", "split-rack"} & {f.code for f in d.metrics.findings}
     assert d.plan.rail_leaf_size % 18 == 0
+
+
+def test_a_family_switch_lands_on_the_same_link_speed_or_the_nearest_below():
+    from designer.model.decisions.counterpart import family_technology
+
+    cat = default_catalog()
+    techs = list(cat.technologies.values())
+    for tech in techs:
+        for family in {t.family for t in techs}:
+            chosen = family_technology(tech, family, cat)
+            options = [t for t in techs if t.family == family]
+            assert chosen.family == family
+            speeds = {t.link_gbps for t in options}
+            if tech.link_gbps in speeds:
+                assert chosen.link_gbps == tech.link_gbps
+            elif any(s < tech.link_gbps for s in speeds):
+                assert chosen.link_gbps == max(s for s in speeds if s < tech.link_gbps)
+            else:
+                assert chosen.link_gbps == min(speeds)
+    assert family_technology(cat.technology("roce-400g"), "infiniband", cat).id == "ib-ndr"
+    assert family_technology(cat.technology("ib-xdr"), "ethernet", cat).id == "roce-400g"
+    assert family_technology(cat.technology("ib-sdr"), "ethernet", cat).link_gbps == 400

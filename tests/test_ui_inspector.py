@@ -85,6 +85,18 @@ def test_changing_technology_to_ethernet_swaps_the_switches(open_window):
     assert window.palette_panel.technology.currentData() == design.fabric.technology
 
 
+def test_switching_the_family_keeps_the_link_speed(open_window):
+    # The catalog reads its end-of-life InfiniBand file first: the family switch must not take
+    # the first InfiniBand it lists (QDR 40G) for a 400G RoCE design.
+    window = open_window(_design(technology="roce-400g"))
+    page = window.inspector.fabric_page
+    page.family.setCurrentIndex(page.family.findData("infiniband"))
+    assert window.document.design.fabric.technology == "ib-ndr"
+    assert window.document.undo_stack.count() == 1
+    page.family.setCurrentIndex(page.family.findData("ethernet"))
+    assert window.document.design.fabric.technology == "roce-400g"
+
+
 def test_the_scheduled_fabric_is_a_technology_choice_whose_cell_switch_is_no_fabric_switch(open_window):
     window = open_window(_design("rail-optimized", technology="roce-ecmp-400g"))
     page = window.inspector.fabric_page

@@ -166,6 +166,15 @@ class Catalog:
             return found
         raise UnknownPartError(_unknown("server", server_id, self.servers))
 
+    def technologies_by_speed(self) -> list[Technology]:
+        """The technologies as a list offers them: by family in the order the catalog first
+        names it, then by server link speed, the catalog's order among equals (its files are read
+        alphabetically, so the end-of-life InfiniBand ones would come before HDR, SDR after EDR)."""
+        rank: dict[str, int] = {}
+        for tech in self.technologies.values():
+            rank.setdefault(tech.family, len(rank))
+        return sorted(self.technologies.values(), key=lambda t: (rank[t.family], t.link_gbps))
+
     def technology(self, tech_id: str) -> Technology:
         if tech_id in self.technologies:
             return self.technologies[tech_id]

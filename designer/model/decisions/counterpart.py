@@ -35,6 +35,23 @@ class Counterpart:
     notes: tuple[str, ...]
 
 
+def family_technology(current: Technology, family: str, catalog: Catalog) -> Technology:
+    """The technology of `family` a design on `current` moves to when its family is switched: the
+    one at the design's link speed (the first the catalog lists), else the fastest below it, else
+    the slowest above it. The catalog's order alone would pick whatever file was read first (an
+    end-of-life QDR fabric for a 400G design)."""
+    options = [t for t in catalog.technologies.values() if t.family == family]
+    if not options:
+        raise ValueError(f"no {family} technology in the catalog")
+    same = [t for t in options if t.link_gbps == current.link_gbps]
+    if same:
+        return same[0]
+    below = [t for t in options if t.link_gbps < current.link_gbps]
+    if below:
+        return max(below, key=lambda t: t.link_gbps)
+    return min(options, key=lambda t: t.link_gbps)
+
+
 def counterpart_name(name: str, old: Technology, new: Technology) -> str:
     """'DGX H100 SuperPOD, 1 SU (NDR)' -> 'DGX H100 SuperPOD, 1 SU - RoCE 400GbE (Spectrum-X)'."""
     base = name.rstrip()

@@ -153,7 +153,7 @@ class ExploreWindow(QMainWindow):
         form.addRow("Templates", column)
         self.tech_boxes = {}
         column = QVBoxLayout()
-        for tech in self.catalog.technologies.values():
+        for tech in self.catalog.technologies_by_speed():
             # The short name keeps the form narrow, so that the results table beside it shows
             # every column whole at 1280 pixels; the full name is in the tooltip.
             check = QCheckBox(short_technology(tech.name))

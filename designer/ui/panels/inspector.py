@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
 )
 
 from designer.catalog import Catalog, Server, Switch, UnknownPartError
-from designer.model.decisions.counterpart import pick_server
+from designer.model.decisions.counterpart import family_technology, pick_server
 from designer.model.intent.design import FabricDesign, replace_path
 from designer.model.topology.derive import plan_only
 from designer.model.topology.edits import tier_count, with_server, with_technology, with_tier_count, with_tiers
@@ -122,7 +122,7 @@ class FabricPage(FormPage):
         self.fill(self.template, [(v, k) for k, v in TEMPLATE_NAMES.items()], f.template)
         families = sorted({t.family for t in catalog.technologies.values()})
         self.fill(self.family, [(FAMILY_LABEL.get(x, x), x) for x in families], tech.family)
-        self.fill(self.generation, [(t.name, t.id) for t in catalog.technologies.values()
+        self.fill(self.generation, [(t.name, t.id) for t in catalog.technologies_by_speed()
                                     if t.family == tech.family], tech.id)
         # The fabric switch is a leaf's: a scheduled fabric's cell switch takes no servers (its
         # leaf box brings it in as spine), so it is offered per tier only.
@@ -240,7 +240,8 @@ class FabricPage(FormPage):
     def _family(self) -> None:
         family = self.family.currentData()
         catalog = self.inspector.catalog
-        self._use_technology(next(t for t in catalog.technologies.values() if t.family == family))
+        current = catalog.technology(self._d().fabric.technology)
+        self._use_technology(family_technology(current, family, catalog))
 
     def _generation(self) -> None:
         self._use_technology(self.inspector.catalog.technology(self.generation.currentData()))
