@@ -467,7 +467,8 @@ def _place_without_votes(out: Placement, ends: dict[str, list[tuple[int, str]]],
     group its HCAs' leaves are in, hosts in natural order taking the group's free servers in
     index order. Their HCAs then pair with the server's NICs by rank, so a cable the design no
     longer has is an extra link on its HCA, not a host missing from the design."""
-    codes = {int(c) for c in table.host_code[np.array(compute, dtype=np.int64)].tolist()} if compute else set()
+    # One unique over the compute HCAs' host codes (131,072 rows at 131K GPUs, every host placed).
+    codes = np.unique(table.host_code[np.array(compute, dtype=np.int64)]).tolist() if compute else []
     waiting = {table.hosts[c] for c in codes if c >= 0} - out.server_of_host.keys() - mgmt_hosts
     if not waiting:
         return
