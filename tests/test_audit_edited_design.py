@@ -158,3 +158,26 @@ def test_captures_against_their_import_with_host_links_removed_never_raise(seed,
     # and no cable is read as moved, down or missing for it
     for key_ in ("missing_devices", "missing_links", "miswired", "swapped"):
         assert getattr(after, key_) == getattr(before, key_), key_
+
+
+def test_a_host_whose_only_named_hca_lost_its_link_stays_on_its_server():
+    # In this capture host h100-a37-c01 has one HCA with its own name (HCA-6, on leaf-16 port 7)
+    # and factory-default names on the others. With the design's link srv-37.nic-4 - leaf-16
+    # removed, no designed port votes for the host: it is still srv-37, the one free server of
+    # the design group its HCAs are in, so its cable is an extra link, not a host missing.
+    fabric, answer, as_built = _imported("small", 170)
+    before = _both_readings(fabric, as_built, answer.inference)
+    edited = _without_host_links(as_built, [("srv-37.nic-4", "leaf-16")])
+    after = _both_readings(fabric, edited, answer.inference)
+    assert [(m["a"]["device"], m["a"]["design_id"], m["b"]["design_id"], m["reason"])
+            for m in after.extra_links] == [("h100-a37-c01 HCA-6", "srv-37.nic-4", "leaf-16", NO_DESIGNED_HOST_LINK)]
+    assert after.unnamed_devices == before.unnamed_devices     # its other HCAs keep their host
+    for key in FINDINGS[:-1]:
+        assert getattr(after, key) == getattr(before, key), key
+    view = design_view(derive(edited))
+    for one_by_one in (False, True):
+        placed = place(fabric, answer.inference.roles, view, one_by_one=one_by_one)
+        assert view.nodes[placed.mapping[next(d for d, dev in fabric.devices.items()
+                                              if dev.name == "h100-a37-c01 HCA-6")]]["server"] == \
+            placed.server_of_host["h100-a37-c01"]
+        assert placed.server_of_host["h100-a37-c01"] == view.nodes["srv-37.nic-1"]["server"]

@@ -272,6 +272,7 @@ def place(fabric: AsBuilt, roles: dict[str, str], design: Any, one_by_one: bool 
         _place_by_leaf(out, ends, host_of, devs, mgmt_hosts, g, at_port, taken)
     if on_leaf or (on_rows is not None and on_rows.ballots.hosts):
         place_by_hcas(out, on_leaf, g, ends, host_of, hca_by_id, bundled, taken, on_rows, view.host_rank)
+    _place_without_votes(out, ends, host_of, mgmt_hosts, d_groups, g, taken, compute, table)
     chosen_of = [out.server_of_host.get(h) for h in hosts]
     rank = out.rank
     map_named_hcas(mapping, table, compute, chosen_of, rank, g)
@@ -456,6 +457,40 @@ class _Filled(dict[str, Any]):
         values = column.tolist()
         self.update(zip(ids, values if names is None else [names[c] for c in values], strict=True))
         return self[key]
+
+
+def _place_without_votes(out: Placement, ends: dict[str, list[tuple[int, str]]], host_of: dict[str, str],
+                         mgmt_hosts: set[str], d_groups: list[Any], g: DesignView, taken: set[int],
+                         compute: list[int], table: Any) -> None:
+    """Hosts no designed port voted for (every named HCA of theirs on a leaf port the design
+    leaves empty: an edit removed those links): each takes a free design server of the design
+    group its HCAs' leaves are in, hosts in natural order taking the group's free servers in
+    index order. Their HCAs then pair with the server's NICs by rank, so a cable the design no
+    longer has is an extra link on its HCA, not a host missing from the design."""
+    # One unique over the compute HCAs' host codes (131,072 rows at 131K GPUs, every host placed).
+    codes = np.unique(table.host_code[np.array(compute, dtype=np.int64)]).tolist() if compute else []
+    waiting = {table.hosts[c] for c in codes if c >= 0} - out.server_of_host.keys() - mgmt_hosts
+    if not waiting:
+        return
+    group_of = {leaf: i for i, grp in enumerate(d_groups) for leaf in grp}
+    groups_of: dict[str, set[int]] = defaultdict(set)
+    for leaf, rows in ends.items():
+        d_leaf = out.mapping.get(leaf)
+        if d_leaf not in group_of:
+            continue
+        for _, nic in rows:
+            if host_of[nic] in waiting:
+                groups_of[host_of[nic]].add(group_of[d_leaf])
+    free: dict[int, set[int]] = defaultdict(set)
+    for nid, d_leaf, _, _ in g.host_links:
+        server = g.nodes[nid]["server"]
+        if d_leaf in group_of and server not in taken:
+            free[group_of[d_leaf]].add(server)
+    for host in sorted(groups_of, key=natural_key):
+        choice = sorted(s for i in groups_of[host] for s in free[i] if s not in taken)
+        if choice:
+            out.server_of_host[host] = choice[0]
+            taken.add(choice[0])
 
 
 def _free_nic(g: DesignView, nics: list[tuple[int, str]], held: set[str], present: set[int]) -> str | None:
