@@ -24,12 +24,13 @@ from __future__ import annotations
 
 import re
 from collections import Counter, defaultdict
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, cast
 
 import numpy as np
 
+from designer.model.common.made_when_read import MadeWhenRead
 from designer.model.topology.asbuilt import (
     KIND_HOST,
     AsBuilt,
@@ -341,7 +342,7 @@ class _DesignSide:
     one_port: bool                           # every NIC is its server's only one
 
 
-class _AtPort(dict[tuple[str, int], str]):
+class _AtPort(MadeWhenRead[tuple[str, int], str]):
     """(design leaf, leaf port) -> the NIC designed there (the last one, as a dict filled in the
     host links' order keeps it), filled when first read: at 131K GPUs every HCA is placed by
     its server's name and this is not read."""
@@ -350,42 +351,12 @@ class _AtPort(dict[tuple[str, int], str]):
         super().__init__()
         self._rows: tuple[list[str], np.ndarray, np.ndarray, np.ndarray] | None = (names, leaves, ports, nics)
 
-    def _fill(self) -> None:
+    def _make(self) -> None:
         if self._rows is not None:
             names, leaves, ports, nics = self._rows
             self._rows = None
             dict.update(self, zip(zip([names[c] for c in leaves.tolist()], ports.tolist(), strict=True),
                                   [names[c] for c in nics.tolist()], strict=True))
-
-    def __getitem__(self, key: tuple[str, int]) -> str:
-        self._fill()
-        return dict.__getitem__(self, key)
-
-    def __contains__(self, key: object) -> bool:
-        self._fill()
-        return dict.__contains__(self, key)
-
-    def __iter__(self) -> Iterator[tuple[str, int]]:
-        self._fill()
-        return dict.__iter__(self)
-
-    def __len__(self) -> int:
-        self._fill()
-        return dict.__len__(self)
-
-    def __eq__(self, other: object) -> bool:
-        self._fill()
-        return dict.__eq__(self, other)
-
-    __hash__ = None
-
-    def get(self, key: tuple[str, int], default: Any = None) -> Any:
-        self._fill()
-        return dict.get(self, key, default)
-
-    def items(self) -> Any:
-        self._fill()
-        return dict.items(self)
 
 
 def _design_side(g: DesignView) -> _DesignSide:

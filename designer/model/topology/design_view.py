@@ -14,10 +14,11 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any, TypeVar, overload
+from typing import Any, overload
 
 import numpy as np
 
+from designer.model.common.made_when_read import MadeWhenRead
 from designer.model.topology.builders import leaf_assignment, nic_id, plane_prefix
 
 # The leaf port of a host link that may be on any port of its leaf (one added by an edit).
@@ -140,61 +141,7 @@ class _PairNames:
             yield (lo, hi), (int(counts[i]), self.gbps, tier)
 
 
-K = TypeVar("K")
-V = TypeVar("V")
-
-
-class _MadeWhenRead(dict[K, V]):
-    """A dict whose entries are made by `_make` when the whole is first read: every way of
-    reading it calls `_make` first (a subclass may answer some reads before, from its columns)."""
-
-    def _make(self) -> None:
-        raise NotImplementedError
-
-    def __getitem__(self, key: K) -> V:
-        self._make()
-        return dict.__getitem__(self, key)
-
-    def __contains__(self, key: object) -> bool:
-        self._make()
-        return dict.__contains__(self, key)
-
-    def __iter__(self) -> Iterator[K]:
-        self._make()
-        return dict.__iter__(self)
-
-    def get(self, key: K, default: Any = None) -> Any:
-        self._make()
-        return dict.get(self, key, default)
-
-    def __eq__(self, other: object) -> bool:
-        self._make()
-        return dict.__eq__(self, other)
-
-    __hash__ = None
-
-    def __repr__(self) -> str:
-        self._make()
-        return dict.__repr__(self)
-
-    def keys(self) -> Any:
-        self._make()
-        return dict.keys(self)
-
-    def values(self) -> Any:
-        self._make()
-        return dict.values(self)
-
-    def items(self) -> Any:
-        self._make()
-        return dict.items(self)
-
-    def copy(self) -> dict[K, V]:
-        self._make()
-        return dict(dict.items(self))
-
-
-class PlanPairs(_MadeWhenRead[tuple[str, str], tuple[int, int, str]]):
+class PlanPairs(MadeWhenRead[tuple[str, str], tuple[int, int, str]]):
     """A template view's pairs, (lower, upper) -> (links, Gb/s, tier) in the template's order,
     named when first read as a whole; `some` names only the pairs asked for."""
 
@@ -325,7 +272,7 @@ class _PlanRecords:
             yield from range(plane * self.block + switches, (plane + 1) * self.block)
 
 
-class PlanNodes(_MadeWhenRead[str, dict[str, Any]]):
+class PlanNodes(MadeWhenRead[str, dict[str, Any]]):
     """A template view's devices, name -> record, in the builder's order: a record is made when
     it is read, all of them when the whole is read (iterated, compared, copied)."""
 
