@@ -1,6 +1,7 @@
 """Tools > Explore Design Space: a sweep in the window, its Pareto front, and what a pick does."""
 
 import numpy as np
+import pyqtgraph as pg
 import pytest
 from PySide6.QtWidgets import QStyle
 
@@ -143,3 +144,33 @@ def test_every_column_of_the_results_stays_in_view_at_1280(window_with_design, q
         assert metrics.horizontalAdvance(technology.text()) + margin <= header.sectionSize(2), technology.text()
         for word in switch.text().split():
             assert metrics.horizontalAdvance(word) + margin <= header.sectionSize(3), switch.text()
+
+
+def _covered(explore):
+    """The built designs whose marks lie under the legend, in scene coordinates."""
+    vb = explore.plot.getViewBox()
+    rect = explore.legend.sceneBoundingRect()
+    return [(x, y) for x, y in explore.points_xy() if rect.contains(vb.mapViewToScene(pg.Point(x, y)))]
+
+
+def test_the_legend_takes_a_corner_where_it_hides_no_design(window_with_design):
+    explore = _explore(window_with_design)
+    explore.resize(1280, 800)
+    explore.show()
+    explore.run()
+    for axis in ("time", "power", "tco", "switches"):
+        explore.y_axis.setCurrentIndex(explore.y_axis.findData(axis))
+        assert _covered(explore) == [], axis
+    # A design moved under the legend's corner sends the legend elsewhere.
+    vb = explore.plot.getViewBox()
+    (x0, x1), (y0, y1) = vb.viewRange()
+    corner = explore.legend_corner
+    target = (x0 + 0.05 * (x1 - x0) if corner[0] == 0 else x1 - 0.05 * (x1 - x0),
+              y1 - 0.05 * (y1 - y0) if corner[1] == 0 else y0 + 0.05 * (y1 - y0))
+    p = explore.result.built[0]
+    (xa, _, xs, _), (ya, _, ys, _) = explore._axes()
+    object.__setattr__(p, xa, target[0] / xs)
+    object.__setattr__(p, ya, target[1] / ys)
+    explore.redraw()
+    assert explore.legend_corner != corner
+    assert _covered(explore) == []

@@ -56,6 +56,12 @@ TIER_CHOICES = {"Fewest that fit": (None,), "2 tiers": (2,), "3 tiers": (3,), "2
 # Switch-to-switch speeds offered (None: at the server links' speed); a switch without a port mode
 # at one refuses that combination, with its reason under Refused.
 UPLINK_SPEEDS: tuple[int | None, ...] = (None, 200, 400, 800, 1600)
+# The legend's corners in the order preferred when as many points lie under each: (the corner as
+# a fraction of the plot, the legend's offset from it in pixels).
+LEGEND_MARGIN = 10
+POINT_RADIUS = 7                       # half the ringed front mark (15 px), so a ring is not cut
+LEGEND_CORNERS = (((0, 0), (LEGEND_MARGIN, LEGEND_MARGIN)), ((1, 0), (-LEGEND_MARGIN, LEGEND_MARGIN)),
+                  ((1, 1), (-LEGEND_MARGIN, -LEGEND_MARGIN)), ((0, 1), (LEGEND_MARGIN, -LEGEND_MARGIN)))
 COLUMNS = ("#", "Front", "Technology", "Switch", "Asked", "Achieved", "Planes", "Tiers", "Up", "Switches",
            "Capex", "Power", "TCO", "Time")
 
@@ -343,7 +349,11 @@ class ExploreWindow(QMainWindow):
         self.plot.showGrid(x=True, y=True, alpha=0.25)
         self.plot.getViewBox().setDefaultPadding(0.06)   # points at the edges stay whole
         self.plot.setBackground(self.theme.background)
-        self.plot.addLegend(offset=(10, 10))   # top left: cheap-but-slow designs are rare
+        self.legend = self.plot.addLegend(offset=(LEGEND_MARGIN, LEGEND_MARGIN))
+        self.legend_corner = LEGEND_CORNERS[0][0]
+        # The legend takes the corner of the plot with the fewest points under it, chosen again
+        # whenever the points or the plot's size change, so that it never hides a design.
+        self.plot.getViewBox().sigResized.connect(self.place_legend)
         self.front_line = self.plot.plot([], [], pen=pg.mkPen(self.theme.text, width=1.5,
                                                               style=Qt.PenStyle.DashLine), name="Pareto front")
         self.scatters = {}
@@ -433,6 +443,26 @@ class ExploreWindow(QMainWindow):
         self._fill_table(sorted(built, key=lambda p: (getattr(p, x), getattr(p, y))), ids)
         self._show_pick()
         self.plot.enableAutoRange()
+        self.place_legend()
+
+    def place_legend(self, *_) -> None:
+        """Anchor the legend in the corner of the plot that covers the fewest plotted points."""
+        vb = self.plot.getViewBox()
+        box = vb.sceneBoundingRect()
+        size = self.legend.boundingRect()
+        xy = self.points_xy() if self.result is not None else np.empty((0, 2))
+        scene = [vb.mapViewToScene(pg.Point(float(x), float(y))) for x, y in xy]
+        pad = LEGEND_MARGIN - POINT_RADIUS      # a point whose mark reaches into the legend counts
+        covered = []
+        for corner in LEGEND_CORNERS:
+            (fx, fy), _ = corner
+            left = box.left() + pad if fx == 0 else box.right() - pad - size.width() - 2 * POINT_RADIUS
+            top = box.top() + pad if fy == 0 else box.bottom() - pad - size.height() - 2 * POINT_RADIUS
+            w, h = size.width() + 2 * POINT_RADIUS, size.height() + 2 * POINT_RADIUS
+            covered.append(sum(left <= p.x() <= left + w and top <= p.y() <= top + h for p in scene))
+        (anchor, offset) = LEGEND_CORNERS[covered.index(min(covered))]
+        self.legend.anchor(itemPos=anchor, parentPos=anchor, offset=offset)
+        self.legend_corner = anchor
 
     def _tip(self, x, y, data) -> str:
         return self._describe(data) if isinstance(data, SweepPoint) else ""
