@@ -11,7 +11,7 @@ from pathlib import Path
 
 from designer.catalog import Catalog
 from designer.io.guid_names import beside, name_hosts, read_guid_names
-from designer.io.ibnetdiscover import CaptureError, looks_like_ibnetdiscover, parse_ibnetdiscover
+from designer.io.ibnetdiscover import CaptureError, looks_like_ibnetdiscover, parse_ibnetdiscover, read_in_bulk
 from designer.io.lldp import looks_like_lldp_csv, looks_like_lldp_json, parse_lldp_csv, parse_lldp_json
 from designer.io.markup import one_line
 from designer.limits import InputError, read_capped
@@ -72,6 +72,11 @@ def load_capture(path: str | os.PathLike[str]) -> AsBuilt:
         raise CaptureError(str(exc)) from None
     if b"\x00" in raw[:65536]:
         raise CaptureError(f"{p}: binary data, not a fabric capture")
+    # A dump as ibnetdiscover prints it is read on its bytes, its text never decoded whole (90 MB
+    # at 131,072 GPUs); any other capture, or a dump with lines of its own, is read as text.
+    fabric = read_in_bulk(raw, str(p))
+    if fabric is not None:
+        return drop_dangling_links(fabric)
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:

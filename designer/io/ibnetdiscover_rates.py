@@ -70,18 +70,18 @@ def last_words(raw: np.ndarray, start: np.ndarray, end: np.ndarray) -> tuple[np.
     return code, words
 
 
-def line_rates(text: str, start: np.ndarray, end: np.ndarray, code: np.ndarray,
+def line_rates(data: bytes, start: np.ndarray, end: np.ndarray, code: np.ndarray,
                words: list[str]) -> tuple[np.ndarray, list[Rate]]:
-    """(rate index, rates) of each port line text[start:end], given its last word's code
-    (`last_words`), as the line reader reads them in order: a line whose word is not known
-    yet when it comes is read on its own, and may make its word (or another) known."""
+    """(rate index, rates) of each port line data[start:end] (the text's ASCII bytes), given its
+    last word's code (`last_words`), as the line reader reads them in order: a line whose word
+    is not known yet when it comes is read on its own, and may make its word (or another) known."""
     rates: dict[str, Rate] = {}
     index: dict[Rate, int] = {}
     out = np.full(len(start), -1, dtype=np.int64)
 
     def read(line: int) -> None:
         at, stop = int(start[line]), int(end[line])
-        rest = text[text.index("#", at, stop) + 1:stop].rstrip()
+        rest = data[data.index(b"#", at, stop) + 1:stop].decode("ascii").rstrip()
         last = rest[rest.rfind(" ") + 1:]
         rate = rates.get(last)
         if rate is None:
