@@ -484,4 +484,9 @@ _NATURAL = re.compile(r"([0-9]+)")   # ASCII digits: '²' is a digit to str.isdi
 
 def natural_key(text: str) -> list[int | str]:
     """Sort key that puts 'leaf-2' before 'leaf-10'."""
-    return [int(p) if p.isascii() and p.isdigit() else p.lower() for p in _NATURAL.split(text)]
+    # The split alternates text and runs of ASCII digits: the runs are numbers, the text (which
+    # holds no ASCII digit) is compared in lower case.
+    parts: list[int | str] = _NATURAL.split(text)
+    parts[::2] = map(str.lower, parts[::2])  # type: ignore[arg-type]
+    parts[1::2] = map(int, parts[1::2])
+    return parts
