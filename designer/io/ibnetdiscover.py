@@ -278,7 +278,7 @@ def _regular(data: bytes, source: str) -> AsBuilt | None:
         raise CaptureError(f"{source}: not an ibnetdiscover dump (no Switch or Ca block found)")
     kinds, ports_text, ids, descriptions = (list(map(itemgetter(field), blocks)) for field in range(4))
     del blocks
-    index = {node_id: row for row, node_id in enumerate(ids)}
+    index = dict(zip(ids, range(len(ids))))
     if len(index) != len(ids):
         return None              # a device described twice: the line reader keeps the last block
     found = _port_columns_of(data, size, padded, breaks, at + 1, ids, index)
@@ -364,7 +364,8 @@ def _fields_in_bulk(ids: list[str], kinds: list[str], descriptions: list[str]) -
     default-named), the HCAs' descriptions matched in one pass and read as lists."""
     n = len(ids)
     kind, hca, default = np.full(n, KIND_HOST, dtype=np.int8), np.full(n, -1, dtype=np.int64), np.zeros(n, dtype=bool)
-    name, part, host = [""] * n, [""] * n, [""] * n
+    part, host = [""] * n, [""] * n
+    name = list(descriptions)        # an HCA of a named server is named by its description
     hcas = [row for row, block in enumerate(kinds) if block != "Switch"]
     joined = "\n".join([descriptions[row] for row in hcas])
     matched = _BULK_HCA.findall(joined)
@@ -385,29 +386,32 @@ def _fields_in_bulk(ids: list[str], kinds: list[str], descriptions: list[str]) -
     aggregation[np.searchsorted(breaks, np.array([m.start() for m in _AGGREGATION.finditer(lowered)],
                                                  dtype=np.int64))] = True
     kind[rows[aggregation]] = KIND_AGGREGATION
-    hca[rows] = [int(m) if m else int(c) - 1 if c else -1 for m, c in zip(mlx, numbered, strict=True)]
+    hca[rows] = list(map(int, mlx)) if all(mlx) else [int(m) if m else int(c) - 1 if c else -1
+                                                       for m, c in zip(mlx, numbered, strict=True)]
     # A NIC of a named server is named by its description; the others (localhost, a default or
     # other description, aggregation nodes) by their GUID too, one by one: a few in a fabric.
     named = np.fromiter(map(bool, hosts), dtype=bool, count=len(hosts))
     if "localhost" in lowered:
         named &= np.array([h.lower() != "localhost" for h in hosts], dtype=bool)
-    names, servers = np.array(name, dtype=object), np.array(host, dtype=object)
     # Blanks inside the quotes are stripped, as parse_host_description strips them (no line
     # break other than the joins: the text is regular).
     padded = joined[:1] in (" ", "\t") or joined[-1:] in (" ", "\t") or any(
         pair in joined for pair in (" \n", "\t\n", "\n ", "\n\t"))
-    names[rows] = [descriptions[row].strip() for row in hcas] if padded else [descriptions[row] for row in hcas]
-    servers[rows[named]] = np.array(hosts, dtype=object)[named]
+    if padded:
+        for row in hcas:
+            name[row] = descriptions[row].strip()
+    for row, server, is_named in zip(hcas, hosts, named.tolist(), strict=True):
+        if is_named:
+            host[row] = server
     for i in np.flatnonzero(~named).tolist():
         row = hcas[i]
         desc = descriptions[row]
-        names[row] = f"{desc.strip() or 'HCA'} ({ids[row][2:]})"
+        name[row] = f"{desc.strip() or 'HCA'} ({ids[row][2:]})"
         if hosts[i]:             # localhost: a default description
             default[row] = not aggregation[i]
         else:                    # no host named: a default description, or another
             _, hca[row], is_default = parse_host_description(desc)
             default[row] = is_default and not aggregation[i]
-    name, host = names.tolist(), servers.tolist()
     return kind, name, part, host, hca, default
 
 
