@@ -278,7 +278,7 @@ def _regular(data: bytes, source: str) -> AsBuilt | None:
         raise CaptureError(f"{source}: not an ibnetdiscover dump (no Switch or Ca block found)")
     kinds, ports_text, ids, descriptions = (list(map(itemgetter(field), blocks)) for field in range(4))
     del blocks
-    index = dict(zip(ids, range(len(ids))))
+    index = dict(zip(ids, range(len(ids)), strict=True))
     if len(index) != len(ids):
         return None              # a device described twice: the line reader keeps the last block
     found = _port_columns_of(data, size, padded, breaks, at + 1, ids, index)
