@@ -217,12 +217,24 @@ def parse_regular(text: str, source: str = "<text>") -> AsBuilt | None:
 
 
 def read_in_bulk(data: bytes, source: str = "<text>") -> AsBuilt | None:
-    """What `parse_capture` gives for a file's bytes when they are a regular ibnetdiscover dump
-    (ASCII, no zero byte, a line that opens a block, every line one `parse_regular` reads), read
-    without decoding the text whole. None for any other file (read as text)."""
+    """What `parse_ibnetdiscover` gives for a file's bytes when they are a regular ibnetdiscover
+    dump (ASCII, no zero byte, a line that opens a block, every line one `parse_regular` reads),
+    read without decoding the text whole. None for any other file (read as text)."""
+    padded = padded_for_bulk(data)
+    return _regular(padded, source) if padded is not None else None
+
+
+def padded_for_bulk(data: bytes) -> bytes | None:
+    """The bytes with the zero bytes after them that the bulk reader reads (`read_padded`), when
+    they may be a regular ibnetdiscover dump; None when they cannot be (read them as text)."""
     if not data.isascii() or data[:1] not in (b"#", b"\n") or b"\0" in data or _LOOKS_LIKE.search(data) is None:
         return None
-    return _regular(data + bytes(ports_in_bulk.PAD), source)
+    return data + bytes(ports_in_bulk.PAD)
+
+
+def read_padded(padded: bytes, source: str = "<text>") -> AsBuilt | None:
+    """`read_in_bulk` of the bytes `padded_for_bulk` gave (the caller may drop the file's own)."""
+    return _regular(padded, source)
 
 
 def _regular(data: bytes, source: str) -> AsBuilt | None:
