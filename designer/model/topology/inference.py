@@ -162,14 +162,15 @@ def _roles_and_codes(fabric: AsBuilt) -> tuple[dict[str, str], np.ndarray | None
     hosts_of = np.bincount(ends_a[at_leaf & nic[ends_b]], minlength=n)
     links_of = np.bincount(ends_a[at_leaf & ~nic[ends_b]], minlength=n)
     # Distinct switch neighbours counted only for the leaves with more switch links than host
-    # links: a fat-tree's leaves have as many of each, so at 131,072 GPUs none is sorted.
+    # links and no switch neighbour that is not a leaf: a fat-tree's leaves (their spines above,
+    # and as many uplinks as hosts but for an aggregation node's) have none, so none is sorted.
     candidate = leaf & (links_of > hosts_of)
-    chosen = candidate[ea] & switch[eb]
+    to_switch = candidate[ea] & switch[eb]
+    candidate &= np.bincount(ea[to_switch & ~leaf[eb]], minlength=n) == 0
+    chosen = to_switch & candidate[ea]
     peer_pairs = np.unique(ea[chosen] * n + eb[chosen])
-    owner, peer = peer_pairs // n, peer_pairs % n
-    peers = np.bincount(owner, minlength=n)
-    off_leaf = np.bincount(owner[~leaf[peer]], minlength=n)
-    role[candidate & (peers >= 2) & (off_leaf == 0)] = SPINE
+    peers = np.bincount(peer_pairs // n, minlength=n)
+    role[candidate & (peers >= 2)] = SPINE
     # A core tier reaches every spine; switches above at most half the spines are leaves with
     # no host cabled (a spare leaf's uplinks), not cores.
     cores, spines = role == CORE, role == SPINE
@@ -471,9 +472,9 @@ def infer_design(fabric: AsBuilt, catalog: Catalog | None = None, name: str = "A
     # Uplinks per leaf, the leaves in the order their first uplink comes (a tie keeps the first).
     leaf_up = counts_in_order(leaf_ends_in_order(cap, up_links))
     up = _mode(leaf_up.values(), 1) if leaf_up else 0   # one tier: no leaf has an uplink
-    # Links per switch pair, the pairs in the order their first link comes.
+    # Links per switch pair, the pairs in the order their first link comes (read for two tiers).
     pair_of = pair_keys(cap, up_links)
-    pair_links = counts_in_order(pair_of)
+    pair_links = counts_in_order(pair_of) if tiers == 2 else Counter()
     if tiers == 2 and leaf_up:
         # A missing cable takes one link off one leaf-spine pair but off its leaf's whole total:
         # when most leaves miss one, the usual links per pair times the spines is the design.
