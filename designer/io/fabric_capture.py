@@ -36,11 +36,13 @@ MAX_BYTES = 256 * 2**20
 __all__ = ["CaptureError", "load_capture", "parse_capture", "import_capture", "read_answer", "as_built_design"]
 
 
-def parse_capture(text: str, source: str = "<text>") -> AsBuilt:
+def parse_capture(text: str, source: str = "<text>", *, bulk: bool = True) -> AsBuilt:
+    """The capture in `text`, by its format; `bulk=False` when the bulk ibnetdiscover reader
+    has already refused its bytes (`load_capture`)."""
     if "\x00" in text[:65536]:
         raise CaptureError(f"{source}: binary data, not a fabric capture")
     if looks_like_ibnetdiscover(text):
-        return drop_dangling_links(parse_ibnetdiscover(text, source))
+        return drop_dangling_links(parse_ibnetdiscover(text, source, bulk=bulk))
     if looks_like_lldp_json(text):
         return drop_dangling_links(parse_lldp_json(text, source))
     if looks_like_lldp_csv(text):
@@ -82,6 +84,7 @@ def load_capture(path: str | os.PathLike[str]) -> AsBuilt:
     # A dump as ibnetdiscover prints it is read on its bytes, its text never decoded whole (90 MB
     # at 131,072 GPUs); any other capture, or a dump with lines of its own, is read as text.
     padded = padded_for_bulk(raw)
+    tried = padded is not None
     if padded is not None:
         del raw              # held once, not twice, while it is read (90 MB at 131,072 GPUs)
         fabric = read_padded(padded, str(p))
@@ -94,7 +97,7 @@ def load_capture(path: str | os.PathLike[str]) -> AsBuilt:
     except UnicodeDecodeError:
         raise CaptureError(f"{p}: not a text file (invalid UTF-8)") from None
     del raw                  # the file's bytes are not read again: 90 MB at 131,072 GPUs
-    return parse_capture(text, str(p))
+    return parse_capture(text, str(p), bulk=not tried)
 
 
 def read_answer(path: str | os.PathLike[str], against: FabricDesign | None = None,

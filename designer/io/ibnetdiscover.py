@@ -75,15 +75,16 @@ def looks_like_ibnetdiscover(text: str) -> bool:
     return bool(re.search(r'^(Switch|Ca)\s+\d+\s+"[SH]-[0-9a-fA-F]+"', text, re.MULTILINE))
 
 
-def parse_ibnetdiscover(text: str, source: str = "<text>") -> AsBuilt:
+def parse_ibnetdiscover(text: str, source: str = "<text>", *, bulk: bool = True) -> AsBuilt:
     """The devices and links of an ibnetdiscover dump; raises CaptureError for anything else.
 
     A dump whose every line is one the format defines, starting its line (what ibnetdiscover
     and the exporter print), is read in bulk (`parse_regular`); any other is read line by line.
-    Both give the same fabric (a property test holds them equal)."""
+    Both give the same fabric (a property test holds them equal). `bulk=False`: the bulk reader
+    has already refused the text's bytes (`read_padded`), and would refuse the text."""
     if "\x00" in text:
         raise CaptureError(f"{source}: binary data, not an ibnetdiscover dump")
-    fabric = parse_regular(text, source)
+    fabric = parse_regular(text, source) if bulk else None
     return fabric if fabric is not None else parse_lines(text, source)
 
 
