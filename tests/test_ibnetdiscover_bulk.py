@@ -10,6 +10,8 @@ description, duplicated or dropped lines, capitalised attributes, Windows line b
 from __future__ import annotations
 
 import random
+import tempfile
+from pathlib import Path
 from unittest.mock import patch
 
 import pytest
@@ -18,12 +20,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from designer.io import ibnetdiscover
+from designer.io.fabric_capture import load_capture, parse_capture
 from designer.io.ibnetdiscover import (
     CaptureError,
     export_ibnetdiscover,
     parse_ibnetdiscover,
     parse_lines,
     parse_regular,
+    read_in_bulk,
 )
 from designer.model.intent.design import ClusterSpec, Edit, FabricDesign, FabricSpec
 from designer.model.topology.derive import derive
@@ -115,6 +119,41 @@ def test_bulk_and_line_readers_give_the_same_fabric(which, seed, kinds, trailing
         bulk = parse_regular(text, "dump") if expected[0] != "error" else None
     if bulk is not None:
         assert (list(bulk.devices.items()), bulk.links, bulk.notes, bulk.speeds_simulated) == expected
+
+
+_DAMAGE = ["stray", "indent", "comment", "blank", "duplicate", "drop", "slower", "rate-in-name", "no-rate", "upper",
+           "vendid-gap", "orphan-port", "bad-devid", "devid-other", "misspelt", "crlf", "tab-blank", "big-port"]
+
+
+@settings(max_examples=examples(100), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(0, len(_TEXTS) - 1), st.integers(0, 10**9), st.lists(st.sampled_from(_DAMAGE), max_size=4),
+       st.booleans(), st.sampled_from(["", "\x00", "é", "  "]))
+def test_a_capture_file_read_on_its_bytes_is_its_text_read(which, seed, kinds, trailing_break, extra):
+    """`load_capture` reads a regular dump's bytes without decoding them (`read_in_bulk`) and any
+    other file as text: the same fabric, or the same one-line message, either way."""
+    lines = _damage(_TEXTS[which].split("\n"), random.Random(seed), kinds)
+    if extra:       # a zero byte, a non-ASCII letter or an indent in some line
+        i = random.Random(seed).randrange(len(lines))
+        lines[i] = extra + lines[i]
+    text = "\n".join(lines) + ("\n" if trailing_break else "")
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "dump.topo"
+        path.write_bytes(text.encode("utf-8"))
+        source = str(path)
+        try:
+            expected = _read(lambda t, s: parse_capture(t, s), text) if "\x00" not in text[:65536] else None
+        except CaptureError as exc:      # a message quoting the source: compared below
+            expected = ("error", str(exc))
+        got = _read(lambda t, s: load_capture(path), text)
+        if expected is None:
+            assert got == ("error", f"{source}: binary data, not a fabric capture")
+        else:
+            # parse_capture was given the text under the name "dump"; load_capture names its file
+            assert got == (expected if expected[0] != "error" else ("error", expected[1].replace("dump", source, 1)))
+        bulk = read_in_bulk(text.encode("utf-8"), "dump")
+        assert bulk is None or _read(lambda t, s: bulk, text) == _read(parse_ibnetdiscover, text)
+        if text.isascii() and "\x00" not in text and parse_regular(text, "dump") is not None:
+            assert bulk is not None           # every regular dump is read on its bytes
 
 
 @pytest.mark.parametrize("which", range(len(_TEXTS)))

@@ -11,8 +11,10 @@ block). Whatever the bytes accept must read as the line reader reads it; what th
 from __future__ import annotations
 
 import random
+import re
 from unittest.mock import patch
 
+import pytest
 from helpers import examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -35,7 +37,7 @@ _TEXTS = [export_ibnetdiscover(derive(FabricDesign(cluster=ClusterSpec(servers=s
 _DAMAGE = ["port-zeros", "port-six", "port-seven", "port-empty", "no-close", "guid-gone", "guid-empty",
            "guid-long", "guid-upper", "guid-short", "peer-long", "peer-upper", "peer-zero", "peer-kind",
            "peer-dash", "peer-quote", "blanks-one", "blanks-wide", "blanks-none", "space-before-hash",
-           "no-hash", "pport-zeros", "pport-seven", "unknown-peer", "peer-guid-gone"]
+           "no-hash", "pport-zeros", "pport-seven", "unknown-peer", "peer-guid-gone", "peer-short", "peer-not-hex"]
 
 
 def _damage_line(line: str, kind: str, rnd: random.Random) -> str:
@@ -77,6 +79,11 @@ def _damage_field(line: str, kind: str, rnd: random.Random) -> str:
         return lead[:lead.index("(") + 1] + "1)\t" + line[peer_at:]
     if kind == "peer-long":
         return before + '"' + peer + "0" * rnd.choice([1, 4, 5, 9]) + '"' + after
+    if kind == "peer-short":          # an id of fewer digits than ibnetdiscover's 16
+        return before + '"' + peer[:-rnd.choice([1, 8, 14])] + '"' + after
+    if kind == "peer-not-hex":
+        at = rnd.randrange(2, len(peer))
+        return before + '"' + peer[:at] + rnd.choice("gx-") + peer[at + 1:] + '"' + after
     if kind == "peer-upper":
         return before + '"' + peer.upper() + '"' + after
     if kind == "peer-zero":
@@ -145,10 +152,31 @@ def test_an_export_is_read_on_the_bytes_not_the_regular_expression():
     def refuse(*args):
         raise AssertionError("the regular expression read the port lines")
 
-    for text in _TEXTS:
-        with patch.object(ibnetdiscover, "_port_columns", refuse):
+    for text in _TEXTS:     # and their ids, of 16 digits, as two numbers and a letter each
+        with patch.object(ibnetdiscover, "_port_columns", refuse), patch.object(ibnetdiscover_ports, "_peer_rows",
+                                                                               refuse):
             bulk = parse_regular(text, "dump")
         assert bulk is not None and _read(lambda t, s, read=bulk: read, text) == _read(parse_lines, text)
+
+
+@pytest.mark.parametrize("digits", [2, 12, 15, 17, 19])
+def test_ids_of_another_width_are_read_on_the_bytes(digits):
+    """A dump whose ids are not of ibnetdiscover's 16 digits (one device's, everywhere it is
+    named, or every device's) is read byte by byte, not by the 16-digit reading, and gives the
+    line reader's fabric."""
+    text = _TEXTS[0]
+    ids = list(dict.fromkeys(re.findall(r'"([SH]-[0-9a-f]{16})"', text)))
+    for k, old in enumerate(ids if digits != 15 else ids[:1]):
+        text = text.replace(old[2:], f"{k:0{digits}x}"[-digits:] if digits < 16 else f"{k:0{digits}x}")
+    assert text != _TEXTS[0]
+
+    def refuse(*args):
+        raise AssertionError("the regular expression read the port lines")
+
+    with patch.object(ibnetdiscover, "_port_columns", refuse):
+        bulk = parse_regular(text, "dump")
+    expected = _read(parse_lines, text)
+    assert expected[0] != "error" and bulk is not None and _read(lambda t, s: bulk, text) == expected
 
 
 def test_a_wide_guid_goes_to_the_regular_expression():

@@ -11,7 +11,14 @@ from pathlib import Path
 
 from designer.catalog import Catalog
 from designer.io.guid_names import beside, name_hosts, read_guid_names
-from designer.io.ibnetdiscover import CaptureError, looks_like_ibnetdiscover, parse_ibnetdiscover
+from designer.io.ibnetdiscover import (
+    CaptureError,
+    looks_like_ibnetdiscover,
+    padded_for_bulk,
+    parse_ibnetdiscover,
+    read_padded,
+)
+from designer.io.ibnetdiscover_ports import PAD
 from designer.io.lldp import looks_like_lldp_csv, looks_like_lldp_json, parse_lldp_csv, parse_lldp_json
 from designer.io.markup import one_line
 from designer.limits import InputError, read_capped
@@ -29,11 +36,13 @@ MAX_BYTES = 256 * 2**20
 __all__ = ["CaptureError", "load_capture", "parse_capture", "import_capture", "read_answer", "as_built_design"]
 
 
-def parse_capture(text: str, source: str = "<text>") -> AsBuilt:
+def parse_capture(text: str, source: str = "<text>", *, bulk: bool = True) -> AsBuilt:
+    """The capture in `text`, by its format; `bulk=False` when the bulk ibnetdiscover reader
+    has already refused its bytes (`load_capture`)."""
     if "\x00" in text[:65536]:
         raise CaptureError(f"{source}: binary data, not a fabric capture")
     if looks_like_ibnetdiscover(text):
-        return drop_dangling_links(parse_ibnetdiscover(text, source))
+        return drop_dangling_links(parse_ibnetdiscover(text, source, bulk=bulk))
     if looks_like_lldp_json(text):
         return drop_dangling_links(parse_lldp_json(text, source))
     if looks_like_lldp_csv(text):
@@ -72,12 +81,23 @@ def load_capture(path: str | os.PathLike[str]) -> AsBuilt:
         raise CaptureError(str(exc)) from None
     if b"\x00" in raw[:65536]:
         raise CaptureError(f"{p}: binary data, not a fabric capture")
+    # A dump as ibnetdiscover prints it is read on its bytes, its text never decoded whole (90 MB
+    # at 131,072 GPUs); any other capture, or a dump with lines of its own, is read as text.
+    padded = padded_for_bulk(raw)
+    tried = padded is not None
+    if padded is not None:
+        del raw              # held once, not twice, while it is read (90 MB at 131,072 GPUs)
+        fabric = read_padded(padded, str(p))
+        if fabric is not None:
+            return drop_dangling_links(fabric)
+        raw = padded[:-PAD]
+        del padded
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
         raise CaptureError(f"{p}: not a text file (invalid UTF-8)") from None
     del raw                  # the file's bytes are not read again: 90 MB at 131,072 GPUs
-    return parse_capture(text, str(p))
+    return parse_capture(text, str(p), bulk=not tried)
 
 
 def read_answer(path: str | os.PathLike[str], against: FabricDesign | None = None,

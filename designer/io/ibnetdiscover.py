@@ -75,15 +75,16 @@ def looks_like_ibnetdiscover(text: str) -> bool:
     return bool(re.search(r'^(Switch|Ca)\s+\d+\s+"[SH]-[0-9a-fA-F]+"', text, re.MULTILINE))
 
 
-def parse_ibnetdiscover(text: str, source: str = "<text>") -> AsBuilt:
+def parse_ibnetdiscover(text: str, source: str = "<text>", *, bulk: bool = True) -> AsBuilt:
     """The devices and links of an ibnetdiscover dump; raises CaptureError for anything else.
 
     A dump whose every line is one the format defines, starting its line (what ibnetdiscover
     and the exporter print), is read in bulk (`parse_regular`); any other is read line by line.
-    Both give the same fabric (a property test holds them equal)."""
+    Both give the same fabric (a property test holds them equal). `bulk=False`: the bulk reader
+    has already refused the text's bytes (`read_padded`), and would refuse the text."""
     if "\x00" in text:
         raise CaptureError(f"{source}: binary data, not an ibnetdiscover dump")
-    fabric = parse_regular(text, source)
+    fabric = parse_regular(text, source) if bulk else None
     return fabric if fabric is not None else parse_lines(text, source)
 
 
@@ -189,14 +190,17 @@ def finish(fabric: AsBuilt, skipped: int) -> AsBuilt:
 # The line patterns above, matched over the whole text at once with a line break in front of it:
 # each starts with one (a search the regular expression engine runs at C speed, where `^` in
 # multi-line mode tries every character), and whitespace inside a line never crosses one.
-_BULK_PORT = re.compile(r'\n\[(\d+)\](?:\([0-9a-fA-F]+\))?[ \t]+"([SHR]-[0-9a-fA-F]+)"\[(\d+)\]'
-                        r'(?:\([0-9a-fA-F]+\))?[ \t]*#[^\n]*')
+_BULK_PORT = re.compile(rb'\n\[(\d+)\](?:\([0-9a-fA-F]+\))?[ \t]+"([SHR]-[0-9a-fA-F]+)"\[(\d+)\]'
+                        rb'(?:\([0-9a-fA-F]+\))?[ \t]*#[^\n]*')
 _BULK_BLOCK = re.compile(r'\n(Switch|Ca|Rt)[ \t]+(\d+)[ \t]+"([SHR]-[0-9a-fA-F]+)"[ \t]*(?:#[ \t]*"([^"\n]*)")?')
-_BULK_PIECE = 4 * 2**20      # characters of text matched at a time
+_BULK_PIECE = 4 * 2**20      # bytes of text matched at a time
 
 # Bytes a regular dump never holds: line breaks and spaces other than \n, space and tab
 # (str.splitlines and str.strip read them as the line reader does; the patterns above would not).
-_BULK_IRREGULAR = (13, 11, 12, 28, 29, 30, 31)
+_BULK_IRREGULAR = tuple(bytes((c,)) for c in (13, 11, 12, 28, 29, 30, 31))
+# A regular dump is ibnetdiscover's when a line opens a switch or an HCA block
+# (`looks_like_ibnetdiscover`, on the bytes: a regular dump holds no space the two read apart).
+_LOOKS_LIKE = re.compile(rb'^(Switch|Ca)\s+\d+\s+"[SH]-[0-9a-fA-F]+"', re.MULTILINE)
 # The lines a regular dump holds, by their first characters: a port line, a comment, an empty
 # line, an attribute line (lower case, as ibnetdiscover prints them) or a block's line.
 _BULK_ATTRS = {"v": ("vendid=",), "d": ("devid=",), "s": ("sysimgguid=", "switchguid="), "c": ("caguid=",),
@@ -207,23 +211,50 @@ _BULK_FIRST = frozenset(b"[#\nSCR" + "".join(_BULK_ATTRS).encode())
 def parse_regular(text: str, source: str = "<text>") -> AsBuilt | None:
     """The fabric of a dump whose every line is a block line, a port line, an attribute line, a
     comment or empty, each starting its line; None for any other dump (the line reader reads it).
+    Read on the text's bytes (`_regular`)."""
+    if not text.isascii():
+        return None
+    return _regular(text.encode("ascii") + bytes(ports_in_bulk.PAD), source)
+
+
+def read_in_bulk(data: bytes, source: str = "<text>") -> AsBuilt | None:
+    """What `parse_ibnetdiscover` gives for a file's bytes when they are a regular ibnetdiscover
+    dump (ASCII, no zero byte, a line that opens a block, every line one `parse_regular` reads),
+    read without decoding the text whole. None for any other file (read as text)."""
+    padded = padded_for_bulk(data)
+    return _regular(padded, source) if padded is not None else None
+
+
+def padded_for_bulk(data: bytes) -> bytes | None:
+    """The bytes with the zero bytes after them that the bulk reader reads (`read_padded`), when
+    they may be a regular ibnetdiscover dump; None when they cannot be (read them as text)."""
+    if not data.isascii() or data[:1] not in (b"#", b"\n") or b"\0" in data or _LOOKS_LIKE.search(data) is None:
+        return None
+    return data + bytes(ports_in_bulk.PAD)
+
+
+def read_padded(padded: bytes, source: str = "<text>") -> AsBuilt | None:
+    """`read_in_bulk` of the bytes `padded_for_bulk` gave (the caller may drop the file's own)."""
+    return _regular(padded, source)
+
+
+def _regular(data: bytes, source: str) -> AsBuilt | None:
+    """`parse_regular` of the text whose ASCII bytes are `data`, followed by `ports_in_bulk.PAD`
+    zero bytes that the port lines' windows may read.
 
     At 131,072 GPUs a dump has 1.9 million lines: each kind is matched over the whole text in
     one pass, the port lines as columns, and the links read from each end are kept once with
     numpy (the first end read, or the first slower one when the two ends disagree), as the
     line reader keeps them.
     """
-    if not text.isascii() or any(chr(c) in text for c in _BULK_IRREGULAR) or text[:1] not in ("#", "\n"):
+    size = len(data) - ports_in_bulk.PAD
+    if any(byte in data for byte in _BULK_IRREGULAR) or data[:1] not in (b"#", b"\n"):
         return None              # a dump as ibnetdiscover prints it starts with its comment header
     # Each line after the first starts after a line break: the patterns start with one, and the
-    # first line (a comment or empty) needs none. The text's bytes are held only until the port
-    # lines are read (at 131,072 GPUs they are 90 MB), encoded a piece at a time into one array
-    # with the zero bytes after them that the port lines' windows may read.
-    padded = np.zeros(len(text) + ports_in_bulk.PAD, dtype=np.uint8)
-    for lo in range(0, len(text), _BULK_PIECE):
-        piece = text[lo:lo + _BULK_PIECE].encode("ascii")
-        padded[lo:lo + len(piece)] = np.frombuffer(piece, dtype=np.uint8)
-    raw = padded[:len(text)]
+    # first line (a comment or empty) needs none. The text is never decoded whole: its strings
+    # (the blocks' ids and descriptions, a few lines' rates) are decoded from their bytes.
+    padded = np.frombuffer(data, dtype=np.uint8)
+    raw = padded[:size]
     breaks = np.flatnonzero(raw == 10)
     breaks = breaks[breaks + 1 < len(raw)]           # a break ending the text starts no line
     first = raw[breaks + 1]
@@ -244,27 +275,33 @@ def parse_regular(text: str, source: str = "<text>") -> AsBuilt | None:
     end = line_end[first == ord("[")]
     devid_at = breaks[first == ord("d")]
     devid_end = line_end[first == ord("d")]
+    # The block lines alone, each after a line break, matched as text (150,000 of 1.7 million
+    # lines at 131,072 GPUs).
+    opening = np.isin(first, np.frombuffer(b"SCR", dtype=np.uint8))
+    block_text = b"\n" + b"\n".join([data[lo:hi] for lo, hi in zip((breaks[opening] + 1).tolist(),
+                                                                      line_end[opening].tolist(), strict=True)])
     del line_end                 # 1.9 million ends at 131,072 GPUs: not held while the ports are read
     last_code, last_text = last_words(raw, at + 1, end)
     del raw
-    blocks = _BULK_BLOCK.findall(text)     # (Switch/Ca/Rt, ports, id, description)
+    blocks = _BULK_BLOCK.findall(block_text.decode("ascii"))     # (Switch/Ca/Rt, ports, id, description)
+    del block_text
     if len(blocks) != sum(int(starts[ord(c)]) for c in "SCR"):
         return None              # a line that starts like a block's line and is not one
     if not blocks:
         raise CaptureError(f"{source}: not an ibnetdiscover dump (no Switch or Ca block found)")
     kinds, ports_text, ids, descriptions = (list(map(itemgetter(field), blocks)) for field in range(4))
     del blocks
-    index = {node_id: row for row, node_id in enumerate(ids)}
+    index = dict(zip(ids, range(len(ids)), strict=True))
     if len(index) != len(ids):
         return None              # a device described twice: the line reader keeps the last block
-    found = _port_columns_of(text, padded, breaks, at + 1, ids, index)
-    devid_of = _devids(text, padded, devid_at + len("\ndevid="), devid_end)
+    found = _port_columns_of(data, size, padded, breaks, at + 1, ids, index)
+    devid_of = _devids(data, padded, devid_at + len("\ndevid="), devid_end)
     del padded
     if found is None:
         return None
     # The lines that open a block or close one (`vendid=` starts the next block's attributes),
     # and the `devid=` lines: a block's device id is the last one since the last `vendid=`.
-    block_at = breaks[np.isin(first, np.frombuffer(b"SCR", dtype=np.uint8))]
+    block_at = breaks[opening]
     vend_at = breaks[first == ord("v")]
     last_devid = np.searchsorted(devid_at, block_at) - 1
     last_vend = np.searchsorted(vend_at, block_at) - 1
@@ -285,7 +322,7 @@ def parse_regular(text: str, source: str = "<text>") -> AsBuilt | None:
     if not kept.all():           # lines of no block: skipped unread, as the line reader skips them
         port, peers, pport, own, at, end, last_code = (
             x[kept] for x in (port, peers, pport, own, at, end, last_code))
-    rate, rates = line_rates(text, at + 1, end, last_code, last_text)
+    rate, rates = line_rates(data, at + 1, end, last_code, last_text)
     chosen = np.zeros(0, dtype=np.int64)
     if len(port):
         rate_of = np.array([r[2] for r in rates], dtype=np.float64)[rate]
@@ -307,7 +344,7 @@ def parse_regular(text: str, source: str = "<text>") -> AsBuilt | None:
     fabric = with_columns("ibnetdiscover", _device_columns(
         ids, index, kinds, descriptions, ports_text, devids, own[chosen], port[chosen], peers[chosen],
         pport[chosen], rate[chosen], rates))
-    fabric.speeds_simulated = SIMULATED_MARK in text[:4096]
+    fabric.speeds_simulated = SIMULATED_MARK.encode("ascii") in data[:4096]
     return finish(fabric, skipped)
 
 
@@ -340,7 +377,8 @@ def _fields_in_bulk(ids: list[str], kinds: list[str], descriptions: list[str]) -
     default-named), the HCAs' descriptions matched in one pass and read as lists."""
     n = len(ids)
     kind, hca, default = np.full(n, KIND_HOST, dtype=np.int8), np.full(n, -1, dtype=np.int64), np.zeros(n, dtype=bool)
-    name, part, host = [""] * n, [""] * n, [""] * n
+    part, host = [""] * n, [""] * n
+    name = list(descriptions)        # an HCA of a named server is named by its description
     hcas = [row for row, block in enumerate(kinds) if block != "Switch"]
     joined = "\n".join([descriptions[row] for row in hcas])
     matched = _BULK_HCA.findall(joined)
@@ -361,29 +399,35 @@ def _fields_in_bulk(ids: list[str], kinds: list[str], descriptions: list[str]) -
     aggregation[np.searchsorted(breaks, np.array([m.start() for m in _AGGREGATION.finditer(lowered)],
                                                  dtype=np.int64))] = True
     kind[rows[aggregation]] = KIND_AGGREGATION
-    hca[rows] = [int(m) if m else int(c) - 1 if c else -1 for m, c in zip(mlx, numbered, strict=True)]
+    hca[rows] = list(map(int, mlx)) if all(mlx) else [int(m) if m else int(c) - 1 if c else -1
+                                                       for m, c in zip(mlx, numbered, strict=True)]
     # A NIC of a named server is named by its description; the others (localhost, a default or
     # other description, aggregation nodes) by their GUID too, one by one: a few in a fabric.
     named = np.fromiter(map(bool, hosts), dtype=bool, count=len(hosts))
     if "localhost" in lowered:
         named &= np.array([h.lower() != "localhost" for h in hosts], dtype=bool)
-    names, servers = np.array(name, dtype=object), np.array(host, dtype=object)
     # Blanks inside the quotes are stripped, as parse_host_description strips them (no line
     # break other than the joins: the text is regular).
     padded = joined[:1] in (" ", "\t") or joined[-1:] in (" ", "\t") or any(
         pair in joined for pair in (" \n", "\t\n", "\n ", "\n\t"))
-    names[rows] = [descriptions[row].strip() for row in hcas] if padded else [descriptions[row] for row in hcas]
-    servers[rows[named]] = np.array(hosts, dtype=object)[named]
-    for i in np.flatnonzero(~named).tolist():
+    if padded:
+        for row in hcas:
+            name[row] = descriptions[row].strip()
+    for row, server, is_named in zip(hcas, hosts, named.tolist(), strict=True):
+        if is_named:
+            host[row] = server
+    unnamed = np.flatnonzero(~named).tolist()
+    # Read once per distinct description: 4,096 aggregation nodes at 131,072 GPUs share one.
+    parsed = {desc: parse_host_description(desc) for desc in {descriptions[hcas[i]] for i in unnamed}}
+    for i in unnamed:
         row = hcas[i]
         desc = descriptions[row]
-        names[row] = f"{desc.strip() or 'HCA'} ({ids[row][2:]})"
+        name[row] = f"{desc.strip() or 'HCA'} ({ids[row][2:]})"
         if hosts[i]:             # localhost: a default description
             default[row] = not aggregation[i]
         else:                    # no host named: a default description, or another
-            _, hca[row], is_default = parse_host_description(desc)
+            _, hca[row], is_default = parsed[desc]
             default[row] = is_default and not aggregation[i]
-    name, host = names.tolist(), servers.tolist()
     return kind, name, part, host, hca, default
 
 
@@ -401,8 +445,8 @@ def _spelled(padded: np.ndarray, at: np.ndarray, word: str) -> np.ndarray:
     return spelled
 
 
-def _devids(text: str, padded: np.ndarray, start: np.ndarray, end: np.ndarray) -> np.ndarray:
-    """The value of each `devid=` line (text[start:end], after its `=`) as `_hex` reads it, and a
+def _devids(data: bytes, padded: np.ndarray, start: np.ndarray, end: np.ndarray) -> np.ndarray:
+    """The value of each `devid=` line (data[start:end], after its `=`) as `_hex` reads it, and a
     0 after them (index -1: no `devid=` line). A dump's values are few and of one width
     (`0xd2f0`): read as fixed-width bytes, each distinct one parsed once; any other dump's
     values are sliced from the text one by one."""
@@ -413,7 +457,7 @@ def _devids(text: str, padded: np.ndarray, start: np.ndarray, end: np.ndarray) -
         parsed = np.array([_hex(value.decode("ascii")) for value in values.tolist()] + [0], dtype=np.int64)
         rows: np.ndarray = parsed[np.append(inverse.ravel(), len(values))]
         return rows
-    devid_text = [text[lo:hi] for lo, hi in zip(start.tolist(), end.tolist(), strict=True)]
+    devid_text = [data[lo:hi].decode("ascii") for lo, hi in zip(start.tolist(), end.tolist(), strict=True)]
     known = {value: _hex(value) for value in set(devid_text)}
     return np.array([known[value] for value in devid_text] + [0], dtype=np.int64)
 
@@ -426,8 +470,8 @@ def _hex(text: str) -> int:
         return 0
 
 
-def _port_columns_of(text: str, padded: np.ndarray, breaks: np.ndarray, at: np.ndarray, ids: list[str],
-                     index: dict[str, int]) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+def _port_columns_of(data: bytes, size: int, padded: np.ndarray, breaks: np.ndarray, at: np.ndarray,
+                     ids: list[str], index: dict[str, int]) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
     """(own port, peer index, peer port) of every port line (each starting at its `[` in `at`),
     read on the bytes (`ibnetdiscover_ports`); a field wider than its windows sends the dump to
     the regular expression (`_port_columns`). None when a line is no port line, a peer has no
@@ -439,26 +483,26 @@ def _port_columns_of(text: str, padded: np.ndarray, breaks: np.ndarray, at: np.n
             return found
         if found != ports_in_bulk.TOO_WIDE:
             return None
-    return _port_columns(text, breaks, index)
+    return _port_columns(data, size, breaks, index)
 
 
-def _port_columns(text: str, breaks: np.ndarray, index: dict[str, int]
+def _port_columns(data: bytes, size: int, breaks: np.ndarray, index: dict[str, int]
                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
     """(own port, peer index, peer port) of every port line, in text order; None when a peer
     has no block or a port number is too long. The text is matched a few MB at a time, each
     piece's strings made into columns before the next: 800,000 port lines' strings at once
-    would double the reader's memory."""
+    would double the reader's memory. `data[:size]` is the text's bytes."""
     cols: list[list[np.ndarray]] = [[], [], []]
     # Pieces cut at line breaks, every _BULK_PIECE characters or so (each port line starts with one).
-    near = np.searchsorted(breaks, np.arange(0, len(text), _BULK_PIECE))
+    near = np.searchsorted(breaks, np.arange(0, size, _BULK_PIECE))
     cuts = np.unique(breaks[near[near < len(breaks)]]).tolist()
-    for lo, hi in zip([0, *cuts], [*cuts, len(text)], strict=True):
-        rows = _BULK_PORT.findall(text, lo, hi) if hi > lo else []
+    for lo, hi in zip([0, *cuts], [*cuts, size], strict=True):
+        rows = _BULK_PORT.findall(data, lo, hi) if hi > lo else []
         if not rows:
             continue
         own_ports, peer_ids, peer_ports = zip(*rows, strict=True)
         del rows
-        peer = list(map(index.get, peer_ids))
+        peer = list(map(index.get, b"\n".join(peer_ids).decode("ascii").split("\n")))
         if None in peer or max(map(len, own_ports)) > 6 or max(map(len, peer_ports)) > 6:
             return None          # a peer without a block (the line reader words the error or the drop)
         cols[0].append(np.fromiter(map(int, own_ports), dtype=np.int64, count=len(own_ports)))

@@ -133,6 +133,66 @@ def port_columns(raw: np.ndarray, at: np.ndarray, block_ids: np.ndarray
     at = at + blanks
     if not ((raw[at] == ord('"')) & _IS_KIND[raw[at + 1]] & (raw[at + 2] == ord("-"))).all():
         return NOT_PORT_LINES
+    sixteen = _rows_of_sixteen(raw, at, block_ids)
+    if isinstance(sixteen, str):
+        return sixteen
+    if sixteen is not None:
+        peer, after = sixteen, at + 20
+    else:
+        found = _peer_rows(raw, at, block_ids)
+        if isinstance(found, str):
+            return found
+        peer, after = found
+    pport, at, blanks, why = _port_and_blanks(raw, after)
+    if why:
+        return why
+    if not (raw[at + blanks] == ord("#")).all():
+        return NOT_PORT_LINES
+    return port, peer, pport
+
+
+def _rows_of_sixteen(raw: np.ndarray, at: np.ndarray, block_ids: np.ndarray) -> np.ndarray | str | None:
+    """The peer's row in `block_ids` of every line whose peer id (its quote at `at`) is a kind
+    letter, '-' and 16 hex digits, as ibnetdiscover prints GUIDs: read as two 64-bit numbers and
+    the letter, found among the blocks' by a digest and checked number for number. "no block"
+    when a peer is not among the blocks; None when a line's id is of another width (or two
+    blocks share a digest): `_peer_rows` then reads the ids byte by byte."""
+    if not len(at) or not (raw[at + 19] == ord('"')).all() or not _IS_HEX[_windows(raw, at + 3, 16)].all():
+        return None
+    eights = np.ndarray((len(raw) - 7,), dtype="<u8", buffer=raw, strides=(1,))
+    low, high, kind = eights[at + 3], eights[at + 11], raw[at + 1].astype(np.uint64)
+    blocks = np.frombuffer(block_ids.tobytes(), dtype=np.uint8).reshape(len(block_ids), ID_BYTES)
+    block_low = np.ascontiguousarray(blocks[:, 2:10]).view("<u8").ravel()
+    block_high = np.ascontiguousarray(blocks[:, 10:18]).view("<u8").ravel()
+    # Only ids of 18 bytes can equal one; the others' letter reads 0, which no line's does.
+    block_kind = np.where((blocks[:, 17] != 0) & (blocks[:, 18] == 0), blocks[:, 0], 0).astype(np.uint64)
+    digest, block_digest = _mix(low, high, kind), _mix(block_low, block_high, block_kind)
+    order = np.argsort(block_digest)
+    ordered = block_digest[order]
+    if len(ordered) > 1 and (ordered[1:] == ordered[:-1]).any():
+        return None
+    if not len(ordered):
+        return "no block"
+    slot = np.minimum(np.searchsorted(ordered, digest), len(order) - 1)
+    rows: np.ndarray = order[slot]
+    if not ((block_low[rows] == low) & (block_high[rows] == high) & (block_kind[rows] == kind)).all():
+        return "no block"
+    return rows
+
+
+def _mix(low: np.ndarray, high: np.ndarray, kind: np.ndarray) -> np.ndarray:
+    """A 64-bit digest of (low, high, kind) (equal triples, equal digests)."""
+    digest = (low ^ (kind << np.uint64(56))) * np.uint64(0x9E3779B97F4A7C15)
+    digest ^= digest >> np.uint64(29)
+    digest = (digest ^ high) * np.uint64(0xBF58476D1CE4E5B9)
+    digest ^= digest >> np.uint64(31)
+    mixed: np.ndarray = digest
+    return mixed
+
+
+def _peer_rows(raw: np.ndarray, at: np.ndarray, block_ids: np.ndarray) -> tuple[np.ndarray, np.ndarray] | str:
+    """(peer row, where the line goes on after the id's closing quote) of ids of any width up to
+    _HEX digits, read byte by byte; or why not."""
     # The peer's id as ID_BYTES bytes, zeros after its end (as numpy's bytes strings end).
     window = _windows(raw, at + 1, ID_BYTES)
     inside = _IS_HEX[window[:, 2:]]
@@ -145,12 +205,7 @@ def port_columns(raw: np.ndarray, at: np.ndarray, block_ids: np.ndarray
     peer = _rows_of(window, block_ids)
     if peer is None:
         return "no block"
-    pport, at, blanks, why = _port_and_blanks(raw, at + digits + 4)
-    if why:
-        return why
-    if not (raw[at + blanks] == ord("#")).all():
-        return NOT_PORT_LINES
-    return port, peer, pport
+    return peer, at + digits + 4
 
 
 def _rows_of(window: np.ndarray, block_ids: np.ndarray) -> np.ndarray | None:

@@ -44,7 +44,41 @@ def rate_of(rest: str, last: str, rates: dict[str, Rate]) -> Rate:
 def last_words(raw: np.ndarray, start: np.ndarray, end: np.ndarray) -> tuple[np.ndarray, list[str]]:
     """(code, words): each line's last word as an index into `words`, -1 where the line must be
     read on its own (trailing blanks, no space in its last bytes, a '#' after its last space, a
-    word of another spelling than the few most lines end in). Lines are raw[start:end]."""
+    word of another spelling than the few most lines end in). Lines are raw[start:end].
+
+    Nearly every line of a dump ends in the word its first line ends in (` 4xNDR`): the lines
+    that do are found by their last eight bytes, read as one number, and only the others are
+    read in windows (`_windowed`); the words are then numbered as the windows alone number
+    them, in the order their first line comes."""
+    if not len(start) or len(raw) < _WINDOW:
+        return _windowed(raw, start, end)
+    _, first_word = _windowed(raw, start[:1], end[:1])
+    size = len(first_word[0]) + 1 if first_word else 9
+    if size > 8:                       # no word, or one too long to read in eight bytes
+        return _windowed(raw, start, end)
+    pattern = int.from_bytes(b" " + first_word[0].encode("ascii"), "little")
+    eights = np.ndarray((len(raw) - 7,), dtype="<u8", buffer=raw, strides=(1,))
+    tail = eights[np.minimum(np.maximum(end - 8, 0), len(eights) - 1)] >> np.uint64(8 * (8 - size))
+    # As `_windowed` reads them: the space inside the line, and the line as long as its window
+    # (which the first line, read in its window, already is).
+    same = (tail == np.uint64(pattern)) & (end - size >= start) & (end >= _WINDOW)
+    others = np.flatnonzero(~same)
+    other_code, other_words = _windowed(raw, start[others], end[others])
+    words = list(dict.fromkeys([first_word[0], *other_words]))
+    code = np.full(len(start), -1, dtype=np.int64)
+    code[same] = 0
+    renumber = np.array([words.index(w) for w in other_words] + [-1], dtype=np.int64)
+    code[others] = renumber[other_code]
+    # Numbered by their first line, and no more than _WORDS of them, as `_windowed` numbers them.
+    firsts = [int(np.argmax(code == w)) for w in range(len(words))]
+    order = sorted(range(len(words)), key=firsts.__getitem__)[:_WORDS]
+    rank = np.full(len(words) + 1, -1, dtype=np.int64)
+    rank[order] = np.arange(len(order))
+    return rank[code], [words[w] for w in order]
+
+
+def _windowed(raw: np.ndarray, start: np.ndarray, end: np.ndarray) -> tuple[np.ndarray, list[str]]:
+    """`last_words` read in a window of each line's last _WINDOW bytes."""
     code = np.full(len(start), -1, dtype=np.int64)
     if not len(start) or len(raw) < _WINDOW:
         return code, []
@@ -70,18 +104,18 @@ def last_words(raw: np.ndarray, start: np.ndarray, end: np.ndarray) -> tuple[np.
     return code, words
 
 
-def line_rates(text: str, start: np.ndarray, end: np.ndarray, code: np.ndarray,
+def line_rates(data: bytes, start: np.ndarray, end: np.ndarray, code: np.ndarray,
                words: list[str]) -> tuple[np.ndarray, list[Rate]]:
-    """(rate index, rates) of each port line text[start:end], given its last word's code
-    (`last_words`), as the line reader reads them in order: a line whose word is not known
-    yet when it comes is read on its own, and may make its word (or another) known."""
+    """(rate index, rates) of each port line data[start:end] (the text's ASCII bytes), given its
+    last word's code (`last_words`), as the line reader reads them in order: a line whose word
+    is not known yet when it comes is read on its own, and may make its word (or another) known."""
     rates: dict[str, Rate] = {}
     index: dict[Rate, int] = {}
     out = np.full(len(start), -1, dtype=np.int64)
 
     def read(line: int) -> None:
         at, stop = int(start[line]), int(end[line])
-        rest = text[text.index("#", at, stop) + 1:stop].rstrip()
+        rest = data[data.index(b"#", at, stop) + 1:stop].decode("ascii").rstrip()
         last = rest[rest.rfind(" ") + 1:]
         rate = rates.get(last)
         if rate is None:

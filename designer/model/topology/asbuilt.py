@@ -389,8 +389,9 @@ class DeviceTable:
     """The devices as columns, row i for `ids[i]` (the same order as `link_ends`' indices).
 
     kind: 0 switch, 1 host (an HCA or NIC), 2 SHARP aggregation node; host_code: index into
-    `hosts` of the server a NIC belongs to, -1 when unknown; hca: 0-based NIC index or -1.
-    The passes on arrays (placing, comparing) read these instead of 150,000 `Device` objects."""
+    `hosts` of the server a NIC belongs to, -1 when unknown; hca: 0-based NIC index or -1;
+    name: each device's `Device.name`. The passes on arrays (placing, comparing) read these
+    instead of 150,000 `Device` objects."""
 
     ids: list[str]
     index: dict[str, int]
@@ -401,6 +402,7 @@ class DeviceTable:
     devid: np.ndarray
     ports: np.ndarray
     default_named: np.ndarray
+    name: list[str]
 
 
 def device_table(fabric: AsBuilt) -> DeviceTable:
@@ -422,7 +424,7 @@ def device_table(fabric: AsBuilt) -> DeviceTable:
         host_code[used] = renumber[codes]
         made = DeviceTable(columns.ids, columns.index, columns.kind.astype(np.int8), host_code,
                            [columns.hosts[c] for c in order.tolist()], columns.hca.copy(), columns.devid.copy(),
-                           columns.ports.copy(), columns.default_named.copy())
+                           columns.ports.copy(), columns.default_named.copy(), list(columns.name))
         fabric.__dict__["_column_table"] = ((columns, columns.version), made)
         return made
     devices = fabric.devices
@@ -443,7 +445,8 @@ def device_table(fabric: AsBuilt) -> DeviceTable:
         np.array([d.hca for d in values], dtype=np.int64),
         np.array([d.devid for d in values], dtype=np.int64),
         np.array([d.ports for d in values], dtype=np.int64),
-        np.array([d.default_named for d in values], dtype=bool))
+        np.array([d.default_named for d in values], dtype=bool),
+        [d.name for d in values])
     fabric.__dict__["_device_table"] = (key, table)
     return table
 
@@ -484,4 +487,9 @@ _NATURAL = re.compile(r"([0-9]+)")   # ASCII digits: '²' is a digit to str.isdi
 
 def natural_key(text: str) -> list[int | str]:
     """Sort key that puts 'leaf-2' before 'leaf-10'."""
-    return [int(p) if p.isascii() and p.isdigit() else p.lower() for p in _NATURAL.split(text)]
+    # The split alternates text and runs of ASCII digits: the runs are numbers, the text (which
+    # holds no ASCII digit) is compared in lower case.
+    parts: list[int | str] = _NATURAL.split(text)
+    parts[::2] = map(str.lower, parts[::2])  # type: ignore[arg-type]
+    parts[1::2] = map(int, parts[1::2])
+    return parts

@@ -32,7 +32,6 @@ from designer.model.topology.asbuilt import (
     KIND_HOST,
     KIND_SWITCH,
     AsBuilt,
-    Device,
     device_table,
     link_ends,
 )
@@ -46,12 +45,14 @@ from designer.model.topology.inference_counts import (
     LEAF,
     NIC,
     SPINE,
+    SwitchFacts,
     capture_counts,
     counts_in_order,
     fastest_mode,
     host_key_rows,
     leaf_ends_in_order,
     pair_keys,
+    switch_facts,
 )
 from designer.model.topology.server_evidence import cluster_of, older_cards, older_nic, read_server_counts
 from designer.model.topology.sizing import Plan, Resolved
@@ -161,14 +162,15 @@ def _roles_and_codes(fabric: AsBuilt) -> tuple[dict[str, str], np.ndarray | None
     hosts_of = np.bincount(ends_a[at_leaf & nic[ends_b]], minlength=n)
     links_of = np.bincount(ends_a[at_leaf & ~nic[ends_b]], minlength=n)
     # Distinct switch neighbours counted only for the leaves with more switch links than host
-    # links: a fat-tree's leaves have as many of each, so at 131,072 GPUs none is sorted.
+    # links and no switch neighbour that is not a leaf: a fat-tree's leaves (their spines above,
+    # and as many uplinks as hosts but for an aggregation node's) have none, so none is sorted.
     candidate = leaf & (links_of > hosts_of)
-    chosen = candidate[ea] & switch[eb]
+    to_switch = candidate[ea] & switch[eb]
+    candidate &= np.bincount(ea[to_switch & ~leaf[eb]], minlength=n) == 0
+    chosen = to_switch & candidate[ea]
     peer_pairs = np.unique(ea[chosen] * n + eb[chosen])
-    owner, peer = peer_pairs // n, peer_pairs % n
-    peers = np.bincount(owner, minlength=n)
-    off_leaf = np.bincount(owner[~leaf[peer]], minlength=n)
-    role[candidate & (peers >= 2) & (off_leaf == 0)] = SPINE
+    peers = np.bincount(peer_pairs // n, minlength=n)
+    role[candidate & (peers >= 2)] = SPINE
     # A core tier reaches every spine; switches above at most half the spines are leaves with
     # no host cabled (a spare leaf's uplinks), not cores.
     cores, spines = role == CORE, role == SPINE
@@ -297,9 +299,8 @@ def infer_design(fabric: AsBuilt, catalog: Catalog | None = None, name: str = "A
                 "hosts' neighbours, e.g. lldpd on the servers, infers the design)" if between else
                 "there is no fabric to infer"))
         return inf
-    # Only the switches are made as objects (their parts, device ids and names are read).
-    devs = fabric.devices
-    by_tier = {r: [devs[cap.ids[i]] for i in cap.rows(code).tolist()]
+    # Only the switches' names, parts, device ids and descriptions are read.
+    by_tier = {r: switch_facts(fabric, cap.ids, cap.rows(code))
                for r, code in zip(ROLES, (LEAF, SPINE, CORE), strict=True)}
     tiers = 3 if by_tier["core"] else 2 if by_tier["spine"] else 1
     facts.append(Inferred("tiers", str(tiers), "high", "switch distance from the hosts: "
@@ -471,9 +472,9 @@ def infer_design(fabric: AsBuilt, catalog: Catalog | None = None, name: str = "A
     # Uplinks per leaf, the leaves in the order their first uplink comes (a tie keeps the first).
     leaf_up = counts_in_order(leaf_ends_in_order(cap, up_links))
     up = _mode(leaf_up.values(), 1) if leaf_up else 0   # one tier: no leaf has an uplink
-    # Links per switch pair, the pairs in the order their first link comes.
+    # Links per switch pair, the pairs in the order their first link comes (read for two tiers).
     pair_of = pair_keys(cap, up_links)
-    pair_links = counts_in_order(pair_of)
+    pair_links = counts_in_order(pair_of) if tiers == 2 else Counter()
     if tiers == 2 and leaf_up:
         # A missing cable takes one link off one leaf-spine pair but off its leaf's whole total:
         # when most leaves miss one, the usual links per pair times the spines is the design.
@@ -635,7 +636,7 @@ def _tier_codes(ids: list[str], roles: dict[str, str]) -> np.ndarray:
     return np.array([code.get(roles.get(d, ""), 0) for d in ids], dtype=np.int64)
 
 
-def _numbering_gaps(switches: Sequence[Device]) -> int:
+def _numbering_gaps(switches: Sequence[SwitchFacts]) -> int:
     """How many numbers are missing from switch names numbered alike (spine-1 .. spine-9 without
     spine-4: 1); 0 when the names do not number them so."""
     stems: set[str] = set()
@@ -671,7 +672,7 @@ def _planned_counts(resolved: Resolved, plan: Plan) -> tuple[int, ...]:
             links.get("leaf-spine", 0), links.get("spine-core", 0))
 
 
-def _switch_model(switches: Sequence[Device], catalog: Catalog, gbps: int) -> tuple[str | None, str, str]:
+def _switch_model(switches: Sequence[SwitchFacts], catalog: Catalog, gbps: int) -> tuple[str | None, str, str]:
     """(catalog id, confidence, why) from part numbers, else device ids, else the largest switch."""
     parts = Counter(d.part for d in switches if d.part)
     ib = [s for s in catalog.switches.values() if s.family == "infiniband"] if hasattr(catalog, "switches") else []
@@ -701,19 +702,19 @@ def _switch_model(switches: Sequence[Device], catalog: Catalog, gbps: int) -> tu
     return None, "low", f"no catalog InfiniBand switch offers {gbps}G ports"
 
 
-def _generations(switches: Sequence[Device], catalog: Catalog) -> Counter[str]:
+def _generations(switches: Sequence[SwitchFacts], catalog: Catalog) -> Counter[str]:
     """Switches per generation (QDR, FDR, EDR ...), read from the device ids the catalog knows."""
     ids = device_ids()
     out: Counter[str] = Counter()
-    for d in switches:
-        known = ids.by_devid(d.devid) if d.devid else None
+    for devid, n in Counter(d.devid for d in switches).items():     # a few parts among 20,000 switches
+        known = ids.by_devid(devid) if devid else None
         parts = [catalog.switches[c] for c in (known.catalog if known else ()) if c in catalog.switches]
         if parts and parts[0].generation:
-            out[parts[0].generation] += 1
+            out[parts[0].generation] += n
     return out
 
 
-def _core_generation(by_tier: dict[str, list[Device]], catalog: Catalog) -> tuple[str, Technology, str] | None:
+def _core_generation(by_tier: dict[str, list[SwitchFacts]], catalog: Catalog) -> tuple[str, Technology, str] | None:
     """(generation, technology, catalog switch) of the top tier's switches, by their device ids:
     the generation a fabric of two was built around. None when the top tier is itself mixed or
     no catalog technology has its generation."""
@@ -768,7 +769,7 @@ def _model_names(switch: Switch) -> set[str]:
     return set(_MODEL.findall(text))
 
 
-def _ethernet_switch_model(switches: Sequence[Device], catalog: Catalog,
+def _ethernet_switch_model(switches: Sequence[SwitchFacts], catalog: Catalog,
                            gbps: int) -> tuple[str | None, str, str, str]:
     """(catalog id, confidence, why, unrecognised descriptions) from the system descriptions that
     LLDP neighbours report (`... running on Mellanox SN5600`, `HwSku: Mellanox-SN5600-...`)."""

@@ -12,10 +12,11 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
-from designer.model.topology.asbuilt import AsBuilt, device_table, link_ends
+from designer.model.topology.asbuilt import AsBuilt, ColumnDevices, device_table, link_ends
 
 # Role codes: 0 for an isolated switch or a device no block describes.
 LEAF, SPINE, CORE, NIC, AGGREGATION = 1, 2, 3, 4, 5
@@ -111,3 +112,26 @@ def host_key_rows(counts: CaptureCounts, keys: set[str]) -> np.ndarray:
         mask |= alone & (counts.host_code < 0)
     rows: np.ndarray = mask & (counts.role == NIC)
     return rows
+
+
+class SwitchFacts(NamedTuple):
+    """What inference reads of a switch: its name, part number, device id and description."""
+
+    name: str
+    part: str
+    devid: int
+    description: str
+
+
+def switch_facts(fabric: AsBuilt, ids: list[str], rows: np.ndarray) -> list[SwitchFacts]:
+    """The switches at `rows` of `device_table(fabric)` (ids `ids`), in that order: read from the
+    reader's columns where the capture is columns (20,480 switches at 131,072 GPUs, no `Device`
+    made), else from its devices."""
+    devices = fabric.devices
+    picked = rows.tolist()
+    if isinstance(devices, ColumnDevices):      # its rows are the table's rows, in its order
+        c = devices.columns
+        name, part, description = c.name, c.part, c.description
+        return list(map(SwitchFacts, [name[r] for r in picked], [part[r] for r in picked], c.devid[rows].tolist(),
+                        [description[r] for r in picked]))
+    return [SwitchFacts(d.name, d.part, d.devid, d.description) for d in (devices[ids[r]] for r in picked)]
