@@ -3,10 +3,10 @@
 glibc returns a large freed block to the kernel at once (each array above its mmap threshold is
 a mapping of its own, and the top of the heap is trimmed past its trim threshold). A command that
 makes and drops arrays of megabytes one after another then has the kernel zero and map every
-page of each new one: at a million GPUs `compare` spends 0.3 s of its CPU time in the kernel so,
-80,000 page faults. Raising both thresholds keeps freed blocks in the process's heap, where the
-next array of the same size takes them: 31,000 faults and 0.11 s, for the same peak memory (the
-command ends when it is done, so nothing is held past it). The window never calls this: it lives
+page of each new one: at a million GPUs `compare` spent 0.3-0.4 s of its CPU time in the kernel
+so, 85,000 page faults. Raising both thresholds keeps freed blocks in the process's heap, where
+the next array of the same size takes them: 32,000-34,000 faults and 0.1-0.16 s, for the same
+peak memory (the command ends when it is done, so nothing is held past it). The window never calls this: it lives
 on, and gives back what it frees.
 
 Only on glibc (Linux); elsewhere, or where the environment already sets glibc's MALLOC_* tuning,
