@@ -30,8 +30,13 @@ _TRIM_THRESHOLD = 1 << 30
 _ENVIRONMENT = ("MALLOC_MMAP_THRESHOLD_", "MALLOC_TRIM_THRESHOLD_", "MALLOC_TOP_PAD_", "MALLOC_MMAP_MAX_")
 
 
-def keep_freed_memory() -> bool:
-    """Raise glibc's mmap and trim thresholds for the rest of this process; True if it did."""
+def keep_freed_memory(command: str) -> bool:
+    """Raise glibc's mmap and trim thresholds for the rest of this process, if the process was
+    started to run `command` (its command line names it: not a test or a script calling the
+    command's code among others, which lives on); True if it did."""
+    started_for = next((a for a in sys.argv[1:] if not a.startswith("-")), None)   # main.chosen_command's rule
+    if started_for != command:
+        return False
     if not sys.platform.startswith("linux") or any(name in os.environ for name in _ENVIRONMENT):
         return False
     try:
