@@ -6,6 +6,7 @@ import argparse
 from typing import TYPE_CHECKING
 
 from designer.catalog import Catalog, default_catalog
+from designer.cli.batch_memory import keep_freed_memory
 from designer.cli.common import (
     CommandError,
     SubParsers,
@@ -101,6 +102,7 @@ def add_parser(sub: SubParsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    keep_freed_memory("compare")   # a one-shot command: its freed arrays serve its next ones (batch_memory.py)
     args.counterpart = expand_counterparts(args.counterpart or ())
     count = len(args.files) + len(args.counterpart) + (1 if args.optics_twin else 0)
     if not 2 <= count <= MAX_COMPARED:

@@ -328,12 +328,19 @@ def _out_share(groups: np.ndarray, src: np.ndarray, dst: np.ndarray, n_groups: i
     return np.divide(out, sends, out=np.zeros(n_groups), where=sends > 0)
 
 
+@lru_cache(maxsize=6)
 def _edges(pattern: str, n: int) -> tuple[np.ndarray, np.ndarray]:
-    """The sends between `n` domains in rank order of a pattern that has them (ring, tree, binomial)."""
+    """The sends between `n` domains in rank order of a pattern that has them (ring, tree, binomial),
+    read-only: a comparison lays out each design's job twice (its placement and the other) over
+    the same number of domains, and the designs alike, so each pattern's sends are made once."""
     if pattern == "ring":
         src = np.arange(n)
-        return src, (src + 1) % n
-    return _tree_edges(n) if pattern == "tree" else _binomial_edges(n)
+        edges = src, (src + 1) % n
+    else:
+        edges = _tree_edges(n) if pattern == "tree" else _binomial_edges(n)
+    for sends in edges:
+        sends.flags.writeable = False
+    return edges
 
 
 def _shares(pattern: str, groups: np.ndarray, n_groups: int,
@@ -369,6 +376,18 @@ class _Layout:
     server_pod: np.ndarray | None = None
 
 
+def _dense_ranks(values: np.ndarray) -> np.ndarray:
+    """``np.unique(values, return_inverse=True)[1]``: each value's rank among the distinct values.
+    Where the values are whole numbers and every one from 0 to the largest occurs (a job's leaves,
+    groups or pods, numbered densely), each is its own rank: read with one count, not a sort."""
+    if len(values) and values.dtype.kind in "iu":
+        low, high = int(values.min()), int(values.max())
+        if low == 0 and high < 2 * len(values) and np.bincount(values).all():
+            return values.astype(np.intp)
+    ranks: np.ndarray = np.unique(values, return_inverse=True)[1]
+    return ranks
+
+
 def _layout(plan: Plan, rails: int, servers_per_domain: int, job_servers: int, placement: str,
             occupancy: float = 1.0, seed: int = 0) -> _Layout:
     total = plan.servers
@@ -385,7 +404,7 @@ def _layout(plan: Plan, rails: int, servers_per_domain: int, job_servers: int, p
         window = min(n_domains, max(need, math.ceil(need / max(1e-9, 1.0 - min(occupancy, 0.999)))))
         rng = np.random.default_rng(seed)
         order = rng.permutation(rng.choice(window, size=need, replace=False))
-    _, inverse = np.unique(group_of_domain, return_inverse=True)
+    inverse = _dense_ranks(group_of_domain)
     if placement == "spread" and inverse.max(initial=0) > 0:
         # Round-robin over groups: the first domain of every group, then the second...
         counts = np.bincount(inverse)
@@ -399,8 +418,8 @@ def _layout(plan: Plan, rails: int, servers_per_domain: int, job_servers: int, p
     keep = servers < total
     servers, server_domain = servers[keep][:job_servers], server_domain[keep][:job_servers]
     dom_leaf = _leaf_of_servers(plan, rails, chosen * servers_per_domain)
-    _, domain_group = np.unique(_leaf_group(plan, rails, dom_leaf), return_inverse=True)
-    _, domain_pod = np.unique(_pod(plan, rails, dom_leaf), return_inverse=True)
+    domain_group = _dense_ranks(_leaf_group(plan, rails, dom_leaf))
+    domain_pod = _dense_ranks(_pod(plan, rails, dom_leaf))
     groups, pods = int(domain_group.max()) + 1, int(domain_pod.max()) + 1
     server_leaf = _one_leaf(plan, rails, servers)
     if server_leaf is not None:

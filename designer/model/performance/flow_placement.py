@@ -145,14 +145,41 @@ def _place(mode: str, leaves: int, uplinks: int, nics: int, load: float, per_nic
     counts = np.arange(most + 1)
     counts[0] = 1   # no flow sees 0 flows on its path (it is one of them): a placeholder
     table = flow_shares(counts, load, flows_per_link)
-    # seed by seed (each row's mean is the same sum, in the same order, as over the whole array),
-    # into one buffer (every count is in the table: "clip" only spares take its bounds check and
-    # the copy that checking into `out` makes)
-    shares = np.empty(len(on_path[0]))
-    throughput = np.array([table.take(row, out=shares, mode="clip").mean() for row in on_path])
+    # seed by seed, each seed's mean as numpy sums it, a cache-sized piece at a time (pairwise_mean)
+    buffer = np.empty(min(len(on_path[0]), PAIRWISE_PIECE))
+    throughput = np.array([pairwise_mean(table, row, buffer) for row in on_path])
     return Placement(mode, leaves, uplinks, flows, per_nic, load, float(throughput.mean()),
                      float(np.percentile(throughput, 10)), float(table[busiest_of_seed].mean()),
                      busiest, seeds)
+
+
+# The flows a mean reads at a time: 256 KiB of shares, which stay in the caches between being
+# looked up and being summed (a seed's two million shares at once would go out to memory and back).
+PAIRWISE_PIECE = 1 << 15
+
+
+def pairwise_mean(table: np.ndarray, codes: np.ndarray, buffer: np.ndarray) -> float:
+    """``table.take(codes).mean()`` to the last bit, without making the whole looked-up array.
+
+    numpy sums a contiguous float64 array pairwise: an array of more than 128 values is split
+    at half its length rounded down to a multiple of 8 and the two halves' sums are added. So a
+    piece of the array that is one of those halves (or a half of a half...) has the sum numpy
+    gives that piece alone, and the halves' sums added in the same tree give the whole sum. The
+    pieces are looked up into `buffer` (128 long at least, or as long as `codes`) one at a time;
+    every code must be an index of `table`."""
+    n = len(codes)
+    if len(buffer) < min(n, 128):
+        raise ValueError("pairwise_mean needs a buffer of 128 values at least (numpy sums up to 128 in one block)")
+
+    def piece_sum(lo: int, size: int) -> float:
+        if size <= len(buffer):
+            # "clip" only spares take its bounds check and the copy that checking into `out` makes
+            return float(np.add.reduce(table.take(codes[lo:lo + size], out=buffer[:size], mode="clip")))
+        half = size // 2
+        half -= half % 8
+        return piece_sum(lo, half) + piece_sum(lo + half, size - half)
+
+    return float(np.float64(piece_sum(0, n)) / n) if n else math.nan
 
 
 def flow_shares(on_path: np.ndarray, load: float, flows_per_link: float) -> np.ndarray:
@@ -183,24 +210,30 @@ def _draws(leaves: int, uplinks: int, flows: int, seeds: int, seed: int) -> tupl
     # seed's destinations are drawn first, then each seed's uplinks (the generator's stream: its
     # draws of a range below 2**32 are the same numbers in one call or several, in 32 or 64 bits),
     # and counted seed by seed: a seed's links fit in the caches where every seed's would not.
-    # Indices are 64-bit: bincount and take would widen narrower ones on every call.
+    # The index arithmetic runs in 32 bits where every index fits (half the bytes to go through);
+    # the indices counted and looked up are 64-bit: bincount and take would widen narrower ones
+    # on every call.
+    narrow = 2 * leaves * uplinks < 2**31
+    itype: type[np.signedinteger[Any]] = np.int32 if narrow else np.int64
+    utype: type[np.unsignedinteger[Any]] = np.uint32 if narrow else np.uint64
     dst = rng.integers(1, leaves, size=(seeds, n), dtype=np.int32 if leaves < 2**31 else np.int64)
-    src = np.repeat(np.arange(leaves, dtype=np.int64), flows)
-    src_up = src * uplinks
+    src = np.repeat(np.arange(leaves, dtype=itype), flows)
+    src_up = np.repeat(np.arange(0, links, uplinks, dtype=np.int64), flows)
+    down_leaf = np.empty(n, itype)
     down_idx, up_idx = np.empty(n, np.int64), np.empty(n, np.int64)
     rows = []
     busiest = np.zeros(seeds, np.int64)
     for s in range(seeds):
-        spine = rng.integers(0, uplinks, size=n, dtype=np.int64)
-        np.add(dst[s], src, out=down_idx)   # from 1 to 2 x leaves - 2, wrapped below
+        spine = rng.integers(0, uplinks, size=n, dtype=itype)
+        np.add(dst[s], src, out=down_leaf)   # from 1 to 2 x leaves - 2, wrapped below
         if leaves & (leaves - 1) == 0:
-            down_idx &= leaves - 1
+            down_leaf &= leaves - 1
         else:
             # as unsigned, x - leaves wraps above x where x < leaves: the smaller is x mod leaves
-            wrap = down_idx.view(np.uint64)
-            np.minimum(wrap, wrap - np.uint64(leaves), out=wrap)
-        down_idx *= uplinks
-        down_idx += spine
+            wrap = down_leaf.view(utype)
+            np.minimum(wrap, wrap - utype(leaves), out=wrap)
+        down_leaf *= uplinks
+        np.add(down_leaf, spine, out=down_idx)
         np.add(src_up, spine, out=up_idx)
         up = np.bincount(up_idx, minlength=links)
         down = np.bincount(down_idx, minlength=links)
