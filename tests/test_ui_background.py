@@ -88,13 +88,20 @@ def test_garbage_made_by_a_worker_is_collected_on_the_ui_thread(qtbot, qapp):
     # Then drive the collector as its timer does, each time with a young generation past its
     # threshold. A collection that ran while the worker was inside a cycle's constructor found it
     # still reachable and moved it to the middle generation, which the collector (as Python's own)
-    # collects after threshold[1] young collections: the run must not depend on that race.
-    for _ in range(collector.threshold[1] + 2):
+    # collects after threshold[1] young collections; one that ran while a middle collection
+    # was under way moved it on to the old generation, which the collector collects after
+    # threshold[2] middle collections and FULL_EVERY_S of the clock. The run must depend on
+    # neither race nor on the clock: the last full collection is made long past, and each
+    # round's young objects are kept (freeing them would take them off the young count, which
+    # then never passes its threshold again).
+    collector._last_full = float("-inf")
+    kept = []
+    for _ in range((collector.threshold[1] + 2) * (collector.threshold[2] + 2) + 2):
         if len(seen) == 5:
             break
-        young = [[] for _ in range(collector.threshold[0] + 1)]
+        kept.append([[] for _ in range(collector.threshold[0] + 1)])
         collector.check()
-        del young
+    del kept
     assert len(seen) == 5 and set(seen) == {threading.main_thread()}
 
 
