@@ -139,9 +139,9 @@ def audit(fabric: AsBuilt, design: FabricDesign | None = None, inference: Infere
     on_spine = {e for w in fabric.links for e, other in ((w.a, w.b), (w.b, w.a))
                 if e in management and other in upper} if management else set()
     table = device_table(fabric)       # the devices as columns: 151,552 at 131K GPUs
-    report.set_apart = ([{"device": devs[i].name, "id": i, "kind": "aggregation node"}
-                         for i in (table.ids[k] for k in np.flatnonzero(table.kind == KIND_AGGREGATION).tolist())
-                         if roles.get(i) == "aggregation"]
+    report.set_apart = ([{"device": table.name[k], "id": table.ids[k], "kind": "aggregation node"}
+                         for k in np.flatnonzero(table.kind == KIND_AGGREGATION).tolist()
+                         if roles.get(table.ids[k]) == "aggregation"]
                         + [{"device": devs[i].name, "id": i, "kind": "host HCA on a spine" if i in on_spine
                             else "management HCA"} for i in sorted(management)])
     aside = {e["id"] for e in report.set_apart}

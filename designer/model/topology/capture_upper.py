@@ -213,16 +213,17 @@ def _same_names_first(built: list[str], same_name: dict[str, str], mapping: dict
 
 
 def switch_names(fabric: AsBuilt) -> dict[str, str]:
-    """Each switch's name by id, in the capture's order (read-only): the device columns carry no
-    names, so the switches' (10,240 at 131K GPUs, not the 141,312 HCAs) are read off their
-    devices, once per capture read as columns (until a device is rewritten, which makes its
-    table anew): the groups' leaf names and the placement both ask."""
+    """Each switch's name by id, in the capture's order (read-only): the switches' (10,240 at
+    131K GPUs) read off the device table's name column without making their `Device` objects,
+    once per capture read as columns (until a device is rewritten, which makes its table anew):
+    the groups' leaf names and the placement both ask."""
     table = device_table(fabric)
     devs = fabric.devices
     cached = fabric.__dict__.get("_switch_names")
     if cached is not None and cached[0] is table and isinstance(devs, ColumnDevices):
         return cached[1]  # type: ignore[no-any-return]
-    made = {d: devs[d].name for d in switch_ids(fabric)}
+    ids, names = table.ids, table.name
+    made = {ids[i]: names[i] for i in np.flatnonzero(table.kind == KIND_SWITCH).tolist()}
     if isinstance(devs, ColumnDevices):
         fabric.__dict__["_switch_names"] = (table, made)
     return made
