@@ -44,8 +44,9 @@ def _partition(inverse: np.ndarray) -> list[tuple[int, ...]]:
 @settings(max_examples=examples(200), **_SETTINGS)
 @given(st.data())
 def test_row_classes_equal_numpys_unique_rows(data):
-    """Each path (a count over a short range, a refinement column by column, a hash checked
-    against the rows) gives numpy's classes of rows and each class's first row."""
+    """Each path (a count over a short range, a refinement column by column, one number per row
+    sorted, a hash checked against the rows) gives numpy's classes of rows and each class's
+    first row."""
     n = data.draw(st.integers(1, 300))
     width = data.draw(st.sampled_from([1, 2, 3, 5, 17, 70, 300]))
     high = data.draw(st.sampled_from([1, 3, 40, 5000, 2**40]))
@@ -122,7 +123,30 @@ def _same_groups(design, monkeypatch) -> int:
         for bucket, other in zip(found.buckets, whole.buckets, strict=True):
             assert (bucket.width, bucket.start) == (other.width, other.start)
             assert np.array_equal(bucket.groups, other.groups)
+        _reads_equal_the_arrays(found)
     return repeated
+
+
+def _reads_equal_the_arrays(groups: Groups) -> None:
+    """What a count reads of a few groups, and of a bucket's groups, from the first block equals
+    the same read of the arrays over every block."""
+    for b, bucket in enumerate(groups.buckets):
+        assert np.array_equal(groups.bucket_shapes(b), groups.shape[bucket.groups])
+        assert np.array_equal(groups.bucket_hosted(b), groups.hosted[bucket.groups])
+        assert np.array_equal(groups.bucket_first_links(b), groups.first_of_tier[bucket.groups])
+        places = np.unique(np.r_[0, len(bucket.groups) // 2, len(bucket.groups) - 1])
+        assert np.array_equal(groups.bucket_first_links(b, places), groups.first_of_tier[bucket.groups[places]])
+        links = groups.by_size[bucket.start:bucket.start + bucket.width * len(bucket.groups)]
+        assert groups.bucket_cages(b) == int(max(groups.local_a[links].max(), groups.local_b[links].max())) + 1
+    for g in {0, groups.n_groups // 2, groups.n_groups - 1}:
+        width = int(groups.g_nlinks[g])
+        assert groups.width(g) == width and groups.cages_of(g) == int(groups.g_ncages[g])
+        assert groups.is_hosted(g) == bool(groups.hosted[g])
+        links = groups.links(g)
+        assert np.array_equal(links, groups.lorder[groups.g_start[g]:groups.g_start[g] + width])
+        assert [groups.rank_of(i) for i in links.tolist()] == groups.rank[links].tolist()
+        local_a, local_b = groups.local_cages(links)
+        assert np.array_equal(local_a, groups.local_a[links]) and np.array_equal(local_b, groups.local_b[links])
 
 
 @settings(max_examples=examples(120), **_SETTINGS)

@@ -12,6 +12,7 @@ enhanced ECMP being at most balanced).
 """
 
 import dataclasses
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -23,7 +24,7 @@ from designer.model.decisions.comparison import compare
 from designer.model.decisions.counterpart import make_counterpart
 from designer.model.decisions.training_cost import design_placement
 from designer.model.performance.collectives import context_for, estimate
-from designer.model.performance.flow_placement import PAIRWISE_PIECE, full_load, pairwise_mean, place
+from designer.model.performance.flow_placement import full_load, histogram_mean, place
 from designer.model.topology.derive import derive
 from designer.model.topology.presets import new_design
 from tests.helpers import examples
@@ -168,7 +169,8 @@ def _reference_place(leaves, uplinks, nics, load, per_nic, seeds):
     on_path, busiest = _reference_draws(leaves, uplinks, nics * per_nic, seeds, 0)
     flows_per_link = nics * per_nic / uplinks
     share = np.minimum(1.0, 1.0 / (load / flows_per_link * on_path)) / (min(1.0, 1.0 / load) if load > 0 else 1.0)
-    throughput = share.mean(axis=1)
+    # each seed's mean over its flows, exactly: summed in fractions, rounded once
+    throughput = np.array([float(sum(map(Fraction, row.tolist()), Fraction(0)) / len(row)) for row in share])
     return float(throughput.mean()), float(np.percentile(throughput, 10)), float(share.min(axis=1).mean()), busiest
 
 
@@ -176,48 +178,38 @@ def _reference_place(leaves, uplinks, nics, load, per_nic, seeds):
 @given(st.integers(2, 40), st.integers(1, 16), st.integers(1, 12), st.sampled_from([0.01, 0.3, 0.9, 1.0, 1.5, 4.0]),
        st.integers(1, 4))
 def test_placement_equals_the_plain_computation_exactly(leaves, uplinks, nics, load, per_nic):
-    """The draws share their arrays, wrap the destination by subtraction, count in 32 bits, read
-    each flow's share from a table and skip the shares where no link is full: the same figures,
-    to the last bit, as the plain computation."""
+    """The draws share their arrays, wrap the destination by subtraction, count in 32 bits, take
+    each seed's mean from how many flows see each count on their path and skip the shares where
+    no link is full: the same figures, to the last bit, as the plain computation's exact means."""
     p = place("ecmp", leaves, uplinks, nics, load, per_nic)
     expected, p10, slowest, busiest = _reference_place(leaves, uplinks, nics, load, per_nic, p.seeds)
     assert (p.expected, p.p10, p.slowest, p.busiest_flows) == (expected, p10, slowest, busiest)
 
 
 @settings(max_examples=examples(60), deadline=None)
-@given(st.integers(1, 6000), st.integers(128, 1500), st.integers(1, 40), st.integers(0, 2**32 - 1))
-def test_pairwise_mean_is_numpys_mean_to_the_last_bit(n, piece, values, seed):
-    """The mean summed a piece at a time, the pieces added in numpy's own pairwise tree, is the
-    mean of the whole looked-up array, bit for bit, whatever the length and the piece size."""
+@given(st.integers(1, 6000), st.integers(1, 40), st.integers(0, 2**32 - 1))
+def test_histogram_mean_is_the_exact_mean_of_the_looked_up_values(n, values, seed):
+    """The mean from how many values see each code is the exact mean of the looked-up array,
+    rounded once: whatever the order of the values, and never further from it than numpy's."""
     rng = np.random.default_rng(seed)
     table = rng.random(values) * rng.choice([1e-3, 1.0, 7.0, 1e6], size=values)
-    codes = rng.integers(0, values, size=n).astype(np.uint8 if values < 256 else np.uint16)
-    buffer = np.empty(min(n, piece))
-    assert pairwise_mean(table, codes, buffer) == float(table.take(codes).mean())
-
-
-def test_pairwise_mean_at_the_size_of_a_million_gpu_seed():
-    rng = np.random.default_rng(7)
-    table = 1.0 / np.arange(1.0, 30.0)
-    for n in (2**21, 2**21 + 2**15 + 13, 3 * 2**19 + 5):
-        codes = rng.integers(0, len(table), size=n).astype(np.uint8)
-        buffer = np.empty(PAIRWISE_PIECE)
-        assert pairwise_mean(table, codes, buffer) == float(table.take(codes).mean())
-
-
-def test_pairwise_mean_refuses_a_buffer_shorter_than_numpys_block():
-    with pytest.raises(ValueError, match="128"):
-        pairwise_mean(np.ones(3), np.zeros(200, np.uint8), np.empty(100))
+    codes = rng.integers(0, values, size=n)
+    looked_up = table.take(codes)
+    exact = sum(map(Fraction, looked_up.tolist()), Fraction(0)) / n
+    mean = histogram_mean(table, np.bincount(codes), n)
+    assert mean == float(exact)
+    assert abs(Fraction(mean) - exact) <= abs(Fraction(float(looked_up.mean())) - exact)
+    assert histogram_mean(table, np.bincount(rng.permutation(codes)), n) == mean
 
 
 @settings(max_examples=examples(8), deadline=None)
 @given(st.sampled_from([(300, 8, 128), (129, 16, 256), (256, 32, 160), (520, 8, 64)]), st.sampled_from([1.0, 1.5, 4.0]),
        st.integers(1, 2))
 def test_placement_of_many_flows_per_seed_equals_the_plain_computation_exactly(shape, load, per_nic):
-    """Seeds of more flows than one piece of the mean (their shares summed a piece at a time),
-    on leaf counts that wrap by mask and by subtraction: the plain computation's figures."""
+    """Seeds of tens of thousands of flows, on leaf counts that wrap by mask and by subtraction:
+    the plain computation's figures."""
     leaves, uplinks, nics = shape
     p = place("ecmp", leaves, uplinks, nics, load, per_nic)
-    assert leaves * nics * per_nic > PAIRWISE_PIECE
+    assert leaves * nics * per_nic > 2**15
     expected, p10, slowest, busiest = _reference_place(leaves, uplinks, nics, load, per_nic, p.seeds)
     assert (p.expected, p.p10, p.slowest, p.busiest_flows) == (expected, p10, slowest, busiest)

@@ -27,6 +27,7 @@ from __future__ import annotations
 import math
 import tomllib
 from dataclasses import dataclass
+from fractions import Fraction
 from functools import lru_cache
 from typing import Any
 
@@ -138,48 +139,28 @@ def _place(mode: str, leaves: int, uplinks: int, nics: int, load: float, per_nic
         # figures as the formula below, whose every share is then exactly 1, without reading the
         # draws: a comparison asks most of its loads below the uplinks' capacity.)
         return Placement(mode, leaves, uplinks, flows, per_nic, load, 1.0, 1.0, 1.0, busiest, seeds)
-    # The shares of the flow counts a path can see, read per flow: the same values, element by
-    # element, as flow_shares over the draws, for one pass over them instead of four. A share
-    # falls as the flows on a path grow, so a seed's slowest flow is on its busiest link: its
-    # share is the table's at that count, without a pass over the flows.
+    # The shares of the flow counts a path can see (flow_shares of each count). A share falls as
+    # the flows on a path grow, so a seed's slowest flow is on its busiest link: its share is the
+    # table's at that count, without a pass over the flows.
     counts = np.arange(most + 1)
     counts[0] = 1   # no flow sees 0 flows on its path (it is one of them): a placeholder
     table = flow_shares(counts, load, flows_per_link)
-    # seed by seed, each seed's mean as numpy sums it, a cache-sized piece at a time (pairwise_mean)
-    buffer = np.empty(min(len(on_path[0]), PAIRWISE_PIECE))
-    throughput = np.array([pairwise_mean(table, row, buffer) for row in on_path])
+    # a seed's mean over its flows from how many flows see each count on their path (a sum over
+    # a few dozen counts, not a pass over millions of flows)
+    flows_per_seed = leaves * flows
+    throughput = np.array([histogram_mean(table, hist, flows_per_seed) for hist in on_path])
     return Placement(mode, leaves, uplinks, flows, per_nic, load, float(throughput.mean()),
                      float(np.percentile(throughput, 10)), float(table[busiest_of_seed].mean()),
                      busiest, seeds)
 
 
-# The flows a mean reads at a time: 256 KiB of shares, which stay in the caches between being
-# looked up and being summed (a seed's two million shares at once would go out to memory and back).
-PAIRWISE_PIECE = 1 << 15
-
-
-def pairwise_mean(table: np.ndarray, codes: np.ndarray, buffer: np.ndarray) -> float:
-    """``table.take(codes).mean()`` to the last bit, without making the whole looked-up array.
-
-    numpy sums a contiguous float64 array pairwise: an array of more than 128 values is split
-    at half its length rounded down to a multiple of 8 and the two halves' sums are added. So a
-    piece of the array that is one of those halves (or a half of a half...) has the sum numpy
-    gives that piece alone, and the halves' sums added in the same tree give the whole sum. The
-    pieces are looked up into `buffer` (128 long at least, or as long as `codes`) one at a time;
-    every code must be an index of `table`."""
-    n = len(codes)
-    if len(buffer) < min(n, 128):
-        raise ValueError("pairwise_mean needs a buffer of 128 values at least (numpy sums up to 128 in one block)")
-
-    def piece_sum(lo: int, size: int) -> float:
-        if size <= len(buffer):
-            # "clip" only spares take its bounds check and the copy that checking into `out` makes
-            return float(np.add.reduce(table.take(codes[lo:lo + size], out=buffer[:size], mode="clip")))
-        half = size // 2
-        half -= half % 8
-        return piece_sum(lo, half) + piece_sum(lo + half, size - half)
-
-    return float(np.float64(piece_sum(0, n)) / n) if n else math.nan
+def histogram_mean(table: np.ndarray, hist: np.ndarray, n: int) -> float:
+    """The mean of ``table[c]`` over `n` values of which ``hist[c]`` are `c`, exactly rounded: the
+    sum is taken in exact fractions, so it is the same whatever the order or the machine (numpy's
+    pairwise sum over the flows rounds at every addition, in an order set by its blocks)."""
+    total = sum((Fraction(v) * c for c, v in zip(hist.tolist(), table[:len(hist)].tolist(), strict=True) if c),
+                Fraction(0))
+    return float(total / n)
 
 
 def flow_shares(on_path: np.ndarray, load: float, flows_per_link: float) -> np.ndarray:
@@ -198,11 +179,11 @@ def flow_shares(on_path: np.ndarray, load: float, flows_per_link: float) -> np.n
 # loads (each message size, the full-load figure) on one fabric share one placement of flows.
 # A comparison asks each fabric's loads together, and its re-runs (the other rank placement,
 # other jobs' load) come back to them, so a dozen entries are kept; each holds a count per flow
-# and seed, in the narrowest type that holds it (a byte per flow on a 1:1 fabric).
+# and seed as a histogram: how many of its flows see each count of flows on their path.
 @lru_cache(maxsize=12)
 def _draws(leaves: int, uplinks: int, flows: int, seeds: int, seed: int) -> tuple[tuple[np.ndarray, ...], np.ndarray]:
-    """Per seed, each flow's count of flows on the busier link of its path (read-only), and per
-    seed the flows on its busiest link."""
+    """Per seed, how many flows see each count of flows on the busier link of their path (index:
+    the count; read-only), and per seed the flows on its busiest link."""
     rng = np.random.default_rng(seed)
     n = leaves * flows
     links = leaves * uplinks
@@ -238,12 +219,12 @@ def _draws(leaves: int, uplinks: int, flows: int, seeds: int, seed: int) -> tupl
         up = np.bincount(up_idx, minlength=links)
         down = np.bincount(down_idx, minlength=links)
         busiest[s] = most = max(int(up.max()), int(down.max()))
-        # the counts in the narrowest type that holds them: the lookups hit the caches, and each
-        # load's shares read a byte per flow
+        # the counts in the narrowest type that holds them: the lookups hit the caches
         ctype: type[np.integer[Any]] = np.uint8 if most < 2**8 else np.uint16 if most < 2**16 else np.int32
-        row = np.maximum(up.astype(ctype).take(up_idx), down.astype(ctype).take(down_idx))
-        row.flags.writeable = False
-        rows.append(row)
+        hist = np.bincount(np.maximum(up.astype(ctype).take(up_idx), down.astype(ctype).take(down_idx)),
+                           minlength=most + 1)
+        hist.flags.writeable = False
+        rows.append(hist)
     busiest.flags.writeable = False
     return tuple(rows), busiest
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import partial
+from functools import cached_property, partial
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -44,6 +44,7 @@ from designer.model.physical.group_arrays import (
     members_of,
     renamed_blocks,
     row_classes,
+    sorted_distinct,
     translated_blocks,
 )
 from designer.model.physical.link_arrays import DeviceCodes
@@ -188,12 +189,20 @@ class Groups:
         else:
             ac = host_cages(tier.a_port[o[:p]], k_host, planes, rails)[0] if tier.host else tier.a_cage[o[:p]]
         ca, cb, _ = cage_slots(ad, ac, bd, bc, dev.servers, dev.total)
+        # the cages numbered in slot order: by a count over the slots' range where the block's
+        # ends are about as many, else by a sort of the ends (a block's few hundred links can join
+        # servers' cages to a leaf's, millions of slots apart)
         low = int(min(ca.min(), cb.min())) if p else 0
-        used = np.zeros(int(max(ca.max(), cb.max())) + 1 - low if p else 0, bool)
-        used[ca - low], used[cb - low] = True, True
-        renumber = np.cumsum(used) - 1
-        ca, cb = renumber[ca - low], renumber[cb - low]
-        n_cages = int(used.sum())
+        span = int(max(ca.max(), cb.max())) + 1 - low if p else 0
+        if span <= 8 * len(ca) + 1024:
+            used = np.zeros(span, bool)
+            used[ca - low], used[cb - low] = True, True
+            renumber = np.cumsum(used) - 1
+            ca, cb = renumber[ca - low], renumber[cb - low]
+            n_cages = int(used.sum())
+        else:
+            slots = sorted_distinct(np.concatenate([ca, cb]))
+            ca, cb, n_cages = np.searchsorted(slots, ca), np.searchsorted(slots, cb), len(slots)
         if m == 1:   # blocks whose cages are the first block's renamed otherwise
             m = renamed_blocks(ca, cb, n_cages, (link_tier, b_lane))
             p = n // m
@@ -205,42 +214,145 @@ class Groups:
                 ca, cb, n_cages = compact[ca[:p]], compact[cb[:p]], int(kept.sum())
         one = _BlockGroups(ca, cb, n_cages, link_tier[:p], b_lane[:p], self.a_host[:p])
         g0 = one.n_groups
-        self.n_groups = n_groups = g0 * m
+        self.n_groups = g0 * m
+        self._one, self._m, self._p, self._g0 = one, m, p, g0
         link_shift, group_shift = np.arange(m)[:, None] * p, np.arange(m)[:, None] * g0
-
-        def tiled(values: np.ndarray, shift: np.ndarray | None = None) -> np.ndarray:
-            out: np.ndarray = (np.tile(values, m) if shift is None else (values[None, :] + shift).reshape(-1))
-            return out
-
-        # each group's first link of each tier (n past the last where it has none)
-        first = one.first_of_tier
-        self.first_of_tier = np.where(first[None] < p, first[None] + link_shift[:, :, None], n).reshape(n_groups, -1)
-        self.group, self.rank = tiled(one.group, group_shift), tiled(one.rank)
-        self.lorder, self.g_start = tiled(one.lorder, link_shift), tiled(one.g_start, link_shift)
-        self.g_nlinks = tiled(one.g_nlinks)
-        self.local_a, self.local_b = tiled(one.local_a), tiled(one.local_b)
-        # the groups with a server's NIC cage: only they span the planes of a block
-        self.hosted = tiled(one.hosted)
-        # cages of a group of the block: its NIC cages once, its upper cages on every plane
-        self.g_ncages = tiled(one.cages + (block - 1) * one.uppers)
         # groups size by size: the links of each size's groups, group by group, in link order
         self.buckets: list[Bucket] = []
         parts, at = [], 0
         for bucket in one.buckets:
             links = one.by_size[bucket.start:bucket.start + bucket.width * len(bucket.groups)]
-            parts.append(tiled(links, link_shift))
-            self.buckets.append(Bucket(bucket.width, tiled(bucket.groups, group_shift), at))
+            parts.append(self._tiled(links, link_shift))
+            self.buckets.append(Bucket(bucket.width, self._tiled(bucket.groups, group_shift), at))
             at += bucket.width * len(bucket.groups) * m
         self.by_size = np.concatenate(parts) if parts else np.zeros(0, np.int64)
-        # the shape: per link place (local a cage, local b cage, b lane, tier) and the group's
-        # cages (a group of the block follows from its first plane's shape); shapes of one size
-        # only are compared, so each size numbers its own
-        self.shape = tiled(one.shape)
 
-    def medium_keys(self, bucket: Bucket, lengths: np.ndarray, shape: np.ndarray, group: np.ndarray,
+    # The per-link and per-group arrays below are the first block's repeated over the `m` blocks
+    # (links shifted by a block's `p` links, groups by its `g0` groups). They are made the first
+    # time they are read: a count reads a few groups' values (`width`, `links`, `rank`, ...),
+    # which come from the first block's directly, and the per-bucket values (`bucket_shapes`,
+    # `bucket_first_links`) from the first block's bucket repeated.
+
+    def _tiled(self, values: np.ndarray, shift: np.ndarray | None = None) -> np.ndarray:
+        out: np.ndarray = (np.tile(values, self._m) if shift is None
+                           else (values[None, :] + shift).reshape(-1))
+        return out
+
+    def _link_shift(self) -> np.ndarray:
+        return np.arange(self._m)[:, None] * self._p
+
+    def _group_shift(self) -> np.ndarray:
+        return np.arange(self._m)[:, None] * self._g0
+
+    @cached_property
+    def first_of_tier(self) -> np.ndarray:
+        """Each group's first link of each tier (n0 past the last where it has none)."""
+        first = self._one.first_of_tier
+        return np.where(first[None] < self._p, first[None] + self._link_shift()[:, :, None],
+                        self.n0).reshape(self.n_groups, -1)
+
+    @cached_property
+    def group(self) -> np.ndarray:
+        return self._tiled(self._one.group, self._group_shift())
+
+    @cached_property
+    def rank(self) -> np.ndarray:
+        return self._tiled(self._one.rank)
+
+    @cached_property
+    def lorder(self) -> np.ndarray:
+        return self._tiled(self._one.lorder, self._link_shift())
+
+    @cached_property
+    def g_start(self) -> np.ndarray:
+        return self._tiled(self._one.g_start, self._link_shift())
+
+    @cached_property
+    def g_nlinks(self) -> np.ndarray:
+        return self._tiled(self._one.g_nlinks)
+
+    @cached_property
+    def local_a(self) -> np.ndarray:
+        return self._tiled(self._one.local_a)
+
+    @cached_property
+    def local_b(self) -> np.ndarray:
+        return self._tiled(self._one.local_b)
+
+    @cached_property
+    def hosted(self) -> np.ndarray:
+        """The groups with a server's NIC cage: only they span the planes of a block."""
+        return self._tiled(self._one.hosted)
+
+    @cached_property
+    def g_ncages(self) -> np.ndarray:
+        """Cages of a group of the block: its NIC cages once, its upper cages on every plane."""
+        return self._tiled(self._one.cages + (self.block - 1) * self._one.uppers)
+
+    @cached_property
+    def shape(self) -> np.ndarray:
+        """Per group, its shape: per link place (local a cage, local b cage, b lane, tier) and the
+        group's cages (a group of the block follows from its first plane's shape); shapes of one
+        size only are compared, so each size numbers its own."""
+        return self._tiled(self._one.shape)
+
+    def width(self, g: int) -> int:
+        """Group g's links on a plane."""
+        return int(self._one.g_nlinks[g % self._g0])
+
+    def links(self, g: int) -> np.ndarray:
+        """Group g's links, in link order."""
+        q, local = divmod(g, self._g0)
+        start = int(self._one.g_start[local])
+        return self._one.lorder[start:start + int(self._one.g_nlinks[local])] + q * self._p
+
+    def rank_of(self, i: int) -> int:
+        """Link i's place in its group."""
+        return int(self._one.rank[i % self._p])
+
+    def cages_of(self, g: int) -> int:
+        """Group g's cages (over the planes of a block)."""
+        local = g % self._g0
+        return int(self._one.cages[local] + (self.block - 1) * self._one.uppers[local])
+
+    def is_hosted(self, g: int) -> bool:
+        return bool(self._one.hosted[g % self._g0])
+
+    def local_cages(self, links: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Links' local a and b cages."""
+        at = links % self._p
+        return self._one.local_a[at], self._one.local_b[at]
+
+    def bucket_shapes(self, b: int) -> np.ndarray:
+        """`shape` of bucket b's groups."""
+        return self._tiled(self._one.shape[self._one.buckets[b].groups])
+
+    def bucket_hosted(self, b: int) -> np.ndarray:
+        """`hosted` of bucket b's groups."""
+        return self._tiled(self._one.hosted[self._one.buckets[b].groups])
+
+    def bucket_first_links(self, b: int, at: np.ndarray | None = None) -> np.ndarray:
+        """`first_of_tier` of bucket b's groups (of those at places `at` among them only)."""
+        local = self._one.buckets[b].groups
+        if at is None:
+            first = self._one.first_of_tier[local]
+            return np.where(first[None] < self._p, first[None] + self._link_shift()[:, :, None],
+                            self.n0).reshape(-1, first.shape[1])
+        q, i = np.divmod(at, len(local))
+        first = self._one.first_of_tier[local[i]]
+        return np.where(first < self._p, first + (q * self._p)[:, None], self.n0)
+
+    def bucket_cages(self, b: int) -> int:
+        """The most cages a group of bucket b has on a plane (local cage numbers below it)."""
+        one = self._one
+        bucket = one.buckets[b]
+        links = one.by_size[bucket.start:bucket.start + bucket.width * len(bucket.groups)]
+        return int(max(one.local_a[links].max(), one.local_b[links].max())) + 1
+
+    def medium_keys(self, b: int, lengths: np.ndarray, shape: np.ndarray, group: np.ndarray,
                     values: np.ndarray, media: MediaIndex, end_kinds: tuple[KindsOf, KindsOf],
                     kinds: list[tuple[str, int, int]]) -> np.ndarray:
-        """Per row of runs of the bucket's groups (`lengths` their runs as indices into `values`;
+        """Per row of runs of bucket b's groups (`lengths` their runs as indices into `values`;
         `shape` the row's shape, `group` a group of the bucket with that row): the bin of the
         group's longest run, then per cage of the group what each optic and lane would put in it
         at its longest link's run (-1 for no such cage). That is all `choose_medium` reads of the
@@ -252,10 +364,11 @@ class Groups:
 
         Groups of one shape have their cages in the same columns: each cage's longest run is a
         maximum over its columns, taken shape by shape."""
+        bucket = self.buckets[b]
         w, nb = bucket.width, len(bucket.groups)
         rows = len(lengths)
         links = self.by_size[bucket.start:bucket.start + w * nb].reshape(nb, w)
-        cages = int(max(self.local_a[links].max(), self.local_b[links].max())) + 1
+        cages = self.bucket_cages(b)
         plane = np.repeat(np.arange(self.block), w) * cages            # each column's plane of the block
         outcome_of = _outcomes(kinds, values, media)     # per kind and run, a code of what cages hold
         # column 0 the group's longest run's bin, then a column per cage (of each plane)
@@ -265,9 +378,10 @@ class Groups:
         for i0, members in zip(shape_first.tolist(), members_of(shape_of, len(shape_first)), strict=True):
             # the shape's columns of each cage, from its first group: a link's lower end and upper end
             first = links[int(group[i0])]
-            a_cage = np.tile(self.local_a[first], self.block) + np.where(np.tile(self.a_host[first], self.block),
+            local_a, local_b = self.local_cages(first)
+            a_cage = np.tile(local_a, self.block) + np.where(np.tile(self.a_host[first], self.block),
                                                                          0, plane)
-            b_cage = np.tile(self.local_b[first], self.block) + plane
+            b_cage = np.tile(local_b, self.block) + plane
             end_cage = np.stack([a_cage, b_cage], axis=1).reshape(-1)          # ends in link order
             end_kind = np.stack([np.tile(end_kinds[0](first), self.block), np.tile(end_kinds[1](first), self.block)],
                                 axis=1).reshape(-1)
@@ -422,9 +536,9 @@ def count_groups(bill: Bill, tier: Tier, runs: Runs, derived: Derived, dev: Devi
         """A group's links as the link-by-link path sees them (g_all: index over every block;
         `runs_of_group`: its row of runs, a group's width per plane of the block)."""
         q, g = divmod(g_all, n_groups)
-        width = int(groups.g_nlinks[g])
+        width = groups.width(g)
         out: list[LinkPlan] = []
-        at = groups.lorder[groups.g_start[g]:groups.g_start[g] + width].tolist()
+        at = groups.links(g).tolist()
         for p_in in range(block):
             p = q * block + p_in
             shift = p * dev.per_plane
@@ -442,7 +556,7 @@ def count_groups(bill: Bill, tier: Tier, runs: Runs, derived: Derived, dev: Devi
                             int(tier.a_lane[j]), False, a_type, int(tier.a_cap[j]))
                 b = End(name(bd), str(int(tier.b_port[j])), int(tier.b_cage[j]), int(tier.b_lane[j]), False,
                         b_type, int(tier.b_cap[j]))
-                run = float(values[int(runs_of_group[p_in * width + int(groups.rank[i])])])
+                run = float(values[int(runs_of_group[p_in * width + groups.rank_of(i)])])
                 out.append(LinkPlan(0, TIERS[int(tier.link_tier[j])], int(tier.link_gbps[j]), a, b, run))
         return out
 
@@ -451,7 +565,7 @@ def count_groups(bill: Bill, tier: Tier, runs: Runs, derived: Derived, dev: Devi
     # Per class: its groups (index over every block), their runs (a row each), its first group,
     # that group's links and the choice.
     classes: list[_Class] = []
-    for bucket in groups.buckets:
+    for b, bucket in enumerate(groups.buckets):
         w, nb = bucket.width, len(bucket.groups)
         tier_links = groups.by_size[bucket.start:bucket.start + w * nb]
         tier_links = tier_links if groups.in_order else o[tier_links]
@@ -460,7 +574,7 @@ def count_groups(bill: Bill, tier: Tier, runs: Runs, derived: Derived, dev: Devi
         # group and block of planes, counted once, times its groups
         by_group = tier_links.reshape(nb, w)
         alike = np.empty((nb, 1 + w), np.int64, order="F")
-        alike[:, 0] = groups.shape[bucket.groups]
+        alike[:, 0] = groups.bucket_shapes(b)
         alike[:, 1:] = link_class[by_group]
         kind_first, kind_of = row_classes(alike)
         n_kinds = len(kind_first)
@@ -478,7 +592,7 @@ def count_groups(bill: Bill, tier: Tier, runs: Runs, derived: Derived, dev: Devi
         weights = np.tile(np.bincount(kind_of, minlength=n_kinds), n_blocks)
         shape = np.tile(alike[kind_first, 0], n_blocks)
         g_all = (shifts * n_groups + bucket.groups[None, :]).reshape(-1)      # each group's number
-        held = groups.medium_keys(bucket, lengths, shape, row_first % nb, values, media,
+        held = groups.medium_keys(b, lengths, shape, row_first % nb, values, media,
                                   (end_kinds[0], end_kinds[1]), kinds)
         # a row's class: its shape, what its runs give the medium (`held`) and, for a block of
         # planes, each plane's longest run
@@ -490,7 +604,7 @@ def count_groups(bill: Bill, tier: Tier, runs: Runs, derived: Derived, dev: Devi
             # class keys each plane's longest run too, which with its cages' modules (`held`)
             # gives each plane's medium (`_planes_agree`)
             bins = length_bins(media, values)
-            hosted = groups.hosted[bucket.groups][row_first % nb]
+            hosted = groups.bucket_hosted(b)[row_first % nb]
             for p_in in range(block):
                 longest = bins[lengths[:, p_in * w:(p_in + 1) * w].max(axis=1)]
                 longest[hosted] = -1
@@ -498,10 +612,15 @@ def count_groups(bill: Bill, tier: Tier, runs: Runs, derived: Derived, dev: Devi
         class_first, class_of = row_classes(keys)
         # each row's first link of each tier (block of planes, place in the block), from its
         # groups' (the kinds' groups are in every block)
-        kind_first_link = np.full((len(TIERS), n_kinds), groups.n0, np.int64)
-        first_link = groups.first_of_tier[bucket.groups]
-        for t in range(len(TIERS)):
-            np.minimum.at(kind_first_link[t], kind_of, first_link[:, t])
+        if tier.merged:
+            kind_first_link = np.full((len(TIERS), n_kinds), groups.n0, np.int64)
+            first_link = groups.bucket_first_links(b)
+            for t in range(len(TIERS)):
+                np.minimum.at(kind_first_link[t], kind_of, first_link[:, t])
+        else:
+            # links of one tier: groups are numbered in the order of their first link, so a
+            # kind's first link is its first group's
+            kind_first_link = groups.bucket_first_links(b, kind_first).T
         row_place = (shifts * (groups.n0 + 1) + kind_first_link[:, None, :]).reshape(len(TIERS), -1)
 
         for rows in members_of(class_of, len(class_first)):
@@ -509,7 +628,7 @@ def count_groups(bill: Bill, tier: Tier, runs: Runs, derived: Derived, dev: Devi
             group_links = links_of(int(g_all[row0]), lengths[int(row_of[row0])])
             forced = tier.forced(fp, {link.tier for link in group_links})
             choice, by_name = _choose(group_links, media, forced)
-            if block > 1 and not groups.hosted[int(g_all[row0]) % n_groups] and not _planes_agree(
+            if block > 1 and not groups.is_hosted(int(g_all[row0]) % n_groups) and not _planes_agree(
                     group_links, block, choice, media, forced):
                 return False
             if not by_name:
@@ -549,7 +668,7 @@ def count_groups(bill: Bill, tier: Tier, runs: Runs, derived: Derived, dev: Devi
             bill.forced_failed[(group_links[0].tier, forced)] += n_links
         if choice.cable:
             cable = choice.cable
-            each = cable.power_w + cable.leg_power_w * (int(groups.g_ncages[local0]) - 1)
+            each = cable.power_w + cable.leg_power_w * (groups.cages_of(local0) - 1)
             longest = rows.max(axis=1)
             buckets = np.zeros(len(rows), np.int64)
             for code in np.unique(longest).tolist():

@@ -44,8 +44,10 @@ def row_classes(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The first row of each distinct row, and each row's class: `np.unique(rows, axis=0)`'s index
     and inverse (classes in another order). Rows of small numbers (a group's shape, bins and
     codes of modules) are one number each in a range about as long as the rows are many, counted
-    over that range; other rows by a hash of each row checked against its class's first row (a
-    sort of one column instead of all). A matrix far wider than long (a few groups of thousands
+    over that range; rows of a few columns whose ranges multiply below 2**63 (the pairs of racks
+    of a group's links) one number each too, their classes by a sort of those numbers; other
+    rows by a hash of each row checked against its class's first row (a sort of one column
+    instead of all). A matrix far wider than long (a few groups of thousands
     of links) is hashed whole, each column salted by its place, not column by column."""
     n, width = rows.shape
     if n and width:
@@ -69,6 +71,13 @@ def row_classes(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
             refined = _refined_classes(rows, low.tolist(), spans, limit)
             if refined is not None:
                 return refined
+            if math.prod(spans) < 1 << 63:   # one exact number per row: its classes by a sort
+                code = np.zeros(n, np.int64)
+                step = 1
+                for j, (lo, span) in enumerate(zip(low.tolist(), spans, strict=True)):
+                    code += (rows[:, j] - lo) * step
+                    step *= span
+                return _sorted_classes(code)
     with np.errstate(over="ignore"):
         if rows.shape[1] > max(256, rows.shape[0]):
             salt = _mix(np.arange(rows.shape[1], dtype=np.uint64) * _MIX[1])
@@ -77,16 +86,32 @@ def row_classes(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
             h = np.zeros(len(rows), np.uint64)
             for j in range(rows.shape[1]):
                 h = _mix(h * _MIX[0] + rows[:, j].astype(np.uint64) + np.uint64(j))
-    # the distinct hashes by a sort of the values (numpy's sort of indices is several times
-    # slower), each row's by a search among them
-    hashes = sorted_distinct(h)
-    inverse = np.searchsorted(hashes, h)
-    first = np.full(len(hashes), n, np.int64)
-    np.minimum.at(first, inverse, np.arange(n))
-    if not np.array_equal(rows[first][inverse], rows):   # two rows of one hash: sort them all
+    first, inverse = _sorted_classes(h)
+    if not _all_like_first(rows, first[inverse]):
+        # two rows of one hash: sort them all
         _, first, inverse = np.unique(rows, axis=0, return_index=True, return_inverse=True)
         inverse = inverse.reshape(-1)
     return first, inverse
+
+
+def _sorted_classes(code: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The first index of each distinct code and each code's class (classes in the codes'
+    order): the distinct codes by a sort of the values (numpy's sort of indices is several times
+    slower), each code's by a search among them."""
+    distinct = sorted_distinct(code)
+    inverse = np.searchsorted(distinct, code)
+    first = np.full(len(distinct), len(code), np.int64)
+    np.minimum.at(first, inverse, np.arange(len(code)))
+    return first, inverse
+
+
+def _all_like_first(rows: np.ndarray, at: np.ndarray) -> bool:
+    """Whether every row equals row `at` of its own: a column at a time where the rows are few
+    columns laid out column by column (such a column is contiguous; a gather of whole rows from
+    it is not), else whole rows."""
+    if rows.flags.f_contiguous and rows.shape[1] <= 64:
+        return all(np.array_equal(rows[:, j].take(at), rows[:, j]) for j in range(rows.shape[1]))
+    return bool(np.array_equal(rows[at], rows))
 
 
 def _refined_classes(rows: np.ndarray, low: list[int], spans: list[int],
@@ -116,6 +141,14 @@ def members_of(class_of: np.ndarray, n_classes: int) -> list[np.ndarray]:
         return [np.flatnonzero(class_of == c) for c in range(n_classes)]
     rows = np.argsort(class_of, kind="stable")
     return np.split(rows, np.cumsum(np.bincount(class_of, minlength=n_classes))[:-1])
+
+
+def _repeats(values: np.ndarray, m: int, p: int) -> bool:
+    """Whether `values` is its first p values m times over: at once for one value broadcast over
+    every link (a tier's speed, its kind of link), else value by value."""
+    if values.strides == (0,):
+        return True
+    return bool(np.array_equal(values.reshape(m, p), np.broadcast_to(values[:p], (m, p))))
 
 
 def _block_counts(n: int, alike: tuple[np.ndarray, ...]) -> Iterator[tuple[int, int]]:
@@ -157,7 +190,7 @@ def translated_blocks(lower: tuple[np.ndarray, np.ndarray], upper: tuple[np.ndar
             if tried > 3:
                 break
             by_block = np.arange(m, dtype=np.int64)[:, None]
-            if all(np.array_equal(v.reshape(m, p), np.broadcast_to(v[:p], (m, p))) for v in alike) and all(
+            if all(_repeats(v, m, p) for v in alike) and all(
                     np.array_equal(f.reshape(m, p), f[:p] + by_block * step) for f, step in zip(fields, steps,
                                                                                                strict=True)):
                 return m
@@ -179,7 +212,7 @@ def renamed_blocks(ca: np.ndarray, cb: np.ndarray, n_cages: int, alike: tuple[np
         tried += 1
         if tried > 3:
             break
-        if all(np.array_equal(v.reshape(m, p), np.broadcast_to(v[:p], (m, p))) for v in alike) and renamed_in_blocks(
+        if all(_repeats(v, m, p) for v in alike) and renamed_in_blocks(
                 ca, cb, m, n_cages):
             return m
     return 1

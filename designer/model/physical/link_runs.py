@@ -51,13 +51,16 @@ def _run_codes(fp: FloorPlan, links: LinkArrays, row: np.ndarray,
     in_rack = len(dx_u) * (len(dy_u) + 1)
     combo[(ra == rb) & (sa == sb)] = in_rack
     present = np.flatnonzero(np.bincount(combo, minlength=in_rack + 1))
-    run = {}
-    for c in present.tolist():
-        if c == in_rack:
-            run[c] = round(fp.in_rack_m, 2)
-        else:
-            ix, iy = divmod(c, len(dy_u) + 1)
-            run[c] = round(dx_u[ix] + dy_u[iy] + 2 * fp.vertical_run_m + fp.slack_m, 2)
+    between = present[present != in_rack]
+    ix, iy = np.divmod(between, len(dy_u) + 1)
+    # the sum in cable_run_m's order, each addition an IEEE one as Python's is; Python's rounding
+    # (correctly rounded, which numpy's is not) per distinct sum
+    total = np.array(dx_u, np.float64)[ix] + np.array(dy_u, np.float64)[iy] + 2 * fp.vertical_run_m + fp.slack_m
+    sums, which = np.unique(total, return_inverse=True)
+    rounded = [round(v, 2) for v in sums.tolist()]
+    run = dict(zip(between.tolist(), [rounded[i] for i in which.reshape(-1).tolist()], strict=True))
+    if len(between) < len(present):
+        run[in_rack] = round(fp.in_rack_m, 2)
     return combo, run, in_rack + 1
 
 
@@ -117,8 +120,17 @@ def device_classes(codes: np.ndarray, servers: int, per_plane: int, planes: int,
     if top <= servers:   # servers only: the same devices, in the same racks, in every plane
         _, first, inverse = np.unique(place(0), return_index=True, return_inverse=True)
     else:
-        keys = np.stack([place(p) for p in range(planes)], axis=1)
-        _, first, inverse = np.unique(keys, axis=0, return_index=True, return_inverse=True)
+        places = [place(p) for p in range(planes)]
+        base = int(max(int(x.max(initial=0)) for x in places)) + 1
+        if base ** planes < 2**63:
+            # each device's racks on the planes as one number, the first plane's most significant:
+            # its order is the rows' order, and a sort of numbers is far quicker than of rows
+            key = np.zeros(len(devices), np.int64)
+            for at in places:
+                key = key * base + at
+            _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
+        else:
+            _, first, inverse = np.unique(np.stack(places, axis=1), axis=0, return_index=True, return_inverse=True)
     class_of = np.zeros(top, np.int64)
     class_of[devices] = inverse.reshape(-1)
     return class_of, devices[first]
