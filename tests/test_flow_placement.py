@@ -169,8 +169,11 @@ def _reference_place(leaves, uplinks, nics, load, per_nic, seeds):
     on_path, busiest = _reference_draws(leaves, uplinks, nics * per_nic, seeds, 0)
     flows_per_link = nics * per_nic / uplinks
     share = np.minimum(1.0, 1.0 / (load / flows_per_link * on_path)) / (min(1.0, 1.0 / load) if load > 0 else 1.0)
-    # each seed's mean over its flows, exactly: summed in fractions, rounded once
-    throughput = np.array([float(sum(map(Fraction, row.tolist()), Fraction(0)) / len(row)) for row in share])
+    # each seed's mean over its flows, exactly: its distinct shares times their flows summed in
+    # fractions, rounded once
+    throughput = np.array([float(sum((Fraction(v) * int(c) for v, c in zip(*np.unique(row, return_counts=True),
+                                                                           strict=True)), Fraction(0)) / len(row))
+                           for row in share])
     return float(throughput.mean()), float(np.percentile(throughput, 10)), float(share.min(axis=1).mean()), busiest
 
 
