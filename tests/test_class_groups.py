@@ -13,13 +13,14 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from designer.catalog import UnknownPartError, default_catalog
+from designer.model.common.arrays import sorted_distinct
 from designer.model.intent.design import replace_path
 from designer.model.physical import class_groups
 from designer.model.physical.class_bom import class_physical
 from designer.model.physical.class_groups import Groups, block_planes
 from designer.model.physical.class_parts import first_plane_tiers
 from designer.model.physical.closed_form_bom import closed_form_physical, first_plane_links
-from designer.model.physical.group_arrays import row_classes, sorted_distinct
+from designer.model.physical.group_arrays import row_classes
 from designer.model.physical.link_arrays import DeviceCodes
 from designer.model.physical.media import host_ports_per_cage
 from designer.model.topology.derive import derive
@@ -65,6 +66,16 @@ def test_row_classes_equal_numpys_unique_rows(data):
 @given(hnp.arrays(np.int64, st.integers(0, 200), elements=st.integers(-(2**40), 2**40)))
 def test_sorted_distinct_is_numpys_unique(values):
     assert np.array_equal(sorted_distinct(values), np.unique(values))
+
+
+@given(st.one_of(hnp.arrays(np.float64, hnp.array_shapes(max_dims=2, max_side=30),
+                            elements=st.floats(-1e6, 1e6, allow_nan=False).map(lambda x: round(x, 1))),
+                 hnp.arrays(np.dtype("U4"), st.integers(0, 60), elements=st.sampled_from(["a", "bb", "leaf", ""]))))
+def test_sorted_distinct_is_numpys_unique_on_runs_names_and_matrices(values):
+    """The replacement of every plain `np.unique` in the model and io: float runs, names and
+    matrices (flattened) give numpy's answer, its dtype included."""
+    got, expected = sorted_distinct(values), np.unique(values)
+    assert got.dtype == expected.dtype and np.array_equal(got, expected)
 
 
 def _tiers(d):

@@ -24,6 +24,7 @@ import numpy as np
 from designer import __version__
 from designer.io.export_source import ExportSource
 from designer.io.markup import xml_attr
+from designer.model.common.arrays import sorted_distinct
 from designer.model.topology.wiring import TIERS
 
 MAX_SHAPES = 300                 # above this many devices in the view, draw one shape per group
@@ -188,7 +189,7 @@ def _bundles(src: ExportSource, shape_of: np.ndarray) -> list[tuple[int, int, in
     np.maximum.at(last, inverse, np.arange(len(key)))
     pair_speeds: dict[int, set[int]] = defaultdict(set)
     top = int(g.max()) + 1
-    for both in np.unique(inverse * top + g).tolist():
+    for both in sorted_distinct(inverse * top + g).tolist():
         pair_speeds[both // top].add(both % top)
     out = []
     for k in np.argsort(first, kind="stable").tolist():

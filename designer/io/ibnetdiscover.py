@@ -30,6 +30,7 @@ from designer.io.atomic import write_atomic
 from designer.io.ibnetdiscover_rates import last_words, line_rates
 from designer.io.ibnetdiscover_rates import rate_of as _rate_of
 from designer.io.markup import one_line
+from designer.model.common.arrays import sorted_distinct
 from designer.model.intent.design import FabricDesign
 from designer.model.topology.asbuilt import (
     KIND_AGGREGATION,
@@ -495,7 +496,7 @@ def _port_columns(data: bytes, size: int, breaks: np.ndarray, index: dict[str, i
     cols: list[list[np.ndarray]] = [[], [], []]
     # Pieces cut at line breaks, every _BULK_PIECE characters or so (each port line starts with one).
     near = np.searchsorted(breaks, np.arange(0, size, _BULK_PIECE))
-    cuts = np.unique(breaks[near[near < len(breaks)]]).tolist()
+    cuts = sorted_distinct(breaks[near[near < len(breaks)]]).tolist()
     for lo, hi in zip([0, *cuts], [*cuts, size], strict=True):
         rows = _BULK_PORT.findall(data, lo, hi) if hi > lo else []
         if not rows:

@@ -44,6 +44,7 @@ from designer.io.export_source import DEFAULT_RACK_UNITS, ExportSource
 from designer.io.markup import one_line, slug, yaml_str
 from designer.io.row_text import number_text, picked, text_table
 from designer.io.row_text import rows as text_rows
+from designer.model.common.arrays import sorted_distinct
 from designer.model.physical.media import End, LinkPlan, switch_cage, switch_cage_capacity
 
 if TYPE_CHECKING:
@@ -399,7 +400,7 @@ def _streamed_files(src: ExportSource, table: LinkTable) -> dict[str, str | Iter
     n_racks = int(rack_of.max(initial=0)) + 1
     used = np.zeros(n_racks, dtype=np.int64)
     np.maximum.at(used, rack_of[alive], (unit_of + np.array(units)[role] - 1)[alive])
-    rack_codes = np.unique(rack_of[alive]).tolist()
+    rack_codes = sorted_distinct(rack_of[alive]).tolist()
     label = {code: rack_label(code, width) for code in rack_codes}
     heights = {label[code]: max(DEFAULT_RACK_UNITS, int(used[code])) for code in rack_codes}
 
@@ -408,10 +409,10 @@ def _streamed_files(src: ExportSource, table: LinkTable) -> dict[str, str | Iter
     present = np.zeros(dev.total, dtype=bool)
     present[a_dev], present[b_dev] = True, True
     codes = np.flatnonzero(present)
-    racks = sorted({label[code] for code in np.unique(rack_of[codes]).tolist()})
+    racks = sorted({label[code] for code in sorted_distinct(rack_of[codes]).tolist()})
     rank_of_label = {name: i for i, name in enumerate(racks)}
     rack_rank = np.zeros(n_racks, dtype=np.int64)
-    for code in np.unique(rack_of[codes]).tolist():
+    for code in sorted_distinct(rack_of[codes]).tolist():
         rack_rank[code] = rank_of_label[label[code]]
     order = codes[np.lexsort((unit_of[codes], rack_rank[rack_of[codes]]))]
 
@@ -450,7 +451,7 @@ def _streamed_files(src: ExportSource, table: LinkTable) -> dict[str, str | Iter
     rank = np.zeros(dev.total, dtype=np.int64)
     rank[order] = np.arange(len(order))
     optic = optic[np.lexsort((e_cage[optic], rank[e_dev[optic]]))]
-    used_parts = set(np.unique(e_part[optic]).tolist())
+    used_parts = set(sorted_distinct(e_part[optic]).tolist())
     modules = {i: (part, src.catalog.transceivers.get(part)) for i, part in enumerate(table.parts)}
     makers = {t.maker for t in used_types} | {(m.vendor or "Generic") for i, (_, m) in modules.items()
                                               if m and i in used_parts}

@@ -32,6 +32,7 @@ from designer import __version__
 from designer.io import hostlist
 from designer.io.export_source import ExportError, ExportSource, safe_id
 from designer.io.markup import one_line, yaml_str
+from designer.model.common.arrays import sorted_distinct
 
 TIER_PLURAL = {"leaf": "leaves", "spine": "spines", "core": "cores"}
 
@@ -99,7 +100,7 @@ def _leaves_of_servers(src: ExportSource) -> tuple[np.ndarray, np.ndarray]:
                 extra_l.append(lower_leaf)
     servers.append(np.array(extra_s, dtype=np.int64))
     leaves.append(np.array(extra_l, dtype=np.int64))
-    keys = np.unique(np.concatenate(servers) * w.n + np.concatenate(leaves))
+    keys = sorted_distinct(np.concatenate(servers) * w.n + np.concatenate(leaves))
     return keys // w.n, keys % w.n
 
 
@@ -139,7 +140,7 @@ def build_topology(src: ExportSource) -> SlurmTopology:
     groups = {int(label[part[0]]): leaves[part].tolist() for part in np.split(by_label, cuts) if len(part)}
     # each group's servers, sorted and once each
     pair_label = label[np.searchsorted(leaves, leaf_arr)]
-    keys = np.unique(pair_label * (int(server_arr.max()) + 1) + server_arr)
+    keys = sorted_distinct(pair_label * (int(server_arr.max()) + 1) + server_arr)
     key_label, key_server = np.divmod(keys, int(server_arr.max()) + 1)
     cuts = np.flatnonzero(np.diff(key_label)) + 1
     servers_of = {int(key_label[part[0]]): key_server[part].tolist()
@@ -205,7 +206,7 @@ def build_topology(src: ExportSource) -> SlurmTopology:
     blocks = [(s.name, s.nodes) for s in switches if s.level == 1]
     sizes = block_sizes([len(n) for _, n in blocks])
     notes = _notes(src, switches, blocks, sizes)
-    linked = set(np.unique(server_arr).tolist())
+    linked = set(sorted_distinct(server_arr).tolist())
     loose = [src.host(s) for s in src.wired_servers if s not in linked]
     if loose:
         notes.append(f"Not under any switch (no link to a leaf in this design): {hostlist.compress(loose)}.")

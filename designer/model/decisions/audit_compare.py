@@ -28,6 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from designer.model.common.arrays import sorted_distinct
 from designer.model.decisions.audit_uplinks import LeafUplinks
 from designer.model.topology.asbuilt import AsBuilt, Link, link_ends
 from designer.model.topology.capture_mapping import Placement, role_codes
@@ -108,7 +109,7 @@ def select(fabric: AsBuilt, roles: Mapping[str, str], g: DesignView, placement: 
     hcas, first = np.unique(hca, return_index=True)
     node = m[hcas]
     held = node[node >= 0]
-    if len(np.unique(held)) != len(held):
+    if len(sorted_distinct(held)) != len(held):
         return None                      # two HCAs on one design NIC: read link by link
     row = np.where(node >= 0, da.row_of[np.maximum(node, 0)], -1)
     if np.any(row[node >= 0] < 0):
@@ -206,7 +207,7 @@ def _uplinks(fabric: AsBuilt, da: DesignArrays, names: list[str], dk: np.ndarray
     n = max(1, len(names))
     d_lo, d_hi = dk // n, dk % n
     of_leaf = da.leaf[d_lo] & present[d_lo]
-    leaf_codes = np.unique(d_lo[of_leaf])
+    leaf_codes = sorted_distinct(d_lo[of_leaf])
     want = np.bincount(d_lo[of_leaf], weights=da.pair_links[of_leaf], minlength=n)
     b_lo, b_hi = built // n, built % n
     is_leaf = np.zeros(n, dtype=bool)
@@ -235,4 +236,4 @@ def _uplinks(fabric: AsBuilt, da: DesignArrays, names: list[str], dk: np.ndarray
                        {names[c]: int(want[c]) for c in leaf_codes.tolist()},
                        {names[c] for c in others.tolist()}, up,
                        {names[c]: int(hosts[c]) for c in others.tolist()}, worst,
-                       {names[c] for c in np.unique(d_hi[of_leaf]).tolist()}, per_pair)
+                       {names[c] for c in sorted_distinct(d_hi[of_leaf]).tolist()}, per_pair)

@@ -25,6 +25,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from designer.model.common.arrays import sorted_distinct
+
 PATTERNS = ("ring", "tree", "all-to-all")
 MAX_HOPS = 16
 
@@ -299,7 +301,7 @@ def pattern_load(t: RoutingTables, pattern: str) -> tuple[PatternLoad, list[Tier
     # The model: each tier's offered load spread over the tier's links, except the links down to
     # the NICs, which no routing can spread (a NIC's traffic ends on its own link).
     model_worst = 0.0
-    for key in np.unique(tiers[used]):
+    for key in sorted_distinct(tiers[used]):
         in_tier = used & (tiers == key)
         if key == NIC_TIER:
             model_worst = max(model_worst, float(switch_ratio[in_tier].max()))
@@ -320,7 +322,7 @@ def pattern_load(t: RoutingTables, pattern: str) -> tuple[PatternLoad, list[Tier
     routes: list[TierRoutes] = []
     if pattern == "all-to-all":
         counts = _column_load(hops, weight, len(capacity))[:links_n]
-        for key in sorted(np.unique(tiers[used]).tolist()):
+        for key in sorted(sorted_distinct(tiers[used]).tolist()):
             in_tier = used & (tiers == key)
             c = counts[in_tier]
             routes.append(TierRoutes(TIER_NAMES.get(int(key), str(key)), int(in_tier.sum()), int(c.min()),

@@ -40,6 +40,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from designer.catalog import Catalog
+from designer.model.common.arrays import sorted_distinct
 from designer.model.physical.class_groups import block_planes, count_groups
 from designer.model.physical.class_parts import Bill, Runs, Tier, first_plane_tiers
 from designer.model.physical.closed_form_bom import (
@@ -50,7 +51,6 @@ from designer.model.physical.closed_form_bom import (
     host_cages,
     length_bins,
 )
-from designer.model.physical.group_arrays import sorted_distinct
 from designer.model.physical.link_arrays import DeviceCodes, LinkArrays
 from designer.model.physical.media import (
     Choice,

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from designer.catalog.entries import Transceiver
+from designer.model.common.arrays import sorted_distinct
 from designer.model.physical.class_parts import Bill, Runs, Tier
 from designer.model.physical.closed_form_bom import (
     MEDIA_CODES,
@@ -44,7 +45,6 @@ from designer.model.physical.group_arrays import (
     members_of,
     renamed_blocks,
     row_classes,
-    sorted_distinct,
     translated_blocks,
 )
 from designer.model.physical.link_arrays import DeviceCodes
@@ -671,7 +671,7 @@ def count_groups(bill: Bill, tier: Tier, runs: Runs, derived: Derived, dev: Devi
             each = cable.power_w + cable.leg_power_w * (groups.cages_of(local0) - 1)
             longest = rows.max(axis=1)
             buckets = np.zeros(len(rows), np.int64)
-            for code in np.unique(longest).tolist():
+            for code in sorted_distinct(longest).tolist():
                 sold, made = sold_length(cable, float(values[code]))
                 n = int(weights[longest == code].sum())
                 bill.counted(cable.id, sold, made, n)

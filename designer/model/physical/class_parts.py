@@ -18,6 +18,7 @@ import numpy as np
 
 from designer.catalog import Catalog
 from designer.catalog.entries import Cable
+from designer.model.common.arrays import sorted_distinct
 from designer.model.physical.closed_form_bom import (
     TIERS,
     _Cages,
@@ -174,7 +175,7 @@ def first_plane_tiers(derived: Derived, catalog: Catalog, first: LinkArrays) -> 
             if len(ports) == derived.design.cluster.servers * rails:
                 # every server has each of its NIC ports once: the same cages each
                 global_ports = np.arange(planes * rails, dtype=np.int64)
-                per_server = len(np.unique(host_cages(global_ports, cages.k_host, planes, rails)[0]))
+                per_server = len(sorted_distinct(host_cages(global_ports, cages.k_host, planes, rails)[0]))
                 lower_cages = derived.design.cluster.servers * per_server
             else:
                 per_plane = [host_cages(ports + p * rails, cages.k_host, planes, rails)[0] for p in range(planes)]
@@ -379,7 +380,7 @@ class Bill:
                 out[key] = 0.0
                 continue
             watts = np.concatenate([w for _, w in parts])
-            if len({t for t, _ in parts}) > 1 and len(np.unique(watts)) > 1:
+            if len({t for t, _ in parts}) > 1 and len(sorted_distinct(watts)) > 1:
                 return None
             out[key] = float(np.cumsum(watts)[-1])
         return out

@@ -10,20 +10,8 @@ from collections.abc import Iterator
 
 import numpy as np
 
+from designer.model.common.arrays import sorted_distinct
 from designer.model.physical.closed_form_bom import _MIX, _mix
-
-
-def sorted_distinct(values: np.ndarray) -> np.ndarray:
-    """`np.unique(values)`, by a sort: numpy 2's hash table for it is ten times slower than a
-    sort on arrays of device codes and packed keys."""
-    s = np.sort(values, axis=None)
-    if len(s) < 2:
-        return s
-    keep = np.empty(len(s), bool)
-    keep[0] = True
-    np.not_equal(s[1:], s[:-1], out=keep[1:])
-    distinct: np.ndarray = s[keep]
-    return distinct
 
 
 def dense_classes(code: np.ndarray, n_codes: int) -> tuple[np.ndarray, np.ndarray]:

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from designer.model.common.arrays import sorted_distinct
 from designer.model.physical.floor_layout import Layout
 
 # An index or an array of them: numpy's arithmetic on either is not followed by its type hints.
@@ -136,7 +137,7 @@ def positions_of(fp: FloorPlan, servers: int, n_codes: int, leaf_codes: np.ndarr
         position = np.searchsorted(leaf_codes, s_leaf, sorter=np.argsort(leaf_codes))
         position = np.argsort(leaf_codes)[np.minimum(position, len(leaf_codes) - 1)]
         known = leaf_codes[position] == s_leaf
-        key = np.unique(position[known] * (n_racks + 1) + rack_of(s_srv[known]))
+        key = sorted_distinct(position[known] * (n_racks + 1) + rack_of(s_srv[known]))
         u_leaf, u_rack = key // (n_racks + 1), key % (n_racks + 1)
         u_counts = np.bincount(u_leaf, minlength=len(leaf_codes))
         u_starts = np.r_[0, np.cumsum(u_counts)[:-1]]

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from designer.catalog import Catalog
+from designer.model.common.arrays import sorted_distinct
 from designer.model.physical.class_parts import ShapedTier, Side, Tier
 from designer.model.physical.closed_form_bom import (
     TIERS,
@@ -142,7 +143,7 @@ class PortCages:
 
     @property
     def distinct(self) -> int:
-        return len(np.unique(self.cage))
+        return len(sorted_distinct(self.cage))
 
 
 def port_cages(r: Resolved, plan: Plan, role: str, sw: Switch, gbps: int, ports: np.ndarray) -> PortCages | None:
@@ -234,7 +235,7 @@ class _BlockGroup:
         n_slots = int(keys.max()) + 1
         per_block = b.owners.shape[1]
         owner_of_port = np.arange(len(keys)) // b.base
-        slot_owner = np.unique(keys * per_block + owner_of_port)   # the (slot, owner) pairs
+        slot_owner = sorted_distinct(keys * per_block + owner_of_port)   # the (slot, owner) pairs
         s, i = slot_owner // per_block, slot_owner % per_block
         block = np.repeat(np.arange(self.n_blocks, dtype=np.int64), len(s))
         owner_dev = self.rep_of_owner[self.owner_codes[:, i].ravel()]
@@ -348,10 +349,10 @@ def shaped_first_plane(derived: Derived, catalog: Catalog, dev: DeviceCodes) -> 
     # a leaf's server ports are 1 .. its links: its cages those of the first ports
     used = per_leaf[per_leaf > 0]
     n_used, n_leaves = np.unique(used, return_counts=True)
-    upper_cages = sum(len(np.unique(leaf_ports.cage[:n])) * m for n, m in zip(n_used.tolist(), n_leaves.tolist(),
+    upper_cages = sum(len(sorted_distinct(leaf_ports.cage[:n])) * m for n, m in zip(n_used.tolist(), n_leaves.tolist(),
                                                                                strict=True))
     global_ports = np.arange(planes * rails, dtype=np.int64)
-    per_server = len(np.unique(host_cages(global_ports, k_host, planes, rails)[0]))
+    per_server = len(sorted_distinct(host_cages(global_ports, k_host, planes, rails)[0]))
     load = _shaped_loader(derived, catalog, dev, k_host)
     n_links = int(segments.count.sum())
     host_shape = SegmentShape(segments, leaf_ports)

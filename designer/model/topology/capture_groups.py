@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from designer.model.common.arrays import sorted_distinct
 from designer.model.topology.asbuilt import KIND_HOST, DeviceTable, natural_key
 
 _DIGITS = re.compile(r"\d+", re.ASCII)
@@ -281,7 +282,7 @@ def group_view_on_arrays(table: DeviceTable, role: np.ndarray, mgmt_hosts: set[s
     set_apart = mgmt_host[host_code]      # an HCA of a management host
     endpoint = table.kind == KIND_HOST
     compute = endpoint & is_nic & ~set_apart
-    rank = {h: i for i, h in enumerate(np.unique(hca[compute & (hca >= 0)]).tolist())}
+    rank = {h: i for i, h in enumerate(sorted_distinct(hca[compute & (hca >= 0)]).tolist())}
 
     # --- each leaf's host ends (listed when first read) --------------------------------------
     e_leaf, e_port, e_hca = rows.leaf, rows.port, rows.hca
@@ -295,7 +296,7 @@ def group_view_on_arrays(table: DeviceTable, role: np.ndarray, mgmt_hosts: set[s
     n_leaves, n_hosts = len(leaves), max(1, len(hosts))
 
     # --- the compute hosts on each leaf ---------------------------------------------------------
-    pairs = np.unique(e_no[counted] * n_hosts + e_host[counted])
+    pairs = sorted_distinct(e_no[counted] * n_hosts + e_host[counted])
     p_leaf, p_host = np.divmod(pairs, n_hosts)
     hosts_on: dict[str, set[str]] = {leaf: set() for leaf in leaves}
     bounds = np.searchsorted(p_leaf, np.arange(n_leaves + 1))
@@ -336,7 +337,7 @@ def group_view_on_arrays(table: DeviceTable, role: np.ndarray, mgmt_hosts: set[s
         group_of[[number[leaf] for leaf in grp]] = gi
     not_mgmt = ~(endpoint[e_hca] & set_apart[e_hca])
     ports = int(e_port.max(initial=0)) + 1
-    leaf_ports = np.unique(e_no[not_mgmt] * ports + e_port[not_mgmt])
+    leaf_ports = sorted_distinct(e_no[not_mgmt] * ports + e_port[not_mgmt])
     g_ports, g_used = np.unique(group_of[leaf_ports // ports] * ports + leaf_ports % ports, return_counts=True)
     g_of, port_of = np.divmod(g_ports, ports)
     keep = (2 * g_used > size_of[g_of]) | (size_of[g_of] == 1)
@@ -344,7 +345,7 @@ def group_view_on_arrays(table: DeviceTable, role: np.ndarray, mgmt_hosts: set[s
     for gi, p in zip(g_of[keep].tolist(), port_of[keep].tolist(), strict=True):
         slots[gi].append(p)
     # Leaves whose named compute HCAs all have one index.
-    leaf_hca = np.unique(e_no[counted] * (rank_of.size + 1) + (hca[e_hca[counted]] + 1))
+    leaf_hca = sorted_distinct(e_no[counted] * (rank_of.size + 1) + (hca[e_hca[counted]] + 1))
     per_leaf = np.bincount(leaf_hca // (rank_of.size + 1), minlength=n_leaves)
     single = int(np.count_nonzero(per_leaf == 1))
     counts_, size = slot_counts(slots)

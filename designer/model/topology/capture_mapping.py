@@ -30,6 +30,7 @@ from typing import Any, cast
 
 import numpy as np
 
+from designer.model.common.arrays import sorted_distinct
 from designer.model.common.made_when_read import MadeWhenRead
 from designer.model.topology.asbuilt import (
     KIND_HOST,
@@ -373,7 +374,7 @@ def _design_side(g: DesignView) -> _DesignSide:
     n = max(1, len(names))
     server = da.nic_server[row_nic]
     width = int(server.max(initial=0)) + 1
-    pairs = np.unique(row_leaf * width + server)
+    pairs = sorted_distinct(row_leaf * width + server)
     p_leaf, p_server = np.divmod(pairs, width)
     counts = np.bincount(p_leaf, minlength=n)
     lowest = np.full(n, 1 << 30, dtype=np.int64)
@@ -389,11 +390,11 @@ def _design_side(g: DesignView) -> _DesignSide:
     rail = {names[c]: r - 1 for c, r in zip(k_leaf[lead].tolist(), (keys[lead] % pw).tolist(), strict=True)}
     # Servers shared between the switches their NICs are on (leaves, and any switch an edit put a
     # NIC on), each switch numbered by its place among them.
-    switches = np.unique(row_leaf)
+    switches = sorted_distinct(row_leaf)
     shares = shares_on_arrays(np.searchsorted(switches, p_leaf), p_server, [names[c] for c in switches.tolist()])
     made = _DesignSide(at_port, {names[c]: int(counts[c]) for c in on.tolist()},
                        rail, {names[c]: int(lowest[c]) for c in leaf_codes.tolist()}, leaves, shares,
-                       len(np.unique(da.nic_port[nic_rows])) == 1)
+                       len(sorted_distinct(da.nic_port[nic_rows])) == 1)
     g.__dict__["_placing_side"] = made
     return made
 
@@ -439,7 +440,7 @@ def _place_without_votes(out: Placement, ends: dict[str, list[tuple[int, str]]],
     index order. Their HCAs then pair with the server's NICs by rank, so a cable the design no
     longer has is an extra link on its HCA, not a host missing from the design."""
     # One unique over the compute HCAs' host codes (131,072 rows at 131K GPUs, every host placed).
-    codes = np.unique(table.host_code[np.array(compute, dtype=np.int64)]).tolist() if compute else []
+    codes = sorted_distinct(table.host_code[np.array(compute, dtype=np.int64)]).tolist() if compute else []
     waiting = {table.hosts[c] for c in codes if c >= 0} - out.server_of_host.keys() - mgmt_hosts
     if not waiting:
         return

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from designer.model.common.arrays import sorted_distinct
 from designer.model.topology.asbuilt import DeviceTable
 from designer.model.topology.capture_groups import LeafEndRows, natural_ranks
 from designer.model.topology.design_view import DesignView
@@ -158,7 +159,7 @@ def _servers_on(g: DesignView, leaves: set[str]) -> dict[str, list[int]]:
     found, first = np.unique(leaf, return_index=True)
     out: dict[str, list[int]] = {}
     width = int(server.max(initial=0)) + 1
-    pairs = np.unique(leaf * width + server)
+    pairs = sorted_distinct(leaf * width + server)
     p_leaf, p_server = np.divmod(pairs, width)
     bounds = np.searchsorted(p_leaf, found)
     ends_at = np.searchsorted(p_leaf, found, side="right")
@@ -198,7 +199,7 @@ def bundled_leaves(g: DesignView) -> set[str]:
     da = g.arrays()
     key = da.host_leaf * (int(da.host_server_index.max(initial=0)) + 1) + da.host_server_index
     values, counts = np.unique(key, return_counts=True)
-    return {da.names[c] for c in np.unique(da.host_leaf[np.isin(key, values[counts > 1])]).tolist()}
+    return {da.names[c] for c in sorted_distinct(da.host_leaf[np.isin(key, values[counts > 1])]).tolist()}
 
 
 def place_by_hcas(out: Placement, on_leaf: dict[str, Counter[str]], g: DesignView,

@@ -18,6 +18,7 @@ from typing import Any, overload
 
 import numpy as np
 
+from designer.model.common.arrays import sorted_distinct
 from designer.model.common.made_when_read import MadeWhenRead
 from designer.model.topology.builders import leaf_assignment, nic_id, plane_prefix
 
@@ -107,7 +108,7 @@ def _arrays_of(view: DesignView) -> DesignArrays:
     host_server_index = np.array([view.nodes[h[0]]["server"] for h in hl], dtype=np.int64)
     row_of = np.full(len(names), -1, dtype=np.int64)
     row_of[host_nic] = np.arange(len(hl), dtype=np.int64)
-    one_link_per_nic = len(np.unique(host_nic)) == len(host_nic)
+    one_link_per_nic = len(sorted_distinct(host_nic)) == len(host_nic)
     n = max(1, len(names))
     keys = np.array([code[lo] * n + code[hi] for lo, hi in view.pairs], dtype=np.int64)
     links = np.array([v[0] for v in view.pairs.values()], dtype=np.int64)

@@ -25,6 +25,7 @@ import numpy as np
 from designer.catalog import Catalog, default_catalog
 from designer.catalog.device_ids import device_ids
 from designer.catalog.entries import Switch, Technology
+from designer.model.common.arrays import sorted_distinct
 from designer.model.intent.design import ClusterSpec, FabricDesign, FabricSpec, Meta, Template, TierSpec
 from designer.model.topology import closed_form
 from designer.model.topology.asbuilt import (
@@ -168,13 +169,13 @@ def _roles_and_codes(fabric: AsBuilt) -> tuple[dict[str, str], np.ndarray | None
     to_switch = candidate[ea] & switch[eb]
     candidate &= np.bincount(ea[to_switch & ~leaf[eb]], minlength=n) == 0
     chosen = to_switch & candidate[ea]
-    peer_pairs = np.unique(ea[chosen] * n + eb[chosen])
+    peer_pairs = sorted_distinct(ea[chosen] * n + eb[chosen])
     peers = np.bincount(peer_pairs // n, minlength=n)
     role[candidate & (peers >= 2)] = SPINE
     # A core tier reaches every spine; switches above at most half the spines are leaves with
     # no host cabled (a spare leaf's uplinks), not cores.
     cores, spines = role == CORE, role == SPINE
-    if cores.any() and 2 * len(np.unique(eb[cores[ea] & spines[eb]])) <= int(spines.sum()):
+    if cores.any() and 2 * len(sorted_distinct(eb[cores[ea] & spines[eb]])) <= int(spines.sum()):
         role[cores] = LEAF
     # Hosts first, then switches, each in the capture's order (as the link-by-link pass names them).
     role_names = np.array(["isolated", *ROLES, "nic", "aggregation"], dtype=object)
@@ -376,7 +377,7 @@ def infer_design(fabric: AsBuilt, catalog: Catalog | None = None, name: str = "A
     served = np.bincount(leaf_of_index, weights=by_index[1], minlength=len(role))
     most = np.zeros(len(role), dtype=np.int64)
     np.maximum.at(most, leaf_of_index, by_index[1])
-    leaves_with = np.unique(leaf_of_index)
+    leaves_with = sorted_distinct(leaf_of_index)
     # Rail-optimized when nearly every leaf serves one HCA index: a leaf keeps its rail when a
     # swapped or miswired cable or two bring it another index.
     single = int((most[leaves_with] >= 0.75 * served[leaves_with]).sum())

@@ -19,6 +19,7 @@ import numpy as np
 from designer.catalog import Catalog
 from designer.catalog.device_ids import device_ids
 from designer.catalog.entries import Server
+from designer.model.common.arrays import sorted_distinct
 from designer.model.intent.design import ClusterSpec
 from designer.model.topology.asbuilt import Device
 
@@ -74,7 +75,7 @@ def _name_hits(names: list[str]) -> tuple[Counter[str], Counter[str]]:
                                      for text in (joined, lowered))
 
     def lines_with(found: list[int], breaks: np.ndarray) -> np.ndarray:
-        return np.unique(np.searchsorted(breaks, np.array(found, dtype=np.int64)))
+        return sorted_distinct(np.searchsorted(breaks, np.array(found, dtype=np.int64)))
 
     # Counted in the order the name-by-name count meets them (first name, then word order):
     # most_common breaks ties by that order.
