@@ -31,6 +31,22 @@ def test_roles_on_arrays_are_the_roles_link_by_link(seed, key, faults):
     _same_link_by_link(fabric, roles)
 
 
+@settings(max_examples=examples(20), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(0, 10**9), st.sampled_from(GENERATED), st.booleans())
+def test_the_role_codes_the_inference_leaves_are_the_roles_looked_up(seed, key, faults):
+    """The placement reads the inference's own role codes: the same, device for device, as each
+    device's role looked up by name."""
+    _, fabric = generated_capture(key, seed, faults)
+    inferred = inference.infer_design(fabric)
+    kept = fabric.__dict__.get("_role_codes")
+    ends = capture_mapping.link_ends(fabric)
+    if ends is None or not {"spine", "core"} & set(inferred.roles.values()):
+        return   # roles read link by link, or a cascade's hub named after: looked up as before
+    assert kept is not None and kept[0] is inferred.roles and kept[2] is ends.ids
+    looked_up = [capture_mapping.ROLE_CODE.get(inferred.roles.get(d, ""), 0) for d in ends.ids]
+    assert kept[3].tolist() == looked_up
+
+
 def _same_link_by_link(fabric, roles) -> None:
     ends, on_spines = capture_mapping._leaf_ends(fabric, roles), capture_mapping._spine_hosts(fabric, roles)
     planes = _planes(fabric, roles)

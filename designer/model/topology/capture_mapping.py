@@ -554,12 +554,24 @@ def role_codes(fabric: AsBuilt, roles: dict[str, str], ids: list[str]) -> np.nda
     """Each device's role as a code (NIC, LEAF, SPINE, CORE; 0 for any other), row i for
     `ids[i]`: read once per capture and roles (151,552 devices at 131K GPUs)."""
     cached = fabric.__dict__.get("_role_codes")
-    if cached is not None and cached[0] is roles and cached[1] == len(roles) and cached[2] is ids:
+    if cached is not None and cached[0] is roles and cached[1] == len(roles) and (cached[2] is ids or cached[2] == ids):
         return cached[3]  # type: ignore[no-any-return]
     get, code = roles.get, ROLE_CODE.get
     made = np.fromiter((code(get(d, ""), 0) for d in ids), dtype=np.int8, count=len(ids))
     fabric.__dict__["_role_codes"] = (roles, len(roles), ids, made)
     return made
+
+
+# The inference's role numbers (inference_counts: isolated 0, LEAF 1, SPINE 2, CORE 3, NIC 4,
+# AGGREGATION 5) as `role_codes` numbers them.
+_FROM_INFERENCE = np.array([0, ROLE_CODE["leaf"], ROLE_CODE["spine"], ROLE_CODE["core"], ROLE_CODE["nic"], 0],
+                           dtype=np.int8)
+
+
+def remember_role_codes(fabric: AsBuilt, roles: dict[str, str], ids: list[str], inferred: np.ndarray) -> None:
+    """Keep `role_codes` of `roles` on `ids` from the inference's own codes (`inferred`, row i
+    for `ids[i]`, numbered as inference_counts numbers them) instead of a look-up per device."""
+    fabric.__dict__["_role_codes"] = (roles, len(roles), ids, _FROM_INFERENCE[inferred])
 
 
 def _group_view(fabric: AsBuilt, roles: dict[str, str]) -> GroupView:

@@ -37,7 +37,7 @@ from designer.model.topology.asbuilt import (
     link_ends,
 )
 from designer.model.topology.builders import leaf_assignment
-from designer.model.topology.capture_mapping import Placement, group_view, place
+from designer.model.topology.capture_mapping import Placement, group_view, place, remember_role_codes
 from designer.model.topology.derive import Derived, derive, plan_only
 from designer.model.topology.design_view import design_view
 from designer.model.topology.inference_counts import (
@@ -278,6 +278,9 @@ def _cascade_hub(fabric: AsBuilt, roles: dict[str, str], adj: dict[str, set[str]
 def infer_design(fabric: AsBuilt, catalog: Catalog | None = None, name: str = "As built") -> Inference:
     catalog = catalog or default_catalog()
     roles, role_codes = _roles_and_codes(fabric)
+    ends = link_ends(fabric)
+    if role_codes is not None and ends is not None:   # the placement reads the same roles as codes
+        remember_role_codes(fabric, roles, ends.ids, role_codes[:-1])
     inf = Inference(None, None, roles)
     facts = inf.facts
     family = fabric.family
