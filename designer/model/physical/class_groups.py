@@ -23,7 +23,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property, partial
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -144,6 +144,27 @@ class _BlockGroups:
             self.shape[bucket.groups] = row_classes(rows)[1]
 
 
+class _Repeated:
+    """An array of `Groups`: its first block's (`_BlockGroups`, of the same name) repeated over
+    the blocks, shifted by a block's links ("link") or groups ("group") where it holds those;
+    made the first time it is read, then kept on the instance."""
+
+    def __init__(self, shift: str | None = None) -> None:
+        self.shift = shift
+        self.name = ""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    def __get__(self, groups: Groups | None, owner: type | None = None) -> Any:
+        if groups is None:
+            return self
+        shift = {"link": groups._link_shift, "group": groups._group_shift}.get(self.shift or "")
+        value = groups._tiled(getattr(groups._one, self.name), shift() if shift else None)
+        groups.__dict__[self.name] = value     # read from the instance from now on
+        return value
+
+
 class Groups:
     """A tier's groups of linked cages on its first plane, each group's links in the device
     graph's order, and the shape of each group (its links' cages and lanes as `counts_from_links`
@@ -251,38 +272,14 @@ class Groups:
         return np.where(first[None] < self._p, first[None] + self._link_shift()[:, :, None],
                         self.n0).reshape(self.n_groups, -1)
 
-    @cached_property
-    def group(self) -> np.ndarray:
-        return self._tiled(self._one.group, self._group_shift())
-
-    @cached_property
-    def rank(self) -> np.ndarray:
-        return self._tiled(self._one.rank)
-
-    @cached_property
-    def lorder(self) -> np.ndarray:
-        return self._tiled(self._one.lorder, self._link_shift())
-
-    @cached_property
-    def g_start(self) -> np.ndarray:
-        return self._tiled(self._one.g_start, self._link_shift())
-
-    @cached_property
-    def g_nlinks(self) -> np.ndarray:
-        return self._tiled(self._one.g_nlinks)
-
-    @cached_property
-    def local_a(self) -> np.ndarray:
-        return self._tiled(self._one.local_a)
-
-    @cached_property
-    def local_b(self) -> np.ndarray:
-        return self._tiled(self._one.local_b)
-
-    @cached_property
-    def hosted(self) -> np.ndarray:
-        """The groups with a server's NIC cage: only they span the planes of a block."""
-        return self._tiled(self._one.hosted)
+    group = _Repeated("group")
+    rank = _Repeated()
+    lorder = _Repeated("link")
+    g_start = _Repeated("link")
+    g_nlinks = _Repeated()
+    local_a = _Repeated()
+    local_b = _Repeated()
+    hosted = _Repeated()      # the groups with a server's NIC cage: only they span the planes of a block
 
     @cached_property
     def g_ncages(self) -> np.ndarray:
