@@ -135,3 +135,36 @@ def test_current_view_exports_the_network_shown_with_its_pairs(open_window, qtbo
     window.controller.set_network("compute")
     fabric = exported(window, qtbot, "view_svg", tmp_path / "fabric.svg").read_text()
     assert "Leaf pair 1" not in fabric
+
+
+def test_another_networks_picture_is_drawn_on_the_ui_thread(open_window, qtbot, tmp_path, monkeypatch):
+    """A network's figure is a QGraphicsScene of text items, which Qt makes on the GUI thread
+    only (built on the export's worker it could hang the window): SVG, PDF, PNG and the copied
+    diagram of the network shown are drawn on the UI thread, and the files are still written."""
+    import threading
+
+    from PySide6.QtGui import QGuiApplication
+
+    from designer.ui.export import network_figure
+    from tests.test_ui_export_actions import exported
+
+    threads = []
+    made = network_figure.NetworkFigure.__init__
+
+    def noting(self, *args, **kwargs):
+        threads.append(threading.current_thread() is threading.main_thread())
+        made(self, *args, **kwargs)
+
+    monkeypatch.setattr(network_figure.NetworkFigure, "__init__", noting)
+    window = open_window(load_design(GB300), GB300)
+    window.controller.set_network("converged")
+    for fmt in ("svg", "pdf", "png"):
+        path = exported(window, qtbot, f"view_{fmt}", tmp_path / f"converged.{fmt}")
+        assert path.stat().st_size > 1000, fmt
+    QGuiApplication.clipboard().clear()
+    with qtbot.waitSignal(window.exports.finished, timeout=60_000) as blocker:
+        window.exports.actions["copy_diagram"].trigger()
+    assert blocker.args == ["clipboard", ""]
+    assert b"Leaf pair 1" in bytes(QGuiApplication.clipboard().mimeData().data("image/svg+xml").data())
+    QGuiApplication.clipboard().clear()   # the offscreen platform crashes tearing down a filled one
+    assert len(threads) >= 5 and all(threads), threads

@@ -24,7 +24,7 @@ from PySide6.QtGui import QAction, QGuiApplication, QImage, QKeySequence
 from PySide6.QtWidgets import QFileDialog, QMenu, QProgressDialog
 
 from designer.catalog import Catalog
-from designer.io.atomic import move_into_place
+from designer.io.atomic import move_into_place, write_atomic
 from designer.model.intent.design import FabricDesign
 from designer.model.intent.slides import Slide
 from designer.ui.message_box import dismiss_progress
@@ -134,6 +134,31 @@ def clipboard_data(request: ExportRequest) -> tuple[bytes, bytes]:
 
     figure = figure_of(request)
     return png_bytes(figure, CLIPBOARD_DPI), svg_bytes(figure_of(request))
+
+
+def drawn_on_ui_thread(request: ExportRequest) -> bool:
+    """Whether the request's picture must be drawn on the UI thread: another network's figure is
+    a QGraphicsScene of text items (`NetworkFigure`), which Qt's widgets module makes and lays out
+    on the GUI thread only; built on a worker, it can deadlock with the UI thread. It is a few
+    dozen items, drawn at once; the worker then only writes the bytes."""
+    return request.network != "compute"
+
+
+def network_bytes(request: ExportRequest, write: Callable[[ExportRequest, Path], None]) -> bytes:
+    """The bytes `write` (SVG, PDF or PNG) would write for a request of another network, drawn
+    here: call it on the UI thread (`drawn_on_ui_thread`). Raises ExportRefused."""
+    figure = figure_of(request)
+    if write is write_svg:
+        from designer.ui.export.svg import svg_bytes
+
+        return svg_bytes(figure)
+    if write is write_pdf:
+        from designer.ui.export.pdf import pdf_bytes
+
+        return pdf_bytes(figure)
+    from designer.ui.export.png import png_bytes
+
+    return png_bytes(figure, PNG_DPI)
 
 
 def file_stem(design: FabricDesign, path: Path | None) -> str:
@@ -355,6 +380,15 @@ class ExportActions(QObject):
             self.window.dialogs.show_error("Cannot export", f"“{target.name}” could not be written.",
                                            f"The folder {target.parent} does not exist.")
             return False
+        drawn: bytes | None = None      # the picture, where it is drawn here (`drawn_on_ui_thread`)
+        if drawn_on_ui_thread(request) and write in (write_svg, write_pdf, write_png):
+            try:
+                drawn = network_bytes(request, write)
+            except (ExportRefused, ValueError, RuntimeError) as exc:
+                self.window.dialogs.show_error("Cannot export", f"{title} could not be written to {target.name}.",
+                                               str(exc))
+                self.finished.emit(str(target), str(exc))
+                return False
         try:
             fd, temp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".part", dir=target.parent)
             os.close(fd)
@@ -362,7 +396,8 @@ class ExportActions(QObject):
             self.window.dialogs.show_error("Cannot export", f"“{target.name}” could not be written.",
                                            exc.strerror or str(exc))
             return False
-        job = ExportJob(title, target, lambda: write(request, Path(temp)))
+        job = ExportJob(title, target, lambda: write(request, Path(temp)) if drawn is None
+                        else write_atomic(Path(temp), drawn))
         job.temp = Path(temp)
         self._start(job, f"Exporting {title} to {target.name}…")
         return True
@@ -381,6 +416,15 @@ class ExportActions(QObject):
         request = self.request(current_view=True)
         if request is None:
             return False
+        if drawn_on_ui_thread(request):
+            try:
+                drawn = clipboard_data(request)
+            except (ExportRefused, ValueError, RuntimeError) as exc:
+                self.window.dialogs.show_error("Cannot copy", "The diagram could not be copied.", str(exc))
+                self.finished.emit("clipboard", str(exc))
+                return False
+            self._start(ExportJob("Diagram", None, lambda: drawn), "Copying the diagram…")
+            return True
         self._start(ExportJob("Diagram", None, lambda: clipboard_data(request)), "Copying the diagram…")
         return True
 
