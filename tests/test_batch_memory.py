@@ -33,8 +33,9 @@ def _run(mode: str, **env: str) -> tuple[str, int, int]:
     return applied, int(first), int(second)
 
 
-# Only glibc (most Linux systems) has the mallopt thresholds compare raises; on any other system
-# keep_freed_memory changes nothing, which test_elsewhere_nothing_is_changed checks everywhere.
+# Only glibc (most Linux systems) has the mallopt thresholds compare raises; with any other C
+# library keep_freed_memory changes nothing, which test_elsewhere_nothing_is_changed checks on
+# every system.
 ON_GLIBC = pytest.mark.skipif(
     not sys.platform.startswith("linux") or platform.libc_ver()[0] != "glibc",
     reason="measures glibc's malloc page reuse: this system's C library is not glibc, where compare "
@@ -70,10 +71,21 @@ def test_a_command_run_among_others_in_a_process_leaves_its_memory_alone():
 
 def test_elsewhere_nothing_is_changed(monkeypatch):
     """On a system other than Linux, a process started for compare keeps its C library's own
-    memory handling (mallopt is never looked up)."""
+    memory handling (mallopt is never looked up); so it does on Linux with a C library other
+    than glibc (musl's mallopt, say, is never called)."""
     from designer.cli import batch_memory
 
     monkeypatch.setattr(sys, "argv", ["fabric-designer", "compare", "a.json", "b.json"])
     monkeypatch.setattr(sys, "platform", "darwin")
     monkeypatch.setattr(batch_memory.ctypes, "CDLL", lambda *a, **k: pytest.fail("mallopt looked up"))
+    assert batch_memory.keep_freed_memory("compare") is False
+
+    class OtherLibc:   # a C library without glibc's functions
+        def __getattr__(self, name):
+            if name == "mallopt":
+                pytest.fail("mallopt called on a C library other than glibc")
+            raise AttributeError(name)
+
+    monkeypatch.setattr(sys, "platform", "linux")
+    monkeypatch.setattr(batch_memory.ctypes, "CDLL", lambda *a, **k: OtherLibc())
     assert batch_memory.keep_freed_memory("compare") is False

@@ -41,6 +41,8 @@ def keep_freed_memory(command: str) -> bool:
         return False
     try:
         libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+        if not hasattr(libc, "gnu_get_libc_version"):   # glibc's own: another C library's mallopt differs
+            return False
         mallopt = libc.mallopt
     except (OSError, AttributeError):
         return False

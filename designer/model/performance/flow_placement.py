@@ -131,7 +131,7 @@ def _place(mode: str, leaves: int, uplinks: int, nics: int, load: float, per_nic
         # Packet spraying, or one leaf (nothing crosses): every link carries the mean.
         return Placement(mode, leaves, uplinks, flows, per_nic, load, 1.0, 1.0, 1.0, flows / uplinks, 0)
     seeds = max(4, min(consts.seeds, budget // (leaves * flows)))
-    on_path, busiest_of_seed = _draws(leaves, uplinks, flows, seeds, seed)
+    hists, busiest_of_seed = _draws(leaves, uplinks, flows, seeds, seed)
     busiest, most = float(busiest_of_seed.mean()), int(busiest_of_seed.max())
     flows_per_link = flows / uplinks
     if load <= 1.0 and load / flows_per_link * most <= 1.0:
@@ -148,7 +148,7 @@ def _place(mode: str, leaves: int, uplinks: int, nics: int, load: float, per_nic
     # a seed's mean over its flows from how many flows see each count on their path (a sum over
     # a few dozen counts, not a pass over millions of flows)
     flows_per_seed = leaves * flows
-    throughput = np.array([histogram_mean(table, hist, flows_per_seed) for hist in on_path])
+    throughput = np.array([histogram_mean(table, hist, flows_per_seed) for hist in hists])
     return Placement(mode, leaves, uplinks, flows, per_nic, load, float(throughput.mean()),
                      float(np.percentile(throughput, 10)), float(table[busiest_of_seed].mean()),
                      busiest, seeds)
@@ -202,7 +202,7 @@ def _draws(leaves: int, uplinks: int, flows: int, seeds: int, seed: int) -> tupl
     src_up = np.repeat(np.arange(0, links, uplinks, dtype=np.int64), flows)
     down_leaf = np.empty(n, itype)
     down_idx, up_idx = np.empty(n, np.int64), np.empty(n, np.int64)
-    rows = []
+    hists = []
     busiest = np.zeros(seeds, np.int64)
     for s in range(seeds):
         spine = rng.integers(0, uplinks, size=n, dtype=itype)
@@ -224,9 +224,9 @@ def _draws(leaves: int, uplinks: int, flows: int, seeds: int, seed: int) -> tupl
         hist = np.bincount(np.maximum(up.astype(ctype).take(up_idx), down.astype(ctype).take(down_idx)),
                            minlength=most + 1)
         hist.flags.writeable = False
-        rows.append(hist)
+        hists.append(hist)
     busiest.flags.writeable = False
-    return tuple(rows), busiest
+    return tuple(hists), busiest
 
 
 def full_load(mode: str, leaves: int, uplinks: int, nics_per_leaf: int, qps_per_connection: int) -> Placement:

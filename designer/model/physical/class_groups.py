@@ -265,12 +265,16 @@ class Groups:
     def _group_shift(self) -> np.ndarray:
         return np.arange(self._m)[:, None] * self._g0
 
+    def _first_links(self, local: np.ndarray, block: np.ndarray) -> np.ndarray:
+        """Each tier's first link of the first block's groups `local` moved to blocks `block`
+        (n0 where a group has none of a tier)."""
+        first = self._one.first_of_tier[local]
+        return np.where(first < self._p, first + (block * self._p)[:, None], self.n0)
+
     @cached_property
     def first_of_tier(self) -> np.ndarray:
         """Each group's first link of each tier (n0 past the last where it has none)."""
-        first = self._one.first_of_tier
-        return np.where(first[None] < self._p, first[None] + self._link_shift()[:, :, None],
-                        self.n0).reshape(self.n_groups, -1)
+        return self._first_links(np.tile(np.arange(self._g0), self._m), np.repeat(np.arange(self._m), self._g0))
 
     group = _Repeated("group")
     rank = _Repeated()
@@ -286,12 +290,10 @@ class Groups:
         """Cages of a group of the block: its NIC cages once, its upper cages on every plane."""
         return self._tiled(self._one.cages + (self.block - 1) * self._one.uppers)
 
-    @cached_property
-    def shape(self) -> np.ndarray:
-        """Per group, its shape: per link place (local a cage, local b cage, b lane, tier) and the
-        group's cages (a group of the block follows from its first plane's shape); shapes of one
-        size only are compared, so each size numbers its own."""
-        return self._tiled(self._one.shape)
+    # Per group, its shape: per link place (local a cage, local b cage, b lane, tier) and the
+    # group's cages (a group of the block follows from its first plane's shape); shapes of one
+    # size only are compared, so each size numbers its own.
+    shape = _Repeated()
 
     def width(self, g: int) -> int:
         """Group g's links on a plane."""
@@ -331,13 +333,8 @@ class Groups:
     def bucket_first_links(self, b: int, at: np.ndarray | None = None) -> np.ndarray:
         """`first_of_tier` of bucket b's groups (of those at places `at` among them only)."""
         local = self._one.buckets[b].groups
-        if at is None:
-            first = self._one.first_of_tier[local]
-            return np.where(first[None] < self._p, first[None] + self._link_shift()[:, :, None],
-                            self.n0).reshape(-1, first.shape[1])
-        q, i = np.divmod(at, len(local))
-        first = self._one.first_of_tier[local[i]]
-        return np.where(first < self._p, first + (q * self._p)[:, None], self.n0)
+        q, i = np.divmod(np.arange(self._m * len(local)) if at is None else at, len(local))
+        return self._first_links(local[i], q)
 
     def bucket_cages(self, b: int) -> int:
         """The most cages a group of bucket b has on a plane (local cage numbers below it)."""

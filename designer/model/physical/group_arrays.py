@@ -47,25 +47,13 @@ def row_classes(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
             if total > limit:
                 break
         if total <= limit:
-            radix = np.cumprod([1, *spans[:-1]]).tolist()
-            if width > 64:
-                code = (rows - low) @ np.array(radix, np.int64)
-            else:   # column by column: a row's columns are few, the rows many
-                code = np.zeros(n, np.int64)
-                for j, (lo, step) in enumerate(zip(low.tolist(), radix, strict=True)):
-                    code += (rows[:, j] - lo) * step
-            return dense_classes(code, total)
+            return dense_classes(_packed(rows, low, spans), total)
         if width <= 64:
             refined = _refined_classes(rows, low.tolist(), spans, limit)
             if refined is not None:
                 return refined
             if math.prod(spans) < 1 << 63:   # one exact number per row: its classes by a sort
-                code = np.zeros(n, np.int64)
-                step = 1
-                for j, (lo, span) in enumerate(zip(low.tolist(), spans, strict=True)):
-                    code += (rows[:, j] - lo) * step
-                    step *= span
-                return _sorted_classes(code)
+                return _sorted_classes(_packed(rows, low, spans))
     with np.errstate(over="ignore"):
         if rows.shape[1] > max(256, rows.shape[0]):
             salt = _mix(np.arange(rows.shape[1], dtype=np.uint64) * _MIX[1])
@@ -80,6 +68,19 @@ def row_classes(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         _, first, inverse = np.unique(rows, axis=0, return_index=True, return_inverse=True)
         inverse = inverse.reshape(-1)
     return first, inverse
+
+
+def _packed(rows: np.ndarray, low: np.ndarray, spans: list[int]) -> np.ndarray:
+    """Each row as one number, its columns' values less their lowest as digits of radix `spans`
+    (the first column least significant); the spans must multiply below 2**63."""
+    radix = np.cumprod([1, *spans[:-1]]).tolist()
+    if rows.shape[1] > 64:
+        code: np.ndarray = (rows - low) @ np.array(radix, np.int64)
+        return code
+    code = np.zeros(len(rows), np.int64)   # column by column: a row's columns are few, the rows many
+    for j, (lo, step) in enumerate(zip(low.tolist(), radix, strict=True)):
+        code += (rows[:, j] - lo) * step
+    return code
 
 
 def _sorted_classes(code: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
