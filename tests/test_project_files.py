@@ -36,6 +36,32 @@ def test_any_design_round_trips_exactly(design):
     assert again.content_key() == design.content_key()
 
 
+def _plain_data(obj):
+    """`to_data` as the dataclasses module reads a tree, field by field, with no per-class table."""
+    import dataclasses
+
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        return {f.name: _plain_data(getattr(obj, f.name)) for f in dataclasses.fields(obj)
+                if not (f.metadata.get("omit_empty") and not getattr(obj, f.name))
+                and not (f.metadata.get("omit_none") and getattr(obj, f.name) is None)}
+    if isinstance(obj, (list, tuple)):
+        return [_plain_data(v) for v in obj]
+    if isinstance(obj, dict):
+        return {str(k): _plain_data(v) for k, v in obj.items()}
+    return obj
+
+
+@settings(max_examples=examples(60), deadline=None)
+@given(designs)
+def test_the_designs_data_is_every_field_as_the_dataclass_states_it(design):
+    # to_data keeps each class's fields in a table; a dataclass given as a value (a class, not an
+    # instance) stays a value. Equal data, key order included: the content key hashes the text.
+    from designer.model.intent.serde import to_data
+
+    for tree in (design, [design.fabric, {"spec": TierSpec}, (Meta,)], TierSpec):
+        assert json.dumps(to_data(tree), default=repr) == json.dumps(_plain_data(tree), default=repr)
+
+
 @settings(max_examples=examples(200), deadline=None)
 @given(st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | text,
                     lambda kids: st.lists(kids, max_size=4) | st.dictionaries(text, kids, max_size=4),

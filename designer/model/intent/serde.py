@@ -32,17 +32,39 @@ class DesignValidationError(InputError):
 
 def to_data(obj: object) -> Any:
     """A dataclass tree as dicts, lists and scalars, fit for json.dumps."""
-    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+    cls = type(obj)
+    specs = _SPECS[cls] if cls in _SPECS else _field_specs(cls)
+    if specs is not None:
         # A field marked omit_empty is left out while empty, so adding one keeps older files equal.
         # omit_none leaves it out only while None (a 0 the user set is kept).
-        return {f.name: to_data(getattr(obj, f.name)) for f in dataclasses.fields(obj)
-                if not (f.metadata.get("omit_empty") and not getattr(obj, f.name))
-                and not (f.metadata.get("omit_none") and getattr(obj, f.name) is None)}
+        out = {}
+        for name, omit_empty, omit_none in specs:
+            value = getattr(obj, name)
+            if (omit_empty and not value) or (omit_none and value is None):
+                continue
+            out[name] = to_data(value)
+        return out
     if isinstance(obj, (list, tuple)):
         return [to_data(v) for v in obj]
     if isinstance(obj, dict):
         return {str(k): to_data(v) for k, v in obj.items()}
     return obj
+
+
+# Each class's fields as `to_data` reads them, kept per class: sizing keys every design it prices
+# by its content, and asking `dataclasses.fields` each time was most of that.
+_SPECS: dict[type, tuple[tuple[str, bool, bool], ...] | None] = {}
+
+
+def _field_specs(cls: type) -> tuple[tuple[str, bool, bool], ...] | None:
+    """A dataclass's fields (name, omit_empty, omit_none); None for any other type (a dataclass
+    itself, as a class, is a value)."""
+    specs = None
+    if dataclasses.is_dataclass(cls) and not issubclass(cls, type):
+        specs = tuple((f.name, bool(f.metadata.get("omit_empty")), bool(f.metadata.get("omit_none")))
+                      for f in dataclasses.fields(cls))
+    _SPECS[cls] = specs
+    return specs
 
 
 @cache

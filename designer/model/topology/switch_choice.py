@@ -273,7 +273,7 @@ def choose_switch(catalog: Catalog, tech: Technology,
     speed leaves it off.
     """
     sized: list[Option] = []
-    seen: list[FabricDesign] = []
+    seen: set[FabricDesign] = set()    # a set: a request offers a hundred candidates or more
     pool = tuple(switches) if switches is not None else candidates(catalog, tech)
     for sw in pool:
         try:
@@ -284,7 +284,7 @@ def choose_switch(catalog: Catalog, tech: Technology,
             for design in (mode_variants(made, catalog) if modes else [made]):
                 if design in seen:   # a layout's twin already sized (split_uplink_variants)
                     continue
-                seen.append(design)
+                seen.add(design)
                 try:
                     sized.append(_sized(design, catalog))
                 except (SizingError, UnknownPartError):
