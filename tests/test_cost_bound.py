@@ -13,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -143,6 +144,11 @@ new_requests = st.fixed_dictionaries({
 })
 
 
+# With `make test-slow` (21 s of CPU in `make test`, pricing up to 8,192 GPUs' every layout):
+# test_a_palette_drop_chooses_as_pricing_every_layout_would holds `new`'s own choice with the
+# floor to pricing every layout on each template and technology, and
+# test_floor_never_exceeds_the_price the floor under the bill it prunes by.
+@pytest.mark.slow
 @settings(max_examples=examples(12), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(new_requests)
 def test_new_with_the_floor_chooses_as_new_pricing_every_layout(req):

@@ -15,6 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from designer.catalog import default_catalog
+from designer.model.physical.cost_bound import fabric_bound
 from designer.model.physical.fabric_cost import fabric_cost
 from designer.model.physical.prices import default_prices
 from designer.model.topology.derive import derive
@@ -25,6 +26,8 @@ from tests.helpers import examples
 
 CAT = default_catalog()
 COST = fabric_cost(CAT, default_prices())
+# The floor `new` passes: the same choice and notes as pricing every layout (tests/test_cost_bound.py).
+BOUND = fabric_bound(CAT, default_prices())
 
 
 def brute_force(design):
@@ -75,7 +78,7 @@ def test_no_layout_found_by_brute_force_is_cheaper(req):
 
 
 def test_256_gpu_roce_puts_two_rails_on_each_sn5600_leaf():
-    choice = new_design_choice(CAT, "rail-optimized", gpus=256, technology="roce-400g", cost=COST)
+    choice = new_design_choice(CAT, "rail-optimized", gpus=256, technology="roce-400g", cost=COST, bound=BOUND)
     m = derive(choice.design, CAT).metrics
     assert choice.design.fabric.rails_per_leaf == 2 and m.switches_by_tier == {"leaf": 4, "spine": 2, "core": 0}
     assert brute_force(choice.design)[0] == pytest.approx(choice.chosen.cost, rel=LAYOUT_COST_TIE)
@@ -101,7 +104,8 @@ def test_one_tier_can_be_refused_for_growth():
 
 def test_rail_grouped_leaf_takes_each_rail_in_its_own_block_of_ports():
     # 256 GPUs, 2 rails per SN5600 leaf: rails 0 and 1 of the SU on leaf 1, ports 1-32 and 33-64.
-    d = derive(new_design_choice(CAT, "rail-optimized", gpus=256, technology="roce-400g", cost=COST).design, CAT)
+    d = derive(new_design_choice(CAT, "rail-optimized", gpus=256, technology="roce-400g", cost=COST,
+                                   bound=BOUND).design, CAT)
     g = d.graph
     seen = {}
     for nic, data in g.nodes(data=True):
@@ -114,14 +118,15 @@ def test_rail_grouped_leaf_takes_each_rail_in_its_own_block_of_ports():
 
 
 def test_reference_su_is_the_catalogs_per_technology():
-    xdr = new_design_choice(CAT, "rail-optimized", nodes=72, server="dgx-b300-xdr", switch="Q3400", cost=COST)
+    xdr = new_design_choice(CAT, "rail-optimized", nodes=72, server="dgx-b300-xdr", switch="Q3400", cost=COST,
+                            bound=BOUND)
     eth = new_design_choice(CAT, "rail-optimized", nodes=64, server="dgx-b300-eth", technology="roce-800g",
-                            cost=COST)
+                            cost=COST, bound=BOUND)
     assert xdr.design.fabric.nodes_per_su == 72 and eth.design.fabric.nodes_per_su == 64
     assert any("SU: 72 nodes, the reference SU" in n and "Table 3" in n for n in xdr.notes)
     assert derive(xdr.design, CAT).metrics.switches_by_tier == {"leaf": 8, "spine": 4, "core": 0}
     assert derive(eth.design, CAT).metrics.switches_by_tier == {"leaf": 16, "spine": 8, "core": 0}
     given_su = new_design_choice(CAT, "rail-optimized", nodes=72, server="dgx-b300-xdr", switch="Q3400",
-                                 nodes_per_su=36, cost=COST)
+                                 nodes_per_su=36, cost=COST, bound=BOUND)
     assert given_su.design.fabric.nodes_per_su == 36
     assert any("as given (--nodes-per-su)" in n for n in given_su.notes)

@@ -10,6 +10,7 @@ from designer.catalog import UnknownPartError, default_catalog
 from designer.io.project import load_design
 from designer.model.common.units import ratio_label
 from designer.model.physical.bom import build_bom
+from designer.model.physical.cost_bound import fabric_bound
 from designer.model.physical.fabric_cost import fabric_cost
 from designer.model.physical.prices import PriceBook, load_prices
 from designer.model.topology.derive import derive
@@ -22,6 +23,9 @@ from tests.helpers import cli_run, superpod
 CAT = default_catalog()
 PRICES = load_prices(user_file=False)
 COST = fabric_cost(CAT, PRICES)
+# The floor `new` passes (its choice and notes are those of pricing every layout, which
+# tests/test_cost_bound.py holds): the tests of what is chosen go the way the command goes.
+BOUND = fabric_bound(CAT, PRICES)
 
 requests = st.fixed_dictionaries({
     "template": st.sampled_from(["leaf-spine", "fat-tree", "rail-optimized"]),
@@ -79,7 +83,7 @@ def test_the_chosen_fabric_has_no_spine_to_spare(req):
     try:
         design = new_design(CAT, req["template"], nodes=req["nodes"], server=req["server"],
                             technology="roce-400g", oversubscription=req["oversubscription"],
-                            cost=COST, tiers=2)
+                            cost=COST, bound=BOUND, tiers=2)
         d = derive(design, CAT)
     except (SizingError, UnknownPartError):
         return
@@ -91,7 +95,8 @@ def test_the_chosen_fabric_has_no_spine_to_spare(req):
 
 def test_named_switch_wins_over_a_cheaper_one():
     for name, sid in (("SN5600", "sn5600"), ("sn5400", "sn5400")):
-        design = new_design(CAT, "rail-optimized", gpus=256, technology="roce-400g", switch=name, cost=COST)
+        design = new_design(CAT, "rail-optimized", gpus=256, technology="roce-400g", switch=name, cost=COST,
+                            bound=BOUND)
         assert design.fabric.switch == sid
 
 
@@ -100,11 +105,12 @@ def test_unpriced_switch_is_not_free():
     # fewest switches decide, and the notes say so.
     book = PriceBook(PRICES.currency, {k: v for k, v in PRICES.prices.items() if k != "sn5600"})
     choice = new_design_choice(CAT, "rail-optimized", nodes=128, technology="roce-400g",
-                               cost=fabric_cost(CAT, book))
+                               cost=fabric_cost(CAT, book), bound=fabric_bound(CAT, book))
     assert choice.design.fabric.switch == "sn5400"
     assert any(n.startswith("Spectrum-4 SN5600 was not compared by cost") for n in choice.notes)
     fewest = new_design_choice(CAT, "rail-optimized", gpus=256, technology="roce-400g",
-                               cost=fabric_cost(CAT, PriceBook("USD", {})))
+                               cost=fabric_cost(CAT, PriceBook("USD", {})),
+                               bound=fabric_bound(CAT, PriceBook("USD", {})))
     assert fewest.design.fabric.switch == "sn5600"  # 10 switches against 12
     assert any("no candidate has a full price" in n for n in fewest.notes)
 
@@ -112,7 +118,7 @@ def test_unpriced_switch_is_not_free():
 def test_roce_800g_keeps_800g_leaf_spine_links():
     # The SN5400 has no 800G ports, so it is no candidate for 800G switch-to-switch links.
     choice = new_design_choice(CAT, "rail-optimized", nodes=64, nodes_per_su=64, server="dgx-b300-eth",
-                               technology="roce-800g", cost=COST)
+                               technology="roce-800g", cost=COST, bound=BOUND)
     assert choice.design.fabric.switch == "sn5600" and choice.design.fabric.uplink_gbps == 800
 
 
