@@ -23,6 +23,7 @@ from typing import Any
 
 from designer.io.atomic import write_atomic
 from designer.limits import InputError, read_text
+from designer.twin.frr_vty import ask, daemon_of
 from designer.twin.namespaces import CommandFailed, TwinUnavailable, run
 
 FRR_DIR = Path("/usr/lib/frr")
@@ -115,8 +116,13 @@ class FrrFleet:
             raise CommandFailed(f"{switch}: FRR refused its configuration: {bad[0].strip()}")
 
     def show(self, switch: str, *commands: str) -> list[Any]:
-        """The answers of `show ... json` commands, parsed, from one vtysh call."""
+        """The answers of `show ... json` commands, parsed: each asked of its daemon over its vty
+        socket (frr_vty.py), or all through one vtysh call where a command's daemon is not known."""
         d = self.switches[switch]
+        daemons = [daemon_of(c) for c in commands]
+        if all(daemons):
+            return [_parsed(switch, c, ask(d.folder, str(daemon), c))
+                    for c, daemon in zip(commands, daemons, strict=True)]
         args = [self.vtysh, "--vty_socket", str(d.folder)]
         for command in commands:
             args += ["-c", command]
@@ -198,3 +204,13 @@ def _tail(path: Path) -> str:
     except (InputError, OSError):
         return "no output"
     return lines[-1].strip()[:200] if lines else "no output"
+
+
+def _parsed(switch: str, command: str, out: str) -> Any:
+    """A daemon's JSON answer; {} for an empty one (nothing configured yet)."""
+    if not out.strip():
+        return {}
+    try:
+        return json.loads(out)
+    except json.JSONDecodeError:
+        raise CommandFailed(f"{switch}: {command} gave no JSON: {out.strip()[:120]}") from None

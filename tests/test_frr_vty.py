@@ -1,0 +1,122 @@
+"""A command to an FRR daemon over its vty socket (designer/twin/frr_vty.py): the framing against a
+stand-in daemon that answers as FRR's lib/vty.c does, then the real zebra and bgpd against vtysh."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from designer.twin.frr_daemons import FRR_DIR
+from designer.twin.frr_vty import ask, daemon_of
+from designer.twin.namespaces import CommandFailed
+
+
+class _StandIn:
+    """A daemon's vty socket that answers each NUL-ended command with `reply(command)`: bytes
+    sent in the given pieces (to split the trailer across reads), or None to hang up."""
+
+    def __init__(self, folder: Path, reply) -> None:
+        self.heard: list[bytes] = []
+        self.server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.server.bind(str(folder / "bgpd.vty"))
+        self.server.listen(1)
+        self.thread = threading.Thread(target=self._serve, args=(reply,), daemon=True)
+        self.thread.start()
+
+    def _serve(self, reply) -> None:
+        conn, _ = self.server.accept()
+        with conn:
+            data = b""
+            while not data.endswith(b"\0"):
+                data += conn.recv(4096)
+            self.heard.append(data)
+            pieces = reply(data[:-1].decode())
+            for piece in pieces or ():
+                conn.sendall(piece)
+
+    def close(self) -> None:
+        self.thread.join(timeout=10)
+        self.server.close()
+
+
+@pytest.fixture
+def folder():
+    # A short path: a Unix socket's name holds about 100 bytes.
+    with tempfile.TemporaryDirectory(prefix="fdvty") as name:
+        yield Path(name)
+
+
+def test_the_answer_is_the_output_before_the_trailer_even_split_across_reads(folder):
+    body = b'{"10.0.0.1":{"bgpState":"Established"}}' * 2000      # larger than one read
+    stand_in = _StandIn(folder, lambda _: [body[:70001], body[70001:] + b"\0\0", b"\0" + bytes([0])])
+    try:
+        assert ask(folder, "bgpd", "show bgp neighbors json") == body.decode()
+    finally:
+        stand_in.close()
+    assert stand_in.heard == [b"show bgp neighbors json\0"]
+
+
+def test_a_failed_command_a_hang_up_and_a_missing_daemon_are_one_line_each(folder):
+    stand_in = _StandIn(folder, lambda _: [b"% Unknown command: show bgp nonsense\n\0\0\0\x02"])
+    try:
+        with pytest.raises(CommandFailed, match=r"^bgpd of fdvty\w*: show bgp nonsense: % Unknown command"):
+            ask(folder, "bgpd", "show bgp nonsense")
+    finally:
+        stand_in.close()
+    os.unlink(folder / "bgpd.vty")
+    stand_in = _StandIn(folder, lambda _: [b'{"partial": '])        # closes before the trailer
+    try:
+        with pytest.raises(CommandFailed, match="closed the socket before its answer ended"):
+            ask(folder, "bgpd", "show bgp neighbors json")
+    finally:
+        stand_in.close()
+    with pytest.raises(CommandFailed, match="zebra of fdvty"):
+        ask(folder, "zebra", "show ip route json")            # no zebra.vty: the daemon stopped
+
+
+def test_each_command_the_twin_asks_goes_to_the_daemon_that_holds_it():
+    assert daemon_of("show bgp neighbors json") == "bgpd"
+    assert daemon_of("show ip route json") == "zebra"
+    assert daemon_of("configure terminal") is None         # only vtysh knows: it is asked instead
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="FRR's daemons in a namespace need root")
+@pytest.mark.skipif(not (FRR_DIR / "bgpd").is_file() or shutil.which("vtysh") is None,
+                    reason="FRR is missing (Debian package frr)")
+@pytest.mark.skipif(shutil.which("ip") is None, reason="iproute2 is missing (Debian package iproute2)")
+def test_the_real_daemons_answer_the_socket_as_they_answer_vtysh(folder):
+    import json
+
+    from designer.twin.frr_daemons import FrrFleet
+    from designer.twin.namespaces import Namespaces, run
+
+    vtysh = shutil.which("vtysh")
+    # A loopback address (a connected route in zebra's table) and a neighbor that never answers.
+    config = ("frr defaults datacenter\nhostname s1\n!\ninterface lo\n ip address 10.9.0.1/32\nexit\n!\n"
+              "router bgp 65001\n bgp router-id 10.9.0.1\n neighbor 10.0.0.2 remote-as 65002\n"
+              " address-family ipv4 unicast\n  redistribute connected\n exit-address-family\n!\n")
+    os.chmod(folder, 0o711)         # as the twin makes its folder: FRR's user reaches its switch's folder
+    with Namespaces() as ns, FrrFleet(folder, vtysh) as fleet:
+        daemons = fleet.start("s1", ns.add("s1"), config)
+        fleet.configure("s1")
+        # zebra learns the address from the kernel: wait for its route (a bound, not a measure)
+        for _ in range(600):
+            if "10.9.0.1/32" in fleet.show("s1", "show ip route json")[0]:
+                break
+            time.sleep(0.05)
+        direct = fleet.show("s1", "show bgp neighbors json", "show ip route json")
+        by_vtysh = [json.loads(run([vtysh, "--vty_socket", str(daemons.folder), "-c", c]))
+                    for c in ("show bgp neighbors json", "show ip route json")]
+    neighbors, routes = direct
+    # Counters and timers move between two asks; what the twin reads is the same.
+    assert neighbors.keys() == by_vtysh[0].keys() == {"10.0.0.2"}
+    assert neighbors["10.0.0.2"]["remoteAs"] == by_vtysh[0]["10.0.0.2"]["remoteAs"] == 65002
+    assert routes.keys() == by_vtysh[1].keys() and "10.9.0.1/32" in routes
+    assert [r["protocol"] for r in routes["10.9.0.1/32"]] == [r["protocol"] for r in by_vtysh[1]["10.9.0.1/32"]]
