@@ -9,8 +9,8 @@ Rows:
   within the timeout or the daemons' memory would pass --memory-mb: the largest design this
   machine holds (namespaces, daemons, memory), with each size's row.
 
-The time to converge includes the readers' polling (two vtysh calls per switch every half
-second), which grows with the switch count on a small machine.
+The time to converge includes the readers' polling (two commands per switch every half second,
+over the daemons' vty sockets), which grows with the switch count on a small machine.
 """
 
 from __future__ import annotations

@@ -17,6 +17,7 @@ import shutil
 import signal
 import subprocess
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -73,26 +74,42 @@ class FrrFleet:
 
     def start(self, switch: str, namespace: str, config: str) -> SwitchDaemons:
         """Start zebra, then bgpd, in `namespace`; write `config` as the switch's frr.conf."""
-        folder = self.root / switch
-        folder.mkdir(parents=True, exist_ok=True)
-        write_atomic(folder / "frr.conf", config)
-        _give_to_frr(folder)
-        daemons = SwitchDaemons(switch, namespace, folder)
-        self.switches[switch] = daemons
+        self.start_many([(switch, namespace, config)])
+        return self.switches[switch]
+
+    def start_many(self, specs: Sequence[tuple[str, str, str]], check: Callable[[], None] = lambda: None) -> None:
+        """`start` for every (switch, namespace, config): every switch's zebra, their vty sockets
+        waited for together, then every bgpd (which connects to its zebra) the same way. One
+        switch after the other, each daemon's start was waited for alone: 24 daemons took 2.5 s
+        on a 12-switch fabric. `check` runs between starts (a cancelled run stops there)."""
+        fleet = []
+        for switch, namespace, config in specs:
+            folder = self.root / switch
+            folder.mkdir(parents=True, exist_ok=True)
+            write_atomic(folder / "frr.conf", config)
+            _give_to_frr(folder)
+            self.switches[switch] = daemons = SwitchDaemons(switch, namespace, folder)
+            fleet.append(daemons)
         for name in DAEMONS:
-            args = [self.ip, "netns", "exec", namespace, str(FRR_DIR / name), "-f", "/dev/null",
-                    "-i", str(folder / f"{name}.pid"), "-z", str(folder / "zserv.api"),
-                    "--vty_socket", str(folder), "--log", f"file:{folder / (name + '.log')}"]
-            # The daemon's own output before its log opens (a refused option, a missing library):
-            # a descriptor the child inherits, closed here once it has.
-            out = os.open(folder / f"{name}.out", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-            try:
-                daemons.processes[name] = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=out,
-                                                           stderr=subprocess.STDOUT, start_new_session=True)
-            finally:
-                os.close(out)
-            self._wait_for_socket(daemons, folder / f"{name}.vty")
-        return daemons
+            for daemons in fleet:
+                check()
+                self._launch(daemons, name)
+            for daemons in fleet:
+                self._wait_for_socket(daemons, daemons.folder / f"{name}.vty")
+
+    def _launch(self, daemons: SwitchDaemons, name: str) -> None:
+        folder = daemons.folder
+        args = [self.ip, "netns", "exec", daemons.namespace, str(FRR_DIR / name), "-f", "/dev/null",
+                "-i", str(folder / f"{name}.pid"), "-z", str(folder / "zserv.api"),
+                "--vty_socket", str(folder), "--log", f"file:{folder / (name + '.log')}"]
+        # The daemon's own output before its log opens (a refused option, a missing library):
+        # a descriptor the child inherits, closed here once it has.
+        out = os.open(folder / f"{name}.out", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        try:
+            daemons.processes[name] = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=out,
+                                                       stderr=subprocess.STDOUT, start_new_session=True)
+        finally:
+            os.close(out)
 
     def _wait_for_socket(self, daemons: SwitchDaemons, sock: Path, timeout: float = 15.0) -> None:
         end = time.monotonic() + timeout

@@ -71,8 +71,12 @@ class Namespaces:
         return self.made[switch]
 
     def add(self, switch: str) -> str:
-        """A namespace for `switch`, its loopback up, forwarding on and the multipath hash on the
-        5-tuple (fib_multipath_hash_policy=1: addresses, protocol and ports)."""
+        """A namespace for `switch`, its loopback up, forwarding on, the multipath hash on the
+        5-tuple (fib_multipath_hash_policy=1: addresses, protocol and ports), and no IPv6
+        duplicate-address detection: BGP unnumbered peers on the links' link-local addresses, which
+        the kernel would hold tentative for a second after each link comes up, and a twin's veth
+        pair has no other host on it to collide with (FRR is configured right after the links are
+        made, so that second would count as BGP's convergence)."""
         ns = f"{self.prefix}{len(self.made) + 1}"
         if (NETNS_DIR / ns).exists():
             raise CommandFailed(f"namespace {ns} exists already; it is not this run's and is left alone")
@@ -80,7 +84,8 @@ class Namespaces:
         self.made[switch] = ns
         run([self.ip, "-n", ns, "link", "set", "lo", "up"])
         self.sysctl(ns, {"net.ipv4.ip_forward": "1", "net.ipv6.conf.all.forwarding": "1",
-                         "net.ipv4.fib_multipath_hash_policy": "1"})
+                         "net.ipv4.fib_multipath_hash_policy": "1", "net.ipv6.conf.default.accept_dad": "0",
+                         "net.ipv6.conf.all.accept_dad": "0"})
         return ns
 
     def sysctl(self, ns: str, values: dict[str, str]) -> None:

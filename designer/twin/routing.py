@@ -245,12 +245,12 @@ class RoutingTwin:
             self._check()
             self.ns.veth(a[0], swp(a[1]), b[0], swp(b[1]))
         self.progress(f"starting zebra and bgpd on {len(fab.plan)} switches")
-        for name, sw in fab.plan.items():
-            self._check()
-            self.fleet.start(name, self.ns.name(name), frr_conf(sw, fab.title))
+        self.fleet.start_many([(name, self.ns.name(name), frr_conf(sw, fab.title)) for name, sw in fab.plan.items()],
+                              check=self._check)
         start = time.monotonic()
-        for name in fab.plan:
-            self.fleet.configure(name)
+        # vtysh -f per switch, a few at a time: each is a program that waits on its daemons
+        with ThreadPoolExecutor(max_workers=4) as pool:
+            list(pool.map(self.fleet.configure, fab.plan))
         self.progress("waiting for BGP to converge")
         before = self._settle(start)
         if self.flows and before.converged:

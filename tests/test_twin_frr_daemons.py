@@ -1,5 +1,7 @@
-"""A command to an FRR daemon over its vty socket (designer/twin/frr_vty.py): the framing against a
-stand-in daemon that answers as FRR's lib/vty.c does, then the real zebra and bgpd against vtysh."""
+"""FRR as the routing twin runs it: a command to an FRR daemon over its vty socket
+(designer/twin/frr_vty.py), the framing against a stand-in daemon that answers as FRR's lib/vty.c
+does and the real zebra and bgpd against vtysh; the fleet's daemons started together and stopped
+together; a namespace's link usable for BGP as soon as it is up."""
 
 from __future__ import annotations
 
@@ -120,3 +122,51 @@ def test_the_real_daemons_answer_the_socket_as_they_answer_vtysh(folder):
     assert neighbors["10.0.0.2"]["remoteAs"] == by_vtysh[0]["10.0.0.2"]["remoteAs"] == 65002
     assert routes.keys() == by_vtysh[1].keys() and "10.9.0.1/32" in routes
     assert [r["protocol"] for r in routes["10.9.0.1/32"]] == [r["protocol"] for r in by_vtysh[1]["10.9.0.1/32"]]
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="FRR's daemons in a namespace need root")
+@pytest.mark.skipif(not (FRR_DIR / "bgpd").is_file() or shutil.which("vtysh") is None,
+                    reason="FRR is missing (Debian package frr)")
+@pytest.mark.skipif(shutil.which("ip") is None, reason="iproute2 is missing (Debian package iproute2)")
+def test_switches_started_together_stop_together_when_one_fails_to_start(folder):
+    # Every switch's zebra starts before any bgpd; a daemon that stops at start is named, and
+    # the fleet's end stops the daemons already running.
+    from designer.twin.frr_daemons import FrrFleet
+    from designer.twin.namespaces import Namespaces
+
+    os.chmod(folder, 0o711)
+    config = "frr defaults datacenter\n!\n"
+    with Namespaces() as ns:
+        good = ns.add("s1")
+        started = {}
+        with pytest.raises(CommandFailed, match="zebra of s2 stopped at start"), \
+                FrrFleet(folder, shutil.which("vtysh")) as fleet:
+            try:
+                fleet.start_many([("s1", good, config), ("s2", "fdtw-no-such-namespace", config)])
+            finally:
+                started = dict(fleet.switches["s1"].processes)
+        assert set(started) == {"zebra"}              # s1's bgpd never started: the zebras come first
+        assert all(p.poll() is not None for p in started.values())     # stopped and reaped
+    assert not fleet.switches["s2"].alive
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="network namespaces need root")
+@pytest.mark.skipif(shutil.which("ip") is None, reason="iproute2 is missing (Debian package iproute2)")
+def test_a_link_is_usable_for_bgp_as_soon_as_it_is_up():
+    # BGP unnumbered peers on the links' IPv6 link-local addresses. The kernel would hold a new
+    # one tentative for a second of duplicate-address detection, and the twin, which configures
+    # FRR right after its links, would count that second as BGP's convergence. A twin's link is
+    # a veth pair no other host shares, so its namespaces skip the detection.
+    from designer.twin.namespaces import Namespaces, run
+
+    with Namespaces() as ns:
+        ns.add("s1")
+        ns.add("s2")
+        ns.veth("s1", "swp1", "s2", "swp1")
+        shown = ""
+        for _ in range(200):          # the address appears when the link is up (a bound, not a measure)
+            shown = run(["ip", "-n", ns.name("s1"), "-6", "addr", "show", "dev", "swp1"])
+            if "fe80::" in shown:
+                break
+            time.sleep(0.01)
+        assert "fe80::" in shown and "tentative" not in shown
