@@ -247,3 +247,19 @@ def test_any_lldp_csv_table_is_read_or_refused_with_one_line(rows):
         assert "\n" not in str(exc)
         return
     audit(fabric, inference=infer_design(fabric))
+
+
+def test_a_cable_between_two_leaves_beside_a_leafs_own_uplink_rule_is_an_extra_link():
+    # leaf1's uplinks are its own rule (one leaf wired its own way); its cable to leaf2 is no
+    # uplink of that rule but a link the design has no place for. The audit once took it for one
+    # of leaf1's uplinks and stopped on a KeyError.
+    rows = ["leaf1,swp1,leaf1,swp1,400G"] * 4 + [
+        "leaf1,swp1,leaf2,swp1,400G", "leaf1,swp1,srv1,swp2,400G", "leaf2,swp1,spine1,swp1,800G",
+        "leaf2,swp1,srv1,swp1,800G", "spine1,swp1,leaf1,swp1,400G"]
+    text = "local device,local port,remote device,remote port,speed\n" + "\n".join(rows) + "\n"
+    fabric = parse_capture(text, "x.csv")
+    report = audit(fabric, inference=infer_design(fabric))
+    assert [(e["a"]["device"], e["b"]["device"], e["reason"]) for e in report.extra_links] == [
+        ("leaf1", "leaf2", "more links than designed between these switches")]
+    assert [(d["a"]["device"], d["b"]["device"], d["designed"]) for d in report.degraded_links] == [
+        ("leaf1", "spine1", "800G"), ("srv1", "leaf1", "800G")]

@@ -531,16 +531,20 @@ def _switch_links(report: AuditReport, g: DesignView, mapping: dict[str, str], w
         uplinks = uplinks_of_pairs(designed, built, g, hosts_on or Counter(), present)
     own, notes = own_uplink_rule(uplinks, name_of) if own_rule is not None and uplinks is not None else ([], [])
     own_pairs: dict[str, list[tuple[str, str]]] = {leaf: [] for leaf in own}
-    for pair_list in (list(designed), list(built)):     # each leaf's pairs, designed first, then built
+    for pair_list in (list(designed), list(built)):     # each leaf's uplinks, designed first, then built
         for pair in pair_list:
-            if pair[0] in own_pairs:
+            # an uplink only: a cable from the leaf to another leaf stays an extra link
+            if pair[0] in own_pairs and nodes[pair[1]]["level"] > nodes[pair[0]]["level"]:
                 own_pairs[pair[0]].append(pair)
     for leaf in own:
-        # The leaf's uplinks as built are its rule: no missing, extra or moved uplink on it.
+        # The leaf's uplinks as built are its rule: no missing, extra or moved uplink on it. One to
+        # a switch the design does not pair it with is held to the leaf's designed uplink speed.
+        speeds = [rate[p] for p in own_pairs[leaf] if p in rate]
         for pair in own_pairs[leaf]:
             if own_rule is not None and len(built.get(pair, [])) != designed[pair]:
                 own_rule[pair] = len(built.get(pair, [])) - designed[pair]
             designed[pair] = len(built.get(pair, []))
+            rate.setdefault(pair, max(speeds, default=0))
     if notes:
         report.inferred["facts"].append({
             "subject": "uplinks by design", "value": f"{len(notes)} leaves wired their own way",
