@@ -4,11 +4,26 @@ from __future__ import annotations
 
 import contextlib
 import io
+import os
+import shutil
 import subprocess
+
+import pytest
 
 from designer.catalog import default_catalog
 from designer.model.topology.derive import derive
 from designer.model.topology.presets import new_design
+from designer.twin.frr_daemons import FRR_DIR
+
+# What a test of the routing twin's real stack needs, each skip naming how to get it: FRR's
+# daemons run in Linux network namespaces, which only root may make.
+NEEDS_ROOT = pytest.mark.skipif(os.geteuid() != 0, reason="needs root: the routing twin makes Linux network "
+                                "namespaces (run the tests as root to include it)")
+NEEDS_IPROUTE2 = pytest.mark.skipif(shutil.which("ip") is None,
+                                    reason="iproute2 is missing (Debian package iproute2)")
+NEEDS_FRR = pytest.mark.skipif(not (FRR_DIR / "bgpd").is_file() or shutil.which("vtysh") is None,
+                               reason="FRR is missing (Debian package frr)")
+ON_FRR = [NEEDS_ROOT, NEEDS_IPROUTE2, NEEDS_FRR]
 
 
 def examples(full: int) -> int:

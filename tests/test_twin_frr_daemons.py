@@ -15,9 +15,16 @@ from pathlib import Path
 
 import pytest
 
-from designer.twin.frr_daemons import FRR_DIR
 from designer.twin.frr_vty import ask, daemon_of
 from designer.twin.namespaces import CommandFailed
+from tests.helpers import NEEDS_IPROUTE2, NEEDS_ROOT, ON_FRR
+
+
+def on_frr(test):
+    """The test with every mark of ON_FRR (root, iproute2 and FRR)."""
+    for mark in ON_FRR:
+        test = mark(test)
+    return test
 
 
 class _StandIn:
@@ -86,13 +93,10 @@ def test_a_failed_command_a_hang_up_and_a_missing_daemon_are_one_line_each(folde
 def test_each_command_the_twin_asks_goes_to_the_daemon_that_holds_it():
     assert daemon_of("show bgp neighbors json") == "bgpd"
     assert daemon_of("show ip route json") == "zebra"
-    assert daemon_of("configure terminal") is None         # only vtysh knows: it is asked instead
+    assert daemon_of("configure terminal") is None         # not one the twin asks: `show` refuses it
 
 
-@pytest.mark.skipif(os.geteuid() != 0, reason="FRR's daemons in a namespace need root")
-@pytest.mark.skipif(not (FRR_DIR / "bgpd").is_file() or shutil.which("vtysh") is None,
-                    reason="FRR is missing (Debian package frr)")
-@pytest.mark.skipif(shutil.which("ip") is None, reason="iproute2 is missing (Debian package iproute2)")
+@on_frr
 def test_the_real_daemons_answer_the_socket_as_they_answer_vtysh(folder):
     import json
 
@@ -106,7 +110,8 @@ def test_the_real_daemons_answer_the_socket_as_they_answer_vtysh(folder):
               " address-family ipv4 unicast\n  redistribute connected\n exit-address-family\n!\n")
     os.chmod(folder, 0o711)         # as the twin makes its folder: FRR's user reaches its switch's folder
     with Namespaces() as ns, FrrFleet(folder, vtysh) as fleet:
-        daemons = fleet.start("s1", ns.add("s1"), config)
+        fleet.start_many([("s1", ns.add("s1"), config)])
+        daemons = fleet.switches["s1"]
         fleet.configure("s1")
         # zebra learns the address from the kernel: wait for its route (a bound, not a measure)
         for _ in range(600):
@@ -124,10 +129,7 @@ def test_the_real_daemons_answer_the_socket_as_they_answer_vtysh(folder):
     assert [r["protocol"] for r in routes["10.9.0.1/32"]] == [r["protocol"] for r in by_vtysh[1]["10.9.0.1/32"]]
 
 
-@pytest.mark.skipif(os.geteuid() != 0, reason="FRR's daemons in a namespace need root")
-@pytest.mark.skipif(not (FRR_DIR / "bgpd").is_file() or shutil.which("vtysh") is None,
-                    reason="FRR is missing (Debian package frr)")
-@pytest.mark.skipif(shutil.which("ip") is None, reason="iproute2 is missing (Debian package iproute2)")
+@on_frr
 def test_switches_started_together_stop_together_when_one_fails_to_start(folder):
     # Every switch's zebra starts before any bgpd; a daemon that stops at start is named, and
     # the fleet's end stops the daemons already running.
@@ -150,8 +152,8 @@ def test_switches_started_together_stop_together_when_one_fails_to_start(folder)
     assert not fleet.switches["s2"].alive
 
 
-@pytest.mark.skipif(os.geteuid() != 0, reason="network namespaces need root")
-@pytest.mark.skipif(shutil.which("ip") is None, reason="iproute2 is missing (Debian package iproute2)")
+@NEEDS_ROOT
+@NEEDS_IPROUTE2
 def test_a_link_is_usable_for_bgp_as_soon_as_it_is_up():
     # BGP unnumbered peers on the links' IPv6 link-local addresses. The kernel would hold a new
     # one tentative for a second of duplicate-address detection, and the twin, which configures

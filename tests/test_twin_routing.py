@@ -10,7 +10,6 @@ import contextlib
 import io
 import json
 import os
-import shutil
 from pathlib import Path
 
 import pytest
@@ -18,21 +17,16 @@ import pytest
 from designer.catalog import default_catalog
 from designer.cli.main import main
 from designer.io.project import load_design
-from designer.twin.frr_daemons import FRR_DIR
 from designer.twin.namespaces import NETNS_DIR
 from designer.twin.routing import RoutingTwin
 from designer.twin.routing_text import report_lines
+from tests.helpers import ON_FRR
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 ROCE = EXAMPLES / "roce-512-leaf-spine-sn5600.json"
 CAT = default_catalog()
 
-pytestmark = [
-    pytest.mark.skipif(os.geteuid() != 0, reason="the routing twin needs root (network namespaces)"),
-    pytest.mark.skipif(not (FRR_DIR / "bgpd").is_file() or shutil.which("vtysh") is None,
-                       reason="FRR is missing (Debian package frr)"),
-    pytest.mark.skipif(shutil.which("ip") is None, reason="iproute2 is missing (Debian package iproute2)"),
-]
+pytestmark = ON_FRR
 
 
 def _left(prefix: str) -> list[str]:

@@ -26,7 +26,8 @@ CMD_SUCCESS = 0
 
 
 def daemon_of(command: str) -> str | None:
-    """The daemon that answers `command`, or None when only vtysh can tell."""
+    """The daemon that answers `command`, or None for a command the twin does not ask (vtysh
+    would find its daemon in its command tree)."""
     return next((daemon for prefix, daemon in _DAEMON_OF if command.startswith(prefix)), None)
 
 
